@@ -1,0 +1,110 @@
+/*
+ * episode.h — the interface an episode type implements, and its registry.
+ *
+ * An episode type is a table of functions registered by name. The engine
+ * owns storage, ordering, signatures and rollback bookkeeping; the type owns
+ * its rules. Execution must be a pure function of (state, command,
+ * authorising key, metadata): no clock, no environment, no randomness. Any
+ * setting that changes the rules is resolved into the effective parameters
+ * at creation (resolve_params) and kept in the state, so a replay under
+ * another environment yields the same bytes.
+ *
+ * States and undo records live in caller-provided storage of state_size /
+ * undo_size bytes (plain structs, no pointers), which lets the engine keep a
+ * block's working set without allocation per move.
+ */
+#ifndef KD_ENGINE_EPISODE_H
+#define KD_ENGINE_EPISODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/bytes.h"
+#include "engine/err.h"
+
+#define KD_HASH_LEN 32
+#define KD_PUBKEY_LEN 33
+#define KD_MAX_PARTICIPANTS 8
+#define KD_TYPE_NAME_MAX 32
+
+typedef struct {
+    uint8_t bytes[KD_PUBKEY_LEN];
+} kd_pubkey;
+
+typedef struct {
+    kd_pubkey keys[KD_MAX_PARTICIPANTS];
+    size_t count;
+} kd_participants;
+
+/* Where a command or creation happens: the only outside input an episode may
+ * use besides the command itself. Pointers are valid for the call only. */
+typedef struct {
+    const uint8_t *block_hash; /* KD_HASH_LEN bytes */
+    uint64_t daa;
+    uint64_t time_ms;
+    const uint8_t *tx_id; /* KD_HASH_LEN bytes */
+    uint32_t episode_id;
+} kd_block_meta;
+
+/*
+ * A rejected command or creation: which rule, and a sentence for people
+ * ("cell (1,2) is occupied by O"). `detail` may be empty.
+ */
+typedef struct {
+    char detail[160];
+} kd_reject;
+
+typedef struct kd_episode_ops {
+    const char *type_name;
+    size_t state_size;
+    size_t undo_size;
+
+    /* Turns NewEpisode params (possibly empty) into the effective params
+     * with the type's defaults, taken from `config` (the pointer given at
+     * registration), resolved. Errors: KD_ERR_BAD_PARAMS (detail in rej). */
+    kd_err (*resolve_params)(const void *config, const uint8_t *params, size_t len,
+                             kd_buf *effective, kd_reject *rej);
+    /* Creates the initial state from effective params. Errors:
+     * KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS. */
+    kd_err (*init)(void *state, const kd_participants *participants, const uint8_t *params,
+                   size_t len, const kd_block_meta *meta, kd_reject *rej);
+    /* Applies a command. `signer` is the verified signer's key, or NULL for
+     * an unsigned command. On success fills `undo`; on any error `state` is
+     * untouched and the error names the rule that refused it. */
+    kd_err (*execute)(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                      const kd_block_meta *meta, void *undo, kd_reject *rej);
+    /* Exactly inverts the execute that produced `undo`. */
+    void (*rollback)(void *state, const void *undo);
+
+    /* Deterministic encodings (appended to `out`). Decoders return
+     * KD_ERR_DECODE on malformed input. */
+    kd_err (*encode_state)(const void *state, kd_buf *out);
+    kd_err (*decode_state)(const uint8_t *data, size_t len, void *state);
+    kd_err (*encode_undo)(const void *undo, kd_buf *out);
+    kd_err (*decode_undo)(const uint8_t *data, size_t len, void *undo);
+} kd_episode_ops;
+
+/* ---------------------------------------------------------------- registry */
+
+#define KD_REGISTRY_MAX 16
+
+typedef struct {
+    const kd_episode_ops *ops;
+    const void *config;
+} kd_registry_entry;
+
+/* The episode types an engine knows. Caller's storage; no fini needed. */
+typedef struct {
+    kd_registry_entry entries[KD_REGISTRY_MAX];
+    size_t count;
+} kd_registry;
+
+void kd_registry_init(kd_registry *reg);
+/* Registers a type; `config` (may be NULL) is handed to resolve_params and
+ * must outlive the registry. Errors: KD_ERR_INVALID_ARG (duplicate name or
+ * incomplete ops), KD_ERR_TOO_LARGE (registry full). */
+kd_err kd_registry_add(kd_registry *reg, const kd_episode_ops *ops, const void *config) KD_WARN_UNUSED;
+/* Returns the entry for `type_name`, or NULL. */
+const kd_registry_entry *kd_registry_find(const kd_registry *reg, const char *type_name);
+
+#endif

@@ -1,0 +1,38 @@
+/* err.c — names and messages generated from KD_ERR_TABLE. */
+#include "engine/err.h"
+
+#include <string.h>
+
+static const char *const codes[] = {
+#define KD_ERR_CODE(name, code, msg) code,
+    KD_ERR_TABLE(KD_ERR_CODE)
+#undef KD_ERR_CODE
+};
+
+static const char *const messages[] = {
+#define KD_ERR_MSG(name, code, msg) msg,
+    KD_ERR_TABLE(KD_ERR_MSG)
+#undef KD_ERR_MSG
+};
+
+const char *kd_err_code(kd_err err)
+{
+    if ((unsigned)err >= KD_ERR_COUNT_)
+        return "unknown_error";
+    return codes[err];
+}
+
+const char *kd_err_str(kd_err err)
+{
+    if ((unsigned)err >= KD_ERR_COUNT_)
+        return "unknown error";
+    return messages[err];
+}
+
+kd_err kd_err_from_code(const char *code)
+{
+    for (unsigned i = 0; i < KD_ERR_COUNT_; i++)
+        if (strcmp(codes[i], code) == 0)
+            return (kd_err)i;
+    return KD_ERR_INTERNAL;
+}
