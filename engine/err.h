@@ -48,6 +48,7 @@
     X(BEYOND_FINALITY, "beyond_finality",                                               \
       "the block is beyond the finality depth; its undo records were pruned: a re-sync is needed") \
     X(BAD_KEY, "bad_key", "the key file is not valid")                                  \
+    X(EXISTS, "exists", "it already exists")                                            \
     X(NET, "network", "network error")                                                  \
     X(TIMEOUT, "timeout", "timed out")                                                  \
     X(CLOSED, "closed", "closed")                                                       \

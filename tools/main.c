@@ -1,1 +1,54 @@
-int main(void) { return 0; }
+/*
+ * main.c — the `kdapp` executable: one binary, many subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(kd_cli *cli, int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"keygen", kd_cmd_keygen, "create a secp256k1 key pair in the key directory"},
+    {"feed", kd_cmd_feed, "apply a block script (JSON Lines) through the engine"},
+    {"show", kd_cmd_show, "draw an episode's board (--json: the enriched view)"},
+    {"strategy", kd_cmd_strategy, "print an episode's strategy context JSON"},
+    {"list", kd_cmd_list, "list episodes with type, status and move count"},
+    {"log", kd_cmd_log, "print the append-only log, one entry a line"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: kdapp COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\ncommon options: --data DIR (default $KDAPP_DATA or ./kdapp-data),\n"
+            "                --keys DIR (default $KDAPP_KEYS or ./kdapp-keys)\n"
+            "environment:    KDAPP_TTT_STRESS=1|true|yes, KDAPP_TTT_MAX_SYMBOLS=N, KDAPP_LOG=level\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? KD_EXIT_USAGE : KD_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        kd_cli cli;
+        int rc = kd_cli_init(&cli);
+        if (rc)
+            return rc;
+        return commands[i].run(&cli, argc - 1, argv + 1);
+    }
+    fprintf(stderr, "kdapp: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return KD_EXIT_USAGE;
+}

@@ -1,0 +1,267 @@
+/* crypto.c — SHA-256 (OpenSSL EVP), secp256k1 signatures, key files. */
+#include "engine/crypto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <secp256k1.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void kd_sha256(const void *data, size_t len, uint8_t out[KD_HASH_LEN])
+{
+    unsigned int n = 0;
+    EVP_Digest(data, len, out, &n, EVP_sha256(), NULL);
+}
+
+kd_err kd_sha256_init(kd_sha256_ctx *ctx)
+{
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    ctx->md = md;
+    if (!md)
+        return KD_ERR_NOMEM;
+    if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+        return KD_ERR_INTERNAL;
+    return KD_OK;
+}
+
+void kd_sha256_update(kd_sha256_ctx *ctx, const void *data, size_t len)
+{
+    EVP_DigestUpdate(ctx->md, data, len);
+}
+
+void kd_sha256_final(kd_sha256_ctx *ctx, uint8_t out[KD_HASH_LEN])
+{
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(ctx->md, out, &n);
+}
+
+void kd_sha256_fini(kd_sha256_ctx *ctx)
+{
+    EVP_MD_CTX_free(ctx->md);
+    ctx->md = NULL;
+}
+
+void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
+                       uint8_t out[KD_HASH_LEN])
+{
+    /* Small commands (every tic-tac-toe move) hash from one stack buffer. */
+    uint8_t head[sizeof KD_COMMAND_DOMAIN - 1 + 12 + 64];
+    size_t tag = sizeof KD_COMMAND_DOMAIN - 1;
+    memcpy(head, KD_COMMAND_DOMAIN, tag);
+    kd_put_u32be(head + tag, episode_id);
+    kd_put_u64be(head + tag + 4, counter);
+    if (len <= 64) {
+        if (len)
+            memcpy(head + tag + 12, command, len);
+        kd_sha256(head, tag + 12 + len, out);
+        return;
+    }
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    unsigned int n = 0;
+    if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+        memset(out, 0, KD_HASH_LEN); /* cannot match any real signature */
+        EVP_MD_CTX_free(md);
+        return;
+    }
+    EVP_DigestUpdate(md, head, tag + 12);
+    EVP_DigestUpdate(md, command, len);
+    EVP_DigestFinal_ex(md, out, &n);
+    EVP_MD_CTX_free(md);
+}
+
+kd_err kd_pubkey_check(const kd_pubkey *pubkey)
+{
+    secp256k1_pubkey pk;
+    if (!secp256k1_ec_pubkey_parse(secp256k1_context_static, &pk, pubkey->bytes, KD_PUBKEY_LEN))
+        return KD_ERR_BAD_PUBKEY;
+    return KD_OK;
+}
+
+kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig,
+                     size_t sig_len)
+{
+    const secp256k1_context *ctx = secp256k1_context_static;
+    secp256k1_pubkey pk;
+    secp256k1_ecdsa_signature s;
+    if (!secp256k1_ec_pubkey_parse(ctx, &pk, pubkey->bytes, KD_PUBKEY_LEN))
+        return KD_ERR_BAD_PUBKEY;
+    int parsed = sig_len == KD_SIG_COMPACT_LEN
+                     ? secp256k1_ecdsa_signature_parse_compact(ctx, &s, sig)
+                     : secp256k1_ecdsa_signature_parse_der(ctx, &s, sig, sig_len);
+    if (!parsed || !secp256k1_ecdsa_verify(ctx, &s, digest, &pk))
+        return KD_ERR_BAD_SIGNATURE;
+    return KD_OK;
+}
+
+kd_err kd_key_from_secret(const uint8_t secret[32], kd_key *key)
+{
+    secp256k1_pubkey pk;
+    size_t len = KD_PUBKEY_LEN;
+    if (!secp256k1_ec_seckey_verify(secp256k1_context_static, secret))
+        return KD_ERR_BAD_KEY;
+    secp256k1_context *ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
+    if (!ctx)
+        return KD_ERR_NOMEM;
+    int ok = secp256k1_ec_pubkey_create(ctx, &pk, secret) &&
+             secp256k1_ec_pubkey_serialize(ctx, key->pub.bytes, &len, &pk, SECP256K1_EC_COMPRESSED);
+    secp256k1_context_destroy(ctx);
+    if (!ok)
+        return KD_ERR_BAD_KEY;
+    memcpy(key->secret, secret, 32);
+    return KD_OK;
+}
+
+kd_err kd_key_generate(kd_key *key)
+{
+    uint8_t secret[32];
+    for (int tries = 0; tries < 16; tries++) {
+        if (RAND_bytes(secret, sizeof secret) != 1)
+            return KD_ERR_IO;
+        if (kd_key_from_secret(secret, key) == KD_OK)
+            return KD_OK;
+    }
+    return KD_ERR_INTERNAL;
+}
+
+kd_err kd_key_test(const char *name, kd_key *key)
+{
+    static const char prefix[] = "kdapp-test-key:";
+    size_t n = strlen(name);
+    if (n == 0 || n > KD_KEY_NAME_MAX)
+        return KD_ERR_INVALID_ARG;
+    char text[sizeof prefix + KD_KEY_NAME_MAX];
+    memcpy(text, prefix, sizeof prefix - 1);
+    memcpy(text + sizeof prefix - 1, name, n);
+    uint8_t secret[32];
+    kd_sha256(text, sizeof prefix - 1 + n, secret);
+    return kd_key_from_secret(secret, key);
+}
+
+kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN], uint8_t sig[KD_SIG_COMPACT_LEN])
+{
+    secp256k1_context *ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
+    if (!ctx)
+        return KD_ERR_NOMEM;
+    secp256k1_ecdsa_signature s;
+    int ok = secp256k1_ecdsa_sign(ctx, &s, digest, key->secret, NULL, NULL) &&
+             secp256k1_ecdsa_signature_serialize_compact(ctx, sig, &s);
+    secp256k1_context_destroy(ctx);
+    return ok ? KD_OK : KD_ERR_BAD_KEY;
+}
+
+int kd_key_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > KD_KEY_NAME_MAX || name[0] == '.')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Writes a sentence for the caller (a NULL `why` discards it). */
+__attribute__((format(printf, 3, 4))) static void say(char *why, size_t why_len, const char *fmt, ...)
+{
+    if (!why || !why_len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+}
+
+kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *why, size_t why_len)
+{
+    if (!kd_key_name_valid(name)) {
+        say(why, why_len, "key name '%s' is not valid: use 1-64 of A-Z a-z 0-9 _ . -", name);
+        return KD_ERR_INVALID_ARG;
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        say(why, why_len, "cannot create key directory %s: %s", dir, strerror(errno));
+        return KD_ERR_IO;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.key", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        say(why, why_len, "cannot create key file %s: %s", path, strerror(errno));
+        return errno == EEXIST ? KD_ERR_EXISTS : KD_ERR_IO;
+    }
+    char line[2 * 32 + 2];
+    kd_hex_encode(key->secret, 32, line);
+    line[64] = '\n';
+    ssize_t w = write(fd, line, 65);
+    int synced = fsync(fd);
+    close(fd);
+    memset(line, 0, sizeof line);
+    if (w != 65 || synced != 0) {
+        say(why, why_len, "cannot write key file %s: %s", path, strerror(errno));
+        unlink(path);
+        return KD_ERR_IO;
+    }
+    return KD_OK;
+}
+
+kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why, size_t why_len)
+{
+    if (!kd_key_name_valid(name)) {
+        say(why, why_len, "key name '%s' is not valid: use 1-64 of A-Z a-z 0-9 _ . -", name);
+        return KD_ERR_INVALID_ARG;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.key", dir, name);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        say(why, why_len, "cannot open key file %s: %s", path, strerror(errno));
+        return errno == ENOENT ? KD_ERR_NOT_FOUND : KD_ERR_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        say(why, why_len, "key file %s is not a regular file", path);
+        return KD_ERR_BAD_KEY;
+    }
+    if (st.st_mode & 077) {
+        close(fd);
+        say(why, why_len, "key file %s is readable by others; run: chmod 600 %s", path, path);
+        return KD_ERR_BAD_KEY;
+    }
+    char text[80] = {0};
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n < 0) {
+        say(why, why_len, "cannot read key file %s: %s", path, strerror(errno));
+        return KD_ERR_IO;
+    }
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+        text[--n] = '\0';
+    uint8_t secret[32];
+    kd_err err = KD_OK;
+    if (kd_hex_decode(text, secret, 32) != 0 || (err = kd_key_from_secret(secret, key)) != KD_OK) {
+        say(why, why_len, "key file %s does not hold a valid secp256k1 secret (64 hex digits)", path);
+        err = KD_ERR_BAD_KEY;
+    }
+    memset(secret, 0, sizeof secret);
+    memset(text, 0, sizeof text);
+    return err;
+}
+
+kd_err kd_key_resolve(const char *dir, const char *ref, kd_key *key, char *why, size_t why_len)
+{
+    if (strncmp(ref, "test:", 5) == 0) {
+        kd_err err = kd_key_test(ref + 5, key);
+        if (err)
+            say(why, why_len, "test key '%s' is not valid: the name must be 1-64 characters", ref);
+        return err;
+    }
+    return kd_key_load(dir, ref, key, why, why_len);
+}

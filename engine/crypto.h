@@ -1,0 +1,89 @@
+/*
+ * crypto.h — hashing, command digests, signature checks and keys.
+ *
+ * The signed digest of a command is
+ *
+ *     SHA-256( "kdapp/command/v1" || episode_id (u32 BE) || counter (u64 BE) || command )
+ *
+ * where `counter` is the number of commands the episode has applied so far.
+ * The id binds a signature to one episode and the counter to one position in
+ * its history, so a signature is single-use: it cannot be replayed into
+ * another episode, nor into the same episode later (stress mode frees cells,
+ * which would otherwise let an old "X to (0,0)" be replayed).
+ *
+ * Verification uses libsecp256k1's static context and is thread-safe.
+ */
+#ifndef KD_ENGINE_CRYPTO_H
+#define KD_ENGINE_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/episode.h"
+
+#define KD_COMMAND_DOMAIN "kdapp/command/v1"
+#define KD_SIG_COMPACT_LEN 64
+#define KD_SIG_MAX_LEN 72
+#define KD_KEY_NAME_MAX 64
+
+/* One-shot SHA-256. */
+void kd_sha256(const void *data, size_t len, uint8_t out[KD_HASH_LEN]);
+
+/* Incremental SHA-256 in the caller's storage. init/fini pair; fini accepts
+ * a context that failed to init. */
+typedef struct {
+    void *md; /* EVP_MD_CTX */
+} kd_sha256_ctx;
+kd_err kd_sha256_init(kd_sha256_ctx *ctx) KD_WARN_UNUSED;
+void kd_sha256_update(kd_sha256_ctx *ctx, const void *data, size_t len);
+void kd_sha256_final(kd_sha256_ctx *ctx, uint8_t out[KD_HASH_LEN]);
+void kd_sha256_fini(kd_sha256_ctx *ctx);
+
+/* The digest a participant signs for `command` at `counter` (see above). */
+void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
+                       uint8_t out[KD_HASH_LEN]);
+
+/* Checks that `pubkey` is a valid compressed secp256k1 key.
+ * Errors: KD_ERR_BAD_PUBKEY. */
+kd_err kd_pubkey_check(const kd_pubkey *pubkey) KD_WARN_UNUSED;
+
+/* Verifies a DER or 64-byte compact ECDSA signature (lower-S) of `digest`.
+ * Errors: KD_ERR_BAD_PUBKEY, KD_ERR_BAD_SIGNATURE. Thread-safe. */
+kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig,
+                     size_t sig_len) KD_WARN_UNUSED;
+
+/* A secp256k1 key pair. Keep secrets out of logs. */
+typedef struct {
+    uint8_t secret[32];
+    kd_pubkey pub;
+} kd_key;
+
+/* Derives the key pair for a secret. Errors: KD_ERR_BAD_KEY. */
+kd_err kd_key_from_secret(const uint8_t secret[32], kd_key *key) KD_WARN_UNUSED;
+/* A fresh key from the OS CSPRNG. Errors: KD_ERR_IO. */
+kd_err kd_key_generate(kd_key *key) KD_WARN_UNUSED;
+/* The deterministic test key "test:NAME": secret = SHA-256("kdapp-test-key:" || name).
+ * Unsafe for real use: anyone can derive it. */
+kd_err kd_key_test(const char *name, kd_key *key) KD_WARN_UNUSED;
+/* Signs `digest` into a 64-byte compact signature (lower-S). */
+kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN],
+                   uint8_t sig[KD_SIG_COMPACT_LEN]) KD_WARN_UNUSED;
+
+/* Key names are 1..64 of [A-Za-z0-9_.-], not starting with '.'. */
+int kd_key_name_valid(const char *name);
+/* Writes DIR/NAME.key (mode 0600; DIR created 0700 if missing). Errors:
+ * KD_ERR_INVALID_ARG (bad name), KD_ERR_EXISTS, KD_ERR_IO. `why` (may be
+ * NULL) receives a sentence naming the file and the OS error. */
+kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *why,
+                   size_t why_len) KD_WARN_UNUSED;
+/* Reads DIR/NAME.key. Refuses a file readable by group or others. Errors:
+ * KD_ERR_INVALID_ARG, KD_ERR_NOT_FOUND, KD_ERR_BAD_KEY, KD_ERR_IO, with a
+ * sentence in `why`. */
+kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why,
+                   size_t why_len) KD_WARN_UNUSED;
+/* Resolves a signer reference: "test:NAME" (test key), a key name in `dir`.
+ * Errors as kd_key_load. */
+kd_err kd_key_resolve(const char *dir, const char *ref, kd_key *key, char *why,
+                      size_t why_len) KD_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * engine.h — the episode engine: one writer applying chain events to
+ * episodes in an LMDB store, with exact rollback.
+ *
+ * Every chain event (an accepted block or a reverted block, encoded as a
+ * kdapp.EngineMsg) is applied in ONE write transaction, synced before
+ * kd_engine_ingest returns: a block is applied wholly or not at all.
+ *
+ *   accept(B)  B already applied          -> DUPLICATE, nothing written
+ *              otherwise                  -> each tx applied or rejected
+ *                                            (logged with its reason),
+ *                                            B becomes the tip
+ *   revert(B)  B unknown / not the tip    -> REFUSED (logged), nothing changed
+ *              B beyond the finality depth-> REFUSED: a re-sync is needed
+ *              B is the tip               -> effects undone newest first,
+ *                                            the parent becomes the tip
+ *
+ * Reverting a creation deletes the episode. After each commit the commit
+ * listener (handlers/) is told which episodes changed and how.
+ *
+ * Threading: one thread at a time may call kd_engine_ingest / replay (the
+ * single writer). The read functions may be called from any thread at any
+ * time; each uses its own short read transaction.
+ */
+#ifndef KD_ENGINE_ENGINE_H
+#define KD_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/episode.h"
+#include "engine/store.h"
+
+#define KD_DEFAULT_FINALITY 1000u
+#define KD_DETAIL_MAX 200
+
+typedef struct kd_engine kd_engine;
+
+typedef struct {
+    const char *data_dir;
+    const kd_registry *registry; /* must outlive the engine */
+    uint64_t finality_depth;     /* 0: the stored value, or KD_DEFAULT_FINALITY for a new store */
+    int read_only;               /* read API only; takes no lock */
+    kd_durability durability;
+    size_t map_size;             /* 0: default */
+} kd_engine_options;
+
+/* Opens the engine on a data directory (creating it unless read-only).
+ * Errors: KD_ERR_LOCKED, KD_ERR_SCHEMA, KD_ERR_SETTINGS, KD_ERR_NOT_FOUND,
+ * KD_ERR_IO, KD_ERR_STORE, KD_ERR_NOMEM; `why` gets a sentence. */
+kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Closes; accepts NULL. */
+void kd_engine_close(kd_engine *engine);
+
+/* ------------------------------------------------------------------ ingest */
+
+typedef enum {
+    KD_MSG_APPLIED = 1,
+    KD_MSG_DUPLICATE = 2,
+    KD_MSG_REFUSED = 3,
+} kd_msg_status;
+
+typedef struct {
+    uint32_t episode_id;
+    int applied;
+    kd_err err;                  /* why it was rejected (KD_OK when applied) */
+    char detail[KD_DETAIL_MAX];  /* sentence naming what was wrong ("" when applied) */
+} kd_tx_result;
+
+typedef struct {
+    kd_msg_status status;
+    int reverted;                /* the message was a BlockReverted */
+    uint8_t block_hash[KD_HASH_LEN];
+    kd_err err;                  /* for REFUSED */
+    char detail[KD_DETAIL_MAX];
+    uint64_t log_seq;            /* the entry recording it; 0 for duplicates */
+    kd_tx_result *txs;           /* owned; one per tx of an applied accept */
+    size_t tx_count;
+} kd_msg_result;
+
+void kd_msg_result_init(kd_msg_result *res);
+void kd_msg_result_fini(kd_msg_result *res);
+
+/* Applies one encoded kdapp.EngineMsg. Returns KD_OK when a verdict was
+ * reached (see res->status). Errors (nothing applied, nothing logged):
+ * KD_ERR_DECODE (not an EngineMsg; res->detail says why), KD_ERR_MAP_FULL,
+ * KD_ERR_IO, KD_ERR_STORE, KD_ERR_NOMEM, KD_ERR_UNSUPPORTED (read-only). */
+kd_err kd_engine_ingest(kd_engine *engine, const uint8_t *msg, size_t len, kd_msg_result *res) KD_WARN_UNUSED;
+
+/* Re-applies one encoded LogEntry from another store's log (replay): like
+ * ingest, but creations use the effective parameters the entry recorded.
+ * Errors as kd_engine_ingest. */
+kd_err kd_engine_replay_entry(kd_engine *engine, const uint8_t *entry, size_t len, kd_msg_result *res) KD_WARN_UNUSED;
+
+/* ----------------------------------------------------------- commit events */
+
+typedef enum {
+    KD_EVENT_INITIALIZE = 1,
+    KD_EVENT_COMMAND = 2,
+    KD_EVENT_ROLLBACK = 3,
+} kd_event_kind;
+
+/* What one commit did to one episode. Pointers are valid during the
+ * listener call only. */
+typedef struct {
+    kd_event_kind kind;
+    uint32_t episode_id;
+    const kd_episode_ops *ops;
+    const kd_participants *participants;
+    const void *state;           /* the state after the whole commit; NULL when deleted */
+    const uint8_t *command;      /* KD_EVENT_COMMAND: the command bytes */
+    size_t command_len;
+    const kd_pubkey *signer;     /* KD_EVENT_COMMAND: the verified signer, or NULL */
+    const void *undo;            /* COMMAND and ROLLBACK of a command: the undo record; NULL for creations */
+} kd_episode_event;
+
+typedef struct {
+    int reverted;                /* 0: an accept, 1: a revert */
+    const uint8_t *block_hash;
+    uint64_t daa, time_ms;       /* of the block (accepts) */
+    uint64_t log_seq;
+    const uint8_t *tip_hash;     /* NULL at genesis */
+    uint64_t tip_height;
+    const uint8_t *digest;
+    uint32_t txs_applied, txs_rejected;
+    const kd_episode_event *events; /* in application (or rollback) order */
+    size_t event_count;
+} kd_commit;
+
+/* Called on the writer thread after each durable commit (not for
+ * duplicates or refusals). It must not call kd_engine_ingest. */
+typedef void (*kd_commit_fn)(void *ctx, const kd_commit *commit);
+void kd_engine_set_listener(kd_engine *engine, kd_commit_fn fn, void *ctx);
+
+/* -------------------------------------------------------------------- read */
+
+typedef struct {
+    int has_tip;
+    uint8_t hash[KD_HASH_LEN];
+    uint64_t height;
+    uint8_t digest[KD_HASH_LEN];
+    uint64_t last_seq;           /* newest log entry, 0 when empty */
+    uint64_t finality_depth;
+} kd_tip;
+
+kd_err kd_engine_tip(kd_engine *engine, kd_tip *out) KD_WARN_UNUSED;
+
+/* A copy of one episode, independent of any transaction. */
+typedef struct {
+    uint32_t id;
+    const kd_episode_ops *ops;
+    kd_participants participants;
+    uint64_t creation_daa;
+    uint64_t undo_depth;         /* commands applied = the next signing counter */
+    uint64_t updated_seq;
+    uint8_t updated_block[KD_HASH_LEN];
+    kd_event_kind last_event;
+    void *state;                 /* owned, ops->state_size bytes */
+} kd_episode_snapshot;
+
+/* Errors: KD_ERR_NOT_FOUND, KD_ERR_UNKNOWN_TYPE (stored type not
+ * registered), KD_ERR_STORE, KD_ERR_NOMEM. */
+kd_err kd_engine_episode_read(kd_engine *engine, uint32_t id, kd_episode_snapshot *out) KD_WARN_UNUSED;
+void kd_episode_snapshot_fini(kd_episode_snapshot *snap);
+
+/* Lists up to `max` episode ids greater than `after`, ascending. */
+kd_err kd_engine_episode_ids(kd_engine *engine, uint32_t after, uint32_t *ids, size_t max,
+                             size_t *count) KD_WARN_UNUSED;
+
+/* Copies the encoded LogEntry at `seq` into `out` (appended).
+ * Errors: KD_ERR_NOT_FOUND. */
+kd_err kd_engine_log_get(kd_engine *engine, uint64_t seq, kd_buf *out) KD_WARN_UNUSED;
+
+/* Encoded state of every episode hashed in id order plus the tip digest:
+ * two stores agree exactly when their fingerprints agree. */
+kd_err kd_engine_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED;
+
+const kd_registry *kd_engine_registry(const kd_engine *engine);
+const char *kd_engine_dir(const kd_engine *engine);
+
+#endif

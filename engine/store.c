@@ -1,0 +1,192 @@
+/* store.c — opening, locking and growing the LMDB environment. */
+#include "engine/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/bytes.h"
+#include "engine/logger.h"
+
+#define DEFAULT_MAP_SIZE ((size_t)256 << 20)
+#define MAX_MAP_SIZE ((size_t)1 << 40)
+
+kd_err kd_store_err(int rc, const char *what)
+{
+    if (rc == MDB_SUCCESS)
+        return KD_OK;
+    KD_LOG_E("store", "%s: %s (lmdb %d)", what, mdb_strerror(rc), rc);
+    switch (rc) {
+    case MDB_NOTFOUND:
+        return KD_ERR_NOT_FOUND;
+    case MDB_MAP_FULL:
+        return KD_ERR_MAP_FULL;
+    case ENOMEM:
+        return KD_ERR_NOMEM;
+    case ENOSPC:
+    case EIO:
+        return KD_ERR_IO;
+    default:
+        return KD_ERR_STORE;
+    }
+}
+
+void kd_undo_key(uint8_t key[KD_UNDO_KEY_LEN], uint32_t episode_id, uint64_t depth)
+{
+    kd_put_u32be(key, episode_id);
+    kd_put_u64be(key + 4, depth);
+}
+
+/* Takes DIR/lock exclusively and writes our pid into it. */
+static kd_err take_lock(kd_store *store, char *why, size_t why_len)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/lock", store->dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(why, why_len, "cannot open lock file %s: %s", path, strerror(errno));
+        return KD_ERR_IO;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = {0};
+        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+        if (n > 0 && pid[n - 1] == '\n')
+            pid[n - 1] = '\0';
+        snprintf(why, why_len, "data directory %s is in use by process %s", store->dir,
+                 n > 0 ? pid : "(unknown)");
+        close(fd);
+        return KD_ERR_LOCKED;
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)
+        KD_LOG_W("store", "cannot write pid into %s: %s", path, strerror(errno));
+    store->lock_fd = fd;
+    return KD_OK;
+}
+
+static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
+{
+    static const char *const names[] = {"log", "blocks", "heights", "episodes", "undo", "meta"};
+    MDB_dbi *dbis[] = {&store->log,      &store->blocks, &store->heights,
+                       &store->episodes, &store->undo,   &store->meta};
+    MDB_txn *txn = NULL;
+    unsigned flags = store->read_only ? 0 : MDB_CREATE;
+    int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &txn);
+    if (rc)
+        goto fail;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        rc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
+        if (rc)
+            goto fail;
+    }
+    rc = mdb_txn_commit(txn);
+    txn = NULL;
+    if (rc)
+        goto fail;
+    return KD_OK;
+fail:
+    if (txn)
+        mdb_txn_abort(txn);
+    snprintf(why, why_len, "cannot open the databases in %s: %s", store->dir, mdb_strerror(rc));
+    return rc == MDB_NOTFOUND ? KD_ERR_NOT_FOUND : kd_store_err(rc, "open databases");
+}
+
+kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, size_t why_len)
+{
+    kd_err err = KD_OK;
+    memset(store, 0, sizeof *store);
+    store->lock_fd = -1;
+    store->read_only = opts->read_only;
+    if (strlen(opts->dir) >= sizeof store->dir) {
+        snprintf(why, why_len, "data directory path is too long");
+        return KD_ERR_INVALID_ARG;
+    }
+    strcpy(store->dir, opts->dir);
+
+    struct stat st;
+    if (opts->read_only) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/data.mdb", store->dir);
+        if (stat(path, &st) != 0) {
+            snprintf(why, why_len, "no kdapp data in %s (%s)", store->dir, strerror(errno));
+            return KD_ERR_NOT_FOUND;
+        }
+    } else if (mkdir(store->dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, why_len, "cannot create data directory %s: %s", store->dir, strerror(errno));
+        return KD_ERR_IO;
+    }
+    if (!opts->read_only && (err = take_lock(store, why, why_len)) != KD_OK)
+        return err;
+
+    int rc = mdb_env_create(&store->env);
+    if (rc) {
+        snprintf(why, why_len, "cannot create LMDB environment: %s", mdb_strerror(rc));
+        err = kd_store_err(rc, "mdb_env_create");
+        goto fail;
+    }
+    store->map_size = opts->map_size ? opts->map_size : DEFAULT_MAP_SIZE;
+    unsigned flags = MDB_NOTLS;
+    if (opts->read_only)
+        flags |= MDB_RDONLY;
+    if (opts->durability == KD_DURABILITY_RELAXED)
+        flags |= MDB_NOMETASYNC;
+    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) ||
+        (rc = mdb_env_set_maxdbs(store->env, 8)) || (rc = mdb_env_set_maxreaders(store->env, 256)) ||
+        (rc = mdb_env_open(store->env, store->dir, flags, 0600))) {
+        snprintf(why, why_len, "cannot open LMDB environment in %s: %s", store->dir, mdb_strerror(rc));
+        err = kd_store_err(rc, "mdb_env_open");
+        goto fail;
+    }
+    /* A file grown by an earlier run (or another process) may exceed our
+     * default: adopt its size. */
+    MDB_envinfo info;
+    if (mdb_env_info(store->env, &info) == 0 && info.me_mapsize > store->map_size)
+        store->map_size = info.me_mapsize;
+    if ((err = open_dbs(store, why, why_len)) != KD_OK)
+        goto fail;
+    return KD_OK;
+fail:
+    kd_store_close(store);
+    return err;
+}
+
+void kd_store_close(kd_store *store)
+{
+    if (!store)
+        return;
+    if (store->env)
+        mdb_env_close(store->env);
+    store->env = NULL;
+    if (store->lock_fd >= 0)
+        close(store->lock_fd); /* releases the flock */
+    store->lock_fd = -1;
+}
+
+kd_err kd_store_grow(kd_store *store)
+{
+    if (store->map_size >= MAX_MAP_SIZE)
+        return KD_ERR_MAP_FULL;
+    size_t next = store->map_size * 2;
+    int rc = mdb_env_set_mapsize(store->env, next);
+    if (rc)
+        return kd_store_err(rc, "mdb_env_set_mapsize");
+    KD_LOG_I("store", "map grown from %zu to %zu MiB", store->map_size >> 20, next >> 20);
+    store->map_size = next;
+    return KD_OK;
+}
+
+kd_err kd_store_read_begin(kd_store *store, MDB_txn **txn)
+{
+    int rc = mdb_txn_begin(store->env, NULL, MDB_RDONLY, txn);
+    if (rc == MDB_MAP_RESIZED) {
+        /* Another process grew the map: adopt the new size and retry. */
+        if ((rc = mdb_env_set_mapsize(store->env, 0)) == 0)
+            rc = mdb_txn_begin(store->env, NULL, MDB_RDONLY, txn);
+    }
+    return kd_store_err(rc, "begin read transaction");
+}

@@ -1,0 +1,76 @@
+/*
+ * store.h — the LMDB environment behind an engine (internal to engine/).
+ *
+ * One environment, named databases:
+ *
+ *   log       u64 BE seq            -> LogEntry (store.proto): each message as received + outcome
+ *   blocks    block hash (32)       -> BlockRecord: log seq, height, parent, digest, effects
+ *   heights   u64 BE height         -> block hash of the applied block at that height (unpruned window)
+ *   episodes  u32 BE id             -> EpisodeRecord: type, participants, state, undo depth
+ *   undo      u32 BE id + u64 BE d  -> the type's encoded undo record of the d-th command
+ *   meta      name                  -> schema, finality, tip, height, digest, next_seq
+ *
+ * A writable store holds an exclusive lock file (DIR/lock) naming the owner
+ * process, so one daemon serves one data directory; read-only stores (the
+ * gateway attached to a running daemon) take no lock and keep read
+ * transactions short.
+ */
+#ifndef KD_ENGINE_STORE_H
+#define KD_ENGINE_STORE_H
+
+#include <lmdb.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/err.h"
+
+#define KD_SCHEMA_VERSION 1u
+#define KD_UNDO_KEY_LEN 12
+
+typedef enum {
+    KD_DURABILITY_SYNC = 0,    /* every commit synced before it returns (default) */
+    KD_DURABILITY_RELAXED = 1, /* MDB_NOMETASYNC: the last commit may be lost, never corrupted */
+} kd_durability;
+
+typedef struct {
+    MDB_env *env;
+    MDB_dbi log, blocks, heights, episodes, undo, meta;
+    int lock_fd;    /* -1 for read-only stores */
+    int read_only;
+    size_t map_size;
+    char dir[4096];
+} kd_store;
+
+typedef struct {
+    const char *dir;
+    int read_only;
+    kd_durability durability;
+    size_t map_size; /* 0 = default */
+} kd_store_options;
+
+/* Opens (creating when writable) the store in opts->dir. Errors:
+ * KD_ERR_LOCKED (another process holds it; `why` names its pid),
+ * KD_ERR_NOT_FOUND (read-only and nothing there), KD_ERR_IO, KD_ERR_STORE. */
+kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Closes the environment and releases the lock. Accepts a zeroed store. */
+void kd_store_close(kd_store *store);
+
+/* Doubles the map after MDB_MAP_FULL. The caller must hold no transaction.
+ * Errors: KD_ERR_MAP_FULL when the map cannot grow further. */
+kd_err kd_store_grow(kd_store *store) KD_WARN_UNUSED;
+
+/* Begins a read transaction, adopting a map grown by another process. */
+kd_err kd_store_read_begin(kd_store *store, MDB_txn **txn) KD_WARN_UNUSED;
+
+/* Translates an LMDB return code (logging it with `what`). */
+kd_err kd_store_err(int rc, const char *what);
+
+static inline MDB_val kd_val(const void *data, size_t len)
+{
+    MDB_val v = {len, (void *)data};
+    return v;
+}
+
+void kd_undo_key(uint8_t key[KD_UNDO_KEY_LEN], uint32_t episode_id, uint64_t depth);
+
+#endif

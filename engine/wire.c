@@ -1,0 +1,136 @@
+/* wire.c — encoders for payloads and chain events (see wire.h). */
+#include "engine/wire.h"
+
+#include <stdlib.h>
+
+#include "kdapp.pb-c.h"
+
+static kd_err pack_episode_message(const Kdapp__EpisodeMessage *m, kd_buf *out)
+{
+    size_t n = kdapp__episode_message__get_packed_size(m);
+    kd_err err = kd_buf_reserve(out, n);
+    if (err)
+        return err;
+    kdapp__episode_message__pack(m, out->data + out->len);
+    out->len += n;
+    return KD_OK;
+}
+
+static kd_err pack_engine_msg(const Kdapp__EngineMsg *m, kd_buf *out)
+{
+    size_t n = kdapp__engine_msg__get_packed_size(m);
+    kd_err err = kd_buf_reserve(out, n);
+    if (err)
+        return err;
+    kdapp__engine_msg__pack(m, out->data + out->len);
+    out->len += n;
+    return KD_OK;
+}
+
+kd_err kd_wire_new_episode(uint32_t episode_id, const char *type, const kd_participants *participants,
+                           const uint8_t *params, size_t params_len, kd_buf *out)
+{
+    ProtobufCBinaryData parts[KD_MAX_PARTICIPANTS];
+    if (participants->count > KD_MAX_PARTICIPANTS)
+        return KD_ERR_INVALID_ARG;
+    for (size_t i = 0; i < participants->count; i++) {
+        parts[i].data = (uint8_t *)participants->keys[i].bytes;
+        parts[i].len = KD_PUBKEY_LEN;
+    }
+    Kdapp__NewEpisode ne = KDAPP__NEW_EPISODE__INIT;
+    ne.episode_type = (char *)type;
+    ne.n_participants = participants->count;
+    ne.participants = parts;
+    ne.params.data = (uint8_t *)params;
+    ne.params.len = params_len;
+    Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
+    m.episode_id = episode_id;
+    m.body_case = KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE;
+    m.new_episode = &ne;
+    return pack_episode_message(&m, out);
+}
+
+kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len,
+                                 const kd_pubkey *pubkey, const uint8_t *sig, size_t sig_len, kd_buf *out)
+{
+    Kdapp__SignedCommand sc = KDAPP__SIGNED_COMMAND__INIT;
+    sc.command.data = (uint8_t *)command;
+    sc.command.len = len;
+    sc.pubkey.data = (uint8_t *)pubkey->bytes;
+    sc.pubkey.len = KD_PUBKEY_LEN;
+    sc.signature.data = (uint8_t *)sig;
+    sc.signature.len = sig_len;
+    Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
+    m.episode_id = episode_id;
+    m.body_case = KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND;
+    m.signed_command = &sc;
+    return pack_episode_message(&m, out);
+}
+
+kd_err kd_wire_signed_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_key *key,
+                              uint64_t counter, kd_buf *out)
+{
+    uint8_t digest[KD_HASH_LEN], sig[KD_SIG_COMPACT_LEN];
+    kd_command_digest(episode_id, counter, command, len, digest);
+    kd_err err = kd_key_sign(key, digest, sig);
+    if (err)
+        return err;
+    return kd_wire_presigned_command(episode_id, command, len, &key->pub, sig, sizeof sig, out);
+}
+
+kd_err kd_wire_unsigned_command(uint32_t episode_id, const uint8_t *command, size_t len, kd_buf *out)
+{
+    Kdapp__UnsignedCommand uc = KDAPP__UNSIGNED_COMMAND__INIT;
+    uc.command.data = (uint8_t *)command;
+    uc.command.len = len;
+    Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
+    m.episode_id = episode_id;
+    m.body_case = KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND;
+    m.unsigned_command = &uc;
+    return pack_episode_message(&m, out);
+}
+
+kd_err kd_wire_accept(const uint8_t hash[KD_HASH_LEN], uint64_t daa, uint64_t time_ms, const kd_wire_tx *txs,
+                      size_t tx_count, kd_buf *out)
+{
+    Kdapp__Tx *tx_structs = calloc(tx_count ? tx_count : 1, sizeof *tx_structs);
+    Kdapp__Tx **tx_ptrs = calloc(tx_count ? tx_count : 1, sizeof *tx_ptrs);
+    kd_err err = KD_ERR_NOMEM;
+    if (!tx_structs || !tx_ptrs)
+        goto done;
+    for (size_t i = 0; i < tx_count; i++) {
+        Kdapp__Tx init = KDAPP__TX__INIT;
+        tx_structs[i] = init;
+        tx_structs[i].tx_id.data = (uint8_t *)txs[i].tx_id;
+        tx_structs[i].tx_id.len = KD_HASH_LEN;
+        tx_structs[i].payload.data = (uint8_t *)txs[i].payload;
+        tx_structs[i].payload.len = txs[i].payload_len;
+        tx_ptrs[i] = &tx_structs[i];
+    }
+    Kdapp__BlockAccepted ba = KDAPP__BLOCK_ACCEPTED__INIT;
+    ba.accepting_hash.data = (uint8_t *)hash;
+    ba.accepting_hash.len = KD_HASH_LEN;
+    ba.accepting_daa = daa;
+    ba.accepting_time = time_ms;
+    ba.n_txs = tx_count;
+    ba.txs = tx_ptrs;
+    Kdapp__EngineMsg m = KDAPP__ENGINE_MSG__INIT;
+    m.kind_case = KDAPP__ENGINE_MSG__KIND_ACCEPTED;
+    m.accepted = &ba;
+    err = pack_engine_msg(&m, out);
+done:
+    free(tx_structs);
+    free(tx_ptrs);
+    return err;
+}
+
+kd_err kd_wire_revert(const uint8_t hash[KD_HASH_LEN], kd_buf *out)
+{
+    Kdapp__BlockReverted br = KDAPP__BLOCK_REVERTED__INIT;
+    br.accepting_hash.data = (uint8_t *)hash;
+    br.accepting_hash.len = KD_HASH_LEN;
+    Kdapp__EngineMsg m = KDAPP__ENGINE_MSG__INIT;
+    m.kind_case = KDAPP__ENGINE_MSG__KIND_REVERTED;
+    m.reverted = &br;
+    return pack_engine_msg(&m, out);
+}

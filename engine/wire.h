@@ -1,0 +1,40 @@
+/*
+ * wire.h — building the wire messages of proto/kdapp.proto from domain
+ * values: episode payloads (with signing) and chain events. The engine
+ * decodes them itself (apply.c); producers (feed, devnet, sim, the MCP
+ * gateway, tests) build them here, so there is one encoder per message.
+ */
+#ifndef KD_ENGINE_WIRE_H
+#define KD_ENGINE_WIRE_H
+
+#include "engine/crypto.h"
+#include "engine/episode.h"
+
+/* EpisodeMessage{episode_id, NewEpisode{type, participants, params}}. */
+kd_err kd_wire_new_episode(uint32_t episode_id, const char *type, const kd_participants *participants,
+                           const uint8_t *params, size_t params_len, kd_buf *out) KD_WARN_UNUSED;
+/* EpisodeMessage{episode_id, SignedCommand} signed by `key` for `counter`
+ * (the episode's number of applied commands when it will be applied). */
+kd_err kd_wire_signed_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_key *key,
+                              uint64_t counter, kd_buf *out) KD_WARN_UNUSED;
+/* EpisodeMessage{episode_id, SignedCommand} with a signature made elsewhere. */
+kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len,
+                                 const kd_pubkey *pubkey, const uint8_t *sig, size_t sig_len,
+                                 kd_buf *out) KD_WARN_UNUSED;
+/* EpisodeMessage{episode_id, UnsignedCommand}. */
+kd_err kd_wire_unsigned_command(uint32_t episode_id, const uint8_t *command, size_t len,
+                                kd_buf *out) KD_WARN_UNUSED;
+
+typedef struct {
+    uint8_t tx_id[KD_HASH_LEN];
+    const uint8_t *payload;
+    size_t payload_len;
+} kd_wire_tx;
+
+/* EngineMsg{BlockAccepted}. */
+kd_err kd_wire_accept(const uint8_t hash[KD_HASH_LEN], uint64_t daa, uint64_t time_ms, const kd_wire_tx *txs,
+                      size_t tx_count, kd_buf *out) KD_WARN_UNUSED;
+/* EngineMsg{BlockReverted}. */
+kd_err kd_wire_revert(const uint8_t hash[KD_HASH_LEN], kd_buf *out) KD_WARN_UNUSED;
+
+#endif
