@@ -932,7 +932,11 @@ static kd_err revert_effect(apply_ctx *c, const Kdapp__Store__Effect *fx)
                  (unsigned long long)ep->undo_depth);
         return KD_ERR_STORE;
     }
-    ops->rollback(ep->state, c->arena.data + off);
+    if (ops->rollback(ep->state, c->arena.data + off) != KD_OK) {
+        KD_LOG_E("engine", "revert: undo record (%u, %llu) does not fit the episode's state", ep->id,
+                 (unsigned long long)ep->undo_depth);
+        return KD_ERR_STORE;
+    }
     if ((err = del(c, c->engine->store.undo, key, sizeof key, "delete undo")))
         return err;
     ep->undo_depth--;

@@ -73,8 +73,10 @@ typedef struct kd_episode_ops {
      * untouched and the error names the rule that refused it. */
     kd_err (*execute)(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
                       const kd_block_meta *meta, void *undo, kd_reject *rej);
-    /* Exactly inverts the execute that produced `undo`. */
-    void (*rollback)(void *state, const void *undo);
+    /* Exactly inverts the execute that produced `undo`. Undo records come
+     * from disk: one that does not belong to the state's last command is
+     * refused with KD_ERR_DECODE and the state is left untouched. */
+    kd_err (*rollback)(void *state, const void *undo);
 
     /* Deterministic encodings (appended to `out`). Decoders return
      * KD_ERR_DECODE on malformed input. */

@@ -1,0 +1,146 @@
+/*
+ * tictactoe_wire.c — the one boundary between tic-tac-toe and protobuf-c:
+ * decodes TttCommand and TttParams bytes into domain values and encodes them
+ * for tools and tests. protobuf-c's unpack returns NULL without a reason, so
+ * every unpack goes through an allocator that records allocation failures:
+ * a NULL result is then either KD_ERR_NOMEM or malformed bytes, and the
+ * reject detail says which input was refused and why.
+ */
+#include "episodes/tictactoe.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kdapp.pb-c.h"
+
+/* protobuf-c allocator that remembers whether an allocation failed. */
+typedef struct {
+    int failed;
+} track_alloc;
+
+static void *track_malloc(void *data, size_t size)
+{
+    void *p = malloc(size);
+    if (!p)
+        ((track_alloc *)data)->failed = 1;
+    return p;
+}
+
+static void track_free(void *data, void *ptr)
+{
+    (void)data;
+    free(ptr);
+}
+
+__attribute__((format(printf, 2, 3))) static void say(kd_reject *rej, const char *fmt, ...)
+{
+    if (!rej)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rej->detail, sizeof rej->detail, fmt, ap);
+    va_end(ap);
+}
+
+kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move, kd_reject *rej)
+{
+    track_alloc track = {0};
+    ProtobufCAllocator alloc = {.alloc = track_malloc, .free = track_free, .allocator_data = &track};
+    Kdapp__TttCommand *cmd = NULL;
+    kd_err err = KD_OK;
+
+    memset(move, 0, sizeof *move);
+    if (len == 0) {
+        say(rej, "the command is empty: expected a TttCommand with a move");
+        err = KD_ERR_BAD_COMMAND;
+        goto done;
+    }
+    cmd = kdapp__ttt_command__unpack(&alloc, len, data);
+    if (!cmd) {
+        if (track.failed) {
+            say(rej, "out of memory while decoding the command");
+            err = KD_ERR_NOMEM;
+        } else {
+            say(rej, "the command (%zu bytes) is not a valid TttCommand message", len);
+            err = KD_ERR_BAD_COMMAND;
+        }
+        goto done;
+    }
+    if (cmd->cmd_case != KDAPP__TTT_COMMAND__CMD_MOVE || !cmd->move) {
+        say(rej, "the command carries no move: TttCommand.move is not set");
+        err = KD_ERR_BAD_COMMAND;
+        goto done;
+    }
+    if (cmd->move->player > 1) {
+        say(rej, "player must be 0 (X) or 1 (O), got %u", (unsigned)cmd->move->player);
+        err = KD_ERR_BAD_COMMAND;
+        goto done;
+    }
+    move->row = cmd->move->row;
+    move->col = cmd->move->col;
+    move->player = (uint8_t)cmd->move->player;
+done:
+    kdapp__ttt_command__free_unpacked(cmd, &alloc);
+    return err;
+}
+
+kd_err kd_ttt_params_decode(const uint8_t *data, size_t len, uint32_t *cap, kd_reject *rej)
+{
+    track_alloc track = {0};
+    ProtobufCAllocator alloc = {.alloc = track_malloc, .free = track_free, .allocator_data = &track};
+    Kdapp__TttParams *params = NULL;
+    kd_err err = KD_OK;
+
+    *cap = 0;
+    if (len == 0)
+        goto done; /* empty params: every field at its default */
+    params = kdapp__ttt_params__unpack(&alloc, len, data);
+    if (!params) {
+        if (track.failed) {
+            say(rej, "out of memory while decoding the tic-tac-toe params");
+            err = KD_ERR_NOMEM;
+        } else {
+            say(rej, "the params (%zu bytes) are not a valid TttParams message", len);
+            err = KD_ERR_BAD_PARAMS;
+        }
+        goto done;
+    }
+    *cap = params->cap;
+done:
+    kdapp__ttt_params__free_unpacked(params, &alloc);
+    return err;
+}
+
+kd_err kd_ttt_move_encode(uint8_t row, uint8_t col, uint8_t player, kd_buf *out)
+{
+    Kdapp__TttMove move = KDAPP__TTT_MOVE__INIT;
+    Kdapp__TttCommand cmd = KDAPP__TTT_COMMAND__INIT;
+    move.row = row;
+    move.col = col;
+    move.player = player;
+    cmd.cmd_case = KDAPP__TTT_COMMAND__CMD_MOVE;
+    cmd.move = &move;
+
+    size_t size = kdapp__ttt_command__get_packed_size(&cmd);
+    kd_err err = kd_buf_reserve(out, size);
+    if (err)
+        return err;
+    out->len += kdapp__ttt_command__pack(&cmd, out->data + out->len);
+    return KD_OK;
+}
+
+kd_err kd_ttt_params_encode(uint32_t cap, kd_buf *out)
+{
+    Kdapp__TttParams params = KDAPP__TTT_PARAMS__INIT;
+    params.cap = cap;
+
+    size_t size = kdapp__ttt_params__get_packed_size(&params);
+    kd_err err = kd_buf_reserve(out, size);
+    if (err)
+        return err;
+    if (size)
+        out->len += kdapp__ttt_params__pack(&params, out->data + out->len);
+    return KD_OK;
+}
