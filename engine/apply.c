@@ -500,6 +500,7 @@ static kd_err apply_tx(apply_ctx *c, const Kdapp__BlockAccepted *ba, size_t inde
         reject(r, KD_ERR_DECODE, detail);
         return KD_OK;
     }
+    memcpy(r->tx_id, tx->tx_id.data, KD_HASH_LEN);
     Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, tx->payload.len, tx->payload.data);
     if (!em) {
         snprintf(detail, sizeof detail, "payload (%zu bytes) is not a kdapp.EpisodeMessage",
@@ -674,7 +675,7 @@ static kd_err commit(apply_ctx *c, const chain_pos *pos, uint64_t seq)
 }
 
 static void dispatch(apply_ctx *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms,
-                     uint64_t seq, uint32_t applied, uint32_t rejected)
+                     uint64_t seq, const kd_msg_result *res)
 {
     kd_engine *e = c->engine;
     if (!e->listener)
@@ -710,11 +711,17 @@ static void dispatch(apply_ctx *c, int reverted, const uint8_t *block, uint64_t 
         .tip_hash = e->tip.has_tip ? e->tip.hash : NULL,
         .tip_height = e->tip.height,
         .digest = e->tip.digest,
-        .txs_applied = applied,
-        .txs_rejected = rejected,
         .events = events,
         .event_count = c->n_events,
+        .txs = res->txs,
+        .tx_count = res->tx_count,
     };
+    for (size_t i = 0; i < res->tx_count; i++) {
+        if (res->txs[i].applied)
+            commit_info.txs_applied++;
+        else
+            commit_info.txs_rejected++;
+    }
     e->listener(e->listener_ctx, &commit_info);
     free(events);
 }
@@ -851,7 +858,8 @@ static kd_err accept_block(apply_ctx *c, const Kdapp__BlockAccepted *ba, const u
         goto done;
     uint8_t hkey[8];
     kd_put_u64be(hkey, rec.height);
-    if ((err = put(c, e->store.heights, hkey, 8, hash, KD_HASH_LEN, "write height")))
+    if ((err = put(c, e->store.heights, hkey, 8, hash, KD_HASH_LEN, "write height")) ||
+        (err = del(c, e->store.reverted, hash, KD_HASH_LEN, "unmark reverted")))
         goto done;
     if (rec.height > e->finality && (err = prune_height(c, rec.height - e->finality)))
         goto done;
@@ -880,8 +888,7 @@ static kd_err accept_block(apply_ctx *c, const Kdapp__BlockAccepted *ba, const u
         KD_LOG_D("engine", "applied block %s at height %llu: %u/%zu txs", h,
                  (unsigned long long)pos.height, applied, ba->n_txs);
     }
-    dispatch(c, 0, hash, ba->accepting_daa, ba->accepting_time, seq, applied,
-             (uint32_t)(ba->n_txs - applied));
+    dispatch(c, 0, hash, ba->accepting_daa, ba->accepting_time, seq, res);
 done:
     if (effective)
         for (size_t i = 0; i < ba->n_txs; i++)
@@ -965,6 +972,14 @@ static kd_err revert_block(apply_ctx *c, const Kdapp__BlockReverted *br, const u
     Kdapp__Store__BlockRecord *rec = NULL, *parent = NULL;
     kd_err err = read_block(c, hash, &rec);
     if (err == KD_ERR_NOT_FOUND) {
+        MDB_val k = kd_val(hash, KD_HASH_LEN), v;
+        int rc = mdb_get(c->txn, e->store.reverted, &k, &v);
+        if (rc == 0) { /* re-delivered after it was reverted: acknowledge again */
+            res->status = KD_MSG_DUPLICATE;
+            return KD_OK;
+        }
+        if (rc != MDB_NOTFOUND)
+            return kd_store_err(rc, "read reverted");
         snprintf(detail, sizeof detail, "block %s is not applied; nothing to revert", h);
         return refuse(c, msg, len, KD_ERR_UNKNOWN_BLOCK, detail, res);
     }
@@ -1012,8 +1027,11 @@ static kd_err revert_block(apply_ctx *c, const Kdapp__BlockReverted *br, const u
         goto done;
     uint8_t hkey[8];
     kd_put_u64be(hkey, rec->height);
+    uint8_t seq_be[8];
+    kd_put_u64be(seq_be, seq);
     if ((err = del(c, e->store.blocks, hash, KD_HASH_LEN, "delete block")) ||
-        (err = del(c, e->store.heights, hkey, 8, "delete height")))
+        (err = del(c, e->store.heights, hkey, 8, "delete height")) ||
+        (err = put(c, e->store.reverted, hash, KD_HASH_LEN, seq_be, 8, "mark reverted")))
         goto done;
     Kdapp__Store__LogEntry entry = KDAPP__STORE__LOG_ENTRY__INIT;
     entry.message.data = (uint8_t *)msg;
@@ -1028,7 +1046,7 @@ static kd_err revert_block(apply_ctx *c, const Kdapp__BlockReverted *br, const u
     res->status = KD_MSG_APPLIED;
     res->log_seq = seq;
     KD_LOG_D("engine", "reverted block %.16s (%zu effects)", h, rec->n_effects);
-    dispatch(c, 1, hash, rec->daa, rec->time, seq, 0, 0);
+    dispatch(c, 1, hash, rec->daa, rec->time, seq, res);
 done:
     if (rec)
         kdapp__store__block_record__free_unpacked(rec, NULL);

@@ -10,7 +10,8 @@
  *              otherwise                  -> each tx applied or rejected
  *                                            (logged with its reason),
  *                                            B becomes the tip
- *   revert(B)  B unknown / not the tip    -> REFUSED (logged), nothing changed
+ *   revert(B)  B reverted earlier         -> DUPLICATE (re-delivery), nothing written
+ *              B unknown / not the tip    -> REFUSED (logged), nothing changed
  *              B beyond the finality depth-> REFUSED: a re-sync is needed
  *              B is the tip               -> effects undone newest first,
  *                                            the parent becomes the tip
@@ -61,6 +62,7 @@ typedef enum {
 } kd_msg_status;
 
 typedef struct {
+    uint8_t tx_id[KD_HASH_LEN];  /* zero when the tx carried no valid id */
     uint32_t episode_id;
     int applied;
     kd_err err;                  /* why it was rejected (KD_OK when applied) */
@@ -125,6 +127,8 @@ typedef struct {
     uint32_t txs_applied, txs_rejected;
     const kd_episode_event *events; /* in application (or rollback) order */
     size_t event_count;
+    const kd_tx_result *txs;     /* accepts: every tx's outcome, in block order */
+    size_t tx_count;
 } kd_commit;
 
 /* Called on the writer thread after each durable commit (not for

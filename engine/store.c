@@ -71,9 +71,9 @@ static kd_err take_lock(kd_store *store, char *why, size_t why_len)
 
 static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
 {
-    static const char *const names[] = {"log", "blocks", "heights", "episodes", "undo", "meta"};
-    MDB_dbi *dbis[] = {&store->log,      &store->blocks, &store->heights,
-                       &store->episodes, &store->undo,   &store->meta};
+    static const char *const names[] = {"log", "blocks", "heights", "episodes", "undo", "reverted", "meta"};
+    MDB_dbi *dbis[] = {&store->log,  &store->blocks,   &store->heights, &store->episodes,
+                       &store->undo, &store->reverted, &store->meta};
     MDB_txn *txn = NULL;
     unsigned flags = store->read_only ? 0 : MDB_CREATE;
     int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &txn);
@@ -136,7 +136,7 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
     if (opts->durability == KD_DURABILITY_RELAXED)
         flags |= MDB_NOMETASYNC;
     if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) ||
-        (rc = mdb_env_set_maxdbs(store->env, 8)) || (rc = mdb_env_set_maxreaders(store->env, 256)) ||
+        (rc = mdb_env_set_maxdbs(store->env, 10)) || (rc = mdb_env_set_maxreaders(store->env, 256)) ||
         (rc = mdb_env_open(store->env, store->dir, flags, 0600))) {
         snprintf(why, why_len, "cannot open LMDB environment in %s: %s", store->dir, mdb_strerror(rc));
         err = kd_store_err(rc, "mdb_env_open");

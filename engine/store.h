@@ -8,6 +8,8 @@
  *   heights   u64 BE height         -> block hash of the applied block at that height (unpruned window)
  *   episodes  u32 BE id             -> EpisodeRecord: type, participants, state, undo depth
  *   undo      u32 BE id + u64 BE d  -> the type's encoded undo record of the d-th command
+ *   reverted  block hash (32)       -> u64 BE log seq of the revert (until re-applied),
+ *                                      so a revert re-sent after a crash is a duplicate
  *   meta      name                  -> schema, finality, tip, height, digest, next_seq
  *
  * A writable store holds an exclusive lock file (DIR/lock) naming the owner
@@ -34,7 +36,7 @@ typedef enum {
 
 typedef struct {
     MDB_env *env;
-    MDB_dbi log, blocks, heights, episodes, undo, meta;
+    MDB_dbi log, blocks, heights, episodes, undo, reverted, meta;
     int lock_fd;    /* -1 for read-only stores */
     int read_only;
     size_t map_size;

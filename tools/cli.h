@@ -43,6 +43,9 @@ int kd_cli_common_option(kd_cli *cli, int opt, const char *arg);
     {"data", required_argument, NULL, KD_CLI_OPT_DATA},                                \
     {"keys", required_argument, NULL, KD_CLI_OPT_KEYS}
 
+/* Parses "sync" | "relaxed"; returns 0 or -1. */
+int kd_cli_parse_durability(const char *text, kd_durability *out);
+
 /* Subcommands: each gets argv with argv[0] = the subcommand name. */
 int kd_cmd_keygen(kd_cli *cli, int argc, char **argv);
 int kd_cmd_feed(kd_cli *cli, int argc, char **argv);
@@ -50,5 +53,6 @@ int kd_cmd_show(kd_cli *cli, int argc, char **argv);
 int kd_cmd_strategy(kd_cli *cli, int argc, char **argv);
 int kd_cmd_log(kd_cli *cli, int argc, char **argv);
 int kd_cmd_list(kd_cli *cli, int argc, char **argv);
+int kd_cmd_engine(kd_cli *cli, int argc, char **argv);
 
 #endif

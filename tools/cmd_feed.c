@@ -8,12 +8,68 @@
 
 #include "tools/cli.h"
 #include "tools/feeder.h"
+#include "tools/ingest_client.h"
 #include "tools/report.h"
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--quiet] FILE|-\n");
+    fprintf(stderr, "usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--quiet]\n"
+                    "                  [--connect URL [--timeout MS]] FILE|-\n");
     return KD_EXIT_USAGE;
+}
+
+/* Sends each op to a daemon over NNG; counters come from the replies. */
+static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, uint32_t timeout_ms, int quiet)
+{
+    (void)cli;
+    kd_ingest_client *client = NULL;
+    kd_feeder *feeder = NULL;
+    kd_buf msg;
+    kd_buf_init(&msg);
+    char why[512];
+    int rc = KD_EXIT_OK;
+    kd_err err = kd_ingest_client_open(url, timeout_ms, &client, why, sizeof why);
+    if (err || (err = kd_feeder_alloc(NULL, NULL, &feeder))) {
+        fprintf(stderr, "kdapp feed: %s\n", err == KD_ERR_NOMEM ? "out of memory" : why);
+        rc = err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        goto done;
+    }
+    kd_ingest_reply reply = {0};
+    for (size_t i = 0; i < script->count; i++) {
+        const kd_script_op *op = &script->ops[i];
+        msg.len = 0;
+        if ((err = kd_feeder_encode(feeder, op, &msg)) ||
+            (err = kd_ingest_client_send(client, &msg, 1, &reply))) {
+            fprintf(stderr, "kdapp feed: line %u: %s (%s)\n", op->line, kd_err_str(err), url);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        if (reply.err || reply.count != 1) {
+            fprintf(stderr, "kdapp feed: line %u: the engine answered %s: %s\n", op->line,
+                    kd_err_code(reply.err), reply.detail);
+            kd_ingest_reply_fini(&reply);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        if (!quiet)
+            kd_report_result(stdout, op->line, &reply.results[0], &reply.tip);
+        err = kd_feeder_observe(feeder, op, &reply.results[0]);
+        if (i + 1 == script->count) {
+            char d[2 * KD_HASH_LEN + 1];
+            kd_hex_encode(reply.tip.digest, KD_HASH_LEN, d);
+            printf("tip height %llu digest %s\n", (unsigned long long)reply.tip.height, d);
+        }
+        kd_ingest_reply_fini(&reply);
+        if (err) {
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+    }
+done:
+    kd_buf_fini(&msg);
+    kd_feeder_free(feeder);
+    kd_ingest_client_close(client);
+    return rc;
 }
 
 int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
@@ -21,9 +77,12 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
                                              {"finality", required_argument, NULL, 'f'},
                                              {"quiet", no_argument, NULL, 'q'},
+                                             {"connect", required_argument, NULL, 'c'},
+                                             {"timeout", required_argument, NULL, 't'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0}};
-    uint64_t finality = 0;
+    uint64_t finality = 0, timeout_ms = 0;
+    const char *connect = NULL;
     int quiet = 0, opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -38,6 +97,16 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
         if (opt == 'q') {
             quiet = 1;
             continue;
+        }
+        if (opt == 'c') {
+            connect = optarg;
+            continue;
+        }
+        if (opt == 't') {
+            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &timeout_ms) == 0)
+                continue;
+            fprintf(stderr, "kdapp feed: --timeout '%s' is not valid: use milliseconds, 1 or more\n", optarg);
+            return KD_EXIT_USAGE;
         }
         usage();
         return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
@@ -56,6 +125,11 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp feed: %s: %s\n", path, why);
         kd_script_fini(&script);
         return KD_EXIT_USAGE;
+    }
+    if (connect) {
+        int rc = feed_remote(cli, &script, connect, (uint32_t)timeout_ms, quiet);
+        kd_script_fini(&script);
+        return rc;
     }
     kd_engine *engine = NULL;
     kd_feeder *feeder = NULL;

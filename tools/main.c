@@ -19,6 +19,7 @@ static const command commands[] = {
     {"strategy", kd_cmd_strategy, "print an episode's strategy context JSON"},
     {"list", kd_cmd_list, "list episodes with type, status and move count"},
     {"log", kd_cmd_log, "print the append-only log, one entry a line"},
+    {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,250 @@
+/* ingest.c — IngestRequest/IngestReply: the one wire boundary for ingest. */
+#include "engine/ingest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/logger.h"
+#include "kdapp.pb-c.h"
+
+static void fill_tx_result(Kdapp__TxResult *out, const kd_tx_result *r)
+{
+    Kdapp__TxResult init = KDAPP__TX_RESULT__INIT;
+    *out = init;
+    out->tx_id.data = (uint8_t *)r->tx_id;
+    out->tx_id.len = KD_HASH_LEN;
+    out->episode_id = r->episode_id;
+    out->applied = r->applied;
+    out->error_code = (char *)(r->applied ? "" : kd_err_code(r->err));
+    out->error = (char *)(r->applied ? "" : r->detail);
+}
+
+static const Kdapp__MsgStatus status_wire[] = {
+    [KD_MSG_APPLIED] = KDAPP__MSG_STATUS__MSG_APPLIED,
+    [KD_MSG_DUPLICATE] = KDAPP__MSG_STATUS__MSG_DUPLICATE,
+    [KD_MSG_REFUSED] = KDAPP__MSG_STATUS__MSG_REFUSED,
+};
+
+/* Packs the reply for `results` (the first `count` filled). */
+static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t count, kd_err req_err,
+                         const char *req_detail, kd_buf *out)
+{
+    Kdapp__IngestReply reply = KDAPP__INGEST_REPLY__INIT;
+    Kdapp__MsgResult *msgs = calloc(count ? count : 1, sizeof *msgs);
+    Kdapp__MsgResult **msg_ptrs = calloc(count ? count : 1, sizeof *msg_ptrs);
+    size_t n_txs = 0;
+    for (size_t i = 0; i < count; i++)
+        n_txs += results[i].tx_count;
+    Kdapp__TxResult *txs = calloc(n_txs ? n_txs : 1, sizeof *txs);
+    Kdapp__TxResult **tx_ptrs = calloc(n_txs ? n_txs : 1, sizeof *tx_ptrs);
+    kd_err err = KD_ERR_NOMEM;
+    kd_tip tip;
+    if (!msgs || !msg_ptrs || !txs || !tx_ptrs)
+        goto done;
+    size_t t = 0;
+    for (size_t i = 0; i < count; i++) {
+        const kd_msg_result *r = &results[i];
+        Kdapp__MsgResult init = KDAPP__MSG_RESULT__INIT;
+        msgs[i] = init;
+        msgs[i].status = status_wire[r->status];
+        msgs[i].block_hash.data = (uint8_t *)r->block_hash;
+        msgs[i].block_hash.len = KD_HASH_LEN;
+        msgs[i].error_code = (char *)(r->status == KD_MSG_REFUSED ? kd_err_code(r->err) : "");
+        msgs[i].error = (char *)(r->status == KD_MSG_REFUSED ? r->detail : "");
+        msgs[i].log_seq = r->log_seq;
+        msgs[i].txs = &tx_ptrs[t];
+        msgs[i].n_txs = r->tx_count;
+        for (size_t j = 0; j < r->tx_count; j++, t++) {
+            fill_tx_result(&txs[t], &r->txs[j]);
+            tx_ptrs[t] = &txs[t];
+        }
+        msg_ptrs[i] = &msgs[i];
+    }
+    reply.n_results = count;
+    reply.results = msg_ptrs;
+    if ((err = kd_engine_tip(engine, &tip)))
+        goto done;
+    if (tip.has_tip) {
+        reply.tip_hash.data = tip.hash;
+        reply.tip_hash.len = KD_HASH_LEN;
+    }
+    reply.tip_height = tip.height;
+    reply.digest.data = tip.digest;
+    reply.digest.len = KD_HASH_LEN;
+    reply.error_code = (char *)(req_err ? kd_err_code(req_err) : "");
+    reply.error = (char *)(req_err ? req_detail : "");
+    size_t n = kdapp__ingest_reply__get_packed_size(&reply);
+    if ((err = kd_buf_reserve(out, n)))
+        goto done;
+    kdapp__ingest_reply__pack(&reply, out->data + out->len);
+    out->len += n;
+done:
+    free(msgs);
+    free(msg_ptrs);
+    free(txs);
+    free(tx_ptrs);
+    return err;
+}
+
+kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply)
+{
+    char detail[KD_DETAIL_MAX];
+    if (len > KD_INGEST_MAX_BYTES) {
+        snprintf(detail, sizeof detail, "request of %zu bytes exceeds the limit of %zu bytes", len,
+                 KD_INGEST_MAX_BYTES);
+        return pack_reply(engine, NULL, 0, KD_ERR_TOO_LARGE, detail, reply);
+    }
+    Kdapp__IngestRequest *req = kdapp__ingest_request__unpack(NULL, len, frame);
+    if (!req) {
+        snprintf(detail, sizeof detail, "frame of %zu bytes is not a kdapp.IngestRequest", len);
+        return pack_reply(engine, NULL, 0, KD_ERR_DECODE, detail, reply);
+    }
+    kd_err err = KD_OK, failed = KD_OK;
+    kd_msg_result *results = NULL;
+    kd_buf msg;
+    kd_buf_init(&msg);
+    size_t done_count = 0;
+    if (req->n_msgs == 0 || req->n_msgs > KD_INGEST_MAX_MSGS) {
+        snprintf(detail, sizeof detail, "a request carries 1 to %d chain events, this one %zu",
+                 KD_INGEST_MAX_MSGS, req->n_msgs);
+        err = pack_reply(engine, NULL, 0, req->n_msgs ? KD_ERR_TOO_LARGE : KD_ERR_INVALID_ARG, detail, reply);
+        goto done;
+    }
+    results = calloc(req->n_msgs, sizeof *results);
+    if (!results) {
+        err = KD_ERR_NOMEM;
+        goto done;
+    }
+    detail[0] = '\0';
+    for (size_t i = 0; i < req->n_msgs; i++) {
+        /* The event as received, re-encoded canonically. */
+        msg.len = 0;
+        size_t n = kdapp__engine_msg__get_packed_size(req->msgs[i]);
+        if ((failed = kd_buf_reserve(&msg, n)))
+            break;
+        kdapp__engine_msg__pack(req->msgs[i], msg.data);
+        msg.len = n;
+        failed = kd_engine_ingest(engine, msg.data, msg.len, &results[i]);
+        if (failed == KD_ERR_DECODE) {
+            /* An event the engine cannot read is refused on its own. */
+            results[i].status = KD_MSG_REFUSED;
+            results[i].err = KD_ERR_DECODE;
+            failed = KD_OK;
+        }
+        done_count = i + 1;
+        if (failed) {
+            snprintf(detail, sizeof detail, "chain event %zu could not be stored: %.100s; later events were not applied",
+                     i, results[i].detail);
+            done_count = i; /* its result is not a verdict */
+            KD_LOG_E("ingest", "%s", detail);
+            break;
+        }
+    }
+    err = pack_reply(engine, results, done_count, failed, detail, reply);
+    if (!err)
+        err = failed;
+done:
+    if (results)
+        for (size_t i = 0; i < req->n_msgs; i++)
+            kd_msg_result_fini(&results[i]);
+    free(results);
+    kd_buf_fini(&msg);
+    kdapp__ingest_request__free_unpacked(req, NULL);
+    return err;
+}
+
+kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out)
+{
+    Kdapp__EngineMsg **ptrs = calloc(count ? count : 1, sizeof *ptrs);
+    kd_err err = KD_ERR_NOMEM;
+    if (!ptrs)
+        return err;
+    size_t unpacked = 0;
+    Kdapp__IngestRequest req = KDAPP__INGEST_REQUEST__INIT;
+    for (; unpacked < count; unpacked++) {
+        ptrs[unpacked] = kdapp__engine_msg__unpack(NULL, msgs[unpacked].len, msgs[unpacked].data);
+        if (!ptrs[unpacked]) {
+            err = KD_ERR_INVALID_ARG;
+            goto done;
+        }
+    }
+    req.n_msgs = count;
+    req.msgs = ptrs;
+    size_t n = kdapp__ingest_request__get_packed_size(&req);
+    if ((err = kd_buf_reserve(out, n)))
+        goto done;
+    kdapp__ingest_request__pack(&req, out->data + out->len);
+    out->len += n;
+done:
+    for (size_t i = 0; i < unpacked; i++)
+        kdapp__engine_msg__free_unpacked(ptrs[i], NULL);
+    free(ptrs);
+    return err;
+}
+
+void kd_ingest_reply_fini(kd_ingest_reply *reply)
+{
+    if (!reply)
+        return;
+    for (size_t i = 0; i < reply->count; i++)
+        kd_msg_result_fini(&reply->results[i]);
+    free(reply->results);
+    memset(reply, 0, sizeof *reply);
+}
+
+static void copy_hash(uint8_t *dst, const ProtobufCBinaryData *src)
+{
+    if (src->len == KD_HASH_LEN)
+        memcpy(dst, src->data, KD_HASH_LEN);
+}
+
+kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    Kdapp__IngestReply *rep = kdapp__ingest_reply__unpack(NULL, len, frame);
+    if (!rep)
+        return KD_ERR_DECODE;
+    kd_err err = KD_ERR_NOMEM;
+    out->results = calloc(rep->n_results ? rep->n_results : 1, sizeof *out->results);
+    if (!out->results)
+        goto done;
+    for (size_t i = 0; i < rep->n_results; i++) {
+        const Kdapp__MsgResult *m = rep->results[i];
+        kd_msg_result *r = &out->results[i];
+        out->count = i + 1;
+        r->status = m->status == KDAPP__MSG_STATUS__MSG_APPLIED     ? KD_MSG_APPLIED
+                    : m->status == KDAPP__MSG_STATUS__MSG_DUPLICATE ? KD_MSG_DUPLICATE
+                                                                    : KD_MSG_REFUSED;
+        copy_hash(r->block_hash, &m->block_hash);
+        r->err = m->error_code && *m->error_code ? kd_err_from_code(m->error_code) : KD_OK;
+        snprintf(r->detail, sizeof r->detail, "%s", m->error ? m->error : "");
+        r->log_seq = m->log_seq;
+        if (m->n_txs) {
+            r->txs = calloc(m->n_txs, sizeof *r->txs);
+            if (!r->txs)
+                goto done;
+            r->tx_count = m->n_txs;
+        }
+        for (size_t j = 0; j < m->n_txs; j++) {
+            const Kdapp__TxResult *t = m->txs[j];
+            copy_hash(r->txs[j].tx_id, &t->tx_id);
+            r->txs[j].episode_id = t->episode_id;
+            r->txs[j].applied = t->applied;
+            r->txs[j].err = t->applied ? KD_OK : kd_err_from_code(t->error_code ? t->error_code : "");
+            snprintf(r->txs[j].detail, sizeof r->txs[j].detail, "%s", t->error ? t->error : "");
+        }
+    }
+    out->tip.has_tip = rep->tip_hash.len == KD_HASH_LEN;
+    copy_hash(out->tip.hash, &rep->tip_hash);
+    out->tip.height = rep->tip_height;
+    copy_hash(out->tip.digest, &rep->digest);
+    out->err = rep->error_code && *rep->error_code ? kd_err_from_code(rep->error_code) : KD_OK;
+    snprintf(out->detail, sizeof out->detail, "%s", rep->error ? rep->error : "");
+    err = KD_OK;
+done:
+    kdapp__ingest_reply__free_unpacked(rep, NULL);
+    if (err)
+        kd_ingest_reply_fini(out);
+    return err;
+}

@@ -1,0 +1,43 @@
+/*
+ * ingest.h — the ingest protocol (IngestRequest -> IngestReply), apart from
+ * any transport: the server half turns one request frame into one reply
+ * frame through the engine; the client half builds requests and reads
+ * replies. engine/ingest_server.c carries it over NNG.
+ *
+ * Limits (documented in the README): a request frame is at most
+ * KD_INGEST_MAX_BYTES and carries at most KD_INGEST_MAX_MSGS chain events;
+ * a larger one is answered with error_code "too_large" and nothing applied.
+ */
+#ifndef KD_ENGINE_INGEST_H
+#define KD_ENGINE_INGEST_H
+
+#include "engine/engine.h"
+
+#define KD_INGEST_MAX_BYTES ((size_t)16 << 20)
+#define KD_INGEST_MAX_MSGS 4096
+
+/* Server: applies every EngineMsg of the request `frame` in order and
+ * writes the encoded IngestReply into `reply` (appended). A frame that is
+ * not a usable request gets a reply with error_code/error and nothing is
+ * applied. Returns an error only when the reply itself cannot be built or
+ * storage failed (then the reply says so too and carries the results of
+ * the messages applied before the failure). Writer thread only. */
+kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply) KD_WARN_UNUSED;
+
+/* Client: an IngestRequest frame from encoded EngineMsgs. */
+kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_WARN_UNUSED;
+
+/* A decoded IngestReply. */
+typedef struct {
+    kd_msg_result *results; /* owned, count entries */
+    size_t count;
+    kd_tip tip;             /* has_tip, hash, height, digest */
+    kd_err err;             /* request-level error (KD_OK when none) */
+    char detail[KD_DETAIL_MAX];
+} kd_ingest_reply;
+
+void kd_ingest_reply_fini(kd_ingest_reply *reply);
+/* Errors: KD_ERR_DECODE when `frame` is not an IngestReply. */
+kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply *out) KD_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,103 @@
+/* ingest_server.c — the REP socket loop in front of kd_ingest_handle. */
+#include "engine/ingest_server.h"
+
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/rep.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine/ingest.h"
+#include "engine/logger.h"
+#include "engine/netutil.h"
+
+/* How often the loop looks at the stop flag while idle. */
+#define POLL_MS 100
+
+struct kd_ingest_server {
+    kd_engine *engine;
+    nng_socket sock;
+    pthread_t thread;
+    atomic_int stop;
+    atomic_uint_fast64_t requests;
+};
+
+static void *serve(void *arg)
+{
+    kd_ingest_server *s = arg;
+    kd_buf reply;
+    kd_buf_init(&reply);
+    while (!atomic_load(&s->stop)) {
+        nng_msg *msg = NULL;
+        int rv = nng_recvmsg(s->sock, &msg, 0);
+        if (rv == NNG_ETIMEDOUT)
+            continue;
+        if (rv) {
+            if (rv != NNG_ECLOSED)
+                KD_LOG_E("ingest", "receive failed: %s", nng_strerror(rv));
+            break;
+        }
+        reply.len = 0;
+        kd_err err = kd_ingest_handle(s->engine, nng_msg_body(msg), nng_msg_len(msg), &reply);
+        if (err)
+            KD_LOG_E("ingest", "request failed: %s", kd_err_str(err));
+        atomic_fetch_add(&s->requests, 1);
+        if (reply.len == 0) { /* not even an error reply could be built: let the client retry */
+            nng_msg_free(msg);
+            continue;
+        }
+        nng_msg_clear(msg);
+        if ((rv = nng_msg_append(msg, reply.data, reply.len)) || (rv = nng_sendmsg(s->sock, msg, 0))) {
+            KD_LOG_W("ingest", "cannot send reply: %s", nng_strerror(rv));
+            nng_msg_free(msg);
+        }
+    }
+    kd_buf_fini(&reply);
+    return NULL;
+}
+
+kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_server **out, char *why,
+                              size_t why_len)
+{
+    kd_ingest_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return KD_ERR_NOMEM;
+    s->engine = engine;
+    kd_err err;
+    int rv = nng_rep0_open(&s->sock);
+    if (rv) {
+        snprintf(why, why_len, "cannot open the ingest socket: %s", nng_strerror(rv));
+        free(s);
+        return kd_nng_err(rv, "rep0_open");
+    }
+    /* Frames over our documented limit get an error reply; NNG drops only
+     * what is far beyond it (the connection is then closed). */
+    nng_socket_set_size(s->sock, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES + ((size_t)1 << 20));
+    nng_socket_set_ms(s->sock, NNG_OPT_RECVTIMEO, POLL_MS);
+    if ((err = kd_nng_listen_all(s->sock, urls, why, why_len)))
+        goto fail;
+    if (pthread_create(&s->thread, NULL, serve, s) != 0) {
+        snprintf(why, why_len, "cannot start the ingest thread");
+        err = KD_ERR_NOMEM;
+        goto fail;
+    }
+    *out = s;
+    return KD_OK;
+fail:
+    nng_close(s->sock);
+    free(s);
+    return err;
+}
+
+void kd_ingest_server_stop(kd_ingest_server *s)
+{
+    if (!s)
+        return;
+    atomic_store(&s->stop, 1);
+    pthread_join(s->thread, NULL);
+    nng_close(s->sock);
+    free(s);
+}
+
+uint64_t kd_ingest_server_requests(const kd_ingest_server *s) { return atomic_load(&s->requests); }

@@ -1,0 +1,25 @@
+/*
+ * ingest_client.h — a listener's side of ingest: an NNG REQ socket dialed
+ * to the engine. NNG re-sends an unanswered request (every resend_ms) and
+ * re-dials a restarted engine by itself; re-sent blocks are applied once
+ * (idempotent by hash), so "send until acknowledged" is safe.
+ */
+#ifndef KD_TOOLS_INGEST_CLIENT_H
+#define KD_TOOLS_INGEST_CLIENT_H
+
+#include "engine/ingest.h"
+
+typedef struct kd_ingest_client kd_ingest_client;
+
+/* Dials `url` (the engine need not be up yet). timeout_ms: how long one
+ * request may wait for its reply (0 = forever). */
+kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_client **out, char *why,
+                             size_t why_len) KD_WARN_UNUSED;
+void kd_ingest_client_close(kd_ingest_client *client);
+
+/* Sends `count` encoded EngineMsgs as one IngestRequest and waits for the
+ * reply. Errors: KD_ERR_TIMEOUT, KD_ERR_NET, KD_ERR_DECODE (bad reply). */
+kd_err kd_ingest_client_send(kd_ingest_client *client, const kd_buf *msgs, size_t count,
+                             kd_ingest_reply *reply) KD_WARN_UNUSED;
+
+#endif
