@@ -384,3 +384,60 @@ done:
     kd_sha256_fini(&sha);
     return err;
 }
+
+kd_err kd_engine_canonical_seqs(kd_engine *engine, uint64_t **seqs, size_t *count)
+{
+    *seqs = NULL;
+    *count = 0;
+    MDB_txn *txn;
+    kd_err err = read_begin(engine, &txn);
+    if (err)
+        return err;
+    kd_tip tip;
+    uint8_t hash[KD_HASH_LEN];
+    uint64_t *out = NULL;
+    size_t n = 0;
+    if ((err = kd_engine_meta_tip(engine, txn, &tip, NULL)) || !tip.has_tip)
+        goto done;
+    out = malloc((tip.height ? tip.height : 1) * sizeof *out);
+    if (!out) {
+        err = KD_ERR_NOMEM;
+        goto done;
+    }
+    memcpy(hash, tip.hash, KD_HASH_LEN);
+    for (;;) {
+        MDB_val k = kd_val(hash, KD_HASH_LEN), v;
+        if ((err = kd_store_err(mdb_get(txn, engine->store.blocks, &k, &v), "read block")))
+            break;
+        Kdapp__Store__BlockRecord *rec = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
+        if (!rec || n == tip.height) {
+            if (rec)
+                kdapp__store__block_record__free_unpacked(rec, NULL);
+            err = KD_ERR_STORE;
+            break;
+        }
+        out[n++] = rec->log_seq;
+        int more = rec->parent.len == KD_HASH_LEN;
+        if (more)
+            memcpy(hash, rec->parent.data, KD_HASH_LEN);
+        kdapp__store__block_record__free_unpacked(rec, NULL);
+        if (!more)
+            break;
+    }
+    if (err == KD_ERR_NOT_FOUND)
+        err = KD_ERR_STORE; /* a parent link to nowhere */
+done:
+    read_end(engine, txn);
+    if (err) {
+        free(out);
+        return err;
+    }
+    for (size_t i = 0; i < n / 2; i++) { /* genesis first */
+        uint64_t t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    *seqs = out;
+    *count = n;
+    return KD_OK;
+}

@@ -175,6 +175,11 @@ kd_err kd_engine_episode_ids(kd_engine *engine, uint32_t after, uint32_t *ids, s
  * Errors: KD_ERR_NOT_FOUND. */
 kd_err kd_engine_log_get(kd_engine *engine, uint64_t seq, kd_buf *out) KD_WARN_UNUSED;
 
+/* The log positions of the blocks still applied, genesis first (the
+ * canonical chain), following parent links from the tip. `*seqs` is
+ * malloc'ed (free it); *count may be 0. */
+kd_err kd_engine_canonical_seqs(kd_engine *engine, uint64_t **seqs, size_t *count) KD_WARN_UNUSED;
+
 /* Encoded state of every episode hashed in id order plus the tip digest:
  * two stores agree exactly when their fingerprints agree. */
 kd_err kd_engine_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED;

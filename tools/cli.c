@@ -37,11 +37,11 @@ int kd_cli_init(kd_cli *cli)
     return KD_EXIT_OK;
 }
 
-int kd_cli_open_engine(kd_cli *cli, int read_only, uint64_t finality, kd_engine **out)
+int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out)
 {
     char why[512];
     kd_engine_options opts = {
-        .data_dir = cli->data_dir,
+        .data_dir = dir ? dir : cli->data_dir,
         .registry = &cli->registry,
         .finality_depth = finality,
         .read_only = read_only,

@@ -28,9 +28,9 @@ typedef struct {
  * KD_EXIT_USAGE when a value is malformed. */
 int kd_cli_init(kd_cli *cli);
 
-/* Opens an engine on cli->data_dir; prints the reason and returns non-zero
- * on failure. */
-int kd_cli_open_engine(kd_cli *cli, int read_only, uint64_t finality, kd_engine **out);
+/* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which
+ * must outlive it; prints the reason and returns non-zero on failure. */
+int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out);
 
 /* Parses a decimal in [min, max]; returns 0 or -1. */
 int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
@@ -54,5 +54,7 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv);
 int kd_cmd_log(kd_cli *cli, int argc, char **argv);
 int kd_cmd_list(kd_cli *cli, int argc, char **argv);
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv);
+int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
+int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
 
 #endif

@@ -135,7 +135,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     kd_feeder *feeder = NULL;
     kd_buf msg;
     kd_buf_init(&msg);
-    int rc = kd_cli_open_engine(cli, 0, finality, &engine);
+    int rc = kd_cli_open_engine(cli, NULL, 0, finality, &engine);
     if (rc)
         goto done;
     if ((err = kd_feeder_alloc(kd_feeder_seed_from_engine, engine, &feeder))) {

@@ -91,7 +91,7 @@ int kd_cmd_show(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, 1, 0, &engine)))
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
     kd_episode_view view;
     if ((rc = load_view(engine, id, &view, "show")))
@@ -124,7 +124,7 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, 1, 0, &engine)))
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
     kd_episode_view view;
     if ((rc = load_view(engine, id, &view, "strategy")) == KD_EXIT_OK) {
@@ -146,7 +146,7 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, 1, 0, &engine)))
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
     uint32_t ids[256], after = 0;
     size_t n;
@@ -254,7 +254,7 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, 1, 0, &engine)))
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
     kd_tip tip;
     if (kd_engine_tip(engine, &tip) != KD_OK) {
