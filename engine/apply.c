@@ -265,7 +265,8 @@ static int cmp_ws_id(const void *a, const void *b)
 static kd_err ws_flush(apply_ctx *c, kd_sha256_ctx *digest, const uint8_t *block, uint64_t seq)
 {
     kd_err err = KD_OK;
-    qsort(c->eps, c->n_eps, sizeof *c->eps, cmp_ws_id);
+    if (c->n_eps > 1) /* (qsort's array may not be NULL, even when empty) */
+        qsort(c->eps, c->n_eps, sizeof *c->eps, cmp_ws_id);
     for (size_t i = 0; i < c->n_eps; i++) {
         ws_episode *ep = &c->eps[i];
         if (!ep->dirty)

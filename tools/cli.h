@@ -56,5 +56,6 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv);
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv);
 int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
 int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
+int kd_cmd_sim(kd_cli *cli, int argc, char **argv);
 
 #endif

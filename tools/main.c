@@ -21,6 +21,7 @@ static const command commands[] = {
     {"log", kd_cmd_log, "print the append-only log, one entry a line"},
     {"replay", kd_cmd_replay, "rebuild a store from a data directory's log (--into NEWDIR)"},
     {"verify", kd_cmd_verify, "check that replaying the log reproduces the live store exactly"},
+    {"sim", kd_cmd_sim, "seeded reorg simulator checked against an oracle after every step"},
     {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},
 };
 

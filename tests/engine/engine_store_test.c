@@ -1,0 +1,218 @@
+/*
+ * engine_store_test.c — what the data directory guarantees: undo records
+ * are pruned beyond the finality depth and a revert past it is refused
+ * without changing anything; a store written by another schema version or
+ * with another finality depth is refused at open with a sentence naming
+ * the difference; one writer per directory (the lock), readers beside it.
+ * Raw LMDB is used to look at what the API does not show (undo entries)
+ * and to forge a foreign schema version.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/support.h"
+
+static et_env env, other;
+
+static void teardown(void)
+{
+    et_env_fini(&other);
+    et_env_fini(&env);
+}
+
+TestSuite(engine_store, .fini = teardown, .timeout = 30);
+
+static void block_name(char *out, size_t len, const char *prefix, int i)
+{
+    snprintf(out, len, "%s%d", prefix, i);
+}
+
+Test(engine_store, revert_beyond_finality_is_refused_and_undo_is_pruned)
+{
+    et_env_open(&env, 0, 3);
+    et_txs t;
+    et_txs_init(&t);
+    /* Block i creates episode i and plays one move in it: one undo record
+     * per block. */
+    for (int i = 1; i <= 10; i++) {
+        char name[16];
+        block_name(name, sizeof name, "f", i);
+        et_txs_clear(&t);
+        et_add_create(&t, (uint32_t)i, "alice", "bob", -1);
+        et_add_move(&t, (uint32_t)i, 1, 1, 0, "alice", 0);
+        et_accept_ok(env.engine, name, &t);
+    }
+    kd_tip tip;
+    et_tip(env.engine, &tip);
+    cr_assert_eq(tip.height, 10);
+    cr_expect_eq(tip.finality_depth, 3);
+
+    et_env_close(&env);
+    cr_expect_eq(et_raw_count(env.dir, "undo"), 3, "only the last 3 blocks keep undo records");
+    et_env_reopen(&env);
+
+    et_revert_ok(env.engine, "f10");
+    et_revert_ok(env.engine, "f9");
+    et_revert_ok(env.engine, "f8");
+    kd_tip before;
+    uint8_t fp_before[KD_HASH_LEN];
+    et_tip(env.engine, &before);
+    et_fingerprint(env.engine, fp_before);
+    cr_expect_eq(before.height, 7);
+    cr_expect_eq(et_episode_count(env.engine), 7);
+
+    kd_msg_result res;
+    et_revert(env.engine, "f7", &res);
+    cr_expect_eq(res.status, KD_MSG_REFUSED);
+    ET_EXPECT_ERR(res.err, KD_ERR_BEYOND_FINALITY);
+    cr_expect_not_null(strstr(res.detail, "re-sync"), "the refusal says a re-sync is needed: %s", res.detail);
+    kd_msg_result_fini(&res);
+    kd_tip after;
+    uint8_t fp_after[KD_HASH_LEN];
+    et_tip(env.engine, &after);
+    et_fingerprint(env.engine, fp_after);
+    cr_expect_eq(after.height, 7);
+    et_expect_hash_eq(after.hash, before.hash, "tip unchanged");
+    et_expect_hash_eq(after.digest, before.digest, "digest unchanged");
+    et_expect_hash_eq(fp_after, fp_before, "episodes unchanged");
+    kd_ttt_state s;
+    uint64_t counter;
+    ET_ASSERT_OK(et_ttt_read(env.engine, 7, &s, &counter));
+    cr_expect_eq(counter, 1);
+
+    /* A final block is still recognised as applied. */
+    et_txs_clear(&t);
+    et_add_create(&t, 1, "alice", "bob", -1);
+    et_add_move(&t, 1, 1, 1, 0, "alice", 0);
+    et_accept(env.engine, "f1", &t, &res);
+    cr_expect_eq(res.status, KD_MSG_DUPLICATE);
+    kd_msg_result_fini(&res);
+
+    /* The chain goes on from the final tip, and pruning follows it. */
+    for (int i = 8; i <= 12; i++) {
+        char name[16];
+        block_name(name, sizeof name, "g", i);
+        et_txs_clear(&t);
+        et_add_create(&t, (uint32_t)(100 + i), "alice", "bob", -1);
+        et_add_move(&t, (uint32_t)(100 + i), 0, 0, 0, "alice", 0);
+        et_accept_ok(env.engine, name, &t);
+    }
+    et_env_close(&env);
+    cr_expect_eq(et_raw_count(env.dir, "undo"), 3);
+    et_env_reopen(&env);
+    et_revert_ok(env.engine, "g12");
+    et_revert_ok(env.engine, "g11");
+    et_revert_ok(env.engine, "g10");
+    et_revert(env.engine, "g9", &res);
+    ET_EXPECT_ERR(res.err, KD_ERR_BEYOND_FINALITY);
+    kd_msg_result_fini(&res);
+    et_txs_fini(&t);
+}
+
+Test(engine_store, a_foreign_schema_version_is_refused_at_open)
+{
+    et_env_open(&env, 0, 0);
+    et_txs t;
+    et_txs_init(&t);
+    et_add_create(&t, 1, "alice", "bob", -1);
+    et_accept_ok(env.engine, "s1", &t);
+    et_txs_fini(&t);
+    et_env_close(&env);
+    et_raw_put_meta_u64(env.dir, "schema", 99);
+
+    char why[512] = "";
+    kd_err err = et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why);
+    ET_EXPECT_ERR(err, KD_ERR_SCHEMA);
+    cr_expect_null(other.engine);
+    cr_expect_not_null(strstr(why, "99"), "the message names the stored version: %s", why);
+    cr_expect_not_null(strstr(why, env.dir), "the message names the directory: %s", why);
+    et_env_close(&other);
+    /* Read-only opens are refused too. */
+    why[0] = '\0';
+    err = et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why);
+    ET_EXPECT_ERR(err, KD_ERR_SCHEMA);
+    et_env_close(&other);
+}
+
+Test(engine_store, another_finality_depth_is_refused_at_open)
+{
+    et_env_open(&env, 0, 5);
+    et_env_close(&env);
+    char why[512] = "";
+    kd_err err = et_env_attach(&other, env.dir, 0, 7, 0, why, sizeof why);
+    ET_EXPECT_ERR(err, KD_ERR_SETTINGS);
+    cr_expect_not_null(strstr(why, "5"), "the message names the stored depth: %s", why);
+    cr_expect_not_null(strstr(why, "7"), "the message names the requested depth: %s", why);
+    et_env_close(&other);
+
+    /* 0 means "whatever is stored"; the same value is fine too. */
+    err = et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why);
+    ET_ASSERT_OK(err);
+    kd_tip tip;
+    et_tip(other.engine, &tip);
+    cr_expect_eq(tip.finality_depth, 5);
+    et_env_close(&other);
+    ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 5, 0, why, sizeof why), KD_OK);
+    et_env_close(&other);
+}
+
+Test(engine_store, a_second_writer_is_locked_out_and_readers_are_not)
+{
+    et_env_open(&env, 0, 0);
+    et_txs t;
+    et_txs_init(&t);
+    et_add_create(&t, 1, "alice", "bob", 6);
+    et_accept_ok(env.engine, "l1", &t);
+
+    char why[512] = "";
+    kd_err err = et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why);
+    ET_EXPECT_ERR(err, KD_ERR_LOCKED);
+    cr_expect_null(other.engine);
+    cr_expect(why[0] != '\0', "the refusal says who holds it");
+    et_env_close(&other);
+
+    /* A reader opens beside the writer and sees its commits. */
+    err = et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why);
+    cr_assert_eq(err, KD_OK, "read-only open: %s (%s)", kd_err_code(err), why);
+    kd_ttt_state s;
+    ET_ASSERT_OK(et_ttt_read(other.engine, 1, &s, NULL));
+    cr_expect_eq(s.cap, 6);
+    et_txs_clear(&t);
+    et_add_move(&t, 1, 2, 2, 0, "alice", 0);
+    et_accept_ok(env.engine, "l2", &t);
+    ET_ASSERT_OK(et_ttt_read(other.engine, 1, &s, NULL));
+    cr_expect_eq(s.board[2][2], KD_TTT_X, "the reader sees the new commit");
+    uint8_t fw[KD_HASH_LEN], fr[KD_HASH_LEN];
+    et_fingerprint(env.engine, fw);
+    et_fingerprint(other.engine, fr);
+    et_expect_hash_eq(fw, fr, "reader and writer agree");
+
+    /* The reader cannot write. */
+    kd_buf msg;
+    kd_buf_init(&msg);
+    et_accept_msg("l3", &t, &msg);
+    kd_msg_result res;
+    ET_EXPECT_ERR(kd_engine_ingest(other.engine, msg.data, msg.len, &res), KD_ERR_UNSUPPORTED);
+    kd_msg_result_fini(&res);
+    kd_buf_fini(&msg);
+    et_env_close(&other);
+
+    /* Once the writer closes, another writer may open. */
+    et_env_close(&env);
+    err = et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why);
+    ET_EXPECT_ERR(err, KD_OK);
+    et_env_close(&other);
+    et_txs_fini(&t);
+}
+
+Test(engine_store, read_only_open_of_an_empty_directory_is_not_found)
+{
+    char dir[512], why[512] = "";
+    et_tmpdir(dir, sizeof dir);
+    kd_err err = et_env_attach(&other, dir, 0, 0, 1, why, sizeof why);
+    ET_EXPECT_ERR(err, KD_ERR_NOT_FOUND);
+    cr_expect(why[0] != '\0');
+    et_env_close(&other);
+    et_rmtree(dir);
+}

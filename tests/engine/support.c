@@ -1,0 +1,422 @@
+/*
+ * support.c — the shared helpers of the engine tests (see support.h):
+ * temporary directories, test engines, payload and block builders, reads,
+ * raw LMDB access and seeds. Compiled into each engine test executable; it
+ * uses only the public API of kdapp_core plus LMDB for the raw checks.
+ */
+#define _XOPEN_SOURCE 700
+#include "engine/support.h"
+
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ assertions */
+
+void et_expect_hash_eq(const uint8_t *a, const uint8_t *b, const char *what)
+{
+    char ha[2 * KD_HASH_LEN + 1], hb[2 * KD_HASH_LEN + 1];
+    kd_hex_encode(a, KD_HASH_LEN, ha);
+    kd_hex_encode(b, KD_HASH_LEN, hb);
+    cr_expect(memcmp(a, b, KD_HASH_LEN) == 0, "%s: %s != %s", what, ha, hb);
+}
+
+void et_expect_hash_ne(const uint8_t *a, const uint8_t *b, const char *what)
+{
+    char ha[2 * KD_HASH_LEN + 1];
+    kd_hex_encode(a, KD_HASH_LEN, ha);
+    cr_expect(memcmp(a, b, KD_HASH_LEN) != 0, "%s: both are %s", what, ha);
+}
+
+/* ------------------------------------------------------ data directories */
+
+void et_tmpdir(char *out, size_t len)
+{
+    const char *parent = getenv("KD_TEST_TMP");
+    if (!parent || !parent[0])
+        parent = "/tmp";
+    int n = snprintf(out, len, "%s/engine-XXXXXX", parent);
+    cr_assert(n > 0 && (size_t)n < len, "temporary path too long");
+    cr_assert_not_null(mkdtemp(out), "mkdtemp %s failed", out);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void et_rmtree(const char *dir)
+{
+    if (dir && dir[0])
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---------------------------------------------------------------- engines */
+
+kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only,
+                     char *why, size_t why_len)
+{
+    memset(env, 0, sizeof *env);
+    snprintf(env->dir, sizeof env->dir, "%s", dir);
+    env->cfg.default_cap = default_cap;
+    kd_registry_init(&env->reg);
+    ET_ASSERT_OK(kd_registry_add(&env->reg, &kd_tictactoe_ops, &env->cfg));
+    kd_engine_options opts = {
+        .data_dir = env->dir,
+        .registry = &env->reg,
+        .finality_depth = finality,
+        .read_only = read_only,
+        .durability = KD_DURABILITY_SYNC,
+    };
+    return kd_engine_open(&opts, &env->engine, why, why_len);
+}
+
+static void env_open(et_env *env, uint8_t default_cap, uint64_t finality, kd_durability durability)
+{
+    char dir[512], why[256] = "";
+    et_tmpdir(dir, sizeof dir);
+    memset(env, 0, sizeof *env);
+    snprintf(env->dir, sizeof env->dir, "%s", dir);
+    env->own_dir = 1;
+    env->cfg.default_cap = default_cap;
+    kd_registry_init(&env->reg);
+    ET_ASSERT_OK(kd_registry_add(&env->reg, &kd_tictactoe_ops, &env->cfg));
+    kd_engine_options opts = {
+        .data_dir = env->dir,
+        .registry = &env->reg,
+        .finality_depth = finality,
+        .durability = durability,
+        .map_size = (size_t)32 << 20,
+    };
+    kd_err err = kd_engine_open(&opts, &env->engine, why, sizeof why);
+    cr_assert_eq(err, KD_OK, "open %s: %s (%s)", env->dir, kd_err_code(err), why);
+}
+
+void et_env_open(et_env *env, uint8_t default_cap, uint64_t finality)
+{
+    env_open(env, default_cap, finality, KD_DURABILITY_SYNC);
+}
+
+void et_env_open_relaxed(et_env *env, uint8_t default_cap, uint64_t finality)
+{
+    env_open(env, default_cap, finality, KD_DURABILITY_RELAXED);
+}
+
+void et_env_close(et_env *env)
+{
+    kd_engine_close(env->engine);
+    env->engine = NULL;
+}
+
+void et_env_reopen(et_env *env)
+{
+    char why[256] = "";
+    et_env_close(env);
+    kd_engine_options opts = {.data_dir = env->dir, .registry = &env->reg};
+    kd_err err = kd_engine_open(&opts, &env->engine, why, sizeof why);
+    cr_assert_eq(err, KD_OK, "reopen %s: %s (%s)", env->dir, kd_err_code(err), why);
+}
+
+void et_env_fini(et_env *env)
+{
+    if (!env)
+        return;
+    et_env_close(env);
+    if (env->own_dir)
+        et_rmtree(env->dir);
+    env->own_dir = 0;
+}
+
+/* ------------------------------------------------------------ test keys */
+
+kd_key et_key(const char *name)
+{
+    kd_key key;
+    ET_ASSERT_OK(kd_key_test(name, &key));
+    return key;
+}
+
+/* --------------------------------------------------------------- payloads */
+
+void et_txs_init(et_txs *txs) { memset(txs, 0, sizeof *txs); }
+
+void et_txs_clear(et_txs *txs)
+{
+    for (size_t i = 0; i < txs->n; i++)
+        kd_buf_fini(&txs->p[i]);
+    txs->n = 0;
+}
+
+void et_txs_fini(et_txs *txs)
+{
+    et_txs_clear(txs);
+    free(txs->p);
+    memset(txs, 0, sizeof *txs);
+}
+
+static kd_buf *txs_next(et_txs *txs)
+{
+    if (txs->n == txs->cap) {
+        size_t ncap = txs->cap ? txs->cap * 2 : 8;
+        kd_buf *p = realloc(txs->p, ncap * sizeof *p);
+        cr_assert_not_null(p);
+        txs->p = p;
+        txs->cap = ncap;
+    }
+    kd_buf *b = &txs->p[txs->n++];
+    kd_buf_init(b);
+    return b;
+}
+
+void et_add_raw(et_txs *txs, const void *data, size_t len)
+{
+    ET_ASSERT_OK(kd_buf_append(txs_next(txs), data, len));
+}
+
+void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_participants *parts,
+                       const uint8_t *params, size_t params_len)
+{
+    ET_ASSERT_OK(kd_wire_new_episode(id, type, parts, params, params_len, txs_next(txs)));
+}
+
+void et_add_create(et_txs *txs, uint32_t id, const char *x, const char *o, int cap)
+{
+    kd_participants parts = {.count = 2};
+    parts.keys[0] = et_key(x).pub;
+    parts.keys[1] = et_key(o).pub;
+    kd_buf params;
+    kd_buf_init(&params);
+    if (cap >= 0)
+        ET_ASSERT_OK(kd_ttt_params_encode((uint32_t)cap, &params));
+    et_add_create_any(txs, id, KD_TTT_TYPE_NAME, &parts, params.data, params.len);
+    kd_buf_fini(&params);
+}
+
+void et_move_payload(kd_buf *out, uint32_t id, uint8_t row, uint8_t col, uint8_t player, const char *signer,
+                     uint64_t counter)
+{
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    ET_ASSERT_OK(kd_ttt_move_encode(row, col, player, &cmd));
+    if (signer) {
+        kd_key key = et_key(signer);
+        ET_ASSERT_OK(kd_wire_signed_command(id, cmd.data, cmd.len, &key, counter, out));
+    } else {
+        ET_ASSERT_OK(kd_wire_unsigned_command(id, cmd.data, cmd.len, out));
+    }
+    kd_buf_fini(&cmd);
+}
+
+void et_add_move(et_txs *txs, uint32_t id, uint8_t row, uint8_t col, uint8_t player, const char *signer,
+                 uint64_t counter)
+{
+    et_move_payload(txs_next(txs), id, row, col, player, signer, counter);
+}
+
+/* ----------------------------------------------------------------- blocks */
+
+void et_hash(const char *name, uint8_t out[KD_HASH_LEN]) { kd_sha256(name, strlen(name), out); }
+
+void et_accept_msg(const char *name, const et_txs *txs, kd_buf *out)
+{
+    uint8_t hash[KD_HASH_LEN];
+    et_hash(name, hash);
+    size_t n = txs ? txs->n : 0;
+    kd_wire_tx *wtx = calloc(n ? n : 1, sizeof *wtx);
+    cr_assert_not_null(wtx);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t seed[KD_HASH_LEN + 4];
+        memcpy(seed, hash, KD_HASH_LEN);
+        kd_put_u32be(seed + KD_HASH_LEN, (uint32_t)i);
+        kd_sha256(seed, sizeof seed, wtx[i].tx_id);
+        wtx[i].payload = txs->p[i].data;
+        wtx[i].payload_len = txs->p[i].len;
+    }
+    uint64_t daa = 1 + kd_get_u32be(hash) % 1000000u;
+    ET_ASSERT_OK(kd_wire_accept(hash, daa, daa * 100, wtx, n, out));
+    free(wtx);
+}
+
+void et_revert_msg(const char *name, kd_buf *out)
+{
+    uint8_t hash[KD_HASH_LEN];
+    et_hash(name, hash);
+    ET_ASSERT_OK(kd_wire_revert(hash, out));
+}
+
+void et_ingest(kd_engine *engine, const kd_buf *msg, kd_msg_result *res)
+{
+    kd_err err = kd_engine_ingest(engine, msg->data, msg->len, res);
+    cr_assert_eq(err, KD_OK, "ingest: %s (%s)", kd_err_code(err), res->detail);
+}
+
+void et_accept(kd_engine *engine, const char *name, const et_txs *txs, kd_msg_result *res)
+{
+    kd_buf msg;
+    kd_buf_init(&msg);
+    et_accept_msg(name, txs, &msg);
+    et_ingest(engine, &msg, res);
+    kd_buf_fini(&msg);
+}
+
+void et_revert(kd_engine *engine, const char *name, kd_msg_result *res)
+{
+    kd_buf msg;
+    kd_buf_init(&msg);
+    et_revert_msg(name, &msg);
+    et_ingest(engine, &msg, res);
+    kd_buf_fini(&msg);
+}
+
+void et_accept_ok(kd_engine *engine, const char *name, const et_txs *txs)
+{
+    kd_msg_result res;
+    et_accept(engine, name, txs, &res);
+    cr_assert_eq(res.status, KD_MSG_APPLIED, "accept %s: status %d, %s (%s)", name, (int)res.status,
+                 kd_err_code(res.err), res.detail);
+    kd_msg_result_fini(&res);
+}
+
+void et_revert_ok(kd_engine *engine, const char *name)
+{
+    kd_msg_result res;
+    et_revert(engine, name, &res);
+    cr_assert_eq(res.status, KD_MSG_APPLIED, "revert %s: status %d, %s (%s)", name, (int)res.status,
+                 kd_err_code(res.err), res.detail);
+    kd_msg_result_fini(&res);
+}
+
+/* ------------------------------------------------------------------ reads */
+
+void et_tip(kd_engine *engine, kd_tip *out) { ET_ASSERT_OK(kd_engine_tip(engine, out)); }
+
+void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN])
+{
+    ET_ASSERT_OK(kd_engine_fingerprint(engine, out));
+}
+
+kd_err et_ttt_read(kd_engine *engine, uint32_t id, kd_ttt_state *state, uint64_t *counter)
+{
+    kd_episode_snapshot snap;
+    kd_err err = kd_engine_episode_read(engine, id, &snap);
+    if (err)
+        return err;
+    cr_assert_eq(snap.ops, &kd_tictactoe_ops);
+    memcpy(state, snap.state, sizeof *state);
+    if (counter)
+        *counter = snap.undo_depth;
+    kd_episode_snapshot_fini(&snap);
+    return KD_OK;
+}
+
+void et_episode_bytes(kd_engine *engine, uint32_t id, kd_buf *out)
+{
+    kd_episode_snapshot snap;
+    kd_err err = kd_engine_episode_read(engine, id, &snap);
+    cr_assert_eq(err, KD_OK, "episode %u: %s", id, kd_err_code(err));
+    ET_ASSERT_OK(snap.ops->encode_state(snap.state, out));
+    uint8_t depth[8];
+    kd_put_u64be(depth, snap.undo_depth);
+    ET_ASSERT_OK(kd_buf_append(out, depth, sizeof depth));
+    kd_episode_snapshot_fini(&snap);
+}
+
+Kdapp__Store__LogEntry *et_log_entry(kd_engine *engine, uint64_t seq)
+{
+    kd_buf b;
+    kd_buf_init(&b);
+    kd_err err = kd_engine_log_get(engine, seq, &b);
+    cr_assert_eq(err, KD_OK, "log entry %" PRIu64 ": %s", seq, kd_err_code(err));
+    Kdapp__Store__LogEntry *entry = kdapp__store__log_entry__unpack(NULL, b.len, b.data);
+    kd_buf_fini(&b);
+    cr_assert_not_null(entry, "log entry %" PRIu64 " does not decode", seq);
+    return entry;
+}
+
+size_t et_episode_count(kd_engine *engine)
+{
+    uint32_t ids[4096];
+    size_t n = 0;
+    ET_ASSERT_OK(kd_engine_episode_ids(engine, 0, ids, 4096, &n));
+    return n;
+}
+
+/* ------------------------------------------------------------- raw LMDB */
+
+/* Opens the environment in `dir` (read-only or not) and the named db. */
+static void raw_open(const char *dir, const char *db, int read_only, MDB_env **env, MDB_txn **txn,
+                     MDB_dbi *dbi)
+{
+    int rc = mdb_env_create(env);
+    cr_assert_eq(rc, 0, "mdb_env_create: %s", mdb_strerror(rc));
+    mdb_env_set_maxdbs(*env, 8);
+    rc = mdb_env_open(*env, dir, read_only ? MDB_RDONLY : 0, 0600);
+    cr_assert_eq(rc, 0, "mdb_env_open %s: %s", dir, mdb_strerror(rc));
+    rc = mdb_txn_begin(*env, NULL, read_only ? MDB_RDONLY : 0, txn);
+    cr_assert_eq(rc, 0, "mdb_txn_begin: %s", mdb_strerror(rc));
+    rc = mdb_dbi_open(*txn, db, 0, dbi);
+    cr_assert_eq(rc, 0, "mdb_dbi_open %s: %s", db, mdb_strerror(rc));
+}
+
+size_t et_raw_count(const char *dir, const char *db)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_stat st;
+    raw_open(dir, db, 1, &env, &txn, &dbi);
+    int rc = mdb_stat(txn, dbi, &st);
+    cr_assert_eq(rc, 0, "mdb_stat %s: %s", db, mdb_strerror(rc));
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return st.ms_entries;
+}
+
+void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    uint8_t b[8];
+    kd_put_u64be(b, value);
+    raw_open(dir, "meta", 0, &env, &txn, &dbi);
+    MDB_val k = {strlen(name), (void *)name}, v = {sizeof b, b};
+    int rc = mdb_put(txn, dbi, &k, &v, 0);
+    cr_assert_eq(rc, 0, "mdb_put %s: %s", name, mdb_strerror(rc));
+    rc = mdb_txn_commit(txn);
+    cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+/* ------------------------------------------------------------------ seeds */
+
+uint64_t et_seed(const char *test, uint64_t fallback)
+{
+    uint64_t seed = fallback;
+    const char *env = getenv("KD_TEST_SEED");
+    if (env && env[0])
+        seed = strtoull(env, NULL, 0);
+    cr_log_info("%s: seed %" PRIu64 " (set KD_TEST_SEED to override)", test, seed);
+    fprintf(stderr, "%s: seed %" PRIu64 " (set KD_TEST_SEED to override)\n", test, seed);
+    return seed;
+}
+
+/* splitmix64 */
+uint64_t et_rand(uint64_t *rng)
+{
+    uint64_t z = (*rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint32_t et_below(uint64_t *rng, uint32_t n) { return (uint32_t)(et_rand(rng) % n); }

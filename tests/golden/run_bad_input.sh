@@ -1,0 +1,91 @@
+#!/bin/sh
+# run_bad_input.sh — bad input to the real `kdapp` binary ($KDAPP) is
+# reported with exit code 2 and a message that names what was wrong, and
+# applies nothing:
+#   - a malformed block-script line: "line N:" on stderr, no line of the
+#     script applied (not even the valid ones before it);
+#   - `kdapp show 99` on an episode that does not exist;
+#   - KDAPP_TTT_MAX_SYMBOLS=abc: the variable is named.
+set -u
+
+: "${KDAPP:?KDAPP must name the kdapp binary}"
+parent=${KD_TEST_TMP:-/tmp}
+mkdir -p "$parent"
+work=$(mktemp -d "$parent/badinput-XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_DATA KDAPP_KEYS
+fail=0
+
+# expect_exit WANT NAME: compares $rc with WANT.
+expect_exit() {
+    if [ "$rc" -ne "$1" ]; then
+        echo "FAIL $2: exit code $rc, want $1" >&2
+        cat "$work/err" >&2
+        fail=1
+    fi
+}
+
+# expect_stderr TEXT NAME: stderr must contain TEXT.
+expect_stderr() {
+    if ! grep -qF -- "$1" "$work/err"; then
+        echo "FAIL $2: stderr lacks '$1':" >&2
+        cat "$work/err" >&2
+        fail=1
+    fi
+}
+
+data="$work/data"
+keys="$work/keys"
+
+# A store with one episode, so that "nothing applied" is observable.
+cat >"$work/good.jsonl" <<'JSONL'
+{"accept": {"hash": "a1", "txs": [{"new_episode": {"id": 1, "type": "tictactoe", "participants": ["test:alice", "test:bob"]}}]}}
+JSONL
+"$KDAPP" feed --quiet --data "$data" --keys "$keys" "$work/good.jsonl" >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 0 "good script"
+"$KDAPP" log --data "$data" >"$work/log.before" 2>"$work/err"
+
+# Line 3 is malformed; lines 2 (a creation) must not be applied either.
+cat >"$work/bad.jsonl" <<'JSONL'
+# a comment on line 1
+{"accept": {"hash": "a2", "txs": [{"new_episode": {"id": 2, "type": "tictactoe", "participants": ["test:alice", "test:bob"]}}]}}
+{"accept": {"hash": "a3", "txs": [{"move": {"episode": 2, "row": 0}}
+JSONL
+"$KDAPP" feed --data "$data" --keys "$keys" "$work/bad.jsonl" >"$work/out" 2>"$work/err"
+rc=$?
+expect_exit 2 "malformed script line"
+expect_stderr "line 3:" "malformed script line"
+"$KDAPP" show --data "$data" 2 >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "episode 2 of the rejected script"
+"$KDAPP" log --data "$data" >"$work/log.after" 2>"$work/err"
+if ! cmp -s "$work/log.before" "$work/log.after"; then
+    echo "FAIL malformed script line: the log changed" >&2
+    diff -u "$work/log.before" "$work/log.after" >&2
+    fail=1
+fi
+
+# A missing episode.
+"$KDAPP" show --data "$data" 99 >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "show 99"
+expect_stderr "99" "show 99"
+
+# A malformed environment variable stops the program at start.
+KDAPP_TTT_MAX_SYMBOLS=abc "$KDAPP" show --data "$data" 1 >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "KDAPP_TTT_MAX_SYMBOLS=abc"
+expect_stderr "KDAPP_TTT_MAX_SYMBOLS" "KDAPP_TTT_MAX_SYMBOLS=abc"
+KDAPP_TTT_MAX_SYMBOLS=abc "$KDAPP" feed --data "$data" --keys "$keys" "$work/good.jsonl" >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "KDAPP_TTT_MAX_SYMBOLS=abc feed"
+expect_stderr "KDAPP_TTT_MAX_SYMBOLS" "KDAPP_TTT_MAX_SYMBOLS=abc feed"
+
+# Sanity: the store is still readable and episode 1 is there.
+"$KDAPP" show --data "$data" 1 >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 0 "show 1 afterwards"
+
+[ $fail -eq 0 ] && echo "bad input reported as expected"
+exit $fail
