@@ -1,0 +1,31 @@
+/*
+ * fake_server.h — a small MCP server for the mcp/ tests: tools that
+ * succeed, fail as a tool, fail as a protocol error and write; a resource
+ * provider with two resources and a template; one prompt with a required
+ * argument. Nothing of kdapp, only the generic layer.
+ */
+#ifndef KD_TESTS_MCP_FAKE_SERVER_H
+#define KD_TESTS_MCP_FAKE_SERVER_H
+
+#include <jansson.h>
+
+#include "mcp/server.h"
+
+/* Builds the fake server with `opts` overrides (NULL for defaults; name and
+ * version are filled in when missing). Aborts the test on failure. */
+kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts);
+
+/* Parses a reply text; aborts the test when it is not a JSON object. */
+json_t *fake_parse(const char *text);
+
+/* Sends one message through kd_mcp_session_handle; returns the parsed reply
+ * (NULL when there is none). */
+json_t *fake_call(kd_mcp_session *s, const char *msg);
+
+/* Runs initialize (+ notifications/initialized) on a session. */
+void fake_initialize(kd_mcp_session *s);
+
+/* The error code of a reply, 0 when it is a result. */
+int fake_error_code(const json_t *reply);
+
+#endif
