@@ -54,8 +54,14 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv);
 int kd_cmd_log(kd_cli *cli, int argc, char **argv);
 int kd_cmd_list(kd_cli *cli, int argc, char **argv);
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv);
+int kd_cmd_devnet(kd_cli *cli, int argc, char **argv);
+int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv);
+int kd_cmd_submit(kd_cli *cli, int argc, char **argv);
+int kd_cmd_watch(kd_cli *cli, int argc, char **argv);
+int kd_cmd_up(kd_cli *cli, int argc, char **argv);
 int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
 int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv);
+int kd_cmd_mcp(kd_cli *cli, int argc, char **argv);
 
 #endif

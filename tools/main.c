@@ -21,8 +21,14 @@ static const command commands[] = {
     {"log", kd_cmd_log, "print the append-only log, one entry a line"},
     {"replay", kd_cmd_replay, "rebuild a store from a data directory's log (--into NEWDIR)"},
     {"verify", kd_cmd_verify, "check that replaying the log reproduces the live store exactly"},
+    {"mcp", kd_cmd_mcp, "MCP gateway for agents (stdio, or --http ADDR:PORT)"},
     {"sim", kd_cmd_sim, "seeded reorg simulator checked against an oracle after every step"},
     {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},
+    {"devnet", kd_cmd_devnet, "run a local chain that feeds an engine blocks"},
+    {"devnet-reorg", kd_cmd_devnet_reorg, "make a running devnet revert its last N blocks"},
+    {"submit", kd_cmd_submit, "submit a new episode or a signed move to a devnet"},
+    {"watch", kd_cmd_watch, "draw boards live from an engine's published views"},
+    {"up", kd_cmd_up, "engine + devnet in one process (embedded mode)"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,61 @@
+/*
+ * gateway_int.h — the gateway's shared state (gateway.c: lifecycle, views,
+ * waiting for outcomes, keys; gateway_tools.c: the tools; gateway_content.c:
+ * resources and prompts). Not for use outside mcp/.
+ */
+#ifndef KD_MCP_GATEWAY_INT_H
+#define KD_MCP_GATEWAY_INT_H
+
+#include <nng/nng.h>
+#include <pthread.h>
+
+#include "handlers/view.h"
+#include "mcp/gateway.h"
+
+#define KD_GW_RECENT 4096   /* tx outcomes remembered for late waiters */
+#define KD_GW_MAX_AGENTS 64 /* keys listed by kdapp_get_agent_pubkeys */
+
+typedef struct {
+    uint8_t tx_id[KD_HASH_LEN];
+    int applied;
+    uint32_t episode_id;
+    char error_code[32];
+    char error[KD_DETAIL_MAX];
+} kd_gw_outcome;
+
+struct kd_gateway {
+    kd_gateway_options o;
+    char views_url[512];
+    char keys_dir[4096];
+    kd_mcp_server *srv;
+    nng_socket sub;
+    pthread_t thread;
+    int thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;    /* a new outcome arrived */
+    kd_gw_outcome recent[KD_GW_RECENT]; /* ring buffer */
+    size_t n_recent, next_recent;
+    int stopping;
+};
+
+/* Waits until the outcome of `tx_id` is known (or timeout). Errors:
+ * KD_ERR_TIMEOUT, KD_ERR_CLOSED. */
+kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], kd_gw_outcome *out) KD_WARN_UNUSED;
+
+/* Reads episode `id` as a view. Errors: KD_ERR_NOT_FOUND, storage errors. */
+kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out) KD_WARN_UNUSED;
+
+/* Resolves a participant or signer reference (key name, "test:NAME"), or a
+ * 66-hex pubkey when `allow_pubkey`. `why` names what was wrong. */
+kd_err kd_gw_resolve_key(kd_gateway *gw, const char *ref, int allow_pubkey, kd_key *key, kd_pubkey *pub,
+                         int *has_secret, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Finds a key in the key directory whose public key is `pub`. */
+kd_err kd_gw_find_key(kd_gateway *gw, const kd_pubkey *pub, kd_key *key, char *name, size_t name_len) KD_WARN_UNUSED;
+/* Lists key names in the key directory (sorted); returns the count. */
+size_t kd_gw_list_keys(kd_gateway *gw, char names[][KD_KEY_NAME_MAX + 1], size_t max);
+
+/* Registration of the three kinds of content. */
+kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;
+kd_err kd_gw_add_content(kd_gateway *gw) KD_WARN_UNUSED;
+
+#endif
