@@ -25,6 +25,7 @@
  * id (u32 BE) || SHA-256(encoded state) or 32 zero bytes when deleted).
  * Revert restores D(P) from the parent's record (zero at genesis).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include "engine/crypto.h"
 #include "engine/engine_internal.h"
 #include "engine/logger.h"
+#include "engine/netutil.h"
 #include "kdapp.pb-c.h"
 #include "store.pb-c.h"
 
@@ -543,8 +545,14 @@ typedef struct {
     uint8_t digest[KD_HASH_LEN];
 } chain_pos;
 
-static kd_err write_meta(apply_ctx *c, const chain_pos *pos, uint64_t next_seq)
+static kd_err write_meta(apply_ctx *c, const chain_pos *pos, uint64_t next_seq, kd_metrics *m)
 {
+    m->last_commit_ms = kd_wall_ms();
+    c->scratch.len = 0;
+    kd_err merr = kd_metrics_encode(m, &c->scratch);
+    if (merr || (merr = put(c, c->engine->store.meta, KD_META_METRICS, strlen(KD_META_METRICS), c->scratch.data,
+                            c->scratch.len, "write metrics")))
+        return merr;
     kd_store *s = &c->engine->store;
     uint8_t h[8], n[8];
     kd_put_u64be(h, pos->height);
@@ -658,7 +666,7 @@ static void chain_pos_of(const kd_tip *tip, chain_pos *pos)
 }
 
 /* Commits, then updates the writer's cached tip and tells the listener. */
-static kd_err commit(apply_ctx *c, const chain_pos *pos, uint64_t seq)
+static kd_err commit(apply_ctx *c, const chain_pos *pos, uint64_t seq, const kd_metrics *m)
 {
     int rc = mdb_txn_commit(c->txn);
     c->txn = NULL;
@@ -666,6 +674,8 @@ static kd_err commit(apply_ctx *c, const chain_pos *pos, uint64_t seq)
     if (err)
         return err;
     kd_engine *e = c->engine;
+    e->metrics = *m;
+    e->metrics_unsaved = 0;
     e->tip.has_tip = pos->has_tip;
     memcpy(e->tip.hash, pos->tip, KD_HASH_LEN);
     e->tip.height = pos->height;
@@ -747,11 +757,14 @@ static kd_err refuse(apply_ctx *c, const uint8_t *msg, size_t len, kd_err why, c
     entry.tip_height = e->tip.height;
     chain_pos pos;
     chain_pos_of(&e->tip, &pos);
+    kd_metrics m = e->metrics;
+    m.refusals++;
+    m.refused[why]++;
     kd_err err = write_log(c, seq, &entry);
     if (!err)
-        err = write_meta(c, &pos, seq + 1);
+        err = write_meta(c, &pos, seq + 1, &m);
     if (!err)
-        err = commit(c, &pos, seq);
+        err = commit(c, &pos, seq, &m);
     if (!err)
         res->log_seq = seq;
     return err;
@@ -778,6 +791,8 @@ static kd_err accept_block(apply_ctx *c, const Kdapp__BlockAccepted *ba, const u
     int rc = mdb_get(c->txn, e->store.blocks, &k, &v);
     if (rc == 0) {
         res->status = KD_MSG_DUPLICATE;
+        e->metrics.duplicates++; /* stored with the next commit */
+        e->metrics_unsaved = 1;
         return KD_OK;
     }
     if (rc != MDB_NOTFOUND)
@@ -878,8 +893,20 @@ static kd_err accept_block(apply_ctx *c, const Kdapp__BlockAccepted *ba, const u
     entry.digest.data = digest;
     entry.digest.len = KD_HASH_LEN;
     entry.tip_height = pos.height;
-    if ((err = write_log(c, seq, &entry)) || (err = write_meta(c, &pos, seq + 1)) ||
-        (err = commit(c, &pos, seq)))
+    kd_metrics m = e->metrics;
+    m.blocks_applied++;
+    m.txs_applied += applied;
+    m.txs_rejected += ba->n_txs - applied;
+    for (size_t i = 0; i < ba->n_txs; i++)
+        if (!res->txs[i].applied && (unsigned)res->txs[i].err < KD_ERR_COUNT_)
+            m.rejections[res->txs[i].err]++;
+    if (m.revert_streak) {
+        kd_histogram_observe(&m.hist[KD_HIST_REORG_DEPTH], KD_HIST_REORG_DEPTH, m.revert_streak);
+        m.revert_streak = 0;
+    }
+    m.tip_time_ms = ba->accepting_time;
+    if ((err = write_log(c, seq, &entry)) || (err = write_meta(c, &pos, seq + 1, &m)) ||
+        (err = commit(c, &pos, seq, &m)))
         goto done;
     res->status = KD_MSG_APPLIED;
     res->log_seq = seq;
@@ -977,6 +1004,8 @@ static kd_err revert_block(apply_ctx *c, const Kdapp__BlockReverted *br, const u
         int rc = mdb_get(c->txn, e->store.reverted, &k, &v);
         if (rc == 0) { /* re-delivered after it was reverted: acknowledge again */
             res->status = KD_MSG_DUPLICATE;
+            e->metrics.duplicates++;
+            e->metrics_unsaved = 1;
             return KD_OK;
         }
         if (rc != MDB_NOTFOUND)
@@ -1041,8 +1070,16 @@ static kd_err revert_block(apply_ctx *c, const Kdapp__BlockReverted *br, const u
     entry.digest.data = pos.digest;
     entry.digest.len = KD_HASH_LEN;
     entry.tip_height = pos.height;
-    if ((err = write_log(c, seq, &entry)) || (err = write_meta(c, &pos, seq + 1)) ||
-        (err = commit(c, &pos, seq)))
+    kd_metrics m = e->metrics;
+    size_t undone = 0;
+    for (size_t i = 0; i < rec->n_effects; i++)
+        undone += rec->effects[i]->kind == KDAPP__STORE__EFFECT_KIND__EFFECT_COMMAND;
+    m.blocks_reverted++;
+    m.revert_streak++;
+    kd_histogram_observe(&m.hist[KD_HIST_UNDO_PER_REVERT], KD_HIST_UNDO_PER_REVERT, undone);
+    m.tip_time_ms = parent ? parent->time : 0;
+    if ((err = write_log(c, seq, &entry)) || (err = write_meta(c, &pos, seq + 1, &m)) ||
+        (err = commit(c, &pos, seq, &m)))
         goto done;
     res->status = KD_MSG_APPLIED;
     res->log_seq = seq;
@@ -1107,6 +1144,7 @@ static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kd
         err = KD_ERR_DECODE;
         goto done;
     }
+    uint64_t t0 = kd_now_us();
     for (int grows = 0;; grows++) {
         err = process(engine, m, msg, len, replay, res);
         if (err != KD_ERR_MAP_FULL || grows == MAX_GROWS)
@@ -1120,6 +1158,11 @@ static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kd
     }
     if (err && !res->detail[0])
         snprintf(res->detail, sizeof res->detail, "%s", kd_err_str(err));
+    if (!err && res->status == KD_MSG_APPLIED) { /* stored with the next commit */
+        kd_hist_id h = res->reverted ? KD_HIST_REVERT_US : KD_HIST_APPLY_US;
+        kd_histogram_observe(&engine->metrics.hist[h], h, kd_now_us() - t0);
+        engine->metrics_unsaved = 1;
+    }
 done:
     kdapp__engine_msg__free_unpacked(m, NULL);
     return err;
@@ -1141,4 +1184,24 @@ kd_err kd_engine_replay_entry(kd_engine *engine, const uint8_t *entry, size_t le
     kd_err err = ingest(engine, le->message.data, le->message.len, le, res);
     kdapp__store__log_entry__free_unpacked(le, NULL);
     return err;
+}
+
+void kd_engine_save_metrics(kd_engine *engine)
+{
+    if (engine->store.read_only || !engine->metrics_unsaved)
+        return;
+    kd_buf b;
+    kd_buf_init(&b);
+    MDB_txn *txn = NULL;
+    int rc = kd_metrics_encode(&engine->metrics, &b) == KD_OK ? mdb_txn_begin(engine->store.env, NULL, 0, &txn) : ENOMEM;
+    if (rc == 0) {
+        MDB_val k = kd_val(KD_META_METRICS, strlen(KD_META_METRICS)), v = kd_val(b.data, b.len);
+        rc = mdb_put(txn, engine->store.meta, &k, &v, 0);
+        rc = rc ? (mdb_txn_abort(txn), rc) : mdb_txn_commit(txn);
+    }
+    if (rc)
+        KD_LOG_W("engine", "cannot store the last metrics: %s", mdb_strerror(rc));
+    else
+        engine->metrics_unsaved = 0;
+    kd_buf_fini(&b);
 }

@@ -70,6 +70,21 @@ kd_err kd_engine_meta_tip(kd_engine *engine, MDB_txn *txn, kd_tip *out, uint64_t
     return KD_OK;
 }
 
+/* The stored metrics; zero when absent or from another version. */
+static kd_err read_metrics(kd_engine *engine, MDB_txn *txn, kd_metrics *out)
+{
+    MDB_val k = kd_val(KD_META_METRICS, strlen(KD_META_METRICS)), v;
+    memset(out, 0, sizeof *out);
+    int rc = mdb_get(txn, engine->store.meta, &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return KD_OK;
+    if (rc)
+        return kd_store_err(rc, "read metrics");
+    if (kd_metrics_decode(v.mv_data, v.mv_size, out) != KD_OK)
+        KD_LOG_W("engine", "stored metrics are from another version; starting from zero");
+    return KD_OK;
+}
+
 /* Checks (or, for a new store, writes) the schema version and settings. */
 static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, size_t why_len)
 {
@@ -117,6 +132,8 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
     }
     engine->finality = finality;
     if ((err = kd_engine_meta_tip(engine, txn, &engine->tip, &engine->next_seq)))
+        goto fail;
+    if ((err = read_metrics(engine, txn, &engine->metrics)))
         goto fail;
     if (s->read_only) {
         mdb_txn_abort(txn);
@@ -175,6 +192,8 @@ void kd_engine_close(kd_engine *engine)
 {
     if (!engine)
         return;
+    if (engine->store.env)
+        kd_engine_save_metrics(engine);
     kd_store_close(&engine->store);
     pthread_rwlock_destroy(&engine->map_lock);
     free(engine);
@@ -440,4 +459,15 @@ done:
     *seqs = out;
     *count = n;
     return KD_OK;
+}
+
+kd_err kd_engine_metrics(kd_engine *engine, kd_metrics *out)
+{
+    MDB_txn *txn;
+    kd_err err = read_begin(engine, &txn);
+    if (err)
+        return err;
+    err = read_metrics(engine, txn, out);
+    read_end(engine, txn);
+    return err;
 }

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "engine/episode.h"
+#include "engine/metrics.h"
 #include "engine/store.h"
 
 #define KD_DEFAULT_FINALITY 1000u
@@ -183,6 +184,9 @@ kd_err kd_engine_canonical_seqs(kd_engine *engine, uint64_t **seqs, size_t *coun
 /* Encoded state of every episode hashed in id order plus the tip digest:
  * two stores agree exactly when their fingerprints agree. */
 kd_err kd_engine_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED;
+
+/* The metrics as of the last commit (engine/metrics.h). Works read-only. */
+kd_err kd_engine_metrics(kd_engine *engine, kd_metrics *out) KD_WARN_UNUSED;
 
 const kd_registry *kd_engine_registry(const kd_engine *engine);
 const char *kd_engine_dir(const kd_engine *engine);

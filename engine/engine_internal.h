@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "engine/engine.h"
+#include "engine/metrics.h"
 #include "engine/store.h"
 
 /* meta keys */
@@ -17,6 +18,7 @@
 #define KD_META_HEIGHT "height"
 #define KD_META_DIGEST "digest"
 #define KD_META_NEXT_SEQ "next_seq"
+#define KD_META_METRICS "metrics"
 
 struct kd_engine {
     kd_store store;
@@ -27,11 +29,17 @@ struct kd_engine {
     /* Writer's view of meta, loaded at open and updated after each commit. */
     kd_tip tip;
     uint64_t next_seq;
+    /* Writer's metrics, stored with every commit (metrics.h). */
+    kd_metrics metrics;
+    int metrics_unsaved; /* changed since the last commit (duplicates, latency) */
     /* In-process readers hold it shared for their (short) read transaction;
      * the writer holds it exclusively only to grow the map, which LMDB
      * forbids while this process has a transaction open. */
     pthread_rwlock_t map_lock;
 };
+
+/* Stores the writer's metrics in a transaction of their own (at close). */
+void kd_engine_save_metrics(kd_engine *engine);
 
 /* Reads the tip meta inside `txn`. */
 kd_err kd_engine_meta_tip(kd_engine *engine, MDB_txn *txn, kd_tip *out, uint64_t *next_seq) KD_WARN_UNUSED;

@@ -19,6 +19,8 @@ kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t wh
 
 /* Milliseconds from a monotonic clock. */
 uint64_t kd_now_ms(void);
+/* Microseconds from a monotonic clock. */
+uint64_t kd_now_us(void);
 /* Milliseconds since the Unix epoch. */
 uint64_t kd_wall_ms(void);
 

@@ -63,5 +63,6 @@ int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
 int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv);
 int kd_cmd_mcp(kd_cli *cli, int argc, char **argv);
+int kd_cmd_stats(kd_cli *cli, int argc, char **argv);
 
 #endif
