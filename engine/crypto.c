@@ -90,6 +90,10 @@ kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
     secp256k1_ecdsa_signature s;
     if (!secp256k1_ec_pubkey_parse(ctx, &pk, pubkey->bytes, KD_PUBKEY_LEN))
         return KD_ERR_BAD_PUBKEY;
+    /* An empty signature field decodes to (NULL, 0); libsecp256k1 declares
+     * its input non-null, so refuse it here (found by fuzz_payload). */
+    if (!sig || sig_len == 0)
+        return KD_ERR_BAD_SIGNATURE;
     int parsed = sig_len == KD_SIG_COMPACT_LEN
                      ? secp256k1_ecdsa_signature_parse_compact(ctx, &s, sig)
                      : secp256k1_ecdsa_signature_parse_der(ctx, &s, sig, sig_len);

@@ -90,6 +90,20 @@ void kd_msg_result_fini(kd_msg_result *res);
  * KD_ERR_IO, KD_ERR_STORE, KD_ERR_NOMEM, KD_ERR_UNSUPPORTED (read-only). */
 kd_err kd_engine_ingest(kd_engine *engine, const uint8_t *msg, size_t len, kd_msg_result *res) KD_WARN_UNUSED;
 
+/* Lets the writer use signature verdicts computed ahead (engine/sigcheck.h)
+ * for the following ingests, until called again (NULL: none). */
+struct kd_sig_batch;
+void kd_engine_use_sig_batch(kd_engine *engine, struct kd_sig_batch *batch);
+
+/* How long the last commit (LMDB's synced mdb_txn_commit) took, in
+ * microseconds. Writer thread only; for benchmarks. */
+uint64_t kd_engine_last_commit_us(const kd_engine *engine);
+
+/* Replay only: skip verifying signatures that the replayed log entry
+ * recorded as good (a rebuild of a trusted log, `kdapp replay`). Off by
+ * default; `kdapp verify` keeps it off and checks every signature again. */
+void kd_engine_trust_replayed_signatures(kd_engine *engine, int trust);
+
 /* Re-applies one encoded LogEntry from another store's log (replay): like
  * ingest, but creations use the effective parameters the entry recorded.
  * Errors as kd_engine_ingest. */

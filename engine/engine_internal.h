@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "engine/metrics.h"
+#include "engine/sigcheck.h"
 #include "engine/store.h"
 
 /* meta keys */
@@ -32,6 +33,10 @@ struct kd_engine {
     /* Writer's metrics, stored with every commit (metrics.h). */
     kd_metrics metrics;
     int metrics_unsaved; /* changed since the last commit (duplicates, latency) */
+    /* Signature verdicts computed ahead of the writer (sigcheck.h), or NULL. */
+    kd_sig_batch *sig_batch;
+    int trust_replayed_signatures; /* kd_engine_trust_replayed_signatures */
+    uint64_t last_commit_us;       /* duration of the last mdb_txn_commit */
     /* In-process readers hold it shared for their (short) read transaction;
      * the writer holds it exclusively only to grow the map, which LMDB
      * forbids while this process has a transaction open. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/logger.h"
+#include "engine/sigcheck.h"
 #include "kdapp.pb-c.h"
 
 static void fill_tx_result(Kdapp__TxResult *out, const kd_tx_result *r)
@@ -87,7 +88,98 @@ done:
     return err;
 }
 
+typedef struct {
+    uint32_t id;
+    uint64_t counter;
+} predicted_counter;
+
+/* The move counter episode `id` will have: as predicted so far in this
+ * request, else as stored. */
+static uint64_t *counter_of(kd_engine *engine, predicted_counter **map, size_t *n, uint32_t id)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*map)[i].id == id)
+            return &(*map)[i].counter;
+    predicted_counter *p = realloc(*map, (*n + 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    *map = p;
+    p[*n].id = id;
+    p[*n].counter = 0;
+    kd_episode_snapshot snap;
+    if (kd_engine_episode_read(engine, id, &snap) == KD_OK) {
+        p[*n].counter = snap.undo_depth;
+        kd_episode_snapshot_fini(&snap);
+    }
+    return &p[(*n)++].counter;
+}
+
+/* Lists the signature checks of a request with the digests they will most
+ * likely be checked against (every earlier command applies). */
+static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, kd_sig_job **out, size_t *n_out)
+{
+    kd_sig_job *jobs = NULL;
+    size_t n = 0, cap = 0;
+    predicted_counter *map = NULL;
+    size_t n_map = 0;
+    kd_err err = KD_OK;
+    for (size_t m = 0; m < req->n_msgs && !err; m++) {
+        const Kdapp__EngineMsg *em = req->msgs[m];
+        if (em->kind_case != KDAPP__ENGINE_MSG__KIND_ACCEPTED)
+            continue;
+        for (size_t t = 0; t < em->accepted->n_txs && !err; t++) {
+            const ProtobufCBinaryData *pl = &em->accepted->txs[t]->payload;
+            Kdapp__EpisodeMessage *ep = kdapp__episode_message__unpack(NULL, pl->len, pl->data);
+            if (!ep)
+                continue;
+            uint64_t *counter = counter_of(engine, &map, &n_map, ep->episode_id);
+            if (!counter) {
+                err = KD_ERR_NOMEM;
+            } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE) {
+                *counter = 0;
+            } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
+                const Kdapp__SignedCommand *sc = ep->signed_command;
+                if (sc->pubkey.len == KD_PUBKEY_LEN && sc->signature.len <= KD_SIG_MAX_LEN) {
+                    if (n == cap) {
+                        cap = cap ? 2 * cap : 256;
+                        kd_sig_job *p = realloc(jobs, cap * sizeof *p);
+                        if (!p) {
+                            err = KD_ERR_NOMEM;
+                            kdapp__episode_message__free_unpacked(ep, NULL);
+                            break;
+                        }
+                        jobs = p;
+                    }
+                    kd_sig_job *j = &jobs[n++];
+                    kd_command_digest(ep->episode_id, *counter, sc->command.data, sc->command.len, j->digest);
+                    memcpy(j->pubkey.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
+                    memcpy(j->sig, sc->signature.data, sc->signature.len);
+                    j->sig_len = (uint8_t)sc->signature.len;
+                    j->verdict = KD_ERR_BAD_SIGNATURE;
+                    atomic_init(&j->state, 0);
+                }
+                (*counter)++;
+            }
+            kdapp__episode_message__free_unpacked(ep, NULL);
+        }
+    }
+    free(map);
+    if (err) {
+        free(jobs);
+        return err;
+    }
+    *out = jobs;
+    *n_out = n;
+    return KD_OK;
+}
+
 kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply)
+{
+    return kd_ingest_handle_pooled(engine, NULL, frame, len, reply);
+}
+
+kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, const uint8_t *frame, size_t len,
+                               kd_buf *reply)
 {
     char detail[KD_DETAIL_MAX];
     if (len > KD_INGEST_MAX_BYTES) {
@@ -102,6 +194,9 @@ kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_
     }
     kd_err err = KD_OK, failed = KD_OK;
     kd_msg_result *results = NULL;
+    kd_sig_job *jobs = NULL;
+    size_t n_jobs = 0;
+    kd_sig_batch *batch = NULL;
     kd_buf msg;
     kd_buf_init(&msg);
     size_t done_count = 0;
@@ -115,6 +210,10 @@ kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_
     if (!results) {
         err = KD_ERR_NOMEM;
         goto done;
+    }
+    if (pool && plan_sig_jobs(engine, req, &jobs, &n_jobs) == KD_OK && n_jobs) {
+        batch = kd_sig_pool_start(pool, jobs, n_jobs);
+        kd_engine_use_sig_batch(engine, batch);
     }
     detail[0] = '\0';
     for (size_t i = 0; i < req->n_msgs; i++) {
@@ -145,6 +244,11 @@ kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_
     if (!err)
         err = failed;
 done:
+    if (batch) {
+        kd_engine_use_sig_batch(engine, NULL);
+        kd_sig_pool_finish(pool, batch);
+    }
+    free(jobs);
     if (results)
         for (size_t i = 0; i < req->n_msgs; i++)
             kd_msg_result_fini(&results[i]);

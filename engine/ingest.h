@@ -24,6 +24,12 @@
  * the messages applied before the failure). Writer thread only. */
 kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply) KD_WARN_UNUSED;
 
+/* As kd_ingest_handle, with the request's signatures verified on `pool`
+ * ahead of the writer (engine/sigcheck.h); `pool` may be NULL. */
+struct kd_sig_pool;
+kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, const uint8_t *frame, size_t len,
+                               kd_buf *reply) KD_WARN_UNUSED;
+
 /* Client: an IngestRequest frame from encoded EngineMsgs. */
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_WARN_UNUSED;
 

@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/crashpoint.h"
 #include "engine/ingest.h"
 #include "engine/logger.h"
 #include "engine/netutil.h"
+#include "engine/sigcheck.h"
 
 /* How often the loop looks at the stop flag while idle. */
 #define POLL_MS 100
 
 struct kd_ingest_server {
     kd_engine *engine;
+    kd_sig_pool *pool; /* verifies signatures ahead of the writer */
     nng_socket sock;
     pthread_t thread;
     atomic_int stop;
@@ -39,7 +42,7 @@ static void *serve(void *arg)
             break;
         }
         reply.len = 0;
-        kd_err err = kd_ingest_handle(s->engine, nng_msg_body(msg), nng_msg_len(msg), &reply);
+        kd_err err = kd_ingest_handle_pooled(s->engine, s->pool, nng_msg_body(msg), nng_msg_len(msg), &reply);
         if (err)
             KD_LOG_E("ingest", "request failed: %s", kd_err_str(err));
         atomic_fetch_add(&s->requests, 1);
@@ -48,6 +51,7 @@ static void *serve(void *arg)
             continue;
         }
         nng_msg_clear(msg);
+        KD_CRASHPOINT("before_ack"); /* crash test: reply built, not sent */
         if ((rv = nng_msg_append(msg, reply.data, reply.len)) || (rv = nng_sendmsg(s->sock, msg, 0))) {
             KD_LOG_W("ingest", "cannot send reply: %s", nng_strerror(rv));
             nng_msg_free(msg);
@@ -64,10 +68,16 @@ kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_ser
     if (!s)
         return KD_ERR_NOMEM;
     s->engine = engine;
-    kd_err err;
+    kd_err err = kd_sig_pool_alloc(0, &s->pool);
+    if (err) {
+        snprintf(why, why_len, "cannot start the signature verifiers");
+        free(s);
+        return err;
+    }
     int rv = nng_rep0_open(&s->sock);
     if (rv) {
         snprintf(why, why_len, "cannot open the ingest socket: %s", nng_strerror(rv));
+        kd_sig_pool_free(s->pool);
         free(s);
         return kd_nng_err(rv, "rep0_open");
     }
@@ -86,6 +96,7 @@ kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_ser
     return KD_OK;
 fail:
     nng_close(s->sock);
+    kd_sig_pool_free(s->pool);
     free(s);
     return err;
 }
@@ -97,6 +108,7 @@ void kd_ingest_server_stop(kd_ingest_server *s)
     atomic_store(&s->stop, 1);
     pthread_join(s->thread, NULL);
     nng_close(s->sock);
+    kd_sig_pool_free(s->pool);
     free(s);
 }
 

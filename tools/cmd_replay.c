@@ -31,7 +31,7 @@ static void print_report(const char *what, const kd_replay_report *rep)
         printf("  digest: live %s, replay %s\n", a, b);
 }
 
-static int replay_into(kd_cli *cli, kd_engine *src, const char *dir, int canonical, const char *what)
+static int replay_into(kd_cli *cli, kd_engine *src, const char *dir, int canonical, int trust, const char *what)
 {
     kd_tip tip;
     kd_engine *dst = NULL;
@@ -46,6 +46,9 @@ static int replay_into(kd_cli *cli, kd_engine *src, const char *dir, int canonic
         kd_engine_close(dst);
         return KD_EXIT_USAGE;
     }
+    /* `replay` rebuilds from a log it trusts (pre-verified signatures);
+     * `verify` checks every signature again. */
+    kd_engine_trust_replayed_signatures(dst, trust);
     kd_replay_report rep;
     kd_err err = kd_replay_log(src, dst, canonical, &rep);
     kd_engine_close(dst);
@@ -91,7 +94,7 @@ int kd_cmd_replay(kd_cli *cli, int argc, char **argv)
     kd_engine *src;
     if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &src)))
         return rc;
-    rc = replay_into(cli, src, into, 0, "replay");
+    rc = replay_into(cli, src, into, 0, 1, "replay");
     kd_engine_close(src);
     return rc;
 }
@@ -114,8 +117,8 @@ int kd_cmd_verify(kd_cli *cli, int argc, char **argv)
     }
     snprintf(full, sizeof full, "%s/full", base);
     snprintf(canon, sizeof canon, "%s/canonical", base);
-    int rc_full = replay_into(cli, src, full, 0, "full log replay");
-    int rc_canon = replay_into(cli, src, canon, 1, "canonical chain replay");
+    int rc_full = replay_into(cli, src, full, 0, 0, "full log replay");
+    int rc_canon = replay_into(cli, src, canon, 1, 0, "canonical chain replay");
     kd_engine_close(src);
     kd_remove_tree(base);
     rc = rc_full ? rc_full : rc_canon;

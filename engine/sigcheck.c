@@ -1,0 +1,166 @@
+/* sigcheck.c — the verifier pool and verdict lookup (see sigcheck.h). */
+#include "engine/sigcheck.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct kd_sig_batch {
+    kd_sig_job *jobs;
+    size_t count;
+    atomic_size_t next;  /* the next job to claim */
+    size_t hint;         /* where the writer's next lookup starts (writer only) */
+};
+
+struct kd_sig_pool {
+    pthread_t *threads;
+    unsigned n_threads;
+    pthread_mutex_t lock;
+    pthread_cond_t work;    /* a batch arrived, or stopping */
+    pthread_cond_t idle;    /* a worker left the batch */
+    kd_sig_batch batch;
+    int has_batch, stopping;
+    unsigned active;        /* workers inside the current batch */
+};
+
+static void run_job(kd_sig_job *j)
+{
+    j->verdict = kd_sig_verify(&j->pubkey, j->digest, j->sig, j->sig_len);
+    atomic_store(&j->state, 2);
+}
+
+/* Claims the next queued job of the batch, or returns NULL. */
+static kd_sig_job *claim_next(kd_sig_batch *b)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->count)
+            return NULL;
+        int queued = 0;
+        if (atomic_compare_exchange_strong(&b->jobs[i].state, &queued, 1))
+            return &b->jobs[i];
+    }
+}
+
+static void *worker(void *arg)
+{
+    kd_sig_pool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->stopping && !p->has_batch)
+            pthread_cond_wait(&p->work, &p->lock);
+        if (p->stopping)
+            break;
+        p->active++;
+        kd_sig_batch *b = &p->batch;
+        pthread_mutex_unlock(&p->lock);
+        kd_sig_job *j;
+        while ((j = claim_next(b)))
+            run_job(j);
+        pthread_mutex_lock(&p->lock);
+        p->active--;
+        pthread_cond_broadcast(&p->idle);
+        /* Sleep until this batch is finished and another starts. */
+        while (!p->stopping && p->has_batch && atomic_load(&b->next) >= b->count)
+            pthread_cond_wait(&p->work, &p->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out)
+{
+    if (!threads) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (unsigned)n : 1;
+    }
+    kd_sig_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return KD_ERR_NOMEM;
+    p->threads = calloc(threads, sizeof *p->threads);
+    if (!p->threads) {
+        free(p);
+        return KD_ERR_NOMEM;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->idle, NULL);
+    for (unsigned i = 0; i < threads; i++) {
+        if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
+            break;
+        p->n_threads++;
+    }
+    if (!p->n_threads) {
+        kd_sig_pool_free(p);
+        return KD_ERR_NOMEM;
+    }
+    *out = p;
+    return KD_OK;
+}
+
+void kd_sig_pool_free(kd_sig_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stopping = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->n_threads; i++)
+        pthread_join(p->threads[i], NULL);
+    pthread_cond_destroy(&p->idle);
+    pthread_cond_destroy(&p->work);
+    pthread_mutex_destroy(&p->lock);
+    free(p->threads);
+    free(p);
+}
+
+kd_sig_batch *kd_sig_pool_start(kd_sig_pool *p, kd_sig_job *jobs, size_t count)
+{
+    pthread_mutex_lock(&p->lock);
+    p->batch.jobs = jobs;
+    p->batch.count = count;
+    p->batch.hint = 0;
+    atomic_store(&p->batch.next, 0);
+    p->has_batch = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    return &p->batch;
+}
+
+void kd_sig_pool_finish(kd_sig_pool *p, kd_sig_batch *b)
+{
+    atomic_store(&b->next, b->count); /* nothing more is claimed */
+    pthread_mutex_lock(&p->lock);
+    while (p->active)
+        pthread_cond_wait(&p->idle, &p->lock);
+    p->has_batch = 0;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+}
+
+int kd_sig_batch_lookup(kd_sig_batch *b, const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
+                        const uint8_t *sig, size_t sig_len, kd_err *verdict)
+{
+    if (!b || !b->count)
+        return 0;
+    /* The writer asks in request order: start where the last hit was. */
+    for (size_t k = 0; k < b->count; k++) {
+        size_t i = (b->hint + k) % b->count;
+        kd_sig_job *j = &b->jobs[i];
+        if (memcmp(j->digest, digest, KD_HASH_LEN) != 0 || j->sig_len != sig_len ||
+            memcmp(j->pubkey.bytes, pubkey->bytes, KD_PUBKEY_LEN) != 0 || memcmp(j->sig, sig, sig_len) != 0)
+            continue;
+        int queued = 0;
+        if (atomic_compare_exchange_strong(&j->state, &queued, 1))
+            run_job(j); /* nobody took it yet: do it here */
+        while (atomic_load(&j->state) != 2)
+            sched_yield(); /* another thread is on it: microseconds */
+        *verdict = j->verdict;
+        b->hint = i + 1;
+        return 1;
+    }
+    return 0;
+}

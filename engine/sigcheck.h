@@ -1,0 +1,59 @@
+/*
+ * sigcheck.h — signature checks ahead of the single writer.
+ *
+ * Verifying an ECDSA signature costs more than decoding and storing a
+ * move, and the writer is one thread. So the ingest server predicts, for
+ * every signed command of a request, the digest it will be checked against
+ * (the episode's move counter now, plus the commands before it in the
+ * request), and a pool of threads verifies them while the writer applies
+ * and syncs the blocks before:
+ *
+ *   request: [block 1][block 2][block 3] ...
+ *   pool:     verify 1  verify 2  verify 3 ...        (all cores)
+ *   writer:             apply 1 + fsync  apply 2 + fsync ...
+ *
+ * The writer looks a check up by (pubkey, digest, signature): a verdict is
+ * a pure function of those bytes, so a hit is exactly as good as verifying
+ * again; a miss (a mispredicted counter) is verified on the spot. A wrong
+ * prediction can cost time, never correctness.
+ */
+#ifndef KD_ENGINE_SIGCHECK_H
+#define KD_ENGINE_SIGCHECK_H
+
+#include <stdatomic.h>
+
+#include "engine/crypto.h"
+
+typedef struct {
+    uint8_t digest[KD_HASH_LEN];
+    kd_pubkey pubkey;
+    uint8_t sig[KD_SIG_MAX_LEN];
+    uint8_t sig_len;
+    kd_err verdict;        /* KD_OK, KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY */
+    atomic_int state;      /* 0 queued, 1 claimed, 2 done */
+} kd_sig_job;
+
+/* The verdicts the writer may use for the next chain event: a window of
+ * jobs (pointers stay valid while the batch lives). */
+typedef struct kd_sig_batch kd_sig_batch;
+
+/* Looks up a finished verdict; returns 1 and sets *verdict on a hit. Claims
+ * and runs a matching job that is still queued (the writer helps). Waits
+ * for a matching job another thread is running. Writer thread only. */
+int kd_sig_batch_lookup(kd_sig_batch *batch, const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
+                        const uint8_t *sig, size_t sig_len, kd_err *verdict);
+
+typedef struct kd_sig_pool kd_sig_pool;
+
+/* A pool of `threads` verifier threads (0: one per core). */
+kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out) KD_WARN_UNUSED;
+void kd_sig_pool_free(kd_sig_pool *pool);
+
+/* Hands `jobs` (owned by the caller, alive until kd_sig_pool_finish) to
+ * the pool and returns at once. One batch at a time per pool. */
+kd_sig_batch *kd_sig_pool_start(kd_sig_pool *pool, kd_sig_job *jobs, size_t count);
+/* Waits for the pool to be done with the batch (claimed jobs finish;
+ * queued ones are dropped) and releases it. */
+void kd_sig_pool_finish(kd_sig_pool *pool, kd_sig_batch *batch);
+
+#endif
