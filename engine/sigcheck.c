@@ -72,9 +72,9 @@ static void *worker(void *arg)
 
 kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out)
 {
-    if (!threads) {
+    if (!threads) { /* one core is the writer's, and the writer verifies too */
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (unsigned)n : 1;
+        threads = n > 1 ? (unsigned)n - 1 : 1;
     }
     kd_sig_pool *p = calloc(1, sizeof *p);
     if (!p)
@@ -156,8 +156,16 @@ int kd_sig_batch_lookup(kd_sig_batch *b, const kd_pubkey *pubkey, const uint8_t 
         int queued = 0;
         if (atomic_compare_exchange_strong(&j->state, &queued, 1))
             run_job(j); /* nobody took it yet: do it here */
-        while (atomic_load(&j->state) != 2)
-            sched_yield(); /* another thread is on it: microseconds */
+        while (atomic_load(&j->state) != 2) {
+            /* Another thread is on it: verify a later one meanwhile rather
+             * than spin (on two cores a spinning writer steals a verifier's
+             * core); yield only when nothing is left to take. */
+            kd_sig_job *other = claim_next(b);
+            if (other)
+                run_job(other);
+            else
+                sched_yield();
+        }
         *verdict = j->verdict;
         b->hint = i + 1;
         return 1;

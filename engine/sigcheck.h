@@ -45,7 +45,8 @@ int kd_sig_batch_lookup(kd_sig_batch *batch, const kd_pubkey *pubkey, const uint
 
 typedef struct kd_sig_pool kd_sig_pool;
 
-/* A pool of `threads` verifier threads (0: one per core). */
+/* A pool of `threads` verifier threads (0: one per core but the writer's,
+ * at least one). */
 kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out) KD_WARN_UNUSED;
 void kd_sig_pool_free(kd_sig_pool *pool);
 

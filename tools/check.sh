@@ -2,13 +2,34 @@
 # check.sh — the whole test suite from a fresh Debian machine: installs what
 # is missing, builds with warnings as errors, and runs every test through
 # ctest (Criterion unit tests and integration tests on real files, sockets
-# and processes). The last line is ctest's summary of what passed and failed.
+# and processes, and the MCP client tests: the official TypeScript SDK client
+# and the MCP conformance suite, npm packages pinned in tests/client's
+# package-lock.json). The last line is ctest's summary of what passed and failed.
 #
 #   tools/check.sh            # the suite
 #   KD_SANITIZE="address;undefined" KD_BUILD_DIR=build-asan tools/check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KD_WERROR=${KD_WERROR:-ON} tools/setup.sh
+
+# node and npm for the client tests (Debian's nodejs and npm when missing),
+# then the pinned packages; npm ci runs again only when the lockfile changed.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "check: installing nodejs npm"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends nodejs npm
+fi
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 18) ? 0 : 1)' ||
+  echo "check: warning: node $(node --version) is older than 20.18; the MCP conformance suite needs 20.18 or later" >&2
+stamp=tests/client/node_modules/.kdapp-lock-stamp
+if ! cmp -s tests/client/package-lock.json "$stamp"; then
+  (cd tests/client && npm ci --no-audit --no-fund)
+  cp tests/client/package-lock.json "$stamp"
+fi
+
 build=${KD_BUILD_DIR:-build}
 cd "$build"
 ctest --output-on-failure --timeout 600 -j"$(nproc)" "$@"

@@ -1,0 +1,116 @@
+/*
+ * txn.h — one write transaction of the writer (internal to engine/): the
+ * working set of episodes it touches, the undo arena, the events for the
+ * listener, and the writes every commit makes (log entry, block record,
+ * meta, metrics). apply.c (accepting) and revert.c (reverting) build on it.
+ *
+ * Why a working set: a block may touch an episode many times (100 moves
+ * across a handful of games). Each touched episode is decoded once,
+ * mutated in memory move by move, and written back once before the
+ * commit; only the undo records are written per move. The same working set
+ * feeds the commit listener, so views are built from the state that was
+ * committed, without a second read.
+ *
+ * Writer thread only. Every function returning kd_err leaves the
+ * transaction to be aborted by kd_txn_fini on error.
+ */
+#ifndef KD_ENGINE_TXN_H
+#define KD_ENGINE_TXN_H
+
+#include "engine/crypto.h"
+#include "engine/engine_internal.h"
+#include "kdapp.pb-c.h"
+#include "store.pb-c.h"
+
+typedef struct {
+    uint32_t id;
+    const kd_registry_entry *type;
+    kd_participants participants;
+    uint64_t creation_daa;
+    uint8_t created_in[KD_HASH_LEN];
+    uint64_t undo_depth;
+    void *state;
+    int dirty, deleted;
+    kd_event_kind last_event;
+} kd_txn_episode;
+
+typedef struct {
+    kd_event_kind kind;
+    uint32_t episode_id;
+    size_t command_off; /* into kd_txn.arena (the message is freed per tx) */
+    size_t command_len;
+    int has_signer;
+    kd_pubkey signer;
+    int has_undo;
+    size_t undo_off;    /* into kd_txn.arena */
+} kd_txn_event;
+
+typedef struct {
+    kd_engine *engine;
+    MDB_txn *txn;
+    kd_txn_episode *eps;
+    size_t n_eps, cap_eps;
+    kd_txn_event *events;
+    size_t n_events, cap_events;
+    kd_buf arena;
+    Kdapp__Store__Effect *effects;
+    size_t n_effects, cap_effects;
+    kd_buf scratch;
+} kd_txn;
+
+typedef struct {
+    int has_tip;
+    uint8_t tip[KD_HASH_LEN];
+    uint64_t height;
+    uint8_t digest[KD_HASH_LEN];
+} kd_chain_pos;
+
+/* Fills a rejected tx result (detail, or the error's message when empty). */
+void kd_txn_reject(kd_tx_result *r, kd_err err, const char *detail);
+/* Grows *arr (elements of `elem` bytes) to hold `need`. */
+kd_err kd_grow_array(void **arr, size_t *cap, size_t need, size_t elem) KD_WARN_UNUSED;
+
+void kd_txn_init(kd_txn *c, kd_engine *engine);
+/* Frees everything; aborts the transaction unless it was committed. */
+void kd_txn_fini(kd_txn *c);
+/* mdb_put / mdb_del (a missing key is fine) with the error translated. */
+kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen,
+                  const char *what) KD_WARN_UNUSED;
+kd_err kd_txn_del(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const char *what) KD_WARN_UNUSED;
+/* Records an event for the listener / an effect for the block record. */
+kd_err kd_txn_add_event(kd_txn *c, kd_event_kind kind, uint32_t id, kd_txn_event **out) KD_WARN_UNUSED;
+kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, uint64_t depth) KD_WARN_UNUSED;
+/* Reserves `size` zeroed bytes in the arena; the offset stays valid. */
+kd_err kd_txn_arena_reserve(kd_txn *c, size_t size, size_t *off) KD_WARN_UNUSED;
+
+/* The working set: find (NULL when absent), add a new episode, or get one
+ * (loading it; KD_ERR_NOT_FOUND when it does not exist or was deleted). */
+kd_txn_episode *kd_txn_find(kd_txn *c, uint32_t id);
+kd_err kd_txn_add(kd_txn *c, uint32_t id, const kd_registry_entry *type, kd_txn_episode **out) KD_WARN_UNUSED;
+kd_err kd_txn_get(kd_txn *c, uint32_t id, kd_txn_episode **out) KD_WARN_UNUSED;
+/* Writes every dirty episode back (or deletes it) in id order, extending
+ * `digest` with each one's id and state hash. */
+kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint64_t seq) KD_WARN_UNUSED;
+
+/* The writes of every commit. */
+kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, kd_metrics *m) KD_WARN_UNUSED;
+kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry) KD_WARN_UNUSED;
+/* Block records; read_block: KD_ERR_NOT_FOUND when absent, *out freed by
+ * the caller with kdapp__store__block_record__free_unpacked. */
+kd_err kd_txn_read_block(kd_txn *c, const uint8_t *hash, Kdapp__Store__BlockRecord **out) KD_WARN_UNUSED;
+kd_err kd_txn_write_block(kd_txn *c, const uint8_t *hash, const Kdapp__Store__BlockRecord *rec) KD_WARN_UNUSED;
+void kd_chain_pos_of(const kd_tip *tip, kd_chain_pos *pos);
+/* Commits (synced), then adopts the new tip and metrics in the engine. */
+kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_metrics *m) KD_WARN_UNUSED;
+/* Tells the commit listener what the committed transaction did. */
+void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
+                     const kd_msg_result *res);
+/* Logs a refused chain event (nothing else changes) and commits. */
+kd_err kd_txn_refuse(kd_txn *c, const uint8_t *msg, size_t len, kd_err why, const char *detail,
+                     kd_msg_result *res) KD_WARN_UNUSED;
+
+/* Reverts the tip block `br` names (revert.c). */
+kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint8_t *msg, size_t len,
+                           kd_msg_result *res) KD_WARN_UNUSED;
+
+#endif
