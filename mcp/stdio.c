@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "engine/logger.h"
@@ -44,6 +45,24 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* Writes `text` and its newline with one writev in the common case (one
+ * system call per message), finishing any short write piecewise. */
+static int write_line_all(int fd, const char *text, size_t n)
+{
+    struct iovec iov[2] = {{(void *)text, n}, {(void *)"\n", 1}};
+    ssize_t w;
+    do
+        w = writev(fd, iov, 2);
+    while (w < 0 && errno == EINTR);
+    if (w < 0)
+        return -1;
+    if ((size_t)w > n)
+        return 0; /* text and newline */
+    if (write_all(fd, text + w, n - (size_t)w) != 0)
+        return -1;
+    return write_all(fd, "\n", 1);
+}
+
 /* Writes `text` and a newline as one line; the send callback of the session
  * and the reply path both come here. */
 static void write_line(void *ctx, const char *text)
@@ -51,8 +70,7 @@ static void write_line(void *ctx, const char *text)
     writer *w = ctx;
 
     pthread_mutex_lock(&w->lock);
-    if (!w->write_failed &&
-        (write_all(w->out_fd, text, strlen(text)) != 0 || write_all(w->out_fd, "\n", 1) != 0)) {
+    if (!w->write_failed && write_line_all(w->out_fd, text, strlen(text)) != 0) {
         w->write_failed = errno ? errno : EIO;
         KD_LOG_E("mcp", "stdio: writing to the client failed: %s", strerror(w->write_failed));
     }

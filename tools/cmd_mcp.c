@@ -313,6 +313,15 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         .instructions = INSTRUCTIONS,
         .read_only = o.read_only,
     };
+    const char *rate = getenv("KDAPP_MCP_CALLS_PER_S");
+    uint64_t cps = 0;
+    if (rate && *rate && kd_cli_parse_u64(rate, 1, UINT32_MAX, &cps) != 0) {
+        fprintf(stderr, "kdapp mcp: KDAPP_MCP_CALLS_PER_S='%s' is not valid: use tool calls per second per session, "
+                        "1 to 4294967295 (default 50)\n", rate);
+        rc = KD_EXIT_USAGE;
+        goto done;
+    }
+    so.calls_per_second = (unsigned)cps;
     if ((err = kd_mcp_server_alloc(&so, &srv))) {
         fprintf(stderr, "kdapp mcp: cannot create the server: %s\n", kd_err_str(err));
         rc = KD_EXIT_FAIL;

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"verify", kd_cmd_verify, "check that replaying the log reproduces the live store exactly"},
     {"mcp", kd_cmd_mcp, "MCP gateway for agents (stdio, or --http ADDR:PORT)"},
     {"sim", kd_cmd_sim, "seeded reorg simulator checked against an oracle after every step"},
+    {"bench", kd_cmd_bench, "benchmarks against baselines measured in the same run (--quick)"},
     {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},
     {"devnet", kd_cmd_devnet, "run a local chain that feeds an engine blocks"},
     {"devnet-reorg", kd_cmd_devnet_reorg, "make a running devnet revert its last N blocks"},
