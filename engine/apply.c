@@ -299,6 +299,49 @@ static void hex_short(const uint8_t *hash, char out[17])
     kd_hex_encode(hash, 8, out);
 }
 
+/* A re-delivered accept (its first ack was lost, e.g. to a crash after the
+ * commit) is answered with the outcomes recorded when it was applied, so
+ * the sender learns what applied exactly as from the first answer: a feed
+ * tracking move counters stays right (found by tests/crash). */
+static kd_err duplicate_outcomes(kd_txn *c, const Kdapp__BlockAccepted *ba, kd_msg_result *res)
+{
+    Kdapp__Store__BlockRecord *rec = NULL;
+    Kdapp__Store__LogEntry *le = NULL;
+    kd_err err = kd_txn_read_block(c, ba->accepting_hash.data, &rec);
+    if (err)
+        return err;
+    uint8_t key[8];
+    kd_put_u64be(key, rec->log_seq);
+    MDB_val k = kd_val(key, 8), v;
+    if ((err = kd_store_err(mdb_get(c->txn, c->engine->store.log, &k, &v), "read log")))
+        goto done;
+    if (!(le = kdapp__store__log_entry__unpack(NULL, v.mv_size, v.mv_data))) {
+        KD_LOG_E("engine", "log entry %llu does not decode", (unsigned long long)rec->log_seq);
+        err = KD_ERR_STORE;
+        goto done;
+    }
+    if (!(res->txs = calloc(le->n_txs ? le->n_txs : 1, sizeof *res->txs))) {
+        err = KD_ERR_NOMEM;
+        goto done;
+    }
+    res->tx_count = le->n_txs;
+    for (size_t i = 0; i < le->n_txs; i++) {
+        const Kdapp__Store__TxOutcome *o = le->txs[i];
+        kd_tx_result *r = &res->txs[i];
+        if (i < ba->n_txs && ba->txs[i]->tx_id.len == KD_HASH_LEN)
+            memcpy(r->tx_id, ba->txs[i]->tx_id.data, KD_HASH_LEN);
+        r->episode_id = o->episode_id;
+        r->applied = o->applied;
+        r->err = o->applied ? KD_OK : kd_err_from_code(o->error_code ? o->error_code : "");
+        snprintf(r->detail, sizeof r->detail, "%s", o->applied || !o->error ? "" : o->error);
+    }
+done:
+    if (le)
+        kdapp__store__log_entry__free_unpacked(le, NULL);
+    kdapp__store__block_record__free_unpacked(rec, NULL);
+    return err;
+}
+
 static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint8_t *msg, size_t len,
                            const Kdapp__Store__LogEntry *replay, kd_msg_result *res)
 {
@@ -318,7 +361,7 @@ static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint
         res->status = KD_MSG_DUPLICATE;
         e->metrics.duplicates++; /* stored with the next commit */
         e->metrics_unsaved = 1;
-        return KD_OK;
+        return duplicate_outcomes(c, ba, res);
     }
     if (rc != MDB_NOTFOUND)
         return kd_store_err(rc, "read block");
@@ -526,7 +569,12 @@ static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kd
         if (err)
             break;
     }
-    if (err && !res->detail[0])
+    if (err == KD_ERR_MAP_FULL || err == KD_ERR_NO_SPACE)
+        snprintf(res->detail, sizeof res->detail,
+                 "%s: nothing of this event was applied and everything acknowledged before it is kept; "
+                 "send it again once there is room",
+                 err == KD_ERR_MAP_FULL ? "the data file is full and may not grow further" : "the disk is full");
+    else if (err && !res->detail[0])
         snprintf(res->detail, sizeof res->detail, "%s", kd_err_str(err));
     if (!err && res->status == KD_MSG_APPLIED) { /* stored with the next commit */
         kd_hist_id h = res->reverted ? KD_HIST_REVERT_US : KD_HIST_APPLY_US;

@@ -174,6 +174,7 @@ kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why,
         .read_only = opts->read_only,
         .durability = opts->durability,
         .map_size = opts->map_size,
+        .max_map_size = opts->max_map_size,
     };
     if ((err = kd_store_open(&engine->store, &so, why, why_len)))
         goto fail;

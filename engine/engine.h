@@ -44,7 +44,8 @@ typedef struct {
     uint64_t finality_depth;     /* 0: the stored value, or KD_DEFAULT_FINALITY for a new store */
     int read_only;               /* read API only; takes no lock */
     kd_durability durability;
-    size_t map_size;             /* 0: default */
+    size_t map_size;             /* initial map; 0: default (256 MiB) */
+    size_t max_map_size;         /* the map grows up to this; 0: default (1 TiB) */
 } kd_engine_options;
 
 /* Opens the engine on a data directory (creating it unless read-only).
@@ -77,7 +78,9 @@ typedef struct {
     kd_err err;                  /* for REFUSED */
     char detail[KD_DETAIL_MAX];
     uint64_t log_seq;            /* the entry recording it; 0 for duplicates */
-    kd_tx_result *txs;           /* owned; one per tx of an applied accept */
+    kd_tx_result *txs;           /* owned; one per tx of an applied accept, or of a
+                                    duplicate accept (the outcomes recorded when it
+                                    was first applied) */
     size_t tx_count;
 } kd_msg_result;
 

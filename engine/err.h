@@ -19,6 +19,7 @@
     X(NOMEM, "no_memory", "out of memory")                                              \
     X(INVALID_ARG, "invalid_argument", "invalid argument")                              \
     X(IO, "io", "input/output error")                                                   \
+    X(NO_SPACE, "no_space", "the disk is full")                                         \
     X(STORE, "store", "storage error")                                                  \
     X(MAP_FULL, "map_full", "the data file is full and could not grow")                 \
     X(SCHEMA, "schema_mismatch", "the data directory has another schema version")       \

@@ -28,6 +28,7 @@ kd_err kd_store_err(int rc, const char *what)
     case ENOMEM:
         return KD_ERR_NOMEM;
     case ENOSPC:
+        return KD_ERR_NO_SPACE;
     case EIO:
         return KD_ERR_IO;
     default:
@@ -130,6 +131,7 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
         goto fail;
     }
     store->map_size = opts->map_size ? opts->map_size : DEFAULT_MAP_SIZE;
+    store->max_map_size = opts->max_map_size ? opts->max_map_size : MAX_MAP_SIZE;
     unsigned flags = MDB_NOTLS;
     if (opts->read_only)
         flags |= MDB_RDONLY;
@@ -169,13 +171,16 @@ void kd_store_close(kd_store *store)
 
 kd_err kd_store_grow(kd_store *store)
 {
-    if (store->map_size >= MAX_MAP_SIZE)
+    if (store->map_size >= store->max_map_size) {
+        KD_LOG_E("store", "the map of %s is full at %zu KiB and may not grow further", store->dir,
+                 store->map_size >> 10);
         return KD_ERR_MAP_FULL;
-    size_t next = store->map_size * 2;
+    }
+    size_t next = store->map_size * 2 < store->max_map_size ? store->map_size * 2 : store->max_map_size;
     int rc = mdb_env_set_mapsize(store->env, next);
     if (rc)
         return kd_store_err(rc, "mdb_env_set_mapsize");
-    KD_LOG_I("store", "map grown from %zu to %zu MiB", store->map_size >> 20, next >> 20);
+    KD_LOG_I("store", "map grown from %zu to %zu KiB", store->map_size >> 10, next >> 10);
     store->map_size = next;
     return KD_OK;
 }

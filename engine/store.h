@@ -40,6 +40,7 @@ typedef struct {
     int lock_fd;    /* -1 for read-only stores */
     int read_only;
     size_t map_size;
+    size_t max_map_size;
     char dir[4096];
 } kd_store;
 
@@ -47,7 +48,8 @@ typedef struct {
     const char *dir;
     int read_only;
     kd_durability durability;
-    size_t map_size; /* 0 = default */
+    size_t map_size;     /* initial map; 0 = default (256 MiB) */
+    size_t max_map_size; /* growth stops here; 0 = default (1 TiB) */
 } kd_store_options;
 
 /* Opens (creating when writable) the store in opts->dir. Errors:
@@ -57,8 +59,8 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
 /* Closes the environment and releases the lock. Accepts a zeroed store. */
 void kd_store_close(kd_store *store);
 
-/* Doubles the map after MDB_MAP_FULL. The caller must hold no transaction.
- * Errors: KD_ERR_MAP_FULL when the map cannot grow further. */
+/* Doubles the map (up to max_map_size) after MDB_MAP_FULL. The caller must
+ * hold no transaction. Errors: KD_ERR_MAP_FULL when it cannot grow further. */
 kd_err kd_store_grow(kd_store *store) KD_WARN_UNUSED;
 
 /* Begins a read transaction, adopting a map grown by another process. */
