@@ -63,6 +63,7 @@ int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
 int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv);
 int kd_cmd_mcp(kd_cli *cli, int argc, char **argv);
+int kd_cmd_play(kd_cli *cli, int argc, char **argv);
 int kd_cmd_stats(kd_cli *cli, int argc, char **argv);
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv);
 

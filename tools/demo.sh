@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# demo.sh — the main job: builds kdapp and plays a stress-mode tic-tac-toe
-# game on a fresh data directory, showing an eviction, a reorg that brings
-# the evicted mark back, and a different move re-applied after it.
+# demo.sh — the main job: builds kdapp, then plays a stress-mode game (at
+# most 6 symbols, the oldest removed before each move) between two `search`
+# players through the MCP gateway on the embedded default (engine and devnet
+# in process), with a chain reorganisation every 6 moves that rolls the last
+# block back (the evicted mark returns) before it is mined again, and ends
+# with `kdapp verify` replaying the log against the live store.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -12,19 +15,11 @@ export KDAPP_DATA=$work/data KDAPP_KEYS=$work/keys
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "seven stress-mode moves (cap 6): the 7th evicts X's oldest mark at (0,0)"
-"$kdapp" feed tools/demo/stress_game.jsonl
-"$kdapp" show 7
-step "the strategy context an agent sees now"
-"$kdapp" strategy 7
+step "kdapp play: search (X) against search (O), stress cap 6, through the MCP gateway, a reorg every 6 moves"
+"$kdapp" play --x search --o search --cap 6 --seed 1 --reorg-every 6 --reorg-depth 1 --max-moves 30
 
-step "reorg: block g5 is reverted, and X's evicted mark comes back to (0,0)"
-"$kdapp" feed tools/demo/revert.jsonl
-"$kdapp" show 7
+step "kdapp verify: the log, replayed in full and along the canonical chain, reproduces the live store"
+"$kdapp" verify
 
-step "the new branch: X plays (2,2) instead, evicting (0,0) again"
-"$kdapp" feed tools/demo/branch.jsonl
-"$kdapp" show 7
-
-step "the log: every message as received, with its outcome"
-"$kdapp" log
+step "kdapp stats: what the engine did"
+"$kdapp" stats

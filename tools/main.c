@@ -23,6 +23,7 @@ static const command commands[] = {
     {"replay", kd_cmd_replay, "rebuild a store from a data directory's log (--into NEWDIR)"},
     {"verify", kd_cmd_verify, "check that replaying the log reproduces the live store exactly"},
     {"mcp", kd_cmd_mcp, "MCP gateway for agents (stdio, or --http ADDR:PORT)"},
+    {"play", kd_cmd_play, "a game between two players (random, search, llm:URL, human) through the gateway"},
     {"sim", kd_cmd_sim, "seeded reorg simulator checked against an oracle after every step"},
     {"bench", kd_cmd_bench, "benchmarks against baselines measured in the same run (--quick)"},
     {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},

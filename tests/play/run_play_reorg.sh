@@ -1,0 +1,91 @@
+#!/bin/sh
+# run_play_reorg.sh — whole games through the real `kdapp play` and its
+# embedded gateway ($KDAPP), each in a fresh data directory under
+# $KD_TEST_TMP, each followed by `kdapp verify` on that directory:
+#
+#   1. search (X) against random, cap 6, seed 3, a 2-block reorg every 5 moves;
+#   2. search against search, cap 6, a 1-block reorg every 6 moves: the
+#      reorg after move 12 undoes a move that had evicted a mark, so the
+#      output must show the mark coming back (unless the devnet re-mined the
+#      move before the rolled-back board could be read, which the output
+#      then says instead);
+#   3. the same game again with the same seed: the same moves and result;
+#   4. a human (stdin) against random in a classic game, through --mcp-cmd;
+#   5. a game through Streamable HTTP (--mcp-url, `kdapp mcp --http`).
+#
+# Exits non-zero with the output of the failing step.
+set -eu
+: "${KDAPP:?KDAPP must name the kdapp binary}"
+parent=${KD_TEST_TMP:-/tmp}
+mkdir -p "$parent"
+work=$(mktemp -d "$parent/play-XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_DATA KDAPP_KEYS KDAPP_SHOW_PROMPTS
+
+fail() {
+    echo "FAIL: $*" >&2
+    for f in "$work"/*.out "$work"/*.err; do
+        [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
+    done
+    exit 1
+}
+
+# game NAME ARGS...: plays into $work/NAME.data and verifies it.
+game() {
+    name=$1
+    shift
+    "$KDAPP" play --data "$work/$name.data" --keys "$work/keys" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
+        fail "kdapp play $* exited with $?"
+    grep -q '^digest: [0-9a-f]\{64\}$' "$work/$name.out" || fail "$name: no final digest line"
+    "$KDAPP" verify --data "$work/$name.data" >"$work/$name.verify.out" 2>&1 || fail "$name: kdapp verify failed"
+    grep -q '^verify: ok' "$work/$name.verify.out" || fail "$name: verify did not say ok"
+    digest=$(sed -n 's/^digest: //p' "$work/$name.out")
+    grep -q "$digest" "$work/$name.verify.out" || fail "$name: verify's digest differs from the game's"
+}
+
+game one --x search --o random --cap 6 --seed 3 --reorg-every 5 --reorg-depth 2 --max-moves 40
+grep -q 'X (search) won\|O (random) won\|stopped at --max-moves' "$work/one.out" || fail "one: no result line"
+grep -q '^=== reorg after move 5:' "$work/one.out" || fail "one: no reorg after move 5"
+
+game two --x search --o search --cap 6 --seed 8 --reorg-every 6 --reorg-depth 1 --max-moves 30
+grep -q '^=== reorg after move 6:' "$work/two.out" || fail "two: no reorg after move 6"
+grep -q '^=== reorg after move 12:' "$work/two.out" || fail "two: the game ended before the second reorg"
+if ! grep -q 'already mined again' "$work/two.out"; then
+    grep -q 'restored: . at (.,.) came back' "$work/two.out" || fail "two: no evicted mark came back"
+fi
+grep -q 'first the oldest mark, . at (.,.), is removed' "$work/two.out" || fail "two: no eviction shown"
+grep -q 'reorgs: [1-9]' "$work/two.out" || fail "two: reorgs not counted"
+
+game three --x search --o search --cap 6 --seed 8 --reorg-every 6 --reorg-depth 1 --max-moves 30
+grep '^move ' "$work/two.out" >"$work/two.moves"
+grep '^move ' "$work/three.out" >"$work/three.moves"
+cmp -s "$work/two.moves" "$work/three.moves" || fail "the same seed played different moves"
+
+# 4. a human (stdin) against random, classic, through --mcp-cmd: a line that
+#    is not a move and moves on occupied cells are answered and asked again.
+printf 'centre please\n1 1\n0 0\n0 1\n0 2\n1 0\n1 2\n2 0\n2 1\n2 2\n' >"$work/human.in"
+"$KDAPP" play --x human --o random --cap 9 --seed 5 \
+    --mcp-cmd "'$KDAPP' mcp --data '$work/four.data' --keys '$work/keys'" \
+    <"$work/human.in" >"$work/four.out" 2>"$work/four.err" || fail "human game exited with $?"
+grep -q 'that is not a move' "$work/four.out" || fail "four: the bad line was not answered"
+grep -q 'won after\|draw after' "$work/four.out" || fail "four: the classic game did not end"
+"$KDAPP" verify --data "$work/four.data" >"$work/four.verify.out" 2>&1 || fail "four: kdapp verify failed"
+
+# 5. through Streamable HTTP (--mcp-url) against `kdapp mcp --http` on a free port.
+"$KDAPP" mcp --http 127.0.0.1:0 --data "$work/five.data" --keys "$work/keys" 2>"$work/five.server.err" &
+server=$!
+url=""
+tries=0
+while [ -z "$url" ] && [ $tries -lt 100 ] && kill -0 "$server" 2>/dev/null; do # bounded: 10 s
+    url=$(sed -n 's/.*serving MCP on \(http:[^ ]*\).*/\1/p' "$work/five.server.err")
+    [ -n "$url" ] || { sleep 0.1; tries=$((tries + 1)); }
+done
+[ -n "$url" ] || { kill "$server" 2>/dev/null; fail "five: the HTTP gateway did not start"; }
+"$KDAPP" play --x search --o random --cap 4 --seed 9 --max-moves 12 --reorg-every 4 --reorg-depth 1 \
+    --mcp-url "$url" >"$work/five.out" 2>"$work/five.err" || { kill "$server"; fail "five: play over HTTP failed"; }
+kill "$server"
+wait "$server" || true
+grep -q '^digest: [0-9a-f]\{64\}$' "$work/five.out" || fail "five: no final digest line"
+"$KDAPP" verify --data "$work/five.data" >"$work/five.verify.out" 2>&1 || fail "five: kdapp verify failed"
+
+echo "play games with reorgs: ok"
