@@ -16,8 +16,22 @@
 struct kd_publisher {
     nng_socket sock;
     atomic_uint_fast64_t sent;
+    atomic_int subscribers;
     kd_buf frame;
 };
+
+/* NNG attaches a subscriber's pipe on this side asynchronously: a view
+ * published before that is not delivered to it. Counting attached pipes
+ * (and logging each change) lets an operator, or a test, know that a
+ * subscriber is really there. */
+static void pipe_event(nng_pipe pipe, nng_pipe_ev ev, void *arg)
+{
+    (void)pipe;
+    kd_publisher *p = arg;
+    int n = ev == NNG_PIPE_EV_ADD_POST ? atomic_fetch_add(&p->subscribers, 1) + 1
+                                       : atomic_fetch_sub(&p->subscribers, 1) - 1;
+    KD_LOG_I("publish", "subscriber %s: subscribers: %d", ev == NNG_PIPE_EV_ADD_POST ? "attached" : "left", n);
+}
 
 kd_err kd_publisher_open(const char *urls, kd_publisher **out, char *why, size_t why_len)
 {
@@ -31,6 +45,8 @@ kd_err kd_publisher_open(const char *urls, kd_publisher **out, char *why, size_t
         free(p);
         return kd_nng_err(rv, "pub0_open");
     }
+    nng_pipe_notify(p->sock, NNG_PIPE_EV_ADD_POST, pipe_event, p);
+    nng_pipe_notify(p->sock, NNG_PIPE_EV_REM_POST, pipe_event, p);
     kd_err err = kd_nng_listen_all(p->sock, urls, why, why_len);
     if (err) {
         nng_close(p->sock);
@@ -51,6 +67,8 @@ void kd_publisher_close(kd_publisher *p)
 }
 
 uint64_t kd_publisher_count(const kd_publisher *p) { return atomic_load(&p->sent); }
+
+int kd_publisher_subscribers(const kd_publisher *p) { return atomic_load(&p->subscribers); }
 
 static void send_frame(kd_publisher *p)
 {

@@ -27,6 +27,9 @@ void kd_publisher_close(kd_publisher *pub);
 kd_handler kd_publisher_handler(kd_publisher *pub);
 /* Messages published so far. */
 uint64_t kd_publisher_count(const kd_publisher *pub);
+/* Subscribers whose connection is attached (each change is also logged at
+ * info level: "subscribers: N"). */
+int kd_publisher_subscribers(const kd_publisher *pub);
 
 /* Splits a received frame into topic and payload. Returns 0, or -1 when
  * the frame has no NUL after its topic. Pointers point into `frame`. */

@@ -56,6 +56,7 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv);
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv);
 int kd_cmd_devnet(kd_cli *cli, int argc, char **argv);
 int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv);
+int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv);
 int kd_cmd_submit(kd_cli *cli, int argc, char **argv);
 int kd_cmd_watch(kd_cli *cli, int argc, char **argv);
 int kd_cmd_up(kd_cli *cli, int argc, char **argv);

@@ -3,6 +3,7 @@
  *
  *   kdapp devnet        run a local chain feeding an engine (tools/devnet.h)
  *   kdapp devnet-reorg  ask a running devnet to revert its last N blocks
+ *   kdapp devnet-status print a running devnet's height, pending txs and tip
  *   kdapp submit        build a payload (new episode or a signed move),
  *                       submit it to a devnet, optionally wait for the block
  *                       that carries it and print the engine's verdict
@@ -30,26 +31,10 @@
 #include "tools/devnet_client.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
+#include "tools/report.h"
 
 /* ---------------------------------------------------------------- devnet */
 
-/* Prints the devnet's progress (called on its threads). */
-static void print_event(void *ctx, const kd_devnet_event *ev)
-{
-    (void)ctx;
-    char h[17] = "genesis";
-    if (ev->hash)
-        kd_hex_encode(ev->hash, 8, h);
-    if (ev->kind == KD_DEVNET_EVENT_BLOCK)
-        printf("block %s height %llu daa %llu: %u tx%s, %u applied, %u rejected%s\n", h,
-               (unsigned long long)ev->height, (unsigned long long)ev->daa, ev->tx_count, ev->tx_count == 1 ? "" : "s",
-               ev->txs_applied, ev->txs_rejected, ev->duplicate ? " (already applied: a re-send)" : "");
-    else
-        printf("reorg: reverted %u block%s, %u tx%s re-queued, %u dropped; tip %s height %llu%s%s\n", ev->reverted,
-               ev->reverted == 1 ? "" : "s", ev->reincluded, ev->reincluded == 1 ? "" : "s", ev->dropped, h,
-               (unsigned long long)ev->height, ev->err ? "; refused: " : "", ev->err ? ev->detail : "");
-    fflush(stdout);
-}
 
 int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 {
@@ -118,7 +103,7 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
     o.listen_urls = listen ? listen : ep.devnet;
     o.engine_url = engine ? engine : ep.ingest;
     if (!quiet)
-        o.on_event = print_event;
+        o.on_event = kd_report_devnet_event;
     kd_signals_block();
     kd_devnet *dev = NULL;
     char why[512];
@@ -231,6 +216,56 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp devnet-reorg: stopped early (%s): %s\n", kd_err_code(err), why);
         return KD_EXIT_FAIL;
     }
+    return KD_EXIT_OK;
+}
+
+/* --------------------------------------------------------- devnet-status */
+
+int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
+                                             {"devnet", required_argument, NULL, 'n'},
+                                             {"timeout", required_argument, NULL, 't'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0}};
+    const char *url = NULL;
+    uint64_t timeout = 5000;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (kd_cli_common_option(cli, opt, optarg))
+            continue;
+        if (opt == 'n') {
+            url = optarg;
+        } else if (opt == 't' && kd_cli_parse_u64(optarg, 1, UINT32_MAX, &timeout) == 0) {
+            continue;
+        } else {
+            fputs("usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n", stderr);
+            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fputs("usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n", stderr);
+        return KD_EXIT_USAGE;
+    }
+    kd_endpoints ep;
+    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+        return KD_EXIT_FAIL;
+    kd_devnet_client *c = NULL;
+    kd_devnet_answer ans;
+    char why[512] = "";
+    kd_err err = kd_devnet_client_open(url ? url : ep.devnet, (uint32_t)timeout, &c, why, sizeof why);
+    if (!err)
+        err = kd_devnet_client_status(c, &ans, why, sizeof why);
+    kd_devnet_client_close(c);
+    if (err) {
+        fprintf(stderr, "kdapp devnet-status: %s\n", why);
+        return KD_EXIT_FAIL;
+    }
+    char h[2 * KD_HASH_LEN + 1] = "genesis";
+    if (ans.has_tip)
+        kd_hex_encode(ans.tip, KD_HASH_LEN, h);
+    printf("height %llu pending %u tip %s\n", (unsigned long long)ans.height, ans.pending, h);
     return KD_EXIT_OK;
 }
 

@@ -23,22 +23,8 @@
 #include "tools/devnet.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
+#include "tools/report.h"
 
-static void print_event(void *ctx, const kd_devnet_event *ev)
-{
-    (void)ctx;
-    char h[17] = "genesis";
-    if (ev->hash)
-        kd_hex_encode(ev->hash, 8, h);
-    if (ev->kind == KD_DEVNET_EVENT_BLOCK)
-        printf("block %s height %llu: %u tx%s, %u applied, %u rejected\n", h, (unsigned long long)ev->height,
-               ev->tx_count, ev->tx_count == 1 ? "" : "s", ev->txs_applied, ev->txs_rejected);
-    else
-        printf("reorg: reverted %u block%s, %u tx%s re-queued, %u dropped; tip %s%s%s\n", ev->reverted,
-               ev->reverted == 1 ? "" : "s", ev->reincluded, ev->reincluded == 1 ? "" : "s", ev->dropped, h,
-               ev->err ? "; refused: " : "", ev->err ? ev->detail : "");
-    fflush(stdout);
-}
 
 int kd_cmd_up(kd_cli *cli, int argc, char **argv)
 {
@@ -107,7 +93,7 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     dopts.listen_urls = ep.devnet;
     dopts.engine_url = inproc;
     if (!quiet)
-        dopts.on_event = print_event;
+        dopts.on_event = kd_report_devnet_event;
     if ((err = kd_devnet_open(&dopts, &dev, why, sizeof why))) {
         fprintf(stderr, "kdapp up: devnet: %s\n", why);
         kd_node_stop(&node);

@@ -32,6 +32,9 @@
 #define EXCHANGE_TIMEOUT_MS 1000u
 /* Pause before re-trying after an engine-side storage error. */
 #define RETRY_PAUSE_MS 300u
+/* How long a reorg waits for a block in flight before answering busy. */
+#define REORG_WAIT_MS 2000u
+#define REORG_WAIT_TEXT "2 s"
 /* Control socket poll interval (to notice close). */
 #define CONTROL_POLL_MS 100
 /* A block stops growing past this many payload bytes (below the engine's
@@ -415,11 +418,17 @@ kd_err kd_devnet_submit(kd_devnet *d, const uint8_t *payload, size_t len, uint8_
     return KD_OK;
 }
 
-/* Takes the sequence: waits for a block in flight (mutex held). */
+/* Takes the sequence (mutex held): waits up to REORG_WAIT_MS for a block in
+ * flight; an engine that does not answer by then is reported as busy
+ * rather than leaving a reorg queued to happen at some surprising later
+ * moment. */
 static kd_err sequence_take(kd_devnet *d)
 {
+    struct timespec ts;
+    deadline_after(&ts, REORG_WAIT_MS);
     while (d->busy && !atomic_load(&d->stop))
-        pthread_cond_wait(&d->cv, &d->mu);
+        if (pthread_cond_timedwait(&d->cv, &d->mu, &ts) != 0 && d->busy)
+            return KD_ERR_BUSY;
     if (atomic_load(&d->stop))
         return KD_ERR_CLOSED;
     d->busy = 1;
@@ -489,7 +498,10 @@ kd_err kd_devnet_reorg(kd_devnet *d, uint32_t depth, double drop, int reorder, k
     pthread_mutex_lock(&d->mu);
     kd_err err = sequence_take(d);
     if (err) {
-        snprintf(res->detail, sizeof res->detail, "the devnet is closing");
+        snprintf(res->detail, sizeof res->detail, "%s",
+                 err == KD_ERR_BUSY ? "a block has been waiting for the engine's acknowledgement for over "
+                                      REORG_WAIT_TEXT "; is the engine running? nothing was reverted"
+                                    : "the devnet is closing");
         goto unlock;
     }
     if (depth > d->ring_len) {
@@ -673,7 +685,7 @@ static void *control(void *arg)
         }
         reply.len = 0;
         if (control_handle(d, nng_msg_body(msg), nng_msg_len(msg), &reply) != KD_OK) {
-            nng_msg_free(msg); /* out of memory: the client re-sends */
+            nng_msg_free(msg); /* out of memory: no reply, the client times out */
             continue;
         }
         nng_msg_clear(msg);
@@ -688,6 +700,8 @@ static void *control(void *arg)
 
 /* ------------------------------------------------------- open / close */
 
+/* A per-run salt: the clocks, the pid and the handle's address make it
+ * unique to this run, which is all it is for (not a secret). */
 static void make_salt(kd_devnet *d)
 {
     uint8_t buf[40];
@@ -696,17 +710,7 @@ static void make_salt(kd_devnet *d)
     kd_put_u64be(buf + 16, (uint64_t)getpid());
     kd_put_u64be(buf + 24, d->opts.seed);
     kd_put_u64be(buf + 32, (uint64_t)(uintptr_t)d);
-    FILE *f = fopen("/dev/urandom", "rb"); /* best effort; the clock already makes it unique */
-    uint8_t extra[16] = {0};
-    if (f) {
-        if (fread(extra, 1, sizeof extra, f) != sizeof extra)
-            memset(extra, 0, sizeof extra);
-        fclose(f);
-    }
-    uint8_t all[sizeof buf + sizeof extra];
-    memcpy(all, buf, sizeof buf);
-    memcpy(all + sizeof buf, extra, sizeof extra);
-    kd_sha256(all, sizeof all, d->salt);
+    kd_sha256(buf, sizeof buf, d->salt);
 }
 
 kd_err kd_devnet_open(const kd_devnet_options *opts, kd_devnet **out, char *why, size_t why_len)

@@ -117,9 +117,11 @@ typedef struct {
 /*
  * Reverts the last `depth` blocks and re-queues their txs at the front of
  * the pending queue (each dropped with probability `drop`, the rest shuffled
- * when `reorder`; seeded by the options' seed). Waits for a block in flight
- * to finish first, then for the engine's acknowledgement (indefinitely,
- * unless the devnet is closed).
+ * when `reorder`; seeded by the options' seed). Waits up to 2 s for a block
+ * in flight to be acknowledged first (else KD_ERR_BUSY, nothing done), then
+ * for the engine's acknowledgement of the reverts (indefinitely, unless the
+ * devnet is closed: an engine that went down with no block in flight makes
+ * the reorg wait for its return, and it completes then).
  *
  * Returns KD_OK when every revert was applied. When the engine refuses one
  * (e.g. beyond its finality depth, or the tip is not ours), the blocks
@@ -127,6 +129,7 @@ typedef struct {
  * is returned (also in result->engine_err, with result->detail).
  * Other errors: KD_ERR_INVALID_ARG (depth 0, drop outside [0,1]),
  * KD_ERR_NOT_FOUND (the devnet knows fewer than `depth` blocks),
+ * KD_ERR_BUSY (a block in flight is not acknowledged: engine down?),
  * KD_ERR_CLOSED, KD_ERR_NOMEM; result->detail says why.
  */
 kd_err kd_devnet_reorg(kd_devnet *dev, uint32_t depth, double drop, int reorder,

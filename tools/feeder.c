@@ -232,8 +232,45 @@ static void pop_block(kd_feeder *f, const uint8_t *hash)
     block_fini(b);
 }
 
+static int tracked(const kd_feeder *f, const uint8_t *hash)
+{
+    for (size_t i = 0; i < f->n_blocks; i++)
+        if (memcmp(f->blocks[i].hash, hash, KD_HASH_LEN) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * A duplicate answers a re-delivery whose first answer never arrived (the
+ * engine crashed after its commit, found by tests/crash): the event took
+ * effect then, so account for it now, once. With a seed the engine is the
+ * authority: forget the touched counters and read them again when needed.
+ * Without one, a duplicate accept carries the outcomes recorded the first
+ * time, which update the counters as the first answer would have.
+ */
+static kd_err observe_duplicate(kd_feeder *f, const kd_script_op *op, const kd_msg_result *res)
+{
+    if (op->kind == KD_SCRIPT_REVERT) {
+        if (f->n_blocks && memcmp(f->blocks[f->n_blocks - 1].hash, op->hash, KD_HASH_LEN) == 0)
+            pop_block(f, op->hash);
+        return KD_OK;
+    }
+    if (tracked(f, op->hash))
+        return KD_OK; /* we saw it applied: nothing new */
+    if (f->seed) {
+        for (size_t i = 0; i < op->tx_count; i++)
+            drop_counter(f, op->txs[i].episode_id);
+        for (size_t i = 0; i < res->tx_count; i++)
+            drop_counter(f, res->txs[i].episode_id);
+        return KD_OK;
+    }
+    return push_block(f, op, res);
+}
+
 kd_err kd_feeder_observe(kd_feeder *f, const kd_script_op *op, const kd_msg_result *res)
 {
+    if (res->status == KD_MSG_DUPLICATE)
+        return observe_duplicate(f, op, res);
     if (res->status != KD_MSG_APPLIED)
         return KD_OK;
     if (op->kind == KD_SCRIPT_REVERT) {

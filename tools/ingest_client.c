@@ -30,6 +30,9 @@ kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_cli
     }
     nng_socket_set_ms(c->sock, NNG_OPT_REQ_RESENDTIME, RESEND_MS);
     nng_socket_set_ms(c->sock, NNG_OPT_RECVTIMEO, timeout_ms ? (nng_duration)timeout_ms : NNG_DURATION_INFINITE);
+    /* REQ's send waits for a connected engine: bound it too, or a client
+     * with a timeout blocks forever while the engine is down. */
+    nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, timeout_ms ? (nng_duration)timeout_ms : NNG_DURATION_INFINITE);
     nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 20);
     nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 500);
     nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0);

@@ -29,6 +29,7 @@ static const command commands[] = {
     {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},
     {"devnet", kd_cmd_devnet, "run a local chain that feeds an engine blocks"},
     {"devnet-reorg", kd_cmd_devnet_reorg, "make a running devnet revert its last N blocks"},
+    {"devnet-status", kd_cmd_devnet_status, "print a running devnet's height, pending txs and tip"},
     {"submit", kd_cmd_submit, "submit a new episode or a signed move to a devnet"},
     {"watch", kd_cmd_watch, "draw boards live from an engine's published views"},
     {"up", kd_cmd_up, "engine + devnet in one process (embedded mode)"},
@@ -38,7 +39,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: kdapp COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\ncommon options: --data DIR (default $KDAPP_DATA or ./kdapp-data),\n"
             "                --keys DIR (default $KDAPP_KEYS or ./kdapp-keys)\n"
