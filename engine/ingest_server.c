@@ -95,7 +95,7 @@ kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_ser
     *out = s;
     return KD_OK;
 fail:
-    nng_close(s->sock);
+    kd_nng_close(s->sock);
     kd_sig_pool_free(s->pool);
     free(s);
     return err;
@@ -107,7 +107,7 @@ void kd_ingest_server_stop(kd_ingest_server *s)
         return;
     atomic_store(&s->stop, 1);
     pthread_join(s->thread, NULL);
-    nng_close(s->sock);
+    kd_nng_close(s->sock);
     kd_sig_pool_free(s->pool);
     free(s);
 }

@@ -2,6 +2,7 @@
 #include "engine/netutil.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,4 +94,72 @@ uint64_t kd_wall_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+typedef struct {
+    nng_socket sock;
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    int done, abandoned;
+} close_job;
+
+static void close_job_free(close_job *j)
+{
+    pthread_cond_destroy(&j->done_cv);
+    pthread_mutex_destroy(&j->lock);
+    free(j);
+}
+
+static void *close_thread(void *arg)
+{
+    close_job *j = arg;
+    nng_close(j->sock);
+    pthread_mutex_lock(&j->lock);
+    j->done = 1;
+    int abandoned = j->abandoned;
+    pthread_cond_signal(&j->done_cv);
+    pthread_mutex_unlock(&j->lock);
+    if (abandoned) /* the caller gave up waiting: the job is ours to free */
+        close_job_free(j);
+    return NULL;
+}
+
+void kd_nng_close(nng_socket sock)
+{
+    close_job *j = calloc(1, sizeof *j);
+    pthread_t t;
+    if (!j) {
+        nng_close(sock);
+        return;
+    }
+    j->sock = sock;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->done_cv, NULL);
+    if (pthread_create(&t, NULL, close_thread, j) != 0) {
+        close_job_free(j);
+        nng_close(sock);
+        return;
+    }
+    pthread_detach(t);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += KD_NNG_CLOSE_MS / 1000;
+    deadline.tv_nsec += (long)(KD_NNG_CLOSE_MS % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&j->lock);
+    while (!j->done)
+        if (pthread_cond_timedwait(&j->done_cv, &j->lock, &deadline) == ETIMEDOUT)
+            break;
+    int done = j->done;
+    if (!done) {
+        j->abandoned = 1;
+        KD_LOG_W("net", "nng_close did not return within %d ms (a known NNG 1.5 deadlock); going on without it",
+                 KD_NNG_CLOSE_MS);
+    }
+    pthread_mutex_unlock(&j->lock);
+    if (done)
+        close_job_free(j);
 }

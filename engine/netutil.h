@@ -17,6 +17,14 @@ kd_err kd_nng_err(int rv, const char *what);
  * `why` names the URL and the NNG error. */
 kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t why_len) KD_WARN_UNUSED;
 
+/* Closes an NNG socket, giving up after `KD_NNG_CLOSE_MS` with a logged
+ * warning. NNG 1.5.2 (Debian's) can deadlock inside nng_close (nanomsg/nng
+ * #1543, #1813, fixed upstream later); callers close sockets they no longer
+ * use, so a close that never returns would only keep a process from
+ * exiting: the kernel releases its descriptors anyway. */
+#define KD_NNG_CLOSE_MS 3000
+void kd_nng_close(nng_socket sock);
+
 /* Milliseconds from a monotonic clock. */
 uint64_t kd_now_ms(void);
 /* Microseconds from a monotonic clock. */

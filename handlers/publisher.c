@@ -49,7 +49,7 @@ kd_err kd_publisher_open(const char *urls, kd_publisher **out, char *why, size_t
     nng_pipe_notify(p->sock, NNG_PIPE_EV_REM_POST, pipe_event, p);
     kd_err err = kd_nng_listen_all(p->sock, urls, why, why_len);
     if (err) {
-        nng_close(p->sock);
+        kd_nng_close(p->sock);
         free(p);
         return err;
     }
@@ -61,7 +61,7 @@ void kd_publisher_close(kd_publisher *p)
 {
     if (!p)
         return;
-    nng_close(p->sock);
+    kd_nng_close(p->sock);
     kd_buf_fini(&p->frame);
     free(p);
 }

@@ -277,7 +277,7 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     *out = gw;
     return KD_OK;
 fail:
-    nng_close(gw->sub);
+    kd_nng_close(gw->sub);
 fail_sync:
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);
@@ -295,7 +295,7 @@ void kd_gateway_close(kd_gateway *gw)
     pthread_mutex_unlock(&gw->lock);
     if (gw->thread_started)
         pthread_join(gw->thread, NULL);
-    nng_close(gw->sub);
+    kd_nng_close(gw->sub);
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);
     free(gw);

@@ -388,7 +388,7 @@ static int views_open(const char *url, nng_socket *sock)
     if ((rv = nng_socket_set(*sock, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, sizeof KD_TOPIC_BLOCK)) ||
         (rv = nng_dial(*sock, url, NULL, 0))) {
         fprintf(stderr, "kdapp submit: cannot subscribe to the engine's views at %s: %s\n", url, nng_strerror(rv));
-        nng_close(*sock);
+        kd_nng_close(*sock);
         return KD_EXIT_FAIL;
     }
     return KD_EXIT_OK;
@@ -582,7 +582,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
         rc = wait_verdict(sub, tx_id[0], a.timeout_ms);
 done:
     if (sub_open)
-        nng_close(sub);
+        kd_nng_close(sub);
     kd_devnet_client_close(c);
     kd_buf_fini(&payload);
     return rc;

@@ -211,6 +211,6 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
         fflush(stdout);
     }
 done:
-    nng_close(sock);
+    kd_nng_close(sock);
     return rc;
 }

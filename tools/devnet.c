@@ -801,7 +801,7 @@ void kd_devnet_close(kd_devnet *d)
     if (d->control_started)
         pthread_join(d->control, NULL);
     if (d->rep_open)
-        nng_close(d->rep);
+        kd_nng_close(d->rep);
     if (d->producer_started)
         pthread_join(d->producer, NULL);
     kd_ingest_client_close(d->client);

@@ -43,7 +43,7 @@ kd_err kd_devnet_client_open(const char *url, uint32_t timeout_ms, kd_devnet_cli
     nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0);
     if ((rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK))) {
         snprintf(why, why_len, "cannot dial the devnet at %s: %s", url, nng_strerror(rv));
-        nng_close(c->sock);
+        kd_nng_close(c->sock);
         free(c);
         return kd_nng_err(rv, "dial");
     }
@@ -55,7 +55,7 @@ void kd_devnet_client_close(kd_devnet_client *c)
 {
     if (!c)
         return;
-    nng_close(c->sock);
+    kd_nng_close(c->sock);
     free(c);
 }
 

@@ -39,7 +39,7 @@ kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_cli
     /* Non-blocking dial: the engine may start later. */
     if ((rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK))) {
         snprintf(why, why_len, "cannot dial %s: %s", url, nng_strerror(rv));
-        nng_close(c->sock);
+        kd_nng_close(c->sock);
         free(c);
         return kd_nng_err(rv, "dial");
     }
@@ -51,7 +51,7 @@ void kd_ingest_client_close(kd_ingest_client *c)
 {
     if (!c)
         return;
-    nng_close(c->sock);
+    kd_nng_close(c->sock);
     kd_buf_fini(&c->frame);
     free(c);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/netutil.h"
 #include "engine/ingest_server.h"
 #include "engine/support.h"
 #include "tools/devnet.h"
@@ -283,7 +284,7 @@ Test(devnet_control, garbage_frames_get_a_decode_error)
         named = memcmp((const char *)buf + i, "decode", 6) == 0;
     cr_expect(named, "the reply should name the decode error");
     nng_free(buf, n);
-    nng_close(s);
+    kd_nng_close(s);
     /* ...and the devnet still answers. */
     kd_devnet_client *c = NULL;
     char why[512] = "";

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/netutil.h"
 #include "engine/ingest.h"
 #include "engine/ingest_server.h"
 #include "engine/support.h"
@@ -39,7 +40,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    nng_close(req);
+    kd_nng_close(req);
     kd_ingest_server_stop(server);
     server = NULL;
     et_env_fini(&env);
