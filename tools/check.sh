@@ -4,10 +4,17 @@
 # ctest (Criterion unit tests and integration tests on real files, sockets
 # and processes, and the MCP client tests: the official TypeScript SDK client
 # and the MCP conformance suite, npm packages pinned in tests/client's
-# package-lock.json). The last line is ctest's summary of what passed and failed.
+# package-lock.json).
 #
-#   tools/check.sh            # the suite
-#   KD_SANITIZE="address;undefined" KD_BUILD_DIR=build-asan tools/check.sh
+# First a sanitizer pass: a second build (build-asan) with AddressSanitizer,
+# UndefinedBehaviorSanitizer and LeakSanitizer, and the engine's crash
+# points compiled in (KD_CRASHPOINTS), runs the unit, integration, fuzz
+# corpus and crash-point tests. Then the whole suite runs on the normal
+# build; its closing line is ctest's summary of what passed and failed.
+#
+#   tools/check.sh                   # the whole check (CI runs this)
+#   KD_CHECK_SANITIZE=0 tools/check.sh   # skip the sanitizer pass
+#   tools/check.sh -R engine         # extra arguments go to the final ctest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KD_WERROR=${KD_WERROR:-ON} tools/setup.sh
@@ -30,6 +37,15 @@ if ! cmp -s tests/client/package-lock.json "$stamp"; then
   cp tests/client/package-lock.json "$stamp"
 fi
 
+jobs=$(nproc)
+if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
+  echo "check: sanitizer pass (ASan + UBSan + LSan, crash points compiled in)"
+  KD_WERROR=ON KD_BUILD_DIR=build-asan KD_SANITIZE="address;undefined" tools/setup.sh -DKD_CRASHPOINTS=ON
+  # The long simulator seeds and the Node.js clients run once, below.
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+    ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*)$')
+fi
+
 build=${KD_BUILD_DIR:-build}
 cd "$build"
-ctest --output-on-failure --timeout 600 -j"$(nproc)" "$@"
+ctest --output-on-failure --timeout 600 -j"$jobs" "$@"
