@@ -107,6 +107,16 @@ static json_t *read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v
     return NULL;
 }
 
+/* Reads the tic-tac-toe episode named by args.episode_id for a tool that
+ * needs its board (`what` names the tool's answer in the error). */
+static json_t *read_ttt_or_fail(kd_gateway *gw, json_t *args, kd_episode_view *v, const char *what)
+{
+    json_t *e = read_view_or_fail(gw, arg_episode(args), v);
+    if (!e && !v->has_ttt)
+        e = fail("episode %u is a %s, which has no %s", v->episode_id, v->type, what);
+    return e;
+}
+
 /* Submits a payload and waits for the block that carries it. */
 static kd_err submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, char *why, size_t why_len)
 {
@@ -145,11 +155,9 @@ static json_t *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *co
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_view_or_fail(ctx, arg_episode(args), &v);
+    json_t *e = read_ttt_or_fail(ctx, args, &v, "strategy context");
     if (e)
         return e;
-    if (!v.has_ttt)
-        return fail("episode %u is a %s, which has no strategy context", v.episode_id, v.type);
     json_t *sc = kd_strategy_context_json(&v.ttt);
     char *text = json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_t *r = kd_mcp_tool_result(sc, text);
@@ -161,11 +169,9 @@ static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int 
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_view_or_fail(ctx, arg_episode(args), &v);
+    json_t *e = read_ttt_or_fail(ctx, args, &v, "legal-move list");
     if (e)
         return e;
-    if (!v.has_ttt)
-        return fail("episode %u is a %s, which has no legal-move list", v.episode_id, v.type);
     char text[256];
     legal_moves_text(&v, text, sizeof text);
     char cur[2] = {kd_ttt_symbol_char(v.ttt.current), 0};
