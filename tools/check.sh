@@ -37,6 +37,12 @@ if ! cmp -s tests/client/package-lock.json "$stamp"; then
   cp tests/client/package-lock.json "$stamp"
 fi
 
+# The code is formatted as .clang-format says (STYLE.md).
+if ! clang-format --dry-run --Werror $(git ls-files '*.c' '*.h' 2>/dev/null || find engine episodes handlers mcp tools tests -name '*.[ch]'); then
+  echo "check: files above are not formatted: run clang-format -i on them" >&2
+  exit 1
+fi
+
 jobs=$(nproc)
 if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   echo "check: sanitizer pass (ASan + UBSan + LSan, crash points compiled in)"
