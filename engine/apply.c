@@ -62,15 +62,15 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
     }
     kd_participants parts = {.count = 0};
     if (ne->n_participants == 0 || ne->n_participants > KD_MAX_PARTICIPANTS) {
-        snprintf(detail, sizeof detail, "an episode needs 1 to %d participants, got %zu",
-                 KD_MAX_PARTICIPANTS, ne->n_participants);
+        snprintf(detail, sizeof detail, "an episode needs 1 to %d participants, got %zu", KD_MAX_PARTICIPANTS,
+                 ne->n_participants);
         kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
         return KD_OK;
     }
     for (size_t i = 0; i < ne->n_participants; i++) {
         if (ne->participants[i].len != KD_PUBKEY_LEN) {
-            snprintf(detail, sizeof detail, "participant %zu is %zu bytes, not a 33-byte compressed key",
-                     i, ne->participants[i].len);
+            snprintf(detail, sizeof detail, "participant %zu is %zu bytes, not a 33-byte compressed key", i,
+                     ne->participants[i].len);
             kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
             return KD_OK;
         }
@@ -85,8 +85,7 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
     if (override) {
         if ((err = kd_buf_append(effective, override->data, override->len)))
             return err;
-    } else if ((err = type->ops->resolve_params(type->config, ne->params.data, ne->params.len,
-                                                effective, &rej))) {
+    } else if ((err = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, effective, &rej))) {
         kd_txn_reject(r, err, rej.detail);
         return KD_OK;
     }
@@ -112,8 +111,8 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
     return KD_OK;
 }
 
-static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
-                            int trusted_sig, kd_tx_result *r)
+static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, int trusted_sig,
+                            kd_tx_result *r)
 {
     char detail[KD_DETAIL_MAX];
     kd_txn_episode *ep;
@@ -132,8 +131,7 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
         const Kdapp__SignedCommand *sc = em->signed_command;
         cmd = &sc->command;
         if (sc->pubkey.len != KD_PUBKEY_LEN) {
-            snprintf(detail, sizeof detail, "signer key is %zu bytes, not a 33-byte compressed key",
-                     sc->pubkey.len);
+            snprintf(detail, sizeof detail, "signer key is %zu bytes, not a 33-byte compressed key", sc->pubkey.len);
             kd_txn_reject(r, KD_ERR_BAD_PUBKEY, detail);
             return KD_OK;
         }
@@ -147,10 +145,9 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
             sig = kd_sig_verify(&pk, digest, sc->signature.data, sc->signature.len);
         if (sig) {
             snprintf(detail, sizeof detail,
-                     sig == KD_ERR_BAD_PUBKEY
-                         ? "signer key is not a valid secp256k1 key"
-                         : "signature does not verify for episode %u at move counter %llu "
-                           "(signatures are single-use)",
+                     sig == KD_ERR_BAD_PUBKEY ? "signer key is not a valid secp256k1 key"
+                                              : "signature does not verify for episode %u at move counter %llu "
+                                                "(signatures are single-use)",
                      ep->id, (unsigned long long)ep->undo_depth);
             kd_txn_reject(r, sig, detail);
             return KD_OK;
@@ -169,8 +166,7 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
     if ((err = kd_buf_append(&c->scratch, ep->state, ops->state_size)))
         return err;
     kd_reject rej = {{0}};
-    kd_err rule = ops->execute(ep->state, cmd->data, cmd->len, signer, meta,
-                               c->arena.data + undo_off, &rej);
+    kd_err rule = ops->execute(ep->state, cmd->data, cmd->len, signer, meta, c->arena.data + undo_off, &rej);
     if (rule) {
         memcpy(ep->state, c->scratch.data, ops->state_size);
         c->arena.len = undo_off;
@@ -208,8 +204,8 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
 
 /* Applies one transaction; rejections go into `r`, only storage failures
  * are returned. */
-static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index,
-                       const ProtobufCBinaryData *override, int trusted_sig, kd_tx_result *r, kd_buf *effective)
+static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, const ProtobufCBinaryData *override,
+                       int trusted_sig, kd_tx_result *r, kd_buf *effective)
 {
     const Kdapp__Tx *tx = ba->txs[index];
     char detail[KD_DETAIL_MAX];
@@ -222,8 +218,7 @@ static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index,
     memcpy(r->tx_id, tx->tx_id.data, KD_HASH_LEN);
     Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, tx->payload.len, tx->payload.data);
     if (!em) {
-        snprintf(detail, sizeof detail, "payload (%zu bytes) is not a kdapp.EpisodeMessage",
-                 tx->payload.len);
+        snprintf(detail, sizeof detail, "payload (%zu bytes) is not a kdapp.EpisodeMessage", tx->payload.len);
         kd_txn_reject(r, KD_ERR_DECODE, detail);
         return KD_OK;
     }
@@ -245,7 +240,8 @@ static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index,
         err = apply_command(c, em, &meta, trusted_sig, r);
         break;
     default:
-        kd_txn_reject(r, KD_ERR_DECODE, "episode message has no body (new_episode, signed_command or unsigned_command)");
+        kd_txn_reject(r, KD_ERR_DECODE,
+                      "episode message has no body (new_episode, signed_command or unsigned_command)");
         break;
     }
     kdapp__episode_message__free_unpacked(em, NULL);
@@ -294,10 +290,7 @@ static kd_err prune_height(kd_txn *c, uint64_t height)
     return err;
 }
 
-static void hex_short(const uint8_t *hash, char out[17])
-{
-    kd_hex_encode(hash, 8, out);
-}
+static void hex_short(const uint8_t *hash, char out[17]) { kd_hex_encode(hash, 8, out); }
 
 /* A re-delivered accept (its first ack was lost, e.g. to a crash after the
  * commit) is answered with the outcomes recorded when it was applied, so
@@ -491,8 +484,8 @@ static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint
     {
         char h[17];
         hex_short(hash, h);
-        KD_LOG_D("engine", "applied block %s at height %llu: %u/%zu txs", h,
-                 (unsigned long long)pos.height, applied, ba->n_txs);
+        KD_LOG_D("engine", "applied block %s at height %llu: %u/%zu txs", h, (unsigned long long)pos.height, applied,
+                 ba->n_txs);
     }
     kd_txn_dispatch(c, 0, hash, ba->accepting_daa, ba->accepting_time, seq, res);
     KD_CRASHPOINT("after_apply"); /* crash test: committed and dispatched, no reply yet */
@@ -611,7 +604,8 @@ void kd_engine_save_metrics(kd_engine *engine)
     kd_buf b;
     kd_buf_init(&b);
     MDB_txn *txn = NULL;
-    int rc = kd_metrics_encode(&engine->metrics, &b) == KD_OK ? mdb_txn_begin(engine->store.env, NULL, 0, &txn) : ENOMEM;
+    int rc =
+        kd_metrics_encode(&engine->metrics, &b) == KD_OK ? mdb_txn_begin(engine->store.env, NULL, 0, &txn) : ENOMEM;
     if (rc == 0) {
         MDB_val k = kd_val(KD_META_METRICS, strlen(KD_META_METRICS)), v = kd_val(b.data, b.len);
         rc = mdb_put(txn, engine->store.meta, &k, &v, 0);

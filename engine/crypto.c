@@ -29,10 +29,7 @@ kd_err kd_sha256_init(kd_sha256_ctx *ctx)
     return KD_OK;
 }
 
-void kd_sha256_update(kd_sha256_ctx *ctx, const void *data, size_t len)
-{
-    EVP_DigestUpdate(ctx->md, data, len);
-}
+void kd_sha256_update(kd_sha256_ctx *ctx, const void *data, size_t len) { EVP_DigestUpdate(ctx->md, data, len); }
 
 void kd_sha256_final(kd_sha256_ctx *ctx, uint8_t out[KD_HASH_LEN])
 {
@@ -82,8 +79,7 @@ kd_err kd_pubkey_check(const kd_pubkey *pubkey)
     return KD_OK;
 }
 
-kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig,
-                     size_t sig_len)
+kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig, size_t sig_len)
 {
     const secp256k1_context *ctx = secp256k1_context_static;
     secp256k1_pubkey pk;
@@ -94,9 +90,8 @@ kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
      * its input non-null, so refuse it here (found by fuzz_payload). */
     if (!sig || sig_len == 0)
         return KD_ERR_BAD_SIGNATURE;
-    int parsed = sig_len == KD_SIG_COMPACT_LEN
-                     ? secp256k1_ecdsa_signature_parse_compact(ctx, &s, sig)
-                     : secp256k1_ecdsa_signature_parse_der(ctx, &s, sig, sig_len);
+    int parsed = sig_len == KD_SIG_COMPACT_LEN ? secp256k1_ecdsa_signature_parse_compact(ctx, &s, sig)
+                                               : secp256k1_ecdsa_signature_parse_der(ctx, &s, sig, sig_len);
     if (!parsed || !secp256k1_ecdsa_verify(ctx, &s, digest, &pk))
         return KD_ERR_BAD_SIGNATURE;
     return KD_OK;
@@ -165,8 +160,8 @@ int kd_key_name_valid(const char *name)
         return 0;
     for (size_t i = 0; i < n; i++) {
         char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.'))
             return 0;
     }
     return 1;

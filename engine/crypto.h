@@ -74,16 +74,13 @@ int kd_key_name_valid(const char *name);
 /* Writes DIR/NAME.key (mode 0600; DIR created 0700 if missing). Errors:
  * KD_ERR_INVALID_ARG (bad name), KD_ERR_EXISTS, KD_ERR_IO. `why` (may be
  * NULL) receives a sentence naming the file and the OS error. */
-kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *why,
-                   size_t why_len) KD_WARN_UNUSED;
+kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Reads DIR/NAME.key. Refuses a file readable by group or others. Errors:
  * KD_ERR_INVALID_ARG, KD_ERR_NOT_FOUND, KD_ERR_BAD_KEY, KD_ERR_IO, with a
  * sentence in `why`. */
-kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why,
-                   size_t why_len) KD_WARN_UNUSED;
+kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Resolves a signer reference: "test:NAME" (test key), a key name in `dir`.
  * Errors as kd_key_load. */
-kd_err kd_key_resolve(const char *dir, const char *ref, kd_key *key, char *why,
-                      size_t why_len) KD_WARN_UNUSED;
+kd_err kd_key_resolve(const char *dir, const char *ref, kd_key *key, char *why, size_t why_len) KD_WARN_UNUSED;
 
 #endif

@@ -285,8 +285,7 @@ kd_err kd_engine_episode_read(kd_engine *engine, uint32_t id, kd_episode_snapsho
         memcpy(out->updated_block, rec->updated_block.data, KD_HASH_LEN);
     for (size_t i = 0; i < rec->n_participants && i < KD_MAX_PARTICIPANTS; i++)
         if (rec->participants[i].len == KD_PUBKEY_LEN)
-            memcpy(out->participants.keys[out->participants.count++].bytes, rec->participants[i].data,
-                   KD_PUBKEY_LEN);
+            memcpy(out->participants.keys[out->participants.count++].bytes, rec->participants[i].data, KD_PUBKEY_LEN);
     out->state = calloc(1, type->ops->state_size);
     if (!out->state) {
         err = KD_ERR_NOMEM;
@@ -377,8 +376,7 @@ kd_err kd_engine_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN])
     /* Only what the rules determine: not the log positions, which differ
      * between a live store and a replay of its canonical chain. */
     while (rc == 0) {
-        Kdapp__Store__EpisodeRecord *rec =
-            kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
+        Kdapp__Store__EpisodeRecord *rec = kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
         if (!rec) {
             err = KD_ERR_STORE;
             goto done;

@@ -44,8 +44,8 @@ typedef struct {
     uint64_t finality_depth;     /* 0: the stored value, or KD_DEFAULT_FINALITY for a new store */
     int read_only;               /* read API only; takes no lock */
     kd_durability durability;
-    size_t map_size;             /* initial map; 0: default (256 MiB) */
-    size_t max_map_size;         /* the map grows up to this; 0: default (1 TiB) */
+    size_t map_size;     /* initial map; 0: default (256 MiB) */
+    size_t max_map_size; /* the map grows up to this; 0: default (1 TiB) */
 } kd_engine_options;
 
 /* Opens the engine on a data directory (creating it unless read-only).
@@ -64,23 +64,23 @@ typedef enum {
 } kd_msg_status;
 
 typedef struct {
-    uint8_t tx_id[KD_HASH_LEN];  /* zero when the tx carried no valid id */
+    uint8_t tx_id[KD_HASH_LEN]; /* zero when the tx carried no valid id */
     uint32_t episode_id;
     int applied;
-    kd_err err;                  /* why it was rejected (KD_OK when applied) */
-    char detail[KD_DETAIL_MAX];  /* sentence naming what was wrong ("" when applied) */
+    kd_err err;                 /* why it was rejected (KD_OK when applied) */
+    char detail[KD_DETAIL_MAX]; /* sentence naming what was wrong ("" when applied) */
 } kd_tx_result;
 
 typedef struct {
     kd_msg_status status;
-    int reverted;                /* the message was a BlockReverted */
+    int reverted; /* the message was a BlockReverted */
     uint8_t block_hash[KD_HASH_LEN];
-    kd_err err;                  /* for REFUSED */
+    kd_err err; /* for REFUSED */
     char detail[KD_DETAIL_MAX];
-    uint64_t log_seq;            /* the entry recording it; 0 for duplicates */
-    kd_tx_result *txs;           /* owned; one per tx of an applied accept, or of a
-                                    duplicate accept (the outcomes recorded when it
-                                    was first applied) */
+    uint64_t log_seq;  /* the entry recording it; 0 for duplicates */
+    kd_tx_result *txs; /* owned; one per tx of an applied accept, or of a
+                          duplicate accept (the outcomes recorded when it
+                          was first applied) */
     size_t tx_count;
 } kd_msg_result;
 
@@ -127,25 +127,25 @@ typedef struct {
     uint32_t episode_id;
     const kd_episode_ops *ops;
     const kd_participants *participants;
-    const void *state;           /* the state after the whole commit; NULL when deleted */
-    const uint8_t *command;      /* KD_EVENT_COMMAND: the command bytes */
+    const void *state;      /* the state after the whole commit; NULL when deleted */
+    const uint8_t *command; /* KD_EVENT_COMMAND: the command bytes */
     size_t command_len;
-    const kd_pubkey *signer;     /* KD_EVENT_COMMAND: the verified signer, or NULL */
-    const void *undo;            /* COMMAND and ROLLBACK of a command: the undo record; NULL for creations */
+    const kd_pubkey *signer; /* KD_EVENT_COMMAND: the verified signer, or NULL */
+    const void *undo;        /* COMMAND and ROLLBACK of a command: the undo record; NULL for creations */
 } kd_episode_event;
 
 typedef struct {
-    int reverted;                /* 0: an accept, 1: a revert */
+    int reverted; /* 0: an accept, 1: a revert */
     const uint8_t *block_hash;
-    uint64_t daa, time_ms;       /* of the block (accepts) */
+    uint64_t daa, time_ms; /* of the block (accepts) */
     uint64_t log_seq;
-    const uint8_t *tip_hash;     /* NULL at genesis */
+    const uint8_t *tip_hash; /* NULL at genesis */
     uint64_t tip_height;
     const uint8_t *digest;
     uint32_t txs_applied, txs_rejected;
     const kd_episode_event *events; /* in application (or rollback) order */
     size_t event_count;
-    const kd_tx_result *txs;     /* accepts: every tx's outcome, in block order */
+    const kd_tx_result *txs; /* accepts: every tx's outcome, in block order */
     size_t tx_count;
 } kd_commit;
 
@@ -161,7 +161,7 @@ typedef struct {
     uint8_t hash[KD_HASH_LEN];
     uint64_t height;
     uint8_t digest[KD_HASH_LEN];
-    uint64_t last_seq;           /* newest log entry, 0 when empty */
+    uint64_t last_seq; /* newest log entry, 0 when empty */
     uint64_t finality_depth;
 } kd_tip;
 
@@ -173,11 +173,11 @@ typedef struct {
     const kd_episode_ops *ops;
     kd_participants participants;
     uint64_t creation_daa;
-    uint64_t undo_depth;         /* commands applied = the next signing counter */
+    uint64_t undo_depth; /* commands applied = the next signing counter */
     uint64_t updated_seq;
     uint8_t updated_block[KD_HASH_LEN];
     kd_event_kind last_event;
-    void *state;                 /* owned, ops->state_size bytes */
+    void *state; /* owned, ops->state_size bytes */
 } kd_episode_snapshot;
 
 /* Errors: KD_ERR_NOT_FOUND, KD_ERR_UNKNOWN_TYPE (stored type not

@@ -62,12 +62,11 @@ typedef struct kd_episode_ops {
     /* Turns NewEpisode params (possibly empty) into the effective params
      * with the type's defaults, taken from `config` (the pointer given at
      * registration), resolved. Errors: KD_ERR_BAD_PARAMS (detail in rej). */
-    kd_err (*resolve_params)(const void *config, const uint8_t *params, size_t len,
-                             kd_buf *effective, kd_reject *rej);
+    kd_err (*resolve_params)(const void *config, const uint8_t *params, size_t len, kd_buf *effective, kd_reject *rej);
     /* Creates the initial state from effective params. Errors:
      * KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS. */
-    kd_err (*init)(void *state, const kd_participants *participants, const uint8_t *params,
-                   size_t len, const kd_block_meta *meta, kd_reject *rej);
+    kd_err (*init)(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
+                   const kd_block_meta *meta, kd_reject *rej);
     /* Applies a command. `signer` is the verified signer's key, or NULL for
      * an unsigned command. On success fills `undo`; on any error `state` is
      * untouched and the error names the rule that refused it. */

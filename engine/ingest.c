@@ -201,8 +201,8 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     kd_buf_init(&msg);
     size_t done_count = 0;
     if (req->n_msgs == 0 || req->n_msgs > KD_INGEST_MAX_MSGS) {
-        snprintf(detail, sizeof detail, "a request carries 1 to %d chain events, this one %zu",
-                 KD_INGEST_MAX_MSGS, req->n_msgs);
+        snprintf(detail, sizeof detail, "a request carries 1 to %d chain events, this one %zu", KD_INGEST_MAX_MSGS,
+                 req->n_msgs);
         err = pack_reply(engine, NULL, 0, req->n_msgs ? KD_ERR_TOO_LARGE : KD_ERR_INVALID_ARG, detail, reply);
         goto done;
     }
@@ -233,8 +233,9 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
         }
         done_count = i + 1;
         if (failed) {
-            snprintf(detail, sizeof detail, "chain event %zu could not be stored: %.100s; later events were not applied",
-                     i, results[i].detail);
+            snprintf(detail, sizeof detail,
+                     "chain event %zu could not be stored: %.100s; later events were not applied", i,
+                     results[i].detail);
             done_count = i; /* its result is not a verdict */
             KD_LOG_E("ingest", "%s", detail);
             break;

@@ -37,8 +37,8 @@ kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_
 typedef struct {
     kd_msg_result *results; /* owned, count entries */
     size_t count;
-    kd_tip tip;             /* has_tip, hash, height, digest */
-    kd_err err;             /* request-level error (KD_OK when none) */
+    kd_tip tip; /* has_tip, hash, height, digest */
+    kd_err err; /* request-level error (KD_OK when none) */
     char detail[KD_DETAIL_MAX];
 } kd_ingest_reply;
 

@@ -61,8 +61,7 @@ static void *serve(void *arg)
     return NULL;
 }
 
-kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_server **out, char *why,
-                              size_t why_len)
+kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_server **out, char *why, size_t why_len)
 {
     kd_ingest_server *s = calloc(1, sizeof *s);
     if (!s)

@@ -21,8 +21,8 @@ static void stderr_sink(void *ctx, kd_log_level level, const char *subsystem, co
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
-    fprintf(stderr, "%02d:%02d:%02d.%03ld %-5s [%s] %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-            ts.tv_nsec / 1000000L, level_names[level], subsystem, line);
+    fprintf(stderr, "%02d:%02d:%02d.%03ld %-5s [%s] %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L,
+            level_names[level], subsystem, line);
 }
 
 void kd_log_set_sink(kd_log_sink sink, void *ctx)
@@ -35,10 +35,7 @@ void kd_log_set_level(kd_log_level level) { atomic_store(&current_level, (int)le
 
 kd_log_level kd_log_get_level(void) { return (kd_log_level)atomic_load(&current_level); }
 
-const char *kd_log_level_name(kd_log_level level)
-{
-    return (unsigned)level < 4 ? level_names[level] : "?";
-}
+const char *kd_log_level_name(kd_log_level level) { return (unsigned)level < 4 ? level_names[level] : "?"; }
 
 int kd_log_parse_level(const char *text, kd_log_level *out)
 {

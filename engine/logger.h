@@ -34,10 +34,10 @@ const char *kd_log_level_name(kd_log_level level);
 void kd_log_write(kd_log_level level, const char *subsystem, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-#define KD_LOG(level, subsystem, ...)                                                  \
-    do {                                                                               \
-        if ((level) <= kd_log_get_level())                                             \
-            kd_log_write((level), (subsystem), __VA_ARGS__);                           \
+#define KD_LOG(level, subsystem, ...)                        \
+    do {                                                     \
+        if ((level) <= kd_log_get_level())                   \
+            kd_log_write((level), (subsystem), __VA_ARGS__); \
     } while (0)
 
 #define KD_LOG_E(sub, ...) KD_LOG(KD_LOG_ERROR, sub, __VA_ARGS__)

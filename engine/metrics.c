@@ -88,7 +88,8 @@ static kd_err histogram(kd_buf *out, const kd_metrics *m, kd_hist_id id, const c
         if (bounds[id][i] == UINT64_MAX)
             err = put(out, "%s_bucket{le=\"+Inf\"} %llu\n", names[id], (unsigned long long)cum);
         else if (seconds)
-            err = put(out, "%s_bucket{le=\"%g\"} %llu\n", names[id], (double)bounds[id][i] / 1e6, (unsigned long long)cum);
+            err = put(out, "%s_bucket{le=\"%g\"} %llu\n", names[id], (double)bounds[id][i] / 1e6,
+                      (unsigned long long)cum);
         else
             err = put(out, "%s_bucket{le=\"%llu\"} %llu\n", names[id], (unsigned long long)bounds[id][i],
                       (unsigned long long)cum);
@@ -131,7 +132,9 @@ kd_err kd_metrics_prometheus(const kd_metrics *m, uint64_t now_ms, kd_buf *out)
         (err = histogram(out, m, KD_HIST_REVERT_US, "Time to revert and commit one block.")))
         return err;
     double lag = m->tip_time_ms && now_ms > m->tip_time_ms ? (double)(now_ms - m->tip_time_ms) / 1000.0 : 0.0;
-    err = put(out, "# HELP kdapp_tip_lag_seconds Wall clock minus the tip block's time.\n"
-                   "# TYPE kdapp_tip_lag_seconds gauge\nkdapp_tip_lag_seconds %.3f\n", lag);
+    err = put(out,
+              "# HELP kdapp_tip_lag_seconds Wall clock minus the tip block's time.\n"
+              "# TYPE kdapp_tip_lag_seconds gauge\nkdapp_tip_lag_seconds %.3f\n",
+              lag);
     return err ? err : kd_buf_append(out, "", 1);
 }

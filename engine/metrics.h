@@ -28,10 +28,10 @@ typedef struct {
 } kd_histogram;
 
 typedef enum {
-    KD_HIST_REORG_DEPTH = 0,   /* blocks reverted before the next accept */
-    KD_HIST_UNDO_PER_REVERT,   /* undo records applied by one revert */
-    KD_HIST_APPLY_US,          /* accept latency, microseconds, commit included */
-    KD_HIST_REVERT_US,         /* revert latency, microseconds, commit included */
+    KD_HIST_REORG_DEPTH = 0, /* blocks reverted before the next accept */
+    KD_HIST_UNDO_PER_REVERT, /* undo records applied by one revert */
+    KD_HIST_APPLY_US,        /* accept latency, microseconds, commit included */
+    KD_HIST_REVERT_US,       /* revert latency, microseconds, commit included */
     KD_HIST_COUNT_
 } kd_hist_id;
 

@@ -7,9 +7,9 @@ void kd_registry_init(kd_registry *reg) { memset(reg, 0, sizeof *reg); }
 
 kd_err kd_registry_add(kd_registry *reg, const kd_episode_ops *ops, const void *config)
 {
-    if (!ops || !ops->type_name || !ops->resolve_params || !ops->init || !ops->execute ||
-        !ops->rollback || !ops->encode_state || !ops->decode_state || !ops->encode_undo ||
-        !ops->decode_undo || strlen(ops->type_name) >= KD_TYPE_NAME_MAX)
+    if (!ops || !ops->type_name || !ops->resolve_params || !ops->init || !ops->execute || !ops->rollback ||
+        !ops->encode_state || !ops->decode_state || !ops->encode_undo || !ops->decode_undo ||
+        strlen(ops->type_name) >= KD_TYPE_NAME_MAX)
         return KD_ERR_INVALID_ARG;
     if (kd_registry_find(reg, ops->type_name))
         return KD_ERR_INVALID_ARG;

@@ -10,19 +10,19 @@
 struct kd_sig_batch {
     kd_sig_job *jobs;
     size_t count;
-    atomic_size_t next;  /* the next job to claim */
-    size_t hint;         /* where the writer's next lookup starts (writer only) */
+    atomic_size_t next; /* the next job to claim */
+    size_t hint;        /* where the writer's next lookup starts (writer only) */
 };
 
 struct kd_sig_pool {
     pthread_t *threads;
     unsigned n_threads;
     pthread_mutex_t lock;
-    pthread_cond_t work;    /* a batch arrived, or stopping */
-    pthread_cond_t idle;    /* a worker left the batch */
+    pthread_cond_t work; /* a batch arrived, or stopping */
+    pthread_cond_t idle; /* a worker left the batch */
     kd_sig_batch batch;
     int has_batch, stopping;
-    unsigned active;        /* workers inside the current batch */
+    unsigned active; /* workers inside the current batch */
 };
 
 static void run_job(kd_sig_job *j)
@@ -141,8 +141,8 @@ void kd_sig_pool_finish(kd_sig_pool *p, kd_sig_batch *b)
     pthread_mutex_unlock(&p->lock);
 }
 
-int kd_sig_batch_lookup(kd_sig_batch *b, const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
-                        const uint8_t *sig, size_t sig_len, kd_err *verdict)
+int kd_sig_batch_lookup(kd_sig_batch *b, const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig,
+                        size_t sig_len, kd_err *verdict)
 {
     if (!b || !b->count)
         return 0;

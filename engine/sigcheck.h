@@ -29,8 +29,8 @@ typedef struct {
     kd_pubkey pubkey;
     uint8_t sig[KD_SIG_MAX_LEN];
     uint8_t sig_len;
-    kd_err verdict;        /* KD_OK, KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY */
-    atomic_int state;      /* 0 queued, 1 claimed, 2 done */
+    kd_err verdict;   /* KD_OK, KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY */
+    atomic_int state; /* 0 queued, 1 claimed, 2 done */
 } kd_sig_job;
 
 /* The verdicts the writer may use for the next chain event: a window of

@@ -57,8 +57,7 @@ static kd_err take_lock(kd_store *store, char *why, size_t why_len)
         ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
         if (n > 0 && pid[n - 1] == '\n')
             pid[n - 1] = '\0';
-        snprintf(why, why_len, "data directory %s is in use by process %s", store->dir,
-                 n > 0 ? pid : "(unknown)");
+        snprintf(why, why_len, "data directory %s is in use by process %s", store->dir, n > 0 ? pid : "(unknown)");
         close(fd);
         return KD_ERR_LOCKED;
     }
@@ -137,9 +136,8 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
         flags |= MDB_RDONLY;
     if (opts->durability == KD_DURABILITY_RELAXED)
         flags |= MDB_NOMETASYNC;
-    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) ||
-        (rc = mdb_env_set_maxdbs(store->env, 10)) || (rc = mdb_env_set_maxreaders(store->env, 256)) ||
-        (rc = mdb_env_open(store->env, store->dir, flags, 0600))) {
+    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) || (rc = mdb_env_set_maxdbs(store->env, 10)) ||
+        (rc = mdb_env_set_maxreaders(store->env, 256)) || (rc = mdb_env_open(store->env, store->dir, flags, 0600))) {
         snprintf(why, why_len, "cannot open LMDB environment in %s: %s", store->dir, mdb_strerror(rc));
         err = kd_store_err(rc, "mdb_env_open");
         goto fail;

@@ -37,7 +37,7 @@ typedef enum {
 typedef struct {
     MDB_env *env;
     MDB_dbi log, blocks, heights, episodes, undo, reverted, meta;
-    int lock_fd;    /* -1 for read-only stores */
+    int lock_fd; /* -1 for read-only stores */
     int read_only;
     size_t map_size;
     size_t max_map_size;

@@ -55,8 +55,7 @@ void kd_txn_fini(kd_txn *c)
     memset(c, 0, sizeof *c);
 }
 
-kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen,
-                  const char *what)
+kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, const char *what)
 {
     MDB_val key = kd_val(k, klen), val = kd_val(v, vlen);
     int rc = mdb_put(c->txn, dbi, &key, &val, 0);
@@ -177,8 +176,7 @@ kd_err kd_txn_get(kd_txn *c, uint32_t id, kd_txn_episode **out)
     for (size_t i = 0; i < rec->n_participants && i < KD_MAX_PARTICIPANTS; i++) {
         if (rec->participants[i].len != KD_PUBKEY_LEN)
             continue;
-        memcpy(ep->participants.keys[ep->participants.count++].bytes, rec->participants[i].data,
-               KD_PUBKEY_LEN);
+        memcpy(ep->participants.keys[ep->participants.count++].bytes, rec->participants[i].data, KD_PUBKEY_LEN);
     }
     if (type->ops->decode_state(rec->state.data, rec->state.len, ep->state) != KD_OK) {
         KD_LOG_E("engine", "episode %u: stored state does not decode", id);
@@ -259,15 +257,13 @@ kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint
 
 /* ------------------------------------------------------- commit helpers */
 
-
-
 kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, kd_metrics *m)
 {
     m->last_commit_ms = kd_wall_ms();
     c->scratch.len = 0;
     kd_err merr = kd_metrics_encode(m, &c->scratch);
     if (merr || (merr = kd_txn_put(c, c->engine->store.meta, KD_META_METRICS, strlen(KD_META_METRICS), c->scratch.data,
-                            c->scratch.len, "write metrics")))
+                                   c->scratch.len, "write metrics")))
         return merr;
     kd_store *s = &c->engine->store;
     uint8_t h[8], n[8];
@@ -279,7 +275,8 @@ kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, 
     else
         err = kd_txn_del(c, s->meta, KD_META_TIP, strlen(KD_META_TIP), "clear tip");
     if (err || (err = kd_txn_put(c, s->meta, KD_META_HEIGHT, strlen(KD_META_HEIGHT), h, 8, "write height")) ||
-        (err = kd_txn_put(c, s->meta, KD_META_DIGEST, strlen(KD_META_DIGEST), pos->digest, KD_HASH_LEN, "write digest")) ||
+        (err = kd_txn_put(c, s->meta, KD_META_DIGEST, strlen(KD_META_DIGEST), pos->digest, KD_HASH_LEN,
+                          "write digest")) ||
         (err = kd_txn_put(c, s->meta, KD_META_NEXT_SEQ, strlen(KD_META_NEXT_SEQ), n, 8, "write next_seq")))
         return err;
     return KD_OK;
@@ -363,8 +360,8 @@ kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_
     return KD_OK;
 }
 
-void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms,
-                     uint64_t seq, const kd_msg_result *res)
+void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
+                     const kd_msg_result *res)
 {
     kd_engine *e = c->engine;
     if (!e->listener)
@@ -416,8 +413,7 @@ void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa
 }
 
 /* Logs a refused message (nothing else changes). */
-kd_err kd_txn_refuse(kd_txn *c, const uint8_t *msg, size_t len, kd_err why, const char *detail,
-                     kd_msg_result *res)
+kd_err kd_txn_refuse(kd_txn *c, const uint8_t *msg, size_t len, kd_err why, const char *detail, kd_msg_result *res)
 {
     kd_engine *e = c->engine;
     uint64_t seq = e->next_seq;

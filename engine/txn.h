@@ -42,7 +42,7 @@ typedef struct {
     int has_signer;
     kd_pubkey signer;
     int has_undo;
-    size_t undo_off;    /* into kd_txn.arena */
+    size_t undo_off; /* into kd_txn.arena */
 } kd_txn_event;
 
 typedef struct {

@@ -50,8 +50,8 @@ kd_err kd_wire_new_episode(uint32_t episode_id, const char *type, const kd_parti
     return pack_episode_message(&m, out);
 }
 
-kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len,
-                                 const kd_pubkey *pubkey, const uint8_t *sig, size_t sig_len, kd_buf *out)
+kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_pubkey *pubkey,
+                                 const uint8_t *sig, size_t sig_len, kd_buf *out)
 {
     Kdapp__SignedCommand sc = KDAPP__SIGNED_COMMAND__INIT;
     sc.command.data = (uint8_t *)command;

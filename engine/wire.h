@@ -18,12 +18,10 @@ kd_err kd_wire_new_episode(uint32_t episode_id, const char *type, const kd_parti
 kd_err kd_wire_signed_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_key *key,
                               uint64_t counter, kd_buf *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, SignedCommand} with a signature made elsewhere. */
-kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len,
-                                 const kd_pubkey *pubkey, const uint8_t *sig, size_t sig_len,
-                                 kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_pubkey *pubkey,
+                                 const uint8_t *sig, size_t sig_len, kd_buf *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, UnsignedCommand}. */
-kd_err kd_wire_unsigned_command(uint32_t episode_id, const uint8_t *command, size_t len,
-                                kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_wire_unsigned_command(uint32_t episode_id, const uint8_t *command, size_t len, kd_buf *out) KD_WARN_UNUSED;
 
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN];

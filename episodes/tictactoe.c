@@ -19,9 +19,8 @@
 
 /* The eight lines of three, as (row, col) triples. */
 static const uint8_t lines[8][3][2] = {
-    {{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {1, 1}, {1, 2}}, {{2, 0}, {2, 1}, {2, 2}},
-    {{0, 0}, {1, 0}, {2, 0}}, {{0, 1}, {1, 1}, {2, 1}}, {{0, 2}, {1, 2}, {2, 2}},
-    {{0, 0}, {1, 1}, {2, 2}}, {{0, 2}, {1, 1}, {2, 0}},
+    {{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {1, 1}, {1, 2}}, {{2, 0}, {2, 1}, {2, 2}}, {{0, 0}, {1, 0}, {2, 0}},
+    {{0, 1}, {1, 1}, {2, 1}}, {{0, 2}, {1, 2}, {2, 2}}, {{0, 0}, {1, 1}, {2, 2}}, {{0, 2}, {1, 1}, {2, 0}},
 };
 
 __attribute__((format(printf, 2, 3))) static void say(kd_reject *rej, const char *fmt, ...)
@@ -54,10 +53,7 @@ static int has_line(const uint8_t board[3][3], uint8_t symbol)
 }
 
 /* The number of marks the history must hold after `moves` moves. */
-static uint32_t window_len(uint8_t cap, uint32_t moves)
-{
-    return (cap && moves > cap) ? cap : moves;
-}
+static uint32_t window_len(uint8_t cap, uint32_t moves) { return (cap && moves > cap) ? cap : moves; }
 
 static const char *status_sentence(uint8_t status)
 {
@@ -73,10 +69,7 @@ static const char *status_sentence(uint8_t status)
     }
 }
 
-char kd_ttt_symbol_char(uint8_t symbol)
-{
-    return symbol == KD_TTT_X ? 'X' : symbol == KD_TTT_O ? 'O' : '.';
-}
+char kd_ttt_symbol_char(uint8_t symbol) { return symbol == KD_TTT_X ? 'X' : symbol == KD_TTT_O ? 'O' : '.'; }
 
 uint8_t kd_ttt_cap_resolve(uint32_t wire_cap, const kd_ttt_config *config)
 {
@@ -90,8 +83,7 @@ uint8_t kd_ttt_cap_resolve(uint32_t wire_cap, const kd_ttt_config *config)
 
 /* ------------------------------------------------------------------ rules */
 
-kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participants, uint8_t cap,
-                         kd_reject *rej)
+kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participants, uint8_t cap, kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
     if (!participants || participants->count != 2) {
@@ -101,8 +93,7 @@ kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participant
     }
     for (size_t i = 0; i < 2; i++) {
         if (kd_pubkey_check(&participants->keys[i]) != KD_OK) {
-            say(rej, "participant %zu (%c) is not a valid compressed secp256k1 public key", i + 1,
-                i == 0 ? 'X' : 'O');
+            say(rej, "participant %zu (%c) is not a valid compressed secp256k1 public key", i + 1, i == 0 ? 'X' : 'O');
             return KD_ERR_BAD_PARTICIPANTS;
         }
     }
@@ -115,8 +106,7 @@ kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participant
 }
 
 /* All checks of kd_ttt_play, in the documented order; touches nothing. */
-static kd_err check_move(const kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer,
-                         kd_reject *rej)
+static kd_err check_move(const kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer, kd_reject *rej)
 {
     if (move->player > 1) {
         say(rej, "player must be 0 (X) or 1 (O), got %u", (unsigned)move->player);
@@ -127,34 +117,32 @@ static kd_err check_move(const kd_ttt_state *state, const kd_ttt_move *move, con
         return KD_ERR_GAME_OVER;
     }
     if (move->row > 2 || move->col > 2) {
-        say(rej, "cell (%u,%u) is outside the board: rows and columns are 0..2",
-            (unsigned)move->row, (unsigned)move->col);
+        say(rej, "cell (%u,%u) is outside the board: rows and columns are 0..2", (unsigned)move->row,
+            (unsigned)move->col);
         return KD_ERR_OUT_OF_BOUNDS;
     }
     uint8_t symbol = move->player == 0 ? KD_TTT_X : KD_TTT_O;
     if (symbol != state->turn) {
-        say(rej, "it is %c's turn, not %c's", kd_ttt_symbol_char(state->turn),
-            kd_ttt_symbol_char(symbol));
+        say(rej, "it is %c's turn, not %c's", kd_ttt_symbol_char(state->turn), kd_ttt_symbol_char(symbol));
         return KD_ERR_WRONG_TURN;
     }
     const kd_pubkey *mover = &state->players[state->turn == KD_TTT_X ? 0 : 1];
     if (!signer) {
-        say(rej, "the move is unsigned; %c's moves must be signed by participant %d",
-            kd_ttt_symbol_char(state->turn), state->turn == KD_TTT_X ? 1 : 2);
+        say(rej, "the move is unsigned; %c's moves must be signed by participant %d", kd_ttt_symbol_char(state->turn),
+            state->turn == KD_TTT_X ? 1 : 2);
         return KD_ERR_UNAUTHORISED;
     }
     if (memcmp(signer->bytes, mover->bytes, KD_PUBKEY_LEN) != 0) {
-        say(rej, "the signer is not %c's participant (participant %d)",
-            kd_ttt_symbol_char(state->turn), state->turn == KD_TTT_X ? 1 : 2);
+        say(rej, "the signer is not %c's participant (participant %d)", kd_ttt_symbol_char(state->turn),
+            state->turn == KD_TTT_X ? 1 : 2);
         return KD_ERR_UNAUTHORISED;
     }
     uint8_t held = state->board[move->row][move->col];
     if (held != KD_TTT_EMPTY) {
         const kd_ttt_cell *oldest = &state->history[0];
-        int evicting = state->cap && state->history_len == state->cap && oldest->row == move->row &&
-                       oldest->col == move->col;
-        say(rej, "cell (%u,%u) is occupied by %c%s", (unsigned)move->row, (unsigned)move->col,
-            kd_ttt_symbol_char(held),
+        int evicting =
+            state->cap && state->history_len == state->cap && oldest->row == move->row && oldest->col == move->col;
+        say(rej, "cell (%u,%u) is occupied by %c%s", (unsigned)move->row, (unsigned)move->col, kd_ttt_symbol_char(held),
             evicting ? " (the oldest mark: it is removed only when a move elsewhere is made)" : "");
         return KD_ERR_CELL_OCCUPIED;
     }
@@ -175,8 +163,8 @@ static kd_err check_move(const kd_ttt_state *state, const kd_ttt_move *move, con
  * board without the oldest mark; the occupancy check (check_move) happened
  * before the eviction, so the oldest mark's cell was not playable.
  */
-kd_err kd_ttt_play(kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer,
-                   kd_ttt_undo *undo, kd_reject *rej)
+kd_err kd_ttt_play(kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer, kd_ttt_undo *undo,
+                   kd_reject *rej)
 {
     kd_err err = check_move(state, move, signer, rej);
     if (err)
@@ -193,8 +181,7 @@ kd_err kd_ttt_play(kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey
         undo->has_removed = 1;
         undo->removed = oldest;
         state->board[oldest.row][oldest.col] = KD_TTT_EMPTY;
-        memmove(&state->history[0], &state->history[1],
-                (size_t)(state->history_len - 1) * sizeof state->history[0]);
+        memmove(&state->history[0], &state->history[1], (size_t)(state->history_len - 1) * sizeof state->history[0]);
         state->history_len--;
         memset(&state->history[state->history_len], 0, sizeof state->history[0]);
     }
@@ -220,8 +207,8 @@ kd_err kd_ttt_undo_check(const kd_ttt_state *state, const kd_ttt_undo *undo)
         return KD_ERR_INVALID_ARG;
     const kd_ttt_cell *newest = &state->history[state->history_len - 1];
     if (undo->row > 2 || undo->col > 2 || newest->row != undo->row || newest->col != undo->col ||
-        !valid_symbol(undo->prev_turn) || newest->symbol != undo->prev_turn ||
-        state->turn != other(undo->prev_turn) || undo->prev_status != KD_TTT_IN_PROGRESS)
+        !valid_symbol(undo->prev_turn) || newest->symbol != undo->prev_turn || state->turn != other(undo->prev_turn) ||
+        undo->prev_status != KD_TTT_IN_PROGRESS)
         return KD_ERR_INVALID_ARG;
     int must_remove = state->cap && state->move_count > state->cap;
     if ((undo->has_removed != 0) != must_remove || undo->has_removed > 1)
@@ -249,8 +236,7 @@ void kd_ttt_rollback(kd_ttt_state *state, const kd_ttt_undo *undo)
     state->history_len--;
     memset(&state->history[state->history_len], 0, sizeof state->history[0]);
     if (undo->has_removed) {
-        memmove(&state->history[1], &state->history[0],
-                (size_t)state->history_len * sizeof state->history[0]);
+        memmove(&state->history[1], &state->history[0], (size_t)state->history_len * sizeof state->history[0]);
         state->history[0] = undo->removed;
         state->history_len++;
         state->board[undo->removed.row][undo->removed.col] = undo->removed.symbol;
@@ -334,8 +320,7 @@ kd_err kd_ttt_state_decode(const uint8_t *data, size_t len, kd_ttt_state *state)
     for (size_t i = 0; i < s.history_len; i++) {
         kd_ttt_cell c = {h[3 * i], h[3 * i + 1], h[3 * i + 2]};
         uint32_t index = s.move_count - s.history_len + (uint32_t)i;
-        if (c.row > 2 || c.col > 2 || s.board[c.row][c.col] != KD_TTT_EMPTY ||
-            c.symbol != turn_after(index))
+        if (c.row > 2 || c.col > 2 || s.board[c.row][c.col] != KD_TTT_EMPTY || c.symbol != turn_after(index))
             goto fail;
         s.board[c.row][c.col] = c.symbol;
         s.history[i] = c;
@@ -351,8 +336,7 @@ fail:
 kd_err kd_ttt_undo_encode(const kd_ttt_undo *undo, kd_buf *out)
 {
     uint8_t bytes[UNDO_LEN] = {
-        KD_TTT_UNDO_VERSION, undo->row, undo->col, undo->prev_turn, undo->prev_status,
-        undo->has_removed,   0,         0,         0,
+        KD_TTT_UNDO_VERSION, undo->row, undo->col, undo->prev_turn, undo->prev_status, undo->has_removed, 0, 0, 0,
     };
     if (undo->has_removed) {
         bytes[6] = undo->removed.row;
@@ -374,8 +358,8 @@ kd_err kd_ttt_undo_decode(const uint8_t *data, size_t len, kd_ttt_undo *undo)
     u.prev_turn = data[3];
     u.prev_status = data[4];
     u.has_removed = data[5];
-    if (u.row > 2 || u.col > 2 || !valid_symbol(u.prev_turn) ||
-        u.prev_status != KD_TTT_IN_PROGRESS || u.has_removed > 1)
+    if (u.row > 2 || u.col > 2 || !valid_symbol(u.prev_turn) || u.prev_status != KD_TTT_IN_PROGRESS ||
+        u.has_removed > 1)
         goto fail;
     if (u.has_removed) {
         u.removed.row = data[6];
@@ -434,8 +418,9 @@ void kd_ttt_rule_text(uint8_t cap, char *out, size_t len)
     if (!out || len == 0)
         return;
     if (cap == 0 || cap > KD_TTT_MAX_CAP)
-        snprintf(out, len, "Classic tic-tac-toe: nine cells, no removals; a full board without a "
-                           "line of three is a draw.");
+        snprintf(out, len,
+                 "Classic tic-tac-toe: nine cells, no removals; a full board without a "
+                 "line of three is a draw.");
     else
         snprintf(out, len,
                  "The board shows at most %u symbol%s; before your move, the oldest symbol is "
@@ -445,8 +430,8 @@ void kd_ttt_rule_text(uint8_t cap, char *out, size_t len)
 
 /* -------------------------------------------------------------- ops table */
 
-static kd_err ops_resolve_params(const void *config, const uint8_t *params, size_t len,
-                                 kd_buf *effective, kd_reject *rej)
+static kd_err ops_resolve_params(const void *config, const uint8_t *params, size_t len, kd_buf *effective,
+                                 kd_reject *rej)
 {
     uint32_t wire_cap = 0;
     kd_err err = kd_ttt_params_decode(params, len, &wire_cap, rej);
@@ -456,8 +441,8 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
     return kd_ttt_params_encode(cap ? cap : KD_TTT_WIRE_CLASSIC, effective);
 }
 
-static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params,
-                       size_t len, const kd_block_meta *meta, kd_reject *rej)
+static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
+                       const kd_block_meta *meta, kd_reject *rej)
 {
     (void)meta;
     uint32_t wire_cap = 0;
@@ -496,10 +481,7 @@ static kd_err ops_rollback(void *state, const void *undo)
     return KD_OK;
 }
 
-static kd_err ops_encode_state(const void *state, kd_buf *out)
-{
-    return kd_ttt_state_encode(state, out);
-}
+static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_ttt_state_encode(state, out); }
 
 static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
 {

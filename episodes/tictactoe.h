@@ -39,12 +39,7 @@
 
 enum { KD_TTT_EMPTY = 0, KD_TTT_X = 1, KD_TTT_O = 2 }; /* board codes */
 
-typedef enum {
-    KD_TTT_IN_PROGRESS = 0,
-    KD_TTT_X_WON = 1,
-    KD_TTT_O_WON = 2,
-    KD_TTT_DRAW = 3
-} kd_ttt_status;
+typedef enum { KD_TTT_IN_PROGRESS = 0, KD_TTT_X_WON = 1, KD_TTT_O_WON = 2, KD_TTT_DRAW = 3 } kd_ttt_status;
 
 typedef struct {
     uint8_t row, col, symbol; /* symbol: KD_TTT_X / KD_TTT_O */
@@ -140,8 +135,8 @@ kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participant
  * On success fills `undo` (zeroed first); on error neither `state` nor
  * `undo` is touched.
  */
-kd_err kd_ttt_play(kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer,
-                   kd_ttt_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
+kd_err kd_ttt_play(kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer, kd_ttt_undo *undo,
+                   kd_reject *rej) KD_WARN_UNUSED;
 
 /*
  * Checks that `undo` is the record of the last move applied to `state`
@@ -234,24 +229,21 @@ char kd_ttt_symbol_char(uint8_t symbol);
  * bytes are not a TttCommand, it carries no Move, or player > 1), with a
  * sentence in `rej` (may be NULL); KD_ERR_NOMEM.
  */
-kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move,
-                             kd_reject *rej) KD_WARN_UNUSED;
+kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move, kd_reject *rej) KD_WARN_UNUSED;
 
 /*
  * Decodes TttParams bytes; empty input is a TttParams with cap 0 (engine
  * default). Errors: KD_ERR_BAD_PARAMS with a sentence in `rej` (may be
  * NULL); KD_ERR_NOMEM.
  */
-kd_err kd_ttt_params_decode(const uint8_t *data, size_t len, uint32_t *cap,
-                            kd_reject *rej) KD_WARN_UNUSED;
+kd_err kd_ttt_params_decode(const uint8_t *data, size_t len, uint32_t *cap, kd_reject *rej) KD_WARN_UNUSED;
 
 /*
  * Appends TttCommand{Move{row, col, player}} bytes to `out`. Values are not
  * checked (0 = X, 1 = O; tests craft invalid moves on purpose).
  * Errors: KD_ERR_NOMEM.
  */
-kd_err kd_ttt_move_encode(uint8_t row, uint8_t col, uint8_t player /*0 X, 1 O*/,
-                          kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_ttt_move_encode(uint8_t row, uint8_t col, uint8_t player /*0 X, 1 O*/, kd_buf *out) KD_WARN_UNUSED;
 
 /* Appends TttParams{cap} bytes to `out` (cap 0 encodes as zero bytes:
  * "engine default"; KD_TTT_WIRE_CLASSIC means classic). Errors: KD_ERR_NOMEM. */

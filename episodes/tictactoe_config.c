@@ -20,8 +20,7 @@
 /* Longest value quoted in a message; longer ones are cut with "...". */
 #define QUOTE_MAX 32
 
-__attribute__((format(printf, 3, 4))) static void explain(char *why, size_t why_len, const char *fmt,
-                                                          ...)
+__attribute__((format(printf, 3, 4))) static void explain(char *why, size_t why_len, const char *fmt, ...)
 {
     if (!why || why_len == 0)
         return;
@@ -78,8 +77,7 @@ static int parse_max_symbols(const char *value, uint8_t *cap)
     return 0;
 }
 
-kd_err kd_ttt_config_parse(const char *stress, const char *max_symbols, kd_ttt_config *out, char *why,
-                           size_t why_len)
+kd_err kd_ttt_config_parse(const char *stress, const char *max_symbols, kd_ttt_config *out, char *why, size_t why_len)
 {
     char shown[QUOTE_MAX + 4];
     uint8_t cap = 0;

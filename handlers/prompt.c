@@ -23,9 +23,9 @@ kd_err kd_turn_prompt(const kd_episode_view *v, char player, kd_buf *out)
     const kd_ttt_view *t = &v->ttt;
     char rule[256];
     kd_ttt_rule_text(t->cap, rule, sizeof rule);
-    kd_err err = t->cap ? put(out, "You are playing tic-tac-toe as %c in episode %u, in stress mode.\n", player,
-                              v->episode_id)
-                        : put(out, "You are playing classic tic-tac-toe as %c in episode %u.\n", player, v->episode_id);
+    kd_err err =
+        t->cap ? put(out, "You are playing tic-tac-toe as %c in episode %u, in stress mode.\n", player, v->episode_id)
+               : put(out, "You are playing classic tic-tac-toe as %c in episode %u.\n", player, v->episode_id);
     if (!err)
         err = put(out, "Rule: %s\nThree of your marks in a row, column or diagonal win.\n\n", rule);
     if (!err)
@@ -40,8 +40,9 @@ kd_err kd_turn_prompt(const kd_episode_view *v, char player, kd_buf *out)
         if (!err && !t->recent_len)
             err = put(out, " none yet");
         if (!err && t->has_next_to_remove)
-            err = put(out, "\nWill be removed next: (%u, %u, %c) — it disappears before the next mark is placed, "
-                           "and its cell stays occupied until then.",
+            err = put(out,
+                      "\nWill be removed next: (%u, %u, %c) — it disappears before the next mark is placed, "
+                      "and its cell stays occupied until then.",
                       t->next_to_remove.row, t->next_to_remove.col, kd_ttt_symbol_char(t->next_to_remove.symbol));
         if (!err)
             err = put(out, "\n");

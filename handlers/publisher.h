@@ -33,7 +33,6 @@ int kd_publisher_subscribers(const kd_publisher *pub);
 
 /* Splits a received frame into topic and payload. Returns 0, or -1 when
  * the frame has no NUL after its topic. Pointers point into `frame`. */
-int kd_pub_split(const uint8_t *frame, size_t len, const char **topic, const uint8_t **payload,
-                 size_t *payload_len);
+int kd_pub_split(const uint8_t *frame, size_t len, const char **topic, const uint8_t **payload, size_t *payload_len);
 
 #endif

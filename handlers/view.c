@@ -123,8 +123,7 @@ kd_err kd_episode_view_unpack(const uint8_t *data, size_t len, kd_episode_view *
         return KD_ERR_DECODE;
     kd_err err = KD_ERR_DECODE;
     if (ev->block_hash.len != KD_HASH_LEN || ev->digest.len != KD_HASH_LEN ||
-        ev->n_participants > KD_MAX_PARTICIPANTS || !ev->episode_type ||
-        strlen(ev->episode_type) >= sizeof out->type)
+        ev->n_participants > KD_MAX_PARTICIPANTS || !ev->episode_type || strlen(ev->episode_type) >= sizeof out->type)
         goto done;
     out->episode_id = ev->episode_id;
     strcpy(out->type, ev->episode_type);

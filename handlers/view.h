@@ -23,17 +23,15 @@ typedef struct {
     uint8_t block_hash[KD_HASH_LEN];
     uint64_t log_seq;
     uint8_t digest[KD_HASH_LEN];
-    int deleted;   /* the creation was rolled back */
-    int has_ttt;   /* type "tictactoe": ttt is filled */
+    int deleted; /* the creation was rolled back */
+    int has_ttt; /* type "tictactoe": ttt is filled */
     kd_ttt_view ttt;
 } kd_episode_view;
 
 /* From a commit event (the state after the commit). */
-void kd_episode_view_from_event(const kd_episode_event *event, const kd_commit *commit,
-                                kd_episode_view *out);
+void kd_episode_view_from_event(const kd_episode_event *event, const kd_commit *commit, kd_episode_view *out);
 /* From a stored snapshot; `digest` is the current tip digest (may be NULL). */
-void kd_episode_view_from_snapshot(const kd_episode_snapshot *snap, const uint8_t *digest,
-                                   kd_episode_view *out);
+void kd_episode_view_from_snapshot(const kd_episode_snapshot *snap, const uint8_t *digest, kd_episode_view *out);
 
 /* EpisodeView protobuf bytes, appended to `out`. */
 kd_err kd_episode_view_pack(const kd_episode_view *view, kd_buf *out) KD_WARN_UNUSED;

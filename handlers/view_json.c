@@ -74,10 +74,10 @@ json_t *kd_strategy_context_json(const kd_ttt_view *t)
 {
     char rule[256];
     kd_ttt_rule_text(t->cap, rule, sizeof rule);
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s}", "board", board_json(t), "current",
-                     player_json(t->current), "cap", t->cap ? json_integer(t->cap) : json_null(),
-                     "next_to_remove", t->has_next_to_remove ? cell_json(&t->next_to_remove) : json_null(),
-                     "recent_moves", recent_json(t), "rule_text", rule);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s}", "board", board_json(t), "current", player_json(t->current),
+                     "cap", t->cap ? json_integer(t->cap) : json_null(), "next_to_remove",
+                     t->has_next_to_remove ? cell_json(&t->next_to_remove) : json_null(), "recent_moves",
+                     recent_json(t), "rule_text", rule);
 }
 
 json_t *kd_episode_view_json(const kd_episode_view *v)
@@ -85,11 +85,10 @@ json_t *kd_episode_view_json(const kd_episode_view *v)
     json_t *parts = json_array();
     for (size_t i = 0; parts && i < v->participants.count; i++)
         json_array_append_new(parts, hex_json(v->participants.keys[i].bytes, KD_PUBKEY_LEN));
-    json_t *j = json_pack("{s:i, s:s, s:o, s:s, s:o, s:I, s:o, s:b}", "episode_id", (json_int_t)v->episode_id,
-                          "type", v->type, "participants", parts, "last_event",
-                          kd_event_kind_name(v->last_event), "block_hash",
-                          hex_json(v->block_hash, KD_HASH_LEN), "log_seq", (json_int_t)v->log_seq,
-                          "digest", hex_json(v->digest, KD_HASH_LEN), "deleted", v->deleted);
+    json_t *j = json_pack("{s:i, s:s, s:o, s:s, s:o, s:I, s:o, s:b}", "episode_id", (json_int_t)v->episode_id, "type",
+                          v->type, "participants", parts, "last_event", kd_event_kind_name(v->last_event), "block_hash",
+                          hex_json(v->block_hash, KD_HASH_LEN), "log_seq", (json_int_t)v->log_seq, "digest",
+                          hex_json(v->digest, KD_HASH_LEN), "deleted", v->deleted);
     if (!j || !v->has_ttt)
         return j;
     const kd_ttt_view *t = &v->ttt;
@@ -98,8 +97,7 @@ json_t *kd_episode_view_json(const kd_episode_view *v)
     json_object_set_new(j, "status", json_string(kd_ttt_status_name(t->status)));
     json_object_set_new(j, "cap", t->cap ? json_integer(t->cap) : json_null());
     json_object_set_new(j, "recent_moves", recent_json(t));
-    json_object_set_new(j, "next_to_remove",
-                        t->has_next_to_remove ? cell_json(&t->next_to_remove) : json_null());
+    json_object_set_new(j, "next_to_remove", t->has_next_to_remove ? cell_json(&t->next_to_remove) : json_null());
     json_object_set_new(j, "move_count", json_integer(t->move_count));
     return j;
 }

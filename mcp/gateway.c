@@ -231,8 +231,7 @@ static kd_err ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
 
 /* ------------------------------------------------------------- lifecycle */
 
-kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
-                       size_t why_len)
+kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why, size_t why_len)
 {
     kd_gateway *gw = calloc(1, sizeof *gw);
     if (!gw)

@@ -35,11 +35,11 @@ typedef struct {
 } kd_gateway_chain;
 
 typedef struct {
-    kd_engine *engine;         /* read API; must outlive the gateway */
-    const char *views_url;     /* the engine's publish URL */
-    const char *keys_dir;      /* server-side signing keys */
+    kd_engine *engine;     /* read API; must outlive the gateway */
+    const char *views_url; /* the engine's publish URL */
+    const char *keys_dir;  /* server-side signing keys */
     kd_gateway_chain chain;
-    uint32_t wait_ms;          /* how long a write waits for its block [30000] */
+    uint32_t wait_ms; /* how long a write waits for its block [30000] */
 } kd_gateway_options;
 
 typedef struct kd_gateway kd_gateway;

@@ -41,8 +41,8 @@ static kd_err list_resources(void *ctx, kd_mcp_session *s, json_t *out)
         char uri[64], name[32];
         snprintf(uri, sizeof uri, EPISODE_PREFIX "%u", ids[i]);
         snprintf(name, sizeof name, "episode %u", ids[i]);
-        json_array_append_new(out, json_pack("{s:s, s:s, s:s}", "uri", uri, "name", name, "mimeType",
-                                             "application/json"));
+        json_array_append_new(out,
+                              json_pack("{s:s, s:s, s:s}", "uri", uri, "name", name, "mimeType", "application/json"));
     }
     return err;
 }

@@ -32,7 +32,7 @@ struct kd_gateway {
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;
-    pthread_cond_t changed;    /* a new outcome arrived */
+    pthread_cond_t changed;             /* a new outcome arrived */
     kd_gw_outcome recent[KD_GW_RECENT]; /* ring buffer */
     size_t n_recent, next_recent;
     int stopping;

@@ -19,26 +19,26 @@
 
 /* ------------------------------------------------------------ schemas */
 
-#define CELL_SCHEMA                                                                                    \
+#define CELL_SCHEMA                                                                                       \
     "{\"type\":\"object\",\"properties\":{\"row\":{\"type\":\"integer\"},\"col\":{\"type\":\"integer\"}," \
     "\"player\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]}},\"required\":[\"row\",\"col\",\"player\"]}"
 #define BOARD_SCHEMA                                                                                   \
-    "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0,"    \
+    "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0," \
     "\"maximum\":2},\"minItems\":3,\"maxItems\":3},\"minItems\":3,\"maxItems\":3}"
-#define VIEW_SCHEMA                                                                                    \
-    "{\"type\":\"object\",\"properties\":{"                                                           \
-    "\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"},"                            \
-    "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                           \
-    "\"board\":" BOARD_SCHEMA ",\"current\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]},"              \
-    "\"status\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"x_won\",\"o_won\",\"draw\"]},"         \
+#define VIEW_SCHEMA                                                                                              \
+    "{\"type\":\"object\",\"properties\":{"                                                                      \
+    "\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"},"                                      \
+    "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                                     \
+    "\"board\":" BOARD_SCHEMA ",\"current\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]},"                       \
+    "\"status\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"x_won\",\"o_won\",\"draw\"]},"                  \
     "\"cap\":{\"type\":[\"integer\",\"null\"]},\"recent_moves\":{\"type\":\"array\",\"items\":" CELL_SCHEMA "}," \
-    "\"next_to_remove\":{\"oneOf\":[" CELL_SCHEMA ",{\"type\":\"null\"}]},"                           \
-    "\"move_count\":{\"type\":\"integer\"},\"last_event\":{\"type\":\"string\"},"                      \
-    "\"block_hash\":{\"type\":\"string\"},\"log_seq\":{\"type\":\"integer\"},"                         \
-    "\"digest\":{\"type\":\"string\"},\"deleted\":{\"type\":\"boolean\"}},"                            \
+    "\"next_to_remove\":{\"oneOf\":[" CELL_SCHEMA ",{\"type\":\"null\"}]},"                                      \
+    "\"move_count\":{\"type\":\"integer\"},\"last_event\":{\"type\":\"string\"},"                                \
+    "\"block_hash\":{\"type\":\"string\"},\"log_seq\":{\"type\":\"integer\"},"                                   \
+    "\"digest\":{\"type\":\"string\"},\"deleted\":{\"type\":\"boolean\"}},"                                      \
     "\"required\":[\"episode_id\",\"type\",\"participants\",\"last_event\",\"block_hash\",\"log_seq\",\"digest\"]}"
-#define EPISODE_ARG                                                                                    \
-    "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"                       \
+#define EPISODE_ARG                                                              \
+    "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \
     "\"description\":\"The episode's id (kdapp_list_episodes lists them).\"}"
 
 /* ------------------------------------------------------------ helpers */
@@ -101,7 +101,8 @@ static json_t *read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v
     kd_err err = kd_gw_read_view(gw, id, v);
     if (err == KD_ERR_NOT_FOUND)
         return fail("episode %u does not exist; kdapp_list_episodes lists the episodes, "
-                    "kdapp_start_episode creates one", id);
+                    "kdapp_start_episode creates one",
+                    id);
     if (err)
         return fail("cannot read episode %u: %s", id, kd_err_str(err));
     return NULL;
@@ -175,9 +176,8 @@ static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int 
     char text[256];
     legal_moves_text(&v, text, sizeof text);
     char cur[2] = {kd_ttt_symbol_char(v.ttt.current), 0};
-    return kd_mcp_tool_result(json_pack("{s:i, s:s, s:s, s:o}", "episode_id", (json_int_t)v.episode_id,
-                                        "current", cur, "status", kd_ttt_status_name(v.ttt.status), "moves",
-                                        legal_moves_json(&v)),
+    return kd_mcp_tool_result(json_pack("{s:i, s:s, s:s, s:o}", "episode_id", (json_int_t)v.episode_id, "current", cur,
+                                        "status", kd_ttt_status_name(v.ttt.status), "moves", legal_moves_json(&v)),
                               text);
 }
 
@@ -338,8 +338,8 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
             int has_secret;
             if (i >= KD_MAX_PARTICIPANTS)
                 return fail("at most %d participants", KD_MAX_PARTICIPANTS);
-            if (kd_gw_resolve_key(gw, json_string_value(item), 1, &key, &parts.keys[i], &has_secret, why,
-                                  sizeof why) != KD_OK)
+            if (kd_gw_resolve_key(gw, json_string_value(item), 1, &key, &parts.keys[i], &has_secret, why, sizeof why) !=
+                KD_OK)
                 return fail("participant %zu: %s", i, why);
             memset(&key, 0, sizeof key);
             parts.count = i + 1;
@@ -357,7 +357,8 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     kd_buf params, payload;
     kd_buf_init(&params);
     kd_buf_init(&payload);
-    kd_err err = jcap && json_is_integer(jcap) ? kd_ttt_params_encode((uint32_t)json_integer_value(jcap), &params) : KD_OK;
+    kd_err err =
+        jcap && json_is_integer(jcap) ? kd_ttt_params_encode((uint32_t)json_integer_value(jcap), &params) : KD_OK;
     if (!err)
         err = kd_wire_new_episode(id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, &payload);
     kd_buf_fini(&params);
@@ -374,8 +375,8 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     if (e)
         return e;
     char *text = board_text(&v);
-    json_t *r = kd_mcp_tool_result(json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "view", kd_episode_view_json(&v)),
-                                   text);
+    json_t *r = kd_mcp_tool_result(
+        json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "view", kd_episode_view_json(&v)), text);
     free(text);
     return r;
 }
@@ -556,14 +557,15 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
                         "classic mode), next_to_remove (the mark removed before the next move when the window is "
                         "full), recent_moves oldest to newest, and rule_text. Call it every turn.",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
-         .output_schema_json = "{\"type\":\"object\",\"properties\":{\"board\":" BOARD_SCHEMA ","
-                               "\"current\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]},"
-                               "\"cap\":{\"type\":[\"integer\",\"null\"]},"
-                               "\"next_to_remove\":{\"oneOf\":[" CELL_SCHEMA ",{\"type\":\"null\"}]},"
-                               "\"recent_moves\":{\"type\":\"array\",\"items\":" CELL_SCHEMA "},"
-                               "\"rule_text\":{\"type\":\"string\"}},"
-                               "\"required\":[\"board\",\"current\",\"cap\",\"next_to_remove\",\"recent_moves\",\"rule_text\"],"
-                               "\"additionalProperties\":false}",
+         .output_schema_json =
+             "{\"type\":\"object\",\"properties\":{\"board\":" BOARD_SCHEMA ","
+             "\"current\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]},"
+             "\"cap\":{\"type\":[\"integer\",\"null\"]},"
+             "\"next_to_remove\":{\"oneOf\":[" CELL_SCHEMA ",{\"type\":\"null\"}]},"
+             "\"recent_moves\":{\"type\":\"array\",\"items\":" CELL_SCHEMA "},"
+             "\"rule_text\":{\"type\":\"string\"}},"
+             "\"required\":[\"board\",\"current\",\"cap\",\"next_to_remove\",\"recent_moves\",\"rule_text\"],"
+             "\"additionalProperties\":false}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .call = tool_strategy},

@@ -51,9 +51,8 @@ typedef struct {
 
 /* ---- responses --------------------------------------------------------- */
 
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, char *body,
-                             const char *ctype, const char *sid, const char *xname,
-                             const char *xvalue)
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, char *body, const char *ctype, const char *sid,
+                             const char *xname, const char *xvalue)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
@@ -78,13 +77,12 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, char *bo
     return ret;
 }
 
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code,
-                              const char *xname, const char *xvalue, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code, const char *xname,
+                              const char *xvalue, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /* Queues `status` with a JSON-RPC error body. */
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code,
-                              const char *xname, const char *xvalue, const char *fmt, ...)
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code, const char *xname,
+                              const char *xvalue, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -129,8 +127,7 @@ static size_t host_part(const char *v)
         return 0;
     if (*rest == '\0')
         return n;
-    if (*rest != ':' || rest[1] == '\0' || strlen(rest + 1) > 5 ||
-        strspn(rest + 1, "0123456789") != strlen(rest + 1))
+    if (*rest != ':' || rest[1] == '\0' || strlen(rest + 1) > 5 || strspn(rest + 1, "0123456789") != strlen(rest + 1))
         return 0;
     return n;
 }
@@ -228,8 +225,7 @@ static int accepts(const char *v, const char *type)
             memcpy(item, v + a, b - a);
             item[b - a] = '\0';
             if (strcasecmp(item, type) == 0 || strcmp(item, "*/*") == 0 ||
-                (b - a == major + 2 && strncasecmp(item, type, major + 1) == 0 &&
-                 item[major + 1] == '*'))
+                (b - a == major + 2 && strncasecmp(item, type, major + 1) == 0 && item[major + 1] == '*'))
                 return 1;
         }
         v += n;
@@ -253,8 +249,7 @@ static int json_content_type(const char *v)
 
 /* Runs the checks common to every method; returns 1 after queueing a
  * refusal in *ret. */
-static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method,
-                   enum MHD_Result *ret)
+static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret)
 {
     const char *v;
 
@@ -271,41 +266,36 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         return 1;
     }
     if (!origin_ok(h, header(c, MHD_HTTP_HEADER_ORIGIN))) {
-        KD_LOG_W("mcp", "http: refused a request from Origin %.80s",
-                 header(c, MHD_HTTP_HEADER_ORIGIN));
+        KD_LOG_W("mcp", "http: refused a request from Origin %.80s", header(c, MHD_HTTP_HEADER_ORIGIN));
         *ret = refuse(c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Forbidden: Origin is not allowed");
         return 1;
     }
     if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
         v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
-        *ret = refuse(c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST,
-                      MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                      v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\""
-                                : "Bearer realm=\"mcp\"",
-                      "Unauthorized: %s", v != NULL ? "the bearer token is not valid"
-                                                    : "a bearer token is required");
+        *ret = refuse(c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                      v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
+                      "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
         return 1;
     }
-    if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 &&
-        strcmp(method, "DELETE") != 0) {
-        *ret = refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST,
-                      MHD_HTTP_HEADER_ALLOW, "GET, POST, DELETE",
-                      "Method Not Allowed: use POST, GET or DELETE");
+    if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
+        *ret = refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW,
+                      "GET, POST, DELETE", "Method Not Allowed: use POST, GET or DELETE");
         return 1;
     }
     v = header(c, H_VERSION);
     if (v != NULL && !kd_mcp_protocol_supported(v)) {
         *ret = refuse(c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: unsupported " H_VERSION " \"%.40s\" (supported: 2025-11-25, "
-                      "2025-06-18, 2025-03-26)", v);
+                      "2025-06-18, 2025-03-26)",
+                      v);
         return 1;
     }
     if (strcmp(method, "POST") != 0)
         return 0;
     if (!json_content_type(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-        *ret = refuse(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL,
-                      NULL, "Unsupported Media Type: Content-Type must be application/json");
+        *ret = refuse(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Unsupported Media Type: Content-Type must be application/json");
         return 1;
     }
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "application/json")) {
@@ -352,10 +342,8 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
         kd_http_session_release(hs, 1);
         if (status == MHD_HTTP_TOO_MANY_REQUESTS)
             return refuse(c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
-                          "Too Many Requests: at most %u event streams per session",
-                          h->max_streams);
-        return refuse(c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
-                      "Internal error: out of memory");
+                          "Too Many Requests: at most %u event streams per session", h->max_streams);
+        return refuse(c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
@@ -392,8 +380,7 @@ static enum MHD_Result handle_post(kd_mcp_http *h, struct MHD_Connection *c, req
         return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Content Too Large: the body limit is %zu bytes", h->max_body);
     if (kd_jsonrpc_parse(r->body, r->len, &m) != KD_OK) {
-        ret = refuse(c, MHD_HTTP_BAD_REQUEST, m.id, m.error_code, NULL, NULL, "%s",
-                     m.error_message);
+        ret = refuse(c, MHD_HTTP_BAD_REQUEST, m.id, m.error_code, NULL, NULL, "%s", m.error_message);
         goto done;
     }
     if (sid != NULL) {
@@ -404,16 +391,16 @@ static enum MHD_Result handle_post(kd_mcp_http *h, struct MHD_Connection *c, req
     } else if (m.kind == KD_JSONRPC_REQUEST && strcmp(m.method, "initialize") == 0) {
         err = kd_http_session_create(h, &hs);
         if (err == KD_ERR_BUSY) {
-            ret = refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, m.id, KD_MCP_LIMIT_EXCEEDED,
-                         MHD_HTTP_HEADER_RETRY_AFTER, "30",
-                         "Service Unavailable: the session limit (%u) is reached; end an unused "
-                         "session with DELETE or retry later", h->max_sessions);
+            ret =
+                refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, m.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
+                       "Service Unavailable: the session limit (%u) is reached; end an unused "
+                       "session with DELETE or retry later",
+                       h->max_sessions);
             goto done;
         }
         if (err != KD_OK) {
-            ret = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, m.id, KD_JSONRPC_INTERNAL_ERROR, NULL,
-                         NULL, "Internal error: no session could be created: %s",
-                         kd_err_str(err));
+            ret = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, m.id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                         "Internal error: no session could be created: %s", kd_err_str(err));
             goto done;
         }
         created = 1;
@@ -436,11 +423,10 @@ static enum MHD_Result handle_post(kd_mcp_http *h, struct MHD_Connection *c, req
     if (reply == NULL)
         ret = queue(c, MHD_HTTP_ACCEPTED, NULL, NULL, created ? NULL : hs->id, NULL, NULL);
     else if (info.rate_limited)
-        ret = queue(c, MHD_HTTP_TOO_MANY_REQUESTS, reply, "application/json", hs->id,
-                    MHD_HTTP_HEADER_RETRY_AFTER, "1");
+        ret = queue(c, MHD_HTTP_TOO_MANY_REQUESTS, reply, "application/json", hs->id, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     else
-        ret = queue(c, MHD_HTTP_OK, reply, "application/json",
-                    !created || info.initialized_now ? hs->id : NULL, NULL, NULL);
+        ret = queue(c, MHD_HTTP_OK, reply, "application/json", !created || info.initialized_now ? hs->id : NULL, NULL,
+                    NULL);
 done:
     if (hs != NULL)
         kd_http_session_release(hs, 1);
@@ -450,9 +436,8 @@ done:
 
 /* ---- daemon ------------------------------------------------------------ */
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls)
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
     kd_mcp_http *h = cls;
     req *r = *con_cls;
@@ -508,8 +493,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return handle_post(h, c, r);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                         enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
     req *r = *con_cls;
 
@@ -539,8 +523,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* Parses the bind address; sets loopback. 0, or -1 when not an address. */
-static int parse_addr(const char *a, uint16_t port, struct sockaddr_storage *ss, socklen_t *len,
-                      int *loopback)
+static int parse_addr(const char *a, uint16_t port, struct sockaddr_storage *ss, socklen_t *len, int *loopback)
 {
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
@@ -634,8 +617,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         return KD_ERR_INVALID_ARG;
     }
     if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0')) {
-        KD_LOG_E("mcp", "http: refusing to listen on %s (beyond loopback) without a bearer token",
-                 o.bind_address);
+        KD_LOG_E("mcp", "http: refusing to listen on %s (beyond loopback) without a bearer token", o.bind_address);
         return KD_ERR_INVALID_ARG;
     }
     if ((h = calloc(1, sizeof *h)) == NULL)
@@ -669,24 +651,19 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     pthread_condattr_destroy(&ca);
     sync_ok = 1;
     if ((fd = listen_on(&ss, sslen, &h->port)) < 0) {
-        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port,
-                 strerror(errno));
+        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(errno));
         err = KD_ERR_NET;
         goto fail;
     }
     timeout = 2 * (h->keepalive_ms / 1000) + 60;
-    h->daemon = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL,
-        NULL, on_request, h,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, /* first, so every message goes to our log */
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o.max_connections ? o.max_connections : 128),
-        MHD_OPTION_CONNECTION_TIMEOUT, timeout,
-        MHD_OPTION_END);
+    h->daemon = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0,
+                                 NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                                 h, /* first, so every message goes to our log */
+                                 MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o.max_connections ? o.max_connections : 128),
+                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout, MHD_OPTION_END);
     if (h->daemon == NULL) {
-        KD_LOG_E("mcp", "http: libmicrohttpd did not start on %s port %u", o.bind_address,
-                 h->port);
+        KD_LOG_E("mcp", "http: libmicrohttpd did not start on %s port %u", o.bind_address, h->port);
         close(fd);
         err = KD_ERR_NET;
         goto fail;
@@ -708,10 +685,7 @@ fail:
     return err;
 }
 
-uint16_t kd_mcp_http_port(const kd_mcp_http *h)
-{
-    return h->port;
-}
+uint16_t kd_mcp_http_port(const kd_mcp_http *h) { return h->port; }
 
 unsigned kd_mcp_http_session_count(kd_mcp_http *h)
 {

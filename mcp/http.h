@@ -30,10 +30,10 @@ typedef struct kd_mcp_http kd_mcp_http;
 
 /* Options; zero/NULL means the default in brackets. Strings are copied. */
 typedef struct {
-    const char *bind_address; /* IPv4 or IPv6 literal, or "localhost" ["127.0.0.1"] */
-    uint16_t port;            /* 0: the system picks a free port [0] */
-    const char *bearer_token; /* when set, "Authorization: Bearer <token>" is
-                                 required; mandatory beyond loopback */
+    const char *bind_address;           /* IPv4 or IPv6 literal, or "localhost" ["127.0.0.1"] */
+    uint16_t port;                      /* 0: the system picks a free port [0] */
+    const char *bearer_token;           /* when set, "Authorization: Bearer <token>" is
+                                           required; mandatory beyond loopback */
     const char *const *allowed_origins; /* extra Origin values accepted
                                            exactly, e.g. "https://app.example" */
     size_t n_allowed_origins;
@@ -57,8 +57,7 @@ typedef struct {
  * KD_ERR_NET (the address cannot be bound; logged with errno), KD_ERR_NOMEM.
  * `srv` must outlive the transport.
  */
-kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts,
-                         kd_mcp_http **out) KD_WARN_UNUSED;
+kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd_mcp_http **out) KD_WARN_UNUSED;
 
 /* The bound TCP port (useful with port 0). */
 uint16_t kd_mcp_http_port(const kd_mcp_http *h);

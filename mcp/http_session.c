@@ -31,10 +31,7 @@ typedef struct {
     struct timespec last_write;
 } sse_stream;
 
-static void now_mono(struct timespec *t)
-{
-    clock_gettime(CLOCK_MONOTONIC, t);
-}
+static void now_mono(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }
 
 static double seconds_since(const struct timespec *t)
 {
@@ -83,8 +80,10 @@ static void hs_send(void *ctx, const char *text)
     pthread_cond_broadcast(&h->cond);
     pthread_mutex_unlock(&h->lock);
     if (old != NULL) {
-        KD_LOG_W("mcp", "http: session %.8s… has %u undelivered messages and no open stream; "
-                        "the oldest was dropped", hs->id, h->max_queued);
+        KD_LOG_W("mcp",
+                 "http: session %.8s… has %u undelivered messages and no open stream; "
+                 "the oldest was dropped",
+                 hs->id, h->max_queued);
         free(old->text);
         free(old);
     }

@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_invalid(kd_jsonrpc_msg *m, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void set_invalid(kd_jsonrpc_msg *m, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void set_invalid(kd_jsonrpc_msg *m, int code, const char *fmt, ...)
 {
@@ -30,10 +29,7 @@ static void set_invalid(kd_jsonrpc_msg *m, int code, const char *fmt, ...)
 }
 
 /* An id MCP accepts: a string or an integer. */
-static int valid_id(const json_t *id)
-{
-    return json_is_string(id) || json_is_integer(id);
-}
+static int valid_id(const json_t *id) { return json_is_string(id) || json_is_integer(id); }
 
 kd_err kd_jsonrpc_parse(const char *text, size_t len, kd_jsonrpc_msg *out)
 {
@@ -47,8 +43,8 @@ kd_err kd_jsonrpc_parse(const char *text, size_t len, kd_jsonrpc_msg *out)
     }
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (root == NULL) {
-        set_invalid(out, KD_JSONRPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)",
-                    jerr.text, jerr.line, jerr.column);
+        set_invalid(out, KD_JSONRPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", jerr.text, jerr.line,
+                    jerr.column);
         return KD_ERR_PARSE;
     }
     out->root = root;
@@ -58,8 +54,7 @@ kd_err kd_jsonrpc_parse(const char *text, size_t len, kd_jsonrpc_msg *out)
         return KD_ERR_INVALID_ARG;
     }
     if (!json_is_object(root)) {
-        set_invalid(out, KD_JSONRPC_INVALID_REQUEST,
-                    "Invalid Request: a message must be a JSON object");
+        set_invalid(out, KD_JSONRPC_INVALID_REQUEST, "Invalid Request: a message must be a JSON object");
         return KD_ERR_INVALID_ARG;
     }
 
@@ -71,13 +66,11 @@ kd_err kd_jsonrpc_parse(const char *text, size_t len, kd_jsonrpc_msg *out)
 
     v = json_object_get(root, "jsonrpc");
     if (!json_is_string(v) || strcmp(json_string_value(v), "2.0") != 0) {
-        set_invalid(out, KD_JSONRPC_INVALID_REQUEST,
-                    "Invalid Request: member \"jsonrpc\" must be the string \"2.0\"");
+        set_invalid(out, KD_JSONRPC_INVALID_REQUEST, "Invalid Request: member \"jsonrpc\" must be the string \"2.0\"");
         return KD_ERR_INVALID_ARG;
     }
     if (id != NULL && !valid_id(id)) {
-        set_invalid(out, KD_JSONRPC_INVALID_REQUEST,
-                    "Invalid Request: member \"id\" must be a string or an integer");
+        set_invalid(out, KD_JSONRPC_INVALID_REQUEST, "Invalid Request: member \"id\" must be a string or an integer");
         return KD_ERR_INVALID_ARG;
     }
 
@@ -90,8 +83,7 @@ kd_err kd_jsonrpc_parse(const char *text, size_t len, kd_jsonrpc_msg *out)
         }
         params = json_object_get(root, "params");
         if (params != NULL && !json_is_object(params) && !json_is_array(params)) {
-            set_invalid(out, KD_JSONRPC_INVALID_REQUEST,
-                        "Invalid Request: member \"params\" must be an object");
+            set_invalid(out, KD_JSONRPC_INVALID_REQUEST, "Invalid Request: member \"params\" must be an object");
             return KD_ERR_INVALID_ARG;
         }
         out->method = json_string_value(method);
@@ -102,8 +94,7 @@ kd_err kd_jsonrpc_parse(const char *text, size_t len, kd_jsonrpc_msg *out)
 
     if (json_object_get(root, "result") != NULL || json_object_get(root, "error") != NULL) {
         if (id == NULL) {
-            set_invalid(out, KD_JSONRPC_INVALID_REQUEST,
-                        "Invalid Request: a response needs an \"id\"");
+            set_invalid(out, KD_JSONRPC_INVALID_REQUEST, "Invalid Request: a response needs an \"id\"");
             return KD_ERR_INVALID_ARG;
         }
         out->kind = KD_JSONRPC_RESPONSE;
@@ -175,8 +166,7 @@ static json_t *lossy_string(const char *text)
     memcpy(copy, text, n + 1);
     for (i = 0; i < n; i += len) {
         c = (unsigned char)copy[i];
-        len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-            : (c & 0xf8) == 0xf0 ? 4 : 0;
+        len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
         for (k = 1; len > 1 && k < len; k++)
             if (i + k >= n || ((unsigned char)copy[i + k] & 0xc0) != 0x80)
                 len = 0;

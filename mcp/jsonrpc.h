@@ -35,22 +35,22 @@ enum {
 };
 
 typedef enum {
-    KD_JSONRPC_INVALID = 0, /* answer with error_code / error_message */
-    KD_JSONRPC_REQUEST,     /* method + id: must be answered */
+    KD_JSONRPC_INVALID = 0,  /* answer with error_code / error_message */
+    KD_JSONRPC_REQUEST,      /* method + id: must be answered */
     KD_JSONRPC_NOTIFICATION, /* method, no id: never answered */
-    KD_JSONRPC_RESPONSE,    /* result or error + id: a reply to a server request */
+    KD_JSONRPC_RESPONSE,     /* result or error + id: a reply to a server request */
 } kd_jsonrpc_kind;
 
 /* A parsed message. Every pointer is borrowed from `root` and lives until
  * kd_jsonrpc_msg_fini. */
 typedef struct {
     kd_jsonrpc_kind kind;
-    json_t *root;        /* the whole message (owned), NULL when not JSON */
-    json_t *id;          /* string or integer; NULL for notifications and
-                            when an invalid message has no usable id */
-    const char *method;  /* requests and notifications */
-    json_t *params;      /* object or array, NULL when absent */
-    int error_code;      /* KD_JSONRPC_INVALID only */
+    json_t *root;       /* the whole message (owned), NULL when not JSON */
+    json_t *id;         /* string or integer; NULL for notifications and
+                           when an invalid message has no usable id */
+    const char *method; /* requests and notifications */
+    json_t *params;     /* object or array, NULL when absent */
+    int error_code;     /* KD_JSONRPC_INVALID only */
     char error_message[160];
 } kd_jsonrpc_msg;
 

@@ -23,14 +23,21 @@ typedef struct {
 static const char *type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "object";
-    case JSON_ARRAY: return "array";
-    case JSON_STRING: return "string";
-    case JSON_INTEGER: return "integer";
-    case JSON_REAL: return "number";
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_INTEGER:
+        return "integer";
+    case JSON_REAL:
+        return "number";
     case JSON_TRUE:
-    case JSON_FALSE: return "boolean";
-    case JSON_NULL: return "null";
+    case JSON_FALSE:
+        return "boolean";
+    case JSON_NULL:
+        return "null";
     }
     return "unknown";
 }
@@ -88,7 +95,8 @@ static int check_type(walk *w, const json_t *schema, const json_t *v)
         return 1;
     }
     if (json_is_array(t) && json_array_size(t) > 0) {
-        json_array_foreach(t, i, e) {
+        json_array_foreach(t, i, e)
+        {
             if (json_is_string(e) && is_type(v, json_string_value(e)))
                 return 1;
         }
@@ -97,10 +105,7 @@ static int check_type(walk *w, const json_t *schema, const json_t *v)
     return 1;
 }
 
-static double num(const json_t *v)
-{
-    return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
-}
+static double num(const json_t *v) { return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v); }
 
 static int check(walk *w, const json_t *schema, const json_t *v, int depth);
 
@@ -114,11 +119,13 @@ static int check_object(walk *w, const json_t *schema, const json_t *v, int dept
     const json_t *e, *sub;
     int ok = 1;
 
-    json_array_foreach(req, i, e) {
+    json_array_foreach(req, i, e)
+    {
         if (json_is_string(e) && json_object_get(v, json_string_value(e)) == NULL)
             return fail(w, "missing required property \"%s\"", json_string_value(e));
     }
-    json_object_foreach((json_t *)v, key, e) {
+    json_object_foreach((json_t *)v, key, e)
+    {
         sub = json_is_object(props) ? json_object_get(props, key) : NULL;
         snprintf(w->path + base, sizeof w->path - base, "/%s", key);
         if (sub != NULL)
@@ -150,7 +157,8 @@ static int check_array(walk *w, const json_t *schema, const json_t *v, int depth
         return fail(w, "has %s items, more than the maximum", n);
     if (!json_is_object(items))
         return 1;
-    json_array_foreach(v, i, e) {
+    json_array_foreach(v, i, e)
+    {
         snprintf(w->path + base, sizeof w->path - base, "/%zu", i);
         if (!check(w, items, e, depth + 1))
             return 0;
@@ -176,7 +184,8 @@ static int check(walk *w, const json_t *schema, const json_t *v, int depth)
     if (json_is_array(en)) {
         int found = 0;
 
-        json_array_foreach(en, i, e) {
+        json_array_foreach(en, i, e)
+        {
             if (json_equal((json_t *)e, (json_t *)v)) {
                 found = 1;
                 break;

@@ -17,8 +17,8 @@
 
 static const char *const PROTOCOLS[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
-static const char *const LEVEL_NAMES[] = {"debug", "info", "notice", "warning",
-                                          "error", "critical", "alert", "emergency"};
+static const char *const LEVEL_NAMES[] = {"debug", "info",     "notice", "warning",
+                                          "error", "critical", "alert",  "emergency"};
 
 #define DEFAULT_MAX_MESSAGE (1024u * 1024u)
 #define DEFAULT_MAX_SUBS 256u
@@ -91,10 +91,11 @@ kd_err kd_mcp_server_alloc(const kd_mcp_server_options *opts, kd_mcp_server **ou
     srv->call_burst = opts->call_burst ? opts->call_burst : 2 * srv->calls_per_second;
     srv->page_size = opts->page_size ? opts->page_size : DEFAULT_PAGE;
     srv->default_level = KD_MCP_LOG_WARNING;
-    if (opts->default_log_level != NULL &&
-        kd_mcp_log_level_parse(opts->default_log_level, &srv->default_level) != 0) {
-        KD_LOG_E("mcp", "server: unknown default log level \"%s\" (debug, info, notice, "
-                        "warning, error, critical, alert, emergency)", opts->default_log_level);
+    if (opts->default_log_level != NULL && kd_mcp_log_level_parse(opts->default_log_level, &srv->default_level) != 0) {
+        KD_LOG_E("mcp",
+                 "server: unknown default log level \"%s\" (debug, info, notice, "
+                 "warning, error, critical, alert, emergency)",
+                 opts->default_log_level);
         err = KD_ERR_INVALID_ARG;
         goto fail;
     }
@@ -141,10 +142,7 @@ void kd_mcp_server_free(kd_mcp_server *srv)
     free(srv);
 }
 
-size_t kd_mcp_server_max_message_bytes(const kd_mcp_server *srv)
-{
-    return srv->max_message_bytes;
-}
+size_t kd_mcp_server_max_message_bytes(const kd_mcp_server *srv) { return srv->max_message_bytes; }
 
 /* Tool names per MCP 2025-11-25: 1-128 of [A-Za-z0-9_.-]. */
 static int valid_name(const char *name)
@@ -207,8 +205,7 @@ static json_t *tool_def(const kd_mcp_tool *t, json_t *input, json_t *output)
         set_opt_str(ann, "title", t->title) != 0)
         goto fail;
     if (set_opt_str(def, "name", t->name) != 0 || set_opt_str(def, "title", t->title) != 0 ||
-        set_opt_str(def, "description", t->description) != 0 ||
-        json_object_set(def, "inputSchema", input) != 0 ||
+        set_opt_str(def, "description", t->description) != 0 || json_object_set(def, "inputSchema", input) != 0 ||
         (output != NULL && json_object_set(def, "outputSchema", output) != 0))
         goto fail;
     if (json_object_set_new(def, "annotations", ann) != 0) {
@@ -285,8 +282,7 @@ kd_err kd_mcp_server_add_resource_provider(kd_mcp_server *srv, const kd_mcp_reso
         return KD_ERR_INVALID_ARG;
     }
     pthread_mutex_lock(&srv->lock);
-    if (grow((void **)&srv->providers, &srv->cap_providers, srv->n_providers,
-             sizeof *srv->providers) != 0) {
+    if (grow((void **)&srv->providers, &srv->cap_providers, srv->n_providers, sizeof *srv->providers) != 0) {
         pthread_mutex_unlock(&srv->lock);
         return KD_ERR_NOMEM;
     }
@@ -305,9 +301,8 @@ kd_err kd_mcp_server_add_resource_template(kd_mcp_server *srv, const kd_mcp_reso
         return KD_ERR_INVALID_ARG;
     }
     o = json_object();
-    if (o == NULL || set_opt_str(o, "uriTemplate", t->uri_template) != 0 ||
-        set_opt_str(o, "name", t->name) != 0 || set_opt_str(o, "title", t->title) != 0 ||
-        set_opt_str(o, "description", t->description) != 0 ||
+    if (o == NULL || set_opt_str(o, "uriTemplate", t->uri_template) != 0 || set_opt_str(o, "name", t->name) != 0 ||
+        set_opt_str(o, "title", t->title) != 0 || set_opt_str(o, "description", t->description) != 0 ||
         set_opt_str(o, "mimeType", t->mime_type) != 0) {
         json_decref(o);
         return KD_ERR_NOMEM;
@@ -334,7 +329,8 @@ kd_err kd_mcp_server_add_prompt(kd_mcp_server *srv, const kd_mcp_prompt *p)
 
         if ((args = parse_json("arguments", p->name, p->arguments_json, 1)) == NULL)
             goto fail;
-        json_array_foreach(args, i, a) {
+        json_array_foreach(args, i, a)
+        {
             if (!json_is_string(json_object_get(a, "name"))) {
                 KD_LOG_E("mcp", "add_prompt: every argument of \"%s\" needs a name", p->name);
                 goto fail;
@@ -345,8 +341,7 @@ kd_err kd_mcp_server_add_prompt(kd_mcp_server *srv, const kd_mcp_prompt *p)
     def = json_object();
     name = strdup(p->name);
     if (def == NULL || name == NULL || set_opt_str(def, "name", p->name) != 0 ||
-        set_opt_str(def, "title", p->title) != 0 ||
-        set_opt_str(def, "description", p->description) != 0 ||
+        set_opt_str(def, "title", p->title) != 0 || set_opt_str(def, "description", p->description) != 0 ||
         (args != NULL && json_object_set(def, "arguments", args) != 0))
         goto fail;
     pthread_mutex_lock(&srv->lock);
@@ -381,8 +376,7 @@ fail:
 
 /* ---- sessions ---------------------------------------------------------- */
 
-kd_err kd_mcp_session_alloc(kd_mcp_server *srv, kd_mcp_send_fn send, void *send_ctx,
-                            kd_mcp_session **out)
+kd_err kd_mcp_session_alloc(kd_mcp_server *srv, kd_mcp_send_fn send, void *send_ctx, kd_mcp_session **out)
 {
     kd_mcp_session *s;
 
@@ -597,10 +591,7 @@ static int want_subscribed(kd_mcp_session *s, const void *arg)
     return 0;
 }
 
-static int want_level(kd_mcp_session *s, const void *arg)
-{
-    return *(const kd_mcp_log_level *)arg >= s->level;
-}
+static int want_level(kd_mcp_session *s, const void *arg) { return *(const kd_mcp_log_level *)arg >= s->level; }
 
 /* Sends `msg` (stolen) to every open, initialized session that `want`
  * (NULL: every one) accepts. */
@@ -647,8 +638,7 @@ void kd_mcp_server_notify_resource_updated(kd_mcp_server *srv, const char *uri)
 
     if (uri == NULL || (params = json_pack("{s:s}", "uri", uri)) == NULL)
         return;
-    broadcast(srv, kd_jsonrpc_notification("notifications/resources/updated", params),
-              want_subscribed, uri);
+    broadcast(srv, kd_jsonrpc_notification("notifications/resources/updated", params), want_subscribed, uri);
 }
 
 void kd_mcp_server_notify_list_changed(kd_mcp_server *srv, kd_mcp_list which)

@@ -58,16 +58,16 @@ typedef enum {
 
 /* Server options. Zero means the default given in brackets. */
 typedef struct {
-    const char *name;         /* serverInfo.name (required) */
-    const char *title;        /* serverInfo.title (optional) */
-    const char *version;      /* serverInfo.version (required) */
-    const char *instructions; /* InitializeResult.instructions (optional) */
-    int read_only;            /* hide and refuse tools with `writes` set */
-    size_t max_message_bytes; /* one inbound message [1 MiB] */
-    unsigned max_subscriptions; /* resources/subscribe per session [256] */
-    unsigned calls_per_second;  /* sustained requests per session [50] */
-    unsigned call_burst;        /* requests allowed at once [2 * rate] */
-    unsigned page_size;         /* items per page of the list methods [100] */
+    const char *name;              /* serverInfo.name (required) */
+    const char *title;             /* serverInfo.title (optional) */
+    const char *version;           /* serverInfo.version (required) */
+    const char *instructions;      /* InitializeResult.instructions (optional) */
+    int read_only;                 /* hide and refuse tools with `writes` set */
+    size_t max_message_bytes;      /* one inbound message [1 MiB] */
+    unsigned max_subscriptions;    /* resources/subscribe per session [256] */
+    unsigned calls_per_second;     /* sustained requests per session [50] */
+    unsigned call_burst;           /* requests allowed at once [2 * rate] */
+    unsigned page_size;            /* items per page of the list methods [100] */
     const char *default_log_level; /* before logging/setLevel ["warning"] */
 } kd_mcp_server_options;
 
@@ -84,13 +84,12 @@ typedef struct {
  * NULL with *rpc_code left 0 is answered with -32603.
  */
 typedef struct {
-    const char *name;  /* 1-128 chars of [A-Za-z0-9_.-] */
+    const char *name; /* 1-128 chars of [A-Za-z0-9_.-] */
     const char *title, *description;
     const char *input_schema_json, *output_schema_json;
     int read_only_hint, destructive_hint, idempotent_hint, open_world_hint;
     int writes; /* hidden when the server is read-only */
-    json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code,
-                    char *rpc_msg, size_t rpc_msg_len);
+    json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
     void *ctx;
 } kd_mcp_tool;
 
@@ -130,8 +129,7 @@ typedef struct {
 typedef struct {
     const char *name, *title, *description;
     const char *arguments_json;
-    json_t *(*get)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code,
-                   char *rpc_msg, size_t rpc_msg_len);
+    json_t *(*get)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
     void *ctx;
 } kd_mcp_prompt;
 
@@ -145,9 +143,9 @@ typedef void (*kd_mcp_send_fn)(void *ctx, const char *json_text);
 
 /* What one handled message was, for transports that answer differently. */
 typedef struct {
-    kd_jsonrpc_kind kind;  /* the message's kind (INVALID for bad ones) */
-    int initialized_now;   /* it was an initialize that succeeded */
-    int rate_limited;      /* refused by the per-session call rate limit */
+    kd_jsonrpc_kind kind; /* the message's kind (INVALID for bad ones) */
+    int initialized_now;  /* it was an initialize that succeeded */
+    int rate_limited;     /* refused by the per-session call rate limit */
 } kd_mcp_handle_info;
 
 /* ---- server ------------------------------------------------------------ */
@@ -171,10 +169,8 @@ void kd_mcp_server_free(kd_mcp_server *srv);
  * The callbacks' ctx must stay valid while the server lives.
  */
 kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *tool) KD_WARN_UNUSED;
-kd_err kd_mcp_server_add_resource_provider(kd_mcp_server *srv,
-                                           const kd_mcp_resource_provider *p) KD_WARN_UNUSED;
-kd_err kd_mcp_server_add_resource_template(kd_mcp_server *srv,
-                                           const kd_mcp_resource_template *t) KD_WARN_UNUSED;
+kd_err kd_mcp_server_add_resource_provider(kd_mcp_server *srv, const kd_mcp_resource_provider *p) KD_WARN_UNUSED;
+kd_err kd_mcp_server_add_resource_template(kd_mcp_server *srv, const kd_mcp_resource_template *t) KD_WARN_UNUSED;
 kd_err kd_mcp_server_add_prompt(kd_mcp_server *srv, const kd_mcp_prompt *prompt) KD_WARN_UNUSED;
 
 /* Sends notifications/resources/updated {uri} to every session subscribed
@@ -187,8 +183,7 @@ void kd_mcp_server_notify_list_changed(kd_mcp_server *srv, kd_mcp_list which);
 
 /* Sends notifications/message to every initialized session whose log level
  * admits `level`. `data` (any JSON value) is stolen; `logger` may be NULL. */
-void kd_mcp_server_log(kd_mcp_server *srv, kd_mcp_log_level level, const char *logger,
-                       json_t *data);
+void kd_mcp_server_log(kd_mcp_server *srv, kd_mcp_log_level level, const char *logger, json_t *data);
 
 /* 1 when `version` (may be NULL) is a protocol revision this server speaks. */
 int kd_mcp_protocol_supported(const char *version);
@@ -220,8 +215,7 @@ void kd_mcp_session_free(kd_mcp_session *s);
  * accepted: malformed input is answered with a JSON-RPC error, never a
  * crash. Returns KD_OK, or KD_ERR_NOMEM (no reply could be built).
  */
-kd_err kd_mcp_session_handle(kd_mcp_session *s, const char *msg, size_t len,
-                             char **reply_out) KD_WARN_UNUSED;
+kd_err kd_mcp_session_handle(kd_mcp_session *s, const char *msg, size_t len, char **reply_out) KD_WARN_UNUSED;
 
 /* The same for a message the transport already parsed; `info` (may be NULL)
  * tells what it was. The message is borrowed. */
@@ -241,8 +235,7 @@ void *kd_mcp_session_user(kd_mcp_session *s);
 
 /* Sends notifications/message to this session if its level admits `level`
  * and it is initialized. `data` is stolen. Useful inside tool callbacks. */
-void kd_mcp_session_log(kd_mcp_session *s, kd_mcp_log_level level, const char *logger,
-                        json_t *data);
+void kd_mcp_session_log(kd_mcp_session *s, kd_mcp_log_level level, const char *logger, json_t *data);
 
 /* Sends an arbitrary notification (params stolen, may be NULL) to this
  * session if it is initialized. Errors: KD_ERR_NOMEM, KD_ERR_CLOSED. */

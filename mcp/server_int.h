@@ -28,8 +28,7 @@ typedef struct {
     int writes;
     json_t *def;          /* the Tool object listed by tools/list */
     json_t *input_schema; /* borrowed from def */
-    json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code,
-                    char *rpc_msg, size_t rpc_msg_len);
+    json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
     void *ctx;
 } kd_mcp_tool_entry;
 
@@ -37,15 +36,14 @@ typedef struct {
     char *name;
     json_t *def;  /* the Prompt object listed by prompts/list */
     json_t *args; /* borrowed from def: its "arguments" array or NULL */
-    json_t *(*get)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code,
-                   char *rpc_msg, size_t rpc_msg_len);
+    json_t *(*get)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
     void *ctx;
 } kd_mcp_prompt_entry;
 
 struct kd_mcp_server {
     pthread_mutex_t lock;
-    json_t *server_info;  /* immutable after alloc */
-    char *instructions;   /* immutable after alloc, may be NULL */
+    json_t *server_info; /* immutable after alloc */
+    char *instructions;  /* immutable after alloc, may be NULL */
     int read_only;
     size_t max_message_bytes;
     unsigned max_subscriptions, calls_per_second, call_burst, page_size;

@@ -33,7 +33,7 @@ typedef struct {
     json_t *params; /* object or NULL */
     int code;       /* error when non-zero */
     char msg[512];
-    json_t *data;   /* error data (owned) */
+    json_t *data; /* error data (owned) */
     kd_mcp_handle_info *info;
 } call;
 
@@ -66,10 +66,7 @@ static const char *str_param(call *c, const char *key, int required)
     return json_string_value(v);
 }
 
-static json_t *empty_result(void)
-{
-    return json_object();
-}
+static json_t *empty_result(void) { return json_object(); }
 
 /* ---- pagination -------------------------------------------------------- */
 
@@ -98,8 +95,7 @@ static json_t *paginate(call *c, json_t *all, const char *key)
         cursor = json_string_value(cv);
         v = strtoull(cursor, &end, 10);
         if (cursor[0] < '0' || cursor[0] > '9' || *end != '\0' || v > n) {
-            fail(c, KD_JSONRPC_INVALID_PARAMS,
-                 "Invalid params: unknown cursor; use the nextCursor of a previous page");
+            fail(c, KD_JSONRPC_INVALID_PARAMS, "Invalid params: unknown cursor; use the nextCursor of a previous page");
             goto fail;
         }
         off = (size_t)v;
@@ -136,8 +132,8 @@ fail:
 
 static json_t *capabilities(void)
 {
-    return json_pack("{s:{},s:{s:b},s:{s:b,s:b},s:{s:b}}", "logging", "prompts", "listChanged", 1,
-                     "resources", "subscribe", 1, "listChanged", 1, "tools", "listChanged", 1);
+    return json_pack("{s:{},s:{s:b},s:{s:b,s:b},s:{s:b}}", "logging", "prompts", "listChanged", 1, "resources",
+                     "subscribe", 1, "listChanged", 1, "tools", "listChanged", 1);
 }
 
 static json_t *m_initialize(call *c)
@@ -153,12 +149,11 @@ static json_t *m_initialize(call *c)
         return NULL;
     if (kd_mcp_protocol_supported(asked))
         chosen = asked; /* points into params: replaced by the static copy below */
-    r = json_pack("{s:s,s:o,s:O}", "protocolVersion", chosen, "capabilities", capabilities(),
-                  "serverInfo", srv->server_info);
+    r = json_pack("{s:s,s:o,s:O}", "protocolVersion", chosen, "capabilities", capabilities(), "serverInfo",
+                  srv->server_info);
     if (r == NULL)
         return fail(c, KD_JSONRPC_INTERNAL_ERROR, "Internal error: out of memory");
-    if (srv->instructions != NULL &&
-        json_object_set_new(r, "instructions", json_string(srv->instructions)) != 0) {
+    if (srv->instructions != NULL && json_object_set_new(r, "instructions", json_string(srv->instructions)) != 0) {
         json_decref(r);
         return fail(c, KD_JSONRPC_INTERNAL_ERROR, "Internal error: out of memory");
     }
@@ -175,8 +170,7 @@ static json_t *m_initialize(call *c)
     pthread_mutex_unlock(&s->lock);
     if (again) {
         json_decref(r);
-        return fail(c, KD_JSONRPC_INVALID_REQUEST,
-                    "Invalid Request: the session is already initialized");
+        return fail(c, KD_JSONRPC_INVALID_REQUEST, "Invalid Request: the session is already initialized");
     }
     if (c->info != NULL)
         c->info->initialized_now = 1;
@@ -200,7 +194,8 @@ static json_t *m_set_level(call *c)
     if (kd_mcp_log_level_parse(name, &level) != 0)
         return fail(c, KD_JSONRPC_INVALID_PARAMS,
                     "Invalid params: unknown level \"%.40s\" (debug, info, notice, warning, error, "
-                    "critical, alert, emergency)", name);
+                    "critical, alert, emergency)",
+                    name);
     pthread_mutex_lock(&c->s->lock);
     c->s->level = level;
     pthread_mutex_unlock(&c->s->lock);
@@ -277,8 +272,8 @@ static json_t *m_tools_call(call *c)
     }
     if (r == NULL) {
         if (rpc_code == 0 || c->msg[0] == '\0')
-            return fail(c, rpc_code ? rpc_code : KD_JSONRPC_INTERNAL_ERROR,
-                        "Internal error: tool \"%.64s\" failed", name);
+            return fail(c, rpc_code ? rpc_code : KD_JSONRPC_INTERNAL_ERROR, "Internal error: tool \"%.64s\" failed",
+                        name);
         c->code = rpc_code;
     }
     return r;
@@ -317,12 +312,10 @@ static json_t *m_resources_list(call *c)
             continue;
         err = p[i].list(p[i].ctx, c->s, all);
         if (err != KD_OK) {
-            KD_LOG_W("mcp", "resources/list: provider %s failed: %s", p[i].name ? p[i].name : "?",
-                     kd_err_code(err));
+            KD_LOG_W("mcp", "resources/list: provider %s failed: %s", p[i].name ? p[i].name : "?", kd_err_code(err));
             free(p);
             json_decref(all);
-            return fail(c, KD_JSONRPC_INTERNAL_ERROR, "Internal error: listing resources failed: %s",
-                        kd_err_str(err));
+            return fail(c, KD_JSONRPC_INTERNAL_ERROR, "Internal error: listing resources failed: %s", kd_err_str(err));
         }
     }
     free(p);
@@ -360,7 +353,8 @@ static const char *uri_param(call *c)
 bad:
     fail(c, KD_JSONRPC_INVALID_PARAMS,
          "Invalid params: \"uri\" must be an absolute URI (scheme:...) of at most %d bytes "
-         "without spaces or control characters", MAX_URI);
+         "without spaces or control characters",
+         MAX_URI);
     return NULL;
 }
 
@@ -417,7 +411,8 @@ static json_t *m_subscribe(call *c)
         pthread_mutex_unlock(&s->lock);
         return fail(c, KD_MCP_LIMIT_EXCEEDED,
                     "Subscription limit reached: at most %u subscriptions per session; "
-                    "unsubscribe from one first", s->srv->max_subscriptions);
+                    "unsubscribe from one first",
+                    s->srv->max_subscriptions);
     }
     if (s->n_subs == s->cap_subs) {
         size_t cap = s->cap_subs ? s->cap_subs * 2 : 8;
@@ -502,19 +497,21 @@ static json_t *m_prompts_get(call *c)
     pthread_mutex_unlock(&srv->lock);
     if (p.get == NULL)
         return fail(c, KD_JSONRPC_INVALID_PARAMS, "Invalid params: unknown prompt \"%.64s\"", name);
-    json_object_foreach(args, key, a) {
+    json_object_foreach(args, key, a)
+    {
         if (!json_is_string(a)) {
             json_decref(decl);
-            return fail(c, KD_JSONRPC_INVALID_PARAMS,
-                        "Invalid params: prompt argument \"%.64s\" must be a string", key);
+            return fail(c, KD_JSONRPC_INVALID_PARAMS, "Invalid params: prompt argument \"%.64s\" must be a string",
+                        key);
         }
     }
-    json_array_foreach(decl, i, a) {
+    json_array_foreach(decl, i, a)
+    {
         const char *an = json_string_value(json_object_get(a, "name"));
 
         if (json_is_true(json_object_get(a, "required")) && json_object_get(args, an) == NULL) {
-            fail(c, KD_JSONRPC_INVALID_PARAMS,
-                 "Invalid params: prompt \"%.64s\" needs the argument \"%.64s\"", name, an);
+            fail(c, KD_JSONRPC_INVALID_PARAMS, "Invalid params: prompt \"%.64s\" needs the argument \"%.64s\"", name,
+                 an);
             json_decref(decl);
             return NULL;
         }
@@ -532,8 +529,8 @@ static json_t *m_prompts_get(call *c)
     }
     if (r == NULL) {
         if (rpc_code == 0 || c->msg[0] == '\0')
-            return fail(c, rpc_code ? rpc_code : KD_JSONRPC_INTERNAL_ERROR,
-                        "Internal error: prompt \"%.64s\" failed", name);
+            return fail(c, rpc_code ? rpc_code : KD_JSONRPC_INTERNAL_ERROR, "Internal error: prompt \"%.64s\" failed",
+                        name);
         c->code = rpc_code;
     }
     return r;
@@ -599,16 +596,17 @@ static json_t *handle_request(kd_mcp_session *s, const kd_jsonrpc_msg *m, kd_mcp
     if (!ready && !METHODS[i].before_init)
         return kd_jsonrpc_error(m->id, KD_JSONRPC_INVALID_REQUEST,
                                 "Invalid Request: the session is not initialized; send initialize "
-                                "first", NULL);
+                                "first",
+                                NULL);
     if (m->params != NULL && !json_is_object(m->params))
-        return kd_jsonrpc_error(m->id, KD_JSONRPC_INVALID_PARAMS,
-                                "Invalid params: \"params\" must be an object", NULL);
+        return kd_jsonrpc_error(m->id, KD_JSONRPC_INVALID_PARAMS, "Invalid params: \"params\" must be an object", NULL);
     if (ready && strcmp(m->method, "ping") != 0 && !kd_mcp_session_take_token(s)) {
         if (info != NULL)
             info->rate_limited = 1;
         snprintf(c.msg, sizeof c.msg,
                  "Rate limit exceeded: at most %u requests per second per session (bursts of %u); "
-                 "retry shortly", s->srv->calls_per_second, s->srv->call_burst);
+                 "retry shortly",
+                 s->srv->calls_per_second, s->srv->call_burst);
         return kd_jsonrpc_error(m->id, KD_MCP_LIMIT_EXCEEDED, c.msg, NULL);
     }
     c.params = m->params;
@@ -623,8 +621,7 @@ static json_t *handle_request(kd_mcp_session *s, const kd_jsonrpc_msg *m, kd_mcp
     return reply;
 }
 
-kd_err kd_mcp_session_handle_msg(kd_mcp_session *s, const kd_jsonrpc_msg *m, char **reply_out,
-                                 kd_mcp_handle_info *info)
+kd_err kd_mcp_session_handle_msg(kd_mcp_session *s, const kd_jsonrpc_msg *m, char **reply_out, kd_mcp_handle_info *info)
 {
     json_t *reply = NULL;
 
@@ -666,8 +663,7 @@ kd_err kd_mcp_session_handle(kd_mcp_session *s, const char *msg, size_t len, cha
         m.kind = KD_JSONRPC_INVALID;
         m.error_code = KD_JSONRPC_INVALID_REQUEST;
         snprintf(m.error_message, sizeof m.error_message,
-                 "Invalid Request: the message has %zu bytes; the limit is %zu", len,
-                 s->srv->max_message_bytes);
+                 "Invalid Request: the message has %zu bytes; the limit is %zu", len, s->srv->max_message_bytes);
     } else {
         kd_err perr = kd_jsonrpc_parse(msg, len, &m);
 

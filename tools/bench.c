@@ -34,8 +34,7 @@ void kd_bench_report(const kd_bench_ctx *b, const char *scenario, const char *un
     double ratio = base.median > 0 ? v.median / base.median : 0;
     int met = higher_is_better ? ratio >= target : ratio <= target;
     fprintf(b->out, "%-34s %12.1f %-9s (min %.1f, max %.1f)\n", scenario, v.median, unit, v.min, v.max);
-    fprintf(b->out, "  %-32s %12.1f %-9s (min %.1f, max %.1f)\n", baseline_name, base.median, unit, base.min,
-            base.max);
+    fprintf(b->out, "  %-32s %12.1f %-9s (min %.1f, max %.1f)\n", baseline_name, base.median, unit, base.min, base.max);
     fprintf(b->out, "  ratio %.2f, target %s %.2f: %s\n", ratio, higher_is_better ? ">=" : "<=", target,
             met ? "met" : "SHORT");
     fflush(b->out);
@@ -130,7 +129,8 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
             only = optarg;
             break;
         default:
-            fprintf(stderr, "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n");
+            fprintf(stderr,
+                    "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n");
             return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
         }
     }
@@ -149,8 +149,8 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
         b.work_dir = tmp && *tmp ? tmp : "/tmp"; /* a real disk: fsync costs what it costs */
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    fprintf(b.out, "kdapp bench: %s, %d run%s per scenario, %ld cores, data under %s\n",
-            b.quick ? "quick" : "full", b.repeats, b.repeats == 1 ? "" : "s", cores, b.work_dir);
+    fprintf(b.out, "kdapp bench: %s, %d run%s per scenario, %ld cores, data under %s\n", b.quick ? "quick" : "full",
+            b.repeats, b.repeats == 1 ? "" : "s", cores, b.work_dir);
     int missed = 0;
     if (!only || strcmp(only, "engine") == 0)
         missed += kd_bench_engine(&b);

@@ -40,10 +40,10 @@
 /* ------------------------------------------------------------ workload */
 
 typedef struct {
-    kd_buf *blocks;      /* encoded EngineMsg accepts; blocks[0] creates the episodes */
+    kd_buf *blocks; /* encoded EngineMsg accepts; blocks[0] creates the episodes */
     size_t n_blocks;
-    size_t moves;        /* signed moves in blocks[1..] */
-    kd_buf *moves_raw;   /* every signed move payload, for the verify baseline */
+    size_t moves;      /* signed moves in blocks[1..] */
+    kd_buf *moves_raw; /* every signed move payload, for the verify baseline */
     uint32_t *move_ep;
     uint64_t *move_counter;
     size_t n_raw;
@@ -462,8 +462,10 @@ static int run_revert_and_latency(const kd_bench_ctx *b, const workload *w)
         kd_bench_stat sv = {p99, p50, p99}, sb = {b99, b50, b99};
         fprintf(b->out, "\n");
         kd_bench_report(b, "block commit latency p99", "us", sv, "raw LMDB synced put p99", sb, 3.0, 0);
-        kd_bench_note(b, "p50 %.0f us (raw put p50 %.0f us) over %zu blocks of 100 moves: the synced commit of the "
-                         "block's transaction", p50, b50, n_lat);
+        kd_bench_note(b,
+                      "p50 %.0f us (raw put p50 %.0f us) over %zu blocks of 100 moves: the synced commit of the "
+                      "block's transaction",
+                      p50, b50, n_lat);
         missed += p99 > 3.0 * b99;
         free(base);
     }
@@ -540,8 +542,9 @@ static void run_soak(const kd_bench_ctx *b)
                           kd_bench_peak_rss_kb(0), (double)kd_bench_file_size(dir) / 1048576.0);
         }
     }
-    kd_bench_note(b, "end: %llu blocks: peak memory %lu KiB, LMDB file %.1f MiB (the log is append-only; "
-                     "undo records and heights stay bounded)",
+    kd_bench_note(b,
+                  "end: %llu blocks: peak memory %lu KiB, LMDB file %.1f MiB (the log is append-only; "
+                  "undo records and heights stay bounded)",
                   (unsigned long long)blocks, kd_bench_peak_rss_kb(0), (double)kd_bench_file_size(dir) / 1048576.0);
     kd_engine_close(e);
     kd_remove_tree(dir);

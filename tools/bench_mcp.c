@@ -52,18 +52,17 @@ extern char **environ;
 #define RATE_ENV "KDAPP_MCP_CALLS_PER_S=100000000"
 
 /* The TypeScript reference: the same tool answering a fixed result (argv[2]). */
-static const char TS_SERVER[] =
-    "import { readFileSync } from 'node:fs';\n"
-    "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
-    "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\n"
-    "import { z } from 'zod';\n"
-    "const reply = JSON.parse(readFileSync(process.argv[2], 'utf8'));\n"
-    "const server = new McpServer({ name: 'ts-reference', version: '1.0.0' });\n"
-    "server.registerTool('" KD_BENCH_TOOL "', { title: 'Strategy context',\n"
-    "  description: 'What a player needs before moving.',\n"
-    "  inputSchema: { episode_id: z.number().int().min(1).max(4294967295) } },\n"
-    "  async () => reply);\n"
-    "await server.connect(new StdioServerTransport());\n";
+static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
+                                "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+                                "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\n"
+                                "import { z } from 'zod';\n"
+                                "const reply = JSON.parse(readFileSync(process.argv[2], 'utf8'));\n"
+                                "const server = new McpServer({ name: 'ts-reference', version: '1.0.0' });\n"
+                                "server.registerTool('" KD_BENCH_TOOL "', { title: 'Strategy context',\n"
+                                "  description: 'What a player needs before moving.',\n"
+                                "  inputSchema: { episode_id: z.number().int().min(1).max(4294967295) } },\n"
+                                "  async () => reply);\n"
+                                "await server.connect(new StdioServerTransport());\n";
 
 double kd_bench_now(void)
 {
@@ -484,8 +483,10 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
         json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
     json_decref(j), j = NULL;
     for (int i = 0; i < 6; i++) {
-        snprintf(args, sizeof args, "{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%d,\"col\":%d,"
-                 "\"player\":\"%c\"}}", f->episode, moves[i][0], moves[i][1], i % 2 ? 'O' : 'X');
+        snprintf(args, sizeof args,
+                 "{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%d,\"col\":%d,"
+                 "\"player\":\"%c\"}}",
+                 f->episode, moves[i][0], moves[i][1], i % 2 ? 'O' : 'X');
         len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", args);
         if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
             snprintf(why, why_len, "move %d was not applied: %.200s", i + 1, ans);
@@ -520,8 +521,8 @@ static void fixture_close(kd_bench_fixture *f)
 }
 
 /* Reports a ratio (medians) and returns 1 when it misses its target. */
-int kd_bench_ratio(const kd_bench_ctx *b, const char *scenario, const char *unit, double *v, double *base,
-                  size_t n, const char *base_name, double target, int higher_is_better)
+int kd_bench_ratio(const kd_bench_ctx *b, const char *scenario, const char *unit, double *v, double *base, size_t n,
+                   const char *base_name, double target, int higher_is_better)
 {
     kd_bench_stat s = kd_bench_stat_of(v, n), bs = kd_bench_stat_of(base, n);
     kd_bench_report(b, scenario, unit, s, base_name, bs, target, higher_is_better);
@@ -555,12 +556,12 @@ static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_p
     if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n / 5, NULL, v, base, why, sizeof why) != 0)
         goto failed; /* warm-up */
     for (size_t r = 0; r < reps; r++)
-        if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n, lat + r * n, &v[r], &base[r], why,
-                     sizeof why) != 0)
+        if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n, lat + r * n, &v[r], &base[r], why, sizeof why) !=
+            0)
             goto failed;
     qsort(lat, n * reps, sizeof *lat, cmp_double);
-    missed = kd_bench_ratio(b, "mcp stdio, 1 client, " KD_BENCH_TOOL, "calls/s", v, base, reps, "pipe round trip",
-                            0.5, 1);
+    missed =
+        kd_bench_ratio(b, "mcp stdio, 1 client, " KD_BENCH_TOOL, "calls/s", v, base, reps, "pipe round trip", 0.5, 1);
     kd_bench_note(b, "mcp stdio: latency p50 %.1f us, p99 %.1f us; %zu calls per run, request %zu B, reply %zu B",
                   lat[n * reps / 2] * 1e6, lat[n * reps * 99 / 100] * 1e6, n, req_len, f->reply_len);
     kd_bench_note(b, "mcp stdio: gateway peak memory %lu KiB, LMDB file %llu B", kd_bench_peak_rss_kb(gw->pid),
@@ -603,8 +604,8 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     double *v = calloc(reps, sizeof *v), *base = calloc(reps, sizeof *base), mem[1], ts_mem[1];
     char dir[512] = "", script[600], reply[600], log[600], why[320] = "";
     char *node_v[] = {"node", "--version", NULL}, *npm_v[] = {"npm", "--version", NULL};
-    char *npm[] = {"npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error", SDK_PIN, ZOD_PIN,
-                   NULL};
+    char *npm[] = {"npm",       "install",          "--prefix", dir,     "--no-audit",
+                   "--no-fund", "--loglevel=error", SDK_PIN,    ZOD_PIN, NULL};
     char *node[] = {"node", script, reply, NULL};
     long ts_id = KD_BENCH_ID_BASE;
     kd_bench_proc gw, ts;
@@ -649,8 +650,10 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     ts_mem[0] = (double)kd_bench_peak_rss_kb(ts.pid);
     missed += kd_bench_ratio(b, "mcp stdio vs TypeScript SDK, peak memory", "KiB", mem, ts_mem, 1, "SDK server (node)",
                              0.2, 0);
-    kd_bench_note(b, "mcp vs TypeScript SDK: %zu calls per run (after %zu to warm up), same client, same fixed reply; "
-                  "LMDB file %llu B", n, n / 2, kd_bench_file_size(f->data));
+    kd_bench_note(b,
+                  "mcp vs TypeScript SDK: %zu calls per run (after %zu to warm up), same client, same fixed reply; "
+                  "LMDB file %llu B",
+                  n, n / 2, kd_bench_file_size(f->data));
     goto done;
 failed:
     kd_bench_note(b, "mcp vs TypeScript SDK: failed: %s", why);

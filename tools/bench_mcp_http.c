@@ -115,9 +115,9 @@ static int http_post(CURL *h, http_client *c, const char *body, int notification
     return -1;
 }
 
-#define INITIALIZE                                                                                     \
-    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""           \
-    KD_BENCH_PROTOCOL "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"kdapp-bench\",\"version\":\"0.1.0\"}}}"
+#define INITIALIZE                                                                                                 \
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"" KD_BENCH_PROTOCOL \
+    "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"kdapp-bench\",\"version\":\"0.1.0\"}}}"
 
 /* A client: initialize, warm up, wait at the gate, the timed calls, DELETE. */
 static void *http_thread(void *arg)
@@ -316,8 +316,10 @@ int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f)
         snprintf(name, sizeof name, "mcp http, %u client%s, " KD_BENCH_TOOL, clients[k], clients[k] > 1 ? "s" : "");
         missed += kd_bench_ratio(b, name, "calls/s", v, base, reps, "libmicrohttpd fixed reply", 0.5, 1);
     }
-    kd_bench_note(b, "mcp http: %zu calls per run over keep-alive connections (libcurl), one session per client; "
-                  "both servers thread-per-connection; reply %zu B", total, f->reply_len - 1);
+    kd_bench_note(b,
+                  "mcp http: %zu calls per run over keep-alive connections (libcurl), one session per client; "
+                  "both servers thread-per-connection; reply %zu B",
+                  total, f->reply_len - 1);
     kd_bench_note(b, "mcp http: gateway peak memory %lu KiB, LMDB file %llu B", kd_bench_peak_rss_kb(gw.pid),
                   kd_bench_file_size(f->data));
     goto done;

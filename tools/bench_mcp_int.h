@@ -13,10 +13,10 @@
 
 #include "tools/bench.h"
 
-#define KD_BENCH_START_S 30.0          /* a server opening its store and answering initialize */
-#define KD_BENCH_CALL_S 10.0           /* one call, a move included (it waits for its block) */
-#define KD_BENCH_ID_BASE 100000000L    /* nine-digit ids: every request has the same size */
-#define KD_BENCH_SLICES 5              /* each run alternates server and baseline this many times */
+#define KD_BENCH_START_S 30.0       /* a server opening its store and answering initialize */
+#define KD_BENCH_CALL_S 10.0        /* one call, a move included (it waits for its block) */
+#define KD_BENCH_ID_BASE 100000000L /* nine-digit ids: every request has the same size */
+#define KD_BENCH_SLICES 5           /* each run alternates server and baseline this many times */
 #define KD_BENCH_PROTOCOL "2025-11-25"
 #define KD_BENCH_TOOL "kdapp_get_strategy_context"
 
@@ -32,10 +32,10 @@ typedef struct {
 typedef struct {
     char dir[512], data[600], keys[600], log[600]; /* log: the gateways' stderr */
     uint32_t episode;
-    char *reply;   /* a strategy-context answer line, newline included */
+    char *reply; /* a strategy-context answer line, newline included */
     size_t reply_len;
-    char *result;  /* its "result" member (the TypeScript server's fixed reply) */
-    long next_id;  /* the next request id on stdio gateways */
+    char *result; /* its "result" member (the TypeScript server's fixed reply) */
+    long next_id; /* the next request id on stdio gateways */
 } kd_bench_fixture;
 
 /* CLOCK_MONOTONIC in seconds. Thread-safe. */

@@ -47,10 +47,7 @@ static kd_err fail(pctx *c, kd_err err, const char *fmt, ...)
     return err;
 }
 
-static void wipe(void *p, size_t n)
-{
-    explicit_bzero(p, n);
-}
+static void wipe(void *p, size_t n) { explicit_bzero(p, n); }
 
 static int all_hex(const char *s)
 {
@@ -90,8 +87,8 @@ static kd_err get_string(pctx *c, json_t *v, const char *name, const char **out)
 }
 
 /* Field `key` of `obj` as an integer in [min, max]. `has` NULL = required. */
-static kd_err get_uint(pctx *c, json_t *obj, const char *key, const char *what, uint64_t min,
-                       uint64_t max, int *has, uint64_t *val)
+static kd_err get_uint(pctx *c, json_t *obj, const char *key, const char *what, uint64_t min, uint64_t max, int *has,
+                       uint64_t *val)
 {
     json_t *v = json_object_get(obj, key);
     if (!v) {
@@ -104,8 +101,8 @@ static kd_err get_uint(pctx *c, json_t *obj, const char *key, const char *what, 
     if (i < 0 || (uint64_t)i < min || (uint64_t)i > max) {
         if (max == JSON_INT_MAX)
             return fail(c, KD_ERR_PARSE, "\"%s\" in %s must be a non-negative integer", key, what);
-        return fail(c, KD_ERR_PARSE, "\"%s\" in %s must be an integer %llu..%llu", key, what,
-                    (unsigned long long)min, (unsigned long long)max);
+        return fail(c, KD_ERR_PARSE, "\"%s\" in %s must be an integer %llu..%llu", key, what, (unsigned long long)min,
+                    (unsigned long long)max);
     }
     if (has)
         *has = 1;
@@ -140,8 +137,7 @@ static kd_err parse_hash(pctx *c, json_t *v, const char *name, uint8_t out[KD_HA
 static kd_err resolve_key(pctx *c, const char *ref, const char *name, kd_key *key)
 {
     if (strncmp(ref, "test:", 5) != 0 && !c->keys_dir)
-        return fail(c, KD_ERR_NOT_FOUND, "%s: key \"%s\" needs a key directory, and none was given",
-                    name, ref);
+        return fail(c, KD_ERR_NOT_FOUND, "%s: key \"%s\" needs a key directory, and none was given", name, ref);
     char kwhy[320] = "";
     kd_err err = kd_key_resolve(c->keys_dir, ref, key, kwhy, sizeof kwhy);
     if (err)
@@ -249,8 +245,7 @@ static kd_err parse_signer(pctx *c, json_t *v, kd_script_tx *tx)
     if (n == 0)
         return fail(c, KD_ERR_PARSE, "signer must not be empty");
     if (all_hex(s) && n >= HEXLIKE_MIN)
-        return fail(c, KD_ERR_PARSE,
-                    "signer: a raw pubkey cannot sign; use a key name or \"test:NAME\"");
+        return fail(c, KD_ERR_PARSE, "signer: a raw pubkey cannot sign; use a key name or \"test:NAME\"");
     if (n >= sizeof tx->signer_ref)
         return fail(c, KD_ERR_PARSE, "signer is longer than %zu bytes", sizeof tx->signer_ref - 1);
     if ((err = resolve_key(c, s, "signer", &tx->signer)))
@@ -306,8 +301,7 @@ static kd_err parse_raw(pctx *c, json_t *v, kd_script_tx *tx)
     return KD_OK;
 }
 
-static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[KD_HASH_LEN],
-                       kd_script_tx *tx)
+static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[KD_HASH_LEN], kd_script_tx *tx)
 {
     static const char *const fields[] = {"new_episode", "move", "payload_hex", "tx_id", NULL};
     snprintf(c->where, sizeof c->where, "txs[%zu]: ", idx);
@@ -320,8 +314,7 @@ static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[
            *raw = json_object_get(t, "payload_hex");
     int kinds = !!ne + !!mv + !!raw;
     if (kinds != 1)
-        return fail(c, KD_ERR_PARSE, "a tx has exactly one of new_episode, move, payload_hex (got %d)",
-                    kinds);
+        return fail(c, KD_ERR_PARSE, "a tx has exactly one of new_episode, move, payload_hex (got %d)", kinds);
     if (ne) {
         tx->kind = KD_SCRIPT_TX_NEW_EPISODE;
         err = parse_new_episode(c, ne, tx);
@@ -398,15 +391,14 @@ static kd_err parse_accept(pctx *c, json_t *a, uint64_t prev_daa, kd_script_op *
 static int is_blank_line(const char *line, size_t len)
 {
     size_t i = 0;
-    while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n' ||
-                       line[i] == '\v' || line[i] == '\f'))
+    while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n' || line[i] == '\v' ||
+                       line[i] == '\f'))
         i++;
     return i == len || line[i] == '#';
 }
 
-kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint64_t prev_daa,
-                            const char *keys_dir, kd_script_op *op, int *is_blank, char *why,
-                            size_t why_len)
+kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
+                            kd_script_op *op, int *is_blank, char *why, size_t why_len)
 {
     pctx c = {.line = line_no, .keys_dir = keys_dir, .why = why, .why_len = why_len};
     json_t *root = NULL;
@@ -474,10 +466,7 @@ void kd_script_op_fini(kd_script_op *op)
     memset(op, 0, sizeof *op);
 }
 
-void kd_script_init(kd_script *s)
-{
-    memset(s, 0, sizeof *s);
-}
+void kd_script_init(kd_script *s) { memset(s, 0, sizeof *s); }
 
 void kd_script_fini(kd_script *s)
 {
@@ -504,8 +493,7 @@ static kd_err script_push(kd_script *s, kd_script_op *op)
     return KD_OK;
 }
 
-kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_script *out,
-                       char *why, size_t why_len)
+kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_script *out, char *why, size_t why_len)
 {
     uint64_t prev_daa = 0;
     for (size_t i = out->count; i > 0; i--) {
@@ -528,8 +516,7 @@ kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_sc
         line_no++;
         kd_script_op op;
         int blank;
-        kd_err err = kd_script_parse_line(start, n, line_no, prev_daa, keys_dir, &op, &blank, why,
-                                          why_len);
+        kd_err err = kd_script_parse_line(start, n, line_no, prev_daa, keys_dir, &op, &blank, why, why_len);
         if (err)
             return err;
         if (blank)
@@ -545,8 +532,7 @@ kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_sc
     return KD_OK;
 }
 
-kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, char *why,
-                      size_t why_len)
+kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, char *why, size_t why_len)
 {
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "standard input" : path;
@@ -610,18 +596,15 @@ static json_t *raw_hex_string(const uint8_t *data, size_t len)
 
 /* Sets obj[key] = v, taking v even on failure; -1 when v is NULL or the set
  * fails. Lets a chain of puts share one cleanup path. */
-static int put(json_t *obj, const char *key, json_t *v)
-{
-    return json_object_set_new(obj, key, v);
-}
+static int put(json_t *obj, const char *key, json_t *v) { return json_object_set_new(obj, key, v); }
 
 /* Rejects what no script line could express, before building anything. */
 static kd_err tx_writable(const kd_script_tx *tx)
 {
     switch (tx->kind) {
     case KD_SCRIPT_TX_NEW_EPISODE:
-        return tx->participants.count <= KD_MAX_PARTICIPANTS &&
-                       memchr(tx->type, '\0', sizeof tx->type) && (!tx->has_cap || tx->cap <= 255)
+        return tx->participants.count <= KD_MAX_PARTICIPANTS && memchr(tx->type, '\0', sizeof tx->type) &&
+                       (!tx->has_cap || tx->cap <= 255)
                    ? KD_OK
                    : KD_ERR_INVALID_ARG;
     case KD_SCRIPT_TX_MOVE:
@@ -698,9 +681,8 @@ kd_err kd_script_op_write(const kd_script_op *op, kd_buf *out)
     json_t *root = NULL;
     char *text = NULL;
     kd_err err = KD_ERR_INVALID_ARG;
-    if (op->kind == KD_SCRIPT_ACCEPT &&
-        (op->daa > JSON_INT_MAX || op->time_ms > JSON_INT_MAX || op->tx_count > KD_SCRIPT_MAX_TXS ||
-         (op->tx_count && !op->txs)))
+    if (op->kind == KD_SCRIPT_ACCEPT && (op->daa > JSON_INT_MAX || op->time_ms > JSON_INT_MAX ||
+                                         op->tx_count > KD_SCRIPT_MAX_TXS || (op->tx_count && !op->txs)))
         goto fail;
     if (op->kind != KD_SCRIPT_ACCEPT && op->kind != KD_SCRIPT_REVERT)
         goto fail;

@@ -69,11 +69,7 @@
 
 typedef enum { KD_SCRIPT_ACCEPT = 1, KD_SCRIPT_REVERT = 2 } kd_script_op_kind;
 
-typedef enum {
-    KD_SCRIPT_TX_NEW_EPISODE = 1,
-    KD_SCRIPT_TX_MOVE = 2,
-    KD_SCRIPT_TX_RAW = 3
-} kd_script_tx_kind;
+typedef enum { KD_SCRIPT_TX_NEW_EPISODE = 1, KD_SCRIPT_TX_MOVE = 2, KD_SCRIPT_TX_RAW = 3 } kd_script_tx_kind;
 
 /* One transaction of an accepted block. Fields not used by `kind` are zero. */
 typedef struct {
@@ -86,11 +82,11 @@ typedef struct {
     int has_cap; /* 0: the engine's default applies */
     uint32_t cap;
     /* move */
-    uint8_t row, col, player; /* player 0 = X, 1 = O */
-    int has_signer;           /* 0: unsigned command */
-    kd_key signer;            /* resolved key pair (holds a secret) */
+    uint8_t row, col, player;                  /* player 0 = X, 1 = O */
+    int has_signer;                            /* 0: unsigned command */
+    kd_key signer;                             /* resolved key pair (holds a secret) */
     char signer_ref[KD_SCRIPT_SIGNER_REF_MAX]; /* as written: "test:alice" */
-    int has_counter;          /* 0: the feed uses the episode's counter */
+    int has_counter;                           /* 0: the feed uses the episode's counter */
     uint64_t counter;
     /* raw */
     uint8_t *raw; /* owned; NULL when raw_len is 0 */
@@ -135,8 +131,8 @@ void kd_script_fini(kd_script *s);
  * earlier lines are kept so callers may choose to use them. Either way the
  * caller releases `out` with kd_script_fini.
  */
-kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_script *out,
-                       char *why, size_t why_len) KD_WARN_UNUSED;
+kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_script *out, char *why,
+                       size_t why_len) KD_WARN_UNUSED;
 
 /*
  * Reads the file at `path` ("-" = standard input) and parses it as
@@ -144,8 +140,7 @@ kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_sc
  * KD_ERR_NOT_FOUND when the file cannot be read, with `why` naming the path
  * and the OS error.
  */
-kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, char *why,
-                      size_t why_len) KD_WARN_UNUSED;
+kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /*
  * Parses ONE line (`len` bytes, no trailing newline needed) into `op`, for
@@ -157,9 +152,8 @@ kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, ch
  * releases it with kd_script_op_fini. On error `op` is zeroed and holds
  * nothing. Errors as kd_script_parse.
  */
-kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint64_t prev_daa,
-                            const char *keys_dir, kd_script_op *op, int *is_blank, char *why,
-                            size_t why_len) KD_WARN_UNUSED;
+kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
+                            kd_script_op *op, int *is_blank, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Frees what `op` owns (wiping signer secrets) and zeroes it. Accepts NULL. */
 void kd_script_op_fini(kd_script_op *op);

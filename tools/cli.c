@@ -24,8 +24,8 @@ int kd_cli_init(kd_cli *cli)
         kd_log_set_level(lv);
     }
     char why[256];
-    if (kd_ttt_config_parse(getenv("KDAPP_TTT_STRESS"), getenv("KDAPP_TTT_MAX_SYMBOLS"), &cli->ttt, why,
-                            sizeof why) != KD_OK) {
+    if (kd_ttt_config_parse(getenv("KDAPP_TTT_STRESS"), getenv("KDAPP_TTT_MAX_SYMBOLS"), &cli->ttt, why, sizeof why) !=
+        KD_OK) {
         fprintf(stderr, "kdapp: %s\n", why);
         return KD_EXIT_USAGE;
     }
@@ -49,8 +49,7 @@ int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t fin
     kd_err err = kd_engine_open(&opts, out, why, sizeof why);
     if (err) {
         fprintf(stderr, "kdapp: %s\n", why);
-        return err == KD_ERR_LOCKED || err == KD_ERR_NOT_FOUND || err == KD_ERR_SCHEMA ||
-                       err == KD_ERR_SETTINGS
+        return err == KD_ERR_LOCKED || err == KD_ERR_NOT_FOUND || err == KD_ERR_SCHEMA || err == KD_ERR_SETTINGS
                    ? KD_EXIT_USAGE
                    : KD_EXIT_FAIL;
     }

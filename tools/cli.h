@@ -13,15 +13,15 @@
 #include "episodes/tictactoe.h"
 
 #define KD_EXIT_OK 0
-#define KD_EXIT_FAIL 1   /* the operation failed (storage, network, mismatch) */
-#define KD_EXIT_USAGE 2  /* bad arguments, environment or input */
+#define KD_EXIT_FAIL 1  /* the operation failed (storage, network, mismatch) */
+#define KD_EXIT_USAGE 2 /* bad arguments, environment or input */
 
 /* Process-wide settings resolved at start (main.c): environment and defaults. */
 typedef struct {
-    const char *data_dir;  /* --data, else KDAPP_DATA, else ./kdapp-data */
-    const char *keys_dir;  /* --keys, else KDAPP_KEYS, else ./kdapp-keys */
-    kd_ttt_config ttt;     /* from KDAPP_TTT_STRESS / KDAPP_TTT_MAX_SYMBOLS */
-    kd_registry registry;  /* every episode type, configured */
+    const char *data_dir; /* --data, else KDAPP_DATA, else ./kdapp-data */
+    const char *keys_dir; /* --keys, else KDAPP_KEYS, else ./kdapp-keys */
+    kd_ttt_config ttt;    /* from KDAPP_TTT_STRESS / KDAPP_TTT_MAX_SYMBOLS */
+    kd_registry registry; /* every episode type, configured */
 } kd_cli;
 
 /* Reads the environment; prints a message naming the variable and returns
@@ -39,9 +39,8 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
 int kd_cli_common_option(kd_cli *cli, int opt, const char *arg);
 #define KD_CLI_OPT_DATA 1000
 #define KD_CLI_OPT_KEYS 1001
-#define KD_CLI_COMMON_LONGOPTS                                                         \
-    {"data", required_argument, NULL, KD_CLI_OPT_DATA},                                \
-    {"keys", required_argument, NULL, KD_CLI_OPT_KEYS}
+#define KD_CLI_COMMON_LONGOPTS \
+    {"data", required_argument, NULL, KD_CLI_OPT_DATA}, { "keys", required_argument, NULL, KD_CLI_OPT_KEYS }
 
 /* Parses "sync" | "relaxed"; returns 0 or -1. */
 int kd_cli_parse_durability(const char *text, kd_durability *out);

@@ -35,7 +35,6 @@
 
 /* ---------------------------------------------------------------- devnet */
 
-
 int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
@@ -456,16 +455,22 @@ static int submit_usage(void)
 
 static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
 {
-    static const struct option longopts[] = {
-        KD_CLI_COMMON_LONGOPTS,
-        {"devnet", required_argument, NULL, 'n'},    {"views", required_argument, NULL, 'v'},
-        {"episode", required_argument, NULL, 'e'},   {"new", no_argument, NULL, 'N'},
-        {"participants", required_argument, NULL, 'P'}, {"cap", required_argument, NULL, 'c'},
-        {"row", required_argument, NULL, 'r'},       {"col", required_argument, NULL, 'C'},
-        {"player", required_argument, NULL, 'p'},    {"signer", required_argument, NULL, 's'},
-        {"counter", required_argument, NULL, 'k'},   {"wait", no_argument, NULL, 'w'},
-        {"timeout", required_argument, NULL, 't'},   {"help", no_argument, NULL, 'h'},
-        {0}};
+    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
+                                             {"devnet", required_argument, NULL, 'n'},
+                                             {"views", required_argument, NULL, 'v'},
+                                             {"episode", required_argument, NULL, 'e'},
+                                             {"new", no_argument, NULL, 'N'},
+                                             {"participants", required_argument, NULL, 'P'},
+                                             {"cap", required_argument, NULL, 'c'},
+                                             {"row", required_argument, NULL, 'r'},
+                                             {"col", required_argument, NULL, 'C'},
+                                             {"player", required_argument, NULL, 'p'},
+                                             {"signer", required_argument, NULL, 's'},
+                                             {"counter", required_argument, NULL, 'k'},
+                                             {"wait", no_argument, NULL, 'w'},
+                                             {"timeout", required_argument, NULL, 't'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0}};
     memset(a, 0, sizeof *a);
     a->row = a->col = a->player = -1;
     a->timeout_ms = 30000;
@@ -477,12 +482,24 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
             continue;
         const char *bad = NULL, *range = NULL;
         switch (opt) {
-        case 'n': a->devnet = optarg; break;
-        case 'v': a->views = optarg; break;
-        case 'N': a->is_new = 1; break;
-        case 'P': a->participants = optarg; break;
-        case 's': a->signer = optarg; break;
-        case 'w': a->wait = 1; break;
+        case 'n':
+            a->devnet = optarg;
+            break;
+        case 'v':
+            a->views = optarg;
+            break;
+        case 'N':
+            a->is_new = 1;
+            break;
+        case 'P':
+            a->participants = optarg;
+            break;
+        case 's':
+            a->signer = optarg;
+            break;
+        case 'w':
+            a->wait = 1;
+            break;
         case 'e':
             if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &v) == 0)
                 a->episode = (uint32_t)v;

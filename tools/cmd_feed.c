@@ -38,15 +38,14 @@ static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, ui
     for (size_t i = 0; i < script->count; i++) {
         const kd_script_op *op = &script->ops[i];
         msg.len = 0;
-        if ((err = kd_feeder_encode(feeder, op, &msg)) ||
-            (err = kd_ingest_client_send(client, &msg, 1, &reply))) {
+        if ((err = kd_feeder_encode(feeder, op, &msg)) || (err = kd_ingest_client_send(client, &msg, 1, &reply))) {
             fprintf(stderr, "kdapp feed: line %u: %s (%s)\n", op->line, kd_err_str(err), url);
             rc = KD_EXIT_FAIL;
             goto done;
         }
         if (reply.err || reply.count != 1) {
-            fprintf(stderr, "kdapp feed: line %u: the engine answered %s: %s\n", op->line,
-                    kd_err_code(reply.err), reply.detail);
+            fprintf(stderr, "kdapp feed: line %u: the engine answered %s: %s\n", op->line, kd_err_code(reply.err),
+                    reply.detail);
             kd_ingest_reply_fini(&reply);
             rc = KD_EXIT_FAIL;
             goto done;

@@ -36,11 +36,11 @@
 #include "tools/endpoints.h"
 #include "tools/node.h"
 
-#define INSTRUCTIONS                                                                                          \
-    "kdapp gateway: tic-tac-toe episodes on a chain that can reorganise. Start a game with "                 \
-    "kdapp_start_episode (cap 1-8 for stress mode: at most cap symbols, the oldest removed before each "      \
-    "move). Each turn call kdapp_get_strategy_context (or the kdapp_turn prompt), then "                      \
-    "kdapp_execute_command; it answers after the block carrying the move is applied. Subscribe to "          \
+#define INSTRUCTIONS                                                                                     \
+    "kdapp gateway: tic-tac-toe episodes on a chain that can reorganise. Start a game with "             \
+    "kdapp_start_episode (cap 1-8 for stress mode: at most cap symbols, the oldest removed before each " \
+    "move). Each turn call kdapp_get_strategy_context (or the kdapp_turn prompt), then "                 \
+    "kdapp_execute_command; it answers after the block carrying the move is applied. Subscribe to "      \
     "kdapp://episodes/{id} to hear of every change, rollbacks included."
 
 /* ------------------------------------------------------------- chains */
@@ -92,9 +92,9 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
 /* ------------------------------------------------------------ options */
 
 typedef struct {
-    const char *http;        /* ADDR:PORT, or NULL for stdio */
-    const char *views_url;   /* --views: attach to named daemons */
-    const char *devnet_url;  /* --devnet */
+    const char *http;       /* ADDR:PORT, or NULL for stdio */
+    const char *views_url;  /* --views: attach to named daemons */
+    const char *devnet_url; /* --devnet */
     int read_only;
     uint32_t block_ms, wait_ms;
 } mcp_options;
@@ -226,8 +226,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o)
     kd_mcp_http *h;
     kd_err err = kd_mcp_http_start(srv, &ho, &h);
     if (err) {
-        fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http,
-                kd_err_str(err));
+        fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp\n", addr, kd_mcp_http_port(h));
@@ -301,8 +300,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         go.engine = reader;
         go.views_url = o.views_url ? o.views_url : ep.publish;
         go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
-        fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir,
-                go.views_url, devnet);
+        fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
+                devnet);
     }
     kd_mcp_server *srv = NULL;
     kd_gateway *gw = NULL;
@@ -316,8 +315,10 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     const char *rate = getenv("KDAPP_MCP_CALLS_PER_S");
     uint64_t cps = 0;
     if (rate && *rate && kd_cli_parse_u64(rate, 1, UINT32_MAX, &cps) != 0) {
-        fprintf(stderr, "kdapp mcp: KDAPP_MCP_CALLS_PER_S='%s' is not valid: use tool calls per second per session, "
-                        "1 to 4294967295 (default 50)\n", rate);
+        fprintf(stderr,
+                "kdapp mcp: KDAPP_MCP_CALLS_PER_S='%s' is not valid: use tool calls per second per session, "
+                "1 to 4294967295 (default 50)\n",
+                rate);
         rc = KD_EXIT_USAGE;
         goto done;
     }

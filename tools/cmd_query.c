@@ -14,13 +14,10 @@
 #include "tools/cli.h"
 
 /* Parses "[--data DIR] [--json] [ID]" for show/strategy/list/log. */
-static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json, uint32_t *id,
-                      const char *usage)
+static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json, uint32_t *id, const char *usage)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
+    static const struct option longopts[] = {
+        KD_CLI_COMMON_LONGOPTS, {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
     int opt;
     optind = 1;
     *json = 0;
@@ -176,8 +173,8 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
             if (view.has_ttt && view.ttt.cap)
                 snprintf(mode, sizeof mode, "stress %u", view.ttt.cap);
             printf("%-10u %-10s %-12s %6u %s\n", view.episode_id, view.type,
-                   view.has_ttt ? kd_ttt_status_name(view.ttt.status) : "-",
-                   view.has_ttt ? view.ttt.move_count : 0, view.has_ttt ? mode : "-");
+                   view.has_ttt ? kd_ttt_status_name(view.ttt.status) : "-", view.has_ttt ? view.ttt.move_count : 0,
+                   view.has_ttt ? mode : "-");
         }
     } while (n == 256);
     kd_engine_close(engine);
@@ -214,8 +211,8 @@ static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
         for (size_t i = 0; txs && i < le->n_txs; i++) {
             const Kdapp__Store__TxOutcome *o = le->txs[i];
             json_t *t = o->applied ? json_pack("{s:i, s:b}", "episode", (json_int_t)o->episode_id, "applied", 1)
-                                   : json_pack("{s:i, s:b, s:s, s:s}", "episode", (json_int_t)o->episode_id,
-                                               "applied", 0, "error_code", o->error_code, "error", o->error);
+                                   : json_pack("{s:i, s:b, s:s, s:s}", "episode", (json_int_t)o->episode_id, "applied",
+                                               0, "error_code", o->error_code, "error", o->error);
             json_array_append_new(txs, t);
         }
         json_object_set_new(j, "txs", txs);

@@ -18,8 +18,8 @@ static void print_report(const char *what, const kd_replay_report *rep)
     kd_hex_encode(rep->source_digest, KD_HASH_LEN, a);
     kd_hex_encode(rep->replay_digest, KD_HASH_LEN, b);
     if (kd_replay_ok(rep)) {
-        printf("%s: %llu log entries replayed: state and digest match (%s)\n", what,
-               (unsigned long long)rep->entries, a);
+        printf("%s: %llu log entries replayed: state and digest match (%s)\n", what, (unsigned long long)rep->entries,
+               a);
         return;
     }
     printf("%s: MISMATCH after %llu log entries\n", what, (unsigned long long)rep->entries);
@@ -62,10 +62,8 @@ static int replay_into(kd_cli *cli, kd_engine *src, const char *dir, int canonic
 
 static int parse(kd_cli *cli, int argc, char **argv, const char **into, const char *usage)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"into", required_argument, NULL, 'i'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
+    static const struct option longopts[] = {
+        KD_CLI_COMMON_LONGOPTS, {"into", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'}, {0}};
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {

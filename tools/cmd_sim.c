@@ -10,10 +10,9 @@
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: kdapp sim [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
-            "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P] [--default-cap N]\n"
-            "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n");
+    fprintf(stderr, "usage: kdapp sim [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
+                    "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P] [--default-cap N]\n"
+                    "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n");
     return KD_EXIT_USAGE;
 }
 
@@ -30,14 +29,20 @@ static int parse_rate(const char *text, double *out)
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
 {
     (void)cli;
-    static const struct option longopts[] = {
-        {"seed", required_argument, NULL, 's'},         {"steps", required_argument, NULL, 'n'},
-        {"session-steps", required_argument, NULL, 'S'}, {"finality", required_argument, NULL, 'f'},
-        {"max-reorg", required_argument, NULL, 'm'},    {"reorg-rate", required_argument, NULL, 'r'},
-        {"drop-rate", required_argument, NULL, 'd'},    {"default-cap", required_argument, NULL, 'c'},
-        {"dir", required_argument, NULL, 'D'},          {"connect", required_argument, NULL, 'C'},
-        {"repro", required_argument, NULL, 'R'},        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},               {0}};
+    static const struct option longopts[] = {{"seed", required_argument, NULL, 's'},
+                                             {"steps", required_argument, NULL, 'n'},
+                                             {"session-steps", required_argument, NULL, 'S'},
+                                             {"finality", required_argument, NULL, 'f'},
+                                             {"max-reorg", required_argument, NULL, 'm'},
+                                             {"reorg-rate", required_argument, NULL, 'r'},
+                                             {"drop-rate", required_argument, NULL, 'd'},
+                                             {"default-cap", required_argument, NULL, 'c'},
+                                             {"dir", required_argument, NULL, 'D'},
+                                             {"connect", required_argument, NULL, 'C'},
+                                             {"repro", required_argument, NULL, 'R'},
+                                             {"verbose", no_argument, NULL, 'v'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0}};
     kd_sim_options o;
     kd_sim_options_default(&o);
     const char *env_seed = getenv("KD_TEST_SEED");

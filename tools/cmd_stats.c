@@ -25,10 +25,8 @@ static void print_hist(const kd_metrics *m, kd_hist_id id, const char *label, co
 
 int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"prometheus", no_argument, NULL, 'p'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
+    static const struct option longopts[] = {
+        KD_CLI_COMMON_LONGOPTS, {"prometheus", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {0}};
     int prom = 0, opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -70,13 +68,11 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
     char d[17];
     kd_hex_encode(tip.digest, 8, d);
     printf("%s: height %llu, %llu log entries, digest %s…, finality %llu\n", cli->data_dir,
-           (unsigned long long)tip.height, (unsigned long long)tip.last_seq, d,
-           (unsigned long long)tip.finality_depth);
+           (unsigned long long)tip.height, (unsigned long long)tip.last_seq, d, (unsigned long long)tip.finality_depth);
     printf("  blocks applied %llu, reverted %llu, duplicates %llu, refused %llu\n",
            (unsigned long long)m.blocks_applied, (unsigned long long)m.blocks_reverted,
            (unsigned long long)m.duplicates, (unsigned long long)m.refusals);
-    printf("  txs applied %llu, rejected %llu:", (unsigned long long)m.txs_applied,
-           (unsigned long long)m.txs_rejected);
+    printf("  txs applied %llu, rejected %llu:", (unsigned long long)m.txs_applied, (unsigned long long)m.txs_rejected);
     for (int e = 0; e < KD_ERR_COUNT_; e++)
         if (m.rejections[e])
             printf(" %s=%llu", kd_err_code((kd_err)e), (unsigned long long)m.rejections[e]);

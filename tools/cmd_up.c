@@ -25,7 +25,6 @@
 #include "tools/node.h"
 #include "tools/report.h"
 
-
 int kd_cmd_up(kd_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
@@ -35,8 +34,7 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0}};
-    static const char usage[] =
-        "usage: kdapp up [--data DIR] [--block-ms N] [--finality N] [--seed S] [--quiet]\n";
+    static const char usage[] = "usage: kdapp up [--data DIR] [--block-ms N] [--finality N] [--seed S] [--quiet]\n";
     kd_node_options no = {0};
     kd_devnet_options dopts = {0};
     uint64_t v;
@@ -104,8 +102,8 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
             "  ingest  %s\n  views   %s\n  devnet  %s\n"
             "try: kdapp submit --data %s --episode 1 --new --participants test:alice,test:bob --cap 6 --wait\n"
             "     kdapp watch --data %s\n",
-            cli->data_dir, dopts.block_ms ? dopts.block_ms : KD_DEVNET_DEFAULT_BLOCK_MS, ingest, ep.publish,
-            ep.devnet, cli->data_dir, cli->data_dir);
+            cli->data_dir, dopts.block_ms ? dopts.block_ms : KD_DEVNET_DEFAULT_BLOCK_MS, ingest, ep.publish, ep.devnet,
+            cli->data_dir, cli->data_dir);
     int sig = kd_signals_wait();
     fprintf(stderr, "kdapp up: %s received, stopping the devnet, then the engine\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM");

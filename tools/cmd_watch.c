@@ -190,7 +190,9 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
         }
     } else {
         fprintf(stderr, "kdapp watch: watching %s (%s)\n", url,
-                episode ? "one episode" : blocks ? "all episodes and blocks" : "all episodes");
+                episode  ? "one episode"
+                : blocks ? "all episodes and blocks"
+                         : "all episodes");
     }
     uint64_t shown = 0;
     while (!count || shown < count) {

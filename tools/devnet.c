@@ -192,8 +192,7 @@ static kd_err queue_push_back(kd_devnet *d, const dtx *tx)
 /* A request-level error that re-sending cannot fix. */
 static int permanent(kd_err err)
 {
-    return err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE || err == KD_ERR_INVALID_ARG ||
-           err == KD_ERR_UNSUPPORTED;
+    return err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE || err == KD_ERR_INVALID_ARG || err == KD_ERR_UNSUPPORTED;
 }
 
 /*
@@ -305,8 +304,10 @@ static int block_send(kd_devnet *d, dblock *b, kd_devnet_event *ev, char *detail
         snprintf(detail, detail_len, "%s", kd_err_str(err));
     } else if (reply.err || reply.count != 1 || reply.results[0].status == KD_MSG_REFUSED) {
         ev->err = reply.err ? reply.err : reply.count == 1 ? reply.results[0].err : KD_ERR_DECODE;
-        snprintf(detail, detail_len, "%s", reply.err ? reply.detail : reply.count == 1 ? reply.results[0].detail
-                                                                                    : "the reply has no result");
+        snprintf(detail, detail_len, "%s",
+                 reply.err          ? reply.detail
+                 : reply.count == 1 ? reply.results[0].detail
+                                    : "the reply has no result");
     } else {
         const kd_msg_result *r = &reply.results[0];
         ok = 1;
@@ -350,8 +351,8 @@ static void *produce(void *arg)
         pthread_mutex_unlock(&d->mu);
 
         char detail[KD_DETAIL_MAX] = "";
-        kd_devnet_event ev = {.kind = KD_DEVNET_EVENT_BLOCK, .hash = b.hash, .daa = b.daa,
-                              .tx_count = (uint32_t)b.n, .detail = detail};
+        kd_devnet_event ev = {
+            .kind = KD_DEVNET_EVENT_BLOCK, .hash = b.hash, .daa = b.daa, .tx_count = (uint32_t)b.n, .detail = detail};
         int ok = block_send(d, &b, &ev, detail, sizeof detail);
 
         pthread_mutex_lock(&d->mu);
@@ -499,9 +500,10 @@ kd_err kd_devnet_reorg(kd_devnet *d, uint32_t depth, double drop, int reorder, k
     kd_err err = sequence_take(d);
     if (err) {
         snprintf(res->detail, sizeof res->detail, "%s",
-                 err == KD_ERR_BUSY ? "a block has been waiting for the engine's acknowledgement for over "
-                                      REORG_WAIT_TEXT "; is the engine running? nothing was reverted"
-                                    : "the devnet is closing");
+                 err == KD_ERR_BUSY
+                     ? "a block has been waiting for the engine's acknowledgement for over " REORG_WAIT_TEXT
+                       "; is the engine running? nothing was reverted"
+                     : "the devnet is closing");
         goto unlock;
     }
     if (depth > d->ring_len) {
@@ -529,7 +531,9 @@ kd_err kd_devnet_reorg(kd_devnet *d, uint32_t depth, double drop, int reorder, k
     if (k < depth) {
         res->engine_err = reply.err ? reply.err : k < reply.count ? reply.results[k].err : KD_ERR_INTERNAL;
         snprintf(res->detail, sizeof res->detail, "the engine refused revert %zu of %u: %.140s", k + 1, depth,
-                 reply.err ? reply.detail : k < reply.count ? reply.results[k].detail : "no result");
+                 reply.err         ? reply.detail
+                 : k < reply.count ? reply.results[k].detail
+                                   : "no result");
         err = res->engine_err;
     }
     d->engine_tip = reply.tip;
@@ -546,9 +550,14 @@ release:
 unlock:
     pthread_mutex_unlock(&d->mu);
     if (res->reverted || res->engine_err) {
-        kd_devnet_event ev = {.kind = KD_DEVNET_EVENT_REORG, .hash = res->has_tip ? res->tip : NULL,
-                              .height = res->height, .reverted = res->reverted, .reincluded = res->reincluded,
-                              .dropped = res->dropped, .err = res->engine_err, .detail = res->detail};
+        kd_devnet_event ev = {.kind = KD_DEVNET_EVENT_REORG,
+                              .hash = res->has_tip ? res->tip : NULL,
+                              .height = res->height,
+                              .reverted = res->reverted,
+                              .reincluded = res->reincluded,
+                              .dropped = res->dropped,
+                              .err = res->engine_err,
+                              .detail = res->detail};
         emit(d, &ev);
     }
     for (uint32_t i = 0; i < depth; i++)
@@ -604,7 +613,7 @@ static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_
 {
     Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
     char detail[KD_DETAIL_MAX + 160];
-    uint8_t (*ids)[KD_HASH_LEN] = NULL;
+    uint8_t(*ids)[KD_HASH_LEN] = NULL;
     ProtobufCBinaryData *bins = NULL;
     kd_devnet_reorg_result rr;
     memset(&rr, 0, sizeof rr);

@@ -58,17 +58,17 @@ typedef enum { KD_DEVNET_EVENT_BLOCK = 1, KD_DEVNET_EVENT_REORG = 2 } kd_devnet_
 
 typedef struct {
     kd_devnet_event_kind kind;
-    const uint8_t *hash;        /* BLOCK: the block; REORG: the new tip (NULL at genesis) */
-    uint64_t height;            /* the devnet's height afterwards */
-    uint64_t daa;               /* BLOCK */
-    uint32_t tx_count;          /* BLOCK: txs in the block */
-    uint32_t txs_applied;       /* BLOCK: the engine's verdicts */
+    const uint8_t *hash;  /* BLOCK: the block; REORG: the new tip (NULL at genesis) */
+    uint64_t height;      /* the devnet's height afterwards */
+    uint64_t daa;         /* BLOCK */
+    uint32_t tx_count;    /* BLOCK: txs in the block */
+    uint32_t txs_applied; /* BLOCK: the engine's verdicts */
     uint32_t txs_rejected;
-    int duplicate;              /* BLOCK: the engine had it already (a re-send) */
-    uint32_t reverted;          /* REORG */
+    int duplicate;     /* BLOCK: the engine had it already (a re-send) */
+    uint32_t reverted; /* REORG */
     uint32_t reincluded, dropped;
-    kd_err err;                 /* BLOCK: dropped by the engine; REORG: a refused revert */
-    const char *detail;         /* a sentence when err is set, else "" */
+    kd_err err;         /* BLOCK: dropped by the engine; REORG: a refused revert */
+    const char *detail; /* a sentence when err is set, else "" */
 } kd_devnet_event;
 
 /* Called on the devnet's threads with no lock held; must not call back
@@ -76,11 +76,11 @@ typedef struct {
 typedef void (*kd_devnet_event_fn)(void *ctx, const kd_devnet_event *event);
 
 typedef struct {
-    const char *listen_urls;    /* REP control socket, comma-separated; NULL or "": in-process only */
-    const char *engine_url;     /* the engine's ingest URL; required */
-    uint32_t block_ms;          /* 0: KD_DEVNET_DEFAULT_BLOCK_MS */
-    uint64_t seed;              /* reorg drop/reorder randomness */
-    uint32_t max_txs_per_block; /* 0: KD_DEVNET_DEFAULT_MAX_TXS */
+    const char *listen_urls;     /* REP control socket, comma-separated; NULL or "": in-process only */
+    const char *engine_url;      /* the engine's ingest URL; required */
+    uint32_t block_ms;           /* 0: KD_DEVNET_DEFAULT_BLOCK_MS */
+    uint64_t seed;               /* reorg drop/reorder randomness */
+    uint32_t max_txs_per_block;  /* 0: KD_DEVNET_DEFAULT_MAX_TXS */
     kd_devnet_event_fn on_event; /* optional */
     void *event_ctx;
 } kd_devnet_options;
@@ -104,10 +104,10 @@ kd_err kd_devnet_submit(kd_devnet *dev, const uint8_t *payload, size_t len,
                         uint8_t tx_id_out[KD_HASH_LEN]) KD_WARN_UNUSED;
 
 typedef struct {
-    uint32_t reverted;          /* blocks the engine rolled back */
-    uint32_t reincluded;        /* txs queued again */
-    uint32_t dropped;           /* txs left out */
-    uint64_t height;            /* the devnet's chain height afterwards */
+    uint32_t reverted;   /* blocks the engine rolled back */
+    uint32_t reincluded; /* txs queued again */
+    uint32_t dropped;    /* txs left out */
+    uint64_t height;     /* the devnet's chain height afterwards */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
     kd_err engine_err;          /* KD_OK, or why the engine refused a revert */
@@ -136,13 +136,13 @@ kd_err kd_devnet_reorg(kd_devnet *dev, uint32_t depth, double drop, int reorder,
                        kd_devnet_reorg_result *result) KD_WARN_UNUSED;
 
 typedef struct {
-    uint64_t height;            /* applied blocks in the devnet's chain */
-    uint64_t blocks_sent;       /* blocks acknowledged since start */
-    uint32_t pending;           /* txs waiting for a block */
-    int busy;                   /* a block or reorg is being exchanged with the engine */
+    uint64_t height;      /* applied blocks in the devnet's chain */
+    uint64_t blocks_sent; /* blocks acknowledged since start */
+    uint32_t pending;     /* txs waiting for a block */
+    int busy;             /* a block or reorg is being exchanged with the engine */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
-    kd_tip engine_tip;          /* from the last reply (has_tip 0 before any) */
+    kd_tip engine_tip; /* from the last reply (has_tip 0 before any) */
 } kd_devnet_info;
 
 /* A snapshot of the devnet's state. Never blocks on the network. */

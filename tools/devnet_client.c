@@ -18,8 +18,7 @@ struct kd_devnet_client {
     uint32_t timeout_ms;
 };
 
-kd_err kd_devnet_client_open(const char *url, uint32_t timeout_ms, kd_devnet_client **out, char *why,
-                             size_t why_len)
+kd_err kd_devnet_client_open(const char *url, uint32_t timeout_ms, kd_devnet_client **out, char *why, size_t why_len)
 {
     kd_devnet_client *c = calloc(1, sizeof *c);
     if (!c) {

@@ -23,13 +23,13 @@ typedef struct kd_devnet_client kd_devnet_client;
 
 /* What the devnet answered (besides tx ids). */
 typedef struct {
-    uint64_t height;            /* the devnet's chain height after the request */
-    uint32_t pending;           /* txs waiting for a block */
+    uint64_t height;  /* the devnet's chain height after the request */
+    uint32_t pending; /* txs waiting for a block */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
-    uint32_t reverted;          /* reorg: blocks reverted */
-    uint32_t reincluded;        /* reorg: txs queued again */
-    uint32_t dropped;           /* reorg: txs left out */
+    uint32_t reverted;   /* reorg: blocks reverted */
+    uint32_t reincluded; /* reorg: txs queued again */
+    uint32_t dropped;    /* reorg: txs left out */
 } kd_devnet_answer;
 
 /* Dials `url` without waiting for it (the devnet may start later).
@@ -56,12 +56,12 @@ void kd_devnet_client_close(kd_devnet_client *client);
  * refusal part-way, *queued (may be NULL) says how many were queued (their
  * ids are filled). */
 kd_err kd_devnet_client_submit(kd_devnet_client *client, const kd_buf *payloads, size_t count,
-                               uint8_t (*tx_ids)[KD_HASH_LEN], size_t *queued, kd_devnet_answer *ans,
-                               char *why, size_t why_len) KD_WARN_UNUSED;
+                               uint8_t (*tx_ids)[KD_HASH_LEN], size_t *queued, kd_devnet_answer *ans, char *why,
+                               size_t why_len) KD_WARN_UNUSED;
 
 /* Reverts the last `depth` blocks (see kd_devnet_reorg). */
-kd_err kd_devnet_client_reorg(kd_devnet_client *client, uint32_t depth, double drop, int reorder,
-                              kd_devnet_answer *ans, char *why, size_t why_len) KD_WARN_UNUSED;
+kd_err kd_devnet_client_reorg(kd_devnet_client *client, uint32_t depth, double drop, int reorder, kd_devnet_answer *ans,
+                              char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Height, pending count and tip. */
 kd_err kd_devnet_client_status(kd_devnet_client *client, kd_devnet_answer *ans, char *why,

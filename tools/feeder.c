@@ -16,9 +16,9 @@ typedef struct {
 
 typedef struct {
     uint8_t hash[KD_HASH_LEN];
-    uint32_t *moved;     /* episodes whose commands applied, in order */
+    uint32_t *moved; /* episodes whose commands applied, in order */
     size_t n_moved;
-    uint32_t *created;   /* episodes created */
+    uint32_t *created; /* episodes created */
     size_t n_created;
 } applied_block;
 
@@ -129,8 +129,7 @@ kd_err kd_feeder_encode(kd_feeder *f, const kd_script_op *op, kd_buf *out)
             kd_buf params;
             kd_buf_init(&params);
             if (!tx->has_cap || !(err = kd_ttt_params_encode(tx->cap, &params)))
-                err = kd_wire_new_episode(tx->episode_id, tx->type, &tx->participants, params.data,
-                                          params.len, p);
+                err = kd_wire_new_episode(tx->episode_id, tx->type, &tx->participants, params.data, params.len, p);
             kd_buf_fini(&params);
         } else if (tx->kind == KD_SCRIPT_TX_MOVE) {
             kd_buf cmd;

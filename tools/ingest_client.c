@@ -15,8 +15,7 @@ struct kd_ingest_client {
     kd_buf frame;
 };
 
-kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_client **out, char *why,
-                             size_t why_len)
+kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_client **out, char *why, size_t why_len)
 {
     kd_ingest_client *c = calloc(1, sizeof *c);
     if (!c)

@@ -40,16 +40,14 @@ static void usage(FILE *out)
     fprintf(out, "usage: kdapp COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out,
-            "\ncommon options: --data DIR (default $KDAPP_DATA or ./kdapp-data),\n"
-            "                --keys DIR (default $KDAPP_KEYS or ./kdapp-keys)\n"
-            "environment:    KDAPP_TTT_STRESS=1|true|yes, KDAPP_TTT_MAX_SYMBOLS=N, KDAPP_LOG=level\n");
+    fprintf(out, "\ncommon options: --data DIR (default $KDAPP_DATA or ./kdapp-data),\n"
+                 "                --keys DIR (default $KDAPP_KEYS or ./kdapp-keys)\n"
+                 "environment:    KDAPP_TTT_STRESS=1|true|yes, KDAPP_TTT_MAX_SYMBOLS=N, KDAPP_LOG=level\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? KD_EXIT_USAGE : KD_EXIT_OK;
     }

@@ -94,8 +94,7 @@ static kd_err spawn(kd_mcp_client *c, const kd_mcp_client_options *o, char *why,
     return KD_OK;
 }
 
-static kd_err stdio_send(kd_mcp_client *c, const char *line, size_t len, uint64_t deadline, char *why,
-                         size_t why_len)
+static kd_err stdio_send(kd_mcp_client *c, const char *line, size_t len, uint64_t deadline, char *why, size_t why_len)
 {
     size_t done = 0;
     while (done < len) {
@@ -267,13 +266,13 @@ static kd_err http_do(kd_mcp_client *c, const char *method, const char *body, lo
     struct curl_slist *h = NULL, *t;
     char line[400];
     kd_err err = KD_OK;
-#define ADD(s)                                                                                                   \
-    do {                                                                                                       \
-        if (!(t = curl_slist_append(h, (s)))) {                                                                \
-            err = KD_ERR_NOMEM;                                                                                \
-            goto done;                                                                                         \
-        }                                                                                                      \
-        h = t;                                                                                                 \
+#define ADD(s)                                  \
+    do {                                        \
+        if (!(t = curl_slist_append(h, (s)))) { \
+            err = KD_ERR_NOMEM;                 \
+            goto done;                          \
+        }                                       \
+        h = t;                                  \
     } while (0)
     ADD("Content-Type: application/json");
     ADD("Accept: application/json, text/event-stream");
@@ -394,10 +393,9 @@ done:
 /* Answers a request the server sent us (stdio only; ping gets {}). */
 static void answer_server_request(kd_mcp_client *c, const kd_jsonrpc_msg *m, uint64_t deadline)
 {
-    json_t *reply = strcmp(m->method, "ping") == 0
-                        ? kd_jsonrpc_result(m->id, json_object())
-                        : kd_jsonrpc_error(m->id, KD_JSONRPC_METHOD_NOT_FOUND, "the kdapp client offers no methods",
-                                           NULL);
+    json_t *reply = strcmp(m->method, "ping") == 0 ? kd_jsonrpc_result(m->id, json_object())
+                                                   : kd_jsonrpc_error(m->id, KD_JSONRPC_METHOD_NOT_FOUND,
+                                                                      "the kdapp client offers no methods", NULL);
     char *text = reply ? kd_jsonrpc_dumps(reply) : NULL;
     json_decref(reply);
     if (text) {
@@ -473,7 +471,7 @@ kd_err kd_mcp_client_request(kd_mcp_client *c, const char *method, json_t *param
             *rpc_code = code;
         say(why, why_len, "%s: the server answered error %d: %s", method, code,
             json_string_value(json_object_get(error, "message")) ? json_string_value(json_object_get(error, "message"))
-                                                                  : "(no message)");
+                                                                 : "(no message)");
         err = KD_ERR_UNSUPPORTED;
     } else if (!res) {
         say(why, why_len, "%s: the answer has neither result nor error", method);
@@ -512,9 +510,8 @@ kd_err kd_mcp_client_open(const kd_mcp_client_options *o, kd_mcp_client **out, c
     } else if ((err = spawn(c, o, why, why_len))) {
         goto fail;
     }
-    json_t *params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", KD_MCP_CLIENT_PROTOCOL,
-                               "capabilities", "clientInfo", "name", o->client_name ? o->client_name : "kdapp",
-                               "version", "0.1.0");
+    json_t *params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", KD_MCP_CLIENT_PROTOCOL, "capabilities",
+                               "clientInfo", "name", o->client_name ? o->client_name : "kdapp", "version", "0.1.0");
     if ((err = kd_mcp_client_request(c, "initialize", params, &res, NULL, why, why_len)))
         goto fail;
     const char *version = json_string_value(json_object_get(res, "protocolVersion"));

@@ -69,8 +69,8 @@ int kd_mcp_client_close(kd_mcp_client *c);
  * JSON-RPC error answer is KD_ERR_UNSUPPORTED with "CODE: message" in `why`
  * and *rpc_code (may be NULL) set; other errors as for open.
  */
-kd_err kd_mcp_client_request(kd_mcp_client *c, const char *method, json_t *params, json_t **result,
-                             int *rpc_code, char *why, size_t why_len) KD_WARN_UNUSED;
+kd_err kd_mcp_client_request(kd_mcp_client *c, const char *method, json_t *params, json_t **result, int *rpc_code,
+                             char *why, size_t why_len) KD_WARN_UNUSED;
 
 /*
  * tools/call `name` with `arguments` (stolen; NULL means {}). On KD_OK:

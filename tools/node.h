@@ -14,9 +14,9 @@
 #include "tools/cli.h"
 
 typedef struct {
-    const char *ingest_urls;   /* comma-separated; required */
-    const char *publish_urls;  /* comma-separated; required */
-    uint64_t finality;         /* 0: stored / default */
+    const char *ingest_urls;  /* comma-separated; required */
+    const char *publish_urls; /* comma-separated; required */
+    uint64_t finality;        /* 0: stored / default */
     kd_durability durability;
 } kd_node_options;
 
@@ -31,8 +31,7 @@ typedef struct {
  * nothing, fills `why` and returns the error (KD_ERR_LOCKED when another
  * process holds the data directory). `node` must stay at a fixed address
  * until kd_node_stop. */
-kd_err kd_node_start(kd_node *node, kd_cli *cli, const kd_node_options *opts, char *why,
-                     size_t why_len) KD_WARN_UNUSED;
+kd_err kd_node_start(kd_node *node, kd_cli *cli, const kd_node_options *opts, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Finishes the request in progress, stops serving and closes. Idempotent. */
 void kd_node_stop(kd_node *node);
 

@@ -35,7 +35,7 @@ typedef struct {
     kd_mcp_client *mcp;
     kd_player *players[2]; /* [0] X, [1] O */
     uint32_t episode;
-    kd_ttt_view last;      /* the latest view the gateway sent (status, move_count) */
+    kd_ttt_view last; /* the latest view the gateway sent (status, move_count) */
     kd_play_result *res;
 } game;
 
@@ -106,8 +106,8 @@ static kd_err read_state(game *g, kd_ttt_view *v, int *exists, char *digest, cha
 {
     json_t *sc = NULL;
     int is_error = 0;
-    kd_err err = kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why,
-                                         why_len);
+    kd_err err =
+        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
     *exists = 0;
     if (!err && is_error && strstr(why, "does not exist")) {
         json_decref(sc);
@@ -168,12 +168,12 @@ static void legal_text(const kd_ttt_view *v, char *out, size_t len)
 }
 
 /* Submits a move; *legal 0 with the gateway's reason in `refusal`. */
-static kd_err submit(game *g, const kd_ttt_cell *m, char me, int *legal, char *refusal, size_t refusal_len,
-                     char *why, size_t why_len)
+static kd_err submit(game *g, const kd_ttt_cell *m, char me, int *legal, char *refusal, size_t refusal_len, char *why,
+                     size_t why_len)
 {
     char player[2] = {me, 0};
-    json_t *args = json_pack("{s:I, s:{s:s, s:i, s:i, s:s}}", "episode_id", (json_int_t)g->episode, "command",
-                             "type", "move", "row", (int)m->row, "col", (int)m->col, "player", player);
+    json_t *args = json_pack("{s:I, s:{s:s, s:i, s:i, s:s}}", "episode_id", (json_int_t)g->episode, "command", "type",
+                             "move", "row", (int)m->row, "col", (int)m->col, "player", player);
     json_t *sc = NULL;
     int is_error = 0;
     kd_err err = kd_mcp_client_call_tool(g->mcp, "kdapp_execute_command", args, &sc, &is_error, why, why_len);
@@ -207,8 +207,8 @@ static kd_err play_turn(game *g, char *why, size_t why_len)
     int side = side_of(ctx.current);
     kd_player *p = g->players[side];
     prompt_ctx pc = {.g = g, .me = kd_ttt_symbol_char(ctx.current)};
-    kd_play_turn turn = {.episode_id = g->episode, .me = pc.me, .view = ctx, .get_prompt = fetch_prompt,
-                         .prompt_ctx = &pc};
+    kd_play_turn turn = {
+        .episode_id = g->episode, .me = pc.me, .view = ctx, .get_prompt = fetch_prompt, .prompt_ctx = &pc};
     if ((err = kd_play_state_from_view(&ctx, &turn.state, why, why_len)))
         return err;
     char feedback[1200], legal[200], reason[600];
@@ -224,8 +224,8 @@ static kd_err play_turn(game *g, char *why, size_t why_len)
                 say(why, why_len, "no legal move left for %c", pc.me);
                 return err;
             }
-            show(g, "  %c (%s): %u answers refused; a random legal move is played instead\n", pc.me,
-                 kd_player_name(p), refused);
+            show(g, "  %c (%s): %u answers refused; a random legal move is played instead\n", pc.me, kd_player_name(p),
+                 refused);
         } else {
             err = kd_player_choose(p, &turn, fb, &m, reason, sizeof reason);
             if (err == KD_ERR_PARSE) {
@@ -248,8 +248,8 @@ static kd_err play_turn(game *g, char *why, size_t why_len)
             kd_player_note_refused(p);
             refused++;
             if (!interactive)
-                show(g, "  %c (%s) tried (%u,%u): refused by the gateway: %s\n", pc.me, kd_player_name(p), m.row,
-                     m.col, reason);
+                show(g, "  %c (%s) tried (%u,%u): refused by the gateway: %s\n", pc.me, kd_player_name(p), m.row, m.col,
+                     reason);
             if (fallback) {
                 say(why, why_len, "the gateway refused a legal-looking move (%u,%u) for %c: %s", m.row, m.col, pc.me,
                     reason);
@@ -319,8 +319,9 @@ static kd_err reorg(game *g, char *why, size_t why_len)
     if ((err = read_state(g, &after, &exists, NULL, why, why_len)))
         return err;
     g->res->reorgs++;
-    show(g, "\n=== reorg after move %u: the devnet reverted its last %lld block%s; %lld transaction%s back "
-            "in the queue to be mined again ===\n",
+    show(g,
+         "\n=== reorg after move %u: the devnet reverted its last %lld block%s; %lld transaction%s back "
+         "in the queue to be mined again ===\n",
          before.move_count, reverted, reverted == 1 ? "" : "s", reincluded, reincluded == 1 ? " goes" : "s go");
     show(g, "before the reorg:\n");
     print_board(g, &before);
@@ -353,8 +354,9 @@ static kd_err reorg(game *g, char *why, size_t why_len)
     }
     g->last = now;
     if (!done) {
-        show(g, "the reverted moves were not all mined again within %u ms; carrying on from the gateway's state "
-                "(%u moves):\n",
+        show(g,
+             "the reverted moves were not all mined again within %u ms; carrying on from the gateway's state "
+             "(%u moves):\n",
              KD_PLAY_REMINE_WAIT_MS, now.move_count);
         print_board(g, &now);
     } else if (memcmp(now.board, before.board, sizeof now.board) == 0) {
@@ -401,8 +403,9 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
         } else {
             ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
             if (n <= 0) {
-                say(why, why_len, "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
-                                  "use --mcp-cmd or --mcp-url");
+                say(why, why_len,
+                    "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
+                    "use --mcp-cmd or --mcp-url");
                 return KD_ERR_IO;
             }
             exe[n] = '\0';
@@ -423,8 +426,7 @@ static void print_result(game *g, const char *digest)
     fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
     if (v->status == KD_TTT_X_WON || v->status == KD_TTT_O_WON) {
         int side = v->status == KD_TTT_O_WON;
-        fprintf(out, "%c (%s) won after %u moves\n", side ? 'O' : 'X', kd_player_name(g->players[side]),
-                v->move_count);
+        fprintf(out, "%c (%s) won after %u moves\n", side ? 'O' : 'X', kd_player_name(g->players[side]), v->move_count);
     } else if (v->status == KD_TTT_DRAW) {
         fprintf(out, "draw after %u moves\n", v->move_count);
     } else {
@@ -448,9 +450,14 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
     const char *specs[2] = {o->x ? o->x : "search", o->o ? o->o : "search"};
     kd_err err = KD_OK;
     for (int i = 0; i < 2; i++) {
-        kd_player_options po = {.seed = mix(o->seed, (uint64_t)i + 1), .depth = o->depth, .model = o->model,
-                                .api_key = o->llm_api_key, .show_prompts = o->show_prompts, .in = o->in,
-                                .out = g.out, .log = o->log};
+        kd_player_options po = {.seed = mix(o->seed, (uint64_t)i + 1),
+                                .depth = o->depth,
+                                .model = o->model,
+                                .api_key = o->llm_api_key,
+                                .show_prompts = o->show_prompts,
+                                .in = o->in,
+                                .out = g.out,
+                                .log = o->log};
         if ((err = kd_player_alloc(specs[i], &po, &g.players[i], why, why_len)))
             goto done;
     }

@@ -27,34 +27,34 @@
 #define KD_PLAY_REMINE_WAIT_MS 30000u
 
 typedef struct {
-    const char *x, *o;           /* player specs (players.h) */
-    const char *mcp_url;         /* a Streamable HTTP gateway; or */
-    const char *mcp_cmd;         /* a stdio gateway started with /bin/sh -c; or, neither set: */
-    const char *self_exe;        /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
-    const char *data_dir, *keys_dir; /* for the embedded gateway */
-    uint32_t cap;                /* 0: the engine default; 1..8 stress; 9 classic */
-    uint64_t seed;               /* every random choice of both players */
-    uint32_t max_moves;          /* [KD_PLAY_DEFAULT_MAX_MOVES] */
-    unsigned depth;              /* search plies [KD_SEARCH_DEFAULT_DEPTH] */
+    const char *x, *o;                 /* player specs (players.h) */
+    const char *mcp_url;               /* a Streamable HTTP gateway; or */
+    const char *mcp_cmd;               /* a stdio gateway started with /bin/sh -c; or, neither set: */
+    const char *self_exe;              /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
+    const char *data_dir, *keys_dir;   /* for the embedded gateway */
+    uint32_t cap;                      /* 0: the engine default; 1..8 stress; 9 classic */
+    uint64_t seed;                     /* every random choice of both players */
+    uint32_t max_moves;                /* [KD_PLAY_DEFAULT_MAX_MOVES] */
+    unsigned depth;                    /* search plies [KD_SEARCH_DEFAULT_DEPTH] */
     uint32_t reorg_every, reorg_depth; /* 0: no reorgs */
-    const char *model;           /* llm players' model */
-    const char *llm_api_key;     /* llm players' bearer token (NULL: none) */
-    const char *mcp_token;       /* bearer token for --mcp-url (NULL: none) */
-    int show_prompts;            /* print what llm players are sent */
-    int quiet;                   /* only the result lines */
-    FILE *out;                   /* progress and result [stdout] */
-    FILE *in;                    /* human input [stdin] */
-    FILE *log;                   /* prompts [stderr] */
+    const char *model;                 /* llm players' model */
+    const char *llm_api_key;           /* llm players' bearer token (NULL: none) */
+    const char *mcp_token;             /* bearer token for --mcp-url (NULL: none) */
+    int show_prompts;                  /* print what llm players are sent */
+    int quiet;                         /* only the result lines */
+    FILE *out;                         /* progress and result [stdout] */
+    FILE *in;                          /* human input [stdin] */
+    FILE *log;                         /* prompts [stderr] */
 } kd_play_options;
 
 typedef struct {
     uint32_t episode_id;
-    uint8_t status;              /* kd_ttt_status at the end */
+    uint8_t status; /* kd_ttt_status at the end */
     uint32_t move_count;
-    uint32_t reorgs;             /* reorgs performed */
-    uint32_t restored;           /* marks seen coming back in rollbacks */
-    char digest[65];             /* the final chained digest (hex) */
-    kd_player_stats stats[2];    /* [0] X, [1] O */
+    uint32_t reorgs;          /* reorgs performed */
+    uint32_t restored;        /* marks seen coming back in rollbacks */
+    char digest[65];          /* the final chained digest (hex) */
+    kd_player_stats stats[2]; /* [0] X, [1] O */
 } kd_play_result;
 
 /*

@@ -35,8 +35,8 @@
 #define LLM_TIMEOUT_MS 120000u
 #define LLM_MAX_REPLY ((size_t)4 << 20)
 
-#define SYSTEM_TEXT                                                                                           \
-    "You play tic-tac-toe through the kdapp gateway. Each turn you get the rules in force and the board. "      \
+#define SYSTEM_TEXT                                                                                               \
+    "You play tic-tac-toe through the kdapp gateway. Each turn you get the rules in force and the board. "        \
     "Think about which marks will be removed, then answer with exactly one JSON object {\"row\": R, \"col\": C} " \
     "(integers 0-2) and nothing else."
 
@@ -253,8 +253,8 @@ static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedb
         if (!err)
             err = add_message(l->messages, "user", prompt);
         if (!err && l->show)
-            fprintf(l->log, "--- prompt to %s for %c (episode %u) ---\n%s\n", l->endpoint, turn->me,
-                    turn->episode_id, prompt);
+            fprintf(l->log, "--- prompt to %s for %c (episode %u) ---\n%s\n", l->endpoint, turn->me, turn->episode_id,
+                    prompt);
         free(prompt);
     } else {
         size_t n = strlen(feedback) + sizeof ANSWER_TEXT + 1;
@@ -266,8 +266,8 @@ static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedb
         if (!err)
             err = add_message(l->messages, "user", text);
         if (!err && l->show)
-            fprintf(l->log, "--- follow-up to %s for %c (attempt %u) ---\n%s\n", l->endpoint, turn->me,
-                    l->attempt + 1, text);
+            fprintf(l->log, "--- follow-up to %s for %c (attempt %u) ---\n%s\n", l->endpoint, turn->me, l->attempt + 1,
+                    text);
         free(text);
     }
     if (err)
@@ -332,7 +332,8 @@ kd_err kd_player_llm_open(const char *url, const kd_player_options *o, void **im
     l->show = o->show_prompts;
     l->log = o->log ? o->log : stderr;
     l->curl = curl_easy_init();
-    if (!l->endpoint || !l->curl || (o->model && *o->model && !l->model) || (o->api_key && *o->api_key && !l->api_key)) {
+    if (!l->endpoint || !l->curl || (o->model && *o->model && !l->model) ||
+        (o->api_key && *o->api_key && !l->api_key)) {
         llm_free(l);
         return KD_ERR_NOMEM;
     }

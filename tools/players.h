@@ -108,9 +108,9 @@ kd_err kd_llm_parse_move(const char *content, kd_ttt_cell *out, char *why, size_
 /* What a player gets each turn. */
 typedef struct {
     uint32_t episode_id;
-    char me;             /* 'X' or 'O': the side to move */
-    kd_ttt_view view;    /* this turn's strategy context */
-    kd_ttt_state state;  /* rebuilt from it (kd_play_state_from_view) */
+    char me;            /* 'X' or 'O': the side to move */
+    kd_ttt_view view;   /* this turn's strategy context */
+    kd_ttt_state state; /* rebuilt from it (kd_play_state_from_view) */
     /* Fetches the gateway's kdapp_turn prompt for `me` (malloc'd text).
      * Set by the coordinator; players that need no prompt never call it. */
     kd_err (*get_prompt)(void *ctx, char **text, char *why, size_t why_len);
@@ -118,14 +118,14 @@ typedef struct {
 } kd_play_turn;
 
 typedef struct {
-    uint64_t seed;       /* this player's generator */
-    unsigned depth;      /* search: plies [KD_SEARCH_DEFAULT_DEPTH] */
-    const char *model;   /* llm: the "model" member (omitted when NULL) */
-    const char *api_key; /* llm: bearer token (NULL: none) */
+    uint64_t seed;           /* this player's generator */
+    unsigned depth;          /* search: plies [KD_SEARCH_DEFAULT_DEPTH] */
+    const char *model;       /* llm: the "model" member (omitted when NULL) */
+    const char *api_key;     /* llm: bearer token (NULL: none) */
     uint32_t llm_timeout_ms; /* llm: one chat completion [120000] */
-    int show_prompts;    /* llm: print every prompt and reply to `log` */
-    FILE *in, *out;      /* human: where moves are read and asked [stdin, stdout] */
-    FILE *log;           /* show_prompts output [stderr] */
+    int show_prompts;        /* llm: print every prompt and reply to `log` */
+    FILE *in, *out;          /* human: where moves are read and asked [stdin, stdout] */
+    FILE *log;               /* show_prompts output [stderr] */
 } kd_player_options;
 
 /* A player kind: an ops table, filled with designated initialisers. */
@@ -172,9 +172,9 @@ kd_err kd_player_fallback(kd_player *p, const kd_play_turn *turn, kd_ttt_cell *m
 
 /* Counters for the summary. */
 typedef struct {
-    unsigned moves;      /* moves the server accepted (kd_player_note_move) */
-    unsigned refused;    /* answers refused: unparsable or illegal */
-    unsigned fallbacks;  /* random moves played for it */
+    unsigned moves;     /* moves the server accepted (kd_player_note_move) */
+    unsigned refused;   /* answers refused: unparsable or illegal */
+    unsigned fallbacks; /* random moves played for it */
 } kd_player_stats;
 
 void kd_player_note_move(kd_player *p);

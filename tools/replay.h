@@ -14,11 +14,11 @@
 #include "engine/engine.h"
 
 typedef struct {
-    uint64_t entries;            /* log entries replayed */
-    uint64_t first_bad_seq;      /* first entry whose outcome or digest differs; 0 = none */
+    uint64_t entries;       /* log entries replayed */
+    uint64_t first_bad_seq; /* first entry whose outcome or digest differs; 0 = none */
     char first_bad_what[256];
-    int episodes_match;          /* same episodes, same bytes */
-    uint32_t first_bad_episode;  /* when !episodes_match */
+    int episodes_match;         /* same episodes, same bytes */
+    uint32_t first_bad_episode; /* when !episodes_match */
     char episode_what[256];
     int digest_match;
     uint8_t source_digest[KD_HASH_LEN], replay_digest[KD_HASH_LEN];

@@ -42,17 +42,15 @@ void kd_report_devnet_event(void *ctx, const kd_devnet_event *ev)
         kd_hex_encode(ev->hash, 8, h);
     if (ev->kind == KD_DEVNET_EVENT_BLOCK) {
         fprintf(out, "block %s height %llu daa %llu: %u tx%s, %u applied, %u rejected%s\n", h,
-                (unsigned long long)ev->height, (unsigned long long)ev->daa, ev->tx_count,
-                ev->tx_count == 1 ? "" : "s", ev->txs_applied, ev->txs_rejected,
-                ev->duplicate ? " (already applied: a re-send)" : "");
+                (unsigned long long)ev->height, (unsigned long long)ev->daa, ev->tx_count, ev->tx_count == 1 ? "" : "s",
+                ev->txs_applied, ev->txs_rejected, ev->duplicate ? " (already applied: a re-send)" : "");
         if (ev->err)
             fprintf(out, "  the engine refused block %s (%s): %s; its txs were dropped\n", h, kd_err_code(ev->err),
                     ev->detail);
     } else {
         fprintf(out, "reorg: reverted %u block%s, %u tx%s re-queued, %u dropped; tip %s height %llu%s%s\n",
-                ev->reverted, ev->reverted == 1 ? "" : "s", ev->reincluded, ev->reincluded == 1 ? "" : "s",
-                ev->dropped, h, (unsigned long long)ev->height, ev->err ? "; refused: " : "",
-                ev->err ? ev->detail : "");
+                ev->reverted, ev->reverted == 1 ? "" : "s", ev->reincluded, ev->reincluded == 1 ? "" : "s", ev->dropped,
+                h, (unsigned long long)ev->height, ev->err ? "; refused: " : "", ev->err ? ev->detail : "");
     }
     fflush(out);
 }

@@ -53,11 +53,11 @@ typedef struct {
     kd_ttt_config ttt;
     kd_key keys[N_KEYS];
     /* session */
-    kd_engine *engine;            /* local mode */
-    kd_ingest_client *client;     /* remote mode */
+    kd_engine *engine;        /* local mode */
+    kd_ingest_client *client; /* remote mode */
     kd_model *model;
     char session_dir[4096];
-    sim_block *chain;             /* mirrors the model's chain */
+    sim_block *chain; /* mirrors the model's chain */
     size_t n_chain, cap_chain;
     uint8_t reverted[REVERTED_POOL][KD_HASH_LEN];
     size_t n_reverted;
@@ -65,7 +65,7 @@ typedef struct {
     size_t n_replay;
     uint32_t next_id;
     uint64_t nonce, daa;
-    json_t *repro;                /* this session's events, as block-script lines */
+    json_t *repro; /* this session's events, as block-script lines */
     int failed;
 } sim;
 
@@ -181,8 +181,8 @@ static void write_repro(sim *s, uint64_t step)
         free(text);
     }
     fclose(f);
-    fprintf(s->out, "sim: reproduction script (this session's %zu events) written to %s\n",
-            json_array_size(s->repro), path);
+    fprintf(s->out, "sim: reproduction script (this session's %zu events) written to %s\n", json_array_size(s->repro),
+            path);
 }
 
 /* -------------------------------------------------------------- ingest */
@@ -239,8 +239,8 @@ static kd_err send_event(sim *s, const kd_buf *msg, kd_model_outcome *want)
     }
     uint64_t step = ++sum->steps;
     if (got.status != want->status) {
-        snprintf(why, sizeof why, "engine %s (%s: %s), model %s (%s)", status_name(got.status),
-                 kd_err_code(got.err), got.detail, status_name(want->status), kd_err_code(want->err));
+        snprintf(why, sizeof why, "engine %s (%s: %s), model %s (%s)", status_name(got.status), kd_err_code(got.err),
+                 got.detail, status_name(want->status), kd_err_code(want->err));
     } else if (got.status == KD_MSG_REFUSED && got.err != want->err) {
         snprintf(why, sizeof why, "refused as %s by the engine, %s by the model", kd_err_code(got.err),
                  kd_err_code(want->err));
@@ -591,8 +591,8 @@ static kd_err step_reorg(sim *s)
         if (!ok) /* the finality horizon: refused, nothing changed */
             break;
         s->sum->reverts++;
-        memcpy(s->reverted[s->n_reverted < REVERTED_POOL ? s->n_reverted++ : rnd_below(s, REVERTED_POOL)],
-               tip->hash, KD_HASH_LEN);
+        memcpy(s->reverted[s->n_reverted < REVERTED_POOL ? s->n_reverted++ : rnd_below(s, REVERTED_POOL)], tip->hash,
+               KD_HASH_LEN);
         /* prepend this block's txs to `gone` (older blocks come first) */
         sim_block merged = {0};
         for (size_t i = 0; i < tip->n_txs && !err; i++)
@@ -853,9 +853,11 @@ void kd_sim_print_summary(const kd_sim_summary *sum, const kd_sim_options *o, FI
             (double)sum->reorgs / secs, (unsigned long long)sum->reverts);
     for (int d = 1; d <= KD_SIM_MAX_DEPTH; d++)
         if (sum->reorgs_by_depth[d])
-            fprintf(out, " %s%d:%llu", d == KD_SIM_MAX_DEPTH ? ">=" : "", d, (unsigned long long)sum->reorgs_by_depth[d]);
-    fprintf(out, "\n  moves            applied %llu, rolled back %llu (%.1f/s)\n", (unsigned long long)sum->moves_applied,
-            (unsigned long long)sum->moves_rolled_back, (double)sum->moves_rolled_back / secs);
+            fprintf(out, " %s%d:%llu", d == KD_SIM_MAX_DEPTH ? ">=" : "", d,
+                    (unsigned long long)sum->reorgs_by_depth[d]);
+    fprintf(out, "\n  moves            applied %llu, rolled back %llu (%.1f/s)\n",
+            (unsigned long long)sum->moves_applied, (unsigned long long)sum->moves_rolled_back,
+            (double)sum->moves_rolled_back / secs);
     fprintf(out, "  evictions        %llu, restored by rollback %llu\n", (unsigned long long)sum->evictions,
             (unsigned long long)sum->evictions_restored);
     fprintf(out, "  duplicates       %llu acknowledged again\n", (unsigned long long)sum->duplicates);

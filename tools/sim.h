@@ -32,16 +32,16 @@
 
 typedef struct {
     uint64_t seed;
-    uint64_t steps;           /* chain events to send in all */
-    uint64_t session_steps;   /* events per fresh data directory (local mode) */
-    uint64_t finality;        /* finality depth of the engines */
-    uint32_t max_reorg;       /* deepest ordinary reorg (deep ones go past finality) */
-    double p_reorg;           /* chance a step starts a reorg */
-    double p_drop;            /* chance a re-included tx is dropped */
-    const char *work_dir;     /* where session directories go */
-    const char *connect;      /* drive a daemon at this ingest URL instead */
-    const char *repro_path;   /* reproduction script on a mismatch */
-    uint8_t default_cap;      /* engine default cap of the sim's registry */
+    uint64_t steps;         /* chain events to send in all */
+    uint64_t session_steps; /* events per fresh data directory (local mode) */
+    uint64_t finality;      /* finality depth of the engines */
+    uint32_t max_reorg;     /* deepest ordinary reorg (deep ones go past finality) */
+    double p_reorg;         /* chance a step starts a reorg */
+    double p_drop;          /* chance a re-included tx is dropped */
+    const char *work_dir;   /* where session directories go */
+    const char *connect;    /* drive a daemon at this ingest URL instead */
+    const char *repro_path; /* reproduction script on a mismatch */
+    uint8_t default_cap;    /* engine default cap of the sim's registry */
     int verbose;
 } kd_sim_options;
 
@@ -52,8 +52,8 @@ typedef struct {
     uint64_t reorgs_by_depth[KD_SIM_MAX_DEPTH + 1]; /* last bucket: deeper */
     uint64_t moves_applied, moves_rolled_back, evictions, evictions_restored;
     uint64_t episodes_created, sessions, oracle_checks;
-    uint64_t rejections[64];  /* by kd_err */
-    uint64_t refused[64];     /* by kd_err */
+    uint64_t rejections[64]; /* by kd_err */
+    uint64_t refused[64];    /* by kd_err */
     uint64_t mismatches;
     double seconds;
 } kd_sim_summary;

@@ -146,8 +146,8 @@ static kd_err insert_ep(snapshot *s, const kd_model_episode *ep)
 /* The engine's rules for one transaction, recomputed. Returns the verdict
  * in *verdict and the episode it changed in *touched (0 = none); only
  * allocation failures are returned. */
-static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx,
-                       uint32_t *touched, kd_err *verdict)
+static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t *touched,
+                       kd_err *verdict)
 {
     *verdict = KD_OK;
     if (tx->tx_id.len != KD_HASH_LEN) {

@@ -33,9 +33,9 @@ typedef struct {
 /* What the model predicts for one message. */
 typedef struct {
     kd_msg_status status;
-    kd_err err;              /* for REFUSED */
+    kd_err err; /* for REFUSED */
     size_t tx_count;
-    kd_err *tx_err;          /* per tx: KD_OK = applied (owned) */
+    kd_err *tx_err;                                 /* per tx: KD_OK = applied (owned) */
     uint32_t moves_rolled_back, evictions_restored; /* for an applied revert */
     uint32_t moves_applied, evictions;              /* for an applied accept */
 } kd_model_outcome;

@@ -112,8 +112,8 @@ static void model_check(walk *w)
         kd_ttt_state st;
         uint64_t counter;
         kd_err err = et_ttt_read(live.engine, id, &st, &counter);
-        cr_assert_eq(err == KD_OK, m->exists, "step %u: episode %u exists=%d, engine says %s", w->step, id,
-                     m->exists, kd_err_code(err));
+        cr_assert_eq(err == KD_OK, m->exists, "step %u: episode %u exists=%d, engine says %s", w->step, id, m->exists,
+                     kd_err_code(err));
         if (!m->exists)
             continue;
         kd_buf a, b;
@@ -121,16 +121,15 @@ static void model_check(walk *w)
         kd_buf_init(&b);
         ET_ASSERT_OK(kd_ttt_state_encode(&m->st, &a));
         ET_ASSERT_OK(kd_ttt_state_encode(&st, &b));
-        cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0, "step %u: episode %u state differs",
-                  w->step, id);
+        cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0, "step %u: episode %u state differs", w->step,
+                  id);
         cr_assert_eq(counter, m->counter, "step %u: episode %u counter", w->step, id);
         kd_buf_fini(&a);
         kd_buf_fini(&b);
     }
 }
 
-static void remember(walk *w, const kd_buf *payload, uint32_t id, uint64_t counter, int key,
-                     const kd_ttt_move *mv)
+static void remember(walk *w, const kd_buf *payload, uint32_t id, uint64_t counter, int key, const kd_ttt_move *mv)
 {
     old_payload *o;
     if (w->n_old < MAX_REPLAYS) {
@@ -264,8 +263,8 @@ static void fingerprint_expect(walk *w, const uint8_t want[KD_HASH_LEN], const c
 {
     uint8_t got[KD_HASH_LEN];
     et_fingerprint(live.engine, got);
-    cr_assert(memcmp(got, want, KD_HASH_LEN) == 0, "step %u (seed printed above): %s: fingerprint differs",
-              w->step, what);
+    cr_assert(memcmp(got, want, KD_HASH_LEN) == 0, "step %u (seed printed above): %s: fingerprint differs", w->step,
+              what);
 }
 
 /* Brings the oracle to exactly the canonical chain: after a reorg it is

@@ -79,8 +79,7 @@ static void replay_log(kd_engine *from, kd_engine *to)
         et_expect_hash_eq(copy->digest.data, orig->digest.data, "digest recorded by the replayed entry");
         cr_expect_eq(copy->n_txs, orig->n_txs);
         for (size_t i = 0; i < copy->n_txs && i < orig->n_txs; i++) {
-            cr_expect_eq(copy->txs[i]->applied, orig->txs[i]->applied, "entry %llu tx %zu",
-                         (unsigned long long)seq, i);
+            cr_expect_eq(copy->txs[i]->applied, orig->txs[i]->applied, "entry %llu tx %zu", (unsigned long long)seq, i);
             cr_expect_str_eq(copy->txs[i]->error_code, orig->txs[i]->error_code);
         }
         kdapp__store__log_entry__free_unpacked(orig, NULL);
@@ -112,8 +111,7 @@ static void expect_same_store(kd_engine *x, kd_engine *y, const char *what)
         kd_buf_init(&by);
         et_episode_bytes(x, ids[i], &bx);
         et_episode_bytes(y, ids[i], &by);
-        cr_expect(bx.len == by.len && memcmp(bx.data, by.data, bx.len) == 0, "%s: episode %u differs", what,
-                  ids[i]);
+        cr_expect(bx.len == by.len && memcmp(bx.data, by.data, bx.len) == 0, "%s: episode %u differs", what, ids[i]);
         kd_buf_fini(&bx);
         kd_buf_fini(&by);
     }
@@ -256,15 +254,9 @@ static void default_cap_survives_replay(uint8_t cap_a, uint8_t cap_b)
     et_txs_fini(&t);
 }
 
-Test(engine_replay, stress_default_is_recorded_and_survives_replay_under_classic)
-{
-    default_cap_survives_replay(6, 0);
-}
+Test(engine_replay, stress_default_is_recorded_and_survives_replay_under_classic) { default_cap_survives_replay(6, 0); }
 
-Test(engine_replay, classic_default_is_recorded_and_survives_replay_under_stress)
-{
-    default_cap_survives_replay(0, 6);
-}
+Test(engine_replay, classic_default_is_recorded_and_survives_replay_under_stress) { default_cap_survives_replay(0, 6); }
 
 Test(engine_replay, replay_entry_rejects_bytes_that_are_not_a_log_entry)
 {

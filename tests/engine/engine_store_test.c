@@ -23,10 +23,7 @@ static void teardown(void)
 
 TestSuite(engine_store, .fini = teardown, .timeout = 30);
 
-static void block_name(char *out, size_t len, const char *prefix, int i)
-{
-    snprintf(out, len, "%s%d", prefix, i);
-}
+static void block_name(char *out, size_t len, const char *prefix, int i) { snprintf(out, len, "%s%d", prefix, i); }
 
 Test(engine_store, revert_beyond_finality_is_refused_and_undo_is_pruned)
 {

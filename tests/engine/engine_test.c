@@ -45,15 +45,14 @@ static void world_expect_same(const world *before, const char *what)
 
 static void expect_bytes_eq(const kd_buf *a, const kd_buf *b, const char *what)
 {
-    cr_expect(a->len == b->len && memcmp(a->data, b->data, a->len) == 0, "%s: bytes differ (%zu vs %zu)",
-              what, a->len, b->len);
+    cr_expect(a->len == b->len && memcmp(a->data, b->data, a->len) == 0, "%s: bytes differ (%zu vs %zu)", what, a->len,
+              b->len);
 }
 
 static void expect_all_applied(const kd_msg_result *res)
 {
     for (size_t i = 0; i < res->tx_count; i++)
-        cr_expect(res->txs[i].applied, "tx %zu rejected: %s (%s)", i, kd_err_code(res->txs[i].err),
-                  res->txs[i].detail);
+        cr_expect(res->txs[i].applied, "tx %zu rejected: %s (%s)", i, kd_err_code(res->txs[i].err), res->txs[i].detail);
 }
 
 /* ------------------------------------------------------ apply and revert */
@@ -81,7 +80,7 @@ Test(engine, block_touching_two_episodes_reverts_to_exact_prior_state)
     et_add_move(&t, 1, 1, 1, 1, "bob", 1);
     et_add_move(&t, 2, 1, 1, 1, "dave", 1);
     et_add_move(&t, 2, 0, 1, 0, "carol", 2);
-    et_add_move(&t, 2, 2, 2, 1, "dave", 3); /* evicts X(0,0) */
+    et_add_move(&t, 2, 2, 2, 1, "dave", 3);  /* evicts X(0,0) */
     et_add_move(&t, 2, 0, 0, 0, "carol", 4); /* (0,0) free again; evicts O(1,1) */
     et_add_move(&t, 1, 2, 2, 0, "alice", 2);
     kd_msg_result res;
@@ -516,8 +515,7 @@ Test(engine, every_rejection_is_reported_and_logged_and_the_rest_applies)
         const kd_tx_result *r = &res.txs[i];
         const Kdapp__Store__TxOutcome *o = entry->txs[i];
         int ok = want[i].want == KD_OK;
-        cr_expect_eq(r->applied, ok, "tx %zu: applied %d (%s: %s)", i, r->applied, kd_err_code(r->err),
-                     r->detail);
+        cr_expect_eq(r->applied, ok, "tx %zu: applied %d (%s: %s)", i, r->applied, kd_err_code(r->err), r->detail);
         cr_expect_eq(r->err, want[i].want, "tx %zu: got %s, want %s (%s)", i, kd_err_code(r->err),
                      kd_err_code(want[i].want), r->detail);
         cr_expect_eq(r->episode_id, want[i].episode_id, "tx %zu: episode id", i);

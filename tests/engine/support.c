@@ -62,8 +62,8 @@ void et_rmtree(const char *dir)
 
 /* ---------------------------------------------------------------- engines */
 
-kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only,
-                     char *why, size_t why_len)
+kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
+                     size_t why_len)
 {
     memset(env, 0, sizeof *env);
     snprintf(env->dir, sizeof env->dir, "%s", dir);
@@ -177,13 +177,10 @@ static kd_buf *txs_next(et_txs *txs)
     return b;
 }
 
-void et_add_raw(et_txs *txs, const void *data, size_t len)
-{
-    ET_ASSERT_OK(kd_buf_append(txs_next(txs), data, len));
-}
+void et_add_raw(et_txs *txs, const void *data, size_t len) { ET_ASSERT_OK(kd_buf_append(txs_next(txs), data, len)); }
 
-void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_participants *parts,
-                       const uint8_t *params, size_t params_len)
+void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_participants *parts, const uint8_t *params,
+                       size_t params_len)
 {
     ET_ASSERT_OK(kd_wire_new_episode(id, type, parts, params, params_len, txs_next(txs)));
 }
@@ -299,10 +296,7 @@ void et_revert_ok(kd_engine *engine, const char *name)
 
 void et_tip(kd_engine *engine, kd_tip *out) { ET_ASSERT_OK(kd_engine_tip(engine, out)); }
 
-void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN])
-{
-    ET_ASSERT_OK(kd_engine_fingerprint(engine, out));
-}
+void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) { ET_ASSERT_OK(kd_engine_fingerprint(engine, out)); }
 
 kd_err et_ttt_read(kd_engine *engine, uint32_t id, kd_ttt_state *state, uint64_t *counter)
 {
@@ -353,8 +347,7 @@ size_t et_episode_count(kd_engine *engine)
 /* ------------------------------------------------------------- raw LMDB */
 
 /* Opens the environment in `dir` (read-only or not) and the named db. */
-static void raw_open(const char *dir, const char *db, int read_only, MDB_env **env, MDB_txn **txn,
-                     MDB_dbi *dbi)
+static void raw_open(const char *dir, const char *db, int read_only, MDB_env **env, MDB_txn **txn, MDB_dbi *dbi)
 {
     int rc = mdb_env_create(env);
     cr_assert_eq(rc, 0, "mdb_env_create: %s", mdb_strerror(rc));

@@ -25,17 +25,15 @@
 /* ------------------------------------------------------------ assertions */
 
 /* Expects/asserts a kd_err, printing both names ("cell_occupied"). */
-#define ET_EXPECT_ERR(got, want)                                                              \
-    do {                                                                                      \
-        kd_err et_g_ = (got), et_w_ = (want);                                                 \
-        cr_expect_eq(et_g_, et_w_, "%s: got %s, want %s", #got, kd_err_code(et_g_),           \
-                     kd_err_code(et_w_));                                                     \
+#define ET_EXPECT_ERR(got, want)                                                                         \
+    do {                                                                                                 \
+        kd_err et_g_ = (got), et_w_ = (want);                                                            \
+        cr_expect_eq(et_g_, et_w_, "%s: got %s, want %s", #got, kd_err_code(et_g_), kd_err_code(et_w_)); \
     } while (0)
-#define ET_ASSERT_ERR(got, want)                                                              \
-    do {                                                                                      \
-        kd_err et_g_ = (got), et_w_ = (want);                                                 \
-        cr_assert_eq(et_g_, et_w_, "%s: got %s, want %s", #got, kd_err_code(et_g_),           \
-                     kd_err_code(et_w_));                                                     \
+#define ET_ASSERT_ERR(got, want)                                                                         \
+    do {                                                                                                 \
+        kd_err et_g_ = (got), et_w_ = (want);                                                            \
+        cr_assert_eq(et_g_, et_w_, "%s: got %s, want %s", #got, kd_err_code(et_g_), kd_err_code(et_w_)); \
     } while (0)
 #define ET_ASSERT_OK(expr) ET_ASSERT_ERR((expr), KD_OK)
 
@@ -71,8 +69,8 @@ void et_env_open(et_env *env, uint8_t default_cap, uint64_t finality);
 void et_env_open_relaxed(et_env *env, uint8_t default_cap, uint64_t finality);
 /* Opens an engine on an existing directory; returns the open error (the
  * engine stays NULL on error), `why` gets the sentence. */
-kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only,
-                     char *why, size_t why_len);
+kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
+                     size_t why_len);
 /* Closes the engine (keeps the directory). */
 void et_env_close(et_env *env);
 /* Closes and reopens the engine on its directory, asserting success. */
@@ -103,8 +101,8 @@ void et_add_raw(et_txs *txs, const void *data, size_t len);
  * cap < 0: no params (the engine default); 0..255: TttParams{cap}. */
 void et_add_create(et_txs *txs, uint32_t id, const char *x, const char *o, int cap);
 /* NewEpisode with any type and participants. */
-void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_participants *parts,
-                       const uint8_t *params, size_t params_len);
+void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_participants *parts, const uint8_t *params,
+                       size_t params_len);
 /* Move{row, col, player} signed by test key `signer` for `counter`, or
  * unsigned when signer is NULL. */
 void et_add_move(et_txs *txs, uint32_t id, uint8_t row, uint8_t col, uint8_t player, const char *signer,

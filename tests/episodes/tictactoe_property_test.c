@@ -18,8 +18,7 @@
 #define MAX_MOVES 60
 
 /* The error the documented check order predicts for a command. */
-static kd_err predict(const kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t player,
-                      const kd_pubkey *signer)
+static kd_err predict(const kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t player, const kd_pubkey *signer)
 {
     if (player > 1)
         return KD_ERR_BAD_COMMAND;
@@ -36,15 +35,12 @@ static kd_err predict(const kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t p
     return KD_OK;
 }
 
-static int same(const kd_buf *a, const kd_buf *b)
-{
-    return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
-}
+static int same(const kd_buf *a, const kd_buf *b) { return a->len == b->len && memcmp(a->data, b->data, a->len) == 0; }
 
 /* One step: execute, check, round-trip the undo, roll back, compare bytes,
  * then execute again so the game goes on. Returns the error. */
-static kd_err step(kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t player,
-                   const kd_pubkey *signer, kd_ttt_undo *undo)
+static kd_err step(kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t player, const kd_pubkey *signer,
+                   kd_ttt_undo *undo)
 {
     kd_buf before, after, undo_bytes;
     kd_reject rej = {{0}};
@@ -56,8 +52,8 @@ static kd_err step(kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t player,
 
     kd_err want = predict(s, row, col, player, signer);
     kd_err err = ttt_exec(s, row, col, player, signer, undo, &rej);
-    cr_assert_eq(err, want, "(%u,%u) player %u: got %s, want %s (%s)", row, col, player,
-                 kd_err_code(err), kd_err_code(want), rej.detail);
+    cr_assert_eq(err, want, "(%u,%u) player %u: got %s, want %s (%s)", row, col, player, kd_err_code(err),
+                 kd_err_code(want), rej.detail);
     if (err) {
         cr_assert_eq(memcmp(s, &copy, sizeof copy), 0, "a rejected command changed the state");
         cr_assert(rej.detail[0] != '\0', "every reject has a detail");
@@ -144,8 +140,8 @@ ParameterizedTest(uint8_t *cap, ttt_property, random_games)
     else
         cr_expect_eq(wins, 0, "with cap %u no side can hold three marks", *cap);
     cr_expect_gt(rejects, 0);
-    fprintf(stderr, "cap %u: %zu games, %zu moves, %zu wins, %zu draws, %zu rejects\n", *cap,
-            (size_t)GAMES_PER_CAP, moves_total, wins, draws, rejects);
+    fprintf(stderr, "cap %u: %zu games, %zu moves, %zu wins, %zu draws, %zu rejects\n", *cap, (size_t)GAMES_PER_CAP,
+            moves_total, wins, draws, rejects);
 }
 
 /* ----------------------------------------------------------------- decoders */
@@ -182,8 +178,17 @@ Test(ttt_decode, truncation_and_trailing_bytes)
 }
 
 /* Offsets in the version-1 state encoding (see tictactoe.h). */
-enum { OFF_VERSION = 0, OFF_CAP = 1, OFF_TURN = 2, OFF_STATUS = 3, OFF_COUNT = 4, OFF_P0 = 8,
-       OFF_P1 = 41, OFF_HLEN = 74, OFF_HIST = 75 };
+enum {
+    OFF_VERSION = 0,
+    OFF_CAP = 1,
+    OFF_TURN = 2,
+    OFF_STATUS = 3,
+    OFF_COUNT = 4,
+    OFF_P0 = 8,
+    OFF_P1 = 41,
+    OFF_HLEN = 74,
+    OFF_HIST = 75
+};
 
 typedef struct {
     const char *what;
@@ -228,8 +233,7 @@ Test(ttt_decode, targeted_corruptions)
         ttt_encode(&samples[cases[i].sample], &b);
         cr_assert_lt(cases[i].offset, b.len);
         b.data[cases[i].offset] = cases[i].value;
-        cr_expect_eq(kd_tictactoe_ops.decode_state(b.data, b.len, &back), KD_ERR_DECODE, "%s",
-                     cases[i].what);
+        cr_expect_eq(kd_tictactoe_ops.decode_state(b.data, b.len, &back), KD_ERR_DECODE, "%s", cases[i].what);
         kd_buf_fini(&b);
     }
 }
@@ -308,8 +312,7 @@ Test(ttt_decode, undo_records)
             kd_buf b;
             kd_buf_init(&b);
             cr_assert_eq(kd_tictactoe_ops.encode_undo(&u, &b), KD_OK);
-            cr_expect(b.len == 9 && memcmp(b.data, cases[i].bytes, 9) == 0, "%s re-encodes",
-                      cases[i].what);
+            cr_expect(b.len == 9 && memcmp(b.data, cases[i].bytes, 9) == 0, "%s re-encodes", cases[i].what);
             kd_buf_fini(&b);
         }
     }

@@ -16,8 +16,7 @@ static void expect_encoding(const kd_ttt_state *s, const kd_buf *before)
     kd_buf now;
     kd_buf_init(&now);
     ttt_encode(s, &now);
-    cr_expect(now.len == before->len && memcmp(now.data, before->data, now.len) == 0,
-              "state encoding changed");
+    cr_expect(now.len == before->len && memcmp(now.data, before->data, now.len) == 0, "state encoding changed");
     kd_buf_fini(&now);
 }
 
@@ -162,10 +161,9 @@ ParameterizedTest(reject_case *c, ttt_reject, in_order)
 
     const kd_pubkey *signer = c->signer < 0 ? NULL : &s.players[c->signer];
     kd_err err = ttt_exec(&s, c->row, c->col, c->player, signer, &undo, &rej);
-    cr_expect_eq(err, c->expect, "%s: got %s, want %s (%s)", c->name, kd_err_code(err),
-                 kd_err_code(c->expect), rej.detail);
-    cr_expect(strstr(rej.detail, c->detail) != NULL, "%s: detail \"%s\" lacks \"%s\"", c->name,
-              rej.detail, c->detail);
+    cr_expect_eq(err, c->expect, "%s: got %s, want %s (%s)", c->name, kd_err_code(err), kd_err_code(c->expect),
+                 rej.detail);
+    cr_expect(strstr(rej.detail, c->detail) != NULL, "%s: detail \"%s\" lacks \"%s\"", c->name, rej.detail, c->detail);
     cr_expect_eq(memcmp(&s, &copy, sizeof s), 0, "%s: state changed", c->name);
     cr_expect_eq(memcmp(&undo, &undo_copy, sizeof undo), 0, "%s: undo written", c->name);
     expect_encoding(&s, &before);
@@ -193,8 +191,7 @@ Test(ttt_reject, malformed_commands_are_bad_command)
     copy = s;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         kd_reject rej = {{0}};
-        kd_err err = kd_tictactoe_ops.execute(&s, cases[i].data, cases[i].len, &s.players[0], NULL,
-                                              &undo, &rej);
+        kd_err err = kd_tictactoe_ops.execute(&s, cases[i].data, cases[i].len, &s.players[0], NULL, &undo, &rej);
         cr_expect_eq(err, KD_ERR_BAD_COMMAND, "case %zu: %s", i, kd_err_code(err));
         cr_expect(strstr(rej.detail, cases[i].detail) != NULL, "case %zu: %s", i, rej.detail);
         cr_expect_eq(memcmp(&s, &copy, sizeof s), 0);
@@ -220,16 +217,16 @@ typedef struct {
 ParameterizedTestParameters(ttt_outcome, detected)
 {
     static outcome_case cases[] = {
-        {0, "00 10 01 11 02", KD_TTT_X_WON},             /* row */
-        {0, "00 01 10 11 20", KD_TTT_X_WON},             /* column */
-        {0, "00 01 11 02 22", KD_TTT_X_WON},             /* diagonal */
-        {0, "00 02 01 11 10 20", KD_TTT_O_WON},          /* anti-diagonal */
-        {0, "00 10 01 11 22 12", KD_TTT_O_WON},          /* row */
-        {0, "00 01 02 11 10 12 21 20 22", KD_TTT_DRAW},  /* full board */
+        {0, "00 10 01 11 02", KD_TTT_X_WON},            /* row */
+        {0, "00 01 10 11 20", KD_TTT_X_WON},            /* column */
+        {0, "00 01 11 02 22", KD_TTT_X_WON},            /* diagonal */
+        {0, "00 02 01 11 10 20", KD_TTT_O_WON},         /* anti-diagonal */
+        {0, "00 10 01 11 22 12", KD_TTT_O_WON},         /* row */
+        {0, "00 01 02 11 10 12 21 20 22", KD_TTT_DRAW}, /* full board */
         {0, "00 01 02 11 10 12 21 20", KD_TTT_IN_PROGRESS},
-        {0, "00 01 02 12 10 22 20", KD_TTT_X_WON},       /* won on move 7 */
+        {0, "00 01 02 12 10 22 20", KD_TTT_X_WON},             /* won on move 7 */
         {8, "00 01 02 11 10 12 21 20 22", KD_TTT_IN_PROGRESS}, /* stress: no draw */
-        {5, "00 10 01 11 02", KD_TTT_X_WON},             /* window not yet full */
+        {5, "00 10 01 11 02", KD_TTT_X_WON},                   /* window not yet full */
         /* cap 5: X's (0,2) comes after (0,0) was evicted, so no line;
          * then X wins down column 2 with marks inside the window. */
         {5, "00 10 01 11 22 21 02", KD_TTT_IN_PROGRESS},
@@ -244,8 +241,7 @@ ParameterizedTest(outcome_case *c, ttt_outcome, detected)
     kd_ttt_state s;
     ttt_new(&s, c->cap);
     ttt_play(&s, c->moves);
-    cr_expect_eq(s.status, c->expect, "cap %u, \"%s\": status %u, want %u", c->cap, c->moves,
-                 s.status, c->expect);
+    cr_expect_eq(s.status, c->expect, "cap %u, \"%s\": status %u, want %u", c->cap, c->moves, s.status, c->expect);
     ttt_check_invariants(&s);
 }
 
@@ -278,18 +274,15 @@ Test(ttt_init, participants_must_be_two_valid_keys)
 
     kd_participants p = keys.parts;
     p.count = 1;
-    cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej),
-                 KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej), KD_ERR_BAD_PARTICIPANTS);
     cr_expect(strstr(rej.detail, "exactly 2") != NULL, "%s", rej.detail);
     p.count = 3;
     p.keys[2] = keys.x.pub;
-    cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej),
-                 KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej), KD_ERR_BAD_PARTICIPANTS);
 
     p = keys.parts;
     p.keys[1].bytes[0] = 0x05; /* not a compressed-key prefix */
-    cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej),
-                 KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej), KD_ERR_BAD_PARTICIPANTS);
     cr_expect(strstr(rej.detail, "participant 2 (O)") != NULL, "%s", rej.detail);
 
     /* One key may play both sides; turn order still applies. */
@@ -314,9 +307,8 @@ typedef struct {
 ParameterizedTestParameters(ttt_init, resolve_params)
 {
     static resolve_case cases[] = {
-        {0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 1, 6, 6},   {1, 0, 1, 6, 6},
-        {1, 0, 0, 0, 0}, {1, 3, 1, 6, 3}, {1, 8, 0, 0, 8},   {1, 9, 1, 6, 0},
-        {1, 1, 1, 0, 1}, {1, 4000000000u, 1, 6, 0},
+        {0, 0, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 1, 6, 6}, {1, 0, 1, 6, 6}, {1, 0, 0, 0, 0},
+        {1, 3, 1, 6, 3}, {1, 8, 0, 0, 8}, {1, 9, 1, 6, 0}, {1, 1, 1, 0, 1}, {1, 4000000000u, 1, 6, 0},
     };
     return cr_make_param_array(resolve_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -334,15 +326,15 @@ ParameterizedTest(resolve_case *c, ttt_init, resolve_params)
     if (c->has_params)
         cr_assert_eq(kd_ttt_params_encode(c->wire_cap, &params), KD_OK);
 
-    cr_assert_eq(kd_tictactoe_ops.resolve_params(c->has_config ? &config : NULL, params.data,
-                                                 params.len, &effective, &rej),
-                 KD_OK, "%s", rej.detail);
+    cr_assert_eq(
+        kd_tictactoe_ops.resolve_params(c->has_config ? &config : NULL, params.data, params.len, &effective, &rej),
+        KD_OK, "%s", rej.detail);
     uint32_t eff = 0;
     cr_assert_eq(kd_ttt_params_decode(effective.data, effective.len, &eff, &rej), KD_OK);
     cr_expect_eq(eff, c->expect_cap ? c->expect_cap : KD_TTT_WIRE_CLASSIC,
                  "effective params always name the cap (9 for classic)");
-    cr_assert_eq(kd_tictactoe_ops.init(&s, &keys.parts, effective.data, effective.len, NULL, &rej),
-                 KD_OK, "%s", rej.detail);
+    cr_assert_eq(kd_tictactoe_ops.init(&s, &keys.parts, effective.data, effective.len, NULL, &rej), KD_OK, "%s",
+                 rej.detail);
     cr_expect_eq(s.cap, c->expect_cap);
     cr_expect_eq(s.turn, KD_TTT_X);
     cr_expect_eq(s.status, KD_TTT_IN_PROGRESS);
@@ -362,12 +354,10 @@ Test(ttt_init, bad_params_are_rejected)
     ttt_keys_make(&keys);
     kd_buf_init(&effective);
 
-    cr_expect_eq(kd_tictactoe_ops.resolve_params(NULL, garbage, sizeof garbage, &effective, &rej),
-                 KD_ERR_BAD_PARAMS);
+    cr_expect_eq(kd_tictactoe_ops.resolve_params(NULL, garbage, sizeof garbage, &effective, &rej), KD_ERR_BAD_PARAMS);
     cr_expect(strstr(rej.detail, "not a valid TttParams") != NULL, "%s", rej.detail);
     cr_expect_eq(effective.len, 0);
-    cr_expect_eq(kd_tictactoe_ops.init(&s, &keys.parts, garbage, sizeof garbage, NULL, &rej),
-                 KD_ERR_BAD_PARAMS);
+    cr_expect_eq(kd_tictactoe_ops.init(&s, &keys.parts, garbage, sizeof garbage, NULL, &rej), KD_ERR_BAD_PARAMS);
     /* Unresolved params (cap 0 = "default") are refused by init. */
     cr_expect_eq(kd_tictactoe_ops.init(&s, &keys.parts, NULL, 0, NULL, &rej), KD_ERR_BAD_PARAMS);
     cr_expect(strstr(rej.detail, "not resolved") != NULL, "%s", rej.detail);

@@ -123,8 +123,7 @@ Test(ttt_wire, move_round_trip)
                 kd_reject rej = {{0}};
                 kd_buf_init(&b);
                 cr_assert_eq(kd_ttt_move_encode(row, col, player, &b), KD_OK);
-                cr_assert_eq(kd_ttt_command_decode(b.data, b.len, &m, &rej), KD_OK, "%s",
-                             rej.detail);
+                cr_assert_eq(kd_ttt_command_decode(b.data, b.len, &m, &rej), KD_OK, "%s", rej.detail);
                 cr_expect_eq(m.row, row);
                 cr_expect_eq(m.col, col);
                 cr_expect_eq(m.player, player);
@@ -218,10 +217,8 @@ ParameterizedTest(config_case *c, ttt_config, parse)
 {
     kd_ttt_config config = {.default_cap = 77};
     char why[256] = "";
-    kd_err err = kd_ttt_config_parse(value_of(c->stress), value_of(c->max_symbols), &config, why,
-                                     sizeof why);
-    cr_expect_eq(err, c->expect, "STRESS=%s MAX_SYMBOLS=%s: %s (%s)", c->stress, c->max_symbols,
-                 kd_err_code(err), why);
+    kd_err err = kd_ttt_config_parse(value_of(c->stress), value_of(c->max_symbols), &config, why, sizeof why);
+    cr_expect_eq(err, c->expect, "STRESS=%s MAX_SYMBOLS=%s: %s (%s)", c->stress, c->max_symbols, kd_err_code(err), why);
     if (c->expect == KD_OK) {
         cr_expect_eq(config.default_cap, c->cap);
         return;

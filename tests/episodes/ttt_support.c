@@ -30,17 +30,17 @@ void ttt_new(kd_ttt_state *state, uint8_t cap)
     kd_buf_init(&params);
     kd_buf_init(&effective);
     cr_assert_eq(kd_ttt_params_encode(cap ? cap : KD_TTT_WIRE_CLASSIC, &params), KD_OK);
-    cr_assert_eq(kd_tictactoe_ops.resolve_params(&config, params.data, params.len, &effective, &rej),
-                 KD_OK, "resolve_params: %s", rej.detail);
-    cr_assert_eq(kd_tictactoe_ops.init(state, &keys.parts, effective.data, effective.len, NULL, &rej),
-                 KD_OK, "init: %s", rej.detail);
+    cr_assert_eq(kd_tictactoe_ops.resolve_params(&config, params.data, params.len, &effective, &rej), KD_OK,
+                 "resolve_params: %s", rej.detail);
+    cr_assert_eq(kd_tictactoe_ops.init(state, &keys.parts, effective.data, effective.len, NULL, &rej), KD_OK,
+                 "init: %s", rej.detail);
     cr_assert_eq(state->cap, cap);
     kd_buf_fini(&params);
     kd_buf_fini(&effective);
 }
 
-kd_err ttt_exec(kd_ttt_state *state, uint8_t row, uint8_t col, uint8_t player,
-                const kd_pubkey *signer, kd_ttt_undo *undo, kd_reject *rej)
+kd_err ttt_exec(kd_ttt_state *state, uint8_t row, uint8_t col, uint8_t player, const kd_pubkey *signer,
+                kd_ttt_undo *undo, kd_reject *rej)
 {
     kd_buf cmd;
     kd_buf_init(&cmd);
@@ -63,13 +63,11 @@ void ttt_play(kd_ttt_state *state, const char *moves)
             p++;
             continue;
         }
-        cr_assert(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9', "bad move string %s",
-                  moves);
+        cr_assert(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9', "bad move string %s", moves);
         kd_ttt_undo undo;
         kd_reject rej = {{0}};
         kd_err err = ttt_move(state, (uint8_t)(p[0] - '0'), (uint8_t)(p[1] - '0'), &undo, &rej);
-        cr_assert_eq(err, KD_OK, "move %c%c of \"%s\": %s (%s)", p[0], p[1], moves,
-                     kd_err_code(err), rej.detail);
+        cr_assert_eq(err, KD_OK, "move %c%c of \"%s\": %s (%s)", p[0], p[1], moves, kd_err_code(err), rej.detail);
         p += 2;
     }
 }
@@ -89,8 +87,7 @@ void ttt_check_invariants(const kd_ttt_state *state)
     uint8_t expect[3][3] = {{0}};
     for (size_t i = 0; i < state->history_len; i++) {
         const kd_ttt_cell *c = &state->history[i];
-        cr_assert_eq(expect[c->row][c->col], KD_TTT_EMPTY, "cell (%u,%u) twice in history",
-                     c->row, c->col);
+        cr_assert_eq(expect[c->row][c->col], KD_TTT_EMPTY, "cell (%u,%u) twice in history", c->row, c->col);
         expect[c->row][c->col] = c->symbol;
         if (i > 0)
             cr_assert_neq(c->symbol, state->history[i - 1].symbol, "marks must alternate");
@@ -105,8 +102,7 @@ void ttt_check_invariants(const kd_ttt_state *state)
     kd_buf_init(&a);
     kd_buf_init(&b);
     ttt_encode(state, &a);
-    cr_assert_eq(kd_tictactoe_ops.decode_state(a.data, a.len, &back), KD_OK,
-                 "a reachable state must decode");
+    cr_assert_eq(kd_tictactoe_ops.decode_state(a.data, a.len, &back), KD_OK, "a reachable state must decode");
     cr_assert_eq(memcmp(&back, state, sizeof back), 0);
     ttt_encode(&back, &b);
     cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
@@ -120,8 +116,7 @@ uint64_t ttt_seed(const char *test, uint64_t fallback)
     const char *env = getenv("KD_TEST_SEED");
     if (env && *env)
         seed = strtoull(env, NULL, 0);
-    fprintf(stderr, "%s: seed %llu (set KD_TEST_SEED to override)\n", test,
-            (unsigned long long)seed);
+    fprintf(stderr, "%s: seed %llu (set KD_TEST_SEED to override)\n", test, (unsigned long long)seed);
     return seed;
 }
 

@@ -26,8 +26,8 @@ void ttt_keys_make(ttt_keys *keys);
 void ttt_new(kd_ttt_state *state, uint8_t cap);
 
 /* Executes Move{row, col, player} through the ops table (encoded bytes). */
-kd_err ttt_exec(kd_ttt_state *state, uint8_t row, uint8_t col, uint8_t player,
-                const kd_pubkey *signer, kd_ttt_undo *undo, kd_reject *rej);
+kd_err ttt_exec(kd_ttt_state *state, uint8_t row, uint8_t col, uint8_t player, const kd_pubkey *signer,
+                kd_ttt_undo *undo, kd_reject *rej);
 
 /* Plays (row, col) for the side to move, signed by its participant. */
 kd_err ttt_move(kd_ttt_state *state, uint8_t row, uint8_t col, kd_ttt_undo *undo, kd_reject *rej);

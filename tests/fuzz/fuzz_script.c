@@ -51,13 +51,13 @@ static void check_round_trip(const kd_script_op *op)
         fz_fail("kd_script_op_write: %s", kd_err_code(err));
     if (line.len == 0 || line.data[line.len - 1] != '\n')
         fz_fail("kd_script_op_write wrote no line");
-    err = kd_script_parse_line((const char *)line.data, line.len - 1, op->line, 0, NULL, &again, &blank, why,
-                               sizeof why);
+    err =
+        kd_script_parse_line((const char *)line.data, line.len - 1, op->line, 0, NULL, &again, &blank, why, sizeof why);
     if (err || blank)
         fz_fail("the canonical line does not parse (%s: %s): %.*s", kd_err_code(err), why, (int)line.len,
                 (const char *)line.data);
-    int same = again.kind == op->kind && memcmp(again.hash, op->hash, KD_HASH_LEN) == 0 &&
-               again.tx_count == op->tx_count;
+    int same =
+        again.kind == op->kind && memcmp(again.hash, op->hash, KD_HASH_LEN) == 0 && again.tx_count == op->tx_count;
     if (same && op->kind == KD_SCRIPT_ACCEPT)
         same = again.daa == op->daa && again.time_ms == op->time_ms;
     for (size_t i = 0; same && i < op->tx_count; i++)

@@ -31,8 +31,8 @@ typedef struct {
     char dir[512];
 } fz_env;
 
-static fz_env engine_env;   /* the engine fixture of fz_engine */
-static unsigned engine_uses; /* inputs since engine_env was opened */
+static fz_env engine_env;     /* the engine fixture of fz_engine */
+static unsigned engine_uses;  /* inputs since engine_env was opened */
 static uint64_t hash_counter; /* fz_next_hash */
 static int registered_cleanup;
 
@@ -136,7 +136,10 @@ static void seed(kd_engine *e)
         fz_fail("cannot encode the seed creations");
     seed_block(e, pl, 3);
     static const uint8_t moves[][4] = {/* episode, row, col, player */
-                                       {1, 1, 1, 0}, {2, 0, 0, 0}, {2, 2, 2, 1}, {2, 0, 1, 0}};
+                                       {1, 1, 1, 0},
+                                       {2, 0, 0, 0},
+                                       {2, 2, 2, 1},
+                                       {2, 0, 1, 0}};
     uint64_t counter[4] = {0};
     for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
         const uint8_t *m = moves[i];
@@ -196,7 +199,9 @@ static void check_replay(fz_env *env)
     if (kd_registry_add(&copy.reg, &kd_tictactoe_ops, &copy.cfg) != KD_OK)
         fz_fail("cannot register tic-tac-toe");
     char why[256] = "";
-    kd_engine_options o = {.data_dir = copy.dir, .registry = &copy.reg, .finality_depth = FZ_FINALITY,
+    kd_engine_options o = {.data_dir = copy.dir,
+                           .registry = &copy.reg,
+                           .finality_depth = FZ_FINALITY,
                            .durability = KD_DURABILITY_RELAXED};
     if (kd_engine_open(&o, &copy.engine, why, sizeof why) != KD_OK)
         fz_fail("cannot open the replay engine: %s", why);
@@ -204,8 +209,7 @@ static void check_replay(fz_env *env)
     kd_err err = kd_replay_log(env->engine, copy.engine, 0, &rep);
     if (err || !kd_replay_ok(&rep))
         fz_fail("replaying the fuzzed log diverged (%s): entry %llu: %s; episode %u: %s", kd_err_code(err),
-                (unsigned long long)rep.first_bad_seq, rep.first_bad_what, rep.first_bad_episode,
-                rep.episode_what);
+                (unsigned long long)rep.first_bad_seq, rep.first_bad_what, rep.first_bad_episode, rep.episode_what);
     env_close(&copy);
 }
 

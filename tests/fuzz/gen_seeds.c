@@ -56,9 +56,9 @@ int main(int argc, char **argv)
 
     enum { N = 12 };
     kd_buf pl[N], cmd, params;
-    const char *names[N] = {"new_classic",    "new_stress3",   "new_stress_bad_cap", "new_one_participant",
-                            "move_o_signed",  "move_evict",    "move_x_fresh",       "move_unsigned",
-                            "move_oob",       "move_bad_sig",  "move_wrong_turn",    "new_unknown_type"};
+    const char *names[N] = {"new_classic",   "new_stress3",  "new_stress_bad_cap", "new_one_participant",
+                            "move_o_signed", "move_evict",   "move_x_fresh",       "move_unsigned",
+                            "move_oob",      "move_bad_sig", "move_wrong_turn",    "new_unknown_type"};
     for (size_t i = 0; i < N; i++)
         kd_buf_init(&pl[i]);
     kd_buf_init(&cmd);

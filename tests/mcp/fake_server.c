@@ -9,8 +9,7 @@
 
 #include <criterion/criterion.h>
 
-static json_t *echo_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg,
-                         size_t len)
+static json_t *echo_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     (void)ctx;
     (void)s;
@@ -20,8 +19,7 @@ static json_t *echo_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
     return kd_mcp_tool_result(json_pack("{s:O}", "echo", args), NULL);
 }
 
-static json_t *fail_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg,
-                         size_t len)
+static json_t *fail_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     (void)ctx;
     (void)s;
@@ -32,8 +30,7 @@ static json_t *fail_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
     return kd_mcp_tool_error("the move is illegal; legal moves: (0,0)");
 }
 
-static json_t *proto_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg,
-                          size_t len)
+static json_t *proto_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     (void)ctx;
     (void)s;
@@ -43,8 +40,7 @@ static json_t *proto_call(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     return NULL;
 }
 
-static json_t *null_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg,
-                         size_t len)
+static json_t *null_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     (void)ctx;
     (void)s;
@@ -59,8 +55,8 @@ static kd_err res_list(void *ctx, kd_mcp_session *s, json_t *out)
 {
     (void)ctx;
     (void)s;
-    json_array_append_new(out, json_pack("{s:s,s:s,s:s}", "uri", "test://a", "name", "a",
-                                         "mimeType", "application/json"));
+    json_array_append_new(out,
+                          json_pack("{s:s,s:s,s:s}", "uri", "test://a", "name", "a", "mimeType", "application/json"));
     json_array_append_new(out, json_pack("{s:s,s:s}", "uri", "test://b", "name", "b"));
     return KD_OK;
 }
@@ -69,8 +65,7 @@ static kd_err res_read(void *ctx, kd_mcp_session *s, const char *uri, json_t **c
 {
     (void)ctx;
     (void)s;
-    if (strcmp(uri, "test://a") == 0 || strcmp(uri, "test://b") == 0 ||
-        strncmp(uri, "test://items/", 13) == 0) {
+    if (strcmp(uri, "test://a") == 0 || strcmp(uri, "test://b") == 0 || strncmp(uri, "test://items/", 13) == 0) {
         *contents = kd_mcp_text_contents(uri, "application/json", "{\"ok\":true}");
         return KD_OK;
     }
@@ -79,8 +74,7 @@ static kd_err res_read(void *ctx, kd_mcp_session *s, const char *uri, json_t **c
     return KD_ERR_NOT_FOUND;
 }
 
-static json_t *prompt_get(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg,
-                          size_t len)
+static json_t *prompt_get(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     char text[128];
 
@@ -90,8 +84,8 @@ static json_t *prompt_get(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     (void)msg;
     (void)len;
     snprintf(text, sizeof text, "You play %s.", json_string_value(json_object_get(args, "player")));
-    return json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", "turn prompt", "messages",
-                     "role", "user", "content", "type", "text", "text", text);
+    return json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", "turn prompt", "messages", "role", "user", "content",
+                     "type", "text", "text", text);
 }
 
 kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
@@ -106,38 +100,54 @@ kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
     if (o.version == NULL)
         o.version = "0.0.1";
     cr_assert_eq(kd_mcp_server_alloc(&o, &srv), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){
-        .name = "echo",
-        .title = "Echo",
-        .description = "Returns its arguments.",
-        .input_schema_json = "{\"type\":\"object\",\"properties\":{\"row\":{\"type\":\"integer\","
-                             "\"minimum\":0,\"maximum\":2},\"tag\":{\"type\":\"string\"}},"
-                             "\"required\":[\"row\"],\"additionalProperties\":false}",
-        .output_schema_json = "{\"type\":\"object\",\"properties\":{\"echo\":{\"type\":\"object\"}}}",
-        .read_only_hint = 1,
-        .idempotent_hint = 1,
-        .call = echo_call,
-    }), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){
-        .name = "fail", .description = "Always fails as a tool.", .call = fail_call}), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){
-        .name = "proto", .description = "Fails as a protocol error.", .call = proto_call}), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){
-        .name = "null", .description = "Returns nothing.", .call = null_call}), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){
-        .name = "write", .description = "Writes.", .writes = 1, .destructive_hint = 1,
-        .call = echo_call}), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_resource_provider(srv, &(kd_mcp_resource_provider){
-        .name = "test", .list = res_list, .read = res_read}), KD_OK);
-    cr_assert_eq(kd_mcp_server_add_resource_template(srv, &(kd_mcp_resource_template){
-        .uri_template = "test://items/{id}", .name = "item", .mime_type = "application/json"}),
+    cr_assert_eq(kd_mcp_server_add_tool(
+                     srv,
+                     &(kd_mcp_tool){
+                         .name = "echo",
+                         .title = "Echo",
+                         .description = "Returns its arguments.",
+                         .input_schema_json = "{\"type\":\"object\",\"properties\":{\"row\":{\"type\":\"integer\","
+                                              "\"minimum\":0,\"maximum\":2},\"tag\":{\"type\":\"string\"}},"
+                                              "\"required\":[\"row\"],\"additionalProperties\":false}",
+                         .output_schema_json = "{\"type\":\"object\",\"properties\":{\"echo\":{\"type\":\"object\"}}}",
+                         .read_only_hint = 1,
+                         .idempotent_hint = 1,
+                         .call = echo_call,
+                     }),
+                 KD_OK);
+    cr_assert_eq(kd_mcp_server_add_tool(
+                     srv, &(kd_mcp_tool){.name = "fail", .description = "Always fails as a tool.", .call = fail_call}),
+                 KD_OK);
+    cr_assert_eq(
+        kd_mcp_server_add_tool(
+            srv, &(kd_mcp_tool){.name = "proto", .description = "Fails as a protocol error.", .call = proto_call}),
         KD_OK);
-    cr_assert_eq(kd_mcp_server_add_prompt(srv, &(kd_mcp_prompt){
-        .name = "turn",
-        .description = "Your turn.",
-        .arguments_json = "[{\"name\":\"player\",\"required\":true},{\"name\":\"style\"}]",
-        .get = prompt_get,
-    }), KD_OK);
+    cr_assert_eq(kd_mcp_server_add_tool(
+                     srv, &(kd_mcp_tool){.name = "null", .description = "Returns nothing.", .call = null_call}),
+                 KD_OK);
+    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){.name = "write",
+                                                            .description = "Writes.",
+                                                            .writes = 1,
+                                                            .destructive_hint = 1,
+                                                            .call = echo_call}),
+                 KD_OK);
+    cr_assert_eq(kd_mcp_server_add_resource_provider(
+                     srv, &(kd_mcp_resource_provider){.name = "test", .list = res_list, .read = res_read}),
+                 KD_OK);
+    cr_assert_eq(
+        kd_mcp_server_add_resource_template(srv, &(kd_mcp_resource_template){.uri_template = "test://items/{id}",
+                                                                             .name = "item",
+                                                                             .mime_type = "application/json"}),
+        KD_OK);
+    cr_assert_eq(
+        kd_mcp_server_add_prompt(srv,
+                                 &(kd_mcp_prompt){
+                                     .name = "turn",
+                                     .description = "Your turn.",
+                                     .arguments_json = "[{\"name\":\"player\",\"required\":true},{\"name\":\"style\"}]",
+                                     .get = prompt_get,
+                                 }),
+        KD_OK);
     return srv;
 }
 

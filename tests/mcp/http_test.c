@@ -39,10 +39,7 @@ static void start_with(const kd_mcp_server_options *so, const kd_mcp_http_option
     snprintf(base, sizeof base, "http://%s", host_port);
 }
 
-static void setup(void)
-{
-    start_with(NULL, &(kd_mcp_http_options){.port = 0, .keepalive_ms = 200});
-}
+static void setup(void) { start_with(NULL, &(kd_mcp_http_options){.port = 0, .keepalive_ms = 200}); }
 
 static void teardown(void)
 {
@@ -108,8 +105,8 @@ static int has_header(const char *const *extra, const char *name)
 
 /* One request. `extra` (NULL-terminated, may be NULL) comes first and
  * replaces the JSON defaults of the same name. */
-static void req(resp *out, const char *method, const char *path, const char *sid,
-                const char *body, const char *const *extra)
+static void req(resp *out, const char *method, const char *path, const char *sid, const char *body,
+                const char *const *extra)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *h = NULL;
@@ -167,8 +164,7 @@ static void open_session(char *sid, size_t cap)
     cr_assert_geq(strlen(r.sid), 32, "a session id of 32+ characters");
     snprintf(sid, cap, "%s", r.sid);
     resp_fini(&r);
-    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-        NULL);
+    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", NULL);
     cr_assert_eq(r.status, 202);
     resp_fini(&r);
 }
@@ -210,8 +206,7 @@ Test(http, initialize_call_notify_delete)
     cr_expect_eq(strspn(r.sid, "0123456789abcdef"), 64, "hex session id");
     snprintf(sid, sizeof sid, "%s", r.sid);
     v = fake_parse(r.body);
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(v, "result"),
-                                                       "protocolVersion")), "2025-11-25");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(v, "result"), "protocolVersion")), "2025-11-25");
     json_decref(v);
     resp_fini(&r);
     cr_expect_eq(kd_mcp_http_session_count(http), 1);
@@ -222,14 +217,17 @@ Test(http, initialize_call_notify_delete)
     cr_expect_eq(r.len, 0, "202 has no body");
     resp_fini(&r);
 
-    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":\"c1\",\"method\":\"tools/call\","
-                                 "\"params\":{\"name\":\"echo\",\"arguments\":{\"row\":2}}}",
+    req(&r, "POST", "/mcp", sid,
+        "{\"jsonrpc\":\"2.0\",\"id\":\"c1\",\"method\":\"tools/call\","
+        "\"params\":{\"name\":\"echo\",\"arguments\":{\"row\":2}}}",
         (const char *[]){"MCP-Protocol-Version: 2025-03-26", NULL});
     cr_assert_eq(r.status, 200, "%s", r.body);
     v = fake_parse(r.body);
     cr_expect_str_eq(json_string_value(json_object_get(v, "id")), "c1");
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(json_object_get(
-                     json_object_get(v, "result"), "structuredContent"), "echo"), "row")), 2);
+    cr_expect_eq(
+        json_integer_value(json_object_get(
+            json_object_get(json_object_get(json_object_get(v, "result"), "structuredContent"), "echo"), "row")),
+        2);
     json_decref(v);
     resp_fini(&r);
 
@@ -253,8 +251,10 @@ Test(http, failed_initialize_makes_no_session)
 {
     resp r;
 
-    req(&r, "POST", "/mcp", NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-                                  "\"params\":{}}", NULL);
+    req(&r, "POST", "/mcp", NULL,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+        "\"params\":{}}",
+        NULL);
     cr_expect_eq(r.status, 200);
     cr_expect_eq(error_code(&r), -32602);
     cr_expect_eq(r.sid[0], '\0', "no session id for a failed initialize");
@@ -333,12 +333,12 @@ static size_t count(stream *s, const char *needle)
 }
 
 /* Polls until `cond` holds or 10 s pass. */
-#define WAIT_FOR(cond)                                                  \
-    do {                                                                \
-        double deadline_ = now_s() + 10.0;                              \
-        while (!(cond) && now_s() < deadline_)                          \
-            pause_ms(10);                                               \
-        cr_assert(cond, "timed out waiting for " #cond);                \
+#define WAIT_FOR(cond)                                   \
+    do {                                                 \
+        double deadline_ = now_s() + 10.0;               \
+        while (!(cond) && now_s() < deadline_)           \
+            pause_ms(10);                                \
+        cr_assert(cond, "timed out waiting for " #cond); \
     } while (0)
 
 Test(http, sse_delivers_resource_updated)
@@ -348,8 +348,10 @@ Test(http, sse_delivers_resource_updated)
     resp r;
 
     open_session(sid, sizeof sid);
-    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\","
-                                 "\"params\":{\"uri\":\"test://a\"}}", NULL);
+    req(&r, "POST", "/mcp", sid,
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\","
+        "\"params\":{\"uri\":\"test://a\"}}",
+        NULL);
     cr_assert_eq(r.status, 200);
     resp_fini(&r);
     stream_start(&s, sid);
@@ -374,8 +376,10 @@ Test(http, sse_multiple_streams_each_message_once)
     resp r;
 
     open_session(sid, sizeof sid);
-    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\","
-                                 "\"params\":{\"uri\":\"test://b\"}}", NULL);
+    req(&r, "POST", "/mcp", sid,
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\","
+        "\"params\":{\"uri\":\"test://b\"}}",
+        NULL);
     resp_fini(&r);
     stream_start(&a, sid);
     stream_start(&b, sid);
@@ -438,8 +442,7 @@ Test(http, status_codes)
     cr_expect_eq(r.status, 400, "no session id");
     cr_expect(strstr(r.body, "Mcp-Session-Id") != NULL);
     resp_fini(&r);
-    req(&r, "POST", "/mcp", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-        PING, NULL);
+    req(&r, "POST", "/mcp", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", PING, NULL);
     cr_expect_eq(r.status, 404, "unknown session id");
     cr_expect_eq(error_code(&r), -32001);
     resp_fini(&r);
@@ -487,8 +490,7 @@ Test(http, status_codes)
     kd_mcp_http_stop(http);
     kd_mcp_server_free(srv);
     srv = fake_server_new(NULL);
-    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.max_body_bytes = 1024}, &http),
-                 KD_OK);
+    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.max_body_bytes = 1024}, &http), KD_OK);
     snprintf(host_port, sizeof host_port, "127.0.0.1:%u", kd_mcp_http_port(http));
     snprintf(base, sizeof base, "http://%s", host_port);
     req(&r, "POST", "/mcp", NULL, big, NULL);
@@ -521,8 +523,7 @@ Test(http, origin_and_host)
     req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){"Origin: null", NULL});
     cr_expect_eq(r.status, 403);
     resp_fini(&r);
-    req(&r, "POST", "/mcp", NULL, INIT,
-        (const char *[]){"Origin: http://localhost.evil.example", NULL});
+    req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){"Origin: http://localhost.evil.example", NULL});
     cr_expect_eq(r.status, 403, "a prefix of localhost is not localhost");
     resp_fini(&r);
     req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){"Origin: http://localhost:3000", NULL});
@@ -539,9 +540,9 @@ Test(http, allowed_origins_configured)
     resp r;
 
     kd_mcp_http_stop(http);
-    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.allowed_origins = ORIGINS,
-                                                                .n_allowed_origins = 1},
-                                   &http), KD_OK);
+    cr_assert_eq(
+        kd_mcp_http_start(srv, &(kd_mcp_http_options){.allowed_origins = ORIGINS, .n_allowed_origins = 1}, &http),
+        KD_OK);
     snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
     req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){"Origin: https://app.example", NULL});
     cr_expect_eq(r.status, 200);
@@ -556,8 +557,7 @@ Test(http, bearer_token)
     resp r;
 
     kd_mcp_http_stop(http);
-    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bearer_token = "s3cret"}, &http),
-                 KD_OK);
+    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bearer_token = "s3cret"}, &http), KD_OK);
     snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
     req(&r, "POST", "/mcp", NULL, INIT, NULL);
     cr_expect_eq(r.status, 401);
@@ -576,11 +576,9 @@ Test(http, refuses_public_bind_without_token)
 {
     kd_mcp_http *h = NULL;
 
-    cr_expect_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bind_address = "0.0.0.0"}, &h),
-                 KD_ERR_INVALID_ARG);
+    cr_expect_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bind_address = "0.0.0.0"}, &h), KD_ERR_INVALID_ARG);
     cr_expect_null(h);
-    cr_expect_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bind_address = "nonsense"}, &h),
-                 KD_ERR_INVALID_ARG);
+    cr_expect_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bind_address = "nonsense"}, &h), KD_ERR_INVALID_ARG);
 }
 
 Test(http, session_limit)
@@ -618,8 +616,7 @@ Test(http, rate_limit)
     snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
     open_session(sid, sizeof sid);
     for (i = 0; i < 5; i++) {
-        req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
-            NULL);
+        req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", NULL);
         if (r.status == 429) {
             limited++;
             cr_expect_eq(error_code(&r), -32000);

@@ -10,10 +10,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/schema.h"
 
-static kd_err parse(const char *text, kd_jsonrpc_msg *m)
-{
-    return kd_jsonrpc_parse(text, strlen(text), m);
-}
+static kd_err parse(const char *text, kd_jsonrpc_msg *m) { return kd_jsonrpc_parse(text, strlen(text), m); }
 
 Test(jsonrpc, request_notification_response)
 {
@@ -27,7 +24,9 @@ Test(jsonrpc, request_notification_response)
     kd_jsonrpc_msg_fini(&m);
 
     cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\","
-                       "\"params\":{\"_meta\":{}}}", &m), KD_OK);
+                       "\"params\":{\"_meta\":{}}}",
+                       &m),
+                 KD_OK);
     cr_expect_eq(m.kind, KD_JSONRPC_NOTIFICATION);
     cr_expect_null(m.id);
     cr_expect(json_is_object(m.params));
@@ -52,30 +51,22 @@ static const struct {
     {"{\"a\":1,\"a\":2}", KD_ERR_PARSE, KD_JSONRPC_PARSE_ERROR, 0},
     {"\"\xff\xfe\"", KD_ERR_PARSE, KD_JSONRPC_PARSE_ERROR, 0},
     {"[]", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
-    {"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 0},
+    {"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
     {"42", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
     {"null", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
     {"{\"id\":1,\"method\":\"ping\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
-    {"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 1},
-    {"{\"jsonrpc\":2.0,\"id\":1,\"method\":\"ping\"}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 1},
-    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 0},
-    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 0},
-    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 0},
+    {"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
+    {"{\"jsonrpc\":2.0,\"id\":1,\"method\":\"ping\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
+    {"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
+    {"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
+    {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
     {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
-    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 1},
-    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":3}", KD_ERR_INVALID_ARG,
-     KD_JSONRPC_INVALID_REQUEST, 1},
+    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
+    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":3}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
     {"{\"jsonrpc\":\"2.0\",\"id\":1}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 1},
     {"{\"jsonrpc\":\"2.0\",\"result\":{}}", KD_ERR_INVALID_ARG, KD_JSONRPC_INVALID_REQUEST, 0},
-    {"{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999999,\"method\":\"ping\"}", KD_ERR_PARSE,
-     KD_JSONRPC_PARSE_ERROR, 0},
+    {"{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999999,\"method\":\"ping\"}", KD_ERR_PARSE, KD_JSONRPC_PARSE_ERROR,
+     0},
 };
 
 Test(jsonrpc, malformed_messages)
@@ -88,8 +79,7 @@ Test(jsonrpc, malformed_messages)
 
         cr_expect_eq(err, BAD[i].err, "case %zu (%s): err %d", i, BAD[i].text, err);
         cr_expect_eq(m.kind, KD_JSONRPC_INVALID, "case %zu", i);
-        cr_expect_eq(m.error_code, BAD[i].code, "case %zu (%s): code %d", i, BAD[i].text,
-                     m.error_code);
+        cr_expect_eq(m.error_code, BAD[i].code, "case %zu (%s): code %d", i, BAD[i].text, m.error_code);
         cr_expect_eq(m.id != NULL, BAD[i].keeps_id, "case %zu: id kept", i);
         cr_expect_gt(strlen(m.error_message), 10, "case %zu has a message", i);
         kd_jsonrpc_msg_fini(&m);
@@ -170,11 +160,11 @@ Test(jsonrpc, builders_echo_ids)
 
 Test(schema, subset)
 {
-    json_t *schema = json_loads(
-        "{\"type\":\"object\",\"required\":[\"row\"],\"additionalProperties\":false,"
-        "\"properties\":{\"row\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":2},"
-        "\"who\":{\"enum\":[\"X\",\"O\"]},\"list\":{\"type\":\"array\",\"maxItems\":2,"
-        "\"items\":{\"type\":\"string\"}}}}", 0, NULL);
+    json_t *schema = json_loads("{\"type\":\"object\",\"required\":[\"row\"],\"additionalProperties\":false,"
+                                "\"properties\":{\"row\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":2},"
+                                "\"who\":{\"enum\":[\"X\",\"O\"]},\"list\":{\"type\":\"array\",\"maxItems\":2,"
+                                "\"items\":{\"type\":\"string\"}}}}",
+                                0, NULL);
     static const struct {
         const char *value;
         int ok;
@@ -198,8 +188,7 @@ Test(schema, subset)
         json_t *v = json_loads(CASES[i].value, 0, NULL);
 
         cr_expect_eq(kd_mcp_schema_check(schema, v, why, sizeof why), CASES[i].ok, "case %zu", i);
-        cr_expect(strstr(why, CASES[i].why) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, why,
-                  CASES[i].why);
+        cr_expect(strstr(why, CASES[i].why) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, why, CASES[i].why);
         json_decref(v);
     }
     json_decref(schema);

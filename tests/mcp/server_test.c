@@ -76,11 +76,8 @@ Test(lifecycle, negotiation)
     static const struct {
         const char *asked, *answered;
     } CASES[] = {
-        {"2025-11-25", "2025-11-25"},
-        {"2025-06-18", "2025-06-18"},
-        {"2025-03-26", "2025-03-26"},
-        {"2024-11-05", "2025-11-25"},
-        {"1999-01-01", "2025-11-25"},
+        {"2025-11-25", "2025-11-25"}, {"2025-06-18", "2025-06-18"}, {"2025-03-26", "2025-03-26"},
+        {"2024-11-05", "2025-11-25"}, {"1999-01-01", "2025-11-25"},
     };
     size_t i;
     char msg[256];
@@ -100,10 +97,9 @@ Test(lifecycle, negotiation)
         cr_expect_str_eq(json_string_value(json_object_get(reply, "id")), "init");
         cr_expect_str_eq(json_string_value(json_object_get(r, "protocolVersion")), CASES[i].answered);
         cr_expect_str_eq(kd_mcp_session_protocol(s), CASES[i].answered);
-        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(r, "serverInfo"), "name")),
-                         "fake");
-        cr_expect(json_is_true(json_object_get(
-            json_object_get(json_object_get(r, "capabilities"), "resources"), "subscribe")));
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(r, "serverInfo"), "name")), "fake");
+        cr_expect(json_is_true(
+            json_object_get(json_object_get(json_object_get(r, "capabilities"), "resources"), "subscribe")));
         cr_expect_not_null(json_object_get(json_object_get(r, "capabilities"), "logging"));
         cr_expect_not_null(json_object_get(json_object_get(r, "capabilities"), "prompts"));
         cr_expect_not_null(json_object_get(json_object_get(r, "capabilities"), "tools"));
@@ -174,15 +170,15 @@ Test(methods, tools)
     fake_initialize(ses);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}");
     tools = json_object_get(result_of(r), "tools");
-    json_array_foreach(tools, i, t) {
+    json_array_foreach(tools, i, t)
+    {
         const char *name = json_string_value(json_object_get(t, "name"));
 
         cr_expect(json_is_object(json_object_get(t, "inputSchema")), "%s has inputSchema", name);
         if (strcmp(name, "echo") == 0) {
             saw_echo = 1;
             cr_expect(json_is_object(json_object_get(t, "outputSchema")));
-            cr_expect(json_is_true(json_object_get(json_object_get(t, "annotations"),
-                                                   "readOnlyHint")));
+            cr_expect(json_is_true(json_object_get(json_object_get(t, "annotations"), "readOnlyHint")));
         }
         saw_write |= strcmp(name, "write") == 0;
     }
@@ -192,10 +188,11 @@ Test(methods, tools)
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
                        "{\"name\":\"echo\",\"arguments\":{\"row\":1,\"tag\":\"t\"}}}");
     t = result_of(r);
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(
-                     json_object_get(t, "structuredContent"), "echo"), "row")), 1);
-    cr_expect_str_eq(json_string_value(json_object_get(
-                         json_array_get(json_object_get(t, "content"), 0), "type")), "text");
+    cr_expect_eq(
+        json_integer_value(json_object_get(json_object_get(json_object_get(t, "structuredContent"), "echo"), "row")),
+        1);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(t, "content"), 0), "type")),
+                     "text");
     cr_expect_null(json_object_get(t, "isError"));
     json_decref(r);
 
@@ -203,8 +200,7 @@ Test(methods, tools)
                        "{\"name\":\"echo\",\"arguments\":{\"row\":\"one\"}}}");
     t = result_of(r);
     cr_expect(json_is_true(json_object_get(t, "isError")), "a bad argument is a tool error");
-    cr_expect(strstr(json_string_value(json_object_get(json_array_get(json_object_get(t, "content"),
-                                                                      0), "text")),
+    cr_expect(strstr(json_string_value(json_object_get(json_array_get(json_object_get(t, "content"), 0), "text")),
                      "expected integer") != NULL);
     json_decref(r);
 
@@ -270,9 +266,9 @@ Test(methods, registration_errors)
     cr_expect_eq(kd_mcp_server_add_tool(srv, &t), KD_ERR_PARSE);
     t.input_schema_json = "[]";
     cr_expect_eq(kd_mcp_server_add_tool(srv, &t), KD_ERR_PARSE);
-    cr_expect_eq(kd_mcp_server_add_prompt(srv, &(kd_mcp_prompt){.name = "p", .get = (void *)1,
-                                                                .arguments_json = "[{}]"}),
-                 KD_ERR_PARSE);
+    cr_expect_eq(
+        kd_mcp_server_add_prompt(srv, &(kd_mcp_prompt){.name = "p", .get = (void *)1, .arguments_json = "[{}]"}),
+        KD_ERR_PARSE);
 }
 
 Test(methods, resources)
@@ -284,8 +280,8 @@ Test(methods, resources)
     cr_expect_eq(json_array_size(json_object_get(result_of(r), "resources")), 2);
     json_decref(r);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/templates/list\"}");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(
-                         result_of(r), "resourceTemplates"), 0), "uriTemplate")),
+    cr_expect_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(result_of(r), "resourceTemplates"), 0), "uriTemplate")),
                      "test://items/{id}");
     json_decref(r);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":"
@@ -297,8 +293,7 @@ Test(methods, resources)
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":"
                        "{\"uri\":\"test://missing\"}}");
     cr_expect_eq(fake_error_code(r), KD_MCP_RESOURCE_NOT_FOUND);
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(r, "error"),
-                                                                       "data"), "uri")),
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(r, "error"), "data"), "uri")),
                      "test://missing");
     json_decref(r);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/read\",\"params\":"
@@ -327,8 +322,10 @@ Test(methods, pagination)
         if (cursor == NULL)
             snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
         else
-            snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\","
-                                      "\"params\":{\"cursor\":\"%s\"}}", cur);
+            snprintf(msg, sizeof msg,
+                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\","
+                     "\"params\":{\"cursor\":\"%s\"}}",
+                     cur);
         r = fake_call(s, msg);
         res = result_of(r);
         cr_expect_leq(json_array_size(json_object_get(res, "tools")), 2);
@@ -353,14 +350,16 @@ Test(methods, prompts)
 
     fake_initialize(ses);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/list\"}");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(
-                         result_of(r), "prompts"), 0), "name")), "turn");
+    cr_expect_str_eq(
+        json_string_value(json_object_get(json_array_get(json_object_get(result_of(r), "prompts"), 0), "name")),
+        "turn");
     json_decref(r);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"prompts/get\",\"params\":"
                        "{\"name\":\"turn\",\"arguments\":{\"player\":\"X\"}}}");
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(
-                         json_object_get(result_of(r), "messages"), 0), "content"), "text")),
-                     "You play X.");
+    cr_expect_str_eq(
+        json_string_value(json_object_get(
+            json_object_get(json_array_get(json_object_get(result_of(r), "messages"), 0), "content"), "text")),
+        "You play X.");
     json_decref(r);
     r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/get\",\"params\":"
                        "{\"name\":\"turn\"}}");
@@ -401,10 +400,8 @@ Test(notify, subscriptions)
     cr_assert_eq(out.n, 1, "only the subscribed uri is notified");
     cr_expect_eq(other_out.n, 0, "the other session did not subscribe");
     n = fake_parse(out.lines[0]);
-    cr_expect_str_eq(json_string_value(json_object_get(n, "method")),
-                     "notifications/resources/updated");
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(n, "params"), "uri")),
-                     "test://items/1");
+    cr_expect_str_eq(json_string_value(json_object_get(n, "method")), "notifications/resources/updated");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(n, "params"), "uri")), "test://items/1");
     cr_expect_null(json_object_get(n, "id"));
     json_decref(n);
 
@@ -442,8 +439,7 @@ Test(notify, subscription_limit)
     r = fake_call(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/subscribe\","
                      "\"params\":{\"uri\":\"a:3\"}}");
     cr_expect_eq(fake_error_code(r), KD_MCP_LIMIT_EXCEEDED);
-    cr_expect(strstr(json_string_value(json_object_get(json_object_get(r, "error"), "message")),
-                     "at most 2") != NULL);
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(r, "error"), "message")), "at most 2") != NULL);
     json_decref(r);
     kd_mcp_session_free(s);
     kd_mcp_server_free(small);
@@ -480,8 +476,7 @@ Test(notify, nothing_before_initialize)
 
 Test(methods, rate_limit)
 {
-    kd_mcp_server *slow = fake_server_new(&(kd_mcp_server_options){.calls_per_second = 1,
-                                                                    .call_burst = 3});
+    kd_mcp_server *slow = fake_server_new(&(kd_mcp_server_options){.calls_per_second = 1, .call_burst = 3});
     kd_mcp_session *s;
     kd_mcp_handle_info info;
     kd_jsonrpc_msg m;

@@ -43,8 +43,8 @@ static void start(size_t max_line)
     cr_assert_eq(pipe(stop_pipe), 0);
     inlen = 0;
     run.srv = fake_server_new(NULL);
-    run.opts = (kd_mcp_stdio_options){.in_fd = to_server[0], .out_fd = from_server[1],
-                                      .stop_fd = stop_pipe[0], .max_line = max_line};
+    run.opts = (kd_mcp_stdio_options){
+        .in_fd = to_server[0], .out_fd = from_server[1], .stop_fd = stop_pipe[0], .max_line = max_line};
     cr_assert_eq(pthread_create(&run.thread, NULL, run_main, &run), 0);
 }
 
@@ -111,22 +111,21 @@ Test(stdio, session_over_pipes)
     start(0);
     send_text(INIT);
     v = next_line();
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(v, "result"),
-                                                       "protocolVersion")), "2025-06-18");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(v, "result"), "protocolVersion")), "2025-06-18");
     json_decref(v);
     send_text("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\r\n\n   \n");
     send_text("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":"
               "{\"uri\":\"test://a\"}}\n");
     v = next_line();
-    cr_expect_eq(json_integer_value(json_object_get(v, "id")), 2, "notifications and blank "
-                                                                   "lines get no reply");
+    cr_expect_eq(json_integer_value(json_object_get(v, "id")), 2,
+                 "notifications and blank "
+                 "lines get no reply");
     json_decref(v);
 
     /* A notification from this (another) thread. */
     kd_mcp_server_notify_resource_updated(run.srv, "test://a");
     v = next_line();
-    cr_expect_str_eq(json_string_value(json_object_get(v, "method")),
-                     "notifications/resources/updated");
+    cr_expect_str_eq(json_string_value(json_object_get(v, "method")), "notifications/resources/updated");
     json_decref(v);
 
     send_text("{broken\n");
@@ -155,8 +154,8 @@ Test(stdio, line_limit)
     cr_assert_eq(write(to_server[1], big, sizeof big), (ssize_t)sizeof big);
     v = next_line();
     cr_expect_eq(fake_error_code(v), KD_JSONRPC_INVALID_REQUEST);
-    cr_expect(strstr(json_string_value(json_object_get(json_object_get(v, "error"), "message")),
-                     "1024") != NULL, "the error names the limit");
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(v, "error"), "message")), "1024") != NULL,
+              "the error names the limit");
     json_decref(v);
     send_text("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n");
     v = next_line();

@@ -28,8 +28,8 @@
 static void play_moves(kd_ttt_state *s, const char *moves)
 {
     for (const char *p = moves; p[0] && p[1]; p += (p[2] == ' ') ? 3 : 2) {
-        kd_ttt_move mv = {.row = (uint32_t)(p[0] - '0'), .col = (uint32_t)(p[1] - '0'),
-                          .player = s->turn == KD_TTT_X ? 0 : 1};
+        kd_ttt_move mv = {
+            .row = (uint32_t)(p[0] - '0'), .col = (uint32_t)(p[1] - '0'), .player = s->turn == KD_TTT_X ? 0 : 1};
         kd_ttt_undo undo;
         cr_assert_eq(kd_ttt_play(s, &mv, &s->players[mv.player], &undo, NULL), KD_OK, "move %.2s", p);
         if (p[2] != ' ')
@@ -294,16 +294,24 @@ Test(llm_game, stress_retries_then_falls_back, .timeout = 120)
      * --max-moves. O's turns: (2) prose, illegal, legal; (4) prose,
      * illegal, a string row, illegal: four refused, then the fallback;
      * (6) a fenced legal move. */
-    static const char *const script[] = {"prose", "illegal", "legal", "prose", "illegal",
-                                         "={\"row\": \"1\", \"col\": 1}", "illegal", "fence"};
+    static const char *const script[] = {
+        "prose", "illegal", "legal", "prose", "illegal", "={\"row\": \"1\", \"col\": 1}", "illegal", "fence"};
     mock_llm *m = mock_llm_start(script, sizeof script / sizeof script[0]);
     game_dirs d;
     dirs_make(&d);
     char spec[128], why[600] = "";
     snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
-    kd_play_options o = {.x = "search", .o = spec, .self_exe = kdapp_binary(), .data_dir = d.data,
-                         .keys_dir = d.keys, .cap = 3, .seed = 11, .max_moves = 6, .model = "m",
-                         .out = d.outf, .log = stderr};
+    kd_play_options o = {.x = "search",
+                         .o = spec,
+                         .self_exe = kdapp_binary(),
+                         .data_dir = d.data,
+                         .keys_dir = d.keys,
+                         .cap = 3,
+                         .seed = 11,
+                         .max_moves = 6,
+                         .model = "m",
+                         .out = d.outf,
+                         .log = stderr};
     kd_play_result res;
     kd_err err = kd_play_run(&o, &res, why, sizeof why);
     fflush(d.outf);
@@ -362,9 +370,17 @@ Test(llm_game, classic_prompts_through_the_gateway, .timeout = 120)
     dirs_make(&d);
     char spec[128], why[600] = "";
     snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
-    kd_play_options o = {.x = spec, .o = "search", .self_exe = kdapp_binary(), .data_dir = d.data,
-                         .keys_dir = d.keys, .cap = 9, .seed = 4, .max_moves = 9, .quiet = 1,
-                         .out = d.outf, .log = stderr};
+    kd_play_options o = {.x = spec,
+                         .o = "search",
+                         .self_exe = kdapp_binary(),
+                         .data_dir = d.data,
+                         .keys_dir = d.keys,
+                         .cap = 9,
+                         .seed = 4,
+                         .max_moves = 9,
+                         .quiet = 1,
+                         .out = d.outf,
+                         .log = stderr};
     kd_play_result res;
     kd_err err = kd_play_run(&o, &res, why, sizeof why);
     fflush(d.outf);

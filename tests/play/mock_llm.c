@@ -45,7 +45,8 @@ static size_t legal_cells(const char *prompt, int cells[9][2])
 /* Builds the reply text for one request. */
 static char *reply_text(const char *kind, const json_t *body)
 {
-    const char *prompt = json_string_value(json_object_get(json_array_get(json_object_get(body, "messages"), 1), "content"));
+    const char *prompt =
+        json_string_value(json_object_get(json_array_get(json_object_get(body, "messages"), 1), "content"));
     int cells[9][2];
     size_t n = legal_cells(prompt, cells);
     char text[256];
@@ -111,9 +112,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             out = strdup("{\"error\":{\"message\":\"model not loaded\"}}");
         } else {
             char *content = reply_text(kind, j);
-            json_t *reply = json_pack("{s:s, s:[{s:i, s:{s:s, s:s}, s:s}]}", "object", "chat.completion", "choices",
-                                      "index", 0, "message", "role", "assistant", "content", content, "finish_reason",
-                                      "stop");
+            json_t *reply =
+                json_pack("{s:s, s:[{s:i, s:{s:s, s:s}, s:s}]}", "object", "chat.completion", "choices", "index", 0,
+                          "message", "role", "assistant", "content", content, "finish_reason", "stop");
             out = json_dumps(reply, JSON_COMPACT);
             json_decref(reply);
             free(content);

@@ -99,8 +99,8 @@ Test(search, never_misses_a_win_nor_an_avoidable_loss)
                                   m.col);
                         wins++;
                     } else if (avoid) {
-                        cr_expect(!has_win_in_one(&c), "cap %u depth %u: (%u,%u) hands the opponent a win", cap,
-                                  depth, m.row, m.col);
+                        cr_expect(!has_win_in_one(&c), "cap %u depth %u: (%u,%u) hands the opponent a win", cap, depth,
+                                  m.row, m.col);
                         blocks++;
                     }
                 }
@@ -183,7 +183,8 @@ Test(search, as_x_beats_random_in_stress_mode, .timeout = 600)
 }
 
 /* Every sequence of opponent moves against the search (exhaustive). */
-static void all_replies(const kd_ttt_state *s, uint8_t search_side, uint64_t tiebreak, unsigned *games, unsigned *losses)
+static void all_replies(const kd_ttt_state *s, uint8_t search_side, uint64_t tiebreak, unsigned *games,
+                        unsigned *losses)
 {
     if (s->status != KD_TTT_IN_PROGRESS) {
         (*games)++;
@@ -258,11 +259,12 @@ Test(search, same_seed_same_game)
 
 Test(context, strategy_json_rebuilds_a_playable_state)
 {
-    const char *text = "{\"board\":[[1,0,0],[0,2,0],[1,2,1]],\"current\":\"O\",\"cap\":5,"
-                       "\"next_to_remove\":{\"row\":0,\"col\":0,\"player\":\"X\"},"
-                       "\"recent_moves\":[{\"row\":0,\"col\":0,\"player\":\"X\"},{\"row\":1,\"col\":1,\"player\":\"O\"},"
-                       "{\"row\":2,\"col\":0,\"player\":\"X\"},{\"row\":2,\"col\":1,\"player\":\"O\"},"
-                       "{\"row\":2,\"col\":2,\"player\":\"X\"}],\"rule_text\":\"...\"}";
+    const char *text =
+        "{\"board\":[[1,0,0],[0,2,0],[1,2,1]],\"current\":\"O\",\"cap\":5,"
+        "\"next_to_remove\":{\"row\":0,\"col\":0,\"player\":\"X\"},"
+        "\"recent_moves\":[{\"row\":0,\"col\":0,\"player\":\"X\"},{\"row\":1,\"col\":1,\"player\":\"O\"},"
+        "{\"row\":2,\"col\":0,\"player\":\"X\"},{\"row\":2,\"col\":1,\"player\":\"O\"},"
+        "{\"row\":2,\"col\":2,\"player\":\"X\"}],\"rule_text\":\"...\"}";
     json_error_t e;
     json_t *j = json_loads(text, 0, &e);
     cr_assert(j);

@@ -44,10 +44,7 @@ static kd_err parse(const char *text, const char *keys_dir, kd_script *s, char *
     return kd_script_parse(text, strlen(text), keys_dir, s, why, why_len);
 }
 
-static void sha(const char *s, uint8_t out[KD_HASH_LEN])
-{
-    kd_sha256(s, strlen(s), out);
-}
+static void sha(const char *s, uint8_t out[KD_HASH_LEN]) { kd_sha256(s, strlen(s), out); }
 
 static kd_pubkey test_pub(const char *name)
 {
@@ -301,8 +298,7 @@ Test(blockscript, parse_line_streaming)
     cr_expect_eq(kd_script_parse_line("", 0, 2, 0, NULL, &op, &blank, why, sizeof why), KD_OK);
     cr_expect_eq(blank, 1);
     const char *l = "{\"accept\": {\"hash\": \"b9\"}}";
-    cr_assert_eq(kd_script_parse_line(l, strlen(l), 9, 41, NULL, &op, &blank, why, sizeof why), KD_OK,
-                 "%s", why);
+    cr_assert_eq(kd_script_parse_line(l, strlen(l), 9, 41, NULL, &op, &blank, why, sizeof why), KD_OK, "%s", why);
     cr_expect_eq(blank, 0);
     cr_expect_eq(op.line, 9);
     cr_expect_eq(op.daa, 42);
@@ -312,21 +308,17 @@ Test(blockscript, parse_line_streaming)
 
     /* the length bounds the line: trailing bytes are not read */
     const char *two = "{\"revert\": \"b1\"}GARBAGE";
-    cr_assert_eq(kd_script_parse_line(two, 16, 1, 0, NULL, &op, &blank, why, sizeof why), KD_OK, "%s",
-                 why);
+    cr_assert_eq(kd_script_parse_line(two, 16, 1, 0, NULL, &op, &blank, why, sizeof why), KD_OK, "%s", why);
     kd_script_op_fini(&op);
 
-    cr_expect_eq(kd_script_parse_line(two, strlen(two), 12, 0, NULL, &op, &blank, why, sizeof why),
-                 KD_ERR_PARSE);
+    cr_expect_eq(kd_script_parse_line(two, strlen(two), 12, 0, NULL, &op, &blank, why, sizeof why), KD_ERR_PARSE);
     cr_expect(strncmp(why, "line 12: bad JSON at column ", 28) == 0, "%s", why);
     cr_expect_eq(op.tx_count, 0);
     cr_expect_null(op.txs);
 
     /* the default daa and time must stay JSON integers */
-    cr_expect_eq(kd_script_parse_line(l, strlen(l), 3, INT64_MAX, NULL, &op, &blank, why, sizeof why),
-                 KD_ERR_PARSE);
-    cr_expect_eq(kd_script_parse_line(l, strlen(l), 3, INT64_MAX / 100, NULL, &op, &blank, why,
-                                      sizeof why),
+    cr_expect_eq(kd_script_parse_line(l, strlen(l), 3, INT64_MAX, NULL, &op, &blank, why, sizeof why), KD_ERR_PARSE);
+    cr_expect_eq(kd_script_parse_line(l, strlen(l), 3, INT64_MAX / 100, NULL, &op, &blank, why, sizeof why),
                  KD_ERR_PARSE);
     cr_expect(strstr(why, "default time") != NULL, "%s", why);
 }
@@ -416,8 +408,7 @@ Test(blockscript, round_trip_parse_write_parse)
     cr_expect_arr_eq(again.data, out.data, again.len);
 
     /* a golden line */
-    cr_expect(strstr((const char *)out.data,
-                     "{\"revert\":\"" H64 "\"}\n") != NULL);
+    cr_expect(strstr((const char *)out.data, "{\"revert\":\"" H64 "\"}\n") != NULL);
     cr_expect(strstr((const char *)out.data, "\"move\":{\"episode\":7,\"row\":0,\"col\":2,\"player\":\"X\","
                                              "\"signer\":\"test:alice\",\"counter\":3}") != NULL);
     kd_buf_fini(&again);
@@ -483,10 +474,9 @@ static const bad_case bad_cases[] = {
     {"{\"accept\": {\"hash\": \"\"}}", KD_ERR_PARSE, "hash must not be empty"},
     {"{\"accept\": {\"hash\": \"a\\u0000b\"}}", KD_ERR_PARSE, "NUL"},
     {"{\"accept\": {\"hash\": \"" H64 "0\"}}", KD_ERR_PARSE, "hash has 65 hex digits"},
-    {"{\"accept\": {\"hash\": \"0112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\"}}",
-     KD_ERR_PARSE, "hash has 63 hex digits; a raw hash has 64"},
-    {"{\"accept\": {\"hash\": \"b3\", \"daa\": -1}}", KD_ERR_PARSE,
-     "\"daa\" in accept must be a non-negative integer"},
+    {"{\"accept\": {\"hash\": \"0112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\"}}", KD_ERR_PARSE,
+     "hash has 63 hex digits; a raw hash has 64"},
+    {"{\"accept\": {\"hash\": \"b3\", \"daa\": -1}}", KD_ERR_PARSE, "\"daa\" in accept must be a non-negative integer"},
     {"{\"accept\": {\"hash\": \"b3\", \"daa\": 1.5}}", KD_ERR_PARSE, "\"daa\" in accept must be"},
     {"{\"accept\": {\"hash\": \"b3\", \"time\": \"5\"}}", KD_ERR_PARSE, "\"time\" in accept must be"},
     {"{\"accept\": {\"hash\": \"b3\", \"daa\": null}}", KD_ERR_PARSE, "\"daa\" in accept must be"},
@@ -511,8 +501,7 @@ static const bad_case bad_cases[] = {
      "missing field \"id\" in new_episode"},
     {ACC("{\"new_episode\": {\"id\": 1, \"participants\": []}}"), KD_ERR_PARSE,
      "missing field \"type\" in new_episode"},
-    {ACC("{\"new_episode\": {\"id\": 1, \"type\": 3, \"participants\": []}}"), KD_ERR_PARSE,
-     "type must be a string"},
+    {ACC("{\"new_episode\": {\"id\": 1, \"type\": 3, \"participants\": []}}"), KD_ERR_PARSE, "type must be a string"},
     {ACC("{\"new_episode\": {\"id\": 1, \"type\": \"abcdefghijklmnopqrstuvwxyz012345\", \"participants\": []}}"),
      KD_ERR_PARSE, "type is longer than 31 bytes"},
     {NEWEP(""), KD_ERR_PARSE, "missing field \"participants\" in new_episode"},
@@ -535,20 +524,16 @@ static const bad_case bad_cases[] = {
      "\"row\" in move must be an integer 0..255"},
     {ACC("{\"move\": {\"episode\": 1, \"row\": -1, \"col\": 0, \"player\": \"X\"}}"), KD_ERR_PARSE,
      "\"row\" in move must be"},
-    {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"player\": \"X\"}}"), KD_ERR_PARSE,
-     "missing field \"col\" in move"},
+    {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"player\": \"X\"}}"), KD_ERR_PARSE, "missing field \"col\" in move"},
     {ACC("{\"move\": {\"episode\": 0, \"row\": 0, \"col\": 0, \"player\": \"X\"}}"), KD_ERR_PARSE,
      "\"episode\" in move must be an integer 1..4294967295"},
-    {ACC("{\"move\": {\"row\": 0, \"col\": 0, \"player\": \"X\"}}"), KD_ERR_PARSE,
-     "missing field \"episode\" in move"},
-    {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0}}"), KD_ERR_PARSE,
-     "missing field \"player\" in move"},
+    {ACC("{\"move\": {\"row\": 0, \"col\": 0, \"player\": \"X\"}}"), KD_ERR_PARSE, "missing field \"episode\" in move"},
+    {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0}}"), KD_ERR_PARSE, "missing field \"player\" in move"},
     {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0, \"player\": \"Z\"}}"), KD_ERR_PARSE,
      "player must be \"X\" or \"O\" (or 0/1), got \"Z\""},
     {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0, \"player\": 2}}"), KD_ERR_PARSE,
      "player must be \"X\" or \"O\""},
-    {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0, \"player\": \"x\"}}"), KD_ERR_PARSE,
-     "player must be"},
+    {ACC("{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0, \"player\": \"x\"}}"), KD_ERR_PARSE, "player must be"},
     {MOVE(", \"signer\": \"" PK66 "\""), KD_ERR_PARSE, "signer: a raw pubkey cannot sign"},
     {MOVE(", \"signer\": 1"), KD_ERR_PARSE, "signer must be a string"},
     {MOVE(", \"signer\": \"\""), KD_ERR_PARSE, "signer must not be empty"},
@@ -583,8 +568,7 @@ ParameterizedTest(size_t *i, blockscript, malformed)
     kd_script s;
     char why[512] = "";
     kd_err err = parse(text, dir, &s, why, sizeof why);
-    cr_expect_eq(err, c->err, "%s: got %s (%s), want %s", c->line, kd_err_code(err), why,
-                 kd_err_code(c->err));
+    cr_expect_eq(err, c->err, "%s: got %s (%s), want %s", c->line, kd_err_code(err), why, kd_err_code(c->err));
     cr_expect(strncmp(why, "line 3: ", 8) == 0, "%s: %s", c->line, why);
     cr_expect(strstr(why, c->why) != NULL, "%s:\n  got  %s\n  want %s", c->line, why, c->why);
     cr_expect_eq(s.count, 1, "only the earlier line is kept");
@@ -602,9 +586,7 @@ static char *accept_with_raw_txs(size_t n)
     const char *head = "{\"accept\": {\"hash\": \"big\", \"txs\": [";
     cr_assert_eq(kd_buf_append(&b, head, strlen(head)), KD_OK);
     for (size_t i = 0; i < n; i++)
-        cr_assert_eq(kd_buf_append(&b, i ? ",{\"payload_hex\":\"\"}" : "{\"payload_hex\":\"\"}",
-                                   i ? 19 : 18),
-                     KD_OK);
+        cr_assert_eq(kd_buf_append(&b, i ? ",{\"payload_hex\":\"\"}" : "{\"payload_hex\":\"\"}", i ? 19 : 18), KD_OK);
     cr_assert_eq(kd_buf_append(&b, "]}}", 4), KD_OK); /* with the NUL */
     return (char *)b.data;
 }
