@@ -39,6 +39,7 @@
 #include "mcp/jsonrpc.h"
 
 #define ENDPOINT "/mcp"
+#define METRICS_PATH "/metrics"
 #define H_SESSION "Mcp-Session-Id"
 #define H_VERSION "MCP-Protocol-Version"
 #define SESSION_NOT_FOUND (-32001) /* as the reference SDKs answer */
@@ -247,13 +248,31 @@ static int json_content_type(const char *v)
     return n == 16 && strncasecmp(v, "application/json", 16) == 0;
 }
 
+/* GET /metrics: the Prometheus text the program supplies. */
+static enum MHD_Result serve_metrics(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
+{
+    if (strcmp(method, "GET") != 0)
+        return refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
+                      "Method Not Allowed: use GET for " METRICS_PATH);
+    kd_buf out;
+    kd_buf_init(&out);
+    if (h->metrics(h->metrics_ctx, &out) != KD_OK || out.len == 0 || out.data[out.len - 1] != '\0') {
+        kd_buf_fini(&out);
+        return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal Server Error: the metrics could not be read");
+    }
+    /* queue() takes ownership of the NUL-terminated text */
+    return queue(c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
+}
+
 /* Runs the checks common to every method; returns 1 after queueing a
- * refusal in *ret. */
+ * refusal (or the /metrics answer) in *ret. */
 static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret)
 {
     const char *v;
 
-    if (strcmp(url, ENDPOINT) != 0) {
+    int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
+    if (strcmp(url, ENDPOINT) != 0 && !metrics) {
         *ret = refuse(c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Found: the MCP endpoint is " ENDPOINT);
         return 1;
@@ -276,6 +295,10 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         *ret = refuse(c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
                       "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
+        return 1;
+    }
+    if (metrics) {
+        *ret = serve_metrics(h, c, method);
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
@@ -625,6 +648,8 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->srv = srv;
     h->loopback = loopback;
     h->max_body = o.max_body_bytes ? o.max_body_bytes : kd_mcp_server_max_message_bytes(srv);
+    h->metrics = o.metrics;
+    h->metrics_ctx = o.metrics_ctx;
     h->max_sessions = o.max_sessions ? o.max_sessions : 64;
     h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
     h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;

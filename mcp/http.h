@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "engine/err.h"
+#include "engine/bytes.h"
 #include "mcp/server.h"
 
 typedef struct kd_mcp_http kd_mcp_http;
@@ -48,6 +49,12 @@ typedef struct {
     unsigned keepalive_ms;            /* SSE comment when idle [15000] */
     unsigned max_queued;              /* server messages kept for a session
                                          while no stream is open [256] */
+    /* Optional: serves GET /metrics in the Prometheus text format with what
+     * `metrics` appends to `out` (NUL-terminated), behind the same Host,
+     * Origin and bearer-token checks as /mcp. Called on a connection
+     * thread; must be thread-safe. */
+    kd_err (*metrics)(void *ctx, kd_buf *out);
+    void *metrics_ctx;
 } kd_mcp_http_options;
 
 /*

@@ -77,7 +77,9 @@ struct kd_mcp_http {
     size_t max_body;
     unsigned max_sessions, max_streams, idle_s, keepalive_ms, max_queued;
     kd_http_session *sessions;
-    unsigned n_sessions; /* live + pending (reserved) */
+    unsigned n_sessions;                       /* live + pending (reserved) */
+    kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */
+    void *metrics_ctx;
 };
 
 /* Creates a pending session holding one reference for the caller.

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "engine/logger.h"
+#include "engine/netutil.h"
 #include "mcp/gateway.h"
 #include "mcp/http.h"
 #include "mcp/stdio.h"
@@ -200,7 +201,15 @@ static void *wait_for_signal(void *arg)
     return NULL;
 }
 
-static int serve(kd_mcp_server *srv, const mcp_options *o)
+/* GET /metrics: the engine's metrics as stored with its last commit. */
+static kd_err engine_metrics_text(void *engine, kd_buf *out)
+{
+    kd_metrics m;
+    kd_err err = kd_engine_metrics(engine, &m);
+    return err ? err : kd_metrics_prometheus(&m, kd_wall_ms(), out);
+}
+
+static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
 {
     if (!o->http) {
         kd_mcp_stdio_options so = {.in_fd = 0, .out_fd = 1, .stop_fd = stop_pipe[0]};
@@ -214,6 +223,8 @@ static int serve(kd_mcp_server *srv, const mcp_options *o)
         return KD_EXIT_USAGE;
     }
     ho.bind_address = addr;
+    ho.metrics = engine_metrics_text;
+    ho.metrics_ctx = engine;
     ho.bearer_token = getenv("KDAPP_MCP_TOKEN");
     if (ho.bearer_token && !*ho.bearer_token)
         ho.bearer_token = NULL;
@@ -229,7 +240,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o)
         fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
-    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp\n", addr, kd_mcp_http_port(h));
+    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp (metrics on /metrics)\n", addr, kd_mcp_http_port(h));
     char c;
     while (read(stop_pipe[0], &c, 1) < 0)
         ;
@@ -334,7 +345,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         rc = KD_EXIT_FAIL;
         goto done;
     }
-    rc = serve(srv, &o);
+    rc = serve(srv, &o, go.engine);
     kd_gateway_close(gw);
     kd_mcp_server_free(srv);
 done:

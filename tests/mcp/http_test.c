@@ -625,3 +625,43 @@ Test(http, rate_limit)
     }
     cr_expect_geq(limited, 2);
 }
+
+static kd_err fixed_metrics(void *ctx, kd_buf *out)
+{
+    const char *text = ctx;
+    return kd_buf_append(out, text, strlen(text) + 1);
+}
+
+Test(http, metrics_endpoint)
+{
+    resp r;
+
+    /* Without a metrics callback there is no /metrics. */
+    req(&r, "GET", "/metrics", NULL, NULL, NULL);
+    cr_expect_eq(r.status, 404);
+    resp_fini(&r);
+
+    kd_mcp_http_stop(http);
+    cr_assert_eq(kd_mcp_http_start(srv,
+                                   &(kd_mcp_http_options){.bearer_token = "s3cret",
+                                                          .metrics = fixed_metrics,
+                                                          .metrics_ctx = "kdapp_blocks_applied_total 3\n"},
+                                   &http),
+                 KD_OK);
+    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    const char *auth[] = {"Authorization: Bearer s3cret", NULL};
+    req(&r, "GET", "/metrics", NULL, NULL, auth);
+    cr_expect_eq(r.status, 200);
+    cr_expect(r.body && strcmp(r.body, "kdapp_blocks_applied_total 3\n") == 0, "body: %s", r.body);
+    resp_fini(&r);
+    req(&r, "GET", "/metrics", NULL, NULL, NULL);
+    cr_expect_eq(r.status, 401, "the bearer token guards /metrics too");
+    resp_fini(&r);
+    req(&r, "POST", "/metrics", NULL, "{}", auth);
+    cr_expect_eq(r.status, 405);
+    resp_fini(&r);
+    req(&r, "GET", "/metrics", NULL, NULL,
+        (const char *[]){"Authorization: Bearer s3cret", "Host: evil.example", NULL});
+    cr_expect_eq(r.status, 403, "DNS-rebinding protection covers /metrics");
+    resp_fini(&r);
+}
