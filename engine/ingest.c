@@ -54,6 +54,7 @@ static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t
         msgs[i].error_code = (char *)(r->status == KD_MSG_REFUSED ? kd_err_code(r->err) : "");
         msgs[i].error = (char *)(r->status == KD_MSG_REFUSED ? r->detail : "");
         msgs[i].log_seq = r->log_seq;
+        msgs[i].reverted = r->reverted;
         msgs[i].txs = &tx_ptrs[t];
         msgs[i].n_txs = r->tx_count;
         for (size_t j = 0; j < r->tx_count; j++, t++) {
@@ -325,6 +326,7 @@ kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply 
         r->err = m->error_code && *m->error_code ? kd_err_from_code(m->error_code) : KD_OK;
         snprintf(r->detail, sizeof r->detail, "%s", m->error ? m->error : "");
         r->log_seq = m->log_seq;
+        r->reverted = m->reverted;
         if (m->n_txs) {
             r->txs = calloc(m->n_txs, sizeof *r->txs);
             if (!r->txs)

@@ -50,8 +50,6 @@ static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, ui
             rc = KD_EXIT_FAIL;
             goto done;
         }
-        /* MsgResult does not say which kind of event it answers: we know. */
-        reply.results[0].reverted = op->kind == KD_SCRIPT_REVERT;
         if (!quiet)
             kd_report_result(stdout, op->line, &reply.results[0], &reply.tip);
         err = kd_feeder_observe(feeder, op, &reply.results[0]);
