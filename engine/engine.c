@@ -10,6 +10,7 @@
 #include "engine/engine_internal.h"
 #include "engine/crypto.h"
 #include "engine/logger.h"
+#include "kdapp.pb-c.h"
 #include "store.pb-c.h"
 
 static kd_err meta_get_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t *out, int *found)
@@ -469,4 +470,63 @@ kd_err kd_engine_metrics(kd_engine *engine, kd_metrics *out)
     err = read_metrics(engine, txn, out);
     read_end(engine, txn);
     return err;
+}
+
+/* Looks for `tx_id` in one log entry; 1 when found (out filled). */
+static int entry_has_tx(const Kdapp__Store__LogEntry *le, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
+                        uint8_t block[KD_HASH_LEN])
+{
+    if (le->status != KDAPP__MSG_STATUS__MSG_APPLIED)
+        return 0;
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data);
+    int found = 0;
+    if (m && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED) {
+        const Kdapp__BlockAccepted *ba = m->accepted;
+        for (size_t i = 0; i < ba->n_txs && i < le->n_txs && !found; i++) {
+            if (ba->txs[i]->tx_id.len != KD_HASH_LEN || memcmp(ba->txs[i]->tx_id.data, tx_id, KD_HASH_LEN) != 0)
+                continue;
+            const Kdapp__Store__TxOutcome *o = le->txs[i];
+            memset(out, 0, sizeof *out);
+            memcpy(out->tx_id, tx_id, KD_HASH_LEN);
+            out->episode_id = o->episode_id;
+            out->applied = o->applied;
+            out->err = o->applied ? KD_OK : kd_err_from_code(o->error_code);
+            snprintf(out->detail, sizeof out->detail, "%s", o->applied ? "" : o->error);
+            if (block && ba->accepting_hash.len == KD_HASH_LEN)
+                memcpy(block, ba->accepting_hash.data, KD_HASH_LEN);
+            found = 1;
+        }
+    }
+    if (m)
+        kdapp__engine_msg__free_unpacked(m, NULL);
+    return found;
+}
+
+kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
+                         uint8_t block[KD_HASH_LEN], uint64_t *seq)
+{
+    kd_tip tip;
+    kd_err err = kd_engine_tip(engine, &tip);
+    kd_buf buf;
+    kd_buf_init(&buf);
+    for (uint64_t s = after_seq + 1; !err && s <= tip.last_seq; s++) {
+        buf.len = 0;
+        if ((err = kd_engine_log_get(engine, s, &buf)))
+            break;
+        Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, buf.len, buf.data);
+        if (!le) {
+            err = KD_ERR_STORE;
+            break;
+        }
+        int found = entry_has_tx(le, tx_id, out, block);
+        kdapp__store__log_entry__free_unpacked(le, NULL);
+        if (found) {
+            if (seq)
+                *seq = s;
+            kd_buf_fini(&buf);
+            return KD_OK;
+        }
+    }
+    kd_buf_fini(&buf);
+    return err ? err : KD_ERR_NOT_FOUND;
 }

@@ -193,6 +193,14 @@ kd_err kd_engine_episode_ids(kd_engine *engine, uint32_t after, uint32_t *ids, s
  * Errors: KD_ERR_NOT_FOUND. */
 kd_err kd_engine_log_get(kd_engine *engine, uint64_t seq, kd_buf *out) KD_WARN_UNUSED;
 
+/* Finds the first accepted block logged after `after_seq` that carried
+ * transaction `tx_id`, and its outcome there: out->applied, err, detail,
+ * episode_id; *block (may be NULL) gets its hash and *seq its log position.
+ * Errors: KD_ERR_NOT_FOUND, storage errors. Reads the log: for callers
+ * that missed a block summary, not for hot paths. */
+kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
+                         uint8_t block[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
+
 /* The log positions of the blocks still applied, genesis first (the
  * canonical chain), following parent links from the tip. `*seqs` is
  * malloc'ed (free it); *count may be 0. */

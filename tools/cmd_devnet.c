@@ -393,22 +393,51 @@ static int views_open(const char *url, nng_socket *sock)
     return KD_EXIT_OK;
 }
 
-/* Waits for the block summary carrying `tx_id`; prints the verdict. */
-static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint64_t timeout_ms)
+/* Looks the tx up in the store's log (the data directory, read-only): the
+ * fallback for a block summary the subscription missed (NNG attaches a
+ * new subscriber asynchronously). Returns -1 when not found there. */
+static int verdict_from_log(kd_engine *store, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN])
+{
+    kd_tx_result r;
+    uint8_t block[KD_HASH_LEN];
+    uint64_t seq = 0;
+    if (!store || kd_engine_find_tx(store, after_seq, tx_id, &r, block, &seq) != KD_OK)
+        return -1;
+    char h[17];
+    kd_hex_encode(block, 8, h);
+    if (r.applied)
+        printf("applied in block %s (log seq %llu)\n", h, (unsigned long long)seq);
+    else
+        printf("rejected in block %s (log seq %llu): %s: %s\n", h, (unsigned long long)seq, kd_err_code(r.err),
+               r.detail);
+    return r.applied ? KD_EXIT_OK : KD_EXIT_FAIL;
+}
+
+/* Waits for the block summary carrying `tx_id`; prints the verdict. Every
+ * half second without one it also looks in the store's log. */
+static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint64_t timeout_ms, kd_engine *store,
+                        uint64_t after_seq)
 {
     uint64_t deadline = kd_now_ms() + timeout_ms;
     for (;;) {
         uint64_t now = kd_now_ms();
         if (now >= deadline) {
+            int rc = verdict_from_log(store, after_seq, tx_id);
+            if (rc >= 0)
+                return rc;
             fprintf(stderr, "kdapp submit: no block carried the tx within %llu ms\n", (unsigned long long)timeout_ms);
             return KD_EXIT_FAIL;
         }
-        nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, (nng_duration)(deadline - now));
+        nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, (nng_duration)(deadline - now < 500 ? deadline - now : 500));
         void *buf = NULL;
         size_t len = 0;
         int rv = nng_recv(sock, &buf, &len, NNG_FLAG_ALLOC);
-        if (rv == NNG_ETIMEDOUT)
+        if (rv == NNG_ETIMEDOUT) {
+            int rc = verdict_from_log(store, after_seq, tx_id);
+            if (rc >= 0)
+                return rc;
             continue;
+        }
         if (rv) {
             fprintf(stderr, "kdapp submit: receiving block summaries failed: %s\n", nng_strerror(rv));
             return KD_EXIT_FAIL;
@@ -574,12 +603,19 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     kd_devnet_client *c = NULL;
     nng_socket sub = NNG_SOCKET_INITIALIZER;
     int sub_open = 0;
+    kd_engine *store = NULL; /* the log, for a missed block summary */
+    uint64_t after_seq = 0;
     if ((rc = build_payload(cli, &a, &payload)))
         goto done;
     if (a.wait) {
         if ((rc = views_open(a.views ? a.views : ep.publish, &sub)))
             goto done;
         sub_open = 1;
+        kd_engine_options eo = {.data_dir = cli->data_dir, .registry = &cli->registry, .read_only = 1};
+        kd_tip tip;
+        char ignored[256];
+        if (kd_engine_open(&eo, &store, ignored, sizeof ignored) == KD_OK && kd_engine_tip(store, &tip) == KD_OK)
+            after_seq = tip.last_seq;
     }
     uint8_t tx_id[1][KD_HASH_LEN];
     char why[512];
@@ -596,8 +632,9 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     printf("tx %s\n", hex);
     fflush(stdout);
     if (a.wait)
-        rc = wait_verdict(sub, tx_id[0], a.timeout_ms);
+        rc = wait_verdict(sub, tx_id[0], a.timeout_ms, store, after_seq);
 done:
+    kd_engine_close(store);
     if (sub_open)
         kd_nng_close(sub);
     kd_devnet_client_close(c);

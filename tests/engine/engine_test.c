@@ -696,3 +696,37 @@ Test(engine, digest_after_revert_equals_digest_before_the_block)
     cr_expect_eq(counter, 6, "every move applied");
     et_txs_fini(&t);
 }
+
+/* The tx id et_accept_msg gives tx `i` of block `name`. */
+static void tx_id_of(const char *name, uint32_t i, uint8_t out[KD_HASH_LEN])
+{
+    uint8_t seed[KD_HASH_LEN + 4];
+    et_hash(name, seed);
+    kd_put_u32be(seed + KD_HASH_LEN, i);
+    kd_sha256(seed, sizeof seed, out);
+}
+
+Test(engine, find_tx_reads_an_outcome_back_from_the_log)
+{
+    et_txs t;
+    et_txs_init(&t);
+    et_add_create(&t, 4, "alice", "bob", 6);
+    et_add_move(&t, 4, 0, 0, 1, "bob", 0); /* O cannot move first */
+    et_accept_ok(env.engine, "found", &t);
+
+    kd_tx_result r;
+    uint8_t id[KD_HASH_LEN], block[KD_HASH_LEN], want_block[KD_HASH_LEN];
+    uint64_t seq = 0;
+    et_hash("found", want_block);
+    tx_id_of("found", 0, id);
+    ET_ASSERT_OK(kd_engine_find_tx(env.engine, 0, id, &r, block, &seq));
+    cr_expect(r.applied && r.episode_id == 4 && seq == 1);
+    et_expect_hash_eq(block, want_block, "the block that carried it");
+    tx_id_of("found", 1, id);
+    ET_ASSERT_OK(kd_engine_find_tx(env.engine, 0, id, &r, NULL, NULL));
+    cr_expect(!r.applied && r.err == KD_ERR_WRONG_TURN, "got %s", kd_err_code(r.err));
+    ET_EXPECT_ERR(kd_engine_find_tx(env.engine, 1, id, &r, NULL, NULL), KD_ERR_NOT_FOUND); /* only after seq 1 */
+    tx_id_of("elsewhere", 0, id);
+    ET_EXPECT_ERR(kd_engine_find_tx(env.engine, 0, id, &r, NULL, NULL), KD_ERR_NOT_FOUND);
+    et_txs_fini(&t);
+}
