@@ -17,6 +17,7 @@
 #include "tools/ingest_client.h"
 #include "tools/replay.h"
 #include "tools/sim_model.h"
+#include "tools/sim_report.h"
 
 #define N_KEYS 6
 #define MAX_BLOCK_TXS 6
@@ -129,61 +130,21 @@ static kd_err add_tx(sim_block *b, const uint8_t tx_id[KD_HASH_LEN], const kd_bu
 
 static void repro_accept(sim *s, const sim_block *b)
 {
-    json_t *txs = json_array();
+    kd_wire_tx *txs = calloc(b->n_txs ? b->n_txs : 1, sizeof *txs);
+    if (!txs)
+        return; /* the script would miss a line; the mismatch report says so */
     for (size_t i = 0; i < b->n_txs; i++) {
-        char id[2 * KD_HASH_LEN + 1];
-        char *hex = malloc(2 * b->txs[i].payload.len + 1);
-        if (!hex)
-            continue;
-        kd_hex_encode(b->txs[i].tx_id, KD_HASH_LEN, id);
-        kd_hex_encode(b->txs[i].payload.data, b->txs[i].payload.len, hex);
-        json_array_append_new(txs, json_pack("{s:s, s:s}", "payload_hex", hex, "tx_id", id));
-        free(hex);
+        memcpy(txs[i].tx_id, b->txs[i].tx_id, KD_HASH_LEN);
+        txs[i].payload = b->txs[i].payload.data;
+        txs[i].payload_len = b->txs[i].payload.len;
     }
-    char h[2 * KD_HASH_LEN + 1];
-    kd_hex_encode(b->hash, KD_HASH_LEN, h);
-    json_array_append_new(s->repro, json_pack("{s:{s:s, s:I, s:I, s:o}}", "accept", "hash", h, "daa",
-                                              (json_int_t)b->daa, "time", (json_int_t)b->time_ms, "txs", txs));
+    kd_sim_repro_accept(s->repro, b->hash, b->daa, b->time_ms, txs, b->n_txs);
+    free(txs);
 }
 
-static void repro_revert(sim *s, const uint8_t hash[KD_HASH_LEN])
-{
-    char h[2 * KD_HASH_LEN + 1];
-    kd_hex_encode(hash, KD_HASH_LEN, h);
-    json_array_append_new(s->repro, json_pack("{s:s}", "revert", h));
-}
+static void repro_revert(sim *s, const uint8_t hash[KD_HASH_LEN]) { kd_sim_repro_revert(s->repro, hash); }
 
-static void write_repro(sim *s, uint64_t step)
-{
-    const char *path = s->o->repro_path;
-    char def[256];
-    if (!path) {
-        snprintf(def, sizeof def, "kdapp-sim-seed%llu-step%llu.jsonl", (unsigned long long)s->o->seed,
-                 (unsigned long long)step);
-        path = def;
-    }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(s->out, "sim: cannot write the reproduction script %s\n", path);
-        return;
-    }
-    fprintf(f, "# kdapp sim --seed %llu: mismatch at step %llu; feed this to a fresh data directory\n",
-            (unsigned long long)s->o->seed, (unsigned long long)step);
-    fprintf(f, "# (engine finality %llu, default cap %u): kdapp feed --finality %llu FILE\n",
-            (unsigned long long)s->o->finality, s->o->default_cap, (unsigned long long)s->o->finality);
-    size_t i;
-    json_t *line;
-    json_array_foreach(s->repro, i, line)
-    {
-        char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        if (text)
-            fprintf(f, "%s\n", text);
-        free(text);
-    }
-    fclose(f);
-    fprintf(s->out, "sim: reproduction script (this session's %zu events) written to %s\n", json_array_size(s->repro),
-            path);
-}
+static void write_repro(sim *s, uint64_t step) { kd_sim_repro_write(s->repro, s->o, step, s->out); }
 
 /* -------------------------------------------------------------- ingest */
 
@@ -838,36 +799,4 @@ kd_err kd_sim_run(const kd_sim_options *o, kd_sim_summary *sum, FILE *out)
     free(s->chain);
     free(s);
     return err;
-}
-
-void kd_sim_print_summary(const kd_sim_summary *sum, const kd_sim_options *o, FILE *out)
-{
-    double secs = sum->seconds > 0 ? sum->seconds : 1e-9;
-    fprintf(out, "sim summary (seed %llu, finality %llu, default cap %u)\n", (unsigned long long)o->seed,
-            (unsigned long long)o->finality, o->default_cap);
-    fprintf(out, "  steps            %llu in %.1f s (%.0f steps/s)\n", (unsigned long long)sum->steps, sum->seconds,
-            (double)sum->steps / secs);
-    fprintf(out, "  blocks applied   %llu  (sessions %llu, fresh-engine checks %llu)\n",
-            (unsigned long long)sum->blocks, (unsigned long long)sum->sessions, (unsigned long long)sum->oracle_checks);
-    fprintf(out, "  reorgs           %llu (%.1f/s), blocks reverted %llu; by depth:", (unsigned long long)sum->reorgs,
-            (double)sum->reorgs / secs, (unsigned long long)sum->reverts);
-    for (int d = 1; d <= KD_SIM_MAX_DEPTH; d++)
-        if (sum->reorgs_by_depth[d])
-            fprintf(out, " %s%d:%llu", d == KD_SIM_MAX_DEPTH ? ">=" : "", d,
-                    (unsigned long long)sum->reorgs_by_depth[d]);
-    fprintf(out, "\n  moves            applied %llu, rolled back %llu (%.1f/s)\n",
-            (unsigned long long)sum->moves_applied, (unsigned long long)sum->moves_rolled_back,
-            (double)sum->moves_rolled_back / secs);
-    fprintf(out, "  evictions        %llu, restored by rollback %llu\n", (unsigned long long)sum->evictions,
-            (unsigned long long)sum->evictions_restored);
-    fprintf(out, "  duplicates       %llu acknowledged again\n", (unsigned long long)sum->duplicates);
-    fprintf(out, "  rejected txs    ");
-    for (int e = 0; e < 64; e++)
-        if (sum->rejections[e])
-            fprintf(out, " %s:%llu", kd_err_code((kd_err)e), (unsigned long long)sum->rejections[e]);
-    fprintf(out, "\n  refused events  ");
-    for (int e = 0; e < 64; e++)
-        if (sum->refused[e])
-            fprintf(out, " %s:%llu", kd_err_code((kd_err)e), (unsigned long long)sum->refused[e]);
-    fprintf(out, "\n  mismatches       %llu\n", (unsigned long long)sum->mismatches);
 }
