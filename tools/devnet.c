@@ -1,7 +1,7 @@
 /*
  * devnet.c — the local chain: a pending queue, a producer thread that turns
  * it into blocks for the engine, reorgs that revert blocks and re-queue
- * their txs, and a REP control socket for DevnetRequest (see devnet.h).
+ * their txs (see devnet.h); its REP control socket is devnet_control.c.
  *
  * All state sits under one mutex. The exchange with the engine (which may
  * wait indefinitely for an engine that is down) runs with the mutex
@@ -11,7 +11,6 @@
 #include "tools/devnet.h"
 
 #include <nng/nng.h>
-#include <nng/protocol/reqrep0/rep.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "kdapp.pb-c.h"
+#include "tools/devnet_control.h"
 #include "tools/ingest_client.h"
 
 /* How long one ingest exchange waits before re-sending the same request
@@ -36,7 +36,6 @@
 #define REORG_WAIT_MS 2000u
 #define REORG_WAIT_TEXT "2 s"
 /* Control socket poll interval (to notice close). */
-#define CONTROL_POLL_MS 100
 /* A block stops growing past this many payload bytes (below the engine's
  * KD_INGEST_MAX_BYTES frame limit). */
 #define BLOCK_MAX_BYTES ((size_t)8 << 20)
@@ -81,10 +80,7 @@ struct kd_devnet {
 
     pthread_t producer;
     int producer_started;
-    nng_socket rep;
-    int rep_open;
-    pthread_t control;
-    int control_started;
+    kd_devnet_control *control; /* NULL without listen URLs */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -599,114 +595,6 @@ kd_err kd_devnet_wait_idle(kd_devnet *d, uint32_t timeout_ms)
     return err;
 }
 
-/* -------------------------------------------------------- control socket */
-
-static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
-    r->error_code = (char *)kd_err_code(err);
-    r->error = buf;
-}
-
-/* Handles one DevnetRequest frame; `out` gets the encoded DevnetReply. */
-static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_buf *out)
-{
-    Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
-    char detail[KD_DETAIL_MAX + 160];
-    uint8_t(*ids)[KD_HASH_LEN] = NULL;
-    ProtobufCBinaryData *bins = NULL;
-    kd_devnet_reorg_result rr;
-    memset(&rr, 0, sizeof rr);
-    Kdapp__DevnetRequest *req = kdapp__devnet_request__unpack(NULL, len, frame);
-    if (!req) {
-        reply_error(&r, KD_ERR_DECODE, "the frame is not a DevnetRequest (protobuf decoding failed)", detail,
-                    sizeof detail);
-    } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_SUBMIT) {
-        const Kdapp__DevnetSubmit *s = req->submit;
-        size_t n = s->n_payloads;
-        ids = calloc(n ? n : 1, sizeof *ids);
-        bins = calloc(n ? n : 1, sizeof *bins);
-        kd_err err = ids && bins ? KD_OK : KD_ERR_NOMEM;
-        for (size_t i = 0; i < n && !err; i++)
-            if (s->payloads[i].len > KD_DEVNET_MAX_PAYLOAD) {
-                snprintf(detail, sizeof detail, "payload %zu has %zu bytes; the limit is %zu", i, s->payloads[i].len,
-                         KD_DEVNET_MAX_PAYLOAD);
-                err = KD_ERR_TOO_LARGE;
-            }
-        size_t queued = 0;
-        while (!err && queued < n &&
-               !(err = kd_devnet_submit(d, s->payloads[queued].data, s->payloads[queued].len, ids[queued]))) {
-            bins[queued].data = ids[queued];
-            bins[queued].len = KD_HASH_LEN;
-            queued++;
-        }
-        r.n_tx_ids = queued; /* on a late failure: the ids of the payloads queued before it */
-        r.tx_ids = bins;
-        if (err)
-            reply_error(&r, err, err == KD_ERR_TOO_LARGE ? detail : NULL, detail, sizeof detail);
-    } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_REORG) {
-        const Kdapp__DevnetReorg *g = req->reorg;
-        kd_err err = kd_devnet_reorg(d, g->depth, g->drop_probability, g->reorder, &rr);
-        r.reverted = rr.reverted;
-        r.reincluded = rr.reincluded;
-        r.dropped = rr.dropped;
-        if (err)
-            reply_error(&r, err, rr.detail, detail, sizeof detail);
-    } else if (req->kind_case != KDAPP__DEVNET_REQUEST__KIND_STATUS) {
-        reply_error(&r, KD_ERR_DECODE, "the DevnetRequest names no known kind (submit, reorg or status)", detail,
-                    sizeof detail);
-    }
-    kd_devnet_info info;
-    kd_devnet_status(d, &info);
-    r.height = info.height;
-    r.pending = info.pending;
-    if (info.has_tip) {
-        r.tip_hash.data = info.tip;
-        r.tip_hash.len = KD_HASH_LEN;
-    }
-    size_t sz = kdapp__devnet_reply__get_packed_size(&r);
-    kd_err err = kd_buf_reserve(out, sz);
-    if (!err) {
-        kdapp__devnet_reply__pack(&r, out->data + out->len);
-        out->len += sz;
-    }
-    if (req)
-        kdapp__devnet_request__free_unpacked(req, NULL);
-    free(ids);
-    free(bins);
-    return err;
-}
-
-static void *control(void *arg)
-{
-    kd_devnet *d = arg;
-    kd_buf reply;
-    kd_buf_init(&reply);
-    while (!atomic_load(&d->stop)) {
-        nng_msg *msg = NULL;
-        int rv = nng_recvmsg(d->rep, &msg, 0);
-        if (rv == NNG_ETIMEDOUT)
-            continue;
-        if (rv) {
-            if (rv != NNG_ECLOSED)
-                KD_LOG_E("devnet", "control socket receive failed: %s", nng_strerror(rv));
-            break;
-        }
-        reply.len = 0;
-        if (control_handle(d, nng_msg_body(msg), nng_msg_len(msg), &reply) != KD_OK) {
-            nng_msg_free(msg); /* out of memory: no reply, the client times out */
-            continue;
-        }
-        nng_msg_clear(msg);
-        if ((rv = nng_msg_append(msg, reply.data, reply.len)) || (rv = nng_sendmsg(d->rep, msg, 0))) {
-            KD_LOG_W("devnet", "cannot send a control reply: %s", nng_strerror(rv));
-            nng_msg_free(msg);
-        }
-    }
-    kd_buf_fini(&reply);
-    return NULL;
-}
-
 /* ------------------------------------------------------- open / close */
 
 /* A per-run salt: the clocks, the pid and the handle's address make it
@@ -760,32 +648,14 @@ kd_err kd_devnet_open(const kd_devnet_options *opts, kd_devnet **out, char *why,
     pthread_mutex_init(&d->mu, NULL);
     if ((err = kd_ingest_client_open(d->engine_url, EXCHANGE_TIMEOUT_MS, &d->client, why, why_len)))
         goto fail;
-    if (*d->listen_urls) {
-        int rv = nng_rep0_open(&d->rep);
-        if (rv) {
-            snprintf(why, why_len, "cannot open the devnet control socket: %s", nng_strerror(rv));
-            err = kd_nng_err(rv, "rep0_open");
-            goto fail;
-        }
-        d->rep_open = 1;
-        nng_socket_set_ms(d->rep, NNG_OPT_RECVTIMEO, CONTROL_POLL_MS);
-        nng_socket_set_size(d->rep, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES);
-        if ((err = kd_nng_listen_all(d->rep, d->listen_urls, why, why_len)))
-            goto fail;
-    }
     err = KD_ERR_NOMEM;
     if (pthread_create(&d->producer, NULL, produce, d) != 0) {
         snprintf(why, why_len, "cannot start the block producer thread");
         goto fail;
     }
     d->producer_started = 1;
-    if (d->rep_open) {
-        if (pthread_create(&d->control, NULL, control, d) != 0) {
-            snprintf(why, why_len, "cannot start the control thread");
-            goto fail;
-        }
-        d->control_started = 1;
-    }
+    if (*d->listen_urls && (err = kd_devnet_control_open(d, d->listen_urls, &d->control, why, why_len)))
+        goto fail;
     *out = d;
     return KD_OK;
 fail:
@@ -807,10 +677,7 @@ void kd_devnet_close(kd_devnet *d)
     atomic_store(&d->stop, 1);
     pthread_cond_broadcast(&d->cv);
     pthread_mutex_unlock(&d->mu);
-    if (d->control_started)
-        pthread_join(d->control, NULL);
-    if (d->rep_open)
-        kd_nng_close(d->rep);
+    kd_devnet_control_close(d->control); /* reorgs already answer "closed" */
     if (d->producer_started)
         pthread_join(d->producer, NULL);
     kd_ingest_client_close(d->client);
