@@ -32,6 +32,9 @@ int kd_cli_init(kd_cli *cli);
  * must outlive it; prints the reason and returns non-zero on failure. */
 int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out);
 
+/* Parses a probability, a decimal number in [0, 1]; returns 0 or -1. */
+int kd_cli_parse_probability(const char *text, double *out);
+
 /* Parses a decimal in [min, max]; returns 0 or -1. */
 int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -124,15 +124,6 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 /* ---------------------------------------------------------- devnet-reorg */
 
 /* Parses a probability in [0, 1]; returns 0 or -1. */
-static int parse_probability(const char *text, double *out)
-{
-    char *end;
-    double p = strtod(text, &end);
-    if (!*text || *end || !(p >= 0.0 && p <= 1.0))
-        return -1;
-    *out = p;
-    return 0;
-}
 
 int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 {
@@ -163,7 +154,7 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
                 return KD_EXIT_USAGE;
             }
         } else if (opt == 'p') {
-            if (parse_probability(optarg, &drop) != 0) {
+            if (kd_cli_parse_probability(optarg, &drop) != 0) {
                 fprintf(stderr, "kdapp devnet-reorg: --drop '%s' is not valid: use a probability from 0 to 1\n",
                         optarg);
                 return KD_EXIT_USAGE;

@@ -16,16 +16,6 @@ static int usage(void)
     return KD_EXIT_USAGE;
 }
 
-static int parse_rate(const char *text, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (*end || v < 0 || v > 1)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
 {
     (void)cli;
@@ -55,32 +45,41 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
         int bad = 0;
+        const char *range = "";
         switch (opt) {
         case 's':
             bad = kd_cli_parse_u64(optarg, 0, UINT64_MAX, &o.seed);
+            range = "a non-negative integer";
             break;
         case 'n':
             bad = kd_cli_parse_u64(optarg, 1, UINT64_MAX, &o.steps);
+            range = "1 or more";
             break;
         case 'S':
             bad = kd_cli_parse_u64(optarg, 10, UINT64_MAX, &o.session_steps);
+            range = "10 or more";
             break;
         case 'f':
             bad = kd_cli_parse_u64(optarg, 1, 1000000, &o.finality);
+            range = "1 to 1000000";
             break;
         case 'm':
             bad = kd_cli_parse_u64(optarg, 1, 60, &v);
             o.max_reorg = (uint32_t)v;
+            range = "1 to 60";
             break;
         case 'r':
-            bad = parse_rate(optarg, &o.p_reorg);
+            bad = kd_cli_parse_probability(optarg, &o.p_reorg);
+            range = "a probability from 0 to 1";
             break;
         case 'd':
-            bad = parse_rate(optarg, &o.p_drop);
+            bad = kd_cli_parse_probability(optarg, &o.p_drop);
+            range = "a probability from 0 to 1";
             break;
         case 'c':
             bad = kd_cli_parse_u64(optarg, 0, 8, &v);
             o.default_cap = (uint8_t)v;
+            range = "0 (classic) to 8";
             break;
         case 'D':
             o.work_dir = optarg;
@@ -101,8 +100,12 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
             return usage();
         }
         if (bad) {
-            fprintf(stderr, "kdapp sim: --%s '%s' is not valid\n", longopts[0].name ? "option" : "", optarg);
-            return usage();
+            const char *name = "?";
+            for (const struct option *lo = longopts; lo->name; lo++)
+                if (lo->val == opt)
+                    name = lo->name;
+            fprintf(stderr, "kdapp sim: --%s '%s' is not valid: use %s\n", name, optarg, range);
+            return KD_EXIT_USAGE;
         }
     }
     if (optind != argc)
