@@ -93,7 +93,11 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
 /* ------------------------------------------------------------ options */
 
 typedef struct {
-    const char *http;       /* ADDR:PORT, or NULL for stdio */
+    const char *http;    /* ADDR:PORT, or NULL for stdio */
+    char http_addr[128]; /* the address and port of `http` */
+    uint16_t http_port;
+    const char *token;      /* KDAPP_MCP_TOKEN, or NULL */
+    unsigned calls_per_s;   /* KDAPP_MCP_CALLS_PER_S, 0 = the server's default */
     const char *views_url;  /* --views: attach to named daemons */
     const char *devnet_url; /* --devnet */
     int read_only;
@@ -105,6 +109,26 @@ static int usage(void)
     fprintf(stderr, "usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
                     "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n");
     return KD_EXIT_USAGE;
+}
+
+/* Splits "ADDR:PORT" (ADDR may be [v6]). */
+static int split_http(const char *spec, char *addr, size_t addr_len, uint16_t *port)
+{
+    const char *colon = strrchr(spec, ':');
+    uint64_t p;
+    if (!colon || colon == spec || kd_cli_parse_u64(colon + 1, 0, 65535, &p) != 0)
+        return -1;
+    size_t n = (size_t)(colon - spec);
+    if (spec[0] == '[' && n >= 2 && spec[n - 1] == ']') {
+        spec++;
+        n -= 2;
+    }
+    if (n >= addr_len)
+        return -1;
+    memcpy(addr, spec, n);
+    addr[n] = '\0';
+    *port = (uint16_t)p;
+    return 0;
 }
 
 static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
@@ -165,27 +189,33 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         fprintf(stderr, "kdapp mcp: --views and --devnet go together (attach to named daemons)\n");
         return KD_EXIT_USAGE;
     }
-    return KD_EXIT_OK;
-}
-
-/* Splits "ADDR:PORT" (ADDR may be [v6]). */
-static int split_http(const char *spec, char *addr, size_t addr_len, uint16_t *port)
-{
-    const char *colon = strrchr(spec, ':');
-    uint64_t p;
-    if (!colon || colon == spec || kd_cli_parse_u64(colon + 1, 0, 65535, &p) != 0)
-        return -1;
-    size_t n = (size_t)(colon - spec);
-    if (spec[0] == '[' && n >= 2 && spec[n - 1] == ']') {
-        spec++;
-        n -= 2;
+    /* Everything is checked before anything starts (no data directory is
+     * created for a command line that cannot run). */
+    const char *rate = getenv("KDAPP_MCP_CALLS_PER_S");
+    if (rate && *rate && (kd_cli_parse_u64(rate, 1, UINT32_MAX, &v) != 0)) {
+        fprintf(stderr,
+                "kdapp mcp: KDAPP_MCP_CALLS_PER_S='%s' is not valid: use tool calls per second per session, "
+                "1 to 4294967295 (default 50)\n",
+                rate);
+        return KD_EXIT_USAGE;
     }
-    if (n >= addr_len)
-        return -1;
-    memcpy(addr, spec, n);
-    addr[n] = '\0';
-    *port = (uint16_t)p;
-    return 0;
+    o->calls_per_s = rate && *rate ? (unsigned)v : 0;
+    if (!o->http)
+        return KD_EXIT_OK;
+    if (split_http(o->http, o->http_addr, sizeof o->http_addr, &o->http_port) != 0) {
+        fprintf(stderr, "kdapp mcp: --http '%s' is not ADDR:PORT (e.g. 127.0.0.1:8787)\n", o->http);
+        return KD_EXIT_USAGE;
+    }
+    o->token = getenv("KDAPP_MCP_TOKEN");
+    if (o->token && !*o->token)
+        o->token = NULL;
+    const char *a = o->http_addr;
+    int loopback = strncmp(a, "127.", 4) == 0 || strcmp(a, "::1") == 0 || strcmp(a, "localhost") == 0;
+    if (!loopback && !o->token) {
+        fprintf(stderr, "kdapp mcp: listening on %s (beyond loopback) needs a bearer token: set KDAPP_MCP_TOKEN\n", a);
+        return KD_EXIT_USAGE;
+    }
+    return KD_EXIT_OK;
 }
 
 /* ------------------------------------------------------------- serving */
@@ -216,31 +246,21 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
         kd_err err = kd_mcp_stdio_run(srv, &so);
         return err && err != KD_ERR_CLOSED ? KD_EXIT_FAIL : KD_EXIT_OK;
     }
-    char addr[128];
-    kd_mcp_http_options ho = {0};
-    if (split_http(o->http, addr, sizeof addr, &ho.port) != 0) {
-        fprintf(stderr, "kdapp mcp: --http '%s' is not ADDR:PORT (e.g. 127.0.0.1:8787)\n", o->http);
-        return KD_EXIT_USAGE;
-    }
-    ho.bind_address = addr;
-    ho.metrics = engine_metrics_text;
-    ho.metrics_ctx = engine;
-    ho.bearer_token = getenv("KDAPP_MCP_TOKEN");
-    if (ho.bearer_token && !*ho.bearer_token)
-        ho.bearer_token = NULL;
-    int loopback = strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0 || strcmp(addr, "localhost") == 0;
-    if (!loopback && !ho.bearer_token) {
-        fprintf(stderr, "kdapp mcp: listening on %s (beyond loopback) needs a bearer token: set KDAPP_MCP_TOKEN\n",
-                addr);
-        return KD_EXIT_USAGE;
-    }
+    kd_mcp_http_options ho = {
+        .bind_address = o->http_addr,
+        .port = o->http_port,
+        .bearer_token = o->token,
+        .metrics = engine_metrics_text,
+        .metrics_ctx = engine,
+    };
     kd_mcp_http *h;
     kd_err err = kd_mcp_http_start(srv, &ho, &h);
     if (err) {
         fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
-    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp (metrics on /metrics)\n", addr, kd_mcp_http_port(h));
+    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp (metrics on /metrics)\n", o->http_addr,
+            kd_mcp_http_port(h));
     char c;
     while (read(stop_pipe[0], &c, 1) < 0)
         ;
@@ -323,17 +343,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         .instructions = INSTRUCTIONS,
         .read_only = o.read_only,
     };
-    const char *rate = getenv("KDAPP_MCP_CALLS_PER_S");
-    uint64_t cps = 0;
-    if (rate && *rate && kd_cli_parse_u64(rate, 1, UINT32_MAX, &cps) != 0) {
-        fprintf(stderr,
-                "kdapp mcp: KDAPP_MCP_CALLS_PER_S='%s' is not valid: use tool calls per second per session, "
-                "1 to 4294967295 (default 50)\n",
-                rate);
-        rc = KD_EXIT_USAGE;
-        goto done;
-    }
-    so.calls_per_second = (unsigned)cps;
+    so.calls_per_second = o.calls_per_s;
     if ((err = kd_mcp_server_alloc(&so, &srv))) {
         fprintf(stderr, "kdapp mcp: cannot create the server: %s\n", kd_err_str(err));
         rc = KD_EXIT_FAIL;

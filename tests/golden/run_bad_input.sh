@@ -82,6 +82,27 @@ rc=$?
 expect_exit 2 "KDAPP_TTT_MAX_SYMBOLS=abc feed"
 expect_stderr "KDAPP_TTT_MAX_SYMBOLS" "KDAPP_TTT_MAX_SYMBOLS=abc feed"
 
+# The gateway checks its command line and environment before it starts
+# anything: no data directory appears for a command that cannot run.
+"$KDAPP" mcp --data "$work/mcp-a" --keys "$keys" --http nonsense </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "mcp --http nonsense"
+expect_stderr "ADDR:PORT" "mcp --http nonsense"
+KDAPP_MCP_TOKEN= "$KDAPP" mcp --data "$work/mcp-b" --keys "$keys" --http 0.0.0.0:9 </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "mcp beyond loopback without a token"
+expect_stderr "KDAPP_MCP_TOKEN" "mcp beyond loopback without a token"
+KDAPP_MCP_CALLS_PER_S=abc "$KDAPP" mcp --data "$work/mcp-c" --keys "$keys" </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "KDAPP_MCP_CALLS_PER_S=abc"
+expect_stderr "KDAPP_MCP_CALLS_PER_S" "KDAPP_MCP_CALLS_PER_S=abc"
+for d in mcp-a mcp-b mcp-c; do
+  if [ -e "$work/$d" ]; then
+    echo "FAIL: a refused mcp command created $d"
+    fail=1
+  fi
+done
+
 # Sanity: the store is still readable and episode 1 is there.
 "$KDAPP" show --data "$data" 1 >/dev/null 2>"$work/err"
 rc=$?
