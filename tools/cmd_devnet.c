@@ -123,8 +123,6 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 
 /* ---------------------------------------------------------- devnet-reorg */
 
-/* Parses a probability in [0, 1]; returns 0 or -1. */
-
 int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,

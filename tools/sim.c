@@ -128,18 +128,31 @@ static kd_err add_tx(sim_block *b, const uint8_t tx_id[KD_HASH_LEN], const kd_bu
 
 /* ------------------------------------------------------- reproduction */
 
-static void repro_accept(sim *s, const sim_block *b)
+/* The block's txs as kd_wire_tx (pointing into `b`); free the array. */
+static kd_err block_wire_txs(const sim_block *b, kd_wire_tx **out)
 {
     kd_wire_tx *txs = calloc(b->n_txs ? b->n_txs : 1, sizeof *txs);
     if (!txs)
-        return; /* the script would miss a line; the mismatch report says so */
+        return KD_ERR_NOMEM;
     for (size_t i = 0; i < b->n_txs; i++) {
         memcpy(txs[i].tx_id, b->txs[i].tx_id, KD_HASH_LEN);
         txs[i].payload = b->txs[i].payload.data;
         txs[i].payload_len = b->txs[i].payload.len;
     }
+    *out = txs;
+    return KD_OK;
+}
+
+/* Records a (re-)delivery of block `b` in the reproduction script. */
+static kd_err repro_accept(sim *s, const sim_block *b)
+{
+    kd_wire_tx *txs;
+    kd_err err = block_wire_txs(b, &txs);
+    if (err)
+        return err;
     kd_sim_repro_accept(s->repro, b->hash, b->daa, b->time_ms, txs, b->n_txs);
     free(txs);
+    return KD_OK;
 }
 
 static void repro_revert(sim *s, const uint8_t hash[KD_HASH_LEN]) { kd_sim_repro_revert(s->repro, hash); }
@@ -465,23 +478,20 @@ static kd_err push_chain(sim *s, sim_block *b)
 /* Sends block `b` (filled with txs); on success it joins the chain. */
 static kd_err send_block(sim *s, sim_block *b)
 {
-    kd_wire_tx *txs = calloc(b->n_txs ? b->n_txs : 1, sizeof *txs);
-    if (!txs)
-        return KD_ERR_NOMEM;
-    for (size_t i = 0; i < b->n_txs; i++) {
-        memcpy(txs[i].tx_id, b->txs[i].tx_id, KD_HASH_LEN);
-        txs[i].payload = b->txs[i].payload.data;
-        txs[i].payload_len = b->txs[i].payload.len;
-    }
+    kd_wire_tx *txs;
+    kd_err err = block_wire_txs(b, &txs);
+    if (err)
+        return err;
     fresh_hash(s, "block", b->hash);
     b->daa = ++s->daa;
     b->time_ms = b->daa * 100;
     kd_buf_init(&b->msg);
-    kd_err err = kd_wire_accept(b->hash, b->daa, b->time_ms, txs, b->n_txs, &b->msg);
+    err = kd_wire_accept(b->hash, b->daa, b->time_ms, txs, b->n_txs, &b->msg);
+    if (!err)
+        kd_sim_repro_accept(s->repro, b->hash, b->daa, b->time_ms, txs, b->n_txs);
     free(txs);
     if (err)
         return err;
-    repro_accept(s, b);
     kd_model_outcome want;
     if ((err = send_event(s, &b->msg, &want)))
         return err;
@@ -607,7 +617,9 @@ static kd_err step_oddity(sim *s)
     uint32_t r = rnd_below(s, 4);
     if (r == 0 && s->n_chain) { /* an applied block delivered again */
         const sim_block *b = &s->chain[rnd_below(s, (uint32_t)s->n_chain)];
-        repro_accept(s, b);
+        err = repro_accept(s, b);
+        if (err)
+            return err;
         err = send_event(s, &b->msg, &want);
     } else if (r == 1 && s->n_reverted) { /* a revert delivered again */
         err = send_revert(s, s->reverted[rnd_below(s, (uint32_t)s->n_reverted)], &want);
