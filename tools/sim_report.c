@@ -46,8 +46,10 @@ void kd_sim_repro_write(const json_t *lines, const kd_sim_options *o, uint64_t s
     }
     fprintf(f, "# kdapp sim --seed %llu: mismatch at step %llu; feed this to a fresh data directory\n",
             (unsigned long long)o->seed, (unsigned long long)step);
-    fprintf(f, "# (engine finality %llu, default cap %u): kdapp feed --finality %llu FILE\n",
-            (unsigned long long)o->finality, o->default_cap, (unsigned long long)o->finality);
+    /* Episodes created without a cap take the engine default, which the
+     * feed takes from the environment: name it (9 or more means classic). */
+    fprintf(f, "# KDAPP_TTT_MAX_SYMBOLS=%u kdapp feed --data NEWDIR --finality %llu %s\n",
+            o->default_cap ? o->default_cap : 9, (unsigned long long)o->finality, path);
     size_t i;
     const json_t *line;
     json_array_foreach(lines, i, line)
