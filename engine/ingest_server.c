@@ -14,15 +14,12 @@
 #include "engine/netutil.h"
 #include "engine/sigcheck.h"
 
-/* How often the loop looks at the stop flag while idle. */
-#define POLL_MS 100
-
 struct kd_ingest_server {
     kd_engine *engine;
     kd_sig_pool *pool; /* verifies signatures ahead of the writer */
     nng_socket sock;
+    nng_aio *recv_aio; /* stopped by kd_ingest_server_stop to end the loop */
     pthread_t thread;
-    atomic_int stop;
     atomic_uint_fast64_t requests;
 };
 
@@ -31,18 +28,16 @@ static void *serve(void *arg)
     kd_ingest_server *s = arg;
     kd_buf reply;
     kd_buf_init(&reply);
-    while (!atomic_load(&s->stop)) {
+    for (;;) {
         nng_msg *msg = NULL;
-        int rv = nng_recvmsg(s->sock, &msg, 0);
-        if (rv == NNG_ETIMEDOUT)
-            continue;
-        if (rv) {
-            if (rv != NNG_ECLOSED)
-                KD_LOG_E("ingest", "receive failed: %s", nng_strerror(rv));
+        kd_err err = kd_nng_recv_wait(s->sock, s->recv_aio, &msg);
+        if (err) {
+            if (err != KD_ERR_CLOSED)
+                KD_LOG_E("ingest", "receive failed: %s", kd_err_str(err));
             break;
         }
         reply.len = 0;
-        kd_err err = kd_ingest_handle_pooled(s->engine, s->pool, nng_msg_body(msg), nng_msg_len(msg), &reply);
+        err = kd_ingest_handle_pooled(s->engine, s->pool, nng_msg_body(msg), nng_msg_len(msg), &reply);
         if (err)
             KD_LOG_E("ingest", "request failed: %s", kd_err_str(err));
         atomic_fetch_add(&s->requests, 1);
@@ -52,6 +47,7 @@ static void *serve(void *arg)
         }
         nng_msg_clear(msg);
         KD_CRASHPOINT("before_ack"); /* crash test: reply built, not sent */
+        int rv;
         if ((rv = nng_msg_append(msg, reply.data, reply.len)) || (rv = nng_sendmsg(s->sock, msg, 0))) {
             KD_LOG_W("ingest", "cannot send reply: %s", nng_strerror(rv));
             nng_msg_free(msg);
@@ -82,8 +78,12 @@ kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_ser
     }
     /* Frames over our documented limit get an error reply; NNG drops only
      * what is far beyond it (the connection is then closed). */
-    nng_socket_set_size(s->sock, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES + ((size_t)1 << 20));
-    nng_socket_set_ms(s->sock, NNG_OPT_RECVTIMEO, POLL_MS);
+    if ((rv = nng_socket_set_size(s->sock, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES + ((size_t)1 << 20))) ||
+        (rv = nng_aio_alloc(&s->recv_aio, NULL, NULL))) {
+        snprintf(why, why_len, "cannot set up the ingest socket: %s", nng_strerror(rv));
+        err = kd_nng_err(rv, "ingest socket");
+        goto fail;
+    }
     if ((err = kd_nng_listen_all(s->sock, urls, why, why_len)))
         goto fail;
     if (pthread_create(&s->thread, NULL, serve, s) != 0) {
@@ -95,6 +95,7 @@ kd_err kd_ingest_server_start(kd_engine *engine, const char *urls, kd_ingest_ser
     return KD_OK;
 fail:
     kd_nng_close(s->sock);
+    nng_aio_free(s->recv_aio);
     kd_sig_pool_free(s->pool);
     free(s);
     return err;
@@ -104,9 +105,11 @@ void kd_ingest_server_stop(kd_ingest_server *s)
 {
     if (!s)
         return;
-    atomic_store(&s->stop, 1);
+    /* Wakes a waiting receive; a request being handled is answered first. */
+    nng_aio_stop(s->recv_aio);
     pthread_join(s->thread, NULL);
     kd_nng_close(s->sock);
+    nng_aio_free(s->recv_aio);
     kd_sig_pool_free(s->pool);
     free(s);
 }

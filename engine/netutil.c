@@ -1,7 +1,8 @@
-/* netutil.c — NNG helpers. */
+/* netutil.c — NNG helpers and the monotonic clock (see netutil.h). */
 #include "engine/netutil.h"
 
 #include <errno.h>
+#include <nng/protocol/reqrep0/req.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,81 @@ kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t wh
     return err;
 }
 
+kd_err kd_nng_request(nng_socket sock, const void *frame, size_t len, nng_duration resend_ms, nng_duration timeout_ms,
+                      nng_msg **reply, kd_nng_req_fate *fate)
+{
+    kd_nng_req_fate f = {0};
+    nng_ctx ctx;
+    nng_aio *aio = NULL;
+    nng_msg *msg = NULL;
+    *reply = NULL;
+    if ((f.rv = nng_ctx_open(&ctx, sock)))
+        goto done;
+    if ((f.rv = nng_ctx_set_ms(ctx, NNG_OPT_REQ_RESENDTIME, resend_ms)) || (f.rv = nng_aio_alloc(&aio, NULL, NULL)) ||
+        (f.rv = nng_msg_alloc(&msg, len)))
+        goto close;
+    if (len)
+        memcpy(nng_msg_body(msg), frame, len);
+    nng_aio_set_timeout(aio, timeout_ms);
+    nng_aio_set_msg(aio, msg);
+    nng_ctx_send(ctx, aio);
+    nng_aio_wait(aio);
+    if ((f.rv = nng_aio_result(aio))) /* not sent: the message is still ours */
+        goto close;
+    msg = NULL;
+    f.sent = 1;
+    nng_ctx_recv(ctx, aio);
+    nng_aio_wait(aio);
+    if (!(f.rv = nng_aio_result(aio)))
+        *reply = nng_aio_get_msg(aio);
+close:
+    nng_msg_free(msg);
+    nng_aio_free(aio);
+    nng_ctx_close(ctx);
+done:
+    if (fate)
+        *fate = f;
+    return kd_nng_err(f.rv, "request");
+}
+
+kd_err kd_nng_recv_wait(nng_socket sock, nng_aio *aio, nng_msg **msg)
+{
+    *msg = NULL;
+    nng_aio_set_timeout(aio, NNG_DURATION_INFINITE);
+    nng_recv_aio(sock, aio);
+    nng_aio_wait(aio);
+    int rv = nng_aio_result(aio);
+    if (rv == NNG_ECANCELED || rv == NNG_ECLOSED)
+        return KD_ERR_CLOSED;
+    if (rv)
+        return kd_nng_err(rv, "receive");
+    *msg = nng_aio_get_msg(aio);
+    return KD_OK;
+}
+
+kd_err kd_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return KD_ERR_NOMEM;
+    int rv = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (rv == 0)
+        rv = pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return rv ? KD_ERR_NOMEM : KD_OK;
+}
+
+void kd_deadline_after(struct timespec *ts, uint64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
 uint64_t kd_now_ms(void)
 {
     struct timespec ts;
@@ -128,27 +204,18 @@ void kd_nng_close(nng_socket sock)
 {
     close_job *j = calloc(1, sizeof *j);
     pthread_t t;
-    if (!j) {
-        nng_close(sock);
-        return;
-    }
+    if (!j)
+        goto direct;
     j->sock = sock;
-    pthread_mutex_init(&j->lock, NULL);
-    pthread_cond_init(&j->done_cv, NULL);
-    if (pthread_create(&t, NULL, close_thread, j) != 0) {
-        close_job_free(j);
-        nng_close(sock);
-        return;
-    }
+    if (pthread_mutex_init(&j->lock, NULL) != 0)
+        goto fail_alloc;
+    if (kd_cond_init_monotonic(&j->done_cv) != KD_OK)
+        goto fail_lock;
+    if (pthread_create(&t, NULL, close_thread, j) != 0)
+        goto fail_cv;
     pthread_detach(t);
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += KD_NNG_CLOSE_MS / 1000;
-    deadline.tv_nsec += (long)(KD_NNG_CLOSE_MS % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    kd_deadline_after(&deadline, KD_NNG_CLOSE_MS);
     pthread_mutex_lock(&j->lock);
     while (!j->done)
         if (pthread_cond_timedwait(&j->done_cv, &j->lock, &deadline) == ETIMEDOUT)
@@ -162,4 +229,13 @@ void kd_nng_close(nng_socket sock)
     pthread_mutex_unlock(&j->lock);
     if (done)
         close_job_free(j);
+    return;
+fail_cv:
+    pthread_cond_destroy(&j->done_cv);
+fail_lock:
+    pthread_mutex_destroy(&j->lock);
+fail_alloc:
+    free(j);
+direct: /* no helper thread: close here, unbounded */
+    nng_close(sock);
 }

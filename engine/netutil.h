@@ -1,11 +1,20 @@
 /*
- * netutil.h — NNG error translation and socket set-up shared by every
- * component that speaks NNG (ingest server, publisher, devnet, clients).
+ * netutil.h — NNG error translation, socket set-up, requests and
+ * interruptible receives shared by every component that speaks NNG (ingest
+ * server, publisher, devnet, clients, gateway), and the monotonic clock
+ * their waits use.
+ *
+ * Concurrency the nng way: a REQ socket that several threads share sends
+ * each request through a context of its own (kd_nng_request), and a loop
+ * blocked in a receive is woken by stopping its aio (kd_nng_recv_wait), not
+ * by polling a flag on a receive timeout.
  */
 #ifndef KD_ENGINE_NETUTIL_H
 #define KD_ENGINE_NETUTIL_H
 
 #include <nng/nng.h>
+#include <pthread.h>
+#include <time.h>
 
 #include "engine/err.h"
 
@@ -24,6 +33,52 @@ kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t wh
  * exiting: the kernel releases its descriptors anyway. */
 #define KD_NNG_CLOSE_MS 3000
 void kd_nng_close(nng_socket sock);
+
+/* What became of a request (kd_nng_request). */
+typedef struct {
+    int rv;   /* the NNG error; 0 on success */
+    int sent; /* the request left for the peer, which may have acted on it even if no reply came */
+} kd_nng_req_fate;
+
+/*
+ * Sends one request on REQ socket `sock` and waits for its reply, through
+ * an NNG context opened for this request alone: a request sent on the
+ * socket itself would cancel any other thread's outstanding one (its wait
+ * ends in NNG_ECANCELED although the peer acted on it).
+ *
+ * resend_ms: NNG re-sends an unanswered request after this long, for
+ * idempotent requests only; NNG_DURATION_INFINITE never re-sends.
+ * timeout_ms bounds the send (which waits for a connected peer) and the
+ * receive, each; NNG_DURATION_INFINITE waits forever.
+ *
+ * On success *reply is the caller's (nng_msg_free). Errors: as kd_nng_err
+ * (KD_ERR_TIMEOUT, KD_ERR_CLOSED, KD_ERR_NET, KD_ERR_NOMEM, ...); *fate
+ * (may be NULL) gets the NNG code and whether the request was sent.
+ * Threading: any number of threads at once on one socket.
+ */
+kd_err kd_nng_request(nng_socket sock, const void *frame, size_t len, nng_duration resend_ms, nng_duration timeout_ms,
+                      nng_msg **reply, kd_nng_req_fate *fate) KD_WARN_UNUSED;
+
+/*
+ * Receives the next message on `sock` through `aio` (the caller's, from
+ * nng_aio_alloc without a callback), waiting as long as it takes. Any
+ * other thread ends the wait with nng_aio_stop(aio), which also fails
+ * every later receive on that aio at once: so a receive loop stops
+ * promptly, without a receive timeout, and without relying on nng_close
+ * (which can hang in NNG 1.5.2, see kd_nng_close) to wake it. Stop the
+ * aio, join the loop's thread, then close the socket.
+ * Returns KD_OK with *msg (the caller's, nng_msg_free); KD_ERR_CLOSED once
+ * the aio was stopped or the socket closed; other NNG errors translated.
+ */
+kd_err kd_nng_recv_wait(nng_socket sock, nng_aio *aio, nng_msg **msg) KD_WARN_UNUSED;
+
+/* Initialises `cv` to measure timed waits on CLOCK_MONOTONIC, so a step of
+ * the wall clock neither cuts a wait short nor stretches it. Errors:
+ * KD_ERR_NOMEM (pthread's errors). */
+kd_err kd_cond_init_monotonic(pthread_cond_t *cv) KD_WARN_UNUSED;
+/* The CLOCK_MONOTONIC time `ms` from now: a deadline for
+ * pthread_cond_timedwait on a condition variable from kd_cond_init_monotonic. */
+void kd_deadline_after(struct timespec *ts, uint64_t ms);
 
 /* Milliseconds from a monotonic clock. */
 uint64_t kd_now_ms(void);

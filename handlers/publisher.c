@@ -45,9 +45,14 @@ kd_err kd_publisher_open(const char *urls, kd_publisher **out, char *why, size_t
         free(p);
         return kd_nng_err(rv, "pub0_open");
     }
-    nng_pipe_notify(p->sock, NNG_PIPE_EV_ADD_POST, pipe_event, p);
-    nng_pipe_notify(p->sock, NNG_PIPE_EV_REM_POST, pipe_event, p);
-    kd_err err = kd_nng_listen_all(p->sock, urls, why, why_len);
+    kd_err err;
+    if ((rv = nng_pipe_notify(p->sock, NNG_PIPE_EV_ADD_POST, pipe_event, p)) ||
+        (rv = nng_pipe_notify(p->sock, NNG_PIPE_EV_REM_POST, pipe_event, p))) {
+        snprintf(why, why_len, "cannot watch the publish socket's subscribers: %s", nng_strerror(rv));
+        err = kd_nng_err(rv, "pipe_notify");
+    } else {
+        err = kd_nng_listen_all(p->sock, urls, why, why_len);
+    }
     if (err) {
         kd_nng_close(p->sock);
         free(p);

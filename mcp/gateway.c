@@ -18,17 +18,25 @@
 #include "handlers/publisher.h"
 #include "kdapp.pb-c.h"
 
-#define POLL_MS 200
+/* How often a waiting write looks at the engine's log when no summary
+ * wakes it: the summary of its block may have been dropped, and nothing
+ * else announces a commit. One LMDB read (the tip) per look. */
+#define LOG_CHECK_MS 250
 
 /* ------------------------------------------------------------- outcomes */
 
-static void remember(kd_gateway *gw, const Kdapp__TxResult *t)
+/* Remembers one outcome (lock held); notes the log position of the
+ * outcome it overwrites, past which the ring no longer covers the log. */
+static void remember(kd_gateway *gw, const Kdapp__TxResult *t, uint64_t log_seq)
 {
     if (t->tx_id.len != KD_HASH_LEN)
         return;
     kd_gw_outcome *o = &gw->recent[gw->next_recent];
+    if (gw->n_recent == KD_GW_RECENT && o->log_seq > gw->evicted_seq)
+        gw->evicted_seq = o->log_seq;
     memset(o, 0, sizeof *o);
     memcpy(o->tx_id, t->tx_id.data, KD_HASH_LEN);
+    o->log_seq = log_seq;
     o->applied = t->applied;
     o->episode_id = t->episode_id;
     snprintf(o->error_code, sizeof o->error_code, "%s", t->error_code ? t->error_code : "");
@@ -45,13 +53,18 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
         KD_LOG_W("gateway", "a block summary (%zu bytes) does not decode", len);
         return;
     }
-    if (!s->reverted) {
-        pthread_mutex_lock(&gw->lock);
-        for (size_t i = 0; i < s->n_txs; i++)
-            remember(gw, s->txs[i]);
+    pthread_mutex_lock(&gw->lock);
+    gw->summaries_received++;
+    if (gw->o.drop_summaries && gw->summaries_received % gw->o.drop_summaries == 0) {
+        KD_LOG_D("gateway", "test seam: dropped the summary of log entry %llu", (unsigned long long)s->log_seq);
+    } else {
+        if (s->log_seq)
+            gw->seen[s->log_seq % KD_GW_SEEN] = s->log_seq;
+        for (size_t i = 0; !s->reverted && i < s->n_txs; i++)
+            remember(gw, s->txs[i], s->log_seq);
         pthread_cond_broadcast(&gw->changed);
-        pthread_mutex_unlock(&gw->lock);
     }
+    pthread_mutex_unlock(&gw->lock);
     kdapp__block_summary__free_unpacked(s, NULL);
 }
 
@@ -70,70 +83,132 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
 }
 
+/* Receives views and summaries until kd_gateway_close stops recv_aio. */
 static void *follow_views(void *arg)
 {
     kd_gateway *gw = arg;
     for (;;) {
-        pthread_mutex_lock(&gw->lock);
-        int stop = gw->stopping;
-        pthread_mutex_unlock(&gw->lock);
-        if (stop)
-            break;
-        void *buf = NULL;
-        size_t len = 0;
-        int rv = nng_recv(gw->sub, &buf, &len, NNG_FLAG_ALLOC);
-        if (rv == NNG_ETIMEDOUT)
-            continue;
-        if (rv) {
-            if (rv != NNG_ECLOSED)
-                KD_LOG_W("gateway", "views: %s", nng_strerror(rv));
+        nng_msg *msg = NULL;
+        kd_err err = kd_nng_recv_wait(gw->sub, gw->recv_aio, &msg);
+        if (err) {
+            if (err != KD_ERR_CLOSED)
+                KD_LOG_E("gateway",
+                         "no longer following the views (%s): no resource notifications; writes are "
+                         "confirmed from the engine's log",
+                         kd_err_str(err));
             break;
         }
         const char *topic;
         const uint8_t *payload;
         size_t plen;
-        if (kd_pub_split(buf, len, &topic, &payload, &plen) == 0) {
+        if (kd_pub_split(nng_msg_body(msg), nng_msg_len(msg), &topic, &payload, &plen) == 0) {
             if (strcmp(topic, KD_TOPIC_BLOCK) == 0)
                 on_summary(gw, payload, plen);
             else if (strncmp(topic, KD_TOPIC_EPISODE, strlen(KD_TOPIC_EPISODE)) == 0)
                 on_view(gw, payload, plen);
         }
-        nng_free(buf, len);
+        nng_msg_free(msg);
     }
     return NULL;
 }
 
-kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], kd_gw_outcome *out)
+/* Finds `tx_id` among the outcomes of received summaries (lock held). */
+static int recent_find(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], kd_gw_outcome *out)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    uint32_t wait = gw->o.wait_ms ? gw->o.wait_ms : 30000;
-    deadline.tv_sec += wait / 1000;
-    deadline.tv_nsec += (long)(wait % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
+    for (size_t i = 0; i < gw->n_recent; i++) {
+        if (memcmp(gw->recent[i].tx_id, tx_id, KD_HASH_LEN) == 0) {
+            *out = gw->recent[i];
+            return 1;
+        }
     }
-    kd_err err = KD_ERR_TIMEOUT;
+    return 0;
+}
+
+/* Did received summaries cover every log entry in (from, to], their
+ * outcomes all still in `recent` (lock held)? */
+static int summaries_cover(const kd_gateway *gw, uint64_t from, uint64_t to)
+{
+    if (to - from > KD_GW_SEEN || gw->evicted_seq > from)
+        return 0;
+    for (uint64_t s = from + 1; s <= to; s++)
+        if (gw->seen[s % KD_GW_SEEN] != s)
+            return 0;
+    return 1;
+}
+
+/*
+ * The store's answer, for a write whose summary may have been dropped:
+ * when the engine's log has entries after *searched, looks `tx_id` up in
+ * them, unless received summaries covered them all (then the outcome
+ * would be in `recent`). Advances *searched past the entries known not to
+ * carry it. Returns 1 with *out when found. Called without the lock.
+ */
+static int log_find(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint64_t *searched, kd_gw_outcome *out)
+{
+    kd_tip tip;
+    kd_err err = kd_engine_tip(gw->o.engine, &tip);
+    if (err || tip.last_seq <= *searched)
+        return 0;
     pthread_mutex_lock(&gw->lock);
-    for (;;) {
-        for (size_t i = 0; i < gw->n_recent; i++) {
-            if (memcmp(gw->recent[i].tx_id, tx_id, KD_HASH_LEN) == 0) {
-                *out = gw->recent[i];
-                err = KD_OK;
-                goto done;
-            }
-        }
-        if (gw->stopping) {
-            err = KD_ERR_CLOSED;
-            break;
-        }
-        if (pthread_cond_timedwait(&gw->changed, &gw->lock, &deadline) == ETIMEDOUT)
-            break;
-    }
-done:
+    int found = recent_find(gw, tx_id, out);
+    int covered = !found && summaries_cover(gw, *searched, tip.last_seq);
     pthread_mutex_unlock(&gw->lock);
-    return err;
+    if (found)
+        return 1;
+    if (covered) {
+        *searched = tip.last_seq;
+        return 0;
+    }
+    kd_tx_result r;
+    uint64_t seq = 0;
+    err = kd_engine_find_tx(gw->o.engine, *searched, tx_id, &r, NULL, &seq);
+    if (err == KD_ERR_NOT_FOUND) { /* not in any entry up to tip.last_seq (find_tx read a tip as new or newer) */
+        *searched = tip.last_seq;
+        return 0;
+    }
+    if (err) {
+        KD_LOG_W("gateway", "cannot look a transaction up in the engine's log: %s; trying again", kd_err_str(err));
+        return 0;
+    }
+    memset(out, 0, sizeof *out);
+    memcpy(out->tx_id, tx_id, KD_HASH_LEN);
+    out->log_seq = seq;
+    out->applied = r.applied;
+    out->episode_id = r.episode_id;
+    snprintf(out->error_code, sizeof out->error_code, "%s", r.applied ? "" : kd_err_code(r.err));
+    snprintf(out->error, sizeof out->error, "%s", r.applied ? "" : r.detail);
+    KD_LOG_D("gateway", "a write's outcome came from the log (entry %llu): its summary was not received",
+             (unsigned long long)seq);
+    return 1;
+}
+
+kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint64_t after_seq, kd_gw_outcome *out)
+{
+    uint32_t wait = gw->o.wait_ms ? gw->o.wait_ms : 30000;
+    uint64_t deadline = kd_now_ms() + wait, searched = after_seq;
+    for (;;) {
+        pthread_mutex_lock(&gw->lock);
+        int found = recent_find(gw, tx_id, out), stopping = gw->stopping;
+        if (!found && !stopping) {
+            uint64_t now = kd_now_ms(), left = now < deadline ? deadline - now : 0;
+            struct timespec ts;
+            kd_deadline_after(&ts, left < LOG_CHECK_MS ? left : LOG_CHECK_MS);
+            pthread_cond_timedwait(&gw->changed, &gw->lock, &ts);
+            found = recent_find(gw, tx_id, out);
+            stopping = gw->stopping;
+        }
+        pthread_mutex_unlock(&gw->lock);
+        if (found)
+            return KD_OK;
+        if (stopping)
+            return KD_ERR_CLOSED;
+        /* After every wake, the last one (deadline) included: an answer the
+         * log has is never reported as a timeout. */
+        if (log_find(gw, tx_id, &searched, out))
+            return KD_OK;
+        if (kd_now_ms() >= deadline)
+            return KD_ERR_TIMEOUT;
+    }
 }
 
 kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out)
@@ -242,10 +317,16 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     snprintf(gw->keys_dir, sizeof gw->keys_dir, "%s", opts->keys_dir);
     gw->o.views_url = gw->views_url;
     gw->o.keys_dir = gw->keys_dir;
-    pthread_mutex_init(&gw->lock, NULL);
-    pthread_cond_init(&gw->changed, NULL);
-    kd_err err;
+    kd_err err = KD_ERR_NOMEM;
     int rv;
+    if (pthread_mutex_init(&gw->lock, NULL) != 0) {
+        snprintf(why, why_len, "cannot create the gateway's lock");
+        goto fail_alloc;
+    }
+    if ((err = kd_cond_init_monotonic(&gw->changed))) {
+        snprintf(why, why_len, "cannot create the gateway's condition variable");
+        goto fail_lock;
+    }
     if ((err = ensure_agent_keys(gw, why, why_len)))
         goto fail_sync;
     if ((rv = nng_sub0_open(&gw->sub))) {
@@ -253,11 +334,14 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         err = kd_nng_err(rv, "sub0_open");
         goto fail_sync;
     }
-    nng_socket_set_ms(gw->sub, NNG_OPT_RECVTIMEO, POLL_MS);
-    nng_socket_set_ms(gw->sub, NNG_OPT_RECONNMINT, 20);
-    nng_socket_set_ms(gw->sub, NNG_OPT_RECONNMAXT, 500);
-    nng_socket_set(gw->sub, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, sizeof KD_TOPIC_BLOCK);
-    nng_socket_set(gw->sub, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_EPISODE, strlen(KD_TOPIC_EPISODE));
+    if ((rv = nng_aio_alloc(&gw->recv_aio, NULL, NULL)) || (rv = nng_socket_set_ms(gw->sub, NNG_OPT_RECONNMINT, 20)) ||
+        (rv = nng_socket_set_ms(gw->sub, NNG_OPT_RECONNMAXT, 500)) ||
+        (rv = nng_socket_set(gw->sub, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, sizeof KD_TOPIC_BLOCK)) ||
+        (rv = nng_socket_set(gw->sub, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_EPISODE, strlen(KD_TOPIC_EPISODE)))) {
+        snprintf(why, why_len, "cannot set up the views socket: %s", nng_strerror(rv));
+        err = kd_nng_err(rv, "views socket");
+        goto fail;
+    }
     if ((rv = nng_dial(gw->sub, gw->views_url, NULL, NNG_FLAG_NONBLOCK))) {
         snprintf(why, why_len, "cannot follow the engine's views at %s: %s", gw->views_url, nng_strerror(rv));
         err = kd_nng_err(rv, "dial views");
@@ -277,9 +361,12 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     return KD_OK;
 fail:
     kd_nng_close(gw->sub);
+    nng_aio_free(gw->recv_aio);
 fail_sync:
     pthread_cond_destroy(&gw->changed);
+fail_lock:
     pthread_mutex_destroy(&gw->lock);
+fail_alloc:
     free(gw);
     return err;
 }
@@ -292,9 +379,11 @@ void kd_gateway_close(kd_gateway *gw)
     gw->stopping = 1;
     pthread_cond_broadcast(&gw->changed);
     pthread_mutex_unlock(&gw->lock);
+    nng_aio_stop(gw->recv_aio); /* wakes follow_views */
     if (gw->thread_started)
         pthread_join(gw->thread, NULL);
     kd_nng_close(gw->sub);
+    nng_aio_free(gw->recv_aio);
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);
     free(gw);

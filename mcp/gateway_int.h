@@ -13,10 +13,12 @@
 #include "mcp/gateway.h"
 
 #define KD_GW_RECENT 4096   /* tx outcomes remembered for late waiters */
+#define KD_GW_SEEN 4096     /* block summaries remembered by log position */
 #define KD_GW_MAX_AGENTS 64 /* keys listed by kdapp_get_agent_pubkeys */
 
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
+    uint64_t log_seq; /* the log entry of the block that carried it */
     int applied;
     uint32_t episode_id;
     char error_code[32];
@@ -29,18 +31,26 @@ struct kd_gateway {
     char keys_dir[4096];
     kd_mcp_server *srv;
     nng_socket sub;
+    nng_aio *recv_aio; /* stopped by kd_gateway_close to end follow_views */
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;
-    pthread_cond_t changed;             /* a new outcome arrived */
+    pthread_cond_t changed;             /* a summary arrived (CLOCK_MONOTONIC) */
     kd_gw_outcome recent[KD_GW_RECENT]; /* ring buffer */
     size_t n_recent, next_recent;
+    uint64_t evicted_seq;        /* newest log position whose outcomes left `recent` */
+    uint64_t seen[KD_GW_SEEN];   /* seen[s % KD_GW_SEEN] == s: the summary of log entry s arrived */
+    uint64_t summaries_received; /* for the drop_summaries test seam */
     int stopping;
 };
 
-/* Waits until the outcome of `tx_id` is known (or timeout). Errors:
- * KD_ERR_TIMEOUT, KD_ERR_CLOSED. */
-kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], kd_gw_outcome *out) KD_WARN_UNUSED;
+/* Waits until the outcome of `tx_id` is known, from a block summary or
+ * from the engine's log after position `after_seq` (the tip's last_seq
+ * noted before submitting), at most the gateway's wait_ms. Errors:
+ * KD_ERR_TIMEOUT (no applied block carried it in time), KD_ERR_CLOSED (the
+ * gateway is closing). */
+kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint64_t after_seq,
+                          kd_gw_outcome *out) KD_WARN_UNUSED;
 
 /* Reads episode `id` as a view. Errors: KD_ERR_NOT_FOUND, storage errors. */
 kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out) KD_WARN_UNUSED;

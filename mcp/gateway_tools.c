@@ -118,22 +118,46 @@ static json_t *read_ttt_or_fail(kd_gateway *gw, json_t *args, kd_episode_view *v
     return e;
 }
 
-/* Submits a payload and waits for the block that carries it. */
-static kd_err submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, char *why, size_t why_len)
+/* A chain error after which the request may still have taken effect (see
+ * kd_gateway_chain). */
+static int outcome_unknown(kd_err err) { return err == KD_ERR_TIMEOUT || err == KD_ERR_NET || err == KD_ERR_CLOSED; }
+
+/*
+ * Submits a payload and waits for the block that carries it. The log
+ * position noted first lets the wait find the outcome in the engine's log
+ * when the block summary is missed. On an error, `why` says what happened
+ * and *maybe whether the chain may still apply the payload (it was, or may
+ * have been, queued); *maybe = 0 means it certainly was not.
+ */
+static kd_err submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
+                              size_t why_len)
 {
     uint8_t tx_id[KD_HASH_LEN];
-    kd_err err = gw->o.chain.submit(gw->o.chain.ctx, payload->data, payload->len, tx_id, why, why_len);
-    if (err)
+    kd_tip tip;
+    *maybe = 0;
+    kd_err err = kd_engine_tip(gw->o.engine, &tip);
+    if (err) {
+        snprintf(why, why_len, "cannot read the engine's tip (%s), so nothing was submitted", kd_err_str(err));
         return err;
-    err = kd_gw_wait_outcome(gw, tx_id, out);
-    if (err == KD_ERR_TIMEOUT) {
-        char h[17];
-        kd_hex_encode(tx_id, 8, h);
-        snprintf(why, why_len,
-                 "transaction %s… was submitted but no applied block carried it within %u ms; "
-                 "is the chain (devnet) producing blocks for this engine?",
-                 h, gw->o.wait_ms ? gw->o.wait_ms : 30000);
     }
+    if ((err = gw->o.chain.submit(gw->o.chain.ctx, payload->data, payload->len, tx_id, why, why_len))) {
+        *maybe = outcome_unknown(err);
+        if (!why[0])
+            snprintf(why, why_len, "%s", kd_err_str(err));
+        return err;
+    }
+    if (!(err = kd_gw_wait_outcome(gw, tx_id, tip.last_seq, out)))
+        return KD_OK;
+    *maybe = 1;
+    char h[17];
+    kd_hex_encode(tx_id, 8, h);
+    if (err == KD_ERR_CLOSED)
+        snprintf(why, why_len, "the gateway is shutting down; transaction %s… was submitted", h);
+    else
+        snprintf(why, why_len,
+                 "transaction %s… was submitted, but no applied block carried it within %u ms (is the chain "
+                 "producing blocks for this engine?)",
+                 h, gw->o.wait_ms ? gw->o.wait_ms : 30000);
     return err;
 }
 
@@ -326,7 +350,7 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_gateway *gw = ctx;
-    char why[512];
+    char why[512] = "";
     kd_participants parts = {.count = 0};
     json_t *jp = json_object_get(args, "participants");
     if (jp && json_array_size(jp) > 0) {
@@ -363,11 +387,18 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
         err = kd_wire_new_episode(id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, &payload);
     kd_buf_fini(&params);
     kd_gw_outcome out;
-    if (!err)
-        err = submit_and_wait(gw, &payload, &out, why, sizeof why);
-    kd_buf_fini(&payload);
+    int maybe = 0;
     if (err)
-        return fail("the episode was not created: %s", why[0] ? why : kd_err_str(err));
+        snprintf(why, sizeof why, "cannot build the payload: %s", kd_err_str(err));
+    else
+        err = submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why);
+    kd_buf_fini(&payload);
+    if (err && !maybe)
+        return fail("the episode was not created: %s", why);
+    if (err)
+        return fail("episode %u is not confirmed: %s. It may still be created: kdapp_get_episode_state with "
+                    "episode_id %u shows it once a block carrying it is applied",
+                    id, why, id);
     if (!out.applied)
         return fail("the chain rejected the new episode %u: %s: %s", id, out.error_code, out.error);
     kd_episode_view v;
@@ -449,8 +480,14 @@ static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *cod
         goto done;
     char why[512] = "";
     kd_gw_outcome out;
-    if ((err = submit_and_wait(gw, &payload, &out, why, sizeof why))) {
-        r = fail("the move was not confirmed: %s", why[0] ? why : kd_err_str(err));
+    int maybe = 0;
+    if ((err = submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why))) {
+        if (maybe)
+            r = fail("the move is not confirmed: %s. It may still be applied: kdapp_get_episode_state for "
+                     "episode %u shows whether it was (move_count, recent_moves)",
+                     why, id);
+        else
+            r = fail("the move was not submitted: %s", why);
         goto done;
     }
     kd_episode_view v;
@@ -488,6 +525,10 @@ static json_t *tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     kd_err err = gw->o.chain.reorg(gw->o.chain.ctx, (uint32_t)depth, &report, why, sizeof why);
     if (err) {
         json_decref(report);
+        if (outcome_unknown(err))
+            return fail("the reorg is not confirmed: %s. It may still happen: kdapp_get_episode_state shows the "
+                        "boards as the chain has them",
+                        why[0] ? why : kd_err_str(err));
         return fail("the reorg did not happen: %s", why[0] ? why : kd_err_str(err));
     }
     char text[256];

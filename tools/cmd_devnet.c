@@ -372,8 +372,8 @@ static int views_open(const char *url, nng_socket *sock)
         fprintf(stderr, "kdapp submit: cannot open a subscriber socket: %s\n", nng_strerror(rv));
         return KD_EXIT_FAIL;
     }
-    nng_socket_set_size(*sock, NNG_OPT_RECVMAXSZ, 0);
-    if ((rv = nng_socket_set(*sock, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, sizeof KD_TOPIC_BLOCK)) ||
+    if ((rv = nng_socket_set_size(*sock, NNG_OPT_RECVMAXSZ, 0)) ||
+        (rv = nng_socket_set(*sock, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, sizeof KD_TOPIC_BLOCK)) ||
         (rv = nng_dial(*sock, url, NULL, 0))) {
         fprintf(stderr, "kdapp submit: cannot subscribe to the engine's views at %s: %s\n", url, nng_strerror(rv));
         kd_nng_close(*sock);
@@ -417,10 +417,16 @@ static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint6
             fprintf(stderr, "kdapp submit: no block carried the tx within %llu ms\n", (unsigned long long)timeout_ms);
             return KD_EXIT_FAIL;
         }
-        nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, (nng_duration)(deadline - now < 500 ? deadline - now : 500));
+        /* The receive timeout bounds the wait (a failed set would wait forever). */
+        int rv =
+            nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, (nng_duration)(deadline - now < 500 ? deadline - now : 500));
+        if (rv) {
+            fprintf(stderr, "kdapp submit: cannot bound the wait for block summaries: %s\n", nng_strerror(rv));
+            return KD_EXIT_FAIL;
+        }
         void *buf = NULL;
         size_t len = 0;
-        int rv = nng_recv(sock, &buf, &len, NNG_FLAG_ALLOC);
+        rv = nng_recv(sock, &buf, &len, NNG_FLAG_ALLOC);
         if (rv == NNG_ETIMEDOUT) {
             int rc = verdict_from_log(store, after_seq, tx_id);
             if (rc >= 0)

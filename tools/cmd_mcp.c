@@ -102,6 +102,7 @@ typedef struct {
     const char *devnet_url; /* --devnet */
     int read_only;
     uint32_t block_ms, wait_ms;
+    uint32_t drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES (a test seam) */
 } mcp_options;
 
 static int usage(void)
@@ -200,6 +201,15 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         return KD_EXIT_USAGE;
     }
     o->calls_per_s = rate && *rate ? (unsigned)v : 0;
+    const char *drop = getenv("KDAPP_TEST_DROP_SUMMARIES");
+    if (drop && *drop && kd_cli_parse_u64(drop, 0, UINT32_MAX, &v) != 0) {
+        fprintf(stderr,
+                "kdapp mcp: KDAPP_TEST_DROP_SUMMARIES='%s' is not valid: use N to drop every Nth block summary "
+                "(1: all), 0 for none\n",
+                drop);
+        return KD_EXIT_USAGE;
+    }
+    o->drop_summaries = drop && *drop ? (uint32_t)v : 0;
     if (!o->http)
         return KD_EXIT_OK;
     if (split_http(o->http, o->http_addr, sizeof o->http_addr, &o->http_port) != 0) {
@@ -280,7 +290,10 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_FAIL;
     }
     pthread_t sig_thread;
-    pthread_create(&sig_thread, NULL, wait_for_signal, NULL);
+    if (pthread_create(&sig_thread, NULL, wait_for_signal, NULL) != 0) {
+        fprintf(stderr, "kdapp mcp: cannot start the signal thread\n");
+        return KD_EXIT_FAIL;
+    }
     pthread_detach(sig_thread);
 
     kd_endpoints ep;
@@ -297,7 +310,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     kd_devnet *dev = NULL;
     kd_devnet_client *client = NULL;
     kd_engine *reader = NULL;
-    kd_gateway_options go = {.keys_dir = cli->keys_dir, .wait_ms = o.wait_ms};
+    kd_gateway_options go = {.keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
     kd_err err = KD_ERR_LOCKED;
     if (!o.views_url) {
         kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};

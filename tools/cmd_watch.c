@@ -10,7 +10,7 @@
 #include <getopt.h>
 #include <nng/nng.h>
 #include <nng/protocol/pubsub0/sub.h>
-#include <signal.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,9 +21,6 @@
 #include "tools/cli.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
-
-/* How often the receive loop looks for SIGINT/SIGTERM. */
-#define SIGNAL_POLL_MS 100
 
 static void print_view(const kd_episode_view *v)
 {
@@ -97,15 +94,16 @@ static int show_frame(const uint8_t *frame, size_t len)
     return 1;
 }
 
-/* A pending SIGINT/SIGTERM (they are blocked; see kd_signals_block). */
-static int signalled(void)
+/* Ends the receive loop on SIGINT/SIGTERM (blocked in every thread, see
+ * kd_signals_block) by stopping its aio: the loop waits in the receive,
+ * with no timeout to poll a flag on. kd_cmd_watch cancels this thread when
+ * the loop ends by itself; never while inside NNG. */
+static void *stop_on_signal(void *arg)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    struct timespec zero = {0, 0};
-    return sigtimedwait(&set, NULL, &zero) > 0;
+    kd_signals_wait();
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    nng_aio_stop(arg);
+    return NULL;
 }
 
 int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
@@ -163,22 +161,34 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
     else
         topic_len = (size_t)snprintf(topic, sizeof topic, KD_TOPIC_EPISODE);
     nng_socket sock;
+    nng_aio *aio = NULL;
+    pthread_t stopper;
+    int stopper_started = 0;
     int rv = nng_sub0_open(&sock);
     if (rv) {
         fprintf(stderr, "kdapp watch: cannot open a subscriber socket: %s\n", nng_strerror(rv));
         return KD_EXIT_FAIL;
     }
     int rc = KD_EXIT_OK;
-    nng_socket_set_size(sock, NNG_OPT_RECVMAXSZ, 0);
-    nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, SIGNAL_POLL_MS);
-    nng_socket_set_ms(sock, NNG_OPT_RECONNMINT, 50);
-    nng_socket_set_ms(sock, NNG_OPT_RECONNMAXT, 1000);
+    if ((rv = nng_aio_alloc(&aio, NULL, NULL)) || (rv = nng_socket_set_size(sock, NNG_OPT_RECVMAXSZ, 0)) ||
+        (rv = nng_socket_set_ms(sock, NNG_OPT_RECONNMINT, 50)) ||
+        (rv = nng_socket_set_ms(sock, NNG_OPT_RECONNMAXT, 1000))) {
+        fprintf(stderr, "kdapp watch: cannot set up the subscriber socket: %s\n", nng_strerror(rv));
+        rc = KD_EXIT_FAIL;
+        goto done;
+    }
     if ((rv = nng_socket_set(sock, NNG_OPT_SUB_SUBSCRIBE, topic, topic_len)) ||
         (blocks && (rv = nng_socket_set(sock, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, sizeof KD_TOPIC_BLOCK)))) {
         fprintf(stderr, "kdapp watch: cannot subscribe: %s\n", nng_strerror(rv));
         rc = KD_EXIT_FAIL;
         goto done;
     }
+    if (pthread_create(&stopper, NULL, stop_on_signal, aio) != 0) {
+        fprintf(stderr, "kdapp watch: cannot start the signal thread\n");
+        rc = KD_EXIT_FAIL;
+        goto done;
+    }
+    stopper_started = 1;
     /* A synchronous dial first, so "watching" means connected (tests wait
      * for it); if the engine is not up yet, keep dialing in the background. */
     if ((rv = nng_dial(sock, url, NULL, 0)) != 0) {
@@ -196,23 +206,25 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
     }
     uint64_t shown = 0;
     while (!count || shown < count) {
-        if (signalled())
+        nng_msg *msg = NULL;
+        kd_err err = kd_nng_recv_wait(sock, aio, &msg);
+        if (err == KD_ERR_CLOSED) /* SIGINT/SIGTERM */
             break;
-        void *buf = NULL;
-        size_t len = 0;
-        rv = nng_recv(sock, &buf, &len, NNG_FLAG_ALLOC);
-        if (rv == NNG_ETIMEDOUT)
-            continue;
-        if (rv) {
-            fprintf(stderr, "kdapp watch: receive failed: %s\n", nng_strerror(rv));
+        if (err) {
+            fprintf(stderr, "kdapp watch: receive failed: %s\n", kd_err_str(err));
             rc = KD_EXIT_FAIL;
             break;
         }
-        shown += (uint64_t)show_frame(buf, len);
-        nng_free(buf, len);
+        shown += (uint64_t)show_frame(nng_msg_body(msg), nng_msg_len(msg));
+        nng_msg_free(msg);
         fflush(stdout);
     }
 done:
+    if (stopper_started) {
+        pthread_cancel(stopper);
+        pthread_join(stopper, NULL);
+    }
     kd_nng_close(sock);
+    nng_aio_free(aio);
     return rc;
 }

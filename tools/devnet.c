@@ -35,7 +35,6 @@
 /* How long a reorg waits for a block in flight before answering busy. */
 #define REORG_WAIT_MS 2000u
 #define REORG_WAIT_TEXT "2 s"
-/* Control socket poll interval (to notice close). */
 /* A block stops growing past this many payload bytes (below the engine's
  * KD_INGEST_MAX_BYTES frame limit). */
 #define BLOCK_MAX_BYTES ((size_t)8 << 20)
@@ -95,22 +94,11 @@ static uint64_t rng_next(uint64_t *s) /* splitmix64 */
 
 static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
 
-static void deadline_after(struct timespec *ts, uint64_t ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += (time_t)(ms / 1000);
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Sleeps up to `ms`, waking early on close. Call without the mutex. */
 static void nap(kd_devnet *d, uint64_t ms)
 {
     struct timespec ts;
-    deadline_after(&ts, ms);
+    kd_deadline_after(&ts, ms);
     pthread_mutex_lock(&d->mu);
     if (!atomic_load(&d->stop))
         pthread_cond_timedwait(&d->cv, &d->mu, &ts);
@@ -331,7 +319,7 @@ static void *produce(void *arg)
         uint64_t now = kd_now_ms();
         if (now < due) {
             struct timespec ts;
-            deadline_after(&ts, due - now);
+            kd_deadline_after(&ts, due - now);
             pthread_cond_timedwait(&d->cv, &d->mu, &ts);
             continue;
         }
@@ -422,7 +410,7 @@ kd_err kd_devnet_submit(kd_devnet *d, const uint8_t *payload, size_t len, uint8_
 static kd_err sequence_take(kd_devnet *d)
 {
     struct timespec ts;
-    deadline_after(&ts, REORG_WAIT_MS);
+    kd_deadline_after(&ts, REORG_WAIT_MS);
     while (d->busy && !atomic_load(&d->stop))
         if (pthread_cond_timedwait(&d->cv, &d->mu, &ts) != 0 && d->busy)
             return KD_ERR_BUSY;
@@ -580,7 +568,7 @@ void kd_devnet_status(kd_devnet *d, kd_devnet_info *out)
 kd_err kd_devnet_wait_idle(kd_devnet *d, uint32_t timeout_ms)
 {
     struct timespec ts;
-    deadline_after(&ts, timeout_ms);
+    kd_deadline_after(&ts, timeout_ms);
     kd_err err = KD_OK;
     pthread_mutex_lock(&d->mu);
     while ((d->count > 0 || d->busy) && !atomic_load(&d->stop) && !err) {
@@ -636,12 +624,7 @@ kd_err kd_devnet_open(const kd_devnet_options *opts, kd_devnet **out, char *why,
     }
     d->opts.engine_url = d->engine_url;
     d->opts.listen_urls = d->listen_urls;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int cv_ok = pthread_cond_init(&d->cv, &ca) == 0;
-    pthread_condattr_destroy(&ca);
-    if (!cv_ok) {
+    if (kd_cond_init_monotonic(&d->cv) != KD_OK) {
         snprintf(why, why_len, "cannot create a condition variable");
         goto fail_alloc;
     }

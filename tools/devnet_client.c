@@ -33,21 +33,23 @@ kd_err kd_devnet_client_open(const char *url, uint32_t timeout_ms, kd_devnet_cli
         free(c);
         return kd_nng_err(rv, "req0_open");
     }
-    /* Never re-send: submit and reorg are not idempotent. */
-    nng_socket_set_ms(c->sock, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
-    nng_socket_set_ms(c->sock, NNG_OPT_RECVTIMEO, (nng_duration)c->timeout_ms);
-    nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, (nng_duration)c->timeout_ms);
-    nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 20);
-    nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 500);
-    nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0);
+    /* Timeouts and "never re-send" are set per request (roundtrip). */
+    if ((rv = nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 20)) ||
+        (rv = nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 500)) ||
+        (rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0))) {
+        snprintf(why, why_len, "cannot set up the request socket: %s", nng_strerror(rv));
+        goto fail;
+    }
     if ((rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK))) {
         snprintf(why, why_len, "cannot dial the devnet at %s: %s", url, nng_strerror(rv));
-        kd_nng_close(c->sock);
-        free(c);
-        return kd_nng_err(rv, "dial");
+        goto fail;
     }
     *out = c;
     return KD_OK;
+fail:
+    kd_nng_close(c->sock);
+    free(c);
+    return kd_nng_err(rv, "devnet client");
 }
 
 void kd_devnet_client_close(kd_devnet_client *c)
@@ -74,24 +76,35 @@ static kd_err roundtrip(kd_devnet_client *c, const Kdapp__DevnetRequest *req, Kd
         return KD_ERR_NOMEM;
     }
     kdapp__devnet_request__pack(req, frame);
-    int rv = nng_send(c->sock, frame, n, 0);
+    /* Its own context per request: the gateway's HTTP threads share this
+     * client. Never re-sent: submit and reorg are not idempotent. */
+    nng_msg *msg = NULL;
+    kd_nng_req_fate fate;
+    kd_err err = kd_nng_request(c->sock, frame, n, NNG_DURATION_INFINITE, (nng_duration)c->timeout_ms, &msg, &fate);
     free(frame);
-    void *buf = NULL;
-    size_t len = 0;
-    if (!rv)
-        rv = nng_recv(c->sock, &buf, &len, NNG_FLAG_ALLOC);
-    if (rv == NNG_ETIMEDOUT) {
+    if (err == KD_ERR_TIMEOUT && !fate.sent) {
         snprintf(why, why_len,
-                 "no answer from the devnet at %s within %u ms (is `kdapp devnet` or `kdapp up` running there?)",
+                 "no answer from the devnet at %s within %u ms: the request could not be sent (is `kdapp devnet` "
+                 "or `kdapp up` running there?)",
                  c->url, c->timeout_ms);
-        return KD_ERR_TIMEOUT;
+        return err;
     }
-    if (rv) {
-        snprintf(why, why_len, "cannot talk to the devnet at %s: %s", c->url, nng_strerror(rv));
-        return kd_nng_err(rv, "devnet request");
+    if (err == KD_ERR_TIMEOUT) {
+        snprintf(why, why_len,
+                 "no answer from the devnet at %s within %u ms, after sending: it may have acted on the request "
+                 "(is it overloaded, or is a reorg waiting for a stopped engine?)",
+                 c->url, c->timeout_ms);
+        return err;
     }
+    if (err) {
+        snprintf(why, why_len, "cannot talk to the devnet at %s: %s%s", c->url, nng_strerror(fate.rv),
+                 fate.sent ? " (after sending: the devnet may have acted on the request)" : "");
+        return err;
+    }
+    const void *buf = nng_msg_body(msg);
+    size_t len = nng_msg_len(msg);
     Kdapp__DevnetReply *r = kdapp__devnet_reply__unpack(NULL, len, buf);
-    nng_free(buf, len);
+    nng_msg_free(msg);
     if (!r || (r->tip_hash.len != 0 && r->tip_hash.len != KD_HASH_LEN)) {
         snprintf(why, why_len, "the devnet at %s sent a reply that is not a DevnetReply", c->url);
         if (r)
@@ -111,9 +124,9 @@ static kd_err roundtrip(kd_devnet_client *c, const Kdapp__DevnetRequest *req, Kd
     }
     *reply = r;
     if (r->error_code && *r->error_code) {
-        kd_err err = kd_err_from_code(r->error_code);
-        snprintf(why, why_len, "%s", r->error && *r->error ? r->error : kd_err_str(err));
-        return err == KD_OK ? KD_ERR_INTERNAL : err;
+        kd_err refused = kd_err_from_code(r->error_code);
+        snprintf(why, why_len, "%s", r->error && *r->error ? r->error : kd_err_str(refused));
+        return refused == KD_OK ? KD_ERR_INTERNAL : refused;
     }
     return KD_OK;
 }

@@ -6,9 +6,12 @@
  *
  * A request is sent once and never re-sent by NNG: neither submit (it would
  * queue the payloads twice) nor reorg (it would revert twice) is idempotent.
- * Each request waits at most the client's timeout for its reply.
+ * Each request waits at most the client's timeout to be sent, then as long
+ * for its reply.
  *
- * Threading: one thread at a time per client.
+ * Threading: any number of threads may share a client (the gateway's HTTP
+ * threads do): each request travels in its own NNG context, so one
+ * thread's request never cancels another's.
  */
 #ifndef KD_TOOLS_DEVNET_CLIENT_H
 #define KD_TOOLS_DEVNET_CLIENT_H
@@ -38,15 +41,16 @@ typedef struct {
  * a sentence. */
 kd_err kd_devnet_client_open(const char *url, uint32_t timeout_ms, kd_devnet_client **out, char *why,
                              size_t why_len) KD_WARN_UNUSED;
-/* Closes; accepts NULL. */
+/* Closes; accepts NULL. Call once no request is in progress. */
 void kd_devnet_client_close(kd_devnet_client *client);
 
 /*
  * The common errors of the three requests, each with a sentence in `why`:
  * KD_ERR_TIMEOUT (no reply in time: the devnet is not running at the URL, or
- * a reorg waits for an engine that is down), KD_ERR_NET, KD_ERR_DECODE (the
- * reply is not a DevnetReply), KD_ERR_NOMEM; or, when the devnet refused the
- * request, the error named by its error_code (e.g. KD_ERR_TOO_LARGE,
+ * a reorg waits for an engine that is down; `why` says whether the request
+ * was sent, and so whether the devnet may have acted on it), KD_ERR_NET
+ * (likewise), KD_ERR_DECODE (the reply is not a DevnetReply), KD_ERR_NOMEM;
+ * or, when the devnet refused the request, the error named by its error_code (e.g. KD_ERR_TOO_LARGE,
  * KD_ERR_NOT_FOUND, KD_ERR_BEYOND_FINALITY) with the devnet's sentence in
  * `why`. `ans` (may be NULL) is filled whenever a reply arrived, refused or
  * not.

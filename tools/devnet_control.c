@@ -4,7 +4,6 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +13,11 @@
 #include "engine/netutil.h"
 #include "kdapp.pb-c.h"
 
-/* How often the control thread looks at its stop flag while idle. */
-#define CONTROL_POLL_MS 100
-
 struct kd_devnet_control {
     kd_devnet *dev;
     nng_socket rep;
+    nng_aio *recv_aio; /* stopped by kd_devnet_control_close to end the loop */
     pthread_t thread;
-    atomic_int stop;
 };
 
 static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
@@ -105,14 +101,12 @@ static void *serve(void *arg)
     kd_devnet_control *ctl = arg;
     kd_buf reply;
     kd_buf_init(&reply);
-    while (!atomic_load(&ctl->stop)) {
+    for (;;) {
         nng_msg *msg = NULL;
-        int rv = nng_recvmsg(ctl->rep, &msg, 0);
-        if (rv == NNG_ETIMEDOUT)
-            continue;
-        if (rv) {
-            if (rv != NNG_ECLOSED)
-                KD_LOG_E("devnet", "control socket receive failed: %s", nng_strerror(rv));
+        kd_err err = kd_nng_recv_wait(ctl->rep, ctl->recv_aio, &msg);
+        if (err) {
+            if (err != KD_ERR_CLOSED)
+                KD_LOG_E("devnet", "control socket receive failed: %s", kd_err_str(err));
             break;
         }
         reply.len = 0;
@@ -121,6 +115,7 @@ static void *serve(void *arg)
             continue;
         }
         nng_msg_clear(msg);
+        int rv;
         if ((rv = nng_msg_append(msg, reply.data, reply.len)) || (rv = nng_sendmsg(ctl->rep, msg, 0))) {
             KD_LOG_W("devnet", "cannot send a control reply: %s", nng_strerror(rv));
             nng_msg_free(msg);
@@ -142,28 +137,37 @@ kd_err kd_devnet_control_open(kd_devnet *dev, const char *urls, kd_devnet_contro
         free(ctl);
         return kd_nng_err(rv, "rep0_open");
     }
-    nng_socket_set_ms(ctl->rep, NNG_OPT_RECVTIMEO, CONTROL_POLL_MS);
-    nng_socket_set_size(ctl->rep, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES);
-    kd_err err = kd_nng_listen_all(ctl->rep, urls, why, why_len);
-    if (!err && pthread_create(&ctl->thread, NULL, serve, ctl) != 0) {
+    kd_err err;
+    if ((rv = nng_socket_set_size(ctl->rep, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES)) ||
+        (rv = nng_aio_alloc(&ctl->recv_aio, NULL, NULL))) {
+        snprintf(why, why_len, "cannot set up the devnet control socket: %s", nng_strerror(rv));
+        err = kd_nng_err(rv, "devnet control socket");
+        goto fail;
+    }
+    if ((err = kd_nng_listen_all(ctl->rep, urls, why, why_len)))
+        goto fail;
+    if (pthread_create(&ctl->thread, NULL, serve, ctl) != 0) {
         snprintf(why, why_len, "cannot start the control thread");
         err = KD_ERR_NOMEM;
-    }
-    if (err) {
-        kd_nng_close(ctl->rep);
-        free(ctl);
-        return err;
+        goto fail;
     }
     *out = ctl;
     return KD_OK;
+fail:
+    kd_nng_close(ctl->rep);
+    nng_aio_free(ctl->recv_aio);
+    free(ctl);
+    return err;
 }
 
 void kd_devnet_control_close(kd_devnet_control *ctl)
 {
     if (!ctl)
         return;
-    atomic_store(&ctl->stop, 1);
+    /* Wakes a waiting receive; a request being handled is answered first. */
+    nng_aio_stop(ctl->recv_aio);
     pthread_join(ctl->thread, NULL);
     kd_nng_close(ctl->rep);
+    nng_aio_free(ctl->recv_aio);
     free(ctl);
 }

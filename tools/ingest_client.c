@@ -1,4 +1,4 @@
-/* ingest_client.c — REQ socket to the engine's ingest. */
+/* ingest_client.c — REQ socket to the engine's ingest (see ingest_client.h). */
 #include "tools/ingest_client.h"
 
 #include <nng/nng.h>
@@ -12,7 +12,7 @@
 
 struct kd_ingest_client {
     nng_socket sock;
-    kd_buf frame;
+    nng_duration timeout_ms; /* per request; NNG_DURATION_INFINITE: none */
 };
 
 kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_client **out, char *why, size_t why_len)
@@ -20,30 +20,32 @@ kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_cli
     kd_ingest_client *c = calloc(1, sizeof *c);
     if (!c)
         return KD_ERR_NOMEM;
-    kd_buf_init(&c->frame);
+    /* REQ's send waits for a connected engine: the timeout bounds it too, or
+     * a client with a timeout blocks forever while the engine is down. */
+    c->timeout_ms = timeout_ms ? (nng_duration)timeout_ms : NNG_DURATION_INFINITE;
     int rv = nng_req0_open(&c->sock);
     if (rv) {
         free(c);
         snprintf(why, why_len, "cannot open a request socket: %s", nng_strerror(rv));
         return kd_nng_err(rv, "req0_open");
     }
-    nng_socket_set_ms(c->sock, NNG_OPT_REQ_RESENDTIME, RESEND_MS);
-    nng_socket_set_ms(c->sock, NNG_OPT_RECVTIMEO, timeout_ms ? (nng_duration)timeout_ms : NNG_DURATION_INFINITE);
-    /* REQ's send waits for a connected engine: bound it too, or a client
-     * with a timeout blocks forever while the engine is down. */
-    nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, timeout_ms ? (nng_duration)timeout_ms : NNG_DURATION_INFINITE);
-    nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 20);
-    nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 500);
-    nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0);
+    if ((rv = nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 20)) ||
+        (rv = nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 500)) ||
+        (rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0))) {
+        snprintf(why, why_len, "cannot set up the request socket: %s", nng_strerror(rv));
+        goto fail;
+    }
     /* Non-blocking dial: the engine may start later. */
     if ((rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK))) {
         snprintf(why, why_len, "cannot dial %s: %s", url, nng_strerror(rv));
-        kd_nng_close(c->sock);
-        free(c);
-        return kd_nng_err(rv, "dial");
+        goto fail;
     }
     *out = c;
     return KD_OK;
+fail:
+    kd_nng_close(c->sock);
+    free(c);
+    return kd_nng_err(rv, "ingest client");
 }
 
 void kd_ingest_client_close(kd_ingest_client *c)
@@ -51,24 +53,22 @@ void kd_ingest_client_close(kd_ingest_client *c)
     if (!c)
         return;
     kd_nng_close(c->sock);
-    kd_buf_fini(&c->frame);
     free(c);
 }
 
 kd_err kd_ingest_client_send(kd_ingest_client *c, const kd_buf *msgs, size_t count, kd_ingest_reply *reply)
 {
-    c->frame.len = 0;
-    kd_err err = kd_ingest_request_pack(msgs, count, &c->frame);
+    kd_buf frame;
+    kd_buf_init(&frame);
+    nng_msg *msg = NULL;
+    kd_err err = kd_ingest_request_pack(msgs, count, &frame);
+    /* Re-sent by NNG until answered: accepts and reverts are idempotent. */
+    if (!err)
+        err = kd_nng_request(c->sock, frame.data, frame.len, RESEND_MS, c->timeout_ms, &msg, NULL);
+    kd_buf_fini(&frame);
     if (err)
         return err;
-    int rv = nng_send(c->sock, c->frame.data, c->frame.len, 0);
-    if (rv)
-        return kd_nng_err(rv, "send ingest request");
-    void *buf = NULL;
-    size_t len = 0;
-    if ((rv = nng_recv(c->sock, &buf, &len, NNG_FLAG_ALLOC)))
-        return kd_nng_err(rv, "receive ingest reply");
-    err = kd_ingest_reply_unpack(buf, len, reply);
-    nng_free(buf, len);
+    err = kd_ingest_reply_unpack(nng_msg_body(msg), nng_msg_len(msg), reply);
+    nng_msg_free(msg);
     return err;
 }

@@ -3,6 +3,9 @@
  * to the engine. NNG re-sends an unanswered request (every resend_ms) and
  * re-dials a restarted engine by itself; re-sent blocks are applied once
  * (idempotent by hash), so "send until acknowledged" is safe.
+ *
+ * Threading: any number of threads may share a client; each request
+ * travels in its own NNG context (see kd_nng_request).
  */
 #ifndef KD_TOOLS_INGEST_CLIENT_H
 #define KD_TOOLS_INGEST_CLIENT_H
@@ -15,6 +18,7 @@ typedef struct kd_ingest_client kd_ingest_client;
  * request may wait for its reply (0 = forever). */
 kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_client **out, char *why,
                              size_t why_len) KD_WARN_UNUSED;
+/* Closes; accepts NULL. Call once no request is in progress. */
 void kd_ingest_client_close(kd_ingest_client *client);
 
 /* Sends `count` encoded EngineMsgs as one IngestRequest and waits for the

@@ -272,7 +272,7 @@ Test(devnet_control, garbage_frames_get_a_decode_error)
 {
     nng_socket s;
     cr_assert_eq(nng_req0_open(&s), 0);
-    nng_socket_set_ms(s, NNG_OPT_RECVTIMEO, 20000);
+    cr_assert_eq(nng_socket_set_ms(s, NNG_OPT_RECVTIMEO, 20000), 0);
     cr_assert_eq(nng_dial(s, control_url, NULL, 0), 0);
     static const uint8_t garbage[] = {0xff, 0xff, 0xff, 0x01};
     cr_assert_eq(nng_send(s, (void *)garbage, sizeof garbage, 0), 0);

@@ -32,9 +32,9 @@ static void setup(void)
     kd_err err = kd_ingest_server_start(env.engine, url, &server, why, sizeof why);
     cr_assert_eq(err, KD_OK, "server start: %s (%s)", kd_err_code(err), why);
     cr_assert_eq(nng_req0_open(&req), 0);
-    nng_socket_set_ms(req, NNG_OPT_RECVTIMEO, 20000);
-    nng_socket_set_ms(req, NNG_OPT_SENDTIMEO, 20000);
-    nng_socket_set_size(req, NNG_OPT_RECVMAXSZ, 0);
+    cr_assert_eq(nng_socket_set_ms(req, NNG_OPT_RECVTIMEO, 20000), 0);
+    cr_assert_eq(nng_socket_set_ms(req, NNG_OPT_SENDTIMEO, 20000), 0);
+    cr_assert_eq(nng_socket_set_size(req, NNG_OPT_RECVMAXSZ, 0), 0);
     cr_assert_eq(nng_dial(req, url, NULL, 0), 0, "dial %s", url);
 }
 

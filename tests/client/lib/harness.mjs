@@ -3,7 +3,7 @@
 // transport) and over Streamable HTTP (spawned here, URL parsed from its
 // stderr), JSON Schema validation of structured results, and bounded waits on
 // conditions (never fixed sleeps).
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,9 +86,10 @@ export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-tes
 }
 
 /** Spawns `kdapp mcp --http 127.0.0.1:0` and resolves its /mcp URL (read from its stderr). */
-export async function httpGateway(dirs, { blockMs = 20, extra = [] } = {}) {
+export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {} } = {}) {
   const child = spawn(KDAPP, gatewayArgs(dirs, blockMs, ['--http', '127.0.0.1:0', ...extra]), {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const log = { text: '', signal: new Signal() };
   collect(child.stderr, log);
@@ -112,6 +113,59 @@ export async function httpGateway(dirs, { blockMs = 20, extra = [] } = {}) {
       return r;
     },
   };
+}
+
+/** Spawns `kdapp up` (engine + devnet daemon) on dirs.data; resolves once it serves, with its URLs. */
+export async function upDaemon(dirs, { blockMs = 20 } = {}) {
+  const child = spawn(KDAPP, ['up', '--data', dirs.data, '--block-ms', String(blockMs), '--quiet'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const log = { text: '', signal: new Signal() };
+  collect(child.stderr, log);
+  let exited = null;
+  const exit = new Promise((resolve) => child.on('exit', (code, sig) => { exited = { code, sig }; log.signal.kick(); resolve(exited); }));
+  const urls = await log.signal.until(() => {
+    if (exited) throw new Error(`kdapp up exited (${JSON.stringify(exited)}) before serving:\n${log.text}`);
+    const views = /\n\s+views\s+(\S+)/.exec(log.text);
+    const devnet = /\n\s+devnet\s+(\S+)/.exec(log.text);
+    return views && devnet && { views: views[1], devnet: devnet[1] };
+  }, '`kdapp up` to print its URLs', 15000);
+  return {
+    ...urls,
+    child,
+    log,
+    async stop() {
+      if (exited) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+      const r = await exit;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}
+
+/** The episodes in the store itself (`kdapp list --json`, read-only beside a running daemon), by id. */
+export function storeEpisodes(dirs) {
+  const out = execFileSync(KDAPP, ['list', '--data', dirs.data, '--json'], { encoding: 'utf8' });
+  const eps = new Map();
+  for (const line of out.split('\n').filter((l) => l.trim())) {
+    const v = JSON.parse(line);
+    eps.set(v.episode_id, v);
+  }
+  return eps;
+}
+
+/** Every episode kdapp_list_episodes lists (all pages), by id. */
+export async function listedEpisodes(client) {
+  const eps = new Map();
+  let cursor;
+  do {
+    const page = (await call(client, 'kdapp_list_episodes', cursor ? { cursor } : {})).structuredContent;
+    for (const e of page.episodes) eps.set(e.episode_id, e);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return eps;
 }
 
 export async function httpClient(url, name = 'kdapp-client-test') {
