@@ -99,15 +99,20 @@ test(`${AGENTS} agents at once, gateway attached to \`kdapp up\``, { timeout: 15
   const dirs = scratch('concurrent-up');
   const up = await upDaemon(dirs, { blockMs: 20 });
   let gw;
+  let failed = true;
   try {
     gw = await httpGateway(dirs);
     await gw.log.signal.until(() => /attached to the engine/.test(gw.log.text), 'the gateway to attach to `kdapp up`');
     const problems = await agentsAgainst(gw.url, dirs);
     assert.deepEqual(problems, [], `untrue answers:\n${problems.join('\n')}\ngateway stderr:\n${gw.log.text.slice(-3000)}`);
+    failed = false;
   } finally {
-    await gw?.stop();
+    const g = await gw?.stop();
     const r = await up.stop();
-    assert.equal(r.code, 0, `kdapp up exits cleanly: ${up.log.text.slice(-2000)}`);
+    if (!failed) {
+      assert.equal(g?.code, 0, `the gateway exits cleanly: ${gw?.log.text.slice(-2000)}`);
+      assert.equal(r.code, 0, `kdapp up exits cleanly: ${up.log.text.slice(-2000)}`);
+    }
     dirs.cleanup();
   }
 });
@@ -115,13 +120,15 @@ test(`${AGENTS} agents at once, gateway attached to \`kdapp up\``, { timeout: 15
 test(`${AGENTS} agents at once, embedded gateway`, { timeout: 150000 }, async () => {
   const dirs = scratch('concurrent-embedded');
   let gw;
+  let failed = true;
   try {
     gw = await httpGateway(dirs);
     const problems = await agentsAgainst(gw.url, dirs);
     assert.deepEqual(problems, [], `untrue answers:\n${problems.join('\n')}\ngateway stderr:\n${gw.log.text.slice(-3000)}`);
+    failed = false;
   } finally {
     const r = await gw?.stop();
-    if (r) assert.equal(r.code, 0, `the gateway exits cleanly: ${gw.log.text.slice(-2000)}`);
+    if (r && !failed) assert.equal(r.code, 0, `the gateway exits cleanly: ${gw.log.text.slice(-2000)}`);
     dirs.cleanup();
   }
 });
