@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -268,6 +269,61 @@ Test(devnet_control, client_submit_status_reorg)
     kd_devnet_client_close(c);
 }
 
+/* The gateway's HTTP threads share one client. Each request travels in its
+ * own NNG context: before, a request sent on the shared socket cancelled
+ * another thread's wait ("Operation canceled") although the devnet had
+ * queued its payload. */
+#define SHARERS 12
+#define SUBMITS_EACH 8
+
+typedef struct {
+    kd_devnet_client *client;
+    const kd_buf *payloads; /* SUBMITS_EACH */
+    kd_err errs[SUBMITS_EACH];
+    char why[SUBMITS_EACH][256];
+} sharer;
+
+static void *share_client(void *arg)
+{
+    sharer *s = arg;
+    for (int i = 0; i < SUBMITS_EACH; i++) {
+        uint8_t ids[1][KD_HASH_LEN];
+        s->errs[i] =
+            kd_devnet_client_submit(s->client, &s->payloads[i], 1, ids, NULL, NULL, s->why[i], sizeof s->why[i]);
+    }
+    return NULL;
+}
+
+Test(devnet_control, one_client_shared_by_many_threads)
+{
+    kd_devnet_client *c = NULL;
+    char why[512] = "";
+    ET_ASSERT_OK(kd_devnet_client_open(control_url, 20000, &c, why, sizeof why));
+    et_txs txs;
+    et_txs_init(&txs);
+    for (uint32_t id = 1; id <= SHARERS * SUBMITS_EACH; id++)
+        et_add_create(&txs, id, "alice", "bob", 6);
+    sharer sh[SHARERS];
+    pthread_t th[SHARERS];
+    for (int t = 0; t < SHARERS; t++) {
+        memset(&sh[t], 0, sizeof sh[t]);
+        sh[t].client = c;
+        sh[t].payloads = &txs.p[t * SUBMITS_EACH];
+        cr_assert_eq(pthread_create(&th[t], NULL, share_client, &sh[t]), 0);
+    }
+    for (int t = 0; t < SHARERS; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < SHARERS; t++)
+        for (int i = 0; i < SUBMITS_EACH; i++)
+            cr_expect_eq(sh[t].errs[i], KD_OK, "thread %d, submit %d: %s: %s", t, i, kd_err_code(sh[t].errs[i]),
+                         sh[t].why[i]);
+    idle();
+    for (uint32_t id = 1; id <= SHARERS * SUBMITS_EACH; id++)
+        cr_expect_eq(moves_of(id), 0, "episode %u exists", id);
+    et_txs_fini(&txs);
+    kd_devnet_client_close(c);
+}
+
 Test(devnet_control, garbage_frames_get_a_decode_error)
 {
     nng_socket s;
@@ -303,5 +359,6 @@ Test(devnet_control, a_devnet_that_is_not_there_times_out_clearly)
     kd_devnet_answer ans;
     ET_EXPECT_ERR(kd_devnet_client_status(c, &ans, why, sizeof why), KD_ERR_TIMEOUT);
     cr_expect(strstr(why, "no answer from the devnet") != NULL, "%s", why);
+    cr_expect(strstr(why, "could not be sent") != NULL, "nothing was sent, so nothing was queued: %s", why);
     kd_devnet_client_close(c);
 }
