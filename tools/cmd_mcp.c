@@ -112,6 +112,20 @@ static int usage(void)
     return KD_EXIT_USAGE;
 }
 
+/* Reads a numeric environment variable, `min` to UINT32_MAX (unset or
+ * empty: 0); when it is not valid, says so with `valid` and returns -1. */
+static int env_u32(const char *name, uint64_t min, const char *valid, uint32_t *out)
+{
+    const char *s = getenv(name);
+    uint64_t v = 0;
+    if (s && *s && kd_cli_parse_u64(s, min, UINT32_MAX, &v) != 0) {
+        fprintf(stderr, "kdapp mcp: %s='%s' is not valid: use %s\n", name, s, valid);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
 /* Splits "ADDR:PORT" (ADDR may be [v6]). */
 static int split_http(const char *spec, char *addr, size_t addr_len, uint16_t *port)
 {
@@ -192,24 +206,12 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
     }
     /* Everything is checked before anything starts (no data directory is
      * created for a command line that cannot run). */
-    const char *rate = getenv("KDAPP_MCP_CALLS_PER_S");
-    if (rate && *rate && (kd_cli_parse_u64(rate, 1, UINT32_MAX, &v) != 0)) {
-        fprintf(stderr,
-                "kdapp mcp: KDAPP_MCP_CALLS_PER_S='%s' is not valid: use tool calls per second per session, "
-                "1 to 4294967295 (default 50)\n",
-                rate);
+    uint32_t rate;
+    if (env_u32("KDAPP_MCP_CALLS_PER_S", 1, "tool calls per second per session, 1 to 4294967295 (default 50)", &rate) ||
+        env_u32("KDAPP_TEST_DROP_SUMMARIES", 0, "N to drop every Nth block summary (1: all), 0 for none",
+                &o->drop_summaries))
         return KD_EXIT_USAGE;
-    }
-    o->calls_per_s = rate && *rate ? (unsigned)v : 0;
-    const char *drop = getenv("KDAPP_TEST_DROP_SUMMARIES");
-    if (drop && *drop && kd_cli_parse_u64(drop, 0, UINT32_MAX, &v) != 0) {
-        fprintf(stderr,
-                "kdapp mcp: KDAPP_TEST_DROP_SUMMARIES='%s' is not valid: use N to drop every Nth block summary "
-                "(1: all), 0 for none\n",
-                drop);
-        return KD_EXIT_USAGE;
-    }
-    o->drop_summaries = drop && *drop ? (uint32_t)v : 0;
+    o->calls_per_s = rate;
     if (!o->http)
         return KD_EXIT_OK;
     if (split_http(o->http, o->http_addr, sizeof o->http_addr, &o->http_port) != 0) {

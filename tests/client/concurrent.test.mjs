@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  scratch, upDaemon, httpGateway, httpClient, discoverTools, listedEpisodes, storeEpisodes, move,
+  withGateway, withAgents, listedEpisodes, storeEpisodes, move,
 } from './lib/harness.mjs';
 
 const AGENTS = 24;
@@ -46,11 +46,7 @@ async function agent(client, id, started) {
 
 /** Runs the agents against the gateway at `url`; returns every answer that was not true. */
 async function agentsAgainst(url, dirs) {
-  const clients = await Promise.all(Array.from({ length: AGENTS }, (_, i) => httpClient(url, `agent-${i}`)));
-  try {
-    await discoverTools(clients[0]);
-    const base = 1000 + Math.floor(Math.random() * 1e6);
-    const ids = clients.map((_, i) => base + i);
+  return withAgents(url, AGENTS, 'agent', async (clients, ids) => {
     const starts = await Promise.all(clients.map((c, i) => callRaw(c, 'kdapp_start_episode', { episode_id: ids[i] })));
     const agents = await Promise.all(clients.map((c, i) => agent(c, ids[i], starts[i])));
 
@@ -90,45 +86,19 @@ async function agentsAgainst(url, dirs) {
     for (const id of listed.keys())
       if (!created.has(id)) problems.push(`kdapp_list_episodes lists episode ${id}, which no client was told exists`);
     return problems;
-  } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  }
+  });
 }
 
-test(`${AGENTS} agents at once, gateway attached to \`kdapp up\``, { timeout: 150000 }, async () => {
-  const dirs = scratch('concurrent-up');
-  const up = await upDaemon(dirs, { blockMs: 20 });
-  let gw;
-  let failed = true;
-  try {
-    gw = await httpGateway(dirs);
-    await gw.log.signal.until(() => /attached to the engine/.test(gw.log.text), 'the gateway to attach to `kdapp up`');
-    const problems = await agentsAgainst(gw.url, dirs);
-    assert.deepEqual(problems, [], `untrue answers:\n${problems.join('\n')}\ngateway stderr:\n${gw.log.text.slice(-3000)}`);
-    failed = false;
-  } finally {
-    const g = await gw?.stop();
-    const r = await up.stop();
-    if (!failed) {
-      assert.equal(g?.code, 0, `the gateway exits cleanly: ${gw?.log.text.slice(-2000)}`);
-      assert.equal(r.code, 0, `kdapp up exits cleanly: ${up.log.text.slice(-2000)}`);
-    }
-    dirs.cleanup();
-  }
-});
+const checkAgents = async (gw, dirs) => {
+  const problems = await agentsAgainst(gw.url, dirs);
+  assert.deepEqual(problems, [], `untrue answers:\n${problems.join('\n')}\ngateway stderr:\n${gw.log.text.slice(-3000)}`);
+};
 
-test(`${AGENTS} agents at once, embedded gateway`, { timeout: 150000 }, async () => {
-  const dirs = scratch('concurrent-embedded');
-  let gw;
-  let failed = true;
-  try {
-    gw = await httpGateway(dirs);
-    const problems = await agentsAgainst(gw.url, dirs);
-    assert.deepEqual(problems, [], `untrue answers:\n${problems.join('\n')}\ngateway stderr:\n${gw.log.text.slice(-3000)}`);
-    failed = false;
-  } finally {
-    const r = await gw?.stop();
-    if (r && !failed) assert.equal(r.code, 0, `the gateway exits cleanly: ${gw.log.text.slice(-2000)}`);
-    dirs.cleanup();
-  }
-});
+test(`${AGENTS} agents at once, gateway attached to \`kdapp up\``, { timeout: 150000 }, () =>
+  withGateway('concurrent-up', { withUp: true }, async (gw, dirs) => {
+    await gw.log.signal.until(() => /attached to the engine/.test(gw.log.text), 'the gateway to attach to `kdapp up`');
+    await checkAgents(gw, dirs);
+  }));
+
+test(`${AGENTS} agents at once, embedded gateway`, { timeout: 150000 }, () =>
+  withGateway('concurrent-embedded', {}, checkAgents));

@@ -14,12 +14,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 
-import { scratch, upDaemon, httpGateway, httpClient, discoverTools, call, move, storeEpisodes } from './lib/harness.mjs';
+import { withGateway, withAgents, call, move, storeEpisodes } from './lib/harness.mjs';
 
 const WAIT_MS = 120000;
 const CALL_MS = 60000;
 const AGENTS = 4;
+/* An ipc:// socket nobody listens on, for --views (unique to this run). */
+const nowhere = `ipc://${join(process.env.KD_TEST_TMP || tmpdir(), `nobody-publishes-${process.pid}.ipc`)}`;
 
 const text = (r) => r.content?.[0]?.text ?? JSON.stringify(r);
 
@@ -53,11 +56,8 @@ async function agent(client, id) {
 }
 
 async function agentsAgainst(url, dirs) {
-  const clients = await Promise.all(Array.from({ length: AGENTS }, (_, i) => httpClient(url, `lossy-${i}`)));
-  try {
-    await discoverTools(clients[0]);
-    const base = 1000 + Math.floor(Math.random() * 1e6);
-    const views = await Promise.all(clients.map((c, i) => agent(c, base + i)));
+  await withAgents(url, AGENTS, 'lossy', async (clients, ids) => {
+    const views = await Promise.all(clients.map((c, i) => agent(c, ids[i])));
     const stored = storeEpisodes(dirs);
     for (const v of views) {
       assert.equal(stored.get(v.episode_id)?.move_count, 5, `episode ${v.episode_id}: the store has the 5 confirmed moves`);
@@ -65,44 +65,16 @@ async function agentsAgainst(url, dirs) {
     }
     const listed = (await call(clients[0], 'kdapp_list_episodes')).structuredContent.episodes.map((e) => e.episode_id);
     assert.deepEqual(listed.sort(), views.map((v) => v.episode_id).sort());
-  } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  }
+  });
 }
 
-test('attached, subscribed where nobody publishes: every write answered from the log', { timeout: 150000 }, async () => {
-  const dirs = scratch('lossy-up');
-  const up = await upDaemon(dirs, { blockMs: 20 });
-  let gw;
-  let failed = true;
-  try {
-    gw = await httpGateway(dirs, {
-      extra: ['--views', `ipc://${join(dirs.dir, 'nobody-publishes.ipc')}`, '--devnet', up.devnet, '--wait-ms', String(WAIT_MS)],
-    });
-    await agentsAgainst(gw.url, dirs);
-    failed = false;
-  } finally {
-    const g = await gw?.stop();
-    const r = await up.stop();
-    if (!failed) {
-      assert.equal(g?.code, 0, `the gateway exits cleanly: ${gw?.log.text.slice(-2000)}`);
-      assert.equal(r.code, 0, `kdapp up exits cleanly: ${up.log.text.slice(-2000)}`);
-    }
-    dirs.cleanup();
-  }
-});
+test('attached, subscribed where nobody publishes: every write answered from the log', { timeout: 150000 }, () =>
+  withGateway('lossy-up', {
+    withUp: true,
+    gatewayOpts: (up) => ({ extra: ['--views', nowhere, '--devnet', up.devnet, '--wait-ms', String(WAIT_MS)] }),
+  }, (gw, dirs) => agentsAgainst(gw.url, dirs)));
 
-test('embedded, every second summary dropped (KDAPP_TEST_DROP_SUMMARIES=2)', { timeout: 150000 }, async () => {
-  const dirs = scratch('lossy-embedded');
-  let gw;
-  let failed = true;
-  try {
-    gw = await httpGateway(dirs, { extra: ['--wait-ms', String(WAIT_MS)], env: { KDAPP_TEST_DROP_SUMMARIES: '2' } });
-    await agentsAgainst(gw.url, dirs);
-    failed = false;
-  } finally {
-    const r = await gw?.stop();
-    if (r && !failed) assert.equal(r.code, 0, `the gateway exits cleanly: ${gw.log.text.slice(-2000)}`);
-    dirs.cleanup();
-  }
-});
+test('embedded, every second summary dropped (KDAPP_TEST_DROP_SUMMARIES=2)', { timeout: 150000 }, () =>
+  withGateway('lossy-embedded', {
+    gatewayOpts: () => ({ extra: ['--wait-ms', String(WAIT_MS)], env: { KDAPP_TEST_DROP_SUMMARIES: '2' } }),
+  }, (gw, dirs) => agentsAgainst(gw.url, dirs)));

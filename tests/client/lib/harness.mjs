@@ -85,29 +85,26 @@ export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-tes
   return client;
 }
 
-/** Spawns `kdapp mcp --http 127.0.0.1:0` and resolves its /mcp URL (read from its stderr). */
-export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {} } = {}) {
-  const child = spawn(KDAPP, gatewayArgs(dirs, blockMs, ['--http', '127.0.0.1:0', ...extra]), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+/** Spawns kdapp with `args`; resolves once ready(stderr so far) returns a value, with that value's
+ *  fields, the child, its log and stop() (SIGTERM, then SIGKILL after killMs). */
+async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
+  const child = spawn(KDAPP, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   const log = { text: '', signal: new Signal() };
   collect(child.stderr, log);
   let exited = null;
   const exit = new Promise((resolve) => child.on('exit', (code, sig) => { exited = { code, sig }; log.signal.kick(); resolve(exited); }));
-  const url = await log.signal.until(() => {
-    if (exited) throw new Error(`kdapp mcp --http exited (${JSON.stringify(exited)}) before serving:\n${log.text}`);
-    const m = /serving MCP on (http:\/\/\S+\/mcp)/.exec(log.text);
-    return m && m[1];
-  }, 'the gateway to print "serving MCP on http://…/mcp"', 15000);
+  const found = await log.signal.until(() => {
+    if (exited) throw new Error(`kdapp ${args[0]} exited (${JSON.stringify(exited)}) before serving:\n${log.text}`);
+    return ready(log.text);
+  }, what, 15000);
   return {
-    url: new URL(url),
+    ...found,
     child,
     log,
     async stop() {
       if (exited) return exited;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), killMs);
       const r = await exit;
       clearTimeout(timer);
       return r;
@@ -115,34 +112,62 @@ export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {} } =
   };
 }
 
+/** Spawns `kdapp mcp --http 127.0.0.1:0` and resolves its /mcp URL (read from its stderr). */
+export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {} } = {}) {
+  return daemon(gatewayArgs(dirs, blockMs, ['--http', '127.0.0.1:0', ...extra]), {
+    env,
+    ready: (text) => {
+      const m = /serving MCP on (http:\/\/\S+\/mcp)/.exec(text);
+      return m && { url: new URL(m[1]) };
+    },
+    what: 'the gateway to print "serving MCP on http://…/mcp"',
+  });
+}
+
 /** Spawns `kdapp up` (engine + devnet daemon) on dirs.data; resolves once it serves, with its URLs. */
 export async function upDaemon(dirs, { blockMs = 20 } = {}) {
-  const child = spawn(KDAPP, ['up', '--data', dirs.data, '--block-ms', String(blockMs), '--quiet'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const log = { text: '', signal: new Signal() };
-  collect(child.stderr, log);
-  let exited = null;
-  const exit = new Promise((resolve) => child.on('exit', (code, sig) => { exited = { code, sig }; log.signal.kick(); resolve(exited); }));
-  const urls = await log.signal.until(() => {
-    if (exited) throw new Error(`kdapp up exited (${JSON.stringify(exited)}) before serving:\n${log.text}`);
-    const views = /\n\s+views\s+(\S+)/.exec(log.text);
-    const devnet = /\n\s+devnet\s+(\S+)/.exec(log.text);
-    return views && devnet && { views: views[1], devnet: devnet[1] };
-  }, '`kdapp up` to print its URLs', 15000);
-  return {
-    ...urls,
-    child,
-    log,
-    async stop() {
-      if (exited) return exited;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-      const r = await exit;
-      clearTimeout(timer);
-      return r;
+  return daemon(['up', '--data', dirs.data, '--block-ms', String(blockMs), '--quiet'], {
+    ready: (text) => {
+      const views = /\n\s+views\s+(\S+)/.exec(text);
+      const devnet = /\n\s+devnet\s+(\S+)/.exec(text);
+      return views && devnet && { views: views[1], devnet: devnet[1] };
     },
-  };
+    what: '`kdapp up` to print its URLs',
+    killMs: 10000,
+  });
+}
+
+/** Runs fn(gw, dirs, up) against a fresh HTTP gateway (httpGateway options from gatewayOpts(up)), attached
+ *  to a fresh `kdapp up` when withUp; then stops both and, when fn succeeded, checks both exited cleanly. */
+export async function withGateway(name, { withUp = false, gatewayOpts = () => ({}) }, fn) {
+  const dirs = scratch(name);
+  let up;
+  let gw;
+  let failed = true;
+  try {
+    if (withUp) up = await upDaemon(dirs);
+    gw = await httpGateway(dirs, gatewayOpts(up));
+    await fn(gw, dirs, up);
+    failed = false;
+  } finally {
+    const exits = [];
+    for (const [what, d] of [['the gateway', gw], ['kdapp up', up]]) if (d) exits.push([what, d, await d.stop()]);
+    dirs.cleanup();
+    if (!failed) for (const [what, d, r] of exits) assert.equal(r.code, 0, `${what} exits cleanly: ${d.log.text.slice(-2000)}`);
+  }
+}
+
+/** Opens n HTTP clients on `url` at once (their tools discovered), hands them and a fresh block of
+ *  n episode ids to fn, and closes them whatever fn does. */
+export async function withAgents(url, n, name, fn) {
+  const clients = await Promise.all(Array.from({ length: n }, (_, i) => httpClient(url, `${name}-${i}`)));
+  try {
+    await discoverTools(clients[0]);
+    const base = 1000 + Math.floor(Math.random() * 1e6);
+    return await fn(clients, clients.map((_, i) => base + i));
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  }
 }
 
 /** The episodes in the store itself (`kdapp list --json`, read-only beside a running daemon), by id. */
