@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # shutdown.sh — SIGTERM and SIGINT stop every daemon cleanly (exit 0,
-# "stopped cleanly"), the engine even in the middle of a feed: it finishes
-# the transaction in progress, and after a restart the feed completes with
-# the digest of an uninterrupted run.
+# "stopped cleanly"), and `kdapp watch` too; the engine even in the middle
+# of a feed: it finishes the transaction in progress, and after a restart
+# the feed completes with the digest of an uninterrupted run.
 source "$(dirname "$0")/lib.sh"
 ingest="ipc://$T/ingest.ipc"
 views="ipc://$T/views.ipc"
@@ -50,4 +50,14 @@ kill -TERM "$dn_pid"
 wait_exit 20 "$dn_pid" || fail "devnet ignored SIGTERM"
 ((EXIT_CODE == 0)) || fail "devnet exited $EXIT_CODE"
 file_has "$T/devnet.err" "stopped cleanly" || fail "devnet did not stop cleanly"
+# kdapp watch, waiting in a receive with nothing to show: the signal ends
+# the receive (no poll), with or without a publisher at the other end.
+for sig in TERM INT; do
+  bg watch "$KDAPP" watch --connect "ipc://$T/nobody.ipc"
+  w_pid=$BG_PID
+  wait_for 20 file_has "$T/watch.err" "waiting for it" || fail "watch did not start"
+  kill -"$sig" "$w_pid"
+  wait_exit 20 "$w_pid" || fail "watch ignored SIG$sig"
+  ((EXIT_CODE == 0)) || fail "watch exited $EXIT_CODE on SIG$sig"
+done
 echo "PASS: clean shutdown"
