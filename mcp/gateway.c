@@ -1,7 +1,19 @@
 /*
  * gateway.c — the gateway's lifecycle: following the engine's views (block
  * summaries resolve waiting writes; episode views become resource
- * notifications), reading views, and the key directory.
+ * notifications), waiting for a write's outcome (from a summary, or from
+ * the engine's log when the summary was missed), reading views, and the
+ * key directory.
+ *
+ * A waiting write knows the log position it started from. Each time it
+ * wakes (a summary arrived, or LOG_CHECK_MS passed) it reads the tip: log
+ * entries past what it has searched whose summaries all arrived are
+ * covered (their outcomes are in `recent`); any other entry, a dropped
+ * summary's or one still on its way, is searched in the log itself:
+ *
+ *   log entry:  42    43    44     (tip 44; the write noted 41)
+ *   summary:    got   lost  got    43 is not covered, so
+ *   kd_engine_find_tx(after 41) reads 42..44: found, or searched = 44
  */
 #include "mcp/gateway_int.h"
 
