@@ -296,7 +296,14 @@ void et_revert_ok(kd_engine *engine, const char *name)
 
 void et_tip(kd_engine *engine, kd_tip *out) { ET_ASSERT_OK(kd_engine_tip(engine, out)); }
 
-void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) { ET_ASSERT_OK(kd_engine_fingerprint(engine, out)); }
+void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN])
+{
+    kd_read *rd;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_fingerprint(rd, out);
+    kd_engine_read_end(rd);
+    ET_ASSERT_OK(err);
+}
 
 kd_err et_ttt_read(kd_engine *engine, uint32_t id, kd_ttt_state *state, uint64_t *counter)
 {
@@ -326,22 +333,48 @@ void et_episode_bytes(kd_engine *engine, uint32_t id, kd_buf *out)
 
 Kdapp__Store__LogEntry *et_log_entry(kd_engine *engine, uint64_t seq)
 {
-    kd_buf b;
-    kd_buf_init(&b);
-    kd_err err = kd_engine_log_get(engine, seq, &b);
+    kd_read *rd;
+    const uint8_t *data;
+    size_t len;
+    Kdapp__Store__LogEntry *entry = NULL;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_log_entry(rd, seq, &data, &len);
+    if (!err)
+        entry = kdapp__store__log_entry__unpack(NULL, len, data);
+    kd_engine_read_end(rd);
     cr_assert_eq(err, KD_OK, "log entry %" PRIu64 ": %s", seq, kd_err_code(err));
-    Kdapp__Store__LogEntry *entry = kdapp__store__log_entry__unpack(NULL, b.len, b.data);
-    kd_buf_fini(&b);
     cr_assert_not_null(entry, "log entry %" PRIu64 " does not decode", seq);
     return entry;
+}
+
+void et_log_raw(kd_engine *engine, uint64_t seq, kd_buf *out)
+{
+    kd_read *rd;
+    const uint8_t *data;
+    size_t len;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_log_entry(rd, seq, &data, &len);
+    if (!err)
+        err = kd_buf_append(out, data, len);
+    kd_engine_read_end(rd);
+    cr_assert_eq(err, KD_OK, "log entry %" PRIu64 ": %s", seq, kd_err_code(err));
+}
+
+size_t et_episode_ids(kd_engine *engine, uint32_t *ids, size_t max)
+{
+    size_t n = 0;
+    kd_read *rd;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_episode_ids(rd, 0, ids, max, &n);
+    kd_engine_read_end(rd);
+    ET_ASSERT_OK(err);
+    return n;
 }
 
 size_t et_episode_count(kd_engine *engine)
 {
     uint32_t ids[4096];
-    size_t n = 0;
-    ET_ASSERT_OK(kd_engine_episode_ids(engine, 0, ids, 4096, &n));
-    return n;
+    return et_episode_ids(engine, ids, 4096);
 }
 
 /* ------------------------------------------------------------- raw LMDB */

@@ -145,6 +145,10 @@ void et_episode_bytes(kd_engine *engine, uint32_t id, kd_buf *out);
 /* The unpacked log entry at `seq` (asserting it exists); free with
  * kdapp__store__log_entry__free_unpacked(entry, NULL). */
 Kdapp__Store__LogEntry *et_log_entry(kd_engine *engine, uint64_t seq);
+/* The encoded log entry at `seq`, appended to `out` (asserting it exists). */
+void et_log_raw(kd_engine *engine, uint64_t seq, kd_buf *out);
+/* Up to `max` episode ids in ascending order; returns how many. */
+size_t et_episode_ids(kd_engine *engine, uint32_t *ids, size_t max);
 /* Number of episodes (up to 4096). */
 size_t et_episode_count(kd_engine *engine);
 
