@@ -62,22 +62,29 @@ void et_rmtree(const char *dir)
 
 /* ---------------------------------------------------------------- engines */
 
-kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
-                     size_t why_len)
+kd_err et_env_attach_with(et_env *env, const char *dir, uint8_t default_cap, const kd_engine_options *opts, char *why,
+                          size_t why_len)
 {
     memset(env, 0, sizeof *env);
     snprintf(env->dir, sizeof env->dir, "%s", dir);
     env->cfg.default_cap = default_cap;
     kd_registry_init(&env->reg);
     ET_ASSERT_OK(kd_registry_add(&env->reg, &kd_tictactoe_ops, &env->cfg));
+    kd_engine_options o = *opts;
+    o.data_dir = env->dir;
+    o.registry = &env->reg;
+    return kd_engine_open(&o, &env->engine, why, why_len);
+}
+
+kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
+                     size_t why_len)
+{
     kd_engine_options opts = {
-        .data_dir = env->dir,
-        .registry = &env->reg,
         .finality_depth = finality,
         .read_only = read_only,
         .durability = KD_DURABILITY_SYNC,
     };
-    return kd_engine_open(&opts, &env->engine, why, why_len);
+    return et_env_attach_with(env, dir, default_cap, &opts, why, why_len);
 }
 
 static void env_open(et_env *env, uint8_t default_cap, uint64_t finality, kd_durability durability)
@@ -290,6 +297,85 @@ void et_revert_ok(kd_engine *engine, const char *name)
     cr_assert_eq(res.status, KD_MSG_APPLIED, "revert %s: status %d, %s (%s)", name, (int)res.status,
                  kd_err_code(res.err), res.detail);
     kd_msg_result_fini(&res);
+}
+
+/* --------------------------------------------------------------- ticker */
+
+kd_buf *et_ticker_msgs(size_t n, size_t bulk)
+{
+    kd_buf *msgs = calloc(n, sizeof *msgs);
+    cr_assert_not_null(msgs);
+    et_txs t;
+    et_txs_init(&t);
+    for (size_t b = 1; b <= n; b++) {
+        et_txs_clear(&t);
+        if (b == 1) {
+            et_add_create(&t, ET_TICKER_A, "alice", "bob", 1);
+            et_add_create(&t, ET_TICKER_B, "alice", "bob", 1);
+        } else {
+            uint64_t move = b - 2;
+            uint8_t cell = (uint8_t)(move % 9), player = (uint8_t)(move % 2);
+            for (uint32_t id = ET_TICKER_A; id <= ET_TICKER_B; id++)
+                et_add_move(&t, id, cell / 3, cell % 3, player, player ? "bob" : "alice", move);
+            for (size_t i = 0; i < bulk; i++)
+                et_add_create(&t, (uint32_t)(1000 + (b - 2) * bulk + i), "alice", "bob", -1);
+        }
+        char name[32];
+        snprintf(name, sizeof name, "ticker-%zu", b);
+        kd_buf_init(&msgs[b - 1]);
+        et_accept_msg(name, &t, &msgs[b - 1]);
+    }
+    et_txs_fini(&t);
+    return msgs;
+}
+
+void et_msgs_free(kd_buf *msgs, size_t n)
+{
+    for (size_t i = 0; msgs && i < n; i++)
+        kd_buf_fini(&msgs[i]);
+    free(msgs);
+}
+
+int et_ticker_check(kd_read *rd, char *why, size_t why_len)
+{
+    kd_tip tip;
+    kd_episode_snapshot a = {0}, b = {0};
+    const uint8_t *data;
+    size_t len;
+    Kdapp__Store__LogEntry *le = NULL;
+    int ok = -1;
+    kd_err err = kd_read_tip(rd, &tip);
+    if (err) {
+        snprintf(why, why_len, "tip: %s", kd_err_code(err));
+        return -1;
+    }
+    if (tip.height < 1)
+        return 0;
+    if ((err = kd_read_episode(rd, ET_TICKER_A, &a)) || (err = kd_read_episode(rd, ET_TICKER_B, &b))) {
+        snprintf(why, why_len, "height %" PRIu64 ": episode: %s", tip.height, kd_err_code(err));
+        goto done;
+    }
+    if ((err = kd_read_log_entry(rd, a.updated_seq, &data, &len)) ||
+        !(le = kdapp__store__log_entry__unpack(NULL, len, data))) {
+        snprintf(why, why_len, "log entry %" PRIu64 ": %s", a.updated_seq, kd_err_code(err));
+        goto done;
+    }
+    if (a.undo_depth != tip.height - 1 || b.undo_depth != tip.height - 1)
+        snprintf(why, why_len, "height %" PRIu64 " but the episodes have %" PRIu64 " and %" PRIu64 " moves", tip.height,
+                 a.undo_depth, b.undo_depth);
+    else if (a.updated_seq != tip.last_seq || b.updated_seq != tip.last_seq)
+        snprintf(why, why_len, "tip entry %" PRIu64 " but the episodes changed at %" PRIu64 " and %" PRIu64,
+                 tip.last_seq, a.updated_seq, b.updated_seq);
+    else if (le->digest.len != KD_HASH_LEN || memcmp(le->digest.data, tip.digest, KD_HASH_LEN) != 0)
+        snprintf(why, why_len, "the tip digest is not the digest of entry %" PRIu64, a.updated_seq);
+    else
+        ok = 0;
+done:
+    if (le)
+        kdapp__store__log_entry__free_unpacked(le, NULL);
+    kd_episode_snapshot_fini(&a);
+    kd_episode_snapshot_fini(&b);
+    return ok;
 }
 
 /* ------------------------------------------------------------------ reads */

@@ -71,6 +71,9 @@ void et_env_open_relaxed(et_env *env, uint8_t default_cap, uint64_t finality);
  * engine stays NULL on error), `why` gets the sentence. */
 kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
                      size_t why_len);
+/* The same with any options (their data_dir and registry are filled in). */
+kd_err et_env_attach_with(et_env *env, const char *dir, uint8_t default_cap, const kd_engine_options *opts, char *why,
+                          size_t why_len);
 /* Closes the engine (keeps the directory). */
 void et_env_close(et_env *env);
 /* Closes and reopens the engine on its directory, asserting success. */
@@ -131,6 +134,25 @@ void et_revert(kd_engine *engine, const char *name, kd_msg_result *res);
 /* The same, asserting the status is KD_MSG_APPLIED, releasing the result. */
 void et_accept_ok(kd_engine *engine, const char *name, const et_txs *txs);
 void et_revert_ok(kd_engine *engine, const char *name);
+
+/* --------------------------------------------------------------- ticker */
+
+/*
+ * A workload in which every block touches the same two episodes, for
+ * readers racing a writer: block 1 creates episodes 1 and 2 with stress
+ * cap 1 (one mark on the board, so the game never ends); block b >= 2
+ * plays move b - 2 in both and creates `bulk` more episodes (ids from
+ * 1000), so the store keeps growing. After block h both episodes have
+ * h - 1 moves and were last changed by the tip's log entry.
+ */
+#define ET_TICKER_A 1u
+#define ET_TICKER_B 2u
+/* The `n` blocks as encoded EngineMsgs (free with et_msgs_free). */
+kd_buf *et_ticker_msgs(size_t n, size_t bulk);
+void et_msgs_free(kd_buf *msgs, size_t n);
+/* Checks through `rd` that a ticker store reads as one commit (above).
+ * Returns 0, or -1 with a sentence in `why`. No assertions: any thread. */
+int et_ticker_check(kd_read *rd, char *why, size_t why_len);
 
 /* ------------------------------------------------------------------ reads */
 
