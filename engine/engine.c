@@ -83,7 +83,7 @@ kd_err kd_engine_meta_metrics(kd_engine *engine, MDB_txn *txn, kd_metrics *out)
     if (rc)
         return kd_store_err(rc, "read metrics");
     if (kd_metrics_decode(v.mv_data, v.mv_size, out) != KD_OK)
-        KD_LOG_W("engine", "stored metrics are from another version; starting from zero");
+        KD_LOG_W("engine", "the stored metrics cannot be read; counting from zero");
     return KD_OK;
 }
 

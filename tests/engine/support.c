@@ -493,19 +493,38 @@ size_t et_raw_count(const char *dir, const char *db)
     return st.ms_entries;
 }
 
-void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value)
+void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len)
 {
     MDB_env *env;
     MDB_txn *txn;
     MDB_dbi dbi;
-    uint8_t b[8];
-    kd_put_u64be(b, value);
     raw_open(dir, "meta", 0, &env, &txn, &dbi);
-    MDB_val k = {strlen(name), (void *)name}, v = {sizeof b, b};
+    MDB_val k = {strlen(name), (void *)name}, v = {len, (void *)value};
     int rc = mdb_put(txn, dbi, &k, &v, 0);
     cr_assert_eq(rc, 0, "mdb_put %s: %s", name, mdb_strerror(rc));
     rc = mdb_txn_commit(txn);
     cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value)
+{
+    uint8_t b[8];
+    kd_put_u64be(b, value);
+    et_raw_put_meta(dir, name, b, sizeof b);
+}
+
+void et_raw_get_meta(const char *dir, const char *name, kd_buf *out)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    raw_open(dir, "meta", 1, &env, &txn, &dbi);
+    MDB_val k = {strlen(name), (void *)name}, v;
+    int rc = mdb_get(txn, dbi, &k, &v);
+    cr_assert_eq(rc, 0, "mdb_get %s: %s", name, mdb_strerror(rc));
+    ET_ASSERT_OK(kd_buf_append(out, v.mv_data, v.mv_size));
+    mdb_txn_abort(txn);
     mdb_env_close(env);
 }
 

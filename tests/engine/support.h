@@ -178,8 +178,12 @@ size_t et_episode_count(kd_engine *engine);
 
 /* Entries in the named database of the (closed) store in `dir`. */
 size_t et_raw_count(const char *dir, const char *db);
-/* Writes meta[name] = value (u64 BE) into the (closed) store in `dir`. */
+/* Writes meta[name] = value (u64 BE, or any bytes) into the (closed)
+ * store in `dir`. */
 void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value);
+void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len);
+/* Appends meta[name] of the (closed) store in `dir` to `out`. */
+void et_raw_get_meta(const char *dir, const char *name, kd_buf *out);
 
 /* ------------------------------------------------------------------ seeds */
 
