@@ -135,25 +135,6 @@ void et_revert(kd_engine *engine, const char *name, kd_msg_result *res);
 void et_accept_ok(kd_engine *engine, const char *name, const et_txs *txs);
 void et_revert_ok(kd_engine *engine, const char *name);
 
-/* --------------------------------------------------------------- ticker */
-
-/*
- * A workload in which every block touches the same two episodes, for
- * readers racing a writer: block 1 creates episodes 1 and 2 with stress
- * cap 1 (one mark on the board, so the game never ends); block b >= 2
- * plays move b - 2 in both and creates `bulk` more episodes (ids from
- * 1000), so the store keeps growing. After block h both episodes have
- * h - 1 moves and were last changed by the tip's log entry.
- */
-#define ET_TICKER_A 1u
-#define ET_TICKER_B 2u
-/* The `n` blocks as encoded EngineMsgs (free with et_msgs_free). */
-kd_buf *et_ticker_msgs(size_t n, size_t bulk);
-void et_msgs_free(kd_buf *msgs, size_t n);
-/* Checks through `rd` that a ticker store reads as one commit (above).
- * Returns 0, or -1 with a sentence in `why`. No assertions: any thread. */
-int et_ticker_check(kd_read *rd, char *why, size_t why_len);
-
 /* ------------------------------------------------------------------ reads */
 
 void et_tip(kd_engine *engine, kd_tip *out);
