@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include "engine/crypto.h"
+#include "engine/ingest.h"
 #include "engine/logger.h"
+#include "engine/sigcheck.h"
 #include "engine/wire.h"
 #include "episodes/tictactoe.h"
 #include "mcp/gateway.h"
@@ -378,10 +380,38 @@ typedef struct {
     int go;
 } writer;
 
+/* Applies every block as the ingest server does: requests of a few
+ * blocks each, their signatures verified ahead of the writer by a pool of
+ * verifier threads (engine/sigcheck.h), so those race too. */
 static int write_here(void *ctx, th_report *rep)
 {
+    enum { PER_REQUEST = 4 };
     writer *w = ctx;
-    return apply_all(w->engine, w->msgs, GROWTH_BLOCKS, 0, rep);
+    kd_sig_pool *pool = NULL;
+    kd_buf frame, reply;
+    kd_buf_init(&frame);
+    kd_buf_init(&reply);
+    int rc = kd_sig_pool_alloc(2, &pool) == KD_OK ? 0 : fail(rep, "cannot start the signature pool");
+    for (size_t b = 0; !rc && b < GROWTH_BLOCKS; b += PER_REQUEST) {
+        size_t n = GROWTH_BLOCKS - b < PER_REQUEST ? GROWTH_BLOCKS - b : PER_REQUEST;
+        kd_ingest_reply r = {0};
+        frame.len = reply.len = 0;
+        kd_err err = kd_ingest_request_pack(&w->msgs[b], n, &frame);
+        if (!err)
+            err = kd_ingest_handle_pooled(w->engine, pool, frame.data, frame.len, &reply);
+        if (!err)
+            err = kd_ingest_reply_unpack(reply.data, reply.len, &r);
+        if (err || r.err || r.count != n)
+            rc = fail(rep, "blocks %zu..%zu: %s %s (%s)", b + 1, b + n, kd_err_code(err), kd_err_code(r.err), r.detail);
+        for (size_t i = 0; !rc && i < r.count; i++)
+            if (r.results[i].status != KD_MSG_APPLIED)
+                rc = fail(rep, "block %zu: %s", b + i + 1, r.results[i].detail);
+        kd_ingest_reply_fini(&r);
+    }
+    kd_sig_pool_free(pool);
+    kd_buf_fini(&frame);
+    kd_buf_fini(&reply);
+    return rc;
 }
 
 static int write_there(void *ctx, th_report *rep)

@@ -40,9 +40,10 @@ void th_msgs_free(kd_buf *msgs, size_t n);
 int th_ticker_check(kd_read *rd, char *why, size_t why_len);
 
 /* The map grows from 64 KiB, about six times, while three threads read
- * through read handles: grown by this process's writer (other_process 0),
- * or by a writer process of its own (1, forked before any thread starts)
- * whose growth this process's readers must adopt. */
+ * through read handles: grown by this process's writer (other_process 0;
+ * it ingests as the ingest server does, with a signature pool verifying
+ * ahead of it), or by a writer process of its own (1, forked before any
+ * thread starts) whose growth this process's readers must adopt. */
 int th_map_growth(int other_process, th_report *rep);
 
 /* Three MCP sessions of an in-process gateway ask, on three threads, for
