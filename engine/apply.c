@@ -517,11 +517,9 @@ static kd_err process(kd_engine *engine, const Kdapp__EngineMsg *m, const uint8_
 {
     kd_txn c;
     kd_txn_init(&c, engine);
-    kd_err err = kd_store_err(mdb_txn_begin(engine->store.env, NULL, 0, &c.txn), "begin write");
-    if (err) {
-        c.txn = NULL;
+    kd_err err = kd_txn_begin(&c);
+    if (err)
         goto done;
-    }
     if (m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED)
         err = accept_block(&c, m->accepted, msg, len, replay, res);
     else
@@ -556,10 +554,9 @@ static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kd
         if (err != KD_ERR_MAP_FULL || grows == MAX_GROWS)
             break;
         kd_msg_result_fini(res);
-        pthread_rwlock_wrlock(&engine->map_lock);
-        err = kd_store_grow(&engine->store);
-        pthread_rwlock_unlock(&engine->map_lock);
-        if (err)
+        /* process() ended its transaction (and its map lock hold):
+         * this process now has no transaction of the writer open. */
+        if ((err = kd_engine_map_grow(engine)))
             break;
     }
     if (err == KD_ERR_MAP_FULL || err == KD_ERR_NO_SPACE)
@@ -603,16 +600,20 @@ void kd_engine_save_metrics(kd_engine *engine)
         return;
     kd_buf b;
     kd_buf_init(&b);
-    MDB_txn *txn = NULL;
-    int rc =
-        kd_metrics_encode(&engine->metrics, &b) == KD_OK ? mdb_txn_begin(engine->store.env, NULL, 0, &txn) : ENOMEM;
-    if (rc == 0) {
-        MDB_val k = kd_val(KD_META_METRICS, strlen(KD_META_METRICS)), v = kd_val(b.data, b.len);
-        rc = mdb_put(txn, engine->store.meta, &k, &v, 0);
-        rc = rc ? (mdb_txn_abort(txn), rc) : mdb_txn_commit(txn);
+    kd_txn c;
+    kd_txn_init(&c, engine);
+    kd_err err = kd_metrics_encode(&engine->metrics, &b);
+    if (!err)
+        err = kd_txn_begin(&c);
+    if (!err)
+        err = kd_txn_put(&c, engine->store.meta, KD_META_METRICS, strlen(KD_META_METRICS), b.data, b.len, "metrics");
+    if (!err) {
+        err = kd_store_err(mdb_txn_commit(c.txn), "commit metrics");
+        c.txn = NULL; /* committed or, on error, freed by LMDB */
     }
-    if (rc)
-        KD_LOG_W("engine", "cannot store the last metrics: %s", mdb_strerror(rc));
+    kd_txn_fini(&c);
+    if (err)
+        KD_LOG_W("engine", "cannot store the last metrics: %s", kd_err_str(err));
     else
         engine->metrics_unsaved = 0;
     kd_buf_fini(&b);

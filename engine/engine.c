@@ -1,8 +1,10 @@
 /*
  * engine.c — opening an engine on a data directory (schema and settings
- * checks) and the read API used by tools, handlers and the MCP gateway.
- * The writer half (apply, revert, pruning, digest) lives in apply.c.
+ * checks) and reading its meta. The read API used by tools, handlers and
+ * the MCP gateway is in read.c; the writer half (apply, revert, pruning,
+ * digest) in apply.c, revert.c and txn.c.
  */
+#define _XOPEN_SOURCE 700 /* pthread_rwlockattr_setkind_np */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +73,7 @@ kd_err kd_engine_meta_tip(kd_engine *engine, MDB_txn *txn, kd_tip *out, uint64_t
     return KD_OK;
 }
 
-/* The stored metrics; zero when absent or from another version. */
-static kd_err read_metrics(kd_engine *engine, MDB_txn *txn, kd_metrics *out)
+kd_err kd_engine_meta_metrics(kd_engine *engine, MDB_txn *txn, kd_metrics *out)
 {
     MDB_val k = kd_val(KD_META_METRICS, strlen(KD_META_METRICS)), v;
     memset(out, 0, sizeof *out);
@@ -82,7 +83,7 @@ static kd_err read_metrics(kd_engine *engine, MDB_txn *txn, kd_metrics *out)
     if (rc)
         return kd_store_err(rc, "read metrics");
     if (kd_metrics_decode(v.mv_data, v.mv_size, out) != KD_OK)
-        KD_LOG_W("engine", "stored metrics are from another version; starting from zero");
+        KD_LOG_W("engine", "the stored metrics cannot be read; counting from zero");
     return KD_OK;
 }
 
@@ -134,7 +135,7 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
     engine->finality = finality;
     if ((err = kd_engine_meta_tip(engine, txn, &engine->tip, &engine->next_seq)))
         goto fail;
-    if ((err = read_metrics(engine, txn, &engine->metrics)))
+    if ((err = kd_engine_meta_metrics(engine, txn, &engine->metrics)))
         goto fail;
     if (s->read_only) {
         mdb_txn_abort(txn);
@@ -166,7 +167,17 @@ kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why,
         return KD_ERR_NOMEM;
     engine->registry = opts->registry;
     engine->store.lock_fd = -1;
-    if (pthread_rwlock_init(&engine->map_lock, NULL) != 0) {
+    /* Writers first: readers arriving while a map change waits queue
+     * behind it (read.c), so a busy gateway cannot starve it. */
+    pthread_rwlockattr_t attr;
+    int rc = pthread_rwlockattr_init(&attr);
+    if (!rc) {
+        rc = pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        if (!rc)
+            rc = pthread_rwlock_init(&engine->map_lock, &attr);
+        pthread_rwlockattr_destroy(&attr);
+    }
+    if (rc) {
         free(engine);
         return KD_ERR_NOMEM;
     }
@@ -210,323 +221,3 @@ void kd_engine_set_listener(kd_engine *engine, kd_commit_fn fn, void *ctx)
 const kd_registry *kd_engine_registry(const kd_engine *engine) { return engine->registry; }
 
 const char *kd_engine_dir(const kd_engine *engine) { return engine->store.dir; }
-
-/* --------------------------------------------------------------- reading */
-
-static kd_err read_begin(kd_engine *engine, MDB_txn **txn)
-{
-    pthread_rwlock_rdlock(&engine->map_lock);
-    kd_err err = kd_store_read_begin(&engine->store, txn);
-    if (err)
-        pthread_rwlock_unlock(&engine->map_lock);
-    return err;
-}
-
-static void read_end(kd_engine *engine, MDB_txn *txn)
-{
-    mdb_txn_abort(txn);
-    pthread_rwlock_unlock(&engine->map_lock);
-}
-
-kd_err kd_engine_tip(kd_engine *engine, kd_tip *out)
-{
-    MDB_txn *txn;
-    kd_err err = read_begin(engine, &txn);
-    if (err)
-        return err;
-    err = kd_engine_meta_tip(engine, txn, out, NULL);
-    read_end(engine, txn);
-    return err;
-}
-
-void kd_episode_snapshot_fini(kd_episode_snapshot *snap)
-{
-    if (!snap)
-        return;
-    free(snap->state);
-    snap->state = NULL;
-}
-
-kd_err kd_engine_episode_read(kd_engine *engine, uint32_t id, kd_episode_snapshot *out)
-{
-    memset(out, 0, sizeof *out);
-    uint8_t key[4];
-    kd_put_u32be(key, id);
-    MDB_txn *txn;
-    kd_err err = read_begin(engine, &txn);
-    if (err)
-        return err;
-    Kdapp__Store__EpisodeRecord *rec = NULL;
-    MDB_val k = kd_val(key, 4), v;
-    int rc = mdb_get(txn, engine->store.episodes, &k, &v);
-    if (rc == MDB_NOTFOUND) {
-        err = KD_ERR_NOT_FOUND;
-        goto done;
-    }
-    if ((err = kd_store_err(rc, "read episode")))
-        goto done;
-    rec = kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
-    if (!rec) {
-        KD_LOG_E("engine", "episode %u: stored record does not decode", id);
-        err = KD_ERR_STORE;
-        goto done;
-    }
-    const kd_registry_entry *type = kd_registry_find(engine->registry, rec->episode_type);
-    if (!type) {
-        err = KD_ERR_UNKNOWN_TYPE;
-        goto done;
-    }
-    out->id = id;
-    out->ops = type->ops;
-    out->creation_daa = rec->creation_daa;
-    out->undo_depth = rec->undo_depth;
-    out->updated_seq = rec->updated_seq;
-    out->last_event = (kd_event_kind)rec->last_event;
-    if (rec->updated_block.len == KD_HASH_LEN)
-        memcpy(out->updated_block, rec->updated_block.data, KD_HASH_LEN);
-    for (size_t i = 0; i < rec->n_participants && i < KD_MAX_PARTICIPANTS; i++)
-        if (rec->participants[i].len == KD_PUBKEY_LEN)
-            memcpy(out->participants.keys[out->participants.count++].bytes, rec->participants[i].data, KD_PUBKEY_LEN);
-    out->state = calloc(1, type->ops->state_size);
-    if (!out->state) {
-        err = KD_ERR_NOMEM;
-        goto done;
-    }
-    if ((err = type->ops->decode_state(rec->state.data, rec->state.len, out->state))) {
-        KD_LOG_E("engine", "episode %u: stored state does not decode", id);
-        err = KD_ERR_STORE;
-    }
-done:
-    if (rec)
-        kdapp__store__episode_record__free_unpacked(rec, NULL);
-    read_end(engine, txn);
-    if (err)
-        kd_episode_snapshot_fini(out);
-    return err;
-}
-
-kd_err kd_engine_episode_ids(kd_engine *engine, uint32_t after, uint32_t *ids, size_t max, size_t *count)
-{
-    *count = 0;
-    MDB_txn *txn;
-    MDB_cursor *cur = NULL;
-    kd_err err = read_begin(engine, &txn);
-    if (err)
-        return err;
-    uint8_t key[4];
-    kd_put_u32be(key, after);
-    MDB_val k = kd_val(key, 4), v;
-    int rc = mdb_cursor_open(txn, engine->store.episodes, &cur);
-    if (rc)
-        goto done;
-    rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-    while (rc == 0 && *count < max) {
-        uint32_t id = kd_get_u32be(k.mv_data);
-        if (id > after)
-            ids[(*count)++] = id;
-        rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-    }
-    if (rc == MDB_NOTFOUND)
-        rc = 0;
-done:
-    err = kd_store_err(rc, "list episodes");
-    if (cur)
-        mdb_cursor_close(cur);
-    read_end(engine, txn);
-    return err;
-}
-
-kd_err kd_engine_log_get(kd_engine *engine, uint64_t seq, kd_buf *out)
-{
-    MDB_txn *txn;
-    kd_err err = read_begin(engine, &txn);
-    if (err)
-        return err;
-    uint8_t key[8];
-    kd_put_u64be(key, seq);
-    MDB_val k = kd_val(key, 8), v;
-    int rc = mdb_get(txn, engine->store.log, &k, &v);
-    if (rc == MDB_NOTFOUND)
-        err = KD_ERR_NOT_FOUND;
-    else if (!(err = kd_store_err(rc, "read log")))
-        err = kd_buf_append(out, v.mv_data, v.mv_size);
-    read_end(engine, txn);
-    return err;
-}
-
-kd_err kd_engine_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN])
-{
-    kd_sha256_ctx sha;
-    MDB_txn *txn = NULL;
-    MDB_cursor *cur = NULL;
-    kd_err err = kd_sha256_init(&sha);
-    if (err)
-        goto done;
-    if ((err = read_begin(engine, &txn))) {
-        txn = NULL;
-        goto done;
-    }
-    kd_tip tip;
-    if ((err = kd_engine_meta_tip(engine, txn, &tip, NULL)))
-        goto done;
-    kd_sha256_update(&sha, tip.digest, KD_HASH_LEN);
-    int rc = mdb_cursor_open(txn, engine->store.episodes, &cur);
-    MDB_val k, v;
-    if (rc == 0)
-        rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-    /* Only what the rules determine: not the log positions, which differ
-     * between a live store and a replay of its canonical chain. */
-    while (rc == 0) {
-        Kdapp__Store__EpisodeRecord *rec = kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
-        if (!rec) {
-            err = KD_ERR_STORE;
-            goto done;
-        }
-        uint8_t depth[8];
-        kd_put_u64be(depth, rec->undo_depth);
-        kd_sha256_update(&sha, k.mv_data, k.mv_size);
-        kd_sha256_update(&sha, rec->episode_type, strlen(rec->episode_type) + 1);
-        for (size_t i = 0; i < rec->n_participants; i++)
-            kd_sha256_update(&sha, rec->participants[i].data, rec->participants[i].len);
-        kd_sha256_update(&sha, rec->state.data, rec->state.len);
-        kd_sha256_update(&sha, depth, sizeof depth);
-        kdapp__store__episode_record__free_unpacked(rec, NULL);
-        rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-    }
-    err = kd_store_err(rc == MDB_NOTFOUND ? 0 : rc, "fingerprint");
-    kd_sha256_final(&sha, out);
-done:
-    if (cur)
-        mdb_cursor_close(cur);
-    if (txn)
-        read_end(engine, txn);
-    kd_sha256_fini(&sha);
-    return err;
-}
-
-kd_err kd_engine_canonical_seqs(kd_engine *engine, uint64_t **seqs, size_t *count)
-{
-    *seqs = NULL;
-    *count = 0;
-    MDB_txn *txn;
-    kd_err err = read_begin(engine, &txn);
-    if (err)
-        return err;
-    kd_tip tip;
-    uint8_t hash[KD_HASH_LEN];
-    uint64_t *out = NULL;
-    size_t n = 0;
-    if ((err = kd_engine_meta_tip(engine, txn, &tip, NULL)) || !tip.has_tip)
-        goto done;
-    out = malloc((tip.height ? tip.height : 1) * sizeof *out);
-    if (!out) {
-        err = KD_ERR_NOMEM;
-        goto done;
-    }
-    memcpy(hash, tip.hash, KD_HASH_LEN);
-    for (;;) {
-        MDB_val k = kd_val(hash, KD_HASH_LEN), v;
-        if ((err = kd_store_err(mdb_get(txn, engine->store.blocks, &k, &v), "read block")))
-            break;
-        Kdapp__Store__BlockRecord *rec = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
-        if (!rec || n == tip.height) {
-            if (rec)
-                kdapp__store__block_record__free_unpacked(rec, NULL);
-            err = KD_ERR_STORE;
-            break;
-        }
-        out[n++] = rec->log_seq;
-        int more = rec->parent.len == KD_HASH_LEN;
-        if (more)
-            memcpy(hash, rec->parent.data, KD_HASH_LEN);
-        kdapp__store__block_record__free_unpacked(rec, NULL);
-        if (!more)
-            break;
-    }
-    if (err == KD_ERR_NOT_FOUND)
-        err = KD_ERR_STORE; /* a parent link to nowhere */
-done:
-    read_end(engine, txn);
-    if (err) {
-        free(out);
-        return err;
-    }
-    for (size_t i = 0; i < n / 2; i++) { /* genesis first */
-        uint64_t t = out[i];
-        out[i] = out[n - 1 - i];
-        out[n - 1 - i] = t;
-    }
-    *seqs = out;
-    *count = n;
-    return KD_OK;
-}
-
-kd_err kd_engine_metrics(kd_engine *engine, kd_metrics *out)
-{
-    MDB_txn *txn;
-    kd_err err = read_begin(engine, &txn);
-    if (err)
-        return err;
-    err = read_metrics(engine, txn, out);
-    read_end(engine, txn);
-    return err;
-}
-
-/* Looks for `tx_id` in one log entry; 1 when found (out filled). */
-static int entry_has_tx(const Kdapp__Store__LogEntry *le, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
-                        uint8_t block[KD_HASH_LEN])
-{
-    if (le->status != KDAPP__MSG_STATUS__MSG_APPLIED)
-        return 0;
-    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data);
-    int found = 0;
-    if (m && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED) {
-        const Kdapp__BlockAccepted *ba = m->accepted;
-        for (size_t i = 0; i < ba->n_txs && i < le->n_txs && !found; i++) {
-            if (ba->txs[i]->tx_id.len != KD_HASH_LEN || memcmp(ba->txs[i]->tx_id.data, tx_id, KD_HASH_LEN) != 0)
-                continue;
-            const Kdapp__Store__TxOutcome *o = le->txs[i];
-            memset(out, 0, sizeof *out);
-            memcpy(out->tx_id, tx_id, KD_HASH_LEN);
-            out->episode_id = o->episode_id;
-            out->applied = o->applied;
-            out->err = o->applied ? KD_OK : kd_err_from_code(o->error_code);
-            snprintf(out->detail, sizeof out->detail, "%s", o->applied ? "" : o->error);
-            if (block && ba->accepting_hash.len == KD_HASH_LEN)
-                memcpy(block, ba->accepting_hash.data, KD_HASH_LEN);
-            found = 1;
-        }
-    }
-    if (m)
-        kdapp__engine_msg__free_unpacked(m, NULL);
-    return found;
-}
-
-kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
-                         uint8_t block[KD_HASH_LEN], uint64_t *seq)
-{
-    kd_tip tip;
-    kd_err err = kd_engine_tip(engine, &tip);
-    kd_buf buf;
-    kd_buf_init(&buf);
-    for (uint64_t s = after_seq + 1; !err && s <= tip.last_seq; s++) {
-        buf.len = 0;
-        if ((err = kd_engine_log_get(engine, s, &buf)))
-            break;
-        Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, buf.len, buf.data);
-        if (!le) {
-            err = KD_ERR_STORE;
-            break;
-        }
-        int found = entry_has_tx(le, tx_id, out, block);
-        kdapp__store__log_entry__free_unpacked(le, NULL);
-        if (found) {
-            if (seq)
-                *seq = s;
-            kd_buf_fini(&buf);
-            return KD_OK;
-        }
-    }
-    kd_buf_fini(&buf);
-    return err ? err : KD_ERR_NOT_FOUND;
-}

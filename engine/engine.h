@@ -20,8 +20,8 @@
  * listener (handlers/) is told which episodes changed and how.
  *
  * Threading: one thread at a time may call kd_engine_ingest / replay (the
- * single writer). The read functions may be called from any thread at any
- * time; each uses its own short read transaction.
+ * single writer). Reads go through read handles (kd_engine_read_begin,
+ * below), from any thread at any time.
  */
 #ifndef KD_ENGINE_ENGINE_H
 #define KD_ENGINE_ENGINE_H
@@ -154,7 +154,51 @@ typedef struct {
 typedef void (*kd_commit_fn)(void *ctx, const kd_commit *commit);
 void kd_engine_set_listener(kd_engine *engine, kd_commit_fn fn, void *ctx);
 
-/* -------------------------------------------------------------------- read */
+/* -------------------------------------------------------------------- read
+ *
+ * Reads the LMDB way: begin a read handle, make every read of one answer
+ * through it, end it. Everything read through one handle comes from the
+ * same commit (one LMDB read transaction), so an answer can never pair
+ * the digest of one commit with the state of another:
+ *
+ *   kd_read *rd;
+ *   kd_err err = kd_engine_read_begin(engine, &rd);
+ *   if (err)
+ *       return err;
+ *   if (!(err = kd_read_tip(rd, &tip)))
+ *       err = kd_read_episode(rd, id, &snap);
+ *   kd_engine_read_end(rd);
+ *
+ * Lifetimes: what a read copies out (kd_tip, kd_episode_snapshot, id
+ * lists, metrics) outlives the handle; what points into the store
+ * (kd_read_log_entry) is valid until kd_engine_read_end only.
+ *
+ * Threading: any number of threads may read at once, each through its
+ * own handle; the writer's commits never wait for readers. A handle
+ * belongs to the thread that began it: that thread uses it, ends it, and
+ * holds no second handle on the same engine meanwhile (the map lock below
+ * is not recursive once the writer waits for it).
+ *
+ * Keep handles short (one answer, no waiting on a client or the network
+ * inside): a handle pins the commit it reads, so the file cannot reuse the
+ * pages later commits freed, and the map cannot grow, until it ends.
+ *
+ * The map lock: LMDB forbids changing the map size while any transaction
+ * of the process is open. Every transaction (each handle, and each of the
+ * writer's write transactions) holds engine's map lock shared; the map
+ * changes only under it exclusively: when the writer grows a full map,
+ * and when a reader adopts a map that another process grew (LMDB's
+ * MDB_MAP_RESIZED), which kd_engine_read_begin does by itself.
+ */
+
+typedef struct kd_read kd_read;
+
+/* Begins a read handle on the latest commit. Errors: KD_ERR_NOMEM,
+ * KD_ERR_STORE (LMDB's reader table is full, or the map keeps being
+ * resized by another process). */
+kd_err kd_engine_read_begin(kd_engine *engine, kd_read **out) KD_WARN_UNUSED;
+/* Ends a read handle (on the thread that began it); accepts NULL. */
+void kd_engine_read_end(kd_read *rd);
 
 typedef struct {
     int has_tip;
@@ -165,7 +209,8 @@ typedef struct {
     uint64_t finality_depth;
 } kd_tip;
 
-kd_err kd_engine_tip(kd_engine *engine, kd_tip *out) KD_WARN_UNUSED;
+/* The tip: applied block, height, digest, newest log entry. */
+kd_err kd_read_tip(kd_read *rd, kd_tip *out) KD_WARN_UNUSED;
 
 /* A copy of one episode, independent of any transaction. */
 typedef struct {
@@ -180,38 +225,47 @@ typedef struct {
     void *state; /* owned, ops->state_size bytes */
 } kd_episode_snapshot;
 
-/* Errors: KD_ERR_NOT_FOUND, KD_ERR_UNKNOWN_TYPE (stored type not
+/* Copies episode `id` into `out` (release it with kd_episode_snapshot_fini).
+ * Errors: KD_ERR_NOT_FOUND, KD_ERR_UNKNOWN_TYPE (stored type not
  * registered), KD_ERR_STORE, KD_ERR_NOMEM. */
-kd_err kd_engine_episode_read(kd_engine *engine, uint32_t id, kd_episode_snapshot *out) KD_WARN_UNUSED;
+kd_err kd_read_episode(kd_read *rd, uint32_t id, kd_episode_snapshot *out) KD_WARN_UNUSED;
 void kd_episode_snapshot_fini(kd_episode_snapshot *snap);
 
 /* Lists up to `max` episode ids greater than `after`, ascending. */
-kd_err kd_engine_episode_ids(kd_engine *engine, uint32_t after, uint32_t *ids, size_t max,
-                             size_t *count) KD_WARN_UNUSED;
+kd_err kd_read_episode_ids(kd_read *rd, uint32_t after, uint32_t *ids, size_t max, size_t *count) KD_WARN_UNUSED;
 
-/* Copies the encoded LogEntry at `seq` into `out` (appended).
- * Errors: KD_ERR_NOT_FOUND. */
-kd_err kd_engine_log_get(kd_engine *engine, uint64_t seq, kd_buf *out) KD_WARN_UNUSED;
+/* The encoded LogEntry (store.proto) at `seq`: *data points into the map,
+ * read-only, valid until kd_engine_read_end. Errors: KD_ERR_NOT_FOUND. */
+kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t *len) KD_WARN_UNUSED;
 
 /* Finds the first accepted block logged after `after_seq` that carried
  * transaction `tx_id`, and its outcome there: out->applied, err, detail,
- * episode_id; *block (may be NULL) gets its hash and *seq its log position.
- * Errors: KD_ERR_NOT_FOUND, storage errors. Reads the log: for callers
- * that missed a block summary, not for hot paths. */
-kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
-                         uint8_t block[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
+ * episode_id; *block (may be NULL) gets its hash and *seq (may be NULL)
+ * its log position. Errors: KD_ERR_NOT_FOUND, storage errors. Reads the
+ * log: for callers that missed a block summary, not for hot paths. */
+kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
+                       uint8_t block[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
 
 /* The log positions of the blocks still applied, genesis first (the
  * canonical chain), following parent links from the tip. `*seqs` is
  * malloc'ed (free it); *count may be 0. */
-kd_err kd_engine_canonical_seqs(kd_engine *engine, uint64_t **seqs, size_t *count) KD_WARN_UNUSED;
+kd_err kd_read_canonical_seqs(kd_read *rd, uint64_t **seqs, size_t *count) KD_WARN_UNUSED;
 
 /* Encoded state of every episode hashed in id order plus the tip digest:
  * two stores agree exactly when their fingerprints agree. */
-kd_err kd_engine_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED;
+kd_err kd_read_fingerprint(kd_read *rd, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED;
 
 /* The metrics as of the last commit (engine/metrics.h). Works read-only. */
-kd_err kd_engine_metrics(kd_engine *engine, kd_metrics *out) KD_WARN_UNUSED;
+kd_err kd_read_metrics(kd_read *rd, kd_metrics *out) KD_WARN_UNUSED;
+
+/* One-shot conveniences, each one handle around one read, for answers
+ * that need that read and nothing else (a tip for a progress line, a move
+ * counter to sign with, a tx outcome). An answer that combines reads (a
+ * view: tip digest + episode state) must use one handle instead. */
+kd_err kd_engine_tip(kd_engine *engine, kd_tip *out) KD_WARN_UNUSED;
+kd_err kd_engine_episode_read(kd_engine *engine, uint32_t id, kd_episode_snapshot *out) KD_WARN_UNUSED;
+kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
+                         uint8_t block[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
 
 const kd_registry *kd_engine_registry(const kd_engine *engine);
 const char *kd_engine_dir(const kd_engine *engine);

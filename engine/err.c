@@ -29,10 +29,19 @@ const char *kd_err_str(kd_err err)
     return messages[err];
 }
 
+kd_err kd_err_parse(const char *code, kd_err *out)
+{
+    for (unsigned i = 0; code && i < KD_ERR_COUNT_; i++) {
+        if (strcmp(codes[i], code) == 0) {
+            *out = (kd_err)i;
+            return KD_OK;
+        }
+    }
+    return KD_ERR_NOT_FOUND;
+}
+
 kd_err kd_err_from_code(const char *code)
 {
-    for (unsigned i = 0; i < KD_ERR_COUNT_; i++)
-        if (strcmp(codes[i], code) == 0)
-            return (kd_err)i;
-    return KD_ERR_INTERNAL;
+    kd_err err;
+    return kd_err_parse(code, &err) == KD_OK ? err : KD_ERR_INTERNAL;
 }

@@ -7,6 +7,15 @@
  * the human messages, so the three can never drift apart. Library errors
  * (LMDB, NNG, protobuf-c, jansson, the OS) are translated where they are
  * called; the original code goes to the log line.
+ *
+ * Codes outlive the process, so the short names are append-only: a name,
+ * once released, is never renamed, reused or removed. Everything that
+ * stores or sends a code stores its name, never its number: the log
+ * (LogEntry and TxOutcome error_code, store.proto), the metrics (CodeCount,
+ * store.proto), the wire (TxResult, MsgResult, IngestReply, DevnetReply
+ * error_code, kdapp.proto) and MCP results. So a new code (every new game
+ * brings some) may go anywhere in the table; the enum numbers are this
+ * build's alone and must never be written anywhere.
  */
 #ifndef KD_ENGINE_ERR_H
 #define KD_ENGINE_ERR_H
@@ -72,5 +81,8 @@ const char *kd_err_code(kd_err err);
 const char *kd_err_str(kd_err err);
 /* Parses a short machine name back; returns KD_ERR_INTERNAL when unknown. */
 kd_err kd_err_from_code(const char *code);
+/* Parses a short machine name into *out. Returns KD_OK, or
+ * KD_ERR_NOT_FOUND for a name this build does not know (a newer one's). */
+kd_err kd_err_parse(const char *code, kd_err *out) KD_WARN_UNUSED;
 
 #endif

@@ -96,7 +96,7 @@ typedef struct {
 
 /* The move counter episode `id` will have: as predicted so far in this
  * request, else as stored. */
-static uint64_t *counter_of(kd_engine *engine, predicted_counter **map, size_t *n, uint32_t id)
+static uint64_t *counter_of(kd_read *rd, predicted_counter **map, size_t *n, uint32_t id)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*map)[i].id == id)
@@ -108,7 +108,7 @@ static uint64_t *counter_of(kd_engine *engine, predicted_counter **map, size_t *
     p[*n].id = id;
     p[*n].counter = 0;
     kd_episode_snapshot snap;
-    if (kd_engine_episode_read(engine, id, &snap) == KD_OK) {
+    if (kd_read_episode(rd, id, &snap) == KD_OK) {
         p[*n].counter = snap.undo_depth;
         kd_episode_snapshot_fini(&snap);
     }
@@ -116,14 +116,18 @@ static uint64_t *counter_of(kd_engine *engine, predicted_counter **map, size_t *
 }
 
 /* Lists the signature checks of a request with the digests they will most
- * likely be checked against (every earlier command applies). */
+ * likely be checked against (every earlier command applies). The stored
+ * counters are read through one handle, ended before the writer ingests. */
 static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, kd_sig_job **out, size_t *n_out)
 {
     kd_sig_job *jobs = NULL;
     size_t n = 0, cap = 0;
     predicted_counter *map = NULL;
     size_t n_map = 0;
-    kd_err err = KD_OK;
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
+    if (err)
+        return err;
     for (size_t m = 0; m < req->n_msgs && !err; m++) {
         const Kdapp__EngineMsg *em = req->msgs[m];
         if (em->kind_case != KDAPP__ENGINE_MSG__KIND_ACCEPTED)
@@ -133,7 +137,7 @@ static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, 
             Kdapp__EpisodeMessage *ep = kdapp__episode_message__unpack(NULL, pl->len, pl->data);
             if (!ep)
                 continue;
-            uint64_t *counter = counter_of(engine, &map, &n_map, ep->episode_id);
+            uint64_t *counter = counter_of(rd, &map, &n_map, ep->episode_id);
             if (!counter) {
                 err = KD_ERR_NOMEM;
             } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE) {
@@ -164,6 +168,7 @@ static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, 
             kdapp__episode_message__free_unpacked(ep, NULL);
         }
     }
+    kd_engine_read_end(rd);
     free(map);
     if (err) {
         free(jobs);

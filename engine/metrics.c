@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/logger.h"
+#include "store.pb-c.h"
+
 static const uint64_t bounds[KD_HIST_COUNT_][KD_HIST_BUCKETS] = {
     [KD_HIST_REORG_DEPTH] = {1, 2, 3, 4, 5, 6, 8, 10, 16, 32, 100, UINT64_MAX},
     [KD_HIST_UNDO_PER_REVERT] = {0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, UINT64_MAX},
@@ -35,29 +38,230 @@ void kd_histogram_observe(kd_histogram *h, kd_hist_id id, uint64_t value)
     }
 }
 
-#define N_WORDS (sizeof(kd_metrics) / sizeof(uint64_t))
-_Static_assert(sizeof(kd_metrics) % sizeof(uint64_t) == 0, "kd_metrics is an array of uint64_t");
+/* ------------------------------------------------------------ stored form
+ *
+ * The stored form is store.proto's Metrics: plain counters by field
+ * number, counts per error code under the code's short name, histograms
+ * under their names with their bounds. Nothing depends on the order of
+ * the kd_err or kd_hist_id enums, so a code added anywhere in err.h keeps
+ * every stored count with the code it counted.
+ *
+ * The layout before it was the struct itself as big-endian u64 words, the
+ * per-code arrays indexed by the enum of that time. Stores written so are
+ * still read, by the frozen order below: a blob of exactly that size whose
+ * first byte is 0 (a protobuf encoding never starts with a zero byte).
+ */
+
+/* KD_ERR_TABLE's order when metrics were stored by position. Frozen: do
+ * not edit, even when err.h changes. */
+static const char *const legacy_codes[] = {
+    "ok",
+    "no_memory",
+    "invalid_argument",
+    "io",
+    "no_space",
+    "store",
+    "map_full",
+    "schema_mismatch",
+    "settings_mismatch",
+    "locked",
+    "not_found",
+    "too_large",
+    "decode",
+    "parse",
+    "unknown_type",
+    "unknown_episode",
+    "episode_exists",
+    "bad_episode_id",
+    "bad_participants",
+    "bad_params",
+    "bad_command",
+    "bad_pubkey",
+    "bad_signature",
+    "game_over",
+    "out_of_bounds",
+    "wrong_turn",
+    "unauthorised",
+    "cell_occupied",
+    "bad_hash",
+    "unknown_block",
+    "not_tip",
+    "beyond_finality",
+    "bad_key",
+    "exists",
+    "network",
+    "timeout",
+    "closed",
+    "busy",
+    "unsupported",
+    "internal",
+};
+#define LEGACY_CODES (sizeof legacy_codes / sizeof legacy_codes[0])
+/* blocks_applied .. refusals, rejections, refused, revert_streak,
+ * tip_time_ms, last_commit_ms, then per histogram count, sum, buckets. */
+#define LEGACY_WORDS (6 + 2 * LEGACY_CODES + 3 + 4 * (2 + KD_HIST_BUCKETS))
+
+/* Keeps the non-zero counts of a per-code array as CodeCounts. */
+static size_t code_counts(const uint64_t *counts, Kdapp__Store__CodeCount *cc, Kdapp__Store__CodeCount **ptrs)
+{
+    size_t n = 0;
+    for (int e = 0; e < KD_ERR_COUNT_; e++) {
+        if (!counts[e])
+            continue;
+        Kdapp__Store__CodeCount init = KDAPP__STORE__CODE_COUNT__INIT;
+        cc[n] = init;
+        cc[n].code = (char *)kd_err_code((kd_err)e);
+        cc[n].count = counts[e];
+        ptrs[n] = &cc[n];
+        n++;
+    }
+    return n;
+}
 
 kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out)
 {
-    const uint64_t *w = (const uint64_t *)m;
-    kd_err err = kd_buf_reserve(out, N_WORDS * 8);
+    Kdapp__Store__Metrics rec = KDAPP__STORE__METRICS__INIT;
+    Kdapp__Store__CodeCount rej[KD_ERR_COUNT_], ref[KD_ERR_COUNT_], *rej_p[KD_ERR_COUNT_], *ref_p[KD_ERR_COUNT_];
+    Kdapp__Store__Histogram hist[KD_HIST_COUNT_], *hist_p[KD_HIST_COUNT_];
+    rec.blocks_applied = m->blocks_applied;
+    rec.blocks_reverted = m->blocks_reverted;
+    rec.duplicates = m->duplicates;
+    rec.txs_applied = m->txs_applied;
+    rec.txs_rejected = m->txs_rejected;
+    rec.refusals = m->refusals;
+    rec.n_rejections = code_counts(m->rejections, rej, rej_p);
+    rec.rejections = rej_p;
+    rec.n_refused = code_counts(m->refused, ref, ref_p);
+    rec.refused = ref_p;
+    rec.revert_streak = m->revert_streak;
+    rec.tip_time_ms = m->tip_time_ms;
+    rec.last_commit_ms = m->last_commit_ms;
+    for (int h = 0; h < KD_HIST_COUNT_; h++) {
+        Kdapp__Store__Histogram init = KDAPP__STORE__HISTOGRAM__INIT;
+        hist[h] = init;
+        hist[h].name = (char *)names[h];
+        hist[h].count = m->hist[h].count;
+        hist[h].sum = m->hist[h].sum;
+        hist[h].n_bounds = KD_HIST_BUCKETS;
+        hist[h].bounds = (uint64_t *)bounds[h];
+        hist[h].n_buckets = KD_HIST_BUCKETS;
+        hist[h].buckets = (uint64_t *)m->hist[h].buckets;
+        hist_p[h] = &hist[h];
+    }
+    rec.n_histograms = KD_HIST_COUNT_;
+    rec.histograms = hist_p;
+    size_t n = kdapp__store__metrics__get_packed_size(&rec);
+    kd_err err = kd_buf_reserve(out, n);
     if (err)
         return err;
-    for (size_t i = 0; i < N_WORDS; i++)
-        kd_put_u64be(out->data + out->len + 8 * i, w[i]);
-    out->len += N_WORDS * 8;
+    kdapp__store__metrics__pack(&rec, out->data + out->len);
+    out->len += n;
+    return KD_OK;
+}
+
+/* Adds a count to the code named `code`; 0, or -1 for a code this build
+ * does not know. */
+static int add_count(uint64_t *counts, const char *code, uint64_t count)
+{
+    kd_err e;
+    if (kd_err_parse(code, &e) != KD_OK)
+        return -1;
+    counts[e] += count;
+    return 0;
+}
+
+static int hist_of(const char *name, kd_hist_id *out)
+{
+    for (int h = 0; h < KD_HIST_COUNT_; h++) {
+        if (name && strcmp(names[h], name) == 0) {
+            *out = (kd_hist_id)h;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static kd_err decode_legacy(const uint8_t *data, kd_metrics *out, size_t *dropped)
+{
+    static const char *const legacy_hists[] = {"kdapp_reorg_depth_blocks", "kdapp_undo_records_per_revert",
+                                               "kdapp_apply_latency_seconds", "kdapp_revert_latency_seconds"};
+    uint64_t w[LEGACY_WORDS];
+    for (size_t i = 0; i < LEGACY_WORDS; i++)
+        w[i] = kd_get_u64be(data + 8 * i);
+    const uint64_t *p = w;
+    out->blocks_applied = *p++;
+    out->blocks_reverted = *p++;
+    out->duplicates = *p++;
+    out->txs_applied = *p++;
+    out->txs_rejected = *p++;
+    out->refusals = *p++;
+    for (size_t i = 0; i < LEGACY_CODES; i++, p++)
+        *dropped += *p && add_count(out->rejections, legacy_codes[i], *p) != 0;
+    for (size_t i = 0; i < LEGACY_CODES; i++, p++)
+        *dropped += *p && add_count(out->refused, legacy_codes[i], *p) != 0;
+    out->revert_streak = *p++;
+    out->tip_time_ms = *p++;
+    out->last_commit_ms = *p++;
+    for (size_t i = 0; i < 4; i++, p += 2 + KD_HIST_BUCKETS) {
+        kd_hist_id h;
+        if (hist_of(legacy_hists[i], &h) != 0) {
+            *dropped += 1;
+            continue;
+        }
+        out->hist[h].count = p[0];
+        out->hist[h].sum = p[1];
+        memcpy(out->hist[h].buckets, p + 2, sizeof out->hist[h].buckets);
+    }
     return KD_OK;
 }
 
 kd_err kd_metrics_decode(const uint8_t *data, size_t len, kd_metrics *out)
 {
     memset(out, 0, sizeof *out);
-    if (len != N_WORDS * 8)
+    size_t dropped = 0;
+    if (len == 8 * LEGACY_WORDS && data[0] == 0) {
+        decode_legacy(data, out, &dropped);
+        KD_LOG_I("metrics", "read the stored metrics in the layout before codes were stored by name");
+        goto done;
+    }
+    Kdapp__Store__Metrics *rec = kdapp__store__metrics__unpack(NULL, len, data);
+    if (!rec) {
+        KD_LOG_W("metrics", "the stored metrics (%zu bytes) do not decode", len);
         return KD_ERR_DECODE;
-    uint64_t *w = (uint64_t *)out;
-    for (size_t i = 0; i < N_WORDS; i++)
-        w[i] = kd_get_u64be(data + 8 * i);
+    }
+    out->blocks_applied = rec->blocks_applied;
+    out->blocks_reverted = rec->blocks_reverted;
+    out->duplicates = rec->duplicates;
+    out->txs_applied = rec->txs_applied;
+    out->txs_rejected = rec->txs_rejected;
+    out->refusals = rec->refusals;
+    for (size_t i = 0; i < rec->n_rejections; i++)
+        dropped += add_count(out->rejections, rec->rejections[i]->code, rec->rejections[i]->count) != 0;
+    for (size_t i = 0; i < rec->n_refused; i++)
+        dropped += add_count(out->refused, rec->refused[i]->code, rec->refused[i]->count) != 0;
+    out->revert_streak = rec->revert_streak;
+    out->tip_time_ms = rec->tip_time_ms;
+    out->last_commit_ms = rec->last_commit_ms;
+    for (size_t i = 0; i < rec->n_histograms; i++) {
+        const Kdapp__Store__Histogram *sh = rec->histograms[i];
+        kd_hist_id h;
+        /* Buckets with other bounds would mean other things: left out. */
+        if (hist_of(sh->name, &h) != 0 || sh->n_bounds != KD_HIST_BUCKETS || sh->n_buckets != KD_HIST_BUCKETS ||
+            memcmp(sh->bounds, bounds[h], sizeof bounds[h]) != 0) {
+            dropped++;
+            continue;
+        }
+        out->hist[h].count = sh->count;
+        out->hist[h].sum = sh->sum;
+        memcpy(out->hist[h].buckets, sh->buckets, sizeof out->hist[h].buckets);
+    }
+    kdapp__store__metrics__free_unpacked(rec, NULL);
+done:
+    if (dropped)
+        KD_LOG_W("metrics",
+                 "%zu stored counts are under error codes or histograms this kdapp does not know (a newer "
+                 "kdapp's?), or in buckets with other bounds; they are left out",
+                 dropped);
     return KD_OK;
 }
 

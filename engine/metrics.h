@@ -9,6 +9,10 @@
  * restarts and any process can read them (`kdapp stats`, the gateway's
  * /metrics) without talking to the daemon. Duplicates, which write
  * nothing, are carried over to the next commit.
+ *
+ * The stored form (store.proto's Metrics) names each error code and
+ * histogram: the enums below and in err.h index the arrays in memory only,
+ * so adding a code or a histogram anywhere changes no stored count.
  */
 #ifndef KD_ENGINE_METRICS_H
 #define KD_ENGINE_METRICS_H
@@ -35,7 +39,7 @@ typedef enum {
     KD_HIST_COUNT_
 } kd_hist_id;
 
-/* Every field is a uint64_t: the stored form is that array, big-endian. */
+/* In memory; stored by name (kd_metrics_encode). */
 typedef struct {
     uint64_t blocks_applied;
     uint64_t blocks_reverted;
@@ -56,9 +60,12 @@ const uint64_t *kd_metrics_bounds(kd_hist_id id);
 const char *kd_metrics_hist_name(kd_hist_id id);
 void kd_histogram_observe(kd_histogram *h, kd_hist_id id, uint64_t value);
 
-/* Stored form. decode returns KD_ERR_DECODE for a blob of another size
- * (another version: the caller starts from zero). */
+/* Stored form (store.proto's Metrics), appended to `out`. */
 kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out) KD_WARN_UNUSED;
+/* Reads a stored form: store.proto's Metrics, or the positional layout of
+ * earlier versions. Counts under codes or histograms this build does not
+ * know are left out with a warning. Errors: KD_ERR_DECODE (neither; the
+ * caller starts from zero). */
 kd_err kd_metrics_decode(const uint8_t *data, size_t len, kd_metrics *out) KD_WARN_UNUSED;
 
 /* Prometheus text exposition format (appended, NUL-terminated). `now_ms`

@@ -183,13 +183,15 @@ kd_err kd_store_grow(kd_store *store)
     return KD_OK;
 }
 
-kd_err kd_store_read_begin(kd_store *store, MDB_txn **txn)
+kd_err kd_store_adopt_map(kd_store *store)
 {
-    int rc = mdb_txn_begin(store->env, NULL, MDB_RDONLY, txn);
-    if (rc == MDB_MAP_RESIZED) {
-        /* Another process grew the map: adopt the new size and retry. */
-        if ((rc = mdb_env_set_mapsize(store->env, 0)) == 0)
-            rc = mdb_txn_begin(store->env, NULL, MDB_RDONLY, txn);
+    int rc = mdb_env_set_mapsize(store->env, 0);
+    if (rc)
+        return kd_store_err(rc, "adopt the grown map");
+    MDB_envinfo info;
+    if (mdb_env_info(store->env, &info) == 0) {
+        KD_LOG_I("store", "map of %s grown by another process: now %zu KiB", store->dir, info.me_mapsize >> 10);
+        store->map_size = info.me_mapsize;
     }
-    return kd_store_err(rc, "begin read transaction");
+    return KD_OK;
 }

@@ -59,12 +59,17 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
 /* Closes the environment and releases the lock. Accepts a zeroed store. */
 void kd_store_close(kd_store *store);
 
-/* Doubles the map (up to max_map_size) after MDB_MAP_FULL. The caller must
- * hold no transaction. Errors: KD_ERR_MAP_FULL when it cannot grow further. */
+/* Changing the map size remaps the file under every transaction of the
+ * process, so LMDB allows it only while none is open: the caller holds the
+ * engine's map lock exclusively (engine/read.c). */
+
+/* Doubles the map (up to max_map_size) after MDB_MAP_FULL. Errors:
+ * KD_ERR_MAP_FULL when it cannot grow further. */
 kd_err kd_store_grow(kd_store *store) KD_WARN_UNUSED;
 
-/* Begins a read transaction, adopting a map grown by another process. */
-kd_err kd_store_read_begin(kd_store *store, MDB_txn **txn) KD_WARN_UNUSED;
+/* Adopts the size another process grew the map to (after LMDB answered
+ * MDB_MAP_RESIZED). */
+kd_err kd_store_adopt_map(kd_store *store) KD_WARN_UNUSED;
 
 /* Translates an LMDB return code (logging it with `what`). */
 kd_err kd_store_err(int rc, const char *what);

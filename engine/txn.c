@@ -41,10 +41,36 @@ void kd_txn_init(kd_txn *c, kd_engine *engine)
     kd_buf_init(&c->scratch);
 }
 
-void kd_txn_fini(kd_txn *c)
+/* Stored episode records carry a kdapp.ViewEvent; the numbers are the
+ * same as kd_event_kind's, pinned here so that neither can drift. */
+_Static_assert((int)KD_EVENT_INITIALIZE == (int)KDAPP__VIEW_EVENT__VIEW_INITIALIZE &&
+                   (int)KD_EVENT_COMMAND == (int)KDAPP__VIEW_EVENT__VIEW_COMMAND &&
+                   (int)KD_EVENT_ROLLBACK == (int)KDAPP__VIEW_EVENT__VIEW_ROLLBACK,
+               "kd_event_kind numbers are stored as kdapp.ViewEvent");
+
+kd_err kd_txn_begin(kd_txn *c)
+{
+    kd_err err = kd_engine_map_hold(c->engine);
+    if (err)
+        return err;
+    c->map_held = 1;
+    return kd_store_err(mdb_txn_begin(c->engine->store.env, NULL, 0, &c->txn), "begin write");
+}
+
+/* Ends the transaction (when still open) and the map lock hold. */
+static void end_txn(kd_txn *c)
 {
     if (c->txn)
         mdb_txn_abort(c->txn);
+    c->txn = NULL;
+    if (c->map_held)
+        kd_engine_map_release(c->engine);
+    c->map_held = 0;
+}
+
+void kd_txn_fini(kd_txn *c)
+{
+    end_txn(c);
     for (size_t i = 0; i < c->n_eps; i++)
         free(c->eps[i].state);
     free(c->eps);
@@ -344,7 +370,8 @@ kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_
     KD_CRASHPOINT("before_commit"); /* crash test: all put, nothing durable */
     int rc = mdb_txn_commit(c->txn);
     e->last_commit_us = kd_now_us() - t0;
-    c->txn = NULL;
+    c->txn = NULL; /* committed or, on error, freed by LMDB */
+    end_txn(c);
     kd_err err = kd_store_err(rc, "commit");
     if (err)
         return err;

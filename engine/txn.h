@@ -48,6 +48,7 @@ typedef struct {
 typedef struct {
     kd_engine *engine;
     MDB_txn *txn;
+    int map_held; /* the engine's map lock, shared, from begin to commit or abort */
     kd_txn_episode *eps;
     size_t n_eps, cap_eps;
     kd_txn_event *events;
@@ -71,6 +72,9 @@ void kd_txn_reject(kd_tx_result *r, kd_err err, const char *detail);
 kd_err kd_grow_array(void **arr, size_t *cap, size_t need, size_t elem) KD_WARN_UNUSED;
 
 void kd_txn_init(kd_txn *c, kd_engine *engine);
+/* Begins the write transaction, holding the engine's map lock shared
+ * until it commits or aborts (engine_internal.h). */
+kd_err kd_txn_begin(kd_txn *c) KD_WARN_UNUSED;
 /* Frees everything; aborts the transaction unless it was committed. */
 void kd_txn_fini(kd_txn *c);
 /* mdb_put / mdb_del (a missing key is fine) with the error translated. */

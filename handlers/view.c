@@ -45,6 +45,18 @@ void kd_episode_view_from_snapshot(const kd_episode_snapshot *snap, const uint8_
     fill_ttt(out, snap->ops, snap->state);
 }
 
+kd_err kd_episode_view_read(kd_read *rd, uint32_t id, kd_episode_view *out)
+{
+    kd_tip tip;
+    kd_episode_snapshot snap;
+    kd_err err = kd_read_tip(rd, &tip);
+    if (err || (err = kd_read_episode(rd, id, &snap)))
+        return err;
+    kd_episode_view_from_snapshot(&snap, tip.digest, out);
+    kd_episode_snapshot_fini(&snap);
+    return KD_OK;
+}
+
 static Kdapp__TttCell *cell_of(Kdapp__TttCell *storage, const kd_ttt_cell *c)
 {
     Kdapp__TttCell init = KDAPP__TTT_CELL__INIT;

@@ -30,8 +30,13 @@ typedef struct {
 
 /* From a commit event (the state after the commit). */
 void kd_episode_view_from_event(const kd_episode_event *event, const kd_commit *commit, kd_episode_view *out);
-/* From a stored snapshot; `digest` is the current tip digest (may be NULL). */
+/* From a stored snapshot; `digest` is the tip digest read in the same read
+ * handle as the snapshot (may be NULL). */
 void kd_episode_view_from_snapshot(const kd_episode_snapshot *snap, const uint8_t *digest, kd_episode_view *out);
+/* Reads episode `id` as a view through read handle `rd`: its state and
+ * the tip digest come from the same commit. Errors: KD_ERR_NOT_FOUND,
+ * KD_ERR_UNKNOWN_TYPE, storage errors. */
+kd_err kd_episode_view_read(kd_read *rd, uint32_t id, kd_episode_view *out) KD_WARN_UNUSED;
 
 /* EpisodeView protobuf bytes, appended to `out`. */
 kd_err kd_episode_view_pack(const kd_episode_view *view, kd_buf *out) KD_WARN_UNUSED;

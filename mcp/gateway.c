@@ -225,14 +225,52 @@ kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint
 
 kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out)
 {
-    kd_tip tip;
-    kd_episode_snapshot snap;
-    kd_err err = kd_engine_tip(gw->o.engine, &tip);
-    if (err || (err = kd_engine_episode_read(gw->o.engine, id, &snap)))
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(gw->o.engine, &rd);
+    if (err)
         return err;
-    kd_episode_view_from_snapshot(&snap, tip.digest, out);
-    kd_episode_snapshot_fini(&snap);
+    err = kd_episode_view_read(rd, id, out);
+    kd_engine_read_end(rd);
+    return err;
+}
+
+kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_view **views, size_t *n, uint32_t *next)
+{
+    *views = NULL;
+    *n = 0;
+    *next = 0;
+    uint32_t *ids = malloc((max + 1) * sizeof *ids);
+    kd_episode_view *out = calloc(max ? max : 1, sizeof *out);
+    kd_read *rd = NULL;
+    size_t n_ids = 0;
+    kd_err err = ids && out ? kd_engine_read_begin(gw->o.engine, &rd) : KD_ERR_NOMEM;
+    if (!err)
+        err = kd_read_episode_ids(rd, after, ids, max + 1, &n_ids);
+    for (size_t i = 0; !err && i < n_ids && i < max; i++)
+        if (kd_episode_view_read(rd, ids[i], &out[*n]) == KD_OK)
+            (*n)++;
+    kd_engine_read_end(rd);
+    if (!err && n_ids > max)
+        *next = ids[max - 1];
+    free(ids);
+    if (err) {
+        free(out);
+        *n = 0;
+        return err;
+    }
+    *views = out;
     return KD_OK;
+}
+
+json_t *kd_gw_summary_json(const kd_episode_view *v)
+{
+    json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type);
+    if (e && v->has_ttt) {
+        json_object_set_new(e, "status", json_string(kd_ttt_status_name(v->ttt.status)));
+        json_object_set_new(e, "move_count", json_integer(v->ttt.move_count));
+        json_object_set_new(e, "cap", v->ttt.cap ? json_integer(v->ttt.cap) : json_null());
+    }
+    return e;
 }
 
 /* ------------------------------------------------------------------ keys */

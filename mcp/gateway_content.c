@@ -35,8 +35,12 @@ static kd_err list_resources(void *ctx, kd_mcp_session *s, json_t *out)
     json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "uri", LIST_URI, "name", "episodes", "description",
                                          "All episodes with their status", "mimeType", "application/json"));
     uint32_t ids[MAX_LISTED];
-    size_t n;
-    kd_err err = kd_engine_episode_ids(gw->o.engine, 0, ids, MAX_LISTED, &n);
+    size_t n = 0;
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(gw->o.engine, &rd);
+    if (!err)
+        err = kd_read_episode_ids(rd, 0, ids, MAX_LISTED, &n);
+    kd_engine_read_end(rd);
     for (size_t i = 0; !err && i < n; i++) {
         char uri[64], name[32];
         snprintf(uri, sizeof uri, EPISODE_PREFIX "%u", ids[i]);
@@ -63,24 +67,16 @@ static kd_err read_resource(void *ctx, kd_mcp_session *s, const char *uri, json_
     (void)s;
     kd_gateway *gw = ctx;
     if (strcmp(uri, LIST_URI) == 0) {
-        uint32_t ids[MAX_LISTED];
+        kd_episode_view *views;
         size_t n;
-        kd_err err = kd_engine_episode_ids(gw->o.engine, 0, ids, MAX_LISTED, &n);
+        uint32_t next;
+        kd_err err = kd_gw_read_page(gw, 0, MAX_LISTED, &views, &n, &next);
         if (err)
             return err;
         json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++) {
-            kd_episode_view v;
-            if (kd_gw_read_view(gw, ids[i], &v) != KD_OK)
-                continue;
-            json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v.episode_id, "type", v.type);
-            if (v.has_ttt) {
-                json_object_set_new(e, "status", json_string(kd_ttt_status_name(v.ttt.status)));
-                json_object_set_new(e, "move_count", json_integer(v.ttt.move_count));
-                json_object_set_new(e, "cap", v.ttt.cap ? json_integer(v.ttt.cap) : json_null());
-            }
-            json_array_append_new(arr, e);
-        }
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(arr, kd_gw_summary_json(&views[i]));
+        free(views);
         *contents = json_contents(uri, json_pack("{s:o}", "episodes", arr));
         return *contents ? KD_OK : KD_ERR_NOMEM;
     }

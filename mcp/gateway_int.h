@@ -52,8 +52,19 @@ struct kd_gateway {
 kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint64_t after_seq,
                           kd_gw_outcome *out) KD_WARN_UNUSED;
 
-/* Reads episode `id` as a view. Errors: KD_ERR_NOT_FOUND, storage errors. */
+/* Reads episode `id` as a view in a read handle of its own: for answers
+ * made of this one view (several reads of one answer share one handle and
+ * call kd_episode_view_read). Errors: KD_ERR_NOT_FOUND, storage errors. */
 kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out) KD_WARN_UNUSED;
+
+/* A page of views in id order, all read through one handle (one commit):
+ * the episodes after `after`, up to `max`, leaving out any this gateway
+ * cannot read (a type it does not know). *views is malloc'ed (free it);
+ * *next is the cursor of the next page, 0 when this page is the last. */
+kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_view **views, size_t *n,
+                       uint32_t *next) KD_WARN_UNUSED;
+/* A listed episode: {episode_id, type[, status, move_count, cap]}. */
+json_t *kd_gw_summary_json(const kd_episode_view *v);
 
 /* Resolves a participant or signer reference (key name, "test:NAME"), or a
  * 66-hex pubkey when `allow_pubkey`. `why` names what was wrong. */

@@ -220,45 +220,35 @@ static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
             return NULL;
         }
     }
-    uint32_t ids[LIST_PAGE + 1];
+    kd_episode_view *views;
     size_t n;
-    kd_err err = kd_engine_episode_ids(gw->o.engine, (uint32_t)after, ids, LIST_PAGE + 1, &n);
+    uint32_t next;
+    kd_err err = kd_gw_read_page(gw, (uint32_t)after, LIST_PAGE, &views, &n, &next);
     if (err)
         return fail("cannot list episodes: %s", kd_err_str(err));
     json_t *eps = json_array();
     kd_buf text;
     kd_buf_init(&text);
-    for (size_t i = 0; i < n && i < LIST_PAGE; i++) {
-        kd_episode_view v;
-        if (kd_gw_read_view(gw, ids[i], &v) != KD_OK)
-            continue;
-        json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v.episode_id, "type", v.type);
-        if (v.has_ttt) {
-            json_object_set_new(e, "status", json_string(kd_ttt_status_name(v.ttt.status)));
-            json_object_set_new(e, "move_count", json_integer(v.ttt.move_count));
-            json_object_set_new(e, "cap", v.ttt.cap ? json_integer(v.ttt.cap) : json_null());
-        }
-        json_array_append_new(eps, e);
+    for (size_t i = 0; i < n && !err; i++) {
+        const kd_episode_view *v = &views[i];
+        json_array_append_new(eps, kd_gw_summary_json(v));
         char line[128];
-        int k = snprintf(line, sizeof line, "episode %u: %s, %s, %u moves, %s\n", v.episode_id, v.type,
-                         v.has_ttt ? kd_ttt_status_name(v.ttt.status) : "-", v.has_ttt ? v.ttt.move_count : 0,
-                         v.has_ttt && v.ttt.cap ? "stress" : "classic");
-        if (kd_buf_append(&text, line, (size_t)k)) {
-            json_decref(eps);
-            kd_buf_fini(&text);
-            return fail("out of memory");
-        }
+        int k = snprintf(line, sizeof line, "episode %u: %s, %s, %u moves, %s\n", v->episode_id, v->type,
+                         v->has_ttt ? kd_ttt_status_name(v->ttt.status) : "-", v->has_ttt ? v->ttt.move_count : 0,
+                         v->has_ttt && v->ttt.cap ? "stress" : "classic");
+        err = kd_buf_append(&text, line, (size_t)k);
     }
-    if (kd_buf_append(&text, n ? "" : "no episodes yet\n", n ? 1 : sizeof "no episodes yet\n")) {
+    free(views);
+    if (err || kd_buf_append(&text, n ? "" : "no episodes yet\n", n ? 1 : sizeof "no episodes yet\n")) {
         json_decref(eps);
         kd_buf_fini(&text);
         return fail("out of memory");
     }
     json_t *out = json_pack("{s:o}", "episodes", eps);
-    if (n > LIST_PAGE) {
-        char next[16];
-        snprintf(next, sizeof next, "%u", ids[LIST_PAGE - 1]);
-        json_object_set_new(out, "nextCursor", json_string(next));
+    if (next) {
+        char cursor_out[16];
+        snprintf(cursor_out, sizeof cursor_out, "%u", next);
+        json_object_set_new(out, "nextCursor", json_string(cursor_out));
     }
     json_t *r = kd_mcp_tool_result(out, (char *)text.data);
     kd_buf_fini(&text);

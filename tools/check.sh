@@ -9,11 +9,20 @@
 # First a sanitizer pass: a second build (build-asan) with AddressSanitizer,
 # UndefinedBehaviorSanitizer and LeakSanitizer, and the engine's crash
 # points compiled in (KD_CRASHPOINTS), runs the unit, integration, fuzz
-# corpus and crash-point tests. Then the whole suite runs on the normal
-# build; its closing line is ctest's summary of what passed and failed.
+# corpus and crash-point tests. Then a ThreadSanitizer pass: a third build
+# (build-tsan, only what it runs) runs the threaded parts: readers racing
+# a growing map and MCP sessions racing the writer (tests/threads), the
+# engine daemon (ingest server, signature pool, publisher), the devnet,
+# and the gateway attached and embedded under the Node.js MCP clients.
+# Criterion cannot run under ThreadSanitizer (tests/threads/threads.h), so
+# the Criterion tests are not in it. Any report, from a test or from a
+# daemon it started, fails the check (tests/tsan.supp lists what is
+# suppressed inside libraries, and why). Then the whole suite runs on the
+# normal build; its closing line is ctest's summary of what passed and
+# failed.
 #
 #   tools/check.sh                   # the whole check (CI runs this)
-#   KD_CHECK_SANITIZE=0 tools/check.sh   # skip the sanitizer pass
+#   KD_CHECK_SANITIZE=0 tools/check.sh   # skip both sanitizer passes
 #   tools/check.sh -R engine         # extra arguments go to the final ctest
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +59,20 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   # The long simulator seeds and the Node.js clients run once, below.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*)$')
+
+  echo "check: ThreadSanitizer pass (the threaded parts)"
+  cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
+  cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios
+  rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
+  tsan_tests='^(threads_scenarios|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio)|play_reorg_games)$'
+  tsan_rc=0
+  (cd build-tsan && ctest --output-on-failure --timeout 600 -j"$jobs" -R "$tsan_tests") || tsan_rc=$?
+  if compgen -G 'build-tsan/tsan-reports/*' >/dev/null; then
+    cat build-tsan/tsan-reports/*
+    echo "check: ThreadSanitizer reported the races above" >&2
+    tsan_rc=1
+  fi
+  ((tsan_rc == 0)) || exit "$tsan_rc"
 fi
 
 build=${KD_BUILD_DIR:-build}

@@ -247,7 +247,11 @@ static void *wait_for_signal(void *arg)
 static kd_err engine_metrics_text(void *engine, kd_buf *out)
 {
     kd_metrics m;
-    kd_err err = kd_engine_metrics(engine, &m);
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
+    if (!err)
+        err = kd_read_metrics(rd, &m);
+    kd_engine_read_end(rd);
     return err ? err : kd_metrics_prometheus(&m, kd_wall_ms(), out);
 }
 

@@ -46,14 +46,15 @@ static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json
     return KD_EXIT_OK;
 }
 
-/* Reads episode `id` into a view; prints why not. */
+/* Reads episode `id` into a view (state and digest from one commit);
+ * prints why not. */
 static int load_view(kd_engine *engine, uint32_t id, kd_episode_view *view, const char *cmd)
 {
-    kd_episode_snapshot snap;
-    kd_tip tip;
-    kd_err err = kd_engine_tip(engine, &tip);
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
     if (!err)
-        err = kd_engine_episode_read(engine, id, &snap);
+        err = kd_episode_view_read(rd, id, view);
+    kd_engine_read_end(rd);
     if (err == KD_ERR_NOT_FOUND) {
         fprintf(stderr, "kdapp %s: episode %u does not exist in %s\n", cmd, id, kd_engine_dir(engine));
         return KD_EXIT_USAGE;
@@ -62,8 +63,6 @@ static int load_view(kd_engine *engine, uint32_t id, kd_episode_view *view, cons
         fprintf(stderr, "kdapp %s: cannot read episode %u: %s\n", cmd, id, kd_err_str(err));
         return KD_EXIT_FAIL;
     }
-    kd_episode_view_from_snapshot(&snap, tip.digest, view);
-    kd_episode_snapshot_fini(&snap);
     return KD_EXIT_OK;
 }
 
@@ -145,21 +144,37 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
     kd_engine *engine;
     if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
-    uint32_t ids[256], after = 0;
-    size_t n;
+    enum { PAGE = 256 };
+    uint32_t ids[PAGE], after = 0;
+    kd_episode_view *views = malloc(PAGE * sizeof *views);
+    size_t n = 0;
+    if (!views) {
+        kd_engine_close(engine);
+        return KD_EXIT_FAIL;
+    }
     if (!json)
         printf("%-10s %-10s %-12s %6s %s\n", "ID", "TYPE", "STATUS", "MOVES", "MODE");
     do {
-        if (kd_engine_episode_ids(engine, after, ids, 256, &n) != KD_OK) {
-            fprintf(stderr, "kdapp list: cannot read episodes\n");
+        /* A page at a time, read through one handle and printed after it
+         * ends (a slow reader of our output must not pin the store). */
+        kd_read *rd;
+        size_t n_views = 0;
+        kd_err err = kd_engine_read_begin(engine, &rd);
+        if (!err)
+            err = kd_read_episode_ids(rd, after, ids, PAGE, &n);
+        for (size_t i = 0; !err && i < n; i++)
+            if (kd_episode_view_read(rd, ids[i], &views[n_views]) == KD_OK)
+                n_views++;
+        kd_engine_read_end(rd);
+        if (err) {
+            fprintf(stderr, "kdapp list: cannot read episodes: %s\n", kd_err_str(err));
             rc = KD_EXIT_FAIL;
             break;
         }
-        for (size_t i = 0; i < n; i++) {
-            kd_episode_view view;
-            after = ids[i];
-            if (load_view(engine, ids[i], &view, "list"))
-                continue;
+        if (n)
+            after = ids[n - 1];
+        for (size_t i = 0; i < n_views; i++) {
+            const kd_episode_view view = views[i];
             if (json) {
                 json_t *j = kd_episode_view_json(&view);
                 char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -176,7 +191,8 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
                    view.has_ttt ? kd_ttt_status_name(view.ttt.status) : "-", view.has_ttt ? view.ttt.move_count : 0,
                    view.has_ttt ? mode : "-");
         }
-    } while (n == 256);
+    } while (n == PAGE);
+    free(views);
     kd_engine_close(engine);
     return rc;
 }
@@ -258,13 +274,17 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
         kd_engine_close(engine);
         return KD_EXIT_FAIL;
     }
-    kd_buf buf;
-    kd_buf_init(&buf);
     for (uint64_t seq = 1; seq <= tip.last_seq; seq++) {
-        buf.len = 0;
+        /* Entries never change once written: a handle per entry, ended
+         * before printing. */
+        kd_read *rd;
+        const uint8_t *data;
+        size_t len;
         Kdapp__Store__LogEntry *le = NULL;
-        if (kd_engine_log_get(engine, seq, &buf) != KD_OK ||
-            !(le = kdapp__store__log_entry__unpack(NULL, buf.len, buf.data))) {
+        if (kd_engine_read_begin(engine, &rd) == KD_OK && kd_read_log_entry(rd, seq, &data, &len) == KD_OK)
+            le = kdapp__store__log_entry__unpack(NULL, len, data);
+        kd_engine_read_end(rd);
+        if (!le) {
             fprintf(stderr, "kdapp log: entry %llu cannot be read\n", (unsigned long long)seq);
             rc = KD_EXIT_FAIL;
             break;
@@ -285,7 +305,6 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
         }
         json_decref(j);
     }
-    kd_buf_fini(&buf);
     kd_engine_close(engine);
     return rc;
 }

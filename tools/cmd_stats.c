@@ -49,9 +49,11 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
         return rc;
     kd_metrics m;
     kd_tip tip;
-    kd_err err = kd_engine_metrics(engine, &m);
-    if (!err)
-        err = kd_engine_tip(engine, &tip);
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
+    if (!err && !(err = kd_read_metrics(rd, &m)))
+        err = kd_read_tip(rd, &tip);
+    kd_engine_read_end(rd);
     kd_engine_close(engine);
     if (err) {
         fprintf(stderr, "kdapp stats: cannot read the metrics: %s\n", kd_err_str(err));

@@ -19,7 +19,13 @@ static kd_err replay_one(kd_engine *src, kd_engine *dst, uint64_t seq, int check
                          kd_replay_report *rep)
 {
     buf->len = 0;
-    kd_err err = kd_engine_log_get(src, seq, buf);
+    kd_read *rd;
+    const uint8_t *data;
+    size_t len;
+    kd_err err = kd_engine_read_begin(src, &rd);
+    if (!err && !(err = kd_read_log_entry(rd, seq, &data, &len)))
+        err = kd_buf_append(buf, data, len); /* a copy: dst writes while we use it */
+    kd_engine_read_end(rd);
     if (err)
         return err;
     Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, buf->len, buf->data);
@@ -79,7 +85,11 @@ kd_err kd_replay_log(kd_engine *src, kd_engine *dst, int canonical_only, kd_repl
     if (canonical_only) {
         uint64_t *seqs = NULL;
         size_t n = 0;
-        if ((err = kd_engine_canonical_seqs(src, &seqs, &n)))
+        kd_read *rd;
+        if (!(err = kd_engine_read_begin(src, &rd)))
+            err = kd_read_canonical_seqs(rd, &seqs, &n);
+        kd_engine_read_end(rd);
+        if (err)
             goto done;
         for (size_t i = 0; i < n && !err; i++)
             err = replay_one(src, dst, seqs[i], 1, &buf, rep);
@@ -127,11 +137,13 @@ static int episode_equal(const kd_episode_snapshot *a, const kd_episode_snapshot
     return same;
 }
 
-kd_err kd_replay_compare(kd_engine *a, kd_engine *b, kd_replay_report *rep)
+/* Compares the stores as seen by one read handle each (a live source may
+ * commit meanwhile: its digest and episodes still come from one commit). */
+static kd_err compare(kd_read *a, kd_read *b, kd_replay_report *rep)
 {
     kd_tip ta, tb;
     kd_err err;
-    if ((err = kd_engine_tip(a, &ta)) || (err = kd_engine_tip(b, &tb)))
+    if ((err = kd_read_tip(a, &ta)) || (err = kd_read_tip(b, &tb)))
         return err;
     memcpy(rep->source_digest, ta.digest, KD_HASH_LEN);
     memcpy(rep->replay_digest, tb.digest, KD_HASH_LEN);
@@ -142,8 +154,8 @@ kd_err kd_replay_compare(kd_engine *a, kd_engine *b, kd_replay_report *rep)
     uint32_t after = 0;
     for (;;) {
         size_t na, nb;
-        if ((err = kd_engine_episode_ids(a, after, ia, BATCH, &na)) ||
-            (err = kd_engine_episode_ids(b, after, ib, BATCH, &nb)))
+        if ((err = kd_read_episode_ids(a, after, ia, BATCH, &na)) ||
+            (err = kd_read_episode_ids(b, after, ib, BATCH, &nb)))
             return err;
         size_t n = na < nb ? na : nb;
         for (size_t i = 0; i < n; i++) {
@@ -155,9 +167,9 @@ kd_err kd_replay_compare(kd_engine *a, kd_engine *b, kd_replay_report *rep)
                 return KD_OK;
             }
             kd_episode_snapshot sa, sb;
-            if ((err = kd_engine_episode_read(a, ia[i], &sa)))
+            if ((err = kd_read_episode(a, ia[i], &sa)))
                 return err;
-            if ((err = kd_engine_episode_read(b, ib[i], &sb))) {
+            if ((err = kd_read_episode(b, ib[i], &sb))) {
                 kd_episode_snapshot_fini(&sa);
                 return err;
             }
@@ -183,6 +195,17 @@ kd_err kd_replay_compare(kd_engine *a, kd_engine *b, kd_replay_report *rep)
             return KD_OK;
         after = ia[na - 1];
     }
+}
+
+kd_err kd_replay_compare(kd_engine *a, kd_engine *b, kd_replay_report *rep)
+{
+    kd_read *ra = NULL, *rb = NULL;
+    kd_err err = kd_engine_read_begin(a, &ra);
+    if (!err && !(err = kd_engine_read_begin(b, &rb)))
+        err = compare(ra, rb, rep);
+    kd_engine_read_end(rb);
+    kd_engine_read_end(ra);
+    return err;
 }
 
 int kd_replay_ok(const kd_replay_report *rep)

@@ -428,7 +428,7 @@ Test(engine_property, random_blocks_and_reorgs_match_the_canonical_chain_oracle)
     for (uint64_t seq = 1; seq <= tip.last_seq; seq++) {
         kd_buf raw;
         kd_buf_init(&raw);
-        ET_ASSERT_OK(kd_engine_log_get(live.engine, seq, &raw));
+        et_log_raw(live.engine, seq, &raw);
         kd_msg_result res;
         ET_ASSERT_OK(kd_engine_replay_entry(replica.engine, raw.data, raw.len, &res));
         kd_msg_result_fini(&res);

@@ -17,13 +17,9 @@
 /* Opens an engine on `dir` with the given map limits. */
 static kd_err open_with_map(et_env *env, const char *dir, size_t map, size_t max_map)
 {
-    memset(env, 0, sizeof *env);
-    snprintf(env->dir, sizeof env->dir, "%s", dir);
-    kd_registry_init(&env->reg);
-    ET_ASSERT_OK(kd_registry_add(&env->reg, &kd_tictactoe_ops, &env->cfg));
-    kd_engine_options o = {.data_dir = env->dir, .registry = &env->reg, .map_size = map, .max_map_size = max_map};
+    kd_engine_options o = {.map_size = map, .max_map_size = max_map};
     char why[256];
-    return kd_engine_open(&o, &env->engine, why, sizeof why);
+    return et_env_attach_with(env, dir, 0, &o, why, sizeof why);
 }
 
 /* Block `i` of a long game workload: 8 new episodes at i == 0, then moves

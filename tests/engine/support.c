@@ -62,22 +62,29 @@ void et_rmtree(const char *dir)
 
 /* ---------------------------------------------------------------- engines */
 
-kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
-                     size_t why_len)
+kd_err et_env_attach_with(et_env *env, const char *dir, uint8_t default_cap, const kd_engine_options *opts, char *why,
+                          size_t why_len)
 {
     memset(env, 0, sizeof *env);
     snprintf(env->dir, sizeof env->dir, "%s", dir);
     env->cfg.default_cap = default_cap;
     kd_registry_init(&env->reg);
     ET_ASSERT_OK(kd_registry_add(&env->reg, &kd_tictactoe_ops, &env->cfg));
+    kd_engine_options o = *opts;
+    o.data_dir = env->dir;
+    o.registry = &env->reg;
+    return kd_engine_open(&o, &env->engine, why, why_len);
+}
+
+kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
+                     size_t why_len)
+{
     kd_engine_options opts = {
-        .data_dir = env->dir,
-        .registry = &env->reg,
         .finality_depth = finality,
         .read_only = read_only,
         .durability = KD_DURABILITY_SYNC,
     };
-    return kd_engine_open(&opts, &env->engine, why, why_len);
+    return et_env_attach_with(env, dir, default_cap, &opts, why, why_len);
 }
 
 static void env_open(et_env *env, uint8_t default_cap, uint64_t finality, kd_durability durability)
@@ -296,7 +303,14 @@ void et_revert_ok(kd_engine *engine, const char *name)
 
 void et_tip(kd_engine *engine, kd_tip *out) { ET_ASSERT_OK(kd_engine_tip(engine, out)); }
 
-void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN]) { ET_ASSERT_OK(kd_engine_fingerprint(engine, out)); }
+void et_fingerprint(kd_engine *engine, uint8_t out[KD_HASH_LEN])
+{
+    kd_read *rd;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_fingerprint(rd, out);
+    kd_engine_read_end(rd);
+    ET_ASSERT_OK(err);
+}
 
 kd_err et_ttt_read(kd_engine *engine, uint32_t id, kd_ttt_state *state, uint64_t *counter)
 {
@@ -326,22 +340,48 @@ void et_episode_bytes(kd_engine *engine, uint32_t id, kd_buf *out)
 
 Kdapp__Store__LogEntry *et_log_entry(kd_engine *engine, uint64_t seq)
 {
-    kd_buf b;
-    kd_buf_init(&b);
-    kd_err err = kd_engine_log_get(engine, seq, &b);
+    kd_read *rd;
+    const uint8_t *data;
+    size_t len;
+    Kdapp__Store__LogEntry *entry = NULL;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_log_entry(rd, seq, &data, &len);
+    if (!err)
+        entry = kdapp__store__log_entry__unpack(NULL, len, data);
+    kd_engine_read_end(rd);
     cr_assert_eq(err, KD_OK, "log entry %" PRIu64 ": %s", seq, kd_err_code(err));
-    Kdapp__Store__LogEntry *entry = kdapp__store__log_entry__unpack(NULL, b.len, b.data);
-    kd_buf_fini(&b);
     cr_assert_not_null(entry, "log entry %" PRIu64 " does not decode", seq);
     return entry;
+}
+
+void et_log_raw(kd_engine *engine, uint64_t seq, kd_buf *out)
+{
+    kd_read *rd;
+    const uint8_t *data;
+    size_t len;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_log_entry(rd, seq, &data, &len);
+    if (!err)
+        err = kd_buf_append(out, data, len);
+    kd_engine_read_end(rd);
+    cr_assert_eq(err, KD_OK, "log entry %" PRIu64 ": %s", seq, kd_err_code(err));
+}
+
+size_t et_episode_ids(kd_engine *engine, uint32_t *ids, size_t max)
+{
+    size_t n = 0;
+    kd_read *rd;
+    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
+    kd_err err = kd_read_episode_ids(rd, 0, ids, max, &n);
+    kd_engine_read_end(rd);
+    ET_ASSERT_OK(err);
+    return n;
 }
 
 size_t et_episode_count(kd_engine *engine)
 {
     uint32_t ids[4096];
-    size_t n = 0;
-    ET_ASSERT_OK(kd_engine_episode_ids(engine, 0, ids, 4096, &n));
-    return n;
+    return et_episode_ids(engine, ids, 4096);
 }
 
 /* ------------------------------------------------------------- raw LMDB */
@@ -374,19 +414,38 @@ size_t et_raw_count(const char *dir, const char *db)
     return st.ms_entries;
 }
 
-void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value)
+void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len)
 {
     MDB_env *env;
     MDB_txn *txn;
     MDB_dbi dbi;
-    uint8_t b[8];
-    kd_put_u64be(b, value);
     raw_open(dir, "meta", 0, &env, &txn, &dbi);
-    MDB_val k = {strlen(name), (void *)name}, v = {sizeof b, b};
+    MDB_val k = {strlen(name), (void *)name}, v = {len, (void *)value};
     int rc = mdb_put(txn, dbi, &k, &v, 0);
     cr_assert_eq(rc, 0, "mdb_put %s: %s", name, mdb_strerror(rc));
     rc = mdb_txn_commit(txn);
     cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value)
+{
+    uint8_t b[8];
+    kd_put_u64be(b, value);
+    et_raw_put_meta(dir, name, b, sizeof b);
+}
+
+void et_raw_get_meta(const char *dir, const char *name, kd_buf *out)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    raw_open(dir, "meta", 1, &env, &txn, &dbi);
+    MDB_val k = {strlen(name), (void *)name}, v;
+    int rc = mdb_get(txn, dbi, &k, &v);
+    cr_assert_eq(rc, 0, "mdb_get %s: %s", name, mdb_strerror(rc));
+    ET_ASSERT_OK(kd_buf_append(out, v.mv_data, v.mv_size));
+    mdb_txn_abort(txn);
     mdb_env_close(env);
 }
 

@@ -71,6 +71,9 @@ void et_env_open_relaxed(et_env *env, uint8_t default_cap, uint64_t finality);
  * engine stays NULL on error), `why` gets the sentence. */
 kd_err et_env_attach(et_env *env, const char *dir, uint8_t default_cap, uint64_t finality, int read_only, char *why,
                      size_t why_len);
+/* The same with any options (their data_dir and registry are filled in). */
+kd_err et_env_attach_with(et_env *env, const char *dir, uint8_t default_cap, const kd_engine_options *opts, char *why,
+                          size_t why_len);
 /* Closes the engine (keeps the directory). */
 void et_env_close(et_env *env);
 /* Closes and reopens the engine on its directory, asserting success. */
@@ -145,6 +148,10 @@ void et_episode_bytes(kd_engine *engine, uint32_t id, kd_buf *out);
 /* The unpacked log entry at `seq` (asserting it exists); free with
  * kdapp__store__log_entry__free_unpacked(entry, NULL). */
 Kdapp__Store__LogEntry *et_log_entry(kd_engine *engine, uint64_t seq);
+/* The encoded log entry at `seq`, appended to `out` (asserting it exists). */
+void et_log_raw(kd_engine *engine, uint64_t seq, kd_buf *out);
+/* Up to `max` episode ids in ascending order; returns how many. */
+size_t et_episode_ids(kd_engine *engine, uint32_t *ids, size_t max);
 /* Number of episodes (up to 4096). */
 size_t et_episode_count(kd_engine *engine);
 
@@ -152,8 +159,12 @@ size_t et_episode_count(kd_engine *engine);
 
 /* Entries in the named database of the (closed) store in `dir`. */
 size_t et_raw_count(const char *dir, const char *db);
-/* Writes meta[name] = value (u64 BE) into the (closed) store in `dir`. */
+/* Writes meta[name] = value (u64 BE, or any bytes) into the (closed)
+ * store in `dir`. */
 void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value);
+void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len);
+/* Appends meta[name] of the (closed) store in `dir` to `out`. */
+void et_raw_get_meta(const char *dir, const char *name, kd_buf *out);
 
 /* ------------------------------------------------------------------ seeds */
 
