@@ -26,6 +26,7 @@
 #define KD_MCP_SERVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -69,6 +70,13 @@ typedef struct {
     unsigned call_burst;           /* requests allowed at once [2 * rate] */
     unsigned page_size;            /* items per page of the list methods [100] */
     const char *default_log_level; /* before logging/setLevel ["warning"] */
+    /* The clock of the call-rate limit, in nanoseconds on any monotonic
+     * scale [CLOCK_MONOTONIC]. Tests inject their own so that the limit
+     * does not depend on how fast the machine runs. Called from any
+     * thread, with a session lock held: it must be thread-safe and must
+     * not call into the server. */
+    uint64_t (*clock_ns)(void *ctx);
+    void *clock_ctx;
 } kd_mcp_server_options;
 
 /*

@@ -191,3 +191,7 @@ int fake_error_code(const json_t *reply)
 
     return e != NULL ? (int)json_integer_value(json_object_get(e, "code")) : 0;
 }
+
+uint64_t fake_clock_ns(void *ctx) { return atomic_load(&((fake_clock *)ctx)->ns); }
+
+void fake_clock_advance(fake_clock *c, uint64_t ns) { atomic_fetch_add(&c->ns, ns); }

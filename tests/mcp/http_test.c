@@ -603,27 +603,41 @@ Test(http, session_limit)
     resp_fini(&r);
 }
 
-Test(http, rate_limit)
+/* Counts the 429 answers among `n` tools/list on session `sid`. */
+static int limited_of(const char *sid, int n)
 {
-    char sid[128];
     resp r;
     int i, limited = 0;
 
-    kd_mcp_http_stop(http);
-    kd_mcp_server_free(srv);
-    srv = fake_server_new(&(kd_mcp_server_options){.calls_per_second = 1, .call_burst = 2});
-    cr_assert_eq(kd_mcp_http_start(srv, NULL, &http), KD_OK);
-    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
-    open_session(sid, sizeof sid);
-    for (i = 0; i < 5; i++) {
+    for (i = 0; i < n; i++) {
         req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", NULL);
         if (r.status == 429) {
             limited++;
             cr_expect_eq(error_code(&r), -32000);
+        } else {
+            cr_expect_eq(r.status, 200);
         }
         resp_fini(&r);
     }
-    cr_expect_geq(limited, 2);
+    return limited;
+}
+
+Test(http, rate_limit)
+{
+    static fake_clock clock; /* outlives the test body: teardown frees the server */
+    char sid[128];
+
+    atomic_store(&clock.ns, 5000000000u);
+    kd_mcp_http_stop(http);
+    kd_mcp_server_free(srv);
+    srv = fake_server_new(&(kd_mcp_server_options){
+        .calls_per_second = 1, .call_burst = 2, .clock_ns = fake_clock_ns, .clock_ctx = &clock});
+    cr_assert_eq(kd_mcp_http_start(srv, NULL, &http), KD_OK);
+    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    open_session(sid, sizeof sid);
+    cr_expect_eq(limited_of(sid, 5), 3, "two pass, three get 429");
+    fake_clock_advance(&clock, 1000000000u);
+    cr_expect_eq(limited_of(sid, 2), 1, "a second later one more passes");
 }
 
 static kd_err fixed_metrics(void *ctx, kd_buf *out)
