@@ -95,7 +95,7 @@ static void answer_set(answer *a, unsigned status, char *body, const char *ctype
 }
 
 /* Queues `a`; its body goes to libmicrohttpd. */
-static enum MHD_Result answer_send(struct MHD_Connection *c, answer *a)
+static enum MHD_Result answer_send(const kd_mcp_http *h, struct MHD_Connection *c, answer *a)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
@@ -117,18 +117,22 @@ static enum MHD_Result answer_send(struct MHD_Connection *c, answer *a)
     if (a->xname != NULL)
         MHD_add_response_header(r, a->xname, a->xvalue);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* Tells clients that pool connections (undici, behind the TypeScript
+     * SDK) when an idle one will be closed, so they stop reusing it first
+     * instead of sending a request into a closing socket. */
+    MHD_add_response_header(r, "Keep-Alive", h->keep_alive);
     ret = MHD_queue_response(c, a->status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, char *body, const char *ctype, const char *sid,
-                             const char *xname, const char *xvalue)
+static enum MHD_Result queue(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, char *body,
+                             const char *ctype, const char *sid, const char *xname, const char *xvalue)
 {
     answer a = {0};
 
     answer_set(&a, status, body, ctype, sid, xname, xvalue);
-    return answer_send(c, &a);
+    return answer_send(h, c, &a);
 }
 
 static void vfail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
@@ -162,12 +166,13 @@ static void fail_with(answer *a, unsigned status, json_t *id, int code, const ch
     va_end(ap);
 }
 
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code, const char *xname,
-                              const char *xvalue, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static enum MHD_Result refuse(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                              const char *xname, const char *xvalue, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
 
 /* Queues `status` with a JSON-RPC error body, on the polling thread. */
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code, const char *xname,
-                              const char *xvalue, const char *fmt, ...)
+static enum MHD_Result refuse(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                              const char *xname, const char *xvalue, const char *fmt, ...)
 {
     answer a = {0};
     va_list ap;
@@ -175,7 +180,7 @@ static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t 
     va_start(ap, fmt);
     vfail_with(&a, status, id, code, xname, xvalue, fmt, ap);
     va_end(ap);
-    return answer_send(c, &a);
+    return answer_send(h, c, &a);
 }
 
 /* ---- header checks ----------------------------------------------------- */
@@ -330,17 +335,17 @@ static int json_content_type(const char *v)
 static enum MHD_Result serve_metrics(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
 {
     if (strcmp(method, "GET") != 0)
-        return refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
+        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: use GET for " METRICS_PATH);
     kd_buf out;
     kd_buf_init(&out);
     if (h->metrics(h->metrics_ctx, &out) != KD_OK || out.len == 0 || out.data[out.len - 1] != '\0') {
         kd_buf_fini(&out);
-        return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
                       "Internal Server Error: the metrics could not be read");
     }
     /* queue() takes ownership of the NUL-terminated text */
-    return queue(c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
+    return queue(h, c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
 }
 
 /* Runs the checks common to every method; returns 1 after queueing a
@@ -351,26 +356,26 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
 
     int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
     if (strcmp(url, ENDPOINT) != 0 && !metrics) {
-        *ret = refuse(c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Found: the MCP endpoint is " ENDPOINT);
         return 1;
     }
     if (!host_ok(h, header(c, MHD_HTTP_HEADER_HOST))) {
         KD_LOG_W("mcp", "http: refused a request for Host %.80s (DNS-rebinding protection)",
                  header(c, MHD_HTTP_HEADER_HOST));
-        *ret = refuse(c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Forbidden: Host header is not an allowed host");
         return 1;
     }
     if (!origin_ok(h, header(c, MHD_HTTP_HEADER_ORIGIN))) {
         KD_LOG_W("mcp", "http: refused a request from Origin %.80s", header(c, MHD_HTTP_HEADER_ORIGIN));
-        *ret = refuse(c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Forbidden: Origin is not allowed");
         return 1;
     }
     if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
         v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
-        *ret = refuse(c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+        *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
                       "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
         return 1;
@@ -380,13 +385,13 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
-        *ret = refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW,
+        *ret = refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW,
                       "GET, POST, DELETE", "Method Not Allowed: use POST, GET or DELETE");
         return 1;
     }
     v = header(c, H_VERSION);
     if (v != NULL && !kd_mcp_protocol_supported(v)) {
-        *ret = refuse(c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: unsupported " H_VERSION " \"%.40s\" (supported: 2025-11-25, "
                       "2025-06-18, 2025-03-26)",
                       v);
@@ -395,19 +400,19 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     if (strcmp(method, "POST") != 0)
         return 0;
     if (!json_content_type(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-        *ret = refuse(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Unsupported Media Type: Content-Type must be application/json");
         return 1;
     }
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "application/json")) {
-        *ret = refuse(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include application/json and "
                       "text/event-stream");
         return 1;
     }
     v = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (v != NULL && strtoull(v, NULL, 10) > h->max_body) {
-        *ret = refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Content Too Large: the body limit is %zu bytes", h->max_body);
         return 1;
     }
@@ -416,12 +421,12 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
 
 /* ---- GET and DELETE ---------------------------------------------------- */
 
-static enum MHD_Result session_missing(struct MHD_Connection *c, const char *sid)
+static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid)
 {
     if (sid == NULL)
-        return refuse(c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: the " H_SESSION " header is required");
-    return refuse(c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+    return refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
 }
 
 static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
@@ -433,17 +438,17 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
     unsigned status;
 
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
-        return refuse(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
     if (sid == NULL || (hs = kd_http_session_find(h, sid)) == NULL)
-        return session_missing(c, sid);
+        return session_missing(h, c, sid);
     r = kd_http_sse_open(hs, c, &status);
     if (r == NULL) {
         kd_http_session_release(hs, 1);
         if (status == MHD_HTTP_TOO_MANY_REQUESTS)
-            return refuse(c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
+            return refuse(h, c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
                           "Too Many Requests: at most %u event streams per session", h->max_streams);
-        return refuse(c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
+        return refuse(h, c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
@@ -459,8 +464,8 @@ static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c)
     const char *sid = header(c, H_SESSION);
 
     if (sid == NULL || kd_http_session_end(h, sid) != 0)
-        return session_missing(c, sid);
-    return queue(c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
+        return session_missing(h, c, sid);
+    return queue(h, c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
 }
 
 /* ---- POST -------------------------------------------------------------- */
@@ -548,7 +553,7 @@ static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, r
 {
     if (r->too_large) {
         r->stage = REQ_SENT;
-        return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Content Too Large: the body limit is %zu bytes", h->max_body);
     }
     r->h = h;
@@ -594,7 +599,7 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
     switch (r->stage) {
     case REQ_READY:
         r->stage = REQ_SENT;
-        return answer_send(c, &r->out);
+        return answer_send(h, c, &r->out);
     case REQ_RUNNING: /* not called while suspended */
     case REQ_SENT:
         *upload_size = 0;

@@ -249,6 +249,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     if (h->keepalive_ms > timeout_s * 500u) /* a quiet stream must never look idle */
         h->keepalive_ms = timeout_s * 500u;
     h->max_queued = o.max_queued ? o.max_queued : 256;
+    snprintf(h->keep_alive, sizeof h->keep_alive, "timeout=%u", timeout_s);
     h->per_address = o.max_connections_per_address ? o.max_connections_per_address : DEFAULT_PER_ADDRESS;
     h->limit_loopback = o.limit_loopback;
     h->n_origins = o.n_allowed_origins;

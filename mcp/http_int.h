@@ -145,6 +145,7 @@ struct kd_mcp_http {
     size_t n_origins, n_hosts;
     size_t max_body;
     unsigned max_sessions, max_streams, idle_s, keepalive_ms, max_queued;
+    char keep_alive[32]; /* the Keep-Alive header: "timeout=<connection timeout>" */
     kd_http_session *sessions;
     unsigned n_sessions;                       /* live + pending (reserved) */
     kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */

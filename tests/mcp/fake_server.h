@@ -1,8 +1,9 @@
 /*
  * fake_server.h — a small MCP server for the mcp/ tests: tools that
- * succeed, fail as a tool, fail as a protocol error and write; a resource
- * provider with two resources and a template; one prompt with a required
- * argument. Nothing of kdapp, only the generic layer.
+ * succeed, fail as a tool, fail as a protocol error, write, and answer
+ * after a delay; a resource provider with two resources and a template;
+ * one prompt with a required argument. Nothing of kdapp, only the generic
+ * layer.
  */
 #ifndef KD_TESTS_MCP_FAKE_SERVER_H
 #define KD_TESTS_MCP_FAKE_SERVER_H

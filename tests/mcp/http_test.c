@@ -1,8 +1,9 @@
 /*
  * http_test.c — the Streamable HTTP transport end to end with libcurl on
  * 127.0.0.1 and a port the system picks: sessions, POST/GET/DELETE, SSE
- * delivery of server notifications, and every refusal (400, 401, 403, 404,
- * 405, 406, 413, 415, 429, 503).
+ * delivery of server notifications, every refusal (400, 401, 403, 404,
+ * 405, 406, 413, 415, 429, 503), and capacity: hundreds of half-open
+ * connections, timeouts, the per-address limit.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,9 +12,17 @@
 #include <strings.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 
+#include "engine/logger.h"
 #include "mcp/fake_server.h"
 #include "mcp/http.h"
 
@@ -29,17 +38,35 @@ static kd_mcp_http *http;
 static char base[96];
 static char host_port[64];
 
-static void start_with(const kd_mcp_server_options *so, const kd_mcp_http_options *ho)
+/* Starts the transport on `srv` with `ho` (NULL: defaults). */
+static void serve_with(const kd_mcp_http_options *ho)
 {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    srv = fake_server_new(so);
     cr_assert_eq(kd_mcp_http_start(srv, ho, &http), KD_OK);
     cr_assert_gt(kd_mcp_http_port(http), 0);
     snprintf(host_port, sizeof host_port, "127.0.0.1:%u", kd_mcp_http_port(http));
     snprintf(base, sizeof base, "http://%s", host_port);
 }
 
+static void start_with(const kd_mcp_server_options *so, const kd_mcp_http_options *ho)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    srv = fake_server_new(so);
+    serve_with(ho);
+}
+
 static void setup(void) { start_with(NULL, &(kd_mcp_http_options){.port = 0, .keepalive_ms = 200}); }
+
+/* Restarts the transport with `ho`, and the server too when `so` is not
+ * NULL. */
+static void restart(const kd_mcp_server_options *so, const kd_mcp_http_options *ho)
+{
+    kd_mcp_http_stop(http);
+    if (so != NULL) {
+        kd_mcp_server_free(srv);
+        srv = fake_server_new(so);
+    }
+    serve_with(ho);
+}
 
 static void teardown(void)
 {
@@ -103,15 +130,17 @@ static int has_header(const char *const *extra, const char *name)
     return 0;
 }
 
-/* One request. `extra` (NULL-terminated, may be NULL) comes first and
- * replaces the JSON defaults of the same name. */
-static void req(resp *out, const char *method, const char *path, const char *sid, const char *body,
-                const char *const *extra)
+/* One request; CURLE_OK when an answer came. `extra` (NULL-terminated,
+ * may be NULL) comes first and replaces the JSON defaults of the same
+ * name. */
+static CURLcode try_req(resp *out, const char *method, const char *path, const char *sid, const char *body,
+                        const char *const *extra)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *h = NULL;
     char url[128], line[200];
     const char *const *e;
+    CURLcode rc;
 
     memset(out, 0, sizeof *out);
     cr_assert_not_null(c);
@@ -138,10 +167,30 @@ static void req(resp *out, const char *method, const char *path, const char *sid
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
-    cr_assert_eq(curl_easy_perform(c), CURLE_OK, "%s %s failed", method, path);
+    rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
     curl_slist_free_all(h);
     curl_easy_cleanup(c);
+    return rc;
+}
+
+/* The status of a GET of `path`, 0 when no answer came. */
+static long status_of(const char *path)
+{
+    resp r;
+    long status = try_req(&r, "GET", path, NULL, NULL, NULL) == CURLE_OK ? r.status : 0;
+
+    free(r.body);
+    return status;
+}
+
+/* One request that must be answered. */
+static void req(resp *out, const char *method, const char *path, const char *sid, const char *body,
+                const char *const *extra)
+{
+    CURLcode rc = try_req(out, method, path, sid, body, extra);
+
+    cr_assert_eq(rc, CURLE_OK, "%s %s failed: %s", method, path, curl_easy_strerror(rc));
 }
 
 static void resp_fini(resp *r)
@@ -272,6 +321,7 @@ typedef struct {
     size_t len;
     long status;
     CURLcode rc;
+    int done; /* the request ended (lock) */
 } stream;
 
 static size_t on_stream(char *p, size_t size, size_t n, void *ud)
@@ -304,8 +354,11 @@ static void *stream_main(void *arg)
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
     s->rc = curl_easy_perform(c);
+    pthread_mutex_lock(&s->lock);
+    s->done = 1;
+    pthread_mutex_unlock(&s->lock);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &s->status);
     curl_slist_free_all(h);
     curl_easy_cleanup(c);
@@ -487,12 +540,7 @@ Test(http, status_codes)
     memset(big, ' ', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     memcpy(big, PING, strlen(PING));
-    kd_mcp_http_stop(http);
-    kd_mcp_server_free(srv);
-    srv = fake_server_new(NULL);
-    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.max_body_bytes = 1024}, &http), KD_OK);
-    snprintf(host_port, sizeof host_port, "127.0.0.1:%u", kd_mcp_http_port(http));
-    snprintf(base, sizeof base, "http://%s", host_port);
+    restart(&(kd_mcp_server_options){0}, &(kd_mcp_http_options){.max_body_bytes = 1024});
     req(&r, "POST", "/mcp", NULL, big, NULL);
     cr_expect_eq(r.status, 413, "a body over the limit");
     cr_expect(strstr(r.body, "1024") != NULL, "the error names the limit");
@@ -539,11 +587,7 @@ Test(http, allowed_origins_configured)
     static const char *const ORIGINS[] = {"https://app.example"};
     resp r;
 
-    kd_mcp_http_stop(http);
-    cr_assert_eq(
-        kd_mcp_http_start(srv, &(kd_mcp_http_options){.allowed_origins = ORIGINS, .n_allowed_origins = 1}, &http),
-        KD_OK);
-    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    restart(NULL, &(kd_mcp_http_options){.allowed_origins = ORIGINS, .n_allowed_origins = 1});
     req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){"Origin: https://app.example", NULL});
     cr_expect_eq(r.status, 200);
     resp_fini(&r);
@@ -556,9 +600,7 @@ Test(http, bearer_token)
 {
     resp r;
 
-    kd_mcp_http_stop(http);
-    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bearer_token = "s3cret"}, &http), KD_OK);
-    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    restart(NULL, &(kd_mcp_http_options){.bearer_token = "s3cret"});
     req(&r, "POST", "/mcp", NULL, INIT, NULL);
     cr_expect_eq(r.status, 401);
     cr_expect(strncmp(r.www_auth, "Bearer", 6) == 0, "WWW-Authenticate: %s", r.www_auth);
@@ -586,9 +628,7 @@ Test(http, session_limit)
     char a[128], b[128];
     resp r;
 
-    kd_mcp_http_stop(http);
-    cr_assert_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.max_sessions = 2}, &http), KD_OK);
-    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    restart(NULL, &(kd_mcp_http_options){.max_sessions = 2});
     open_session(a, sizeof a);
     open_session(b, sizeof b);
     req(&r, "POST", "/mcp", NULL, INIT, NULL);
@@ -628,12 +668,10 @@ Test(http, rate_limit)
     char sid[128];
 
     atomic_store(&clock.ns, 5000000000u);
-    kd_mcp_http_stop(http);
-    kd_mcp_server_free(srv);
-    srv = fake_server_new(&(kd_mcp_server_options){
-        .calls_per_second = 1, .call_burst = 2, .clock_ns = fake_clock_ns, .clock_ctx = &clock});
-    cr_assert_eq(kd_mcp_http_start(srv, NULL, &http), KD_OK);
-    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    restart(
+        &(kd_mcp_server_options){
+            .calls_per_second = 1, .call_burst = 2, .clock_ns = fake_clock_ns, .clock_ctx = &clock},
+        NULL);
     open_session(sid, sizeof sid);
     cr_expect_eq(limited_of(sid, 5), 3, "two pass, three get 429");
     fake_clock_advance(&clock, 1000000000u);
@@ -655,14 +693,9 @@ Test(http, metrics_endpoint)
     cr_expect_eq(r.status, 404);
     resp_fini(&r);
 
-    kd_mcp_http_stop(http);
-    cr_assert_eq(kd_mcp_http_start(srv,
-                                   &(kd_mcp_http_options){.bearer_token = "s3cret",
-                                                          .metrics = fixed_metrics,
-                                                          .metrics_ctx = "kdapp_blocks_applied_total 3\n"},
-                                   &http),
-                 KD_OK);
-    snprintf(base, sizeof base, "http://127.0.0.1:%u", kd_mcp_http_port(http));
+    restart(NULL, &(kd_mcp_http_options){.bearer_token = "s3cret",
+                                         .metrics = fixed_metrics,
+                                         .metrics_ctx = "kdapp_blocks_applied_total 3\n"});
     const char *auth[] = {"Authorization: Bearer s3cret", NULL};
     req(&r, "GET", "/metrics", NULL, NULL, auth);
     cr_expect_eq(r.status, 200);
@@ -678,4 +711,158 @@ Test(http, metrics_endpoint)
         (const char *[]){"Authorization: Bearer s3cret", "Host: evil.example", NULL});
     cr_expect_eq(r.status, 403, "DNS-rebinding protection covers /metrics");
     resp_fini(&r);
+}
+
+/* ---- idle and half-open connections ------------------------------------ */
+
+/* A connection that sends half the headers of a POST, then nothing (send
+ * errors are ignored: the server may have closed it already). */
+static int half_open(void)
+{
+    static const char PART[] = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appli";
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(kd_mcp_http_port(http))};
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    (void)send(fd, PART, sizeof PART - 1, MSG_NOSIGNAL);
+    return fd;
+}
+
+/* How many of `fds` the server has closed (end of file or reset); each
+ * closed one is closed here too and set to -1. Never blocks. */
+static int closed_count(int *fds, int n)
+{
+    char b[512];
+    ssize_t got;
+    int i, closed = 0;
+
+    for (i = 0; i < n; i++) {
+        if (fds[i] >= 0) {
+            while ((got = recv(fds[i], b, sizeof b, MSG_DONTWAIT)) > 0)
+                ; /* an answer before the close, if any */
+            if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+                close(fds[i]);
+                fds[i] = -1;
+            }
+        }
+        closed += fds[i] < 0;
+    }
+    return closed;
+}
+
+static int stream_done(stream *s)
+{
+    int done;
+
+    pthread_mutex_lock(&s->lock);
+    done = s->done;
+    pthread_mutex_unlock(&s->lock);
+    return done;
+}
+
+/* Polls until `cond` holds or `seconds` pass. */
+#define WAIT_FOR_S(cond, seconds)                        \
+    do {                                                 \
+        double deadline_ = now_s() + (seconds);          \
+        while (!(cond) && now_s() < deadline_)           \
+            pause_ms(20);                                \
+        cr_assert(cond, "timed out waiting for " #cond); \
+    } while (0)
+
+/* Hundreds of connections that send half a request and wait. Before, the
+ * 129th such connection locked every client out (each new one was reset
+ * at once) and none ever timed out. Now clients are served beside them,
+ * the server closes them once they have been silent for the timeout, and
+ * neither a slower tool call nor a quiet event stream counts as silent. */
+Test(http, half_open_connections_lock_no_one_out, .timeout = 240)
+{
+    enum { HALF_OPEN = 300, CALLS = 10 };
+    static int fds[HALF_OPEN];
+    char sid[128];
+    stream s;
+    resp r;
+    double t;
+    int i;
+
+    restart(NULL, &(kd_mcp_http_options){.connection_timeout_s = 2});
+    open_session(sid, sizeof sid);
+    req(&r, "POST", "/mcp", sid,
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"test://a\"}}", NULL);
+    resp_fini(&r);
+    stream_start(&s, sid);
+    WAIT_FOR(count(&s, ": stream open") == 1);
+
+    for (i = 0; i < HALF_OPEN; i++)
+        fds[i] = half_open();
+    for (i = 0; i < CALLS; i++) {
+        t = now_s();
+        req(&r, "POST", "/mcp", sid,
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+            "\"params\":{\"name\":\"echo\",\"arguments\":{\"row\":1}}}",
+            NULL);
+        t = now_s() - t;
+        cr_expect_eq(r.status, 200, "call %d beside %d half-open connections: %ld", i, HALF_OPEN, r.status);
+        cr_expect_lt(t, 5.0, "call %d answered in %.2f s (a generous bound; it takes milliseconds)", i, t);
+        resp_fini(&r);
+    }
+    req(&r, "POST", "/mcp", sid,
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\","
+        "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":3000}}}",
+        NULL);
+    cr_expect_eq(r.status, 200, "a call slower than the timeout is answered");
+    cr_expect(r.body != NULL && strstr(r.body, "\"slept_ms\":3000") != NULL, "%s", r.body);
+    resp_fini(&r);
+
+    WAIT_FOR_S(closed_count(fds, HALF_OPEN) == HALF_OPEN, 90);
+    cr_expect_eq(stream_done(&s), 0, "the quiet event stream outlived the timeout");
+    cr_expect_geq(count(&s, ": keepalive"), 2, "it carried keepalives (every half timeout)");
+    kd_mcp_server_notify_resource_updated(srv, "test://a");
+    WAIT_FOR(count(&s, "resources/updated") == 1);
+
+    req(&r, "DELETE", "/mcp", sid, NULL, NULL);
+    resp_fini(&r);
+    pthread_join(s.thread, NULL);
+    cr_expect_eq(s.status, 200);
+    pthread_mutex_destroy(&s.lock);
+}
+
+static atomic_int refusal_lines;
+
+static void count_refusals(void *ctx, kd_log_level level, const char *subsystem, const char *line)
+{
+    (void)ctx;
+    (void)level;
+    (void)subsystem;
+    if (strstr(line, "per-address limit") != NULL)
+        atomic_fetch_add(&refusal_lines, 1);
+}
+
+/* One address holds at most max_connections_per_address connections; the
+ * refusals are logged a few lines per window, not one line each. Loopback
+ * is exempt by default (the test above holds 300 connections from it), so
+ * this one counts it; one polling thread makes the order of accepts, and
+ * so the count, exact. */
+Test(http, per_address_limit_and_quiet_refusals)
+{
+    enum { LIMIT = 4, EXTRA = 40 };
+    int held[LIMIT], extra[EXTRA], i;
+
+    kd_log_set_sink(count_refusals, NULL);
+    restart(NULL, &(kd_mcp_http_options){.max_connections_per_address = LIMIT, .limit_loopback = 1, .poll_threads = 1});
+    for (i = 0; i < LIMIT; i++)
+        held[i] = half_open();
+    for (i = 0; i < EXTRA; i++)
+        extra[i] = half_open();
+    WAIT_FOR(closed_count(extra, EXTRA) == EXTRA);
+    cr_expect_eq(closed_count(held, LIMIT), 0, "the connections within the limit stay");
+    cr_expect(atomic_load(&refusal_lines) >= 1 && atomic_load(&refusal_lines) <= 10,
+              "%d log lines for %d refusals (at most 5 per 10 s)", atomic_load(&refusal_lines), EXTRA);
+    cr_expect_eq(status_of("/metrics"), 0, "a client of that address is refused");
+    close(held[0]);
+    WAIT_FOR(status_of("/metrics") == 404); /* a slot freed: the client is served */
+    for (i = 1; i < LIMIT; i++)
+        close(held[i]);
+    kd_log_set_sink(NULL, NULL);
 }

@@ -335,7 +335,7 @@ Test(methods, pagination)
             snprintf(cur, sizeof cur, "%s", cursor);
         json_decref(r);
     } while (cursor != NULL);
-    cr_expect_eq(total, 5);
+    cr_expect_eq(total, 6);
     r = fake_call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\","
                      "\"params\":{\"cursor\":\"bogus\"}}");
     cr_expect_eq(fake_error_code(r), KD_JSONRPC_INVALID_PARAMS);

@@ -85,10 +85,12 @@ export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-tes
   return client;
 }
 
-/** Spawns `kdapp mcp --http 127.0.0.1:0` and resolves its /mcp URL (read from its stderr). */
-export async function httpGateway(dirs, { blockMs = 20, extra = [] } = {}) {
+/** Spawns `kdapp mcp --http 127.0.0.1:0` (with `env` added to the environment) and resolves its /mcp URL
+ *  (read from its stderr). */
+export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {} } = {}) {
   const child = spawn(KDAPP, gatewayArgs(dirs, blockMs, ['--http', '127.0.0.1:0', ...extra]), {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const log = { text: '', signal: new Signal() };
   collect(child.stderr, log);
