@@ -5,8 +5,10 @@
  * libmicrohttpd calls on_request several times per request: once when the
  * headers are in (all header checks run then, and a refusal is queued at
  * once so that an oversized or forbidden body is never read), then once per
- * chunk of body, then once more with no data, when the POST is handed to a
- * worker and its connection suspended; the worker resumes it with the
+ * chunk of body, then once more with no data, when the POST is handled:
+ * at once when the server calls it quick (kd_mcp_server_is_quick: all but
+ * tool calls that may wait, such as a move waiting for its block), else on
+ * a worker with the connection suspended; the worker resumes it with the
  * answer ready, and one more call queues it. Every call runs on one of
  * libmicrohttpd's few polling threads, so none may block (http_int.h shows
  * the threads). Connections that send nothing for connection_timeout_s
@@ -76,6 +78,7 @@ typedef struct {
     char *sid; /* the request's Mcp-Session-Id, or NULL */
     char *body;
     size_t len, cap;
+    kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
     answer out;
 } req;
 
@@ -470,51 +473,48 @@ static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c)
 
 /* ---- POST -------------------------------------------------------------- */
 
-/* Handles a POST whose body is in, on a worker: the answer goes to
- * r->out. May block as long as the tool call does. */
+/* Handles a parsed POST (r->msg, finished here): the answer goes to
+ * r->out. Runs on a polling thread when the message is quick, else on a
+ * worker, where it may block as long as the tool call does. */
 static void handle_post(kd_mcp_http *h, req *r)
 {
     answer *a = &r->out;
-    kd_jsonrpc_msg m;
+    kd_jsonrpc_msg *m = &r->msg;
     kd_http_session *hs = NULL;
     kd_mcp_handle_info info;
     char *reply = NULL;
     int created = 0;
     kd_err err;
 
-    if (kd_jsonrpc_parse(r->body, r->len, &m) != KD_OK) {
-        fail_with(a, MHD_HTTP_BAD_REQUEST, m.id, m.error_code, NULL, NULL, "%s", m.error_message);
-        goto done;
-    }
     if (r->sid != NULL) {
         if ((hs = kd_http_session_find(h, r->sid)) == NULL) {
             fail_with(a, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
             goto done;
         }
-    } else if (m.kind == KD_JSONRPC_REQUEST && strcmp(m.method, "initialize") == 0) {
+    } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {
         err = kd_http_session_create(h, &hs);
         if (err == KD_ERR_BUSY) {
-            fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
+            fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
                       "Service Unavailable: the session limit (%u) is reached; end an unused "
                       "session with DELETE or retry later",
                       h->max_sessions);
             goto done;
         }
         if (err != KD_OK) {
-            fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m.id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+            fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m->id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
                       "Internal error: no session could be created: %s", kd_err_str(err));
             goto done;
         }
         created = 1;
     } else {
-        fail_with(a, MHD_HTTP_BAD_REQUEST, m.id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        fail_with(a, MHD_HTTP_BAD_REQUEST, m->id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                   "Bad Request: the " H_SESSION " header is required (initialize first)");
         goto done;
     }
 
-    err = kd_mcp_session_handle_msg(hs->core, &m, &reply, &info);
+    err = kd_mcp_session_handle_msg(hs->core, m, &reply, &info);
     if (err != KD_OK) {
-        fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m.id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: %s",
+        fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m->id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: %s",
                   kd_err_str(err));
         goto done;
     }
@@ -532,7 +532,7 @@ static void handle_post(kd_mcp_http *h, req *r)
 done:
     if (hs != NULL)
         kd_http_session_release(hs, 1);
-    kd_jsonrpc_msg_fini(&m);
+    kd_jsonrpc_msg_fini(m);
 }
 
 /* The worker's side: handle, then hand the connection back. */
@@ -546,15 +546,25 @@ static void run_post(kd_http_job *job)
     MHD_resume_connection(c); /* r may be gone from here on */
 }
 
-/* The body is in: suspends the connection and hands the POST to a worker
- * (the connection is suspended first, so the worker's resume always
- * follows). */
+/* The body is in: parses it, then handles it at once when it is quick,
+ * else suspends the connection and hands it to a worker (suspended first,
+ * so the worker's resume always follows). */
 static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, req *r)
 {
-    if (r->too_large) {
-        r->stage = REQ_SENT;
+    r->stage = REQ_SENT;
+    if (r->too_large)
         return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Content Too Large: the body limit is %zu bytes", h->max_body);
+    if (kd_jsonrpc_parse(r->body, r->len, &r->msg) != KD_OK) {
+        enum MHD_Result ret =
+            refuse(h, c, MHD_HTTP_BAD_REQUEST, r->msg.id, r->msg.error_code, NULL, NULL, "%s", r->msg.error_message);
+
+        kd_jsonrpc_msg_fini(&r->msg);
+        return ret;
+    }
+    if (kd_mcp_server_is_quick(h->srv, &r->msg)) {
+        handle_post(h, r);
+        return answer_send(h, c, &r->out);
     }
     r->h = h;
     r->conn = c;
@@ -562,8 +572,9 @@ static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, r
     r->stage = REQ_RUNNING;
     MHD_suspend_connection(c);
     if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
-        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "5",
-                  "Service Unavailable: the server is stopping or out of threads; retry later");
+        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->msg.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER,
+                  "5", "Service Unavailable: the server is stopping or out of threads; retry later");
+        kd_jsonrpc_msg_fini(&r->msg);
         r->stage = REQ_READY;
         MHD_resume_connection(c);
     }

@@ -17,8 +17,9 @@
  * size, sessions, streams per session and (through the server) request rate
  * are bounded, each refusal with a JSON-RPC error body that names the limit.
  *
- * Capacity: a few polling threads serve every socket and never block; POSTs
- * run on workers started as needed; idle and half-open connections cost no
+ * Capacity: a few polling threads serve every socket and never block; tool
+ * calls that may wait (not marked quick) run on workers started as needed;
+ * idle and half-open connections cost no
  * thread and are closed after connection_timeout_s without traffic; one
  * client address beyond loopback holds at most
  * max_connections_per_address of them (http_daemon.c explains the values).

@@ -18,8 +18,8 @@
  *                       suspended, not idle, and streams send a keepalive
  *                       at least every half of it
  *   polling threads     2: they only move bytes
- *   workers             64 at most, started as needed: POSTs handled at
- *                       once (a tool call may wait for its block)
+ *   workers             64 at most, started as needed: tool calls that may
+ *                       wait (a move waiting for its block) handled at once
  *
  * Stopping, in order: sessions end and every stream is woken (it then
  * ends); the workers finish what they hold, each resuming its connection;

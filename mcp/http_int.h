@@ -6,18 +6,22 @@
  * per client address). Not public.
  *
  * Threads: libmicrohttpd's polling threads (a small pool) serve every
- * socket; none of them ever blocks. A POST whose body is in is handed to a
- * worker (http_pool.c) and its connection is suspended until the worker
- * has the answer; an event stream with nothing to send suspends its
- * connection until a message, the end of its session or its keepalive
- * deadline resumes it. So an idle or half-open connection costs a socket
+ * socket; none of them ever blocks. A POST whose body is in is handled
+ * right there when it is quick (everything but a tool call that may wait,
+ * kd_mcp_server_is_quick), else handed to a worker (http_pool.c) with its
+ * connection suspended until the worker has the answer: a hand-off costs
+ * two thread wake-ups, which would double the latency of a read that
+ * takes tens of microseconds. An event stream with nothing to send
+ * suspends its connection until a message, the end of its session or its
+ * keepalive deadline resumes it. So an idle or half-open connection costs a socket
  * and a few kilobytes, never a thread, and a slow tool call holds a worker,
  * never a polling thread.
  *
  *   polling thread            worker                    timer
  *   ──────────────            ──────                    ─────
  *   POST body complete
- *     suspend, submit ──────▶ handle the message
+ *     quick: handle, answer
+ *     else: suspend, submit ─▶ handle the message
  *                             answer ready, resume ─┐
  *   answer queued  ◀────────────────────────────────┘
  *   GET stream: nothing to send

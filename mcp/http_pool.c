@@ -1,6 +1,7 @@
 /*
- * http_pool.c — the workers that handle POSTs for the HTTP transport, so
- * that libmicrohttpd's polling threads never block.
+ * http_pool.c — the workers that handle the POSTs that may wait (tool
+ * calls not marked quick) for the HTTP transport, so that libmicrohttpd's
+ * polling threads never block.
  *
  * Why a pool that grows: a POST may be a tool call that waits up to its
  * deadline for the block carrying a move, so a worker can be held for

@@ -270,6 +270,7 @@ kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
     srv->tools[srv->n_tools++] = (kd_mcp_tool_entry){
         .name = name,
         .writes = t->writes != 0,
+        .quick = t->quick != 0,
         .def = def,
         .input_schema = json_object_get(def, "inputSchema"),
         .call = t->call,
@@ -285,6 +286,28 @@ fail:
     json_decref(output);
     json_decref(input);
     return err;
+}
+
+int kd_mcp_server_is_quick(kd_mcp_server *srv, const kd_jsonrpc_msg *msg)
+{
+    const char *name;
+    int quick = 1;
+    size_t i;
+
+    if (msg->kind != KD_JSONRPC_REQUEST || strcmp(msg->method, "tools/call") != 0)
+        return 1;
+    name = json_string_value(json_object_get(msg->params, "name"));
+    if (name == NULL)
+        return 1; /* answered with an error at once */
+    pthread_mutex_lock(&srv->lock);
+    for (i = 0; i < srv->n_tools; i++) {
+        if (strcmp(srv->tools[i].name, name) == 0) {
+            quick = srv->tools[i].quick;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return quick;
 }
 
 kd_err kd_mcp_server_add_resource_provider(kd_mcp_server *srv, const kd_mcp_resource_provider *p)

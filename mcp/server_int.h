@@ -24,7 +24,7 @@
 
 typedef struct {
     char *name;
-    int writes;
+    int writes, quick;
     json_t *def;          /* the Tool object listed by tools/list */
     json_t *input_schema; /* borrowed from def */
     json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);

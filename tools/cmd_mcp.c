@@ -125,7 +125,7 @@ static const env_setting ENV_SETTINGS[] = {
     {"KDAPP_MCP_CONNECTIONS_PER_ADDRESS", "open connections per client address beyond loopback", "64", 1, 1000000,
      offsetof(mcp_options, per_address)},
     {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
-    {"KDAPP_MCP_WORKERS", "requests handled at once", "64", 1, 4096, offsetof(mcp_options, workers)},
+    {"KDAPP_MCP_WORKERS", "tool calls that may wait, handled at once", "64", 1, 4096, offsetof(mcp_options, workers)},
 };
 
 /* Reads an optional unsigned setting; 0, or -1 after saying what is wrong.
