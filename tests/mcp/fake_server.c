@@ -129,6 +129,7 @@ kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
                          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"echo\":{\"type\":\"object\"}}}",
                          .read_only_hint = 1,
                          .idempotent_hint = 1,
+                         .quick = 1,
                          .call = echo_call,
                      }),
                  KD_OK);

@@ -1,7 +1,7 @@
 /*
  * fake_server.h — a small MCP server for the mcp/ tests: tools that
- * succeed, fail as a tool, fail as a protocol error, write, and answer
- * after a delay; a resource provider with two resources and a template;
+ * succeed (quick: "echo"), fail as a tool, fail as a protocol error, write,
+ * and answer after a delay ("sleep"); a resource provider with two resources and a template;
  * one prompt with a required argument. Nothing of kdapp, only the generic
  * layer.
  */

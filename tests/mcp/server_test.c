@@ -517,6 +517,33 @@ Test(methods, rate_limit)
     kd_mcp_server_free(slow);
 }
 
+/* Which messages a transport may handle on an event thread: all but tool
+ * calls that may wait. */
+Test(methods, quick_messages)
+{
+    static const struct {
+        const char *msg;
+        int quick;
+    } CASES[] = {
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\"}}", 0},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"write\"}}", 0},
+    };
+    kd_jsonrpc_msg m;
+    size_t i;
+
+    for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        cr_assert_eq(kd_jsonrpc_parse(CASES[i].msg, strlen(CASES[i].msg), &m), KD_OK);
+        cr_expect_eq(kd_mcp_server_is_quick(srv, &m), CASES[i].quick, "%s", CASES[i].msg);
+        kd_jsonrpc_msg_fini(&m);
+    }
+}
+
 Test(methods, message_size_limit)
 {
     kd_mcp_server *small = fake_server_new(&(kd_mcp_server_options){.max_message_bytes = 64});
