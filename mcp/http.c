@@ -5,9 +5,16 @@
  * libmicrohttpd calls on_request several times per request: once when the
  * headers are in (all header checks run then, and a refusal is queued at
  * once so that an oversized or forbidden body is never read), then once per
- * chunk of body, then once more with no data, when the POST is handled.
- * The daemon runs one thread per connection, so a slow tool call or an
- * open event stream blocks only its own connection.
+ * chunk of body, then once more with no data, when the POST is handled:
+ * at once when the server calls it quick (kd_mcp_server_is_quick: all but
+ * tool calls that may wait, such as a move waiting for its block), else on
+ * a worker with the connection suspended; the worker resumes it with the
+ * answer ready, and one more call queues it. Every call runs on one of
+ * libmicrohttpd's few polling threads, so none may block (http_int.h shows
+ * the threads). Connections that send nothing for connection_timeout_s
+ * are closed by libmicrohttpd: a half-sent request, or an idle keep-alive
+ * connection; a suspended one (a POST being handled, a quiet event stream)
+ * is not idle.
  *
  * Order of checks, first failure wins:
  *
@@ -43,21 +50,61 @@
 #define H_SESSION "Mcp-Session-Id"
 #define H_VERSION "MCP-Protocol-Version"
 #define SESSION_NOT_FOUND (-32001) /* as the reference SDKs answer */
+#define SESSION_NOT_FOUND_MSG "Session not found: it ended or never existed; send initialize for a new one"
+
+/* An answer built off the polling thread, queued on it. */
+typedef struct {
+    unsigned status;
+    char *body;        /* malloc'd, or NULL for none */
+    const char *ctype; /* static strings, or NULL */
+    const char *xname, *xvalue;
+    char sid[KD_HTTP_SESSION_ID_HEX + 1]; /* Mcp-Session-Id to send, or "" */
+} answer;
+
+/* Where a request is (on_request is called again at each step). */
+typedef enum {
+    REQ_BODY,    /* reading a POST body */
+    REQ_RUNNING, /* a worker handles it; the connection is suspended */
+    REQ_READY,   /* the worker's answer waits to be queued */
+    REQ_SENT,    /* a response is queued; any remaining body is dropped */
+} req_stage;
 
 typedef struct {
-    int is_post, responded, too_large;
+    kd_http_job job; /* the pool's link (http_pool.c) */
+    kd_mcp_http *h;
+    struct MHD_Connection *conn;
+    req_stage stage;
+    int too_large;
+    char *sid; /* the request's Mcp-Session-Id, or NULL */
     char *body;
     size_t len, cap;
+    kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
+    answer out;
 } req;
 
 /* ---- responses --------------------------------------------------------- */
 
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, char *body, const char *ctype, const char *sid,
-                             const char *xname, const char *xvalue)
+/* Fills `a`; `body` (malloc'd or NULL) is taken, `sid` copied. */
+static void answer_set(answer *a, unsigned status, char *body, const char *ctype, const char *sid, const char *xname,
+                       const char *xvalue)
+{
+    free(a->body);
+    a->status = status;
+    a->body = body;
+    a->ctype = ctype;
+    a->xname = xname;
+    a->xvalue = xvalue;
+    snprintf(a->sid, sizeof a->sid, "%s", sid != NULL ? sid : "");
+}
+
+/* Queues `a`; its body goes to libmicrohttpd. */
+static enum MHD_Result answer_send(const kd_mcp_http *h, struct MHD_Connection *c, answer *a)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
+    char *body = a->body;
 
+    a->body = NULL;
     if (body != NULL)
         r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
     else
@@ -66,38 +113,77 @@ static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, char *bo
         free(body);
         return MHD_NO;
     }
-    if (ctype != NULL)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    if (sid != NULL)
-        MHD_add_response_header(r, H_SESSION, sid);
-    if (xname != NULL)
-        MHD_add_response_header(r, xname, xvalue);
+    if (a->ctype != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, a->ctype);
+    if (a->sid[0] != '\0')
+        MHD_add_response_header(r, H_SESSION, a->sid);
+    if (a->xname != NULL)
+        MHD_add_response_header(r, a->xname, a->xvalue);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    ret = MHD_queue_response(c, status, r);
+    /* Tells clients that pool connections (undici, behind the TypeScript
+     * SDK) when an idle one will be closed, so they stop reusing it first
+     * instead of sending a request into a closing socket. */
+    MHD_add_response_header(r, "Keep-Alive", h->keep_alive);
+    ret = MHD_queue_response(c, a->status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code, const char *xname,
-                              const char *xvalue, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static enum MHD_Result queue(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, char *body,
+                             const char *ctype, const char *sid, const char *xname, const char *xvalue)
+{
+    answer a = {0};
 
-/* Queues `status` with a JSON-RPC error body. */
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, json_t *id, int code, const char *xname,
-                              const char *xvalue, const char *fmt, ...)
+    answer_set(&a, status, body, ctype, sid, xname, xvalue);
+    return answer_send(h, c, &a);
+}
+
+static void vfail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
+
+/* Fills `a` with `status` and a JSON-RPC error body (id null unless
+ * known) whose message says what was wrong. */
+static void vfail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                       const char *fmt, va_list ap)
 {
     char msg[400];
-    va_list ap;
     json_t *e;
-    char *body;
 
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     KD_LOG_D("mcp", "http: %u: %s", status, msg);
     e = kd_jsonrpc_error(id, code, msg, NULL);
-    body = kd_jsonrpc_dumps(e);
+    answer_set(a, status, kd_jsonrpc_dumps(e), "application/json", NULL, xname, xvalue);
     json_decref(e);
-    return queue(c, status, body, "application/json", NULL, xname, xvalue);
+}
+
+static void fail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void fail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                      const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_with(a, status, id, code, xname, xvalue, fmt, ap);
+    va_end(ap);
+}
+
+static enum MHD_Result refuse(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                              const char *xname, const char *xvalue, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* Queues `status` with a JSON-RPC error body, on the polling thread. */
+static enum MHD_Result refuse(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                              const char *xname, const char *xvalue, const char *fmt, ...)
+{
+    answer a = {0};
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_with(&a, status, id, code, xname, xvalue, fmt, ap);
+    va_end(ap);
+    return answer_send(h, c, &a);
 }
 
 /* ---- header checks ----------------------------------------------------- */
@@ -252,17 +338,17 @@ static int json_content_type(const char *v)
 static enum MHD_Result serve_metrics(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
 {
     if (strcmp(method, "GET") != 0)
-        return refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
+        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: use GET for " METRICS_PATH);
     kd_buf out;
     kd_buf_init(&out);
     if (h->metrics(h->metrics_ctx, &out) != KD_OK || out.len == 0 || out.data[out.len - 1] != '\0') {
         kd_buf_fini(&out);
-        return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
                       "Internal Server Error: the metrics could not be read");
     }
     /* queue() takes ownership of the NUL-terminated text */
-    return queue(c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
+    return queue(h, c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
 }
 
 /* Runs the checks common to every method; returns 1 after queueing a
@@ -273,26 +359,26 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
 
     int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
     if (strcmp(url, ENDPOINT) != 0 && !metrics) {
-        *ret = refuse(c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Found: the MCP endpoint is " ENDPOINT);
         return 1;
     }
     if (!host_ok(h, header(c, MHD_HTTP_HEADER_HOST))) {
         KD_LOG_W("mcp", "http: refused a request for Host %.80s (DNS-rebinding protection)",
                  header(c, MHD_HTTP_HEADER_HOST));
-        *ret = refuse(c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Forbidden: Host header is not an allowed host");
         return 1;
     }
     if (!origin_ok(h, header(c, MHD_HTTP_HEADER_ORIGIN))) {
         KD_LOG_W("mcp", "http: refused a request from Origin %.80s", header(c, MHD_HTTP_HEADER_ORIGIN));
-        *ret = refuse(c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Forbidden: Origin is not allowed");
         return 1;
     }
     if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
         v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
-        *ret = refuse(c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+        *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
                       "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
         return 1;
@@ -302,13 +388,13 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
-        *ret = refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW,
+        *ret = refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW,
                       "GET, POST, DELETE", "Method Not Allowed: use POST, GET or DELETE");
         return 1;
     }
     v = header(c, H_VERSION);
     if (v != NULL && !kd_mcp_protocol_supported(v)) {
-        *ret = refuse(c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: unsupported " H_VERSION " \"%.40s\" (supported: 2025-11-25, "
                       "2025-06-18, 2025-03-26)",
                       v);
@@ -317,19 +403,19 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     if (strcmp(method, "POST") != 0)
         return 0;
     if (!json_content_type(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-        *ret = refuse(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Unsupported Media Type: Content-Type must be application/json");
         return 1;
     }
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "application/json")) {
-        *ret = refuse(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include application/json and "
                       "text/event-stream");
         return 1;
     }
     v = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (v != NULL && strtoull(v, NULL, 10) > h->max_body) {
-        *ret = refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        *ret = refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Content Too Large: the body limit is %zu bytes", h->max_body);
         return 1;
     }
@@ -338,13 +424,12 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
 
 /* ---- GET and DELETE ---------------------------------------------------- */
 
-static enum MHD_Result session_missing(struct MHD_Connection *c, const char *sid)
+static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid)
 {
     if (sid == NULL)
-        return refuse(c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: the " H_SESSION " header is required");
-    return refuse(c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL,
-                  "Session not found: it ended or never existed; send initialize for a new one");
+    return refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
 }
 
 static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
@@ -356,17 +441,17 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
     unsigned status;
 
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
-        return refuse(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+        return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
     if (sid == NULL || (hs = kd_http_session_find(h, sid)) == NULL)
-        return session_missing(c, sid);
-    r = kd_http_sse_open(hs, &status);
+        return session_missing(h, c, sid);
+    r = kd_http_sse_open(hs, c, &status);
     if (r == NULL) {
         kd_http_session_release(hs, 1);
         if (status == MHD_HTTP_TOO_MANY_REQUESTS)
-            return refuse(c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
+            return refuse(h, c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
                           "Too Many Requests: at most %u event streams per session", h->max_streams);
-        return refuse(c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
+        return refuse(h, c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
@@ -382,61 +467,55 @@ static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c)
     const char *sid = header(c, H_SESSION);
 
     if (sid == NULL || kd_http_session_end(h, sid) != 0)
-        return session_missing(c, sid);
-    return queue(c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
+        return session_missing(h, c, sid);
+    return queue(h, c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
 }
 
 /* ---- POST -------------------------------------------------------------- */
 
-static enum MHD_Result handle_post(kd_mcp_http *h, struct MHD_Connection *c, req *r)
+/* Handles a parsed POST (r->msg, finished here): the answer goes to
+ * r->out. Runs on a polling thread when the message is quick, else on a
+ * worker, where it may block as long as the tool call does. */
+static void handle_post(kd_mcp_http *h, req *r)
 {
-    const char *sid = header(c, H_SESSION);
-    kd_jsonrpc_msg m;
+    answer *a = &r->out;
+    kd_jsonrpc_msg *m = &r->msg;
     kd_http_session *hs = NULL;
     kd_mcp_handle_info info;
     char *reply = NULL;
-    enum MHD_Result ret;
     int created = 0;
     kd_err err;
 
-    if (r->too_large)
-        return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
-                      "Content Too Large: the body limit is %zu bytes", h->max_body);
-    if (kd_jsonrpc_parse(r->body, r->len, &m) != KD_OK) {
-        ret = refuse(c, MHD_HTTP_BAD_REQUEST, m.id, m.error_code, NULL, NULL, "%s", m.error_message);
-        goto done;
-    }
-    if (sid != NULL) {
-        if ((hs = kd_http_session_find(h, sid)) == NULL) {
-            ret = session_missing(c, sid);
+    if (r->sid != NULL) {
+        if ((hs = kd_http_session_find(h, r->sid)) == NULL) {
+            fail_with(a, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
             goto done;
         }
-    } else if (m.kind == KD_JSONRPC_REQUEST && strcmp(m.method, "initialize") == 0) {
+    } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {
         err = kd_http_session_create(h, &hs);
         if (err == KD_ERR_BUSY) {
-            ret =
-                refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, m.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
-                       "Service Unavailable: the session limit (%u) is reached; end an unused "
-                       "session with DELETE or retry later",
-                       h->max_sessions);
+            fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
+                      "Service Unavailable: the session limit (%u) is reached; end an unused "
+                      "session with DELETE or retry later",
+                      h->max_sessions);
             goto done;
         }
         if (err != KD_OK) {
-            ret = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, m.id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
-                         "Internal error: no session could be created: %s", kd_err_str(err));
+            fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m->id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal error: no session could be created: %s", kd_err_str(err));
             goto done;
         }
         created = 1;
     } else {
-        ret = refuse(c, MHD_HTTP_BAD_REQUEST, m.id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
-                     "Bad Request: the " H_SESSION " header is required (initialize first)");
+        fail_with(a, MHD_HTTP_BAD_REQUEST, m->id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                  "Bad Request: the " H_SESSION " header is required (initialize first)");
         goto done;
     }
 
-    err = kd_mcp_session_handle_msg(hs->core, &m, &reply, &info);
+    err = kd_mcp_session_handle_msg(hs->core, m, &reply, &info);
     if (err != KD_OK) {
-        ret = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, m.id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
-                     "Internal error: %s", kd_err_str(err));
+        fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m->id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: %s",
+                  kd_err_str(err));
         goto done;
     }
     if (created && info.initialized_now) {
@@ -444,47 +523,100 @@ static enum MHD_Result handle_post(kd_mcp_http *h, struct MHD_Connection *c, req
         KD_LOG_I("mcp", "http: session %.8s… created", hs->id);
     }
     if (reply == NULL)
-        ret = queue(c, MHD_HTTP_ACCEPTED, NULL, NULL, created ? NULL : hs->id, NULL, NULL);
+        answer_set(a, MHD_HTTP_ACCEPTED, NULL, NULL, created ? NULL : hs->id, NULL, NULL);
     else if (info.rate_limited)
-        ret = queue(c, MHD_HTTP_TOO_MANY_REQUESTS, reply, "application/json", hs->id, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+        answer_set(a, MHD_HTTP_TOO_MANY_REQUESTS, reply, "application/json", hs->id, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     else
-        ret = queue(c, MHD_HTTP_OK, reply, "application/json", !created || info.initialized_now ? hs->id : NULL, NULL,
-                    NULL);
+        answer_set(a, MHD_HTTP_OK, reply, "application/json", !created || info.initialized_now ? hs->id : NULL, NULL,
+                   NULL);
 done:
     if (hs != NULL)
         kd_http_session_release(hs, 1);
-    kd_jsonrpc_msg_fini(&m);
-    return ret;
+    kd_jsonrpc_msg_fini(m);
 }
 
-/* ---- daemon ------------------------------------------------------------ */
+/* The worker's side: handle, then hand the connection back. */
+static void run_post(kd_http_job *job)
+{
+    req *r = (req *)job;
+    struct MHD_Connection *c = r->conn;
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+    handle_post(r->h, r);
+    r->stage = REQ_READY;
+    MHD_resume_connection(c); /* r may be gone from here on */
+}
+
+/* The body is in: parses it, then handles it at once when it is quick,
+ * else suspends the connection and hands it to a worker (suspended first,
+ * so the worker's resume always follows). */
+static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, req *r)
+{
+    r->stage = REQ_SENT;
+    if (r->too_large)
+        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Content Too Large: the body limit is %zu bytes", h->max_body);
+    if (kd_jsonrpc_parse(r->body, r->len, &r->msg) != KD_OK) {
+        enum MHD_Result ret =
+            refuse(h, c, MHD_HTTP_BAD_REQUEST, r->msg.id, r->msg.error_code, NULL, NULL, "%s", r->msg.error_message);
+
+        kd_jsonrpc_msg_fini(&r->msg);
+        return ret;
+    }
+    if (kd_mcp_server_is_quick(h->srv, &r->msg)) {
+        handle_post(h, r);
+        return answer_send(h, c, &r->out);
+    }
+    r->h = h;
+    r->conn = c;
+    r->job.run = run_post;
+    r->stage = REQ_RUNNING;
+    MHD_suspend_connection(c);
+    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
+        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->msg.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER,
+                  "5", "Service Unavailable: the server is stopping or out of threads; retry later");
+        kd_jsonrpc_msg_fini(&r->msg);
+        r->stage = REQ_READY;
+        MHD_resume_connection(c);
+    }
+    return MHD_YES;
+}
+
+/* ---- libmicrohttpd callbacks ------------------------------------------ */
+
+enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
     kd_mcp_http *h = cls;
     req *r = *con_cls;
     enum MHD_Result ret;
+    const char *sid;
 
     (void)version;
     if (r == NULL) {
         if ((r = calloc(1, sizeof *r)) == NULL)
             return MHD_NO;
         *con_cls = r;
-        if (refused(h, c, url, method, &ret)) {
-            r->responded = 1;
+        r->stage = REQ_SENT;
+        if (refused(h, c, url, method, &ret))
             return ret;
-        }
-        if (strcmp(method, "POST") == 0) {
-            r->is_post = 1;
-            return MHD_YES; /* the body follows */
-        }
-        r->responded = 1;
-        return strcmp(method, "GET") == 0 ? handle_get(h, c) : handle_delete(h, c);
+        if (strcmp(method, "POST") != 0)
+            return strcmp(method, "GET") == 0 ? handle_get(h, c) : handle_delete(h, c);
+        /* The worker reads no header: what it needs is copied now. */
+        if ((sid = header(c, H_SESSION)) != NULL && (r->sid = strdup(sid)) == NULL)
+            return MHD_NO;
+        r->stage = REQ_BODY;
+        return MHD_YES; /* the body follows */
     }
-    if (r->responded) {
+    switch (r->stage) {
+    case REQ_READY:
+        r->stage = REQ_SENT;
+        return answer_send(h, c, &r->out);
+    case REQ_RUNNING: /* not called while suspended */
+    case REQ_SENT:
         *upload_size = 0;
         return MHD_YES;
+    case REQ_BODY:
+        break;
     }
     if (*upload_size > 0) {
         size_t n = *upload_size;
@@ -512,11 +644,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->len += n;
         return MHD_YES;
     }
-    r->responded = 1;
-    return handle_post(h, c, r);
+    return dispatch_post(h, c, r);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
     req *r = *con_cls;
 
@@ -524,216 +655,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)c;
     (void)toe;
     if (r != NULL) {
+        free(r->out.body);
+        free(r->sid);
         free(r->body);
         free(r);
         *con_cls = NULL;
     }
-}
-
-static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-    char line[300];
-    size_t n;
-
-    (void)cls;
-    vsnprintf(line, sizeof line, fmt, ap);
-    n = strlen(line);
-    while (n > 0 && line[n - 1] == '\n')
-        line[--n] = '\0';
-    KD_LOG_W("mcp", "http (libmicrohttpd): %s", line);
-}
-
-/* Parses the bind address; sets loopback. 0, or -1 when not an address. */
-static int parse_addr(const char *a, uint16_t port, struct sockaddr_storage *ss, socklen_t *len, int *loopback)
-{
-    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-
-    memset(ss, 0, sizeof *ss);
-    if (strcmp(a, "localhost") == 0)
-        a = "127.0.0.1";
-    if (inet_pton(AF_INET, a, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons(port);
-        *len = sizeof *v4;
-        *loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, a, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons(port);
-        *len = sizeof *v6;
-        *loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
-        return 0;
-    }
-    return -1;
-}
-
-static int copy_list(const char *const *in, size_t n, char ***out)
-{
-    size_t i;
-
-    *out = NULL;
-    if (n == 0)
-        return 0;
-    if ((*out = calloc(n, sizeof **out)) == NULL)
-        return -1;
-    for (i = 0; i < n; i++)
-        if (in[i] == NULL || ((*out)[i] = strdup(in[i])) == NULL)
-            return -1;
-    return 0;
-}
-
-static void free_list(char **l, size_t n)
-{
-    size_t i;
-
-    for (i = 0; l != NULL && i < n; i++)
-        free(l[i]);
-    free(l);
-}
-
-static int listen_on(const struct sockaddr_storage *ss, socklen_t len, uint16_t *port)
-{
-    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-    struct sockaddr_storage bound;
-    socklen_t blen = sizeof bound;
-
-    if (fd < 0)
-        return -1;
-    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (ss->ss_family == AF_INET6)
-        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 64) != 0 ||
-        getsockname(fd, (struct sockaddr *)&bound, &blen) != 0) {
-        int e = errno;
-
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    *port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
-                                              : ((struct sockaddr_in *)&bound)->sin_port);
-    return fd;
-}
-
-kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd_mcp_http **out)
-{
-    kd_mcp_http_options o = {0};
-    kd_mcp_http *h = NULL;
-    struct sockaddr_storage ss;
-    socklen_t sslen;
-    pthread_condattr_t ca;
-    int loopback, fd = -1, sync_ok = 0;
-    unsigned timeout;
-    kd_err err = KD_ERR_NOMEM;
-
-    *out = NULL;
-    if (opts != NULL)
-        o = *opts;
-    if (o.bind_address == NULL)
-        o.bind_address = "127.0.0.1";
-    if (parse_addr(o.bind_address, o.port, &ss, &sslen, &loopback) != 0) {
-        KD_LOG_E("mcp", "http: \"%s\" is not an IPv4 or IPv6 address", o.bind_address);
-        return KD_ERR_INVALID_ARG;
-    }
-    if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0')) {
-        KD_LOG_E("mcp", "http: refusing to listen on %s (beyond loopback) without a bearer token", o.bind_address);
-        return KD_ERR_INVALID_ARG;
-    }
-    if ((h = calloc(1, sizeof *h)) == NULL)
-        return KD_ERR_NOMEM;
-    h->srv = srv;
-    h->loopback = loopback;
-    h->max_body = o.max_body_bytes ? o.max_body_bytes : kd_mcp_server_max_message_bytes(srv);
-    h->metrics = o.metrics;
-    h->metrics_ctx = o.metrics_ctx;
-    h->max_sessions = o.max_sessions ? o.max_sessions : 64;
-    h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
-    h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;
-    h->keepalive_ms = o.keepalive_ms ? o.keepalive_ms : 15000;
-    h->max_queued = o.max_queued ? o.max_queued : 256;
-    h->n_origins = o.n_allowed_origins;
-    h->n_hosts = o.n_allowed_hosts;
-    if ((o.bearer_token != NULL && (h->token = strdup(o.bearer_token)) == NULL) ||
-        copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
-        copy_list(o.allowed_hosts, o.n_allowed_hosts, &h->hosts) != 0)
-        goto fail;
-    if (pthread_mutex_init(&h->lock, NULL) != 0)
-        goto fail;
-    if (pthread_condattr_init(&ca) != 0) {
-        pthread_mutex_destroy(&h->lock);
-        goto fail;
-    }
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (pthread_cond_init(&h->cond, &ca) != 0) {
-        pthread_condattr_destroy(&ca);
-        pthread_mutex_destroy(&h->lock);
-        goto fail;
-    }
-    pthread_condattr_destroy(&ca);
-    sync_ok = 1;
-    if ((fd = listen_on(&ss, sslen, &h->port)) < 0) {
-        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(errno));
-        err = KD_ERR_NET;
-        goto fail;
-    }
-    timeout = 2 * (h->keepalive_ms / 1000) + 60;
-    h->daemon = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0,
-                                 NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-                                 h, /* first, so every message goes to our log */
-                                 MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o.max_connections ? o.max_connections : 128),
-                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout, MHD_OPTION_END);
-    if (h->daemon == NULL) {
-        KD_LOG_E("mcp", "http: libmicrohttpd did not start on %s port %u", o.bind_address, h->port);
-        close(fd);
-        err = KD_ERR_NET;
-        goto fail;
-    }
-    KD_LOG_I("mcp", "http: serving http://%s%s%s:%u" ENDPOINT "%s", strchr(o.bind_address, ':') ? "[" : "",
-             o.bind_address, strchr(o.bind_address, ':') ? "]" : "", h->port,
-             h->token ? " (bearer token required)" : "");
-    *out = h;
-    return KD_OK;
-fail:
-    if (sync_ok) {
-        pthread_cond_destroy(&h->cond);
-        pthread_mutex_destroy(&h->lock);
-    }
-    free_list(h->origins, h->n_origins);
-    free_list(h->hosts, h->n_hosts);
-    free(h->token);
-    free(h);
-    return err;
-}
-
-uint16_t kd_mcp_http_port(const kd_mcp_http *h) { return h->port; }
-
-unsigned kd_mcp_http_session_count(kd_mcp_http *h)
-{
-    kd_http_session *hs;
-    unsigned n = 0;
-
-    pthread_mutex_lock(&h->lock);
-    for (hs = h->sessions; hs != NULL; hs = hs->next)
-        n++;
-    pthread_mutex_unlock(&h->lock);
-    return n;
-}
-
-void kd_mcp_http_stop(kd_mcp_http *h)
-{
-    if (h == NULL)
-        return;
-    kd_http_session_end_all(h); /* streams see `stopping` and finish */
-    MHD_stop_daemon(h->daemon); /* joins every connection thread */
-    pthread_cond_destroy(&h->cond);
-    pthread_mutex_destroy(&h->lock);
-    free_list(h->origins, h->n_origins);
-    free_list(h->hosts, h->n_hosts);
-    free(h->token);
-    free(h);
 }

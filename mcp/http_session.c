@@ -9,9 +9,16 @@
  * stream, as the specification requires. While no stream is open, up to
  * max_queued messages wait (the oldest are dropped beyond that), so a client
  * that opens its GET stream just after subscribing still sees the first
- * update. The stream callbacks run on libmicrohttpd's per-connection threads
- * and may block: they wait on h->cond with a deadline, and send an SSE
- * comment when idle so that a vanished client is noticed.
+ * update.
+ *
+ * The stream callbacks run on libmicrohttpd's polling threads, which serve
+ * every other connection too, so they never wait: with nothing to send, a
+ * stream suspends its connection (a parked connection costs no thread and
+ * is not subject to the idle timeout) and returns no bytes. Whatever gives
+ * it something to send resumes it: hs_send, the end of its session, the
+ * transport stopping, or the timer below when its keepalive is due (an SSE
+ * comment, so that a vanished client is noticed and proxies keep the
+ * stream open).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +30,16 @@
 #include "engine/logger.h"
 #include "mcp/http_int.h"
 
-typedef struct {
+struct kd_http_stream {
+    kd_http_stream *next; /* the session's streams (h->lock) */
     kd_http_session *hs;
+    struct MHD_Connection *conn;
     char *out; /* bytes being written */
     size_t out_len, out_off;
     int opened;
+    int suspended; /* h->lock: conn is suspended, waiting for a wake */
     struct timespec last_write;
-} sse_stream;
+};
 
 static void now_mono(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }
 
@@ -39,6 +49,23 @@ static double seconds_since(const struct timespec *t)
 
     now_mono(&n);
     return (double)(n.tv_sec - t->tv_sec) + (n.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Resumes a stream that waits for something to send (under h->lock). */
+static void wake_locked(kd_http_stream *st)
+{
+    if (st->suspended) {
+        st->suspended = 0;
+        MHD_resume_connection(st->conn);
+    }
+}
+
+static void wake_session_locked(kd_http_session *hs)
+{
+    kd_http_stream *st;
+
+    for (st = hs->stream_list; st != NULL; st = st->next)
+        wake_locked(st);
 }
 
 /* Called by the core session, under its lock, from any thread. */
@@ -77,13 +104,13 @@ static void hs_send(void *ctx, const char *text)
         hs->head = m;
     hs->tail = m;
     hs->queued++;
-    pthread_cond_broadcast(&h->cond);
+    wake_session_locked(hs);
     pthread_mutex_unlock(&h->lock);
     if (old != NULL) {
-        KD_LOG_W("mcp",
-                 "http: session %.8s… has %u undelivered messages and no open stream; "
-                 "the oldest was dropped",
-                 hs->id, h->max_queued);
+        KD_LOG_LIMITED(&h->log_dropped, KD_LOG_WARN, "mcp",
+                       "http: session %.8s… has %u undelivered messages and no open stream; "
+                       "the oldest was dropped",
+                       hs->id, h->max_queued);
         free(old->text);
         free(old);
     }
@@ -248,7 +275,7 @@ static void end_locked(kd_mcp_http *h, kd_http_session *hs)
     hs->in_table = 0;
     hs->ended = 1;
     h->n_sessions--;
-    pthread_cond_broadcast(&h->cond);
+    wake_session_locked(hs);
 }
 
 int kd_http_session_end(kd_mcp_http *h, const char *id)
@@ -284,15 +311,15 @@ void kd_http_session_end_all(kd_mcp_http *h)
         hs->in_table = 0;
         hs->ended = 1;
         h->n_sessions--;
+        wake_session_locked(hs);
     }
-    pthread_cond_broadcast(&h->cond);
     pthread_mutex_unlock(&h->lock);
     release_dropped(list);
 }
 
 /* ---- SSE streams ------------------------------------------------------- */
 
-static int set_out(sse_stream *st, const char *prefix, const char *text, const char *suffix)
+static int set_out(kd_http_stream *st, const char *prefix, const char *text, const char *suffix)
 {
     size_t n = strlen(prefix) + strlen(text) + strlen(suffix);
 
@@ -305,12 +332,21 @@ static int set_out(sse_stream *st, const char *prefix, const char *text, const c
     return 0;
 }
 
+/* Milliseconds until the stream's keepalive is due (0: now). */
+static long keepalive_in_ms(const kd_mcp_http *h, const kd_http_stream *st)
+{
+    double left = h->keepalive_ms - seconds_since(&st->last_write) * 1000.0;
+
+    return left <= 0 ? 0 : (long)left + 1;
+}
+
+/* libmicrohttpd's content reader, on a polling thread: the next bytes of
+ * the stream, or 0 with the connection suspended until a wake. */
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-    sse_stream *st = cls;
+    kd_http_stream *st = cls;
     kd_http_session *hs = st->hs;
     kd_mcp_http *h = hs->http;
-    struct timespec deadline;
     kd_http_msg *m;
     size_t n;
     int rc;
@@ -344,18 +380,17 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             rc = set_out(st, "event: message\ndata: ", m->text, "\n\n");
             free(m->text);
             free(m);
-        } else if (seconds_since(&st->last_write) * 1000.0 >= h->keepalive_ms) {
+        } else if (keepalive_in_ms(h, st) == 0) {
             rc = set_out(st, ": keepalive", "", "\n\n");
         } else {
-            deadline = st->last_write;
-            deadline.tv_sec += h->keepalive_ms / 1000;
-            deadline.tv_nsec += (long)(h->keepalive_ms % 1000) * 1000000L;
-            if (deadline.tv_nsec >= 1000000000L) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&h->cond, &h->lock, &deadline);
-            continue;
+            /* Nothing to say. Suspending under h->lock orders it before
+             * any wake, which also takes h->lock; the timer learns of a
+             * new deadline. */
+            st->suspended = 1;
+            MHD_suspend_connection(st->conn);
+            pthread_cond_signal(&h->cond);
+            pthread_mutex_unlock(&h->lock);
+            return 0;
         }
         if (rc != 0) {
             pthread_mutex_unlock(&h->lock);
@@ -367,10 +402,13 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 static void sse_free(void *cls)
 {
-    sse_stream *st = cls;
+    kd_http_stream *st = cls, **pp;
     kd_http_session *hs = st->hs;
 
     pthread_mutex_lock(&hs->http->lock);
+    for (pp = &hs->stream_list; *pp != st; pp = &(*pp)->next)
+        ;
+    *pp = st->next;
     hs->streams--;
     now_mono(&hs->last_used);
     pthread_mutex_unlock(&hs->http->lock);
@@ -379,16 +417,17 @@ static void sse_free(void *cls)
     kd_http_session_release(hs, 0);
 }
 
-struct MHD_Response *kd_http_sse_open(kd_http_session *hs, unsigned *status)
+struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, unsigned *status)
 {
     kd_mcp_http *h = hs->http;
     struct MHD_Response *r;
-    sse_stream *st;
+    kd_http_stream *st;
 
     *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     if ((st = calloc(1, sizeof *st)) == NULL)
         return NULL;
     st->hs = hs;
+    st->conn = c;
     now_mono(&st->last_write);
     pthread_mutex_lock(&h->lock);
     if (hs->streams >= h->max_streams) {
@@ -399,6 +438,8 @@ struct MHD_Response *kd_http_sse_open(kd_http_session *hs, unsigned *status)
     }
     hs->streams++;
     hs->refs++;
+    st->next = hs->stream_list;
+    hs->stream_list = st;
     pthread_mutex_unlock(&h->lock);
     r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, st, sse_free);
     if (r == NULL) {
@@ -406,4 +447,66 @@ struct MHD_Response *kd_http_sse_open(kd_http_session *hs, unsigned *status)
         return NULL;
     }
     return r;
+}
+
+/* ---- keepalive timer --------------------------------------------------- */
+
+/* Resumes every suspended stream whose keepalive is due, and sleeps until
+ * the next one is (or a stream suspends, which signals h->cond). */
+static void *timer_main(void *arg)
+{
+    kd_mcp_http *h = arg;
+    kd_http_session *hs;
+    kd_http_stream *st;
+    struct timespec until;
+    long next_ms, ms;
+
+    pthread_mutex_lock(&h->lock);
+    while (!h->timer_stop) {
+        next_ms = h->keepalive_ms;
+        for (hs = h->sessions; hs != NULL; hs = hs->next) {
+            for (st = hs->stream_list; st != NULL; st = st->next) {
+                if (!st->suspended)
+                    continue;
+                if ((ms = keepalive_in_ms(h, st)) == 0)
+                    wake_locked(st);
+                else if (ms < next_ms)
+                    next_ms = ms;
+            }
+        }
+        now_mono(&until);
+        until.tv_sec += next_ms / 1000;
+        until.tv_nsec += (next_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->cond, &h->lock, &until);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+kd_err kd_http_timer_start(kd_mcp_http *h)
+{
+    int rc = pthread_create(&h->timer, NULL, timer_main, h);
+
+    if (rc != 0) {
+        KD_LOG_E("mcp", "http: the keepalive timer could not start (%s)", strerror(rc));
+        return KD_ERR_NOMEM;
+    }
+    h->timer_running = 1;
+    return KD_OK;
+}
+
+void kd_http_timer_stop(kd_mcp_http *h)
+{
+    if (!h->timer_running)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->timer_stop = 1;
+    pthread_cond_signal(&h->cond);
+    pthread_mutex_unlock(&h->lock);
+    pthread_join(h->timer, NULL);
+    h->timer_running = 0;
 }

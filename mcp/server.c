@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/logger.h"
 
@@ -59,6 +60,15 @@ const char *kd_mcp_log_level_name(kd_mcp_log_level level)
     return LEVEL_NAMES[level];
 }
 
+static uint64_t monotonic_ns(void *ctx)
+{
+    struct timespec t;
+
+    (void)ctx;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* Sets key to a copy of `s` when `s` is not NULL; 0 on success. */
 static int set_opt_str(json_t *o, const char *key, const char *s)
 {
@@ -90,6 +100,8 @@ kd_err kd_mcp_server_alloc(const kd_mcp_server_options *opts, kd_mcp_server **ou
     srv->calls_per_second = opts->calls_per_second ? opts->calls_per_second : DEFAULT_RATE;
     srv->call_burst = opts->call_burst ? opts->call_burst : 2 * srv->calls_per_second;
     srv->page_size = opts->page_size ? opts->page_size : DEFAULT_PAGE;
+    srv->clock_ns = opts->clock_ns ? opts->clock_ns : monotonic_ns;
+    srv->clock_ctx = opts->clock_ns ? opts->clock_ctx : NULL;
     srv->default_level = KD_MCP_LOG_WARNING;
     if (opts->default_log_level != NULL && kd_mcp_log_level_parse(opts->default_log_level, &srv->default_level) != 0) {
         KD_LOG_E("mcp",
@@ -258,6 +270,7 @@ kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
     srv->tools[srv->n_tools++] = (kd_mcp_tool_entry){
         .name = name,
         .writes = t->writes != 0,
+        .quick = t->quick != 0,
         .def = def,
         .input_schema = json_object_get(def, "inputSchema"),
         .call = t->call,
@@ -273,6 +286,28 @@ fail:
     json_decref(output);
     json_decref(input);
     return err;
+}
+
+int kd_mcp_server_is_quick(kd_mcp_server *srv, const kd_jsonrpc_msg *msg)
+{
+    const char *name;
+    int quick = 1;
+    size_t i;
+
+    if (msg->kind != KD_JSONRPC_REQUEST || strcmp(msg->method, "tools/call") != 0)
+        return 1;
+    name = json_string_value(json_object_get(msg->params, "name"));
+    if (name == NULL)
+        return 1; /* answered with an error at once */
+    pthread_mutex_lock(&srv->lock);
+    for (i = 0; i < srv->n_tools; i++) {
+        if (strcmp(srv->tools[i].name, name) == 0) {
+            quick = srv->tools[i].quick;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return quick;
 }
 
 kd_err kd_mcp_server_add_resource_provider(kd_mcp_server *srv, const kd_mcp_resource_provider *p)
@@ -393,7 +428,7 @@ kd_err kd_mcp_session_alloc(kd_mcp_server *srv, kd_mcp_send_fn send, void *send_
     s->send_ctx = send_ctx;
     s->level = srv->default_level;
     s->tokens = srv->call_burst;
-    clock_gettime(CLOCK_MONOTONIC, &s->refilled);
+    s->refilled_ns = srv->clock_ns(srv->clock_ctx);
     s->refs = 1;
     pthread_mutex_lock(&srv->lock);
     s->next = srv->sessions;
@@ -493,18 +528,18 @@ void *kd_mcp_session_user(kd_mcp_session *s)
 int kd_mcp_session_take_token(kd_mcp_session *s)
 {
     kd_mcp_server *srv = s->srv;
-    struct timespec now;
-    double dt;
+    uint64_t now;
     int ok;
 
-    clock_gettime(CLOCK_MONOTONIC, &now);
     pthread_mutex_lock(&s->lock);
-    dt = (double)(now.tv_sec - s->refilled.tv_sec) + (now.tv_nsec - s->refilled.tv_nsec) / 1e9;
-    if (dt > 0) {
-        s->tokens += dt * srv->calls_per_second;
+    /* Read under the lock, so that the refill times of one session never
+     * go backwards when two of its requests race. */
+    now = srv->clock_ns(srv->clock_ctx);
+    if (now > s->refilled_ns) {
+        s->tokens += (double)(now - s->refilled_ns) / 1e9 * srv->calls_per_second;
         if (s->tokens > srv->call_burst)
             s->tokens = srv->call_burst;
-        s->refilled = now;
+        s->refilled_ns = now;
     }
     ok = s->tokens >= 1.0;
     if (ok)

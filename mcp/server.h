@@ -20,12 +20,17 @@
  * Threading: every function here may be called from any thread unless its
  * comment says otherwise. Callbacks (tools, providers, prompts) run on the
  * thread of the transport that received the request, with no lock held, and
- * may run concurrently with each other, also within one session.
+ * may run concurrently with each other, also within one session. A
+ * transport that serves many clients from a few event threads (HTTP) runs
+ * a tool that is not marked `quick` on a worker; everything else (other
+ * methods, resource providers, prompts, quick tools) may run on an event
+ * thread, so it must answer promptly and never wait on other events.
  */
 #ifndef KD_MCP_SERVER_H
 #define KD_MCP_SERVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -69,6 +74,13 @@ typedef struct {
     unsigned call_burst;           /* requests allowed at once [2 * rate] */
     unsigned page_size;            /* items per page of the list methods [100] */
     const char *default_log_level; /* before logging/setLevel ["warning"] */
+    /* The clock of the call-rate limit, in nanoseconds on any monotonic
+     * scale [CLOCK_MONOTONIC]. Tests inject their own so that the limit
+     * does not depend on how fast the machine runs. Called from any
+     * thread, with a session lock held: it must be thread-safe and must
+     * not call into the server. */
+    uint64_t (*clock_ns)(void *ctx);
+    void *clock_ctx;
 } kd_mcp_server_options;
 
 /*
@@ -89,6 +101,8 @@ typedef struct {
     const char *input_schema_json, *output_schema_json;
     int read_only_hint, destructive_hint, idempotent_hint, open_world_hint;
     int writes; /* hidden when the server is read-only */
+    int quick;  /* answers at once, waiting on nothing (reads, computes):
+                   it may run on a transport's event thread (see above) */
     json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
     void *ctx;
 } kd_mcp_tool;
@@ -184,6 +198,11 @@ void kd_mcp_server_notify_list_changed(kd_mcp_server *srv, kd_mcp_list which);
 /* Sends notifications/message to every initialized session whose log level
  * admits `level`. `data` (any JSON value) is stolen; `logger` may be NULL. */
 void kd_mcp_server_log(kd_mcp_server *srv, kd_mcp_log_level level, const char *logger, json_t *data);
+
+/* 1 when handling `msg` waits on nothing, so a transport may handle it on
+ * an event thread: any message but a tools/call of a registered tool not
+ * marked quick. */
+int kd_mcp_server_is_quick(kd_mcp_server *srv, const kd_jsonrpc_msg *msg);
 
 /* 1 when `version` (may be NULL) is a protocol revision this server speaks. */
 int kd_mcp_protocol_supported(const char *version);

@@ -19,13 +19,12 @@
 #define KD_MCP_SERVER_INT_H
 
 #include <pthread.h>
-#include <time.h>
 
 #include "mcp/server.h"
 
 typedef struct {
     char *name;
-    int writes;
+    int writes, quick;
     json_t *def;          /* the Tool object listed by tools/list */
     json_t *input_schema; /* borrowed from def */
     json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
@@ -48,6 +47,8 @@ struct kd_mcp_server {
     size_t max_message_bytes;
     unsigned max_subscriptions, calls_per_second, call_burst, page_size;
     kd_mcp_log_level default_level;
+    uint64_t (*clock_ns)(void *ctx); /* the call-rate clock, never NULL */
+    void *clock_ctx;
 
     kd_mcp_tool_entry *tools;
     size_t n_tools, cap_tools;
@@ -75,8 +76,8 @@ struct kd_mcp_session {
     size_t n_subs, cap_subs;
     kd_mcp_send_fn send;
     void *send_ctx;
-    double tokens;            /* call-rate token bucket */
-    struct timespec refilled; /* CLOCK_MONOTONIC of the last refill */
+    double tokens;        /* call-rate token bucket */
+    uint64_t refilled_ns; /* srv->clock_ns at the last refill */
     void *user;
 };
 

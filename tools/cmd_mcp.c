@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,34 +97,61 @@ typedef struct {
     const char *http;    /* ADDR:PORT, or NULL for stdio */
     char http_addr[128]; /* the address and port of `http` */
     uint16_t http_port;
-    const char *token;      /* KDAPP_MCP_TOKEN, or NULL */
-    unsigned calls_per_s;   /* KDAPP_MCP_CALLS_PER_S, 0 = the server's default */
-    const char *views_url;  /* --views: attach to named daemons */
-    const char *devnet_url; /* --devnet */
+    const char *token; /* KDAPP_MCP_TOKEN, or NULL */
+    /* Settings from the environment (ENV_SETTINGS), 0 = the default. */
+    unsigned calls_per_s;                                           /* KDAPP_MCP_CALLS_PER_S */
+    unsigned timeout_s, connections, per_address, threads, workers; /* the HTTP transport's capacity */
+    unsigned drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES: a test seam (README) */
+    const char *views_url;   /* --views: attach to named daemons */
+    const char *devnet_url;  /* --devnet */
     int read_only;
     uint32_t block_ms, wait_ms;
-    uint32_t drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES (a test seam) */
 } mcp_options;
+
+/* Settings read from the environment: the call rate and the HTTP
+ * transport's capacity (README "MCP gateway" lists them; the options of
+ * kd_mcp_server and kd_mcp_http give the meaning of each). */
+typedef struct {
+    const char *name, *what, *dflt;
+    uint64_t min, max;
+    size_t offset; /* of the unsigned in mcp_options */
+} env_setting;
+
+static const env_setting ENV_SETTINGS[] = {
+    {"KDAPP_MCP_CALLS_PER_S", "tool calls per second per session", "50", 1, UINT32_MAX,
+     offsetof(mcp_options, calls_per_s)},
+    {"KDAPP_MCP_TIMEOUT_S", "seconds without traffic before a connection is closed", "30", 1, 86400,
+     offsetof(mcp_options, timeout_s)},
+    {"KDAPP_MCP_CONNECTIONS", "open connections in all", "1000", 1, 1000000, offsetof(mcp_options, connections)},
+    {"KDAPP_MCP_CONNECTIONS_PER_ADDRESS", "open connections per client address beyond loopback", "64", 1, 1000000,
+     offsetof(mcp_options, per_address)},
+    {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
+    {"KDAPP_MCP_WORKERS", "tool calls that may wait, handled at once", "64", 1, 4096, offsetof(mcp_options, workers)},
+};
+
+/* Reads an optional unsigned setting; 0, or -1 after saying what is wrong.
+ * Unset or empty leaves *out 0 (the default). */
+static int env_unsigned(const char *name, uint64_t min, uint64_t max, const char *what, const char *dflt, unsigned *out)
+{
+    const char *text = getenv(name);
+    uint64_t v;
+    *out = 0;
+    if (!text || !*text)
+        return 0;
+    if (kd_cli_parse_u64(text, min, max, &v) != 0) {
+        fprintf(stderr, "kdapp mcp: %s='%s' is not valid: use %s, %llu to %llu (default %s)\n", name, text, what,
+                (unsigned long long)min, (unsigned long long)max, dflt);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
 
 static int usage(void)
 {
     fprintf(stderr, "usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
                     "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n");
     return KD_EXIT_USAGE;
-}
-
-/* Reads a numeric environment variable, `min` to UINT32_MAX (unset or
- * empty: 0); when it is not valid, says so with `valid` and returns -1. */
-static int env_u32(const char *name, uint64_t min, const char *valid, uint32_t *out)
-{
-    const char *s = getenv(name);
-    uint64_t v = 0;
-    if (s && *s && kd_cli_parse_u64(s, min, UINT32_MAX, &v) != 0) {
-        fprintf(stderr, "kdapp mcp: %s='%s' is not valid: use %s\n", name, s, valid);
-        return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
 }
 
 /* Splits "ADDR:PORT" (ADDR may be [v6]). */
@@ -206,12 +234,11 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
     }
     /* Everything is checked before anything starts (no data directory is
      * created for a command line that cannot run). */
-    uint32_t rate;
-    if (env_u32("KDAPP_MCP_CALLS_PER_S", 1, "tool calls per second per session, 1 to 4294967295 (default 50)", &rate) ||
-        env_u32("KDAPP_TEST_DROP_SUMMARIES", 0, "N to drop every Nth block summary (1: all), 0 for none",
-                &o->drop_summaries))
-        return KD_EXIT_USAGE;
-    o->calls_per_s = rate;
+    for (size_t i = 0; i < sizeof ENV_SETTINGS / sizeof ENV_SETTINGS[0]; i++) {
+        const env_setting *e = &ENV_SETTINGS[i];
+        if (env_unsigned(e->name, e->min, e->max, e->what, e->dflt, (unsigned *)((char *)o + e->offset)) != 0)
+            return KD_EXIT_USAGE;
+    }
     if (!o->http)
         return KD_EXIT_OK;
     if (split_http(o->http, o->http_addr, sizeof o->http_addr, &o->http_port) != 0) {
@@ -266,6 +293,11 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
         .bind_address = o->http_addr,
         .port = o->http_port,
         .bearer_token = o->token,
+        .connection_timeout_s = o->timeout_s,
+        .max_connections = o->connections,
+        .max_connections_per_address = o->per_address,
+        .poll_threads = o->threads,
+        .max_workers = o->workers,
         .metrics = engine_metrics_text,
         .metrics_ctx = engine,
     };

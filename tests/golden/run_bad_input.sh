@@ -96,7 +96,11 @@ KDAPP_MCP_CALLS_PER_S=abc "$KDAPP" mcp --data "$work/mcp-c" --keys "$keys" </dev
 rc=$?
 expect_exit 2 "KDAPP_MCP_CALLS_PER_S=abc"
 expect_stderr "KDAPP_MCP_CALLS_PER_S" "KDAPP_MCP_CALLS_PER_S=abc"
-for d in mcp-a mcp-b mcp-c; do
+KDAPP_MCP_TIMEOUT_S=0 "$KDAPP" mcp --data "$work/mcp-d" --keys "$keys" --http 127.0.0.1:0 </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "KDAPP_MCP_TIMEOUT_S=0"
+expect_stderr "KDAPP_MCP_TIMEOUT_S='0' is not valid" "KDAPP_MCP_TIMEOUT_S=0"
+for d in mcp-a mcp-b mcp-c mcp-d; do
   if [ -e "$work/$d" ]; then
     echo "FAIL: a refused mcp command created $d"
     fail=1

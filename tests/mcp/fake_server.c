@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <criterion/criterion.h>
 
@@ -88,6 +89,22 @@ static json_t *prompt_get(void *ctx, kd_mcp_session *s, json_t *args, int *code,
                      "type", "text", "text", text);
 }
 
+/* Answers after `ms` milliseconds: a tool call slower than a timeout. */
+static json_t *sleep_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    json_int_t ms = json_integer_value(json_object_get(args, "ms"));
+    struct timespec t = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+    (void)ctx;
+    (void)s;
+    (void)code;
+    (void)msg;
+    (void)len;
+    while (nanosleep(&t, &t) != 0)
+        ;
+    return kd_mcp_tool_result(json_pack("{s:I}", "slept_ms", ms), NULL);
+}
+
 kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
 {
     kd_mcp_server_options o = {0};
@@ -112,6 +129,7 @@ kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
                          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"echo\":{\"type\":\"object\"}}}",
                          .read_only_hint = 1,
                          .idempotent_hint = 1,
+                         .quick = 1,
                          .call = echo_call,
                      }),
                  KD_OK);
@@ -130,6 +148,14 @@ kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
                                                             .writes = 1,
                                                             .destructive_hint = 1,
                                                             .call = echo_call}),
+                 KD_OK);
+    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){.name = "sleep",
+                                                            .description = "Answers after ms milliseconds.",
+                                                            .input_schema_json =
+                                                                "{\"type\":\"object\",\"properties\":{\"ms\":{"
+                                                                "\"type\":\"integer\",\"minimum\":0,\"maximum\":"
+                                                                "60000}},\"required\":[\"ms\"]}",
+                                                            .call = sleep_call}),
                  KD_OK);
     cr_assert_eq(kd_mcp_server_add_resource_provider(
                      srv, &(kd_mcp_resource_provider){.name = "test", .list = res_list, .read = res_read}),
@@ -191,3 +217,7 @@ int fake_error_code(const json_t *reply)
 
     return e != NULL ? (int)json_integer_value(json_object_get(e, "code")) : 0;
 }
+
+uint64_t fake_clock_ns(void *ctx) { return atomic_load(&((fake_clock *)ctx)->ns); }
+
+void fake_clock_advance(fake_clock *c, uint64_t ns) { atomic_fetch_add(&c->ns, ns); }

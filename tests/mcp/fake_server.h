@@ -1,11 +1,15 @@
 /*
  * fake_server.h — a small MCP server for the mcp/ tests: tools that
- * succeed, fail as a tool, fail as a protocol error and write; a resource
- * provider with two resources and a template; one prompt with a required
- * argument. Nothing of kdapp, only the generic layer.
+ * succeed (quick: "echo"), fail as a tool, fail as a protocol error, write,
+ * and answer after a delay ("sleep"); a resource provider with two resources and a template;
+ * one prompt with a required argument. Nothing of kdapp, only the generic
+ * layer.
  */
 #ifndef KD_TESTS_MCP_FAKE_SERVER_H
 #define KD_TESTS_MCP_FAKE_SERVER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -27,5 +31,14 @@ void fake_initialize(kd_mcp_session *s);
 
 /* The error code of a reply, 0 when it is a result. */
 int fake_error_code(const json_t *reply);
+
+/* A clock the test moves by hand, for kd_mcp_server_options.clock_ns
+ * (ctx: the fake_clock). Atomic: server threads read it. */
+typedef struct {
+    _Atomic uint64_t ns;
+} fake_clock;
+
+uint64_t fake_clock_ns(void *ctx);
+void fake_clock_advance(fake_clock *c, uint64_t ns);
 
 #endif

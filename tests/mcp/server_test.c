@@ -335,7 +335,7 @@ Test(methods, pagination)
             snprintf(cur, sizeof cur, "%s", cursor);
         json_decref(r);
     } while (cursor != NULL);
-    cr_expect_eq(total, 5);
+    cr_expect_eq(total, 6);
     r = fake_call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\","
                      "\"params\":{\"cursor\":\"bogus\"}}");
     cr_expect_eq(fake_error_code(r), KD_JSONRPC_INVALID_PARAMS);
@@ -474,19 +474,16 @@ Test(notify, nothing_before_initialize)
     cr_expect_eq(out.n, 0);
 }
 
-Test(methods, rate_limit)
+/* Sends `n` tools/list and returns how many the call-rate limit refused. */
+static int limited_of(kd_mcp_session *s, int n)
 {
-    kd_mcp_server *slow = fake_server_new(&(kd_mcp_server_options){.calls_per_second = 1, .call_burst = 3});
-    kd_mcp_session *s;
+    const char *msg = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
     kd_mcp_handle_info info;
     kd_jsonrpc_msg m;
     char *reply;
     int i, limited = 0;
-    const char *msg = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
 
-    cr_assert_eq(kd_mcp_session_alloc(slow, NULL, NULL, &s), KD_OK);
-    fake_initialize(s);
-    for (i = 0; i < 6; i++) {
+    for (i = 0; i < n; i++) {
         cr_assert_eq(kd_jsonrpc_parse(msg, strlen(msg), &m), KD_OK);
         cr_assert_eq(kd_mcp_session_handle_msg(s, &m, &reply, &info), KD_OK);
         limited += info.rate_limited;
@@ -495,9 +492,56 @@ Test(methods, rate_limit)
         free(reply);
         kd_jsonrpc_msg_fini(&m);
     }
-    cr_expect_geq(limited, 2, "a burst beyond 3 is limited (%d limited)", limited);
+    return limited;
+}
+
+/* The limit runs on the injected clock, so the counts are exact however
+ * slowly the machine runs. */
+Test(methods, rate_limit)
+{
+    fake_clock clock = {.ns = 1000000000000u};
+    kd_mcp_server *slow = fake_server_new(&(kd_mcp_server_options){
+        .calls_per_second = 1, .call_burst = 3, .clock_ns = fake_clock_ns, .clock_ctx = &clock});
+    kd_mcp_session *s;
+
+    cr_assert_eq(kd_mcp_session_alloc(slow, NULL, NULL, &s), KD_OK);
+    fake_initialize(s);
+    cr_expect_eq(limited_of(s, 6), 3, "a burst of 3 passes, the rest is limited");
+    fake_clock_advance(&clock, 999999999u);
+    cr_expect_eq(limited_of(s, 1), 1, "less than a second refills less than one call");
+    fake_clock_advance(&clock, 1u);
+    cr_expect_eq(limited_of(s, 2), 1, "one second refills one call");
+    fake_clock_advance(&clock, 60000000000u);
+    cr_expect_eq(limited_of(s, 4), 1, "a long pause refills up to the burst, no more");
     kd_mcp_session_free(s);
     kd_mcp_server_free(slow);
+}
+
+/* Which messages a transport may handle on an event thread: all but tool
+ * calls that may wait. */
+Test(methods, quick_messages)
+{
+    static const struct {
+        const char *msg;
+        int quick;
+    } CASES[] = {
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}", 1},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\"}}", 0},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"write\"}}", 0},
+    };
+    kd_jsonrpc_msg m;
+    size_t i;
+
+    for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        cr_assert_eq(kd_jsonrpc_parse(CASES[i].msg, strlen(CASES[i].msg), &m), KD_OK);
+        cr_expect_eq(kd_mcp_server_is_quick(srv, &m), CASES[i].quick, "%s", CASES[i].msg);
+        kd_jsonrpc_msg_fini(&m);
+    }
 }
 
 Test(methods, message_size_limit)
