@@ -163,3 +163,133 @@ void kd_nng_close(nng_socket sock)
     if (done)
         close_job_free(j);
 }
+
+/* ------------------------------------------------------------ redialer */
+
+#define REDIAL_CHECK_MS 250
+
+struct kd_nng_redialer {
+    nng_socket sock;
+    nng_dialer dialer;
+    char *url;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake; /* signalled by stop */
+    int stop;
+};
+
+/* The dialer's open pipes; 0 when NNG no longer knows the dialer, -1 when
+ * statistics are unavailable. */
+static int dialer_pipes(nng_dialer d)
+{
+    nng_stat *all = NULL;
+    if (nng_stats_get(&all) != 0)
+        return -1;
+    nng_stat *ds = nng_stat_find_dialer(all, d);
+    nng_stat *pipes = ds ? nng_stat_find(ds, "pipes") : NULL;
+    int n = !ds ? 0 : pipes ? (int)nng_stat_value(pipes) : -1;
+    nng_stats_free(all);
+    return n;
+}
+
+static void deadline_in(struct timespec *ts, uint64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static void *redial_watch(void *arg)
+{
+    kd_nng_redialer *r = arg;
+    uint64_t idle_since = kd_now_ms();
+    pthread_mutex_lock(&r->lock);
+    while (!r->stop) {
+        struct timespec until;
+        deadline_in(&until, REDIAL_CHECK_MS);
+        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+        if (r->stop)
+            break;
+        int pipes = dialer_pipes(r->dialer);
+        uint64_t now = kd_now_ms();
+        if (pipes != 0) {
+            if (pipes < 0) {
+                KD_LOG_W("net", "NNG statistics are unavailable: cannot watch the dialer of %s", r->url);
+                break;
+            }
+            idle_since = now;
+            continue;
+        }
+        if (now - idle_since < KD_NNG_REDIAL_MS)
+            continue;
+        KD_LOG_D("net", "no connection to %s for %llu ms: dialing again", r->url,
+                 (unsigned long long)(now - idle_since));
+        nng_dialer_close(r->dialer);
+        nng_dialer fresh;
+        int rv = nng_dial(r->sock, r->url, &fresh, NNG_FLAG_NONBLOCK);
+        if (rv == 0)
+            r->dialer = fresh;
+        else if (rv != NNG_ECLOSED) /* the socket is closing: nothing to dial for */
+            KD_LOG_W("net", "cannot dial %s again: %s", r->url, nng_strerror(rv));
+        idle_since = now;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+kd_err kd_nng_redialer_start(nng_socket sock, const char *url, kd_nng_redialer **out, char *why, size_t why_len)
+{
+    kd_nng_redialer *r = calloc(1, sizeof *r);
+    if (!r || !(r->url = strdup(url))) {
+        free(r);
+        snprintf(why, why_len, "out of memory");
+        return KD_ERR_NOMEM;
+    }
+    r->sock = sock;
+    kd_err err = KD_OK;
+    pthread_condattr_t attr;
+    int rv = nng_dial(sock, url, &r->dialer, NNG_FLAG_NONBLOCK);
+    if (rv) {
+        snprintf(why, why_len, "cannot dial %s: %s", url, nng_strerror(rv));
+        err = kd_nng_err(rv, "dial");
+        goto fail;
+    }
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->wake, &attr);
+    pthread_condattr_destroy(&attr);
+    if (pthread_create(&r->thread, NULL, redial_watch, r) != 0) {
+        snprintf(why, why_len, "cannot start the thread watching the dialer of %s", url);
+        pthread_cond_destroy(&r->wake);
+        pthread_mutex_destroy(&r->lock);
+        nng_dialer_close(r->dialer);
+        err = KD_ERR_NOMEM;
+        goto fail;
+    }
+    *out = r;
+    return KD_OK;
+fail:
+    free(r->url);
+    free(r);
+    return err;
+}
+
+void kd_nng_redialer_stop(kd_nng_redialer *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_cond_destroy(&r->wake);
+    pthread_mutex_destroy(&r->lock);
+    free(r->url);
+    free(r);
+}

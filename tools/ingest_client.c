@@ -12,6 +12,7 @@
 
 struct kd_ingest_client {
     nng_socket sock;
+    kd_nng_redialer *dialer; /* re-dials when NNG's dialer gives up (netutil.h) */
     kd_buf frame;
 };
 
@@ -35,12 +36,12 @@ kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_cli
     nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 20);
     nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 500);
     nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, 0);
-    /* Non-blocking dial: the engine may start later. */
-    if ((rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK))) {
-        snprintf(why, why_len, "cannot dial %s: %s", url, nng_strerror(rv));
+    /* Non-blocking dial: the engine may start later, and may restart. */
+    kd_err err = kd_nng_redialer_start(c->sock, url, &c->dialer, why, why_len);
+    if (err) {
         kd_nng_close(c->sock);
         free(c);
-        return kd_nng_err(rv, "dial");
+        return err;
     }
     *out = c;
     return KD_OK;
@@ -50,6 +51,7 @@ void kd_ingest_client_close(kd_ingest_client *c)
 {
     if (!c)
         return;
+    kd_nng_redialer_stop(c->dialer);
     kd_nng_close(c->sock);
     kd_buf_fini(&c->frame);
     free(c);

@@ -1,8 +1,10 @@
 /*
  * ingest_client.h — a listener's side of ingest: an NNG REQ socket dialed
- * to the engine. NNG re-sends an unanswered request (every resend_ms) and
- * re-dials a restarted engine by itself; re-sent blocks are applied once
- * (idempotent by hash), so "send until acknowledged" is safe.
+ * to the engine. NNG re-sends an unanswered request (every 2 s, and at once
+ * on a new connection when the one that carried it closes) and re-dials a
+ * restarted engine; kd_nng_redialer (engine/netutil.h) dials again where
+ * NNG 1.5.2's dialer gives up. Re-sent blocks are applied once (idempotent
+ * by hash), so "send until acknowledged" is safe.
  */
 #ifndef KD_TOOLS_INGEST_CLIENT_H
 #define KD_TOOLS_INGEST_CLIENT_H
