@@ -57,12 +57,9 @@ void kd_ingest_client_close(kd_ingest_client *c)
     free(c);
 }
 
-kd_err kd_ingest_client_send(kd_ingest_client *c, const kd_buf *msgs, size_t count, kd_ingest_reply *reply)
+/* Sends c->frame as one request and waits for the reply. */
+static kd_err exchange(kd_ingest_client *c, kd_ingest_reply *reply)
 {
-    c->frame.len = 0;
-    kd_err err = kd_ingest_request_pack(msgs, count, &c->frame);
-    if (err)
-        return err;
     int rv = nng_send(c->sock, c->frame.data, c->frame.len, 0);
     if (rv)
         return kd_nng_err(rv, "send ingest request");
@@ -70,7 +67,22 @@ kd_err kd_ingest_client_send(kd_ingest_client *c, const kd_buf *msgs, size_t cou
     size_t len = 0;
     if ((rv = nng_recv(c->sock, &buf, &len, NNG_FLAG_ALLOC)))
         return kd_nng_err(rv, "receive ingest reply");
-    err = kd_ingest_reply_unpack(buf, len, reply);
+    kd_err err = kd_ingest_reply_unpack(buf, len, reply);
     nng_free(buf, len);
     return err;
+}
+
+kd_err kd_ingest_client_send(kd_ingest_client *c, const kd_buf *msgs, size_t count, kd_ingest_reply *reply)
+{
+    c->frame.len = 0;
+    kd_err err = kd_ingest_request_pack(msgs, count, &c->frame);
+    return err ? err : exchange(c, reply);
+}
+
+kd_err kd_ingest_client_dry_run(kd_ingest_client *c, const kd_buf *block, const uint32_t *episodes, size_t n,
+                                kd_ingest_reply *reply)
+{
+    c->frame.len = 0;
+    kd_err err = kd_ingest_dry_run_pack(block, episodes, n, &c->frame);
+    return err ? err : exchange(c, reply);
 }

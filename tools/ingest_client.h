@@ -24,4 +24,13 @@ void kd_ingest_client_close(kd_ingest_client *client);
 kd_err kd_ingest_client_send(kd_ingest_client *client, const kd_buf *msgs, size_t count,
                              kd_ingest_reply *reply) KD_WARN_UNUSED;
 
+/* Asks the engine for a dry run of `block` (an encoded
+ * EngineMsg{BlockAccepted}; IngestRequest.dry_run): reply->dry_run gets
+ * each tx's predicted outcome and reply->counters the move counters of
+ * the episodes the txs name and of `episodes` afterwards; nothing is
+ * applied. An engine without dry runs answers reply->err
+ * KD_ERR_INVALID_ARG. Errors as kd_ingest_client_send. */
+kd_err kd_ingest_client_dry_run(kd_ingest_client *client, const kd_buf *block, const uint32_t *episodes, size_t n,
+                                kd_ingest_reply *reply) KD_WARN_UNUSED;
+
 #endif

@@ -150,11 +150,13 @@ while ((kills < target)); do
       feed_pid=$BG_PID
     }
     base=$(log_entries "$data")
+    killed=0
     if [[ $mode == points ]]; then
       while alive "$ENGINE_PID" && alive "$feed_pid"; do
         watch_progress
         sleep 0.02
       done
+      alive "$ENGINE_PID" || killed=1
     else
       while alive "$feed_pid" && (($(log_entries "$data") < base + more)); do
         watch_progress
@@ -163,11 +165,10 @@ while ((kills < target)); do
       if alive "$feed_pid"; then
         sleep "$(printf '0.%03d' "$delay")"
         kill -9 "$ENGINE_PID" 2>/dev/null || true
+        killed=1
       fi
     fi
-    if ! alive "$feed_pid" && alive "$ENGINE_PID"; then
-      break # the feed is done and this engine lives: the round ends
-    fi
+    ((killed)) || break # the feed is done and this engine lives: the round ends
     wait "$ENGINE_PID" 2>/dev/null || true
     if [[ $mode == points ]]; then
       file_has "$T/engine.err" "crash point: aborting at ${crash_at%%:*} (hit ${crash_at##*:})" ||
@@ -192,7 +193,7 @@ while ((kills < target)); do
   wait_exit 120 "$feed_pid"
   ((EXIT_CODE == 0)) || fail "round $round: the feed exited $EXIT_CODE"
   digest=$(last_digest "$T/feed.out")
-  kill -TERM "$ENGINE_PID"
+  kill -TERM "$ENGINE_PID" 2>/dev/null || true
   wait_exit 20 "$ENGINE_PID"
   ((EXIT_CODE == 0)) || fail "round $round: the engine exited $EXIT_CODE on SIGTERM"
   [[ $digest == "$ref_digest" ]] || fail "round $round: digest $digest != uninterrupted $ref_digest"
