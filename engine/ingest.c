@@ -285,13 +285,17 @@ done:
 
 kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply)
 {
-    return kd_ingest_handle_pooled(engine, NULL, frame, len, reply);
+    return kd_ingest_handle_pooled(engine, NULL, frame, len, reply, NULL);
 }
 
 kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, const uint8_t *frame, size_t len,
-                               kd_buf *reply)
+                               kd_buf *reply, size_t *events)
 {
     char detail[KD_DETAIL_MAX];
+    size_t no_events;
+    if (!events)
+        events = &no_events;
+    *events = 0;
     if (len > KD_INGEST_MAX_BYTES) {
         snprintf(detail, sizeof detail, "request of %zu bytes exceeds the limit of %zu bytes", len,
                  KD_INGEST_MAX_BYTES);
@@ -356,6 +360,7 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
         }
     }
     err = pack_reply(engine, results, done_count, failed, detail, NULL, reply);
+    *events = done_count;
     if (!err)
         err = failed;
 done:

@@ -27,10 +27,12 @@
 kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply) KD_WARN_UNUSED;
 
 /* As kd_ingest_handle, with the request's signatures verified on `pool`
- * ahead of the writer (engine/sigcheck.h); `pool` may be NULL. */
+ * ahead of the writer (engine/sigcheck.h); `pool` may be NULL. *events
+ * (may be NULL) gets the number of chain events the reply answers: 0 for
+ * a dry run or a refused request. */
 struct kd_sig_pool;
 kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, const uint8_t *frame, size_t len,
-                               kd_buf *reply) KD_WARN_UNUSED;
+                               kd_buf *reply, size_t *events) KD_WARN_UNUSED;
 
 /* Client: an IngestRequest frame from encoded EngineMsgs. */
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_WARN_UNUSED;

@@ -178,18 +178,25 @@ struct kd_nng_redialer {
     int stop;
 };
 
-/* The dialer's open pipes; 0 when NNG no longer knows the dialer, -1 when
- * statistics are unavailable. */
-static int dialer_pipes(nng_dialer d)
+/* What the dialer is doing: its open pipes and the sum of its event
+ * counters (connections made, refused, failed...), which a dialer that is
+ * still trying bumps at every attempt. Returns 0, or -1 when statistics
+ * are unavailable. A dialer NNG no longer knows has 0 and 0. */
+static int dialer_activity(nng_dialer d, uint64_t *pipes, uint64_t *events)
 {
     nng_stat *all = NULL;
     if (nng_stats_get(&all) != 0)
         return -1;
+    *pipes = *events = 0;
     nng_stat *ds = nng_stat_find_dialer(all, d);
-    nng_stat *pipes = ds ? nng_stat_find(ds, "pipes") : NULL;
-    int n = !ds ? 0 : pipes ? (int)nng_stat_value(pipes) : -1;
+    for (nng_stat *st = ds ? nng_stat_child(ds) : NULL; st; st = nng_stat_next(st)) {
+        if (strcmp(nng_stat_name(st), "pipes") == 0)
+            *pipes = nng_stat_value(st);
+        else if (nng_stat_type(st) == NNG_STAT_COUNTER)
+            *events += nng_stat_value(st);
+    }
     nng_stats_free(all);
-    return n;
+    return 0;
 }
 
 static void deadline_in(struct timespec *ts, uint64_t ms)
@@ -206,7 +213,7 @@ static void deadline_in(struct timespec *ts, uint64_t ms)
 static void *redial_watch(void *arg)
 {
     kd_nng_redialer *r = arg;
-    uint64_t idle_since = kd_now_ms();
+    uint64_t still_since = kd_now_ms(), last_events = 0;
     pthread_mutex_lock(&r->lock);
     while (!r->stop) {
         struct timespec until;
@@ -214,20 +221,20 @@ static void *redial_watch(void *arg)
         pthread_cond_timedwait(&r->wake, &r->lock, &until);
         if (r->stop)
             break;
-        int pipes = dialer_pipes(r->dialer);
-        uint64_t now = kd_now_ms();
-        if (pipes != 0) {
-            if (pipes < 0) {
-                KD_LOG_W("net", "NNG statistics are unavailable: cannot watch the dialer of %s", r->url);
-                break;
-            }
-            idle_since = now;
+        uint64_t pipes, events, now = kd_now_ms();
+        if (dialer_activity(r->dialer, &pipes, &events) != 0) {
+            KD_LOG_W("net", "NNG statistics are unavailable: cannot watch the dialer of %s", r->url);
+            break;
+        }
+        if (pipes || events != last_events) { /* connected, or still trying */
+            last_events = events;
+            still_since = now;
             continue;
         }
-        if (now - idle_since < KD_NNG_REDIAL_MS)
+        if (now - still_since < KD_NNG_REDIAL_MS)
             continue;
-        KD_LOG_D("net", "no connection to %s for %llu ms: dialing again", r->url,
-                 (unsigned long long)(now - idle_since));
+        KD_LOG_D("net", "the dialer of %s stopped trying %llu ms ago: dialing again", r->url,
+                 (unsigned long long)(now - still_since));
         nng_dialer_close(r->dialer);
         nng_dialer fresh;
         int rv = nng_dial(r->sock, r->url, &fresh, NNG_FLAG_NONBLOCK);
@@ -235,7 +242,8 @@ static void *redial_watch(void *arg)
             r->dialer = fresh;
         else if (rv != NNG_ECLOSED) /* the socket is closing: nothing to dial for */
             KD_LOG_W("net", "cannot dial %s again: %s", r->url, nng_strerror(rv));
-        idle_since = now;
+        last_events = 0;
+        still_since = now;
     }
     pthread_mutex_unlock(&r->lock);
     return NULL;

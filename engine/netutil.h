@@ -40,12 +40,15 @@ void kd_nng_close(nng_socket sock);
  * delaying the client's header write past the listener's death).
  *
  * The redialer dials without waiting (the peer may start later) and
- * watches the dialer from a thread of its own: when the dialer has had no
- * open pipe for KD_NNG_REDIAL_MS, longer than any reconnect back-off we
- * configure (NNG_OPT_RECONNMAXT <= 1 s), it closes that dialer and dials
- * again. It reads the dialer's "pipes" statistic (nng_stats_get), so it
- * installs no pipe callback whose argument could outlive it. A request in
- * flight is re-sent by REQ on the new pipe as on any reconnection.
+ * watches the dialer from a thread of its own, through NNG's statistics
+ * (nng_stats_get: no pipe callback whose argument could outlive it). A
+ * dialer that is trying bumps one of its counters at every attempt
+ * (connections made, refused, failed); one that has given up goes still.
+ * When the dialer has had no open pipe and no new event for
+ * KD_NNG_REDIAL_MS, longer than any reconnect back-off we configure
+ * (NNG_OPT_RECONNMAXT <= 1 s), the redialer closes it and dials again. A
+ * dialer that is merely backing off, or connecting, is left alone, so no
+ * connection that carries a request is ever cut by it.
  */
 #define KD_NNG_REDIAL_MS 2000
 typedef struct kd_nng_redialer kd_nng_redialer;
