@@ -123,32 +123,34 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
     return KD_OK;
 }
 
+/* What apply_tx hands its handlers besides the transaction. */
+typedef struct {
+    kd_txn *c;
+    const ProtobufCBinaryData *override;
+    int trusted_sig;
+    kd_buf *effective;
+} apply_ctx;
+
+static kd_err on_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
+{
+    apply_ctx *a = ctx;
+    return apply_create(a->c, em, meta, a->override, r, a->effective);
+}
+
+static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
+{
+    apply_ctx *a = ctx;
+    return apply_command(a->c, em, meta, a->trusted_sig, r);
+}
+
 /* Applies one transaction; rejections go into `r`, only storage failures
  * are returned. */
 static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, const ProtobufCBinaryData *override,
                        int trusted_sig, kd_tx_result *r, kd_buf *effective)
 {
-    const Kdapp__Tx *tx = ba->txs[index];
-    Kdapp__EpisodeMessage *em = kd_rules_decode_tx(tx, index, r);
-    if (!em)
-        return KD_OK;
-    kd_block_meta meta;
-    kd_rules_meta(ba, tx, em->episode_id, &meta);
-    kd_err err = KD_OK;
-    switch (em->body_case) {
-    case KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE:
-        err = apply_create(c, em, &meta, override, r, effective);
-        break;
-    case KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND:
-    case KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND:
-        err = apply_command(c, em, &meta, trusted_sig, r);
-        break;
-    default:
-        kd_rules_reject_body(r);
-        break;
-    }
-    kdapp__episode_message__free_unpacked(em, NULL);
-    return err;
+    static const kd_rules_handlers handlers = {.create = on_create, .command = on_command};
+    apply_ctx a = {.c = c, .override = override, .trusted_sig = trusted_sig, .effective = effective};
+    return kd_rules_run_tx(ba, index, &handlers, &a, r);
 }
 
 /* Makes the block at `height` final: deletes its undo records and strips

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine/rules.h"
+#include "engine/txn.h"
 
 typedef struct {
     uint32_t id;
@@ -83,19 +84,14 @@ static kd_err load(kd_dryrun *run, uint32_t id, dry_episode **out)
             *out = &run->eps[i];
             return KD_OK;
         }
-    if (run->n_eps == run->cap_eps) {
-        size_t cap = run->cap_eps ? 2 * run->cap_eps : 8;
-        dry_episode *p = realloc(run->eps, cap * sizeof *p);
-        if (!p)
-            return KD_ERR_NOMEM;
-        run->eps = p;
-        run->cap_eps = cap;
-    }
+    kd_err err = kd_grow_array((void **)&run->eps, &run->cap_eps, run->n_eps + 1, sizeof *run->eps);
+    if (err)
+        return err;
     dry_episode *ep = &run->eps[run->n_eps];
     memset(ep, 0, sizeof *ep);
     ep->id = id;
     kd_episode_snapshot snap;
-    kd_err err = read_committed(run, id, &snap);
+    err = read_committed(run, id, &snap);
     if (err && err != KD_ERR_NOT_FOUND)
         return err;
     if (!err) {
@@ -111,9 +107,13 @@ static kd_err load(kd_dryrun *run, uint32_t id, dry_episode **out)
     return KD_OK;
 }
 
-static kd_err run_create(kd_dryrun *run, dry_episode *ep, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
-                         kd_tx_result *r)
+static kd_err run_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
+    kd_dryrun *run = ctx;
+    dry_episode *ep;
+    kd_err err = load(run, em->episode_id, &ep);
+    if (err)
+        return err;
     kd_participants parts;
     const kd_registry_entry *type = kd_rules_check_create(kd_engine_registry(run->engine), em, ep->exists, &parts, r);
     if (!type)
@@ -123,7 +123,7 @@ static kd_err run_create(kd_dryrun *run, dry_episode *ep, const Kdapp__EpisodeMe
         return KD_ERR_NOMEM;
     run->effective.len = 0;
     int ok;
-    kd_err err = kd_rules_init(type, em, NULL, &parts, meta, state, &run->effective, r, &ok);
+    err = kd_rules_init(type, em, NULL, &parts, meta, state, &run->effective, r, &ok);
     if (err || !ok) {
         free(state);
         return err;
@@ -136,9 +136,13 @@ static kd_err run_create(kd_dryrun *run, dry_episode *ep, const Kdapp__EpisodeMe
     return KD_OK;
 }
 
-static kd_err run_command(kd_dryrun *run, dry_episode *ep, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
-                          kd_tx_result *r)
+static kd_err run_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
+    kd_dryrun *run = ctx;
+    dry_episode *ep;
+    kd_err err = load(run, em->episode_id, &ep);
+    if (err)
+        return err;
     if (!ep->exists) {
         kd_rules_reject_missing(ep->id, r);
         return KD_OK;
@@ -149,7 +153,7 @@ static kd_err run_command(kd_dryrun *run, dry_episode *ep, const Kdapp__EpisodeM
     if (!kd_rules_authorise(em, ep->id, ep->counter, NULL, 0, &pk, &signer, &cmd, r))
         return KD_OK;
     run->undo.len = 0;
-    kd_err err = kd_buf_reserve(&run->undo, ep->ops->undo_size);
+    err = kd_buf_reserve(&run->undo, ep->ops->undo_size);
     if (err)
         return err;
     memset(run->undo.data, 0, ep->ops->undo_size);
@@ -161,33 +165,11 @@ static kd_err run_command(kd_dryrun *run, dry_episode *ep, const Kdapp__EpisodeM
     return KD_OK;
 }
 
-/* One transaction of `ba`, as apply.c's apply_tx decides it. */
-static kd_err run_tx(kd_dryrun *run, const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, kd_tx_result *r)
+/* One transaction of `ba`, decided as apply.c decides it. */
+static kd_err run_tx(kd_dryrun *run, const Kdapp__BlockAccepted *ba, size_t index, kd_tx_result *r)
 {
-    memset(r, 0, sizeof *r);
-    Kdapp__EpisodeMessage *em = kd_rules_decode_tx(tx, run->n_txs++, r);
-    if (!em)
-        return KD_OK;
-    kd_block_meta meta;
-    kd_rules_meta(ba, tx, em->episode_id, &meta);
-    dry_episode *ep = NULL;
-    kd_err err = KD_OK;
-    switch (em->body_case) {
-    case KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE:
-        if (!(err = load(run, em->episode_id, &ep)))
-            err = run_create(run, ep, em, &meta, r);
-        break;
-    case KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND:
-    case KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND:
-        if (!(err = load(run, em->episode_id, &ep)))
-            err = run_command(run, ep, em, &meta, r);
-        break;
-    default:
-        kd_rules_reject_body(r);
-        break;
-    }
-    kdapp__episode_message__free_unpacked(em, NULL);
-    return err;
+    static const kd_rules_handlers handlers = {.create = run_create, .command = run_command};
+    return kd_rules_run_tx(ba, index, &handlers, run, r);
 }
 
 kd_err kd_dryrun_tx(kd_dryrun *run, const kd_block_meta *where, const uint8_t *payload, size_t len, kd_tx_result *out)
@@ -197,12 +179,15 @@ kd_err kd_dryrun_tx(kd_dryrun *run, const kd_block_meta *where, const uint8_t *p
     tx.tx_id.len = KD_HASH_LEN;
     tx.payload.data = (uint8_t *)payload;
     tx.payload.len = len;
+    Kdapp__Tx *one = &tx;
     Kdapp__BlockAccepted ba = KDAPP__BLOCK_ACCEPTED__INIT;
     ba.accepting_hash.data = (uint8_t *)where->block_hash;
     ba.accepting_hash.len = KD_HASH_LEN;
     ba.accepting_daa = where->daa;
     ba.accepting_time = where->time_ms;
-    return run_tx(run, &ba, &tx, out);
+    ba.n_txs = 1;
+    ba.txs = &one;
+    return run_tx(run, &ba, 0, out);
 }
 
 kd_err kd_dryrun_block(kd_dryrun *run, const uint8_t *msg, size_t len, kd_msg_result *res)
@@ -228,11 +213,9 @@ kd_err kd_dryrun_block(kd_dryrun *run, const uint8_t *msg, size_t len, kd_msg_re
         goto done;
     }
     res->status = KD_MSG_APPLIED;
-    for (size_t i = 0; i < ba->n_txs && !err; i++) {
-        run->n_txs = i;
-        if (!(err = run_tx(run, ba, ba->txs[i], &res->txs[i])))
+    for (size_t i = 0; i < ba->n_txs && !err; i++)
+        if (!(err = run_tx(run, ba, i, &res->txs[i])))
             res->tx_count = i + 1;
-    }
 done:
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);

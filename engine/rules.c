@@ -36,9 +36,32 @@ void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t
     out->episode_id = episode_id;
 }
 
-void kd_rules_reject_body(kd_tx_result *r)
+kd_err kd_rules_run_tx(const Kdapp__BlockAccepted *ba, size_t index, const kd_rules_handlers *h, void *ctx,
+                       kd_tx_result *r)
 {
-    kd_txn_reject(r, KD_ERR_DECODE, "episode message has no body (new_episode, signed_command or unsigned_command)");
+    memset(r, 0, sizeof *r);
+    const Kdapp__Tx *tx = ba->txs[index];
+    Kdapp__EpisodeMessage *em = kd_rules_decode_tx(tx, index, r);
+    if (!em)
+        return KD_OK;
+    kd_block_meta meta;
+    kd_rules_meta(ba, tx, em->episode_id, &meta);
+    kd_err err = KD_OK;
+    switch (em->body_case) {
+    case KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE:
+        err = h->create(ctx, em, &meta, r);
+        break;
+    case KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND:
+    case KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND:
+        err = h->command(ctx, em, &meta, r);
+        break;
+    default:
+        kd_txn_reject(r, KD_ERR_DECODE,
+                      "episode message has no body (new_episode, signed_command or unsigned_command)");
+        break;
+    }
+    kdapp__episode_message__free_unpacked(em, NULL);
+    return err;
 }
 
 void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)

@@ -10,6 +10,8 @@
  * set, or the dry run's copy) and does its own bookkeeping when a step
  * succeeds.
  *
+ *   kd_rules_run_tx        decodes the tx and hands it to the caller's
+ *                          creation or command handler, which use:
  *   kd_rules_decode_tx     tx id (32 bytes), payload is an EpisodeMessage
  *   NewEpisode:
  *     kd_rules_check_create  id != 0, not existing, type registered,
@@ -29,6 +31,20 @@
 #include "engine/sigcheck.h"
 #include "kdapp.pb-c.h"
 
+/* The two kinds of transaction, decided by the caller on its own
+ * episodes (ctx: the caller's state). Return only resource or storage
+ * errors; rejections go into `r`. */
+typedef struct {
+    kd_err (*create)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
+    kd_err (*command)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
+} kd_rules_handlers;
+
+/* Decides tx `index` of block `ba`: decodes it (kd_rules_decode_tx), then
+ * hands a NewEpisode to h->create and a command to h->command, or rejects
+ * a message with no body. r is reset first. */
+kd_err kd_rules_run_tx(const Kdapp__BlockAccepted *ba, size_t index, const kd_rules_handlers *h, void *ctx,
+                       kd_tx_result *r) KD_WARN_UNUSED;
+
 /* Unpacks tx `index` of a block. Returns NULL (r rejected with
  * KD_ERR_DECODE) when its id is not 32 bytes or its payload is not an
  * EpisodeMessage; otherwise r->tx_id and r->episode_id are set and the
@@ -38,9 +54,7 @@ Kdapp__EpisodeMessage *kd_rules_decode_tx(const Kdapp__Tx *tx, size_t index, kd_
 /* Where tx `tx` of block `ba` happens (pointers into both). */
 void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t episode_id, kd_block_meta *out);
 
-/* The rejections of a message with no known body, and of a command for
- * an episode that does not exist. */
-void kd_rules_reject_body(kd_tx_result *r);
+/* The rejection of a command for an episode that does not exist. */
 void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
 
 /* The checks of a NewEpisode before its type runs. `exists`: whether the
