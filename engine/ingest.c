@@ -208,6 +208,8 @@ static kd_err handle_dry_run(kd_engine *engine, const Kdapp__IngestRequest *req,
     kd_buf msg;
     kd_buf_init(&msg);
     size_t max = (dr->block ? dr->block->n_txs : 0) + dr->n_episodes, n_counters = 0;
+    if (max > KD_DRYRUN_MAX_EPISODES)
+        max = KD_DRYRUN_MAX_EPISODES; /* add_counter refuses more */
     Kdapp__EpisodeCounter *counters = calloc(max ? max : 1, sizeof *counters);
     Kdapp__EpisodeCounter **counter_ptrs = calloc(max ? max : 1, sizeof *counter_ptrs);
     Kdapp__TxResult *txs = NULL;
@@ -271,8 +273,11 @@ static kd_err handle_dry_run(kd_engine *engine, const Kdapp__IngestRequest *req,
 reply:
     err = pack_reply(engine, NULL, 0, req_err, detail, req_err ? NULL : &answer, reply);
 done:
-    if (err && reply->len == 0)
+    if (err && reply->len == 0) { /* say so: a reply-less request would be re-sent for ever */
         KD_LOG_E("ingest", "dry run failed: %s", kd_err_str(err));
+        snprintf(detail, sizeof detail, "the dry run failed: %s", kd_err_str(err));
+        (void)!pack_reply(engine, NULL, 0, err, detail, NULL, reply);
+    }
     kd_dryrun_free(run);
     kd_msg_result_fini(&res);
     kd_buf_fini(&msg);
