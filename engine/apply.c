@@ -28,6 +28,7 @@
 #include "engine/crashpoint.h"
 #include "engine/logger.h"
 #include "engine/netutil.h"
+#include "engine/rules.h"
 #include "engine/txn.h"
 
 #define MAX_GROWS 12
@@ -37,66 +38,22 @@
 static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
                            const ProtobufCBinaryData *override, kd_tx_result *r, kd_buf *effective)
 {
-    const Kdapp__NewEpisode *ne = em->new_episode;
-    char detail[KD_DETAIL_MAX];
-    kd_reject rej = {{0}};
     kd_txn_episode *ep = NULL;
-    if (em->episode_id == 0) {
-        kd_txn_reject(r, KD_ERR_BAD_EPISODE_ID, "episode id 0 is not valid");
-        return KD_OK;
-    }
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
-    if (err == KD_OK) {
-        snprintf(detail, sizeof detail, "episode %u already exists", em->episode_id);
-        kd_txn_reject(r, KD_ERR_EPISODE_EXISTS, detail);
-        return KD_OK;
-    }
-    if (err != KD_ERR_NOT_FOUND)
+    if (err && err != KD_ERR_NOT_FOUND)
         return err;
-    const char *type_name = ne->episode_type ? ne->episode_type : "";
-    const kd_registry_entry *type = kd_registry_find(c->engine->registry, type_name);
-    if (!type) {
-        snprintf(detail, sizeof detail, "episode type '%.64s' is not registered", type_name);
-        kd_txn_reject(r, KD_ERR_UNKNOWN_TYPE, detail);
+    kd_participants parts;
+    const kd_registry_entry *type = kd_rules_check_create(c->engine->registry, em, err == KD_OK, &parts, r);
+    if (!type)
         return KD_OK;
-    }
-    kd_participants parts = {.count = 0};
-    if (ne->n_participants == 0 || ne->n_participants > KD_MAX_PARTICIPANTS) {
-        snprintf(detail, sizeof detail, "an episode needs 1 to %d participants, got %zu", KD_MAX_PARTICIPANTS,
-                 ne->n_participants);
-        kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
-        return KD_OK;
-    }
-    for (size_t i = 0; i < ne->n_participants; i++) {
-        if (ne->participants[i].len != KD_PUBKEY_LEN) {
-            snprintf(detail, sizeof detail, "participant %zu is %zu bytes, not a 33-byte compressed key", i,
-                     ne->participants[i].len);
-            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
-            return KD_OK;
-        }
-        memcpy(parts.keys[i].bytes, ne->participants[i].data, KD_PUBKEY_LEN);
-        if (kd_pubkey_check(&parts.keys[i]) != KD_OK) {
-            snprintf(detail, sizeof detail, "participant %zu is not a valid secp256k1 key", i);
-            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
-            return KD_OK;
-        }
-    }
-    parts.count = ne->n_participants;
-    if (override) {
-        if ((err = kd_buf_append(effective, override->data, override->len)))
-            return err;
-    } else if ((err = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, effective, &rej))) {
-        kd_txn_reject(r, err, rej.detail);
-        return KD_OK;
-    }
     if ((err = kd_txn_add(c, em->episode_id, type, &ep)))
         return err;
-    kd_err rule = type->ops->init(ep->state, &parts, effective->data, effective->len, meta, &rej);
-    if (rule) {
+    int ok;
+    err = kd_rules_init(type, em, override, &parts, meta, ep->state, effective, r, &ok);
+    if (err || !ok) {
         free(ep->state);
         c->n_eps--;
-        kd_txn_reject(r, rule, rej.detail);
-        return KD_OK;
+        return err;
     }
     ep->participants = parts;
     ep->creation_daa = meta->daa;
@@ -114,64 +71,28 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
 static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, int trusted_sig,
                             kd_tx_result *r)
 {
-    char detail[KD_DETAIL_MAX];
     kd_txn_episode *ep;
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
     if (err == KD_ERR_NOT_FOUND) {
-        snprintf(detail, sizeof detail, "episode %u does not exist", em->episode_id);
-        kd_txn_reject(r, KD_ERR_UNKNOWN_EPISODE, detail);
+        kd_rules_reject_missing(em->episode_id, r);
         return KD_OK;
     }
     if (err)
         return err;
     const ProtobufCBinaryData *cmd;
-    const kd_pubkey *signer = NULL;
+    const kd_pubkey *signer;
     kd_pubkey pk;
-    if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
-        const Kdapp__SignedCommand *sc = em->signed_command;
-        cmd = &sc->command;
-        if (sc->pubkey.len != KD_PUBKEY_LEN) {
-            snprintf(detail, sizeof detail, "signer key is %zu bytes, not a 33-byte compressed key", sc->pubkey.len);
-            kd_txn_reject(r, KD_ERR_BAD_PUBKEY, detail);
-            return KD_OK;
-        }
-        memcpy(pk.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
-        uint8_t digest[KD_HASH_LEN];
-        kd_command_digest(ep->id, ep->undo_depth, cmd->data, cmd->len, digest);
-        kd_err sig = KD_OK;
-        if (trusted_sig)
-            ; /* replaying our own log, which recorded this signature as good */
-        else if (!kd_sig_batch_lookup(c->engine->sig_batch, &pk, digest, sc->signature.data, sc->signature.len, &sig))
-            sig = kd_sig_verify(&pk, digest, sc->signature.data, sc->signature.len);
-        if (sig) {
-            snprintf(detail, sizeof detail,
-                     sig == KD_ERR_BAD_PUBKEY ? "signer key is not a valid secp256k1 key"
-                                              : "signature does not verify for episode %u at move counter %llu "
-                                                "(signatures are single-use)",
-                     ep->id, (unsigned long long)ep->undo_depth);
-            kd_txn_reject(r, sig, detail);
-            return KD_OK;
-        }
-        signer = &pk;
-    } else {
-        cmd = &em->unsigned_command->command;
-    }
+    if (!kd_rules_authorise(em, ep->id, ep->undo_depth, c->engine->sig_batch, trusted_sig, &pk, &signer, &cmd, r))
+        return KD_OK;
     const kd_episode_ops *ops = ep->type->ops;
     size_t undo_off;
     if ((err = kd_txn_arena_reserve(c, ops->undo_size, &undo_off)))
         return err;
-    /* Keep a copy so a misbehaving type cannot leave a rejected command's
-     * half-applied state behind. */
-    c->scratch.len = 0;
-    if ((err = kd_buf_append(&c->scratch, ep->state, ops->state_size)))
-        return err;
-    kd_reject rej = {{0}};
-    kd_err rule = ops->execute(ep->state, cmd->data, cmd->len, signer, meta, c->arena.data + undo_off, &rej);
-    if (rule) {
-        memcpy(ep->state, c->scratch.data, ops->state_size);
+    int ok;
+    if ((err = kd_rules_execute(ops, ep->state, &c->scratch, cmd, signer, meta, c->arena.data + undo_off, r, &ok)) ||
+        !ok) {
         c->arena.len = undo_off;
-        kd_txn_reject(r, rule, rej.detail);
-        return KD_OK;
+        return err;
     }
     c->scratch.len = 0;
     if ((err = ops->encode_undo(c->arena.data + undo_off, &c->scratch)))
@@ -202,50 +123,34 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
     return KD_OK;
 }
 
+/* What apply_tx hands its handlers besides the transaction. */
+typedef struct {
+    kd_txn *c;
+    const ProtobufCBinaryData *override;
+    int trusted_sig;
+    kd_buf *effective;
+} apply_ctx;
+
+static kd_err on_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
+{
+    apply_ctx *a = ctx;
+    return apply_create(a->c, em, meta, a->override, r, a->effective);
+}
+
+static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
+{
+    apply_ctx *a = ctx;
+    return apply_command(a->c, em, meta, a->trusted_sig, r);
+}
+
 /* Applies one transaction; rejections go into `r`, only storage failures
  * are returned. */
 static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, const ProtobufCBinaryData *override,
                        int trusted_sig, kd_tx_result *r, kd_buf *effective)
 {
-    const Kdapp__Tx *tx = ba->txs[index];
-    char detail[KD_DETAIL_MAX];
-    r->applied = 0;
-    if (tx->tx_id.len != KD_HASH_LEN) {
-        snprintf(detail, sizeof detail, "tx %zu: tx_id is %zu bytes, not 32", index, tx->tx_id.len);
-        kd_txn_reject(r, KD_ERR_DECODE, detail);
-        return KD_OK;
-    }
-    memcpy(r->tx_id, tx->tx_id.data, KD_HASH_LEN);
-    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, tx->payload.len, tx->payload.data);
-    if (!em) {
-        snprintf(detail, sizeof detail, "payload (%zu bytes) is not a kdapp.EpisodeMessage", tx->payload.len);
-        kd_txn_reject(r, KD_ERR_DECODE, detail);
-        return KD_OK;
-    }
-    r->episode_id = em->episode_id;
-    kd_block_meta meta = {
-        .block_hash = ba->accepting_hash.data,
-        .daa = ba->accepting_daa,
-        .time_ms = ba->accepting_time,
-        .tx_id = tx->tx_id.data,
-        .episode_id = em->episode_id,
-    };
-    kd_err err = KD_OK;
-    switch (em->body_case) {
-    case KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE:
-        err = apply_create(c, em, &meta, override, r, effective);
-        break;
-    case KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND:
-    case KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND:
-        err = apply_command(c, em, &meta, trusted_sig, r);
-        break;
-    default:
-        kd_txn_reject(r, KD_ERR_DECODE,
-                      "episode message has no body (new_episode, signed_command or unsigned_command)");
-        break;
-    }
-    kdapp__episode_message__free_unpacked(em, NULL);
-    return err;
+    static const kd_rules_handlers handlers = {.create = on_create, .command = on_command};
+    apply_ctx a = {.c = c, .override = override, .trusted_sig = trusted_sig, .effective = effective};
+    return kd_rules_run_tx(ba, index, &handlers, &a, r);
 }
 
 /* Makes the block at `height` final: deletes its undo records and strips

@@ -23,7 +23,8 @@
  *                  not updated, no listener called, nothing acknowledged
  *   after_apply    apply.c, the end of a successful accept_block or
  *                  revert_block: committed, views dispatched, no reply yet
- *   before_ack     ingest_server.c: the reply is built, not yet sent
+ *   before_ack     ingest_server.c: the reply to chain events is built,
+ *                  not yet sent (a dry run's reply acknowledges nothing)
  *
  * Threading: any thread. The hit counter is the one mutable global of
  * engine/crashpoint.c (an atomic), which only a KD_CRASHPOINTS build has.

@@ -270,4 +270,66 @@ kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx
 const kd_registry *kd_engine_registry(const kd_engine *engine);
 const char *kd_engine_dir(const kd_engine *engine);
 
+/* ----------------------------------------------------------------- dry run */
+
+/*
+ * A dry run predicts what transactions would do, changing nothing: it
+ * reads the episodes they name from the store, keeps its own copies, and
+ * runs the transactions one by one through the very checks the writer
+ * makes (engine/rules.h) and each type's kd_episode_ops, in memory. After
+ * any number of them it tells each episode's move counter (the counter a
+ * signed command must commit to) as it would then be.
+ *
+ *     kd_dryrun *run;
+ *     kd_dryrun_alloc(engine, &run);
+ *     for each tx of the block, in order:
+ *         kd_dryrun_episode(run, id, &exists, &counter)  -> sign for it
+ *         kd_dryrun_tx(run, &where, payload, len, &result)
+ *     kd_dryrun_free(run);
+ *
+ * Users: `kdapp feed` signs each move of a block for the counter its
+ * episode will have after the block's earlier transactions (a rejected
+ * move does not count); the ingest server answers dry-run requests with it
+ * (IngestRequest.dry_run) for feeds of a remote daemon. A mempool or a
+ * "would this be legal" check can use it the same way.
+ *
+ * What it predicts: the outcome of transactions applied, in this order, in
+ * a new block on top of the tip it read (kd_dryrun_tip); a block that is
+ * already applied would instead be acknowledged as a duplicate. Exact on
+ * the writer's thread, or while no writer runs (`kdapp feed FILE`): the
+ * same code decides. From another thread, the writer may commit between
+ * two of its reads, and the prediction is only as fresh as what it read.
+ *
+ * Threading: a dry run is used by one thread at a time; any number may
+ * exist. It holds no transaction between calls.
+ */
+typedef struct kd_dryrun kd_dryrun;
+
+/* Starts a dry run on the engine's current tip. Works on a read-only
+ * engine. Errors: KD_ERR_STORE, KD_ERR_NOMEM. */
+kd_err kd_dryrun_alloc(kd_engine *engine, kd_dryrun **out) KD_WARN_UNUSED;
+/* Accepts NULL. */
+void kd_dryrun_free(kd_dryrun *run);
+/* The tip the prediction builds on (read when the dry run started). */
+const kd_tip *kd_dryrun_tip(const kd_dryrun *run);
+
+/* Runs one encoded EpisodeMessage as the next transaction of a block at
+ * `where` (block_hash, daa, time_ms and tx_id are used; episode_id is
+ * taken from the payload) and fills `out` as the writer would: applied, or
+ * rejected with err and detail. Errors (nothing predicted): KD_ERR_STORE,
+ * KD_ERR_UNKNOWN_TYPE (a stored episode of an unregistered type),
+ * KD_ERR_NOMEM. */
+kd_err kd_dryrun_tx(kd_dryrun *run, const kd_block_meta *where, const uint8_t *payload, size_t len,
+                    kd_tx_result *out) KD_WARN_UNUSED;
+
+/* Runs every transaction of one encoded EngineMsg{BlockAccepted}; res->txs
+ * gets one outcome each (res->status is KD_MSG_APPLIED, res->block_hash
+ * set). Errors: KD_ERR_DECODE (not an accepted block; res->detail says
+ * why), and those of kd_dryrun_tx. */
+kd_err kd_dryrun_block(kd_dryrun *run, const uint8_t *msg, size_t len, kd_msg_result *res) KD_WARN_UNUSED;
+
+/* Episode `id` as it stands in the dry run: *exists, and its move counter
+ * (commands applied; 0 when it does not exist). Errors as kd_dryrun_tx. */
+kd_err kd_dryrun_episode(kd_dryrun *run, uint32_t id, int *exists, uint64_t *counter) KD_WARN_UNUSED;
+
 #endif

@@ -27,9 +27,10 @@ static const Kdapp__MsgStatus status_wire[] = {
     [KD_MSG_REFUSED] = KDAPP__MSG_STATUS__MSG_REFUSED,
 };
 
-/* Packs the reply for `results` (the first `count` filled). */
+/* Packs the reply for `results` (the first `count` filled), or for a dry
+ * run (`dry`, not NULL). */
 static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t count, kd_err req_err,
-                         const char *req_detail, kd_buf *out)
+                         const char *req_detail, Kdapp__DryRunResult *dry, kd_buf *out)
 {
     Kdapp__IngestReply reply = KDAPP__INGEST_REPLY__INIT;
     Kdapp__MsgResult *msgs = calloc(count ? count : 1, sizeof *msgs);
@@ -76,6 +77,7 @@ static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t
     reply.digest.len = KD_HASH_LEN;
     reply.error_code = (char *)(req_err ? kd_err_code(req_err) : "");
     reply.error = (char *)(req_err ? req_detail : "");
+    reply.dry_run = dry;
     size_t n = kdapp__ingest_reply__get_packed_size(&reply);
     if ((err = kd_buf_reserve(out, n)))
         goto done;
@@ -179,24 +181,140 @@ static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, 
     return KD_OK;
 }
 
+/* Adds episode `id` to the counters of a dry run's answer, once. */
+static kd_err add_counter(kd_dryrun *run, uint32_t id, Kdapp__EpisodeCounter *all, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (all[i].episode_id == id)
+            return KD_OK;
+    if (*n == KD_DRYRUN_MAX_EPISODES)
+        return KD_ERR_TOO_LARGE;
+    Kdapp__EpisodeCounter init = KDAPP__EPISODE_COUNTER__INIT;
+    Kdapp__EpisodeCounter *c = &all[(*n)++];
+    *c = init;
+    c->episode_id = id;
+    int exists = 0;
+    kd_err err = kd_dryrun_episode(run, id, &exists, &c->counter);
+    c->exists = exists;
+    return err;
+}
+
+/* Answers IngestRequest.dry_run: the block's txs run through kd_dryrun,
+ * nothing committed. On the writer thread, so the prediction is exact as
+ * of the tip the reply carries. */
+static kd_err handle_dry_run(kd_engine *engine, const Kdapp__IngestRequest *req, kd_buf *reply)
+{
+    const Kdapp__DryRun *dr = req->dry_run;
+    char detail[KD_DETAIL_MAX] = "";
+    kd_err req_err = KD_OK, err = KD_OK;
+    kd_dryrun *run = NULL;
+    kd_msg_result res;
+    kd_msg_result_init(&res);
+    kd_buf msg;
+    kd_buf_init(&msg);
+    size_t max = (dr->block ? dr->block->n_txs : 0) + dr->n_episodes, n_counters = 0;
+    if (max > KD_DRYRUN_MAX_EPISODES)
+        max = KD_DRYRUN_MAX_EPISODES; /* add_counter refuses more */
+    Kdapp__EpisodeCounter *counters = calloc(max ? max : 1, sizeof *counters);
+    Kdapp__EpisodeCounter **counter_ptrs = calloc(max ? max : 1, sizeof *counter_ptrs);
+    Kdapp__TxResult *txs = NULL;
+    Kdapp__TxResult **tx_ptrs = NULL;
+    Kdapp__DryRunResult answer = KDAPP__DRY_RUN_RESULT__INIT;
+    if (!counters || !counter_ptrs) {
+        err = KD_ERR_NOMEM;
+        goto done;
+    }
+    if (req->n_msgs || !dr->block) {
+        req_err = KD_ERR_INVALID_ARG;
+        snprintf(detail, sizeof detail, "a dry run carries one block in dry_run.block and no chain events");
+        goto reply;
+    }
+    Kdapp__EngineMsg m = KDAPP__ENGINE_MSG__INIT;
+    m.kind_case = KDAPP__ENGINE_MSG__KIND_ACCEPTED;
+    m.accepted = dr->block;
+    size_t n = kdapp__engine_msg__get_packed_size(&m);
+    if ((err = kd_buf_reserve(&msg, n)))
+        goto done;
+    msg.len = kdapp__engine_msg__pack(&m, msg.data);
+    if ((err = kd_dryrun_alloc(engine, &run)))
+        goto done;
+    if ((err = kd_dryrun_block(run, msg.data, msg.len, &res)) || res.status == KD_MSG_REFUSED) {
+        if (err && err != KD_ERR_DECODE)
+            goto done;
+        req_err = err ? err : res.err;
+        err = KD_OK;
+        snprintf(detail, sizeof detail, "%s", res.detail);
+        goto reply;
+    }
+    for (size_t i = 0; i < res.tx_count && !err; i++)
+        if (res.txs[i].episode_id)
+            err = add_counter(run, res.txs[i].episode_id, counters, &n_counters);
+    for (size_t i = 0; i < dr->n_episodes && !err; i++)
+        err = add_counter(run, dr->episodes[i], counters, &n_counters);
+    if (err == KD_ERR_TOO_LARGE) {
+        req_err = err;
+        err = KD_OK;
+        snprintf(detail, sizeof detail, "a dry run reports at most %d episodes", KD_DRYRUN_MAX_EPISODES);
+        goto reply;
+    }
+    if (err)
+        goto done;
+    txs = calloc(res.tx_count ? res.tx_count : 1, sizeof *txs);
+    tx_ptrs = calloc(res.tx_count ? res.tx_count : 1, sizeof *tx_ptrs);
+    if (!txs || !tx_ptrs) {
+        err = KD_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < res.tx_count; i++) {
+        fill_tx_result(&txs[i], &res.txs[i]);
+        tx_ptrs[i] = &txs[i];
+    }
+    for (size_t i = 0; i < n_counters; i++)
+        counter_ptrs[i] = &counters[i];
+    answer.n_txs = res.tx_count;
+    answer.txs = tx_ptrs;
+    answer.n_episodes = n_counters;
+    answer.episodes = counter_ptrs;
+reply:
+    err = pack_reply(engine, NULL, 0, req_err, detail, req_err ? NULL : &answer, reply);
+done:
+    if (err && reply->len == 0) { /* say so: a reply-less request would be re-sent for ever */
+        KD_LOG_E("ingest", "dry run failed: %s", kd_err_str(err));
+        snprintf(detail, sizeof detail, "the dry run failed: %s", kd_err_str(err));
+        (void)!pack_reply(engine, NULL, 0, err, detail, NULL, reply);
+    }
+    kd_dryrun_free(run);
+    kd_msg_result_fini(&res);
+    kd_buf_fini(&msg);
+    free(counters);
+    free(counter_ptrs);
+    free(txs);
+    free(tx_ptrs);
+    return err;
+}
+
 kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply)
 {
-    return kd_ingest_handle_pooled(engine, NULL, frame, len, reply);
+    return kd_ingest_handle_pooled(engine, NULL, frame, len, reply, NULL);
 }
 
 kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, const uint8_t *frame, size_t len,
-                               kd_buf *reply)
+                               kd_buf *reply, size_t *events)
 {
     char detail[KD_DETAIL_MAX];
+    size_t no_events;
+    if (!events)
+        events = &no_events;
+    *events = 0;
     if (len > KD_INGEST_MAX_BYTES) {
         snprintf(detail, sizeof detail, "request of %zu bytes exceeds the limit of %zu bytes", len,
                  KD_INGEST_MAX_BYTES);
-        return pack_reply(engine, NULL, 0, KD_ERR_TOO_LARGE, detail, reply);
+        return pack_reply(engine, NULL, 0, KD_ERR_TOO_LARGE, detail, NULL, reply);
     }
     Kdapp__IngestRequest *req = kdapp__ingest_request__unpack(NULL, len, frame);
     if (!req) {
         snprintf(detail, sizeof detail, "frame of %zu bytes is not a kdapp.IngestRequest", len);
-        return pack_reply(engine, NULL, 0, KD_ERR_DECODE, detail, reply);
+        return pack_reply(engine, NULL, 0, KD_ERR_DECODE, detail, NULL, reply);
     }
     kd_err err = KD_OK, failed = KD_OK;
     kd_msg_result *results = NULL;
@@ -206,10 +324,14 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     kd_buf msg;
     kd_buf_init(&msg);
     size_t done_count = 0;
+    if (req->dry_run) {
+        err = handle_dry_run(engine, req, reply);
+        goto done;
+    }
     if (req->n_msgs == 0 || req->n_msgs > KD_INGEST_MAX_MSGS) {
         snprintf(detail, sizeof detail, "a request carries 1 to %d chain events, this one %zu", KD_INGEST_MAX_MSGS,
                  req->n_msgs);
-        err = pack_reply(engine, NULL, 0, req->n_msgs ? KD_ERR_TOO_LARGE : KD_ERR_INVALID_ARG, detail, reply);
+        err = pack_reply(engine, NULL, 0, req->n_msgs ? KD_ERR_TOO_LARGE : KD_ERR_INVALID_ARG, detail, NULL, reply);
         goto done;
     }
     results = calloc(req->n_msgs, sizeof *results);
@@ -247,7 +369,8 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
             break;
         }
     }
-    err = pack_reply(engine, results, done_count, failed, detail, reply);
+    err = pack_reply(engine, results, done_count, failed, detail, NULL, reply);
+    *events = done_count;
     if (!err)
         err = failed;
 done:
@@ -294,6 +417,32 @@ done:
     return err;
 }
 
+kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, kd_buf *out)
+{
+    if (n > KD_DRYRUN_MAX_EPISODES)
+        return KD_ERR_INVALID_ARG;
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, block->len, block->data);
+    if (!m || m->kind_case != KDAPP__ENGINE_MSG__KIND_ACCEPTED) {
+        if (m)
+            kdapp__engine_msg__free_unpacked(m, NULL);
+        return KD_ERR_INVALID_ARG;
+    }
+    Kdapp__DryRun dr = KDAPP__DRY_RUN__INIT;
+    dr.block = m->accepted;
+    dr.n_episodes = n;
+    dr.episodes = (uint32_t *)episodes;
+    Kdapp__IngestRequest req = KDAPP__INGEST_REQUEST__INIT;
+    req.dry_run = &dr;
+    size_t len = kdapp__ingest_request__get_packed_size(&req);
+    kd_err err = kd_buf_reserve(out, len);
+    if (!err) {
+        kdapp__ingest_request__pack(&req, out->data + out->len);
+        out->len += len;
+    }
+    kdapp__engine_msg__free_unpacked(m, NULL);
+    return err;
+}
+
 void kd_ingest_reply_fini(kd_ingest_reply *reply)
 {
     if (!reply)
@@ -301,6 +450,8 @@ void kd_ingest_reply_fini(kd_ingest_reply *reply)
     for (size_t i = 0; i < reply->count; i++)
         kd_msg_result_fini(&reply->results[i]);
     free(reply->results);
+    kd_msg_result_fini(&reply->dry_run);
+    free(reply->counters);
     memset(reply, 0, sizeof *reply);
 }
 
@@ -308,6 +459,42 @@ static void copy_hash(uint8_t *dst, const ProtobufCBinaryData *src)
 {
     if (src->len == KD_HASH_LEN)
         memcpy(dst, src->data, KD_HASH_LEN);
+}
+
+/* Copies `n` wire tx results into r->txs. Errors: KD_ERR_NOMEM. */
+static kd_err unpack_txs(Kdapp__TxResult *const *txs, size_t n, kd_msg_result *r)
+{
+    if (n && !(r->txs = calloc(n, sizeof *r->txs)))
+        return KD_ERR_NOMEM;
+    r->tx_count = n;
+    for (size_t j = 0; j < n; j++) {
+        const Kdapp__TxResult *t = txs[j];
+        copy_hash(r->txs[j].tx_id, &t->tx_id);
+        r->txs[j].episode_id = t->episode_id;
+        r->txs[j].applied = t->applied;
+        r->txs[j].err = t->applied ? KD_OK : kd_err_from_code(t->error_code ? t->error_code : "");
+        snprintf(r->txs[j].detail, sizeof r->txs[j].detail, "%s", t->error ? t->error : "");
+    }
+    return KD_OK;
+}
+
+/* The answer to a dry run. Errors: KD_ERR_NOMEM. */
+static kd_err unpack_dry_run(const Kdapp__DryRunResult *d, kd_ingest_reply *out)
+{
+    out->has_dry_run = 1;
+    out->dry_run.status = KD_MSG_APPLIED;
+    kd_err err = unpack_txs(d->txs, d->n_txs, &out->dry_run);
+    if (err)
+        return err;
+    if (d->n_episodes && !(out->counters = calloc(d->n_episodes, sizeof *out->counters)))
+        return KD_ERR_NOMEM;
+    out->counter_count = d->n_episodes;
+    for (size_t i = 0; i < d->n_episodes; i++) {
+        out->counters[i].episode_id = d->episodes[i]->episode_id;
+        out->counters[i].exists = d->episodes[i]->exists;
+        out->counters[i].counter = d->episodes[i]->counter;
+    }
+    return KD_OK;
 }
 
 kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply *out)
@@ -332,21 +519,11 @@ kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply 
         snprintf(r->detail, sizeof r->detail, "%s", m->error ? m->error : "");
         r->log_seq = m->log_seq;
         r->reverted = m->reverted;
-        if (m->n_txs) {
-            r->txs = calloc(m->n_txs, sizeof *r->txs);
-            if (!r->txs)
-                goto done;
-            r->tx_count = m->n_txs;
-        }
-        for (size_t j = 0; j < m->n_txs; j++) {
-            const Kdapp__TxResult *t = m->txs[j];
-            copy_hash(r->txs[j].tx_id, &t->tx_id);
-            r->txs[j].episode_id = t->episode_id;
-            r->txs[j].applied = t->applied;
-            r->txs[j].err = t->applied ? KD_OK : kd_err_from_code(t->error_code ? t->error_code : "");
-            snprintf(r->txs[j].detail, sizeof r->txs[j].detail, "%s", t->error ? t->error : "");
-        }
+        if ((err = unpack_txs(m->txs, m->n_txs, r)))
+            goto done;
     }
+    if (rep->dry_run && (err = unpack_dry_run(rep->dry_run, out)))
+        goto done;
     out->tip.has_tip = rep->tip_hash.len == KD_HASH_LEN;
     copy_hash(out->tip.hash, &rep->tip_hash);
     out->tip.height = rep->tip_height;

@@ -2,7 +2,9 @@
  * ingest.h — the ingest protocol (IngestRequest -> IngestReply), apart from
  * any transport: the server half turns one request frame into one reply
  * frame through the engine; the client half builds requests and reads
- * replies. engine/ingest_server.c carries it over NNG.
+ * replies. engine/ingest_server.c carries it over NNG. A request may
+ * instead ask for a dry run (IngestRequest.dry_run): the server runs the
+ * block through kd_dryrun on the writer thread and commits nothing.
  *
  * Limits (documented in the README): a request frame is at most
  * KD_INGEST_MAX_BYTES and carries at most KD_INGEST_MAX_MSGS chain events;
@@ -25,13 +27,32 @@
 kd_err kd_ingest_handle(kd_engine *engine, const uint8_t *frame, size_t len, kd_buf *reply) KD_WARN_UNUSED;
 
 /* As kd_ingest_handle, with the request's signatures verified on `pool`
- * ahead of the writer (engine/sigcheck.h); `pool` may be NULL. */
+ * ahead of the writer (engine/sigcheck.h); `pool` may be NULL. *events
+ * (may be NULL) gets the number of chain events the reply answers: 0 for
+ * a dry run or a refused request. */
 struct kd_sig_pool;
 kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, const uint8_t *frame, size_t len,
-                               kd_buf *reply) KD_WARN_UNUSED;
+                               kd_buf *reply, size_t *events) KD_WARN_UNUSED;
 
 /* Client: an IngestRequest frame from encoded EngineMsgs. */
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_WARN_UNUSED;
+
+/* Most episodes one dry run reports (those its txs name plus those asked for). */
+#define KD_DRYRUN_MAX_EPISODES 4096
+
+/* Client: an IngestRequest asking for a dry run (engine.h) of `block`, an
+ * encoded EngineMsg{BlockAccepted}, reporting the move counters of the
+ * episodes its txs name and of `episodes` (n of them) afterwards. Nothing
+ * is applied. Errors: KD_ERR_INVALID_ARG (not an accepted block, or more
+ * than KD_DRYRUN_MAX_EPISODES), KD_ERR_NOMEM. */
+kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, kd_buf *out) KD_WARN_UNUSED;
+
+/* An episode's move counter as a dry run predicts it. */
+typedef struct {
+    uint32_t episode_id;
+    int exists; /* 0: no such episode (counter 0) */
+    uint64_t counter;
+} kd_episode_counter;
 
 /* A decoded IngestReply. */
 typedef struct {
@@ -40,6 +61,12 @@ typedef struct {
     kd_tip tip; /* has_tip, hash, height, digest */
     kd_err err; /* request-level error (KD_OK when none) */
     char detail[KD_DETAIL_MAX];
+    /* The answer to a dry run (results is then empty): each tx's predicted
+     * outcome in dry_run.txs, and the counters. */
+    int has_dry_run;
+    kd_msg_result dry_run;
+    kd_episode_counter *counters; /* owned, counter_count entries */
+    size_t counter_count;
 } kd_ingest_reply;
 
 void kd_ingest_reply_fini(kd_ingest_reply *reply);

@@ -239,3 +239,141 @@ fail_alloc:
 direct: /* no helper thread: close here, unbounded */
     nng_close(sock);
 }
+
+/* ------------------------------------------------------------ redialer */
+
+#define REDIAL_CHECK_MS 250
+
+struct kd_nng_redialer {
+    nng_socket sock;
+    nng_dialer dialer;
+    char *url;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake; /* signalled by stop */
+    int stop;
+};
+
+/* What the dialer is doing: its open pipes and the sum of its event
+ * counters (connections made, refused, failed...), which a dialer that is
+ * still trying bumps at every attempt. Returns 0, or -1 when statistics
+ * are unavailable. A dialer NNG no longer knows has 0 and 0. */
+static int dialer_activity(nng_dialer d, uint64_t *pipes, uint64_t *events)
+{
+    nng_stat *all = NULL;
+    if (nng_stats_get(&all) != 0)
+        return -1;
+    *pipes = *events = 0;
+    nng_stat *ds = nng_stat_find_dialer(all, d);
+    for (nng_stat *st = ds ? nng_stat_child(ds) : NULL; st; st = nng_stat_next(st)) {
+        if (strcmp(nng_stat_name(st), "pipes") == 0)
+            *pipes = nng_stat_value(st);
+        else if (nng_stat_type(st) == NNG_STAT_COUNTER)
+            *events += nng_stat_value(st);
+    }
+    nng_stats_free(all);
+    return 0;
+}
+
+static void deadline_in(struct timespec *ts, uint64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static void *redial_watch(void *arg)
+{
+    kd_nng_redialer *r = arg;
+    uint64_t still_since = kd_now_ms(), last_events = 0;
+    pthread_mutex_lock(&r->lock);
+    while (!r->stop) {
+        struct timespec until;
+        deadline_in(&until, REDIAL_CHECK_MS);
+        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+        if (r->stop)
+            break;
+        uint64_t pipes, events, now = kd_now_ms();
+        if (dialer_activity(r->dialer, &pipes, &events) != 0) {
+            KD_LOG_W("net", "NNG statistics are unavailable: cannot watch the dialer of %s", r->url);
+            break;
+        }
+        if (pipes || events != last_events) { /* connected, or still trying */
+            last_events = events;
+            still_since = now;
+            continue;
+        }
+        if (now - still_since < KD_NNG_REDIAL_MS)
+            continue;
+        KD_LOG_D("net", "the dialer of %s stopped trying %llu ms ago: dialing again", r->url,
+                 (unsigned long long)(now - still_since));
+        nng_dialer_close(r->dialer);
+        nng_dialer fresh;
+        int rv = nng_dial(r->sock, r->url, &fresh, NNG_FLAG_NONBLOCK);
+        if (rv == 0)
+            r->dialer = fresh;
+        else if (rv != NNG_ECLOSED) /* the socket is closing: nothing to dial for */
+            KD_LOG_W("net", "cannot dial %s again: %s", r->url, nng_strerror(rv));
+        last_events = 0;
+        still_since = now;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+kd_err kd_nng_redialer_start(nng_socket sock, const char *url, kd_nng_redialer **out, char *why, size_t why_len)
+{
+    kd_nng_redialer *r = calloc(1, sizeof *r);
+    if (!r || !(r->url = strdup(url))) {
+        free(r);
+        snprintf(why, why_len, "out of memory");
+        return KD_ERR_NOMEM;
+    }
+    r->sock = sock;
+    kd_err err = KD_OK;
+    pthread_condattr_t attr;
+    int rv = nng_dial(sock, url, &r->dialer, NNG_FLAG_NONBLOCK);
+    if (rv) {
+        snprintf(why, why_len, "cannot dial %s: %s", url, nng_strerror(rv));
+        err = kd_nng_err(rv, "dial");
+        goto fail;
+    }
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->wake, &attr);
+    pthread_condattr_destroy(&attr);
+    if (pthread_create(&r->thread, NULL, redial_watch, r) != 0) {
+        snprintf(why, why_len, "cannot start the thread watching the dialer of %s", url);
+        pthread_cond_destroy(&r->wake);
+        pthread_mutex_destroy(&r->lock);
+        nng_dialer_close(r->dialer);
+        err = KD_ERR_NOMEM;
+        goto fail;
+    }
+    *out = r;
+    return KD_OK;
+fail:
+    free(r->url);
+    free(r);
+    return err;
+}
+
+void kd_nng_redialer_stop(kd_nng_redialer *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_cond_destroy(&r->wake);
+    pthread_mutex_destroy(&r->lock);
+    free(r->url);
+    free(r);
+}

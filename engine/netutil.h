@@ -80,6 +80,44 @@ kd_err kd_cond_init_monotonic(pthread_cond_t *cv) KD_WARN_UNUSED;
  * pthread_cond_timedwait on a condition variable from kd_cond_init_monotonic. */
 void kd_deadline_after(struct timespec *ts, uint64_t ms);
 
+/*
+ * A dialer that does not give up.
+ *
+ * NNG re-dials after a refused connection or a lost pipe, but NNG 1.5.2
+ * (Debian's) stops dialing for good when an attempt fails in the SP
+ * handshake with EPIPE: the listener took the connection into its backlog
+ * and died before reading our 8-byte header (an engine killed or
+ * restarting at that instant). NNG maps EPIPE to NNG_ECLOSED, and its
+ * dialer takes NNG_ECLOSED for its own closing ("no further action"). A
+ * REQ socket is then left without a peer for ever: `kdapp feed --connect`
+ * was found blocked in nng_send beside a live engine, making no connect()
+ * call at all (tests/integration/kill_harness.sh; reproduced on demand by
+ * delaying the client's header write past the listener's death).
+ *
+ * The redialer dials without waiting (the peer may start later) and
+ * watches the dialer from a thread of its own, through NNG's statistics
+ * (nng_stats_get: no pipe callback whose argument could outlive it). A
+ * dialer that is trying bumps one of its counters at every attempt
+ * (connections made, refused, failed); one that has given up goes still.
+ * When the dialer has had no open pipe and no new event for
+ * KD_NNG_REDIAL_MS, longer than any reconnect back-off we configure
+ * (NNG_OPT_RECONNMAXT <= 1 s), the redialer closes it and dials again. A
+ * dialer that is merely backing off, or connecting, is left alone, so no
+ * connection that carries a request is ever cut by it.
+ */
+#define KD_NNG_REDIAL_MS 2000
+typedef struct kd_nng_redialer kd_nng_redialer;
+
+/* Dials `url` on `sock` (NNG_FLAG_NONBLOCK) and starts watching. Set the
+ * socket's reconnect options first: new dialers take them. Errors:
+ * KD_ERR_INVALID_ARG (a malformed or unsupported URL), KD_ERR_NOMEM,
+ * KD_ERR_NET; `why` names the URL and the NNG error. */
+kd_err kd_nng_redialer_start(nng_socket sock, const char *url, kd_nng_redialer **out, char *why,
+                             size_t why_len) KD_WARN_UNUSED;
+/* Stops watching and frees the redialer (its dialer stays with the socket,
+ * closed with it). Call it before closing the socket. Accepts NULL. */
+void kd_nng_redialer_stop(kd_nng_redialer *r);
+
 /* Milliseconds from a monotonic clock. */
 uint64_t kd_now_ms(void);
 /* Microseconds from a monotonic clock. */

@@ -1,6 +1,8 @@
 /*
  * cmd_feed.c — `kdapp feed FILE`: applies a block script through the
- * engine, one line of output per chain event with its outcome and digest.
+ * engine, one line of output per chain event with its outcome and digest;
+ * with --connect, through a daemon's ingest socket. Signed moves get the
+ * counters a dry run predicts (tools/feeder.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,18 +20,45 @@ static int usage(void)
     return KD_EXIT_USAGE;
 }
 
-/* Sends each op to a daemon over NNG; counters come from the replies. */
+/* The remote predictor: a dry run of the block's earlier txs on the daemon. */
+typedef struct {
+    kd_ingest_client *client;
+    char why[KD_DETAIL_MAX + 64]; /* the daemon's answer when it refused */
+} remote_predictor;
+
+static kd_err predict_remote(void *ctx, const kd_buf *earlier, uint32_t episode_id, uint64_t *counter)
+{
+    remote_predictor *p = ctx;
+    kd_ingest_reply reply;
+    kd_err err = kd_ingest_client_dry_run(p->client, earlier, &episode_id, 1, &reply);
+    if (err)
+        return err;
+    if (reply.err || !reply.has_dry_run) {
+        snprintf(p->why, sizeof p->why, "the engine did not answer a dry run (%s: %s)", kd_err_code(reply.err),
+                 reply.detail);
+        err = reply.err ? reply.err : KD_ERR_DECODE;
+    }
+    *counter = 0;
+    for (size_t i = 0; i < reply.counter_count; i++)
+        if (reply.counters[i].episode_id == episode_id)
+            *counter = reply.counters[i].counter;
+    kd_ingest_reply_fini(&reply);
+    return err;
+}
+
+/* Sends each op to a daemon over NNG; each signed move's counter comes
+ * from a dry run on the daemon (tools/feeder.h). */
 static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, uint32_t timeout_ms, int quiet)
 {
     (void)cli;
-    kd_ingest_client *client = NULL;
+    remote_predictor pred = {.client = NULL};
     kd_feeder *feeder = NULL;
     kd_buf msg;
     kd_buf_init(&msg);
     char why[512];
     int rc = KD_EXIT_OK;
-    kd_err err = kd_ingest_client_open(url, timeout_ms, &client, why, sizeof why);
-    if (err || (err = kd_feeder_alloc(NULL, NULL, &feeder))) {
+    kd_err err = kd_ingest_client_open(url, timeout_ms, &pred.client, why, sizeof why);
+    if (err || (err = kd_feeder_alloc_remote(predict_remote, &pred, &feeder))) {
         fprintf(stderr, "kdapp feed: %s\n", err == KD_ERR_NOMEM ? "out of memory" : why);
         rc = err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         goto done;
@@ -38,8 +67,8 @@ static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, ui
     for (size_t i = 0; i < script->count; i++) {
         const kd_script_op *op = &script->ops[i];
         msg.len = 0;
-        if ((err = kd_feeder_encode(feeder, op, &msg)) || (err = kd_ingest_client_send(client, &msg, 1, &reply))) {
-            fprintf(stderr, "kdapp feed: line %u: %s (%s)\n", op->line, kd_err_str(err), url);
+        if ((err = kd_feeder_encode(feeder, op, &msg)) || (err = kd_ingest_client_send(pred.client, &msg, 1, &reply))) {
+            fprintf(stderr, "kdapp feed: line %u: %s (%s)\n", op->line, pred.why[0] ? pred.why : kd_err_str(err), url);
             rc = KD_EXIT_FAIL;
             goto done;
         }
@@ -52,22 +81,17 @@ static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, ui
         }
         if (!quiet)
             kd_report_result(stdout, op->line, &reply.results[0], &reply.tip);
-        err = kd_feeder_observe(feeder, op, &reply.results[0]);
         if (i + 1 == script->count) {
             char d[2 * KD_HASH_LEN + 1];
             kd_hex_encode(reply.tip.digest, KD_HASH_LEN, d);
             printf("tip height %llu digest %s\n", (unsigned long long)reply.tip.height, d);
         }
         kd_ingest_reply_fini(&reply);
-        if (err) {
-            rc = KD_EXIT_FAIL;
-            goto done;
-        }
     }
 done:
     kd_buf_fini(&msg);
     kd_feeder_free(feeder);
-    kd_ingest_client_close(client);
+    kd_ingest_client_close(pred.client);
     return rc;
 }
 
@@ -137,7 +161,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     int rc = kd_cli_open_engine(cli, NULL, 0, finality, &engine);
     if (rc)
         goto done;
-    if ((err = kd_feeder_alloc(kd_feeder_seed_from_engine, engine, &feeder))) {
+    if ((err = kd_feeder_alloc_local(engine, &feeder))) {
         rc = KD_EXIT_FAIL;
         goto done;
     }
@@ -160,12 +184,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
         kd_tip tip;
         if (!quiet && kd_engine_tip(engine, &tip) == KD_OK)
             kd_report_result(stdout, op->line, &res, &tip);
-        err = kd_feeder_observe(feeder, op, &res);
         kd_msg_result_fini(&res);
-        if (err) {
-            rc = KD_EXIT_FAIL;
-            goto done;
-        }
     }
     kd_tip tip;
     if (kd_engine_tip(engine, &tip) == KD_OK) {

@@ -1,8 +1,10 @@
 /*
  * ingest_client.h — a listener's side of ingest: an NNG REQ socket dialed
- * to the engine. NNG re-sends an unanswered request (every resend_ms) and
- * re-dials a restarted engine by itself; re-sent blocks are applied once
- * (idempotent by hash), so "send until acknowledged" is safe.
+ * to the engine. NNG re-sends an unanswered request (every 2 s, and at once
+ * on a new connection when the one that carried it closes) and re-dials a
+ * restarted engine; kd_nng_redialer (engine/netutil.h) dials again where
+ * NNG 1.5.2's dialer gives up. Re-sent blocks are applied once (idempotent
+ * by hash), so "send until acknowledged" is safe.
  *
  * Threading: any number of threads may share a client; each request
  * travels in its own NNG context (see kd_nng_request).
@@ -25,5 +27,14 @@ void kd_ingest_client_close(kd_ingest_client *client);
  * reply. Errors: KD_ERR_TIMEOUT, KD_ERR_NET, KD_ERR_DECODE (bad reply). */
 kd_err kd_ingest_client_send(kd_ingest_client *client, const kd_buf *msgs, size_t count,
                              kd_ingest_reply *reply) KD_WARN_UNUSED;
+
+/* Asks the engine for a dry run of `block` (an encoded
+ * EngineMsg{BlockAccepted}; IngestRequest.dry_run): reply->dry_run gets
+ * each tx's predicted outcome and reply->counters the move counters of
+ * the episodes the txs name and of `episodes` afterwards; nothing is
+ * applied. An engine without dry runs answers reply->err
+ * KD_ERR_INVALID_ARG. Errors as kd_ingest_client_send. */
+kd_err kd_ingest_client_dry_run(kd_ingest_client *client, const kd_buf *block, const uint32_t *episodes, size_t n,
+                                kd_ingest_reply *reply) KD_WARN_UNUSED;
 
 #endif

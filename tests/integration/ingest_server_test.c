@@ -193,3 +193,56 @@ Test(ingest_server, replies_only_after_commit_and_redelivery_is_a_duplicate)
     kd_ingest_reply_fini(&b);
     kd_buf_fini(&frame);
 }
+
+/* A dry run over the socket: outcomes and counters predicted, nothing
+ * applied; a dry run that also carries chain events is refused. */
+Test(ingest_server, dry_run_predicts_and_applies_nothing)
+{
+    et_txs txs;
+    et_txs_init(&txs);
+    et_add_create(&txs, 7, "alice", "bob", -1);
+    et_add_move(&txs, 7, 0, 0, 1, "bob", 0);   /* O on X's turn: rejected */
+    et_add_move(&txs, 7, 0, 0, 0, "alice", 0); /* X: applied, counter 0 */
+    kd_buf block, frame;
+    kd_buf_init(&block);
+    kd_buf_init(&frame);
+    et_accept_msg("dry", &txs, &block);
+    uint32_t asked[] = {9};
+    ET_ASSERT_OK(kd_ingest_dry_run_pack(&block, asked, 1, &frame));
+    kd_ingest_reply r;
+    roundtrip(frame.data, frame.len, &r);
+    cr_expect_eq(r.err, KD_OK, "%s", r.detail);
+    cr_assert(r.has_dry_run);
+    cr_expect_eq(r.count, 0);
+    cr_assert_eq(r.dry_run.tx_count, 3);
+    cr_expect_eq(r.dry_run.txs[0].applied, 1);
+    ET_EXPECT_ERR(r.dry_run.txs[1].err, KD_ERR_WRONG_TURN);
+    cr_expect_eq(r.dry_run.txs[2].applied, 1, "%s", r.dry_run.txs[2].detail);
+    cr_assert_eq(r.counter_count, 2);
+    cr_expect_eq(r.counters[0].episode_id, 7);
+    cr_expect_eq(r.counters[0].exists, 1);
+    cr_expect_eq(r.counters[0].counter, 1);
+    cr_expect_eq(r.counters[1].episode_id, 9);
+    cr_expect_eq(r.counters[1].exists, 0);
+    cr_expect_eq(r.tip.has_tip, 0, "a dry run applies nothing");
+    kd_ingest_reply_fini(&r);
+
+    /* dry_run and msgs together */
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, block.len, block.data);
+    cr_assert_not_null(m);
+    Kdapp__DryRun dr = KDAPP__DRY_RUN__INIT;
+    dr.block = m->accepted;
+    Kdapp__IngestRequest both = KDAPP__INGEST_REQUEST__INIT;
+    both.dry_run = &dr;
+    both.n_msgs = 1;
+    both.msgs = &m;
+    frame.len = 0;
+    ET_ASSERT_OK(kd_buf_reserve(&frame, kdapp__ingest_request__get_packed_size(&both)));
+    frame.len = kdapp__ingest_request__pack(&both, frame.data);
+    expect_refused(frame.data, frame.len, KD_ERR_INVALID_ARG, "dry run with chain events");
+    kdapp__engine_msg__free_unpacked(m, NULL);
+    kd_buf_fini(&block);
+    kd_buf_fini(&frame);
+    et_txs_fini(&txs);
+    expect_still_serving("after-dry", 8);
+}

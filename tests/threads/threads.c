@@ -398,7 +398,7 @@ static int write_here(void *ctx, th_report *rep)
         frame.len = reply.len = 0;
         kd_err err = kd_ingest_request_pack(&w->msgs[b], n, &frame);
         if (!err)
-            err = kd_ingest_handle_pooled(w->engine, pool, frame.data, frame.len, &reply);
+            err = kd_ingest_handle_pooled(w->engine, pool, frame.data, frame.len, &reply, NULL);
         if (!err)
             err = kd_ingest_reply_unpack(reply.data, reply.len, &r);
         if (err || r.err || r.count != n)

@@ -1,0 +1,200 @@
+/* rules.c — the verdict on one transaction, for the writer and the dry run (see rules.h). */
+#include "engine/rules.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/crypto.h"
+#include "engine/txn.h"
+
+Kdapp__EpisodeMessage *kd_rules_decode_tx(const Kdapp__Tx *tx, size_t index, kd_tx_result *r)
+{
+    char detail[KD_DETAIL_MAX];
+    r->applied = 0;
+    if (tx->tx_id.len != KD_HASH_LEN) {
+        snprintf(detail, sizeof detail, "tx %zu: tx_id is %zu bytes, not 32", index, tx->tx_id.len);
+        kd_txn_reject(r, KD_ERR_DECODE, detail);
+        return NULL;
+    }
+    memcpy(r->tx_id, tx->tx_id.data, KD_HASH_LEN);
+    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, tx->payload.len, tx->payload.data);
+    if (!em) {
+        snprintf(detail, sizeof detail, "payload (%zu bytes) is not a kdapp.EpisodeMessage", tx->payload.len);
+        kd_txn_reject(r, KD_ERR_DECODE, detail);
+        return NULL;
+    }
+    r->episode_id = em->episode_id;
+    return em;
+}
+
+void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t episode_id, kd_block_meta *out)
+{
+    out->block_hash = ba->accepting_hash.data;
+    out->daa = ba->accepting_daa;
+    out->time_ms = ba->accepting_time;
+    out->tx_id = tx->tx_id.data;
+    out->episode_id = episode_id;
+}
+
+kd_err kd_rules_run_tx(const Kdapp__BlockAccepted *ba, size_t index, const kd_rules_handlers *h, void *ctx,
+                       kd_tx_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const Kdapp__Tx *tx = ba->txs[index];
+    Kdapp__EpisodeMessage *em = kd_rules_decode_tx(tx, index, r);
+    if (!em)
+        return KD_OK;
+    kd_block_meta meta;
+    kd_rules_meta(ba, tx, em->episode_id, &meta);
+    kd_err err = KD_OK;
+    switch (em->body_case) {
+    case KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE:
+        err = h->create(ctx, em, &meta, r);
+        break;
+    case KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND:
+    case KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND:
+        err = h->command(ctx, em, &meta, r);
+        break;
+    default:
+        kd_txn_reject(r, KD_ERR_DECODE,
+                      "episode message has no body (new_episode, signed_command or unsigned_command)");
+        break;
+    }
+    kdapp__episode_message__free_unpacked(em, NULL);
+    return err;
+}
+
+void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)
+{
+    char detail[KD_DETAIL_MAX];
+    snprintf(detail, sizeof detail, "episode %u does not exist", id);
+    kd_txn_reject(r, KD_ERR_UNKNOWN_EPISODE, detail);
+}
+
+const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
+                                               kd_participants *parts, kd_tx_result *r)
+{
+    const Kdapp__NewEpisode *ne = em->new_episode;
+    char detail[KD_DETAIL_MAX];
+    if (em->episode_id == 0) {
+        kd_txn_reject(r, KD_ERR_BAD_EPISODE_ID, "episode id 0 is not valid");
+        return NULL;
+    }
+    if (exists) {
+        snprintf(detail, sizeof detail, "episode %u already exists", em->episode_id);
+        kd_txn_reject(r, KD_ERR_EPISODE_EXISTS, detail);
+        return NULL;
+    }
+    const char *type_name = ne->episode_type ? ne->episode_type : "";
+    const kd_registry_entry *type = kd_registry_find(registry, type_name);
+    if (!type) {
+        snprintf(detail, sizeof detail, "episode type '%.64s' is not registered", type_name);
+        kd_txn_reject(r, KD_ERR_UNKNOWN_TYPE, detail);
+        return NULL;
+    }
+    parts->count = 0;
+    if (ne->n_participants == 0 || ne->n_participants > KD_MAX_PARTICIPANTS) {
+        snprintf(detail, sizeof detail, "an episode needs 1 to %d participants, got %zu", KD_MAX_PARTICIPANTS,
+                 ne->n_participants);
+        kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
+        return NULL;
+    }
+    for (size_t i = 0; i < ne->n_participants; i++) {
+        if (ne->participants[i].len != KD_PUBKEY_LEN) {
+            snprintf(detail, sizeof detail, "participant %zu is %zu bytes, not a 33-byte compressed key", i,
+                     ne->participants[i].len);
+            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
+            return NULL;
+        }
+        memcpy(parts->keys[i].bytes, ne->participants[i].data, KD_PUBKEY_LEN);
+        if (kd_pubkey_check(&parts->keys[i]) != KD_OK) {
+            snprintf(detail, sizeof detail, "participant %zu is not a valid secp256k1 key", i);
+            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
+            return NULL;
+        }
+    }
+    parts->count = ne->n_participants;
+    return type;
+}
+
+kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage *em,
+                     const ProtobufCBinaryData *override, const kd_participants *parts, const kd_block_meta *meta,
+                     void *state, kd_buf *effective, kd_tx_result *r, int *ok)
+{
+    const Kdapp__NewEpisode *ne = em->new_episode;
+    kd_reject rej = {{0}};
+    kd_err err;
+    *ok = 0;
+    if (override) {
+        if ((err = kd_buf_append(effective, override->data, override->len)))
+            return err;
+    } else if ((err = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, effective, &rej))) {
+        kd_txn_reject(r, err, rej.detail);
+        return KD_OK;
+    }
+    kd_err rule = type->ops->init(state, parts, effective->data, effective->len, meta, &rej);
+    if (rule) {
+        kd_txn_reject(r, rule, rej.detail);
+        return KD_OK;
+    }
+    *ok = 1;
+    return KD_OK;
+}
+
+int kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t counter, kd_sig_batch *batch, int trusted,
+                       kd_pubkey *pk, const kd_pubkey **signer, const ProtobufCBinaryData **cmd, kd_tx_result *r)
+{
+    char detail[KD_DETAIL_MAX];
+    *signer = NULL;
+    if (em->body_case != KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
+        *cmd = &em->unsigned_command->command;
+        return 1;
+    }
+    const Kdapp__SignedCommand *sc = em->signed_command;
+    *cmd = &sc->command;
+    if (sc->pubkey.len != KD_PUBKEY_LEN) {
+        snprintf(detail, sizeof detail, "signer key is %zu bytes, not a 33-byte compressed key", sc->pubkey.len);
+        kd_txn_reject(r, KD_ERR_BAD_PUBKEY, detail);
+        return 0;
+    }
+    memcpy(pk->bytes, sc->pubkey.data, KD_PUBKEY_LEN);
+    uint8_t digest[KD_HASH_LEN];
+    kd_command_digest(id, counter, sc->command.data, sc->command.len, digest);
+    kd_err sig = KD_OK;
+    if (trusted)
+        ; /* replaying our own log, which recorded this signature as good */
+    else if (!kd_sig_batch_lookup(batch, pk, digest, sc->signature.data, sc->signature.len, &sig))
+        sig = kd_sig_verify(pk, digest, sc->signature.data, sc->signature.len);
+    if (sig) {
+        snprintf(detail, sizeof detail,
+                 sig == KD_ERR_BAD_PUBKEY ? "signer key is not a valid secp256k1 key"
+                                          : "signature does not verify for episode %u at move counter %llu "
+                                            "(signatures are single-use)",
+                 id, (unsigned long long)counter);
+        kd_txn_reject(r, sig, detail);
+        return 0;
+    }
+    *signer = pk;
+    return 1;
+}
+
+kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch, const ProtobufCBinaryData *cmd,
+                        const kd_pubkey *signer, const kd_block_meta *meta, void *undo, kd_tx_result *r, int *ok)
+{
+    *ok = 0;
+    /* Keep a copy so a misbehaving type cannot leave a rejected command's
+     * half-applied state behind. */
+    scratch->len = 0;
+    kd_err err = kd_buf_append(scratch, state, ops->state_size);
+    if (err)
+        return err;
+    kd_reject rej = {{0}};
+    kd_err rule = ops->execute(state, cmd->data, cmd->len, signer, meta, undo, &rej);
+    if (rule) {
+        memcpy(state, scratch->data, ops->state_size);
+        kd_txn_reject(r, rule, rej.detail);
+        return KD_OK;
+    }
+    *ok = 1;
+    return KD_OK;
+}

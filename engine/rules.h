@@ -1,0 +1,91 @@
+/*
+ * rules.h — the verdict on one transaction, shared by the writer (apply.c)
+ * and the dry run (dryrun.c), so that a prediction and the real
+ * application cannot disagree. Internal to engine/.
+ *
+ * Each step decides one part of the verdict in the order the engine checks
+ * it, and either lets the transaction go on or fills the rejection into
+ * the kd_tx_result (applied = 0, err, detail). None of them touches
+ * storage: the caller owns the episode it passes in (the writer's working
+ * set, or the dry run's copy) and does its own bookkeeping when a step
+ * succeeds.
+ *
+ *   kd_rules_run_tx        decodes the tx and hands it to the caller's
+ *                          creation or command handler, which use:
+ *   kd_rules_decode_tx     tx id (32 bytes), payload is an EpisodeMessage
+ *   NewEpisode:
+ *     kd_rules_check_create  id != 0, not existing, type registered,
+ *                            1..8 valid participant keys
+ *     kd_rules_init          the type's resolve_params (or the replayed
+ *                            effective params) and init
+ *   Command:
+ *     kd_rules_authorise     signer key and signature over (id, counter,
+ *                            command), or none for an unsigned command
+ *     kd_rules_execute       the type's execute; a rejection leaves the
+ *                            state as it was
+ */
+#ifndef KD_ENGINE_RULES_H
+#define KD_ENGINE_RULES_H
+
+#include "engine/engine.h"
+#include "engine/sigcheck.h"
+#include "kdapp.pb-c.h"
+
+/* The two kinds of transaction, decided by the caller on its own
+ * episodes (ctx: the caller's state). Return only resource or storage
+ * errors; rejections go into `r`. */
+typedef struct {
+    kd_err (*create)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
+    kd_err (*command)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
+} kd_rules_handlers;
+
+/* Decides tx `index` of block `ba`: decodes it (kd_rules_decode_tx), then
+ * hands a NewEpisode to h->create and a command to h->command, or rejects
+ * a message with no body. r is reset first. */
+kd_err kd_rules_run_tx(const Kdapp__BlockAccepted *ba, size_t index, const kd_rules_handlers *h, void *ctx,
+                       kd_tx_result *r) KD_WARN_UNUSED;
+
+/* Unpacks tx `index` of a block. Returns NULL (r rejected with
+ * KD_ERR_DECODE) when its id is not 32 bytes or its payload is not an
+ * EpisodeMessage; otherwise r->tx_id and r->episode_id are set and the
+ * caller frees the message with kdapp__episode_message__free_unpacked. */
+Kdapp__EpisodeMessage *kd_rules_decode_tx(const Kdapp__Tx *tx, size_t index, kd_tx_result *r);
+
+/* Where tx `tx` of block `ba` happens (pointers into both). */
+void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t episode_id, kd_block_meta *out);
+
+/* The rejection of a command for an episode that does not exist. */
+void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
+
+/* The checks of a NewEpisode before its type runs. `exists`: whether the
+ * episode id is taken. Returns the type, with *parts filled, or NULL with
+ * r rejected. */
+const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
+                                               kd_participants *parts, kd_tx_result *r);
+
+/* Resolves the parameters into `effective` (appended; `override`, when
+ * not NULL, is taken as they are: a replay of recorded parameters) and
+ * initialises `state` (type->ops->state_size bytes). *ok = 0 with r
+ * rejected when the type refuses. Errors: KD_ERR_NOMEM. */
+kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage *em,
+                     const ProtobufCBinaryData *override, const kd_participants *parts, const kd_block_meta *meta,
+                     void *state, kd_buf *effective, kd_tx_result *r, int *ok) KD_WARN_UNUSED;
+
+/* Authorises a command on episode `id` whose move counter is `counter`.
+ * A signed command needs a 33-byte key and a signature over (id, counter,
+ * command) that verifies (looked up in `batch` when not NULL; `trusted`
+ * skips the check for a replay of our own log). Sets *cmd, and *signer
+ * (pointing at *pk) or NULL for an unsigned command. Returns 1, or 0 with
+ * r rejected. */
+int kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t counter, kd_sig_batch *batch, int trusted,
+                       kd_pubkey *pk, const kd_pubkey **signer, const ProtobufCBinaryData **cmd, kd_tx_result *r);
+
+/* Runs ops->execute on `state`, filling `undo` (ops->undo_size bytes). A
+ * rejected command leaves `state` as it was, even from a type that
+ * changed it before refusing (restored from a copy kept in `scratch`).
+ * *ok = 0 with r rejected when the type refuses. Errors: KD_ERR_NOMEM. */
+kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch, const ProtobufCBinaryData *cmd,
+                        const kd_pubkey *signer, const kd_block_meta *meta, void *undo, kd_tx_result *r,
+                        int *ok) KD_WARN_UNUSED;
+
+#endif
