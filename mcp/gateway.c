@@ -392,11 +392,9 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         err = kd_nng_err(rv, "views socket");
         goto fail;
     }
-    if ((rv = nng_dial(gw->sub, gw->views_url, NULL, NNG_FLAG_NONBLOCK))) {
-        snprintf(why, why_len, "cannot follow the engine's views at %s: %s", gw->views_url, nng_strerror(rv));
-        err = kd_nng_err(rv, "dial views");
+    /* The engine may start later, and may restart (netutil.h, kd_nng_redialer). */
+    if ((err = kd_nng_redialer_start(gw->sub, gw->views_url, &gw->views_dialer, why, why_len)))
         goto fail;
-    }
     if ((err = kd_gw_add_tools(gw)) || (err = kd_gw_add_content(gw))) {
         snprintf(why, why_len, "cannot register the kdapp tools: %s", kd_err_str(err));
         goto fail;
@@ -410,6 +408,7 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     *out = gw;
     return KD_OK;
 fail:
+    kd_nng_redialer_stop(gw->views_dialer);
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
 fail_sync:
@@ -432,6 +431,7 @@ void kd_gateway_close(kd_gateway *gw)
     nng_aio_stop(gw->recv_aio); /* wakes follow_views */
     if (gw->thread_started)
         pthread_join(gw->thread, NULL);
+    kd_nng_redialer_stop(gw->views_dialer);
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
     pthread_cond_destroy(&gw->changed);

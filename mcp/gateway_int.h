@@ -9,6 +9,7 @@
 #include <nng/nng.h>
 #include <pthread.h>
 
+#include "engine/netutil.h"
 #include "handlers/view.h"
 #include "mcp/gateway.h"
 
@@ -31,7 +32,8 @@ struct kd_gateway {
     char keys_dir[4096];
     kd_mcp_server *srv;
     nng_socket sub;
-    nng_aio *recv_aio; /* stopped by kd_gateway_close to end follow_views */
+    kd_nng_redialer *views_dialer; /* keeps dialing the views when NNG 1.5.2 gives up */
+    nng_aio *recv_aio;             /* stopped by kd_gateway_close to end follow_views */
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;

@@ -14,6 +14,7 @@
 
 struct kd_devnet_client {
     nng_socket sock;
+    kd_nng_redialer *dialer; /* re-dials when NNG's dialer gives up (netutil.h) */
     char url[512];
     uint32_t timeout_ms;
 };
@@ -40,9 +41,12 @@ kd_err kd_devnet_client_open(const char *url, uint32_t timeout_ms, kd_devnet_cli
         snprintf(why, why_len, "cannot set up the request socket: %s", nng_strerror(rv));
         goto fail;
     }
-    if ((rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK))) {
-        snprintf(why, why_len, "cannot dial the devnet at %s: %s", url, nng_strerror(rv));
-        goto fail;
+    /* The devnet may start later, and may restart. */
+    kd_err err = kd_nng_redialer_start(c->sock, url, &c->dialer, why, why_len);
+    if (err) {
+        kd_nng_close(c->sock);
+        free(c);
+        return err;
     }
     *out = c;
     return KD_OK;
@@ -56,6 +60,7 @@ void kd_devnet_client_close(kd_devnet_client *c)
 {
     if (!c)
         return;
+    kd_nng_redialer_stop(c->dialer);
     kd_nng_close(c->sock);
     free(c);
 }
