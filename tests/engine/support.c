@@ -340,16 +340,11 @@ void et_episode_bytes(kd_engine *engine, uint32_t id, kd_buf *out)
 
 Kdapp__Store__LogEntry *et_log_entry(kd_engine *engine, uint64_t seq)
 {
-    kd_read *rd;
-    const uint8_t *data;
-    size_t len;
-    Kdapp__Store__LogEntry *entry = NULL;
-    ET_ASSERT_OK(kd_engine_read_begin(engine, &rd));
-    kd_err err = kd_read_log_entry(rd, seq, &data, &len);
-    if (!err)
-        entry = kdapp__store__log_entry__unpack(NULL, len, data);
-    kd_engine_read_end(rd);
-    cr_assert_eq(err, KD_OK, "log entry %" PRIu64 ": %s", seq, kd_err_code(err));
+    kd_buf raw;
+    kd_buf_init(&raw);
+    et_log_raw(engine, seq, &raw);
+    Kdapp__Store__LogEntry *entry = kdapp__store__log_entry__unpack(NULL, raw.len, raw.data);
+    kd_buf_fini(&raw);
     cr_assert_not_null(entry, "log entry %" PRIu64 " does not decode", seq);
     return entry;
 }
