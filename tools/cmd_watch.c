@@ -11,6 +11,7 @@
 #include <nng/nng.h>
 #include <nng/protocol/pubsub0/sub.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,10 +99,12 @@ static int show_frame(const uint8_t *frame, size_t len)
  * kd_signals_block) by stopping its aio: the loop waits in the receive,
  * with no timeout to poll a flag on. kd_cmd_watch cancels this thread when
  * the loop ends by itself; never while inside NNG. */
+/* Waits for SIGINT or SIGTERM (blocked in every thread), then ends the
+ * receive. kd_cmd_watch ends it the same way when it is done on its own:
+ * by sending it SIGTERM (pthread_kill), not by cancelling it in sigwait. */
 static void *stop_on_signal(void *arg)
 {
     kd_signals_wait();
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     nng_aio_stop(arg);
     return NULL;
 }
@@ -221,7 +224,7 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
     }
 done:
     if (stopper_started) {
-        pthread_cancel(stopper);
+        pthread_kill(stopper, SIGTERM);
         pthread_join(stopper, NULL);
     }
     kd_nng_close(sock);
