@@ -6,7 +6,8 @@
  * touched (state, move counter, or the fact that it does not exist), read
  * from the store the first time a transaction names it. Transactions run
  * through engine/rules.c, the same steps the writer takes, against these
- * copies; nothing is written and no transaction stays open. Creations and
+ * copies; nothing is written. Every read comes from one read handle, held
+ * from alloc to free, so the tip and every episode are of one commit. Creations and
  * commands are the only effects an accepted block has on episodes, so the
  * copies after N transactions are exactly what the writer's working set
  * would hold after the same N.
@@ -28,6 +29,7 @@ typedef struct {
 
 struct kd_dryrun {
     kd_engine *engine;
+    kd_read *rd; /* the commit the prediction builds on */
     kd_tip tip;
     dry_episode *eps;
     size_t n_eps, cap_eps;
@@ -40,7 +42,7 @@ struct kd_dryrun {
 /* The one place a dry run reads the store: episode `id` as committed. */
 static kd_err read_committed(kd_dryrun *run, uint32_t id, kd_episode_snapshot *snap)
 {
-    return kd_engine_episode_read(run->engine, id, snap);
+    return kd_read_episode(run->rd, id, snap);
 }
 
 kd_err kd_dryrun_alloc(kd_engine *engine, kd_dryrun **out)
@@ -52,7 +54,9 @@ kd_err kd_dryrun_alloc(kd_engine *engine, kd_dryrun **out)
     kd_buf_init(&run->scratch);
     kd_buf_init(&run->undo);
     kd_buf_init(&run->effective);
-    kd_err err = kd_engine_tip(engine, &run->tip);
+    kd_err err = kd_engine_read_begin(engine, &run->rd);
+    if (!err)
+        err = kd_read_tip(run->rd, &run->tip);
     if (err) {
         kd_dryrun_free(run);
         return err;
@@ -68,6 +72,7 @@ void kd_dryrun_free(kd_dryrun *run)
     for (size_t i = 0; i < run->n_eps; i++)
         free(run->eps[i].state);
     free(run->eps);
+    kd_engine_read_end(run->rd);
     kd_buf_fini(&run->scratch);
     kd_buf_fini(&run->undo);
     kd_buf_fini(&run->effective);

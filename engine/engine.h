@@ -297,11 +297,13 @@ const char *kd_engine_dir(const kd_engine *engine);
  * a new block on top of the tip it read (kd_dryrun_tip); a block that is
  * already applied would instead be acknowledged as a duplicate. Exact on
  * the writer's thread, or while no writer runs (`kdapp feed FILE`): the
- * same code decides. From another thread, the writer may commit between
- * two of its reads, and the prediction is only as fresh as what it read.
+ * same code decides. From another thread it is a consistent prediction
+ * against one commit (it reads through one read handle, kd_engine_read_begin),
+ * which the writer may have moved past by the time it is used.
  *
- * Threading: a dry run is used by one thread at a time; any number may
- * exist. It holds no transaction between calls.
+ * Threading: a dry run holds a read handle from alloc to free: keep it
+ * short, free it on the thread that allocated it, and do not hold another
+ * read handle of the same engine on that thread meanwhile.
  */
 typedef struct kd_dryrun kd_dryrun;
 
