@@ -275,17 +275,6 @@ static int dialer_activity(nng_dialer d, uint64_t *pipes, uint64_t *events)
     return 0;
 }
 
-static void deadline_in(struct timespec *ts, uint64_t ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += (time_t)(ms / 1000);
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static void *redial_watch(void *arg)
 {
     kd_nng_redialer *r = arg;
@@ -293,7 +282,7 @@ static void *redial_watch(void *arg)
     pthread_mutex_lock(&r->lock);
     while (!r->stop) {
         struct timespec until;
-        deadline_in(&until, REDIAL_CHECK_MS);
+        kd_deadline_after(&until, REDIAL_CHECK_MS);
         pthread_cond_timedwait(&r->wake, &r->lock, &until);
         if (r->stop)
             break;
@@ -335,28 +324,33 @@ kd_err kd_nng_redialer_start(nng_socket sock, const char *url, kd_nng_redialer *
     }
     r->sock = sock;
     kd_err err = KD_OK;
-    pthread_condattr_t attr;
+    if (pthread_mutex_init(&r->lock, NULL) != 0) {
+        snprintf(why, why_len, "cannot create the lock of the dialer of %s", url);
+        err = KD_ERR_NOMEM;
+        goto fail;
+    }
+    if ((err = kd_cond_init_monotonic(&r->wake))) {
+        snprintf(why, why_len, "cannot create the condition variable of the dialer of %s", url);
+        goto fail_lock;
+    }
     int rv = nng_dial(sock, url, &r->dialer, NNG_FLAG_NONBLOCK);
     if (rv) {
         snprintf(why, why_len, "cannot dial %s: %s", url, nng_strerror(rv));
         err = kd_nng_err(rv, "dial");
-        goto fail;
+        goto fail_cond;
     }
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&r->wake, &attr);
-    pthread_condattr_destroy(&attr);
     if (pthread_create(&r->thread, NULL, redial_watch, r) != 0) {
         snprintf(why, why_len, "cannot start the thread watching the dialer of %s", url);
-        pthread_cond_destroy(&r->wake);
-        pthread_mutex_destroy(&r->lock);
         nng_dialer_close(r->dialer);
         err = KD_ERR_NOMEM;
-        goto fail;
+        goto fail_cond;
     }
     *out = r;
     return KD_OK;
+fail_cond:
+    pthread_cond_destroy(&r->wake);
+fail_lock:
+    pthread_mutex_destroy(&r->lock);
 fail:
     free(r->url);
     free(r);
