@@ -102,8 +102,14 @@ void kd_deadline_after(struct timespec *ts, uint64_t ms);
  * When the dialer has had no open pipe and no new event for
  * KD_NNG_REDIAL_MS, longer than any reconnect back-off we configure
  * (NNG_OPT_RECONNMAXT <= 1 s), the redialer closes it and dials again. A
- * dialer that is merely backing off, or connecting, is left alone, so no
- * connection that carries a request is ever cut by it.
+ * dialer that is merely backing off, or connecting, is left alone. One
+ * window remains: NNG counts a pipe only once its SP handshake is done, so
+ * a handshake that stalls for KD_NNG_REDIAL_MS (a heavily loaded peer, or
+ * tests/integration/dialer_epipe.sh's injected delay) can see its dialer
+ * replaced just as the pipe opens; a request already sent on it is then
+ * re-sent by REQ on the next connection. Ingest requests are idempotent;
+ * a devnet submit re-sent that way would be queued twice (the same as when
+ * a devnet dies holding a request).
  */
 #define KD_NNG_REDIAL_MS 2000
 typedef struct kd_nng_redialer kd_nng_redialer;
