@@ -46,13 +46,35 @@ typedef struct {
     uint32_t episode_id;
 } kd_block_meta;
 
+#define KD_RULE_CODE_MAX 32
+#define KD_REJECT_DETAIL_MAX 160
+
 /*
  * A rejected command or creation: which rule, and a sentence for people
- * ("cell (1,2) is occupied by O"). `detail` may be empty.
+ * ("cell (1,2) is occupied by O"). `code` is set with KD_ERR_RULE: the
+ * type's own stable short code ("cell_occupied", see kd_rule_code in
+ * episodes/episode_type.h), which the engine stores and sends in place of
+ * the generic "rule". `detail` may be empty.
  */
 typedef struct {
-    char detail[160];
+    char code[KD_RULE_CODE_MAX];
+    char detail[KD_REJECT_DETAIL_MAX];
 } kd_reject;
+
+/* Writes a sentence (printf format) into `why` (may be NULL; truncated to
+ * `len`, always NUL-terminated when len > 0): the one sentence helper of
+ * every "char *why, size_t why_len" out-parameter. */
+void kd_reject_write(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Writes the sentence (printf format) into `rej` (may be NULL) and returns
+ * `err`: `return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "cap %u ...", cap);` */
+kd_err kd_reject_say(kd_reject *rej, kd_err err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A refusal by a rule of the type: writes `code` (a kd_rule_code of the
+ * type, under KD_RULE_CODE_MAX bytes) and the sentence into `rej` (may be
+ * NULL) and returns KD_ERR_RULE. */
+kd_err kd_reject_rule(kd_reject *rej, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The short code a rejection is stored and sent under: rej->code for
+ * KD_ERR_RULE (or "rule" when it is empty), else kd_err_code(err). */
+const char *kd_reject_code(kd_err err, const kd_reject *rej);
 
 typedef struct kd_episode_ops {
     const char *type_name;

@@ -47,6 +47,7 @@
     X(BAD_COMMAND, "bad_command", "the command is malformed")                                      \
     X(BAD_PUBKEY, "bad_pubkey", "the public key is not a valid compressed secp256k1 key")          \
     X(BAD_SIGNATURE, "bad_signature", "the signature does not verify")                             \
+    X(RULE, "rule", "a rule of the episode type refused it")                                       \
     X(GAME_OVER, "game_over", "the game is over")                                                  \
     X(OUT_OF_BOUNDS, "out_of_bounds", "the cell is out of bounds")                                 \
     X(WRONG_TURN, "wrong_turn", "it is not this player's turn")                                    \

@@ -1,4 +1,7 @@
-/* registry.c — the table of episode types an engine knows. */
+/* registry.c — the table of episode types an engine knows, and the
+ * rejection helpers every type uses. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine/episode.h"
@@ -27,4 +30,50 @@ const kd_registry_entry *kd_registry_find(const kd_registry *reg, const char *ty
         if (strcmp(reg->entries[i].ops->type_name, type_name) == 0)
             return &reg->entries[i];
     return NULL;
+}
+
+static void vsay(kd_reject *rej, const char *fmt, va_list ap)
+{
+    vsnprintf(rej->detail, sizeof rej->detail, fmt, ap);
+}
+
+void kd_reject_write(char *why, size_t len, const char *fmt, ...)
+{
+    if (!why || !len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+kd_err kd_reject_say(kd_reject *rej, kd_err err, const char *fmt, ...)
+{
+    if (!rej)
+        return err;
+    rej->code[0] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(rej, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+kd_err kd_reject_rule(kd_reject *rej, const char *code, const char *fmt, ...)
+{
+    if (!rej)
+        return KD_ERR_RULE;
+    snprintf(rej->code, sizeof rej->code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(rej, fmt, ap);
+    va_end(ap);
+    return KD_ERR_RULE;
+}
+
+const char *kd_reject_code(kd_err err, const kd_reject *rej)
+{
+    if (err != KD_ERR_RULE)
+        return kd_err_code(err);
+    return rej && rej->code[0] ? rej->code : kd_err_code(KD_ERR_RULE);
 }

@@ -122,7 +122,7 @@ kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage 
                      void *state, kd_buf *effective, kd_tx_result *r, int *ok)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_err err;
     *ok = 0;
     if (override) {
@@ -188,7 +188,7 @@ kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch,
     kd_err err = kd_buf_append(scratch, state, ops->state_size);
     if (err)
         return err;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_err rule = ops->execute(state, cmd->data, cmd->len, signer, meta, undo, &rej);
     if (rule) {
         memcpy(state, scratch->data, ops->state_size);

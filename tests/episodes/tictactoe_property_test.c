@@ -43,7 +43,7 @@ static kd_err step(kd_ttt_state *s, uint8_t row, uint8_t col, uint8_t player, co
                    kd_ttt_undo *undo)
 {
     kd_buf before, after, undo_bytes;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_ttt_state copy = *s;
     kd_buf_init(&before);
     kd_buf_init(&after);
@@ -322,7 +322,7 @@ Test(ttt_decode, undo_check_refuses_a_record_of_another_move)
 {
     kd_ttt_state s;
     kd_ttt_undo undo;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     ttt_new(&s, 3);
     ttt_play(&s, "00 11 22");
     cr_assert_eq(ttt_move(&s, 0, 2, &undo, &rej), KD_OK);

@@ -29,7 +29,7 @@ Test(ttt_stress, seventh_move_clears_oldest_and_rollback_restores_it)
 {
     kd_ttt_state s, before;
     kd_ttt_undo undo;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     ttt_new(&s, 6);
     ttt_play(&s, SIX);
     cr_assert_eq(s.history_len, 6);
@@ -63,7 +63,7 @@ Test(ttt_classic, no_eviction_and_rollback_clears_only_last_move)
 {
     kd_ttt_state s, before;
     kd_ttt_undo undo;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     ttt_new(&s, 0);
     ttt_play(&s, SIX);
     before = s;
@@ -83,7 +83,7 @@ Test(ttt_stress, occupancy_is_checked_before_eviction)
 {
     kd_ttt_state s;
     kd_ttt_undo undo;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     ttt_new(&s, 6);
     ttt_play(&s, SIX);
     kd_buf before;
@@ -149,7 +149,7 @@ ParameterizedTest(reject_case *c, ttt_reject, in_order)
 {
     kd_ttt_state s, copy;
     kd_ttt_undo undo, undo_copy;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_buf before;
     ttt_new(&s, c->cap);
     ttt_play(&s, c->setup);
@@ -190,7 +190,7 @@ Test(ttt_reject, malformed_commands_are_bad_command)
     ttt_new(&s, 0);
     copy = s;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kd_reject rej = {{0}};
+        kd_reject rej = {{0}, {0}};
         kd_err err = kd_tictactoe_ops.execute(&s, cases[i].data, cases[i].len, &s.players[0], NULL, &undo, &rej);
         cr_expect_eq(err, KD_ERR_BAD_COMMAND, "case %zu: %s", i, kd_err_code(err));
         cr_expect(strstr(rej.detail, cases[i].detail) != NULL, "case %zu: %s", i, rej.detail);
@@ -249,7 +249,7 @@ Test(ttt_outcome, winning_move_is_rolled_back_to_in_progress)
 {
     kd_ttt_state s, before;
     kd_ttt_undo undo;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     ttt_new(&s, 0);
     ttt_play(&s, "00 10 01 11");
     before = s;
@@ -266,7 +266,7 @@ Test(ttt_init, participants_must_be_two_valid_keys)
 {
     ttt_keys keys;
     kd_ttt_state s;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_buf params;
     ttt_keys_make(&keys);
     kd_buf_init(&params);
@@ -318,7 +318,7 @@ ParameterizedTest(resolve_case *c, ttt_init, resolve_params)
     ttt_keys keys;
     kd_ttt_config config = {.default_cap = c->default_cap};
     kd_buf params, effective;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_ttt_state s;
     ttt_keys_make(&keys);
     kd_buf_init(&params);
@@ -349,7 +349,7 @@ Test(ttt_init, bad_params_are_rejected)
     static const uint8_t garbage[] = {0x08}; /* varint field without its value */
     ttt_keys keys;
     kd_buf effective;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_ttt_state s;
     ttt_keys_make(&keys);
     kd_buf_init(&effective);

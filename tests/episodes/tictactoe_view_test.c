@@ -120,7 +120,7 @@ Test(ttt_wire, move_round_trip)
             for (uint8_t col = 0; col < 4; col++) {
                 kd_buf b;
                 kd_ttt_move m;
-                kd_reject rej = {{0}};
+                kd_reject rej = {{0}, {0}};
                 kd_buf_init(&b);
                 cr_assert_eq(kd_ttt_move_encode(row, col, player, &b), KD_OK);
                 cr_assert_eq(kd_ttt_command_decode(b.data, b.len, &m, &rej), KD_OK, "%s", rej.detail);
@@ -131,7 +131,7 @@ Test(ttt_wire, move_round_trip)
             }
     kd_buf b;
     kd_ttt_move m;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_buf_init(&b);
     cr_assert_eq(kd_ttt_move_encode(0, 0, 2, &b), KD_OK);
     cr_expect_eq(kd_ttt_command_decode(b.data, b.len, &m, &rej), KD_ERR_BAD_COMMAND);
@@ -145,7 +145,7 @@ Test(ttt_wire, params_round_trip)
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
         kd_buf b;
         uint32_t cap = 12345;
-        kd_reject rej = {{0}};
+        kd_reject rej = {{0}, {0}};
         kd_buf_init(&b);
         cr_assert_eq(kd_ttt_params_encode(caps[i], &b), KD_OK);
         if (caps[i] == 0)

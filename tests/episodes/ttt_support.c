@@ -23,7 +23,7 @@ void ttt_new(kd_ttt_state *state, uint8_t cap)
 {
     ttt_keys keys;
     kd_buf params, effective;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     kd_ttt_config config = {.default_cap = 0};
 
     ttt_keys_make(&keys);
@@ -65,7 +65,7 @@ void ttt_play(kd_ttt_state *state, const char *moves)
         }
         cr_assert(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9', "bad move string %s", moves);
         kd_ttt_undo undo;
-        kd_reject rej = {{0}};
+        kd_reject rej = {{0}, {0}};
         kd_err err = ttt_move(state, (uint8_t)(p[0] - '0'), (uint8_t)(p[1] - '0'), &undo, &rej);
         cr_assert_eq(err, KD_OK, "move %c%c of \"%s\": %s (%s)", p[0], p[1], moves, kd_err_code(err), rej.detail);
         p += 2;

@@ -31,7 +31,7 @@ static void play(kd_ttt_state *s, const kd_key *x, const kd_key *o, const char *
             continue;
         kd_ttt_move mv = {(uint32_t)(p[0] - '0'), (uint32_t)(p[1] - '0'), s->turn == KD_TTT_X ? 0 : 1};
         kd_ttt_undo undo;
-        kd_reject rej = {{0}};
+        kd_reject rej = {{0}, {0}};
         kd_err err = kd_ttt_play(s, &mv, mv.player ? &o->pub : &x->pub, &undo, &rej);
         cr_assert_eq(err, KD_OK, "move %c%c: %s (%s)", p[0], p[1], kd_err_code(err), rej.detail);
         p++;

@@ -44,7 +44,7 @@ static void play(kd_ttt_state *s, const kd_ttt_cell *m)
 {
     kd_ttt_move mv = {.row = m->row, .col = m->col, .player = s->turn == KD_TTT_X ? 0 : 1};
     kd_ttt_undo undo;
-    kd_reject rej = {{0}};
+    kd_reject rej = {{0}, {0}};
     cr_assert_eq(kd_ttt_play(s, &mv, &s->players[mv.player], &undo, &rej), KD_OK, "(%u,%u): %s", m->row, m->col,
                  rej.detail);
 }

@@ -1,0 +1,245 @@
+/*
+ * episode_type.h — the type table: what every layer above the engine needs
+ * of an episode type.
+ *
+ * The engine knows a type only through its kd_episode_ops (engine/
+ * episode.h): rules, undo, encodings. Everything else — the gateway's
+ * schemas and answers, block scripts, the CLI's renderings, the simulator,
+ * perft, the players, the page — goes through one kd_episode_type per type,
+ * so none of them knows a particular game:
+ *
+ *   kd_type_table            (caller's storage, one per program)
+ *   ├── tictactoe  ─┬─ ops ──────────► engine (execute, rollback, encodings)
+ *   │               ├─ config        ◄ the environment, read once at start
+ *   │               ├─ JSON ⇄ bytes  ◄ gateway, block scripts, submit
+ *   │               ├─ view bytes    ► EpisodeView.view on PUB, the views
+ *   │               ├─ legal moves, random command, bot ► sim, perft, players
+ *   │               └─ rule codes    ► kdapp://types, docs
+ *   └── …one entry per registered type
+ *
+ * Adding a game is its own files in episodes/ plus one line in types.c
+ * (kd_builtin_types); a test may add a type of its own to its table.
+ *
+ * Seats: a type's participants sit in seats 0..n-1 in NewEpisode order
+ * (tic-tac-toe: 0 plays X, 1 plays O). KD_SEAT_PUBLIC asks for what anyone
+ * may see. Engine state is public by design (DESIGN.md): a hidden-information
+ * game keeps only commitments in it, and a seat's secrets stay with that
+ * seat; so a view for the public must never carry a seat's secret.
+ *
+ * Views: a type's view is its own protobuf message (tictactoe: TttView in
+ * proto/tictactoe.proto), encoded by view_encode from a state and carried as
+ * bytes in EpisodeView.view. Every rendering (JSON, strategy context, text,
+ * prompt) is made from those bytes, so a subscriber that only has the
+ * published EpisodeView renders exactly what a reader of the store does.
+ *
+ * Threading: a type's functions are pure and reentrant (no globals, no
+ * environment except config_from_env's getter, no clock); a kd_type_table is
+ * filled before threads start and only read afterwards.
+ */
+#ifndef KD_EPISODES_EPISODE_TYPE_H
+#define KD_EPISODES_EPISODE_TYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "engine/bytes.h"
+#include "engine/episode.h"
+#include "engine/err.h"
+
+#define KD_SEAT_PUBLIC (-1)
+#define KD_SEAT_NONE (-1)
+#define KD_COMMAND_MAX 128   /* bytes of one enumerated legal command */
+#define KD_NOTATION_MAX 24   /* "(1, 2)", "e7e8q", "b6d4f2" */
+#define KD_TYPE_CONFIG_MAX 64 /* bytes of a type's engine defaults */
+#define KD_TYPES_MAX KD_REGISTRY_MAX
+
+/* ------------------------------------------------------------- status */
+
+typedef enum { KD_PHASE_IN_PROGRESS = 0, KD_PHASE_WON = 1, KD_PHASE_DRAW = 2 } kd_game_phase;
+
+/* Where a game stands: in progress with a seat to move (KD_SEAT_NONE when
+ * no single seat must act), won by a seat, or drawn. */
+typedef struct {
+    kd_game_phase phase;
+    int winner;  /* the winning seat when phase is KD_PHASE_WON, else KD_SEAT_NONE */
+    int to_move; /* the seat to act when in progress, else KD_SEAT_NONE */
+} kd_game_status;
+
+/* "in_progress", "won", "draw". */
+const char *kd_game_phase_name(kd_game_phase phase);
+
+/* --------------------------------------------------------- legal moves */
+
+/* One legal move: its command bytes (what execute takes) and a short
+ * notation for people and logs. The command's JSON is the type's
+ * command_to_json of the bytes. */
+typedef struct {
+    uint8_t command[KD_COMMAND_MAX];
+    size_t command_len;
+    char notation[KD_NOTATION_MAX];
+} kd_legal_move;
+
+/* A growable list in the caller's storage: init, fill, fini. */
+typedef struct {
+    kd_legal_move *moves;
+    size_t count, cap;
+} kd_legal_moves;
+
+void kd_legal_moves_init(kd_legal_moves *list);
+/* Empties the list, keeping its storage. */
+void kd_legal_moves_clear(kd_legal_moves *list);
+void kd_legal_moves_fini(kd_legal_moves *list);
+/* Appends one move; `notation` is truncated to fit. Errors: KD_ERR_NOMEM,
+ * KD_ERR_TOO_LARGE (command longer than KD_COMMAND_MAX). */
+kd_err kd_legal_moves_push(kd_legal_moves *list, const uint8_t *command, size_t len,
+                           const char *notation) KD_WARN_UNUSED;
+
+/* The seeded generator random_command draws from (splitmix64). */
+uint64_t kd_type_rng_next(uint64_t *rng);
+/* Uniform in [0, n); n > 0. */
+uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n);
+
+/* ------------------------------------------------------------ the table */
+
+/* One rule of the type that can refuse a command: its stable short code
+ * (what kd_reject_rule puts in kd_reject.code: logged, stored, sent) and
+ * what it means. Codes are append-only, like the engine's (err.h). */
+typedef struct {
+    const char *code;
+    const char *meaning;
+} kd_rule_code;
+
+/* A reader of the environment (getenv, or a test's table). */
+typedef const char *(*kd_getenv_fn)(void *ctx, const char *name);
+
+typedef struct kd_episode_type {
+    /* ---- identity */
+    const kd_episode_ops *ops; /* the engine's contract; ops->type_name is the type's name */
+    const char *title;         /* "Tic-tac-toe" */
+    const char *summary;       /* the rules in a few sentences (kdapp://types, --help) */
+    size_t min_seats, max_seats;
+    const char *const *seat_names; /* max_seats names: "X", "O" */
+    const kd_rule_code *rule_codes; /* the codes its rules refuse with, ending with {NULL, NULL} */
+
+    /* ---- engine defaults (may be NULL: no configuration) */
+    const char *const *env_names; /* the variables read, NULL-terminated (for --help and docs) */
+    /* Fills `config` (config_size <= KD_TYPE_CONFIG_MAX bytes, zeroed) from
+     * the environment; the pointer is what ops->resolve_params receives.
+     * Errors: KD_ERR_INVALID_ARG with a sentence in `why` naming the
+     * variable, the bad value and the valid range. */
+    kd_err (*config_from_env)(kd_getenv_fn get, void *get_ctx, void *config, char *why, size_t why_len);
+    size_t config_size;
+
+    /* ---- JSON <-> bytes (JSON Schema texts for the gateway and docs) */
+    const char *params_schema;  /* a JSON Schema object, as text */
+    const char *command_schema; /* a JSON Schema object, as text */
+    /* NewEpisode.params bytes from JSON (`params` NULL or {}: the engine
+     * defaults, which may be zero bytes). Errors: KD_ERR_BAD_PARAMS with
+     * `why`, KD_ERR_NOMEM. */
+    kd_err (*params_from_json)(const json_t *params, kd_buf *out, char *why, size_t why_len);
+    /* Command bytes from the type's command JSON for `seat` (the acting
+     * seat, for types whose command names it; KD_SEAT_NONE when unknown).
+     * Only the form is checked: legality is the engine's. Errors:
+     * KD_ERR_BAD_COMMAND with `why`, KD_ERR_NOMEM. */
+    kd_err (*command_from_json)(const json_t *command, int seat, kd_buf *out, char *why, size_t why_len);
+    /* The command JSON of command bytes (new reference), NULL when the
+     * bytes do not decode. command_from_json(command_to_json(b)) == b. */
+    json_t *(*command_to_json)(const uint8_t *command, size_t len);
+
+    /* ---- views, from a state (ops->state_size bytes, as decode_state fills) */
+    /* The status and the seat to move. */
+    kd_game_status (*status)(const void *state);
+    /* Appends the view message bytes for `seat` (KD_SEAT_PUBLIC: the public
+     * view, what PUB carries). Errors: KD_ERR_NOMEM. */
+    kd_err (*view_encode)(const void *state, int seat, kd_buf *out);
+
+    /* ---- renderings, from view bytes (view_encode's output) */
+    /* The type's view fields as a JSON object (new reference; NULL when the
+     * bytes do not decode or on allocation failure). They are merged into
+     * the enriched view beside the generic fields (episode_id, type,
+     * participants, status of the game, block, digest). */
+    json_t *(*view_json)(const uint8_t *view, size_t len);
+    /* What a player needs to decide a move (kdapp_get_strategy_context),
+     * new reference or NULL. */
+    json_t *(*strategy_context)(const uint8_t *view, size_t len);
+    /* A text board for people, appended to `out` (no NUL). Errors:
+     * KD_ERR_DECODE, KD_ERR_NOMEM. */
+    kd_err (*render_text)(const uint8_t *view, size_t len, kd_buf *out);
+    /* The turn prompt for a language model playing `seat` in episode
+     * `episode_id`: the rules in force, the position, the legal moves and
+     * the exact answer format (the command JSON), appended (no NUL).
+     * Errors: KD_ERR_DECODE, KD_ERR_INVALID_ARG (no such seat), KD_ERR_NOMEM. */
+    kd_err (*prompt)(const uint8_t *view, size_t len, uint32_t episode_id, int seat, kd_buf *out);
+
+    /* ---- moves, from a state */
+    /* Appends the legal moves of `seat` (none when it may not act or the
+     * game is over), each a command execute would apply when signed by
+     * that seat. Errors: KD_ERR_NOMEM. */
+    kd_err (*legal_moves)(const void *state, int seat, kd_legal_moves *out);
+    /* A random command for `seat`: a legal one when `legal`, else one the
+     * rules refuse (a rule of the type, not a malformed message), when the
+     * type can make one. Errors: KD_ERR_GAME_OVER (no legal move),
+     * KD_ERR_UNSUPPORTED (no illegal command possible), KD_ERR_NOMEM. */
+    kd_err (*random_command)(const void *state, int seat, int legal, uint64_t *rng, kd_buf *out);
+    /* Optional (NULL: the type has no bot): a strong move for the seat to
+     * move, searched `depth` plies where the type searches; ties broken by
+     * `tiebreak`. Errors: KD_ERR_GAME_OVER, KD_ERR_NOMEM. */
+    kd_err (*bot_command)(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
+} kd_episode_type;
+
+/* The seat named `name` ("X"), or KD_SEAT_NONE. */
+int kd_episode_type_seat(const kd_episode_type *type, const char *name);
+/* The name of `seat`, or "?" when out of range. */
+const char *kd_episode_type_seat_name(const kd_episode_type *type, int seat);
+
+/*
+ * The types a program knows, with their engine defaults: caller's storage,
+ * filled before threads start, read-only afterwards.
+ *
+ *   kd_type_table types;
+ *   kd_type_table_init(&types);                 // the built-in types (types.c)
+ *   kd_type_table_add(&types, &nim_type);       // a test's own type
+ *   kd_type_table_configure(&types, get, NULL, why, sizeof why);
+ *   kd_type_table_registry(&types, &registry);  // what kd_engine_open takes
+ */
+typedef struct {
+    const kd_episode_type *type;
+    _Alignas(max_align_t) unsigned char config[KD_TYPE_CONFIG_MAX];
+    int configured; /* config holds the environment's defaults */
+} kd_type_entry;
+
+typedef struct {
+    kd_type_entry entries[KD_TYPES_MAX];
+    size_t count;
+} kd_type_table;
+
+/* The built-in types, in registration order (types.c). */
+extern const kd_episode_type *const kd_builtin_types[];
+extern const size_t kd_builtin_type_count;
+
+/* Fills `table` with the built-in types, unconfigured (zeroed defaults). */
+void kd_type_table_init(kd_type_table *table);
+/* Fills `table` with no type at all (tests that register their own). */
+void kd_type_table_init_empty(kd_type_table *table);
+/* Adds a type. Errors: KD_ERR_INVALID_ARG (duplicate name, missing
+ * required function, config_size over KD_TYPE_CONFIG_MAX), KD_ERR_TOO_LARGE
+ * (table full). */
+kd_err kd_type_table_add(kd_type_table *table, const kd_episode_type *type) KD_WARN_UNUSED;
+/* Reads every type's engine defaults through `get`. Errors: the first
+ * type's KD_ERR_INVALID_ARG, with `why` naming the variable. */
+kd_err kd_type_table_configure(kd_type_table *table, kd_getenv_fn get, void *get_ctx, char *why,
+                               size_t why_len) KD_WARN_UNUSED;
+/* The process environment as a kd_getenv_fn (ctx unused). */
+const char *kd_getenv_process(void *ctx, const char *name);
+/* Registers every type with its config in `registry` (kd_registry_init'ed
+ * by the caller). The table must outlive the registry. Errors: those of
+ * kd_registry_add. */
+kd_err kd_type_table_registry(const kd_type_table *table, kd_registry *registry) KD_WARN_UNUSED;
+/* The type named `name`, or NULL. */
+const kd_episode_type *kd_type_table_find(const kd_type_table *table, const char *name);
+/* The config pointer a type's resolve_params receives (NULL when none). */
+const void *kd_type_table_config(const kd_type_table *table, const char *name);
+
+#endif
