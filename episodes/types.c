@@ -1,0 +1,171 @@
+/*
+ * types.c — the list of registered episode types, and the kd_type_table
+ * that carries them (with their engine defaults) through a program.
+ *
+ * Adding a game: its own files in episodes/, and one line in
+ * kd_builtin_types below. Nothing else in the tree names a game.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "episodes/episode_type.h"
+#include "episodes/tictactoe.h"
+
+/* ---------------------------------------------- the registered types */
+
+const kd_episode_type *const kd_builtin_types[] = {
+    &kd_tictactoe_type,
+};
+const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
+
+/* ------------------------------------------------------------ the table */
+
+void kd_type_table_init_empty(kd_type_table *table) { memset(table, 0, sizeof *table); }
+
+void kd_type_table_init(kd_type_table *table)
+{
+    kd_type_table_init_empty(table);
+    for (size_t i = 0; i < kd_builtin_type_count; i++) {
+        kd_err err = kd_type_table_add(table, kd_builtin_types[i]);
+        (void)err; /* the built-in list is complete and fits: checked by tests/episodes/types_test.c */
+    }
+}
+
+static int complete(const kd_episode_type *t)
+{
+    return t->ops && t->ops->type_name && t->title && t->seat_names && t->min_seats >= 1 &&
+           t->min_seats <= t->max_seats && t->max_seats <= KD_MAX_PARTICIPANTS && t->rule_codes &&
+           t->params_schema && t->command_schema && t->params_from_json && t->command_from_json &&
+           t->command_to_json && t->status && t->view_encode && t->view_json && t->strategy_context &&
+           t->render_text && t->prompt && t->legal_moves && t->random_command &&
+           t->config_size <= KD_TYPE_CONFIG_MAX && (t->config_size == 0 || t->config_from_env);
+}
+
+kd_err kd_type_table_add(kd_type_table *table, const kd_episode_type *type)
+{
+    if (!type || !complete(type) || kd_type_table_find(table, type->ops->type_name))
+        return KD_ERR_INVALID_ARG;
+    if (table->count == KD_TYPES_MAX)
+        return KD_ERR_TOO_LARGE;
+    kd_type_entry *e = &table->entries[table->count++];
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    return KD_OK;
+}
+
+kd_err kd_type_table_configure(kd_type_table *table, kd_getenv_fn get, void *get_ctx, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < table->count; i++) {
+        kd_type_entry *e = &table->entries[i];
+        if (!e->type->config_from_env)
+            continue;
+        unsigned char config[KD_TYPE_CONFIG_MAX] = {0};
+        kd_err err = e->type->config_from_env(get, get_ctx, config, why, why_len);
+        if (err)
+            return err;
+        memcpy(e->config, config, sizeof config);
+        e->configured = 1;
+    }
+    return KD_OK;
+}
+
+const char *kd_getenv_process(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+kd_err kd_type_table_registry(const kd_type_table *table, kd_registry *registry)
+{
+    for (size_t i = 0; i < table->count; i++) {
+        const kd_type_entry *e = &table->entries[i];
+        kd_err err = kd_registry_add(registry, e->type->ops, e->configured ? e->config : NULL);
+        if (err)
+            return err;
+    }
+    return KD_OK;
+}
+
+const kd_episode_type *kd_type_table_find(const kd_type_table *table, const char *name)
+{
+    for (size_t i = 0; name && i < table->count; i++)
+        if (strcmp(table->entries[i].type->ops->type_name, name) == 0)
+            return table->entries[i].type;
+    return NULL;
+}
+
+const void *kd_type_table_config(const kd_type_table *table, const char *name)
+{
+    for (size_t i = 0; name && i < table->count; i++)
+        if (strcmp(table->entries[i].type->ops->type_name, name) == 0)
+            return table->entries[i].configured ? table->entries[i].config : NULL;
+    return NULL;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+const char *kd_game_phase_name(kd_game_phase phase)
+{
+    switch (phase) {
+    case KD_PHASE_IN_PROGRESS:
+        return "in_progress";
+    case KD_PHASE_WON:
+        return "won";
+    case KD_PHASE_DRAW:
+        return "draw";
+    }
+    return "unknown";
+}
+
+int kd_episode_type_seat(const kd_episode_type *type, const char *name)
+{
+    for (size_t i = 0; name && i < type->max_seats; i++)
+        if (strcmp(type->seat_names[i], name) == 0)
+            return (int)i;
+    return KD_SEAT_NONE;
+}
+
+const char *kd_episode_type_seat_name(const kd_episode_type *type, int seat)
+{
+    return seat >= 0 && (size_t)seat < type->max_seats ? type->seat_names[seat] : "?";
+}
+
+void kd_legal_moves_init(kd_legal_moves *list) { memset(list, 0, sizeof *list); }
+
+void kd_legal_moves_clear(kd_legal_moves *list) { list->count = 0; }
+
+void kd_legal_moves_fini(kd_legal_moves *list)
+{
+    free(list->moves);
+    kd_legal_moves_init(list);
+}
+
+kd_err kd_legal_moves_push(kd_legal_moves *list, const uint8_t *command, size_t len, const char *notation)
+{
+    if (len > KD_COMMAND_MAX)
+        return KD_ERR_TOO_LARGE;
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? 2 * list->cap : 32;
+        kd_legal_move *grown = realloc(list->moves, cap * sizeof *grown);
+        if (!grown)
+            return KD_ERR_NOMEM;
+        list->moves = grown;
+        list->cap = cap;
+    }
+    kd_legal_move *m = &list->moves[list->count++];
+    memcpy(m->command, command, len);
+    m->command_len = len;
+    snprintf(m->notation, sizeof m->notation, "%s", notation ? notation : "");
+    return KD_OK;
+}
+
+uint64_t kd_type_rng_next(uint64_t *rng)
+{
+    uint64_t z = (*rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n) { return (uint32_t)(kd_type_rng_next(rng) % n); }
