@@ -22,13 +22,15 @@
 #define HEXLIKE_MIN 32
 #define JSON_INT_MAX ((uint64_t)INT64_MAX)
 
-/* Where the parser is: for messages and key lookups. */
+/* Where the parser is: for messages, key lookups and type conversions. */
 typedef struct {
     unsigned line;
     const char *keys_dir;
     char *why;
     size_t why_len;
     char where[48]; /* "txs[3]: " or "" */
+    const kd_type_table *types;
+    kd_script *known; /* the episodes created so far (appended to) */
 } pctx;
 
 static kd_err fail(pctx *c, kd_err err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -172,9 +174,139 @@ static kd_err parse_participant(pctx *c, json_t *v, size_t idx, kd_pubkey *out)
     return err;
 }
 
+/* ------------------------------------ conversions through the type table */
+
+/* Keeps the JSON of a generic form as compact text, for the writer. */
+static kd_err keep_json(pctx *c, kd_script_tx *tx, const json_t *j)
+{
+    tx->json = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    return tx->json ? KD_OK : fail(c, KD_ERR_NOMEM, "out of memory");
+}
+
+static kd_err keep_body(pctx *c, kd_script_tx *tx, const kd_buf *b)
+{
+    if (b->len == 0)
+        return KD_OK;
+    tx->body = malloc(b->len);
+    if (!tx->body)
+        return fail(c, KD_ERR_NOMEM, "out of memory");
+    memcpy(tx->body, b->data, b->len);
+    tx->body_len = b->len;
+    return KD_OK;
+}
+
+/* A type's refusal (its sentence in `why`) as a parse error about `what`. */
+static kd_err refused(pctx *c, kd_err err, const char *what, const char *why)
+{
+    if (err == KD_ERR_NOMEM)
+        return fail(c, KD_ERR_NOMEM, "out of memory");
+    return fail(c, KD_ERR_PARSE, "%s: %s", what, why[0] ? why : kd_err_str(err));
+}
+
+/* The one type the shorthand ("cap", "move") is written for. */
+static const char shorthand_type[] = "tictactoe";
+
+/* NewEpisode params from "params" (generic, the named type's params JSON)
+ * or "cap" (shorthand: tic-tac-toe's params {"cap": N}, whatever the named
+ * type, as before the generic forms); neither (or cap 0) leaves the params
+ * empty: the engine's defaults. */
+static kd_err convert_params(pctx *c, kd_script_tx *tx, json_t *params)
+{
+    if (!params && !(tx->has_cap && tx->cap))
+        return KD_OK;
+    const char *name = params ? tx->type : shorthand_type;
+    const kd_episode_type *type = kd_type_table_find(c->types, name);
+    if (!type && params)
+        return fail(c, KD_ERR_PARSE, "type \"%s\" is not registered, so its params cannot be converted", name);
+    if (!type)
+        return fail(c, KD_ERR_PARSE, "the \"cap\" shorthand is for %s episodes, and that type is not registered",
+                    name);
+    json_t *shorthand = params ? NULL : json_pack("{s:I}", "cap", (json_int_t)tx->cap);
+    if (!params && !shorthand)
+        return fail(c, KD_ERR_NOMEM, "out of memory");
+    kd_buf b;
+    kd_buf_init(&b);
+    char why[KD_REJECT_DETAIL_MAX] = "";
+    kd_err err = type->params_from_json(params ? params : shorthand, &b, why, sizeof why);
+    if (err)
+        err = refused(c, err, params ? "params" : "cap", why);
+    if (!err && params)
+        err = keep_json(c, tx, params);
+    if (!err)
+        err = keep_body(c, tx, &b);
+    kd_buf_fini(&b);
+    json_decref(shorthand);
+    return err;
+}
+
+/* Notes a new episode for the commands after it. */
+static kd_err remember_episode(pctx *c, const kd_script_tx *tx)
+{
+    kd_script *k = c->known;
+    if (!k)
+        return KD_OK;
+    if (k->episode_count == k->episode_cap) {
+        size_t cap = k->episode_cap ? 2 * k->episode_cap : 16;
+        kd_script_episode *grown = realloc(k->episodes, cap * sizeof *grown);
+        if (!grown)
+            return fail(c, KD_ERR_NOMEM, "out of memory");
+        k->episodes = grown;
+        k->episode_cap = cap;
+    }
+    kd_script_episode *e = &k->episodes[k->episode_count++];
+    e->id = tx->episode_id;
+    memcpy(e->type, tx->type, sizeof e->type);
+    e->participants = tx->participants;
+    return KD_OK;
+}
+
+/* The latest new_episode of `id` in the script, or NULL. */
+static const kd_script_episode *known_episode(const pctx *c, uint32_t id)
+{
+    for (size_t i = c->known ? c->known->episode_count : 0; i > 0; i--)
+        if (c->known->episodes[i - 1].id == id)
+            return &c->known->episodes[i - 1];
+    return NULL;
+}
+
+/* Command bytes from the type's command JSON, for `seat` (or KD_SEAT_NONE). */
+static kd_err convert_command(pctx *c, kd_script_tx *tx, const kd_episode_type *type, const json_t *command, int seat,
+                              int keep)
+{
+    kd_buf b;
+    kd_buf_init(&b);
+    char why[KD_REJECT_DETAIL_MAX] = "";
+    kd_err err = type->command_from_json(command, seat, &b, why, sizeof why);
+    if (err)
+        err = refused(c, err, "command", why);
+    if (!err && keep)
+        err = keep_json(c, tx, command);
+    if (!err)
+        err = keep_body(c, tx, &b);
+    kd_buf_fini(&b);
+    return err;
+}
+
+/* The shorthand "move" is the command {"row", "col", "player"} of a
+ * tic-tac-toe episode. */
+static kd_err convert_move(pctx *c, kd_script_tx *tx)
+{
+    const kd_episode_type *type = kd_type_table_find(c->types, shorthand_type);
+    if (!type)
+        return fail(c, KD_ERR_PARSE, "the \"move\" shorthand is for %s episodes, and that type is not registered",
+                    shorthand_type);
+    json_t *command = json_pack("{s:i, s:i, s:s}", "row", (int)tx->row, "col", (int)tx->col, "player",
+                                kd_episode_type_seat_name(type, tx->player));
+    if (!command)
+        return fail(c, KD_ERR_NOMEM, "out of memory");
+    kd_err err = convert_command(c, tx, type, command, tx->player, 0);
+    json_decref(command);
+    return err;
+}
+
 static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
 {
-    static const char *const fields[] = {"id", "type", "participants", "cap", NULL};
+    static const char *const fields[] = {"id", "type", "participants", "cap", "params", NULL};
     if (!json_is_object(o))
         return fail(c, KD_ERR_PARSE, "new_episode must be an object");
     kd_err err = check_fields(c, o, "new_episode", fields);
@@ -215,7 +347,12 @@ static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
             return err;
         tx->cap = (uint32_t)u;
     }
-    return KD_OK;
+    json_t *params = json_object_get(o, "params");
+    if (params && tx->has_cap)
+        return fail(c, KD_ERR_PARSE, "new_episode has both \"params\" and the shorthand \"cap\"; give one");
+    if ((err = convert_params(c, tx, params)))
+        return err;
+    return remember_episode(c, tx);
 }
 
 static kd_err parse_player(pctx *c, json_t *v, uint8_t *out)
@@ -278,7 +415,90 @@ static kd_err parse_move(pctx *c, json_t *o, kd_script_tx *tx)
     json_t *v = json_object_get(o, "signer");
     if (v && (err = parse_signer(c, v, tx)))
         return err;
-    return get_uint(c, o, "counter", "move", 0, JSON_INT_MAX, &tx->has_counter, &tx->counter);
+    if ((err = get_uint(c, o, "counter", "move", 0, JSON_INT_MAX, &tx->has_counter, &tx->counter)))
+        return err;
+    return convert_move(c, tx);
+}
+
+/* The generic command: {"episode", "signer"?, "counter"?, "episode_type"?,
+ * "command": {...}} or the command's members inline. */
+static kd_err parse_command(pctx *c, json_t *o, kd_script_tx *tx)
+{
+    static const char *const fields[] = {"episode", "signer", "counter", "episode_type", "command", NULL};
+    if (!json_is_object(o))
+        return fail(c, KD_ERR_PARSE, "command must be an object");
+    uint64_t u;
+    kd_err err;
+    if ((err = get_uint(c, o, "episode", "command", 1, UINT32_MAX, NULL, &u)))
+        return err;
+    tx->episode_id = (uint32_t)u;
+    json_t *v = json_object_get(o, "signer");
+    if (v && (err = parse_signer(c, v, tx)))
+        return err;
+    if ((err = get_uint(c, o, "counter", "command", 0, JSON_INT_MAX, &tx->has_counter, &tx->counter)))
+        return err;
+    const char *named = NULL;
+    v = json_object_get(o, "episode_type");
+    if (v && (err = get_string(c, v, "episode_type", &named)))
+        return err;
+
+    json_t *command = json_object_get(o, "command");
+    if (command) {
+        if ((err = check_fields(c, o, "command", fields)))
+            return err;
+        json_incref(command);
+    } else {
+        command = json_object();
+        if (!command)
+            return fail(c, KD_ERR_NOMEM, "out of memory");
+        const char *key;
+        json_t *member;
+        json_object_foreach(o, key, member)
+        {
+            const char *const *f = fields;
+            while (*f && strcmp(*f, key) != 0)
+                f++;
+            if (!*f && json_object_set(command, key, member)) {
+                err = fail(c, KD_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+        }
+        if (json_object_size(command) == 0) {
+            err = fail(c, KD_ERR_PARSE,
+                       "command has no command: give the type's command JSON as \"command\" or inline");
+            goto done;
+        }
+    }
+
+    const kd_script_episode *ep = known_episode(c, tx->episode_id);
+    if (named && ep && strcmp(named, ep->type) != 0) {
+        err = fail(c, KD_ERR_PARSE, "episode %u is a %s episode in this script, not %s", tx->episode_id, ep->type,
+                   named);
+        goto done;
+    }
+    const char *type_name = named ? named : ep ? ep->type : NULL;
+    if (!type_name) {
+        err = fail(c, KD_ERR_PARSE,
+                   "the type of episode %u is not known (no new_episode of it earlier in the script): "
+                   "add \"episode_type\"",
+                   tx->episode_id);
+        goto done;
+    }
+    const kd_episode_type *type = kd_type_table_find(c->types, type_name);
+    if (!type || strlen(type_name) >= sizeof tx->type) {
+        err = fail(c, KD_ERR_PARSE, "episode type \"%.40s\" is not registered, so the command cannot be converted",
+                   type_name);
+        goto done;
+    }
+    memcpy(tx->type, type_name, strlen(type_name) + 1);
+    int seat = KD_SEAT_NONE;
+    for (size_t i = 0; ep && tx->has_signer && i < ep->participants.count && seat == KD_SEAT_NONE; i++)
+        if (memcmp(ep->participants.keys[i].bytes, tx->signer.pub.bytes, KD_PUBKEY_LEN) == 0)
+            seat = (int)i;
+    err = convert_command(c, tx, type, command, seat, 1);
+done:
+    json_decref(command);
+    return err;
 }
 
 static kd_err parse_raw(pctx *c, json_t *v, kd_script_tx *tx)
@@ -303,7 +523,7 @@ static kd_err parse_raw(pctx *c, json_t *v, kd_script_tx *tx)
 
 static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[KD_HASH_LEN], kd_script_tx *tx)
 {
-    static const char *const fields[] = {"new_episode", "move", "payload_hex", "tx_id", NULL};
+    static const char *const fields[] = {"new_episode", "command", "move", "payload_hex", "tx_id", NULL};
     snprintf(c->where, sizeof c->where, "txs[%zu]: ", idx);
     if (!json_is_object(t))
         return fail(c, KD_ERR_PARSE, "a tx must be an object");
@@ -311,13 +531,17 @@ static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[
     if (err)
         return err;
     json_t *ne = json_object_get(t, "new_episode"), *mv = json_object_get(t, "move"),
-           *raw = json_object_get(t, "payload_hex");
-    int kinds = !!ne + !!mv + !!raw;
+           *raw = json_object_get(t, "payload_hex"), *cmd = json_object_get(t, "command");
+    int kinds = !!ne + !!mv + !!raw + !!cmd;
     if (kinds != 1)
-        return fail(c, KD_ERR_PARSE, "a tx has exactly one of new_episode, move, payload_hex (got %d)", kinds);
+        return fail(c, KD_ERR_PARSE, "a tx has exactly one of new_episode, command, move, payload_hex (got %d)",
+                    kinds);
     if (ne) {
         tx->kind = KD_SCRIPT_TX_NEW_EPISODE;
         err = parse_new_episode(c, ne, tx);
+    } else if (cmd) {
+        tx->kind = KD_SCRIPT_TX_COMMAND;
+        err = parse_command(c, cmd, tx);
     } else if (mv) {
         tx->kind = KD_SCRIPT_TX_MOVE;
         err = parse_move(c, mv, tx);
@@ -397,10 +621,12 @@ static int is_blank_line(const char *line, size_t len)
     return i == len || line[i] == '#';
 }
 
-kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
-                            kd_script_op *op, int *is_blank, char *why, size_t why_len)
+/* One line, converting through `types` and noting new episodes in `known`. */
+static kd_err parse_line_in(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
+                            const kd_type_table *types, kd_script *known, kd_script_op *op, int *is_blank, char *why,
+                            size_t why_len)
 {
-    pctx c = {.line = line_no, .keys_dir = keys_dir, .why = why, .why_len = why_len};
+    pctx c = {.line = line_no, .keys_dir = keys_dir, .why = why, .why_len = why_len, .types = types, .known = known};
     json_t *root = NULL;
     kd_err err = KD_OK;
     memset(op, 0, sizeof *op);
@@ -454,12 +680,26 @@ fail:
     return err;
 }
 
+kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
+                            kd_script_op *op, int *is_blank, char *why, size_t why_len)
+{
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_script known;
+    kd_script_init(&known);
+    kd_err err = parse_line_in(line, len, line_no, prev_daa, keys_dir, &types, &known, op, is_blank, why, why_len);
+    kd_script_fini(&known);
+    return err;
+}
+
 void kd_script_op_fini(kd_script_op *op)
 {
     if (!op)
         return;
     for (size_t i = 0; i < op->tx_count; i++) {
         free(op->txs[i].raw);
+        free(op->txs[i].json);
+        free(op->txs[i].body);
         wipe(&op->txs[i].signer, sizeof op->txs[i].signer);
     }
     free(op->txs);
@@ -468,6 +708,12 @@ void kd_script_op_fini(kd_script_op *op)
 
 void kd_script_init(kd_script *s) { memset(s, 0, sizeof *s); }
 
+void kd_script_init_types(kd_script *s, const kd_type_table *types)
+{
+    kd_script_init(s);
+    s->types = types;
+}
+
 void kd_script_fini(kd_script *s)
 {
     if (!s)
@@ -475,6 +721,7 @@ void kd_script_fini(kd_script *s)
     for (size_t i = 0; i < s->count; i++)
         kd_script_op_fini(&s->ops[i]);
     free(s->ops);
+    free(s->episodes);
     memset(s, 0, sizeof *s);
 }
 
@@ -506,6 +753,12 @@ kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_sc
         text += 3;
         len -= 3;
     }
+    kd_type_table builtin;
+    const kd_type_table *types = out->types;
+    if (!types) {
+        kd_type_table_init(&builtin);
+        types = &builtin;
+    }
     unsigned line_no = 0;
     size_t pos = 0;
     while (pos < len) {
@@ -516,7 +769,8 @@ kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_sc
         line_no++;
         kd_script_op op;
         int blank;
-        kd_err err = kd_script_parse_line(start, n, line_no, prev_daa, keys_dir, &op, &blank, why, why_len);
+        kd_err err =
+            parse_line_in(start, n, line_no, prev_daa, keys_dir, types, out, &op, &blank, why, why_len);
         if (err)
             return err;
         if (blank)
@@ -569,158 +823,5 @@ fail:
     if (f && !is_stdin)
         fclose(f);
     kd_buf_fini(&buf);
-    return err;
-}
-
-/* ------------------------------------------------------------------ writing */
-
-static json_t *hex_string(const uint8_t *data, size_t len)
-{
-    char hex[2 * KD_PUBKEY_LEN + 1];
-    if (2 * len + 1 > sizeof hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    return json_string(hex);
-}
-
-static json_t *raw_hex_string(const uint8_t *data, size_t len)
-{
-    char *hex = malloc(2 * len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    json_t *s = json_string(hex);
-    free(hex);
-    return s;
-}
-
-/* Sets obj[key] = v, taking v even on failure; -1 when v is NULL or the set
- * fails. Lets a chain of puts share one cleanup path. */
-static int put(json_t *obj, const char *key, json_t *v) { return json_object_set_new(obj, key, v); }
-
-/* Rejects what no script line could express, before building anything. */
-static kd_err tx_writable(const kd_script_tx *tx)
-{
-    switch (tx->kind) {
-    case KD_SCRIPT_TX_NEW_EPISODE:
-        return tx->participants.count <= KD_MAX_PARTICIPANTS && memchr(tx->type, '\0', sizeof tx->type) &&
-                       (!tx->has_cap || tx->cap <= 255)
-                   ? KD_OK
-                   : KD_ERR_INVALID_ARG;
-    case KD_SCRIPT_TX_MOVE:
-        return tx->player <= 1 && (!tx->has_signer || tx->signer_ref[0]) &&
-                       (!tx->has_signer || memchr(tx->signer_ref, '\0', sizeof tx->signer_ref)) &&
-                       (!tx->has_counter || tx->counter <= JSON_INT_MAX)
-                   ? KD_OK
-                   : KD_ERR_INVALID_ARG;
-    case KD_SCRIPT_TX_RAW:
-        return tx->raw_len == 0 || tx->raw ? KD_OK : KD_ERR_INVALID_ARG;
-    }
-    return KD_ERR_INVALID_ARG;
-}
-
-/* Appends one tx object to the `txs` array. */
-static kd_err write_tx(const kd_script_tx *tx, json_t *txs)
-{
-    kd_err err = tx_writable(tx);
-    if (err)
-        return err;
-    err = KD_ERR_NOMEM;
-    json_t *t = json_object(), *body = NULL;
-    if (!t || json_array_append(txs, t)) /* txs takes its own reference */
-        goto fail;
-    if (tx->kind == KD_SCRIPT_TX_NEW_EPISODE) {
-        body = json_object();
-        if (put(t, "new_episode", body) || put(body, "id", json_integer(tx->episode_id)))
-            goto fail;
-        json_t *type = json_string(tx->type);
-        if (!type) {
-            err = KD_ERR_INVALID_ARG; /* not UTF-8 */
-            goto fail;
-        }
-        json_t *parts = json_array();
-        if (put(body, "type", type) || put(body, "participants", parts))
-            goto fail; /* a failed put already released parts */
-        for (size_t i = 0; i < tx->participants.count; i++)
-            if (json_array_append_new(parts, hex_string(tx->participants.keys[i].bytes, KD_PUBKEY_LEN)))
-                goto fail;
-        if (tx->has_cap && put(body, "cap", json_integer(tx->cap)))
-            goto fail;
-    } else if (tx->kind == KD_SCRIPT_TX_MOVE) {
-        body = json_object();
-        if (put(t, "move", body) || put(body, "episode", json_integer(tx->episode_id)) ||
-            put(body, "row", json_integer(tx->row)) || put(body, "col", json_integer(tx->col)) ||
-            put(body, "player", json_string(tx->player ? "O" : "X")))
-            goto fail;
-        if (tx->has_signer) {
-            json_t *ref = json_string(tx->signer_ref);
-            if (!ref) {
-                err = KD_ERR_INVALID_ARG; /* not UTF-8 */
-                goto fail;
-            }
-            if (put(body, "signer", ref))
-                goto fail;
-        }
-        if (tx->has_counter && put(body, "counter", json_integer((json_int_t)tx->counter)))
-            goto fail;
-    } else {
-        if (put(t, "payload_hex", raw_hex_string(tx->raw, tx->raw_len)))
-            goto fail;
-    }
-    if (put(t, "tx_id", hex_string(tx->tx_id, KD_HASH_LEN)))
-        goto fail;
-    err = KD_OK;
-
-fail:
-    json_decref(t);
-    return err;
-}
-
-kd_err kd_script_op_write(const kd_script_op *op, kd_buf *out)
-{
-    json_t *root = NULL;
-    char *text = NULL;
-    kd_err err = KD_ERR_INVALID_ARG;
-    if (op->kind == KD_SCRIPT_ACCEPT && (op->daa > JSON_INT_MAX || op->time_ms > JSON_INT_MAX ||
-                                         op->tx_count > KD_SCRIPT_MAX_TXS || (op->tx_count && !op->txs)))
-        goto fail;
-    if (op->kind != KD_SCRIPT_ACCEPT && op->kind != KD_SCRIPT_REVERT)
-        goto fail;
-    err = KD_ERR_NOMEM;
-    root = json_object();
-    if (!root)
-        goto fail;
-    if (op->kind == KD_SCRIPT_REVERT) {
-        if (put(root, "revert", hex_string(op->hash, KD_HASH_LEN)))
-            goto fail;
-    } else {
-        /* each put takes its value even when it fails, so the borrowed
-         * body and txs need no cleanup of their own */
-        json_t *body = json_object();
-        if (put(root, "accept", body) || put(body, "hash", hex_string(op->hash, KD_HASH_LEN)) ||
-            put(body, "daa", json_integer((json_int_t)op->daa)) ||
-            put(body, "time", json_integer((json_int_t)op->time_ms)))
-            goto fail;
-        json_t *txs = json_array();
-        if (put(body, "txs", txs))
-            goto fail;
-        for (size_t i = 0; i < op->tx_count; i++)
-            if ((err = write_tx(&op->txs[i], txs)) != KD_OK)
-                goto fail;
-        err = KD_ERR_NOMEM;
-    }
-    text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (!text)
-        goto fail;
-    size_t n = strlen(text);
-    if ((err = kd_buf_reserve(out, n + 1)) != KD_OK)
-        goto fail;
-    /* both appends fit in the reserved room: `out` is untouched on every error */
-    if ((err = kd_buf_append(out, text, n)) != KD_OK || (err = kd_buf_append(out, "\n", 1)) != KD_OK)
-        goto fail;
-
-fail:
-    free(text);
-    json_decref(root);
     return err;
 }

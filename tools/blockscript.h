@@ -19,7 +19,10 @@
  *   event   {"accept": {"hash": H, "daa": N?, "time": MS?, "txs": [TX...]?}}
  *           {"revert": H}
  *   TX      {"new_episode": {"id": 1..2^32-1, "type": S, "participants": [P...],
- *                            "cap": 0..255 | null ?}, "tx_id": H?}
+ *                            "params": {...}? | "cap": 0..255 | null ?}, "tx_id": H?}
+ *           {"command": {"episode": 1..2^32-1, "signer": KEYREF?, "counter": N?,
+ *                        "episode_type": S?, "command": {...}}, "tx_id": H?}
+ *           {"command": {"episode": ..., "signer": ..., ...the command's own members}}
  *           {"move": {"episode": 1..2^32-1, "row": 0..255, "col": 0..255,
  *                     "player": "X"|"O"|0|1, "signer": KEYREF?, "counter": N?},
  *            "tx_id": H?}
@@ -34,6 +37,18 @@
  *           characters must be exactly 66 digits.
  *   KEYREF  "test:NAME" (deterministic test key) or the name of a key file in
  *           the key directory (kd_key_resolve). A raw pubkey cannot sign.
+ *
+ * Generic forms, for any registered type (episode_type.h): "params" is the
+ * type's params JSON (params_from_json) and a command is the type's command
+ * JSON (command_from_json), given as the "command" member or inline (every
+ * member but episode, signer, counter and episode_type). A command is
+ * converted with the type of its episode: the type of an earlier
+ * new_episode of the same script, else "episode_type". The signer's seat,
+ * when the script created the episode, is handed to command_from_json.
+ *
+ * Tic-tac-toe shorthand (kept from before the generic forms): "cap" in a
+ * new_episode is params {"cap": N} (0: the engine default), and "move" is
+ * the command {"row", "col", "player"} of a "tictactoe" episode.
  *
  * Defaults: daa = the previous accept's daa + 1 (the first accept gets 1),
  * time = daa * 100, txs = none, tx_id = SHA-256(block hash || index as u32
@@ -59,6 +74,7 @@
 #include "engine/crypto.h"
 #include "engine/episode.h"
 #include "engine/err.h"
+#include "episodes/episode_type.h"
 
 /* Longest accepted line in bytes, without its newline. */
 #define KD_SCRIPT_MAX_LINE ((size_t)1 << 20)
@@ -69,7 +85,12 @@
 
 typedef enum { KD_SCRIPT_ACCEPT = 1, KD_SCRIPT_REVERT = 2 } kd_script_op_kind;
 
-typedef enum { KD_SCRIPT_TX_NEW_EPISODE = 1, KD_SCRIPT_TX_MOVE = 2, KD_SCRIPT_TX_RAW = 3 } kd_script_tx_kind;
+typedef enum {
+    KD_SCRIPT_TX_NEW_EPISODE = 1,
+    KD_SCRIPT_TX_MOVE = 2, /* the tic-tac-toe shorthand */
+    KD_SCRIPT_TX_RAW = 3,
+    KD_SCRIPT_TX_COMMAND = 4, /* the generic form */
+} kd_script_tx_kind;
 
 /* One transaction of an accepted block. Fields not used by `kind` are zero. */
 typedef struct {
@@ -77,11 +98,18 @@ typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
     uint32_t episode_id; /* new_episode id / move episode */
     /* new_episode */
-    char type[KD_TYPE_NAME_MAX]; /* NUL-terminated */
+    char type[KD_TYPE_NAME_MAX]; /* NUL-terminated; for a command: its episode's type */
     kd_participants participants;
-    int has_cap; /* 0: the engine's default applies */
+    int has_cap; /* shorthand "cap"; 0: the engine's default applies */
     uint32_t cap;
-    /* move */
+    /* generic forms: the "params" / command JSON as written, compact text
+     * (owned; NULL for the shorthand and when a new_episode has no params) */
+    char *json;
+    /* new_episode: the NewEpisode params; move and command: the command bytes
+     * (owned; converted through the type table at parse time) */
+    uint8_t *body;
+    size_t body_len;
+    /* move (shorthand) */
     uint8_t row, col, player;                  /* player 0 = X, 1 = O */
     int has_signer;                            /* 0: unsigned command */
     kd_key signer;                             /* resolved key pair (holds a secret) */
@@ -103,15 +131,29 @@ typedef struct {
     size_t tx_count;
 } kd_script_op;
 
+/* An episode a script created: what its later commands convert with. */
+typedef struct {
+    uint32_t id;
+    char type[KD_TYPE_NAME_MAX];
+    kd_participants participants;
+} kd_script_episode;
+
 /* A parsed script: ops in source order. Caller's storage. */
 typedef struct {
     kd_script_op *ops;
     size_t count;
     size_t cap; /* allocated entries of ops */
+    /* the types generic forms convert through (borrowed, must outlive the
+     * parse calls); NULL: the built-in types */
+    const kd_type_table *types;
+    kd_script_episode *episodes; /* owned: every new_episode parsed so far */
+    size_t episode_count, episode_cap;
 } kd_script;
 
-/* Prepares an empty script. */
+/* Prepares an empty script converting through the built-in types. */
 void kd_script_init(kd_script *s);
+/* Prepares an empty script converting through `types` (borrowed). */
+void kd_script_init_types(kd_script *s, const kd_type_table *types);
 /* Frees every op and the array and leaves the script empty (re-initialised).
  * Safe on an initialised or partially filled script; accepts NULL. */
 void kd_script_fini(kd_script *s);
@@ -125,7 +167,9 @@ void kd_script_fini(kd_script *s);
  * pubkeys are used). `why` (may be NULL) receives "line N: <what was wrong>"
  * on error.
  *
- * Errors: KD_ERR_PARSE (malformed line), KD_ERR_NOMEM, or the key error of
+ * Errors: KD_ERR_PARSE (malformed line, or generic params / command JSON
+ * its type refuses, or a command whose episode type is not known),
+ * KD_ERR_NOMEM, or the key error of
  * kd_key_resolve (KD_ERR_NOT_FOUND, KD_ERR_BAD_KEY, KD_ERR_INVALID_ARG,
  * KD_ERR_IO). On error `out` holds nothing from the failing line; the ops of
  * earlier lines are kept so callers may choose to use them. Either way the
@@ -144,7 +188,9 @@ kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, ch
 
 /*
  * Parses ONE line (`len` bytes, no trailing newline needed) into `op`, for
- * streaming callers. line_no is used in `op->line` and in messages; prev_daa
+ * streaming callers, converting through the built-in types; a command on
+ * this line alone must name its "episode_type" unless a new_episode of the
+ * same line created its episode. line_no is used in `op->line` and in messages; prev_daa
  * is the daa of the previous accept (0 before the first), for the default.
  *
  * Returns KD_OK with *is_blank = 1 (and `op` zeroed) for a blank or comment
@@ -161,7 +207,8 @@ void kd_script_op_fini(kd_script_op *op);
 /*
  * Appends `op` to `out` as one canonical JSON line, newline included: hashes
  * and tx ids as 64 hex digits (every tx carries its tx_id explicitly, so a
- * reduced script keeps the ids of the original), daa and time always,
+ * reduced script keeps the ids of the original), generic commands with
+ * their "episode_type" (so the line parses on its own), daa and time always,
  * participants as 66 hex digits, the signer as its original reference
  * (signer_ref), optional fields only when set. Used to emit minimal
  * reproduction scripts; parsing the line gives back an equal op.

@@ -69,5 +69,6 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv);
 int kd_cmd_play(kd_cli *cli, int argc, char **argv);
 int kd_cmd_stats(kd_cli *cli, int argc, char **argv);
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv);
+int kd_cmd_perft(kd_cli *cli, int argc, char **argv);
 
 #endif

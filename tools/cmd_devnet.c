@@ -26,11 +26,13 @@
 #include "engine/wire.h"
 #include "handlers/publisher.h"
 #include "kdapp.pb-c.h"
+#include "tools/blockscript.h"
 #include "tools/cli.h"
 #include "tools/devnet.h"
 #include "tools/devnet_client.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
+#include "tools/options.h"
 #include "tools/report.h"
 
 /* ---------------------------------------------------------------- devnet */
@@ -262,51 +264,31 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 typedef struct {
     const char *devnet, *views;
     uint32_t episode;
-    int is_new, has_cap, has_move, has_counter, wait;
-    uint32_t cap;
-    const char *participants, *signer;
-    int row, col, player;
+    int is_new, has_cap, has_counter, has_row, has_col, wait;
+    uint8_t cap, row, col;
+    int player; /* -1 unset, 0 X, 1 O: the block-script move shorthand */
+    const char *participants, *signer, *type, *params, *command;
     uint64_t counter, timeout_ms;
 } submit_args;
 
-/* "A,B,..." of key references or 66-hex pubkeys. */
-static int parse_participants(const char *list, const char *keys_dir, kd_participants *out)
+/* "A,B,..." (key references or 66-hex pubkeys) as a JSON array of strings:
+ * the block script's participants. */
+static json_t *participants_json(const char *list)
 {
-    memset(out, 0, sizeof *out);
+    json_t *arr = json_array();
     char *copy = strdup(list), *save = NULL;
-    int rc = copy ? KD_EXIT_OK : KD_EXIT_FAIL;
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !rc; t = strtok_r(NULL, ",", &save)) {
-        if (out->count == KD_MAX_PARTICIPANTS) {
-            fprintf(stderr, "kdapp submit: at most %d participants\n", KD_MAX_PARTICIPANTS);
-            rc = KD_EXIT_USAGE;
+    for (char *t = copy && arr ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
+        if (json_array_append_new(arr, json_string(t))) {
+            json_decref(arr);
+            arr = NULL;
             break;
         }
-        kd_pubkey *pk = &out->keys[out->count];
-        if (strlen(t) == 2 * KD_PUBKEY_LEN && kd_hex_decode(t, pk->bytes, KD_PUBKEY_LEN) == 0) {
-            out->count++;
-            continue;
-        }
-        kd_key key;
-        char why[256];
-        if (kd_key_resolve(keys_dir, t, &key, why, sizeof why) != KD_OK) {
-            fprintf(stderr, "kdapp submit: participant '%s': %s\n", t, why);
-            rc = KD_EXIT_USAGE;
-            break;
-        }
-        *pk = key.pub;
-        memset(&key, 0, sizeof key);
-        out->count++;
-    }
     free(copy);
-    if (!rc && out->count == 0) {
-        fprintf(stderr, "kdapp submit: --participants names nobody\n");
-        rc = KD_EXIT_USAGE;
-    }
-    return rc;
+    return arr;
 }
 
-/* The episode's move counter from the data directory, read-only. */
-static int read_counter(kd_cli *cli, uint32_t episode, uint64_t *out)
+/* The episode's move counter and type from the data directory, read-only. */
+static int read_episode(kd_cli *cli, uint32_t episode, uint64_t *counter, char type[KD_TYPE_NAME_MAX])
 {
     kd_engine *engine = NULL;
     int rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine);
@@ -314,7 +296,7 @@ static int read_counter(kd_cli *cli, uint32_t episode, uint64_t *out)
         return rc;
     kd_episode_snapshot snap;
     kd_err err = kd_engine_episode_read(engine, episode, &snap);
-    *out = 0;
+    *counter = 0;
     if (err == KD_ERR_NOT_FOUND) {
         fprintf(stderr, "kdapp submit: episode %u is not in %s yet; signing for move counter 0\n", episode,
                 cli->data_dir);
@@ -322,45 +304,110 @@ static int read_counter(kd_cli *cli, uint32_t episode, uint64_t *out)
         fprintf(stderr, "kdapp submit: cannot read episode %u: %s\n", episode, kd_err_str(err));
         rc = KD_EXIT_FAIL;
     } else {
-        *out = snap.undo_depth;
+        *counter = snap.undo_depth;
+        snprintf(type, KD_TYPE_NAME_MAX, "%s", snap.ops->type_name);
         kd_episode_snapshot_fini(&snap);
     }
     kd_engine_close(engine);
     return rc;
 }
 
+/* The tx the arguments describe, as a block-script tx (blockscript.h), so
+ * that submit and block scripts convert through the type table alike. */
+static int tx_json(kd_cli *cli, const submit_args *a, json_t **out)
+{
+    json_t *tx = NULL;
+    json_error_t jerr;
+    if (a->is_new) {
+        json_t *parts = participants_json(a->participants), *params = NULL;
+        if (a->params && !(params = json_loads(a->params, JSON_REJECT_DUPLICATES, &jerr))) {
+            fprintf(stderr, "kdapp submit: --params is not JSON: %s\n", jerr.text);
+            json_decref(parts);
+            return KD_EXIT_USAGE;
+        }
+        const char *type = a->type ? a->type : cli->types.count ? cli->types.entries[0].type->ops->type_name : "";
+        tx = json_pack("{s:{s:I, s:s, s:o}}", "new_episode", "id", (json_int_t)a->episode, "type", type,
+                       "participants", parts);
+        json_t *ne = json_object_get(tx, "new_episode");
+        if (tx && params && json_object_set_new(ne, "params", params))
+            tx = (json_decref(tx), NULL);
+        else if (tx && !params && a->has_cap && json_object_set_new(ne, "cap", json_integer(a->cap)))
+            tx = (json_decref(tx), NULL);
+        else if (!tx)
+            json_decref(params);
+    } else {
+        uint64_t counter = a->counter;
+        char type[KD_TYPE_NAME_MAX] = "";
+        int need_store = !a->has_counter || (a->command && !a->type);
+        int rc = need_store ? read_episode(cli, a->episode, &counter, type) : KD_EXIT_OK;
+        if (rc)
+            return rc;
+        if (a->has_counter)
+            counter = a->counter;
+        if (a->type)
+            snprintf(type, sizeof type, "%s", a->type);
+        if (a->command) {
+            json_t *command = json_loads(a->command, JSON_REJECT_DUPLICATES, &jerr);
+            if (!command) {
+                fprintf(stderr, "kdapp submit: --command is not JSON: %s\n", jerr.text);
+                return KD_EXIT_USAGE;
+            }
+            if (!type[0]) {
+                fprintf(stderr, "kdapp submit: the type of episode %u is not known here: give --type\n", a->episode);
+                json_decref(command);
+                return KD_EXIT_USAGE;
+            }
+            tx = json_pack("{s:{s:I, s:s, s:I, s:s, s:o}}", "command", "episode", (json_int_t)a->episode, "signer",
+                           a->signer, "counter", (json_int_t)counter, "episode_type", type, "command", command);
+        } else {
+            tx = json_pack("{s:{s:I, s:i, s:i, s:i, s:s, s:I}}", "move", "episode", (json_int_t)a->episode, "row",
+                           (int)a->row, "col", (int)a->col, "player", a->player, "signer", a->signer, "counter",
+                           (json_int_t)counter);
+        }
+    }
+    if (!tx) {
+        fprintf(stderr, "kdapp submit: out of memory\n");
+        return KD_EXIT_FAIL;
+    }
+    *out = tx;
+    return KD_EXIT_OK;
+}
+
 /* Builds the payload the arguments describe. */
 static int build_payload(kd_cli *cli, const submit_args *a, kd_buf *out)
 {
-    kd_err err;
-    if (a->is_new) {
-        kd_participants parts;
-        int rc = parse_participants(a->participants, cli->keys_dir, &parts);
-        if (rc)
-            return rc;
-        kd_buf params;
-        kd_buf_init(&params);
-        err = a->has_cap ? kd_ttt_params_encode(a->cap, &params) : KD_OK;
-        if (!err)
-            err = kd_wire_new_episode(a->episode, KD_TTT_TYPE_NAME, &parts, params.data, params.len, out);
-        kd_buf_fini(&params);
-        return err ? KD_EXIT_FAIL : KD_EXIT_OK;
+    json_t *tx = NULL, *line = NULL;
+    char *text = NULL;
+    kd_script script;
+    kd_script_init_types(&script, &cli->types);
+    int rc = tx_json(cli, a, &tx);
+    if (rc)
+        goto done;
+    rc = KD_EXIT_FAIL;
+    line = json_pack("{s:{s:s, s:[O]}}", "accept", "hash", "kdapp-submit", "txs", tx);
+    text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    if (!text)
+        goto done;
+    char why[512] = "";
+    kd_err err = kd_script_parse(text, strlen(text), cli->keys_dir, &script, why, sizeof why);
+    if (err) {
+        /* "line 1: txs[0]: " says nothing about the arguments */
+        const char *what = strstr(why, "txs[0]: ");
+        fprintf(stderr, "kdapp submit: %s\n", what ? what + 8 : why);
+        rc = err == KD_ERR_NOMEM || err == KD_ERR_IO ? KD_EXIT_FAIL : KD_EXIT_USAGE;
+        goto done;
     }
-    kd_key key;
-    char why[256];
-    if ((err = kd_key_resolve(cli->keys_dir, a->signer, &key, why, sizeof why))) {
-        fprintf(stderr, "kdapp submit: --signer '%s': %s\n", a->signer, why);
-        return KD_EXIT_USAGE;
-    }
-    uint64_t counter = a->counter;
-    int rc = a->has_counter ? KD_EXIT_OK : read_counter(cli, a->episode, &counter);
-    kd_buf cmd;
-    kd_buf_init(&cmd);
-    if (!rc && ((err = kd_ttt_move_encode((uint8_t)a->row, (uint8_t)a->col, (uint8_t)a->player, &cmd)) ||
-                (err = kd_wire_signed_command(a->episode, cmd.data, cmd.len, &key, counter, out))))
-        rc = KD_EXIT_FAIL;
-    kd_buf_fini(&cmd);
-    memset(&key, 0, sizeof key);
+    const kd_script_tx *t = &script.ops[0].txs[0];
+    if (t->kind == KD_SCRIPT_TX_NEW_EPISODE)
+        err = kd_wire_new_episode(t->episode_id, t->type, &t->participants, t->body, t->body_len, out);
+    else
+        err = kd_wire_signed_command(t->episode_id, t->body, t->body_len, &t->signer, t->counter, out);
+    rc = err ? KD_EXIT_FAIL : KD_EXIT_OK;
+done:
+    kd_script_fini(&script);
+    free(text);
+    json_decref(line);
+    json_decref(tx);
     return rc;
 }
 
@@ -467,118 +514,97 @@ static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint6
     }
 }
 
-static int submit_usage(void)
+static int submit_usage(FILE *out)
 {
     fputs("usage: kdapp submit [--devnet URL] [--data DIR] [--keys DIR] --episode ID\n"
-          "         (--new --participants A,B [--cap N]\n"
+          "         (--new --participants A,B [--type T] [--params JSON | --cap N]\n"
+          "          | --command JSON --signer KEY [--type T] [--counter N]\n"
           "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
-          "         [--wait [--views URL] [--timeout MS]]\n",
-          stderr);
-    return KD_EXIT_USAGE;
+          "         [--wait [--views URL] [--timeout MS]]\n"
+          "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
+          "  --row/--col/--player is the block scripts' tic-tac-toe move shorthand\n",
+          out);
+    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
+}
+
+static int parse_player(const char *text, void *value)
+{
+    int *player = value;
+    if (strcmp(text, "X") == 0 || strcmp(text, "x") == 0 || strcmp(text, "0") == 0)
+        *player = 0;
+    else if (strcmp(text, "O") == 0 || strcmp(text, "o") == 0 || strcmp(text, "1") == 0)
+        *player = 1;
+    else
+        return -1;
+    return 0;
 }
 
 static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"devnet", required_argument, NULL, 'n'},
-                                             {"views", required_argument, NULL, 'v'},
-                                             {"episode", required_argument, NULL, 'e'},
-                                             {"new", no_argument, NULL, 'N'},
-                                             {"participants", required_argument, NULL, 'P'},
-                                             {"cap", required_argument, NULL, 'c'},
-                                             {"row", required_argument, NULL, 'r'},
-                                             {"col", required_argument, NULL, 'C'},
-                                             {"player", required_argument, NULL, 'p'},
-                                             {"signer", required_argument, NULL, 's'},
-                                             {"counter", required_argument, NULL, 'k'},
-                                             {"wait", no_argument, NULL, 'w'},
-                                             {"timeout", required_argument, NULL, 't'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     memset(a, 0, sizeof *a);
-    a->row = a->col = a->player = -1;
+    a->player = -1;
     a->timeout_ms = 30000;
-    uint64_t v;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        const char *bad = NULL, *range = NULL;
-        switch (opt) {
-        case 'n':
-            a->devnet = optarg;
-            break;
-        case 'v':
-            a->views = optarg;
-            break;
-        case 'N':
-            a->is_new = 1;
-            break;
-        case 'P':
-            a->participants = optarg;
-            break;
-        case 's':
-            a->signer = optarg;
-            break;
-        case 'w':
-            a->wait = 1;
-            break;
-        case 'e':
-            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &v) == 0)
-                a->episode = (uint32_t)v;
-            else
-                bad = "--episode", range = "1 to 4294967295";
-            break;
-        case 'c':
-            if (kd_cli_parse_u64(optarg, 1, KD_TTT_WIRE_CLASSIC, &v) == 0)
-                a->cap = (uint32_t)v, a->has_cap = 1;
-            else
-                bad = "--cap", range = "1 to 8 (stress mode) or 9 (classic)";
-            break;
-        case 'r':
-        case 'C':
-            if (kd_cli_parse_u64(optarg, 0, 255, &v) == 0)
-                *(opt == 'r' ? &a->row : &a->col) = (int)v;
-            else
-                bad = opt == 'r' ? "--row" : "--col", range = "0 to 2 (up to 255 reaches the engine)";
-            break;
-        case 'p':
-            if (strcmp(optarg, "X") == 0 || strcmp(optarg, "x") == 0 || strcmp(optarg, "0") == 0)
-                a->player = 0;
-            else if (strcmp(optarg, "O") == 0 || strcmp(optarg, "o") == 0 || strcmp(optarg, "1") == 0)
-                a->player = 1;
-            else
-                bad = "--player", range = "X or O";
-            break;
-        case 'k':
-            if (kd_cli_parse_u64(optarg, 0, UINT64_MAX, &a->counter) == 0)
-                a->has_counter = 1;
-            else
-                bad = "--counter", range = "a non-negative integer";
-            break;
-        case 't':
-            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &a->timeout_ms) != 0)
-                bad = "--timeout", range = "milliseconds, 1 or more";
-            break;
-        default:
-            submit_usage();
-            return opt == 'h' ? -1 : KD_EXIT_USAGE;
-        }
-        if (bad) {
-            fprintf(stderr, "kdapp submit: %s '%s' is not valid: use %s\n", bad, optarg, range);
-            return KD_EXIT_USAGE;
-        }
+    const kd_option opts[] = {
+        {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
+        {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &a->devnet},
+        {.name = "views", .kind = KD_OPT_STRING, .value = &a->views},
+        {.name = "episode", .kind = KD_OPT_UINT, .value = &a->episode, .size = sizeof a->episode, .min = 1,
+         .max = UINT32_MAX, .use = "1 to 4294967295"},
+        {.name = "new", .kind = KD_OPT_FLAG, .value = &a->is_new},
+        {.name = "participants", .kind = KD_OPT_STRING, .value = &a->participants},
+        {.name = "type", .kind = KD_OPT_STRING, .value = &a->type},
+        {.name = "params", .kind = KD_OPT_STRING, .value = &a->params},
+        {.name = "cap", .kind = KD_OPT_UINT, .value = &a->cap, .size = sizeof a->cap, .min = 1, .max = 9,
+         .use = "1 to 8 (stress mode) or 9 (classic)", .seen = &a->has_cap},
+        {.name = "command", .kind = KD_OPT_STRING, .value = &a->command},
+        {.name = "row", .kind = KD_OPT_UINT, .value = &a->row, .size = sizeof a->row, .max = 255,
+         .use = "0 to 2 (up to 255 reaches the engine)", .seen = &a->has_row},
+        {.name = "col", .kind = KD_OPT_UINT, .value = &a->col, .size = sizeof a->col, .max = 255,
+         .use = "0 to 2 (up to 255 reaches the engine)", .seen = &a->has_col},
+        {.name = "player", .kind = KD_OPT_CUSTOM, .value = &a->player, .parse = parse_player, .use = "X or O"},
+        {.name = "signer", .kind = KD_OPT_STRING, .value = &a->signer},
+        {.name = "counter", .kind = KD_OPT_UINT, .value = &a->counter, .use = "a non-negative integer",
+         .seen = &a->has_counter},
+        {.name = "wait", .kind = KD_OPT_FLAG, .value = &a->wait},
+        {.name = "timeout", .kind = KD_OPT_UINT, .value = &a->timeout_ms, .min = 1, .max = UINT32_MAX,
+         .use = "milliseconds, 1 or more"},
+        {0},
+    };
+    int first;
+    switch (kd_options_parse("kdapp submit", opts, argc, argv, &first)) {
+    case KD_OPTIONS_OK:
+        break;
+    case KD_OPTIONS_HELP:
+        submit_usage(stdout);
+        return -1;
+    case KD_OPTIONS_BAD:
+        return KD_EXIT_USAGE;
+    default:
+        return submit_usage(stderr);
     }
-    a->has_move = a->row >= 0 || a->col >= 0 || a->player >= 0 || a->signer;
-    if (optind != argc || !a->episode || a->is_new == a->has_move)
-        return submit_usage();
+    int shorthand = a->has_row || a->has_col || a->player >= 0;
+    int has_move = shorthand || a->command || a->signer;
+    if (first != argc || !a->episode || a->is_new == has_move)
+        return submit_usage(stderr);
     if (a->is_new && !a->participants) {
         fprintf(stderr, "kdapp submit: --new needs --participants A,B\n");
         return KD_EXIT_USAGE;
     }
-    if (a->has_move && (a->row < 0 || a->col < 0 || a->player < 0 || !a->signer)) {
+    if (a->is_new && a->params && a->has_cap) {
+        fprintf(stderr, "kdapp submit: give --params or the shorthand --cap, not both\n");
+        return KD_EXIT_USAGE;
+    }
+    if (has_move && a->command && shorthand) {
+        fprintf(stderr, "kdapp submit: give --command or the shorthand --row/--col/--player, not both\n");
+        return KD_EXIT_USAGE;
+    }
+    if (has_move && !a->command && (!a->has_row || !a->has_col || a->player < 0 || !a->signer)) {
         fprintf(stderr, "kdapp submit: a move needs --row, --col, --player and --signer\n");
+        return KD_EXIT_USAGE;
+    }
+    if (a->command && !a->signer) {
+        fprintf(stderr, "kdapp submit: --command needs --signer\n");
         return KD_EXIT_USAGE;
     }
     return KD_EXIT_OK;

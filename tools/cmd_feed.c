@@ -141,7 +141,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     /* Parse the whole script first: a malformed line stops the feed before
      * anything is applied. */
     kd_script script;
-    kd_script_init(&script);
+    kd_script_init_types(&script, &cli->types);
     char why[512];
     kd_err err = kd_script_load(path, cli->keys_dir, &script, why, sizeof why);
     if (err) {

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
 
 struct kd_feeder {
     kd_engine *engine;            /* local: dry runs on it */
@@ -67,27 +66,22 @@ static kd_err encode_tx(kd_feeder *f, kd_dryrun *run, const kd_script_op *op, co
 {
     const kd_script_tx *tx = &op->txs[i];
     kd_err err = KD_OK;
-    kd_buf b;
-    kd_buf_init(&b);
     uint64_t counter = 0;
     switch (tx->kind) {
     case KD_SCRIPT_TX_NEW_EPISODE:
-        if (!tx->has_cap || !(err = kd_ttt_params_encode(tx->cap, &b)))
-            err = kd_wire_new_episode(tx->episode_id, tx->type, &tx->participants, b.data, b.len, p);
+        err = kd_wire_new_episode(tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, p);
         break;
     case KD_SCRIPT_TX_MOVE:
-        if ((err = kd_ttt_move_encode(tx->row, tx->col, tx->player, &b)))
-            break;
+    case KD_SCRIPT_TX_COMMAND: /* the command bytes were converted at parse time */
         if (!tx->has_signer)
-            err = kd_wire_unsigned_command(tx->episode_id, b.data, b.len, p);
+            err = kd_wire_unsigned_command(tx->episode_id, tx->body, tx->body_len, p);
         else if (!(err = move_counter(f, run, op, txs, i, &counter)))
-            err = kd_wire_signed_command(tx->episode_id, b.data, b.len, &tx->signer, counter, p);
+            err = kd_wire_signed_command(tx->episode_id, tx->body, tx->body_len, &tx->signer, counter, p);
         break;
     default:
         err = kd_buf_append(p, tx->raw, tx->raw_len);
         break;
     }
-    kd_buf_fini(&b);
     return err;
 }
 

@@ -25,6 +25,7 @@ static const command commands[] = {
     {"mcp", kd_cmd_mcp, "MCP gateway for agents (stdio, or --http ADDR:PORT)"},
     {"play", kd_cmd_play, "a game between two players (random, search, llm:URL, human) through the gateway"},
     {"sim", kd_cmd_sim, "seeded reorg simulator checked against an oracle after every step"},
+    {"perft", kd_cmd_perft, "count an episode type's legal move sequences N plies deep (an undo test)"},
     {"bench", kd_cmd_bench, "benchmarks against baselines measured in the same run (--quick)"},
     {"engine", kd_cmd_engine, "run the engine daemon (NNG ingest + view publishing)"},
     {"devnet", kd_cmd_devnet, "run a local chain that feeds an engine blocks"},

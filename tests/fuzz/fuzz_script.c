@@ -14,9 +14,17 @@
 #include "fuzz/fuzz_support.h"
 #include "tools/blockscript.h"
 
+static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+static int same_body(const kd_script_tx *a, const kd_script_tx *b)
+{
+    return a->body_len == b->body_len && (a->body_len == 0 || memcmp(a->body, b->body, a->body_len) == 0);
+}
+
 static int tx_equal(const kd_script_tx *a, const kd_script_tx *b)
 {
-    if (a->kind != b->kind || memcmp(a->tx_id, b->tx_id, KD_HASH_LEN) != 0 || a->episode_id != b->episode_id)
+    if (a->kind != b->kind || memcmp(a->tx_id, b->tx_id, KD_HASH_LEN) != 0 || a->episode_id != b->episode_id ||
+        !same_text(a->json, b->json) || !same_body(a, b))
         return 0;
     switch (a->kind) {
     case KD_SCRIPT_TX_NEW_EPISODE:
@@ -24,6 +32,11 @@ static int tx_equal(const kd_script_tx *a, const kd_script_tx *b)
                memcmp(a->participants.keys, b->participants.keys,
                       a->participants.count * sizeof a->participants.keys[0]) == 0 &&
                a->has_cap == b->has_cap && (!a->has_cap || a->cap == b->cap);
+    case KD_SCRIPT_TX_COMMAND:
+        return strcmp(a->type, b->type) == 0 && a->has_signer == b->has_signer &&
+               (!a->has_signer || (memcmp(&a->signer.pub, &b->signer.pub, sizeof a->signer.pub) == 0 &&
+                                   strcmp(a->signer_ref, b->signer_ref) == 0)) &&
+               a->has_counter == b->has_counter && (!a->has_counter || a->counter == b->counter);
     case KD_SCRIPT_TX_MOVE:
         return a->row == b->row && a->col == b->col && a->player == b->player && a->has_signer == b->has_signer &&
                (!a->has_signer || (memcmp(&a->signer.pub, &b->signer.pub, sizeof a->signer.pub) == 0 &&

@@ -15,6 +15,7 @@
 
 #include "engine/bytes.h"
 #include "engine/crypto.h"
+#include "episodes/episode_type.h"
 #include "tools/blockscript.h"
 
 #define H64 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -94,6 +95,12 @@ static void expect_tx_equal(const kd_script_tx *a, const kd_script_tx *b)
     cr_expect_eq(a->raw_len, b->raw_len);
     if (a->raw_len && a->raw_len == b->raw_len)
         cr_expect_arr_eq(a->raw, b->raw, a->raw_len);
+    cr_expect_eq(!a->json, !b->json);
+    if (a->json && b->json)
+        cr_expect_str_eq(a->json, b->json);
+    cr_expect_eq(a->body_len, b->body_len);
+    if (a->body_len && a->body_len == b->body_len)
+        cr_expect_arr_eq(a->body, b->body, a->body_len);
 }
 
 static void expect_op_equal(const kd_script_op *a, const kd_script_op *b)
@@ -446,6 +453,109 @@ Test(blockscript, write_refuses_inexpressible_ops)
     kd_buf_fini(&out);
 }
 
+/* ------------------------------------------------------------ generic forms */
+
+/* The bytes a type makes of a JSON text (params when `params`, else a
+ * command for `seat`). */
+static void type_bytes(const char *type_name, int params, const char *json, int seat, kd_buf *out)
+{
+    kd_type_table types;
+    kd_type_table_init(&types);
+    const kd_episode_type *type = kd_type_table_find(&types, type_name);
+    cr_assert_not_null(type, "%s is registered", type_name);
+    json_t *j = json_loads(json, 0, NULL);
+    cr_assert_not_null(j, "%s", json);
+    char why[160] = "";
+    kd_err err = params ? type->params_from_json(j, out, why, sizeof why)
+                        : type->command_from_json(j, seat, out, why, sizeof why);
+    cr_assert_eq(err, KD_OK, "%s: %s", json, why);
+    json_decref(j);
+}
+
+static void expect_body(const kd_script_tx *t, const kd_buf *want, const char *what)
+{
+    cr_expect_eq(t->body_len, want->len, "%s: %zu bytes, want %zu", what, t->body_len, want->len);
+    if (t->body_len == want->len && want->len)
+        cr_expect_arr_eq(t->body, want->data, want->len, "%s", what);
+}
+
+Test(blockscript, generic_forms_convert_through_the_type_table)
+{
+    const char *script =
+        "{\"accept\": {\"hash\": \"g1\", \"txs\": ["
+        "{\"new_episode\": {\"id\": 5, \"type\": \"tictactoe\", \"participants\": [\"test:alice\", \"test:bob\"],"
+        " \"params\": {\"cap\": 3}}},"
+        "{\"command\": {\"episode\": 5, \"signer\": \"test:alice\", \"command\": {\"row\": 1, \"col\": 2,"
+        " \"player\": \"X\"}}},"
+        "{\"command\": {\"episode\": 5, \"signer\": \"test:bob\", \"counter\": 1, \"row\": 0, \"col\": 0}},"
+        "{\"move\": {\"episode\": 5, \"row\": 1, \"col\": 2, \"player\": \"X\", \"signer\": \"test:alice\"}}]}}\n"
+        "{\"accept\": {\"hash\": \"g2\", \"txs\": ["
+        "{\"command\": {\"episode\": 5, \"row\": 2, \"col\": 2, \"player\": \"X\"}}]}}\n";
+    kd_script s;
+    char why[256] = "";
+    cr_assert_eq(parse(script, NULL, &s, why, sizeof why), KD_OK, "%s", why);
+    cr_assert_eq(s.count, 2);
+    cr_assert_eq(s.ops[0].tx_count, 4);
+    const kd_script_tx *t = s.ops[0].txs;
+    kd_buf want;
+    kd_buf_init(&want);
+
+    type_bytes("tictactoe", 1, "{\"cap\": 3}", KD_SEAT_NONE, &want);
+    cr_expect_eq(t[0].kind, KD_SCRIPT_TX_NEW_EPISODE);
+    expect_body(&t[0], &want, "params");
+    cr_expect_str_eq(t[0].json, "{\"cap\":3}");
+
+    want.len = 0;
+    type_bytes("tictactoe", 0, "{\"row\": 1, \"col\": 2, \"player\": \"X\"}", KD_SEAT_NONE, &want);
+    cr_expect_eq(t[1].kind, KD_SCRIPT_TX_COMMAND);
+    cr_expect_str_eq(t[1].type, "tictactoe", "the episode's type, from its new_episode");
+    cr_expect_eq(t[1].has_signer, 1);
+    expect_body(&t[1], &want, "nested command");
+    expect_body(&t[3], &want, "the shorthand makes the same bytes");
+
+    /* inline, no player: bob signs, and bob sits in seat 1 (O) */
+    want.len = 0;
+    type_bytes("tictactoe", 0, "{\"row\": 0, \"col\": 0, \"player\": \"O\"}", KD_SEAT_NONE, &want);
+    expect_body(&t[2], &want, "inline command for the signer's seat");
+    cr_expect_eq(t[2].has_counter, 1);
+    cr_expect_str_eq(t[2].json, "{\"row\":0,\"col\":0}");
+    cr_expect_eq(s.ops[1].txs[0].kind, KD_SCRIPT_TX_COMMAND, "a later line knows the episode too");
+
+    /* write → parse: each line on its own (a command names its type) */
+    for (size_t i = 0; i < s.count; i++) {
+        kd_buf line;
+        kd_buf_init(&line);
+        cr_assert_eq(kd_script_op_write(&s.ops[i], &line), KD_OK);
+        cr_assert_eq(kd_buf_append(&line, "", 1), KD_OK);
+        cr_expect(strstr((const char *)line.data, "\"episode_type\":\"tictactoe\"") != NULL, "%s",
+                  (const char *)line.data);
+        kd_script_op again;
+        int blank = 0;
+        cr_assert_eq(kd_script_parse_line((const char *)line.data, line.len - 2, 1, 0, NULL, &again, &blank, why,
+                                          sizeof why),
+                     KD_OK, "%s: %s", why, (const char *)line.data);
+        expect_op_equal(&s.ops[i], &again);
+        kd_script_op_fini(&again);
+        kd_buf_fini(&line);
+    }
+    kd_buf_fini(&want);
+    kd_script_fini(&s);
+}
+
+Test(blockscript, generic_forms_need_a_registered_type_of_the_script)
+{
+    kd_type_table empty;
+    kd_type_table_init_empty(&empty);
+    kd_script s;
+    kd_script_init_types(&s, &empty);
+    char why[256] = "";
+    const char *text = "{\"accept\": {\"hash\": \"b1\", \"txs\": [{\"move\": {\"episode\": 1, \"row\": 0, \"col\": 0,"
+                       " \"player\": \"X\"}}]}}";
+    cr_expect_eq(kd_script_parse(text, strlen(text), NULL, &s, why, sizeof why), KD_ERR_PARSE);
+    cr_expect(strstr(why, "line 1: txs[0]: the \"move\" shorthand is for tictactoe episodes") != NULL, "%s", why);
+    kd_script_fini(&s);
+}
+
 /* ---------------------------------------------------------------- malformed */
 
 typedef struct {
@@ -546,6 +656,27 @@ static const bad_case bad_cases[] = {
     {MOVE(", \"signer\": \"../etc\""), KD_ERR_INVALID_ARG, "signer: key name"},
     {MOVE(", \"counter\": -1"), KD_ERR_PARSE, "\"counter\" in move must be a non-negative integer"},
     {MOVE(", \"counter\": true"), KD_ERR_PARSE, "\"counter\" in move must be"},
+    {ACC("{\"command\": 3}"), KD_ERR_PARSE, "txs[0]: command must be an object"},
+    {ACC("{\"command\": {\"episode\": 9, \"row\": 0, \"col\": 0}}"), KD_ERR_PARSE,
+     "txs[0]: the type of episode 9 is not known"},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"chess\", \"command\": {}}}"), KD_ERR_PARSE,
+     "episode type \"chess\" is not registered"},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\", \"command\": {\"row\": 300,"
+         " \"col\": 0, \"player\": \"X\"}}}"),
+     KD_ERR_PARSE, "txs[0]: command: "},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\", \"command\": {}, \"x\": 1}}"),
+     KD_ERR_PARSE, "unknown field \"x\" in command"},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\"}}"), KD_ERR_PARSE,
+     "command has no command"},
+    {ACC("{\"command\": {\"row\": 0}}"), KD_ERR_PARSE, "missing field \"episode\" in command"},
+    {NEWEP(", \"participants\": [], \"cap\": 3, \"params\": {\"cap\": 3}"), KD_ERR_PARSE,
+     "both \"params\" and the shorthand \"cap\""},
+    {ACC("{\"new_episode\": {\"id\": 1, \"type\": \"t\", \"participants\": [], \"params\": {}}}"), KD_ERR_PARSE,
+     "type \"t\" is not registered"},
+    {NEWEP(", \"participants\": [], \"params\": {\"cap\": \"x\"}"), KD_ERR_PARSE, "txs[0]: params: "},
+    {ACC("{\"new_episode\": {\"id\": 2, \"type\": \"tictactoe\", \"participants\": []}},"
+         " {\"command\": {\"episode\": 2, \"episode_type\": \"other\", \"row\": 0}}"),
+     KD_ERR_PARSE, "episode 2 is a tictactoe episode in this script, not other"},
 };
 
 #define BAD_COUNT (sizeof bad_cases / sizeof bad_cases[0])
