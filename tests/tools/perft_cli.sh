@@ -25,8 +25,26 @@ classic=$(KDAPP_TTT_MAX_SYMBOLS=9 "$KDAPP" perft tictactoe --depth 10)
 stress=$(KDAPP_TTT_STRESS=1 "$KDAPP" perft tictactoe --depth 10)
 [[ $stress =~ depth\ 10:\ ([0-9]+)\ nodes ]] || fail "stress: $stress"
 (( BASH_REMATCH[1] > 0 )) || fail "stress mode goes on past nine moves: $stress"
-p3=$("$KDAPP" perft tictactoe --params '{"cap": 3}' --depth 10)
-[[ $p3 =~ depth\ 10:\ ([0-9]+)\ nodes ]] && (( BASH_REMATCH[1] > 0 )) || fail "params cap 3: $p3"
+p3=$("$KDAPP" perft tictactoe --params '{"cap": 3}' --depth 5)
+# 9*8*7 fill the window of three; then 6 free cells a move, no line can form yet
+[[ $p3 == "perft tictactoe depth 5: 18144 nodes"* ]] || fail "params cap 3: $p3"
+
+# From a fed position (generic block-script forms), by the view's "state".
+T=$(mktemp -d "$KD_TEST_TMP/perft.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cat >"$T/game.jsonl" <<'JSONL'
+{"accept": {"hash": "p1", "txs": [{"new_episode": {"id": 4, "type": "tictactoe", "participants": ["test:alice", "test:bob"]}}]}}
+{"accept": {"hash": "p2", "txs": [{"command": {"episode": 4, "signer": "test:alice", "command": {"row": 1, "col": 1, "player": "X"}}}, {"command": {"episode": 4, "signer": "test:bob", "row": 0, "col": 0}}]}}
+JSONL
+"$KDAPP" feed --data "$T/data" --quiet "$T/game.jsonl" >/dev/null
+state=$("$KDAPP" show --data "$T/data" --json 4 | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+out=$("$KDAPP" perft tictactoe --state "$state" --depth 7)
+# X at the centre, O in a corner: 7 cells left, and the counts of that position
+[[ $out =~ ^perft\ tictactoe\ depth\ 7:\ ([0-9]+)\ nodes ]] || fail "--state: $out"
+out1=$("$KDAPP" perft tictactoe --state "$state" --depth 1)
+[[ $out1 == "perft tictactoe depth 1: 7 nodes"* ]] || fail "--state depth 1: $out1"
+out2=$("$KDAPP" perft tictactoe --state "$state" --depth 2)
+[[ $out2 == "perft tictactoe depth 2: 42 nodes"* ]] || fail "--state depth 2: $out2"
 
 # Usage errors name what is wrong.
 expect_usage() {
