@@ -56,6 +56,17 @@ grep -q "^rejected in block .*wrong_turn" "$T/s5.out" || fail "the rejection rea
 if "$KDAPP" devnet-reorg --data "$data" --depth 100 2>"$T/deep.err"; then fail "a too-deep reorg succeeded"; fi
 grep -q "knows only" "$T/deep.err" || fail "the refusal does not say why"
 
+# The generic forms: the type's params JSON and command JSON (the type from
+# --type, then from the store).
+gsubmit() { "$KDAPP" submit --data "$data" --episode 2 --wait --timeout 20000 "$@"; }
+gsubmit --new --type tictactoe --participants test:alice,test:bob --params '{"cap": 3}' >"$T/g0.out" ||
+  fail "generic creation not applied"
+gsubmit --command '{"row": 2, "col": 1, "player": "X"}' --signer test:alice >"$T/g1.out" ||
+  fail "generic command not applied"
+"$KDAPP" show --data "$data" 2 | grep -q "^  2 \. X \." || fail "the generic command's mark is missing"
+if gsubmit --command '{"row": 2}' --signer test:bob 2>"$T/g2.err"; then fail "a malformed command was sent"; fi
+grep -q "command: " "$T/g2.err" || fail "the refusal does not give the type's sentence: $(cat "$T/g2.err")"
+
 kill -TERM "$up_pid"
 wait_exit 20 "$up_pid"
 ((EXIT_CODE == 0)) || fail "kdapp up exited $EXIT_CODE"
