@@ -1,7 +1,6 @@
 /* bench.c — `kdapp bench`: the driver and the result formatting (bench.h). */
 #include "tools/bench.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "tools/cli.h"
+#include "tools/options.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -84,62 +84,83 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
     return mkdtemp(out) ? 0 : -1;
 }
 
+static int bench_usage(FILE *out)
+{
+    fprintf(out, "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n"
+                 "                   [--type T] [--params JSON]\n"
+                 "  --type/--params: the episodes of the engine scenarios (default: the first registered\n"
+                 "  type with the engine defaults of the environment)\n");
+    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
+}
+
+static int parse_only(const char *text, void *value)
+{
+    if (strcmp(text, "engine") != 0 && strcmp(text, "mcp") != 0)
+        return -1;
+    *(const char **)value = text;
+    return 0;
+}
+
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
 {
-    (void)cli;
-    static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
-                                             {"repeats", required_argument, NULL, 'r'},
-                                             {"soak", required_argument, NULL, 's'},
-                                             {"dir", required_argument, NULL, 'd'},
-                                             {"only", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
-    kd_bench_ctx b = {.repeats = 5, .out = stdout};
-    const char *only = NULL;
-    uint64_t v;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'q':
-            b.quick = 1;
-            break;
-        case 'r':
-            if (kd_cli_parse_u64(optarg, 1, 100, &v)) {
-                fprintf(stderr, "kdapp bench: --repeats '%s' is not valid: use 1 to 100\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            b.repeats = (int)v;
-            break;
-        case 's':
-            if (kd_cli_parse_u64(optarg, 1, 24 * 60, &v)) {
-                fprintf(stderr, "kdapp bench: --soak '%s' is not valid: use minutes, 1 to 1440\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            b.soak_minutes = (unsigned)v;
-            break;
-        case 'd':
-            b.work_dir = optarg;
-            break;
-        case 'o':
-            if (strcmp(optarg, "engine") != 0 && strcmp(optarg, "mcp") != 0) {
-                fprintf(stderr, "kdapp bench: --only takes engine or mcp\n");
-                return KD_EXIT_USAGE;
-            }
-            only = optarg;
-            break;
-        default:
-            fprintf(stderr,
-                    "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n");
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
+    kd_bench_ctx b = {.repeats = 5, .out = stdout, .types = &cli->types};
+    const char *only = NULL, *type = NULL, *params = NULL;
+    const kd_option opts[] = {
+        {.name = "quick", .kind = KD_OPT_FLAG, .value = &b.quick},
+        {.name = "repeats", .kind = KD_OPT_UINT, .value = &b.repeats, .size = sizeof b.repeats, .min = 1, .max = 100,
+         .use = "1 to 100"},
+        {.name = "soak", .kind = KD_OPT_UINT, .value = &b.soak_minutes, .size = sizeof b.soak_minutes, .min = 1,
+         .max = 24 * 60, .use = "minutes, 1 to 1440"},
+        {.name = "dir", .kind = KD_OPT_STRING, .value = &b.work_dir},
+        {.name = "only", .kind = KD_OPT_CUSTOM, .value = &only, .parse = parse_only, .use = "engine or mcp"},
+        {.name = "type", .kind = KD_OPT_STRING, .value = &type},
+        {.name = "params", .kind = KD_OPT_STRING, .value = &params},
+        {0},
+    };
+    int first;
+    switch (kd_options_parse("kdapp bench", opts, argc, argv, &first)) {
+    case KD_OPTIONS_OK:
+        break;
+    case KD_OPTIONS_HELP:
+        return bench_usage(stdout);
+    case KD_OPTIONS_BAD:
+        return KD_EXIT_USAGE;
+    default:
+        return bench_usage(stderr);
+    }
+    if (first != argc)
+        return bench_usage(stderr);
+    b.type = type ? kd_type_table_find(&cli->types, type) : cli->types.count ? cli->types.entries[0].type : NULL;
+    if (!b.type) {
+        fprintf(stderr, "kdapp bench: --type '%s' is not a registered episode type\n", type ? type : "");
+        return KD_EXIT_USAGE;
+    }
+    json_t *params_json = NULL;
+    if (params) {
+        json_error_t jerr;
+        if (!(params_json = json_loads(params, JSON_REJECT_DUPLICATES, &jerr))) {
+            fprintf(stderr, "kdapp bench: --params is not JSON: %s\n", jerr.text);
+            return KD_EXIT_USAGE;
+        }
+        kd_buf check;
+        kd_buf_init(&check);
+        char why[KD_REJECT_DETAIL_MAX] = "";
+        kd_err err = b.type->params_from_json(params_json, &check, why, sizeof why);
+        kd_buf_fini(&check);
+        if (err) {
+            fprintf(stderr, "kdapp bench: --params: %s\n", why);
+            json_decref(params_json);
+            return KD_EXIT_USAGE;
         }
     }
+    b.params = params_json;
     if (b.quick && b.repeats > 3)
         b.repeats = 3;
     static char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, "kdapp bench: cannot find this binary\n");
+        json_decref(params_json);
         return KD_EXIT_FAIL;
     }
     self[n] = '\0';
@@ -157,5 +178,6 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
     if (!only || strcmp(only, "mcp") == 0)
         missed += kd_bench_mcp(&b);
     fprintf(b.out, "\n%d target%s missed\n", missed, missed == 1 ? "" : "s");
+    json_decref(params_json);
     return KD_EXIT_OK;
 }

@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "engine/err.h"
+#include "episodes/episode_type.h"
 
 typedef struct {
     int quick;              /* every scenario briefly (the whole run in < 3 minutes) */
@@ -24,6 +27,9 @@ typedef struct {
     const char *work_dir;   /* scratch data directories (removed afterwards) */
     const char *kdapp_path; /* this binary, for child processes */
     unsigned soak_minutes;  /* --soak: flat memory and bounded files over time */
+    const kd_type_table *types;   /* the types, configured from the environment */
+    const kd_episode_type *type;  /* the engine scenarios' episodes (--type; default the first registered) */
+    const json_t *params;         /* their params JSON (--params), NULL: the engine defaults */
     FILE *out;
 } kd_bench_ctx;
 

@@ -6,8 +6,8 @@
  *            libsecp256k1's full check from bytes on every core;
  *   replay   `kdapp replay` of that store (pre-verified), against raw
  *            LMDB transactions of the same shape, synced per block;
- *   revert   reverting the tip block (100 moves, evictions included),
- *            against applying the same block;
+ *   revert   reverting the tip block (100 moves), against applying the
+ *            same block;
  *   latency  block commit p50/p99, against a raw synced LMDB put;
  *   sim      `kdapp sim` steps, reorgs and rollbacks per second;
  *   soak     (--soak) memory and file size over time with pruning on.
@@ -25,7 +25,7 @@
 #include "engine/crypto.h"
 #include "engine/netutil.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
+#include "episodes/episode_type.h"
 #include "kdapp.pb-c.h"
 #include "tools/bench.h"
 #include "tools/ingest_client.h"
@@ -70,11 +70,56 @@ static uint64_t next_rand(uint64_t *s)
     return *s * 0x2545F4914F6CDD1DULL;
 }
 
-/* Legal random moves in stress mode (cap 6) over EPISODES games; a game
- * that ends is replaced by a new episode in the next block. */
-static kd_err make_workload(size_t n_blocks, uint32_t id_base, const char *tag, workload *w)
+/* One game of the workload: its state (ops->state_size bytes, owned). */
+typedef struct {
+    uint32_t id;
+    uint8_t *state;
+    uint64_t counter;
+    int key[KD_MAX_PARTICIPANTS]; /* index into keys per seat */
+    size_t seats;
+} bench_ep;
+
+/* (Re)creates slot `ep`'s game from `params` (the NewEpisode bytes) and
+ * appends its creation payload. */
+static kd_err bench_create(const kd_bench_ctx *b, bench_ep *ep, uint32_t id, uint64_t *rng, const kd_key *keys,
+                           const kd_buf *params, kd_buf *payload)
+{
+    const kd_episode_ops *ops = b->type->ops;
+    ep->id = id;
+    ep->counter = 0;
+    ep->seats = b->type->min_seats >= 2 || b->type->max_seats < 2 ? b->type->min_seats : 2;
+    kd_participants parts = {.count = ep->seats};
+    int first = (int)(next_rand(rng) % N_KEYS);
+    for (size_t i = 0; i < ep->seats; i++) {
+        ep->key[i] = (first + (int)i) % N_KEYS;
+        parts.keys[i] = keys[ep->key[i]].pub;
+    }
+    kd_buf effective;
+    kd_buf_init(&effective);
+    kd_reject rej;
+    uint8_t zero[KD_HASH_LEN] = {0};
+    kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = id};
+    memset(ep->state, 0, ops->state_size);
+    kd_err err = ops->resolve_params(kd_type_table_config(b->types, ops->type_name), params->data, params->len,
+                                     &effective, &rej);
+    if (!err)
+        err = ops->init(ep->state, &parts, effective.data, effective.len, &meta, &rej);
+    if (!err)
+        err = kd_wire_new_episode(id, ops->type_name, &parts, params->data, params->len, payload);
+    kd_buf_fini(&effective);
+    return err;
+}
+
+/* Legal random moves (the type's random_command) over EPISODES games of
+ * b->type created with b->params (NULL: the engine defaults from the
+ * environment); a game that ends is replaced by a new episode in the next
+ * block. */
+static kd_err make_workload(const kd_bench_ctx *b_ctx, size_t n_blocks, uint32_t id_base, const char *tag,
+                            workload *w)
 {
     memset(w, 0, sizeof *w);
+    const kd_episode_type *type = b_ctx->type;
+    const kd_episode_ops *ops = type->ops;
     kd_key keys[N_KEYS];
     kd_err err = KD_OK;
     for (int i = 0; i < N_KEYS && !err; i++) {
@@ -89,58 +134,53 @@ static kd_err make_workload(size_t n_blocks, uint32_t id_base, const char *tag, 
     w->move_counter = calloc(max_raw, sizeof *w->move_counter);
     kd_wire_tx *txs = calloc(MOVES_PER_BLOCK + EPISODES, sizeof *txs);
     kd_buf *payloads = calloc(MOVES_PER_BLOCK + EPISODES, sizeof *payloads);
-    struct {
-        uint32_t id;
-        kd_ttt_state st;
-        uint64_t counter;
-        int kx, ko;
-    } eps[EPISODES];
-    if (err || !w->blocks || !w->moves_raw || !w->move_ep || !w->move_counter || !txs || !payloads) {
-        err = err ? err : KD_ERR_NOMEM;
-        goto done;
-    }
-    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ id_base;
-    uint32_t next_id = id_base;
+    bench_ep eps[EPISODES] = {{0}};
+    uint8_t *states = calloc(EPISODES, ops->state_size);
+    void *undo = calloc(1, ops->undo_size ? ops->undo_size : 1);
     kd_buf params, cmd;
     kd_buf_init(&params);
     kd_buf_init(&cmd);
-    if ((err = kd_ttt_params_encode(KD_TTT_DEFAULT_STRESS_CAP, &params)))
+    if (err || !w->blocks || !w->moves_raw || !w->move_ep || !w->move_counter || !txs || !payloads || !states ||
+        !undo) {
+        err = err ? err : KD_ERR_NOMEM;
         goto done;
+    }
+    for (size_t e = 0; e < EPISODES; e++)
+        eps[e].state = states + e * ops->state_size;
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ id_base;
+    uint32_t next_id = id_base;
+    char why[KD_REJECT_DETAIL_MAX];
+    if ((err = type->params_from_json(b_ctx->params, &params, why, sizeof why)))
+        goto done;
+    uint8_t zero[KD_HASH_LEN] = {0};
     for (size_t b = 0; b < n_blocks && !err; b++) {
         size_t n_tx = 0;
         for (size_t i = 0; i < MOVES_PER_BLOCK + EPISODES; i++)
             kd_buf_init(&payloads[i]), payloads[i].len = 0;
         for (size_t e = 0; e < EPISODES && !err; e++) {
-            if (b != 0 && eps[e].st.status == KD_TTT_IN_PROGRESS)
+            if (b != 0 && type->status(eps[e].state).phase == KD_PHASE_IN_PROGRESS)
                 continue;
-            /* (re)create this slot's episode */
-            eps[e].id = next_id++;
-            eps[e].kx = (int)(next_rand(&rng) % N_KEYS);
-            eps[e].ko = (eps[e].kx + 1 + (int)(next_rand(&rng) % (N_KEYS - 1))) % N_KEYS;
-            eps[e].counter = 0;
-            kd_participants parts = {.count = 2};
-            parts.keys[0] = keys[eps[e].kx].pub;
-            parts.keys[1] = keys[eps[e].ko].pub;
-            if ((err = kd_ttt_state_init(&eps[e].st, &parts, KD_TTT_DEFAULT_STRESS_CAP, NULL)))
-                break;
-            err = kd_wire_new_episode(eps[e].id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, &payloads[n_tx]);
+            err = bench_create(b_ctx, &eps[e], next_id++, &rng, keys, &params, &payloads[n_tx]);
             n_tx++;
         }
         for (size_t k = 0; b > 0 && k < MOVES_PER_BLOCK && !err; k++) {
             size_t e = (b * MOVES_PER_BLOCK + k) % EPISODES;
-            if (eps[e].st.status != KD_TTT_IN_PROGRESS)
+            kd_game_status st = type->status(eps[e].state);
+            if (st.phase != KD_PHASE_IN_PROGRESS)
                 continue;
-            kd_ttt_cell legal[9];
-            size_t n = kd_ttt_legal_moves(&eps[e].st, legal);
-            kd_ttt_cell c = legal[next_rand(&rng) % n];
-            uint8_t side = eps[e].st.turn == KD_TTT_X ? 0 : 1;
-            const kd_key *key = &keys[side ? eps[e].ko : eps[e].kx];
-            kd_ttt_move mv = {c.row, c.col, side};
-            kd_ttt_undo undo;
+            int seat = st.to_move != KD_SEAT_NONE ? st.to_move : (int)(next_rand(&rng) % eps[e].seats);
+            const kd_key *key = &keys[eps[e].key[seat]];
+            kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = eps[e].id};
+            kd_reject rej;
             cmd.len = 0;
-            if ((err = kd_ttt_move_encode(c.row, c.col, side, &cmd)) ||
+            err = type->random_command(eps[e].state, seat, 1, &rng, &cmd);
+            if (err == KD_ERR_GAME_OVER) { /* this seat has no move: another turn */
+                err = KD_OK;
+                continue;
+            }
+            if (err ||
                 (err = kd_wire_signed_command(eps[e].id, cmd.data, cmd.len, key, eps[e].counter, &payloads[n_tx])) ||
-                (err = kd_ttt_play(&eps[e].st, &mv, &key->pub, &undo, NULL)))
+                (err = ops->execute(eps[e].state, cmd.data, cmd.len, &key->pub, &meta, undo, &rej)))
                 break;
             kd_buf_init(&w->moves_raw[w->n_raw]);
             err = kd_buf_append(&w->moves_raw[w->n_raw], payloads[n_tx].data, payloads[n_tx].len);
@@ -168,9 +208,11 @@ static kd_err make_workload(size_t n_blocks, uint32_t id_base, const char *tag, 
         for (size_t i = 0; i < MOVES_PER_BLOCK + EPISODES; i++)
             kd_buf_fini(&payloads[i]);
     }
+done:
     kd_buf_fini(&params);
     kd_buf_fini(&cmd);
-done:
+    free(undo);
+    free(states);
     free(txs);
     free(payloads);
     if (err)
@@ -337,7 +379,7 @@ static double raw_lmdb_rate(const kd_bench_ctx *b, size_t blocks, size_t moves_p
     return rate;
 }
 
-static kd_err open_engine(const char *dir, kd_registry *reg, kd_ttt_config *cfg, kd_engine **out);
+static kd_err open_engine(const kd_bench_ctx *b, const char *dir, kd_registry *reg, kd_engine **out);
 
 /* What `kdapp replay` does (kd_replay_log with the log's signature
  * verdicts trusted), timed in process: moves/s. */
@@ -348,10 +390,9 @@ static double replay_rate(const kd_bench_ctx *b, const char *ingest_dir, size_t 
     snprintf(data, sizeof data, "%s/data", ingest_dir);
     snprintf(into, sizeof into, "%s/replayed", ingest_dir);
     kd_registry rs, rd;
-    kd_ttt_config cs, cd;
     kd_engine *src = NULL, *dst = NULL;
     double rate = 0;
-    if (open_engine(data, &rs, &cs, &src) == KD_OK && open_engine(into, &rd, &cd, &dst) == KD_OK) {
+    if (open_engine(b, data, &rs, &src) == KD_OK && open_engine(b, into, &rd, &dst) == KD_OK) {
         kd_engine_trust_replayed_signatures(dst, 1);
         kd_replay_report rep;
         uint64_t t0 = kd_now_us();
@@ -365,11 +406,11 @@ static double replay_rate(const kd_bench_ctx *b, const char *ingest_dir, size_t 
 
 /* ------------------------------------------------------ scenarios 3 and 4 */
 
-static kd_err open_engine(const char *dir, kd_registry *reg, kd_ttt_config *cfg, kd_engine **out)
+/* An engine with the table's types and their defaults from the environment. */
+static kd_err open_engine(const kd_bench_ctx *b, const char *dir, kd_registry *reg, kd_engine **out)
 {
-    cfg->default_cap = 0;
     kd_registry_init(reg);
-    kd_err err = kd_registry_add(reg, &kd_tictactoe_ops, cfg);
+    kd_err err = kd_type_table_registry(b->types, reg);
     kd_engine_options o = {.data_dir = dir, .registry = reg};
     char why[256];
     return err ? err : kd_engine_open(&o, out, why, sizeof why);
@@ -398,10 +439,9 @@ static int run_revert_and_latency(const kd_bench_ctx *b, const workload *w)
 {
     char dir[4200];
     kd_registry reg;
-    kd_ttt_config cfg;
     kd_engine *e = NULL;
     int missed = 0;
-    if (kd_bench_mkdtemp(b, "revert", dir, sizeof dir) || open_engine(dir, &reg, &cfg, &e) != KD_OK) {
+    if (kd_bench_mkdtemp(b, "revert", dir, sizeof dir) || open_engine(b, dir, &reg, &e) != KD_OK) {
         kd_bench_note(b, "revert: cannot open an engine in %s", b->work_dir);
         return 1;
     }
@@ -489,6 +529,8 @@ static void run_sim(const kd_bench_ctx *b)
 {
     kd_sim_options o;
     kd_sim_options_default(&o);
+    o.types = b->types;
+    o.type = b->type->ops->type_name;
     o.steps = b->quick ? 5000 : 40000;
     o.work_dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : b->work_dir;
     FILE *devnull = fopen("/dev/null", "w");
@@ -502,9 +544,8 @@ static void run_sim(const kd_bench_ctx *b)
         return;
     }
     double secs = s.seconds > 0 ? s.seconds : 1e-9;
-    kd_bench_note(b, "%.0f steps/s, %.1f reorgs/s, %.0f moves rolled back/s, %.0f evictions restored/s",
-                  (double)s.steps / secs, (double)s.reorgs / secs, (double)s.moves_rolled_back / secs,
-                  (double)s.evictions_restored / secs);
+    kd_bench_note(b, "%.0f steps/s, %.1f reorgs/s, %.0f moves rolled back/s", (double)s.steps / secs,
+                  (double)s.reorgs / secs, (double)s.moves_rolled_back / secs);
 }
 
 /* ------------------------------------------------------------------ soak */
@@ -513,15 +554,13 @@ static void run_soak(const kd_bench_ctx *b)
 {
     char dir[4200];
     kd_registry reg;
-    kd_ttt_config cfg;
     kd_engine *e = NULL;
     if (kd_bench_mkdtemp(b, "soak", dir, sizeof dir))
         return;
     kd_engine_options o = {.data_dir = dir, .registry = &reg, .finality_depth = 100};
     char why[256];
-    cfg.default_cap = 0;
     kd_registry_init(&reg);
-    if (kd_registry_add(&reg, &kd_tictactoe_ops, &cfg) || kd_engine_open(&o, &e, why, sizeof why)) {
+    if (kd_type_table_registry(b->types, &reg) || kd_engine_open(&o, &e, why, sizeof why)) {
         kd_bench_note(b, "soak: cannot open an engine");
         return;
     }
@@ -532,7 +571,7 @@ static void run_soak(const kd_bench_ctx *b)
         workload w;
         char tag[32];
         snprintf(tag, sizeof tag, "soak%u", round);
-        if (make_workload(50, 1 + round * 100000u, tag, &w) != KD_OK)
+        if (make_workload(b, 50, 1 + round * 100000u, tag, &w) != KD_OK)
             break;
         for (size_t i = 0; i < w.n_blocks; i++) {
             double us;
@@ -561,7 +600,7 @@ int kd_bench_engine(const kd_bench_ctx *b)
     int missed = 0;
     size_t blocks = b->quick ? 41 : 201;
     workload w;
-    if (make_workload(blocks, 1, "ingest", &w) != KD_OK) {
+    if (make_workload(b, blocks, 1, "ingest", &w) != KD_OK) {
         kd_bench_note(b, "cannot build the workload");
         return 1;
     }

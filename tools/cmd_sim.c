@@ -1,38 +1,40 @@
 /* cmd_sim.c — `kdapp sim`: the seeded reorg simulator (see tools/sim.h). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tools/cli.h"
+#include "tools/options.h"
 #include "tools/sim.h"
 
-static int usage(void)
+static int usage(FILE *out)
 {
-    fprintf(stderr, "usage: kdapp sim [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
-                    "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P] [--default-cap N]\n"
-                    "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n");
-    return KD_EXIT_USAGE;
+    fprintf(out, "usage: kdapp sim [--type T] [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
+                 "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P]\n"
+                 "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n"
+                 "  --type: simulate one registered type (default: all of them, mixed); the engine\n"
+                 "  defaults of the types come from the environment, as for every command\n");
+    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
+}
+
+/* "NAME=VALUE ..." of the types' settings that are set in the environment. */
+static void env_note(const kd_type_table *types, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < types->count; i++) {
+        const char *const *names = types->entries[i].type->env_names;
+        for (size_t k = 0; names && names[k]; k++) {
+            const char *v = getenv(names[k]);
+            if (v && *v && used < len)
+                used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? " " : "", names[k], v);
+        }
+    }
 }
 
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
 {
-    (void)cli;
-    static const struct option longopts[] = {{"seed", required_argument, NULL, 's'},
-                                             {"steps", required_argument, NULL, 'n'},
-                                             {"session-steps", required_argument, NULL, 'S'},
-                                             {"finality", required_argument, NULL, 'f'},
-                                             {"max-reorg", required_argument, NULL, 'm'},
-                                             {"reorg-rate", required_argument, NULL, 'r'},
-                                             {"drop-rate", required_argument, NULL, 'd'},
-                                             {"default-cap", required_argument, NULL, 'c'},
-                                             {"dir", required_argument, NULL, 'D'},
-                                             {"connect", required_argument, NULL, 'C'},
-                                             {"repro", required_argument, NULL, 'R'},
-                                             {"verbose", no_argument, NULL, 'v'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     kd_sim_options o;
     kd_sim_options_default(&o);
     const char *env_seed = getenv("KD_TEST_SEED");
@@ -40,76 +42,45 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp sim: KD_TEST_SEED='%s' is not a number\n", env_seed);
         return KD_EXIT_USAGE;
     }
-    uint64_t v;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-        int bad = 0;
-        const char *range = "";
-        switch (opt) {
-        case 's':
-            bad = kd_cli_parse_u64(optarg, 0, UINT64_MAX, &o.seed);
-            range = "a non-negative integer";
-            break;
-        case 'n':
-            bad = kd_cli_parse_u64(optarg, 1, UINT64_MAX, &o.steps);
-            range = "1 or more";
-            break;
-        case 'S':
-            bad = kd_cli_parse_u64(optarg, 10, UINT64_MAX, &o.session_steps);
-            range = "10 or more";
-            break;
-        case 'f':
-            bad = kd_cli_parse_u64(optarg, 1, 1000000, &o.finality);
-            range = "1 to 1000000";
-            break;
-        case 'm':
-            bad = kd_cli_parse_u64(optarg, 1, 60, &v);
-            o.max_reorg = (uint32_t)v;
-            range = "1 to 60";
-            break;
-        case 'r':
-            bad = kd_cli_parse_probability(optarg, &o.p_reorg);
-            range = "a probability from 0 to 1";
-            break;
-        case 'd':
-            bad = kd_cli_parse_probability(optarg, &o.p_drop);
-            range = "a probability from 0 to 1";
-            break;
-        case 'c':
-            bad = kd_cli_parse_u64(optarg, 0, 8, &v);
-            o.default_cap = (uint8_t)v;
-            range = "0 (classic) to 8";
-            break;
-        case 'D':
-            o.work_dir = optarg;
-            break;
-        case 'C':
-            o.connect = optarg;
-            break;
-        case 'R':
-            o.repro_path = optarg;
-            break;
-        case 'v':
-            o.verbose = 1;
-            break;
-        case 'h':
-            usage();
-            return KD_EXIT_OK;
-        default:
-            return usage();
-        }
-        if (bad) {
-            const char *name = "?";
-            for (const struct option *lo = longopts; lo->name; lo++)
-                if (lo->val == opt)
-                    name = lo->name;
-            fprintf(stderr, "kdapp sim: --%s '%s' is not valid: use %s\n", name, optarg, range);
-            return KD_EXIT_USAGE;
-        }
+    static const char probability[] = "a probability from 0 to 1";
+    const kd_option opts[] = {
+        {.name = "type", .kind = KD_OPT_STRING, .value = &o.type},
+        {.name = "seed", .kind = KD_OPT_UINT, .value = &o.seed, .use = "a non-negative integer"},
+        {.name = "steps", .kind = KD_OPT_UINT, .value = &o.steps, .min = 1, .use = "1 or more"},
+        {.name = "session-steps", .kind = KD_OPT_UINT, .value = &o.session_steps, .min = 10, .use = "10 or more"},
+        {.name = "finality", .kind = KD_OPT_UINT, .value = &o.finality, .min = 1, .max = 1000000,
+         .use = "1 to 1000000"},
+        {.name = "max-reorg", .kind = KD_OPT_UINT, .value = &o.max_reorg, .size = sizeof o.max_reorg, .min = 1,
+         .max = 60, .use = "1 to 60"},
+        {.name = "reorg-rate", .kind = KD_OPT_DOUBLE, .value = &o.p_reorg, .dmax = 1, .use = probability},
+        {.name = "drop-rate", .kind = KD_OPT_DOUBLE, .value = &o.p_drop, .dmax = 1, .use = probability},
+        {.name = "dir", .kind = KD_OPT_STRING, .value = &o.work_dir},
+        {.name = "connect", .kind = KD_OPT_STRING, .value = &o.connect},
+        {.name = "repro", .kind = KD_OPT_STRING, .value = &o.repro_path},
+        {.name = "verbose", .short_name = 'v', .kind = KD_OPT_FLAG, .value = &o.verbose},
+        {0},
+    };
+    int first;
+    switch (kd_options_parse("kdapp sim", opts, argc, argv, &first)) {
+    case KD_OPTIONS_OK:
+        break;
+    case KD_OPTIONS_HELP:
+        return usage(stdout);
+    case KD_OPTIONS_BAD:
+        return KD_EXIT_USAGE;
+    default:
+        return usage(stderr);
     }
-    if (optind != argc)
-        return usage();
+    if (first != argc)
+        return usage(stderr);
+    if (o.type && !kd_type_table_find(&cli->types, o.type)) {
+        fprintf(stderr, "kdapp sim: --type '%s' is not a registered episode type\n", o.type);
+        return KD_EXIT_USAGE;
+    }
+    char note[256];
+    env_note(&cli->types, note, sizeof note);
+    o.types = &cli->types;
+    o.env_note = note;
     if (!o.work_dir) {
         /* Sessions are throw-away: tmpfs makes each synced commit cheap. */
         const char *tmp = getenv("TMPDIR");

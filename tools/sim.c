@@ -13,15 +13,13 @@
 #include "engine/crypto.h"
 #include "engine/netutil.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
 #include "tools/ingest_client.h"
 #include "tools/replay.h"
 #include "tools/sim_model.h"
+#include "tools/sim_gen.h"
 #include "tools/sim_report.h"
 
-#define N_KEYS 6
 #define MAX_BLOCK_TXS 6
-#define REPLAY_POOL 64
 #define REVERTED_POOL 64
 
 typedef struct {
@@ -37,22 +35,13 @@ typedef struct {
     kd_buf msg; /* the encoded accept, for duplicate delivery */
 } sim_block;
 
-/* The generator's scratch view of an episode while it builds a block. */
-typedef struct {
-    uint32_t id;
-    kd_ttt_state st;
-    uint64_t counter;
-    int key[2]; /* index into keys[] of X and O, -1 when unknown */
-} scratch_ep;
-
 typedef struct {
     const kd_sim_options *o;
     kd_sim_summary *sum;
     FILE *out;
     uint64_t rng;
     kd_registry registry;
-    kd_ttt_config ttt;
-    kd_key keys[N_KEYS];
+    kd_sim_gen gen; /* the transactions, for every type of o->types */
     /* session */
     kd_engine *engine;        /* local mode */
     kd_ingest_client *client; /* remote mode */
@@ -62,9 +51,6 @@ typedef struct {
     size_t n_chain, cap_chain;
     uint8_t reverted[REVERTED_POOL][KD_HASH_LEN];
     size_t n_reverted;
-    kd_buf replay_pool[REPLAY_POOL];
-    size_t n_replay;
-    uint32_t next_id;
     uint64_t nonce, daa;
     json_t *repro; /* this session's events, as block-script lines */
     int failed;
@@ -253,9 +239,7 @@ static kd_err send_event(sim *s, const kd_buf *msg, kd_model_outcome *want)
         if (want->tx_err[i] && (unsigned)want->tx_err[i] < 64)
             sum->rejections[want->tx_err[i]]++;
     sum->moves_applied += want->moves_applied;
-    sum->evictions += want->evictions;
     sum->moves_rolled_back += want->moves_rolled_back;
-    sum->evictions_restored += want->evictions_restored;
     if (s->o->verbose)
         fprintf(s->out, "step %llu: %s%s height %llu\n", (unsigned long long)step, status_name(got.status),
                 got.reverted ? " revert" : "", (unsigned long long)tip.height);
@@ -265,191 +249,11 @@ static kd_err send_event(sim *s, const kd_buf *msg, kd_model_outcome *want)
 
 /* ------------------------------------------------------------ generator */
 
-static int key_index(sim *s, const kd_pubkey *pk)
-{
-    for (int i = 0; i < N_KEYS; i++)
-        if (memcmp(s->keys[i].pub.bytes, pk->bytes, KD_PUBKEY_LEN) == 0)
-            return i;
-    return -1;
-}
-
-/* The episodes at the model's tip, as the generator's scratch copy. */
-static kd_err scratch_load(sim *s, scratch_ep **out, size_t *n_out)
-{
-    size_t n;
-    const kd_model_episode *eps = kd_model_episodes(s->model, &n);
-    scratch_ep *sc = calloc(n + MAX_BLOCK_TXS + 1, sizeof *sc);
-    if (!sc)
-        return KD_ERR_NOMEM;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(eps[i].type->ops->type_name, KD_TTT_TYPE_NAME) != 0)
-            continue;
-        sc[k].id = eps[i].id;
-        memcpy(&sc[k].st, eps[i].state, sizeof sc[k].st);
-        sc[k].counter = eps[i].counter;
-        sc[k].key[0] = key_index(s, &sc[k].st.players[0]);
-        sc[k].key[1] = key_index(s, &sc[k].st.players[1]);
-        k++;
-    }
-    *out = sc;
-    *n_out = k;
-    return KD_OK;
-}
-
-static kd_err gen_create(sim *s, scratch_ep *sc, size_t *n_sc, kd_buf *payload)
-{
-    uint32_t id = s->next_id++;
-    uint32_t r = rnd_below(s, 100);
-    if (r < 4 && *n_sc)
-        id = sc[rnd_below(s, (uint32_t)*n_sc)].id; /* already exists */
-    else if (r < 6)
-        id = 0;
-    kd_participants parts = {.count = 2};
-    int kx = (int)rnd_below(s, N_KEYS), ko = (int)((kx + 1 + rnd_below(s, N_KEYS - 1)) % N_KEYS);
-    parts.keys[0] = s->keys[kx].pub;
-    parts.keys[1] = s->keys[ko].pub;
-    r = rnd_below(s, 100);
-    if (r < 3)
-        parts.count = 1;
-    else if (r < 5)
-        memset(parts.keys[1].bytes, 0x07, KD_PUBKEY_LEN); /* not a curve point */
-    uint32_t cap_choice = rnd_below(s, 10);
-    int has_cap = cap_choice >= 3;
-    uint32_t cap = cap_choice < 5 ? 9 : 1 + rnd_below(s, 8); /* 9 = classic */
-    kd_buf params;
-    kd_buf_init(&params);
-    kd_err err = has_cap ? kd_ttt_params_encode(cap, &params) : KD_OK;
-    if (!err)
-        err = kd_wire_new_episode(id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, payload);
-    kd_buf_fini(&params);
-    if (err || id == 0 || parts.count != 2 || r < 5)
-        return err;
-    for (size_t i = 0; i < *n_sc; i++)
-        if (sc[i].id == id)
-            return KD_OK;
-    scratch_ep *e = &sc[(*n_sc)++];
-    memset(e, 0, sizeof *e);
-    e->id = id;
-    e->key[0] = kx;
-    e->key[1] = ko;
-    uint8_t state_cap = kd_ttt_cap_resolve(has_cap ? cap : 0, &s->ttt);
-    return kd_ttt_state_init(&e->st, &parts, state_cap, NULL);
-}
-
-/* A legal move for a random live episode, or an illegal variant. */
-static kd_err gen_move(sim *s, scratch_ep *sc, size_t n_sc, int legal, kd_buf *payload)
-{
-    scratch_ep *live[64];
-    size_t n_live = 0;
-    for (size_t i = 0; i < n_sc && n_live < 64; i++)
-        if (sc[i].st.status == KD_TTT_IN_PROGRESS && sc[i].key[0] >= 0 && sc[i].key[1] >= 0)
-            live[n_live++] = &sc[i];
-    if (!n_live) {
-        uint8_t junk[8];
-        for (size_t i = 0; i < sizeof junk; i++)
-            junk[i] = (uint8_t)rnd(s);
-        return kd_buf_append(payload, junk, rnd_below(s, sizeof junk + 1));
-    }
-    scratch_ep *e = live[rnd_below(s, (uint32_t)n_live)];
-    if (!legal && rnd_below(s, 9) == 0) { /* a move after the game ended */
-        for (size_t i = 0; i < n_sc; i++)
-            if (sc[i].st.status != KD_TTT_IN_PROGRESS && sc[i].key[0] >= 0 && sc[i].key[1] >= 0) {
-                e = &sc[i];
-                break;
-            }
-    }
-    uint8_t side = e->st.turn == KD_TTT_X ? 0 : 1;
-    kd_ttt_cell moves[9];
-    size_t n_moves = kd_ttt_legal_moves(&e->st, moves);
-    kd_ttt_move mv = {0, 0, side};
-    if (n_moves) {
-        kd_ttt_cell c = moves[rnd_below(s, (uint32_t)n_moves)];
-        mv.row = c.row;
-        mv.col = c.col;
-    }
-    const kd_key *signer = &s->keys[e->key[side]];
-    uint64_t counter = e->counter;
-    int unsigned_move = 0;
-    if (!legal) {
-        switch (rnd_below(s, 8)) {
-        case 0: /* occupied */
-            if (e->st.history_len) {
-                kd_ttt_cell c = e->st.history[rnd_below(s, e->st.history_len)];
-                mv.row = c.row;
-                mv.col = c.col;
-            }
-            break;
-        case 1:
-            mv.row = 3;
-            break;
-        case 2: /* wrong turn, signed by that side */
-            mv.player = (uint8_t)(1 - side);
-            signer = &s->keys[e->key[1 - side]];
-            break;
-        case 3: /* signed by someone else */
-            signer = &s->keys[(e->key[side] + 1 + rnd_below(s, N_KEYS - 1)) % N_KEYS];
-            break;
-        case 4:
-            unsigned_move = 1;
-            break;
-        case 5: /* stale or future counter */
-            counter += rnd_below(s, 2) ? 1 : (counter ? (uint64_t)-1 : 1);
-            break;
-        case 6: /* a signature replayed from an applied move */
-            if (s->n_replay) {
-                const kd_buf *old = &s->replay_pool[rnd_below(s, (uint32_t)s->n_replay)];
-                return kd_buf_append(payload, old->data, old->len);
-            }
-            break;
-        default: { /* unknown episode */
-            kd_buf cmd;
-            kd_buf_init(&cmd);
-            kd_err err = kd_ttt_move_encode(0, 0, 0, &cmd);
-            if (!err)
-                err = kd_wire_signed_command(s->next_id + 1000, cmd.data, cmd.len, signer, 0, payload);
-            kd_buf_fini(&cmd);
-            return err;
-        }
-        }
-    }
-    kd_buf cmd;
-    kd_buf_init(&cmd);
-    kd_err err = kd_ttt_move_encode((uint8_t)mv.row, (uint8_t)mv.col, mv.player, &cmd);
-    if (!err)
-        err = unsigned_move ? kd_wire_unsigned_command(e->id, cmd.data, cmd.len, payload)
-                            : kd_wire_signed_command(e->id, cmd.data, cmd.len, signer, counter, payload);
-    kd_buf_fini(&cmd);
-    if (err || !legal || !n_moves)
-        return err;
-    kd_ttt_undo undo;
-    if (kd_ttt_play(&e->st, &mv, &signer->pub, &undo, NULL) == KD_OK) {
-        e->counter++;
-        kd_buf *slot = &s->replay_pool[s->n_replay < REPLAY_POOL ? s->n_replay++ : rnd_below(s, REPLAY_POOL)];
-        slot->len = 0;
-        err = kd_buf_append(slot, payload->data, payload->len);
-    }
-    return err;
-}
-
-static kd_err gen_tx(sim *s, scratch_ep *sc, size_t *n_sc, sim_block *b)
+static kd_err gen_tx(sim *s, kd_sim_scratch *sc, sim_block *b)
 {
     kd_buf payload;
     kd_buf_init(&payload);
-    uint32_t r = rnd_below(s, 100);
-    kd_err err;
-    if (r < 12 || *n_sc == 0)
-        err = gen_create(s, sc, n_sc, &payload);
-    else if (r < 72)
-        err = gen_move(s, sc, *n_sc, 1, &payload);
-    else if (r < 92)
-        err = gen_move(s, sc, *n_sc, 0, &payload);
-    else {
-        uint8_t junk[24];
-        for (size_t i = 0; i < sizeof junk; i++)
-            junk[i] = (uint8_t)rnd(s);
-        err = kd_buf_append(&payload, junk, 1 + rnd_below(s, sizeof junk));
-    }
+    kd_err err = kd_sim_gen_tx(&s->gen, sc, &payload);
     uint8_t tx_id[KD_HASH_LEN];
     fresh_hash(s, "tx", tx_id);
     if (!err)
@@ -505,16 +309,15 @@ static kd_err send_block(sim *s, sim_block *b)
 
 static kd_err step_new_block(sim *s)
 {
-    scratch_ep *sc;
-    size_t n_sc;
-    kd_err err = scratch_load(s, &sc, &n_sc);
+    kd_sim_scratch sc;
+    kd_err err = kd_sim_scratch_load(&s->gen, s->model, &sc);
     if (err)
         return err;
     sim_block b = {0};
     size_t n = 1 + rnd_below(s, MAX_BLOCK_TXS);
     for (size_t i = 0; i < n && !err; i++)
-        err = gen_tx(s, sc, &n_sc, &b);
-    free(sc);
+        err = gen_tx(s, &sc, &b);
+    kd_sim_scratch_fini(&sc);
     if (!err)
         err = send_block(s, &b);
     block_fini(&b);
@@ -595,11 +398,10 @@ static kd_err step_reorg(sim *s)
             if (rnd_unit(s) >= s->o->p_drop)
                 err = add_tx(&b, gone.txs[at].tx_id, &gone.txs[at].payload);
         if (!err && k + 1 == n_blocks && rnd_below(s, 2)) {
-            scratch_ep *sc;
-            size_t n_sc;
-            if (!(err = scratch_load(s, &sc, &n_sc))) {
-                err = gen_tx(s, sc, &n_sc, &b);
-                free(sc);
+            kd_sim_scratch sc;
+            if (!(err = kd_sim_scratch_load(&s->gen, s->model, &sc))) {
+                err = gen_tx(s, &sc, &b);
+                kd_sim_scratch_fini(&sc);
             }
         }
         if (!err)
@@ -687,7 +489,7 @@ static kd_err session_open(sim *s)
             return err;
         kd_msg_result_fini(&res);
         memcpy(genesis, tip.digest, KD_HASH_LEN);
-        s->next_id = 0x40000000u + (uint32_t)(rnd(s) % 0x3fffffffu);
+        s->gen.next_id = 0x40000000u + (uint32_t)(rnd(s) % 0x3fffffffu);
         return kd_model_alloc(&s->registry, s->o->finality, genesis, &s->model);
     }
     snprintf(s->session_dir, sizeof s->session_dir, "%s/kdapp-sim.XXXXXX", s->o->work_dir);
@@ -698,7 +500,7 @@ static kd_err session_open(sim *s)
     }
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/live", s->session_dir);
-    s->next_id = 1;
+    s->gen.next_id = 1;
     kd_err err = open_engine(s, dir, &s->engine);
     if (!err)
         err = kd_model_alloc(&s->registry, s->o->finality, genesis, &s->model);
@@ -750,7 +552,6 @@ void kd_sim_options_default(kd_sim_options *o)
     o->max_reorg = 12;
     o->p_reorg = 0.10;
     o->p_drop = 0.15;
-    o->default_cap = KD_TTT_DEFAULT_STRESS_CAP;
 }
 
 kd_err kd_sim_run(const kd_sim_options *o, kd_sim_summary *sum, FILE *out)
@@ -765,16 +566,11 @@ kd_err kd_sim_run(const kd_sim_options *o, kd_sim_summary *sum, FILE *out)
     s->rng = o->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
     if (!s->rng)
         s->rng = 1;
-    s->ttt.default_cap = o->default_cap;
     kd_registry_init(&s->registry);
-    kd_err err = kd_registry_add(&s->registry, &kd_tictactoe_ops, &s->ttt);
-    for (int i = 0; i < N_KEYS && !err; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "sim%d", i);
-        err = kd_key_test(name, &s->keys[i]);
-    }
-    for (size_t i = 0; i < REPLAY_POOL; i++)
-        kd_buf_init(&s->replay_pool[i]);
+    kd_err err = kd_type_table_registry(o->types, &s->registry);
+    kd_err gerr = kd_sim_gen_init(&s->gen, o->types, o->type, o->seed);
+    if (!err)
+        err = gerr;
     char why[256];
     if (!err && o->connect && (err = kd_ingest_client_open(o->connect, 60000, &s->client, why, sizeof why)))
         fprintf(out, "sim: %s\n", why);
@@ -806,8 +602,7 @@ kd_err kd_sim_run(const kd_sim_options *o, kd_sim_summary *sum, FILE *out)
     sum->seconds = (double)(kd_now_ms() - t0) / 1000.0;
     session_close(s);
     kd_ingest_client_close(s->client);
-    for (size_t i = 0; i < REPLAY_POOL; i++)
-        kd_buf_fini(&s->replay_pool[i]);
+    kd_sim_gen_fini(&s->gen);
     free(s->chain);
     free(s);
     return err;

@@ -5,10 +5,11 @@
  *
  * Each step sends one chain event:
  *
- *   new block      1..6 txs: creations (both modes), legal moves, illegal
- *                  moves (occupied, out of bounds, wrong turn, wrong signer,
- *                  unsigned, stale counter, replayed signature, unknown
- *                  episode) and undecodable payloads
+ *   new block      1..6 txs of every registered type (tools/sim_gen.h):
+ *                  creations with varied params, legal commands, commands
+ *                  the type's rules refuse, wrong signers, unsigned, stale
+ *                  counters, replayed signatures, unknown episodes, and
+ *                  undecodable payloads
  *   reorg          revert d tips (d from a geometric distribution, some
  *                  deeper than the stress window, some past the finality
  *                  depth, which must be refused), then a new branch that
@@ -29,6 +30,7 @@
 #include <stdio.h>
 
 #include "engine/engine.h"
+#include "episodes/episode_type.h"
 
 typedef struct {
     uint64_t seed;
@@ -41,7 +43,9 @@ typedef struct {
     const char *work_dir;   /* where session directories go */
     const char *connect;    /* drive a daemon at this ingest URL instead */
     const char *repro_path; /* reproduction script on a mismatch */
-    uint8_t default_cap;    /* engine default cap of the sim's registry */
+    const kd_type_table *types; /* the types and their engine defaults (borrowed, required) */
+    const char *type;           /* simulate only this type; NULL: every type of `types`, mixed */
+    const char *env_note;       /* "NAME=VALUE ..." of the types' settings in force, for the repro line */
     int verbose;
 } kd_sim_options;
 
@@ -50,7 +54,7 @@ typedef struct {
 typedef struct {
     uint64_t steps, blocks, reorgs, reverts, duplicates, refusals;
     uint64_t reorgs_by_depth[KD_SIM_MAX_DEPTH + 1]; /* last bucket: deeper */
-    uint64_t moves_applied, moves_rolled_back, evictions, evictions_restored;
+    uint64_t moves_applied, moves_rolled_back;
     uint64_t episodes_created, sessions, oracle_checks;
     uint64_t rejections[64]; /* by kd_err */
     uint64_t refused[64];    /* by kd_err */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "engine/crypto.h"
-#include "episodes/tictactoe.h"
 #include "kdapp.pb-c.h"
 
 typedef struct {
@@ -14,7 +13,7 @@ typedef struct {
     int final;
     kd_model_episode *eps; /* sorted by id */
     size_t n_eps;
-    uint32_t moves, evictions; /* what this block applied */
+    uint32_t moves; /* what this block applied */
 } snapshot;
 
 struct kd_model {
@@ -237,8 +236,6 @@ static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba,
                     memcpy(ep->state, work, ops->state_size);
                     ep->counter++;
                     s->moves++;
-                    if (strcmp(ops->type_name, KD_TTT_TYPE_NAME) == 0 && ((kd_ttt_undo *)undo)->has_removed)
-                        s->evictions++;
                     *touched = em->episode_id;
                 }
             }
@@ -349,7 +346,6 @@ static kd_err model_accept(kd_model *m, const Kdapp__BlockAccepted *ba, kd_model
         memcpy(m->reverted[r], m->reverted[--m->n_reverted], KD_HASH_LEN);
     out->status = KD_MSG_APPLIED;
     out->moves_applied = next.moves;
-    out->evictions = next.evictions;
     return KD_OK;
 }
 
@@ -388,7 +384,6 @@ static kd_err model_revert(kd_model *m, const Kdapp__BlockReverted *br, kd_model
     memcpy(m->reverted[m->n_reverted++], tip->hash, KD_HASH_LEN);
     out->status = KD_MSG_APPLIED;
     out->moves_rolled_back = tip->moves;
-    out->evictions_restored = tip->evictions;
     eps_free(tip->eps, tip->n_eps);
     m->n_chain--;
     return KD_OK;

@@ -36,8 +36,8 @@ typedef struct {
     kd_err err; /* for REFUSED */
     size_t tx_count;
     kd_err *tx_err;                                 /* per tx: KD_OK = applied (owned) */
-    uint32_t moves_rolled_back, evictions_restored; /* for an applied revert */
-    uint32_t moves_applied, evictions;              /* for an applied accept */
+    uint32_t moves_rolled_back; /* for an applied revert */
+    uint32_t moves_applied;     /* for an applied accept */
 } kd_model_outcome;
 
 void kd_model_outcome_fini(kd_model_outcome *o);

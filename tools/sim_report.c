@@ -46,10 +46,10 @@ void kd_sim_repro_write(const json_t *lines, const kd_sim_options *o, uint64_t s
     }
     fprintf(f, "# kdapp sim --seed %llu: mismatch at step %llu; feed this to a fresh data directory\n",
             (unsigned long long)o->seed, (unsigned long long)step);
-    /* Episodes created without a cap take the engine default, which the
-     * feed takes from the environment: name it (9 or more means classic). */
-    fprintf(f, "# KDAPP_TTT_MAX_SYMBOLS=%u kdapp feed --data NEWDIR --finality %llu %s\n",
-            o->default_cap ? o->default_cap : 9, (unsigned long long)o->finality, path);
+    /* Episodes created without params take the engine defaults, which the
+     * feed takes from the environment: name the settings the sim ran with. */
+    fprintf(f, "# %s%skdapp feed --data NEWDIR --finality %llu %s\n", o->env_note ? o->env_note : "",
+            o->env_note && *o->env_note ? " " : "", (unsigned long long)o->finality, path);
     size_t i;
     const json_t *line;
     json_array_foreach(lines, i, line)
@@ -66,8 +66,9 @@ void kd_sim_repro_write(const json_t *lines, const kd_sim_options *o, uint64_t s
 void kd_sim_print_summary(const kd_sim_summary *sum, const kd_sim_options *o, FILE *out)
 {
     double secs = sum->seconds > 0 ? sum->seconds : 1e-9;
-    fprintf(out, "sim summary (seed %llu, finality %llu, default cap %u)\n", (unsigned long long)o->seed,
-            (unsigned long long)o->finality, o->default_cap);
+    fprintf(out, "sim summary (seed %llu, finality %llu, types %s%s%s)\n", (unsigned long long)o->seed,
+            (unsigned long long)o->finality, o->type ? o->type : "all", o->env_note && *o->env_note ? ", " : "",
+            o->env_note ? o->env_note : "");
     fprintf(out, "  steps            %llu in %.1f s (%.0f steps/s)\n", (unsigned long long)sum->steps, sum->seconds,
             (double)sum->steps / secs);
     fprintf(out, "  blocks applied   %llu  (sessions %llu, fresh-engine checks %llu)\n",
@@ -81,8 +82,6 @@ void kd_sim_print_summary(const kd_sim_summary *sum, const kd_sim_options *o, FI
     fprintf(out, "\n  moves            applied %llu, rolled back %llu (%.1f/s)\n",
             (unsigned long long)sum->moves_applied, (unsigned long long)sum->moves_rolled_back,
             (double)sum->moves_rolled_back / secs);
-    fprintf(out, "  evictions        %llu, restored by rollback %llu\n", (unsigned long long)sum->evictions,
-            (unsigned long long)sum->evictions_restored);
     fprintf(out, "  duplicates       %llu acknowledged again\n", (unsigned long long)sum->duplicates);
     fprintf(out, "  rejected txs    ");
     for (int e = 0; e < 64; e++)

@@ -5,4 +5,7 @@ set -euo pipefail
 seed=$1 steps=$2
 if [[ ${KD_SOAK:-} == 1 ]]; then steps=$((steps * 20)); fi
 out=$(mktemp -d "$KD_TEST_TMP/sim.XXXXXX")
+# Episodes created without params take a stress-mode default (window 6), as
+# the simulator's engines always did; the others draw their params.
+export KDAPP_TTT_MAX_SYMBOLS=${KDAPP_TTT_MAX_SYMBOLS:-6}
 "$KDAPP" sim --seed "$seed" --steps "$steps" --repro "$out/repro-seed$seed.jsonl"
