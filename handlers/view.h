@@ -71,7 +71,8 @@ kd_err kd_episode_view_pack(const kd_episode_view *view, kd_buf *out) KD_WARN_UN
 /* Parses and validates EpisodeView bytes (hash and key lengths, the seats
  * of the status; for a type `types` knows, that the state decodes and the
  * view renders). A type it does not know keeps its raw bytes (type NULL).
- * Errors: KD_ERR_DECODE, KD_ERR_NOMEM; `out` is then empty. */
+ * Errors: KD_ERR_DECODE, KD_ERR_NOMEM; `out` is then empty and holds no
+ * storage (fini is not needed, and harmless). */
 kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, size_t len,
                               kd_episode_view *out) KD_WARN_UNUSED;
 
