@@ -1,0 +1,147 @@
+/*
+ * nim_test.c — a type that exists only in the tests (nim_type.c), added to
+ * a table by the test itself, through the generic tools: perft against an
+ * independent count, the simulator against its oracle (Nim alone and mixed
+ * with the built-in types), and the generic block-script forms fed to a
+ * real engine. Nothing generic changes for it.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "nim_type.h"
+#include "tools/blockscript.h"
+#include "tools/feeder.h"
+#include "tools/perft.h"
+#include "tools/sim.h"
+
+/* Sequences of `depth` takes of 1..max_take from `heap`; the game ends
+ * when the heap is empty. */
+static uint64_t nim_count(unsigned heap, unsigned max_take, unsigned depth)
+{
+    if (depth == 0)
+        return 1;
+    uint64_t n = 0;
+    for (unsigned t = 1; t <= max_take && t <= heap; t++)
+        n += heap - t == 0 ? (depth == 1) : nim_count(heap - t, max_take, depth - 1);
+    return n;
+}
+
+Test(nim, perft_counts_match_an_independent_count)
+{
+    json_t *params = json_pack("{s:i, s:i}", "heap", 12, "max_take", 3);
+    nim_state state;
+    kd_perft_signers signers;
+    char why[256] = "";
+    cr_assert_eq(kd_perft_start(&nim_type, NULL, params, 2, &state, &signers, why, sizeof why), KD_OK, "%s", why);
+    for (unsigned depth = 0; depth <= 13; depth++) {
+        uint64_t nodes = 0;
+        cr_assert_eq(kd_perft_count(&nim_type, &signers, &state, depth, NULL, NULL, &nodes, why, sizeof why), KD_OK,
+                     "%s", why);
+        cr_expect_eq(nodes, nim_count(12, 3, depth), "depth %u: %llu", depth, (unsigned long long)nodes);
+    }
+    cr_expect_eq(nim_count(12, 3, 13), 0, "no game of 12 lasts 13 takes");
+    json_decref(params);
+}
+
+static const char *tmp_base(void)
+{
+    const char *t = getenv("KD_TEST_TMP");
+    return t && *t ? t : "/tmp";
+}
+
+static void simulate(kd_type_table *types, const char *only)
+{
+    kd_sim_options o;
+    kd_sim_options_default(&o);
+    o.types = types;
+    o.type = only;
+    o.steps = 600;
+    o.session_steps = 300;
+    o.seed = 11;
+    o.work_dir = tmp_base();
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    kd_sim_summary sum;
+    cr_assert_eq(kd_sim_run(&o, &sum, out), KD_OK);
+    cr_expect_eq(sum.mismatches, 0, "the engine and the oracle agree");
+    cr_expect_gt(sum.moves_applied, 50, "games were played: %llu moves", (unsigned long long)sum.moves_applied);
+    cr_expect_gt(sum.moves_rolled_back, 0, "reorgs rolled moves back");
+    fclose(out);
+}
+
+Test(nim, the_simulator_checks_it_against_the_oracle, .timeout = 240)
+{
+    kd_type_table only_nim, mixed;
+    kd_type_table_init_empty(&only_nim);
+    cr_assert_eq(kd_type_table_add(&only_nim, &nim_type), KD_OK);
+    simulate(&only_nim, NULL);
+    kd_type_table_init(&mixed);
+    cr_assert_eq(kd_type_table_add(&mixed, &nim_type), KD_OK);
+    simulate(&mixed, NULL);
+    simulate(&mixed, "nim");
+}
+
+Test(nim, generic_block_script_forms_feed_a_real_engine)
+{
+    kd_type_table types;
+    kd_type_table_init(&types);
+    cr_assert_eq(kd_type_table_add(&types, &nim_type), KD_OK);
+    const char *text =
+        "{\"accept\": {\"hash\": \"n1\", \"txs\": [{\"new_episode\": {\"id\": 3, \"type\": \"nim\","
+        " \"participants\": [\"test:alice\", \"test:bob\"], \"params\": {\"heap\": 4, \"max_take\": 2}}}]}}\n"
+        "{\"accept\": {\"hash\": \"n2\", \"txs\": ["
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:alice\", \"take\": 2}},"
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:alice\", \"take\": 1}},"
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:bob\", \"command\": {\"take\": 3}}},"
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:bob\", \"take\": 2}}]}}\n";
+    kd_script script;
+    kd_script_init_types(&script, &types);
+    char why[256] = "";
+    cr_assert_eq(kd_script_parse(text, strlen(text), NULL, &script, why, sizeof why), KD_OK, "%s", why);
+    cr_assert_eq(script.count, 2);
+
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/nim-XXXXXX", tmp_base());
+    cr_assert_not_null(mkdtemp(dir));
+    kd_registry reg;
+    kd_registry_init(&reg);
+    cr_assert_eq(kd_type_table_registry(&types, &reg), KD_OK);
+    kd_engine_options eo = {.data_dir = dir, .registry = &reg};
+    kd_engine *engine = NULL;
+    cr_assert_eq(kd_engine_open(&eo, &engine, why, sizeof why), KD_OK, "%s", why);
+    kd_feeder *feeder = NULL;
+    cr_assert_eq(kd_feeder_alloc_local(engine, &feeder), KD_OK);
+    /* alice takes 2; alice again (not her turn); bob takes 3 (more than
+     * max_take); bob takes the last 2 and wins */
+    static const int applied[2][4] = {{1}, {1, 0, 0, 1}};
+    static const char *const codes[2][4] = {{NULL}, {NULL, "not_your_turn", "illegal_move", NULL}};
+    kd_buf msg;
+    kd_buf_init(&msg);
+    for (size_t i = 0; i < script.count; i++) {
+        msg.len = 0;
+        cr_assert_eq(kd_feeder_encode(feeder, &script.ops[i], &msg), KD_OK);
+        kd_msg_result res;
+        cr_assert_eq(kd_engine_ingest(engine, msg.data, msg.len, &res), KD_OK);
+        cr_assert_eq(res.status, KD_MSG_APPLIED, "op %zu", i);
+        for (size_t t = 0; t < res.tx_count; t++) {
+            cr_expect_eq(res.txs[t].applied, applied[i][t], "op %zu tx %zu: %s", i, t, res.txs[t].detail);
+            if (codes[i][t])
+                cr_expect_eq(res.txs[t].err, KD_ERR_RULE, "op %zu tx %zu (%s): %s", i, t, codes[i][t],
+                             res.txs[t].detail);
+        }
+        kd_msg_result_fini(&res);
+    }
+    kd_episode_snapshot snap;
+    cr_assert_eq(kd_engine_episode_read(engine, 3, &snap), KD_OK);
+    kd_game_status st = nim_type.status(snap.state);
+    cr_expect_eq(st.phase, KD_PHASE_WON);
+    cr_expect_eq(st.winner, 1, "bob took the last token");
+    kd_episode_snapshot_fini(&snap);
+    kd_buf_fini(&msg);
+    kd_feeder_free(feeder);
+    kd_engine_close(engine);
+    kd_script_fini(&script);
+}
