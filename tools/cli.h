@@ -11,7 +11,6 @@
 
 #include "engine/engine.h"
 #include "episodes/episode_type.h"
-#include "episodes/tictactoe.h" /* for the tic-tac-toe shorthands of cmd_devnet.c (until they are generic) */
 
 #define KD_EXIT_OK 0
 #define KD_EXIT_FAIL 1  /* the operation failed (storage, network, mismatch) */

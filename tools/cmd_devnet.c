@@ -522,7 +522,7 @@ static int submit_usage(FILE *out)
           "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
           "         [--wait [--views URL] [--timeout MS]]\n"
           "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
-          "  --row/--col/--player is the block scripts' tic-tac-toe move shorthand\n",
+          "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts)\n",
           out);
     return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
 }

@@ -38,11 +38,11 @@
 #include "tools/endpoints.h"
 #include "tools/node.h"
 
-#define INSTRUCTIONS                                                                                     \
-    "kdapp gateway: tic-tac-toe episodes on a chain that can reorganise. Start a game with "             \
-    "kdapp_start_episode (cap 1-8 for stress mode: at most cap symbols, the oldest removed before each " \
-    "move). Each turn call kdapp_get_strategy_context (or the kdapp_turn prompt), then "                 \
-    "kdapp_execute_command; it answers after the block carrying the move is applied. Subscribe to "      \
+#define INSTRUCTIONS                                                                                   \
+    "kdapp gateway: game episodes on a chain that can reorganise. Start a game with "                  \
+    "kdapp_start_episode (the episode type and its params). Each turn call kdapp_get_strategy_context " \
+    "(or the kdapp_turn prompt) and kdapp_legal_moves, then kdapp_execute_command with the type's "    \
+    "command; it answers after the block carrying the move is applied. Subscribe to "                  \
     "kdapp://episodes/{id} to hear of every change, rollbacks included."
 
 /* ------------------------------------------------------------- chains */

@@ -43,7 +43,11 @@ static void usage(FILE *out)
         fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\ncommon options: --data DIR (default $KDAPP_DATA or ./kdapp-data),\n"
                  "                --keys DIR (default $KDAPP_KEYS or ./kdapp-keys)\n"
-                 "environment:    KDAPP_TTT_STRESS=1|true|yes, KDAPP_TTT_MAX_SYMBOLS=N, KDAPP_LOG=level\n");
+                 "environment:    KDAPP_LOG=level; the episode types' engine defaults:");
+    for (size_t i = 0; i < kd_builtin_type_count; i++)
+        for (const char *const *n = kd_builtin_types[i]->env_names; n && *n; n++)
+            fprintf(out, " %s", *n);
+    fprintf(out, "\n");
 }
 
 int main(int argc, char **argv)

@@ -13,7 +13,7 @@
  * bytes) to what it was before the execute: so a count is also an undo test
  * of every position it visits.
  *
- *   depth 2 from the empty board (tic-tac-toe):
+ *   depth 2 from an empty 3x3 board where X and O take turns:
  *     for each of X's 9 moves: execute → for each of O's 8 moves:
  *       execute, count 1, rollback, memcmp; rollback, memcmp     → 72
  *

@@ -1,10 +1,14 @@
 /*
- * player_human.c — the human player: shows whose turn it is and reads
- * "row col" from the terminal (also "row,col" or "(row, col)"). A line
- * that is not a move, or a move the gateway refused, is answered with the
- * reason and asked again, as often as needed; the end of input ends the
- * game. The board itself is printed by the coordinator before each turn.
+ * player_human.c — the human player: shows the legal moves of the seat to
+ * move and reads one line from the terminal: a legal move's notation
+ * (compared on letters and digits only, so "(1, 2)", "1 2" and "1,2" are
+ * the same move, as are "e2e4" and "E2-E4"), its number in the list, or the
+ * type's command JSON. A line that is none of these, or a move the gateway
+ * refused, is answered with the reason and asked again, as often as needed;
+ * the end of input ends the game. The board itself is printed by the
+ * coordinator before each turn.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,45 +19,72 @@ typedef struct {
     FILE *in, *out;
 } human;
 
-/* Parses "r c", "r,c" or "(r, c)" with r, c in 0..2; returns 0 or -1. */
-static int parse_line(const char *line, kd_ttt_cell *m)
+/* The letters and digits of `s`, lower-cased, into `out`. */
+static void squeeze(const char *s, char *out, size_t len)
 {
-    int digits[2], n = 0;
-    for (const char *p = line; *p; p++) {
-        if (*p >= '0' && *p <= '9') {
-            if (n == 2 || (p[1] >= '0' && p[1] <= '9'))
-                return -1;
-            digits[n++] = *p - '0';
-        } else if (!strchr(" \t\r\n,()", *p)) {
-            return -1;
-        }
-    }
-    if (n != 2 || digits[0] > 2 || digits[1] > 2)
-        return -1;
-    m->row = (uint8_t)digits[0];
-    m->col = (uint8_t)digits[1];
-    return 0;
+    size_t n = 0;
+    for (; *s && n + 1 < len; s++)
+        if (isalnum((unsigned char)*s))
+            out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
 }
 
-static kd_err human_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_ttt_cell *move, char *why,
+/* The move a line names, or -1. */
+static int parse_line(const kd_play_turn *turn, const char *line, kd_legal_move *move)
+{
+    char typed[128], notation[KD_NOTATION_MAX];
+    squeeze(line, typed, sizeof typed);
+    if (!typed[0])
+        return -1;
+    for (size_t i = 0; i < turn->legal->count; i++) {
+        squeeze(turn->legal->moves[i].notation, notation, sizeof notation);
+        if (strcmp(typed, notation) == 0) {
+            *move = turn->legal->moves[i];
+            return 0;
+        }
+    }
+    char *end;
+    unsigned long k = strtoul(line, &end, 10);
+    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+        end++;
+    if (end != line && !*end && k >= 1 && k <= turn->legal->count) {
+        *move = turn->legal->moves[k - 1];
+        return 0;
+    }
+    json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    int rc = json_is_object(j) && turn->type->command_from_json(j, turn->seat, &cmd, NULL, 0) == KD_OK &&
+                     kd_play_move_of(turn, cmd.data, cmd.len, move) == KD_OK
+                 ? 0
+                 : -1;
+    kd_buf_fini(&cmd);
+    json_decref(j);
+    return rc;
+}
+
+static kd_err human_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
                            size_t why_len)
 {
     human *h = impl;
     if (feedback)
         fprintf(h->out, "%s\n", feedback);
     for (;;) {
-        fprintf(h->out, "%c to move: your move as \"row col\" (0-2 each): ", turn->me);
+        fprintf(h->out, "%s to move:", turn->seat_name);
+        for (size_t i = 0; i < turn->legal->count; i++)
+            fprintf(h->out, " %zu. %s", i + 1, turn->legal->moves[i].notation);
+        fprintf(h->out, "\nyour move (its notation, its number, or the command JSON): ");
         fflush(h->out);
-        char line[128];
+        char line[512];
         if (!fgets(line, sizeof line, h->in)) {
-            snprintf(why, why_len, "input ended while waiting for %c's move", turn->me);
+            snprintf(why, why_len, "input ended while waiting for %s's move", turn->seat_name);
             return KD_ERR_CLOSED;
         }
-        if (parse_line(line, move) == 0) {
-            move->symbol = turn->state.turn;
+        if (parse_line(turn, line, move) == 0)
             return KD_OK;
-        }
-        fprintf(h->out, "that is not a move: type a row and a column, each 0, 1 or 2, e.g. \"1 2\"\n");
+        fprintf(h->out, "that is not a move: type one of the legal moves above (e.g. \"%s\"), its number, or the "
+                        "command JSON\n",
+                turn->legal->count ? turn->legal->moves[0].notation : "");
     }
 }
 

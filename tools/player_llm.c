@@ -6,9 +6,9 @@
  * One turn is one short conversation:
  *
  *   system     how to answer (one JSON object, nothing else)
- *   user       the gateway's kdapp_turn prompt (stress-aware when the
- *              episode has a cap: rule, recent moves oldest to newest, the
- *              mark removed next; the classic prompt otherwise)
+ *   user       the gateway's kdapp_turn prompt (the type's prompt: the
+ *              rules in force, the position, the legal moves and the exact
+ *              answer format)
  *   assistant  the model's reply
  *   user       only after a refused reply: why it was refused (unparsable,
  *              or the gateway's error for an illegal move) and the legal
@@ -35,12 +35,12 @@
 #define LLM_TIMEOUT_MS 120000u
 #define LLM_MAX_REPLY ((size_t)4 << 20)
 
-#define SYSTEM_TEXT                                                                                               \
-    "You play tic-tac-toe through the kdapp gateway. Each turn you get the rules in force and the board. "        \
-    "Think about which marks will be removed, then answer with exactly one JSON object {\"row\": R, \"col\": C} " \
-    "(integers 0-2) and nothing else."
+#define SYSTEM_TEXT                                                                                            \
+    "You play a game through the kdapp gateway. Each turn you get the rules in force, the position and the "  \
+    "exact answer format. Think, then answer with exactly one JSON object, the command of your move, and " \
+    "nothing else."
 
-#define ANSWER_TEXT "Answer with exactly one JSON object {\"row\": R, \"col\": C} and nothing else."
+#define ANSWER_TEXT "Answer with exactly one JSON object, the command of your move, and nothing else."
 
 typedef struct {
     char *endpoint, *model, *api_key;
@@ -73,10 +73,62 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
-kd_err kd_llm_parse_move(const char *content, kd_ttt_cell *out, char *why, size_t why_len)
+/* "the members row, col (and optionally type, player)" from the type's
+ * command schema: what a refusal tells the model to send. */
+static void describe_command(const kd_episode_type *type, char *out, size_t len)
 {
-    static const char want[] = "answer with exactly one JSON object {\"row\": R, \"col\": C}, R and C in 0..2, "
-                               "and nothing else";
+    json_t *schema = json_loads(type->command_schema, 0, NULL);
+    json_t *props = json_object_get(schema, "properties"), *req = json_object_get(schema, "required");
+    size_t n = (size_t)snprintf(out, len, "answer with exactly one JSON object, a %s command", type->ops->type_name);
+    const char *key;
+    json_t *v;
+    int first = 1, optional = 0;
+    for (size_t i = 0; i < json_array_size(req) && n < len; i++, first = 0)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", first ? " with the members " : ", ",
+                              json_string_value(json_array_get(req, i)));
+    json_object_foreach(props, key, v)
+    {
+        int required = 0;
+        for (size_t i = 0; i < json_array_size(req); i++)
+            required |= json_string_value(json_array_get(req, i)) && strcmp(json_string_value(json_array_get(req, i)), key) == 0;
+        if (required || n >= len)
+            continue;
+        n += (size_t)snprintf(out + n, len - n, "%s%s", optional ? ", " : first ? " with the optional members " : " (and optionally ", key);
+        optional = 1;
+    }
+    if (optional && !first && n < len)
+        n += (size_t)snprintf(out + n, len - n, ")");
+    if (n < len)
+        snprintf(out + n, len - n, ", and nothing else");
+    json_decref(schema);
+}
+
+/* 1 when every member of `obj` is a property of the command schema (or the
+ * schema lists none). */
+static int members_known(const kd_episode_type *type, const json_t *obj, const char **unknown)
+{
+    json_t *schema = json_loads(type->command_schema, 0, NULL);
+    json_t *props = json_object_get(schema, "properties");
+    const char *key;
+    json_t *v;
+    int ok = 1;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        if (json_is_object(props) && !json_object_get(props, key)) {
+            ok = 0;
+            *unknown = key;
+            break;
+        }
+    }
+    json_decref(schema);
+    return ok;
+}
+
+kd_err kd_llm_parse_command(const char *content, const kd_episode_type *type, int seat, kd_buf *out, char *why,
+                            size_t why_len)
+{
+    char want[300];
+    describe_command(type, want, sizeof want);
     if (!content) {
         say(why, why_len, "the reply was empty; %s", want);
         return KD_ERR_PARSE;
@@ -117,23 +169,22 @@ kd_err kd_llm_parse_move(const char *content, kd_ttt_cell *out, char *why, size_
         say(why, why_len, "the reply is not one JSON object (%s); %s", e.text, want);
         return KD_ERR_PARSE;
     }
-    const json_t *row = json_object_get(j, "row"), *col = json_object_get(j, "col");
     kd_err err = KD_OK;
-    if (!json_is_object(j) || json_object_size(j) != 2 || !row || !col) {
-        say(why, why_len, "the object must have exactly the members \"row\" and \"col\"; %s", want);
+    const char *unknown = NULL;
+    char detail[KD_REJECT_DETAIL_MAX] = "";
+    size_t before = out->len;
+    if (!json_is_object(j)) {
+        say(why, why_len, "the reply is not a JSON object; %s", want);
         err = KD_ERR_PARSE;
-    } else if (!json_is_integer(row) || !json_is_integer(col)) {
-        say(why, why_len, "\"row\" and \"col\" must be integers, not strings or decimals; %s", want);
+    } else if (!members_known(type, j, &unknown)) {
+        say(why, why_len, "the object has a member \"%.40s\" a command does not have; %s", unknown, want);
         err = KD_ERR_PARSE;
-    } else if (json_integer_value(row) < 0 || json_integer_value(row) > 2 || json_integer_value(col) < 0 ||
-               json_integer_value(col) > 2) {
-        say(why, why_len, "(%lld, %lld) is outside the board: rows and columns are 0, 1 or 2",
-            (long long)json_integer_value(row), (long long)json_integer_value(col));
-        err = KD_ERR_PARSE;
-    } else {
-        out->row = (uint8_t)json_integer_value(row);
-        out->col = (uint8_t)json_integer_value(col);
-        out->symbol = 0;
+    } else if ((err = type->command_from_json(j, seat, out, detail, sizeof detail)) != KD_OK) {
+        out->len = before;
+        if (err != KD_ERR_NOMEM) {
+            say(why, why_len, "%s; %s", detail[0] ? detail : "the object is not a command", want);
+            err = KD_ERR_PARSE;
+        }
     }
     json_decref(j);
     return err;
@@ -231,8 +282,8 @@ static kd_err add_message(json_t *messages, const char *role, const char *conten
     return m && json_array_append_new(messages, m) == 0 ? KD_OK : KD_ERR_NOMEM;
 }
 
-static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_ttt_cell *move, char *why,
-                         size_t why_len)
+static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move,
+                         char *why, size_t why_len)
 {
     llm *l = impl;
     kd_err err = KD_OK;
@@ -253,8 +304,8 @@ static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedb
         if (!err)
             err = add_message(l->messages, "user", prompt);
         if (!err && l->show)
-            fprintf(l->log, "--- prompt to %s for %c (episode %u) ---\n%s\n", l->endpoint, turn->me, turn->episode_id,
-                    prompt);
+            fprintf(l->log, "--- prompt to %s for %s (episode %u) ---\n%s\n", l->endpoint, turn->seat_name,
+                    turn->episode_id, prompt);
         free(prompt);
     } else {
         size_t n = strlen(feedback) + sizeof ANSWER_TEXT + 1;
@@ -266,8 +317,8 @@ static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedb
         if (!err)
             err = add_message(l->messages, "user", text);
         if (!err && l->show)
-            fprintf(l->log, "--- follow-up to %s for %c (attempt %u) ---\n%s\n", l->endpoint, turn->me, l->attempt + 1,
-                    text);
+            fprintf(l->log, "--- follow-up to %s for %s (attempt %u) ---\n%s\n", l->endpoint, turn->seat_name,
+                    l->attempt + 1, text);
         free(text);
     }
     if (err)
@@ -283,9 +334,14 @@ static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedb
     }
     free(l->last_reply);
     l->last_reply = content;
-    err = kd_llm_parse_move(content, move, why, why_len);
-    if (!err)
-        move->symbol = turn->state.turn;
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    err = kd_llm_parse_command(content, turn->type, turn->seat, &cmd, why, why_len);
+    if (!err && (err = kd_play_move_of(turn, cmd.data, cmd.len, move)) == KD_ERR_TOO_LARGE) {
+        say(why, why_len, "the command is longer than %d bytes", KD_COMMAND_MAX);
+        err = KD_ERR_PARSE;
+    }
+    kd_buf_fini(&cmd);
     return err;
 }
 

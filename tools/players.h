@@ -1,24 +1,27 @@
 /*
- * players.h — the players of `kdapp play`: where a move comes from.
+ * players.h — the players of `kdapp play`: where a move comes from, for
+ * any registered episode type (episodes/episode_type.h).
  *
- *   random   a uniformly random legal move (seeded)
- *   search   negamax with alpha-beta over the real rules (kd_ttt_play), so
- *            the lookahead sees the sliding window: the eviction of the
- *            mover's and the opponent's oldest marks
- *   llm:URL  an OpenAI-compatible chat-completions endpoint (player_llm.c)
- *   human    "row col" typed at the terminal (player_human.c)
+ *   random   a uniformly random move among the turn's legal moves (seeded)
+ *   search   the type's bot (bot_command), for types that have one
+ *   llm:URL  an OpenAI-compatible chat-completions endpoint (player_llm.c):
+ *            the gateway's kdapp_turn prompt, the reply parsed as the type's
+ *            command JSON
+ *   human    a legal move typed at the terminal (player_human.c): its
+ *            notation, its number in the list, or the command JSON
  *
- * A player sees one kd_play_turn: the strategy context the gateway served
- * this turn (as a kd_ttt_view), the state rebuilt from it for lookahead, and
- * a way to fetch the gateway's kdapp_turn prompt. Nothing here keeps a
- * mirror of the game between turns; the coordinator (play.c) asks the
- * gateway every turn.
+ * A player sees one kd_play_turn: the episode's type, the seat to act, the
+ * state (decoded from the view's "state" bytes), the legal moves of that
+ * seat and a way to fetch the gateway's kdapp_turn prompt. A move is a
+ * kd_legal_move: command bytes and a notation. Nothing here keeps a mirror
+ * of the game between turns; the coordinator (play.c) asks the gateway
+ * every turn.
  *
  * Determinism: every random choice comes from the player's own generator,
  * seeded from --seed, so a game replays exactly (an llm's answers aside).
  *
- * Threading: a player is used by one thread at a time; the pure functions
- * (kd_search_move, the parsers) are reentrant.
+ * Threading: a player is used by one thread at a time; the parsers are
+ * reentrant.
  */
 #ifndef KD_TOOLS_PLAYERS_H
 #define KD_TOOLS_PLAYERS_H
@@ -28,10 +31,9 @@
 
 #include <jansson.h>
 
-#include "episodes/tictactoe.h"
+#include "episodes/episode_type.h"
 
 #define KD_SEARCH_DEFAULT_DEPTH 4u
-/* KD_SEARCH_MAX_DEPTH: episodes/tictactoe.h */
 /* Retries a player gets in one turn after a refused answer (unparsable or
  * illegal); when the last one is refused too, a random legal move is played
  * for it. The human player is asked until it answers or its input ends. */
@@ -49,63 +51,49 @@ uint64_t kd_play_rng_next(kd_play_rng *rng);
 /* Uniform in [0, n); n > 0. */
 uint32_t kd_play_rng_below(kd_play_rng *rng, uint32_t n);
 
-/* ---------------------------------------------------- context and state */
-
-/*
- * Fills `out` (zeroed first) from a strategy context ({board, current, cap,
- * next_to_remove, recent_moves, rule_text}) or an enriched view (the same
- * fields plus status and move_count). Missing status means in progress.
- * Errors: KD_ERR_DECODE with a sentence in `why` naming the bad field.
- */
-kd_err kd_play_view_from_json(const json_t *j, kd_ttt_view *out, char *why, size_t why_len) KD_WARN_UNUSED;
-
-/*
- * Rebuilds a kd_ttt_state that kd_ttt_play accepts from a view: board,
- * side to move, cap; in stress mode the history is recent_moves (oldest
- * first), in classic mode the marks in row-major order (their order does
- * not matter to the classic rules). Both seats hold the same all-zero key,
- * so a lookahead signs with &state->players[0]. move_count is the smallest
- * count consistent with the window and the side to move. Errors:
- * KD_ERR_DECODE when the board and recent_moves disagree.
- */
-kd_err kd_play_state_from_view(const kd_ttt_view *v, kd_ttt_state *out, char *why, size_t why_len) KD_WARN_UNUSED;
-
-/* ---------------------------------------------------------- pure moves */
-
-/* A uniformly random legal move. Errors: KD_ERR_GAME_OVER (none). */
-kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out) KD_WARN_UNUSED;
-
-/* The search player's move: kd_search_move (episodes/tictactoe.h). */
-
-/*
- * Parses an llm reply strictly (player_llm.c). Accepted: exactly one JSON
- * object {"row": R, "col": C} with integer R and C in 0..2 and no other
- * members, optionally with surrounding whitespace, inside one Markdown code
- * fence (```json ... ``` or ``` ... ```), and after one leading
- * <think>...</think> block (reasoning models emit one). Anything else —
- * prose around the object, two objects, strings for numbers, extra
- * members — is refused. Errors: KD_ERR_PARSE with a sentence in `why` that
- * can be shown to the model.
- */
-kd_err kd_llm_parse_move(const char *content, kd_ttt_cell *out, char *why, size_t why_len) KD_WARN_UNUSED;
-
-/* -------------------------------------------------------------- players */
+/* ---------------------------------------------------------------- turns */
 
 /* What a player gets each turn. */
 typedef struct {
     uint32_t episode_id;
-    char me;            /* 'X' or 'O': the side to move */
-    kd_ttt_view view;   /* this turn's strategy context */
-    kd_ttt_state state; /* rebuilt from it (kd_play_state_from_view) */
-    /* Fetches the gateway's kdapp_turn prompt for `me` (malloc'd text).
+    const kd_episode_type *type;
+    int seat;                    /* the seat to act */
+    const char *seat_name;       /* its name ("X") */
+    const void *state;           /* ops->state_size bytes: the episode's state this turn */
+    const kd_legal_moves *legal; /* the seat's legal moves (at least one) */
+    /* Fetches the gateway's kdapp_turn prompt for the seat (malloc'd text).
      * Set by the coordinator; players that need no prompt never call it. */
     kd_err (*get_prompt)(void *ctx, char **text, char *why, size_t why_len);
     void *prompt_ctx;
 } kd_play_turn;
 
+/*
+ * Fills `move` with command bytes for `turn`: the notation of the legal
+ * move with the same bytes, else the command's JSON (compact, truncated to
+ * fit). Errors: KD_ERR_TOO_LARGE (longer than KD_COMMAND_MAX).
+ */
+kd_err kd_play_move_of(const kd_play_turn *turn, const uint8_t *command, size_t len, kd_legal_move *move) KD_WARN_UNUSED;
+
+/*
+ * Parses an llm reply strictly as the type's command JSON for `seat`
+ * (player_llm.c). Accepted: exactly one JSON object, optionally with
+ * surrounding whitespace, inside one Markdown code fence (```json ... ```
+ * or ``` ... ```), and after one leading <think>...</think> block
+ * (reasoning models emit one); its members must be among the properties of
+ * the type's command schema, and command_from_json must take it. Anything
+ * else — prose around the object, two objects, strings for numbers, extra
+ * members — is refused. Appends the command bytes to `out`. Errors:
+ * KD_ERR_PARSE with a sentence in `why` that can be shown to the model
+ * (it names the members the command has), KD_ERR_NOMEM.
+ */
+kd_err kd_llm_parse_command(const char *content, const kd_episode_type *type, int seat, kd_buf *out, char *why,
+                            size_t why_len) KD_WARN_UNUSED;
+
+/* -------------------------------------------------------------- players */
+
 typedef struct {
     uint64_t seed;           /* this player's generator */
-    unsigned depth;          /* search: plies [KD_SEARCH_DEFAULT_DEPTH] */
+    unsigned depth;          /* search: plies for the type's bot [KD_SEARCH_DEFAULT_DEPTH] */
     const char *model;       /* llm: the "model" member (omitted when NULL) */
     const char *api_key;     /* llm: bearer token (NULL: none) */
     uint32_t llm_timeout_ms; /* llm: one chat completion [120000] */
@@ -122,7 +110,7 @@ typedef struct {
      * KD_OK with *move set; KD_ERR_PARSE when the answer could not be
      * understood (counted as a failed attempt, `why` says what was wrong);
      * any other error ends the game (`why` says why). */
-    kd_err (*choose)(void *impl, const kd_play_turn *turn, const char *feedback, kd_ttt_cell *move, char *why,
+    kd_err (*choose)(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
                      size_t why_len);
     void (*free)(void *impl);
     unsigned retry_limit; /* retries after refused answers per turn; 0: unlimited */
@@ -149,12 +137,14 @@ unsigned kd_player_retry_limit(const kd_player *p);
 int kd_player_interactive(const kd_player *p);
 
 /* The ops choose (see kd_player_ops); counts KD_ERR_PARSE answers. */
-kd_err kd_player_choose(kd_player *p, const kd_play_turn *turn, const char *feedback, kd_ttt_cell *move, char *why,
-                        size_t why_len) KD_WARN_UNUSED;
+kd_err kd_player_choose(kd_player *p, const kd_play_turn *turn, const char *feedback, kd_legal_move *move,
+                        char *why, size_t why_len) KD_WARN_UNUSED;
+/* 1 when the player needs the type's bot (search). */
+int kd_player_needs_bot(const kd_player *p);
 
 /* Plays a random legal move for the player (its own generator) and counts
  * it as a fallback. Errors: KD_ERR_GAME_OVER. */
-kd_err kd_player_fallback(kd_player *p, const kd_play_turn *turn, kd_ttt_cell *move) KD_WARN_UNUSED;
+kd_err kd_player_fallback(kd_player *p, const kd_play_turn *turn, kd_legal_move *move) KD_WARN_UNUSED;
 
 /* Counters for the summary. */
 typedef struct {

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/crypto.h"
 #include "episodes/episode_type.h"
+#include "episodes/tictactoe.h"
 #include "play/mock_llm.h"
 #include "tools/play.h"
 #include "tools/players.h"
@@ -40,6 +42,8 @@ static void play_moves(kd_ttt_state *s, const char *moves)
 /* A turn whose prompt is the type's prompt of the state after `moves`. */
 typedef struct {
     kd_ttt_view view;
+    kd_ttt_state state;
+    kd_legal_moves legal;
 } prompt_src;
 
 static kd_err local_prompt(void *ctx, char **text, char *why, size_t why_len)
@@ -63,20 +67,36 @@ static kd_err local_prompt(void *ctx, char **text, char *why, size_t why_len)
 
 static void make_turn(uint8_t cap, const char *moves, prompt_src *src, kd_play_turn *turn)
 {
-    kd_ttt_view empty = {.current = KD_TTT_X, .cap = cap};
-    kd_ttt_state s;
-    char why[200];
-    cr_assert_eq(kd_play_state_from_view(&empty, &s, why, sizeof why), KD_OK);
-    play_moves(&s, moves);
+    kd_key k;
+    cr_assert_eq(kd_key_test("llm", &k), KD_OK);
+    kd_participants parts = {.count = 2};
+    parts.keys[0] = parts.keys[1] = k.pub;
     memset(src, 0, sizeof *src);
-    kd_ttt_view_of(&s, &src->view);
+    cr_assert_eq(kd_ttt_state_init(&src->state, &parts, cap, NULL), KD_OK);
+    play_moves(&src->state, moves);
+    kd_ttt_view_of(&src->state, &src->view);
+    int seat = src->state.turn == KD_TTT_X ? 0 : 1;
+    kd_legal_moves_init(&src->legal);
+    cr_assert_eq(kd_tictactoe_type.legal_moves(&src->state, seat, &src->legal), KD_OK);
     memset(turn, 0, sizeof *turn);
     turn->episode_id = 7;
-    turn->me = kd_ttt_symbol_char(s.turn);
-    turn->view = src->view;
-    turn->state = s;
+    turn->type = &kd_tictactoe_type;
+    turn->seat = seat;
+    turn->seat_name = kd_episode_type_seat_name(&kd_tictactoe_type, seat);
+    turn->state = &src->state;
+    turn->legal = &src->legal;
     turn->get_prompt = local_prompt;
     turn->prompt_ctx = src;
+}
+
+static void src_fini(prompt_src *src) { kd_legal_moves_fini(&src->legal); }
+
+/* The cell a move's command places. */
+static kd_ttt_move cell_of(const kd_legal_move *m)
+{
+    kd_ttt_move mv = {0};
+    cr_assert_eq(kd_ttt_command_decode(m->command, m->command_len, &mv, NULL), KD_OK);
+    return mv;
 }
 
 static const char *message(const json_t *requests, size_t req, size_t msg, const char *field)
@@ -116,7 +136,7 @@ Test(llm_parse, accepts_one_object_and_refuses_the_rest)
         {"{\"row\":\"1\",\"col\":1}", 0, 0, 0},
         {"{\"row\":1.0,\"col\":1}", 0, 0, 0},
         {"{\"row\":1,\"col\":1,\"why\":\"centre\"}", 0, 0, 0},
-        {"{\"row\":3,\"col\":0}", 0, 0, 0},
+        {"{\"row\":3,\"col\":0}", 1, 3, 0}, /* a command; the engine refuses it as out of bounds */
         {"{\"row\":-1,\"col\":0}", 0, 0, 0},
         {"{\"row\":1}", 0, 0, 0},
         {"{\"row\":1,\"row\":1}", 0, 0, 0},
@@ -126,20 +146,28 @@ Test(llm_parse, accepts_one_object_and_refuses_the_rest)
         {"<think>no end {\"row\":1,\"col\":1}", 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kd_ttt_cell m = {9, 9, 9};
+        kd_buf cmd;
+        kd_buf_init(&cmd);
         char why[300] = "";
-        kd_err err = kd_llm_parse_move(cases[i].text, &m, why, sizeof why);
+        kd_err err = kd_llm_parse_command(cases[i].text, &kd_tictactoe_type, 1, &cmd, why, sizeof why);
         if (cases[i].ok) {
             cr_expect_eq(err, KD_OK, "case %zu '%s': %s", i, cases[i].text, why);
-            cr_expect(m.row == cases[i].row && m.col == cases[i].col, "case %zu", i);
+            kd_ttt_move m = {9, 9, 9};
+            cr_expect_eq(kd_ttt_command_decode(cmd.data, cmd.len, &m, NULL), KD_OK, "case %zu", i);
+            cr_expect(m.row == (uint32_t)cases[i].row && m.col == (uint32_t)cases[i].col && m.player == 1,
+                      "case %zu: the acting seat's move", i);
         } else {
             cr_expect_eq(err, KD_ERR_PARSE, "case %zu '%s' was accepted", i, cases[i].text);
             cr_expect(strstr(why, "row") != NULL, "case %zu: the reason should say what to send: %s", i, why);
+            cr_expect_eq(cmd.len, 0, "case %zu: nothing appended", i);
         }
+        kd_buf_fini(&cmd);
     }
-    kd_ttt_cell m;
-    char why[100];
-    cr_expect_eq(kd_llm_parse_move(NULL, &m, why, sizeof why), KD_ERR_PARSE);
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    char why[300];
+    cr_expect_eq(kd_llm_parse_command(NULL, &kd_tictactoe_type, 0, &cmd, why, sizeof why), KD_ERR_PARSE);
+    kd_buf_fini(&cmd);
 }
 
 /* ------------------------------------------------------ player requests */
@@ -155,10 +183,12 @@ Test(llm_player, stress_prompt_states_rule_window_and_next_removal)
     prompt_src src;
     kd_play_turn turn;
     make_turn(6, "00 11 01 22 20 02", &src, &turn);
-    kd_ttt_cell mv;
+    kd_legal_move mv;
     char why[300];
     cr_assert_eq(kd_player_choose(p, &turn, NULL, &mv, why, sizeof why), KD_OK, "%s", why);
-    cr_expect(mv.row == 1 && mv.col == 0, "the first legal move is (1,0), got (%u,%u)", mv.row, mv.col);
+    kd_ttt_move c = cell_of(&mv);
+    cr_expect(c.row == 1 && c.col == 0, "the first legal move is (1,0), got (%u,%u)", c.row, c.col);
+    cr_expect_str_eq(mv.notation, "(1, 0)");
 
     json_t *reqs = mock_llm_requests(m);
     cr_assert_eq(json_array_size(reqs), 1);
@@ -183,6 +213,7 @@ Test(llm_player, stress_prompt_states_rule_window_and_next_removal)
     cr_expect(strstr(logtext, "--- reply ---\n{\"row\": 1, \"col\": 0}"), "%s", logtext);
     json_decref(reqs);
     kd_player_free(p);
+    src_fini(&src);
     fclose(log);
     free(logtext);
     mock_llm_stop(m);
@@ -196,10 +227,11 @@ Test(llm_player, classic_prompt_has_no_window)
     prompt_src src;
     kd_play_turn turn;
     make_turn(0, "00 11 01 22", &src, &turn);
-    kd_ttt_cell mv;
+    kd_legal_move mv;
     char why[300];
     cr_assert_eq(kd_player_choose(p, &turn, NULL, &mv, why, sizeof why), KD_OK, "%s", why);
-    cr_expect(mv.row == 0 && mv.col == 2);
+    kd_ttt_move c = cell_of(&mv);
+    cr_expect(c.row == 0 && c.col == 2);
     json_t *reqs = mock_llm_requests(m);
     const char *prompt = message(reqs, 0, 1, "content");
     cr_assert(prompt);
@@ -209,6 +241,7 @@ Test(llm_player, classic_prompt_has_no_window)
     cr_expect(!strstr(prompt, "removed next"), "%s", prompt);
     json_decref(reqs);
     kd_player_free(p);
+    src_fini(&src);
     mock_llm_stop(m);
 }
 
@@ -220,11 +253,11 @@ Test(llm_player, a_refused_reply_continues_the_conversation)
     prompt_src src;
     kd_play_turn turn;
     make_turn(6, "11", &src, &turn);
-    kd_ttt_cell mv;
+    kd_legal_move mv;
     char why[300] = "";
     cr_assert_eq(kd_player_choose(p, &turn, NULL, &mv, why, sizeof why), KD_ERR_PARSE);
     cr_expect(strstr(why, "JSON"), "%s", why);
-    cr_assert_eq(kd_player_choose(p, &turn, "Your answer could not be used. Legal moves (row, col): (0, 0)", &mv, why,
+    cr_assert_eq(kd_player_choose(p, &turn, "Your answer could not be used. Legal moves: (0, 0)", &mv, why,
                                   sizeof why),
                  KD_OK, "%s", why);
     json_t *reqs = mock_llm_requests(m);
@@ -236,6 +269,7 @@ Test(llm_player, a_refused_reply_continues_the_conversation)
     cr_expect_eq(kd_player_get_stats(p).refused, 1);
     json_decref(reqs);
     kd_player_free(p);
+    src_fini(&src);
     mock_llm_stop(m);
 }
 
@@ -247,11 +281,12 @@ Test(llm_player, an_http_error_is_reported_not_retried)
     prompt_src src;
     kd_play_turn turn;
     make_turn(0, "", &src, &turn);
-    kd_ttt_cell mv;
+    kd_legal_move mv;
     char why[400] = "";
     cr_expect_eq(kd_player_choose(p, &turn, NULL, &mv, why, sizeof why), KD_ERR_NET);
     cr_expect(strstr(why, "HTTP 404") && strstr(why, "model not loaded"), "%s", why);
     kd_player_free(p);
+    src_fini(&src);
     mock_llm_stop(m);
 }
 
@@ -304,12 +339,14 @@ Test(llm_game, stress_retries_then_falls_back, .timeout = 120)
     dirs_make(&d);
     char spec[128], why[600] = "";
     snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
-    kd_play_options o = {.x = "search",
-                         .o = spec,
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_play_options o = {.types = &types,
+                         .players = {"search", spec},
                          .self_exe = kdapp_binary(),
                          .data_dir = d.data,
                          .keys_dir = d.keys,
-                         .cap = 3,
+                         .params = "{\"cap\": 3}",
                          .seed = 11,
                          .max_moves = 6,
                          .model = "m",
@@ -320,7 +357,7 @@ Test(llm_game, stress_retries_then_falls_back, .timeout = 120)
     fflush(d.outf);
     cr_assert_eq(err, KD_OK, "%s\n%s", why, d.out);
     cr_expect_eq(res.move_count, 6);
-    cr_expect_eq(res.status, KD_TTT_IN_PROGRESS);
+    cr_expect_eq(res.phase, KD_PHASE_IN_PROGRESS);
     cr_expect_eq(res.stats[1].moves, 3);
     cr_expect_eq(res.stats[1].refused, 6, "refused %u", res.stats[1].refused);
     cr_expect_eq(res.stats[1].fallbacks, 1);
@@ -340,11 +377,11 @@ Test(llm_game, stress_retries_then_falls_back, .timeout = 120)
     /* The follow-ups carry the reason and the legal moves. */
     const char *f1 = message(reqs, 1, 3, "content"), *f2 = message(reqs, 2, 5, "content");
     cr_assert(f1 && f2);
-    cr_expect(strstr(f1, "could not be used") && strstr(f1, "Legal moves (row, col):") &&
+    cr_expect(strstr(f1, "could not be used") && strstr(f1, "Legal moves: (") &&
                   strstr(f1, "Answer with exactly one JSON object"),
               "%s", f1);
     cr_expect(strstr(f2, "was refused by the gateway") && strstr(f2, "occupied") &&
-                  strstr(f2, "Legal moves (row, col):"),
+                  strstr(f2, "Legal moves: ("),
               "%s", f2);
     /* Turn 2 (move 4): the window is full; the oldest (X's first) goes next. */
     const char *p3 = message(reqs, 3, 1, "content");
@@ -373,12 +410,14 @@ Test(llm_game, classic_prompts_through_the_gateway, .timeout = 120)
     dirs_make(&d);
     char spec[128], why[600] = "";
     snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
-    kd_play_options o = {.x = spec,
-                         .o = "search",
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_play_options o = {.types = &types,
+                         .players = {spec, "search"},
                          .self_exe = kdapp_binary(),
                          .data_dir = d.data,
                          .keys_dir = d.keys,
-                         .cap = 9,
+                         .params = "{\"cap\": 9}",
                          .seed = 4,
                          .max_moves = 9,
                          .quiet = 1,
@@ -388,8 +427,8 @@ Test(llm_game, classic_prompts_through_the_gateway, .timeout = 120)
     kd_err err = kd_play_run(&o, &res, why, sizeof why);
     fflush(d.outf);
     cr_assert_eq(err, KD_OK, "%s\n%s", why, d.out);
-    cr_expect_neq(res.status, KD_TTT_IN_PROGRESS);
-    cr_expect_neq(res.status, KD_TTT_X_WON, "search (O) lost a classic game");
+    cr_expect_neq(res.phase, KD_PHASE_IN_PROGRESS);
+    cr_expect(!(res.phase == KD_PHASE_WON && res.winner == 0), "search (O) lost a classic game");
     json_t *reqs = mock_llm_requests(m);
     cr_assert_geq(json_array_size(reqs), 3);
     for (size_t i = 0; i < json_array_size(reqs); i++) {

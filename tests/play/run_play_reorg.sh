@@ -5,10 +5,9 @@
 #
 #   1. search (X) against random, cap 6, seed 3, a 2-block reorg every 5 moves;
 #   2. search against search, cap 6, a 1-block reorg every 6 moves: the
-#      reorg after move 12 undoes a move that had evicted a mark, so the
-#      output must show the mark coming back (unless the devnet re-mined the
-#      move before the rolled-back board could be read, which the output
-#      then says instead);
+#      output must show the rolled-back position (unless the devnet re-mined
+#      the move before it could be read, which the output then says
+#      instead), and the boards (the type's text) the mark removed next;
 #   3. the same game again with the same seed: the same moves and result;
 #   4. a human (stdin) against random in a classic game, through --mcp-cmd;
 #   5. a game through Streamable HTTP (--mcp-url, `kdapp mcp --http`).
@@ -51,9 +50,9 @@ game two --x search --o search --cap 6 --seed 8 --reorg-every 6 --reorg-depth 1 
 grep -q '^=== reorg after move 6:' "$work/two.out" || fail "two: no reorg after move 6"
 grep -q '^=== reorg after move 12:' "$work/two.out" || fail "two: the game ended before the second reorg"
 if ! grep -q 'already mined again' "$work/two.out"; then
-    grep -q 'restored: . at (.,.) came back' "$work/two.out" || fail "two: no evicted mark came back"
+    grep -q "after the rollback (the reverted blocks' moves undone):" "$work/two.out" || fail "two: no rolled-back position"
 fi
-grep -q 'first the oldest mark, . at (.,.), is removed' "$work/two.out" || fail "two: no eviction shown"
+grep -q 'removed next: . at (.,.)' "$work/two.out" || fail "two: no eviction shown"
 grep -q 'reorgs: [1-9]' "$work/two.out" || fail "two: reorgs not counted"
 
 game three --x search --o search --cap 6 --seed 8 --reorg-every 6 --reorg-depth 1 --max-moves 30

@@ -10,14 +10,17 @@
  *   - it never loses a classic game: against every possible sequence of
  *     opponent replies, as X and as O, and against random.
  *
- * Also: the strategy context round trip (JSON -> view -> state) and the
- * random player's spread. Seeds are printed; KD_TEST_SEED overrides them.
+ * Also: the search and random players through the type table (the bot's
+ * move with its notation; a type without a bot refused) and the random
+ * player's spread. Seeds are printed; KD_TEST_SEED overrides them.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/crypto.h"
+#include "episodes/tictactoe.h"
 #include "tools/players.h"
 
 static uint64_t test_seed(uint64_t fallback)
@@ -28,14 +31,27 @@ static uint64_t test_seed(uint64_t fallback)
     return seed;
 }
 
-/* An empty board with `cap` (0 classic), X to move. */
+/* An empty board with `cap` (0 classic), X to move; one key plays both. */
 static kd_ttt_state fresh(uint8_t cap)
 {
-    kd_ttt_view v = {.current = KD_TTT_X, .cap = cap};
+    kd_key k;
+    cr_assert_eq(kd_key_test("search", &k), KD_OK);
+    kd_participants parts = {.count = 2};
+    parts.keys[0] = parts.keys[1] = k.pub;
     kd_ttt_state s;
-    char why[200];
-    cr_assert_eq(kd_play_state_from_view(&v, &s, why, sizeof why), KD_OK, "%s", why);
+    cr_assert_eq(kd_ttt_state_init(&s, &parts, cap, NULL), KD_OK);
     return s;
+}
+
+/* A uniformly random legal move (the opponent of the search). */
+static kd_err random_cell(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out)
+{
+    kd_ttt_cell moves[9];
+    size_t n = kd_ttt_legal_moves(s, moves);
+    if (!n)
+        return KD_ERR_GAME_OVER;
+    *out = moves[kd_play_rng_below(rng, (uint32_t)n)];
+    return KD_OK;
 }
 
 static int won(const kd_ttt_state *s) { return s->status == KD_TTT_X_WON || s->status == KD_TTT_O_WON; }
@@ -105,7 +121,7 @@ Test(search, never_misses_a_win_nor_an_avoidable_loss)
                     }
                 }
                 kd_ttt_cell r;
-                cr_assert_eq(kd_random_move(&s, &rng, &r), KD_OK);
+                cr_assert_eq(random_cell(&s, &rng, &r), KD_OK);
                 play(&s, &r);
             }
         }
@@ -162,7 +178,7 @@ static uint8_t search_vs_random(uint8_t cap, uint64_t seed, unsigned depth, int 
         if (s.turn == search_side)
             cr_assert_eq(kd_search_move(&s, depth, kd_play_rng_next(&rng), &m), KD_OK);
         else
-            cr_assert_eq(kd_random_move(&s, &rng, &m), KD_OK);
+            cr_assert_eq(random_cell(&s, &rng, &m), KD_OK);
         play(&s, &m);
     }
     return s.status;
@@ -255,79 +271,89 @@ Test(search, same_seed_same_game)
     }
 }
 
-/* ------------------------------------------------------ context & state */
+/* --------------------------------------------- players via the type table */
 
-Test(context, strategy_json_rebuilds_a_playable_state)
+/* A turn of tic-tac-toe for the seat to move in `s` (legal: filled here). */
+static kd_play_turn turn_of(const kd_episode_type *type, const kd_ttt_state *s, kd_legal_moves *legal)
 {
-    const char *text =
-        "{\"board\":[[1,0,0],[0,2,0],[1,2,1]],\"current\":\"O\",\"cap\":5,"
-        "\"next_to_remove\":{\"row\":0,\"col\":0,\"player\":\"X\"},"
-        "\"recent_moves\":[{\"row\":0,\"col\":0,\"player\":\"X\"},{\"row\":1,\"col\":1,\"player\":\"O\"},"
-        "{\"row\":2,\"col\":0,\"player\":\"X\"},{\"row\":2,\"col\":1,\"player\":\"O\"},"
-        "{\"row\":2,\"col\":2,\"player\":\"X\"}],\"rule_text\":\"...\"}";
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    cr_assert(j);
-    kd_ttt_view v;
-    kd_ttt_state s;
-    char why[200];
-    cr_assert_eq(kd_play_view_from_json(j, &v, why, sizeof why), KD_OK, "%s", why);
-    json_decref(j);
-    cr_expect_eq(v.cap, 5);
-    cr_expect_eq(v.recent_len, 5);
-    cr_expect(v.has_next_to_remove && v.next_to_remove.row == 0 && v.next_to_remove.col == 0);
-    cr_assert_eq(kd_play_state_from_view(&v, &s, why, sizeof why), KD_OK, "%s", why);
-    cr_expect_eq(s.turn, KD_TTT_O);
-    cr_expect_eq(s.history_len, 5);
-    cr_expect_eq(s.history[0].row, 0);
-    cr_expect_eq(s.history[4].col, 2);
-    /* O plays (0,1): X(0,0) is evicted first. */
-    kd_ttt_cell m = {0, 1, KD_TTT_O};
-    play(&s, &m);
-    cr_expect_eq(s.board[0][0], KD_TTT_EMPTY);
-    cr_expect_eq(s.board[0][1], KD_TTT_O);
+    int seat = s->turn == KD_TTT_X ? 0 : 1;
+    kd_legal_moves_clear(legal);
+    cr_assert_eq(type->legal_moves(s, seat, legal), KD_OK);
+    return (kd_play_turn){.episode_id = 1,
+                          .type = type,
+                          .seat = seat,
+                          .seat_name = kd_episode_type_seat_name(type, seat),
+                          .state = s,
+                          .legal = legal};
 }
 
-Test(context, refuses_what_does_not_hold_together)
+static kd_player *player(const char *spec, uint64_t seed)
 {
-    static const char *bad[] = {
-        "{\"board\":[[1,0,0],[0,0,0]],\"current\":\"X\",\"cap\":null}",
-        "{\"board\":[[1,0,0],[0,3,0],[0,0,0]],\"current\":\"X\",\"cap\":null}",
-        "{\"board\":[[0,0,0],[0,0,0],[0,0,0]],\"current\":\"Z\",\"cap\":null}",
-        "{\"board\":[[0,0,0],[0,0,0],[0,0,0]],\"current\":\"X\",\"cap\":6,\"recent_moves\":[{\"row\":5,\"col\":0,"
-        "\"player\":\"X\"}]}",
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_error_t e;
-        json_t *j = json_loads(bad[i], 0, &e);
-        cr_assert(j, "%s", e.text);
-        kd_ttt_view v;
-        char why[200] = "";
-        cr_expect_eq(kd_play_view_from_json(j, &v, why, sizeof why), KD_ERR_DECODE, "case %zu", i);
-        cr_expect(why[0]);
-        json_decref(j);
-    }
-    /* A board that recent_moves does not explain. */
-    kd_ttt_view v = {.current = KD_TTT_O, .cap = 6, .recent_len = 1};
-    v.board[1][1] = KD_TTT_X;
-    v.recent[0] = (kd_ttt_cell){0, 0, KD_TTT_X};
-    kd_ttt_state s;
+    kd_player_options po = {.seed = seed, .depth = 4};
+    kd_player *p;
     char why[200];
-    cr_expect_eq(kd_play_state_from_view(&v, &s, why, sizeof why), KD_ERR_DECODE);
+    cr_assert_eq(kd_player_alloc(spec, &po, &p, why, sizeof why), KD_OK, "%s", why);
+    return p;
+}
+
+Test(players, search_plays_the_bots_move_with_its_notation)
+{
+    kd_ttt_state s = fresh(5);
+    static const kd_ttt_cell opening[] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}, {2, 1, 0}};
+    for (size_t i = 0; i < 4; i++)
+        play(&s, &opening[i]);
+    kd_legal_moves legal;
+    kd_legal_moves_init(&legal);
+    kd_play_turn turn = turn_of(&kd_tictactoe_type, &s, &legal);
+    kd_player *p = player("search", 77);
+    kd_legal_move m;
+    char why[200] = "";
+    cr_assert_eq(kd_player_choose(p, &turn, NULL, &m, why, sizeof why), KD_OK, "%s", why);
+    /* the same tiebreak the player draws first from its generator */
+    kd_play_rng rng;
+    kd_play_rng_seed(&rng, 77);
+    kd_ttt_cell want;
+    cr_assert_eq(kd_search_move(&s, 4, kd_play_rng_next(&rng), &want), KD_OK);
+    kd_ttt_move got;
+    cr_assert_eq(kd_ttt_command_decode(m.command, m.command_len, &got, NULL), KD_OK);
+    cr_expect(got.row == want.row && got.col == want.col && got.player == 0, "played (%u,%u)", got.row, got.col);
+    char notation[KD_NOTATION_MAX];
+    snprintf(notation, sizeof notation, "(%u, %u)", want.row, want.col);
+    cr_expect_str_eq(m.notation, notation);
+    kd_player_free(p);
+
+    /* a type without a bot: the search player says so */
+    kd_episode_type botless = kd_tictactoe_type;
+    botless.bot_command = NULL;
+    turn.type = &botless;
+    p = player("search", 1);
+    cr_expect_eq(kd_player_choose(p, &turn, NULL, &m, why, sizeof why), KD_ERR_UNSUPPORTED);
+    cr_expect(strstr(why, "has no bot"), "%s", why);
+    cr_expect(kd_player_needs_bot(p));
+    kd_player_free(p);
+    kd_legal_moves_fini(&legal);
 }
 
 Test(random, plays_every_legal_move)
 {
-    kd_play_rng rng;
-    kd_play_rng_seed(&rng, test_seed(9));
     kd_ttt_state s = fresh(0);
+    kd_legal_moves legal;
+    kd_legal_moves_init(&legal);
+    kd_play_turn turn = turn_of(&kd_tictactoe_type, &s, &legal);
+    kd_player *p = player("random", test_seed(9));
+    cr_expect(!kd_player_needs_bot(p));
     unsigned seen[3][3] = {{0}};
     for (int i = 0; i < 900; i++) {
-        kd_ttt_cell m;
-        cr_assert_eq(kd_random_move(&s, &rng, &m), KD_OK);
-        seen[m.row][m.col]++;
+        kd_legal_move m;
+        char why[200];
+        cr_assert_eq(kd_player_choose(p, &turn, NULL, &m, why, sizeof why), KD_OK, "%s", why);
+        kd_ttt_move mv;
+        cr_assert_eq(kd_ttt_command_decode(m.command, m.command_len, &mv, NULL), KD_OK);
+        seen[mv.row][mv.col]++;
     }
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             cr_expect(seen[r][c] > 50 && seen[r][c] < 150, "(%d,%d) %u times of 900", r, c, seen[r][c]);
+    kd_player_free(p);
+    kd_legal_moves_fini(&legal);
 }
