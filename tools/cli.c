@@ -91,3 +91,5 @@ int kd_cli_common_option(kd_cli *cli, int opt, const char *arg)
     }
     return 0;
 }
+
+int kd_cli_parse_durability_opt(const char *text, void *value) { return kd_cli_parse_durability(text, value); }

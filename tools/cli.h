@@ -47,6 +47,16 @@ int kd_cli_common_option(kd_cli *cli, int opt, const char *arg);
 #define KD_CLI_COMMON_LONGOPTS \
     {"data", required_argument, NULL, KD_CLI_OPT_DATA}, { "keys", required_argument, NULL, KD_CLI_OPT_KEYS }
 
+/* The common options --data and --keys as kd_option entries (tools/options.h). */
+#define KD_CLI_OPTIONS(cli)                                                  \
+    {.name = "data", .kind = KD_OPT_STRING, .value = &(cli)->data_dir},     \
+    {                                                                        \
+        .name = "keys", .kind = KD_OPT_STRING, .value = &(cli)->keys_dir     \
+    }
+
+/* Parses "sync" | "relaxed" into a kd_durability (KD_OPT_CUSTOM); returns 0 or -1. */
+int kd_cli_parse_durability_opt(const char *text, void *value);
+
 /* Parses "sync" | "relaxed"; returns 0 or -1. */
 int kd_cli_parse_durability(const char *text, kd_durability *out);
 

@@ -12,7 +12,6 @@
  * so with `kdapp up` or `kdapp engine` + `kdapp devnet` on the same --data
  * no flags are needed.
  */
-#include <getopt.h>
 #include <nng/nng.h>
 #include <nng/protocol/pubsub0/sub.h>
 #include <signal.h>
@@ -39,62 +38,29 @@
 
 int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"listen", required_argument, NULL, 'l'},
-                                             {"engine", required_argument, NULL, 'e'},
-                                             {"block-ms", required_argument, NULL, 'b'},
-                                             {"seed", required_argument, NULL, 's'},
-                                             {"max-txs", required_argument, NULL, 'm'},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     static const char usage[] = "usage: kdapp devnet [--data DIR] [--listen URLS] [--engine URL] [--block-ms N]\n"
                                 "                    [--seed S] [--max-txs N] [--quiet]\n";
     kd_devnet_options o = {0};
     const char *listen = NULL, *engine = NULL;
-    uint64_t v;
-    int quiet = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        switch (opt) {
-        case 'l':
-            listen = optarg;
-            break;
-        case 'e':
-            engine = optarg;
-            break;
-        case 'b':
-            if (kd_cli_parse_u64(optarg, 1, 3600000, &v) != 0) {
-                fprintf(stderr, "kdapp devnet: --block-ms '%s' is not valid: use 1 to 3600000\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            o.block_ms = (uint32_t)v;
-            break;
-        case 's':
-            if (kd_cli_parse_u64(optarg, 0, UINT64_MAX, &o.seed) != 0) {
-                fprintf(stderr, "kdapp devnet: --seed '%s' is not valid: use a non-negative integer\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            break;
-        case 'm':
-            if (kd_cli_parse_u64(optarg, 1, KD_INGEST_MAX_MSGS * 100u, &v) != 0) {
-                fprintf(stderr, "kdapp devnet: --max-txs '%s' is not valid: use 1 to %u\n", optarg,
-                        KD_INGEST_MAX_MSGS * 100u);
-                return KD_EXIT_USAGE;
-            }
-            o.max_txs_per_block = (uint32_t)v;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        default:
-            fputs(usage, stderr);
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
+    int quiet = 0;
+    char max_txs[32];
+    snprintf(max_txs, sizeof max_txs, "1 to %u", KD_INGEST_MAX_MSGS * 100u);
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "listen", .kind = KD_OPT_STRING, .value = &listen},
+        {.name = "engine", .kind = KD_OPT_STRING, .value = &engine},
+        {.name = "block-ms", .kind = KD_OPT_UINT, .value = &o.block_ms, .size = sizeof o.block_ms, .min = 1,
+         .max = 3600000, .use = "1 to 3600000"},
+        {.name = "seed", .kind = KD_OPT_UINT, .value = &o.seed, .use = "a non-negative integer"},
+        {.name = "max-txs", .kind = KD_OPT_UINT, .value = &o.max_txs_per_block, .size = sizeof o.max_txs_per_block,
+         .min = 1, .max = KD_INGEST_MAX_MSGS * 100u, .use = max_txs},
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
+        {0},
+    };
+    int first, stop, rc = kd_options_parse_usage("kdapp devnet", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
         fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }
@@ -127,51 +93,27 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 
 int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"devnet", required_argument, NULL, 'n'},
-                                             {"depth", required_argument, NULL, 'd'},
-                                             {"drop", required_argument, NULL, 'p'},
-                                             {"reorder", no_argument, NULL, 'r'},
-                                             {"timeout", required_argument, NULL, 't'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     static const char usage[] = "usage: kdapp devnet-reorg [--data DIR] [--devnet URL] --depth N [--drop P] "
                                 "[--reorder] [--timeout MS]\n";
     const char *url = NULL;
     uint64_t depth = 0, timeout = 30000;
     double drop = 0;
-    int reorder = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'n') {
-            url = optarg;
-        } else if (opt == 'd') {
-            if (kd_cli_parse_u64(optarg, 1, KD_DEVNET_CHAIN_MAX, &depth) != 0) {
-                fprintf(stderr, "kdapp devnet-reorg: --depth '%s' is not valid: use 1 to %u\n", optarg,
-                        KD_DEVNET_CHAIN_MAX);
-                return KD_EXIT_USAGE;
-            }
-        } else if (opt == 'p') {
-            if (kd_cli_parse_probability(optarg, &drop) != 0) {
-                fprintf(stderr, "kdapp devnet-reorg: --drop '%s' is not valid: use a probability from 0 to 1\n",
-                        optarg);
-                return KD_EXIT_USAGE;
-            }
-        } else if (opt == 'r') {
-            reorder = 1;
-        } else if (opt == 't') {
-            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &timeout) != 0) {
-                fprintf(stderr, "kdapp devnet-reorg: --timeout '%s' is not valid: use milliseconds\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-        } else {
-            fputs(usage, stderr);
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-        }
-    }
-    if (optind != argc || depth == 0) {
+    int reorder = 0;
+    char depths[32];
+    snprintf(depths, sizeof depths, "1 to %u", KD_DEVNET_CHAIN_MAX);
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "depth", .kind = KD_OPT_UINT, .value = &depth, .min = 1, .max = KD_DEVNET_CHAIN_MAX, .use = depths},
+        {.name = "drop", .kind = KD_OPT_DOUBLE, .value = &drop, .dmax = 1, .use = "a probability from 0 to 1"},
+        {.name = "reorder", .kind = KD_OPT_FLAG, .value = &reorder},
+        {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
+        {0},
+    };
+    int first, stop, rc = kd_options_parse_usage("kdapp devnet-reorg", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc || depth == 0) {
         fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }
@@ -213,29 +155,20 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 
 int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"devnet", required_argument, NULL, 'n'},
-                                             {"timeout", required_argument, NULL, 't'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
+    static const char usage[] = "usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n";
     const char *url = NULL;
     uint64_t timeout = 5000;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'n') {
-            url = optarg;
-        } else if (opt == 't' && kd_cli_parse_u64(optarg, 1, UINT32_MAX, &timeout) == 0) {
-            continue;
-        } else {
-            fputs("usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n", stderr);
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
-        fputs("usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n", stderr);
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
+        {0},
+    };
+    int first, stop, rc = kd_options_parse_usage("kdapp devnet-status", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
+        fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }
     kd_endpoints ep;

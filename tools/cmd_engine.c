@@ -3,12 +3,12 @@
  * and publishes views (PUB) until SIGINT/SIGTERM, then finishes the
  * transaction in progress and exits cleanly.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/cli.h"
+#include "tools/options.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
 
@@ -25,47 +25,24 @@ int kd_cli_parse_durability(const char *text, kd_durability *out)
 
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"ingest", required_argument, NULL, 'i'},
-                                             {"publish", required_argument, NULL, 'p'},
-                                             {"finality", required_argument, NULL, 'f'},
-                                             {"durability", required_argument, NULL, 'd'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     static const char usage[] = "usage: kdapp engine [--data DIR] [--ingest URLS] [--publish URLS] "
                                 "[--finality N] [--durability sync|relaxed]\n";
     const char *ingest = NULL, *publish = NULL;
     kd_node_options no = {0};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        switch (opt) {
-        case 'i':
-            ingest = optarg;
-            break;
-        case 'p':
-            publish = optarg;
-            break;
-        case 'f':
-            if (kd_cli_parse_u64(optarg, 1, 1000000000, &no.finality) != 0) {
-                fprintf(stderr, "kdapp engine: --finality '%s' is not valid: use 1 to 1000000000\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            break;
-        case 'd':
-            if (kd_cli_parse_durability(optarg, &no.durability) != 0) {
-                fprintf(stderr, "kdapp engine: --durability '%s' is not valid: use sync or relaxed\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            break;
-        default:
-            fputs(usage, stderr);
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "ingest", .kind = KD_OPT_STRING, .value = &ingest},
+        {.name = "publish", .kind = KD_OPT_STRING, .value = &publish},
+        {.name = "finality", .kind = KD_OPT_UINT, .value = &no.finality, .min = 1, .max = 1000000000,
+         .use = "1 to 1000000000"},
+        {.name = "durability", .kind = KD_OPT_CUSTOM, .value = &no.durability, .parse = kd_cli_parse_durability_opt,
+         .use = "sync or relaxed"},
+        {0},
+    };
+    int first, stop, rc = kd_options_parse_usage("kdapp engine", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
         fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }

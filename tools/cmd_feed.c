@@ -4,11 +4,11 @@
  * with --connect, through a daemon's ingest socket. Signed moves get the
  * counters a dry run predicts (tools/feeder.h).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/cli.h"
+#include "tools/options.h"
 #include "tools/feeder.h"
 #include "tools/ingest_client.h"
 #include "tools/report.h"
@@ -97,46 +97,34 @@ done:
 
 int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"finality", required_argument, NULL, 'f'},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"connect", required_argument, NULL, 'c'},
-                                             {"timeout", required_argument, NULL, 't'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     uint64_t finality = 0, timeout_ms = 0;
     const char *connect = NULL;
-    int quiet = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'f' && kd_cli_parse_u64(optarg, 1, 1000000000, &finality) == 0)
-            continue;
-        if (opt == 'f') {
-            fprintf(stderr, "kdapp feed: --finality '%s' is not valid: use 1 to 1000000000\n", optarg);
-            return KD_EXIT_USAGE;
-        }
-        if (opt == 'q') {
-            quiet = 1;
-            continue;
-        }
-        if (opt == 'c') {
-            connect = optarg;
-            continue;
-        }
-        if (opt == 't') {
-            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &timeout_ms) == 0)
-                continue;
-            fprintf(stderr, "kdapp feed: --timeout '%s' is not valid: use milliseconds, 1 or more\n", optarg);
-            return KD_EXIT_USAGE;
-        }
+    int quiet = 0;
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "finality", .kind = KD_OPT_UINT, .value = &finality, .min = 1, .max = 1000000000,
+         .use = "1 to 1000000000"},
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
+        {.name = "connect", .kind = KD_OPT_STRING, .value = &connect},
+        {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout_ms, .min = 1, .max = UINT32_MAX,
+         .use = "milliseconds, 1 or more"},
+        {0},
+    };
+    int optind_first;
+    switch (kd_options_parse("kdapp feed", opts, argc, argv, &optind_first)) {
+    case KD_OPTIONS_OK:
+        break;
+    case KD_OPTIONS_HELP:
         usage();
-        return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-    }
-    if (optind + 1 != argc)
+        return KD_EXIT_OK;
+    case KD_OPTIONS_BAD:
+        return KD_EXIT_USAGE;
+    default:
         return usage();
-    const char *path = argv[optind];
+    }
+    if (optind_first + 1 != argc)
+        return usage();
+    const char *path = argv[optind_first];
 
     /* Parse the whole script first: a malformed line stops the feed before
      * anything is applied. */

@@ -1,26 +1,22 @@
 /* cmd_keygen.c — `kdapp keygen NAME`: a key pair in a file only its owner reads. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "engine/crypto.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 int kd_cmd_keygen(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS, {"help", no_argument, NULL, 'h'}, {0}};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        fprintf(stderr, "usage: kdapp keygen [--keys DIR] NAME\n");
-        return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-    }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "usage: kdapp keygen [--keys DIR] NAME\n");
+    static const char usage[] = "usage: kdapp keygen [--keys DIR] NAME\n";
+    const kd_option opts[] = {KD_CLI_OPTIONS(cli), {0}};
+    int first, stop, rc = kd_options_parse_usage("kdapp keygen", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first + 1 != argc) {
+        fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }
-    const char *name = argv[optind];
+    const char *name = argv[first];
     kd_key key;
     char why[512];
     kd_err err = kd_key_generate(&key);

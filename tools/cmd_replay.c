@@ -3,13 +3,13 @@
  * `kdapp verify --data DIR`: rebuild a store from its append-only log and
  * check that it matches the live one exactly.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "tools/cli.h"
+#include "tools/options.h"
 #include "tools/replay.h"
 
 static void print_report(const char *what, const kd_replay_report *rep)
@@ -62,22 +62,17 @@ static int replay_into(kd_cli *cli, kd_engine *src, const char *dir, int canonic
 
 static int parse(kd_cli *cli, int argc, char **argv, const char **into, const char *usage)
 {
-    static const struct option longopts[] = {
-        KD_CLI_COMMON_LONGOPTS, {"into", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'}, {0}};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'i' && into) {
-            *into = optarg;
-            continue;
-        }
-        fprintf(stderr, "usage: %s\n", usage);
-        return opt == 'h' ? -1 : KD_EXIT_USAGE;
-    }
-    if (optind != argc || (into && !*into)) {
-        fprintf(stderr, "usage: %s\n", usage);
+    char text[160], prog[48];
+    snprintf(text, sizeof text, "usage: %s\n", usage);
+    snprintf(prog, sizeof prog, "kdapp %s", argc > 0 ? argv[0] : "replay");
+    const char *ignored = NULL;
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli), {.name = "into", .kind = KD_OPT_STRING, .value = into ? into : &ignored}, {0}};
+    int first, stop, rc = kd_options_parse_usage(prog, opts, argc, argv, &first, text, &stop);
+    if (rc || stop)
+        return stop ? -1 : rc;
+    if (first != argc || (into && !*into) || (!into && ignored)) {
+        fputs(text, stderr);
         return KD_EXIT_USAGE;
     }
     return KD_EXIT_OK;

@@ -1,10 +1,10 @@
 /* cmd_stats.c — `kdapp stats`: the engine's metrics from a data directory
  * (read-only, so it works beside a running daemon). */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "engine/netutil.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 static void print_hist(const kd_metrics *m, kd_hist_id id, const char *label, const char *unit)
 {
@@ -25,26 +25,18 @@ static void print_hist(const kd_metrics *m, kd_hist_id id, const char *label, co
 
 int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        KD_CLI_COMMON_LONGOPTS, {"prometheus", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {0}};
-    int prom = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'p') {
-            prom = 1;
-            continue;
-        }
-        fprintf(stderr, "usage: kdapp stats [--data DIR] [--prometheus]\n");
-        return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-    }
-    if (optind != argc) {
-        fprintf(stderr, "usage: kdapp stats [--data DIR] [--prometheus]\n");
+    static const char usage[] = "usage: kdapp stats [--data DIR] [--prometheus]\n";
+    int prom = 0;
+    const kd_option opts[] = {KD_CLI_OPTIONS(cli), {.name = "prometheus", .kind = KD_OPT_FLAG, .value = &prom}, {0}};
+    int first, stop, rc = kd_options_parse_usage("kdapp stats", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
+        fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }
     kd_engine *engine;
-    int rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine);
+    rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine);
     if (rc)
         return rc;
     kd_metrics m;

@@ -13,13 +13,13 @@
  * SIGTERM stops the devnet first (no new blocks), then the node (finishing
  * the transaction in progress).
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tools/cli.h"
+#include "tools/options.h"
 #include "tools/devnet.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
@@ -27,46 +27,24 @@
 
 int kd_cmd_up(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"block-ms", required_argument, NULL, 'b'},
-                                             {"finality", required_argument, NULL, 'f'},
-                                             {"seed", required_argument, NULL, 's'},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     static const char usage[] = "usage: kdapp up [--data DIR] [--block-ms N] [--finality N] [--seed S] [--quiet]\n";
     kd_node_options no = {0};
     kd_devnet_options dopts = {0};
-    uint64_t v;
-    int quiet = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'b') {
-            if (kd_cli_parse_u64(optarg, 1, 3600000, &v) != 0) {
-                fprintf(stderr, "kdapp up: --block-ms '%s' is not valid: use 1 to 3600000\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-            dopts.block_ms = (uint32_t)v;
-        } else if (opt == 'f') {
-            if (kd_cli_parse_u64(optarg, 1, 1000000000, &no.finality) != 0) {
-                fprintf(stderr, "kdapp up: --finality '%s' is not valid: use 1 to 1000000000\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-        } else if (opt == 's') {
-            if (kd_cli_parse_u64(optarg, 0, UINT64_MAX, &dopts.seed) != 0) {
-                fprintf(stderr, "kdapp up: --seed '%s' is not valid: use a non-negative integer\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-        } else if (opt == 'q') {
-            quiet = 1;
-        } else {
-            fputs(usage, stderr);
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
+    int quiet = 0;
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "block-ms", .kind = KD_OPT_UINT, .value = &dopts.block_ms, .size = sizeof dopts.block_ms, .min = 1,
+         .max = 3600000, .use = "1 to 3600000"},
+        {.name = "finality", .kind = KD_OPT_UINT, .value = &no.finality, .min = 1, .max = 1000000000,
+         .use = "1 to 1000000000"},
+        {.name = "seed", .kind = KD_OPT_UINT, .value = &dopts.seed, .use = "a non-negative integer"},
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
+        {0},
+    };
+    int first, stop, rc = kd_options_parse_usage("kdapp up", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
         fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }

@@ -7,7 +7,6 @@
  * the episode's state after a whole commit, so a revert shows the board as
  * it was before the reverted block, headed "rolled back".
  */
-#include <getopt.h>
 #include <nng/nng.h>
 #include <nng/protocol/pubsub0/sub.h>
 #include <pthread.h>
@@ -20,6 +19,7 @@
 #include "handlers/view.h"
 #include "kdapp.pb-c.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 #include "tools/endpoints.h"
 #include "tools/node.h"
 
@@ -111,42 +111,24 @@ static void *stop_on_signal(void *arg)
 
 int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"connect", required_argument, NULL, 'c'},
-                                             {"episode", required_argument, NULL, 'e'},
-                                             {"count", required_argument, NULL, 'n'},
-                                             {"blocks", no_argument, NULL, 'b'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     static const char usage[] =
         "usage: kdapp watch [--data DIR] [--connect URL] [--episode ID] [--blocks] [--count N]\n";
     const char *url = NULL;
     uint64_t episode = 0, count = 0;
-    int blocks = 0, opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'c') {
-            url = optarg;
-        } else if (opt == 'e') {
-            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &episode) != 0) {
-                fprintf(stderr, "kdapp watch: --episode '%s' is not valid: use 1 to %u\n", optarg, UINT32_MAX);
-                return KD_EXIT_USAGE;
-            }
-        } else if (opt == 'n') {
-            if (kd_cli_parse_u64(optarg, 1, UINT32_MAX, &count) != 0) {
-                fprintf(stderr, "kdapp watch: --count '%s' is not valid: use 1 or more\n", optarg);
-                return KD_EXIT_USAGE;
-            }
-        } else if (opt == 'b') {
-            blocks = 1;
-        } else {
-            fputs(usage, stderr);
-            return opt == 'h' ? KD_EXIT_OK : KD_EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
+    int blocks = 0;
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "connect", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "episode", .kind = KD_OPT_UINT, .value = &episode, .min = 1, .max = UINT32_MAX,
+         .use = "1 to 4294967295"},
+        {.name = "count", .kind = KD_OPT_UINT, .value = &count, .min = 1, .max = UINT32_MAX, .use = "1 or more"},
+        {.name = "blocks", .kind = KD_OPT_FLAG, .value = &blocks},
+        {0},
+    };
+    int first, stop, rc = kd_options_parse_usage("kdapp watch", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
         fputs(usage, stderr);
         return KD_EXIT_USAGE;
     }
@@ -172,7 +154,7 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp watch: cannot open a subscriber socket: %s\n", nng_strerror(rv));
         return KD_EXIT_FAIL;
     }
-    int rc = KD_EXIT_OK;
+    rc = KD_EXIT_OK;
     if ((rv = nng_aio_alloc(&aio, NULL, NULL)) || (rv = nng_socket_set_size(sock, NNG_OPT_RECVMAXSZ, 0)) ||
         (rv = nng_socket_set_ms(sock, NNG_OPT_RECONNMINT, 50)) ||
         (rv = nng_socket_set_ms(sock, NNG_OPT_RECONNMAXT, 1000))) {

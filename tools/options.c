@@ -133,3 +133,22 @@ kd_options_result kd_options_parse(const char *prog, const kd_option *opts, int 
     *first_operand = optind;
     return KD_OPTIONS_OK;
 }
+
+int kd_options_parse_usage(const char *prog, const kd_option *opts, int argc, char **argv, int *first_operand,
+                           const char *usage, int *stop)
+{
+    *stop = 0;
+    switch (kd_options_parse(prog, opts, argc, argv, first_operand)) {
+    case KD_OPTIONS_OK:
+        return 0;
+    case KD_OPTIONS_HELP:
+        fputs(usage, stdout);
+        *stop = 1;
+        return 0;
+    case KD_OPTIONS_BAD:
+        return 2;
+    default:
+        fputs(usage, stderr);
+        return 2;
+    }
+}

@@ -63,4 +63,15 @@ typedef enum {
 kd_options_result kd_options_parse(const char *prog, const kd_option *opts, int argc, char **argv,
                                    int *first_operand);
 
+/*
+ * kd_options_parse with a subcommand's usual answers, `usage` being its
+ * usage text: --help prints it on stdout and sets *stop (exit 0); an
+ * unknown option or a missing value prints it on stderr; a bad value has
+ * its sentence printed. Returns the exit code to leave with (0, or 2 for
+ * bad arguments); when it is 0 and *stop is 0, parsing went through and
+ * *first_operand is set.
+ */
+int kd_options_parse_usage(const char *prog, const kd_option *opts, int argc, char **argv, int *first_operand,
+                           const char *usage, int *stop);
+
 #endif
