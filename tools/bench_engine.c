@@ -604,8 +604,11 @@ int kd_bench_engine(const kd_bench_ctx *b)
         kd_bench_note(b, "cannot build the workload");
         return 1;
     }
-    fprintf(b->out, "\nworkload: %zu blocks of %d signed moves over %d stress-mode episodes (%zu moves)\n",
-            w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, w.moves);
+    char *params = b->params ? json_dumps(b->params, JSON_COMPACT) : NULL;
+    fprintf(b->out, "\nworkload: %zu blocks of %d signed moves over %d %s episodes, params %s (%zu moves)\n",
+            w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, b->type->ops->type_name,
+            params ? params : "the engine defaults", w.moves);
+    free(params);
     double *ing = calloc((size_t)b->repeats, sizeof *ing), *ver = calloc((size_t)b->repeats, sizeof *ver);
     double *rep = calloc((size_t)b->repeats, sizeof *rep), *raw = calloc((size_t)b->repeats, sizeof *raw);
     char last_dir[4200] = "";
