@@ -230,8 +230,8 @@ static kd_err duplicate_outcomes(kd_txn *c, const Kdapp__BlockAccepted *ba, kd_m
             memcpy(r->tx_id, ba->txs[i]->tx_id.data, KD_HASH_LEN);
         r->episode_id = o->episode_id;
         r->applied = o->applied;
-        r->err = o->applied ? KD_OK : kd_err_from_code(o->error_code ? o->error_code : "");
-        snprintf(r->detail, sizeof r->detail, "%s", o->applied || !o->error ? "" : o->error);
+        if (!o->applied)
+            kd_tx_result_set_rejected(r, o->error_code, o->error);
     }
 done:
     if (le)
@@ -297,7 +297,7 @@ static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint
         Kdapp__Store__TxOutcome o = KDAPP__STORE__TX_OUTCOME__INIT;
         o.applied = res->txs[i].applied;
         o.episode_id = res->txs[i].episode_id;
-        o.error_code = (char *)(o.applied ? "" : kd_err_code(res->txs[i].err));
+        o.error_code = o.applied ? (char *)"" : res->txs[i].code;
         o.error = o.applied ? (char *)"" : res->txs[i].detail;
         if (o.applied && effective[i].len) {
             o.effective_params.data = effective[i].data;
@@ -374,8 +374,8 @@ static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint
     m.txs_applied += applied;
     m.txs_rejected += ba->n_txs - applied;
     for (size_t i = 0; i < ba->n_txs; i++)
-        if (!res->txs[i].applied && (unsigned)res->txs[i].err < KD_ERR_COUNT_)
-            m.rejections[res->txs[i].err]++;
+        if (!res->txs[i].applied)
+            kd_code_counts_add(&m.rejections, res->txs[i].err, res->txs[i].code, 1);
     if (m.revert_streak) {
         kd_histogram_observe(&m.hist[KD_HIST_REORG_DEPTH], KD_HIST_REORG_DEPTH, m.revert_streak);
         m.revert_streak = 0;

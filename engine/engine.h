@@ -63,13 +63,26 @@ typedef enum {
     KD_MSG_REFUSED = 3,
 } kd_msg_status;
 
+/* One transaction's outcome. A rejection has two names: `err`, this
+ * build's enum (KD_ERR_RULE for any rule of the episode type), and
+ * `code`, the stable short code it is stored and sent under (TxOutcome,
+ * TxResult, IngestReply, MCP results): the type's rule code
+ * ("cell_occupied") for KD_ERR_RULE, else kd_err_code(err). Compare
+ * outcomes by `code`. */
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN]; /* zero when the tx carried no valid id */
     uint32_t episode_id;
     int applied;
-    kd_err err;                 /* why it was rejected (KD_OK when applied) */
-    char detail[KD_DETAIL_MAX]; /* sentence naming what was wrong ("" when applied) */
+    kd_err err;                  /* why it was rejected (KD_OK when applied) */
+    char code[KD_RULE_CODE_MAX]; /* its short code ("" when applied) */
+    char detail[KD_DETAIL_MAX];  /* sentence naming what was wrong ("" when applied) */
 } kd_tx_result;
+
+/* Marks `r` rejected under the short code `code` read from a log entry or
+ * a reply (NULL or "": "rule"): r->code gets it, and r->err the engine
+ * error of that name, or KD_ERR_RULE for a name the engine's table does
+ * not hold (a type's rule code). `detail` (may be NULL) is copied. */
+void kd_tx_result_set_rejected(kd_tx_result *r, const char *code, const char *detail);
 
 typedef struct {
     kd_msg_status status;

@@ -11,10 +11,11 @@
 
 /* ------------------------------------------------------------ small tools */
 
-void kd_txn_reject(kd_tx_result *r, kd_err err, const char *detail)
+void kd_txn_reject(kd_tx_result *r, kd_err err, const char *code, const char *detail)
 {
     r->applied = 0;
     r->err = err;
+    snprintf(r->code, sizeof r->code, "%s", code && code[0] ? code : kd_err_code(err));
     snprintf(r->detail, sizeof r->detail, "%s", detail && detail[0] ? detail : kd_err_str(err));
 }
 

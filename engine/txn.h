@@ -66,8 +66,11 @@ typedef struct {
     uint8_t digest[KD_HASH_LEN];
 } kd_chain_pos;
 
-/* Fills a rejected tx result (detail, or the error's message when empty). */
-void kd_txn_reject(kd_tx_result *r, kd_err err, const char *detail);
+/* Fills a rejected tx result: `code` is the short code it is stored and
+ * sent under (kd_reject_code: a type's rule code for KD_ERR_RULE; NULL:
+ * kd_err_code(err)), `detail` the sentence (NULL or "": the error's
+ * message). */
+void kd_txn_reject(kd_tx_result *r, kd_err err, const char *code, const char *detail);
 /* Grows *arr (elements of `elem` bytes) to hold `need`. */
 kd_err kd_grow_array(void **arr, size_t *cap, size_t need, size_t elem) KD_WARN_UNUSED;
 

@@ -187,7 +187,7 @@ static int log_find(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint64_t *
     out->log_seq = seq;
     out->applied = r.applied;
     out->episode_id = r.episode_id;
-    snprintf(out->error_code, sizeof out->error_code, "%s", r.applied ? "" : kd_err_code(r.err));
+    snprintf(out->error_code, sizeof out->error_code, "%s", r.applied ? "" : r.code);
     snprintf(out->error, sizeof out->error, "%s", r.applied ? "" : r.detail);
     KD_LOG_D("gateway", "a write's outcome came from the log (entry %llu): its summary was not received",
              (unsigned long long)seq);

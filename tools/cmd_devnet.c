@@ -397,8 +397,7 @@ static int verdict_from_log(kd_engine *store, uint64_t after_seq, const uint8_t 
     if (r.applied)
         printf("applied in block %s (log seq %llu)\n", h, (unsigned long long)seq);
     else
-        printf("rejected in block %s (log seq %llu): %s: %s\n", h, (unsigned long long)seq, kd_err_code(r.err),
-               r.detail);
+        printf("rejected in block %s (log seq %llu): %s: %s\n", h, (unsigned long long)seq, r.code, r.detail);
     return r.applied ? KD_EXIT_OK : KD_EXIT_FAIL;
 }
 

@@ -75,9 +75,11 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
            (unsigned long long)m.blocks_applied, (unsigned long long)m.blocks_reverted,
            (unsigned long long)m.duplicates, (unsigned long long)m.refusals);
     printf("  txs applied %llu, rejected %llu:", (unsigned long long)m.txs_applied, (unsigned long long)m.txs_rejected);
-    for (int e = 0; e < KD_ERR_COUNT_; e++)
-        if (m.rejections[e])
-            printf(" %s=%llu", kd_err_code((kd_err)e), (unsigned long long)m.rejections[e]);
+    size_t pos = 0;
+    const char *code;
+    uint64_t count;
+    while (kd_code_counts_next(&m.rejections, &pos, &code, &count))
+        printf(" %s=%llu", code, (unsigned long long)count);
     printf("\n  refused by reason:");
     for (int e = 0; e < KD_ERR_COUNT_; e++)
         if (m.refused[e])

@@ -183,7 +183,7 @@ kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out)
     kd_ttt_cell moves[9];
     size_t n = kd_ttt_legal_moves(s, moves);
     if (!n)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NOT_FOUND;
     *out = moves[kd_play_rng_below(rng, (uint32_t)n)];
     return KD_OK;
 }
@@ -305,7 +305,7 @@ kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, 
     kd_ttt_state child[9];
     size_t n = kd_ttt_legal_moves(s, moves), npick = 0;
     if (!n)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NOT_FOUND;
     if (depth < 1)
         depth = 1;
     if (depth > KD_SEARCH_MAX_DEPTH)
@@ -339,7 +339,7 @@ kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, 
         if (ok[i] && (!any_safe || safe[i]) && scores[i] == best)
             pick[npick++] = moves[i];
     if (!npick)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NOT_FOUND;
     *out = pick[tiebreak % npick];
     return KD_OK;
 }

@@ -72,7 +72,7 @@ kd_err kd_play_state_from_view(const kd_ttt_view *v, kd_ttt_state *out, char *wh
 
 /* ---------------------------------------------------------- pure moves */
 
-/* A uniformly random legal move. Errors: KD_ERR_GAME_OVER (none). */
+/* A uniformly random legal move. Errors: KD_ERR_NOT_FOUND (none). */
 kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out) KD_WARN_UNUSED;
 
 /*
@@ -86,7 +86,7 @@ kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out)
  *      games are searched to the end whatever `depth` says (the tree is
  *      small), which makes the player unbeatable there.
  * Ties are broken by `tiebreak` (any 64-bit value; the player draws it from
- * its generator). Pure: no state, no I/O. Errors: KD_ERR_GAME_OVER (no
+ * its generator). Pure: no state, no I/O. Errors: KD_ERR_NOT_FOUND (no
  * legal move).
  */
 kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, kd_ttt_cell *out) KD_WARN_UNUSED;
@@ -167,7 +167,7 @@ kd_err kd_player_choose(kd_player *p, const kd_play_turn *turn, const char *feed
                         size_t why_len) KD_WARN_UNUSED;
 
 /* Plays a random legal move for the player (its own generator) and counts
- * it as a fallback. Errors: KD_ERR_GAME_OVER. */
+ * it as a fallback. Errors: KD_ERR_NOT_FOUND (no legal move). */
 kd_err kd_player_fallback(kd_player *p, const kd_play_turn *turn, kd_ttt_cell *move) KD_WARN_UNUSED;
 
 /* Counters for the summary. */

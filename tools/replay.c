@@ -66,7 +66,7 @@ static kd_err replay_one(kd_engine *src, kd_engine *dst, uint64_t seq, int check
                 snprintf(rep->first_bad_what, sizeof rep->first_bad_what,
                          "log entry %llu, tx %zu: was %s, the replay %s it (%s)", (unsigned long long)seq, i,
                          le->txs[i]->applied ? "applied" : "rejected", res.txs[i].applied ? "applied" : "rejected",
-                         res.txs[i].applied ? le->txs[i]->error_code : kd_err_code(res.txs[i].err));
+                         res.txs[i].applied ? le->txs[i]->error_code : res.txs[i].code);
             }
         }
     }

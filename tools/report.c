@@ -30,8 +30,8 @@ void kd_report_result(FILE *out, unsigned line, const kd_msg_result *res, const 
             (unsigned long long)tip->height, d);
     for (size_t i = 0; i < res->tx_count; i++)
         if (!res->txs[i].applied)
-            fprintf(out, "  tx %zu (episode %u) rejected: %s: %s\n", i, res->txs[i].episode_id,
-                    kd_err_code(res->txs[i].err), res->txs[i].detail);
+            fprintf(out, "  tx %zu (episode %u) rejected: %s: %s\n", i, res->txs[i].episode_id, res->txs[i].code,
+                    res->txs[i].detail);
 }
 
 void kd_report_devnet_event(void *ctx, const kd_devnet_event *ev)

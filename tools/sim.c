@@ -220,10 +220,13 @@ static kd_err send_event(sim *s, const kd_buf *msg, kd_model_outcome *want)
                  kd_err_code(want->err));
     } else if (got.status == KD_MSG_APPLIED && !got.reverted) {
         for (size_t i = 0; i < got.tx_count && !why[0]; i++) {
-            kd_err g = got.txs[i].applied ? KD_OK : got.txs[i].err;
-            if (i >= want->tx_count || g != want->tx_err[i])
-                snprintf(why, sizeof why, "tx %zu: engine %s, model %s (%s)", i, kd_err_code(g),
-                         i < want->tx_count ? kd_err_code(want->tx_err[i]) : "-", got.txs[i].detail);
+            const char *g = got.txs[i].applied ? "" : got.txs[i].code;
+            if (i >= want->tx_count || strcmp(g, want->tx_code[i]) != 0)
+                snprintf(why, sizeof why, "tx %zu: engine %s, model %s (%s)", i, g[0] ? g : "applied",
+                         i >= want->tx_count   ? "-"
+                         : want->tx_code[i][0] ? want->tx_code[i]
+                                               : "applied",
+                         got.txs[i].detail);
         }
     }
     uint8_t digest[KD_HASH_LEN];
@@ -250,8 +253,8 @@ static kd_err send_event(sim *s, const kd_buf *msg, kd_model_outcome *want)
         sum->refused[want->err]++;
     }
     for (size_t i = 0; i < want->tx_count; i++)
-        if (want->tx_err[i] && (unsigned)want->tx_err[i] < 64)
-            sum->rejections[want->tx_err[i]]++;
+        if (want->tx_err[i])
+            kd_code_counts_add(&sum->rejections, want->tx_err[i], want->tx_code[i], 1);
     sum->moves_applied += want->moves_applied;
     sum->evictions += want->evictions;
     sum->moves_rolled_back += want->moves_rolled_back;

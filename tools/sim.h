@@ -52,8 +52,8 @@ typedef struct {
     uint64_t reorgs_by_depth[KD_SIM_MAX_DEPTH + 1]; /* last bucket: deeper */
     uint64_t moves_applied, moves_rolled_back, evictions, evictions_restored;
     uint64_t episodes_created, sessions, oracle_checks;
-    uint64_t rejections[64]; /* by kd_err */
-    uint64_t refused[64];    /* by kd_err */
+    kd_code_counts rejections; /* by short code (engine or rule code) */
+    uint64_t refused[64];      /* by kd_err */
     uint64_t mismatches;
     double seconds;
 } kd_sim_summary;

@@ -58,6 +58,7 @@ void kd_model_outcome_fini(kd_model_outcome *o)
     if (!o)
         return;
     free(o->tx_err);
+    free(o->tx_code);
     memset(o, 0, sizeof *o);
 }
 
@@ -146,8 +147,22 @@ static kd_err insert_ep(snapshot *s, const kd_model_episode *ep)
 /* The engine's rules for one transaction, recomputed. Returns the verdict
  * in *verdict and the episode it changed in *touched (0 = none); only
  * allocation failures are returned. */
+static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx,
+                            uint32_t *touched, kd_err *verdict, kd_reject *rej);
+
+/* The same, with the short code the verdict is stored under in `code`
+ * (kd_reject_code: a type's rule code for KD_ERR_RULE; "" when applied). */
 static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t *touched,
-                       kd_err *verdict)
+                       kd_err *verdict, char code[KD_RULE_CODE_MAX])
+{
+    kd_reject rej = {{0}, {0}};
+    kd_err err = model_verdict(m, s, ba, tx, touched, verdict, &rej);
+    snprintf(code, KD_RULE_CODE_MAX, "%s", *verdict ? kd_reject_code(*verdict, &rej) : "");
+    return err;
+}
+
+static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx,
+                            uint32_t *touched, kd_err *verdict, kd_reject *rej)
 {
     *verdict = KD_OK;
     if (tx->tx_id.len != KD_HASH_LEN) {
@@ -160,7 +175,6 @@ static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba,
         return KD_OK;
     }
     kd_err err = KD_OK;
-    kd_reject rej;
     kd_block_meta meta = {ba->accepting_hash.data, ba->accepting_daa, ba->accepting_time, tx->tx_id.data,
                           em->episode_id};
     kd_model_episode *ep = find_ep(s->eps, s->n_eps, em->episode_id);
@@ -188,11 +202,11 @@ static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba,
             *verdict = KD_ERR_UNKNOWN_TYPE;
         else if (!parts_ok)
             *verdict = KD_ERR_BAD_PARTICIPANTS;
-        else if ((*verdict = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, &eff, &rej)))
+        else if ((*verdict = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, &eff, rej)))
             ;
         else if (!(fresh.state = calloc(1, type->ops->state_size)))
             err = KD_ERR_NOMEM;
-        else if ((*verdict = type->ops->init(fresh.state, &parts, eff.data, eff.len, &meta, &rej)))
+        else if ((*verdict = type->ops->init(fresh.state, &parts, eff.data, eff.len, &meta, rej)))
             ;
         else {
             fresh.participants = parts;
@@ -232,7 +246,7 @@ static kd_err model_tx(kd_model *m, snapshot *s, const Kdapp__BlockAccepted *ba,
                 err = KD_ERR_NOMEM;
             } else {
                 memcpy(work, ep->state, ops->state_size);
-                *verdict = ops->execute(work, cmd->data, cmd->len, signer, &meta, undo, &rej);
+                *verdict = ops->execute(work, cmd->data, cmd->len, signer, &meta, undo, rej);
                 if (*verdict == KD_OK) {
                     memcpy(ep->state, work, ops->state_size);
                     ep->counter++;
@@ -282,6 +296,11 @@ static kd_err model_accept(kd_model *m, const Kdapp__BlockAccepted *ba, kd_model
         eps_free(next.eps, next.n_eps);
         return KD_ERR_NOMEM;
     }
+    out->tx_code = calloc(ba->n_txs ? ba->n_txs : 1, sizeof *out->tx_code);
+    if (!out->tx_code) {
+        eps_free(next.eps, next.n_eps);
+        return KD_ERR_NOMEM;
+    }
     out->tx_count = ba->n_txs;
     /* touched ids, to hash in id order like the engine */
     uint32_t *touched = calloc(ba->n_txs ? ba->n_txs : 1, sizeof *touched);
@@ -292,7 +311,7 @@ static kd_err model_accept(kd_model *m, const Kdapp__BlockAccepted *ba, kd_model
     }
     for (size_t i = 0; i < ba->n_txs && !err; i++) {
         uint32_t id = 0;
-        err = model_tx(m, &next, ba, ba->txs[i], &id, &out->tx_err[i]);
+        err = model_tx(m, &next, ba, ba->txs[i], &id, &out->tx_err[i], out->tx_code[i]);
         if (id) {
             size_t k = 0;
             while (k < n_touched && touched[k] != id)

@@ -36,6 +36,7 @@ typedef struct {
     kd_err err; /* for REFUSED */
     size_t tx_count;
     kd_err *tx_err;                                 /* per tx: KD_OK = applied (owned) */
+    char (*tx_code)[KD_RULE_CODE_MAX];              /* per tx: its short code, "" = applied (owned) */
     uint32_t moves_rolled_back, evictions_restored; /* for an applied revert */
     uint32_t moves_applied, evictions;              /* for an applied accept */
 } kd_model_outcome;

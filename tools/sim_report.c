@@ -85,9 +85,11 @@ void kd_sim_print_summary(const kd_sim_summary *sum, const kd_sim_options *o, FI
             (unsigned long long)sum->evictions_restored);
     fprintf(out, "  duplicates       %llu acknowledged again\n", (unsigned long long)sum->duplicates);
     fprintf(out, "  rejected txs    ");
-    for (int e = 0; e < 64; e++)
-        if (sum->rejections[e])
-            fprintf(out, " %s:%llu", kd_err_code((kd_err)e), (unsigned long long)sum->rejections[e]);
+    size_t pos = 0;
+    const char *code;
+    uint64_t count;
+    while (kd_code_counts_next(&sum->rejections, &pos, &code, &count))
+        fprintf(out, " %s:%llu", code, (unsigned long long)count);
     fprintf(out, "\n  refused events  ");
     for (int e = 0; e < 64; e++)
         if (sum->refused[e])
