@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 
 #include "engine/bytes.h"
 #include "engine/netutil.h"
+#include "engine/episode.h"
 #include "mcp/jsonrpc.h"
 
 #define MAX_LINE ((size_t)64 << 20) /* one inbound message */
@@ -44,16 +44,6 @@ struct kd_mcp_client {
     json_int_t next_id;
 };
 
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t len, const char *fmt, ...)
-{
-    if (!why || !len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
-
 static int remaining_ms(uint64_t deadline)
 {
     uint64_t now = kd_now_ms();
@@ -66,12 +56,12 @@ static kd_err spawn(kd_mcp_client *c, const kd_mcp_client_options *o, char *why,
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        say(why, why_len, "cannot create a socketpair for the MCP server: %s", strerror(errno));
+        kd_reject_write(why, why_len, "cannot create a socketpair for the MCP server: %s", strerror(errno));
         return KD_ERR_IO;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        say(why, why_len, "cannot start the MCP server: fork: %s", strerror(errno));
+        kd_reject_write(why, why_len, "cannot start the MCP server: fork: %s", strerror(errno));
         close(sv[0]);
         close(sv[1]);
         return KD_ERR_IO;
@@ -103,15 +93,15 @@ static kd_err stdio_send(kd_mcp_client *c, const char *line, size_t len, uint64_
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0) {
-            say(why, why_len, "the MCP server did not read its input within %u ms", c->timeout_ms);
+            kd_reject_write(why, why_len, "the MCP server did not read its input within %u ms", c->timeout_ms);
             return KD_ERR_TIMEOUT;
         }
         ssize_t w = send(c->fd, line + done, len - done, MSG_NOSIGNAL);
         if (w < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (w < 0) {
-            say(why, why_len, "the MCP server closed its input (%s); did it exit? (see its messages above)",
-                strerror(errno));
+            kd_reject_write(why, why_len, "the MCP server closed its input (%s); did it exit? (see its messages above)",
+                            strerror(errno));
             return KD_ERR_CLOSED;
         }
         done += (size_t)w;
@@ -136,7 +126,7 @@ static kd_err stdio_read_line(kd_mcp_client *c, uint64_t deadline, char **line, 
             return KD_OK;
         }
         if (c->rx.len > MAX_LINE) {
-            say(why, why_len, "the MCP server sent a line longer than %zu bytes", MAX_LINE);
+            kd_reject_write(why, why_len, "the MCP server sent a line longer than %zu bytes", MAX_LINE);
             return KD_ERR_TOO_LARGE;
         }
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
@@ -144,7 +134,7 @@ static kd_err stdio_read_line(kd_mcp_client *c, uint64_t deadline, char **line, 
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0) {
-            say(why, why_len, "the MCP server did not answer within %u ms", c->timeout_ms);
+            kd_reject_write(why, why_len, "the MCP server did not answer within %u ms", c->timeout_ms);
             return KD_ERR_TIMEOUT;
         }
         if (kd_buf_reserve(&c->rx, 65536))
@@ -153,8 +143,8 @@ static kd_err stdio_read_line(kd_mcp_client *c, uint64_t deadline, char **line, 
         if (r < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (r <= 0) {
-            say(why, why_len, "the MCP server closed its output%s%s; did it exit? (see its messages above)",
-                r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
+            kd_reject_write(why, why_len, "the MCP server closed its output%s%s; did it exit? (see its messages above)",
+                            r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
             return KD_ERR_CLOSED;
         }
         c->rx.len += (size_t)r;
@@ -306,7 +296,7 @@ static kd_err http_do(kd_mcp_client *c, const char *method, const char *body, lo
     }
     CURLcode cc = curl_easy_perform(c->curl);
     if (cc != CURLE_OK) {
-        say(why, why_len, "MCP request to %s failed: %s", c->url, curl_easy_strerror(cc));
+        kd_reject_write(why, why_len, "MCP request to %s failed: %s", c->url, curl_easy_strerror(cc));
         err = cc == CURLE_OPERATION_TIMEDOUT ? KD_ERR_TIMEOUT : KD_ERR_NET;
         goto done;
     }
@@ -370,8 +360,8 @@ static kd_err http_exchange(kd_mcp_client *c, const char *text, json_int_t id, j
     if (err)
         goto done;
     if (status < 200 || status >= 300) {
-        say(why, why_len, "the MCP server at %s answered HTTP %ld: %.*s", c->url, status,
-            (int)(r.body.len > 300 ? 300 : r.body.len), r.body.data ? (const char *)r.body.data : "");
+        kd_reject_write(why, why_len, "the MCP server at %s answered HTTP %ld: %.*s", c->url, status,
+                        (int)(r.body.len > 300 ? 300 : r.body.len), r.body.data ? (const char *)r.body.data : "");
         err = status == 401 || status == 403 ? KD_ERR_UNSUPPORTED : KD_ERR_NET;
         goto done;
     }
@@ -380,7 +370,7 @@ static kd_err http_exchange(kd_mcp_client *c, const char *text, json_int_t id, j
     if (!answer)
         goto done;
     if (!(*answer = http_find_answer(&r, id))) {
-        say(why, why_len, "the MCP server at %s sent no answer to request %lld", c->url, (long long)id);
+        kd_reject_write(why, why_len, "the MCP server at %s sent no answer to request %lld", c->url, (long long)id);
         err = KD_ERR_PARSE;
     }
 done:
@@ -469,12 +459,13 @@ kd_err kd_mcp_client_request(kd_mcp_client *c, const char *method, json_t *param
         int code = (int)json_integer_value(json_object_get(error, "code"));
         if (rpc_code)
             *rpc_code = code;
-        say(why, why_len, "%s: the server answered error %d: %s", method, code,
-            json_string_value(json_object_get(error, "message")) ? json_string_value(json_object_get(error, "message"))
-                                                                 : "(no message)");
+        kd_reject_write(why, why_len, "%s: the server answered error %d: %s", method, code,
+                        json_string_value(json_object_get(error, "message"))
+                            ? json_string_value(json_object_get(error, "message"))
+                            : "(no message)");
         err = KD_ERR_UNSUPPORTED;
     } else if (!res) {
-        say(why, why_len, "%s: the answer has neither result nor error", method);
+        kd_reject_write(why, why_len, "%s: the answer has neither result nor error", method);
         err = KD_ERR_PARSE;
     } else {
         *result = json_incref(res);
@@ -487,7 +478,7 @@ kd_err kd_mcp_client_open(const kd_mcp_client_options *o, kd_mcp_client **out, c
 {
     *out = NULL;
     if (!!o->url + !!o->command + !!o->argv != 1 || (o->argv && !o->argv[0])) {
-        say(why, why_len, "name exactly one MCP server: a URL, a command or a program");
+        kd_reject_write(why, why_len, "name exactly one MCP server: a URL, a command or a program");
         return KD_ERR_INVALID_ARG;
     }
     kd_mcp_client *c = calloc(1, sizeof *c);
@@ -516,7 +507,7 @@ kd_err kd_mcp_client_open(const kd_mcp_client_options *o, kd_mcp_client **out, c
         goto fail;
     const char *version = json_string_value(json_object_get(res, "protocolVersion"));
     if (!version || strlen(version) >= sizeof c->protocol) {
-        say(why, why_len, "the MCP server's initialize answer names no protocol version");
+        kd_reject_write(why, why_len, "the MCP server's initialize answer names no protocol version");
         err = KD_ERR_PARSE;
         goto fail;
     }
@@ -587,7 +578,7 @@ kd_err kd_mcp_client_call_tool(kd_mcp_client *c, const char *name, json_t *argum
         *structured = json_loads(text, 0, &e);
     }
     if (why && why_len)
-        say(why, why_len, "%s", *is_error && text ? text : "");
+        kd_reject_write(why, why_len, "%s", *is_error && text ? text : "");
     json_decref(res);
     return KD_OK;
 }
@@ -618,7 +609,7 @@ kd_err kd_mcp_client_get_prompt(kd_mcp_client *c, const char *name, json_t *argu
         }
     }
     if (!b.len) {
-        say(why, why_len, "prompts/get %s: the result carries no text message", name);
+        kd_reject_write(why, why_len, "prompts/get %s: the result carries no text message", name);
         err = KD_ERR_PARSE;
         goto done;
     }

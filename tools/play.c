@@ -26,6 +26,7 @@
 
 #include "engine/bytes.h"
 #include "engine/netutil.h"
+#include "engine/episode.h"
 #include "handlers/view.h"
 #include "tools/mcp_client.h"
 
@@ -43,14 +44,6 @@ typedef struct {
     game *g;
     char me;
 } prompt_ctx;
-
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
 
 __attribute__((format(printf, 2, 3))) static void show(game *g, const char *fmt, ...)
 {
@@ -90,7 +83,7 @@ static kd_err call_ok(game *g, const char *tool, json_t *args, json_t **sc, char
     if (!err && (is_error || !*sc)) {
         char text[600];
         snprintf(text, sizeof text, "%s", why);
-        say(why, why_len, "%s failed: %s", tool, text[0] ? text : "no structured result");
+        kd_reject_write(why, why_len, "%s failed: %s", tool, text[0] ? text : "no structured result");
         json_decref(*sc);
         *sc = NULL;
         err = KD_ERR_UNSUPPORTED;
@@ -116,7 +109,7 @@ static kd_err read_state(game *g, kd_ttt_view *v, int *exists, char *digest, cha
     if (!err && (is_error || !sc)) {
         char text[600];
         snprintf(text, sizeof text, "%s", why);
-        say(why, why_len, "kdapp_get_episode_state failed: %s", text);
+        kd_reject_write(why, why_len, "kdapp_get_episode_state failed: %s", text);
         err = KD_ERR_UNSUPPORTED;
     }
     if (!err && json_is_true(json_object_get(sc, "deleted"))) {
@@ -190,7 +183,7 @@ static kd_err submit(game *g, const kd_ttt_cell *m, char me, int *legal, char *r
     } else {
         char text[600];
         snprintf(text, sizeof text, "%s", why);
-        say(why, why_len, "kdapp_execute_command failed: %s", text[0] ? text : "no structured result");
+        kd_reject_write(why, why_len, "kdapp_execute_command failed: %s", text[0] ? text : "no structured result");
         err = KD_ERR_UNSUPPORTED;
     }
     json_decref(sc);
@@ -221,7 +214,7 @@ static kd_err play_turn(game *g, char *why, size_t why_len)
         int fallback = limit && refused > limit; /* the first answer and `limit` retries */
         if (fallback) {
             if ((err = kd_player_fallback(p, &turn, &m))) {
-                say(why, why_len, "no legal move left for %c", pc.me);
+                kd_reject_write(why, why_len, "no legal move left for %c", pc.me);
                 return err;
             }
             show(g, "  %c (%s): %u answers refused; a random legal move is played instead\n", pc.me, kd_player_name(p),
@@ -237,7 +230,7 @@ static kd_err play_turn(game *g, char *why, size_t why_len)
                 continue;
             }
             if (err) {
-                say(why, why_len, "%c (%s): %s", pc.me, kd_player_name(p), reason);
+                kd_reject_write(why, why_len, "%c (%s): %s", pc.me, kd_player_name(p), reason);
                 return err;
             }
         }
@@ -251,8 +244,8 @@ static kd_err play_turn(game *g, char *why, size_t why_len)
                 show(g, "  %c (%s) tried (%u,%u): refused by the gateway: %s\n", pc.me, kd_player_name(p), m.row, m.col,
                      reason);
             if (fallback) {
-                say(why, why_len, "the gateway refused a legal-looking move (%u,%u) for %c: %s", m.row, m.col, pc.me,
-                    reason);
+                kd_reject_write(why, why_len, "the gateway refused a legal-looking move (%u,%u) for %c: %s", m.row,
+                                m.col, pc.me, reason);
                 return KD_ERR_INTERNAL;
             }
             snprintf(feedback, sizeof feedback, "The move (%u, %u) was refused by the gateway: %s.\n%s", m.row, m.col,
@@ -349,7 +342,8 @@ static kd_err reorg(game *g, char *why, size_t why_len)
     int done;
     if ((err = wait_remined(g, before.move_count, &now, &done, why, why_len))) {
         if (err == KD_ERR_TIMEOUT)
-            say(why, why_len, "after the reorg the episode did not come back within %u ms", KD_PLAY_REMINE_WAIT_MS);
+            kd_reject_write(why, why_len, "after the reorg the episode did not come back within %u ms",
+                            KD_PLAY_REMINE_WAIT_MS);
         return err;
     }
     g->last = now;
@@ -379,7 +373,7 @@ static kd_err start_episode(game *g, char *why, size_t why_len)
         return err;
     json_int_t id = json_integer_value(json_object_get(sc, "episode_id"));
     if (id <= 0 || id > UINT32_MAX) {
-        say(why, why_len, "kdapp_start_episode answered no episode id");
+        kd_reject_write(why, why_len, "kdapp_start_episode answered no episode id");
         err = KD_ERR_DECODE;
     } else {
         g->episode = (uint32_t)id;
@@ -403,15 +397,15 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
         } else {
             ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
             if (n <= 0) {
-                say(why, why_len,
-                    "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
-                    "use --mcp-cmd or --mcp-url");
+                kd_reject_write(why, why_len,
+                                "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
+                                "use --mcp-cmd or --mcp-url");
                 return KD_ERR_IO;
             }
             exe[n] = '\0';
         }
         if (!o->data_dir || !o->keys_dir) {
-            say(why, why_len, "the embedded gateway needs a data and a key directory");
+            kd_reject_write(why, why_len, "the embedded gateway needs a data and a key directory");
             return KD_ERR_INVALID_ARG;
         }
         co.argv = argv;

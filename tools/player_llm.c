@@ -23,13 +23,13 @@
  * model would only hide the problem. KDAPP_SHOW_PROMPTS=1 (show_prompts)
  * prints every message sent and every reply.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <curl/curl.h>
 
 #include "engine/bytes.h"
+#include "engine/episode.h"
 #include "tools/players.h"
 
 #define LLM_TIMEOUT_MS 120000u
@@ -54,16 +54,6 @@ typedef struct {
     unsigned attempt;
 } llm;
 
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t len, const char *fmt, ...)
-{
-    if (!why || !len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
-
 /* ------------------------------------------------------------- parsing */
 
 static const char *skip_ws(const char *p)
@@ -78,14 +68,14 @@ kd_err kd_llm_parse_move(const char *content, kd_ttt_cell *out, char *why, size_
     static const char want[] = "answer with exactly one JSON object {\"row\": R, \"col\": C}, R and C in 0..2, "
                                "and nothing else";
     if (!content) {
-        say(why, why_len, "the reply was empty; %s", want);
+        kd_reject_write(why, why_len, "the reply was empty; %s", want);
         return KD_ERR_PARSE;
     }
     const char *p = skip_ws(content);
     if (strncmp(p, "<think>", 7) == 0) { /* one leading reasoning block */
         const char *end = strstr(p, "</think>");
         if (!end) {
-            say(why, why_len, "the reply has an unfinished <think> block; %s", want);
+            kd_reject_write(why, why_len, "the reply has an unfinished <think> block; %s", want);
             return KD_ERR_PARSE;
         }
         p = skip_ws(end + 8);
@@ -96,39 +86,40 @@ kd_err kd_llm_parse_move(const char *content, kd_ttt_cell *out, char *why, size_
     if (strncmp(start, "```", 3) == 0) { /* one code fence around the object */
         const char *nl = memchr(start, '\n', (size_t)(stop - start));
         if (!nl || stop - nl < 4 || strncmp(stop - 3, "```", 3) != 0) {
-            say(why, why_len, "the reply opens a code fence that does not close around the object; %s", want);
+            kd_reject_write(why, why_len, "the reply opens a code fence that does not close around the object; %s",
+                            want);
             return KD_ERR_PARSE;
         }
         for (const char *q = start + 3; q < nl; q++) /* the info string: a word such as json */
             if (!(*q >= 'a' && *q <= 'z') && !(*q >= 'A' && *q <= 'Z') && *q != '\r') {
-                say(why, why_len, "the reply's code fence carries more than a language name; %s", want);
+                kd_reject_write(why, why_len, "the reply's code fence carries more than a language name; %s", want);
                 return KD_ERR_PARSE;
             }
         start = nl + 1;
         stop -= 3;
     }
     if (start >= stop || *start != '{') {
-        say(why, why_len, "the reply does not start with a JSON object; %s", want);
+        kd_reject_write(why, why_len, "the reply does not start with a JSON object; %s", want);
         return KD_ERR_PARSE;
     }
     json_error_t e;
     json_t *j = json_loadb(start, (size_t)(stop - start), JSON_REJECT_DUPLICATES, &e);
     if (!j) {
-        say(why, why_len, "the reply is not one JSON object (%s); %s", e.text, want);
+        kd_reject_write(why, why_len, "the reply is not one JSON object (%s); %s", e.text, want);
         return KD_ERR_PARSE;
     }
     const json_t *row = json_object_get(j, "row"), *col = json_object_get(j, "col");
     kd_err err = KD_OK;
     if (!json_is_object(j) || json_object_size(j) != 2 || !row || !col) {
-        say(why, why_len, "the object must have exactly the members \"row\" and \"col\"; %s", want);
+        kd_reject_write(why, why_len, "the object must have exactly the members \"row\" and \"col\"; %s", want);
         err = KD_ERR_PARSE;
     } else if (!json_is_integer(row) || !json_is_integer(col)) {
-        say(why, why_len, "\"row\" and \"col\" must be integers, not strings or decimals; %s", want);
+        kd_reject_write(why, why_len, "\"row\" and \"col\" must be integers, not strings or decimals; %s", want);
         err = KD_ERR_PARSE;
     } else if (json_integer_value(row) < 0 || json_integer_value(row) > 2 || json_integer_value(col) < 0 ||
                json_integer_value(col) > 2) {
-        say(why, why_len, "(%lld, %lld) is outside the board: rows and columns are 0, 1 or 2",
-            (long long)json_integer_value(row), (long long)json_integer_value(col));
+        kd_reject_write(why, why_len, "(%lld, %lld) is outside the board: rows and columns are 0, 1 or 2",
+                        (long long)json_integer_value(row), (long long)json_integer_value(col));
         err = KD_ERR_PARSE;
     } else {
         out->row = (uint8_t)json_integer_value(row);
@@ -191,15 +182,16 @@ static kd_err complete(llm *l, char **content, char *why, size_t why_len)
     curl_easy_setopt(l->curl, CURLOPT_WRITEDATA, &reply);
     CURLcode cc = curl_easy_perform(l->curl);
     if (cc != CURLE_OK) {
-        say(why, why_len, "the llm endpoint %s could not be reached: %s", l->endpoint, curl_easy_strerror(cc));
+        kd_reject_write(why, why_len, "the llm endpoint %s could not be reached: %s", l->endpoint,
+                        curl_easy_strerror(cc));
         err = cc == CURLE_OPERATION_TIMEDOUT ? KD_ERR_TIMEOUT : KD_ERR_NET;
         goto done;
     }
     long status = 0;
     curl_easy_getinfo(l->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200) {
-        say(why, why_len, "the llm endpoint %s answered HTTP %ld: %.*s", l->endpoint, status,
-            (int)(reply.len > 300 ? 300 : reply.len), reply.data ? (const char *)reply.data : "");
+        kd_reject_write(why, why_len, "the llm endpoint %s answered HTTP %ld: %.*s", l->endpoint, status,
+                        (int)(reply.len > 300 ? 300 : reply.len), reply.data ? (const char *)reply.data : "");
         err = KD_ERR_NET;
         goto done;
     }
@@ -208,8 +200,9 @@ static kd_err complete(llm *l, char **content, char *why, size_t why_len)
     const json_t *msg = json_object_get(json_array_get(json_object_get(res, "choices"), 0), "message");
     const json_t *text = json_object_get(msg, "content");
     if (!msg || !(json_is_string(text) || json_is_null(text))) {
-        say(why, why_len, "the llm endpoint %s answered something that is not a chat completion: %.*s", l->endpoint,
-            (int)(reply.len > 300 ? 300 : reply.len), reply.data ? (const char *)reply.data : "");
+        kd_reject_write(why, why_len, "the llm endpoint %s answered something that is not a chat completion: %.*s",
+                        l->endpoint, (int)(reply.len > 300 ? 300 : reply.len),
+                        reply.data ? (const char *)reply.data : "");
         err = KD_ERR_NET;
         goto done;
     }
@@ -239,7 +232,7 @@ static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedb
     if (!feedback || !l->messages) { /* a new turn: a new conversation */
         char *prompt = NULL;
         if (!turn->get_prompt) {
-            say(why, why_len, "no turn prompt available for the llm player");
+            kd_reject_write(why, why_len, "no turn prompt available for the llm player");
             return KD_ERR_INVALID_ARG;
         }
         if ((err = turn->get_prompt(turn->prompt_ctx, &prompt, why, why_len)))
@@ -311,8 +304,8 @@ kd_err kd_player_llm_open(const char *url, const kd_player_options *o, void **im
 {
     *impl = NULL;
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
-        say(why, why_len, "llm:%s: the URL must start with http:// or https:// (e.g. llm:http://127.0.0.1:1234/v1)",
-            url);
+        kd_reject_write(why, why_len,
+                        "llm:%s: the URL must start with http:// or https:// (e.g. llm:http://127.0.0.1:1234/v1)", url);
         return KD_ERR_INVALID_ARG;
     }
     llm *l = calloc(1, sizeof *l);

@@ -5,22 +5,13 @@
  */
 #include "tools/players.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/episode.h"
+
 #define SCORE_WIN 10000
 #define SCORE_INF 1000000
-
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t len, const char *fmt, ...)
-{
-    if (!why || !len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
 
 /* ---------------------------------------------------------------- rng */
 
@@ -77,43 +68,43 @@ kd_err kd_play_view_from_json(const json_t *j, kd_ttt_view *v, char *why, size_t
     memset(v, 0, sizeof *v);
     const json_t *board = json_object_get(j, "board");
     if (json_array_size(board) != 3) {
-        say(why, why_len, "board is not a 3x3 array");
+        kd_reject_write(why, why_len, "board is not a 3x3 array");
         return KD_ERR_DECODE;
     }
     for (size_t r = 0; r < 3; r++) {
         const json_t *row = json_array_get(board, r);
         for (size_t c = 0; c < 3; c++)
             if (json_array_size(row) != 3 || small_int(json_array_get(row, c), 2, &v->board[r][c]) != 0) {
-                say(why, why_len, "board[%zu] is not three cells 0 (empty), 1 (X) or 2 (O)", r);
+                kd_reject_write(why, why_len, "board[%zu] is not three cells 0 (empty), 1 (X) or 2 (O)", r);
                 return KD_ERR_DECODE;
             }
     }
     if (symbol_of(json_object_get(j, "current"), &v->current) != 0) {
-        say(why, why_len, "current is not \"X\" or \"O\"");
+        kd_reject_write(why, why_len, "current is not \"X\" or \"O\"");
         return KD_ERR_DECODE;
     }
     const json_t *cap = json_object_get(j, "cap");
     if (cap && !json_is_null(cap) && small_int(cap, 255, &v->cap) != 0) {
-        say(why, why_len, "cap is not null or a small integer");
+        kd_reject_write(why, why_len, "cap is not null or a small integer");
         return KD_ERR_DECODE;
     }
     if (v->cap > KD_TTT_MAX_CAP)
         v->cap = 0;
     const json_t *recent = json_object_get(j, "recent_moves");
     if (recent && (!json_is_array(recent) || json_array_size(recent) > 9)) {
-        say(why, why_len, "recent_moves is not an array of at most 9 moves");
+        kd_reject_write(why, why_len, "recent_moves is not an array of at most 9 moves");
         return KD_ERR_DECODE;
     }
     for (size_t i = 0; i < json_array_size(recent); i++)
         if (cell_of(json_array_get(recent, i), &v->recent[i]) != 0) {
-            say(why, why_len, "recent_moves[%zu] is not {row, col, player}", i);
+            kd_reject_write(why, why_len, "recent_moves[%zu] is not {row, col, player}", i);
             return KD_ERR_DECODE;
         }
     v->recent_len = (uint8_t)json_array_size(recent);
     const json_t *next = json_object_get(j, "next_to_remove");
     if (next && !json_is_null(next)) {
         if (cell_of(next, &v->next_to_remove) != 0) {
-            say(why, why_len, "next_to_remove is not null or {row, col, player}");
+            kd_reject_write(why, why_len, "next_to_remove is not null or {row, col, player}");
             return KD_ERR_DECODE;
         }
         v->has_next_to_remove = 1;
@@ -126,7 +117,7 @@ kd_err kd_play_view_from_json(const json_t *j, kd_ttt_view *v, char *why, size_t
         while (k < 4 && strcmp(status, names[k]) != 0)
             k++;
         if (k == 4) {
-            say(why, why_len, "status '%s' is not in_progress, x_won, o_won or draw", status);
+            kd_reject_write(why, why_len, "status '%s' is not in_progress, x_won, o_won or draw", status);
             return KD_ERR_DECODE;
         }
         v->status = (uint8_t)k;
@@ -150,15 +141,15 @@ kd_err kd_play_state_from_view(const kd_ttt_view *v, kd_ttt_state *s, char *why,
             marks += v->board[r][c] != KD_TTT_EMPTY;
     if (s->cap) {
         if (v->recent_len != marks || v->recent_len > s->cap) {
-            say(why, why_len, "recent_moves lists %u marks but the board holds %zu (cap %u)", v->recent_len, marks,
-                s->cap);
+            kd_reject_write(why, why_len, "recent_moves lists %u marks but the board holds %zu (cap %u)", v->recent_len,
+                            marks, s->cap);
             return KD_ERR_DECODE;
         }
         for (size_t i = 0; i < v->recent_len; i++) {
             const kd_ttt_cell *m = &v->recent[i];
             if (v->board[m->row][m->col] != m->symbol) {
-                say(why, why_len, "recent move %zu (%u,%u,%c) is not on the board", i, m->row, m->col,
-                    kd_ttt_symbol_char(m->symbol));
+                kd_reject_write(why, why_len, "recent move %zu (%u,%u,%c) is not on the board", i, m->row, m->col,
+                                kd_ttt_symbol_char(m->symbol));
                 return KD_ERR_DECODE;
             }
             s->history[i] = *m;
@@ -369,7 +360,7 @@ static kd_err builtin_choose(void *impl, const kd_play_turn *turn, const char *f
     kd_err err = b->search ? kd_search_move(&turn->state, b->depth, kd_play_rng_next(b->rng), move)
                            : kd_random_move(&turn->state, b->rng, move);
     if (err)
-        say(why, why_len, "no legal move for %c", turn->me);
+        kd_reject_write(why, why_len, "no legal move for %c", turn->me);
     return err;
 }
 
@@ -408,7 +399,7 @@ kd_err kd_player_alloc(const char *spec, const kd_player_options *o, kd_player *
         p->ops = &kd_player_human_ops;
         err = kd_player_human_open(o, &p->impl);
     } else {
-        say(why, why_len, "unknown player '%s': use random, search, llm:URL or human", spec);
+        kd_reject_write(why, why_len, "unknown player '%s': use random, search, llm:URL or human", spec);
         err = KD_ERR_INVALID_ARG;
     }
     if (err)
