@@ -191,6 +191,24 @@ Test(engine, redelivered_accept_is_duplicate_and_changes_nothing)
     cr_assert_eq(res.status, KD_MSG_APPLIED);
     cr_expect(res.txs[0].applied, "%s", res.txs[0].detail);
     kd_msg_result_fini(&res);
+
+    /* A duplicate repeats a rejection under the code it was stored with:
+     * the type's rule code, with the same sentence. */
+    et_txs_clear(&t);
+    et_add_move(&t, 1, 1, 1, 0, "alice", 2); /* X on O's cell */
+    et_accept(env.engine, "b4", &t, &res);
+    cr_assert_eq(res.status, KD_MSG_APPLIED);
+    ET_EXPECT_REJECTED(res.txs[0], "cell_occupied");
+    char first[KD_DETAIL_MAX];
+    snprintf(first, sizeof first, "%s", res.txs[0].detail);
+    kd_msg_result_fini(&res);
+    et_accept(env.engine, "b4", &t, &res);
+    cr_assert_eq(res.status, KD_MSG_DUPLICATE);
+    cr_assert_eq(res.tx_count, 1);
+    ET_EXPECT_REJECTED(res.txs[0], "cell_occupied");
+    ET_EXPECT_ERR(res.txs[0].err, KD_ERR_RULE);
+    cr_expect_str_eq(res.txs[0].detail, first);
+    kd_msg_result_fini(&res);
     et_txs_fini(&empty);
     et_txs_fini(&t);
 }
