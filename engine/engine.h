@@ -252,8 +252,8 @@ kd_err kd_read_episode_ids(kd_read *rd, uint32_t after, uint32_t *ids, size_t ma
 kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t *len) KD_WARN_UNUSED;
 
 /* Finds the first accepted block logged after `after_seq` that carried
- * transaction `tx_id`, and its outcome there: out->applied, err, detail,
- * episode_id; *block (may be NULL) gets its hash and *seq (may be NULL)
+ * transaction `tx_id`, and its outcome there: out->applied, err, code
+ * (the type's rule code for KD_ERR_RULE), detail, episode_id; *block (may be NULL) gets its hash and *seq (may be NULL)
  * its log position. Errors: KD_ERR_NOT_FOUND, storage errors. Reads the
  * log: for callers that missed a block summary, not for hot paths. */
 kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
@@ -331,7 +331,7 @@ const kd_tip *kd_dryrun_tip(const kd_dryrun *run);
 /* Runs one encoded EpisodeMessage as the next transaction of a block at
  * `where` (block_hash, daa, time_ms and tx_id are used; episode_id is
  * taken from the payload) and fills `out` as the writer would: applied, or
- * rejected with err and detail. Errors (nothing predicted): KD_ERR_STORE,
+ * rejected with err, code and detail. Errors (nothing predicted): KD_ERR_STORE,
  * KD_ERR_UNKNOWN_TYPE (a stored episode of an unregistered type),
  * KD_ERR_NOMEM. */
 kd_err kd_dryrun_tx(kd_dryrun *run, const kd_block_meta *where, const uint8_t *payload, size_t len,
