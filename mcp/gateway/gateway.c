@@ -15,7 +15,7 @@
  *   summary:    got   lost  got    43 is not covered, so
  *   kd_engine_find_tx(after 41) reads 42..44: found, or searched = 44
  */
-#include "mcp/gateway_int.h"
+#include "mcp/gateway/gateway_int.h"
 
 #include <dirent.h>
 #include <errno.h>

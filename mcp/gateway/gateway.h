@@ -24,7 +24,7 @@
 
 #include "engine/crypto.h"
 #include "engine/engine.h"
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 /* How the gateway reaches the chain (filled by the program: an in-process
  * devnet, or a client of a devnet daemon). Its functions are called from

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "handlers/prompt.h"
-#include "mcp/gateway_int.h"
+#include "mcp/gateway/gateway_int.h"
 
 #define LIST_URI "kdapp://episodes"
 #define EPISODE_PREFIX "kdapp://episodes/"

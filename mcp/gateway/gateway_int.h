@@ -11,7 +11,7 @@
 
 #include "engine/netutil.h"
 #include "handlers/view.h"
-#include "mcp/gateway.h"
+#include "mcp/gateway/gateway.h"
 
 #define KD_GW_RECENT 4096   /* tx outcomes remembered for late waiters */
 #define KD_GW_SEEN 4096     /* block summaries remembered by log position */

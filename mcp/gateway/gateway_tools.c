@@ -13,7 +13,7 @@
 
 #include "engine/wire.h"
 #include "episodes/tictactoe.h"
-#include "mcp/gateway_int.h"
+#include "mcp/gateway/gateway_int.h"
 
 #define LIST_PAGE 50
 

@@ -42,8 +42,8 @@
 #include <openssl/crypto.h>
 
 #include "engine/logger.h"
-#include "mcp/http_int.h"
-#include "mcp/jsonrpc.h"
+#include "mcp/server/http_int.h"
+#include "mcp/server/jsonrpc.h"
 
 #define ENDPOINT "/mcp"
 #define METRICS_PATH "/metrics"

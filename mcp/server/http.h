@@ -32,7 +32,7 @@
 
 #include "engine/err.h"
 #include "engine/bytes.h"
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 typedef struct kd_mcp_http kd_mcp_http;
 

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "engine/logger.h"
-#include "mcp/http_int.h"
+#include "mcp/server/http_int.h"
 
 #define ENDPOINT "/mcp"
 #define DEFAULT_MAX_CONNECTIONS 1000u

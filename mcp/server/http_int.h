@@ -71,7 +71,7 @@
 #include <microhttpd.h>
 
 #include "engine/logger.h"
-#include "mcp/http.h"
+#include "mcp/server/http.h"
 
 #define KD_HTTP_SESSION_ID_HEX 64 /* 32 random bytes */
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp/http_int.h"
+#include "mcp/server/http_int.h"
 
 struct kd_http_peer {
     struct kd_http_peer *next;

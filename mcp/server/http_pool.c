@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "engine/logger.h"
-#include "mcp/http_int.h"
+#include "mcp/server/http_int.h"
 
 struct kd_http_pool {
     pthread_mutex_t lock;

@@ -28,7 +28,7 @@
 #include <openssl/rand.h>
 
 #include "engine/logger.h"
-#include "mcp/http_int.h"
+#include "mcp/server/http_int.h"
 
 struct kd_http_stream {
     kd_http_stream *next; /* the session's streams (h->lock) */

@@ -8,7 +8,7 @@
  * here: ids are strings or integers (never null, never fractional), and there
  * are no batches.
  */
-#include "mcp/jsonrpc.h"
+#include "mcp/server/jsonrpc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * hostile schema or value cannot exhaust the stack. The JSON pointer of the
  * current value is built in a fixed buffer as the walk descends.
  */
-#include "mcp/schema.h"
+#include "mcp/server/schema.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
  * return, so a tools/list is a few reference-count increments under the
  * server lock. See server_int.h for the lock order.
  */
-#include "mcp/server_int.h"
+#include "mcp/server/server_int.h"
 
 #include <stdlib.h>
 #include <string.h>

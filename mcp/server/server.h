@@ -35,7 +35,7 @@
 #include <jansson.h>
 
 #include "engine/err.h"
-#include "mcp/jsonrpc.h"
+#include "mcp/server/jsonrpc.h"
 
 typedef struct kd_mcp_server kd_mcp_server;
 typedef struct kd_mcp_session kd_mcp_session;

@@ -20,7 +20,7 @@
 
 #include <pthread.h>
 
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 typedef struct {
     char *name;

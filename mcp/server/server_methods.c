@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "engine/logger.h"
-#include "mcp/schema.h"
-#include "mcp/server_int.h"
+#include "mcp/server/schema.h"
+#include "mcp/server/server_int.h"
 
 #define MAX_URI 4096
 

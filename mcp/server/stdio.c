@@ -8,7 +8,7 @@
  * most the limit in memory. Writes of replies and of server-initiated
  * messages share one mutex and write each line whole.
  */
-#include "mcp/stdio.h"
+#include "mcp/server/stdio.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "engine/err.h"
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 typedef struct {
     int in_fd;       /* usually 0 */

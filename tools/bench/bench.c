@@ -1,5 +1,5 @@
 /* bench.c — `kdapp bench`: the driver and the result formatting (bench.h). */
-#include "tools/bench.h"
+#include "tools/bench/bench.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
+#include "tools/common/cli.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "engine/err.h"
+#include "tools/common/cli.h"
 
 typedef struct {
     int quick;              /* every scenario briefly (the whole run in < 3 minutes) */
@@ -52,5 +53,8 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 /* Scenario groups; each returns the number of targets missed. */
 int kd_bench_engine(const kd_bench_ctx *b);
 int kd_bench_mcp(const kd_bench_ctx *b);
+
+/* `kdapp bench`: argv with argv[0] = "bench"; returns the exit code. */
+int kd_cmd_bench(kd_cli *cli, int argc, char **argv);
 
 #endif

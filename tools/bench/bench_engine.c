@@ -27,10 +27,10 @@
 #include "engine/wire.h"
 #include "episodes/tictactoe.h"
 #include "kdapp.pb-c.h"
-#include "tools/bench.h"
-#include "tools/ingest_client.h"
-#include "tools/replay.h"
-#include "tools/sim.h"
+#include "tools/bench/bench.h"
+#include "tools/chain/ingest_client.h"
+#include "tools/sim/replay.h"
+#include "tools/sim/sim.h"
 
 #define MOVES_PER_BLOCK 100
 #define EPISODES 64

@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "engine/crypto.h"
-#include "tools/bench_mcp_int.h"
+#include "tools/bench/bench_mcp_int.h"
 
 extern char **environ;
 

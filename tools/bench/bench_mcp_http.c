@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "tools/bench_mcp_int.h"
+#include "tools/bench/bench_mcp_int.h"
 
 /* Where the client threads wait, warmed up, until all are ready. */
 typedef struct {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tools/bench.h"
+#include "tools/bench/bench.h"
 
 #define KD_BENCH_START_S 30.0       /* a server opening its store and answering initialize */
 #define KD_BENCH_CALL_S 10.0        /* one call, a move included (it waits for its block) */

@@ -8,7 +8,7 @@
  * released but holding the "busy" sequence flag, so a block and a reorg
  * never interleave while submit and status still answer at once.
  */
-#include "tools/devnet.h"
+#include "tools/chain/devnet.h"
 
 #include <nng/nng.h>
 #include <pthread.h>
@@ -24,8 +24,8 @@
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "kdapp.pb-c.h"
-#include "tools/devnet_control.h"
-#include "tools/ingest_client.h"
+#include "tools/chain/devnet_control.h"
+#include "tools/chain/ingest_client.h"
 
 /* How long one ingest exchange waits before re-sending the same request
  * (re-sends are idempotent), and so how quickly close() is obeyed. */

@@ -1,5 +1,5 @@
 /* devnet_client.c — REQ socket to a devnet's control socket (see devnet_client.h). */
-#include "tools/devnet_client.h"
+#include "tools/chain/devnet_client.h"
 
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>

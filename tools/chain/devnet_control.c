@@ -1,5 +1,5 @@
 /* devnet_control.c — the devnet's REP control socket (see devnet_control.h). */
-#include "tools/devnet_control.h"
+#include "tools/chain/devnet_control.h"
 
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>

@@ -7,7 +7,7 @@
 #ifndef KD_TOOLS_DEVNET_CONTROL_H
 #define KD_TOOLS_DEVNET_CONTROL_H
 
-#include "tools/devnet.h"
+#include "tools/chain/devnet.h"
 
 typedef struct kd_devnet_control kd_devnet_control;
 

@@ -1,5 +1,5 @@
 /* ingest_client.c — REQ socket to the engine's ingest (see ingest_client.h). */
-#include "tools/ingest_client.h"
+#include "tools/chain/ingest_client.h"
 
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>

@@ -1,5 +1,5 @@
 /* node.c — start and stop an engine with its publisher and ingest server. */
-#include "tools/node.h"
+#include "tools/chain/node.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #include "engine/ingest_server.h"
 #include "handlers/handler.h"
 #include "handlers/publisher.h"
-#include "tools/cli.h"
+#include "tools/common/cli.h"
 
 typedef struct {
     const char *ingest_urls;  /* comma-separated; required */

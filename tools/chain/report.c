@@ -1,5 +1,5 @@
 /* report.c — human-readable ingest results. */
-#include "tools/report.h"
+#include "tools/chain/report.h"
 
 void kd_report_result(FILE *out, unsigned line, const kd_msg_result *res, const kd_tip *tip)
 {

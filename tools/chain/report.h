@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "engine/engine.h"
-#include "tools/devnet.h"
+#include "tools/chain/devnet.h"
 
 /* Prints "line N: accept 3f2a…: applied 2/3 txs, height 4, digest …" and
  * one indented line per rejected tx. `line` 0 omits the prefix. */

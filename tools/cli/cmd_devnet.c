@@ -26,12 +26,12 @@
 #include "engine/wire.h"
 #include "handlers/publisher.h"
 #include "kdapp.pb-c.h"
-#include "tools/cli.h"
-#include "tools/devnet.h"
-#include "tools/devnet_client.h"
-#include "tools/endpoints.h"
-#include "tools/node.h"
-#include "tools/report.h"
+#include "tools/cli/commands.h"
+#include "tools/chain/devnet.h"
+#include "tools/chain/devnet_client.h"
+#include "tools/common/endpoints.h"
+#include "tools/chain/node.h"
+#include "tools/chain/report.h"
 
 /* ---------------------------------------------------------------- devnet */
 

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/endpoints.h"
-#include "tools/node.h"
+#include "tools/cli/commands.h"
+#include "tools/common/endpoints.h"
+#include "tools/chain/node.h"
 
 int kd_cli_parse_durability(const char *text, kd_durability *out)
 {

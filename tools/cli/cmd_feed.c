@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/feeder.h"
-#include "tools/ingest_client.h"
-#include "tools/report.h"
+#include "tools/cli/commands.h"
+#include "tools/script/feeder.h"
+#include "tools/chain/ingest_client.h"
+#include "tools/chain/report.h"
 
 static int usage(void)
 {

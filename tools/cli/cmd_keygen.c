@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "engine/crypto.h"
-#include "tools/cli.h"
+#include "tools/cli/commands.h"
 
 int kd_cmd_keygen(kd_cli *cli, int argc, char **argv)
 {

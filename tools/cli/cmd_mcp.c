@@ -29,14 +29,14 @@
 
 #include "engine/logger.h"
 #include "engine/netutil.h"
-#include "mcp/gateway.h"
-#include "mcp/http.h"
-#include "mcp/stdio.h"
-#include "tools/cli.h"
-#include "tools/devnet.h"
-#include "tools/devnet_client.h"
-#include "tools/endpoints.h"
-#include "tools/node.h"
+#include "mcp/gateway/gateway.h"
+#include "mcp/server/http.h"
+#include "mcp/server/stdio.h"
+#include "tools/cli/commands.h"
+#include "tools/chain/devnet.h"
+#include "tools/chain/devnet_client.h"
+#include "tools/common/endpoints.h"
+#include "tools/chain/node.h"
 
 #define INSTRUCTIONS                                                                                     \
     "kdapp gateway: tic-tac-toe episodes on a chain that can reorganise. Start a game with "             \

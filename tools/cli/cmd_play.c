@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
-#include "tools/play.h"
+#include "tools/cli/commands.h"
+#include "tools/play/play.h"
 
 static int usage(FILE *out)
 {

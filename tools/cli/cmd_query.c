@@ -11,7 +11,7 @@
 #include "handlers/view.h"
 #include "kdapp.pb-c.h"
 #include "store.pb-c.h"
-#include "tools/cli.h"
+#include "tools/cli/commands.h"
 
 /* Parses "[--data DIR] [--json] [ID]" for show/strategy/list/log. */
 static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json, uint32_t *id, const char *usage)

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tools/cli.h"
-#include "tools/replay.h"
+#include "tools/cli/commands.h"
+#include "tools/sim/replay.h"
 
 static void print_report(const char *what, const kd_replay_report *rep)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
-#include "tools/sim.h"
+#include "tools/cli/commands.h"
+#include "tools/sim/sim.h"
 
 static int usage(void)
 {

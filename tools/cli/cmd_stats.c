@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "engine/netutil.h"
-#include "tools/cli.h"
+#include "tools/cli/commands.h"
 
 static void print_hist(const kd_metrics *m, kd_hist_id id, const char *label, const char *unit)
 {

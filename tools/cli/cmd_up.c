@@ -19,11 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
-#include "tools/devnet.h"
-#include "tools/endpoints.h"
-#include "tools/node.h"
-#include "tools/report.h"
+#include "tools/cli/commands.h"
+#include "tools/chain/devnet.h"
+#include "tools/common/endpoints.h"
+#include "tools/chain/node.h"
+#include "tools/chain/report.h"
 
 int kd_cmd_up(kd_cli *cli, int argc, char **argv)
 {

@@ -19,9 +19,9 @@
 #include "handlers/publisher.h"
 #include "handlers/view.h"
 #include "kdapp.pb-c.h"
-#include "tools/cli.h"
-#include "tools/endpoints.h"
-#include "tools/node.h"
+#include "tools/cli/commands.h"
+#include "tools/common/endpoints.h"
+#include "tools/chain/node.h"
 
 static void print_view(const kd_episode_view *v)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cli.h"
+#include "tools/cli/commands.h"
 
 typedef struct {
     const char *name;

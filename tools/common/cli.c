@@ -1,5 +1,5 @@
 /* cli.c — shared setup of the `kdapp` subcommands. */
-#include "tools/cli.h"
+#include "tools/common/cli.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,10 +2,12 @@
  * cli.h — what every `kdapp` subcommand shares: default paths from the
  * environment, the engine's configuration from the environment (checked
  * once, at start), opening an engine with the episode types registered,
- * and the subcommand entry points.
+ * and the argument parsing helpers. It sits below every tools/ subfolder
+ * (the chain's node and the bench use it too); the subcommand entry points
+ * are in tools/cli/commands.h.
  */
-#ifndef KD_TOOLS_CLI_H
-#define KD_TOOLS_CLI_H
+#ifndef KD_TOOLS_COMMON_CLI_H
+#define KD_TOOLS_COMMON_CLI_H
 
 #include <stdint.h>
 
@@ -47,27 +49,5 @@ int kd_cli_common_option(kd_cli *cli, int opt, const char *arg);
 
 /* Parses "sync" | "relaxed"; returns 0 or -1. */
 int kd_cli_parse_durability(const char *text, kd_durability *out);
-
-/* Subcommands: each gets argv with argv[0] = the subcommand name. */
-int kd_cmd_keygen(kd_cli *cli, int argc, char **argv);
-int kd_cmd_feed(kd_cli *cli, int argc, char **argv);
-int kd_cmd_show(kd_cli *cli, int argc, char **argv);
-int kd_cmd_strategy(kd_cli *cli, int argc, char **argv);
-int kd_cmd_log(kd_cli *cli, int argc, char **argv);
-int kd_cmd_list(kd_cli *cli, int argc, char **argv);
-int kd_cmd_engine(kd_cli *cli, int argc, char **argv);
-int kd_cmd_devnet(kd_cli *cli, int argc, char **argv);
-int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv);
-int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv);
-int kd_cmd_submit(kd_cli *cli, int argc, char **argv);
-int kd_cmd_watch(kd_cli *cli, int argc, char **argv);
-int kd_cmd_up(kd_cli *cli, int argc, char **argv);
-int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
-int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
-int kd_cmd_sim(kd_cli *cli, int argc, char **argv);
-int kd_cmd_mcp(kd_cli *cli, int argc, char **argv);
-int kd_cmd_play(kd_cli *cli, int argc, char **argv);
-int kd_cmd_stats(kd_cli *cli, int argc, char **argv);
-int kd_cmd_bench(kd_cli *cli, int argc, char **argv);
 
 #endif

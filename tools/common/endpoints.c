@@ -1,5 +1,5 @@
 /* endpoints.c — default socket URLs per user and data directory. */
-#include "tools/endpoints.h"
+#include "tools/common/endpoints.h"
 
 #include <limits.h>
 #include <stdio.h>

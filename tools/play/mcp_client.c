@@ -4,7 +4,7 @@
  * behind one "send a message, read messages until the answer with this id"
  * exchange.
  */
-#include "tools/mcp_client.h"
+#include "tools/play/mcp_client.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -23,7 +23,7 @@
 
 #include "engine/bytes.h"
 #include "engine/netutil.h"
-#include "mcp/jsonrpc.h"
+#include "mcp/server/jsonrpc.h"
 
 #define MAX_LINE ((size_t)64 << 20) /* one inbound message */
 #define CLOSE_WAIT_MS 10000u        /* for the child to exit after its input closed */

@@ -16,7 +16,7 @@
  * state is usually, not always, still there when it is read; when it is
  * gone already the output says so instead of inventing it.
  */
-#include "tools/play.h"
+#include "tools/play/play.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@
 #include "engine/bytes.h"
 #include "engine/netutil.h"
 #include "handlers/view.h"
-#include "tools/mcp_client.h"
+#include "tools/play/mcp_client.h"
 
 typedef struct {
     const kd_play_options *o;

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tools/players.h"
+#include "tools/play/players.h"
 
 #define KD_PLAY_DEFAULT_MAX_MOVES 100u
 /* How long the coordinator waits for re-included moves after a reorg. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/players.h"
+#include "tools/play/players.h"
 
 typedef struct {
     FILE *in, *out;

@@ -30,7 +30,7 @@
 #include <curl/curl.h>
 
 #include "engine/bytes.h"
-#include "tools/players.h"
+#include "tools/play/players.h"
 
 #define LLM_TIMEOUT_MS 120000u
 #define LLM_MAX_REPLY ((size_t)4 << 20)

@@ -3,7 +3,7 @@
  * a state for lookahead, the random and search players, and the player
  * objects that wrap every kind behind one ops table (see players.h).
  */
-#include "tools/players.h"
+#include "tools/play/players.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * the failing line out of its output (an op is filled in place and freed on
  * error), so a caller sees either the whole op or nothing of it.
  */
-#include "tools/blockscript.h"
+#include "tools/script/blockscript.h"
 
 #include <errno.h>
 #include <jansson.h>

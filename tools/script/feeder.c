@@ -1,5 +1,5 @@
 /* feeder.c — script ops to EngineMsg bytes, moves signed for the counters a dry run predicts (see feeder.h). */
-#include "tools/feeder.h"
+#include "tools/script/feeder.h"
 
 #include <stdlib.h>
 #include <string.h>

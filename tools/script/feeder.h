@@ -24,7 +24,7 @@
 #define KD_TOOLS_FEEDER_H
 
 #include "engine/engine.h"
-#include "tools/blockscript.h"
+#include "tools/script/blockscript.h"
 
 typedef struct kd_feeder kd_feeder;
 

@@ -21,12 +21,12 @@
 # normal build; its closing line is ctest's summary of what passed and
 # failed.
 #
-#   tools/check.sh                   # the whole check (CI runs this)
-#   KD_CHECK_SANITIZE=0 tools/check.sh   # skip both sanitizer passes
-#   tools/check.sh -R engine         # extra arguments go to the final ctest
+#   tools/scripts/check.sh                   # the whole check (CI runs this)
+#   KD_CHECK_SANITIZE=0 tools/scripts/check.sh   # skip both sanitizer passes
+#   tools/scripts/check.sh -R engine         # extra arguments go to the final ctest
 set -euo pipefail
-cd "$(dirname "$0")/.."
-KD_WERROR=${KD_WERROR:-ON} tools/setup.sh
+cd "$(dirname "$0")/../.."
+KD_WERROR=${KD_WERROR:-ON} tools/scripts/setup.sh
 
 # node and npm for the client tests (Debian's nodejs and npm when missing),
 # then the pinned packages; npm ci runs again only when the lockfile changed.
@@ -55,7 +55,7 @@ fi
 jobs=$(nproc)
 if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   echo "check: sanitizer pass (ASan + UBSan + LSan, crash points compiled in)"
-  KD_WERROR=ON KD_BUILD_DIR=build-asan KD_SANITIZE="address;undefined" tools/setup.sh -DKD_CRASHPOINTS=ON
+  KD_WERROR=ON KD_BUILD_DIR=build-asan KD_SANITIZE="address;undefined" tools/scripts/setup.sh -DKD_CRASHPOINTS=ON
   # The long simulator seeds and the Node.js clients run once, below.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*)$')

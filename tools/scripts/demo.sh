@@ -6,8 +6,8 @@
 # block back (the evicted mark returns) before it is mined again, and ends
 # with `kdapp verify` replaying the log against the live store.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-tools/setup.sh
+cd "$(dirname "$0")/../.."
+tools/scripts/setup.sh
 kdapp=$PWD/build/bin/kdapp
 work=$(mktemp -d "${TMPDIR:-/tmp}/kdapp-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT

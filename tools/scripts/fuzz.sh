@@ -2,8 +2,8 @@
 # fuzz.sh — builds the libFuzzer tree with clang and fuzzes one target for
 # N minutes, starting from its committed seed corpus.
 #
-#   tools/fuzz.sh TARGET MINUTES [libFuzzer options...]
-#   tools/fuzz.sh list
+#   tools/scripts/fuzz.sh TARGET MINUTES [libFuzzer options...]
+#   tools/scripts/fuzz.sh list
 #
 # TARGET is one of: payload ingest script mcp http (tests/fuzz/fuzz_TARGET.c).
 # New interesting inputs go to a scratch directory ($KD_FUZZ_WORK/TARGET,
@@ -19,7 +19,7 @@
 # it exists (synced commits are then free). Needs clang with its fuzzer
 # runtime (Debian: clang, libclang-rt-14-dev); the normal build does not.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 targets=(payload ingest script mcp http)
 if [[ ${1:-} == list ]]; then
@@ -27,7 +27,7 @@ if [[ ${1:-} == list ]]; then
   exit 0
 fi
 if (($# < 2)) || [[ ! " ${targets[*]} " == *" $1 "* ]] || ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < 1)); then
-  echo "usage: tools/fuzz.sh TARGET MINUTES [libFuzzer options...]" >&2
+  echo "usage: tools/scripts/fuzz.sh TARGET MINUTES [libFuzzer options...]" >&2
   echo "       TARGET: ${targets[*]}; MINUTES: 1 or more" >&2
   exit 2
 fi

@@ -2,12 +2,12 @@
 # setup.sh — installs what kdapp-c needs on Debian (only what is missing),
 # then configures and builds into ./build. Used by demo.sh and check.sh.
 #
-#   tools/setup.sh [extra cmake args...]
+#   tools/scripts/setup.sh [extra cmake args...]
 #
 # Environment: KD_BUILD_DIR (default build), KD_WERROR=ON|OFF (default ON
 # under CI), KD_SANITIZE (e.g. "address;undefined").
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 packages=(build-essential cmake pkg-config git ca-certificates clang-format
   liblmdb-dev lmdb-utils libprotobuf-c-dev protobuf-c-compiler libnng-dev

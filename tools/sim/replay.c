@@ -1,6 +1,6 @@
 /* replay.c — log replay and store comparison. */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include "tools/replay.h"
+#include "tools/sim/replay.h"
 
 #include <ftw.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* sim.c — the chain simulator (see sim.h). */
-#include "tools/sim.h"
+#include "tools/sim/sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,10 +14,10 @@
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "episodes/tictactoe.h"
-#include "tools/ingest_client.h"
-#include "tools/replay.h"
-#include "tools/sim_model.h"
-#include "tools/sim_report.h"
+#include "tools/chain/ingest_client.h"
+#include "tools/sim/replay.h"
+#include "tools/sim/sim_model.h"
+#include "tools/sim/sim_report.h"
 
 #define N_KEYS 6
 #define MAX_BLOCK_TXS 6

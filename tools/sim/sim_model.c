@@ -1,5 +1,5 @@
 /* sim_model.c — the simulator's recompute-from-snapshots oracle (see .h). */
-#include "tools/sim_model.h"
+#include "tools/sim/sim_model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* sim_report.c — the simulator's summary and reproduction scripts (see sim_report.h). */
-#include "tools/sim_report.h"
+#include "tools/sim/sim_report.h"
 
 #include <stdlib.h>
 

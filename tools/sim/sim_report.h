@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "engine/wire.h"
-#include "tools/sim.h"
+#include "tools/sim/sim.h"
 
 /* Appends an accept (txs as payload_hex with their tx ids) or a revert to
  * `lines`, a JSON array of block-script lines. */
