@@ -83,7 +83,8 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
 static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
 {
     kd_episode_view v;
-    if (kd_episode_view_unpack(data, len, &v) != KD_OK) {
+    kd_episode_view_init(&v);
+    if (kd_episode_view_unpack(gw->o.types, data, len, &v) != KD_OK) {
         KD_LOG_W("gateway", "an episode view (%zu bytes) does not decode", len);
         return;
     }
@@ -93,6 +94,7 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://episodes");
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
+    kd_episode_view_fini(&v);
 }
 
 /* Receives views and summaries until kd_gateway_close stops recv_aio. */
@@ -229,7 +231,7 @@ kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out)
     kd_err err = kd_engine_read_begin(gw->o.engine, &rd);
     if (err)
         return err;
-    err = kd_episode_view_read(rd, id, out);
+    err = kd_episode_view_read(gw->o.types, rd, id, out);
     kd_engine_read_end(rd);
     return err;
 }
@@ -241,20 +243,24 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     *next = 0;
     uint32_t *ids = malloc((max + 1) * sizeof *ids);
     kd_episode_view *out = calloc(max ? max : 1, sizeof *out);
+    for (size_t i = 0; out && i < max; i++)
+        kd_episode_view_init(&out[i]);
     kd_read *rd = NULL;
     size_t n_ids = 0;
     kd_err err = ids && out ? kd_engine_read_begin(gw->o.engine, &rd) : KD_ERR_NOMEM;
     if (!err)
         err = kd_read_episode_ids(rd, after, ids, max + 1, &n_ids);
     for (size_t i = 0; !err && i < n_ids && i < max; i++)
-        if (kd_episode_view_read(rd, ids[i], &out[*n]) == KD_OK)
+        if (kd_episode_view_read(gw->o.types, rd, ids[i], &out[*n]) == KD_OK)
             (*n)++;
     kd_engine_read_end(rd);
+    for (size_t i = *n; out && i < max; i++) /* a failed read may have left storage behind */
+        kd_episode_view_fini(&out[i]);
     if (!err && n_ids > max)
         *next = ids[max - 1];
     free(ids);
     if (err) {
-        free(out);
+        kd_gw_page_free(out, max);
         *n = 0;
         return err;
     }
@@ -262,13 +268,26 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     return KD_OK;
 }
 
+void kd_gw_page_free(kd_episode_view *views, size_t n)
+{
+    for (size_t i = 0; views && i < n; i++)
+        kd_episode_view_fini(&views[i]);
+    free(views);
+}
+
+int kd_gw_ttt_view(const kd_episode_view *v, kd_ttt_view *out)
+{
+    return v->type == &kd_tictactoe_type && v->view.len && kd_ttt_view_decode(v->view.data, v->view.len, out) == KD_OK;
+}
+
 json_t *kd_gw_summary_json(const kd_episode_view *v)
 {
-    json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type);
-    if (e && v->has_ttt) {
-        json_object_set_new(e, "status", json_string(kd_ttt_status_name(v->ttt.status)));
-        json_object_set_new(e, "move_count", json_integer(v->ttt.move_count));
-        json_object_set_new(e, "cap", v->ttt.cap ? json_integer(v->ttt.cap) : json_null());
+    json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type_name);
+    kd_ttt_view t;
+    if (e && kd_gw_ttt_view(v, &t)) {
+        json_object_set_new(e, "status", json_string(kd_ttt_status_name(t.status)));
+        json_object_set_new(e, "move_count", json_integer(t.move_count));
+        json_object_set_new(e, "cap", t.cap ? json_integer(t.cap) : json_null());
     }
     return e;
 }
@@ -363,6 +382,9 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         return KD_ERR_NOMEM;
     gw->o = *opts;
     gw->srv = srv;
+    kd_type_table_init(&gw->builtin);
+    if (!gw->o.types)
+        gw->o.types = &gw->builtin;
     snprintf(gw->views_url, sizeof gw->views_url, "%s", opts->views_url);
     snprintf(gw->keys_dir, sizeof gw->keys_dir, "%s", opts->keys_dir);
     gw->o.views_url = gw->views_url;

@@ -24,6 +24,7 @@
 
 #include "engine/crypto.h"
 #include "engine/engine.h"
+#include "episodes/episode_type.h"
 #include "mcp/server/server.h"
 
 /* How the gateway reaches the chain (filled by the program: an in-process
@@ -45,6 +46,8 @@ typedef struct {
 
 typedef struct {
     kd_engine *engine;     /* read API; must outlive the gateway */
+    const kd_type_table *types; /* the episode types views are rendered with (NULL: the built-in
+                                   types); must outlive the gateway */
     const char *views_url; /* the engine's publish URL */
     const char *keys_dir;  /* server-side signing keys */
     kd_gateway_chain chain;

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/prompt.h"
 #include "mcp/gateway/gateway_int.h"
 
 #define LIST_URI "kdapp://episodes"
@@ -76,7 +75,7 @@ static kd_err read_resource(void *ctx, kd_mcp_session *s, const char *uri, json_
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(arr, kd_gw_summary_json(&views[i]));
-        free(views);
+        kd_gw_page_free(views, n);
         *contents = json_contents(uri, json_pack("{s:o}", "episodes", arr));
         return *contents ? KD_OK : KD_ERR_NOMEM;
     }
@@ -84,11 +83,12 @@ static kd_err read_resource(void *ctx, kd_mcp_session *s, const char *uri, json_
     if (episode_of_uri(uri, &id) != 0)
         return KD_ERR_NOT_FOUND;
     kd_episode_view v;
+    kd_episode_view_init(&v);
     kd_err err = kd_gw_read_view(gw, id, &v);
-    if (err)
-        return err;
-    *contents = json_contents(uri, kd_episode_view_json(&v));
-    return *contents ? KD_OK : KD_ERR_NOMEM;
+    if (!err)
+        *contents = json_contents(uri, kd_episode_view_json(&v));
+    kd_episode_view_fini(&v);
+    return err ? err : *contents ? KD_OK : KD_ERR_NOMEM;
 }
 
 static json_t *get_turn_prompt(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
@@ -110,6 +110,7 @@ static json_t *get_turn_prompt(void *ctx, kd_mcp_session *s, json_t *args, int *
         return NULL;
     }
     kd_episode_view v;
+    kd_episode_view_init(&v);
     kd_err err = kd_gw_read_view(gw, (uint32_t)id, &v);
     if (err) {
         *code = -32602;
@@ -118,18 +119,23 @@ static json_t *get_turn_prompt(void *ctx, kd_mcp_session *s, json_t *args, int *
     }
     kd_buf text;
     kd_buf_init(&text);
-    if (kd_turn_prompt(&v, player[0], &text) != KD_OK) {
-        kd_buf_fini(&text);
+    kd_ttt_view t;
+    json_t *r = NULL;
+    if (!kd_gw_ttt_view(&v, &t) ||
+        kd_episode_view_prompt(&v, kd_episode_type_seat(v.type, player), &text) != KD_OK ||
+        kd_buf_append(&text, "", 1) != KD_OK) {
         *code = -32602;
         snprintf(msg, len, "episode %llu is not a tic-tac-toe episode", id);
-        return NULL;
+        goto done;
     }
     char desc[96];
     snprintf(desc, sizeof desc, "%s's turn prompt for episode %llu (%s)", player, id,
-             v.ttt.cap ? "stress mode" : "classic");
-    json_t *r = json_pack("{s:s, s:[{s:s, s:{s:s, s:s}}]}", "description", desc, "messages", "role", "user", "content",
-                          "type", "text", "text", (const char *)text.data);
+             t.cap ? "stress mode" : "classic");
+    r = json_pack("{s:s, s:[{s:s, s:{s:s, s:s}}]}", "description", desc, "messages", "role", "user", "content", "type",
+                  "text", "text", (const char *)text.data);
+done:
     kd_buf_fini(&text);
+    kd_episode_view_fini(&v);
     return r;
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "engine/netutil.h"
+#include "episodes/tictactoe.h"
 #include "handlers/view.h"
 #include "mcp/gateway/gateway.h"
 
@@ -27,7 +28,8 @@ typedef struct {
 } kd_gw_outcome;
 
 struct kd_gateway {
-    kd_gateway_options o;
+    kd_gateway_options o;       /* o.types points at the caller's table or at `builtin` */
+    kd_type_table builtin;
     char views_url[512];
     char keys_dir[4096];
     kd_mcp_server *srv;
@@ -54,17 +56,24 @@ struct kd_gateway {
 kd_err kd_gw_wait_outcome(kd_gateway *gw, const uint8_t tx_id[KD_HASH_LEN], uint64_t after_seq,
                           kd_gw_outcome *out) KD_WARN_UNUSED;
 
-/* Reads episode `id` as a view in a read handle of its own: for answers
- * made of this one view (several reads of one answer share one handle and
- * call kd_episode_view_read). Errors: KD_ERR_NOT_FOUND, storage errors. */
+/* Reads episode `id` as a view (kd_episode_view_init'ed by the caller,
+ * who finis it) in a read handle of its own: for answers made of this one
+ * view (several reads of one answer share one handle and call
+ * kd_episode_view_read). Errors: KD_ERR_NOT_FOUND, storage errors. */
 kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out) KD_WARN_UNUSED;
 
 /* A page of views in id order, all read through one handle (one commit):
  * the episodes after `after`, up to `max`, leaving out any this gateway
- * cannot read (a type it does not know). *views is malloc'ed (free it);
- * *next is the cursor of the next page, 0 when this page is the last. */
+ * cannot read (a type it does not know). *views is malloc'ed (release it
+ * with kd_gw_page_free); *next is the cursor of the next page, 0 when this
+ * page is the last. */
 kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_view **views, size_t *n,
                        uint32_t *next) KD_WARN_UNUSED;
+/* Finis the `n` views of a page and frees it; accepts NULL. */
+void kd_gw_page_free(kd_episode_view *views, size_t n);
+/* The tic-tac-toe fields of a view, decoded from its view bytes; 0 when
+ * the view is not a tic-tac-toe one (until the tools are generic). */
+int kd_gw_ttt_view(const kd_episode_view *v, kd_ttt_view *out);
 /* A listed episode: {episode_id, type[, status, move_count, cap]}. */
 json_t *kd_gw_summary_json(const kd_episode_view *v);
 

@@ -60,8 +60,8 @@ static char *board_text(const kd_episode_view *v)
     kd_buf b;
     kd_buf_init(&b);
     char head[96];
-    int n = snprintf(head, sizeof head, "episode %u (%s)\n", v->episode_id, v->type);
-    if (kd_buf_append(&b, head, (size_t)n) || (v->has_ttt && kd_render_board(&v->ttt, &b)) ||
+    int n = snprintf(head, sizeof head, "episode %u (%s)\n", v->episode_id, v->type_name);
+    if (kd_buf_append(&b, head, (size_t)n) || (v->type && v->view.len && kd_episode_view_render(v, &b)) ||
         kd_buf_append(&b, "", 1)) {
         kd_buf_fini(&b);
         return NULL;
@@ -72,22 +72,25 @@ static char *board_text(const kd_episode_view *v)
 static json_t *legal_moves_json(const kd_episode_view *v)
 {
     json_t *arr = json_array();
-    if (!arr || !v->has_ttt || v->ttt.status != KD_TTT_IN_PROGRESS)
+    kd_ttt_view t;
+    if (!arr || !kd_gw_ttt_view(v, &t) || t.status != KD_TTT_IN_PROGRESS)
         return arr;
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
-            if (v->ttt.board[r][c] == KD_TTT_EMPTY)
+            if (t.board[r][c] == KD_TTT_EMPTY)
                 json_array_append_new(arr, json_pack("{s:i, s:i}", "row", r, "col", c));
     return arr;
 }
 
 static void legal_moves_text(const kd_episode_view *v, char *out, size_t len)
 {
-    size_t n = (size_t)snprintf(out, len, "legal moves for %c:", v->has_ttt ? kd_ttt_symbol_char(v->ttt.current) : '?');
+    kd_ttt_view t;
+    int has = kd_gw_ttt_view(v, &t);
+    size_t n = (size_t)snprintf(out, len, "legal moves for %c:", has ? kd_ttt_symbol_char(t.current) : '?');
     int any = 0;
-    for (int r = 0; v->has_ttt && v->ttt.status == KD_TTT_IN_PROGRESS && r < 3; r++)
+    for (int r = 0; has && t.status == KD_TTT_IN_PROGRESS && r < 3; r++)
         for (int c = 0; c < 3; c++)
-            if (v->ttt.board[r][c] == KD_TTT_EMPTY && n < len) {
+            if (t.board[r][c] == KD_TTT_EMPTY && n < len) {
                 n += (size_t)snprintf(out + n, len - n, " (%d,%d)", r, c);
                 any = 1;
             }
@@ -113,8 +116,9 @@ static json_t *read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v
 static json_t *read_ttt_or_fail(kd_gateway *gw, json_t *args, kd_episode_view *v, const char *what)
 {
     json_t *e = read_view_or_fail(gw, arg_episode(args), v);
-    if (!e && !v->has_ttt)
-        e = fail("episode %u is a %s, which has no %s", v->episode_id, v->type, what);
+    kd_ttt_view t;
+    if (!e && !kd_gw_ttt_view(v, &t))
+        e = fail("episode %u is a %s, which has no %s", v->episode_id, v->type_name, what);
     return e;
 }
 
@@ -167,12 +171,14 @@ static json_t *tool_get_state(void *ctx, kd_mcp_session *s, json_t *args, int *c
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_view_or_fail(ctx, arg_episode(args), &v);
-    if (e)
-        return e;
-    char *text = board_text(&v);
-    json_t *r = kd_mcp_tool_result(kd_episode_view_json(&v), text);
-    free(text);
+    kd_episode_view_init(&v);
+    json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
+    if (!r) {
+        char *text = board_text(&v);
+        r = kd_mcp_tool_result(kd_episode_view_json(&v), text);
+        free(text);
+    }
+    kd_episode_view_fini(&v);
     return r;
 }
 
@@ -180,13 +186,15 @@ static json_t *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *co
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_ttt_or_fail(ctx, args, &v, "strategy context");
-    if (e)
-        return e;
-    json_t *sc = kd_strategy_context_json(&v.ttt);
-    char *text = json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_t *r = kd_mcp_tool_result(sc, text);
-    free(text);
+    kd_episode_view_init(&v);
+    json_t *r = read_ttt_or_fail(ctx, args, &v, "strategy context");
+    if (!r) {
+        json_t *sc = kd_episode_view_strategy_json(&v);
+        char *text = sc ? json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        r = kd_mcp_tool_result(sc, text);
+        free(text);
+    }
+    kd_episode_view_fini(&v);
     return r;
 }
 
@@ -194,15 +202,19 @@ static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int 
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_ttt_or_fail(ctx, args, &v, "legal-move list");
-    if (e)
-        return e;
-    char text[256];
-    legal_moves_text(&v, text, sizeof text);
-    char cur[2] = {kd_ttt_symbol_char(v.ttt.current), 0};
-    return kd_mcp_tool_result(json_pack("{s:i, s:s, s:s, s:o}", "episode_id", (json_int_t)v.episode_id, "current", cur,
-                                        "status", kd_ttt_status_name(v.ttt.status), "moves", legal_moves_json(&v)),
-                              text);
+    kd_episode_view_init(&v);
+    kd_ttt_view t;
+    json_t *r = read_ttt_or_fail(ctx, args, &v, "legal-move list");
+    if (!r && kd_gw_ttt_view(&v, &t)) {
+        char text[256];
+        legal_moves_text(&v, text, sizeof text);
+        char cur[2] = {kd_ttt_symbol_char(t.current), 0};
+        r = kd_mcp_tool_result(json_pack("{s:i, s:s, s:s, s:o}", "episode_id", (json_int_t)v.episode_id, "current",
+                                         cur, "status", kd_ttt_status_name(t.status), "moves", legal_moves_json(&v)),
+                               text);
+    }
+    kd_episode_view_fini(&v);
+    return r;
 }
 
 static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
@@ -233,12 +245,14 @@ static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
         const kd_episode_view *v = &views[i];
         json_array_append_new(eps, kd_gw_summary_json(v));
         char line[128];
-        int k = snprintf(line, sizeof line, "episode %u: %s, %s, %u moves, %s\n", v->episode_id, v->type,
-                         v->has_ttt ? kd_ttt_status_name(v->ttt.status) : "-", v->has_ttt ? v->ttt.move_count : 0,
-                         v->has_ttt && v->ttt.cap ? "stress" : "classic");
+        kd_ttt_view t;
+        int has = kd_gw_ttt_view(v, &t);
+        int k = snprintf(line, sizeof line, "episode %u: %s, %s, %u moves, %s\n", v->episode_id, v->type_name,
+                         has ? kd_ttt_status_name(t.status) : "-", has ? t.move_count : 0,
+                         has && t.cap ? "stress" : "classic");
         err = kd_buf_append(&text, line, (size_t)k);
     }
-    free(views);
+    kd_gw_page_free(views, n);
     if (err || kd_buf_append(&text, n ? "" : "no episodes yet\n", n ? 1 : sizeof "no episodes yet\n")) {
         json_decref(eps);
         kd_buf_fini(&text);
@@ -392,13 +406,15 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     if (!out.applied)
         return fail("the chain rejected the new episode %u: %s: %s", id, out.error_code, out.error);
     kd_episode_view v;
-    json_t *e = read_view_or_fail(gw, id, &v);
-    if (e)
-        return e;
-    char *text = board_text(&v);
-    json_t *r = kd_mcp_tool_result(
-        json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "view", kd_episode_view_json(&v)), text);
-    free(text);
+    kd_episode_view_init(&v);
+    json_t *r = read_view_or_fail(gw, id, &v);
+    if (!r) {
+        char *text = board_text(&v);
+        r = kd_mcp_tool_result(
+            json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "view", kd_episode_view_json(&v)), text);
+        free(text);
+    }
+    kd_episode_view_fini(&v);
     return r;
 }
 
@@ -461,6 +477,8 @@ static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *cod
     kd_buf cmd, payload;
     kd_buf_init(&cmd);
     kd_buf_init(&payload);
+    kd_episode_view v;
+    kd_episode_view_init(&v);
     json_t *r = NULL;
     if (kd_ttt_move_encode((uint8_t)row, (uint8_t)col, side, &cmd) != KD_OK) {
         r = fail("out of memory");
@@ -480,7 +498,6 @@ static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *cod
             r = fail("the move was not submitted: %s", why);
         goto done;
     }
-    kd_episode_view v;
     if ((r = read_view_or_fail(gw, id, &v)))
         goto done;
     char *board = board_text(&v);
@@ -499,6 +516,7 @@ static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *cod
     }
     free(board);
 done:
+    kd_episode_view_fini(&v);
     kd_buf_fini(&cmd);
     kd_buf_fini(&payload);
     kd_episode_snapshot_fini(&snap);
