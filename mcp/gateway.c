@@ -83,6 +83,7 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
 static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
 {
     kd_episode_view v;
+    kd_episode_view_init(&v);
     if (kd_episode_view_unpack(gw->types, data, len, &v) != KD_OK) {
         KD_LOG_W("gateway", "an episode view (%zu bytes) does not decode", len);
         return;

@@ -7,6 +7,7 @@
  * file's submit, which applies each payload in a block of its own at once
  * (the gateway finds the outcome in the engine's log: nothing publishes).
  */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -296,6 +297,7 @@ Test(gateway_types, a_three_seat_game_of_a_test_type)
     cr_expect_eq(int_at(view, "pile"), 3);
     cr_expect_eq(int_at(view, "to_move"), 1);
     json_t *before = json_deep_copy(view);
+    json_object_del(before, "digest"); /* the tip's: every block moves it */
     json_decref(r);
 
     /* B takes 3: refused by the type's rule, view unchanged, B's legal moves */
@@ -308,7 +310,10 @@ Test(gateway_types, a_three_seat_game_of_a_test_type)
     cr_expect(strstr(json_string_value(json_object_get(out, "error")), "take 3: 1 to 2 may be taken"), "%s",
               json_string_value(json_object_get(out, "error")));
     cr_expect_eq(json_array_size(json_object_get(out, "legal_moves")), 2);
-    cr_expect(json_equal(json_object_get(out, "view"), before), "the view is unchanged");
+    json_t *after = json_deep_copy(json_object_get(out, "view"));
+    json_object_del(after, "digest");
+    cr_expect(json_equal(after, before), "the view is unchanged");
+    json_decref(after);
     cr_expect(strstr(text_of(r), "legal moves for B: take 1 take 2"), "%s", text_of(r));
     json_decref(before);
     json_decref(r);
