@@ -511,11 +511,14 @@ static json_t *choose_signer(kd_gateway *gw, json_t *args, const kd_episode_snap
             if (to_move >= 0)
                 break;
         }
+        if (!found && to_move >= 0)
+            return fail("no key in %.300s belongs to the seat to move, seat %s of episode %u: name a signer, or pass "
+                        "pubkey and signature",
+                        gw->keys_dir, kd_episode_type_seat_name(t, to_move), snap->id);
         if (!found)
-            return fail("no key in %.300s belongs to %s seat %s of episode %u: name a signer, or pass pubkey and "
+            return fail("no key in %.300s belongs to a seat of episode %u: name a signer, or pass pubkey and "
                         "signature",
-                        gw->keys_dir, to_move >= 0 ? "the seat to move," : "any", 
-                        to_move >= 0 ? kd_episode_type_seat_name(t, to_move) : "", snap->id);
+                        gw->keys_dir, snap->id);
         return NULL;
     }
     if (sg->seat == KD_SEAT_NONE)

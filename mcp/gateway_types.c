@@ -253,10 +253,9 @@ char *kd_gw_start_schema(const kd_gateway *gw)
     if (params)
         add_any_of(gw, params, 0);
     json_t *j = json_pack(
-        "{s:s, s:{s:{s:s, s:o, s:s+}, s:{s:s, s:{s:s}, s:i, s:s}, s:o, s:o}}", "type", "object",
-        "properties", "type", "type", "string", "enum", names_json(gw), "description", type_desc,
-        types_desc ? types_desc : "", "participants", "type", "array", "items", "type", "string", "maxItems",
-        KD_MAX_PARTICIPANTS, "description",
+        "{s:s, s:{s:{s:s, s:o, s:s+}, s:{s:s, s:{s:s}, s:i, s:s}, s:o, s:o}}", "type", "object", "properties", "type",
+        "type", "string", "enum", names_json(gw), "description", type_desc, types_desc ? types_desc : "",
+        "participants", "type", "array", "items", "type", "string", "maxItems", KD_MAX_PARTICIPANTS, "description",
         "One per seat, in seat order: key names, test:NAME, or 66-hex public keys. Absent: the gateway's agent keys "
         "agent1, agent2, ... for the type's minimum number of seats.",
         "params", params, "episode_id", episode_id_schema("The new episode's id (default: a free random one)."));
@@ -271,15 +270,14 @@ char *kd_gw_execute_schema(const kd_gateway *gw)
                                 "kdapp_legal_moves lists the legal ones with their command JSON.");
     if (command)
         add_any_of(gw, command, 1);
-    json_t *j = json_pack("{s:s, s:{s:o, s:o, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}, s:[s, s]}",
-                          "type", "object", "properties", "episode_id",
-                          episode_id_schema("The episode's id (kdapp_list_episodes lists them)."), "command", command, "signer", "type", "string",
-                          "description", "A key name or test:NAME to sign with (default: the seat to move's key)",
-                          "pubkey", "type", "string", "description",
-                          "A client-signed command: the signer's 66-hex compressed public key",
-                          "signature", "type", "string", "description",
-                          "A client-signed command: the hex signature (64 bytes compact or DER)", "required",
-                          "episode_id", "command");
+    json_t *j = json_pack(
+        "{s:s, s:{s:o, s:o, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}, s:[s, s]}", "type", "object", "properties",
+        "episode_id", episode_id_schema("The episode's id (kdapp_list_episodes lists them)."), "command", command,
+        "signer", "type", "string", "description",
+        "A key name or test:NAME to sign with (default: the seat to move's key)", "pubkey", "type", "string",
+        "description", "A client-signed command: the signer's 66-hex compressed public key", "signature", "type",
+        "string", "description", "A client-signed command: the hex signature (64 bytes compact or DER)", "required",
+        "episode_id", "command");
     return dump(j);
 }
 
@@ -295,10 +293,13 @@ static json_t *type_json(const kd_gateway *gw, size_t i)
         json_array_append_new(codes, json_pack("{s:s, s:s}", "code", c->code, "meaning", c->meaning ? c->meaning : ""));
     for (const char *const *e = t->env_names; env && e && *e; e++)
         json_array_append_new(env, json_string(*e));
-    return json_pack("{s:s, s:s, s:s, s:{s:o, s:I, s:I}, s:O, s:O, s:o, s:o}", "name", t->ops->type_name, "title",
+    /* copies: the parsed schemas are shared by every session's thread, and
+     * taking a reference would write their reference count */
+    return json_pack("{s:s, s:s, s:s, s:{s:o, s:I, s:I}, s:o, s:o, s:o, s:o}", "name", t->ops->type_name, "title",
                      t->title, "summary", t->summary ? t->summary : "", "seats", "names", seats, "min",
-                     (json_int_t)t->min_seats, "max", (json_int_t)t->max_seats, "params_schema", gw->params_schema[i],
-                     "command_schema", gw->command_schema[i], "rule_codes", codes, "env", env);
+                     (json_int_t)t->min_seats, "max", (json_int_t)t->max_seats, "params_schema",
+                     json_deep_copy(gw->params_schema[i]), "command_schema", json_deep_copy(gw->command_schema[i]),
+                     "rule_codes", codes, "env", env);
 }
 
 json_t *kd_gw_types_json(const kd_gateway *gw)

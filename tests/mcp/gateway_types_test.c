@@ -92,8 +92,7 @@ static void setup(void)
     cr_assert_eq(kd_type_table_registry(&E.types, &E.reg), KD_OK);
     kd_engine_options eo = {.data_dir = E.dir, .registry = &E.reg, .durability = KD_DURABILITY_RELAXED};
     cr_assert_eq(kd_engine_open(&eo, &E.engine, why, sizeof why), KD_OK, "%s", why);
-    kd_mcp_server_options so = {.name = "kdapp-test", .version = "0", .calls_per_second = 100000,
-                                .call_burst = 100000};
+    kd_mcp_server_options so = {.name = "kdapp-test", .version = "0", .calls_per_second = 100000, .call_burst = 100000};
     cr_assert_eq(kd_mcp_server_alloc(&so, &E.srv), KD_OK);
     char url[128];
     snprintf(url, sizeof url, "inproc://kd-gwtypes-%d", (int)getpid());
@@ -138,8 +137,8 @@ TestSuite(gateway_types, .init = setup, .fini = teardown, .timeout = 60);
  * `want_error`; asserts which one came. */
 static json_t *request(const char *method, json_t *params, int want_error)
 {
-    json_t *req = json_pack("{s:s, s:i, s:s, s:o}", "jsonrpc", "2.0", "id", E.next_id++, "method", method, "params",
-                            params);
+    json_t *req =
+        json_pack("{s:s, s:i, s:s, s:o}", "jsonrpc", "2.0", "id", E.next_id++, "method", method, "params", params);
     char *text = json_dumps(req, JSON_COMPACT);
     json_decref(req);
     char *reply = NULL;
@@ -216,9 +215,8 @@ static json_t *legal_moves(uint32_t id)
 Test(gateway_types, kdapp_types_describes_every_type)
 {
     json_t *r = request("resources/read", json_pack("{s:s}", "uri", "kdapp://types"), 0);
-    json_t *doc = json_loads(json_string_value(json_object_get(json_array_get(json_object_get(r, "contents"), 0),
-                                                               "text")),
-                             0, NULL);
+    json_t *doc = json_loads(
+        json_string_value(json_object_get(json_array_get(json_object_get(r, "contents"), 0), "text")), 0, NULL);
     cr_assert(doc);
     json_t *types = json_object_get(doc, "types");
     cr_assert_eq(json_array_size(types), 2);
@@ -262,8 +260,9 @@ Test(gateway_types, kdapp_types_describes_every_type)
         json_t *names = json_object_get(type, "enum");
         cr_expect_eq(json_array_size(names), 2);
         cr_expect_str_eq(json_string_value(json_array_get(names, 1)), "pile");
-        cr_expect(strstr(json_string_value(json_object_get(type, "description")), "pile: Pile, 2 to 3 seats (A, B, C)."),
-                  "%s", json_string_value(json_object_get(type, "description")));
+        cr_expect(
+            strstr(json_string_value(json_object_get(type, "description")), "pile: Pile, 2 to 3 seats (A, B, C)."),
+            "%s", json_string_value(json_object_get(type, "description")));
         cr_expect(strstr(json_string_value(json_object_get(t, "description")), "Pile"));
         listed++;
     }
@@ -348,21 +347,22 @@ Test(gateway_types, a_three_seat_game_of_a_test_type)
     json_decref(r);
     char idtext[16];
     snprintf(idtext, sizeof idtext, "%u", id);
-    json_t *p1 = request("prompts/get", json_pack("{s:s, s:{s:s, s:s}}", "name", "kdapp_turn", "arguments",
-                                                  "episode_id", idtext, "player", "C"), 0);
-    json_t *p2 = request("prompts/get", json_pack("{s:s, s:{s:s, s:s}}", "name", "kdapp_turn", "arguments",
-                                                  "episode_id", idtext, "player", "2"), 0);
+    json_t *p1 = request(
+        "prompts/get",
+        json_pack("{s:s, s:{s:s, s:s}}", "name", "kdapp_turn", "arguments", "episode_id", idtext, "player", "C"), 0);
+    json_t *p2 = request(
+        "prompts/get",
+        json_pack("{s:s, s:{s:s, s:s}}", "name", "kdapp_turn", "arguments", "episode_id", idtext, "player", "2"), 0);
     cr_expect(json_equal(json_object_get(p1, "messages"), json_object_get(p2, "messages")));
-    const char *ptext =
-        json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(p1, "messages"), 0),
-                                                          "content"),
-                                          "text"));
+    const char *ptext = json_string_value(
+        json_object_get(json_object_get(json_array_get(json_object_get(p1, "messages"), 0), "content"), "text"));
     cr_expect(strstr(ptext, "you are seat C"), "%s", ptext);
     cr_expect(strstr(json_string_value(json_object_get(p1, "description")), "(Pile)"));
     json_decref(p1);
     json_decref(p2);
-    json_t *e = request("prompts/get", json_pack("{s:s, s:{s:s, s:s}}", "name", "kdapp_turn", "arguments",
-                                                 "episode_id", idtext, "player", "D"), 1);
+    json_t *e = request(
+        "prompts/get",
+        json_pack("{s:s, s:{s:s, s:s}}", "name", "kdapp_turn", "arguments", "episode_id", idtext, "player", "D"), 1);
     cr_expect(strstr(json_string_value(json_object_get(e, "message")), "A, B, C"), "%s",
               json_string_value(json_object_get(e, "message")));
     json_decref(e);
@@ -392,8 +392,7 @@ Test(gateway_types, start_arguments_are_checked_against_the_type)
             "{\"type\": \"pile\", \"participants\": [\"agent1\", \"agent2\", \"test:c\", \"test:d\"]}",
             "got 4 participants");
     REFUSED("kdapp_start_episode", "{\"participants\": [\"agent1\", \"agent2\", \"test:c\"]}", "2 seats", "got 3");
-    REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"params\": {\"pile\": 0}}", "params of pile/pile",
-            "minimum");
+    REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"params\": {\"pile\": 0}}", "params of pile/pile", "minimum");
     REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"heap\": 3}", "params of pile", "heap");
     REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"params\": {\"pile\": 3}, \"pile\": 4}", "given twice");
     REFUSED("kdapp_start_episode", "{\"type\": \"chess\"}", "type");

@@ -217,7 +217,8 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
         return KD_ERR_DECODE;
     if (seat < 0 || seat >= view[2])
         return KD_ERR_INVALID_ARG;
-    int n = snprintf(text, sizeof text, "Episode %u: you are seat %s. The pile has %u stones; take 1 to %u. Answer "
+    int n = snprintf(text, sizeof text,
+                     "Episode %u: you are seat %s. The pile has %u stones; take 1 to %u. Answer "
                      "{\"take\": k}.",
                      episode_id, seat_names[seat], view[0], view[1]);
     return kd_buf_append(out, text, (size_t)n);
