@@ -200,6 +200,6 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
 done:
     kdapp__episode_view__free_unpacked(ev, NULL);
     if (err)
-        reset(out);
+        kd_episode_view_fini(out); /* empty, and nothing for the caller to release */
     return err;
 }

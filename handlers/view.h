@@ -71,7 +71,8 @@ kd_err kd_episode_view_pack(const kd_episode_view *view, kd_buf *out) KD_WARN_UN
 /* Parses and validates EpisodeView bytes (hash and key lengths, the seats
  * of the status; for a type `types` knows, that the state decodes and the
  * view renders). A type it does not know keeps its raw bytes (type NULL).
- * Errors: KD_ERR_DECODE, KD_ERR_NOMEM; `out` is then empty. */
+ * Errors: KD_ERR_DECODE, KD_ERR_NOMEM; `out` is then empty and holds no
+ * storage (fini is not needed, and harmless). */
 kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, size_t len,
                               kd_episode_view *out) KD_WARN_UNUSED;
 
@@ -81,7 +82,8 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
  * "draw"), winner (seat or null), to_move (seat or null), seats (names, one
  * per participant), state (hex)}, then the type's view_json members at the
  * top level (tic-tac-toe: board, current, status, cap, recent_moves,
- * next_to_remove, move_count). */
+ * next_to_remove, move_count); a type's member never replaces a generic
+ * one of the same name. */
 json_t *kd_episode_view_json(const kd_episode_view *view);
 /* The type's strategy context (tic-tac-toe: exactly the
  * kdapp_get_strategy_context shape of DESIGN.md), new reference; NULL when
@@ -94,6 +96,12 @@ kd_err kd_episode_view_render(const kd_episode_view *view, kd_buf *out) KD_WARN_
  * kdapp_turn and the language-model player show. Errors: as render, and
  * KD_ERR_INVALID_ARG (no such seat). */
 kd_err kd_episode_view_prompt(const kd_episode_view *view, int seat, kd_buf *out) KD_WARN_UNUSED;
+
+/* Appends the legal moves of `seat` in the view's state (the type's
+ * legal_moves over the decoded state bytes): each a command with its
+ * notation, none when the seat may not act. Errors: KD_ERR_UNKNOWN_TYPE,
+ * KD_ERR_NOT_FOUND (deleted), KD_ERR_DECODE, KD_ERR_NOMEM. */
+kd_err kd_episode_view_legal_moves(const kd_episode_view *view, int seat, kd_legal_moves *out) KD_WARN_UNUSED;
 
 /* "initialize", "command", "rollback". */
 const char *kd_event_kind_name(kd_event_kind kind);

@@ -63,10 +63,18 @@ json_t *kd_episode_view_json(const kd_episode_view *v)
         json_decref(j);
         return NULL;
     }
-    /* The type's members follow the generic ones, in the type's order. */
+    /* The type's members follow the generic ones, in the type's order; a
+     * generic member is never replaced by one of the same name. */
     const char *key;
     json_t *value;
-    json_object_foreach(own, key, value) json_object_set(j, key, value);
+    json_object_foreach(own, key, value)
+    {
+        if (!json_object_get(j, key) && json_object_set(j, key, value) != 0) {
+            json_decref(own);
+            json_decref(j);
+            return NULL;
+        }
+    }
     json_decref(own);
     return j;
 }
@@ -85,6 +93,23 @@ kd_err kd_episode_view_render(const kd_episode_view *v, kd_buf *out)
     if (!v->view.len)
         return KD_ERR_NOT_FOUND;
     return v->type->render_text(v->view.data, v->view.len, out);
+}
+
+kd_err kd_episode_view_legal_moves(const kd_episode_view *v, int seat, kd_legal_moves *out)
+{
+    if (!v->type)
+        return KD_ERR_UNKNOWN_TYPE;
+    if (!v->state.len)
+        return KD_ERR_NOT_FOUND;
+    const kd_episode_ops *ops = v->type->ops;
+    void *state = calloc(1, ops->state_size ? ops->state_size : 1);
+    if (!state)
+        return KD_ERR_NOMEM;
+    kd_err err = ops->decode_state(v->state.data, v->state.len, state);
+    if (!err)
+        err = v->type->legal_moves(state, seat, out);
+    free(state);
+    return err;
 }
 
 kd_err kd_episode_view_prompt(const kd_episode_view *v, int seat, kd_buf *out)

@@ -26,7 +26,6 @@
 
 #include "engine/bytes.h"
 #include "engine/netutil.h"
-#include "handlers/view.h"
 #include "tools/mcp_client.h"
 
 typedef struct {

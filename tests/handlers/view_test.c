@@ -417,5 +417,26 @@ Test(view, text_board_and_prompt_through_the_view)
     b.len = 0;
     cr_expect_eq(kd_episode_view_prompt(&v, 2, &b), KD_ERR_INVALID_ARG, "no third seat");
     kd_buf_fini(&b);
+
+    /* Legal moves from the view's state bytes: X's are the empty cells
+     * (the oldest mark's cell stays occupied); O has none. */
+    kd_legal_moves moves;
+    kd_legal_moves_init(&moves);
+    cr_assert_eq(kd_episode_view_legal_moves(&v, 0, &moves), KD_OK);
+    static const char *const want[] = {"(0, 0)", "(0, 1)", "(1, 0)", "(1, 2)", "(2, 1)", "(2, 2)"};
+    cr_assert_eq(moves.count, 6);
+    for (size_t i = 0; i < 6; i++)
+        cr_expect_str_eq(moves.moves[i].notation, want[i]);
+    kd_legal_moves_clear(&moves);
+    cr_assert_eq(kd_episode_view_legal_moves(&v, 1, &moves), KD_OK);
+    cr_expect_eq(moves.count, 0);
+    kd_episode_view del;
+    kd_episode_view_init(&del);
+    del.type = v.type;
+    del.deleted = 1;
+    cr_expect_eq(kd_episode_view_legal_moves(&del, 0, &moves), KD_ERR_NOT_FOUND);
+    del.type = NULL;
+    cr_expect_eq(kd_episode_view_legal_moves(&del, 0, &moves), KD_ERR_UNKNOWN_TYPE);
+    kd_legal_moves_fini(&moves);
     kd_episode_view_fini(&v);
 }
