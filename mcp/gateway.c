@@ -252,12 +252,10 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
         kd_episode_view_init(&out[*n]);
         if (kd_episode_view_read(gw->types, rd, ids[i], &out[*n]) == KD_OK && out[*n].type)
             (*n)++;
-        else
+        else /* a failed read may have left storage behind; the slot is reused */
             kd_episode_view_fini(&out[*n]);
     }
     kd_engine_read_end(rd);
-    for (size_t i = *n; out && i < max; i++) /* a failed read may have left storage behind */
-        kd_episode_view_fini(&out[i]);
     if (!err && n_ids > max)
         *next = ids[max - 1];
     free(ids);

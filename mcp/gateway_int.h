@@ -128,11 +128,11 @@ int kd_gw_check_json(const json_t *schema, const json_t *value, const char *what
 kd_err kd_gw_check_seats(const kd_episode_type *t, size_t n, char *why, size_t why_len) KD_WARN_UNUSED;
 /* {seat, name} for a seat, JSON null for KD_SEAT_NONE (new reference). */
 json_t *kd_gw_seat_json(const kd_episode_type *t, int seat);
-/* The legal moves of `seat` in `state` (none when the game is over or the
- * seat is KD_SEAT_NONE): [{command, notation, ...the command's members}],
- * and, when `text` is not NULL, "legal moves for X: a b c" appended to it
- * (no NUL). New reference, NULL when out of memory. */
-json_t *kd_gw_moves_json(const kd_episode_type *t, const void *state, int seat, kd_buf *text);
+/* The legal moves `list` of `seat` as [{command, notation, ...the
+ * command's members}], and, when `text` is not NULL, "legal moves for X: a
+ * b c" appended to it (no NUL; "none (the game is over)" when `over`). New
+ * reference, NULL when out of memory or a command does not convert. */
+json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, int seat, int over, kd_buf *text);
 
 /* Registration of the three kinds of content. */
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;

@@ -100,18 +100,19 @@ static json_t *read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v
  * ("legal moves for X: (0, 0) ..." into `text`, NUL-terminated). */
 static json_t *view_moves(const kd_episode_view *v, char *text, size_t text_len)
 {
-    const kd_episode_ops *ops = v->type->ops;
-    void *state = calloc(1, ops->state_size ? ops->state_size : 1);
+    kd_legal_moves list;
+    kd_legal_moves_init(&list);
     kd_buf t;
     kd_buf_init(&t);
     json_t *moves = NULL;
-    if (state && ops->decode_state(v->state.data, v->state.len, state) == KD_OK)
-        moves = kd_gw_moves_json(v->type, state, v->status.to_move, &t);
+    int seat = v->status.to_move;
+    if (seat < 0 || kd_episode_view_legal_moves(v, seat, &list) == KD_OK)
+        moves = kd_gw_moves_json(v->type, &list, seat, v->status.phase != KD_PHASE_IN_PROGRESS, &t);
     snprintf(text, text_len, "%.*s", (int)t.len, t.data ? (const char *)t.data : "");
     if (!moves)
         snprintf(text, text_len, "the legal moves of episode %u cannot be listed", v->episode_id);
     kd_buf_fini(&t);
-    free(state);
+    kd_legal_moves_fini(&list);
     return moves ? moves : json_array();
 }
 

@@ -394,19 +394,14 @@ static void merge_missing(json_t *into, json_t *from)
     }
 }
 
-json_t *kd_gw_moves_json(const kd_episode_type *t, const void *state, int seat, kd_buf *text)
+json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, int seat, int over, kd_buf *text)
 {
-    kd_legal_moves list;
-    kd_legal_moves_init(&list);
     json_t *moves = json_array();
     kd_err err = moves ? KD_OK : KD_ERR_NOMEM;
-    kd_game_status st = t->status(state);
-    if (!err && seat >= 0 && st.phase == KD_PHASE_IN_PROGRESS)
-        err = t->legal_moves(state, seat, &list);
     if (!err && text)
         err = appendf(text, "legal moves for %s:", kd_episode_type_seat_name(t, seat));
-    for (size_t i = 0; !err && i < list.count; i++) {
-        const kd_legal_move *m = &list.moves[i];
+    for (size_t i = 0; !err && i < list->count; i++) {
+        const kd_legal_move *m = &list->moves[i];
         json_t *cmd = t->command_to_json(m->command, m->command_len);
         json_t *item = cmd ? json_pack("{s:O, s:s}", "command", cmd, "notation", m->notation) : NULL;
         /* today's clients read the command's members (row, col) from the move itself */
@@ -418,9 +413,8 @@ json_t *kd_gw_moves_json(const kd_episode_type *t, const void *state, int seat, 
         if (!err && text)
             err = appendf(text, " %s", m->notation);
     }
-    if (!err && text && list.count == 0)
-        err = appendf(text, st.phase == KD_PHASE_IN_PROGRESS ? " none" : " none (the game is over)");
-    kd_legal_moves_fini(&list);
+    if (!err && text && list->count == 0)
+        err = appendf(text, over ? " none (the game is over)" : " none");
     if (err) {
         json_decref(moves);
         return NULL;
