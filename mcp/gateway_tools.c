@@ -254,12 +254,12 @@ static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
     for (size_t i = 0; i < n; i++) {
         json_t *e = kd_gw_summary_json(&views[i]);
         json_t *status = json_object_get(e, "status"), *moves = json_object_get(e, "move_count");
-        char line[160];
-        int k = snprintf(line, sizeof line, "episode %u: %s, %s", views[i].episode_id, views[i].type_name,
-                         json_is_string(status) ? json_string_value(status) : kd_game_phase_name(views[i].status.phase));
+        char count[40] = "", line[200];
         if (json_is_integer(moves))
-            k += snprintf(line + k, sizeof line - (size_t)k, ", %lld moves", (long long)json_integer_value(moves));
-        k += snprintf(line + k, sizeof line - (size_t)k, "\n");
+            snprintf(count, sizeof count, ", %lld moves", (long long)json_integer_value(moves));
+        int k = snprintf(line, sizeof line, "episode %u: %s, %.64s%s\n", views[i].episode_id, views[i].type_name,
+                         json_is_string(status) ? json_string_value(status) : kd_game_phase_name(views[i].status.phase),
+                         count);
         if (!err && (!e || json_array_append_new(eps, e) != 0 || kd_buf_append(&text, line, (size_t)k)))
             err = KD_ERR_NOMEM;
         kd_episode_view_fini(&views[i]);
