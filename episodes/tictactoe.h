@@ -12,9 +12,11 @@
  * The rules (tictactoe.c) are pure: no protobuf, no environment, no I/O.
  * tictactoe_wire.c is the one file that converts TttCommand / TttParams
  * bytes; tictactoe_config.c parses the engine default cap from environment
- * values handed in by the caller. Every function here is reentrant and keeps
- * no state of its own; a kd_ttt_state must not be used from two threads at
- * once.
+ * values handed in by the caller; tictactoe_type.c is the type's entry in
+ * the type table (episode_type.h), tictactoe_view.c its public view (TttView
+ * bytes) and the renderings made from it, tictactoe_bot.c the search bot.
+ * Every function here is reentrant and keeps no state of its own; a
+ * kd_ttt_state must not be used from two threads at once.
  */
 #ifndef KD_EPISODES_TICTACTOE_H
 #define KD_EPISODES_TICTACTOE_H
