@@ -18,6 +18,11 @@
  * that no received summary covered, the waiting write looks its
  * transaction up in the log itself (kd_engine_find_tx), from the log
  * position it noted before submitting.
+ *
+ * The gateway knows no game: every type-specific answer (the type argument's
+ * names, params and command JSON and their schemas, seats, the seat to move,
+ * legal moves, views, strategy context, prompts, kdapp://types) comes from
+ * the kd_type_table in its options (episodes/episode_type.h).
  */
 #ifndef KD_MCP_GATEWAY_H
 #define KD_MCP_GATEWAY_H
