@@ -84,7 +84,7 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
 {
     kd_episode_view v;
     kd_episode_view_init(&v);
-    if (kd_episode_view_unpack(gw->o.types, data, len, &v) != KD_OK) {
+    if (kd_episode_view_unpack(gw->types, data, len, &v) != KD_OK) {
         KD_LOG_W("gateway", "an episode view (%zu bytes) does not decode", len);
         return;
     }
@@ -231,7 +231,7 @@ kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out)
     kd_err err = kd_engine_read_begin(gw->o.engine, &rd);
     if (err)
         return err;
-    err = kd_episode_view_read(gw->o.types, rd, id, out);
+    err = kd_episode_view_read(gw->types, rd, id, out);
     kd_engine_read_end(rd);
     return err;
 }
@@ -243,24 +243,26 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     *next = 0;
     uint32_t *ids = malloc((max + 1) * sizeof *ids);
     kd_episode_view *out = calloc(max ? max : 1, sizeof *out);
-    for (size_t i = 0; out && i < max; i++)
-        kd_episode_view_init(&out[i]);
     kd_read *rd = NULL;
     size_t n_ids = 0;
     kd_err err = ids && out ? kd_engine_read_begin(gw->o.engine, &rd) : KD_ERR_NOMEM;
     if (!err)
         err = kd_read_episode_ids(rd, after, ids, max + 1, &n_ids);
-    for (size_t i = 0; !err && i < n_ids && i < max; i++)
-        if (kd_episode_view_read(gw->o.types, rd, ids[i], &out[*n]) == KD_OK)
+    for (size_t i = 0; !err && i < n_ids && i < max; i++) {
+        kd_episode_view_init(&out[*n]);
+        if (kd_episode_view_read(gw->types, rd, ids[i], &out[*n]) == KD_OK && out[*n].type)
             (*n)++;
+        else /* a failed read may have left storage behind; the slot is reused */
+            kd_episode_view_fini(&out[*n]);
+    }
     kd_engine_read_end(rd);
-    for (size_t i = *n; out && i < max; i++) /* a failed read may have left storage behind */
-        kd_episode_view_fini(&out[i]);
     if (!err && n_ids > max)
         *next = ids[max - 1];
     free(ids);
     if (err) {
-        kd_gw_page_free(out, max);
+        for (size_t i = 0; i < *n; i++)
+            kd_episode_view_fini(&out[i]);
+        free(out);
         *n = 0;
         return err;
     }
@@ -268,27 +270,19 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     return KD_OK;
 }
 
-void kd_gw_page_free(kd_episode_view *views, size_t n)
-{
-    for (size_t i = 0; views && i < n; i++)
-        kd_episode_view_fini(&views[i]);
-    free(views);
-}
-
-int kd_gw_ttt_view(const kd_episode_view *v, kd_ttt_view *out)
-{
-    return v->type == &kd_tictactoe_type && v->view.len && kd_ttt_view_decode(v->view.data, v->view.len, out) == KD_OK;
-}
-
 json_t *kd_gw_summary_json(const kd_episode_view *v)
 {
-    json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type_name);
-    kd_ttt_view t;
-    if (e && kd_gw_ttt_view(v, &t)) {
-        json_object_set_new(e, "status", json_string(kd_ttt_status_name(t.status)));
-        json_object_set_new(e, "move_count", json_integer(t.move_count));
-        json_object_set_new(e, "cap", t.cap ? json_integer(t.cap) : json_null());
+    /* the members of the type's view a listing shows, when it has them */
+    static const char *const listed[] = {"status", "move_count", "cap", NULL};
+    json_t *e = json_pack("{s:i, s:s, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type_name, "phase",
+                          kd_game_phase_name(v->status.phase));
+    json_t *view = e ? kd_episode_view_json(v) : NULL;
+    for (const char *const *m = listed; view && *m; m++) {
+        json_t *value = json_object_get(view, *m);
+        if (value)
+            json_object_set(e, *m, value);
     }
+    json_decref(view);
     return e;
 }
 
@@ -352,24 +346,29 @@ kd_err kd_gw_find_key(kd_gateway *gw, const kd_pubkey *pub, kd_key *key, char *n
     return KD_ERR_NOT_FOUND;
 }
 
-/* As upstream kdapp: two agent keys on first start, so an agent can play
- * with zero setup. */
+/* As upstream kdapp: agent keys on first start (agent1, agent2, ... one per
+ * seat of the type that needs the most), so an agent can play with zero
+ * setup. */
 static kd_err ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
 {
     char names[1][KD_KEY_NAME_MAX + 1];
     if (kd_gw_list_keys(gw, names, 1) > 0)
         return KD_OK;
-    static const char *const agents[] = {"agent1", "agent2"};
-    for (size_t i = 0; i < 2; i++) {
+    size_t n = kd_gw_max_min_seats(gw);
+    if (n < 2)
+        n = 2;
+    for (size_t i = 0; i < n; i++) {
+        char name[KD_KEY_NAME_MAX + 1];
+        snprintf(name, sizeof name, "agent%zu", i + 1);
         kd_key key;
         kd_err err = kd_key_generate(&key);
         if (!err)
-            err = kd_key_save(gw->keys_dir, agents[i], &key, why, why_len);
+            err = kd_key_save(gw->keys_dir, name, &key, why, why_len);
         memset(&key, 0, sizeof key);
         if (err && err != KD_ERR_EXISTS)
             return err;
     }
-    KD_LOG_I("gateway", "created agent keys agent1 and agent2 in %s", gw->keys_dir);
+    KD_LOG_I("gateway", "created agent keys agent1 to agent%zu in %s", n, gw->keys_dir);
     return KD_OK;
 }
 
@@ -382,9 +381,6 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         return KD_ERR_NOMEM;
     gw->o = *opts;
     gw->srv = srv;
-    kd_type_table_init(&gw->builtin);
-    if (!gw->o.types)
-        gw->o.types = &gw->builtin;
     snprintf(gw->views_url, sizeof gw->views_url, "%s", opts->views_url);
     snprintf(gw->keys_dir, sizeof gw->keys_dir, "%s", opts->keys_dir);
     gw->o.views_url = gw->views_url;
@@ -399,6 +395,8 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         snprintf(why, why_len, "cannot create the gateway's condition variable");
         goto fail_lock;
     }
+    if ((err = kd_gw_types_open(gw, opts->types, why, why_len)))
+        goto fail_sync;
     if ((err = ensure_agent_keys(gw, why, why_len)))
         goto fail_sync;
     if ((rv = nng_sub0_open(&gw->sub))) {
@@ -434,6 +432,7 @@ fail:
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
 fail_sync:
+    kd_gw_types_close(gw);
     pthread_cond_destroy(&gw->changed);
 fail_lock:
     pthread_mutex_destroy(&gw->lock);
@@ -456,6 +455,7 @@ void kd_gateway_close(kd_gateway *gw)
     kd_nng_redialer_stop(gw->views_dialer);
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
+    kd_gw_types_close(gw);
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);
     free(gw);
