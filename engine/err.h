@@ -13,9 +13,9 @@
  * ("cell_occupied", see kd_rule_code in episodes/episode_type.h), and the
  * engine stores and sends that code in place of "rule". Tic-tac-toe's
  * game_over, out_of_bounds, wrong_turn, unauthorised and cell_occupied
- * were entries of this table; they now live, with the same names and
- * sentences, as tic-tac-toe's rule codes (kd_ttt_rule_codes), so the
- * stored vocabulary is unchanged.
+ * were entries of this table; they now live, with the same names (and
+ * the same rejection sentences), as tic-tac-toe's rule codes
+ * (kd_ttt_rule_codes), so the stored vocabulary is unchanged.
  *
  * Codes outlive the process, so the short names are append-only: a name,
  * once released, is never renamed, reused or removed. That holds for the

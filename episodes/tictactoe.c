@@ -23,11 +23,11 @@ static const uint8_t lines[8][3][2] = {
 };
 
 const kd_rule_code kd_ttt_rule_codes[] = {
-    {"game_over", "the game is over"},
-    {"out_of_bounds", "the cell is out of bounds"},
-    {"wrong_turn", "it is not this player's turn"},
-    {"unauthorised", "the signer is not the participant of the side to move"},
-    {"cell_occupied", "the cell is occupied"},
+    {"game_over", "the game has ended: no move is accepted"},
+    {"out_of_bounds", "row or col is outside 0..2"},
+    {"wrong_turn", "the move's player is not the side to move"},
+    {"unauthorised", "the move is unsigned, or signed by another key than the mover's"},
+    {"cell_occupied", "the cell holds a mark (in stress mode also the oldest, removed only by this move)"},
     {NULL, NULL},
 };
 

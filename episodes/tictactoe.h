@@ -12,15 +12,19 @@
  * The rules (tictactoe.c) are pure: no protobuf, no environment, no I/O.
  * tictactoe_wire.c is the one file that converts TttCommand / TttParams
  * bytes; tictactoe_config.c parses the engine default cap from environment
- * values handed in by the caller. Every function here is reentrant and keeps
- * no state of its own; a kd_ttt_state must not be used from two threads at
- * once.
+ * values handed in by the caller; tictactoe_type.c is the type's entry in
+ * the type table (episode_type.h), tictactoe_view.c its public view (TttView
+ * bytes) and the renderings made from it, tictactoe_bot.c the search bot.
+ * Every function here is reentrant and keeps no state of its own; a
+ * kd_ttt_state must not be used from two threads at once.
  */
 #ifndef KD_EPISODES_TICTACTOE_H
 #define KD_EPISODES_TICTACTOE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "engine/bytes.h"
 #include "engine/episode.h"
@@ -275,5 +279,59 @@ kd_err kd_ttt_params_encode(uint32_t cap, kd_buf *out) KD_WARN_UNUSED;
  */
 kd_err kd_ttt_config_parse(const char *stress, const char *max_symbols, kd_ttt_config *out, char *why,
                            size_t why_len) KD_WARN_UNUSED;
+
+/* ------------------------------- the type table entry (episode_type.h) */
+
+/* Tic-tac-toe's kd_episode_type (tictactoe_type.c): seats X and O, params
+ * {"cap": n|null}, commands {"type":"move","row":R,"col":C,"player":"X"|"O"},
+ * TttView as its view, the search bot. */
+struct kd_episode_type;
+extern const struct kd_episode_type kd_tictactoe_type;
+
+/* ----------------------------------------- views (tictactoe_view.c) */
+
+/* "in_progress", "x_won", "o_won", "draw" ("unknown" otherwise). */
+const char *kd_ttt_status_name(uint8_t status);
+
+/* Appends the TttView message (tictactoe.proto) of `view`: what
+ * EpisodeView.view carries for a tic-tac-toe episode. Errors: KD_ERR_NOMEM. */
+kd_err kd_ttt_view_encode(const kd_ttt_view *view, kd_buf *out) KD_WARN_UNUSED;
+/* Parses and validates TttView bytes into `view` (zeroed first, and on
+ * error). Errors: KD_ERR_DECODE (not a TttView, or a value out of range). */
+kd_err kd_ttt_view_decode(const uint8_t *data, size_t len, kd_ttt_view *view) KD_WARN_UNUSED;
+
+/* The renderings of TttView bytes, as the type table's view_json,
+ * strategy_context, render_text and prompt (episode_type.h documents
+ * their contracts):
+ *   view_json  {board, current, status, cap, recent_moves, next_to_remove,
+ *               move_count}
+ *   strategy   exactly {board, current, cap, next_to_remove, recent_moves,
+ *               rule_text} (DESIGN.md, kdapp_get_strategy_context)
+ *   text       "X . O" rows, whose turn, the mark removed next
+ *   prompt     the turn prompt for `seat` (0 X, 1 O) */
+json_t *kd_ttt_view_json(const uint8_t *view, size_t len);
+json_t *kd_ttt_strategy_json(const uint8_t *view, size_t len);
+kd_err kd_ttt_render_text(const uint8_t *view, size_t len, kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int seat, kd_buf *out) KD_WARN_UNUSED;
+
+/* ------------------------------------------------ bot (tictactoe_bot.c) */
+
+#define KD_SEARCH_MAX_DEPTH 12u
+
+/*
+ * The search player's move for the side to move in `s`:
+ *   1. a move that wins at once, if any;
+ *   2. else only moves after which the opponent cannot win at once, when
+ *      there are such moves (an immediate loss is blocked when it can be);
+ *   3. among those, the best by negamax with alpha-beta to `depth` plies
+ *      (1..KD_SEARCH_MAX_DEPTH) over kd_ttt_play, so evictions are
+ *      simulated exactly; wins score higher the sooner they come. Classic
+ *      games are searched to the end whatever `depth` says (the tree is
+ *      small), which makes the player unbeatable there.
+ * Ties are broken by `tiebreak` (any 64-bit value; the player draws it from
+ * its generator). Pure: no state, no I/O. Errors: KD_ERR_NOT_FOUND (no
+ * legal move).
+ */
+kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, kd_ttt_cell *out) KD_WARN_UNUSED;
 
 #endif

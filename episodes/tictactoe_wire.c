@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kdapp.pb-c.h"
+#include "tictactoe.pb-c.h"
 
 /* protobuf-c allocator that remembers whether an allocation failed. */
 typedef struct {

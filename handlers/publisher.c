@@ -15,6 +15,9 @@
 
 struct kd_publisher {
     nng_socket sock;
+    const kd_type_table *types;
+    kd_type_table builtin; /* when the caller gave no table */
+    kd_episode_view view;  /* reused for every view (writer thread only) */
     atomic_uint_fast64_t sent;
     atomic_int subscribers;
     kd_buf frame;
@@ -33,12 +36,16 @@ static void pipe_event(nng_pipe pipe, nng_pipe_ev ev, void *arg)
     KD_LOG_I("publish", "subscriber %s: subscribers: %d", ev == NNG_PIPE_EV_ADD_POST ? "attached" : "left", n);
 }
 
-kd_err kd_publisher_open(const char *urls, kd_publisher **out, char *why, size_t why_len)
+kd_err kd_publisher_open(const char *urls, const kd_type_table *types, kd_publisher **out, char *why,
+                         size_t why_len)
 {
     kd_publisher *p = calloc(1, sizeof *p);
     if (!p)
         return KD_ERR_NOMEM;
     kd_buf_init(&p->frame);
+    kd_episode_view_init(&p->view);
+    kd_type_table_init(&p->builtin);
+    p->types = types ? types : &p->builtin;
     int rv = nng_pub0_open(&p->sock);
     if (rv) {
         snprintf(why, why_len, "cannot open the publish socket: %s", nng_strerror(rv));
@@ -68,6 +75,7 @@ void kd_publisher_close(kd_publisher *p)
         return;
     kd_nng_close(p->sock);
     kd_buf_fini(&p->frame);
+    kd_episode_view_fini(&p->view);
     free(p);
 }
 
@@ -87,12 +95,11 @@ static void send_frame(kd_publisher *p)
 
 static void publish_view(kd_publisher *p, const kd_episode_event *ev, const kd_commit *commit)
 {
-    kd_episode_view view;
-    kd_episode_view_from_event(ev, commit, &view);
     char topic[32];
     int n = snprintf(topic, sizeof topic, KD_TOPIC_EPISODE "%u", ev->episode_id);
     p->frame.len = 0;
-    if (kd_buf_append(&p->frame, topic, (size_t)n + 1) || kd_episode_view_pack(&view, &p->frame)) {
+    if (kd_episode_view_from_event(p->types, ev, commit, &p->view) || kd_buf_append(&p->frame, topic, (size_t)n + 1) ||
+        kd_episode_view_pack(&p->view, &p->frame)) {
         KD_LOG_E("publish", "out of memory building the view of episode %u", ev->episode_id);
         return;
     }

@@ -2,7 +2,8 @@
  * publisher.h — the view publisher: an NNG PUB socket and a handler that,
  * after each commit, publishes
  *
- *   "ep/<id>" NUL EpisodeView     once per episode the commit touched
+ *   "ep/<id>" NUL EpisodeView     once per episode the commit touched (the
+ *                                 type's public view: never a seat's secret)
  *   "blk"     NUL BlockSummary    once per commit
  *
  * Subscribe to "ep/7" plus the NUL byte for one episode, to "ep/" for all
@@ -12,6 +13,7 @@
 #ifndef KD_HANDLERS_PUBLISHER_H
 #define KD_HANDLERS_PUBLISHER_H
 
+#include "episodes/episode_type.h"
 #include "handlers/handler.h"
 
 #define KD_TOPIC_EPISODE "ep/"
@@ -19,9 +21,12 @@
 
 typedef struct kd_publisher kd_publisher;
 
-/* Opens a PUB socket listening on `urls` (comma-separated). Errors:
- * KD_ERR_NET, KD_ERR_LOCKED (address in use), with `why`. */
-kd_err kd_publisher_open(const char *urls, kd_publisher **out, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Opens a PUB socket listening on `urls` (comma-separated). Views are built
+ * with the types of `types` (NULL: the built-in types), which must outlive
+ * the publisher. Errors: KD_ERR_NET, KD_ERR_LOCKED (address in use), with
+ * `why`. */
+kd_err kd_publisher_open(const char *urls, const kd_type_table *types, kd_publisher **out, char *why,
+                         size_t why_len) KD_WARN_UNUSED;
 void kd_publisher_close(kd_publisher *pub);
 /* The handler to add to a kd_handler_set (ctx = pub). */
 kd_handler kd_publisher_handler(kd_publisher *pub);

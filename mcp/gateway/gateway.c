@@ -83,7 +83,8 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
 static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
 {
     kd_episode_view v;
-    if (kd_episode_view_unpack(data, len, &v) != KD_OK) {
+    kd_episode_view_init(&v);
+    if (kd_episode_view_unpack(gw->types, data, len, &v) != KD_OK) {
         KD_LOG_W("gateway", "an episode view (%zu bytes) does not decode", len);
         return;
     }
@@ -93,6 +94,7 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://episodes");
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
+    kd_episode_view_fini(&v);
 }
 
 /* Receives views and summaries until kd_gateway_close stops recv_aio. */
@@ -229,7 +231,7 @@ kd_err kd_gw_read_view(kd_gateway *gw, uint32_t id, kd_episode_view *out)
     kd_err err = kd_engine_read_begin(gw->o.engine, &rd);
     if (err)
         return err;
-    err = kd_episode_view_read(rd, id, out);
+    err = kd_episode_view_read(gw->types, rd, id, out);
     kd_engine_read_end(rd);
     return err;
 }
@@ -246,14 +248,20 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     kd_err err = ids && out ? kd_engine_read_begin(gw->o.engine, &rd) : KD_ERR_NOMEM;
     if (!err)
         err = kd_read_episode_ids(rd, after, ids, max + 1, &n_ids);
-    for (size_t i = 0; !err && i < n_ids && i < max; i++)
-        if (kd_episode_view_read(rd, ids[i], &out[*n]) == KD_OK)
+    for (size_t i = 0; !err && i < n_ids && i < max; i++) {
+        kd_episode_view_init(&out[*n]);
+        if (kd_episode_view_read(gw->types, rd, ids[i], &out[*n]) == KD_OK && out[*n].type)
             (*n)++;
+        else /* a failed read may have left storage behind; the slot is reused */
+            kd_episode_view_fini(&out[*n]);
+    }
     kd_engine_read_end(rd);
     if (!err && n_ids > max)
         *next = ids[max - 1];
     free(ids);
     if (err) {
+        for (size_t i = 0; i < *n; i++)
+            kd_episode_view_fini(&out[i]);
         free(out);
         *n = 0;
         return err;
@@ -264,12 +272,17 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
 
 json_t *kd_gw_summary_json(const kd_episode_view *v)
 {
-    json_t *e = json_pack("{s:i, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type);
-    if (e && v->has_ttt) {
-        json_object_set_new(e, "status", json_string(kd_ttt_status_name(v->ttt.status)));
-        json_object_set_new(e, "move_count", json_integer(v->ttt.move_count));
-        json_object_set_new(e, "cap", v->ttt.cap ? json_integer(v->ttt.cap) : json_null());
+    /* the members of the type's view a listing shows, when it has them */
+    static const char *const listed[] = {"status", "move_count", "cap", NULL};
+    json_t *e = json_pack("{s:i, s:s, s:s}", "episode_id", (json_int_t)v->episode_id, "type", v->type_name, "phase",
+                          kd_game_phase_name(v->status.phase));
+    json_t *view = e ? kd_episode_view_json(v) : NULL;
+    for (const char *const *m = listed; view && *m; m++) {
+        json_t *value = json_object_get(view, *m);
+        if (value)
+            json_object_set(e, *m, value);
     }
+    json_decref(view);
     return e;
 }
 
@@ -333,24 +346,29 @@ kd_err kd_gw_find_key(kd_gateway *gw, const kd_pubkey *pub, kd_key *key, char *n
     return KD_ERR_NOT_FOUND;
 }
 
-/* As upstream kdapp: two agent keys on first start, so an agent can play
- * with zero setup. */
+/* As upstream kdapp: agent keys on first start (agent1, agent2, ... one per
+ * seat of the type that needs the most), so an agent can play with zero
+ * setup. */
 static kd_err ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
 {
     char names[1][KD_KEY_NAME_MAX + 1];
     if (kd_gw_list_keys(gw, names, 1) > 0)
         return KD_OK;
-    static const char *const agents[] = {"agent1", "agent2"};
-    for (size_t i = 0; i < 2; i++) {
+    size_t n = kd_gw_max_min_seats(gw);
+    if (n < 2)
+        n = 2;
+    for (size_t i = 0; i < n; i++) {
+        char name[KD_KEY_NAME_MAX + 1];
+        snprintf(name, sizeof name, "agent%zu", i + 1);
         kd_key key;
         kd_err err = kd_key_generate(&key);
         if (!err)
-            err = kd_key_save(gw->keys_dir, agents[i], &key, why, why_len);
+            err = kd_key_save(gw->keys_dir, name, &key, why, why_len);
         memset(&key, 0, sizeof key);
         if (err && err != KD_ERR_EXISTS)
             return err;
     }
-    KD_LOG_I("gateway", "created agent keys agent1 and agent2 in %s", gw->keys_dir);
+    KD_LOG_I("gateway", "created agent keys agent1 to agent%zu in %s", n, gw->keys_dir);
     return KD_OK;
 }
 
@@ -377,6 +395,8 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         snprintf(why, why_len, "cannot create the gateway's condition variable");
         goto fail_lock;
     }
+    if ((err = kd_gw_types_open(gw, opts->types, why, why_len)))
+        goto fail_sync;
     if ((err = ensure_agent_keys(gw, why, why_len)))
         goto fail_sync;
     if ((rv = nng_sub0_open(&gw->sub))) {
@@ -412,6 +432,7 @@ fail:
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
 fail_sync:
+    kd_gw_types_close(gw);
     pthread_cond_destroy(&gw->changed);
 fail_lock:
     pthread_mutex_destroy(&gw->lock);
@@ -434,6 +455,7 @@ void kd_gateway_close(kd_gateway *gw)
     kd_nng_redialer_stop(gw->views_dialer);
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
+    kd_gw_types_close(gw);
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);
     free(gw);

@@ -18,12 +18,18 @@
  * that no received summary covered, the waiting write looks its
  * transaction up in the log itself (kd_engine_find_tx), from the log
  * position it noted before submitting.
+ *
+ * The gateway knows no game: every type-specific answer (the type argument's
+ * names, params and command JSON and their schemas, seats, the seat to move,
+ * legal moves, views, strategy context, prompts, kdapp://types) comes from
+ * the kd_type_table in its options (episodes/episode_type.h).
  */
 #ifndef KD_MCP_GATEWAY_H
 #define KD_MCP_GATEWAY_H
 
 #include "engine/crypto.h"
 #include "engine/engine.h"
+#include "episodes/episode_type.h"
 #include "mcp/server/server.h"
 
 /* How the gateway reaches the chain (filled by the program: an in-process
@@ -45,6 +51,10 @@ typedef struct {
 
 typedef struct {
     kd_engine *engine;     /* read API; must outlive the gateway */
+    /* The episode types it serves: the type argument's names, kdapp://types,
+     * every schema, command and rendering. The first is the default type.
+     * Must outlive the gateway; NULL: the built-in types (kd_type_table_init). */
+    const kd_type_table *types;
     const char *views_url; /* the engine's publish URL */
     const char *keys_dir;  /* server-side signing keys */
     kd_gateway_chain chain;
@@ -57,9 +67,10 @@ typedef struct {
 typedef struct kd_gateway kd_gateway;
 
 /* Registers every kdapp tool, resource and prompt on `srv` and starts
- * following the views. Creates the agent keys agent1/agent2 when the key
- * directory has no keys. Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys),
- * with `why`. */
+ * following the views. Creates the agent keys agent1, agent2, ... (two, or
+ * the largest min_seats of the types) when the key directory has no keys.
+ * Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys), KD_ERR_INVALID_ARG (no
+ * type), KD_ERR_PARSE (a type's schema is not JSON), with `why`. */
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
 /* Stops following the views and frees. Call after the transports stopped. */

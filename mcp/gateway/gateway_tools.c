@@ -1,9 +1,14 @@
 /*
  * gateway_tools.c — the kdapp tools. Each validates its arguments (the
- * server already checked them against the inputSchema), reads or writes
+ * server already checked them against the inputSchema; a command and params
+ * are checked here against their episode type's schema), reads or writes
  * through the gateway, and answers structuredContent plus a text rendering.
  * A failed call (unknown episode, illegal move) is a result with isError and
  * text an agent can act on, such as the legal moves.
+ *
+ * No tool knows a game: the type of an episode comes from the store, and
+ * everything about it (params and command JSON, status and seat to move,
+ * legal moves, renderings) from its entry in the gateway's kd_type_table.
  */
 #include <openssl/rand.h>
 #include <stdarg.h>
@@ -12,31 +17,32 @@
 #include <string.h>
 
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
 #include "mcp/gateway/gateway_int.h"
 
 #define LIST_PAGE 50
 
 /* ------------------------------------------------------------ schemas */
 
-#define CELL_SCHEMA                                                                                       \
-    "{\"type\":\"object\",\"properties\":{\"row\":{\"type\":\"integer\"},\"col\":{\"type\":\"integer\"}," \
-    "\"player\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]}},\"required\":[\"row\",\"col\",\"player\"]}"
-#define BOARD_SCHEMA                                                                                   \
-    "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"minimum\":0," \
-    "\"maximum\":2},\"minItems\":3,\"maxItems\":3},\"minItems\":3,\"maxItems\":3}"
-#define VIEW_SCHEMA                                                                                              \
-    "{\"type\":\"object\",\"properties\":{"                                                                      \
-    "\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"},"                                      \
-    "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                                     \
-    "\"board\":" BOARD_SCHEMA ",\"current\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]},"                       \
-    "\"status\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"x_won\",\"o_won\",\"draw\"]},"                  \
-    "\"cap\":{\"type\":[\"integer\",\"null\"]},\"recent_moves\":{\"type\":\"array\",\"items\":" CELL_SCHEMA "}," \
-    "\"next_to_remove\":{\"oneOf\":[" CELL_SCHEMA ",{\"type\":\"null\"}]},"                                      \
-    "\"move_count\":{\"type\":\"integer\"},\"last_event\":{\"type\":\"string\"},"                                \
-    "\"block_hash\":{\"type\":\"string\"},\"log_seq\":{\"type\":\"integer\"},"                                   \
-    "\"digest\":{\"type\":\"string\"},\"deleted\":{\"type\":\"boolean\"}},"                                      \
+/* The enriched view: generic fields (handlers/view.h), then the type's own
+ * members, which the schema leaves open. */
+#define SEAT_OR_NULL "{\"type\":[\"integer\",\"null\"]}"
+#define VIEW_SCHEMA                                                                                               \
+    "{\"type\":\"object\",\"properties\":{"                                                                       \
+    "\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"},"                                       \
+    "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                                      \
+    "\"last_event\":{\"type\":\"string\"},\"block_hash\":{\"type\":\"string\"},\"log_seq\":{\"type\":\"integer\"}," \
+    "\"digest\":{\"type\":\"string\"},\"deleted\":{\"type\":\"boolean\"},"                                        \
+    "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]},"                                \
+    "\"winner\":" SEAT_OR_NULL ",\"to_move\":" SEAT_OR_NULL ","                                                   \
+    "\"seats\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"state\":{\"type\":\"string\"}},"            \
     "\"required\":[\"episode_id\",\"type\",\"participants\",\"last_event\",\"block_hash\",\"log_seq\",\"digest\"]}"
+/* A seat as {seat, name}, or null. */
+#define SEAT_OBJECT                                                                                    \
+    "{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"seat\":{\"type\":\"integer\"},\"name\":{\"type\":" \
+    "\"string\"}},\"required\":[\"seat\",\"name\"]},{\"type\":\"null\"}]}"
+#define MOVES_SCHEMA                                                                                            \
+    "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"object\"},"     \
+    "\"notation\":{\"type\":\"string\"}},\"required\":[\"command\",\"notation\"]}}"
 #define EPISODE_ARG                                                              \
     "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \
     "\"description\":\"The episode's id (kdapp_list_episodes lists them).\"}"
@@ -45,7 +51,7 @@
 
 __attribute__((format(printf, 1, 2))) static json_t *fail(const char *fmt, ...)
 {
-    char text[600];
+    char text[800];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
@@ -55,47 +61,26 @@ __attribute__((format(printf, 1, 2))) static json_t *fail(const char *fmt, ...)
 
 static uint32_t arg_episode(json_t *args) { return (uint32_t)json_integer_value(json_object_get(args, "episode_id")); }
 
-static char *board_text(const kd_episode_view *v)
+/* "episode 5 (<type>)\n" and the type's text board; malloc'ed, NULL when
+ * out of memory. */
+static char *view_text(const kd_episode_view *v)
 {
     kd_buf b;
     kd_buf_init(&b);
     char head[96];
-    int n = snprintf(head, sizeof head, "episode %u (%s)\n", v->episode_id, v->type);
-    if (kd_buf_append(&b, head, (size_t)n) || (v->has_ttt && kd_render_board(&v->ttt, &b)) ||
-        kd_buf_append(&b, "", 1)) {
+    int n = snprintf(head, sizeof head, "episode %u (%s)\n", v->episode_id, v->type_name);
+    kd_err err = kd_buf_append(&b, head, (size_t)n);
+    if (!err && v->type && !v->deleted && kd_episode_view_render(v, &b) != KD_OK)
+        b.len = (size_t)n; /* a view that does not render keeps its head line */
+    if (err || kd_buf_append(&b, "", 1)) {
         kd_buf_fini(&b);
         return NULL;
     }
     return (char *)b.data;
 }
 
-static json_t *legal_moves_json(const kd_episode_view *v)
-{
-    json_t *arr = json_array();
-    if (!arr || !v->has_ttt || v->ttt.status != KD_TTT_IN_PROGRESS)
-        return arr;
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            if (v->ttt.board[r][c] == KD_TTT_EMPTY)
-                json_array_append_new(arr, json_pack("{s:i, s:i}", "row", r, "col", c));
-    return arr;
-}
-
-static void legal_moves_text(const kd_episode_view *v, char *out, size_t len)
-{
-    size_t n = (size_t)snprintf(out, len, "legal moves for %c:", v->has_ttt ? kd_ttt_symbol_char(v->ttt.current) : '?');
-    int any = 0;
-    for (int r = 0; v->has_ttt && v->ttt.status == KD_TTT_IN_PROGRESS && r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            if (v->ttt.board[r][c] == KD_TTT_EMPTY && n < len) {
-                n += (size_t)snprintf(out + n, len - n, " (%d,%d)", r, c);
-                any = 1;
-            }
-    if (!any && n < len)
-        snprintf(out + n, len - n, " none (the game is over)");
-}
-
-/* Reads a view or produces the tool error for it. */
+/* Reads a view (kd_episode_view_init'ed by the caller) or produces the
+ * tool error for it: unknown episode, or a type this gateway does not serve. */
 static json_t *read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v)
 {
     kd_err err = kd_gw_read_view(gw, id, v);
@@ -105,17 +90,30 @@ static json_t *read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v
                     id);
     if (err)
         return fail("cannot read episode %u: %s", id, kd_err_str(err));
+    if (!v->type)
+        return fail("episode %u is of type %s, which this gateway does not serve (kdapp://types lists its types)", id,
+                    v->type_name);
     return NULL;
 }
 
-/* Reads the tic-tac-toe episode named by args.episode_id for a tool that
- * needs its board (`what` names the tool's answer in the error). */
-static json_t *read_ttt_or_fail(kd_gateway *gw, json_t *args, kd_episode_view *v, const char *what)
+/* The legal moves of the seat to move in a view's state, and their text
+ * ("legal moves for X: (0, 0) ..." into `text`, NUL-terminated). */
+static json_t *view_moves(const kd_episode_view *v, char *text, size_t text_len)
 {
-    json_t *e = read_view_or_fail(gw, arg_episode(args), v);
-    if (!e && !v->has_ttt)
-        e = fail("episode %u is a %s, which has no %s", v->episode_id, v->type, what);
-    return e;
+    kd_legal_moves list;
+    kd_legal_moves_init(&list);
+    kd_buf t;
+    kd_buf_init(&t);
+    json_t *moves = NULL;
+    int seat = v->status.to_move;
+    if (seat < 0 || kd_episode_view_legal_moves(v, seat, &list) == KD_OK)
+        moves = kd_gw_moves_json(v->type, &list, seat, v->status.phase != KD_PHASE_IN_PROGRESS, &t);
+    snprintf(text, text_len, "%.*s", (int)t.len, t.data ? (const char *)t.data : "");
+    if (!moves)
+        snprintf(text, text_len, "the legal moves of episode %u cannot be listed", v->episode_id);
+    kd_buf_fini(&t);
+    kd_legal_moves_fini(&list);
+    return moves ? moves : json_array();
 }
 
 /* A chain error after which the request may still have taken effect (see
@@ -167,12 +165,14 @@ static json_t *tool_get_state(void *ctx, kd_mcp_session *s, json_t *args, int *c
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_view_or_fail(ctx, arg_episode(args), &v);
-    if (e)
-        return e;
-    char *text = board_text(&v);
-    json_t *r = kd_mcp_tool_result(kd_episode_view_json(&v), text);
-    free(text);
+    kd_episode_view_init(&v);
+    json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
+    if (!r) {
+        char *text = view_text(&v);
+        r = kd_mcp_tool_result(kd_episode_view_json(&v), text);
+        free(text);
+    }
+    kd_episode_view_fini(&v);
     return r;
 }
 
@@ -180,29 +180,51 @@ static json_t *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *co
 {
     (void)s, (void)code, (void)msg, (void)len;
     kd_episode_view v;
-    json_t *e = read_ttt_or_fail(ctx, args, &v, "strategy context");
-    if (e)
-        return e;
-    json_t *sc = kd_strategy_context_json(&v.ttt);
-    char *text = json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_t *r = kd_mcp_tool_result(sc, text);
-    free(text);
+    kd_episode_view_init(&v);
+    json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
+    if (!r) {
+        json_t *sc = kd_episode_view_strategy_json(&v);
+        char *text = sc ? json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        r = sc ? kd_mcp_tool_result(sc, text)
+               : fail("episode %u (%s) has no strategy context", v.episode_id, v.type_name);
+        free(text);
+    }
+    kd_episode_view_fini(&v);
     return r;
+}
+
+/* Copies the members `names` of the view JSON that it has into `out`. */
+static void copy_members(json_t *out, const json_t *view, const char *const *names)
+{
+    for (; view && *names; names++) {
+        json_t *m = json_object_get(view, *names);
+        if (m)
+            json_object_set(out, *names, m);
+    }
 }
 
 static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     (void)s, (void)code, (void)msg, (void)len;
+    /* the view members today's clients read beside the moves */
+    static const char *const kept[] = {"current", "status", NULL};
     kd_episode_view v;
-    json_t *e = read_ttt_or_fail(ctx, args, &v, "legal-move list");
-    if (e)
-        return e;
-    char text[256];
-    legal_moves_text(&v, text, sizeof text);
-    char cur[2] = {kd_ttt_symbol_char(v.ttt.current), 0};
-    return kd_mcp_tool_result(json_pack("{s:i, s:s, s:s, s:o}", "episode_id", (json_int_t)v.episode_id, "current", cur,
-                                        "status", kd_ttt_status_name(v.ttt.status), "moves", legal_moves_json(&v)),
-                              text);
+    kd_episode_view_init(&v);
+    json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
+    if (!r) {
+        char text[1024];
+        json_t *moves = view_moves(&v, text, sizeof text);
+        json_t *out = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "episode_id", (json_int_t)v.episode_id, "type",
+                                v.type_name, "phase", kd_game_phase_name(v.status.phase), "winner",
+                                kd_gw_seat_json(v.type, v.status.winner), "to_move",
+                                kd_gw_seat_json(v.type, v.status.to_move), "moves", moves);
+        json_t *vj = out ? kd_episode_view_json(&v) : NULL;
+        copy_members(out, vj, kept);
+        json_decref(vj);
+        r = out ? kd_mcp_tool_result(out, text) : fail("out of memory");
+    }
+    kd_episode_view_fini(&v);
+    return r;
 }
 
 static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
@@ -229,14 +251,18 @@ static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
     json_t *eps = json_array();
     kd_buf text;
     kd_buf_init(&text);
-    for (size_t i = 0; i < n && !err; i++) {
-        const kd_episode_view *v = &views[i];
-        json_array_append_new(eps, kd_gw_summary_json(v));
-        char line[128];
-        int k = snprintf(line, sizeof line, "episode %u: %s, %s, %u moves, %s\n", v->episode_id, v->type,
-                         v->has_ttt ? kd_ttt_status_name(v->ttt.status) : "-", v->has_ttt ? v->ttt.move_count : 0,
-                         v->has_ttt && v->ttt.cap ? "stress" : "classic");
-        err = kd_buf_append(&text, line, (size_t)k);
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = kd_gw_summary_json(&views[i]);
+        json_t *status = json_object_get(e, "status"), *moves = json_object_get(e, "move_count");
+        char count[40] = "", line[200];
+        if (json_is_integer(moves))
+            snprintf(count, sizeof count, ", %lld moves", (long long)json_integer_value(moves));
+        int k = snprintf(line, sizeof line, "episode %u: %s, %.64s%s\n", views[i].episode_id, views[i].type_name,
+                         json_is_string(status) ? json_string_value(status) : kd_game_phase_name(views[i].status.phase),
+                         count);
+        if (!err && (!e || json_array_append_new(eps, e) != 0 || kd_buf_append(&text, line, (size_t)k)))
+            err = KD_ERR_NOMEM;
+        kd_episode_view_fini(&views[i]);
     }
     free(views);
     if (err || kd_buf_append(&text, n ? "" : "no episodes yet\n", n ? 1 : sizeof "no episodes yet\n")) {
@@ -286,37 +312,41 @@ static json_t *tool_agent_pubkeys(void *ctx, kd_mcp_session *s, json_t *args, in
     return r;
 }
 
-/* The default seats: agent1 as X, agent2 as O (or the first two keys). */
-static kd_err default_participants(kd_gateway *gw, kd_participants *parts, char *why, size_t why_len)
+/* The default seats of a type: agent1..agentN for its minimum number of
+ * seats N, or the first N keys of the key directory. */
+static kd_err default_participants(kd_gateway *gw, const kd_episode_type *t, kd_participants *parts, char *why,
+                                   size_t why_len)
 {
-    char names[KD_GW_MAX_AGENTS][KD_KEY_NAME_MAX + 1];
-    size_t n = kd_gw_list_keys(gw, names, KD_GW_MAX_AGENTS);
-    const char *x = NULL, *o = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(names[i], "agent1") == 0)
-            x = "agent1";
-        if (strcmp(names[i], "agent2") == 0)
-            o = "agent2";
+    char names[KD_GW_MAX_AGENTS][KD_KEY_NAME_MAX + 1], agent[KD_KEY_NAME_MAX + 1];
+    size_t n = kd_gw_list_keys(gw, names, KD_GW_MAX_AGENTS), need = t->min_seats, agents = 0;
+    const char *seats[KD_MAX_PARTICIPANTS];
+    for (size_t s = 0; s < need; s++) {
+        snprintf(agent, sizeof agent, "agent%zu", s + 1);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(names[i], agent) == 0) {
+                seats[s] = names[i];
+                agents++;
+            }
     }
-    if (!x || !o) {
-        if (n < 2) {
-            snprintf(why, why_len, "no participants given and the key directory %.300s holds fewer than two keys",
-                     gw->keys_dir);
+    if (agents < need) {
+        if (n < need) {
+            kd_reject_write(why, why_len,
+                            "no participants given, and the key directory %.300s holds %zu key%s where %s needs %zu",
+                            gw->keys_dir, n, n == 1 ? "" : "s", t->ops->type_name, need);
             return KD_ERR_BAD_PARTICIPANTS;
         }
-        x = names[0];
-        o = names[1];
+        for (size_t s = 0; s < need; s++)
+            seats[s] = names[s];
     }
-    const char *seats[2] = {x, o};
-    for (int i = 0; i < 2; i++) {
+    for (size_t s = 0; s < need; s++) {
         kd_key key;
-        kd_err err = kd_key_load(gw->keys_dir, seats[i], &key, why, why_len);
+        kd_err err = kd_key_load(gw->keys_dir, seats[s], &key, why, why_len);
         if (err)
             return err;
-        parts->keys[i] = key.pub;
+        parts->keys[s] = key.pub;
         memset(&key, 0, sizeof key);
     }
-    parts->count = 2;
+    parts->count = need;
     return KD_OK;
 }
 
@@ -336,10 +366,9 @@ static uint32_t fresh_episode_id(kd_gateway *gw)
     return 0;
 }
 
-static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+/* The NewEpisode payload of a start call, or the tool error. */
+static json_t *start_payload(kd_gateway *gw, json_t *args, const kd_episode_type *t, uint32_t id, kd_buf *payload)
 {
-    (void)s, (void)code, (void)msg, (void)len;
-    kd_gateway *gw = ctx;
     char why[512] = "";
     kd_participants parts = {.count = 0};
     json_t *jp = json_object_get(args, "participants");
@@ -358,31 +387,52 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
             memset(&key, 0, sizeof key);
             parts.count = i + 1;
         }
-        if (parts.count != 2)
-            return fail("tic-tac-toe needs exactly two participants (X then O), got %zu", parts.count);
-    } else if (default_participants(gw, &parts, why, sizeof why) != KD_OK) {
+        if (kd_gw_check_seats(t, parts.count, why, sizeof why) != KD_OK)
+            return fail("%s", why);
+    } else if (default_participants(gw, t, &parts, why, sizeof why) != KD_OK) {
         return fail("%s", why);
     }
-    json_t *jcap = json_object_get(args, "cap");
+    json_t *params = kd_gw_start_params(args, why, sizeof why);
+    if (!params)
+        return fail("%s", why);
+    kd_buf pbytes;
+    kd_buf_init(&pbytes);
+    json_t *r = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "params of %s", t->ops->type_name);
+    if (!kd_gw_check_json(kd_gw_type_schema(gw, t, 0), params, what, why, sizeof why))
+        r = fail("%s (kdapp://types has the params_schema of each type)", why);
+    else if (t->params_from_json(params, &pbytes, why, sizeof why) != KD_OK)
+        r = fail("params of %s: %s", t->ops->type_name, why);
+    else if (kd_wire_new_episode(id, t->ops->type_name, &parts, pbytes.data, pbytes.len, payload) != KD_OK)
+        r = fail("cannot build the new episode's payload: out of memory");
+    json_decref(params);
+    kd_buf_fini(&pbytes);
+    return r;
+}
+
+static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)s, (void)code, (void)msg, (void)len;
+    kd_gateway *gw = ctx;
+    const char *type_name = json_string_value(json_object_get(args, "type"));
+    const kd_episode_type *t = kd_gw_type(gw, type_name);
+    if (!t)
+        return fail("there is no episode type '%s' (kdapp://types lists them)", type_name);
     json_t *jid = json_object_get(args, "episode_id");
     uint32_t id = jid ? (uint32_t)json_integer_value(jid) : fresh_episode_id(gw);
     if (!id)
         return fail("could not pick a free episode id");
-    kd_buf params, payload;
-    kd_buf_init(&params);
+    kd_buf payload;
     kd_buf_init(&payload);
-    kd_err err =
-        jcap && json_is_integer(jcap) ? kd_ttt_params_encode((uint32_t)json_integer_value(jcap), &params) : KD_OK;
-    if (!err)
-        err = kd_wire_new_episode(id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, &payload);
-    kd_buf_fini(&params);
+    json_t *r = start_payload(gw, args, t, id, &payload);
+    char why[512] = "";
     kd_gw_outcome out;
     int maybe = 0;
-    if (err)
-        snprintf(why, sizeof why, "cannot build the payload: %s", kd_err_str(err));
-    else
-        err = submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why);
+    kd_err err = r ? KD_OK : submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why);
     kd_buf_fini(&payload);
+    if (r)
+        return r;
     if (err && !maybe)
         return fail("the episode was not created: %s", why);
     if (err)
@@ -392,54 +442,148 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     if (!out.applied)
         return fail("the chain rejected the new episode %u: %s: %s", id, out.error_code, out.error);
     kd_episode_view v;
-    json_t *e = read_view_or_fail(gw, id, &v);
-    if (e)
-        return e;
-    char *text = board_text(&v);
-    json_t *r = kd_mcp_tool_result(
-        json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "view", kd_episode_view_json(&v)), text);
-    free(text);
+    kd_episode_view_init(&v);
+    if (!(r = read_view_or_fail(gw, id, &v))) {
+        char *text = view_text(&v);
+        r = kd_mcp_tool_result(json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "view", kd_episode_view_json(&v)),
+                               text);
+        free(text);
+    }
+    kd_episode_view_fini(&v);
     return r;
 }
 
-/* Builds the signed payload for a move (see kdapp_execute_command). */
-static json_t *sign_move(kd_gateway *gw, json_t *args, const kd_episode_snapshot *snap, uint8_t player,
-                         const kd_buf *cmd, kd_buf *payload)
+/* The seat of `pub` among the participants, or KD_SEAT_NONE. */
+static int seat_of(const kd_participants *parts, const kd_pubkey *pub)
+{
+    for (size_t i = 0; i < parts->count; i++)
+        if (memcmp(parts->keys[i].bytes, pub->bytes, KD_PUBKEY_LEN) == 0)
+            return (int)i;
+    return KD_SEAT_NONE;
+}
+
+/* How a command is signed (kdapp_execute_command): by the client (pubkey
+ * and signature), by a named key, or by the gateway's key of the seat to
+ * move. *seat is the acting seat (the signer's seat when it is one, else
+ * the seat to move), what the type's command_from_json receives. */
+typedef struct {
+    int presigned;
+    kd_pubkey pub;
+    uint8_t sig[KD_SIG_MAX_LEN];
+    size_t sig_len;
+    kd_key key; /* when not presigned; wiped by the caller */
+    int seat;
+} signing;
+
+static json_t *choose_signer(kd_gateway *gw, json_t *args, const kd_episode_snapshot *snap, const kd_episode_type *t,
+                             signing *sg)
 {
     char why[512];
     const char *signer = json_string_value(json_object_get(args, "signer"));
     const char *pub_hex = json_string_value(json_object_get(args, "pubkey"));
     const char *sig_hex = json_string_value(json_object_get(args, "signature"));
-    kd_key key;
-    kd_err err;
+    int to_move = t->status(snap->state).to_move;
     if (pub_hex || sig_hex) {
-        kd_pubkey pub;
-        uint8_t sig[KD_SIG_MAX_LEN];
-        size_t sig_len = sig_hex ? strlen(sig_hex) / 2 : 0;
+        sg->presigned = 1;
+        sg->sig_len = sig_hex ? strlen(sig_hex) / 2 : 0;
         if (!pub_hex || !sig_hex)
-            return fail("a client-signed move needs both pubkey and signature");
-        if (strlen(pub_hex) != 2 * KD_PUBKEY_LEN || kd_hex_decode(pub_hex, pub.bytes, KD_PUBKEY_LEN) != 0)
+            return fail("a client-signed command needs both pubkey and signature");
+        if (strlen(pub_hex) != 2 * KD_PUBKEY_LEN || kd_hex_decode(pub_hex, sg->pub.bytes, KD_PUBKEY_LEN) != 0)
             return fail("pubkey must be 66 hex digits (a compressed secp256k1 key)");
-        if (sig_len == 0 || sig_len > KD_SIG_MAX_LEN || kd_hex_decode(sig_hex, sig, sig_len) != 0)
+        if (sg->sig_len == 0 || sg->sig_len > KD_SIG_MAX_LEN || kd_hex_decode(sig_hex, sg->sig, sg->sig_len) != 0)
             return fail("signature must be hex: 64 bytes compact or DER (up to 72 bytes)");
-        err = kd_wire_presigned_command(snap->id, cmd->data, cmd->len, &pub, sig, sig_len, payload);
+        sg->seat = seat_of(&snap->participants, &sg->pub);
+    } else if (signer) {
+        int has_secret;
+        if (kd_gw_resolve_key(gw, signer, 0, &sg->key, &sg->pub, &has_secret, why, sizeof why) != KD_OK)
+            return fail("signer: %s", why);
+        sg->seat = seat_of(&snap->participants, &sg->pub);
     } else {
-        if (signer) {
-            int has_secret;
-            kd_pubkey pub;
-            if (kd_gw_resolve_key(gw, signer, 0, &key, &pub, &has_secret, why, sizeof why) != KD_OK)
-                return fail("signer: %s", why);
-        } else {
-            char name[KD_KEY_NAME_MAX + 1];
-            if (player >= snap->participants.count ||
-                kd_gw_find_key(gw, &snap->participants.keys[player], &key, name, sizeof name) != KD_OK)
-                return fail("no key in %.300s belongs to %c's seat: name a signer, or pass pubkey and signature",
-                            gw->keys_dir, player ? 'O' : 'X');
+        /* The seat to move; when no single seat is (the game is over), the
+         * first seat the gateway holds a key of, so that the rules answer. */
+        char name[KD_KEY_NAME_MAX + 1];
+        int found = 0;
+        for (size_t i = 0; !found && i < snap->participants.count; i++) {
+            int seat = to_move >= 0 ? to_move : (int)i;
+            found = (size_t)seat < snap->participants.count &&
+                    kd_gw_find_key(gw, &snap->participants.keys[seat], &sg->key, name, sizeof name) == KD_OK;
+            if (found)
+                sg->seat = seat;
+            if (to_move >= 0)
+                break;
         }
-        err = kd_wire_signed_command(snap->id, cmd->data, cmd->len, &key, snap->undo_depth, payload);
-        memset(&key, 0, sizeof key);
+        if (!found && to_move >= 0)
+            return fail("no key in %.300s belongs to the seat to move, seat %s of episode %u: name a signer, or pass "
+                        "pubkey and signature",
+                        gw->keys_dir, kd_episode_type_seat_name(t, to_move), snap->id);
+        if (!found)
+            return fail("no key in %.300s belongs to a seat of episode %u: name a signer, or pass pubkey and "
+                        "signature",
+                        gw->keys_dir, snap->id);
+        return NULL;
     }
-    return err ? fail("cannot build the move: %s", kd_err_str(err)) : NULL;
+    if (sg->seat == KD_SEAT_NONE)
+        sg->seat = to_move;
+    return NULL;
+}
+
+/* Builds the signed payload of a command (see kdapp_execute_command). */
+static json_t *command_payload(kd_gateway *gw, json_t *args, const kd_episode_snapshot *snap,
+                               const kd_episode_type *t, kd_buf *payload)
+{
+    char why[512];
+    json_t *command = json_object_get(args, "command");
+    signing sg;
+    memset(&sg, 0, sizeof sg);
+    sg.seat = KD_SEAT_NONE;
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    json_t *r = choose_signer(gw, args, snap, t, &sg);
+    if (!r && !kd_gw_check_json(kd_gw_type_schema(gw, t, 1), command, "command", why, sizeof why))
+        r = fail("%s (a %s command: kdapp://types has its command_schema; kdapp_legal_moves lists the legal ones)",
+                 why, t->ops->type_name);
+    else if (!r && t->command_from_json(command, sg.seat, &cmd, why, sizeof why) != KD_OK)
+        r = fail("command: %s", why);
+    kd_err err = KD_OK;
+    if (!r && sg.presigned)
+        err = kd_wire_presigned_command(snap->id, cmd.data, cmd.len, &sg.pub, sg.sig, sg.sig_len, payload);
+    else if (!r)
+        err = kd_wire_signed_command(snap->id, cmd.data, cmd.len, &sg.key, snap->undo_depth, payload);
+    if (!r && err)
+        r = fail("cannot build the command: %s", kd_err_str(err));
+    memset(&sg.key, 0, sizeof sg.key);
+    kd_buf_fini(&cmd);
+    return r;
+}
+
+/* The answer to a command whose block was applied: {legal: true, view},
+ * or the error result {legal: false, error, error_code, legal_moves, view}. */
+static json_t *command_answer(kd_gateway *gw, uint32_t id, const kd_gw_outcome *out)
+{
+    kd_episode_view v;
+    kd_episode_view_init(&v);
+    json_t *r = read_view_or_fail(gw, id, &v);
+    if (r) {
+        kd_episode_view_fini(&v);
+        return r;
+    }
+    char *board = view_text(&v);
+    if (out->applied) {
+        r = kd_mcp_tool_result(json_pack("{s:b, s:o}", "legal", 1, "view", kd_episode_view_json(&v)), board);
+    } else {
+        char moves_text[1024], text[2600];
+        json_t *moves = view_moves(&v, moves_text, sizeof moves_text);
+        snprintf(text, sizeof text, "illegal command (%s): %s\n%s\n%s", out->error_code, out->error, moves_text,
+                 board ? board : "");
+        json_t *sc = json_pack("{s:b, s:s, s:s, s:o, s:o}", "legal", 0, "error", out->error, "error_code",
+                               out->error_code, "legal_moves", moves, "view", kd_episode_view_json(&v));
+        r = kd_mcp_tool_result(sc, text);
+        if (r)
+            json_object_set_new(r, "isError", json_true());
+    }
+    free(board);
+    kd_episode_view_fini(&v);
+    return r;
 }
 
 static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
@@ -447,62 +591,32 @@ static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *cod
     (void)s, (void)code, (void)msg, (void)len;
     kd_gateway *gw = ctx;
     uint32_t id = arg_episode(args);
-    json_t *command = json_object_get(args, "command");
-    json_int_t row = json_integer_value(json_object_get(command, "row"));
-    json_int_t col = json_integer_value(json_object_get(command, "col"));
-    const char *player = json_string_value(json_object_get(command, "player"));
-    uint8_t side = player && strcmp(player, "O") == 0 ? 1 : 0;
     kd_episode_snapshot snap;
     kd_err err = kd_engine_episode_read(gw->o.engine, id, &snap);
     if (err == KD_ERR_NOT_FOUND)
         return fail("episode %u does not exist; kdapp_list_episodes lists the episodes", id);
     if (err)
         return fail("cannot read episode %u: %s", id, kd_err_str(err));
-    kd_buf cmd, payload;
-    kd_buf_init(&cmd);
+    const kd_episode_type *t = kd_gw_type(gw, snap.ops->type_name);
+    kd_buf payload;
     kd_buf_init(&payload);
-    json_t *r = NULL;
-    if (kd_ttt_move_encode((uint8_t)row, (uint8_t)col, side, &cmd) != KD_OK) {
-        r = fail("out of memory");
-        goto done;
-    }
-    if ((r = sign_move(gw, args, &snap, side, &cmd, &payload)))
-        goto done;
+    json_t *r = t ? command_payload(gw, args, &snap, t, &payload)
+                  : fail("episode %u is of type %s, which this gateway does not serve (kdapp://types lists its types)",
+                         id, snap.ops->type_name);
+    kd_episode_snapshot_fini(&snap);
     char why[512] = "";
     kd_gw_outcome out;
     int maybe = 0;
-    if ((err = submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why))) {
+    if (!r && (err = submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why))) {
         if (maybe)
-            r = fail("the move is not confirmed: %s. It may still be applied: kdapp_get_episode_state for "
-                     "episode %u shows whether it was (move_count, recent_moves)",
+            r = fail("the command is not confirmed: %s. It may still be applied: kdapp_get_episode_state for "
+                     "episode %u shows whether it was (log_seq, and the type's own members)",
                      why, id);
         else
-            r = fail("the move was not submitted: %s", why);
-        goto done;
+            r = fail("the command was not submitted: %s", why);
     }
-    kd_episode_view v;
-    if ((r = read_view_or_fail(gw, id, &v)))
-        goto done;
-    char *board = board_text(&v);
-    if (out.applied) {
-        r = kd_mcp_tool_result(json_pack("{s:b, s:o}", "legal", 1, "view", kd_episode_view_json(&v)), board);
-    } else {
-        char moves[256], text[1400];
-        legal_moves_text(&v, moves, sizeof moves);
-        snprintf(text, sizeof text, "illegal move (%s): %s\n%s\n%s", out.error_code, out.error, moves,
-                 board ? board : "");
-        json_t *sc = json_pack("{s:b, s:s, s:s, s:o, s:o}", "legal", 0, "error", out.error, "error_code",
-                               out.error_code, "legal_moves", legal_moves_json(&v), "view", kd_episode_view_json(&v));
-        r = kd_mcp_tool_result(sc, text);
-        if (r)
-            json_object_set_new(r, "isError", json_true());
-    }
-    free(board);
-done:
-    kd_buf_fini(&cmd);
     kd_buf_fini(&payload);
-    kd_episode_snapshot_fini(&snap);
-    return r;
+    return r ? r : command_answer(gw, id, &out);
 }
 
 static json_t *tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
@@ -517,7 +631,7 @@ static json_t *tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code,
         json_decref(report);
         if (outcome_unknown(err))
             return fail("the reorg is not confirmed: %s. It may still happen: kdapp_get_episode_state shows the "
-                        "boards as the chain has them",
+                        "episodes as the chain has them",
                         why[0] ? why : kd_err_str(err));
         return fail("the reorg did not happen: %s", why[0] ? why : kd_err_str(err));
     }
@@ -533,50 +647,35 @@ static json_t *tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code,
 
 kd_err kd_gw_add_tools(kd_gateway *gw)
 {
+    char *start_desc = kd_gw_start_description(gw), *start_schema = kd_gw_start_schema(gw);
+    char *exec_desc = kd_gw_execute_description(gw), *exec_schema = kd_gw_execute_schema(gw);
+    kd_err err = start_desc && start_schema && exec_desc && exec_schema ? KD_OK : KD_ERR_NOMEM;
     const kd_mcp_tool tools[] = {
         {.name = "kdapp_start_episode",
-         .title = "Start a tic-tac-toe episode",
-         .description = "Creates a tic-tac-toe episode on the chain and returns its id and view once the block "
-                        "carrying it is applied. Without participants, the gateway's agent keys agent1 (X) and "
-                        "agent2 (O) are seated. cap 1-8 turns on stress mode (at most cap symbols; the oldest is "
-                        "removed before each move), 9 means classic, absent means the engine default.",
-         .input_schema_json = "{\"type\":\"object\",\"properties\":{"
-                              "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":8,"
-                              "\"description\":\"X then O: key names, test:NAME, or 66-hex public keys\"},"
-                              "\"cap\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":255},"
-                              "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295}}}",
+         .title = "Start an episode",
+         .description = start_desc,
+         .input_schema_json = start_schema,
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
                                "\"view\":" VIEW_SCHEMA "},\"required\":[\"episode_id\",\"view\"]}",
          .open_world_hint = 1,
          .writes = 1,
          .call = tool_start},
         {.name = "kdapp_execute_command",
-         .title = "Play a move",
-         .description = "Submits a move and answers after the block carrying it is applied: {legal: true, view} or, "
-                        "for an illegal move, an error result {legal: false, error, legal_moves, view} with the "
-                        "unchanged view. The move is signed server-side by `signer` (a key name), by the gateway's "
-                        "key of the mover's seat when no signer is given, or carries the client's pubkey and "
-                        "signature (hex) over the digest documented in the README.",
-         .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG ","
-                              "\"command\":{\"type\":\"object\",\"properties\":{"
-                              "\"type\":{\"type\":\"string\",\"enum\":[\"move\"]},"
-                              "\"row\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":255},"
-                              "\"col\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":255},"
-                              "\"player\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]}},"
-                              "\"required\":[\"type\",\"row\",\"col\",\"player\"]},"
-                              "\"signer\":{\"type\":\"string\"},\"pubkey\":{\"type\":\"string\"},"
-                              "\"signature\":{\"type\":\"string\"}},\"required\":[\"episode_id\",\"command\"]}",
+         .title = "Play a command",
+         .description = exec_desc,
+         .input_schema_json = exec_schema,
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"legal\":{\"type\":\"boolean\"},"
                                "\"error\":{\"type\":\"string\"},\"error_code\":{\"type\":\"string\"},"
-                               "\"legal_moves\":{\"type\":\"array\"},\"view\":" VIEW_SCHEMA "},"
+                               "\"legal_moves\":" MOVES_SCHEMA ",\"view\":" VIEW_SCHEMA "},"
                                "\"required\":[\"legal\",\"view\"]}",
          .open_world_hint = 1,
          .writes = 1,
          .call = tool_execute},
         {.name = "kdapp_get_episode_state",
          .title = "Episode state",
-         .description = "The enriched view of an episode: board, side to move, status, stress cap, recent moves "
-                        "oldest to newest, the mark removed next, and the block and digest it reflects.",
+         .description = "The enriched view of an episode: its type, participants, phase (in_progress, won, draw), "
+                        "winner and seat to move, the type's own members (its board or table, and what its rules "
+                        "need shown), and the block and digest it reflects.",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
          .output_schema_json = VIEW_SCHEMA,
          .read_only_hint = 1,
@@ -585,45 +684,41 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .call = tool_get_state},
         {.name = "kdapp_get_strategy_context",
          .title = "Strategy context",
-         .description = "What a player needs before moving: board (0 empty, 1 X, 2 O), current side, cap (null in "
-                        "classic mode), next_to_remove (the mark removed before the next move when the window is "
-                        "full), recent_moves oldest to newest, and rule_text. Call it every turn.",
+         .description = "What a player needs before moving, in the episode type's own shape: the position, whose "
+                        "turn it is, the rules in force and what they will do next (each type documents its shape "
+                        "in kdapp://types). Call it every turn.",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
-         .output_schema_json =
-             "{\"type\":\"object\",\"properties\":{\"board\":" BOARD_SCHEMA ","
-             "\"current\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"]},"
-             "\"cap\":{\"type\":[\"integer\",\"null\"]},"
-             "\"next_to_remove\":{\"oneOf\":[" CELL_SCHEMA ",{\"type\":\"null\"}]},"
-             "\"recent_moves\":{\"type\":\"array\",\"items\":" CELL_SCHEMA "},"
-             "\"rule_text\":{\"type\":\"string\"}},"
-             "\"required\":[\"board\",\"current\",\"cap\",\"next_to_remove\",\"recent_moves\",\"rule_text\"],"
-             "\"additionalProperties\":false}",
+         .output_schema_json = "{\"type\":\"object\"}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,
          .call = tool_strategy},
         {.name = "kdapp_legal_moves",
          .title = "Legal moves",
-         .description = "The empty cells the side to move may play (none once the game is over).",
+         .description = "The commands the seat to move may play (none once the game is over), each as the command "
+                        "JSON kdapp_execute_command takes and a short notation; its members are repeated beside "
+                        "them. With the phase, the winner and the seat to move.",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
-                               "\"current\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"},"
-                               "\"moves\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-                               "\"row\":{\"type\":\"integer\"},\"col\":{\"type\":\"integer\"}}}}},"
-                               "\"required\":[\"episode_id\",\"current\",\"status\",\"moves\"]}",
+                               "\"type\":{\"type\":\"string\"},"
+                               "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]},"
+                               "\"winner\":" SEAT_OBJECT ",\"to_move\":" SEAT_OBJECT ","
+                               "\"moves\":" MOVES_SCHEMA "},"
+                               "\"required\":[\"episode_id\",\"type\",\"phase\",\"winner\",\"to_move\",\"moves\"]}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,
          .call = tool_legal_moves},
         {.name = "kdapp_list_episodes",
          .title = "List episodes",
-         .description = "Episodes in id order, 50 a page; pass nextCursor back as cursor for the next page.",
+         .description = "Episodes in id order, 50 a page, each with its type and phase (and its status, move count "
+                        "and cap when its type shows them); pass nextCursor back as cursor for the next page.",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{\"cursor\":{\"type\":\"string\"}}}",
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"episodes\":{\"type\":\"array\",\"items\":"
                                "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
-                               "\"type\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"},"
-                               "\"move_count\":{\"type\":\"integer\"},\"cap\":{\"type\":[\"integer\",\"null\"]}},"
-                               "\"required\":[\"episode_id\",\"type\"]}},\"nextCursor\":{\"type\":\"string\"}},"
+                               "\"type\":{\"type\":\"string\"},"
+                               "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]}},"
+                               "\"required\":[\"episode_id\",\"type\",\"phase\"]}},\"nextCursor\":{\"type\":\"string\"}},"
                                "\"required\":[\"episodes\"]}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
@@ -642,15 +737,17 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .quick = 1,
          .call = tool_agent_pubkeys},
     };
-    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+    for (size_t i = 0; !err && i < sizeof tools / sizeof tools[0]; i++) {
         kd_mcp_tool t = tools[i];
         t.ctx = gw;
-        kd_err err = kd_mcp_server_add_tool(gw->srv, &t);
-        if (err)
-            return err;
+        err = kd_mcp_server_add_tool(gw->srv, &t); /* copies the strings */
     }
-    if (!gw->o.chain.reorg)
-        return KD_OK;
+    free(start_desc);
+    free(start_schema);
+    free(exec_desc);
+    free(exec_schema);
+    if (err || !gw->o.chain.reorg)
+        return err;
     kd_mcp_tool reorg = {
         .name = "kdapp_simulate_reorg",
         .title = "Simulate a reorg (devnet)",

@@ -54,9 +54,17 @@ static void record(void *ctx, const kd_episode_event *event, const kd_commit *co
     s->has_signer = event->signer != NULL;
     s->log_seq = commit->log_seq;
     s->reverted = commit->reverted;
+    kd_type_table types;
+    kd_type_table_init(&types);
     kd_episode_view view;
-    kd_episode_view_from_event(event, commit, &view);
+    kd_episode_view_init(&view);
+    cr_assert_eq(kd_episode_view_from_event(&types, event, commit, &view), KD_OK);
     s->deleted_view = view.deleted;
+    /* The view carries the type's public view exactly when the episode exists. */
+    cr_expect_eq(view.type, kd_type_table_find(&types, event->ops->type_name));
+    cr_expect_eq(view.view.len > 0, event->state != NULL);
+    cr_expect_eq(view.state.len > 0, event->state != NULL);
+    kd_episode_view_fini(&view);
 }
 
 static void record_commit(void *ctx, const kd_commit *commit)

@@ -5,8 +5,8 @@
  *   - strict parsing of replies (a table of accepted and refused texts);
  *   - the request: model, bearer key, system + turn prompt, and the
  *     follow-up conversation after a refused reply;
- *   - the prompt contents in both modes, from kd_turn_prompt (the text the
- *     gateway serves) and, in whole games, from the real gateway's
+ *   - the prompt contents in both modes, from the tic-tac-toe type's
+ *     prompt (kd_tictactoe_type, the text the gateway serves) and, in whole games, from the real gateway's
  *     kdapp_turn prompt: rule text, recent moves oldest to newest, the mark
  *     removed next;
  *   - retries with the reason and the legal moves, then the random
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/prompt.h"
+#include "episodes/episode_type.h"
 #include "play/mock_llm.h"
 #include "tools/play/play.h"
 #include "tools/play/players.h"
@@ -37,18 +37,24 @@ static void play_moves(kd_ttt_state *s, const char *moves)
     }
 }
 
-/* A turn whose prompt is kd_turn_prompt of the state after `moves`. */
+/* A turn whose prompt is the type's prompt of the state after `moves`. */
 typedef struct {
-    kd_episode_view ev;
+    kd_ttt_view view;
 } prompt_src;
 
 static kd_err local_prompt(void *ctx, char **text, char *why, size_t why_len)
 {
     (void)why, (void)why_len;
     prompt_src *p = ctx;
-    kd_buf b;
+    kd_buf view, b;
+    kd_buf_init(&view);
     kd_buf_init(&b);
-    kd_err err = kd_turn_prompt(&p->ev, kd_ttt_symbol_char(p->ev.ttt.current), &b);
+    kd_err err = kd_ttt_view_encode(&p->view, &view);
+    if (!err)
+        err = kd_tictactoe_type.prompt(view.data, view.len, 7, p->view.current == KD_TTT_X ? 0 : 1, &b);
+    if (!err)
+        err = kd_buf_append(&b, "", 1);
+    kd_buf_fini(&view);
     *text = err ? NULL : (char *)b.data;
     if (err)
         kd_buf_fini(&b);
@@ -63,14 +69,11 @@ static void make_turn(uint8_t cap, const char *moves, prompt_src *src, kd_play_t
     cr_assert_eq(kd_play_state_from_view(&empty, &s, why, sizeof why), KD_OK);
     play_moves(&s, moves);
     memset(src, 0, sizeof *src);
-    src->ev.episode_id = 7;
-    src->ev.has_ttt = 1;
-    snprintf(src->ev.type, sizeof src->ev.type, "tictactoe");
-    kd_ttt_view_of(&s, &src->ev.ttt);
+    kd_ttt_view_of(&s, &src->view);
     memset(turn, 0, sizeof *turn);
     turn->episode_id = 7;
     turn->me = kd_ttt_symbol_char(s.turn);
-    turn->view = src->ev.ttt;
+    turn->view = src->view;
     turn->state = s;
     turn->get_prompt = local_prompt;
     turn->prompt_ctx = src;

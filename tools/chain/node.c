@@ -17,7 +17,7 @@ kd_err kd_node_start(kd_node *node, kd_cli *cli, const kd_node_options *opts, ch
     kd_err err = kd_engine_open(&eo, &node->engine, why, why_len);
     if (err)
         return err;
-    if ((err = kd_publisher_open(opts->publish_urls, &node->publisher, why, why_len)))
+    if ((err = kd_publisher_open(opts->publish_urls, &cli->types, &node->publisher, why, why_len)))
         goto fail;
     kd_handler_set_init(&node->handlers);
     kd_handler ph = kd_publisher_handler(node->publisher);

@@ -348,7 +348,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     kd_devnet *dev = NULL;
     kd_devnet_client *client = NULL;
     kd_engine *reader = NULL;
-    kd_gateway_options go = {.keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
+    kd_gateway_options go = {.types = &cli->types, .keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
     kd_err err = KD_ERR_LOCKED;
     if (!o.views_url) {
         kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};

@@ -48,12 +48,12 @@ static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json
 
 /* Reads episode `id` into a view (state and digest from one commit);
  * prints why not. */
-static int load_view(kd_engine *engine, uint32_t id, kd_episode_view *view, const char *cmd)
+static int load_view(kd_cli *cli, kd_engine *engine, uint32_t id, kd_episode_view *view, const char *cmd)
 {
     kd_read *rd;
     kd_err err = kd_engine_read_begin(engine, &rd);
     if (!err)
-        err = kd_episode_view_read(rd, id, view);
+        err = kd_episode_view_read(&cli->types, rd, id, view);
     kd_engine_read_end(rd);
     if (err == KD_ERR_NOT_FOUND) {
         fprintf(stderr, "kdapp %s: episode %u does not exist in %s\n", cmd, id, kd_engine_dir(engine));
@@ -90,7 +90,8 @@ int kd_cmd_show(kd_cli *cli, int argc, char **argv)
     if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
     kd_episode_view view;
-    if ((rc = load_view(engine, id, &view, "show")))
+    kd_episode_view_init(&view);
+    if ((rc = load_view(cli, engine, id, &view, "show")))
         goto done;
     if (json) {
         rc = print_json(kd_episode_view_json(&view));
@@ -98,16 +99,15 @@ int kd_cmd_show(kd_cli *cli, int argc, char **argv)
     }
     char h[17];
     kd_hex_encode(view.block_hash, 8, h);
-    printf("episode %u (%s) after %s in block %s, log seq %llu\n", view.episode_id, view.type,
+    printf("episode %u (%s) after %s in block %s, log seq %llu\n", view.episode_id, view.type_name,
            kd_event_kind_name(view.last_event), h, (unsigned long long)view.log_seq);
-    if (view.has_ttt) {
-        kd_buf board;
-        kd_buf_init(&board);
-        if (kd_render_board(&view.ttt, &board) == KD_OK)
-            fwrite(board.data, 1, board.len, stdout);
-        kd_buf_fini(&board);
-    }
+    kd_buf board;
+    kd_buf_init(&board);
+    if (kd_episode_view_render(&view, &board) == KD_OK)
+        fwrite(board.data, 1, board.len, stdout);
+    kd_buf_fini(&board);
 done:
+    kd_episode_view_fini(&view);
     kd_engine_close(engine);
     return rc;
 }
@@ -123,16 +123,39 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
     if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
         return rc;
     kd_episode_view view;
-    if ((rc = load_view(engine, id, &view, "strategy")) == KD_EXIT_OK) {
-        if (!view.has_ttt) {
-            fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id, view.type);
+    kd_episode_view_init(&view);
+    if ((rc = load_view(cli, engine, id, &view, "strategy")) == KD_EXIT_OK) {
+        json_t *sc = kd_episode_view_strategy_json(&view);
+        if (!sc) {
+            fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id,
+                    view.type_name);
             rc = KD_EXIT_USAGE;
         } else {
-            rc = print_json(kd_strategy_context_json(&view.ttt));
+            rc = print_json(sc);
         }
     }
+    kd_episode_view_fini(&view);
     kd_engine_close(engine);
     return rc;
+}
+
+/* The STATUS, MOVES and MODE columns of `kdapp list`, from the type's view
+ * members "status", "move_count" and "cap" where it has them ("-", 0, "-"
+ * otherwise; the phase when it has no status). */
+static void list_columns(const kd_episode_view *v, char *status, size_t status_len, unsigned *moves, char *mode,
+                         size_t mode_len)
+{
+    json_t *own = v->type && v->view.len ? v->type->view_json(v->view.data, v->view.len) : NULL;
+    json_t *st = json_object_get(own, "status"), *mc = json_object_get(own, "move_count");
+    json_t *cap = json_object_get(own, "cap");
+    snprintf(status, status_len, "%s",
+             json_is_string(st) ? json_string_value(st) : own ? kd_game_phase_name(v->status.phase) : "-");
+    *moves = json_is_integer(mc) ? (unsigned)json_integer_value(mc) : 0;
+    if (json_is_integer(cap))
+        snprintf(mode, mode_len, "stress %u", (unsigned)json_integer_value(cap));
+    else
+        snprintf(mode, mode_len, "%s", own && json_is_null(cap) ? "classic" : "-");
+    json_decref(own);
 }
 
 int kd_cmd_list(kd_cli *cli, int argc, char **argv)
@@ -152,6 +175,8 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
         kd_engine_close(engine);
         return KD_EXIT_FAIL;
     }
+    for (size_t i = 0; i < PAGE; i++)
+        kd_episode_view_init(&views[i]);
     if (!json)
         printf("%-10s %-10s %-12s %6s %s\n", "ID", "TYPE", "STATUS", "MOVES", "MODE");
     do {
@@ -163,7 +188,7 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
         if (!err)
             err = kd_read_episode_ids(rd, after, ids, PAGE, &n);
         for (size_t i = 0; !err && i < n; i++)
-            if (kd_episode_view_read(rd, ids[i], &views[n_views]) == KD_OK)
+            if (kd_episode_view_read(&cli->types, rd, ids[i], &views[n_views]) == KD_OK)
                 n_views++;
         kd_engine_read_end(rd);
         if (err) {
@@ -174,9 +199,9 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
         if (n)
             after = ids[n - 1];
         for (size_t i = 0; i < n_views; i++) {
-            const kd_episode_view view = views[i];
+            const kd_episode_view *view = &views[i];
             if (json) {
-                json_t *j = kd_episode_view_json(&view);
+                json_t *j = kd_episode_view_json(view);
                 char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
                 if (text)
                     puts(text);
@@ -184,14 +209,14 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
                 json_decref(j);
                 continue;
             }
-            char mode[16] = "classic";
-            if (view.has_ttt && view.ttt.cap)
-                snprintf(mode, sizeof mode, "stress %u", view.ttt.cap);
-            printf("%-10u %-10s %-12s %6u %s\n", view.episode_id, view.type,
-                   view.has_ttt ? kd_ttt_status_name(view.ttt.status) : "-", view.has_ttt ? view.ttt.move_count : 0,
-                   view.has_ttt ? mode : "-");
+            char status[16], mode[16];
+            unsigned moves;
+            list_columns(view, status, sizeof status, &moves, mode, sizeof mode);
+            printf("%-10u %-10s %-12s %6u %s\n", view->episode_id, view->type_name, status, moves, mode);
         }
     } while (n == PAGE);
+    for (size_t i = 0; i < PAGE; i++)
+        kd_episode_view_fini(&views[i]);
     free(views);
     kd_engine_close(engine);
     return rc;

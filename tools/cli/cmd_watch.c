@@ -33,18 +33,16 @@ static void print_view(const kd_episode_view *v)
         return;
     }
     if (v->last_event == KD_EVENT_ROLLBACK)
-        printf("episode %u (%s) rolled back: block %s was reverted, log seq %llu\n", v->episode_id, v->type, h,
+        printf("episode %u (%s) rolled back: block %s was reverted, log seq %llu\n", v->episode_id, v->type_name, h,
                (unsigned long long)v->log_seq);
     else
-        printf("episode %u (%s) %s in block %s, log seq %llu\n", v->episode_id, v->type,
+        printf("episode %u (%s) %s in block %s, log seq %llu\n", v->episode_id, v->type_name,
                kd_event_kind_name(v->last_event), h, (unsigned long long)v->log_seq);
-    if (v->has_ttt) {
-        kd_buf board;
-        kd_buf_init(&board);
-        if (kd_render_board(&v->ttt, &board) == KD_OK)
-            fwrite(board.data, 1, board.len, stdout);
-        kd_buf_fini(&board);
-    }
+    kd_buf board;
+    kd_buf_init(&board);
+    if (kd_episode_view_render(v, &board) == KD_OK)
+        fwrite(board.data, 1, board.len, stdout);
+    kd_buf_fini(&board);
 }
 
 static void print_block(const Kdapp__BlockSummary *s)
@@ -67,7 +65,7 @@ static void print_block(const Kdapp__BlockSummary *s)
 }
 
 /* Handles one frame; returns 1 when it counted as a view or summary shown. */
-static int show_frame(const uint8_t *frame, size_t len)
+static int show_frame(const kd_type_table *types, const uint8_t *frame, size_t len)
 {
     const char *topic;
     const uint8_t *payload;
@@ -87,11 +85,13 @@ static int show_frame(const uint8_t *frame, size_t len)
         return 1;
     }
     kd_episode_view v;
-    if (kd_episode_view_unpack(payload, plen, &v) != KD_OK) {
+    kd_episode_view_init(&v);
+    if (kd_episode_view_unpack(types, payload, plen, &v) != KD_OK) {
         fprintf(stderr, "kdapp watch: a view on topic '%s' that does not decode was ignored\n", topic);
         return 0;
     }
     print_view(&v);
+    kd_episode_view_fini(&v);
     return 1;
 }
 
@@ -218,7 +218,7 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
             rc = KD_EXIT_FAIL;
             break;
         }
-        shown += (uint64_t)show_frame(nng_msg_body(msg), nng_msg_len(msg));
+        shown += (uint64_t)show_frame(&cli->types, nng_msg_body(msg), nng_msg_len(msg));
         nng_msg_free(msg);
         fflush(stdout);
     }

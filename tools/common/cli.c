@@ -23,15 +23,15 @@ int kd_cli_init(kd_cli *cli)
         }
         kd_log_set_level(lv);
     }
-    char why[256];
-    if (kd_ttt_config_parse(getenv("KDAPP_TTT_STRESS"), getenv("KDAPP_TTT_MAX_SYMBOLS"), &cli->ttt, why, sizeof why) !=
-        KD_OK) {
+    char why[256] = "";
+    kd_type_table_init(&cli->types);
+    if (kd_type_table_configure(&cli->types, kd_getenv_process, NULL, why, sizeof why) != KD_OK) {
         fprintf(stderr, "kdapp: %s\n", why);
         return KD_EXIT_USAGE;
     }
     kd_registry_init(&cli->registry);
-    if (kd_registry_add(&cli->registry, &kd_tictactoe_ops, &cli->ttt) != KD_OK) {
-        fprintf(stderr, "kdapp: cannot register the tictactoe episode type\n");
+    if (kd_type_table_registry(&cli->types, &cli->registry) != KD_OK) {
+        fprintf(stderr, "kdapp: cannot register the episode types\n");
         return KD_EXIT_FAIL;
     }
     return KD_EXIT_OK;

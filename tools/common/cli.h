@@ -12,7 +12,8 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
-#include "episodes/tictactoe.h"
+#include "episodes/episode_type.h"
+#include "episodes/tictactoe.h" /* for the tic-tac-toe shorthands of cmd_devnet.c (until they are generic) */
 
 #define KD_EXIT_OK 0
 #define KD_EXIT_FAIL 1  /* the operation failed (storage, network, mismatch) */
@@ -22,12 +23,14 @@
 typedef struct {
     const char *data_dir; /* --data, else KDAPP_DATA, else ./kdapp-data */
     const char *keys_dir; /* --keys, else KDAPP_KEYS, else ./kdapp-keys */
-    kd_ttt_config ttt;    /* from KDAPP_TTT_STRESS / KDAPP_TTT_MAX_SYMBOLS */
-    kd_registry registry; /* every episode type, configured */
+    kd_type_table types;  /* every episode type, configured from the environment */
+    kd_registry registry; /* the engine's view of `types` (kd_type_table_registry) */
 } kd_cli;
 
-/* Reads the environment; prints a message naming the variable and returns
- * KD_EXIT_USAGE when a value is malformed. */
+/* Reads the environment (the types' engine defaults through
+ * kd_type_table_configure); prints a message naming the variable and
+ * returns KD_EXIT_USAGE when a value is malformed. `cli` must not move
+ * afterwards (its registry points into its type table). */
 int kd_cli_init(kd_cli *cli);
 
 /* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which

@@ -27,7 +27,6 @@
 #include "engine/bytes.h"
 #include "engine/netutil.h"
 #include "engine/episode.h"
-#include "handlers/view.h"
 #include "tools/play/mcp_client.h"
 
 typedef struct {
@@ -59,11 +58,14 @@ static int side_of(uint8_t symbol) { return symbol == KD_TTT_O ? 1 : 0; }
 
 static void print_board(game *g, const kd_ttt_view *v)
 {
-    kd_buf b;
+    kd_buf view, b;
+    kd_buf_init(&view);
     kd_buf_init(&b);
-    if (kd_render_board(v, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK)
+    if (kd_ttt_view_encode(v, &view) == KD_OK && kd_ttt_render_text(view.data, view.len, &b) == KD_OK &&
+        kd_buf_append(&b, "", 1) == KD_OK)
         show(g, "%s", (const char *)b.data);
     kd_buf_fini(&b);
+    kd_buf_fini(&view);
 }
 
 static uint64_t mix(uint64_t seed, uint64_t k)

@@ -31,7 +31,7 @@
 #include "episodes/tictactoe.h"
 
 #define KD_SEARCH_DEFAULT_DEPTH 4u
-#define KD_SEARCH_MAX_DEPTH 12u
+/* KD_SEARCH_MAX_DEPTH: episodes/tictactoe.h */
 /* Retries a player gets in one turn after a refused answer (unparsable or
  * illegal); when the last one is refused too, a random legal move is played
  * for it. The human player is asked until it answers or its input ends. */
@@ -75,21 +75,7 @@ kd_err kd_play_state_from_view(const kd_ttt_view *v, kd_ttt_state *out, char *wh
 /* A uniformly random legal move. Errors: KD_ERR_NOT_FOUND (none). */
 kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out) KD_WARN_UNUSED;
 
-/*
- * The search player's move for the side to move in `s`:
- *   1. a move that wins at once, if any;
- *   2. else only moves after which the opponent cannot win at once, when
- *      there are such moves (an immediate loss is blocked when it can be);
- *   3. among those, the best by negamax with alpha-beta to `depth` plies
- *      (1..KD_SEARCH_MAX_DEPTH) over kd_ttt_play, so evictions are
- *      simulated exactly; wins score higher the sooner they come. Classic
- *      games are searched to the end whatever `depth` says (the tree is
- *      small), which makes the player unbeatable there.
- * Ties are broken by `tiebreak` (any 64-bit value; the player draws it from
- * its generator). Pure: no state, no I/O. Errors: KD_ERR_NOT_FOUND (no
- * legal move).
- */
-kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, kd_ttt_cell *out) KD_WARN_UNUSED;
+/* The search player's move: kd_search_move (episodes/tictactoe.h). */
 
 /*
  * Parses an llm reply strictly (player_llm.c). Accepted: exactly one JSON
