@@ -10,27 +10,9 @@
 
 #include "engine/support.h"
 #include "nim/nim.h"
+#include "nim/nim_support.h"
 
 static const kd_block_meta no_meta = {0};
-
-/* A fresh game on `heaps` between alice (first) and bob (second), through
- * resolve_params and init as the engine calls them. */
-static void new_game(kd_nim_state *s, const kd_nim_heaps *heaps)
-{
-    kd_participants parts = {.count = 2};
-    parts.keys[0] = et_key("alice").pub;
-    parts.keys[1] = et_key("bob").pub;
-    kd_buf raw, eff;
-    kd_buf_init(&raw);
-    kd_buf_init(&eff);
-    if (heaps)
-        ET_ASSERT_OK(kd_nim_params_encode(heaps, &raw));
-    kd_reject rej = {{0}, {0}};
-    ET_ASSERT_OK(kd_nim_ops.resolve_params(NULL, raw.data, raw.len, &eff, &rej));
-    ET_ASSERT_OK(kd_nim_ops.init(s, &parts, eff.data, eff.len, &no_meta, &rej));
-    kd_buf_fini(&raw);
-    kd_buf_fini(&eff);
-}
 
 /* Executes {heap, take} signed by `signer` (NULL: unsigned). */
 static kd_err play_as(kd_nim_state *s, uint8_t heap, uint8_t take, const kd_pubkey *signer, kd_nim_undo *undo,
@@ -81,7 +63,7 @@ static void expect_played(kd_nim_state *s, uint8_t heap, uint8_t take, const cha
 Test(nim_rules, a_game_to_the_last_counter)
 {
     kd_nim_state s;
-    new_game(&s, NULL);
+    nt_new_game(&s, NULL);
     cr_expect_eq(s.heap_count, 3);
     cr_expect_eq(s.left[0], 3);
     cr_expect_eq(s.left[1], 4);
@@ -100,7 +82,7 @@ Test(nim_rules, a_game_to_the_last_counter)
 Test(nim_rules, every_refusal_code)
 {
     kd_nim_state s;
-    new_game(&s, NULL);
+    nt_new_game(&s, NULL);
     expect_refused(&s, 1, 1, NULL, "unauthorised");
     expect_refused(&s, 1, 1, "carol", "unauthorised");
     expect_refused(&s, 1, 1, "bob", "not_your_turn");
@@ -128,7 +110,7 @@ Test(nim_rules, rule_codes_are_unique_and_short)
 Test(nim_rules, malformed_commands_are_not_rule_refusals)
 {
     kd_nim_state s;
-    new_game(&s, NULL);
+    nt_new_game(&s, NULL);
     kd_pubkey alice = et_key("alice").pub;
     const uint8_t bad[][4] = {{0}, {2, 1, 1}, {1, 0, 1}, {1, 1, 0}, {1, 1, 1, 0}};
     const size_t lens[] = {0, 3, 3, 3, 4};
@@ -229,7 +211,7 @@ Test(nim_undo, execute_rollback_is_byte_identical, .timeout = 60)
         for (size_t i = 0; i < h.count; i++)
             h.sizes[i] = (uint8_t)(1 + et_below(&rng, KD_NIM_MAX_COUNTERS));
         kd_nim_state s;
-        new_game(&s, &h);
+        nt_new_game(&s, &h);
         while (s.status == KD_NIM_IN_PROGRESS) {
             encode_state(&s, &before);
             kd_nim_state copy = s;
@@ -272,7 +254,7 @@ Test(nim_undo, execute_rollback_is_byte_identical, .timeout = 60)
 Test(nim_undo, rollback_refuses_a_foreign_record)
 {
     kd_nim_state s;
-    new_game(&s, NULL);
+    nt_new_game(&s, NULL);
     kd_nim_undo none = {1, 1};
     ET_EXPECT_ERR(kd_nim_ops.rollback(&s, &none), KD_ERR_DECODE); /* no move was made */
     expect_played(&s, 2, 3, "alice");                             /* heaps 3 1 5 */
@@ -291,7 +273,7 @@ Test(nim_undo, rollback_refuses_a_foreign_record)
     /* Two moves of one counter each: no record of the last one can give
      * back two, as the first move took one at least. */
     kd_nim_state g;
-    new_game(&g, NULL);
+    nt_new_game(&g, NULL);
     expect_played(&g, 1, 1, "alice");
     expect_played(&g, 1, 1, "bob"); /* heaps 1 4 5 */
     kd_nim_undo two = {1, 2};
@@ -307,7 +289,7 @@ Test(nim_undo, rollback_refuses_a_foreign_record)
 Test(nim_encoding, state_decode_validates)
 {
     kd_nim_state s, d;
-    new_game(&s, NULL);
+    nt_new_game(&s, NULL);
     expect_played(&s, 1, 3, "alice");
     kd_buf b;
     kd_buf_init(&b);
@@ -353,7 +335,7 @@ Test(nim_encoding, finished_state_round_trips_with_its_winner)
 {
     kd_nim_state s, d;
     kd_nim_heaps one = {.count = 1, .sizes = {2}};
-    new_game(&s, &one);
+    nt_new_game(&s, &one);
     expect_played(&s, 1, 2, "alice");
     cr_assert_eq(s.status, KD_NIM_FIRST_WON);
     kd_buf b;
@@ -382,25 +364,6 @@ Test(nim_encoding, undo_decode_validates)
 }
 
 /* -------------------------------------------------------------- perft */
-
-/* The independent count: the sequences of exactly `depth` moves from the
- * heaps `h`, by arithmetic on the tuple alone (a move takes 1..h[i] from
- * heap i; an empty table has no move). */
-static uint64_t count_by_tuple(uint8_t h[KD_NIM_MAX_HEAPS], size_t n, unsigned depth)
-{
-    if (depth == 0)
-        return 1;
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t keep = h[i];
-        for (uint8_t t = 1; t <= keep; t++) {
-            h[i] = (uint8_t)(keep - t);
-            total += count_by_tuple(h, n, depth - 1);
-        }
-        h[i] = keep;
-    }
-    return total;
-}
 
 /* perft through the ops: every command in form is executed; those the
  * rules accept are counted, and each is rolled back and the state checked
@@ -442,12 +405,12 @@ Test(nim_perft, counts_agree_with_the_tuple_count, .timeout = 120)
     static const uint64_t known[] = {1, 12, 113};
     const kd_pubkey signers[2] = {et_key("alice").pub, et_key("bob").pub};
     kd_nim_state s;
-    new_game(&s, NULL);
+    nt_new_game(&s, NULL);
     kd_buf scratch;
     kd_buf_init(&scratch);
     for (unsigned depth = 0; depth <= 5; depth++) {
         uint8_t h[KD_NIM_MAX_HEAPS] = {3, 4, 5};
-        uint64_t want = count_by_tuple(h, 3, depth);
+        uint64_t want = nt_tuple_count(h, 3, depth);
         if (depth < sizeof known / sizeof known[0])
             cr_expect_eq(want, known[depth], "tuple count at depth %u", depth);
         uint64_t got = perft(&s, depth, signers, &scratch);
@@ -458,12 +421,12 @@ Test(nim_perft, counts_agree_with_the_tuple_count, .timeout = 120)
     /* Deep enough to end games: the tuple count of [1,2] is 3 moves then
      * fewer, and nothing is left after 3 plies. */
     kd_nim_heaps small = {.count = 2, .sizes = {1, 2}};
-    new_game(&s, &small);
+    nt_new_game(&s, &small);
     for (unsigned depth = 0; depth <= 4; depth++) {
         uint8_t h[KD_NIM_MAX_HEAPS] = {1, 2};
-        cr_expect_eq(perft(&s, depth, signers, &scratch), count_by_tuple(h, 2, depth), "[1,2] depth %u", depth);
+        cr_expect_eq(perft(&s, depth, signers, &scratch), nt_tuple_count(h, 2, depth), "[1,2] depth %u", depth);
     }
     uint8_t h[KD_NIM_MAX_HEAPS] = {1, 2};
-    cr_expect_eq(count_by_tuple(h, 2, 4), 0, "no sequence of 4 moves empties [1,2] and goes on");
+    cr_expect_eq(nt_tuple_count(h, 2, 4), 0, "no sequence of 4 moves empties [1,2] and goes on");
     kd_buf_fini(&scratch);
 }
