@@ -256,8 +256,8 @@ kd_err kd_nim_undo_encode(const kd_nim_undo *undo, kd_buf *out)
 kd_err kd_nim_undo_decode(const uint8_t *data, size_t len, kd_nim_undo *undo)
 {
     memset(undo, 0, sizeof *undo);
-    if (!data || len != KD_NIM_UNDO_LEN || data[0] != KD_NIM_VERSION || data[1] < 1 ||
-        data[1] > KD_NIM_MAX_HEAPS || data[2] < 1 || data[2] > KD_NIM_MAX_COUNTERS)
+    if (!data || len != KD_NIM_UNDO_LEN || data[0] != KD_NIM_VERSION || data[1] < 1 || data[1] > KD_NIM_MAX_HEAPS ||
+        data[2] < 1 || data[2] > KD_NIM_MAX_COUNTERS)
         return KD_ERR_DECODE;
     undo->heap = data[1];
     undo->take = data[2];

@@ -60,7 +60,7 @@ typedef enum { KD_NIM_IN_PROGRESS = 0, KD_NIM_FIRST_WON = 1, KD_NIM_SECOND_WON =
 
 /* The heaps of a game (params, configuration). */
 typedef struct {
-    uint8_t count;                    /* 1..KD_NIM_MAX_HEAPS; 0 in a config: the built-in default */
+    uint8_t count;                   /* 1..KD_NIM_MAX_HEAPS; 0 in a config: the built-in default */
     uint8_t sizes[KD_NIM_MAX_HEAPS]; /* 1..KD_NIM_MAX_COUNTERS each; unused entries zero */
 } kd_nim_heaps;
 

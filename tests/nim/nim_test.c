@@ -132,9 +132,8 @@ Test(nim_rules, creation_checks_participants_and_params)
     ET_EXPECT_ERR(kd_nim_ops.init(&s, &one, params, sizeof params, &no_meta, &rej), KD_ERR_BAD_PARTICIPANTS);
     kd_participants two = {.count = 2};
     two.keys[0] = et_key("alice").pub;
-    memset(two.keys[1].bytes, 0x02, KD_PUBKEY_LEN); /* right form, not on the curve... */
-    two.keys[1].bytes[1] = 0xff;
-    memset(&two.keys[1].bytes[2], 0xff, KD_PUBKEY_LEN - 2); /* x >= p: never a valid key */
+    memset(two.keys[1].bytes, 0xff, KD_PUBKEY_LEN); /* prefix 02, x = 2^256 - 1 >= p: never a valid key */
+    two.keys[1].bytes[0] = 0x02;
     ET_EXPECT_ERR(kd_nim_ops.init(&s, &two, params, sizeof params, &no_meta, &rej), KD_ERR_BAD_PARTICIPANTS);
     two.keys[1] = two.keys[0]; /* one holder may play both seats */
     ET_EXPECT_ERR(kd_nim_ops.init(&s, &two, params, sizeof params, &no_meta, &rej), KD_OK);
@@ -260,11 +259,11 @@ Test(nim_undo, rollback_refuses_a_foreign_record)
     expect_played(&s, 2, 3, "alice");                             /* heaps 3 1 5 */
     kd_nim_state before = s;
     const kd_nim_undo foreign[] = {
-        {1, 1},  /* heap 1 is full: it cannot get a counter back */
-        {2, 4},  /* 1 + 4 > 4 */
-        {4, 1},  /* no heap 4 */
-        {0, 1},  /* heaps are numbered from 1 */
-        {3, 0},  /* a move takes one at least */
+        {1, 1}, /* heap 1 is full: it cannot get a counter back */
+        {2, 4}, /* 1 + 4 > 4 */
+        {4, 1}, /* no heap 4 */
+        {0, 1}, /* heaps are numbered from 1 */
+        {3, 0}, /* a move takes one at least */
     };
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
         ET_EXPECT_ERR(kd_nim_ops.rollback(&s, &foreign[i]), KD_ERR_DECODE);
@@ -308,16 +307,16 @@ Test(nim_encoding, state_decode_validates)
         size_t at;
         uint8_t value;
     } bad[] = {
-        {0, 2},                                /* version */
-        {1, 0},                                /* heap count */
-        {1, 7},                                /* heap count */
-        {2, KD_NIM_FIRST_WON},                 /* over with counters left */
-        {3, 0},                                /* turn disagrees with move count */
-        {7, 4},                                /* more moves than counters taken */
-        {8, 0x04},                             /* key form */
-        {KD_NIM_STATE_FIXED_LEN, 0},           /* start 0 */
-        {KD_NIM_STATE_FIXED_LEN, 16},          /* start 16 */
-        {KD_NIM_STATE_FIXED_LEN + 3, 5},       /* left > start */
+        {0, 2},                          /* version */
+        {1, 0},                          /* heap count */
+        {1, 7},                          /* heap count */
+        {2, KD_NIM_FIRST_WON},           /* over with counters left */
+        {3, 0},                          /* turn disagrees with move count */
+        {7, 4},                          /* more moves than counters taken */
+        {8, 0x04},                       /* key form */
+        {KD_NIM_STATE_FIXED_LEN, 0},     /* start 0 */
+        {KD_NIM_STATE_FIXED_LEN, 16},    /* start 16 */
+        {KD_NIM_STATE_FIXED_LEN + 3, 5}, /* left > start */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint8_t copy[KD_NIM_STATE_FIXED_LEN + 6];

@@ -15,7 +15,7 @@
 static const char *const seat_names[2] = {"first", "second"};
 static const char *const env_names[] = {KD_NIM_ENV_HEAPS, NULL};
 
-#define RULES_TEXT                                                                                    \
+#define RULES_TEXT                                                                                 \
     "Nim (normal play): two players take turns; a move takes one or more counters from one heap; " \
     "whoever takes the last counter wins."
 
@@ -113,9 +113,9 @@ static json_t *view_json(const uint8_t *view, size_t len)
     if (view_decode(view, len, &v) != 0)
         return NULL;
     kd_game_status st = status_of(v.status, v.turn);
-    return json_pack("{s:o?, s:o?, s:s, s:s?, s:s?, s:I}", "heaps", heaps_json(v.left, v.heap_count),
-                     "initial_heaps", heaps_json(v.start, v.heap_count), "status", kd_game_phase_name(st.phase),
-                     "to_move", st.to_move >= 0 ? seat_names[st.to_move] : NULL, "winner",
+    return json_pack("{s:o?, s:o?, s:s, s:s?, s:s?, s:I}", "heaps", heaps_json(v.left, v.heap_count), "initial_heaps",
+                     heaps_json(v.start, v.heap_count), "status", kd_game_phase_name(st.phase), "to_move",
+                     st.to_move >= 0 ? seat_names[st.to_move] : NULL, "winner",
                      st.winner >= 0 ? seat_names[st.winner] : NULL, "move_count", (json_int_t)v.move_count);
 }
 
@@ -142,8 +142,8 @@ static json_t *strategy_context(const uint8_t *view, size_t len)
     if (view_decode(view, len, &v) != 0)
         return NULL;
     kd_game_status st = status_of(v.status, v.turn);
-    return json_pack("{s:s, s:s, s:o?, s:s, s:s?, s:I, s:o?}", "game", KD_NIM_TYPE_NAME, "rules", RULES_TEXT,
-                     "heaps", heaps_json(v.left, v.heap_count), "status", kd_game_phase_name(st.phase), "to_move",
+    return json_pack("{s:s, s:s, s:o?, s:s, s:s?, s:I, s:o?}", "game", KD_NIM_TYPE_NAME, "rules", RULES_TEXT, "heaps",
+                     heaps_json(v.left, v.heap_count), "status", kd_game_phase_name(st.phase), "to_move",
                      st.to_move >= 0 ? seat_names[st.to_move] : NULL, "nim_sum", (json_int_t)view_nim_sum(&v),
                      "legal_moves", moves_json(&v));
 }
@@ -372,8 +372,10 @@ static kd_err config_from_env(kd_getenv_fn get, void *get_ctx, void *config, cha
     if (!value || !*value)
         return KD_OK; /* the built-in 3, 4, 5 */
     if (kd_nim_heaps_parse(value, &cfg->heaps) != 0) {
-        kd_reject_write(why, why_len, "%s=\"%.32s\" is not valid: use 1 to %d comma-separated heap sizes from 1 to %d, "
-                        "e.g. 3,4,5", KD_NIM_ENV_HEAPS, value, KD_NIM_MAX_HEAPS, KD_NIM_MAX_COUNTERS);
+        kd_reject_write(why, why_len,
+                        "%s=\"%.32s\" is not valid: use 1 to %d comma-separated heap sizes from 1 to %d, "
+                        "e.g. 3,4,5",
+                        KD_NIM_ENV_HEAPS, value, KD_NIM_MAX_HEAPS, KD_NIM_MAX_COUNTERS);
         memset(cfg, 0, sizeof *cfg);
         return KD_ERR_INVALID_ARG;
     }

@@ -131,9 +131,15 @@ Test(nim_type, params_from_json)
     cr_expect_eq(h.count, 3);
     cr_expect_eq(h.sizes[1], 15);
 
-    const char *bad[] = {"{\"heaps\": []}",          "{\"heaps\": [0]}", "{\"heaps\": [16]}",
-                         "{\"heaps\": [1,1,1,1,1,1,1]}", "{\"heaps\": [1], \"x\": 1}", "{\"heap\": [1]}",
-                         "{\"heaps\": \"3,4,5\"}",     "[3,4,5]",          "{\"heaps\": [1.5]}"};
+    const char *bad[] = {"{\"heaps\": []}",
+                         "{\"heaps\": [0]}",
+                         "{\"heaps\": [16]}",
+                         "{\"heaps\": [1,1,1,1,1,1,1]}",
+                         "{\"heaps\": [1], \"x\": 1}",
+                         "{\"heap\": [1]}",
+                         "{\"heaps\": \"3,4,5\"}",
+                         "[3,4,5]",
+                         "{\"heaps\": [1.5]}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         b.len = 0;
         why[0] = '\0';
@@ -162,9 +168,14 @@ Test(nim_type, command_json_round_trips)
             cr_expect_eq(memcmp(b.data, cmd, sizeof cmd), 0);
             json_decref(j);
         }
-    const char *bad[] = {"{\"heap\": 0, \"take\": 1}",   "{\"heap\": 1, \"take\": 0}", "{\"heap\": 256, \"take\": 1}",
-                         "{\"heap\": 1}",                "{\"heap\": 1, \"take\": 1, \"seat\": 0}",
-                         "{\"heap\": \"1\", \"take\": 1}", "[1, 1]",                   "null"};
+    const char *bad[] = {"{\"heap\": 0, \"take\": 1}",
+                         "{\"heap\": 1, \"take\": 0}",
+                         "{\"heap\": 256, \"take\": 1}",
+                         "{\"heap\": 1}",
+                         "{\"heap\": 1, \"take\": 1, \"seat\": 0}",
+                         "{\"heap\": \"1\", \"take\": 1}",
+                         "[1, 1]",
+                         "null"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = parse(bad[i]);
         b.len = 0;
@@ -338,7 +349,8 @@ Test(nim_type, legal_moves_and_random_commands, .timeout = 60)
                 json_t *j = T->command_to_json(m->command, m->command_len);
                 cr_assert_not_null(j);
                 char notation[KD_NOTATION_MAX];
-                snprintf(notation, sizeof notation, "h%lld-%lld", (long long)json_integer_value(json_object_get(j, "heap")),
+                snprintf(notation, sizeof notation, "h%lld-%lld",
+                         (long long)json_integer_value(json_object_get(j, "heap")),
                          (long long)json_integer_value(json_object_get(j, "take")));
                 cr_expect_str_eq(m->notation, notation);
                 b.len = 0;
@@ -422,7 +434,8 @@ static uint64_t perft(kd_nim_state *s, unsigned depth, kd_buf *scratch)
     uint64_t total = 0;
     for (size_t i = 0; i < moves.count; i++) {
         kd_nim_undo undo;
-        ET_ASSERT_OK(T->ops->execute(s, moves.moves[i].command, moves.moves[i].command_len, &key, &no_meta, &undo, NULL));
+        ET_ASSERT_OK(
+            T->ops->execute(s, moves.moves[i].command, moves.moves[i].command_len, &key, &no_meta, &undo, NULL));
         total += perft(s, depth - 1, scratch);
         ET_ASSERT_OK(T->ops->rollback(s, &undo));
         size_t at = scratch->len;
@@ -468,8 +481,8 @@ Test(nim_type, an_engine_on_the_tables_registry)
 
     char dir[512];
     et_tmpdir(dir, sizeof dir);
-    kd_engine_options opts = {.data_dir = dir, .registry = &reg, .durability = KD_DURABILITY_RELAXED,
-                              .map_size = (size_t)16 << 20};
+    kd_engine_options opts = {
+        .data_dir = dir, .registry = &reg, .durability = KD_DURABILITY_RELAXED, .map_size = (size_t)16 << 20};
     kd_engine *engine = NULL;
     kd_err err = kd_engine_open(&opts, &engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "%s (%s)", kd_err_code(err), why);
