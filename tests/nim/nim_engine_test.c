@@ -255,8 +255,10 @@ Test(nim_engine, revert_restores_exact_bytes)
     et_txs_fini(&txs);
 }
 
-/* Random games over several blocks with reverts, replayed entry by entry
- * into a fresh engine: same verdicts, same episodes, same digest. */
+/* Random games over several blocks with reverts — legal moves, moves
+ * refused by each rule the position allows (take_too_many, unauthorised,
+ * game_over once a game has ended) — replayed entry by entry into a fresh
+ * engine: the same verdicts and stored codes, episodes and digest. */
 Test(nim_engine, replay_reproduces_the_store)
 {
     uint64_t rng = et_seed("nim_engine.replay_reproduces_the_store", 5);
@@ -264,37 +266,60 @@ Test(nim_engine, replay_reproduces_the_store)
     et_txs txs;
     kd_msg_result res;
     et_txs_init(&txs);
-    add_create(&txs, 1, NULL);
-    kd_nim_heaps big = {.count = 4, .sizes = {7, 5, 3, 1}};
-    add_create(&txs, 2, &big);
+    add_create(&txs, 1, NULL); /* the registered default, 1 and 15 */
+    kd_nim_heaps small = {.count = 2, .sizes = {2, 1}}, big = {.count = 4, .sizes = {7, 5, 3, 1}};
+    add_create(&txs, 2, &small);
+    add_create(&txs, 3, &big);
     accept_block(env.engine, "g", &txs, &res);
     kd_msg_result_fini(&res);
     const char *who[2] = {"alice", "bob"};
-    for (int b = 0; b < 12; b++) {
+    int over_refused = 0;
+    for (int b = 0; b < 16; b++) {
         char name[32];
+        int want[9];
+        size_t n = 0;
         snprintf(name, sizeof name, "r%d", b);
         et_txs_clear(&txs);
-        for (uint32_t id = 1; id <= 2; id++) {
+        for (uint32_t id = 1; id <= 3; id++) {
             kd_nim_state s;
             uint64_t counter;
             read_state(env.engine, id, &s, &counter);
-            if (s.status != KD_NIM_IN_PROGRESS)
+            if (s.status != KD_NIM_IN_PROGRESS) {
+                add_move(&txs, id, 1, 1, who[s.turn], counter); /* game_over */
+                want[n++] = 0;
+                over_refused++;
                 continue;
+            }
             unsigned heap;
             do
                 heap = 1 + et_below(&rng, s.heap_count);
             while (s.left[heap - 1] == 0);
-            /* one illegal then one legal move, both signed for the same counter */
+            /* too many, unsigned, then a legal move: the refused ones do
+             * not move the counter */
             add_move(&txs, id, (uint8_t)heap, (uint8_t)(s.left[heap - 1] + 1), who[s.turn], counter);
+            kd_buf cmd, payload;
+            kd_buf_init(&cmd);
+            kd_buf_init(&payload);
+            ET_ASSERT_OK(kd_nim_command_encode((uint8_t)heap, 1, &cmd));
+            ET_ASSERT_OK(kd_wire_unsigned_command(id, cmd.data, cmd.len, &payload));
+            et_add_raw(&txs, payload.data, payload.len);
+            kd_buf_fini(&cmd);
+            kd_buf_fini(&payload);
             add_move(&txs, id, (uint8_t)heap, (uint8_t)(1 + et_below(&rng, s.left[heap - 1])), who[s.turn], counter);
+            want[n++] = 0;
+            want[n++] = 0;
+            want[n++] = 1;
         }
         accept_block(env.engine, name, &txs, &res);
-        for (size_t i = 0; i < res.tx_count; i++)
-            cr_expect_eq(res.txs[i].applied, (int)(i % 2), "tx %zu of %s: %s", i, name, res.txs[i].detail);
+        cr_assert_eq(res.tx_count, n);
+        for (size_t i = 0; i < n; i++)
+            cr_expect_eq(res.txs[i].applied, want[i], "tx %zu of %s: %s", i, name, res.txs[i].detail);
         kd_msg_result_fini(&res);
         if (b % 4 == 3)
             et_revert_ok(env.engine, name);
     }
+    cr_expect_gt(over_refused, 0, "a game ended and was played on");
+
     open_fresh(&copy);
     kd_tip tip;
     et_tip(env.engine, &tip);
@@ -304,10 +329,22 @@ Test(nim_engine, replay_reproduces_the_store)
         et_log_raw(env.engine, seq, &raw);
         kd_err err = kd_engine_replay_entry(copy.engine, raw.data, raw.len, &res);
         cr_assert_eq(err, KD_OK, "replay of %llu: %s (%s)", (unsigned long long)seq, kd_err_code(err), res.detail);
+        Kdapp__Store__LogEntry *orig = et_log_entry(env.engine, seq);
+        Kdapp__Store__LogEntry *again = et_log_entry(copy.engine, res.log_seq);
+        cr_expect_eq((int)res.status, (int)orig->status, "entry %llu: verdict", (unsigned long long)seq);
+        cr_assert_eq(again->n_txs, orig->n_txs);
+        for (size_t i = 0; i < orig->n_txs; i++) {
+            cr_expect_eq(again->txs[i]->applied, orig->txs[i]->applied);
+            cr_expect_str_eq(again->txs[i]->error_code, orig->txs[i]->error_code, "entry %llu tx %zu",
+                             (unsigned long long)seq, i);
+            cr_expect_str_eq(again->txs[i]->error, orig->txs[i]->error);
+        }
+        kdapp__store__log_entry__free_unpacked(orig, NULL);
+        kdapp__store__log_entry__free_unpacked(again, NULL);
         kd_msg_result_fini(&res);
         kd_buf_fini(&raw);
     }
-    for (uint32_t id = 1; id <= 2; id++) {
+    for (uint32_t id = 1; id <= 3; id++) {
         kd_buf want;
         kd_buf_init(&want);
         et_episode_bytes(env.engine, id, &want);
