@@ -107,16 +107,20 @@ static json_t *heaps_json(const uint8_t *v, size_t n)
     return a;
 }
 
+/* Nim's own members only: the enriched view (handlers/) carries the
+ * generic phase, winner, to_move and seats beside them. */
 static json_t *view_json(const uint8_t *view, size_t len)
 {
     nim_view v;
     if (view_decode(view, len, &v) != 0)
         return NULL;
-    kd_game_status st = status_of(v.status, v.turn);
-    return json_pack("{s:o?, s:o?, s:s, s:s?, s:s?, s:I}", "heaps", heaps_json(v.left, v.heap_count), "initial_heaps",
-                     heaps_json(v.start, v.heap_count), "status", kd_game_phase_name(st.phase), "to_move",
-                     st.to_move >= 0 ? seat_names[st.to_move] : NULL, "winner",
-                     st.winner >= 0 ? seat_names[st.winner] : NULL, "move_count", (json_int_t)v.move_count);
+    json_t *left = heaps_json(v.left, v.heap_count), *start = heaps_json(v.start, v.heap_count);
+    if (!left || !start) {
+        json_decref(left);
+        json_decref(start);
+        return NULL;
+    }
+    return json_pack("{s:o, s:o, s:I}", "heaps", left, "initial_heaps", start, "move_count", (json_int_t)v.move_count);
 }
 
 /* The legal moves of a view as [{heap, take, notation}] (none when over). */
@@ -142,10 +146,16 @@ static json_t *strategy_context(const uint8_t *view, size_t len)
     if (view_decode(view, len, &v) != 0)
         return NULL;
     kd_game_status st = status_of(v.status, v.turn);
-    return json_pack("{s:s, s:s, s:o?, s:s, s:s?, s:I, s:o?}", "game", KD_NIM_TYPE_NAME, "rules", RULES_TEXT, "heaps",
-                     heaps_json(v.left, v.heap_count), "status", kd_game_phase_name(st.phase), "to_move",
-                     st.to_move >= 0 ? seat_names[st.to_move] : NULL, "nim_sum", (json_int_t)view_nim_sum(&v),
-                     "legal_moves", moves_json(&v));
+    json_t *left = heaps_json(v.left, v.heap_count), *moves = moves_json(&v);
+    if (!left || !moves) {
+        json_decref(left);
+        json_decref(moves);
+        return NULL;
+    }
+    return json_pack(
+        "{s:s, s:s, s:o, s:s, s:s?, s:s?, s:I, s:o}", "game", KD_NIM_TYPE_NAME, "rules", RULES_TEXT, "heaps", left,
+        "status", kd_game_phase_name(st.phase), "to_move", st.to_move >= 0 ? seat_names[st.to_move] : NULL, "winner",
+        st.winner >= 0 ? seat_names[st.winner] : NULL, "nim_sum", (json_int_t)view_nim_sum(&v), "legal_moves", moves);
 }
 
 /* Appends printf text to `out`. Errors: KD_ERR_NOMEM. */
