@@ -229,7 +229,7 @@ static const char params_schema[] =
     "\"maxItems\":6,\"items\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":15}}}}";
 
 static const char command_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"heap\",\"take\"],\"properties\":{"
+    "{\"type\":\"object\",\"required\":[\"heap\",\"take\"],\"properties\":{"
     "\"heap\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":255,\"description\":\"the heap, numbered from 1\"},"
     "\"take\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":255,\"description\":\"counters to take, 1 to the "
     "heap's size\"}}}";
@@ -267,11 +267,13 @@ static int byte_field(const json_t *obj, const char *name, uint8_t *out)
     return 0;
 }
 
+/* Reads `heap` and `take`; other members are left to whoever wraps the
+ * command (a block script's episode and signer), as tic-tac-toe does. */
 static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, char *why, size_t why_len)
 {
     (void)seat; /* the signer says who moves */
     uint8_t heap = 0, take = 0;
-    if (!json_is_object(command) || json_object_size(command) != 2 || byte_field(command, "heap", &heap) != 0 ||
+    if (!json_is_object(command) || byte_field(command, "heap", &heap) != 0 ||
         byte_field(command, "take", &take) != 0) {
         kd_reject_write(why, why_len, "a nim command is {\"heap\": 1..255, \"take\": 1..255} (heaps numbered from 1)");
         return KD_ERR_BAD_COMMAND;
