@@ -50,8 +50,8 @@
 
 #define KD_SEAT_PUBLIC (-1)
 #define KD_SEAT_NONE (-1)
-#define KD_COMMAND_MAX 128   /* bytes of one enumerated legal command */
-#define KD_NOTATION_MAX 24   /* "(1, 2)", "e7e8q", "b6d4f2" */
+#define KD_COMMAND_MAX 128    /* bytes of one enumerated legal command */
+#define KD_NOTATION_MAX 24    /* "(1, 2)", "e7e8q", "b6d4f2" */
 #define KD_TYPE_CONFIG_MAX 64 /* bytes of a type's engine defaults */
 #define KD_TYPES_MAX KD_REGISTRY_MAX
 
@@ -120,7 +120,7 @@ typedef struct kd_episode_type {
     const char *title;         /* "Tic-tac-toe" */
     const char *summary;       /* the rules in a few sentences (kdapp://types, --help) */
     size_t min_seats, max_seats;
-    const char *const *seat_names; /* max_seats names: "X", "O" */
+    const char *const *seat_names;  /* max_seats names: "X", "O" */
     const kd_rule_code *rule_codes; /* the codes its rules refuse with, ending with {NULL, NULL} */
 
     /* ---- engine defaults (may be NULL: no configuration) */

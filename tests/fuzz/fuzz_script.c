@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz_support.h"
-#include "tools/blockscript.h"
+#include "tools/script/blockscript.h"
 
 static int tx_equal(const kd_script_tx *a, const kd_script_tx *b)
 {

@@ -20,8 +20,8 @@
 
 #include "handlers/prompt.h"
 #include "play/mock_llm.h"
-#include "tools/play.h"
-#include "tools/players.h"
+#include "tools/play/play.h"
+#include "tools/play/players.h"
 
 /* ------------------------------------------------------------- helpers */
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/players.h"
+#include "tools/play/players.h"
 
 static uint64_t test_seed(uint64_t fallback)
 {

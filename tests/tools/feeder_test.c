@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "engine/support.h"
-#include "tools/blockscript.h"
-#include "tools/feeder.h"
+#include "tools/script/blockscript.h"
+#include "tools/script/feeder.h"
 
 /* Block 2: X's move is preceded by O's (wrong turn). Block 3: O's first
  * move is on an occupied cell, its second is legal, then X plays. Block 4:
