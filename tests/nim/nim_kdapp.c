@@ -8,13 +8,15 @@
  *
  *   int kd_cli_main(kd_type_table *types, int argc, char **argv);
  *
- * which tests/nim/CMakeLists.txt looks for before building this program.
+ * declared in tools/cli/commands.h and defined in tools/cli/ (what
+ * tools/cli/main.c's main does today, with the table), which
+ * tests/nim/CMakeLists.txt looks for before building this program.
  */
 #include <stdio.h>
 
 #include "episodes/episode_type.h"
 #include "nim/nim.h"
-#include "tools/cli.h"
+#include "tools/cli/commands.h"
 
 int main(int argc, char **argv)
 {
