@@ -59,6 +59,7 @@
     X(BAD_PUBKEY, "bad_pubkey", "the public key is not a valid compressed secp256k1 key")          \
     X(BAD_SIGNATURE, "bad_signature", "the signature does not verify")                             \
     X(RULE, "rule", "a rule of the episode type refused it")                                       \
+    X(NO_MOVE, "no_move", "there is no legal move")                                                \
     X(BAD_HASH, "bad_hash", "a block hash must be 32 bytes")                                       \
     X(UNKNOWN_BLOCK, "unknown_block", "the block is not applied")                                  \
     X(NOT_TIP, "not_tip", "the block is not the tip")                                              \

@@ -180,14 +180,14 @@ typedef struct kd_episode_type {
     kd_err (*legal_moves)(const void *state, int seat, kd_legal_moves *out);
     /* A random command for `seat`: a legal one when `legal`, else one the
      * rules refuse (a rule of the type, not a malformed message), when the
-     * type can make one. Errors: KD_ERR_NOT_FOUND (no legal move: the
+     * type can make one. Errors: KD_ERR_NO_MOVE (no legal move: the
      * game is over; rule refusals are the type's codes, not engine
      * errors), KD_ERR_UNSUPPORTED (no illegal command possible),
      * KD_ERR_NOMEM. */
     kd_err (*random_command)(const void *state, int seat, int legal, uint64_t *rng, kd_buf *out);
     /* Optional (NULL: the type has no bot): a strong move for the seat to
      * move, searched `depth` plies where the type searches; ties broken by
-     * `tiebreak`. Errors: KD_ERR_NOT_FOUND (no legal move), KD_ERR_NOMEM. */
+     * `tiebreak`. Errors: KD_ERR_NO_MOVE (no legal move), KD_ERR_NOMEM. */
     kd_err (*bot_command)(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
 } kd_episode_type;
 

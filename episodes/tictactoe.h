@@ -329,7 +329,7 @@ kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
  *      games are searched to the end whatever `depth` says (the tree is
  *      small), which makes the player unbeatable there.
  * Ties are broken by `tiebreak` (any 64-bit value; the player draws it from
- * its generator). Pure: no state, no I/O. Errors: KD_ERR_NOT_FOUND (no
+ * its generator). Pure: no state, no I/O. Errors: KD_ERR_NO_MOVE (no
  * legal move).
  */
 kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, kd_ttt_cell *out) KD_WARN_UNUSED;

@@ -199,7 +199,7 @@ static kd_err random_command(const void *state, int seat, int legal, uint64_t *r
         kd_ttt_cell cells[9];
         size_t n = seat >= 0 && seat == seat_to_move(s) ? kd_ttt_legal_moves(s, cells) : 0;
         if (!n)
-            return KD_ERR_NOT_FOUND;
+            return KD_ERR_NO_MOVE;
         const kd_ttt_cell *c = &cells[kd_type_rng_below(rng, (uint32_t)n)];
         return kd_ttt_move_encode(c->row, c->col, (uint8_t)seat, out);
     }

@@ -246,7 +246,7 @@ static kd_err random_command(const void *state, int seat, int legal, uint64_t *r
     (void)seat;
     const pile_state *s = state;
     if (s->winner != NO_WINNER)
-        return KD_ERR_NOT_FOUND;
+        return KD_ERR_NO_MOVE;
     uint8_t most = s->max_take < s->pile ? s->max_take : s->pile;
     uint8_t k = legal ? (uint8_t)(1 + kd_type_rng_below(rng, most)) : (uint8_t)(most + 1);
     return kd_buf_append(out, &k, 1);

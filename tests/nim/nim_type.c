@@ -332,7 +332,7 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
     if (legal) {
         unsigned total = counters_left(s);
         if (s->status != KD_NIM_IN_PROGRESS || seat != s->turn || total == 0)
-            return KD_ERR_GAME_OVER;
+            return KD_ERR_NO_MOVE;
         unsigned pick = kd_type_rng_below(rng, total);
         for (unsigned i = 0; i < s->heap_count; i++) {
             if (pick < s->left[i])
@@ -361,7 +361,7 @@ static kd_err bot_command(const void *state_ptr, unsigned depth, uint64_t tiebre
     (void)depth; /* Nim is solved: no search */
     const kd_nim_state *s = state_ptr;
     if (s->status != KD_NIM_IN_PROGRESS)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NO_MOVE;
     unsigned x = kd_nim_sum(s);
     unsigned candidates[KD_NIM_MAX_HEAPS], n = 0;
     for (unsigned i = 0; i < s->heap_count; i++)

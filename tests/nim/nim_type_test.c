@@ -315,8 +315,8 @@ Test(nim_type, finished_game_status_and_view)
     kd_buf b;
     kd_buf_init(&b);
     uint64_t rng = 1;
-    ET_EXPECT_ERR(T->random_command(&s, KD_NIM_SECOND, 1, &rng, &b), KD_ERR_GAME_OVER);
-    ET_EXPECT_ERR(T->bot_command(&s, 1, 0, &b), KD_ERR_GAME_OVER);
+    ET_EXPECT_ERR(T->random_command(&s, KD_NIM_SECOND, 1, &rng, &b), KD_ERR_NO_MOVE);
+    ET_EXPECT_ERR(T->bot_command(&s, 1, 0, &b), KD_ERR_NO_MOVE);
     kd_legal_moves_fini(&moves);
     kd_buf_fini(&b);
     kd_buf_fini(&view);

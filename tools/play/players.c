@@ -171,7 +171,7 @@ kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out)
     kd_ttt_cell moves[9];
     size_t n = kd_ttt_legal_moves(s, moves);
     if (!n)
-        return KD_ERR_NOT_FOUND;
+        return KD_ERR_NO_MOVE;
     *out = moves[kd_play_rng_below(rng, (uint32_t)n)];
     return KD_OK;
 }

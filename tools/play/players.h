@@ -72,7 +72,7 @@ kd_err kd_play_state_from_view(const kd_ttt_view *v, kd_ttt_state *out, char *wh
 
 /* ---------------------------------------------------------- pure moves */
 
-/* A uniformly random legal move. Errors: KD_ERR_NOT_FOUND (none). */
+/* A uniformly random legal move. Errors: KD_ERR_NO_MOVE (none). */
 kd_err kd_random_move(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *out) KD_WARN_UNUSED;
 
 /* The search player's move: kd_search_move (episodes/tictactoe.h). */
@@ -153,7 +153,7 @@ kd_err kd_player_choose(kd_player *p, const kd_play_turn *turn, const char *feed
                         size_t why_len) KD_WARN_UNUSED;
 
 /* Plays a random legal move for the player (its own generator) and counts
- * it as a fallback. Errors: KD_ERR_NOT_FOUND (no legal move). */
+ * it as a fallback. Errors: KD_ERR_NO_MOVE (no legal move). */
 kd_err kd_player_fallback(kd_player *p, const kd_play_turn *turn, kd_ttt_cell *move) KD_WARN_UNUSED;
 
 /* Counters for the summary. */
