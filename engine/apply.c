@@ -230,8 +230,8 @@ static kd_err duplicate_outcomes(kd_txn *c, const Kdapp__BlockAccepted *ba, kd_m
             memcpy(r->tx_id, ba->txs[i]->tx_id.data, KD_HASH_LEN);
         r->episode_id = o->episode_id;
         r->applied = o->applied;
-        r->err = o->applied ? KD_OK : kd_err_from_code(o->error_code ? o->error_code : "");
-        snprintf(r->detail, sizeof r->detail, "%s", o->applied || !o->error ? "" : o->error);
+        if (!o->applied)
+            kd_tx_result_set_rejected(r, o->error_code, o->error);
     }
 done:
     if (le)
@@ -240,20 +240,74 @@ done:
     return err;
 }
 
-static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint8_t *msg, size_t len,
-                           const Kdapp__Store__LogEntry *replay, kd_msg_result *res)
+/*
+ * Accepting a block, step by step, in one write transaction:
+ *
+ *   accept_check       the hash is 32 bytes (else refused), the block is
+ *                      not applied yet (else a duplicate, answered with
+ *                      the outcomes recorded when it was)
+ *   run_txs            every tx through the rules, in block order: the
+ *                      working set changes, undo records are written, and
+ *                      each tx gets its outcome (res->txs, TxOutcome)
+ *   flush_with_digest  the touched episodes written back; the digest
+ *   write_block        the block record, its height, the revert mark
+ *                      cleared, the block beyond finality pruned
+ *   commit_accept      the log entry and the metrics, the commit, then
+ *                      the answer and the commit listener
+ *
+ * The writes happen in that order (the crash tests name the points
+ * between them: tests/crash).
+ */
+
+/* The log entry's record of each tx. outcomes[i] points into res->txs[i]
+ * (code, detail) and effective[i] (a creation's effective params), so the
+ * record lives as long as both. */
+typedef struct {
+    size_t n;
+    Kdapp__Store__TxOutcome *outcomes;
+    Kdapp__Store__TxOutcome **ptrs;
+    kd_buf *effective;
+    uint32_t applied;
+} tx_outcomes;
+
+static kd_err tx_outcomes_alloc(tx_outcomes *o, size_t n)
 {
-    KD_CRASHPOINT("before_put"); /* crash test: transaction open, nothing written */
+    memset(o, 0, sizeof *o);
+    o->outcomes = calloc(n ? n : 1, sizeof *o->outcomes);
+    o->ptrs = calloc(n ? n : 1, sizeof *o->ptrs);
+    o->effective = calloc(n ? n : 1, sizeof *o->effective);
+    if (!o->outcomes || !o->ptrs || !o->effective)
+        return KD_ERR_NOMEM;
+    o->n = n;
+    for (size_t i = 0; i < n; i++)
+        kd_buf_init(&o->effective[i]);
+    return KD_OK;
+}
+
+static void tx_outcomes_fini(tx_outcomes *o)
+{
+    for (size_t i = 0; o->effective && i < o->n; i++)
+        kd_buf_fini(&o->effective[i]);
+    free(o->effective);
+    free(o->outcomes);
+    free(o->ptrs);
+    memset(o, 0, sizeof *o);
+}
+
+/* Step 1. Sets *fresh when the block is to be applied; otherwise `res` is
+ * answered: refused (logged and committed) or duplicate. */
+static kd_err accept_check(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint8_t *msg, size_t len,
+                           kd_msg_result *res, int *fresh)
+{
     kd_engine *e = c->engine;
-    kd_err err;
-    char detail[KD_DETAIL_MAX];
+    *fresh = 0;
     if (ba->accepting_hash.len != KD_HASH_LEN) {
+        char detail[KD_DETAIL_MAX];
         snprintf(detail, sizeof detail, "accepting_hash is %zu bytes, not 32", ba->accepting_hash.len);
         return kd_txn_refuse(c, msg, len, KD_ERR_BAD_HASH, detail, res);
     }
-    const uint8_t *hash = ba->accepting_hash.data;
-    memcpy(res->block_hash, hash, KD_HASH_LEN);
-    MDB_val k = kd_val(hash, KD_HASH_LEN), v;
+    memcpy(res->block_hash, ba->accepting_hash.data, KD_HASH_LEN);
+    MDB_val k = kd_val(ba->accepting_hash.data, KD_HASH_LEN), v;
     int rc = mdb_get(c->txn, e->store.blocks, &k, &v);
     if (rc == 0) {
         res->status = KD_MSG_DUPLICATE;
@@ -263,144 +317,191 @@ static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint
     }
     if (rc != MDB_NOTFOUND)
         return kd_store_err(rc, "read block");
+    *fresh = 1;
+    return KD_OK;
+}
 
-    uint64_t seq = e->next_seq;
+/* The effective parameters a replayed log entry recorded for tx i (a
+ * creation it applied), or NULL. */
+static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *replay, size_t i)
+{
+    if (replay && i < replay->n_txs && replay->txs[i]->applied && replay->txs[i]->effective_params.len)
+        return &replay->txs[i]->effective_params;
+    return NULL;
+}
+
+/* Whether a replay may trust its log's signature verdict on tx i: a tx
+ * recorded as applied, or rejected by a rule checked after the signature. */
+static int replay_trusts_signature(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
+{
+    if (!replay || !e->trust_replayed_signatures || i >= replay->n_txs)
+        return 0;
+    const Kdapp__Store__TxOutcome *o = replay->txs[i];
+    return o->applied || (strcmp(o->error_code, kd_err_code(KD_ERR_BAD_SIGNATURE)) != 0 &&
+                          strcmp(o->error_code, kd_err_code(KD_ERR_BAD_PUBKEY)) != 0 &&
+                          strcmp(o->error_code, kd_err_code(KD_ERR_UNKNOWN_EPISODE)) != 0 &&
+                          strcmp(o->error_code, kd_err_code(KD_ERR_DECODE)) != 0);
+}
+
+/* Step 2. Runs every tx of the block in order: res->txs gets each one's
+ * outcome and `out` (allocated here) its TxOutcome. Only storage and
+ * memory failures are returned. */
+static kd_err run_txs(kd_txn *c, const Kdapp__BlockAccepted *ba, const Kdapp__Store__LogEntry *replay,
+                      kd_msg_result *res, tx_outcomes *out)
+{
     res->txs = calloc(ba->n_txs ? ba->n_txs : 1, sizeof *res->txs);
     if (!res->txs)
         return KD_ERR_NOMEM;
     res->tx_count = ba->n_txs;
-    Kdapp__Store__TxOutcome *outcomes = calloc(ba->n_txs ? ba->n_txs : 1, sizeof *outcomes);
-    Kdapp__Store__TxOutcome **outcome_ptrs = calloc(ba->n_txs ? ba->n_txs : 1, sizeof *outcome_ptrs);
-    kd_buf *effective = calloc(ba->n_txs ? ba->n_txs : 1, sizeof *effective);
-    uint32_t applied = 0;
-    if (!outcomes || !outcome_ptrs || !effective) {
-        err = KD_ERR_NOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < ba->n_txs; i++) {
-        const ProtobufCBinaryData *override = NULL;
-        if (replay && i < replay->n_txs && replay->txs[i]->applied && replay->txs[i]->effective_params.len)
-            override = &replay->txs[i]->effective_params;
-        kd_buf_init(&effective[i]);
-        /* A replay may trust its log's signature verdicts: a tx recorded as
-         * applied, or rejected by a rule checked after the signature. */
-        int trusted = 0;
-        if (replay && c->engine->trust_replayed_signatures && i < replay->n_txs) {
-            const Kdapp__Store__TxOutcome *o = replay->txs[i];
-            trusted = o->applied || (strcmp(o->error_code, kd_err_code(KD_ERR_BAD_SIGNATURE)) != 0 &&
-                                     strcmp(o->error_code, kd_err_code(KD_ERR_BAD_PUBKEY)) != 0 &&
-                                     strcmp(o->error_code, kd_err_code(KD_ERR_UNKNOWN_EPISODE)) != 0 &&
-                                     strcmp(o->error_code, kd_err_code(KD_ERR_DECODE)) != 0);
-        }
-        if ((err = apply_tx(c, ba, i, override, trusted, &res->txs[i], &effective[i])))
-            goto done;
+    kd_err err = tx_outcomes_alloc(out, ba->n_txs);
+    for (size_t i = 0; i < ba->n_txs && !err; i++) {
+        const kd_tx_result *r = &res->txs[i];
+        if ((err = apply_tx(c, ba, i, replay_params(replay, i), replay_trusts_signature(c->engine, replay, i),
+                            &res->txs[i], &out->effective[i])))
+            break;
         Kdapp__Store__TxOutcome o = KDAPP__STORE__TX_OUTCOME__INIT;
-        o.applied = res->txs[i].applied;
-        o.episode_id = res->txs[i].episode_id;
-        o.error_code = (char *)(o.applied ? "" : kd_err_code(res->txs[i].err));
-        o.error = o.applied ? (char *)"" : res->txs[i].detail;
-        if (o.applied && effective[i].len) {
-            o.effective_params.data = effective[i].data;
-            o.effective_params.len = effective[i].len;
+        o.applied = r->applied;
+        o.episode_id = r->episode_id;
+        o.error_code = o.applied ? (char *)"" : (char *)r->code;
+        o.error = o.applied ? (char *)"" : (char *)r->detail;
+        if (o.applied && out->effective[i].len) {
+            o.effective_params.data = out->effective[i].data;
+            o.effective_params.len = out->effective[i].len;
         }
-        outcomes[i] = o;
-        outcome_ptrs[i] = &outcomes[i];
-        applied += (uint32_t)o.applied;
+        out->outcomes[i] = o;
+        out->ptrs[i] = &out->outcomes[i];
+        out->applied += (uint32_t)o.applied;
     }
+    return err;
+}
 
-    kd_chain_pos pos;
-    kd_chain_pos_of(&e->tip, &pos);
+/* Step 3. Writes the working set back and chains the block's digest:
+ * D(B) = SHA-256(D(P) || B || per touched episode, by id: id || state
+ * hash), see the top of this file. */
+static kd_err flush_with_digest(kd_txn *c, const uint8_t parent_digest[KD_HASH_LEN], const uint8_t *hash, uint64_t seq,
+                                uint8_t digest[KD_HASH_LEN])
+{
     kd_sha256_ctx sha;
-    if ((err = kd_sha256_init(&sha))) {
-        kd_sha256_fini(&sha);
-        goto done;
+    kd_err err = kd_sha256_init(&sha);
+    if (!err) {
+        kd_sha256_update(&sha, parent_digest, KD_HASH_LEN);
+        kd_sha256_update(&sha, hash, KD_HASH_LEN);
+        err = kd_txn_flush(c, &sha, hash, seq);
+        kd_sha256_final(&sha, digest);
     }
-    kd_sha256_update(&sha, pos.digest, KD_HASH_LEN);
-    kd_sha256_update(&sha, hash, KD_HASH_LEN);
-    err = kd_txn_flush(c, &sha, hash, seq);
-    uint8_t digest[KD_HASH_LEN];
-    kd_sha256_final(&sha, digest);
     kd_sha256_fini(&sha);
-    if (err)
-        goto done;
+    return err;
+}
 
+/* Step 4. Writes the block record (on `parent`, with `digest` and the
+ * transaction's effects), its height, clears a revert mark it may carry,
+ * and prunes the block that falls beyond the finality depth. */
+static kd_err write_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const kd_chain_pos *parent, uint64_t seq,
+                          const uint8_t digest[KD_HASH_LEN])
+{
+    kd_engine *e = c->engine;
+    const uint8_t *hash = ba->accepting_hash.data;
     Kdapp__Store__Effect **effect_ptrs = calloc(c->n_effects ? c->n_effects : 1, sizeof *effect_ptrs);
-    if (!effect_ptrs) {
-        err = KD_ERR_NOMEM;
-        goto done;
-    }
+    if (!effect_ptrs)
+        return KD_ERR_NOMEM;
     for (size_t i = 0; i < c->n_effects; i++)
         effect_ptrs[i] = &c->effects[i];
     Kdapp__Store__BlockRecord rec = KDAPP__STORE__BLOCK_RECORD__INIT;
     rec.log_seq = seq;
-    rec.height = pos.height + 1;
-    if (pos.has_tip) {
-        rec.parent.data = pos.tip;
+    rec.height = parent->height + 1;
+    if (parent->has_tip) {
+        rec.parent.data = (uint8_t *)parent->tip;
         rec.parent.len = KD_HASH_LEN;
     }
-    rec.digest.data = digest;
+    rec.digest.data = (uint8_t *)digest;
     rec.digest.len = KD_HASH_LEN;
     rec.n_effects = c->n_effects;
     rec.effects = effect_ptrs;
     rec.daa = ba->accepting_daa;
     rec.time = ba->accepting_time;
-    err = kd_txn_write_block(c, hash, &rec);
+    kd_err err = kd_txn_write_block(c, hash, &rec);
     free(effect_ptrs);
     if (err)
-        goto done;
+        return err;
     uint8_t hkey[8];
     kd_put_u64be(hkey, rec.height);
     if ((err = kd_txn_put(c, e->store.heights, hkey, 8, hash, KD_HASH_LEN, "write height")) ||
         (err = kd_txn_del(c, e->store.reverted, hash, KD_HASH_LEN, "unmark reverted")))
-        goto done;
-    if (rec.height > e->finality && (err = prune_height(c, rec.height - e->finality)))
-        goto done;
+        return err;
+    if (rec.height > e->finality)
+        err = prune_height(c, rec.height - e->finality);
+    return err;
+}
 
-    pos.has_tip = 1;
-    memcpy(pos.tip, hash, KD_HASH_LEN);
-    pos.height = rec.height;
-    memcpy(pos.digest, digest, KD_HASH_LEN);
+/* The metrics after accepting the block. */
+static void count_accept(const kd_engine *e, const Kdapp__BlockAccepted *ba, const kd_msg_result *res, uint32_t applied,
+                         kd_metrics *m)
+{
+    *m = e->metrics;
+    m->blocks_applied++;
+    m->txs_applied += applied;
+    m->txs_rejected += ba->n_txs - applied;
+    for (size_t i = 0; i < ba->n_txs; i++)
+        if (!res->txs[i].applied)
+            kd_code_counts_add(&m->rejections, res->txs[i].err, res->txs[i].code, 1);
+    if (m->revert_streak) {
+        kd_histogram_observe(&m->hist[KD_HIST_REORG_DEPTH], KD_HIST_REORG_DEPTH, m->revert_streak);
+        m->revert_streak = 0;
+    }
+    m->tip_time_ms = ba->accepting_time;
+}
+
+/* Step 5. Logs the block with its outcomes, stores the metrics and the new
+ * tip `pos`, commits, then answers `res` and tells the listener. */
+static kd_err commit_accept(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint8_t *msg, size_t len, uint64_t seq,
+                            const kd_chain_pos *pos, tx_outcomes *o, kd_msg_result *res)
+{
     Kdapp__Store__LogEntry entry = KDAPP__STORE__LOG_ENTRY__INIT;
     entry.message.data = (uint8_t *)msg;
     entry.message.len = len;
     entry.status = KDAPP__MSG_STATUS__MSG_APPLIED;
     entry.n_txs = ba->n_txs;
-    entry.txs = outcome_ptrs;
-    entry.digest.data = digest;
+    entry.txs = o->ptrs;
+    entry.digest.data = (uint8_t *)pos->digest;
     entry.digest.len = KD_HASH_LEN;
-    entry.tip_height = pos.height;
-    kd_metrics m = e->metrics;
-    m.blocks_applied++;
-    m.txs_applied += applied;
-    m.txs_rejected += ba->n_txs - applied;
-    for (size_t i = 0; i < ba->n_txs; i++)
-        if (!res->txs[i].applied && (unsigned)res->txs[i].err < KD_ERR_COUNT_)
-            m.rejections[res->txs[i].err]++;
-    if (m.revert_streak) {
-        kd_histogram_observe(&m.hist[KD_HIST_REORG_DEPTH], KD_HIST_REORG_DEPTH, m.revert_streak);
-        m.revert_streak = 0;
-    }
-    m.tip_time_ms = ba->accepting_time;
-    if ((err = kd_txn_write_log(c, seq, &entry)) || (err = kd_txn_write_meta(c, &pos, seq + 1, &m)) ||
-        (err = kd_txn_commit(c, &pos, seq, &m)))
-        goto done;
+    entry.tip_height = pos->height;
+    kd_metrics m;
+    count_accept(c->engine, ba, res, o->applied, &m);
+    kd_err err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
+    if (err)
+        return err;
     res->status = KD_MSG_APPLIED;
     res->log_seq = seq;
-    {
-        char h[17];
-        hex_short(hash, h);
-        KD_LOG_D("engine", "applied block %s at height %llu: %u/%zu txs", h, (unsigned long long)pos.height, applied,
-                 ba->n_txs);
-    }
-    kd_txn_dispatch(c, 0, hash, ba->accepting_daa, ba->accepting_time, seq, res);
+    char h[17];
+    hex_short(pos->tip, h);
+    KD_LOG_D("engine", "applied block %s at height %llu: %u/%zu txs", h, (unsigned long long)pos->height, o->applied,
+             ba->n_txs);
+    kd_txn_dispatch(c, 0, pos->tip, ba->accepting_daa, ba->accepting_time, seq, res);
     KD_CRASHPOINT("after_apply"); /* crash test: committed and dispatched, no reply yet */
-done:
-    if (effective)
-        for (size_t i = 0; i < ba->n_txs; i++)
-            kd_buf_fini(&effective[i]);
-    free(effective);
-    free(outcomes);
-    free(outcome_ptrs);
+    return KD_OK;
+}
+
+static kd_err accept_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const uint8_t *msg, size_t len,
+                           const Kdapp__Store__LogEntry *replay, kd_msg_result *res)
+{
+    KD_CRASHPOINT("before_put"); /* crash test: transaction open, nothing written */
+    int fresh;
+    kd_err err = accept_check(c, ba, msg, len, res, &fresh);
+    if (err || !fresh)
+        return err;
+    uint64_t seq = c->engine->next_seq;
+    kd_chain_pos parent, pos;
+    kd_chain_pos_of(&c->engine->tip, &parent);
+    pos = parent;
+    pos.has_tip = 1;
+    memcpy(pos.tip, ba->accepting_hash.data, KD_HASH_LEN);
+    pos.height = parent.height + 1;
+    tx_outcomes o = {0};
+    if (!(err = run_txs(c, ba, replay, res, &o)) &&
+        !(err = flush_with_digest(c, parent.digest, pos.tip, seq, pos.digest)) &&
+        !(err = write_block(c, ba, &parent, seq, pos.digest)))
+        err = commit_accept(c, ba, msg, len, seq, &pos, &o, res);
+    tx_outcomes_fini(&o);
     return err;
 }
 

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <secp256k1.h>
@@ -11,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "engine/episode.h"
 
 void kd_sha256(const void *data, size_t len, uint8_t out[KD_HASH_LEN])
 {
@@ -167,32 +168,21 @@ int kd_key_name_valid(const char *name)
     return 1;
 }
 
-/* Writes a sentence for the caller (a NULL `why` discards it). */
-__attribute__((format(printf, 3, 4))) static void say(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (!why || !why_len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
-
 kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *why, size_t why_len)
 {
     if (!kd_key_name_valid(name)) {
-        say(why, why_len, "key name '%s' is not valid: use 1-64 of A-Z a-z 0-9 _ . -", name);
+        kd_reject_write(why, why_len, "key name '%s' is not valid: use 1-64 of A-Z a-z 0-9 _ . -", name);
         return KD_ERR_INVALID_ARG;
     }
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        say(why, why_len, "cannot create key directory %s: %s", dir, strerror(errno));
+        kd_reject_write(why, why_len, "cannot create key directory %s: %s", dir, strerror(errno));
         return KD_ERR_IO;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.key", dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
-        say(why, why_len, "cannot create key file %s: %s", path, strerror(errno));
+        kd_reject_write(why, why_len, "cannot create key file %s: %s", path, strerror(errno));
         return errno == EEXIST ? KD_ERR_EXISTS : KD_ERR_IO;
     }
     char line[2 * 32 + 2];
@@ -203,7 +193,7 @@ kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *w
     close(fd);
     memset(line, 0, sizeof line);
     if (w != 65 || synced != 0) {
-        say(why, why_len, "cannot write key file %s: %s", path, strerror(errno));
+        kd_reject_write(why, why_len, "cannot write key file %s: %s", path, strerror(errno));
         unlink(path);
         return KD_ERR_IO;
     }
@@ -213,32 +203,32 @@ kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *w
 kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why, size_t why_len)
 {
     if (!kd_key_name_valid(name)) {
-        say(why, why_len, "key name '%s' is not valid: use 1-64 of A-Z a-z 0-9 _ . -", name);
+        kd_reject_write(why, why_len, "key name '%s' is not valid: use 1-64 of A-Z a-z 0-9 _ . -", name);
         return KD_ERR_INVALID_ARG;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.key", dir, name);
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        say(why, why_len, "cannot open key file %s: %s", path, strerror(errno));
+        kd_reject_write(why, why_len, "cannot open key file %s: %s", path, strerror(errno));
         return errno == ENOENT ? KD_ERR_NOT_FOUND : KD_ERR_IO;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        say(why, why_len, "key file %s is not a regular file", path);
+        kd_reject_write(why, why_len, "key file %s is not a regular file", path);
         return KD_ERR_BAD_KEY;
     }
     if (st.st_mode & 077) {
         close(fd);
-        say(why, why_len, "key file %s is readable by others; run: chmod 600 %s", path, path);
+        kd_reject_write(why, why_len, "key file %s is readable by others; run: chmod 600 %s", path, path);
         return KD_ERR_BAD_KEY;
     }
     char text[80] = {0};
     ssize_t n = read(fd, text, sizeof text - 1);
     close(fd);
     if (n < 0) {
-        say(why, why_len, "cannot read key file %s: %s", path, strerror(errno));
+        kd_reject_write(why, why_len, "cannot read key file %s: %s", path, strerror(errno));
         return KD_ERR_IO;
     }
     while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
@@ -246,7 +236,7 @@ kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why, si
     uint8_t secret[32];
     kd_err err = KD_OK;
     if (kd_hex_decode(text, secret, 32) != 0 || (err = kd_key_from_secret(secret, key)) != KD_OK) {
-        say(why, why_len, "key file %s does not hold a valid secp256k1 secret (64 hex digits)", path);
+        kd_reject_write(why, why_len, "key file %s does not hold a valid secp256k1 secret (64 hex digits)", path);
         err = KD_ERR_BAD_KEY;
     }
     memset(secret, 0, sizeof secret);
@@ -259,7 +249,7 @@ kd_err kd_key_resolve(const char *dir, const char *ref, kd_key *key, char *why, 
     if (strncmp(ref, "test:", 5) == 0) {
         kd_err err = kd_key_test(ref + 5, key);
         if (err)
-            say(why, why_len, "test key '%s' is not valid: the name must be 1-64 characters", ref);
+            kd_reject_write(why, why_len, "test key '%s' is not valid: the name must be 1-64 characters", ref);
         return err;
     }
     return kd_key_load(dir, ref, key, why, why_len);

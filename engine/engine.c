@@ -15,6 +15,17 @@
 #include "kdapp.pb-c.h"
 #include "store.pb-c.h"
 
+void kd_tx_result_set_rejected(kd_tx_result *r, const char *code, const char *detail)
+{
+    if (!code || !code[0])
+        code = kd_err_code(KD_ERR_RULE);
+    kd_err err;
+    r->applied = 0;
+    r->err = kd_err_parse(code, &err) == KD_OK ? err : KD_ERR_RULE;
+    snprintf(r->code, sizeof r->code, "%s", code);
+    snprintf(r->detail, sizeof r->detail, "%s", detail ? detail : "");
+}
+
 static kd_err meta_get_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t *out, int *found)
 {
     MDB_val k = kd_val(name, strlen(name)), v;

@@ -63,13 +63,26 @@ typedef enum {
     KD_MSG_REFUSED = 3,
 } kd_msg_status;
 
+/* One transaction's outcome. A rejection has two names: `err`, this
+ * build's enum (KD_ERR_RULE for any rule of the episode type), and
+ * `code`, the stable short code it is stored and sent under (TxOutcome,
+ * TxResult, IngestReply, MCP results): the type's rule code
+ * ("cell_occupied") for KD_ERR_RULE, else kd_err_code(err). Compare
+ * outcomes by `code`. */
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN]; /* zero when the tx carried no valid id */
     uint32_t episode_id;
     int applied;
-    kd_err err;                 /* why it was rejected (KD_OK when applied) */
-    char detail[KD_DETAIL_MAX]; /* sentence naming what was wrong ("" when applied) */
+    kd_err err;                  /* why it was rejected (KD_OK when applied) */
+    char code[KD_RULE_CODE_MAX]; /* its short code ("" when applied) */
+    char detail[KD_DETAIL_MAX];  /* sentence naming what was wrong ("" when applied) */
 } kd_tx_result;
+
+/* Marks `r` rejected under the short code `code` read from a log entry or
+ * a reply (NULL or "": "rule"): r->code gets it, and r->err the engine
+ * error of that name, or KD_ERR_RULE for a name the engine's table does
+ * not hold (a type's rule code). `detail` (may be NULL) is copied. */
+void kd_tx_result_set_rejected(kd_tx_result *r, const char *code, const char *detail);
 
 typedef struct {
     kd_msg_status status;
@@ -239,8 +252,8 @@ kd_err kd_read_episode_ids(kd_read *rd, uint32_t after, uint32_t *ids, size_t ma
 kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t *len) KD_WARN_UNUSED;
 
 /* Finds the first accepted block logged after `after_seq` that carried
- * transaction `tx_id`, and its outcome there: out->applied, err, detail,
- * episode_id; *block (may be NULL) gets its hash and *seq (may be NULL)
+ * transaction `tx_id`, and its outcome there: out->applied, err, code
+ * (the type's rule code for KD_ERR_RULE), detail, episode_id; *block (may be NULL) gets its hash and *seq (may be NULL)
  * its log position. Errors: KD_ERR_NOT_FOUND, storage errors. Reads the
  * log: for callers that missed a block summary, not for hot paths. */
 kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
@@ -318,7 +331,7 @@ const kd_tip *kd_dryrun_tip(const kd_dryrun *run);
 /* Runs one encoded EpisodeMessage as the next transaction of a block at
  * `where` (block_hash, daa, time_ms and tx_id are used; episode_id is
  * taken from the payload) and fills `out` as the writer would: applied, or
- * rejected with err and detail. Errors (nothing predicted): KD_ERR_STORE,
+ * rejected with err, code and detail. Errors (nothing predicted): KD_ERR_STORE,
  * KD_ERR_UNKNOWN_TYPE (a stored episode of an unregistered type),
  * KD_ERR_NOMEM. */
 kd_err kd_dryrun_tx(kd_dryrun *run, const kd_block_meta *where, const uint8_t *payload, size_t len,

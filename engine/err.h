@@ -3,19 +3,30 @@
  *
  * Every fallible function returns a kd_err and writes its results through
  * out-parameters. The table below generates the enum, the short machine
- * names ("cell_occupied", used in logs, ingest replies and MCP results) and
+ * names ("bad_signature", used in logs, ingest replies and MCP results) and
  * the human messages, so the three can never drift apart. Library errors
  * (LMDB, NNG, protobuf-c, jansson, the OS) are translated where they are
  * called; the original code goes to the log line.
  *
+ * Rule errors belong to the episode type: a type refuses a command by one
+ * of its rules with KD_ERR_RULE and its own short code in kd_reject.code
+ * ("cell_occupied", see kd_rule_code in episodes/episode_type.h), and the
+ * engine stores and sends that code in place of "rule". Tic-tac-toe's
+ * game_over, out_of_bounds, wrong_turn, unauthorised and cell_occupied
+ * were entries of this table; they now live, with the same names (and
+ * the same rejection sentences), as tic-tac-toe's rule codes
+ * (kd_ttt_rule_codes), so the stored vocabulary is unchanged.
+ *
  * Codes outlive the process, so the short names are append-only: a name,
- * once released, is never renamed, reused or removed. Everything that
- * stores or sends a code stores its name, never its number: the log
- * (LogEntry and TxOutcome error_code, store.proto), the metrics (CodeCount,
- * store.proto), the wire (TxResult, MsgResult, IngestReply, DevnetReply
- * error_code, kdapp.proto) and MCP results. So a new code (every new game
- * brings some) may go anywhere in the table; the enum numbers are this
- * build's alone and must never be written anywhere.
+ * once released, is never renamed, reused or removed. That holds for the
+ * union of the engine's codes and every type's rule codes: a type's code
+ * never takes an engine name, nor an engine code a type's. Everything
+ * that stores or sends a code stores its name, never its number: the log
+ * (LogEntry and TxOutcome error_code, store.proto), the metrics
+ * (CodeCount, store.proto), the wire (TxResult, MsgResult, IngestReply,
+ * DevnetReply error_code, kdapp.proto) and MCP results. So a new code may
+ * go anywhere in the table; the enum numbers are this build's alone and
+ * must never be written anywhere.
  */
 #ifndef KD_ENGINE_ERR_H
 #define KD_ENGINE_ERR_H
@@ -48,11 +59,7 @@
     X(BAD_PUBKEY, "bad_pubkey", "the public key is not a valid compressed secp256k1 key")          \
     X(BAD_SIGNATURE, "bad_signature", "the signature does not verify")                             \
     X(RULE, "rule", "a rule of the episode type refused it")                                       \
-    X(GAME_OVER, "game_over", "the game is over")                                                  \
-    X(OUT_OF_BOUNDS, "out_of_bounds", "the cell is out of bounds")                                 \
-    X(WRONG_TURN, "wrong_turn", "it is not this player's turn")                                    \
-    X(UNAUTHORISED, "unauthorised", "the signer is not the participant of the side to move")       \
-    X(CELL_OCCUPIED, "cell_occupied", "the cell is occupied")                                      \
+    X(NO_MOVE, "no_move", "there is no legal move")                                                \
     X(BAD_HASH, "bad_hash", "a block hash must be 32 bytes")                                       \
     X(UNKNOWN_BLOCK, "unknown_block", "the block is not applied")                                  \
     X(NOT_TIP, "not_tip", "the block is not the tip")                                              \
@@ -76,14 +83,15 @@ typedef enum {
 
 #define KD_OK KD_ERR_OK
 
-/* Short machine name ("cell_occupied"); never NULL, static storage. */
+/* Short machine name ("bad_signature"); never NULL, static storage. */
 const char *kd_err_code(kd_err err);
-/* Human message ("the cell is occupied"); never NULL, static storage. */
+/* Human message ("the signature does not verify"); never NULL, static storage. */
 const char *kd_err_str(kd_err err);
 /* Parses a short machine name back; returns KD_ERR_INTERNAL when unknown. */
 kd_err kd_err_from_code(const char *code);
 /* Parses a short machine name into *out. Returns KD_OK, or
- * KD_ERR_NOT_FOUND for a name this build does not know (a newer one's). */
+ * KD_ERR_NOT_FOUND for a name this build does not know (a type's rule
+ * code, or a newer build's code). */
 kd_err kd_err_parse(const char *code, kd_err *out) KD_WARN_UNUSED;
 
 #endif

@@ -17,7 +17,7 @@ static void fill_tx_result(Kdapp__TxResult *out, const kd_tx_result *r)
     out->tx_id.len = KD_HASH_LEN;
     out->episode_id = r->episode_id;
     out->applied = r->applied;
-    out->error_code = (char *)(r->applied ? "" : kd_err_code(r->err));
+    out->error_code = (char *)(r->applied ? "" : r->code);
     out->error = (char *)(r->applied ? "" : r->detail);
 }
 
@@ -472,8 +472,8 @@ static kd_err unpack_txs(Kdapp__TxResult *const *txs, size_t n, kd_msg_result *r
         copy_hash(r->txs[j].tx_id, &t->tx_id);
         r->txs[j].episode_id = t->episode_id;
         r->txs[j].applied = t->applied;
-        r->txs[j].err = t->applied ? KD_OK : kd_err_from_code(t->error_code ? t->error_code : "");
-        snprintf(r->txs[j].detail, sizeof r->txs[j].detail, "%s", t->error ? t->error : "");
+        if (!t->applied)
+            kd_tx_result_set_rejected(&r->txs[j], t->error_code, t->error);
     }
     return KD_OK;
 }

@@ -38,13 +38,107 @@ void kd_histogram_observe(kd_histogram *h, kd_hist_id id, uint64_t value)
     }
 }
 
+/* ------------------------------------------------------------ code counts */
+
+/* A name that may be counted, shown and exported as it is: 1..31 bytes
+ * of letters, digits and '_' (stored names come from disk). */
+static int countable_name(const char *code)
+{
+    size_t n = code ? strlen(code) : 0;
+    if (n == 0 || n >= KD_METRICS_CODE_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = code[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+void kd_code_counts_add(kd_code_counts *c, kd_err err, const char *code, uint64_t n)
+{
+    kd_err named;
+    if (err != KD_ERR_RULE || !countable_name(code)) {
+        if ((unsigned)err < KD_ERR_COUNT_)
+            c->engine[err] += n;
+        return;
+    }
+    if (kd_err_parse(code, &named) == KD_OK) { /* "rule", or a type that took an engine name */
+        c->engine[named] += n;
+        return;
+    }
+    for (size_t i = 0; i < c->n_rules; i++) {
+        if (strcmp(c->rules[i].code, code) == 0) {
+            c->rules[i].count += n;
+            return;
+        }
+    }
+    if (c->n_rules == KD_METRICS_RULE_CODES) {
+        c->engine[KD_ERR_RULE] += n;
+        return;
+    }
+    kd_rule_count *r = &c->rules[c->n_rules++];
+    memset(r->code, 0, sizeof r->code);
+    memcpy(r->code, code, strlen(code));
+    r->count = n;
+}
+
+void kd_code_counts_add_name(kd_code_counts *c, const char *code, uint64_t n)
+{
+    kd_err e;
+    if (code && kd_err_parse(code, &e) == KD_OK)
+        c->engine[e] += n;
+    else
+        kd_code_counts_add(c, KD_ERR_RULE, code, n);
+}
+
+uint64_t kd_code_counts_get(const kd_code_counts *c, const char *code)
+{
+    kd_err e;
+    if (!code)
+        return 0;
+    if (kd_err_parse(code, &e) == KD_OK)
+        return c->engine[e];
+    for (size_t i = 0; i < c->n_rules; i++)
+        if (strcmp(c->rules[i].code, code) == 0)
+            return c->rules[i].count;
+    return 0;
+}
+
+uint64_t kd_code_counts_total(const kd_code_counts *c)
+{
+    uint64_t sum = 0;
+    for (int e = 0; e < KD_ERR_COUNT_; e++)
+        sum += c->engine[e];
+    for (size_t i = 0; i < c->n_rules; i++)
+        sum += c->rules[i].count;
+    return sum;
+}
+
+int kd_code_counts_next(const kd_code_counts *c, size_t *pos, const char **code, uint64_t *count)
+{
+    for (; *pos < (size_t)KD_ERR_COUNT_ + c->n_rules; (*pos)++) {
+        size_t i = *pos;
+        uint64_t n = i < KD_ERR_COUNT_ ? c->engine[i] : c->rules[i - KD_ERR_COUNT_].count;
+        if (!n)
+            continue;
+        *code = i < KD_ERR_COUNT_ ? kd_err_code((kd_err)i) : c->rules[i - KD_ERR_COUNT_].code;
+        *count = n;
+        (*pos)++;
+        return 1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ stored form
  *
  * The stored form is store.proto's Metrics: plain counters by field
- * number, counts per error code under the code's short name, histograms
- * under their names with their bounds. Nothing depends on the order of
- * the kd_err or kd_hist_id enums, so a code added anywhere in err.h keeps
- * every stored count with the code it counted.
+ * number, counts per error code under the code's short name (an engine
+ * code's or a type's rule code's), histograms under their names with
+ * their bounds. Nothing depends on the order of the kd_err or kd_hist_id
+ * enums, so a code added anywhere in err.h keeps every stored count with
+ * the code it counted; a rejection under a name the engine does not know
+ * is a type's rule code and is read into the rule-code table.
  *
  * The layout before it was the struct itself as big-endian u64 words, the
  * per-code arrays indexed by the enum of that time. Stores written so are
@@ -101,27 +195,47 @@ static const char *const legacy_codes[] = {
  * tip_time_ms, last_commit_ms, then per histogram count, sum, buckets. */
 #define LEGACY_WORDS (6 + 2 * LEGACY_CODES + 3 + 4 * (2 + KD_HIST_BUCKETS))
 
-/* Keeps the non-zero counts of a per-code array as CodeCounts. */
+#define MAX_CODE_COUNTS (KD_ERR_COUNT_ + KD_METRICS_RULE_CODES)
+
+/* Appends one CodeCount (when non-zero) at cc[*n]. */
+static void code_count(const char *code, uint64_t count, Kdapp__Store__CodeCount *cc, Kdapp__Store__CodeCount **ptrs,
+                       size_t *n)
+{
+    if (!count)
+        return;
+    Kdapp__Store__CodeCount init = KDAPP__STORE__CODE_COUNT__INIT;
+    cc[*n] = init;
+    cc[*n].code = (char *)code;
+    cc[*n].count = count;
+    ptrs[*n] = &cc[*n];
+    (*n)++;
+}
+
+/* Keeps the non-zero counts of a per-code array as CodeCounts; returns
+ * how many. */
 static size_t code_counts(const uint64_t *counts, Kdapp__Store__CodeCount *cc, Kdapp__Store__CodeCount **ptrs)
 {
     size_t n = 0;
-    for (int e = 0; e < KD_ERR_COUNT_; e++) {
-        if (!counts[e])
-            continue;
-        Kdapp__Store__CodeCount init = KDAPP__STORE__CODE_COUNT__INIT;
-        cc[n] = init;
-        cc[n].code = (char *)kd_err_code((kd_err)e);
-        cc[n].count = counts[e];
-        ptrs[n] = &cc[n];
-        n++;
-    }
+    for (int e = 0; e < KD_ERR_COUNT_; e++)
+        code_count(kd_err_code((kd_err)e), counts[e], cc, ptrs, &n);
+    return n;
+}
+
+/* The same for engine and rule codes. */
+static size_t all_code_counts(const kd_code_counts *c, Kdapp__Store__CodeCount *cc, Kdapp__Store__CodeCount **ptrs)
+{
+    size_t n = 0, pos = 0;
+    const char *code;
+    uint64_t count;
+    while (kd_code_counts_next(c, &pos, &code, &count))
+        code_count(code, count, cc, ptrs, &n);
     return n;
 }
 
 kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out)
 {
     Kdapp__Store__Metrics rec = KDAPP__STORE__METRICS__INIT;
-    Kdapp__Store__CodeCount rej[KD_ERR_COUNT_], ref[KD_ERR_COUNT_], *rej_p[KD_ERR_COUNT_], *ref_p[KD_ERR_COUNT_];
+    Kdapp__Store__CodeCount rej[MAX_CODE_COUNTS], ref[KD_ERR_COUNT_], *rej_p[MAX_CODE_COUNTS], *ref_p[KD_ERR_COUNT_];
     Kdapp__Store__Histogram hist[KD_HIST_COUNT_], *hist_p[KD_HIST_COUNT_];
     rec.blocks_applied = m->blocks_applied;
     rec.blocks_reverted = m->blocks_reverted;
@@ -129,7 +243,7 @@ kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out)
     rec.txs_applied = m->txs_applied;
     rec.txs_rejected = m->txs_rejected;
     rec.refusals = m->refusals;
-    rec.n_rejections = code_counts(m->rejections, rej, rej_p);
+    rec.n_rejections = all_code_counts(&m->rejections, rej, rej_p);
     rec.rejections = rej_p;
     rec.n_refused = code_counts(m->refused, ref, ref_p);
     rec.refused = ref_p;
@@ -159,8 +273,8 @@ kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out)
     return KD_OK;
 }
 
-/* Adds a count to the code named `code`; 0, or -1 for a code this build
- * does not know. */
+/* Adds a count to the engine code named `code`; 0, or -1 for a code this
+ * build does not know. */
 static int add_count(uint64_t *counts, const char *code, uint64_t count)
 {
     kd_err e;
@@ -196,7 +310,8 @@ static kd_err decode_legacy(const uint8_t *data, kd_metrics *out, size_t *droppe
     out->txs_rejected = *p++;
     out->refusals = *p++;
     for (size_t i = 0; i < LEGACY_CODES; i++, p++)
-        *dropped += *p && add_count(out->rejections, legacy_codes[i], *p) != 0;
+        if (*p)
+            kd_code_counts_add_name(&out->rejections, legacy_codes[i], *p);
     for (size_t i = 0; i < LEGACY_CODES; i++, p++)
         *dropped += *p && add_count(out->refused, legacy_codes[i], *p) != 0;
     out->revert_streak = *p++;
@@ -236,7 +351,7 @@ kd_err kd_metrics_decode(const uint8_t *data, size_t len, kd_metrics *out)
     out->txs_rejected = rec->txs_rejected;
     out->refusals = rec->refusals;
     for (size_t i = 0; i < rec->n_rejections; i++)
-        dropped += add_count(out->rejections, rec->rejections[i]->code, rec->rejections[i]->count) != 0;
+        kd_code_counts_add_name(&out->rejections, rec->rejections[i]->code, rec->rejections[i]->count);
     for (size_t i = 0; i < rec->n_refused; i++)
         dropped += add_count(out->refused, rec->refused[i]->code, rec->refused[i]->count) != 0;
     out->revert_streak = rec->revert_streak;
@@ -259,7 +374,7 @@ kd_err kd_metrics_decode(const uint8_t *data, size_t len, kd_metrics *out)
 done:
     if (dropped)
         KD_LOG_W("metrics",
-                 "%zu stored counts are under error codes or histograms this kdapp does not know (a newer "
+                 "%zu stored counts are under refusal codes or histograms this kdapp does not know (a newer "
                  "kdapp's?), or in buckets with other bounds; they are left out",
                  dropped);
     return KD_OK;
@@ -319,10 +434,11 @@ kd_err kd_metrics_prometheus(const kd_metrics *m, uint64_t now_ms, kd_buf *out)
     if ((err = put(out, "# HELP kdapp_txs_rejected_total Transactions rejected, by reason.\n"
                         "# TYPE kdapp_txs_rejected_total counter\n")))
         return err;
-    for (int e = 0; e < KD_ERR_COUNT_ && !err; e++)
-        if (m->rejections[e])
-            err = put(out, "kdapp_txs_rejected_total{reason=\"%s\"} %llu\n", kd_err_code((kd_err)e),
-                      (unsigned long long)m->rejections[e]);
+    size_t pos = 0;
+    const char *code;
+    uint64_t count;
+    while (!err && kd_code_counts_next(&m->rejections, &pos, &code, &count))
+        err = put(out, "kdapp_txs_rejected_total{reason=\"%s\"} %llu\n", code, (unsigned long long)count);
     if (!err)
         err = put(out, "# HELP kdapp_events_refused_total Chain events refused, by reason.\n"
                        "# TYPE kdapp_events_refused_total counter\n");

@@ -336,8 +336,8 @@ static int entry_has_tx(const Kdapp__Store__LogEntry *le, const uint8_t tx_id[KD
             memcpy(out->tx_id, tx_id, KD_HASH_LEN);
             out->episode_id = o->episode_id;
             out->applied = o->applied;
-            out->err = o->applied ? KD_OK : kd_err_from_code(o->error_code);
-            snprintf(out->detail, sizeof out->detail, "%s", o->applied ? "" : o->error);
+            if (!o->applied)
+                kd_tx_result_set_rejected(out, o->error_code, o->error);
             if (block && ba->accepting_hash.len == KD_HASH_LEN)
                 memcpy(block, ba->accepting_hash.data, KD_HASH_LEN);
             found = 1;

@@ -32,10 +32,7 @@ const kd_registry_entry *kd_registry_find(const kd_registry *reg, const char *ty
     return NULL;
 }
 
-static void vsay(kd_reject *rej, const char *fmt, va_list ap)
-{
-    vsnprintf(rej->detail, sizeof rej->detail, fmt, ap);
-}
+static void vsay(kd_reject *rej, const char *fmt, va_list ap) { vsnprintf(rej->detail, sizeof rej->detail, fmt, ap); }
 
 void kd_reject_write(char *why, size_t len, const char *fmt, ...)
 {

@@ -73,13 +73,32 @@ static kd_err revert_effect(kd_txn *c, const Kdapp__Store__Effect *fx)
     return KD_OK;
 }
 
-kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint8_t *msg, size_t len,
-                           kd_msg_result *res)
+/*
+ * Reverting the tip, step by step, in one write transaction:
+ *
+ *   revert_check     the hash is 32 bytes, the block is applied (or was
+ *                    reverted: a duplicate), it is the tip, it is not
+ *                    final; else refused (logged and committed)
+ *   undo_effects     its effects undone newest first (working set)
+ *   parent_position  where the chain stands after: the parent, its digest
+ *   write_revert     the episodes written back, the block's record and
+ *                    height deleted, the block marked reverted
+ *   commit_revert    the log entry and the metrics, the commit, then the
+ *                    answer and the commit listener
+ *
+ * The writes happen in that order (the crash tests name the points
+ * between them: tests/crash).
+ */
+
+/* Step 1. Sets *rec (freed by the caller) to the tip's record when it may
+ * be reverted; otherwise `res` is answered (duplicate, or refused: logged
+ * and committed) and *rec stays NULL. */
+static kd_err revert_check(kd_txn *c, const Kdapp__BlockReverted *br, const uint8_t *msg, size_t len,
+                           kd_msg_result *res, Kdapp__Store__BlockRecord **rec)
 {
-    KD_CRASHPOINT("before_put"); /* crash test: transaction open, nothing written */
     kd_engine *e = c->engine;
     char detail[KD_DETAIL_MAX], h[2 * KD_HASH_LEN + 1], t[2 * KD_HASH_LEN + 1];
-    res->reverted = 1;
+    *rec = NULL;
     if (br->accepting_hash.len != KD_HASH_LEN) {
         snprintf(detail, sizeof detail, "accepting_hash is %zu bytes, not 32", br->accepting_hash.len);
         return kd_txn_refuse(c, msg, len, KD_ERR_BAD_HASH, detail, res);
@@ -87,8 +106,8 @@ kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint
     const uint8_t *hash = br->accepting_hash.data;
     memcpy(res->block_hash, hash, KD_HASH_LEN);
     kd_hex_encode(hash, KD_HASH_LEN, h);
-    Kdapp__Store__BlockRecord *rec = NULL, *parent = NULL;
-    kd_err err = kd_txn_read_block(c, hash, &rec);
+    Kdapp__Store__BlockRecord *found = NULL;
+    kd_err err = kd_txn_read_block(c, hash, &found);
     if (err == KD_ERR_NOT_FOUND) {
         MDB_val k = kd_val(hash, KD_HASH_LEN), v;
         int rc = mdb_get(c->txn, e->store.reverted, &k, &v);
@@ -109,77 +128,128 @@ kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint
         kd_hex_encode(e->tip.hash, KD_HASH_LEN, t);
         snprintf(detail, sizeof detail, "block %s is not the tip; revert the tip %s first", h, t);
         err = kd_txn_refuse(c, msg, len, KD_ERR_NOT_TIP, detail, res);
-        goto done;
-    }
-    if (rec->final) {
+    } else if (found->final) {
         snprintf(detail, sizeof detail,
                  "block %s is beyond the finality depth (%llu blocks): its undo records were "
                  "pruned; a re-sync is needed",
                  h, (unsigned long long)e->finality);
         err = kd_txn_refuse(c, msg, len, KD_ERR_BEYOND_FINALITY, detail, res);
-        goto done;
+    } else {
+        *rec = found; /* the caller reverts it */
+        return KD_OK;
     }
-    uint64_t seq = e->next_seq;
-    for (size_t i = rec->n_effects; i-- > 0;)
-        if ((err = revert_effect(c, rec->effects[i])))
-            goto done;
-    kd_chain_pos pos = {0};
-    if (rec->parent.len == KD_HASH_LEN) {
-        if ((err = kd_txn_read_block(c, rec->parent.data, &parent))) {
-            err = err == KD_ERR_NOT_FOUND ? KD_ERR_STORE : err;
-            goto done;
-        }
-        pos.has_tip = 1;
-        memcpy(pos.tip, rec->parent.data, KD_HASH_LEN);
-        if (parent->digest.len == KD_HASH_LEN)
-            memcpy(pos.digest, parent->digest.data, KD_HASH_LEN);
-    }
-    pos.height = rec->height - 1;
-    /* Touch the working set so deleted/rolled-back episodes are written. */
-    kd_sha256_ctx unused;
-    if ((err = kd_sha256_init(&unused))) {
-        kd_sha256_fini(&unused);
-        goto done;
-    }
-    err = kd_txn_flush(c, &unused, hash, seq);
+    kdapp__store__block_record__free_unpacked(found, NULL);
+    return err;
+}
+
+/* Step 2. Undoes the block's effects, newest first. */
+static kd_err undo_effects(kd_txn *c, const Kdapp__Store__BlockRecord *rec)
+{
+    kd_err err = KD_OK;
+    for (size_t i = rec->n_effects; i-- > 0 && !err;)
+        err = revert_effect(c, rec->effects[i]);
+    return err;
+}
+
+/* Step 3. The chain position after the revert: the parent (its hash and
+ * digest; none at genesis) one block lower, and the parent's block time
+ * (0 at genesis). */
+static kd_err parent_position(kd_txn *c, const Kdapp__Store__BlockRecord *rec, kd_chain_pos *pos, uint64_t *parent_time)
+{
+    memset(pos, 0, sizeof *pos);
+    *parent_time = 0;
+    pos->height = rec->height - 1;
+    if (rec->parent.len != KD_HASH_LEN)
+        return KD_OK;
+    Kdapp__Store__BlockRecord *parent = NULL;
+    kd_err err = kd_txn_read_block(c, rec->parent.data, &parent);
+    if (err)
+        return err == KD_ERR_NOT_FOUND ? KD_ERR_STORE : err;
+    pos->has_tip = 1;
+    memcpy(pos->tip, rec->parent.data, KD_HASH_LEN);
+    if (parent->digest.len == KD_HASH_LEN)
+        memcpy(pos->digest, parent->digest.data, KD_HASH_LEN);
+    *parent_time = parent->time;
+    kdapp__store__block_record__free_unpacked(parent, NULL);
+    return KD_OK;
+}
+
+/* Step 4. Writes the rolled-back and deleted episodes, deletes the block's
+ * record and height, and marks it reverted (at log position `seq`). */
+static kd_err write_revert(kd_txn *c, const uint8_t *hash, const Kdapp__Store__BlockRecord *rec, uint64_t seq)
+{
+    kd_engine *e = c->engine;
+    kd_sha256_ctx unused; /* a revert restores the parent's digest */
+    kd_err err = kd_sha256_init(&unused);
+    if (!err)
+        err = kd_txn_flush(c, &unused, hash, seq);
     kd_sha256_fini(&unused);
     if (err)
-        goto done;
-    uint8_t hkey[8];
+        return err;
+    uint8_t hkey[8], seq_be[8];
     kd_put_u64be(hkey, rec->height);
-    uint8_t seq_be[8];
     kd_put_u64be(seq_be, seq);
     if ((err = kd_txn_del(c, e->store.blocks, hash, KD_HASH_LEN, "delete block")) ||
-        (err = kd_txn_del(c, e->store.heights, hkey, 8, "delete height")) ||
-        (err = kd_txn_put(c, e->store.reverted, hash, KD_HASH_LEN, seq_be, 8, "mark reverted")))
-        goto done;
+        (err = kd_txn_del(c, e->store.heights, hkey, 8, "delete height")))
+        return err;
+    return kd_txn_put(c, e->store.reverted, hash, KD_HASH_LEN, seq_be, 8, "mark reverted");
+}
+
+/* The metrics after reverting `rec`. */
+static void count_revert(const kd_engine *e, const Kdapp__Store__BlockRecord *rec, uint64_t parent_time, kd_metrics *m)
+{
+    *m = e->metrics;
+    size_t undone = 0;
+    for (size_t i = 0; i < rec->n_effects; i++)
+        undone += rec->effects[i]->kind == KDAPP__STORE__EFFECT_KIND__EFFECT_COMMAND;
+    m->blocks_reverted++;
+    m->revert_streak++;
+    kd_histogram_observe(&m->hist[KD_HIST_UNDO_PER_REVERT], KD_HIST_UNDO_PER_REVERT, undone);
+    m->tip_time_ms = parent_time;
+}
+
+/* Step 5. Logs the revert, stores the metrics and the tip `pos` (the
+ * parent), commits, then answers `res` and tells the listener. */
+static kd_err commit_revert(kd_txn *c, const uint8_t *hash, const Kdapp__Store__BlockRecord *rec, const uint8_t *msg,
+                            size_t len, uint64_t seq, const kd_chain_pos *pos, uint64_t parent_time, kd_msg_result *res)
+{
     Kdapp__Store__LogEntry entry = KDAPP__STORE__LOG_ENTRY__INIT;
     entry.message.data = (uint8_t *)msg;
     entry.message.len = len;
     entry.status = KDAPP__MSG_STATUS__MSG_APPLIED;
-    entry.digest.data = pos.digest;
+    entry.digest.data = (uint8_t *)pos->digest;
     entry.digest.len = KD_HASH_LEN;
-    entry.tip_height = pos.height;
-    kd_metrics m = e->metrics;
-    size_t undone = 0;
-    for (size_t i = 0; i < rec->n_effects; i++)
-        undone += rec->effects[i]->kind == KDAPP__STORE__EFFECT_KIND__EFFECT_COMMAND;
-    m.blocks_reverted++;
-    m.revert_streak++;
-    kd_histogram_observe(&m.hist[KD_HIST_UNDO_PER_REVERT], KD_HIST_UNDO_PER_REVERT, undone);
-    m.tip_time_ms = parent ? parent->time : 0;
-    if ((err = kd_txn_write_log(c, seq, &entry)) || (err = kd_txn_write_meta(c, &pos, seq + 1, &m)) ||
-        (err = kd_txn_commit(c, &pos, seq, &m)))
-        goto done;
+    entry.tip_height = pos->height;
+    kd_metrics m;
+    count_revert(c->engine, rec, parent_time, &m);
+    kd_err err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
+    if (err)
+        return err;
     res->status = KD_MSG_APPLIED;
     res->log_seq = seq;
-    KD_LOG_D("engine", "reverted block %.16s (%zu effects)", h, rec->n_effects);
+    char h[17];
+    kd_hex_encode(hash, 8, h);
+    KD_LOG_D("engine", "reverted block %s (%zu effects)", h, rec->n_effects);
     kd_txn_dispatch(c, 1, hash, rec->daa, rec->time, seq, res);
     KD_CRASHPOINT("after_apply"); /* crash test: committed and dispatched, no reply yet */
-done:
-    if (rec)
-        kdapp__store__block_record__free_unpacked(rec, NULL);
-    if (parent)
-        kdapp__store__block_record__free_unpacked(parent, NULL);
+    return KD_OK;
+}
+
+kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint8_t *msg, size_t len,
+                           kd_msg_result *res)
+{
+    KD_CRASHPOINT("before_put"); /* crash test: transaction open, nothing written */
+    res->reverted = 1;
+    Kdapp__Store__BlockRecord *rec = NULL;
+    kd_err err = revert_check(c, br, msg, len, res, &rec);
+    if (err || !rec)
+        return err;
+    const uint8_t *hash = br->accepting_hash.data;
+    uint64_t seq = c->engine->next_seq, parent_time = 0;
+    kd_chain_pos pos;
+    if (!(err = undo_effects(c, rec)) && !(err = parent_position(c, rec, &pos, &parent_time)) &&
+        !(err = write_revert(c, hash, rec, seq)))
+        err = commit_revert(c, hash, rec, msg, len, seq, &pos, parent_time, res);
+    kdapp__store__block_record__free_unpacked(rec, NULL);
     return err;
 }

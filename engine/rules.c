@@ -13,14 +13,14 @@ Kdapp__EpisodeMessage *kd_rules_decode_tx(const Kdapp__Tx *tx, size_t index, kd_
     r->applied = 0;
     if (tx->tx_id.len != KD_HASH_LEN) {
         snprintf(detail, sizeof detail, "tx %zu: tx_id is %zu bytes, not 32", index, tx->tx_id.len);
-        kd_txn_reject(r, KD_ERR_DECODE, detail);
+        kd_txn_reject(r, KD_ERR_DECODE, NULL, detail);
         return NULL;
     }
     memcpy(r->tx_id, tx->tx_id.data, KD_HASH_LEN);
     Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, tx->payload.len, tx->payload.data);
     if (!em) {
         snprintf(detail, sizeof detail, "payload (%zu bytes) is not a kdapp.EpisodeMessage", tx->payload.len);
-        kd_txn_reject(r, KD_ERR_DECODE, detail);
+        kd_txn_reject(r, KD_ERR_DECODE, NULL, detail);
         return NULL;
     }
     r->episode_id = em->episode_id;
@@ -56,7 +56,7 @@ kd_err kd_rules_run_tx(const Kdapp__BlockAccepted *ba, size_t index, const kd_ru
         err = h->command(ctx, em, &meta, r);
         break;
     default:
-        kd_txn_reject(r, KD_ERR_DECODE,
+        kd_txn_reject(r, KD_ERR_DECODE, NULL,
                       "episode message has no body (new_episode, signed_command or unsigned_command)");
         break;
     }
@@ -68,7 +68,7 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)
 {
     char detail[KD_DETAIL_MAX];
     snprintf(detail, sizeof detail, "episode %u does not exist", id);
-    kd_txn_reject(r, KD_ERR_UNKNOWN_EPISODE, detail);
+    kd_txn_reject(r, KD_ERR_UNKNOWN_EPISODE, NULL, detail);
 }
 
 const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
@@ -77,39 +77,39 @@ const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, cons
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
     if (em->episode_id == 0) {
-        kd_txn_reject(r, KD_ERR_BAD_EPISODE_ID, "episode id 0 is not valid");
+        kd_txn_reject(r, KD_ERR_BAD_EPISODE_ID, NULL, "episode id 0 is not valid");
         return NULL;
     }
     if (exists) {
         snprintf(detail, sizeof detail, "episode %u already exists", em->episode_id);
-        kd_txn_reject(r, KD_ERR_EPISODE_EXISTS, detail);
+        kd_txn_reject(r, KD_ERR_EPISODE_EXISTS, NULL, detail);
         return NULL;
     }
     const char *type_name = ne->episode_type ? ne->episode_type : "";
     const kd_registry_entry *type = kd_registry_find(registry, type_name);
     if (!type) {
         snprintf(detail, sizeof detail, "episode type '%.64s' is not registered", type_name);
-        kd_txn_reject(r, KD_ERR_UNKNOWN_TYPE, detail);
+        kd_txn_reject(r, KD_ERR_UNKNOWN_TYPE, NULL, detail);
         return NULL;
     }
     parts->count = 0;
     if (ne->n_participants == 0 || ne->n_participants > KD_MAX_PARTICIPANTS) {
         snprintf(detail, sizeof detail, "an episode needs 1 to %d participants, got %zu", KD_MAX_PARTICIPANTS,
                  ne->n_participants);
-        kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
+        kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, NULL, detail);
         return NULL;
     }
     for (size_t i = 0; i < ne->n_participants; i++) {
         if (ne->participants[i].len != KD_PUBKEY_LEN) {
             snprintf(detail, sizeof detail, "participant %zu is %zu bytes, not a 33-byte compressed key", i,
                      ne->participants[i].len);
-            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
+            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, NULL, detail);
             return NULL;
         }
         memcpy(parts->keys[i].bytes, ne->participants[i].data, KD_PUBKEY_LEN);
         if (kd_pubkey_check(&parts->keys[i]) != KD_OK) {
             snprintf(detail, sizeof detail, "participant %zu is not a valid secp256k1 key", i);
-            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, detail);
+            kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, NULL, detail);
             return NULL;
         }
     }
@@ -129,12 +129,12 @@ kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage 
         if ((err = kd_buf_append(effective, override->data, override->len)))
             return err;
     } else if ((err = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, effective, &rej))) {
-        kd_txn_reject(r, err, rej.detail);
+        kd_txn_reject(r, err, kd_reject_code(err, &rej), rej.detail);
         return KD_OK;
     }
     kd_err rule = type->ops->init(state, parts, effective->data, effective->len, meta, &rej);
     if (rule) {
-        kd_txn_reject(r, rule, rej.detail);
+        kd_txn_reject(r, rule, kd_reject_code(rule, &rej), rej.detail);
         return KD_OK;
     }
     *ok = 1;
@@ -154,7 +154,7 @@ int kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t co
     *cmd = &sc->command;
     if (sc->pubkey.len != KD_PUBKEY_LEN) {
         snprintf(detail, sizeof detail, "signer key is %zu bytes, not a 33-byte compressed key", sc->pubkey.len);
-        kd_txn_reject(r, KD_ERR_BAD_PUBKEY, detail);
+        kd_txn_reject(r, KD_ERR_BAD_PUBKEY, NULL, detail);
         return 0;
     }
     memcpy(pk->bytes, sc->pubkey.data, KD_PUBKEY_LEN);
@@ -171,7 +171,7 @@ int kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t co
                                           : "signature does not verify for episode %u at move counter %llu "
                                             "(signatures are single-use)",
                  id, (unsigned long long)counter);
-        kd_txn_reject(r, sig, detail);
+        kd_txn_reject(r, sig, NULL, detail);
         return 0;
     }
     *signer = pk;
@@ -192,7 +192,7 @@ kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch,
     kd_err rule = ops->execute(state, cmd->data, cmd->len, signer, meta, undo, &rej);
     if (rule) {
         memcpy(state, scratch->data, ops->state_size);
-        kd_txn_reject(r, rule, rej.detail);
+        kd_txn_reject(r, rule, kd_reject_code(rule, &rej), rej.detail);
         return KD_OK;
     }
     *ok = 1;

@@ -5,7 +5,7 @@
  *
  * Each step decides one part of the verdict in the order the engine checks
  * it, and either lets the transaction go on or fills the rejection into
- * the kd_tx_result (applied = 0, err, detail). None of them touches
+ * the kd_tx_result (applied = 0, err, code, detail). None of them touches
  * storage: the caller owns the episode it passes in (the writer's working
  * set, or the dry run's copy) and does its own bookkeeping when a step
  * succeeds.

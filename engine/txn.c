@@ -11,10 +11,11 @@
 
 /* ------------------------------------------------------------ small tools */
 
-void kd_txn_reject(kd_tx_result *r, kd_err err, const char *detail)
+void kd_txn_reject(kd_tx_result *r, kd_err err, const char *code, const char *detail)
 {
     r->applied = 0;
     r->err = err;
+    snprintf(r->code, sizeof r->code, "%s", code && code[0] ? code : kd_err_code(err));
     snprintf(r->detail, sizeof r->detail, "%s", detail && detail[0] ? detail : kd_err_str(err));
 }
 
@@ -387,6 +388,17 @@ kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_
     return KD_OK;
 }
 
+kd_err kd_txn_log_and_commit(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry, const kd_chain_pos *pos,
+                             kd_metrics *m)
+{
+    kd_err err = kd_txn_write_log(c, seq, entry);
+    if (!err)
+        err = kd_txn_write_meta(c, pos, seq + 1, m);
+    if (!err)
+        err = kd_txn_commit(c, pos, seq, m);
+    return err;
+}
+
 void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
                      const kd_msg_result *res)
 {
@@ -461,11 +473,7 @@ kd_err kd_txn_refuse(kd_txn *c, const uint8_t *msg, size_t len, kd_err why, cons
     kd_metrics m = e->metrics;
     m.refusals++;
     m.refused[why]++;
-    kd_err err = kd_txn_write_log(c, seq, &entry);
-    if (!err)
-        err = kd_txn_write_meta(c, &pos, seq + 1, &m);
-    if (!err)
-        err = kd_txn_commit(c, &pos, seq, &m);
+    kd_err err = kd_txn_log_and_commit(c, seq, &entry, &pos, &m);
     if (!err)
         res->log_seq = seq;
     return err;

@@ -13,6 +13,51 @@
  *
  * Writer thread only. Every function returning kd_err leaves the
  * transaction to be aborted by kd_txn_fini on error.
+ *
+ * Ownership of the working set and the buffers (the rules every step in
+ * apply.c and revert.c keeps):
+ *
+ *   entries   c->eps holds one kd_txn_episode per episode touched, added
+ *             by kd_txn_add (a creation) or kd_txn_get (loaded from the
+ *             store). Only the step that has just added an entry may drop
+ *             it, and only while it is still the last one and nothing
+ *             refers to it (no event, no effect, not dirty): kd_txn_get
+ *             when the stored state does not decode, apply_create when
+ *             the type refuses the creation (free(ep->state); n_eps--).
+ *             Nothing else drops an entry: a deleted episode stays, with
+ *             `deleted` set, so the flush deletes it and the listener
+ *             hears of it.
+ *   pointers  a kd_txn_episode * is valid until the next kd_txn_add or
+ *             kd_txn_get (the array grows by realloc) or kd_txn_flush
+ *             (it sorts the array by id): hold one within a step, find
+ *             it again by id (kd_txn_find) after. That is why events and
+ *             effects name episodes by id. ep->state is a separate
+ *             allocation owned by its entry: it stays put until
+ *             kd_txn_fini (or the drop above) frees it.
+ *   arena     undo records and command copies live in c->arena at
+ *             offsets (kd_txn_arena_reserve), which stay valid across
+ *             growth; c->arena.data + off is valid only until the next
+ *             reserve. Only the newest reservation may be given back
+ *             (apply_command, on a rejected command: arena.len = off).
+ *   events    kd_txn_add_event's pointer is valid until the next
+ *             kd_txn_add_event; events and effects are only appended.
+ *   scratch   c->scratch is shared by the steps (encodings, the state
+ *             copy of kd_rules_execute, metrics): its contents are the
+ *             last user's and valid until the next use.
+ *   reads     an MDB_val from mdb_get points into the map: valid until
+ *             the next put or delete of this transaction, so decode what
+ *             is read before writing (revert_effect decodes the undo
+ *             record before deleting it).
+ *
+ * Across commit and abort: kd_txn_commit ends the LMDB transaction and
+ * releases the map lock but keeps the working set, events and arena, so
+ * the listener (kd_txn_dispatch) sees the states that were committed;
+ * kd_txn_fini frees them. On any error the transaction is aborted by
+ * kd_txn_fini and everything in the kd_txn is thrown away with it: a
+ * retry (a grown map) begins a new kd_txn and decides everything again.
+ * The engine's cached tip and metrics change only in kd_txn_commit, after
+ * a successful commit, so an abort leaves the engine as it was (except
+ * the duplicate counter, which is carried to the next commit).
  */
 #ifndef KD_ENGINE_TXN_H
 #define KD_ENGINE_TXN_H
@@ -66,8 +111,11 @@ typedef struct {
     uint8_t digest[KD_HASH_LEN];
 } kd_chain_pos;
 
-/* Fills a rejected tx result (detail, or the error's message when empty). */
-void kd_txn_reject(kd_tx_result *r, kd_err err, const char *detail);
+/* Fills a rejected tx result: `code` is the short code it is stored and
+ * sent under (kd_reject_code: a type's rule code for KD_ERR_RULE; NULL:
+ * kd_err_code(err)), `detail` the sentence (NULL or "": the error's
+ * message). */
+void kd_txn_reject(kd_tx_result *r, kd_err err, const char *code, const char *detail);
 /* Grows *arr (elements of `elem` bytes) to hold `need`. */
 kd_err kd_grow_array(void **arr, size_t *cap, size_t need, size_t elem) KD_WARN_UNUSED;
 
@@ -106,6 +154,11 @@ kd_err kd_txn_write_block(kd_txn *c, const uint8_t *hash, const Kdapp__Store__Bl
 void kd_chain_pos_of(const kd_tip *tip, kd_chain_pos *pos);
 /* Commits (synced), then adopts the new tip and metrics in the engine. */
 kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_metrics *m) KD_WARN_UNUSED;
+/* The last writes of every event, then the commit: the log entry at
+ * `seq`, the meta (tip `pos`, next seq, metrics `m`, whose commit time is
+ * set here), kd_txn_commit. */
+kd_err kd_txn_log_and_commit(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry, const kd_chain_pos *pos,
+                             kd_metrics *m) KD_WARN_UNUSED;
 /* Tells the commit listener what the committed transaction did. */
 void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
                      const kd_msg_result *res);

@@ -50,8 +50,8 @@
 
 #define KD_SEAT_PUBLIC (-1)
 #define KD_SEAT_NONE (-1)
-#define KD_COMMAND_MAX 128   /* bytes of one enumerated legal command */
-#define KD_NOTATION_MAX 24   /* "(1, 2)", "e7e8q", "b6d4f2" */
+#define KD_COMMAND_MAX 128    /* bytes of one enumerated legal command */
+#define KD_NOTATION_MAX 24    /* "(1, 2)", "e7e8q", "b6d4f2" */
 #define KD_TYPE_CONFIG_MAX 64 /* bytes of a type's engine defaults */
 #define KD_TYPES_MAX KD_REGISTRY_MAX
 
@@ -120,7 +120,7 @@ typedef struct kd_episode_type {
     const char *title;         /* "Tic-tac-toe" */
     const char *summary;       /* the rules in a few sentences (kdapp://types, --help) */
     size_t min_seats, max_seats;
-    const char *const *seat_names; /* max_seats names: "X", "O" */
+    const char *const *seat_names;  /* max_seats names: "X", "O" */
     const kd_rule_code *rule_codes; /* the codes its rules refuse with, ending with {NULL, NULL} */
 
     /* ---- engine defaults (may be NULL: no configuration) */
@@ -180,12 +180,14 @@ typedef struct kd_episode_type {
     kd_err (*legal_moves)(const void *state, int seat, kd_legal_moves *out);
     /* A random command for `seat`: a legal one when `legal`, else one the
      * rules refuse (a rule of the type, not a malformed message), when the
-     * type can make one. Errors: KD_ERR_GAME_OVER (no legal move),
-     * KD_ERR_UNSUPPORTED (no illegal command possible), KD_ERR_NOMEM. */
+     * type can make one. Errors: KD_ERR_NO_MOVE (no legal move: the
+     * game is over; rule refusals are the type's codes, not engine
+     * errors), KD_ERR_UNSUPPORTED (no illegal command possible),
+     * KD_ERR_NOMEM. */
     kd_err (*random_command)(const void *state, int seat, int legal, uint64_t *rng, kd_buf *out);
     /* Optional (NULL: the type has no bot): a strong move for the seat to
      * move, searched `depth` plies where the type searches; ties broken by
-     * `tiebreak`. Errors: KD_ERR_GAME_OVER, KD_ERR_NOMEM. */
+     * `tiebreak`. Errors: KD_ERR_NO_MOVE (no legal move), KD_ERR_NOMEM. */
     kd_err (*bot_command)(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
 } kd_episode_type;
 

@@ -8,7 +8,6 @@
 #include "episodes/tictactoe.h"
 
 #include <assert.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,15 +22,14 @@ static const uint8_t lines[8][3][2] = {
     {{0, 1}, {1, 1}, {2, 1}}, {{0, 2}, {1, 2}, {2, 2}}, {{0, 0}, {1, 1}, {2, 2}}, {{0, 2}, {1, 1}, {2, 0}},
 };
 
-__attribute__((format(printf, 2, 3))) static void say(kd_reject *rej, const char *fmt, ...)
-{
-    if (!rej)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rej->detail, sizeof rej->detail, fmt, ap);
-    va_end(ap);
-}
+const kd_rule_code kd_ttt_rule_codes[] = {
+    {"game_over", "the game has ended: no move is accepted"},
+    {"out_of_bounds", "row or col is outside 0..2"},
+    {"wrong_turn", "the move's player is not the side to move"},
+    {"unauthorised", "the move is unsigned, or signed by another key than the mover's"},
+    {"cell_occupied", "the cell holds a mark (in stress mode also the oldest, removed only by this move)"},
+    {NULL, NULL},
+};
 
 static uint8_t other(uint8_t symbol) { return symbol == KD_TTT_X ? KD_TTT_O : KD_TTT_X; }
 
@@ -87,14 +85,15 @@ kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participant
 {
     memset(state, 0, sizeof *state);
     if (!participants || participants->count != 2) {
-        say(rej, "tic-tac-toe needs exactly 2 participants (X then O), got %zu",
-            participants ? participants->count : (size_t)0);
-        return KD_ERR_BAD_PARTICIPANTS;
+        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
+                             "tic-tac-toe needs exactly 2 participants (X then O), got %zu",
+                             participants ? participants->count : (size_t)0);
     }
     for (size_t i = 0; i < 2; i++) {
         if (kd_pubkey_check(&participants->keys[i]) != KD_OK) {
-            say(rej, "participant %zu (%c) is not a valid compressed secp256k1 public key", i + 1, i == 0 ? 'X' : 'O');
-            return KD_ERR_BAD_PARTICIPANTS;
+            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
+                                 "participant %zu (%c) is not a valid compressed secp256k1 public key", i + 1,
+                                 i == 0 ? 'X' : 'O');
         }
     }
     assert(cap <= KD_TTT_MAX_CAP);
@@ -108,48 +107,36 @@ kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participant
 /* All checks of kd_ttt_play, in the documented order; touches nothing. */
 static kd_err check_move(const kd_ttt_state *state, const kd_ttt_move *move, const kd_pubkey *signer, kd_reject *rej)
 {
-    if (move->player > 1) {
-        say(rej, "player must be 0 (X) or 1 (O), got %u", (unsigned)move->player);
-        return KD_ERR_BAD_COMMAND;
-    }
-    if (state->status != KD_TTT_IN_PROGRESS) {
-        say(rej, "the game is over: %s", status_sentence(state->status));
-        return KD_ERR_GAME_OVER;
-    }
-    if (move->row > 2 || move->col > 2) {
-        say(rej, "cell (%u,%u) is outside the board: rows and columns are 0..2", (unsigned)move->row,
-            (unsigned)move->col);
-        return KD_ERR_OUT_OF_BOUNDS;
-    }
+    if (move->player > 1)
+        return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "player must be 0 (X) or 1 (O), got %u", (unsigned)move->player);
+    if (state->status != KD_TTT_IN_PROGRESS)
+        return kd_reject_rule(rej, "game_over", "the game is over: %s", status_sentence(state->status));
+    if (move->row > 2 || move->col > 2)
+        return kd_reject_rule(rej, "out_of_bounds", "cell (%u,%u) is outside the board: rows and columns are 0..2",
+                              (unsigned)move->row, (unsigned)move->col);
     uint8_t symbol = move->player == 0 ? KD_TTT_X : KD_TTT_O;
-    if (symbol != state->turn) {
-        say(rej, "it is %c's turn, not %c's", kd_ttt_symbol_char(state->turn), kd_ttt_symbol_char(symbol));
-        return KD_ERR_WRONG_TURN;
-    }
+    if (symbol != state->turn)
+        return kd_reject_rule(rej, "wrong_turn", "it is %c's turn, not %c's", kd_ttt_symbol_char(state->turn),
+                              kd_ttt_symbol_char(symbol));
     const kd_pubkey *mover = &state->players[state->turn == KD_TTT_X ? 0 : 1];
-    if (!signer) {
-        say(rej, "the move is unsigned; %c's moves must be signed by participant %d", kd_ttt_symbol_char(state->turn),
-            state->turn == KD_TTT_X ? 1 : 2);
-        return KD_ERR_UNAUTHORISED;
-    }
-    if (memcmp(signer->bytes, mover->bytes, KD_PUBKEY_LEN) != 0) {
-        say(rej, "the signer is not %c's participant (participant %d)", kd_ttt_symbol_char(state->turn),
-            state->turn == KD_TTT_X ? 1 : 2);
-        return KD_ERR_UNAUTHORISED;
-    }
+    if (!signer)
+        return kd_reject_rule(rej, "unauthorised", "the move is unsigned; %c's moves must be signed by participant %d",
+                              kd_ttt_symbol_char(state->turn), state->turn == KD_TTT_X ? 1 : 2);
+    if (memcmp(signer->bytes, mover->bytes, KD_PUBKEY_LEN) != 0)
+        return kd_reject_rule(rej, "unauthorised", "the signer is not %c's participant (participant %d)",
+                              kd_ttt_symbol_char(state->turn), state->turn == KD_TTT_X ? 1 : 2);
     uint8_t held = state->board[move->row][move->col];
     if (held != KD_TTT_EMPTY) {
         const kd_ttt_cell *oldest = &state->history[0];
         int evicting =
             state->cap && state->history_len == state->cap && oldest->row == move->row && oldest->col == move->col;
-        say(rej, "cell (%u,%u) is occupied by %c%s", (unsigned)move->row, (unsigned)move->col, kd_ttt_symbol_char(held),
-            evicting ? " (the oldest mark: it is removed only when a move elsewhere is made)" : "");
-        return KD_ERR_CELL_OCCUPIED;
+        return kd_reject_rule(rej, "cell_occupied", "cell (%u,%u) is occupied by %c%s", (unsigned)move->row,
+                              (unsigned)move->col, kd_ttt_symbol_char(held),
+                              evicting ? " (the oldest mark: it is removed only when a move elsewhere is made)" : "");
     }
-    if (state->move_count == UINT32_MAX) {
-        say(rej, "the episode has reached its limit of %u moves", (unsigned)UINT32_MAX);
-        return KD_ERR_TOO_LARGE;
-    }
+    if (state->move_count == UINT32_MAX)
+        return kd_reject_say(rej, KD_ERR_TOO_LARGE, "the episode has reached its limit of %u moves",
+                             (unsigned)UINT32_MAX);
     return KD_OK;
 }
 
@@ -455,9 +442,9 @@ static kd_err ops_init(void *state, const kd_participants *participants, const u
         /* Effective params always name the cap; 0 would make the rules
          * depend on whichever default is in force at replay. */
         memset(state, 0, sizeof(kd_ttt_state));
-        say(rej, "the params are not resolved: cap 0 means the engine default; effective params "
-                 "carry 1..8 or 9 (classic)");
-        return KD_ERR_BAD_PARAMS;
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                             "the params are not resolved: cap 0 means the engine default; effective params "
+                             "carry 1..8 or 9 (classic)");
     }
     return kd_ttt_state_init(state, participants, kd_ttt_cap_resolve(wire_cap, NULL), rej);
 }

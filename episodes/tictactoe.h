@@ -29,6 +29,7 @@
 #include "engine/bytes.h"
 #include "engine/episode.h"
 #include "engine/err.h"
+#include "episodes/episode_type.h"
 
 #define KD_TTT_TYPE_NAME "tictactoe"
 #define KD_TTT_DEFAULT_STRESS_CAP 6
@@ -101,6 +102,14 @@ typedef struct {
  * (kd_registry_add) is a `const kd_ttt_config *` or NULL (classic default). */
 extern const kd_episode_ops kd_tictactoe_ops;
 
+/* The codes tic-tac-toe's rules refuse with (kd_reject_rule, KD_ERR_RULE),
+ * each with its meaning, ending with {NULL, NULL}: game_over,
+ * out_of_bounds, wrong_turn, unauthorised, cell_occupied. They are the
+ * names the engine's error table carried before rule errors became the
+ * type's own, so everything stored, sent and shown under them keeps its
+ * meaning; like engine codes they are never renamed, reused or removed. */
+extern const kd_rule_code kd_ttt_rule_codes[];
+
 /* ------------------------------------------------------------ rules (pure) */
 
 /*
@@ -126,16 +135,18 @@ kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participant
 
 /*
  * Applies a move signed by `signer` (NULL: unsigned). Checks, in order, each
- * with its own error and a sentence in `rej` (may be NULL):
- *   KD_ERR_BAD_COMMAND    player is not 0 or 1
- *   KD_ERR_GAME_OVER      the game has ended
- *   KD_ERR_OUT_OF_BOUNDS  row or col outside 0..2
- *   KD_ERR_WRONG_TURN     `player` is not the side to move
- *   KD_ERR_UNAUTHORISED   unsigned, or signed by another key than the mover's
- *   KD_ERR_CELL_OCCUPIED  the cell holds a mark (in stress mode this includes
- *                         the oldest mark, which would only be removed by
- *                         this very move)
- *   KD_ERR_TOO_LARGE      the move counter would overflow (2^32-1 moves)
+ * with its own error and a sentence in `rej` (may be NULL); the rules'
+ * refusals are KD_ERR_RULE with rej->code one of kd_ttt_rule_codes:
+ *   KD_ERR_BAD_COMMAND          player is not 0 or 1
+ *   KD_ERR_RULE game_over       the game has ended
+ *   KD_ERR_RULE out_of_bounds   row or col outside 0..2
+ *   KD_ERR_RULE wrong_turn      `player` is not the side to move
+ *   KD_ERR_RULE unauthorised    unsigned, or signed by another key than the
+ *                               mover's
+ *   KD_ERR_RULE cell_occupied   the cell holds a mark (in stress mode this
+ *                               includes the oldest mark, which would only be
+ *                               removed by this very move)
+ *   KD_ERR_TOO_LARGE            the move counter would overflow (2^32-1 moves)
  * On success fills `undo` (zeroed first); on error neither `state` nor
  * `undo` is touched.
  */
@@ -318,7 +329,7 @@ kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
  *      games are searched to the end whatever `depth` says (the tree is
  *      small), which makes the player unbeatable there.
  * Ties are broken by `tiebreak` (any 64-bit value; the player draws it from
- * its generator). Pure: no state, no I/O. Errors: KD_ERR_GAME_OVER (no
+ * its generator). Pure: no state, no I/O. Errors: KD_ERR_NO_MOVE (no
  * legal move).
  */
 kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, kd_ttt_cell *out) KD_WARN_UNUSED;

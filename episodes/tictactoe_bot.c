@@ -128,7 +128,7 @@ kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, 
     kd_ttt_state child[9];
     size_t n = kd_ttt_legal_moves(s, moves), npick = 0;
     if (!n)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NO_MOVE;
     if (depth < 1)
         depth = 1;
     if (depth > KD_SEARCH_MAX_DEPTH)
@@ -162,7 +162,7 @@ kd_err kd_search_move(const kd_ttt_state *s, unsigned depth, uint64_t tiebreak, 
         if (ok[i] && (!any_safe || safe[i]) && scores[i] == best)
             pick[npick++] = moves[i];
     if (!npick)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NO_MOVE;
     *out = pick[tiebreak % npick];
     return KD_OK;
 }

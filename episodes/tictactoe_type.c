@@ -18,18 +18,6 @@
 
 static const char *const seat_names[] = {"X", "O"};
 
-/* TODO(integration): the engine branch adds kd_ttt_rule_codes to
- * tictactoe.c with the same five codes; point .rule_codes at it and drop
- * this copy. */
-static const kd_rule_code ttt_rule_codes[] = {
-    {"game_over", "the game has ended: no move is accepted"},
-    {"out_of_bounds", "row or col is outside 0..2"},
-    {"wrong_turn", "the move's player is not the side to move"},
-    {"unauthorised", "the move is unsigned, or signed by another key than the mover's"},
-    {"cell_occupied", "the cell holds a mark (in stress mode also the oldest, removed only by this move)"},
-    {NULL, NULL},
-};
-
 static const char *const env_names[] = {"KDAPP_TTT_STRESS", "KDAPP_TTT_MAX_SYMBOLS", NULL};
 
 #define PARAMS_SCHEMA                                                                                           \
@@ -211,7 +199,7 @@ static kd_err random_command(const void *state, int seat, int legal, uint64_t *r
         kd_ttt_cell cells[9];
         size_t n = seat >= 0 && seat == seat_to_move(s) ? kd_ttt_legal_moves(s, cells) : 0;
         if (!n)
-            return KD_ERR_GAME_OVER;
+            return KD_ERR_NO_MOVE;
         const kd_ttt_cell *c = &cells[kd_type_rng_below(rng, (uint32_t)n)];
         return kd_ttt_move_encode(c->row, c->col, (uint8_t)seat, out);
     }
@@ -247,7 +235,7 @@ const kd_episode_type kd_tictactoe_type = {
     .min_seats = 2,
     .max_seats = 2,
     .seat_names = seat_names,
-    .rule_codes = ttt_rule_codes,
+    .rule_codes = kd_ttt_rule_codes,
     .env_names = env_names,
     .config_from_env = config_from_env,
     .config_size = sizeof(kd_ttt_config),

@@ -8,7 +8,6 @@
  */
 #include "episodes/tictactoe.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +33,6 @@ static void track_free(void *data, void *ptr)
     free(ptr);
 }
 
-__attribute__((format(printf, 2, 3))) static void say(kd_reject *rej, const char *fmt, ...)
-{
-    if (!rej)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rej->detail, sizeof rej->detail, fmt, ap);
-    va_end(ap);
-}
-
 kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move, kd_reject *rej)
 {
     track_alloc track = {0};
@@ -53,29 +42,26 @@ kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move,
 
     memset(move, 0, sizeof *move);
     if (len == 0) {
-        say(rej, "the command is empty: expected a TttCommand with a move");
-        err = KD_ERR_BAD_COMMAND;
+        err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command is empty: expected a TttCommand with a move");
         goto done;
     }
     cmd = kdapp__ttt_command__unpack(&alloc, len, data);
     if (!cmd) {
         if (track.failed) {
-            say(rej, "out of memory while decoding the command");
-            err = KD_ERR_NOMEM;
+            err = kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command");
         } else {
-            say(rej, "the command (%zu bytes) is not a valid TttCommand message", len);
-            err = KD_ERR_BAD_COMMAND;
+            err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command (%zu bytes) is not a valid TttCommand message",
+                                len);
         }
         goto done;
     }
     if (cmd->cmd_case != KDAPP__TTT_COMMAND__CMD_MOVE || !cmd->move) {
-        say(rej, "the command carries no move: TttCommand.move is not set");
-        err = KD_ERR_BAD_COMMAND;
+        err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command carries no move: TttCommand.move is not set");
         goto done;
     }
     if (cmd->move->player > 1) {
-        say(rej, "player must be 0 (X) or 1 (O), got %u", (unsigned)cmd->move->player);
-        err = KD_ERR_BAD_COMMAND;
+        err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "player must be 0 (X) or 1 (O), got %u",
+                            (unsigned)cmd->move->player);
         goto done;
     }
     move->row = cmd->move->row;
@@ -99,11 +85,10 @@ kd_err kd_ttt_params_decode(const uint8_t *data, size_t len, uint32_t *cap, kd_r
     params = kdapp__ttt_params__unpack(&alloc, len, data);
     if (!params) {
         if (track.failed) {
-            say(rej, "out of memory while decoding the tic-tac-toe params");
-            err = KD_ERR_NOMEM;
+            err = kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the tic-tac-toe params");
         } else {
-            say(rej, "the params (%zu bytes) are not a valid TttParams message", len);
-            err = KD_ERR_BAD_PARAMS;
+            err =
+                kd_reject_say(rej, KD_ERR_BAD_PARAMS, "the params (%zu bytes) are not a valid TttParams message", len);
         }
         goto done;
     }

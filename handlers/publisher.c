@@ -134,7 +134,7 @@ static void publish_summary(kd_publisher *p, const kd_commit *c)
         txs[i].tx_id.len = KD_HASH_LEN;
         txs[i].episode_id = r->episode_id;
         txs[i].applied = r->applied;
-        txs[i].error_code = (char *)(r->applied ? "" : kd_err_code(r->err));
+        txs[i].error_code = (char *)(r->applied ? "" : r->code);
         txs[i].error = (char *)(r->applied ? "" : r->detail);
         ptrs[i] = &txs[i];
     }

@@ -154,12 +154,14 @@ test('unknown episode: an error result, not a protocol error', { timeout: 10000 
 test('arguments of the wrong type: an error result the model can act on (SEP-1303)', { timeout: 10000 }, async () => {
   // MCP 2025-11-25 (SEP-1303): a tool's input validation failures are tool
   // execution errors (isError with text naming the argument), not -32602.
+  // A command is checked against its episode's type, so it needs an episode.
+  const id = (await call(client, 'kdapp_start_episode', {})).structuredContent.episode_id;
   const bad = [
     ['kdapp_get_episode_state', { episode_id: 'seven' }, /episode_id/],
     ['kdapp_get_strategy_context', {}, /episode_id/],
     ['kdapp_legal_moves', { episode_id: -1 }, /episode_id/],
-    ['kdapp_execute_command', { episode_id: 1, command: { type: 'move', row: 'a', col: 0, player: 'X' } }, /row/],
-    ['kdapp_execute_command', { episode_id: 1, command: { type: 'move', row: 0, col: 0, player: 'Z' } }, /player/],
+    ['kdapp_execute_command', { episode_id: id, command: { type: 'move', row: 'a', col: 0, player: 'X' } }, /row/],
+    ['kdapp_execute_command', { episode_id: id, command: { type: 'move', row: 0, col: 0, player: 'Z' } }, /player/],
     ['kdapp_start_episode', { cap: 'six' }, /cap/],
     ['kdapp_simulate_reorg', { depth: 'one' }, /depth/],
     ['kdapp_list_episodes', { cursor: 5 }, /cursor/],

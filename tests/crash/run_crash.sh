@@ -22,7 +22,7 @@
 # overrides the case list ("before_commit:1 after_commit:3").
 set -euo pipefail
 # stdbuf works by LD_PRELOAD, which an AddressSanitizer build would refuse
-# to start under (the sanitizer pass of tools/check.sh runs this test).
+# to start under (the sanitizer pass of tools/scripts/check.sh runs this test).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
 : "${KDAPP:?KDAPP must name the kdapp binary}"

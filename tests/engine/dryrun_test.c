@@ -62,7 +62,8 @@ Test(dryrun, a_rejected_move_does_not_count)
     et_move_payload(&p, 7, 0, 0, 1, "bob", 0); /* O on X's turn */
     ET_ASSERT_OK(kd_dryrun_tx(run, &where, p.data, p.len, &r));
     cr_expect_eq(r.applied, 0);
-    ET_EXPECT_ERR(r.err, KD_ERR_WRONG_TURN);
+    ET_EXPECT_REJECTED(r, "wrong_turn");
+    ET_EXPECT_ERR(r.err, KD_ERR_RULE);
     expect_counter(run, 7, 1, 0);
     p.len = 0;
     et_move_payload(&p, 7, 0, 0, 0, "alice", 0); /* X, legal, counter 0 */
@@ -181,9 +182,12 @@ Test(dryrun, predicts_what_the_engine_does, .timeout = 100)
                          predicted[i].applied, predicted[i].detail, got->applied, got->detail);
             cr_expect_eq(predicted[i].err, got->err, "block %d tx %zu: predicted %s, engine %s", b, i,
                          kd_err_code(predicted[i].err), kd_err_code(got->err));
+            cr_expect_str_eq(predicted[i].code, got->code, "block %d tx %zu: predicted %s, engine %s", b, i,
+                             predicted[i].code, got->code);
             cr_expect_str_eq(predicted[i].detail, got->detail, "block %d tx %zu", b, i);
             cr_expect_eq(dry.txs[i].applied, got->applied, "block %d tx %zu (whole-block dry run)", b, i);
             cr_expect_eq(dry.txs[i].err, got->err, "block %d tx %zu (whole-block dry run)", b, i);
+            cr_expect_str_eq(dry.txs[i].code, got->code, "block %d tx %zu (whole-block dry run)", b, i);
             applied += (size_t)got->applied;
             rejected += (size_t)!got->applied;
             for (size_t j = 0; j < i && got->applied; j++) /* the case of the bug report */

@@ -191,6 +191,24 @@ Test(engine, redelivered_accept_is_duplicate_and_changes_nothing)
     cr_assert_eq(res.status, KD_MSG_APPLIED);
     cr_expect(res.txs[0].applied, "%s", res.txs[0].detail);
     kd_msg_result_fini(&res);
+
+    /* A duplicate repeats a rejection under the code it was stored with:
+     * the type's rule code, with the same sentence. */
+    et_txs_clear(&t);
+    et_add_move(&t, 1, 1, 1, 0, "alice", 2); /* X on O's cell */
+    et_accept(env.engine, "b4", &t, &res);
+    cr_assert_eq(res.status, KD_MSG_APPLIED);
+    ET_EXPECT_REJECTED(res.txs[0], "cell_occupied");
+    char first[KD_DETAIL_MAX];
+    snprintf(first, sizeof first, "%s", res.txs[0].detail);
+    kd_msg_result_fini(&res);
+    et_accept(env.engine, "b4", &t, &res);
+    cr_assert_eq(res.status, KD_MSG_DUPLICATE);
+    cr_assert_eq(res.tx_count, 1);
+    ET_EXPECT_REJECTED(res.txs[0], "cell_occupied");
+    ET_EXPECT_ERR(res.txs[0].err, KD_ERR_RULE);
+    cr_expect_str_eq(res.txs[0].detail, first);
+    kd_msg_result_fini(&res);
     et_txs_fini(&empty);
     et_txs_fini(&t);
 }
@@ -403,8 +421,10 @@ Test(engine, reverting_a_creation_deletes_the_episode_and_frees_its_id)
 
 /* ------------------------------------------------------------ rejections */
 
+/* The short code a tx's outcome must carry ("" when applied): an engine
+ * code's name, or a rule code of tic-tac-toe. */
 typedef struct {
-    kd_err want;
+    const char *want;
     uint32_t episode_id;
 } want_tx;
 
@@ -430,75 +450,75 @@ Test(engine, every_rejection_is_reported_and_logged_and_the_rest_applies)
     size_t n = 0;
 #define WANT(err, id) (want[n++] = (want_tx){(err), (id)})
     et_add_create(&t, 1, "alice", "bob", -1);
-    WANT(KD_OK, 1);
+    WANT("", 1);
     et_add_raw(&t, garbage, sizeof garbage);
-    WANT(KD_ERR_DECODE, 0);
+    WANT(kd_err_code(KD_ERR_DECODE), 0);
     et_add_create_any(&t, 2, "chess", &one, NULL, 0);
-    WANT(KD_ERR_UNKNOWN_TYPE, 2);
+    WANT(kd_err_code(KD_ERR_UNKNOWN_TYPE), 2);
     et_add_move(&t, 99, 0, 0, 0, "alice", 0);
-    WANT(KD_ERR_UNKNOWN_EPISODE, 99);
+    WANT(kd_err_code(KD_ERR_UNKNOWN_EPISODE), 99);
     et_add_create(&t, 0, "alice", "bob", -1);
-    WANT(KD_ERR_BAD_EPISODE_ID, 0);
+    WANT(kd_err_code(KD_ERR_BAD_EPISODE_ID), 0);
     et_add_create(&t, 1, "carol", "dave", -1);
-    WANT(KD_ERR_EPISODE_EXISTS, 1);
+    WANT(kd_err_code(KD_ERR_EPISODE_EXISTS), 1);
     et_add_create_any(&t, 3, KD_TTT_TYPE_NAME, &one, NULL, 0);
-    WANT(KD_ERR_BAD_PARTICIPANTS, 3);
+    WANT(kd_err_code(KD_ERR_BAD_PARTICIPANTS), 3);
     et_add_create_any(&t, 4, KD_TTT_TYPE_NAME, &bad_key, NULL, 0);
-    WANT(KD_ERR_BAD_PARTICIPANTS, 4);
+    WANT(kd_err_code(KD_ERR_BAD_PARTICIPANTS), 4);
     {
         kd_participants two = {.count = 2};
         two.keys[0] = et_key("alice").pub;
         two.keys[1] = bob.pub;
         et_add_create_any(&t, 5, KD_TTT_TYPE_NAME, &two, bad_params, sizeof bad_params);
-        WANT(KD_ERR_BAD_PARAMS, 5);
+        WANT(kd_err_code(KD_ERR_BAD_PARAMS), 5);
     }
     et_add_move(&t, 1, 0, 0, 0, "alice", 7); /* signed for the wrong counter */
-    WANT(KD_ERR_BAD_SIGNATURE, 1);
+    WANT(kd_err_code(KD_ERR_BAD_SIGNATURE), 1);
     {
         kd_key alice = et_key("alice");
         kd_buf p;
         kd_buf_init(&p);
         ET_ASSERT_OK(kd_wire_presigned_command(1, cmd.data, cmd.len, &alice.pub, zero_sig, sizeof zero_sig, &p));
         et_add_raw(&t, p.data, p.len);
-        WANT(KD_ERR_BAD_SIGNATURE, 1);
+        WANT(kd_err_code(KD_ERR_BAD_SIGNATURE), 1);
         p.len = 0;
         ET_ASSERT_OK(kd_wire_presigned_command(1, cmd.data, cmd.len, &not_a_key, zero_sig, sizeof zero_sig, &p));
         et_add_raw(&t, p.data, p.len);
-        WANT(KD_ERR_BAD_PUBKEY, 1);
+        WANT(kd_err_code(KD_ERR_BAD_PUBKEY), 1);
         kd_buf_fini(&p);
     }
     et_add_move(&t, 1, 0, 0, 0, "bob", 0); /* valid signature, wrong side */
-    WANT(KD_ERR_UNAUTHORISED, 1);
+    WANT("unauthorised", 1);
     et_add_move(&t, 1, 0, 0, 0, "mallory", 0); /* not a participant */
-    WANT(KD_ERR_UNAUTHORISED, 1);
+    WANT("unauthorised", 1);
     et_add_move(&t, 1, 0, 0, 0, NULL, 0); /* unsigned */
-    WANT(KD_ERR_UNAUTHORISED, 1);
+    WANT("unauthorised", 1);
     et_add_move(&t, 1, 0, 0, 1, "bob", 0); /* O before X */
-    WANT(KD_ERR_WRONG_TURN, 1);
+    WANT("wrong_turn", 1);
     et_add_move(&t, 1, 3, 0, 0, "alice", 0);
-    WANT(KD_ERR_OUT_OF_BOUNDS, 1);
+    WANT("out_of_bounds", 1);
     et_add_move(&t, 1, 0, 0, 0, "alice", 0);
-    WANT(KD_OK, 1);
+    WANT("", 1);
     et_add_move(&t, 1, 0, 0, 1, "bob", 1);
-    WANT(KD_ERR_CELL_OCCUPIED, 1);
+    WANT("cell_occupied", 1);
     et_add_move(&t, 1, 1, 0, 1, "bob", 1);
-    WANT(KD_OK, 1);
+    WANT("", 1);
     et_add_move(&t, 1, 0, 1, 0, "alice", 2);
-    WANT(KD_OK, 1);
+    WANT("", 1);
     et_add_move(&t, 1, 1, 1, 1, "bob", 3);
-    WANT(KD_OK, 1);
+    WANT("", 1);
     et_add_move(&t, 1, 0, 2, 0, "alice", 4); /* X wins on the top row */
-    WANT(KD_OK, 1);
+    WANT("", 1);
     et_add_move(&t, 1, 2, 2, 1, "bob", 5);
-    WANT(KD_ERR_GAME_OVER, 1);
+    WANT("game_over", 1);
     et_add_move(&t, 1, 2, 2, 2, "bob", 5); /* player 2 does not exist */
-    WANT(KD_ERR_BAD_COMMAND, 1);
+    WANT(kd_err_code(KD_ERR_BAD_COMMAND), 1);
     {
         kd_buf p;
         kd_buf_init(&p);
         ET_ASSERT_OK(kd_wire_unsigned_command(1, garbage, sizeof garbage, &p));
         et_add_raw(&t, p.data, p.len);
-        WANT(KD_ERR_BAD_COMMAND, 1);
+        WANT(kd_err_code(KD_ERR_BAD_COMMAND), 1);
         kd_buf_fini(&p);
     }
 #undef WANT
@@ -514,14 +534,17 @@ Test(engine, every_rejection_is_reported_and_logged_and_the_rest_applies)
     for (size_t i = 0; i < n; i++) {
         const kd_tx_result *r = &res.txs[i];
         const Kdapp__Store__TxOutcome *o = entry->txs[i];
-        int ok = want[i].want == KD_OK;
-        cr_expect_eq(r->applied, ok, "tx %zu: applied %d (%s: %s)", i, r->applied, kd_err_code(r->err), r->detail);
-        cr_expect_eq(r->err, want[i].want, "tx %zu: got %s, want %s (%s)", i, kd_err_code(r->err),
-                     kd_err_code(want[i].want), r->detail);
+        int ok = want[i].want[0] == '\0';
+        kd_err want_err = KD_OK;
+        if (!ok && kd_err_parse(want[i].want, &want_err) != KD_OK)
+            want_err = KD_ERR_RULE; /* a rule code of the type */
+        cr_expect_eq(r->applied, ok, "tx %zu: applied %d (%s: %s)", i, r->applied, r->code, r->detail);
+        cr_expect_str_eq(r->code, want[i].want, "tx %zu: got %s, want %s (%s)", i, r->code, want[i].want, r->detail);
+        ET_EXPECT_ERR(r->err, want_err);
         cr_expect_eq(r->episode_id, want[i].episode_id, "tx %zu: episode id", i);
         cr_expect_eq(r->detail[0] != '\0', !ok, "tx %zu: detail '%s'", i, r->detail);
         cr_expect_eq(o->applied, ok, "log tx %zu: applied", i);
-        cr_expect_str_eq(o->error_code, ok ? "" : kd_err_code(want[i].want), "log tx %zu: error_code", i);
+        cr_expect_str_eq(o->error_code, want[i].want, "log tx %zu: error_code", i);
         cr_expect_eq(o->error[0] != '\0', !ok, "log tx %zu: error '%s'", i, o->error);
         cr_expect_eq(o->episode_id, want[i].episode_id, "log tx %zu: episode id", i);
     }
@@ -724,7 +747,8 @@ Test(engine, find_tx_reads_an_outcome_back_from_the_log)
     et_expect_hash_eq(block, want_block, "the block that carried it");
     tx_id_of("found", 1, id);
     ET_ASSERT_OK(kd_engine_find_tx(env.engine, 0, id, &r, NULL, NULL));
-    cr_expect(!r.applied && r.err == KD_ERR_WRONG_TURN, "got %s", kd_err_code(r.err));
+    cr_expect(!r.applied && r.err == KD_ERR_RULE && strcmp(r.code, "wrong_turn") == 0, "got %s (%s)", r.code,
+              kd_err_code(r.err));
     ET_EXPECT_ERR(kd_engine_find_tx(env.engine, 1, id, &r, NULL, NULL), KD_ERR_NOT_FOUND); /* only after seq 1 */
     tx_id_of("elsewhere", 0, id);
     ET_EXPECT_ERR(kd_engine_find_tx(env.engine, 0, id, &r, NULL, NULL), KD_ERR_NOT_FOUND);

@@ -36,6 +36,11 @@
         cr_assert_eq(et_g_, et_w_, "%s: got %s, want %s", #got, kd_err_code(et_g_), kd_err_code(et_w_)); \
     } while (0)
 #define ET_ASSERT_OK(expr) ET_ASSERT_ERR((expr), KD_OK)
+/* Expects a kd_tx_result rejected under the short code `want` (an engine
+ * code's name or a type's rule code: "cell_occupied"). */
+#define ET_EXPECT_REJECTED(res, want)                                                                \
+    cr_expect(!(res).applied && strcmp((res).code, (want)) == 0, "%s: got %s%s (%s), want %s", #res, \
+              (res).applied ? "applied" : "", (res).code, (res).detail, (want))
 
 /* Expects two 32-byte hashes to be equal (or different), printing both. */
 void et_expect_hash_eq(const uint8_t *a, const uint8_t *b, const char *what);

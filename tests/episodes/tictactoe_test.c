@@ -91,7 +91,8 @@ Test(ttt_stress, occupancy_is_checked_before_eviction)
     ttt_encode(&s, &before);
 
     /* (0,0) holds the oldest mark, which this very move would evict. */
-    cr_expect_eq(ttt_move(&s, 0, 0, &undo, &rej), KD_ERR_CELL_OCCUPIED);
+    cr_expect_eq(ttt_move(&s, 0, 0, &undo, &rej), KD_ERR_RULE);
+    cr_expect_str_eq(rej.code, "cell_occupied");
     cr_expect(strstr(rej.detail, "cell (0,0) is occupied by X") != NULL, "%s", rej.detail);
     cr_expect(strstr(rej.detail, "oldest") != NULL, "%s", rej.detail);
     expect_encoding(&s, &before);
@@ -120,27 +121,28 @@ typedef struct {
     uint8_t row, col, player;
     int signer; /* 0 X's key, 1 O's key, -1 unsigned */
     kd_err expect;
+    char code[16];   /* the rule code with KD_ERR_RULE, else "" */
     char detail[48]; /* substring of the reject detail */
 } reject_case;
 
 ParameterizedTestParameters(ttt_reject, in_order)
 {
     static reject_case cases[] = {
-        {"player out of range", 0, "", 0, 0, 2, 0, KD_ERR_BAD_COMMAND, "player must be 0 (X) or 1 (O)"},
-        {"over and out of bounds", 0, "00 10 01 11 02", 3, 3, 1, -1, KD_ERR_GAME_OVER, "X won"},
-        {"over after O wins", 0, "00 10 01 11 22 12", 2, 1, 0, 0, KD_ERR_GAME_OVER, "O won"},
-        {"over after a draw", 0, "00 01 02 11 10 12 21 20 22", 0, 0, 1, 1, KD_ERR_GAME_OVER, "draw"},
-        {"over in stress mode", 6, "00 10 01 11 02", 1, 2, 1, 1, KD_ERR_GAME_OVER, "X won"},
-        {"row out of bounds and wrong turn", 0, "", 3, 0, 1, -1, KD_ERR_OUT_OF_BOUNDS, "cell (3,0) is outside"},
-        {"col out of bounds", 0, "11", 0, 3, 1, 1, KD_ERR_OUT_OF_BOUNDS, "rows and columns are 0..2"},
-        {"wrong turn and unsigned", 0, "", 0, 0, 1, -1, KD_ERR_WRONG_TURN, "it is X's turn, not O's"},
-        {"wrong turn, signed by the other", 0, "11", 0, 0, 0, 0, KD_ERR_WRONG_TURN, "it is O's turn, not X's"},
-        {"unsigned and occupied", 0, "11", 1, 1, 1, -1, KD_ERR_UNAUTHORISED, "unsigned"},
-        {"signed by X for O", 0, "11", 1, 1, 1, 0, KD_ERR_UNAUTHORISED, "not O's participant"},
-        {"signed by O for X", 0, "", 0, 0, 0, 1, KD_ERR_UNAUTHORISED, "not X's participant"},
-        {"occupied by X", 0, "11", 1, 1, 1, 1, KD_ERR_CELL_OCCUPIED, "cell (1,1) is occupied by X"},
-        {"occupied by O", 0, "00 12", 1, 2, 0, 0, KD_ERR_CELL_OCCUPIED, "cell (1,2) is occupied by O"},
-        {"occupied in stress mode", 3, "00 11 22 02", 1, 1, 0, 0, KD_ERR_CELL_OCCUPIED, "occupied by O"},
+        {"player out of range", 0, "", 0, 0, 2, 0, KD_ERR_BAD_COMMAND, "", "player must be 0 (X) or 1 (O)"},
+        {"over and out of bounds", 0, "00 10 01 11 02", 3, 3, 1, -1, KD_ERR_RULE, "game_over", "X won"},
+        {"over after O wins", 0, "00 10 01 11 22 12", 2, 1, 0, 0, KD_ERR_RULE, "game_over", "O won"},
+        {"over after a draw", 0, "00 01 02 11 10 12 21 20 22", 0, 0, 1, 1, KD_ERR_RULE, "game_over", "draw"},
+        {"over in stress mode", 6, "00 10 01 11 02", 1, 2, 1, 1, KD_ERR_RULE, "game_over", "X won"},
+        {"row out of bounds and wrong turn", 0, "", 3, 0, 1, -1, KD_ERR_RULE, "out_of_bounds", "cell (3,0) is outside"},
+        {"col out of bounds", 0, "11", 0, 3, 1, 1, KD_ERR_RULE, "out_of_bounds", "rows and columns are 0..2"},
+        {"wrong turn and unsigned", 0, "", 0, 0, 1, -1, KD_ERR_RULE, "wrong_turn", "it is X's turn, not O's"},
+        {"wrong turn, signed by the other", 0, "11", 0, 0, 0, 0, KD_ERR_RULE, "wrong_turn", "it is O's turn, not X's"},
+        {"unsigned and occupied", 0, "11", 1, 1, 1, -1, KD_ERR_RULE, "unauthorised", "unsigned"},
+        {"signed by X for O", 0, "11", 1, 1, 1, 0, KD_ERR_RULE, "unauthorised", "not O's participant"},
+        {"signed by O for X", 0, "", 0, 0, 0, 1, KD_ERR_RULE, "unauthorised", "not X's participant"},
+        {"occupied by X", 0, "11", 1, 1, 1, 1, KD_ERR_RULE, "cell_occupied", "cell (1,1) is occupied by X"},
+        {"occupied by O", 0, "00 12", 1, 2, 0, 0, KD_ERR_RULE, "cell_occupied", "cell (1,2) is occupied by O"},
+        {"occupied in stress mode", 3, "00 11 22 02", 1, 1, 0, 0, KD_ERR_RULE, "cell_occupied", "occupied by O"},
     };
     return cr_make_param_array(reject_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -163,6 +165,8 @@ ParameterizedTest(reject_case *c, ttt_reject, in_order)
     kd_err err = ttt_exec(&s, c->row, c->col, c->player, signer, &undo, &rej);
     cr_expect_eq(err, c->expect, "%s: got %s, want %s (%s)", c->name, kd_err_code(err), kd_err_code(c->expect),
                  rej.detail);
+    cr_expect_str_eq(rej.code, c->code, "%s: code %s, want %s", c->name, rej.code, c->code);
+    cr_expect_str_eq(kd_reject_code(err, &rej), c->code[0] ? c->code : kd_err_code(err), "%s: stored under", c->name);
     cr_expect(strstr(rej.detail, c->detail) != NULL, "%s: detail \"%s\" lacks \"%s\"", c->name, rej.detail, c->detail);
     cr_expect_eq(memcmp(&s, &copy, sizeof s), 0, "%s: state changed", c->name);
     cr_expect_eq(memcmp(&undo, &undo_copy, sizeof undo), 0, "%s: undo written", c->name);
@@ -203,7 +207,27 @@ Test(ttt_reject, a_reject_without_detail_buffer_is_fine)
     kd_ttt_state s;
     kd_ttt_undo undo;
     ttt_new(&s, 0);
-    cr_expect_eq(ttt_exec(&s, 5, 5, 0, &s.players[0], &undo, NULL), KD_ERR_OUT_OF_BOUNDS);
+    cr_expect_eq(ttt_exec(&s, 5, 5, 0, &s.players[0], &undo, NULL), KD_ERR_RULE);
+}
+
+/* The rule codes are the names the engine's error table carried for
+ * them, byte for byte: everything stored, sent and shown under them keeps
+ * its meaning. None is an engine code's name. */
+Test(ttt_reject, the_rule_codes_are_the_names_of_before)
+{
+    static const char *const want[] = {"game_over", "out_of_bounds", "wrong_turn", "unauthorised", "cell_occupied"};
+    size_t n = 0;
+    for (; kd_ttt_rule_codes[n].code; n++) {
+        cr_assert_lt(n, sizeof want / sizeof want[0]);
+        cr_expect_str_eq(kd_ttt_rule_codes[n].code, want[n]);
+        cr_expect(kd_ttt_rule_codes[n].meaning && kd_ttt_rule_codes[n].meaning[0], "%s has a meaning", want[n]);
+        cr_expect_lt(strlen(kd_ttt_rule_codes[n].code), KD_RULE_CODE_MAX);
+        kd_err e;
+        cr_expect_neq(kd_err_parse(kd_ttt_rule_codes[n].code, &e), KD_OK, "%s is no engine code",
+                      kd_ttt_rule_codes[n].code);
+    }
+    cr_expect_eq(n, sizeof want / sizeof want[0]);
+    cr_expect_null(kd_ttt_rule_codes[n].meaning, "the table ends with {NULL, NULL}");
 }
 
 /* --------------------------------------------------------- wins and draws */
@@ -291,7 +315,8 @@ Test(ttt_init, participants_must_be_two_valid_keys)
     cr_expect_eq(kd_tictactoe_ops.init(&s, &p, params.data, params.len, NULL, &rej), KD_OK);
     kd_ttt_undo undo;
     cr_expect_eq(ttt_exec(&s, 0, 0, 0, &keys.x.pub, &undo, &rej), KD_OK);
-    cr_expect_eq(ttt_exec(&s, 1, 1, 0, &keys.x.pub, &undo, &rej), KD_ERR_WRONG_TURN);
+    cr_expect_eq(ttt_exec(&s, 1, 1, 0, &keys.x.pub, &undo, &rej), KD_ERR_RULE);
+    cr_expect_str_eq(rej.code, "wrong_turn");
     cr_expect_eq(ttt_exec(&s, 1, 1, 1, &keys.x.pub, &undo, &rej), KD_OK);
     kd_buf_fini(&params);
 }

@@ -334,7 +334,7 @@ Test(ttt_type, every_legal_move_executes)
         if (st.phase != KD_PHASE_IN_PROGRESS) {
             kd_buf cmd;
             kd_buf_init(&cmd);
-            cr_expect_eq(T->random_command(&s, 0, 1, &rng, &cmd), KD_ERR_GAME_OVER);
+            cr_expect_eq(T->random_command(&s, 0, 1, &rng, &cmd), KD_ERR_NO_MOVE);
             kd_buf_fini(&cmd);
         }
     }
@@ -407,7 +407,7 @@ Test(ttt_type, bot_plays_the_search_move)
     }
     ttt_play(&s, "02");
     cmd.len = 0;
-    cr_expect_eq(T->bot_command(&s, 4, 0, &cmd), KD_ERR_GAME_OVER);
+    cr_expect_eq(T->bot_command(&s, 4, 0, &cmd), KD_ERR_NO_MOVE);
     kd_buf_fini(&cmd);
     kd_buf_fini(&want);
 }

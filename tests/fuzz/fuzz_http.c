@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "fuzz/fuzz_support.h"
-#include "mcp/http.h"
+#include "mcp/server/http.h"
 
 #define READ_MS 200
 

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("the engine gave no verdict: %s (%s)", kd_err_code(err), res.detail);
     if (res.status != KD_MSG_APPLIED || res.tx_count != 1)
         fz_fail("a fresh block was answered %d with %zu tx results: %s", (int)res.status, res.tx_count, res.detail);
-    if (!res.txs[0].applied && (res.txs[0].err == KD_OK || !res.txs[0].detail[0]))
+    if (!res.txs[0].applied && (res.txs[0].err == KD_OK || !res.txs[0].code[0] || !res.txs[0].detail[0]))
         fz_fail("a rejected payload carries no reason");
     kd_msg_result_fini(&res);
     kd_buf_fini(&msg);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz_support.h"
-#include "tools/blockscript.h"
+#include "tools/script/blockscript.h"
 
 static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 

@@ -21,8 +21,8 @@
 #include "engine/logger.h"
 #include "engine/wire.h"
 #include "episodes/tictactoe.h"
-#include "mcp/gateway.h"
-#include "tools/replay.h"
+#include "mcp/gateway/gateway.h"
+#include "tools/sim/replay.h"
 
 typedef struct {
     kd_ttt_config cfg;

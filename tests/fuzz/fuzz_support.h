@@ -13,7 +13,7 @@
  * fuzzing entry point offers no handle to keep it in. Single-threaded use
  * only (libFuzzer calls the target from one thread).
  *
- * Temporary directories go under $KD_TEST_TMP (else /tmp); tools/fuzz.sh
+ * Temporary directories go under $KD_TEST_TMP (else /tmp); tools/scripts/fuzz.sh
  * points it at /dev/shm so that synced commits cost nothing.
  */
 #ifndef KD_TESTS_FUZZ_SUPPORT_H
@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 /* Inputs between two engine resets (each reset verifies a full replay). */
 #define FZ_RESET_EVERY 2000u

@@ -18,8 +18,8 @@
 #include "engine/netutil.h"
 #include "engine/ingest_server.h"
 #include "engine/support.h"
-#include "tools/devnet.h"
-#include "tools/devnet_client.h"
+#include "tools/chain/devnet.h"
+#include "tools/chain/devnet_client.h"
 
 #define FINALITY 4
 

@@ -10,7 +10,7 @@
 # nng_send for ever beside the live engine started next (the stall the kill
 # harness hit under the sanitizer build). Now it must finish.
 #
-# Needs strace (tools/setup.sh installs it) and ptrace of a child; skipped
+# Needs strace (tools/scripts/setup.sh installs it) and ptrace of a child; skipped
 # (exit 77) where either is missing. Argument: the backlog_listener binary.
 source "$(dirname "$0")/lib.sh"
 listener=${1:?usage: dialer_epipe.sh BACKLOG_LISTENER}

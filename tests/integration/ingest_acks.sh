@@ -3,7 +3,7 @@
 # (`kdapp feed --connect`) with its verdict, and ends in exactly the state of
 # a local `kdapp feed` of the same script: same digest, same log.
 source "$(dirname "$0")/lib.sh"
-demo="$KD_SOURCE_DIR/tools/demo"
+demo="$KD_SOURCE_DIR/tools/script/demo"
 cat "$demo/stress_game.jsonl" "$demo/revert.jsonl" "$demo/branch.jsonl" >"$T/game.jsonl"
 ops=$(grep -c '^{' "$T/game.jsonl")
 

@@ -216,7 +216,8 @@ Test(ingest_server, dry_run_predicts_and_applies_nothing)
     cr_expect_eq(r.count, 0);
     cr_assert_eq(r.dry_run.tx_count, 3);
     cr_expect_eq(r.dry_run.txs[0].applied, 1);
-    ET_EXPECT_ERR(r.dry_run.txs[1].err, KD_ERR_WRONG_TURN);
+    ET_EXPECT_REJECTED(r.dry_run.txs[1], "wrong_turn");
+    ET_EXPECT_ERR(r.dry_run.txs[1].err, KD_ERR_RULE);
     cr_expect_eq(r.dry_run.txs[2].applied, 1, "%s", r.dry_run.txs[2].detail);
     cr_assert_eq(r.counter_count, 2);
     cr_expect_eq(r.counters[0].episode_id, 7);

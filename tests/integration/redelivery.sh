@@ -3,7 +3,7 @@
 # applied once: feeding the same blocks twice over the socket leaves the
 # digest and the log unchanged, and so does re-sending a revert.
 source "$(dirname "$0")/lib.sh"
-demo="$KD_SOURCE_DIR/tools/demo"
+demo="$KD_SOURCE_DIR/tools/script/demo"
 ingest="ipc://$T/ingest.ipc"
 start_engine engine "$T/data" "$ingest" "ipc://$T/views.ipc"
 ops=$(grep -c '^{' "$demo/stress_game.jsonl")

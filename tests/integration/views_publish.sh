@@ -3,7 +3,7 @@
 # that touches an episode and a BlockSummary for every commit, on accept and
 # on revert; `kdapp watch` draws them, naming rollbacks.
 source "$(dirname "$0")/lib.sh"
-demo="$KD_SOURCE_DIR/tools/demo"
+demo="$KD_SOURCE_DIR/tools/script/demo"
 cat "$demo/stress_game.jsonl" "$demo/revert.jsonl" "$demo/branch.jsonl" >"$T/game.jsonl"
 views="ipc://$T/views.ipc"
 

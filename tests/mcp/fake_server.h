@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 /* Builds the fake server with `opts` overrides (NULL for defaults; name and
  * version are filled in when missing). Aborts the test on failure. */

@@ -14,8 +14,8 @@
 
 #include <curl/curl.h>
 
-#include "mcp/http.h"
-#include "mcp/server.h"
+#include "mcp/server/http.h"
+#include "mcp/server/server.h"
 
 /* The fixture: the fake server, the transport, its URL and host:port. */
 extern kd_mcp_server *srv;

@@ -7,8 +7,8 @@
 
 #include <criterion/criterion.h>
 
-#include "mcp/jsonrpc.h"
-#include "mcp/schema.h"
+#include "mcp/server/jsonrpc.h"
+#include "mcp/server/schema.h"
 
 static kd_err parse(const char *text, kd_jsonrpc_msg *m) { return kd_jsonrpc_parse(text, strlen(text), m); }
 

@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "mcp/fake_server.h"
-#include "mcp/server.h"
+#include "mcp/server/server.h"
 
 /* Captures server-initiated messages of a session. */
 typedef struct {

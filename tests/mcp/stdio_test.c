@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "mcp/fake_server.h"
-#include "mcp/stdio.h"
+#include "mcp/server/stdio.h"
 
 typedef struct {
     kd_mcp_server *srv;

@@ -22,8 +22,8 @@
 #include "episodes/episode_type.h"
 #include "episodes/tictactoe.h"
 #include "play/mock_llm.h"
-#include "tools/play.h"
-#include "tools/players.h"
+#include "tools/play/play.h"
+#include "tools/play/players.h"
 
 /* ------------------------------------------------------------- helpers */
 

@@ -71,11 +71,14 @@ grep -q 'won after\|draw after' "$work/four.out" || fail "four: the classic game
 "$KDAPP" verify --data "$work/four.data" >"$work/four.verify.out" 2>&1 || fail "four: kdapp verify failed"
 
 # 5. through Streamable HTTP (--mcp-url) against `kdapp mcp --http` on a free port.
+# The log exists before the server starts: the background job's redirection
+# happens in the child, and sed must not race it (set -e).
+: >"$work/five.server.err"
 "$KDAPP" mcp --http 127.0.0.1:0 --data "$work/five.data" --keys "$work/keys" 2>"$work/five.server.err" &
 server=$!
 url=""
 tries=0
-while [ -z "$url" ] && [ $tries -lt 100 ] && kill -0 "$server" 2>/dev/null; do # bounded: 10 s
+while [ -z "$url" ] && [ $tries -lt 300 ] && kill -0 "$server" 2>/dev/null; do # bounded: 30 s
     url=$(sed -n 's/.*serving MCP on \(http:[^ ]*\).*/\1/p' "$work/five.server.err")
     [ -n "$url" ] || { sleep 0.1; tries=$((tries + 1)); }
 done

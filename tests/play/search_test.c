@@ -21,7 +21,7 @@
 
 #include "engine/crypto.h"
 #include "episodes/tictactoe.h"
-#include "tools/players.h"
+#include "tools/play/players.h"
 
 static uint64_t test_seed(uint64_t fallback)
 {
@@ -49,7 +49,7 @@ static kd_err random_cell(const kd_ttt_state *s, kd_play_rng *rng, kd_ttt_cell *
     kd_ttt_cell moves[9];
     size_t n = kd_ttt_legal_moves(s, moves);
     if (!n)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NO_MOVE;
     *out = moves[kd_play_rng_below(rng, (uint32_t)n)];
     return KD_OK;
 }

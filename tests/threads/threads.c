@@ -28,8 +28,8 @@
 #include "engine/sigcheck.h"
 #include "engine/wire.h"
 #include "episodes/tictactoe.h"
-#include "mcp/gateway.h"
-#include "mcp/server.h"
+#include "mcp/gateway/gateway.h"
+#include "mcp/server/server.h"
 #include "store.pb-c.h"
 
 #define SMALL_MAP ((size_t)64 << 10)

@@ -16,7 +16,7 @@
 #include "engine/bytes.h"
 #include "engine/crypto.h"
 #include "episodes/episode_type.h"
-#include "tools/blockscript.h"
+#include "tools/script/blockscript.h"
 
 #define H64 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 #define PK66 "02" H64

@@ -12,10 +12,10 @@
 
 #include "engine/engine.h"
 #include "nim_type.h"
-#include "tools/blockscript.h"
-#include "tools/feeder.h"
-#include "tools/perft.h"
-#include "tools/sim.h"
+#include "tools/script/blockscript.h"
+#include "tools/script/feeder.h"
+#include "tools/sim/perft.h"
+#include "tools/sim/sim.h"
 
 /* Sequences of `depth` takes of 1..max_take from `heap`; the game ends
  * when the heap is empty. */

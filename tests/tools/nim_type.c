@@ -14,6 +14,7 @@ typedef struct {
 
 static const char *const seat_names[] = {"first", "second"};
 static const kd_rule_code rule_codes[] = {
+    {"game_over", "the heap is empty"},
     {"illegal_move", "the take is outside 1..max_take or more than the heap holds"},
     {"not_your_turn", "the signer is not the participant of the seat to move"},
     {NULL, NULL},
@@ -62,7 +63,7 @@ static kd_err execute(void *state, const uint8_t *command, size_t len, const kd_
     if (len != 1)
         return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "a nim command is one byte");
     if (s->phase != KD_PHASE_IN_PROGRESS)
-        return kd_reject_say(rej, KD_ERR_GAME_OVER, "the heap is empty");
+        return kd_reject_rule(rej, "game_over", "the heap is empty: the game is over");
     if (!signer || memcmp(signer->bytes, s->players[s->turn].bytes, KD_PUBKEY_LEN) != 0)
         return kd_reject_rule(rej, "not_your_turn", "it is the %s player's turn", seat_names[s->turn]);
     if (command[0] < 1 || command[0] > s->max_take || command[0] > s->heap)
@@ -261,10 +262,10 @@ static kd_err random_command(const void *state, int seat, int legal, uint64_t *r
 {
     const nim_state *s = state;
     if (s->phase != KD_PHASE_IN_PROGRESS && legal)
-        return KD_ERR_GAME_OVER;
+        return KD_ERR_NO_MOVE;
     if (legal) {
         if (seat != s->turn)
-            return KD_ERR_GAME_OVER;
+            return KD_ERR_NO_MOVE;
         uint32_t most = s->max_take < s->heap ? s->max_take : s->heap;
         uint8_t t = (uint8_t)(1 + kd_type_rng_below(rng, most));
         return kd_buf_append(out, &t, 1);

@@ -10,7 +10,7 @@
 
 #include "episodes/episode_type.h"
 #include "episodes/tictactoe.h"
-#include "tools/perft.h"
+#include "tools/sim/perft.h"
 
 /* ------------------------------------------- the independent brute force */
 

@@ -260,6 +260,7 @@ export async function checkDiscovery(client) {
 
   const { resources } = await client.listResources();
   assert.ok(resources.some((r) => r.uri === 'kdapp://episodes'), 'kdapp://episodes is listed');
+  assert.ok(resources.some((r) => r.uri === 'kdapp://types'), 'kdapp://types is listed');
   const { resourceTemplates } = await client.listResourceTemplates();
   assert.ok(resourceTemplates.some((t) => t.uriTemplate === 'kdapp://episodes/{episode_id}'), 'the episode template');
   const { prompts } = await client.listPrompts();
@@ -288,12 +289,16 @@ export const stateOf = (v) => ({
   recent_moves: v.recent_moves, next_to_remove: v.next_to_remove, log_seq: v.log_seq, block_hash: v.block_hash,
 });
 
-/** Plays one legal move, checking it is among kdapp_legal_moves first. */
+/** Plays one legal move, checking it is among kdapp_legal_moves first (by today's row/col members,
+ *  and by the generic command JSON and seat to move). */
 export async function play(client, id, m) {
   const legal = await call(client, 'kdapp_legal_moves', { episode_id: id });
   assert.ok(legal.structuredContent.moves.some((c) => c.row === m.row && c.col === m.col),
     `(${m.row},${m.col}) is among the legal moves: ${legal.content[0].text}`);
+  assert.ok(legal.structuredContent.moves.some((c) => c.command.row === m.row && c.command.col === m.col
+    && c.command.player === m.player), `(${m.row},${m.col}) is among the legal commands: ${legal.content[0].text}`);
   assert.equal(legal.structuredContent.current, m.player);
+  assert.equal(legal.structuredContent.to_move?.name, m.player);
   const r = await call(client, 'kdapp_execute_command', move(id, m));
   assert.ok(!r.isError, `move ${JSON.stringify(m)} is accepted: ${r.content[0].text}`);
   assert.equal(r.structuredContent.legal, true);

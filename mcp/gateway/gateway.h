@@ -1,0 +1,79 @@
+/*
+ * gateway.h — the kdapp MCP gateway: binds the engine's read API, the
+ * engine's published views and a chain to submit to into an MCP server's
+ * tools, resources and prompts.
+ *
+ *   agent --tools/call--> gateway --submit payload--> chain (devnet)
+ *                            ^                          |
+ *                            |   "blk" summary (NNG)    v
+ *                            +------------------- engine applies block
+ *                            |   "ep/<id>" views  -> notifications/resources/updated
+ *                            +-- LMDB read-only   -> views, strategy context
+ *
+ * kdapp_execute_command answers only after the block carrying the move was
+ * applied: it waits for the engine's block summary that names the
+ * transaction (a short cache of recent outcomes closes the race between
+ * submitting and waiting). PUB drops summaries for a slow subscriber, so
+ * the answer never depends on one: whenever the engine's log has entries
+ * that no received summary covered, the waiting write looks its
+ * transaction up in the log itself (kd_engine_find_tx), from the log
+ * position it noted before submitting.
+ *
+ * The gateway knows no game: every type-specific answer (the type argument's
+ * names, params and command JSON and their schemas, seats, the seat to move,
+ * legal moves, views, strategy context, prompts, kdapp://types) comes from
+ * the kd_type_table in its options (episodes/episode_type.h).
+ */
+#ifndef KD_MCP_GATEWAY_H
+#define KD_MCP_GATEWAY_H
+
+#include "engine/crypto.h"
+#include "engine/engine.h"
+#include "episodes/episode_type.h"
+#include "mcp/server/server.h"
+
+/* How the gateway reaches the chain (filled by the program: an in-process
+ * devnet, or a client of a devnet daemon). Its functions are called from
+ * the transports' threads, any number at once. */
+typedef struct {
+    /* Queues one payload; writes its tx id. Errors name themselves in why.
+     * KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it unknown whether
+     * the chain queued the payload; any other error means it did not. */
+    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                     size_t why_len);
+    /* Reverts the last `depth` blocks and re-includes their txs; NULL when
+     * the chain cannot (then kdapp_simulate_reorg is not offered). Errors
+     * as submit: KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it
+     * unknown whether the reorg happened. */
+    kd_err (*reorg)(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len);
+    void *ctx;
+} kd_gateway_chain;
+
+typedef struct {
+    kd_engine *engine;     /* read API; must outlive the gateway */
+    /* The episode types it serves: the type argument's names, kdapp://types,
+     * every schema, command and rendering. The first is the default type.
+     * Must outlive the gateway; NULL: the built-in types (kd_type_table_init). */
+    const kd_type_table *types;
+    const char *views_url; /* the engine's publish URL */
+    const char *keys_dir;  /* server-side signing keys */
+    kd_gateway_chain chain;
+    uint32_t wait_ms; /* how long a write waits for its block [30000] */
+    /* Test seam (KDAPP_TEST_DROP_SUMMARIES): drop every Nth block summary
+     * received, as a slow subscriber loses them (1: all of them); 0: off. */
+    uint32_t drop_summaries;
+} kd_gateway_options;
+
+typedef struct kd_gateway kd_gateway;
+
+/* Registers every kdapp tool, resource and prompt on `srv` and starts
+ * following the views. Creates the agent keys agent1, agent2, ... (two, or
+ * the largest min_seats of the types) when the key directory has no keys.
+ * Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys), KD_ERR_INVALID_ARG (no
+ * type), KD_ERR_PARSE (a type's schema is not JSON), with `why`. */
+kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
+                       size_t why_len) KD_WARN_UNUSED;
+/* Stops following the views and frees. Call after the transports stopped. */
+void kd_gateway_close(kd_gateway *gw);
+
+#endif

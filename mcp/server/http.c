@@ -1,0 +1,664 @@
+/*
+ * http.c — the Streamable HTTP transport: the libmicrohttpd daemon, the
+ * checks every request passes, and the POST, GET and DELETE handlers.
+ *
+ * libmicrohttpd calls on_request several times per request: once when the
+ * headers are in (all header checks run then, and a refusal is queued at
+ * once so that an oversized or forbidden body is never read), then once per
+ * chunk of body, then once more with no data, when the POST is handled:
+ * at once when the server calls it quick (kd_mcp_server_is_quick: all but
+ * tool calls that may wait, such as a move waiting for its block), else on
+ * a worker with the connection suspended; the worker resumes it with the
+ * answer ready, and one more call queues it. Every call runs on one of
+ * libmicrohttpd's few polling threads, so none may block (http_int.h shows
+ * the threads). Connections that send nothing for connection_timeout_s
+ * are closed by libmicrohttpd: a half-sent request, or an idle keep-alive
+ * connection; a suspended one (a POST being handled, a quiet event stream)
+ * is not idle.
+ *
+ * Order of checks, first failure wins:
+ *
+ *   path /mcp? ─no─▶ 404     Host loopback? ─no─▶ 403   Origin ok? ─no─▶ 403
+ *   bearer ok? ─no─▶ 401     GET|POST|DELETE? ─no─▶ 405
+ *   MCP-Protocol-Version supported (when present)? ─no─▶ 400
+ *   POST: Content-Type json? ─no─▶ 415   Accept json? ─no─▶ 406
+ *         Content-Length ≤ limit? ─no─▶ 413
+ *   GET:  Accept event-stream? ─no─▶ 406
+ *   then the session: id missing ─▶ 400, unknown or ended ─▶ 404
+ *
+ * Every refusal carries a JSON-RPC error body (id null unless known) whose
+ * message says what was wrong.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "engine/logger.h"
+#include "mcp/server/http_int.h"
+#include "mcp/server/jsonrpc.h"
+
+#define ENDPOINT "/mcp"
+#define METRICS_PATH "/metrics"
+#define H_SESSION "Mcp-Session-Id"
+#define H_VERSION "MCP-Protocol-Version"
+#define SESSION_NOT_FOUND (-32001) /* as the reference SDKs answer */
+#define SESSION_NOT_FOUND_MSG "Session not found: it ended or never existed; send initialize for a new one"
+
+/* An answer built off the polling thread, queued on it. */
+typedef struct {
+    unsigned status;
+    char *body;        /* malloc'd, or NULL for none */
+    const char *ctype; /* static strings, or NULL */
+    const char *xname, *xvalue;
+    char sid[KD_HTTP_SESSION_ID_HEX + 1]; /* Mcp-Session-Id to send, or "" */
+} answer;
+
+/* Where a request is (on_request is called again at each step). */
+typedef enum {
+    REQ_BODY,    /* reading a POST body */
+    REQ_RUNNING, /* a worker handles it; the connection is suspended */
+    REQ_READY,   /* the worker's answer waits to be queued */
+    REQ_SENT,    /* a response is queued; any remaining body is dropped */
+} req_stage;
+
+typedef struct {
+    kd_http_job job; /* the pool's link (http_pool.c) */
+    kd_mcp_http *h;
+    struct MHD_Connection *conn;
+    req_stage stage;
+    int too_large;
+    char *sid; /* the request's Mcp-Session-Id, or NULL */
+    char *body;
+    size_t len, cap;
+    kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
+    answer out;
+} req;
+
+/* ---- responses --------------------------------------------------------- */
+
+/* Fills `a`; `body` (malloc'd or NULL) is taken, `sid` copied. */
+static void answer_set(answer *a, unsigned status, char *body, const char *ctype, const char *sid, const char *xname,
+                       const char *xvalue)
+{
+    free(a->body);
+    a->status = status;
+    a->body = body;
+    a->ctype = ctype;
+    a->xname = xname;
+    a->xvalue = xvalue;
+    snprintf(a->sid, sizeof a->sid, "%s", sid != NULL ? sid : "");
+}
+
+/* Queues `a`; its body goes to libmicrohttpd. */
+static enum MHD_Result answer_send(const kd_mcp_http *h, struct MHD_Connection *c, answer *a)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+    char *body = a->body;
+
+    a->body = NULL;
+    if (body != NULL)
+        r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    else
+        r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (r == NULL) {
+        free(body);
+        return MHD_NO;
+    }
+    if (a->ctype != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, a->ctype);
+    if (a->sid[0] != '\0')
+        MHD_add_response_header(r, H_SESSION, a->sid);
+    if (a->xname != NULL)
+        MHD_add_response_header(r, a->xname, a->xvalue);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* Tells clients that pool connections (undici, behind the TypeScript
+     * SDK) when an idle one will be closed, so they stop reusing it first
+     * instead of sending a request into a closing socket. */
+    MHD_add_response_header(r, "Keep-Alive", h->keep_alive);
+    ret = MHD_queue_response(c, a->status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result queue(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, char *body,
+                             const char *ctype, const char *sid, const char *xname, const char *xvalue)
+{
+    answer a = {0};
+
+    answer_set(&a, status, body, ctype, sid, xname, xvalue);
+    return answer_send(h, c, &a);
+}
+
+static void vfail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
+
+/* Fills `a` with `status` and a JSON-RPC error body (id null unless
+ * known) whose message says what was wrong. */
+static void vfail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                       const char *fmt, va_list ap)
+{
+    char msg[400];
+    json_t *e;
+
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    KD_LOG_D("mcp", "http: %u: %s", status, msg);
+    e = kd_jsonrpc_error(id, code, msg, NULL);
+    answer_set(a, status, kd_jsonrpc_dumps(e), "application/json", NULL, xname, xvalue);
+    json_decref(e);
+}
+
+static void fail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void fail_with(answer *a, unsigned status, json_t *id, int code, const char *xname, const char *xvalue,
+                      const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_with(a, status, id, code, xname, xvalue, fmt, ap);
+    va_end(ap);
+}
+
+static enum MHD_Result refuse(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                              const char *xname, const char *xvalue, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* Queues `status` with a JSON-RPC error body, on the polling thread. */
+static enum MHD_Result refuse(const kd_mcp_http *h, struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                              const char *xname, const char *xvalue, const char *fmt, ...)
+{
+    answer a = {0};
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_with(&a, status, id, code, xname, xvalue, fmt, ap);
+    va_end(ap);
+    return answer_send(h, c, &a);
+}
+
+/* ---- header checks ----------------------------------------------------- */
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* Splits "host[:port]" / "[v6][:port]"; the host part's length, or 0 when
+ * malformed. */
+static size_t host_part(const char *v)
+{
+    size_t n;
+    const char *rest;
+
+    if (v[0] == '[') {
+        const char *end = strchr(v, ']');
+
+        if (end == NULL)
+            return 0;
+        n = (size_t)(end - v) + 1;
+    } else {
+        n = strcspn(v, ":");
+    }
+    rest = v + n;
+    if (n == 0)
+        return 0;
+    if (*rest == '\0')
+        return n;
+    if (*rest != ':' || rest[1] == '\0' || strlen(rest + 1) > 5 || strspn(rest + 1, "0123456789") != strlen(rest + 1))
+        return 0;
+    return n;
+}
+
+static int loopback_name(const char *v, size_t n)
+{
+    static const char *const NAMES[] = {"localhost", "127.0.0.1", "[::1]"};
+    size_t i;
+
+    for (i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (strlen(NAMES[i]) == n && strncasecmp(v, NAMES[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+static int listed(char *const *list, size_t n, const char *v, size_t vlen)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (strlen(list[i]) == vlen && strncasecmp(list[i], v, vlen) == 0)
+            return 1;
+    return 0;
+}
+
+/* DNS-rebinding protection: on loopback, Host must name a loopback host. */
+static int host_ok(const kd_mcp_http *h, const char *host)
+{
+    size_t n;
+
+    if (host == NULL) /* HTTP/1.0 without Host: no name to rebind */
+        return 1;
+    if (h->n_hosts > 0 && (listed(h->hosts, h->n_hosts, host, strlen(host)) ||
+                           ((n = host_part(host)) > 0 && listed(h->hosts, h->n_hosts, host, n))))
+        return 1;
+    if (!h->loopback)
+        return h->n_hosts == 0;
+    n = host_part(host);
+    return n > 0 && loopback_name(host, n);
+}
+
+static int origin_ok(const kd_mcp_http *h, const char *origin)
+{
+    const char *rest;
+    size_t n;
+
+    if (origin == NULL)
+        return 1; /* not a browser */
+    if (listed(h->origins, h->n_origins, origin, strlen(origin)))
+        return 1;
+    if (strncasecmp(origin, "http://", 7) == 0)
+        rest = origin + 7;
+    else if (strncasecmp(origin, "https://", 8) == 0)
+        rest = origin + 8;
+    else
+        return 0;
+    n = host_part(rest);
+    return n > 0 && loopback_name(rest, n);
+}
+
+static int bearer_ok(const kd_mcp_http *h, const char *auth)
+{
+    size_t n;
+
+    if (h->token == NULL)
+        return 1;
+    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+        return 0;
+    auth += 7;
+    while (*auth == ' ')
+        auth++;
+    n = strlen(h->token);
+    return strlen(auth) == n && CRYPTO_memcmp(auth, h->token, n) == 0;
+}
+
+/* 1 when the media-type list `v` admits `type` ("text/event-stream"). */
+static int accepts(const char *v, const char *type)
+{
+    const char *slash = strchr(type, '/');
+    size_t major = (size_t)(slash - type);
+    char item[128];
+    size_t n, a, b;
+
+    if (v == NULL)
+        return 0;
+    while (*v != '\0') {
+        n = strcspn(v, ",");
+        a = 0;
+        while (a < n && (v[a] == ' ' || v[a] == '\t'))
+            a++;
+        b = a + strcspn(v + a, ";,");
+        while (b > a && (v[b - 1] == ' ' || v[b - 1] == '\t'))
+            b--;
+        if (b - a < sizeof item) {
+            memcpy(item, v + a, b - a);
+            item[b - a] = '\0';
+            if (strcasecmp(item, type) == 0 || strcmp(item, "*/*") == 0 ||
+                (b - a == major + 2 && strncasecmp(item, type, major + 1) == 0 && item[major + 1] == '*'))
+                return 1;
+        }
+        v += n;
+        if (*v == ',')
+            v++;
+    }
+    return 0;
+}
+
+static int json_content_type(const char *v)
+{
+    size_t n;
+
+    if (v == NULL)
+        return 0;
+    n = strcspn(v, ";");
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    return n == 16 && strncasecmp(v, "application/json", 16) == 0;
+}
+
+/* GET /metrics: the Prometheus text the program supplies. */
+static enum MHD_Result serve_metrics(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
+{
+    if (strcmp(method, "GET") != 0)
+        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
+                      "Method Not Allowed: use GET for " METRICS_PATH);
+    kd_buf out;
+    kd_buf_init(&out);
+    if (h->metrics(h->metrics_ctx, &out) != KD_OK || out.len == 0 || out.data[out.len - 1] != '\0') {
+        kd_buf_fini(&out);
+        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal Server Error: the metrics could not be read");
+    }
+    /* queue() takes ownership of the NUL-terminated text */
+    return queue(h, c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
+}
+
+/* Runs the checks common to every method; returns 1 after queueing a
+ * refusal (or the /metrics answer) in *ret. */
+static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret)
+{
+    const char *v;
+
+    int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
+    if (strcmp(url, ENDPOINT) != 0 && !metrics) {
+        *ret = refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Not Found: the MCP endpoint is " ENDPOINT);
+        return 1;
+    }
+    if (!host_ok(h, header(c, MHD_HTTP_HEADER_HOST))) {
+        KD_LOG_W("mcp", "http: refused a request for Host %.80s (DNS-rebinding protection)",
+                 header(c, MHD_HTTP_HEADER_HOST));
+        *ret = refuse(h, c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Forbidden: Host header is not an allowed host");
+        return 1;
+    }
+    if (!origin_ok(h, header(c, MHD_HTTP_HEADER_ORIGIN))) {
+        KD_LOG_W("mcp", "http: refused a request from Origin %.80s", header(c, MHD_HTTP_HEADER_ORIGIN));
+        *ret = refuse(h, c, MHD_HTTP_FORBIDDEN, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Forbidden: Origin is not allowed");
+        return 1;
+    }
+    if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
+        v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+        *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                      v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
+                      "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
+        return 1;
+    }
+    if (metrics) {
+        *ret = serve_metrics(h, c, method);
+        return 1;
+    }
+    if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
+        *ret = refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW,
+                      "GET, POST, DELETE", "Method Not Allowed: use POST, GET or DELETE");
+        return 1;
+    }
+    v = header(c, H_VERSION);
+    if (v != NULL && !kd_mcp_protocol_supported(v)) {
+        *ret = refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Bad Request: unsupported " H_VERSION " \"%.40s\" (supported: 2025-11-25, "
+                      "2025-06-18, 2025-03-26)",
+                      v);
+        return 1;
+    }
+    if (strcmp(method, "POST") != 0)
+        return 0;
+    if (!json_content_type(header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+        *ret = refuse(h, c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Unsupported Media Type: Content-Type must be application/json");
+        return 1;
+    }
+    if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "application/json")) {
+        *ret = refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Not Acceptable: Accept must include application/json and "
+                      "text/event-stream");
+        return 1;
+    }
+    v = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (v != NULL && strtoull(v, NULL, 10) > h->max_body) {
+        *ret = refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Content Too Large: the body limit is %zu bytes", h->max_body);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- GET and DELETE ---------------------------------------------------- */
+
+static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid)
+{
+    if (sid == NULL)
+        return refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Bad Request: the " H_SESSION " header is required");
+    return refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+}
+
+static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
+{
+    const char *sid = header(c, H_SESSION);
+    kd_http_session *hs;
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+    unsigned status;
+
+    if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
+        return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Not Acceptable: Accept must include text/event-stream");
+    if (sid == NULL || (hs = kd_http_session_find(h, sid)) == NULL)
+        return session_missing(h, c, sid);
+    r = kd_http_sse_open(hs, c, &status);
+    if (r == NULL) {
+        kd_http_session_release(hs, 1);
+        if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+            return refuse(h, c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
+                          "Too Many Requests: at most %u event streams per session", h->max_streams);
+        return refuse(h, c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    MHD_add_response_header(r, H_SESSION, hs->id);
+    ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    kd_http_session_release(hs, 1);
+    return ret;
+}
+
+static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c)
+{
+    const char *sid = header(c, H_SESSION);
+
+    if (sid == NULL || kd_http_session_end(h, sid) != 0)
+        return session_missing(h, c, sid);
+    return queue(h, c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* ---- POST -------------------------------------------------------------- */
+
+/* Handles a parsed POST (r->msg, finished here): the answer goes to
+ * r->out. Runs on a polling thread when the message is quick, else on a
+ * worker, where it may block as long as the tool call does. */
+static void handle_post(kd_mcp_http *h, req *r)
+{
+    answer *a = &r->out;
+    kd_jsonrpc_msg *m = &r->msg;
+    kd_http_session *hs = NULL;
+    kd_mcp_handle_info info;
+    char *reply = NULL;
+    int created = 0;
+    kd_err err;
+
+    if (r->sid != NULL) {
+        if ((hs = kd_http_session_find(h, r->sid)) == NULL) {
+            fail_with(a, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+            goto done;
+        }
+    } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {
+        err = kd_http_session_create(h, &hs);
+        if (err == KD_ERR_BUSY) {
+            fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
+                      "Service Unavailable: the session limit (%u) is reached; end an unused "
+                      "session with DELETE or retry later",
+                      h->max_sessions);
+            goto done;
+        }
+        if (err != KD_OK) {
+            fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m->id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal error: no session could be created: %s", kd_err_str(err));
+            goto done;
+        }
+        created = 1;
+    } else {
+        fail_with(a, MHD_HTTP_BAD_REQUEST, m->id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                  "Bad Request: the " H_SESSION " header is required (initialize first)");
+        goto done;
+    }
+
+    err = kd_mcp_session_handle_msg(hs->core, m, &reply, &info);
+    if (err != KD_OK) {
+        fail_with(a, MHD_HTTP_INTERNAL_SERVER_ERROR, m->id, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: %s",
+                  kd_err_str(err));
+        goto done;
+    }
+    if (created && info.initialized_now) {
+        kd_http_session_publish(hs);
+        KD_LOG_I("mcp", "http: session %.8s… created", hs->id);
+    }
+    if (reply == NULL)
+        answer_set(a, MHD_HTTP_ACCEPTED, NULL, NULL, created ? NULL : hs->id, NULL, NULL);
+    else if (info.rate_limited)
+        answer_set(a, MHD_HTTP_TOO_MANY_REQUESTS, reply, "application/json", hs->id, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    else
+        answer_set(a, MHD_HTTP_OK, reply, "application/json", !created || info.initialized_now ? hs->id : NULL, NULL,
+                   NULL);
+done:
+    if (hs != NULL)
+        kd_http_session_release(hs, 1);
+    kd_jsonrpc_msg_fini(m);
+}
+
+/* The worker's side: handle, then hand the connection back. */
+static void run_post(kd_http_job *job)
+{
+    req *r = (req *)job;
+    struct MHD_Connection *c = r->conn;
+
+    handle_post(r->h, r);
+    r->stage = REQ_READY;
+    MHD_resume_connection(c); /* r may be gone from here on */
+}
+
+/* The body is in: parses it, then handles it at once when it is quick,
+ * else suspends the connection and hands it to a worker (suspended first,
+ * so the worker's resume always follows). */
+static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, req *r)
+{
+    r->stage = REQ_SENT;
+    if (r->too_large)
+        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Content Too Large: the body limit is %zu bytes", h->max_body);
+    if (kd_jsonrpc_parse(r->body, r->len, &r->msg) != KD_OK) {
+        enum MHD_Result ret =
+            refuse(h, c, MHD_HTTP_BAD_REQUEST, r->msg.id, r->msg.error_code, NULL, NULL, "%s", r->msg.error_message);
+
+        kd_jsonrpc_msg_fini(&r->msg);
+        return ret;
+    }
+    if (kd_mcp_server_is_quick(h->srv, &r->msg)) {
+        handle_post(h, r);
+        return answer_send(h, c, &r->out);
+    }
+    r->h = h;
+    r->conn = c;
+    r->job.run = run_post;
+    r->stage = REQ_RUNNING;
+    MHD_suspend_connection(c);
+    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
+        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->msg.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER,
+                  "5", "Service Unavailable: the server is stopping or out of threads; retry later");
+        kd_jsonrpc_msg_fini(&r->msg);
+        r->stage = REQ_READY;
+        MHD_resume_connection(c);
+    }
+    return MHD_YES;
+}
+
+/* ---- libmicrohttpd callbacks ------------------------------------------ */
+
+enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    kd_mcp_http *h = cls;
+    req *r = *con_cls;
+    enum MHD_Result ret;
+    const char *sid;
+
+    (void)version;
+    if (r == NULL) {
+        if ((r = calloc(1, sizeof *r)) == NULL)
+            return MHD_NO;
+        *con_cls = r;
+        r->stage = REQ_SENT;
+        if (refused(h, c, url, method, &ret))
+            return ret;
+        if (strcmp(method, "POST") != 0)
+            return strcmp(method, "GET") == 0 ? handle_get(h, c) : handle_delete(h, c);
+        /* The worker reads no header: what it needs is copied now. */
+        if ((sid = header(c, H_SESSION)) != NULL && (r->sid = strdup(sid)) == NULL)
+            return MHD_NO;
+        r->stage = REQ_BODY;
+        return MHD_YES; /* the body follows */
+    }
+    switch (r->stage) {
+    case REQ_READY:
+        r->stage = REQ_SENT;
+        return answer_send(h, c, &r->out);
+    case REQ_RUNNING: /* not called while suspended */
+    case REQ_SENT:
+        *upload_size = 0;
+        return MHD_YES;
+    case REQ_BODY:
+        break;
+    }
+    if (*upload_size > 0) {
+        size_t n = *upload_size;
+
+        *upload_size = 0;
+        if (r->too_large || r->len + n > h->max_body) {
+            r->too_large = 1; /* keep reading, drop the bytes, answer 413 */
+            free(r->body);
+            r->body = NULL;
+            r->len = r->cap = 0;
+            return MHD_YES;
+        }
+        if (r->len + n > r->cap) {
+            size_t cap = r->cap ? r->cap : 4096;
+            char *nb;
+
+            while (cap < r->len + n)
+                cap *= 2;
+            if ((nb = realloc(r->body, cap)) == NULL)
+                return MHD_NO;
+            r->body = nb;
+            r->cap = cap;
+        }
+        memcpy(r->body + r->len, upload, n);
+        r->len += n;
+        return MHD_YES;
+    }
+    return dispatch_post(h, c, r);
+}
+
+void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    req *r = *con_cls;
+
+    (void)cls;
+    (void)c;
+    (void)toe;
+    if (r != NULL) {
+        free(r->out.body);
+        free(r->sid);
+        free(r->body);
+        free(r);
+        *con_cls = NULL;
+    }
+}

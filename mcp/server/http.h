@@ -1,0 +1,104 @@
+/*
+ * http.h — the MCP Streamable HTTP transport (revision 2025-11-25) on one
+ * endpoint, /mcp, served by libmicrohttpd.
+ *
+ *   POST   one JSON-RPC message; a request is answered with
+ *          application/json, a notification or response with 202 and no
+ *          body. An initialize without Mcp-Session-Id creates a session and
+ *          the answer carries its id; every other POST must carry it.
+ *   GET    opens a text/event-stream of server-initiated messages for the
+ *          session (several at once are allowed; each message goes to one).
+ *   DELETE ends the session; its id then answers 404.
+ *
+ * Security: binds 127.0.0.1 by default; on loopback the Host header must
+ * name a loopback host (DNS-rebinding protection); a present Origin must be
+ * a loopback origin or one of allowed_origins; with a bearer token every
+ * request must carry it, and listening beyond loopback requires one. Body
+ * size, sessions, streams per session and (through the server) request rate
+ * are bounded, each refusal with a JSON-RPC error body that names the limit.
+ *
+ * Capacity: a few polling threads serve every socket and never block; tool
+ * calls that may wait (not marked quick) run on workers started as needed;
+ * idle and half-open connections cost no
+ * thread and are closed after connection_timeout_s without traffic; one
+ * client address beyond loopback holds at most
+ * max_connections_per_address of them (http_daemon.c explains the values).
+ */
+#ifndef KD_MCP_HTTP_H
+#define KD_MCP_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/err.h"
+#include "engine/bytes.h"
+#include "mcp/server/server.h"
+
+typedef struct kd_mcp_http kd_mcp_http;
+
+/* Options; zero/NULL means the default in brackets. Strings are copied. */
+typedef struct {
+    const char *bind_address;           /* IPv4 or IPv6 literal, or "localhost" ["127.0.0.1"] */
+    uint16_t port;                      /* 0: the system picks a free port [0] */
+    const char *bearer_token;           /* when set, "Authorization: Bearer <token>" is
+                                           required; mandatory beyond loopback */
+    const char *const *allowed_origins; /* extra Origin values accepted
+                                           exactly, e.g. "https://app.example" */
+    size_t n_allowed_origins;
+    const char *const *allowed_hosts; /* extra Host values ("name" or
+                                         "name:port") accepted */
+    size_t n_allowed_hosts;
+    size_t max_body_bytes;                /* [the server's max_message_bytes] */
+    unsigned max_sessions;                /* live sessions [64] */
+    unsigned max_streams_per_session;     /* concurrent GET streams [4] */
+    unsigned max_connections;             /* open connections in all [1000, or the
+                                             open-file limit less 256 when lower] */
+    unsigned max_connections_per_address; /* open connections of one client
+                                             address beyond loopback [64] */
+    int limit_loopback;                   /* count loopback clients against
+                                             that limit too [0: exempt] */
+    unsigned connection_timeout_s;        /* a connection with no byte in or out
+                                             for this long is closed: a half-sent
+                                             request, an idle keep-alive. Not a
+                                             POST being handled, nor a quiet
+                                             event stream [30] */
+    unsigned poll_threads;                /* threads that serve the sockets [2] */
+    unsigned max_workers;                 /* POSTs handled at once; more wait
+                                             their turn [64] */
+    unsigned session_idle_timeout_s;      /* unused sessions expire [3600] */
+    unsigned keepalive_ms;                /* SSE comment when idle [15000, at most
+                                             half of connection_timeout_s] */
+    unsigned max_queued;                  /* server messages kept for a session
+                                             while no stream is open [256] */
+    /* Optional: serves GET /metrics in the Prometheus text format with what
+     * `metrics` appends to `out` (NUL-terminated), behind the same Host,
+     * Origin and bearer-token checks as /mcp. Called on a polling thread:
+     * must be thread-safe and quick. */
+    kd_err (*metrics)(void *ctx, kd_buf *out);
+    void *metrics_ctx;
+} kd_mcp_http_options;
+
+/*
+ * Binds, listens and starts serving on internal threads (the polling
+ * threads, the workers and a keepalive timer). Errors: KD_ERR_INVALID_ARG (bad address or option, or a
+ * non-loopback address without a bearer token — logged with the reason),
+ * KD_ERR_NET (the address cannot be bound; logged with errno), KD_ERR_NOMEM.
+ * `srv` must outlive the transport.
+ */
+kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd_mcp_http **out) KD_WARN_UNUSED;
+
+/* The bound TCP port (useful with port 0). */
+uint16_t kd_mcp_http_port(const kd_mcp_http *h);
+
+/* The number of live sessions. */
+unsigned kd_mcp_http_session_count(kd_mcp_http *h);
+
+/*
+ * Ends every stream and session, waits for requests in progress to finish
+ * (a tool call may take its full deadline) and frees the transport. NULL
+ * is a no-op. Must not be called from a callback running on one of its
+ * threads.
+ */
+void kd_mcp_http_stop(kd_mcp_http *h);
+
+#endif

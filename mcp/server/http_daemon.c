@@ -1,0 +1,332 @@
+/*
+ * http_daemon.c — the Streamable HTTP transport's daemon: options and
+ * their defaults, the listening socket, libmicrohttpd's polling threads,
+ * the workers and the keepalive timer, and the order in which they start
+ * and stop.
+ *
+ * The limits, and why each has its value:
+ *
+ *   connections in all  1000, fewer when the open-file limit is lower:
+ *                       idle and half-open connections cost a socket and a
+ *                       few kilobytes each, so hundreds of them leave room
+ *                       for well-behaved clients
+ *   per address         64 beyond loopback (http_peers.c): one host cannot
+ *                       take every slot
+ *   connection timeout  30 s without a byte in or out closes a connection
+ *                       (an incomplete request, an idle keep-alive); a POST
+ *                       being handled and a quiet event stream are
+ *                       suspended, not idle, and streams send a keepalive
+ *                       at least every half of it
+ *   polling threads     2: they only move bytes
+ *   workers             64 at most, started as needed: tool calls that may
+ *                       wait (a move waiting for its block) handled at once
+ *
+ * Stopping, in order: sessions end and every stream is woken (it then
+ * ends); the workers finish what they hold, each resuming its connection;
+ * the timer stops; libmicrohttpd stops, which it may only do with no
+ * connection left suspended.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine/logger.h"
+#include "mcp/server/http_int.h"
+
+#define ENDPOINT "/mcp"
+#define DEFAULT_MAX_CONNECTIONS 1000u
+#define FD_RESERVE 256u /* descriptors left for LMDB, NNG, logs, clients of ours */
+#define DEFAULT_PER_ADDRESS 64u
+#define DEFAULT_TIMEOUT_S 30u
+#define DEFAULT_POLL_THREADS 2u
+#define DEFAULT_WORKERS 64u
+#define DEFAULT_KEEPALIVE_MS 15000u
+#define LISTEN_BACKLOG 256
+#define LOG_WINDOW_MS 10000u /* repeated warnings: at most LOG_BURST per window */
+#define LOG_BURST 5u
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+/* libmicrohttpd's messages. One arrives per refused connection at the
+ * connection limit, under libmicrohttpd's own lock: limited, and taking
+ * only the limiter's leaf lock. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    kd_mcp_http *h = cls;
+    char line[300];
+    size_t n;
+
+    vsnprintf(line, sizeof line, fmt, ap);
+    n = strlen(line);
+    while (n > 0 && line[n - 1] == '\n')
+        line[--n] = '\0';
+    KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
+}
+
+/* Parses the bind address; sets loopback. 0, or -1 when not an address. */
+static int parse_addr(const char *a, uint16_t port, struct sockaddr_storage *ss, socklen_t *len, int *loopback)
+{
+    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+
+    memset(ss, 0, sizeof *ss);
+    if (strcmp(a, "localhost") == 0)
+        a = "127.0.0.1";
+    if (inet_pton(AF_INET, a, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        *len = sizeof *v4;
+        *loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, a, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        *len = sizeof *v6;
+        *loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+        return 0;
+    }
+    return -1;
+}
+
+static int copy_list(const char *const *in, size_t n, char ***out)
+{
+    size_t i;
+
+    *out = NULL;
+    if (n == 0)
+        return 0;
+    if ((*out = calloc(n, sizeof **out)) == NULL)
+        return -1;
+    for (i = 0; i < n; i++)
+        if (in[i] == NULL || ((*out)[i] = strdup(in[i])) == NULL)
+            return -1;
+    return 0;
+}
+
+static void free_list(char **l, size_t n)
+{
+    size_t i;
+
+    for (i = 0; l != NULL && i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+static int listen_on(const struct sockaddr_storage *ss, socklen_t len, uint16_t *port)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    struct sockaddr_storage bound;
+    socklen_t blen = sizeof bound;
+
+    if (fd < 0)
+        return -1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ss->ss_family == AF_INET6)
+        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, LISTEN_BACKLOG) != 0 ||
+        getsockname(fd, (struct sockaddr *)&bound, &blen) != 0) {
+        int e = errno;
+
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    *port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                              : ((struct sockaddr_in *)&bound)->sin_port);
+    return fd;
+}
+
+/* The default connection limit, within the process's open-file limit
+ * (each connection is a descriptor; running out makes libmicrohttpd stop
+ * accepting for a while). */
+static unsigned default_connections(void)
+{
+    struct rlimit rl;
+    rlim_t room;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= DEFAULT_MAX_CONNECTIONS + FD_RESERVE)
+        return DEFAULT_MAX_CONNECTIONS;
+    room = rl.rlim_cur > 2 * FD_RESERVE ? rl.rlim_cur - FD_RESERVE : rl.rlim_cur / 2;
+    KD_LOG_I("mcp", "http: at most %u connections (the open-file limit is %llu; raise it with ulimit -n for more)",
+             (unsigned)room, (unsigned long long)rl.rlim_cur);
+    return (unsigned)room;
+}
+
+/* The transport's locks, condition and log limiters. 0, or -1 (nothing
+ * left initialised). */
+static int sync_init(kd_mcp_http *h)
+{
+    pthread_condattr_t ca;
+
+    if (pthread_mutex_init(&h->lock, NULL) != 0)
+        goto fail_lock;
+    if (pthread_condattr_init(&ca) != 0)
+        goto fail_attr;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (pthread_cond_init(&h->cond, &ca) != 0)
+        goto fail_cond;
+    pthread_condattr_destroy(&ca);
+    if (pthread_mutex_init(&h->peers_lock, NULL) != 0)
+        goto fail_peers;
+    kd_log_limit_init(&h->log_mhd, LOG_WINDOW_MS, LOG_BURST);
+    kd_log_limit_init(&h->log_refused, LOG_WINDOW_MS, LOG_BURST);
+    kd_log_limit_init(&h->log_dropped, LOG_WINDOW_MS, LOG_BURST);
+    return 0;
+fail_peers:
+    pthread_cond_destroy(&h->cond);
+fail_cond:
+    pthread_condattr_destroy(&ca);
+fail_attr:
+    pthread_mutex_destroy(&h->lock);
+fail_lock:
+    return -1;
+}
+
+static void sync_fini(kd_mcp_http *h)
+{
+    kd_log_limit_fini(&h->log_dropped);
+    kd_log_limit_fini(&h->log_refused);
+    kd_log_limit_fini(&h->log_mhd);
+    pthread_mutex_destroy(&h->peers_lock);
+    pthread_cond_destroy(&h->cond);
+    pthread_mutex_destroy(&h->lock);
+}
+
+/* Frees what kd_mcp_http_start copied from the options, and h. */
+static void config_free(kd_mcp_http *h)
+{
+    free_list(h->origins, h->n_origins);
+    free_list(h->hosts, h->n_hosts);
+    free(h->token);
+    free(h);
+}
+
+kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd_mcp_http **out)
+{
+    kd_mcp_http_options o = {0};
+    kd_mcp_http *h = NULL;
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    unsigned connections, timeout_s, poll_threads;
+    int loopback, fd;
+    kd_err err = KD_ERR_NOMEM;
+
+    *out = NULL;
+    if (opts != NULL)
+        o = *opts;
+    if (o.bind_address == NULL)
+        o.bind_address = "127.0.0.1";
+    if (parse_addr(o.bind_address, o.port, &ss, &sslen, &loopback) != 0) {
+        KD_LOG_E("mcp", "http: \"%s\" is not an IPv4 or IPv6 address", o.bind_address);
+        return KD_ERR_INVALID_ARG;
+    }
+    if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0')) {
+        KD_LOG_E("mcp", "http: refusing to listen on %s (beyond loopback) without a bearer token", o.bind_address);
+        return KD_ERR_INVALID_ARG;
+    }
+    connections = o.max_connections ? o.max_connections : default_connections();
+    timeout_s = o.connection_timeout_s ? o.connection_timeout_s : DEFAULT_TIMEOUT_S;
+    poll_threads = o.poll_threads ? o.poll_threads : DEFAULT_POLL_THREADS;
+    if ((h = calloc(1, sizeof *h)) == NULL)
+        return KD_ERR_NOMEM;
+    h->srv = srv;
+    h->loopback = loopback;
+    h->max_body = o.max_body_bytes ? o.max_body_bytes : kd_mcp_server_max_message_bytes(srv);
+    h->metrics = o.metrics;
+    h->metrics_ctx = o.metrics_ctx;
+    h->max_sessions = o.max_sessions ? o.max_sessions : 64;
+    h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
+    h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;
+    h->keepalive_ms = o.keepalive_ms ? o.keepalive_ms : DEFAULT_KEEPALIVE_MS;
+    if (h->keepalive_ms > timeout_s * 500u) /* a quiet stream must never look idle */
+        h->keepalive_ms = timeout_s * 500u;
+    h->max_queued = o.max_queued ? o.max_queued : 256;
+    snprintf(h->keep_alive, sizeof h->keep_alive, "timeout=%u", timeout_s);
+    h->per_address = o.max_connections_per_address ? o.max_connections_per_address : DEFAULT_PER_ADDRESS;
+    h->limit_loopback = o.limit_loopback;
+    h->n_origins = o.n_allowed_origins;
+    h->n_hosts = o.n_allowed_hosts;
+    if ((o.bearer_token != NULL && (h->token = strdup(o.bearer_token)) == NULL) ||
+        copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
+        copy_list(o.allowed_hosts, o.n_allowed_hosts, &h->hosts) != 0)
+        goto fail_config;
+    if (sync_init(h) != 0)
+        goto fail_config;
+    if ((err = kd_http_pool_start(o.max_workers ? o.max_workers : DEFAULT_WORKERS, &h->pool)) != KD_OK)
+        goto fail_sync;
+    if ((fd = listen_on(&ss, sslen, &h->port)) < 0) {
+        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(errno));
+        err = KD_ERR_NET;
+        goto fail_pool;
+    }
+    if ((err = kd_http_timer_start(h)) != KD_OK)
+        goto fail_fd;
+    /* THREAD_POOL_SIZE goes last: libmicrohttpd warns about a pool of 1,
+     * so for one thread the list ends there instead. */
+    h->daemon = MHD_start_daemon(
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, kd_http_peer_admit, h,
+        kd_http_on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, /* first: every message goes to our log */
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_NOTIFY_COMPLETED, kd_http_on_completed, h,
+        MHD_OPTION_NOTIFY_CONNECTION, kd_http_peer_notify, h, MHD_OPTION_CONNECTION_LIMIT, connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, poll_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+        poll_threads, MHD_OPTION_END);
+    if (h->daemon == NULL) {
+        KD_LOG_E("mcp", "http: libmicrohttpd did not start on %s port %u", o.bind_address, h->port);
+        err = KD_ERR_NET;
+        goto fail_timer;
+    }
+    KD_LOG_I("mcp",
+             "http: serving http://%s%s%s:%u" ENDPOINT "%s; %u connections, %u per address%s, %u s timeout, "
+             "%u polling threads",
+             strchr(o.bind_address, ':') ? "[" : "", o.bind_address, strchr(o.bind_address, ':') ? "]" : "", h->port,
+             h->token ? " (bearer token required)" : "", connections, h->per_address,
+             h->limit_loopback ? "" : " beyond loopback", timeout_s, poll_threads);
+    *out = h;
+    return KD_OK;
+fail_timer:
+    kd_http_timer_stop(h);
+fail_fd:
+    close(fd);
+fail_pool:
+    kd_http_pool_stop(h->pool);
+fail_sync:
+    sync_fini(h);
+fail_config:
+    config_free(h);
+    return err;
+}
+
+uint16_t kd_mcp_http_port(const kd_mcp_http *h) { return h->port; }
+
+unsigned kd_mcp_http_session_count(kd_mcp_http *h)
+{
+    kd_http_session *hs;
+    unsigned n = 0;
+
+    pthread_mutex_lock(&h->lock);
+    for (hs = h->sessions; hs != NULL; hs = hs->next)
+        n++;
+    pthread_mutex_unlock(&h->lock);
+    return n;
+}
+
+void kd_mcp_http_stop(kd_mcp_http *h)
+{
+    if (h == NULL)
+        return;
+    kd_http_session_end_all(h); /* streams see `stopping`, are woken, and end */
+    kd_http_pool_stop(h->pool); /* every POST in flight answered and resumed */
+    kd_http_timer_stop(h);
+    MHD_stop_daemon(h->daemon); /* no connection is left suspended */
+    kd_http_peers_fini(h);
+    sync_fini(h);
+    config_free(h);
+}

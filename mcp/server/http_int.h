@@ -1,0 +1,202 @@
+/*
+ * http_int.h — the inside of the Streamable HTTP transport, shared by
+ * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
+ * session table, outbound queues, SSE streams and their keepalive timer),
+ * http_pool.c (the workers that run POSTs) and http_peers.c (connections
+ * per client address). Not public.
+ *
+ * Threads: libmicrohttpd's polling threads (a small pool) serve every
+ * socket; none of them ever blocks. A POST whose body is in is handled
+ * right there when it is quick (everything but a tool call that may wait,
+ * kd_mcp_server_is_quick), else handed to a worker (http_pool.c) with its
+ * connection suspended until the worker has the answer: a hand-off costs
+ * two thread wake-ups, which would double the latency of a read that
+ * takes tens of microseconds. An event stream with nothing to send
+ * suspends its connection until a message, the end of its session or its
+ * keepalive deadline resumes it. So an idle or half-open connection costs a socket
+ * and a few kilobytes, never a thread, and a slow tool call holds a worker,
+ * never a polling thread.
+ *
+ *   polling thread            worker                    timer
+ *   ──────────────            ──────                    ─────
+ *   POST body complete
+ *     quick: handle, answer
+ *     else: suspend, submit ─▶ handle the message
+ *                             answer ready, resume ─┐
+ *   answer queued  ◀────────────────────────────────┘
+ *   GET stream: nothing to send
+ *     suspend ◀──── resume: hs_send (a message), the session ended,
+ *                   or the keepalive deadline ◀──────────────── timer
+ *
+ * Why sessions are reference counted: an HTTP session is touched by
+ * several threads at once — POSTs in flight, open GET streams, the table
+ * itself — and a DELETE or an expiry can come at any moment. Each holder
+ * takes a reference; the session leaves the table at once (so its id
+ * answers 404), and the memory goes when the last holder lets go.
+ *
+ *             POST initialize (no id)
+ *                     │ hs_create: reserve a slot, CSPRNG id
+ *                     ▼
+ *   ┌──────────── pending ────initialize failed──▶ discarded
+ *   │                 │ initialize ok: hs_publish (Mcp-Session-Id sent)
+ *   │                 ▼
+ *   │              live ◀──── POST/GET with the id: hs_find (+1 ref)
+ *   │                 │ DELETE, idle expiry, transport stop
+ *   │                 ▼
+ *   │              ended: out of the table, streams told to finish,
+ *   │                 │   messages dropped; later requests → 404
+ *   │                 ▼ last reference released
+ *   └──────────▶   freed (kd_mcp_session_free, then the wrapper)
+ *
+ * One mutex (h->lock) guards the table, every session's counters, queue
+ * and streams, and whether each stream is suspended: a stream suspends its
+ * connection and every waker resumes it under h->lock, so a resume always
+ * follows its suspend. h->cond wakes the keepalive timer. Lock order:
+ * h->lock, then libmicrohttpd's internal locks (suspend and resume take
+ * one; libmicrohttpd never calls us with it held, except for its log
+ * callback, which takes only a log limiter's leaf lock). The core
+ * session's send callback (hs_send) takes h->lock; nothing here calls into
+ * the core session while holding h->lock (see server_int.h's lock order).
+ * The worker pool and the per-address table have their own leaf locks.
+ */
+#ifndef KD_MCP_HTTP_INT_H
+#define KD_MCP_HTTP_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "engine/logger.h"
+#include "mcp/server/http.h"
+
+#define KD_HTTP_SESSION_ID_HEX 64 /* 32 random bytes */
+
+typedef struct kd_http_stream kd_http_stream; /* an open GET stream */
+
+typedef struct kd_http_msg {
+    struct kd_http_msg *next;
+    char *text;
+} kd_http_msg;
+
+typedef struct kd_http_session {
+    struct kd_http_session *next; /* table link */
+    kd_mcp_http *http;
+    char id[KD_HTTP_SESSION_ID_HEX + 1];
+    kd_mcp_session *core;
+    unsigned refs;    /* table + requests in flight + open streams */
+    unsigned busy;    /* requests in flight */
+    unsigned streams; /* open GET streams */
+    int in_table, ended;
+    struct timespec last_used; /* CLOCK_MONOTONIC */
+    kd_http_msg *head, *tail;  /* server messages waiting for a stream */
+    unsigned queued;
+    kd_http_stream *stream_list; /* the open streams */
+} kd_http_session;
+
+/* ---- worker pool (http_pool.c) ---------------------------------------- */
+
+/* A job: embedded in its owner (a request), so submitting allocates
+ * nothing. `run` is called once, on a worker thread. */
+typedef struct kd_http_job {
+    struct kd_http_job *next;
+    void (*run)(struct kd_http_job *job);
+} kd_http_job;
+
+typedef struct kd_http_pool kd_http_pool;
+
+/* A pool that starts threads as jobs need them, up to max_threads, and
+ * keeps them until stop. KD_ERR_NOMEM. */
+kd_err kd_http_pool_start(unsigned max_threads, kd_http_pool **out) KD_WARN_UNUSED;
+/* Queues `job`; a thread takes it at once when one is idle or may be
+ * started, else when one is free (first in, first out). KD_ERR_CLOSED once
+ * stop has begun; KD_ERR_NOMEM when no thread runs and none can start. */
+kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job) KD_WARN_UNUSED;
+/* Refuses new jobs, runs the queued ones, joins the threads and frees the
+ * pool. NULL is a no-op. */
+void kd_http_pool_stop(kd_http_pool *p);
+
+/* ---- connections per client address (http_peers.c) ------------------- */
+
+typedef struct kd_http_peer kd_http_peer;
+
+/* libmicrohttpd's accept policy: refuses a client that already holds
+ * per_address connections (loopback clients are exempt unless
+ * limit_loopback). cls: the transport. */
+enum MHD_Result kd_http_peer_admit(void *cls, const struct sockaddr *addr, socklen_t len);
+/* MHD_OPTION_NOTIFY_CONNECTION: counts each connection to its address
+ * from start to close. */
+void kd_http_peer_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                         enum MHD_ConnectionNotificationCode code);
+/* Frees what is left of the table (nothing once the daemon stopped). */
+void kd_http_peers_fini(kd_mcp_http *h);
+
+struct kd_mcp_http {
+    kd_mcp_server *srv;
+    struct MHD_Daemon *daemon;
+    kd_http_pool *pool; /* runs POSTs */
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* wakes the timer; CLOCK_MONOTONIC */
+    pthread_t timer;
+    int stopping, timer_running, timer_stop;
+    uint16_t port;
+    int loopback;
+    char *token;
+    char **origins, **hosts;
+    size_t n_origins, n_hosts;
+    size_t max_body;
+    unsigned max_sessions, max_streams, idle_s, keepalive_ms, max_queued;
+    char keep_alive[32]; /* the Keep-Alive header: "timeout=<connection timeout>" */
+    kd_http_session *sessions;
+    unsigned n_sessions;                       /* live + pending (reserved) */
+    kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */
+    void *metrics_ctx;
+
+    pthread_mutex_t peers_lock; /* a leaf: the table below */
+    kd_http_peer *peers;        /* addresses holding connections */
+    unsigned per_address;       /* connections per address */
+    int limit_loopback;
+
+    /* Repeated warnings, each limited (engine/logger.h). */
+    kd_log_limit log_mhd;     /* libmicrohttpd's messages (e.g. at the connection limit) */
+    kd_log_limit log_refused; /* per-address refusals */
+    kd_log_limit log_dropped; /* server messages dropped from a full queue */
+};
+
+/* libmicrohttpd's request callbacks (http.c): the checks and handlers. */
+enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                   const char *version, const char *upload, size_t *upload_size, void **con_cls);
+void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* Creates a pending session holding one reference for the caller.
+ * KD_ERR_BUSY when max_sessions are live; KD_ERR_NOMEM; KD_ERR_INTERNAL
+ * when the CSPRNG fails. */
+kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out) KD_WARN_UNUSED;
+/* Puts a pending session into the table (its initialize succeeded). */
+void kd_http_session_publish(kd_http_session *hs);
+/* Finds a live session by id, with a reference and counted as busy;
+ * NULL when unknown or ended. */
+kd_http_session *kd_http_session_find(kd_mcp_http *h, const char *id);
+/* Releases a reference from create or find (busy is dropped too). */
+void kd_http_session_release(kd_http_session *hs, int was_busy);
+/* Ends the session (DELETE); 0, or -1 when the id is unknown or ended. */
+int kd_http_session_end(kd_mcp_http *h, const char *id);
+/* Ends every session and wakes every stream (transport stop). */
+void kd_http_session_end_all(kd_mcp_http *h);
+
+/* Opens a text/event-stream response for `hs` (which must be referenced by
+ * the caller; the stream takes its own reference) on connection `c`, which
+ * the stream suspends while it has nothing to send. NULL with *status set
+ * (429 at the stream limit, 500) on failure. Called on a polling thread. */
+struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, unsigned *status);
+
+/* Starts and stops the thread that resumes idle streams when their
+ * keepalive is due. Start: KD_ERR_NOMEM when no thread can start. Stop:
+ * after kd_http_session_end_all. */
+kd_err kd_http_timer_start(kd_mcp_http *h) KD_WARN_UNUSED;
+void kd_http_timer_stop(kd_mcp_http *h);
+
+#endif

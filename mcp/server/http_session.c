@@ -1,0 +1,512 @@
+/*
+ * http_session.c — sessions of the Streamable HTTP transport: the table
+ * keyed by Mcp-Session-Id, reference counting, idle expiry, the queue of
+ * server-initiated messages and the SSE streams that drain it.
+ *
+ * A server message (the core session's send callback, hs_send) is appended
+ * to the session's queue and the streams are woken; whichever stream of that
+ * session takes it first writes it, so each message goes to exactly one
+ * stream, as the specification requires. While no stream is open, up to
+ * max_queued messages wait (the oldest are dropped beyond that), so a client
+ * that opens its GET stream just after subscribing still sees the first
+ * update.
+ *
+ * The stream callbacks run on libmicrohttpd's polling threads, which serve
+ * every other connection too, so they never wait: with nothing to send, a
+ * stream suspends its connection (a parked connection costs no thread and
+ * is not subject to the idle timeout) and returns no bytes. Whatever gives
+ * it something to send resumes it: hs_send, the end of its session, the
+ * transport stopping, or the timer below when its keepalive is due (an SSE
+ * comment, so that a vanished client is noticed and proxies keep the
+ * stream open).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "engine/logger.h"
+#include "mcp/server/http_int.h"
+
+struct kd_http_stream {
+    kd_http_stream *next; /* the session's streams (h->lock) */
+    kd_http_session *hs;
+    struct MHD_Connection *conn;
+    char *out; /* bytes being written */
+    size_t out_len, out_off;
+    int opened;
+    int suspended; /* h->lock: conn is suspended, waiting for a wake */
+    struct timespec last_write;
+};
+
+static void now_mono(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }
+
+static double seconds_since(const struct timespec *t)
+{
+    struct timespec n;
+
+    now_mono(&n);
+    return (double)(n.tv_sec - t->tv_sec) + (n.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Resumes a stream that waits for something to send (under h->lock). */
+static void wake_locked(kd_http_stream *st)
+{
+    if (st->suspended) {
+        st->suspended = 0;
+        MHD_resume_connection(st->conn);
+    }
+}
+
+static void wake_session_locked(kd_http_session *hs)
+{
+    kd_http_stream *st;
+
+    for (st = hs->stream_list; st != NULL; st = st->next)
+        wake_locked(st);
+}
+
+/* Called by the core session, under its lock, from any thread. */
+static void hs_send(void *ctx, const char *text)
+{
+    kd_http_session *hs = ctx;
+    kd_mcp_http *h = hs->http;
+    kd_http_msg *m = malloc(sizeof *m), *old = NULL;
+    char *copy = strdup(text);
+
+    if (m == NULL || copy == NULL) {
+        KD_LOG_W("mcp", "http: out of memory; a server message was dropped");
+        free(m);
+        free(copy);
+        return;
+    }
+    m->next = NULL;
+    m->text = copy;
+    pthread_mutex_lock(&h->lock);
+    if (hs->ended) {
+        pthread_mutex_unlock(&h->lock);
+        free(copy);
+        free(m);
+        return;
+    }
+    if (hs->queued >= h->max_queued) {
+        old = hs->head;
+        hs->head = old->next;
+        if (hs->head == NULL)
+            hs->tail = NULL;
+        hs->queued--;
+    }
+    if (hs->tail != NULL)
+        hs->tail->next = m;
+    else
+        hs->head = m;
+    hs->tail = m;
+    hs->queued++;
+    wake_session_locked(hs);
+    pthread_mutex_unlock(&h->lock);
+    if (old != NULL) {
+        KD_LOG_LIMITED(&h->log_dropped, KD_LOG_WARN, "mcp",
+                       "http: session %.8s… has %u undelivered messages and no open stream; "
+                       "the oldest was dropped",
+                       hs->id, h->max_queued);
+        free(old->text);
+        free(old);
+    }
+}
+
+/* Removes from the table sessions unused for idle_s (under h->lock). */
+static void sweep_locked(kd_mcp_http *h, kd_http_session **dropped)
+{
+    kd_http_session **pp = &h->sessions, *hs;
+
+    while ((hs = *pp) != NULL) {
+        if (hs->busy == 0 && hs->streams == 0 && seconds_since(&hs->last_used) > h->idle_s) {
+            *pp = hs->next;
+            hs->next = *dropped;
+            *dropped = hs;
+            hs->in_table = 0;
+            hs->ended = 1;
+            h->n_sessions--;
+            KD_LOG_I("mcp", "http: session %.8s… expired after %u s idle", hs->id, h->idle_s);
+        } else {
+            pp = &hs->next;
+        }
+    }
+}
+
+static void session_destroy(kd_http_session *hs)
+{
+    kd_http_msg *m, *next;
+
+    kd_mcp_session_free(hs->core); /* no hs_send after this returns */
+    for (m = hs->head; m != NULL; m = next) {
+        next = m->next;
+        free(m->text);
+        free(m);
+    }
+    free(hs);
+}
+
+/* Drops the table's reference of sessions removed by a sweep. */
+static void release_dropped(kd_http_session *list)
+{
+    kd_http_session *next;
+
+    for (; list != NULL; list = next) {
+        next = list->next;
+        kd_http_session_release(list, 0);
+    }
+}
+
+kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out)
+{
+    kd_http_session *hs = NULL, *dropped = NULL;
+    unsigned char rnd[KD_HTTP_SESSION_ID_HEX / 2];
+    kd_err err;
+    size_t i;
+
+    *out = NULL;
+    pthread_mutex_lock(&h->lock);
+    if (h->n_sessions >= h->max_sessions)
+        sweep_locked(h, &dropped);
+    if (h->n_sessions >= h->max_sessions || h->stopping) {
+        pthread_mutex_unlock(&h->lock);
+        release_dropped(dropped);
+        return KD_ERR_BUSY;
+    }
+    h->n_sessions++; /* reserve the slot now; released on failure */
+    pthread_mutex_unlock(&h->lock);
+    release_dropped(dropped);
+
+    err = KD_ERR_NOMEM;
+    if ((hs = calloc(1, sizeof *hs)) == NULL)
+        goto fail;
+    if (RAND_bytes(rnd, sizeof rnd) != 1) {
+        KD_LOG_E("mcp", "http: the CSPRNG failed; no session id can be issued");
+        err = KD_ERR_INTERNAL;
+        goto fail;
+    }
+    for (i = 0; i < sizeof rnd; i++)
+        snprintf(hs->id + 2 * i, 3, "%02x", rnd[i]);
+    hs->http = h;
+    hs->refs = 1;
+    hs->busy = 1;
+    now_mono(&hs->last_used);
+    if ((err = kd_mcp_session_alloc(h->srv, hs_send, hs, &hs->core)) != KD_OK)
+        goto fail;
+    *out = hs;
+    return KD_OK;
+fail:
+    free(hs);
+    pthread_mutex_lock(&h->lock);
+    h->n_sessions--;
+    pthread_mutex_unlock(&h->lock);
+    return err;
+}
+
+void kd_http_session_publish(kd_http_session *hs)
+{
+    kd_mcp_http *h = hs->http;
+
+    pthread_mutex_lock(&h->lock);
+    hs->refs++;
+    hs->in_table = 1;
+    hs->next = h->sessions;
+    h->sessions = hs;
+    pthread_mutex_unlock(&h->lock);
+}
+
+kd_http_session *kd_http_session_find(kd_mcp_http *h, const char *id)
+{
+    kd_http_session *hs;
+    size_t n = strlen(id);
+
+    if (n != KD_HTTP_SESSION_ID_HEX)
+        return NULL;
+    pthread_mutex_lock(&h->lock);
+    for (hs = h->sessions; hs != NULL; hs = hs->next) {
+        if (!hs->ended && CRYPTO_memcmp(hs->id, id, n) == 0) {
+            hs->refs++;
+            hs->busy++;
+            now_mono(&hs->last_used);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return hs;
+}
+
+void kd_http_session_release(kd_http_session *hs, int was_busy)
+{
+    kd_mcp_http *h = hs->http;
+    unsigned refs;
+    int unreserve;
+
+    pthread_mutex_lock(&h->lock);
+    if (was_busy) {
+        hs->busy--;
+        now_mono(&hs->last_used);
+    }
+    refs = --hs->refs;
+    /* A pending session that never made it into the table still holds
+     * its reserved slot. */
+    unreserve = refs == 0 && !hs->in_table && !hs->ended;
+    if (unreserve)
+        h->n_sessions--;
+    pthread_mutex_unlock(&h->lock);
+    if (refs == 0)
+        session_destroy(hs);
+}
+
+/* Unlinks `hs` from the table and marks it ended (under h->lock). */
+static void end_locked(kd_mcp_http *h, kd_http_session *hs)
+{
+    kd_http_session **pp;
+
+    for (pp = &h->sessions; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == hs) {
+            *pp = hs->next;
+            break;
+        }
+    }
+    hs->next = NULL;
+    hs->in_table = 0;
+    hs->ended = 1;
+    h->n_sessions--;
+    wake_session_locked(hs);
+}
+
+int kd_http_session_end(kd_mcp_http *h, const char *id)
+{
+    kd_http_session *hs;
+    size_t n = strlen(id);
+
+    if (n != KD_HTTP_SESSION_ID_HEX)
+        return -1;
+    pthread_mutex_lock(&h->lock);
+    for (hs = h->sessions; hs != NULL; hs = hs->next)
+        if (!hs->ended && CRYPTO_memcmp(hs->id, id, n) == 0)
+            break;
+    if (hs != NULL)
+        end_locked(h, hs);
+    pthread_mutex_unlock(&h->lock);
+    if (hs == NULL)
+        return -1;
+    KD_LOG_I("mcp", "http: session %.8s… ended by the client", hs->id);
+    kd_http_session_release(hs, 0); /* the table's reference */
+    return 0;
+}
+
+void kd_http_session_end_all(kd_mcp_http *h)
+{
+    kd_http_session *list, *hs;
+
+    pthread_mutex_lock(&h->lock);
+    h->stopping = 1;
+    list = h->sessions;
+    h->sessions = NULL;
+    for (hs = list; hs != NULL; hs = hs->next) {
+        hs->in_table = 0;
+        hs->ended = 1;
+        h->n_sessions--;
+        wake_session_locked(hs);
+    }
+    pthread_mutex_unlock(&h->lock);
+    release_dropped(list);
+}
+
+/* ---- SSE streams ------------------------------------------------------- */
+
+static int set_out(kd_http_stream *st, const char *prefix, const char *text, const char *suffix)
+{
+    size_t n = strlen(prefix) + strlen(text) + strlen(suffix);
+
+    free(st->out);
+    st->out_len = st->out_off = 0;
+    if ((st->out = malloc(n + 1)) == NULL)
+        return -1;
+    snprintf(st->out, n + 1, "%s%s%s", prefix, text, suffix);
+    st->out_len = n;
+    return 0;
+}
+
+/* Milliseconds until the stream's keepalive is due (0: now). */
+static long keepalive_in_ms(const kd_mcp_http *h, const kd_http_stream *st)
+{
+    double left = h->keepalive_ms - seconds_since(&st->last_write) * 1000.0;
+
+    return left <= 0 ? 0 : (long)left + 1;
+}
+
+/* libmicrohttpd's content reader, on a polling thread: the next bytes of
+ * the stream, or 0 with the connection suspended until a wake. */
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    kd_http_stream *st = cls;
+    kd_http_session *hs = st->hs;
+    kd_mcp_http *h = hs->http;
+    kd_http_msg *m;
+    size_t n;
+    int rc;
+
+    (void)pos;
+    pthread_mutex_lock(&h->lock);
+    for (;;) {
+        if (st->out_off < st->out_len) {
+            n = st->out_len - st->out_off;
+            if (n > max)
+                n = max;
+            memcpy(buf, st->out + st->out_off, n);
+            st->out_off += n;
+            now_mono(&st->last_write);
+            pthread_mutex_unlock(&h->lock);
+            return (ssize_t)n;
+        }
+        if (h->stopping || hs->ended) {
+            pthread_mutex_unlock(&h->lock);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        if (!st->opened) {
+            /* Something at once, so the client sees the headers now. */
+            st->opened = 1;
+            rc = set_out(st, ": stream open", "", "\n\n");
+        } else if ((m = hs->head) != NULL) {
+            hs->head = m->next;
+            if (hs->head == NULL)
+                hs->tail = NULL;
+            hs->queued--;
+            rc = set_out(st, "event: message\ndata: ", m->text, "\n\n");
+            free(m->text);
+            free(m);
+        } else if (keepalive_in_ms(h, st) == 0) {
+            rc = set_out(st, ": keepalive", "", "\n\n");
+        } else {
+            /* Nothing to say. Suspending under h->lock orders it before
+             * any wake, which also takes h->lock; the timer learns of a
+             * new deadline. */
+            st->suspended = 1;
+            MHD_suspend_connection(st->conn);
+            pthread_cond_signal(&h->cond);
+            pthread_mutex_unlock(&h->lock);
+            return 0;
+        }
+        if (rc != 0) {
+            pthread_mutex_unlock(&h->lock);
+            KD_LOG_W("mcp", "http: out of memory; an event stream was closed");
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+    }
+}
+
+static void sse_free(void *cls)
+{
+    kd_http_stream *st = cls, **pp;
+    kd_http_session *hs = st->hs;
+
+    pthread_mutex_lock(&hs->http->lock);
+    for (pp = &hs->stream_list; *pp != st; pp = &(*pp)->next)
+        ;
+    *pp = st->next;
+    hs->streams--;
+    now_mono(&hs->last_used);
+    pthread_mutex_unlock(&hs->http->lock);
+    free(st->out);
+    free(st);
+    kd_http_session_release(hs, 0);
+}
+
+struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, unsigned *status)
+{
+    kd_mcp_http *h = hs->http;
+    struct MHD_Response *r;
+    kd_http_stream *st;
+
+    *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    if ((st = calloc(1, sizeof *st)) == NULL)
+        return NULL;
+    st->hs = hs;
+    st->conn = c;
+    now_mono(&st->last_write);
+    pthread_mutex_lock(&h->lock);
+    if (hs->streams >= h->max_streams) {
+        pthread_mutex_unlock(&h->lock);
+        free(st);
+        *status = MHD_HTTP_TOO_MANY_REQUESTS;
+        return NULL;
+    }
+    hs->streams++;
+    hs->refs++;
+    st->next = hs->stream_list;
+    hs->stream_list = st;
+    pthread_mutex_unlock(&h->lock);
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, st, sse_free);
+    if (r == NULL) {
+        sse_free(st);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---- keepalive timer --------------------------------------------------- */
+
+/* Resumes every suspended stream whose keepalive is due, and sleeps until
+ * the next one is (or a stream suspends, which signals h->cond). */
+static void *timer_main(void *arg)
+{
+    kd_mcp_http *h = arg;
+    kd_http_session *hs;
+    kd_http_stream *st;
+    struct timespec until;
+    long next_ms, ms;
+
+    pthread_mutex_lock(&h->lock);
+    while (!h->timer_stop) {
+        next_ms = h->keepalive_ms;
+        for (hs = h->sessions; hs != NULL; hs = hs->next) {
+            for (st = hs->stream_list; st != NULL; st = st->next) {
+                if (!st->suspended)
+                    continue;
+                if ((ms = keepalive_in_ms(h, st)) == 0)
+                    wake_locked(st);
+                else if (ms < next_ms)
+                    next_ms = ms;
+            }
+        }
+        now_mono(&until);
+        until.tv_sec += next_ms / 1000;
+        until.tv_nsec += (next_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->cond, &h->lock, &until);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+kd_err kd_http_timer_start(kd_mcp_http *h)
+{
+    int rc = pthread_create(&h->timer, NULL, timer_main, h);
+
+    if (rc != 0) {
+        KD_LOG_E("mcp", "http: the keepalive timer could not start (%s)", strerror(rc));
+        return KD_ERR_NOMEM;
+    }
+    h->timer_running = 1;
+    return KD_OK;
+}
+
+void kd_http_timer_stop(kd_mcp_http *h)
+{
+    if (!h->timer_running)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->timer_stop = 1;
+    pthread_cond_signal(&h->cond);
+    pthread_mutex_unlock(&h->lock);
+    pthread_join(h->timer, NULL);
+    h->timer_running = 0;
+}

@@ -1,0 +1,656 @@
+/*
+ * bench_engine.c — the engine scenarios of `kdapp bench`:
+ *
+ *   ingest   signed moves through a real `kdapp engine` daemon (blocks of
+ *            100 moves over many episodes, each block synced), against
+ *            libsecp256k1's full check from bytes on every core;
+ *   replay   `kdapp replay` of that store (pre-verified), against raw
+ *            LMDB transactions of the same shape, synced per block;
+ *   revert   reverting the tip block (100 moves), against applying the
+ *            same block;
+ *   latency  block commit p50/p99, against a raw synced LMDB put;
+ *   sim      `kdapp sim` steps, reorgs and rollbacks per second;
+ *   soak     (--soak) memory and file size over time with pruning on.
+ */
+#include <fcntl.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/crypto.h"
+#include "engine/netutil.h"
+#include "engine/wire.h"
+#include "episodes/episode_type.h"
+#include "kdapp.pb-c.h"
+#include "tools/bench/bench.h"
+#include "tools/chain/ingest_client.h"
+#include "tools/sim/replay.h"
+#include "tools/sim/sim.h"
+
+#define MOVES_PER_BLOCK 100
+#define EPISODES 64
+#define N_KEYS 8
+#define BLOCKS_PER_REQUEST 10
+
+/* ------------------------------------------------------------ workload */
+
+typedef struct {
+    kd_buf *blocks; /* encoded EngineMsg accepts; blocks[0] creates the episodes */
+    size_t n_blocks;
+    size_t moves;      /* signed moves in blocks[1..] */
+    kd_buf *moves_raw; /* every signed move payload, for the verify baseline */
+    uint32_t *move_ep;
+    uint64_t *move_counter;
+    size_t n_raw;
+} workload;
+
+static void workload_fini(workload *w)
+{
+    for (size_t i = 0; i < w->n_blocks; i++)
+        kd_buf_fini(&w->blocks[i]);
+    for (size_t i = 0; i < w->n_raw; i++)
+        kd_buf_fini(&w->moves_raw[i]);
+    free(w->blocks);
+    free(w->moves_raw);
+    free(w->move_ep);
+    free(w->move_counter);
+    memset(w, 0, sizeof *w);
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* One game of the workload: its state (ops->state_size bytes, owned). */
+typedef struct {
+    uint32_t id;
+    uint8_t *state;
+    uint64_t counter;
+    int key[KD_MAX_PARTICIPANTS]; /* index into keys per seat */
+    size_t seats;
+} bench_ep;
+
+/* (Re)creates slot `ep`'s game from `params` (the NewEpisode bytes) and
+ * appends its creation payload. */
+static kd_err bench_create(const kd_bench_ctx *b, bench_ep *ep, uint32_t id, uint64_t *rng, const kd_key *keys,
+                           const kd_buf *params, kd_buf *payload)
+{
+    const kd_episode_ops *ops = b->type->ops;
+    ep->id = id;
+    ep->counter = 0;
+    ep->seats = b->type->min_seats >= 2 || b->type->max_seats < 2 ? b->type->min_seats : 2;
+    kd_participants parts = {.count = ep->seats};
+    int first = (int)(next_rand(rng) % N_KEYS);
+    for (size_t i = 0; i < ep->seats; i++) {
+        ep->key[i] = (first + (int)i) % N_KEYS;
+        parts.keys[i] = keys[ep->key[i]].pub;
+    }
+    kd_buf effective;
+    kd_buf_init(&effective);
+    kd_reject rej;
+    uint8_t zero[KD_HASH_LEN] = {0};
+    kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = id};
+    memset(ep->state, 0, ops->state_size);
+    kd_err err = ops->resolve_params(kd_type_table_config(b->types, ops->type_name), params->data, params->len,
+                                     &effective, &rej);
+    if (!err)
+        err = ops->init(ep->state, &parts, effective.data, effective.len, &meta, &rej);
+    if (!err)
+        err = kd_wire_new_episode(id, ops->type_name, &parts, params->data, params->len, payload);
+    kd_buf_fini(&effective);
+    return err;
+}
+
+/* Legal random moves (the type's random_command) over EPISODES games of
+ * b->type created with b->params (NULL: the engine defaults from the
+ * environment); a game that ends is replaced by a new episode in the next
+ * block. */
+static kd_err make_workload(const kd_bench_ctx *b_ctx, size_t n_blocks, uint32_t id_base, const char *tag,
+                            workload *w)
+{
+    memset(w, 0, sizeof *w);
+    const kd_episode_type *type = b_ctx->type;
+    const kd_episode_ops *ops = type->ops;
+    kd_key keys[N_KEYS];
+    kd_err err = KD_OK;
+    for (int i = 0; i < N_KEYS && !err; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "bench%d", i);
+        err = kd_key_test(name, &keys[i]);
+    }
+    size_t max_raw = n_blocks * MOVES_PER_BLOCK;
+    w->blocks = calloc(n_blocks, sizeof *w->blocks);
+    w->moves_raw = calloc(max_raw, sizeof *w->moves_raw);
+    w->move_ep = calloc(max_raw, sizeof *w->move_ep);
+    w->move_counter = calloc(max_raw, sizeof *w->move_counter);
+    kd_wire_tx *txs = calloc(MOVES_PER_BLOCK + EPISODES, sizeof *txs);
+    kd_buf *payloads = calloc(MOVES_PER_BLOCK + EPISODES, sizeof *payloads);
+    bench_ep eps[EPISODES] = {{0}};
+    uint8_t *states = calloc(EPISODES, ops->state_size);
+    void *undo = calloc(1, ops->undo_size ? ops->undo_size : 1);
+    kd_buf params, cmd;
+    kd_buf_init(&params);
+    kd_buf_init(&cmd);
+    if (err || !w->blocks || !w->moves_raw || !w->move_ep || !w->move_counter || !txs || !payloads || !states ||
+        !undo) {
+        err = err ? err : KD_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t e = 0; e < EPISODES; e++)
+        eps[e].state = states + e * ops->state_size;
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ id_base;
+    uint32_t next_id = id_base;
+    char why[KD_REJECT_DETAIL_MAX];
+    if ((err = type->params_from_json(b_ctx->params, &params, why, sizeof why)))
+        goto done;
+    uint8_t zero[KD_HASH_LEN] = {0};
+    for (size_t b = 0; b < n_blocks && !err; b++) {
+        size_t n_tx = 0;
+        for (size_t i = 0; i < MOVES_PER_BLOCK + EPISODES; i++)
+            kd_buf_init(&payloads[i]), payloads[i].len = 0;
+        for (size_t e = 0; e < EPISODES && !err; e++) {
+            if (b != 0 && type->status(eps[e].state).phase == KD_PHASE_IN_PROGRESS)
+                continue;
+            err = bench_create(b_ctx, &eps[e], next_id++, &rng, keys, &params, &payloads[n_tx]);
+            n_tx++;
+        }
+        for (size_t k = 0; b > 0 && k < MOVES_PER_BLOCK && !err; k++) {
+            size_t e = (b * MOVES_PER_BLOCK + k) % EPISODES;
+            kd_game_status st = type->status(eps[e].state);
+            if (st.phase != KD_PHASE_IN_PROGRESS)
+                continue;
+            int seat = st.to_move != KD_SEAT_NONE ? st.to_move : (int)(next_rand(&rng) % eps[e].seats);
+            const kd_key *key = &keys[eps[e].key[seat]];
+            kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = eps[e].id};
+            kd_reject rej;
+            cmd.len = 0;
+            err = type->random_command(eps[e].state, seat, 1, &rng, &cmd);
+            if (err == KD_ERR_NO_MOVE) { /* this seat has no move: another turn */
+                err = KD_OK;
+                continue;
+            }
+            if (err ||
+                (err = kd_wire_signed_command(eps[e].id, cmd.data, cmd.len, key, eps[e].counter, &payloads[n_tx])) ||
+                (err = ops->execute(eps[e].state, cmd.data, cmd.len, &key->pub, &meta, undo, &rej)))
+                break;
+            kd_buf_init(&w->moves_raw[w->n_raw]);
+            err = kd_buf_append(&w->moves_raw[w->n_raw], payloads[n_tx].data, payloads[n_tx].len);
+            w->move_ep[w->n_raw] = eps[e].id;
+            w->move_counter[w->n_raw] = eps[e].counter++;
+            w->n_raw++;
+            n_tx++;
+            w->moves++;
+        }
+        for (size_t i = 0; i < n_tx; i++) {
+            char text[96];
+            int n = snprintf(text, sizeof text, "bench/%s/tx/%zu/%zu", tag, b, i);
+            kd_sha256(text, (size_t)n, txs[i].tx_id);
+            txs[i].payload = payloads[i].data;
+            txs[i].payload_len = payloads[i].len;
+        }
+        uint8_t hash[KD_HASH_LEN];
+        char text[64];
+        int n = snprintf(text, sizeof text, "bench/%s/block/%zu", tag, b);
+        kd_sha256(text, (size_t)n, hash);
+        kd_buf_init(&w->blocks[b]);
+        if (!err)
+            err = kd_wire_accept(hash, b + 1, kd_wall_ms(), txs, n_tx, &w->blocks[b]);
+        w->n_blocks = b + 1;
+        for (size_t i = 0; i < MOVES_PER_BLOCK + EPISODES; i++)
+            kd_buf_fini(&payloads[i]);
+    }
+done:
+    kd_buf_fini(&params);
+    kd_buf_fini(&cmd);
+    free(undo);
+    free(states);
+    free(txs);
+    free(payloads);
+    if (err)
+        workload_fini(w);
+    return err;
+}
+
+/* ------------------------------------------------------- child processes */
+
+static pid_t spawn(const kd_bench_ctx *b, char *const args[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        execv(b->kdapp_path, args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int stop_child(pid_t pid)
+{
+    int status = 0;
+    kill(pid, SIGTERM);
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+/* ---------------------------------------------------------- scenario 1 */
+
+typedef struct {
+    const workload *w;
+    size_t from, to;
+} verify_slice;
+
+static void *verify_slice_run(void *arg)
+{
+    verify_slice *s = arg;
+    for (size_t i = s->from; i < s->to; i++) {
+        const kd_buf *p = &s->w->moves_raw[i];
+        Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, p->len, p->data);
+        if (!em)
+            continue;
+        const Kdapp__SignedCommand *sc = em->signed_command;
+        uint8_t digest[KD_HASH_LEN];
+        kd_pubkey pk;
+        kd_command_digest(em->episode_id, s->w->move_counter[i], sc->command.data, sc->command.len, digest);
+        memcpy(pk.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
+        if (kd_sig_verify(&pk, digest, sc->signature.data, sc->signature.len) != KD_OK)
+            abort(); /* the workload is broken: never measure a lie */
+        kdapp__episode_message__free_unpacked(em, NULL);
+    }
+    return NULL;
+}
+
+/* libsecp256k1's full check from bytes, on every core: moves/s. */
+static double verify_baseline(const workload *w)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1 || cores > 64)
+        cores = 1;
+    pthread_t th[64];
+    verify_slice sl[64];
+    int started[64];
+    uint64_t t0 = kd_now_us();
+    for (long i = 0; i < cores; i++) {
+        sl[i] = (verify_slice){w, w->n_raw * (size_t)i / (size_t)cores, w->n_raw * (size_t)(i + 1) / (size_t)cores};
+        started[i] = pthread_create(&th[i], NULL, verify_slice_run, &sl[i]) == 0;
+        if (!started[i]) /* no thread to spare: verify this slice here, still counted */
+            verify_slice_run(&sl[i]);
+    }
+    for (long i = 0; i < cores; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
+    return (double)w->n_raw / ((double)(kd_now_us() - t0) / 1e6);
+}
+
+/* Feeds the workload to a fresh `kdapp engine`: moves/s. Leaves the data
+ * directory in `dir` (for the replay scenario). */
+static kd_err ingest_run(const kd_bench_ctx *b, const workload *w, char *dir, size_t dir_len, double *rate,
+                         unsigned long *rss_kb)
+{
+    if (kd_bench_mkdtemp(b, "ingest", dir, dir_len))
+        return KD_ERR_IO;
+    char data[4400], url_in[4400], url_pub[4400];
+    snprintf(data, sizeof data, "%s/data", dir);
+    snprintf(url_in, sizeof url_in, "ipc://%s/in.ipc", dir);
+    snprintf(url_pub, sizeof url_pub, "ipc://%s/pub.ipc", dir);
+    char *args[] = {"kdapp", "engine", "--data", data, "--ingest", url_in, "--publish", url_pub, NULL};
+    pid_t pid = spawn(b, args);
+    kd_ingest_client *c = NULL;
+    char why[256];
+    kd_err err = kd_ingest_client_open(url_in, 60000, &c, why, sizeof why);
+    kd_ingest_reply rep;
+    if (!err && !(err = kd_ingest_client_send(c, &w->blocks[0], 1, &rep)))
+        kd_ingest_reply_fini(&rep);
+    uint64_t t0 = kd_now_us();
+    for (size_t i = 1; !err && i < w->n_blocks; i += BLOCKS_PER_REQUEST) {
+        size_t n = w->n_blocks - i < BLOCKS_PER_REQUEST ? w->n_blocks - i : BLOCKS_PER_REQUEST;
+        if (!(err = kd_ingest_client_send(c, &w->blocks[i], n, &rep))) {
+            for (size_t k = 0; k < rep.count; k++)
+                for (size_t t = 0; t < rep.results[k].tx_count; t++)
+                    if (!rep.results[k].txs[t].applied)
+                        err = KD_ERR_INTERNAL; /* every move of the workload is legal */
+            kd_ingest_reply_fini(&rep);
+        }
+    }
+    *rate = (double)w->moves / ((double)(kd_now_us() - t0) / 1e6);
+    *rss_kb = kd_bench_peak_rss_kb(pid);
+    kd_ingest_client_close(c);
+    stop_child(pid);
+    return err;
+}
+
+/* ---------------------------------------------------------- scenario 2 */
+
+/* Raw LMDB, the same shape per move: state rewrite, log append, undo
+ * append; one synced transaction per block. moves/s. */
+static double raw_lmdb_rate(const kd_bench_ctx *b, size_t blocks, size_t moves_per_block)
+{
+    char dir[4200];
+    if (kd_bench_mkdtemp(b, "raw", dir, sizeof dir))
+        return 0;
+    MDB_env *env;
+    MDB_dbi state, log, undo;
+    MDB_txn *txn;
+    mdb_env_create(&env);
+    mdb_env_set_maxdbs(env, 4);
+    mdb_env_set_mapsize(env, (size_t)1 << 30);
+    double rate = 0;
+    if (mdb_env_open(env, dir, 0, 0600) == 0 && mdb_txn_begin(env, NULL, 0, &txn) == 0) {
+        mdb_dbi_open(txn, "state", MDB_CREATE, &state);
+        mdb_dbi_open(txn, "log", MDB_CREATE, &log);
+        mdb_dbi_open(txn, "undo", MDB_CREATE, &undo);
+        mdb_txn_commit(txn);
+        uint8_t st[110], entry[260], rec[10];
+        memset(st, 7, sizeof st);
+        memset(entry, 9, sizeof entry);
+        memset(rec, 3, sizeof rec);
+        uint64_t seq = 0, t0 = kd_now_us();
+        for (size_t blk = 0; blk < blocks; blk++) {
+            if (mdb_txn_begin(env, NULL, 0, &txn))
+                break;
+            for (size_t m = 0; m < moves_per_block; m++) {
+                uint8_t k4[4], k8[8], k12[12];
+                kd_put_u32be(k4, (uint32_t)(m % EPISODES));
+                kd_put_u64be(k8, ++seq);
+                kd_put_u32be(k12, (uint32_t)(m % EPISODES));
+                kd_put_u64be(k12 + 4, seq);
+                MDB_val a = {4, k4}, av = {sizeof st, st}, l = {8, k8}, lv = {sizeof entry, entry}, u = {12, k12},
+                        uv = {sizeof rec, rec};
+                mdb_put(txn, state, &a, &av, 0);
+                mdb_put(txn, log, &l, &lv, MDB_APPEND);
+                mdb_put(txn, undo, &u, &uv, 0);
+            }
+            mdb_txn_commit(txn);
+        }
+        rate = (double)(blocks * moves_per_block) / ((double)(kd_now_us() - t0) / 1e6);
+    }
+    mdb_env_close(env);
+    kd_remove_tree(dir);
+    return rate;
+}
+
+static kd_err open_engine(const kd_bench_ctx *b, const char *dir, kd_registry *reg, kd_engine **out);
+
+/* What `kdapp replay` does (kd_replay_log with the log's signature
+ * verdicts trusted), timed in process: moves/s. */
+static double replay_rate(const kd_bench_ctx *b, const char *ingest_dir, size_t moves)
+{
+    (void)b;
+    char data[4400], into[4400];
+    snprintf(data, sizeof data, "%s/data", ingest_dir);
+    snprintf(into, sizeof into, "%s/replayed", ingest_dir);
+    kd_registry rs, rd;
+    kd_engine *src = NULL, *dst = NULL;
+    double rate = 0;
+    if (open_engine(b, data, &rs, &src) == KD_OK && open_engine(b, into, &rd, &dst) == KD_OK) {
+        kd_engine_trust_replayed_signatures(dst, 1);
+        kd_replay_report rep;
+        uint64_t t0 = kd_now_us();
+        if (kd_replay_log(src, dst, 0, &rep) == KD_OK && kd_replay_ok(&rep))
+            rate = (double)moves / ((double)(kd_now_us() - t0) / 1e6);
+    }
+    kd_engine_close(dst);
+    kd_engine_close(src);
+    return rate;
+}
+
+/* ------------------------------------------------------ scenarios 3 and 4 */
+
+/* An engine with the table's types and their defaults from the environment. */
+static kd_err open_engine(const kd_bench_ctx *b, const char *dir, kd_registry *reg, kd_engine **out)
+{
+    kd_registry_init(reg);
+    kd_err err = kd_type_table_registry(b->types, reg);
+    kd_engine_options o = {.data_dir = dir, .registry = reg};
+    char why[256];
+    return err ? err : kd_engine_open(&o, out, why, sizeof why);
+}
+
+static kd_err ingest_timed(kd_engine *e, const kd_buf *msg, double *us)
+{
+    kd_msg_result r;
+    uint64_t t0 = kd_now_us();
+    kd_err err = kd_engine_ingest(e, msg->data, msg->len, &r);
+    *us = (double)(kd_now_us() - t0);
+    if (!err && r.status != KD_MSG_APPLIED)
+        err = KD_ERR_INTERNAL;
+    kd_msg_result_fini(&r);
+    return err;
+}
+
+static double percentile(double *v, size_t n, double p)
+{
+    kd_bench_stat_of(v, n); /* sorts */
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return v[i < n ? i : n - 1];
+}
+
+static int run_revert_and_latency(const kd_bench_ctx *b, const workload *w)
+{
+    char dir[4200];
+    kd_registry reg;
+    kd_engine *e = NULL;
+    int missed = 0;
+    if (kd_bench_mkdtemp(b, "revert", dir, sizeof dir) || open_engine(b, dir, &reg, &e) != KD_OK) {
+        kd_bench_note(b, "revert: cannot open an engine in %s", b->work_dir);
+        return 1;
+    }
+    size_t n = w->n_blocks;
+    double *lat = calloc(n, sizeof *lat), *apply = calloc((size_t)b->repeats * 4, sizeof *apply),
+           *revert = calloc((size_t)b->repeats * 4, sizeof *revert);
+    kd_err err = lat && apply && revert ? KD_OK : KD_ERR_NOMEM;
+    size_t n_lat = 0;
+    for (size_t i = 0; i + 1 < n && !err; i++) { /* every block but the last: commit latency */
+        double us;
+        if (!(err = ingest_timed(e, &w->blocks[i], &us)) && i > 0)
+            lat[n_lat++] = (double)kd_engine_last_commit_us(e);
+    }
+    /* The last block, applied and reverted again and again (it has windows
+     * full, so its moves evict and the reverts restore). */
+    Kdapp__EngineMsg *m = err ? NULL : kdapp__engine_msg__unpack(NULL, w->blocks[n - 1].len, w->blocks[n - 1].data);
+    kd_buf rev;
+    kd_buf_init(&rev);
+    size_t runs = (size_t)b->repeats * 4;
+    if (m && !(err = kd_wire_revert(m->accepted->accepting_hash.data, &rev)))
+        for (size_t r = 0; r < runs && !err; r++)
+            if (!(err = ingest_timed(e, &w->blocks[n - 1], &apply[r])))
+                err = ingest_timed(e, &rev, &revert[r]);
+    if (m)
+        kdapp__engine_msg__free_unpacked(m, NULL);
+    kd_buf_fini(&rev);
+    if (err) {
+        kd_bench_note(b, "revert/latency: failed: %s", kd_err_str(err));
+        missed = 2;
+    } else {
+        kd_bench_stat a = kd_bench_stat_of(apply, runs), v = kd_bench_stat_of(revert, runs);
+        fprintf(b->out, "\n");
+        kd_bench_report(b, "revert tip block (100 moves)", "us", v, "apply of the same block", a, 1.5, 0);
+        missed += v.median > 1.5 * a.median;
+        /* Raw LMDB: one put, synced. */
+        MDB_env *env;
+        MDB_dbi dbi;
+        MDB_txn *txn;
+        char raw[4400];
+        snprintf(raw, sizeof raw, "%s/raw", dir);
+        mkdir(raw, 0700);
+        double *base = calloc(n_lat ? n_lat : 1, sizeof *base);
+        mdb_env_create(&env);
+        if (base && mdb_env_open(env, raw, 0, 0600) == 0) {
+            mdb_txn_begin(env, NULL, 0, &txn);
+            mdb_dbi_open(txn, NULL, 0, &dbi);
+            mdb_txn_commit(txn);
+            for (size_t i = 0; i < n_lat; i++) {
+                uint8_t k[8], v8[64] = {0};
+                kd_put_u64be(k, i);
+                MDB_val key = {8, k}, val = {sizeof v8, v8};
+                uint64_t t0 = kd_now_us();
+                mdb_txn_begin(env, NULL, 0, &txn);
+                mdb_put(txn, dbi, &key, &val, 0);
+                mdb_txn_commit(txn);
+                base[i] = (double)(kd_now_us() - t0);
+            }
+        }
+        mdb_env_close(env);
+        double p50 = percentile(lat, n_lat, 0.5), p99 = percentile(lat, n_lat, 0.99);
+        double b50 = percentile(base, n_lat, 0.5), b99 = percentile(base, n_lat, 0.99);
+        kd_bench_stat sv = {p99, p50, p99}, sb = {b99, b50, b99};
+        fprintf(b->out, "\n");
+        kd_bench_report(b, "block commit latency p99", "us", sv, "raw LMDB synced put p99", sb, 3.0, 0);
+        kd_bench_note(b,
+                      "p50 %.0f us (raw put p50 %.0f us) over %zu blocks of 100 moves: the synced commit of the "
+                      "block's transaction",
+                      p50, b50, n_lat);
+        missed += p99 > 3.0 * b99;
+        free(base);
+    }
+    kd_bench_note(b, "peak memory of this process %lu KiB, LMDB file %.1f MiB", kd_bench_peak_rss_kb(0),
+                  (double)kd_bench_file_size(dir) / 1048576.0);
+    kd_engine_close(e);
+    kd_remove_tree(dir);
+    free(lat);
+    free(apply);
+    free(revert);
+    return missed;
+}
+
+/* ------------------------------------------------------------ scenario 5 */
+
+static void run_sim(const kd_bench_ctx *b)
+{
+    kd_sim_options o;
+    kd_sim_options_default(&o);
+    o.types = b->types;
+    o.type = b->type->ops->type_name;
+    o.steps = b->quick ? 5000 : 40000;
+    o.work_dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : b->work_dir;
+    FILE *devnull = fopen("/dev/null", "w");
+    kd_sim_summary s;
+    kd_err err = kd_sim_run(&o, &s, devnull ? devnull : stderr);
+    if (devnull)
+        fclose(devnull);
+    fprintf(b->out, "\nkdapp sim (seed 1, %llu steps)\n", (unsigned long long)o.steps);
+    if (err || s.mismatches) {
+        kd_bench_note(b, "sim failed: %s, %llu mismatches", kd_err_str(err), (unsigned long long)s.mismatches);
+        return;
+    }
+    double secs = s.seconds > 0 ? s.seconds : 1e-9;
+    kd_bench_note(b, "%.0f steps/s, %.1f reorgs/s, %.0f moves rolled back/s", (double)s.steps / secs,
+                  (double)s.reorgs / secs, (double)s.moves_rolled_back / secs);
+}
+
+/* ------------------------------------------------------------------ soak */
+
+static void run_soak(const kd_bench_ctx *b)
+{
+    char dir[4200];
+    kd_registry reg;
+    kd_engine *e = NULL;
+    if (kd_bench_mkdtemp(b, "soak", dir, sizeof dir))
+        return;
+    kd_engine_options o = {.data_dir = dir, .registry = &reg, .finality_depth = 100};
+    char why[256];
+    kd_registry_init(&reg);
+    if (kd_type_table_registry(b->types, &reg) || kd_engine_open(&o, &e, why, sizeof why)) {
+        kd_bench_note(b, "soak: cannot open an engine");
+        return;
+    }
+    fprintf(b->out, "\nsoak: %u minutes, finality depth 100 (undo pruned behind it)\n", b->soak_minutes);
+    uint64_t end = kd_now_ms() + (uint64_t)b->soak_minutes * 60000u, next_print = 0;
+    uint64_t blocks = 0;
+    for (uint32_t round = 0; kd_now_ms() < end; round++) {
+        workload w;
+        char tag[32];
+        snprintf(tag, sizeof tag, "soak%u", round);
+        if (make_workload(b, 50, 1 + round * 100000u, tag, &w) != KD_OK)
+            break;
+        for (size_t i = 0; i < w.n_blocks; i++) {
+            double us;
+            if (ingest_timed(e, &w.blocks[i], &us) == KD_OK)
+                blocks++;
+        }
+        workload_fini(&w);
+        if (kd_now_ms() >= next_print) {
+            next_print = kd_now_ms() + 30000;
+            kd_bench_note(b, "%llu blocks: peak memory %lu KiB, LMDB file %.1f MiB", (unsigned long long)blocks,
+                          kd_bench_peak_rss_kb(0), (double)kd_bench_file_size(dir) / 1048576.0);
+        }
+    }
+    kd_bench_note(b,
+                  "end: %llu blocks: peak memory %lu KiB, LMDB file %.1f MiB (the log is append-only; "
+                  "undo records and heights stay bounded)",
+                  (unsigned long long)blocks, kd_bench_peak_rss_kb(0), (double)kd_bench_file_size(dir) / 1048576.0);
+    kd_engine_close(e);
+    kd_remove_tree(dir);
+}
+
+/* ----------------------------------------------------------------- driver */
+
+int kd_bench_engine(const kd_bench_ctx *b)
+{
+    int missed = 0;
+    size_t blocks = b->quick ? 41 : 201;
+    workload w;
+    if (make_workload(b, blocks, 1, "ingest", &w) != KD_OK) {
+        kd_bench_note(b, "cannot build the workload");
+        return 1;
+    }
+    char *params = b->params ? json_dumps(b->params, JSON_COMPACT) : NULL;
+    fprintf(b->out, "\nworkload: %zu blocks of %d signed moves over %d %s episodes, params %s (%zu moves)\n",
+            w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, b->type->ops->type_name,
+            params ? params : "the engine defaults", w.moves);
+    free(params);
+    double *ing = calloc((size_t)b->repeats, sizeof *ing), *ver = calloc((size_t)b->repeats, sizeof *ver);
+    double *rep = calloc((size_t)b->repeats, sizeof *rep), *raw = calloc((size_t)b->repeats, sizeof *raw);
+    char last_dir[4200] = "";
+    unsigned long rss = 0;
+    unsigned long long fsize = 0;
+    for (int r = 0; ing && ver && rep && raw && r < b->repeats; r++) {
+        ver[r] = verify_baseline(&w);
+        char dir[4200];
+        if (ingest_run(b, &w, dir, sizeof dir, &ing[r], &rss) != KD_OK) {
+            kd_bench_note(b, "ingest run %d failed", r);
+            ing[r] = 0;
+        }
+        char data[4400];
+        snprintf(data, sizeof data, "%s/data", dir);
+        fsize = kd_bench_file_size(data);
+        rep[r] = replay_rate(b, dir, w.moves);
+        raw[r] = raw_lmdb_rate(b, w.n_blocks - 1, MOVES_PER_BLOCK);
+        if (last_dir[0])
+            kd_remove_tree(last_dir);
+        snprintf(last_dir, sizeof last_dir, "%s", dir);
+    }
+    if (ing && ver && rep && raw) {
+        kd_bench_stat si = kd_bench_stat_of(ing, (size_t)b->repeats), sv = kd_bench_stat_of(ver, (size_t)b->repeats);
+        fprintf(b->out, "\n");
+        kd_bench_report(b, "signed moves via daemon ingest", "moves/s", si, "secp256k1 check, all cores", sv, 0.8, 1);
+        kd_bench_note(b, "engine daemon peak memory %lu KiB, LMDB file %.1f MiB", rss, (double)fsize / 1048576.0);
+        missed += si.median < 0.8 * sv.median;
+        kd_bench_stat sr = kd_bench_stat_of(rep, (size_t)b->repeats), sb = kd_bench_stat_of(raw, (size_t)b->repeats);
+        fprintf(b->out, "\n");
+        kd_bench_report(b, "pre-verified replay (kdapp replay)", "moves/s", sr, "raw LMDB txn, same shape", sb, 0.7, 1);
+        missed += sr.median < 0.7 * sb.median;
+    }
+    if (last_dir[0])
+        kd_remove_tree(last_dir);
+    free(ing);
+    free(ver);
+    free(rep);
+    free(raw);
+    missed += run_revert_and_latency(b, &w);
+    workload_fini(&w);
+    run_sim(b);
+    if (b->soak_minutes)
+        run_soak(b);
+    return missed;
+}

@@ -1,0 +1,709 @@
+/*
+ * bench_mcp.c — the MCP gateway scenarios of `kdapp bench`: tool calls over
+ * stdio against a bare pipe round trip, over Streamable HTTP (1 and 8
+ * clients) against a minimal libmicrohttpd server, and the gateway against a
+ * reference server written with the official TypeScript SDK. Every figure is
+ * a ratio against a baseline measured in the same run, driven by the same
+ * client code with the same number of calls of the same sizes.
+ *
+ * One fixture serves all three: a scratch directory with two keys and a
+ * stress-mode episode (cap 6) played for six moves, so the strategy context
+ * has a full window of recent moves and a next_to_remove. The gateway is a
+ * child process (`kdapp mcp`, embedded engine and devnet); its answer to
+ * kdapp_get_strategy_context is captured once and becomes the fixed reply of
+ * every baseline, so payloads match byte for byte (ids have a fixed width).
+ *
+ *   bench ──pipe──▶ kdapp mcp --stdio       ◀──▶  bench ──pipe──▶ echo child
+ *   bench ──curl──▶ kdapp mcp --http        ◀──▶  bench ──curl──▶ MHD (in process)
+ *   bench ──pipe──▶ kdapp mcp --stdio       ◀──▶  bench ──pipe──▶ node + SDK
+ *
+ * The gateway limits each session to 50 calls per second by default; the
+ * bench lifts that with KDAPP_MCP_CALLS_PER_S in the child's environment, so
+ * it measures the gateway and not its limiter, and fails loudly (naming the
+ * refusal) when a call is answered with an error.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/crypto.h"
+#include "tools/bench/bench_mcp_int.h"
+
+extern char **environ;
+
+#define SDK_PIN "@modelcontextprotocol/sdk@1.32.2" /* as tests/client */
+#define ZOD_PIN "zod@3.25.76"
+#define NPM_S 300.0 /* npm install */
+#define RATE_ENV "KDAPP_MCP_CALLS_PER_S=100000000"
+
+/* The TypeScript reference: the same tool answering a fixed result (argv[2]). */
+static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
+                                "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+                                "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\n"
+                                "import { z } from 'zod';\n"
+                                "const reply = JSON.parse(readFileSync(process.argv[2], 'utf8'));\n"
+                                "const server = new McpServer({ name: 'ts-reference', version: '1.0.0' });\n"
+                                "server.registerTool('" KD_BENCH_TOOL "', { title: 'Strategy context',\n"
+                                "  description: 'What a player needs before moving.',\n"
+                                "  inputSchema: { episode_id: z.number().int().min(1).max(4294967295) } },\n"
+                                "  async () => reply);\n"
+                                "await server.connect(new StdioServerTransport());\n";
+
+double kd_bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Removes a scratch directory and everything under it (NULL or "" is a no-op). */
+static void rm_tree(const char *dir)
+{
+    if (dir && *dir)
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ------------------------------------------------------------ processes */
+
+void kd_bench_proc_init(kd_bench_proc *p)
+{
+    memset(p, 0, sizeof *p);
+    p->pid = -1;
+    p->to = p->from = -1;
+}
+
+/*
+ * Starts argv (PATH searched) with `extra_env` (may be NULL) added to ours,
+ * stderr to `log` (NULL: /dev/null). With `pipes`, its stdin and stdout are
+ * pipes to us; without, stdin is /dev/null and stdout goes to the log too.
+ * Returns 0, or -1 with errno (p stays stopped).
+ */
+static int proc_spawn(kd_bench_proc *p, char *const argv[], const char *log, const char *extra_env, int pipes)
+{
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, fa_ok = 0, rc = -1;
+    size_t n = 0;
+    char **envp = NULL;
+    posix_spawn_file_actions_t fa;
+
+    kd_bench_proc_init(p);
+    while (environ[n])
+        n++;
+    if ((envp = calloc(n + 2, sizeof *envp)) == NULL)
+        goto done;
+    memcpy(envp, environ, n * sizeof *envp);
+    envp[n] = (char *)extra_env;
+    if (pipes && (pipe(in) != 0 || pipe(out) != 0))
+        goto done;
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0)
+            fcntl(in[i], F_SETFD, FD_CLOEXEC);
+        if (out[i] >= 0)
+            fcntl(out[i], F_SETFD, FD_CLOEXEC);
+    }
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        goto done;
+    fa_ok = 1;
+    posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (pipes) {
+        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    }
+    if ((errno = posix_spawnp(&p->pid, argv[0], &fa, NULL, argv, envp)) != 0) {
+        p->pid = -1;
+        goto done;
+    }
+    if (pipes) {
+        p->to = in[1], p->from = out[0];
+        in[1] = out[0] = -1;
+    }
+    rc = 0;
+done:
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0)
+            close(in[i]);
+        if (out[i] >= 0)
+            close(out[i]);
+    }
+    if (fa_ok)
+        posix_spawn_file_actions_destroy(&fa);
+    free(envp);
+    return rc;
+}
+
+/* Waits until `deadline` for the child to exit; its status, or -1. */
+static int proc_reap(kd_bench_proc *p, double deadline)
+{
+    int st;
+    for (;;) {
+        pid_t r = waitpid(p->pid, &st, WNOHANG);
+        if (r == p->pid) {
+            p->pid = -1;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        if (r < 0 || kd_bench_now() >= deadline)
+            return -1;
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+}
+
+/*
+ * Ends a child: closes its stdin (a stdio server exits on EOF) or, with
+ * `term`, sends SIGTERM; waits a bounded time, then SIGTERM and SIGKILL.
+ * Returns its exit status, or -1 when it had to be killed. Safe to repeat.
+ */
+int kd_bench_proc_stop(kd_bench_proc *p, int term)
+{
+    int st = 0;
+    if (p->to >= 0)
+        close(p->to);
+    p->to = -1;
+    if (p->pid > 0) {
+        if (term)
+            kill(p->pid, SIGTERM);
+        if ((st = proc_reap(p, kd_bench_now() + 5)) < 0) {
+            kill(p->pid, SIGTERM);
+            if (proc_reap(p, kd_bench_now() + 2) < 0) {
+                kill(p->pid, SIGKILL);
+                waitpid(p->pid, NULL, 0);
+                p->pid = -1;
+            }
+        }
+    }
+    if (p->from >= 0)
+        close(p->from);
+    free(p->buf);
+    kd_bench_proc_init(p);
+    return st;
+}
+
+/* The next line from the child (newline stripped, NUL-terminated), valid
+ * until the next read. 0, or -1 when closed, at `deadline` or out of memory. */
+static int proc_line(kd_bench_proc *p, double deadline, char **line, size_t *len)
+{
+    for (;;) {
+        char *nl = p->len > p->off ? memchr(p->buf + p->off, '\n', p->len - p->off) : NULL;
+        if (nl) {
+            *nl = '\0';
+            *line = p->buf + p->off;
+            *len = (size_t)(nl - *line);
+            p->off = (size_t)(nl + 1 - p->buf);
+            return 0;
+        }
+        if (p->off) {
+            memmove(p->buf, p->buf + p->off, p->len - p->off);
+            p->len -= p->off;
+            p->off = 0;
+        }
+        if (p->len == p->cap) {
+            size_t cap = p->cap ? 2 * p->cap : 65536;
+            char *nb = cap <= ((size_t)16 << 20) ? realloc(p->buf, cap) : NULL;
+            if (!nb)
+                return -1;
+            p->buf = nb, p->cap = cap;
+        }
+        double left = deadline - kd_bench_now();
+        struct pollfd pf = {.fd = p->from, .events = POLLIN};
+        int r = left > 0 ? poll(&pf, 1, (int)(left * 1000) + 1) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t n = read(p->from, p->buf + p->len, p->cap - p->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p->len += (size_t)n;
+    }
+}
+
+/* -------------------------------------------------------- stdio client */
+
+/*
+ * Sends one line (newline included) and waits for the answer to `id`,
+ * skipping notifications. With id < 0 any line is the answer (the pipe
+ * baseline). 0: a result; 1: an error answer or a tool error; -1: no answer.
+ * *ans (may be NULL) points into the child's buffer until the next read.
+ */
+static int rpc(kd_bench_proc *p, const char *req, size_t req_len, long id, double timeout_s, char **ans,
+               size_t *ans_len)
+{
+    double deadline = kd_bench_now() + timeout_s;
+    char needle[32], *line;
+    size_t len;
+    int n = snprintf(needle, sizeof needle, "\"id\":%ld", id);
+
+    if (write_all(p->to, req, req_len) != 0)
+        return -1;
+    for (;;) {
+        if (proc_line(p, deadline, &line, &len) != 0)
+            return -1;
+        const char *h = id < 0 ? line : strstr(line, needle);
+        if (!h || (id >= 0 && h[n] != ',' && h[n] != '}'))
+            continue;
+        if (ans)
+            *ans = line, *ans_len = len;
+        return id < 0 || (strstr(line, "\"result\":") && !strstr(line, "\"isError\":true")) ? 0 : 1;
+    }
+}
+
+/* One JSON-RPC request line of fixed size for `id`; returns its length. */
+size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, const char *args)
+{
+    int n = snprintf(buf, cap,
+                     "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
+                     "\"arguments\":%s}}\n",
+                     id, tool, args);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+/* initialize and notifications/initialized. 0, or -1 (no or wrong answer). */
+static int handshake(kd_bench_proc *p)
+{
+    static const char init[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"" KD_BENCH_PROTOCOL
+        "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"kdapp-bench\",\"version\":\"0.1.0\"}}}\n";
+    static const char done[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    if (rpc(p, init, sizeof init - 1, 1, KD_BENCH_START_S, NULL, NULL) != 0)
+        return -1;
+    return write_all(p->to, done, sizeof done - 1);
+}
+
+/*
+ * n calls of the strategy context (or, with `raw`, n round trips of `raw`
+ * against the echo child); latencies in seconds into `lat` (may be NULL).
+ * Returns the seconds they took, or -1 on the first failed call (its
+ * answer in `why`).
+ */
+static double run_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, size_t n, double *lat,
+                        char *why, size_t why_len)
+{
+    char req[256], args[64], *ans = NULL;
+    size_t ans_len = 0;
+    snprintf(args, sizeof args, "{\"episode_id\":%u}", episode);
+    double t0 = kd_bench_now(), t = t0;
+    for (size_t i = 0; i < n; i++) {
+        long id = raw ? -1 : (*next_id)++;
+        size_t len = raw ? strlen(raw) : kd_bench_call_line(req, sizeof req, id, KD_BENCH_TOOL, args);
+        int rc = rpc(p, raw ? raw : req, len, id, KD_BENCH_CALL_S, &ans, &ans_len);
+        if (rc != 0) {
+            snprintf(why, why_len, "%.300s", rc < 0 ? "no answer (closed or timed out)" : ans);
+            return -1;
+        }
+        double t1 = kd_bench_now();
+        if (lat)
+            lat[i] = t1 - t;
+        t = t1;
+    }
+    return t - t0;
+}
+
+/*
+ * One run: n calls on `a` and n on `pb` (raw_b: the pipe baseline's line,
+ * else calls too), alternating in KD_BENCH_SLICES slices so that a burst
+ * of load from other processes falls on both. Calls/s into *ra and *rb,
+ * latencies of `a` into `lat` (may be NULL). 0, or -1 with `why`.
+ */
+static int run_pair(kd_bench_proc *a, long *id_a, kd_bench_proc *pb, const char *raw_b, long *id_b, uint32_t episode,
+                    size_t n, double *lat, double *ra, double *rb, char *why, size_t why_len)
+{
+    size_t per = n / KD_BENCH_SLICES;
+    double ta = 0, tb = 0;
+    for (size_t s = 0; s < KD_BENCH_SLICES; s++) {
+        double x = run_calls(a, episode, NULL, id_a, per, lat ? lat + s * per : NULL, why, why_len);
+        double y = x < 0 ? -1 : run_calls(pb, episode, raw_b, id_b, per, NULL, why, why_len);
+        if (y < 0)
+            return -1;
+        ta += x, tb += y;
+    }
+    *ra = (double)(per * KD_BENCH_SLICES) / ta;
+    *rb = (double)(per * KD_BENCH_SLICES) / tb;
+    return 0;
+}
+
+/* Forks the pipe baseline: reads lines and answers each with `reply`. */
+static int echo_spawn(kd_bench_proc *p, const char *reply, size_t reply_len)
+{
+    int in[2], out[2];
+    char *buf = malloc(65536);
+
+    kd_bench_proc_init(p);
+    if (!buf || pipe(in) != 0)
+        goto fail_buf;
+    if (pipe(out) != 0)
+        goto fail_in;
+    if ((p->pid = fork()) < 0)
+        goto fail_out;
+    if (p->pid == 0) { /* only read and write from here */
+        close(in[1]), close(out[0]);
+        ssize_t n;
+        while ((n = read(in[0], buf, 65536)) > 0)
+            for (ssize_t i = 0; i < n; i++)
+                if (buf[i] == '\n' && write_all(out[1], reply, reply_len) != 0)
+                    _exit(1);
+        _exit(0);
+    }
+    close(in[0]), close(out[1]);
+    p->to = in[1], p->from = out[0];
+    free(buf);
+    return 0;
+fail_out:
+    close(out[0]), close(out[1]);
+fail_in:
+    close(in[0]), close(in[1]);
+fail_buf:
+    free(buf);
+    p->pid = -1;
+    return -1;
+}
+
+/* ------------------------------------------------------------- fixture */
+
+/* Starts `kdapp mcp` on the fixture (http: "127.0.0.1:0", else stdio). */
+int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, const char *http, kd_bench_proc *p)
+{
+    char *argv[12];
+    int k = 0;
+    argv[k++] = (char *)b->kdapp_path;
+    argv[k++] = "mcp";
+    argv[k++] = http ? "--http" : "--stdio";
+    if (http)
+        argv[k++] = (char *)http;
+    argv[k++] = "--block-ms";
+    argv[k++] = "20";
+    argv[k++] = "--data";
+    argv[k++] = (char *)f->data;
+    argv[k++] = "--keys";
+    argv[k++] = (char *)f->keys;
+    argv[k] = NULL;
+    if (proc_spawn(p, argv, f->log, RATE_ENV, 1) != 0)
+        return -1;
+    return http ? 0 : handshake(p);
+}
+
+/* The last part of a log, to stderr, when something failed. */
+void kd_bench_show_log(const char *path)
+{
+    char buf[1200];
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return;
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0, SEEK_SET);
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
+}
+
+/*
+ * Creates the scratch directory, two keys, and an episode (cap 6) with six
+ * moves on a stdio gateway left running in `gw`; captures the strategy
+ * context answer. 0, or -1 with the reason in `why`.
+ */
+static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_proc *gw, char *why, size_t why_len)
+{
+    static const int moves[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 0}, {2, 0}};
+    char req[512], args[256], *ans;
+    size_t len;
+    json_t *j = NULL;
+    kd_key key;
+
+    memset(f, 0, sizeof *f);
+    kd_bench_proc_init(gw);
+    f->next_id = KD_BENCH_ID_BASE;
+    if (kd_bench_mkdtemp(b, "mcp", f->dir, sizeof f->dir) != 0) {
+        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+        return -1;
+    }
+    snprintf(f->data, sizeof f->data, "%s/data", f->dir);
+    snprintf(f->keys, sizeof f->keys, "%s/keys", f->dir);
+    snprintf(f->log, sizeof f->log, "%s/gateway.log", f->dir);
+    for (int i = 1; i <= 2; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "agent%d", i);
+        if (kd_key_generate(&key) != KD_OK) {
+            snprintf(why, why_len, "cannot generate a key");
+            goto fail;
+        }
+        if (kd_key_save(f->keys, name, &key, why, why_len) != KD_OK)
+            goto fail;
+    }
+    memset(&key, 0, sizeof key);
+    if (kd_bench_gateway_spawn(b, f, NULL, gw) != 0) {
+        snprintf(why, why_len, "kdapp mcp --stdio did not start or answer initialize");
+        goto fail;
+    }
+    len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", "{\"cap\":6}");
+    if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 || !(j = json_loads(ans, 0, NULL))) {
+        snprintf(why, why_len, "kdapp_start_episode failed");
+        goto fail;
+    }
+    f->episode = (uint32_t)json_integer_value(
+        json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
+    json_decref(j), j = NULL;
+    for (int i = 0; i < 6; i++) {
+        snprintf(args, sizeof args,
+                 "{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%d,\"col\":%d,"
+                 "\"player\":\"%c\"}}",
+                 f->episode, moves[i][0], moves[i][1], i % 2 ? 'O' : 'X');
+        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", args);
+        if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
+            snprintf(why, why_len, "move %d was not applied: %.200s", i + 1, ans);
+            goto fail;
+        }
+    }
+    snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
+    len = kd_bench_call_line(req, sizeof req, f->next_id++, KD_BENCH_TOOL, args);
+    if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 || !(j = json_loads(ans, 0, NULL)) ||
+        !strstr(ans, "\"next_to_remove\":{") || !(f->reply = malloc(len + 2)) ||
+        !(f->result = json_dumps(json_object_get(j, "result"), JSON_COMPACT))) {
+        snprintf(why, why_len, "the strategy context is missing or has no next_to_remove");
+        goto fail;
+    }
+    memcpy(f->reply, ans, len);
+    memcpy(f->reply + len, "\n", 2);
+    f->reply_len = len + 1;
+    json_decref(j);
+    return 0;
+fail:
+    json_decref(j);
+    kd_bench_show_log(f->log);
+    return -1;
+}
+
+static void fixture_close(kd_bench_fixture *f)
+{
+    rm_tree(f->dir);
+    free(f->reply);
+    free(f->result);
+    memset(f, 0, sizeof *f);
+}
+
+/* Reports a ratio (medians) and returns 1 when it misses its target. */
+int kd_bench_ratio(const kd_bench_ctx *b, const char *scenario, const char *unit, double *v, double *base, size_t n,
+                   const char *base_name, double target, int higher_is_better)
+{
+    kd_bench_stat s = kd_bench_stat_of(v, n), bs = kd_bench_stat_of(base, n);
+    kd_bench_report(b, scenario, unit, s, base_name, bs, target, higher_is_better);
+    double r = bs.median > 0 ? s.median / bs.median : 0;
+    return higher_is_better ? r < target : r > target;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---------------------------------------------------- scenario 1: stdio */
+
+static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_proc *gw)
+{
+    size_t n = b->quick ? 5000 : 50000, reps = (size_t)b->repeats, req_len;
+    double *v = calloc(reps, sizeof *v), *base = calloc(reps, sizeof *base), *lat = calloc(n * reps, sizeof *lat);
+    char req[256], args[64], why[320];
+    kd_bench_proc echo;
+    int missed = 1;
+
+    kd_bench_proc_init(&echo);
+    snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
+    req_len = kd_bench_call_line(req, sizeof req, KD_BENCH_ID_BASE, KD_BENCH_TOOL, args);
+    if (!v || !base || !lat || echo_spawn(&echo, f->reply, f->reply_len) != 0) {
+        kd_bench_note(b, "mcp stdio: cannot start the pipe baseline");
+        goto done;
+    }
+    if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n / 5, NULL, v, base, why, sizeof why) != 0)
+        goto failed; /* warm-up */
+    for (size_t r = 0; r < reps; r++)
+        if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n, lat + r * n, &v[r], &base[r], why, sizeof why) !=
+            0)
+            goto failed;
+    qsort(lat, n * reps, sizeof *lat, cmp_double);
+    missed =
+        kd_bench_ratio(b, "mcp stdio, 1 client, " KD_BENCH_TOOL, "calls/s", v, base, reps, "pipe round trip", 0.5, 1);
+    kd_bench_note(b, "mcp stdio: latency p50 %.1f us, p99 %.1f us; %zu calls per run, request %zu B, reply %zu B",
+                  lat[n * reps / 2] * 1e6, lat[n * reps * 99 / 100] * 1e6, n, req_len, f->reply_len);
+    kd_bench_note(b, "mcp stdio: gateway peak memory %lu KiB, LMDB file %llu B", kd_bench_peak_rss_kb(gw->pid),
+                  kd_bench_file_size(f->data));
+    goto done;
+failed:
+    kd_bench_note(b, "mcp stdio: a call failed: %s", why);
+done:
+    kd_bench_proc_stop(&echo, 0);
+    free(v), free(base), free(lat);
+    return missed;
+}
+
+/* ------------------------------------ scenario 3: TypeScript SDK server */
+
+/* Runs argv to completion within `timeout_s` (output to `log`); its exit status or -1. */
+static int run_tool(char *const argv[], const char *log, double timeout_s)
+{
+    kd_bench_proc p;
+    if (proc_spawn(&p, argv, log, NULL, 0) != 0)
+        return -1;
+    int st = proc_reap(&p, kd_bench_now() + timeout_s);
+    if (st < 0)
+        kd_bench_proc_stop(&p, 1);
+    return st;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    int rc = fp && fputs(text, fp) >= 0 ? 0 : -1;
+    if (fp && fclose(fp) != 0)
+        rc = -1;
+    return rc;
+}
+
+static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
+{
+    size_t n = b->quick ? 3000 : 30000, reps = (size_t)b->repeats;
+    double *v = calloc(reps, sizeof *v), *base = calloc(reps, sizeof *base), mem[1], ts_mem[1];
+    char dir[512] = "", script[600], reply[600], log[600], why[320] = "";
+    char *node_v[] = {"node", "--version", NULL}, *npm_v[] = {"npm", "--version", NULL};
+    char *npm[] = {"npm",       "install",          "--prefix", dir,     "--no-audit",
+                   "--no-fund", "--loglevel=error", SDK_PIN,    ZOD_PIN, NULL};
+    char *node[] = {"node", script, reply, NULL};
+    long ts_id = KD_BENCH_ID_BASE;
+    kd_bench_proc gw, ts;
+    int missed = 0;
+
+    kd_bench_proc_init(&gw), kd_bench_proc_init(&ts);
+    if (!v || !base || kd_bench_mkdtemp(b, "mcp-ts", dir, sizeof dir) != 0) {
+        kd_bench_note(b, "mcp vs TypeScript SDK: skipped: no scratch directory");
+        goto done;
+    }
+    snprintf(script, sizeof script, "%s/server.mjs", dir);
+    snprintf(reply, sizeof reply, "%s/reply.json", dir);
+    snprintf(log, sizeof log, "%s/npm.log", dir);
+    if (run_tool(node_v, NULL, 20) != 0 || run_tool(npm_v, NULL, 20) != 0) {
+        kd_bench_note(b, "mcp vs TypeScript SDK: skipped: node and npm are needed (not found or not working)");
+        goto done;
+    }
+    double t = kd_bench_now();
+    if (write_file(script, TS_SERVER) != 0 || write_file(reply, f->result) != 0 || run_tool(npm, log, NPM_S) != 0) {
+        kd_bench_note(b, "mcp vs TypeScript SDK: skipped: npm install " SDK_PIN " " ZOD_PIN " failed");
+        kd_bench_show_log(log);
+        goto done;
+    }
+    kd_bench_note(b, "mcp vs TypeScript SDK: installed " SDK_PIN " " ZOD_PIN " in %.1f s", kd_bench_now() - t);
+    snprintf(log, sizeof log, "%s/node.log", dir);
+    if (proc_spawn(&ts, node, log, NULL, 1) != 0 || handshake(&ts) != 0) {
+        snprintf(why, sizeof why, "the TypeScript server did not answer initialize");
+        goto failed;
+    }
+    if (kd_bench_gateway_spawn(b, f, NULL, &gw) != 0) {
+        snprintf(why, sizeof why, "kdapp mcp --stdio did not answer initialize");
+        goto failed;
+    }
+    /* warm-up: node's JIT needs more calls than the gateway; both get the same */
+    if (run_pair(&gw, &f->next_id, &ts, NULL, &ts_id, f->episode, n / 2, NULL, v, base, why, sizeof why) != 0)
+        goto failed;
+    for (size_t r = 0; r < reps; r++)
+        if (run_pair(&gw, &f->next_id, &ts, NULL, &ts_id, f->episode, n, NULL, &v[r], &base[r], why, sizeof why) != 0)
+            goto failed;
+    missed += kd_bench_ratio(b, "mcp stdio vs TypeScript SDK", "calls/s", v, base, reps, "SDK " SDK_PIN, 5.0, 1);
+    mem[0] = (double)kd_bench_peak_rss_kb(gw.pid);
+    ts_mem[0] = (double)kd_bench_peak_rss_kb(ts.pid);
+    missed += kd_bench_ratio(b, "mcp stdio vs TypeScript SDK, peak memory", "KiB", mem, ts_mem, 1, "SDK server (node)",
+                             0.2, 0);
+    kd_bench_note(b,
+                  "mcp vs TypeScript SDK: %zu calls per run (after %zu to warm up), same client, same fixed reply; "
+                  "LMDB file %llu B",
+                  n, n / 2, kd_bench_file_size(f->data));
+    goto done;
+failed:
+    kd_bench_note(b, "mcp vs TypeScript SDK: failed: %s", why);
+    kd_bench_show_log(log);
+    missed = 2;
+done:
+    kd_bench_proc_stop(&gw, 0);
+    kd_bench_proc_stop(&ts, 0);
+    rm_tree(dir);
+    free(v), free(base);
+    return missed;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+int kd_bench_mcp(const kd_bench_ctx *b)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    kd_bench_fixture f;
+    kd_bench_proc gw;
+    char why[320];
+    int missed = 0;
+
+    /* a server that dies mid-write is an error to report, not a SIGPIPE */
+    sigaction(SIGPIPE, &ign, &old);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        kd_bench_note(b, "mcp: libcurl did not initialise");
+        sigaction(SIGPIPE, &old, NULL);
+        return 4;
+    }
+    FILE *la = fopen("/proc/loadavg", "r");
+    char load[64] = "unknown";
+    if (la && fgets(load, sizeof load, la))
+        load[strcspn(load, " ")] = '\0';
+    if (la)
+        fclose(la);
+    kd_bench_note(b, "mcp: load average %s at the start (other processes share these cores)", load);
+    if (fixture_open(b, &f, &gw, why, sizeof why) != 0) {
+        kd_bench_note(b, "mcp: no fixture: %s", why);
+        missed = 5;
+        goto done;
+    }
+    missed += scenario_stdio(b, &f, &gw);
+    kd_bench_proc_stop(&gw, 0); /* the data directory's lock is free again */
+    missed += kd_bench_mcp_http(b, &f);
+    missed += scenario_ts(b, &f);
+done:
+    kd_bench_proc_stop(&gw, 0);
+    fixture_close(&f);
+    curl_global_cleanup();
+    sigaction(SIGPIPE, &old, NULL);
+    return missed;
+}

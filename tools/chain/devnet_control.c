@@ -1,0 +1,173 @@
+/* devnet_control.c — the devnet's REP control socket (see devnet_control.h). */
+#include "tools/chain/devnet_control.h"
+
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/rep.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/ingest.h"
+#include "engine/logger.h"
+#include "engine/netutil.h"
+#include "kdapp.pb-c.h"
+
+struct kd_devnet_control {
+    kd_devnet *dev;
+    nng_socket rep;
+    nng_aio *recv_aio; /* stopped by kd_devnet_control_close to end the loop */
+    pthread_t thread;
+};
+
+static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
+    r->error_code = (char *)kd_err_code(err);
+    r->error = buf;
+}
+
+/* Handles one DevnetRequest frame; `out` gets the encoded DevnetReply. */
+static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_buf *out)
+{
+    Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
+    char detail[KD_DETAIL_MAX + 160];
+    uint8_t(*ids)[KD_HASH_LEN] = NULL;
+    ProtobufCBinaryData *bins = NULL;
+    kd_devnet_reorg_result rr;
+    memset(&rr, 0, sizeof rr);
+    Kdapp__DevnetRequest *req = kdapp__devnet_request__unpack(NULL, len, frame);
+    if (!req) {
+        reply_error(&r, KD_ERR_DECODE, "the frame is not a DevnetRequest (protobuf decoding failed)", detail,
+                    sizeof detail);
+    } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_SUBMIT) {
+        const Kdapp__DevnetSubmit *s = req->submit;
+        size_t n = s->n_payloads;
+        ids = calloc(n ? n : 1, sizeof *ids);
+        bins = calloc(n ? n : 1, sizeof *bins);
+        kd_err err = ids && bins ? KD_OK : KD_ERR_NOMEM;
+        for (size_t i = 0; i < n && !err; i++)
+            if (s->payloads[i].len > KD_DEVNET_MAX_PAYLOAD) {
+                snprintf(detail, sizeof detail, "payload %zu has %zu bytes; the limit is %zu", i, s->payloads[i].len,
+                         KD_DEVNET_MAX_PAYLOAD);
+                err = KD_ERR_TOO_LARGE;
+            }
+        size_t queued = 0;
+        while (!err && queued < n &&
+               !(err = kd_devnet_submit(d, s->payloads[queued].data, s->payloads[queued].len, ids[queued]))) {
+            bins[queued].data = ids[queued];
+            bins[queued].len = KD_HASH_LEN;
+            queued++;
+        }
+        r.n_tx_ids = queued; /* on a late failure: the ids of the payloads queued before it */
+        r.tx_ids = bins;
+        if (err)
+            reply_error(&r, err, err == KD_ERR_TOO_LARGE ? detail : NULL, detail, sizeof detail);
+    } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_REORG) {
+        const Kdapp__DevnetReorg *g = req->reorg;
+        kd_err err = kd_devnet_reorg(d, g->depth, g->drop_probability, g->reorder, &rr);
+        r.reverted = rr.reverted;
+        r.reincluded = rr.reincluded;
+        r.dropped = rr.dropped;
+        if (err)
+            reply_error(&r, err, rr.detail, detail, sizeof detail);
+    } else if (req->kind_case != KDAPP__DEVNET_REQUEST__KIND_STATUS) {
+        reply_error(&r, KD_ERR_DECODE, "the DevnetRequest names no known kind (submit, reorg or status)", detail,
+                    sizeof detail);
+    }
+    kd_devnet_info info;
+    kd_devnet_status(d, &info);
+    r.height = info.height;
+    r.pending = info.pending;
+    if (info.has_tip) {
+        r.tip_hash.data = info.tip;
+        r.tip_hash.len = KD_HASH_LEN;
+    }
+    size_t sz = kdapp__devnet_reply__get_packed_size(&r);
+    kd_err err = kd_buf_reserve(out, sz);
+    if (!err) {
+        kdapp__devnet_reply__pack(&r, out->data + out->len);
+        out->len += sz;
+    }
+    if (req)
+        kdapp__devnet_request__free_unpacked(req, NULL);
+    free(ids);
+    free(bins);
+    return err;
+}
+
+static void *serve(void *arg)
+{
+    kd_devnet_control *ctl = arg;
+    kd_buf reply;
+    kd_buf_init(&reply);
+    for (;;) {
+        nng_msg *msg = NULL;
+        kd_err err = kd_nng_recv_wait(ctl->rep, ctl->recv_aio, &msg);
+        if (err) {
+            if (err != KD_ERR_CLOSED)
+                KD_LOG_E("devnet", "control socket receive failed: %s", kd_err_str(err));
+            break;
+        }
+        reply.len = 0;
+        if (control_handle(ctl->dev, nng_msg_body(msg), nng_msg_len(msg), &reply) != KD_OK) {
+            nng_msg_free(msg); /* out of memory: no reply, the client times out */
+            continue;
+        }
+        nng_msg_clear(msg);
+        int rv;
+        if ((rv = nng_msg_append(msg, reply.data, reply.len)) || (rv = nng_sendmsg(ctl->rep, msg, 0))) {
+            KD_LOG_W("devnet", "cannot send a control reply: %s", nng_strerror(rv));
+            nng_msg_free(msg);
+        }
+    }
+    kd_buf_fini(&reply);
+    return NULL;
+}
+
+kd_err kd_devnet_control_open(kd_devnet *dev, const char *urls, kd_devnet_control **out, char *why, size_t why_len)
+{
+    kd_devnet_control *ctl = calloc(1, sizeof *ctl);
+    if (!ctl)
+        return KD_ERR_NOMEM;
+    ctl->dev = dev;
+    int rv = nng_rep0_open(&ctl->rep);
+    if (rv) {
+        snprintf(why, why_len, "cannot open the devnet control socket: %s", nng_strerror(rv));
+        free(ctl);
+        return kd_nng_err(rv, "rep0_open");
+    }
+    kd_err err;
+    if ((rv = nng_socket_set_size(ctl->rep, NNG_OPT_RECVMAXSZ, KD_INGEST_MAX_BYTES)) ||
+        (rv = nng_aio_alloc(&ctl->recv_aio, NULL, NULL))) {
+        snprintf(why, why_len, "cannot set up the devnet control socket: %s", nng_strerror(rv));
+        err = kd_nng_err(rv, "devnet control socket");
+        goto fail;
+    }
+    if ((err = kd_nng_listen_all(ctl->rep, urls, why, why_len)))
+        goto fail;
+    if (pthread_create(&ctl->thread, NULL, serve, ctl) != 0) {
+        snprintf(why, why_len, "cannot start the control thread");
+        err = KD_ERR_NOMEM;
+        goto fail;
+    }
+    *out = ctl;
+    return KD_OK;
+fail:
+    kd_nng_close(ctl->rep);
+    nng_aio_free(ctl->recv_aio);
+    free(ctl);
+    return err;
+}
+
+void kd_devnet_control_close(kd_devnet_control *ctl)
+{
+    if (!ctl)
+        return;
+    /* Wakes a waiting receive; a request being handled is answered first. */
+    nng_aio_stop(ctl->recv_aio);
+    pthread_join(ctl->thread, NULL);
+    kd_nng_close(ctl->rep);
+    nng_aio_free(ctl->recv_aio);
+    free(ctl);
+}

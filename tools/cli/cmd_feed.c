@@ -1,0 +1,189 @@
+/*
+ * cmd_feed.c — `kdapp feed FILE`: applies a block script through the
+ * engine, one line of output per chain event with its outcome and digest;
+ * with --connect, through a daemon's ingest socket. Signed moves get the
+ * counters a dry run predicts (tools/feeder.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/chain/ingest_client.h"
+#include "tools/chain/report.h"
+#include "tools/cli/commands.h"
+#include "tools/common/options.h"
+#include "tools/script/feeder.h"
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--quiet]\n"
+                    "                  [--connect URL [--timeout MS]] FILE|-\n");
+    return KD_EXIT_USAGE;
+}
+
+/* The remote predictor: a dry run of the block's earlier txs on the daemon. */
+typedef struct {
+    kd_ingest_client *client;
+    char why[KD_DETAIL_MAX + 64]; /* the daemon's answer when it refused */
+} remote_predictor;
+
+static kd_err predict_remote(void *ctx, const kd_buf *earlier, uint32_t episode_id, uint64_t *counter)
+{
+    remote_predictor *p = ctx;
+    kd_ingest_reply reply;
+    kd_err err = kd_ingest_client_dry_run(p->client, earlier, &episode_id, 1, &reply);
+    if (err)
+        return err;
+    if (reply.err || !reply.has_dry_run) {
+        snprintf(p->why, sizeof p->why, "the engine did not answer a dry run (%s: %s)", kd_err_code(reply.err),
+                 reply.detail);
+        err = reply.err ? reply.err : KD_ERR_DECODE;
+    }
+    *counter = 0;
+    for (size_t i = 0; i < reply.counter_count; i++)
+        if (reply.counters[i].episode_id == episode_id)
+            *counter = reply.counters[i].counter;
+    kd_ingest_reply_fini(&reply);
+    return err;
+}
+
+/* Sends each op to a daemon over NNG; each signed move's counter comes
+ * from a dry run on the daemon (tools/feeder.h). */
+static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, uint32_t timeout_ms, int quiet)
+{
+    (void)cli;
+    remote_predictor pred = {.client = NULL};
+    kd_feeder *feeder = NULL;
+    kd_buf msg;
+    kd_buf_init(&msg);
+    char why[512];
+    int rc = KD_EXIT_OK;
+    kd_err err = kd_ingest_client_open(url, timeout_ms, &pred.client, why, sizeof why);
+    if (err || (err = kd_feeder_alloc_remote(predict_remote, &pred, &feeder))) {
+        fprintf(stderr, "kdapp feed: %s\n", err == KD_ERR_NOMEM ? "out of memory" : why);
+        rc = err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        goto done;
+    }
+    kd_ingest_reply reply = {0};
+    for (size_t i = 0; i < script->count; i++) {
+        const kd_script_op *op = &script->ops[i];
+        msg.len = 0;
+        if ((err = kd_feeder_encode(feeder, op, &msg)) || (err = kd_ingest_client_send(pred.client, &msg, 1, &reply))) {
+            fprintf(stderr, "kdapp feed: line %u: %s (%s)\n", op->line, pred.why[0] ? pred.why : kd_err_str(err), url);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        if (reply.err || reply.count != 1) {
+            fprintf(stderr, "kdapp feed: line %u: the engine answered %s: %s\n", op->line, kd_err_code(reply.err),
+                    reply.detail);
+            kd_ingest_reply_fini(&reply);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        if (!quiet)
+            kd_report_result(stdout, op->line, &reply.results[0], &reply.tip);
+        if (i + 1 == script->count) {
+            char d[2 * KD_HASH_LEN + 1];
+            kd_hex_encode(reply.tip.digest, KD_HASH_LEN, d);
+            printf("tip height %llu digest %s\n", (unsigned long long)reply.tip.height, d);
+        }
+        kd_ingest_reply_fini(&reply);
+    }
+done:
+    kd_buf_fini(&msg);
+    kd_feeder_free(feeder);
+    kd_ingest_client_close(pred.client);
+    return rc;
+}
+
+int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
+{
+    uint64_t finality = 0, timeout_ms = 0;
+    const char *connect = NULL;
+    int quiet = 0;
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "finality", .kind = KD_OPT_UINT, .value = &finality, .min = 1, .max = 1000000000,
+         .use = "1 to 1000000000"},
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
+        {.name = "connect", .kind = KD_OPT_STRING, .value = &connect},
+        {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout_ms, .min = 1, .max = UINT32_MAX,
+         .use = "milliseconds, 1 or more"},
+        {0},
+    };
+    int optind_first;
+    switch (kd_options_parse("kdapp feed", opts, argc, argv, &optind_first)) {
+    case KD_OPTIONS_OK:
+        break;
+    case KD_OPTIONS_HELP:
+        usage();
+        return KD_EXIT_OK;
+    case KD_OPTIONS_BAD:
+        return KD_EXIT_USAGE;
+    default:
+        return usage();
+    }
+    if (optind_first + 1 != argc)
+        return usage();
+    const char *path = argv[optind_first];
+
+    /* Parse the whole script first: a malformed line stops the feed before
+     * anything is applied. */
+    kd_script script;
+    kd_script_init_types(&script, &cli->types);
+    char why[512];
+    kd_err err = kd_script_load(path, cli->keys_dir, &script, why, sizeof why);
+    if (err) {
+        fprintf(stderr, "kdapp feed: %s: %s\n", path, why);
+        kd_script_fini(&script);
+        return KD_EXIT_USAGE;
+    }
+    if (connect) {
+        int rc = feed_remote(cli, &script, connect, (uint32_t)timeout_ms, quiet);
+        kd_script_fini(&script);
+        return rc;
+    }
+    kd_engine *engine = NULL;
+    kd_feeder *feeder = NULL;
+    kd_buf msg;
+    kd_buf_init(&msg);
+    int rc = kd_cli_open_engine(cli, NULL, 0, finality, &engine);
+    if (rc)
+        goto done;
+    if ((err = kd_feeder_alloc_local(engine, &feeder))) {
+        rc = KD_EXIT_FAIL;
+        goto done;
+    }
+    for (size_t i = 0; i < script.count; i++) {
+        const kd_script_op *op = &script.ops[i];
+        kd_msg_result res;
+        msg.len = 0;
+        if ((err = kd_feeder_encode(feeder, op, &msg))) {
+            fprintf(stderr, "kdapp feed: line %u: cannot encode: %s\n", op->line, kd_err_str(err));
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        err = kd_engine_ingest(engine, msg.data, msg.len, &res);
+        if (err) {
+            fprintf(stderr, "kdapp feed: line %u: %s\n", op->line, res.detail);
+            kd_msg_result_fini(&res);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        kd_tip tip;
+        if (!quiet && kd_engine_tip(engine, &tip) == KD_OK)
+            kd_report_result(stdout, op->line, &res, &tip);
+        kd_msg_result_fini(&res);
+    }
+    kd_tip tip;
+    if (kd_engine_tip(engine, &tip) == KD_OK) {
+        char d[2 * KD_HASH_LEN + 1];
+        kd_hex_encode(tip.digest, KD_HASH_LEN, d);
+        printf("tip height %llu digest %s\n", (unsigned long long)tip.height, d);
+    }
+done:
+    kd_buf_fini(&msg);
+    kd_feeder_free(feeder);
+    kd_engine_close(engine);
+    kd_script_fini(&script);
+    return rc;
+}

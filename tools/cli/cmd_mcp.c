@@ -1,0 +1,419 @@
+/*
+ * cmd_mcp.c — `kdapp mcp`: the MCP gateway for agents, over stdio (the
+ * default) or Streamable HTTP.
+ *
+ * Where the data comes from:
+ *
+ *   embedded (default)  this process runs the engine and a devnet as
+ *                       threads, like `kdapp up`, and serves the data
+ *                       directory's default sockets for other tools;
+ *   attached            when another process already holds the data
+ *                       directory (`kdapp up`, `kdapp engine`, another
+ *                       `kdapp mcp`), the gateway attaches to it: LMDB
+ *                       read-only for queries, its views for notifications,
+ *                       its devnet socket for moves; so two agents that each
+ *                       launch a stdio gateway play the same episodes;
+ *   named daemons       --views URL (the engine's publish socket) and
+ *                       --devnet URL attach to daemons elsewhere.
+ *
+ * stdout carries only protocol messages; logs go to stderr.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/logger.h"
+#include "engine/netutil.h"
+#include "mcp/gateway/gateway.h"
+#include "mcp/server/http.h"
+#include "mcp/server/stdio.h"
+#include "tools/cli/commands.h"
+#include "tools/chain/devnet.h"
+#include "tools/chain/devnet_client.h"
+#include "tools/common/endpoints.h"
+#include "tools/chain/node.h"
+
+#define INSTRUCTIONS                                                                                   \
+    "kdapp gateway: game episodes on a chain that can reorganise. Start a game with "                  \
+    "kdapp_start_episode (the episode type and its params). Each turn call kdapp_get_strategy_context " \
+    "(or the kdapp_turn prompt) and kdapp_legal_moves, then kdapp_execute_command with the type's "    \
+    "command; it answers after the block carrying the move is applied. Subscribe to "                  \
+    "kdapp://episodes/{id} to hear of every change, rollbacks included."
+
+/* ------------------------------------------------------------- chains */
+
+static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                            size_t why_len)
+{
+    kd_err err = kd_devnet_submit(ctx, payload, len, tx_id);
+    if (err)
+        snprintf(why, why_len, "the devnet refused the transaction: %s", kd_err_str(err));
+    return err;
+}
+
+static json_t *reorg_report(uint32_t reverted, uint32_t reincluded, uint32_t dropped, uint64_t height)
+{
+    return json_pack("{s:i, s:i, s:i, s:I}", "reverted", (json_int_t)reverted, "reincluded", (json_int_t)reincluded,
+                     "dropped", (json_int_t)dropped, "height", (json_int_t)height);
+}
+
+static kd_err devnet_reorg(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len)
+{
+    kd_devnet_reorg_result r;
+    kd_err err = kd_devnet_reorg(ctx, depth, 0.0, 0, &r);
+    *report = reorg_report(r.reverted, r.reincluded, r.dropped, r.height);
+    if (err)
+        snprintf(why, why_len, "%s", r.detail[0] ? r.detail : kd_err_str(err));
+    return err;
+}
+
+static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                            size_t why_len)
+{
+    kd_buf p = {.data = (uint8_t *)payload, .len = len, .cap = len};
+    uint8_t ids[1][KD_HASH_LEN];
+    kd_err err = kd_devnet_client_submit(ctx, &p, 1, ids, NULL, NULL, why, why_len);
+    if (!err)
+        memcpy(tx_id, ids[0], KD_HASH_LEN);
+    return err;
+}
+
+static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len)
+{
+    kd_devnet_answer ans = {0};
+    kd_err err = kd_devnet_client_reorg(ctx, depth, 0.0, 0, &ans, why, why_len);
+    *report = reorg_report(ans.reverted, ans.reincluded, ans.dropped, ans.height);
+    return err;
+}
+
+/* ------------------------------------------------------------ options */
+
+typedef struct {
+    const char *http;    /* ADDR:PORT, or NULL for stdio */
+    char http_addr[128]; /* the address and port of `http` */
+    uint16_t http_port;
+    const char *token; /* KDAPP_MCP_TOKEN, or NULL */
+    /* Settings from the environment (ENV_SETTINGS), 0 = the default. */
+    unsigned calls_per_s;                                           /* KDAPP_MCP_CALLS_PER_S */
+    unsigned timeout_s, connections, per_address, threads, workers; /* the HTTP transport's capacity */
+    unsigned drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES: a test seam (README) */
+    const char *views_url;   /* --views: attach to named daemons */
+    const char *devnet_url;  /* --devnet */
+    int read_only;
+    uint32_t block_ms, wait_ms;
+} mcp_options;
+
+/* Settings read from the environment: the call rate and the HTTP
+ * transport's capacity (README "MCP gateway" lists them; the options of
+ * kd_mcp_server and kd_mcp_http give the meaning of each). */
+typedef struct {
+    const char *name, *what, *dflt;
+    uint64_t min, max;
+    size_t offset; /* of the unsigned in mcp_options */
+} env_setting;
+
+static const env_setting ENV_SETTINGS[] = {
+    {"KDAPP_MCP_CALLS_PER_S", "tool calls per second per session", "50", 1, UINT32_MAX,
+     offsetof(mcp_options, calls_per_s)},
+    {"KDAPP_MCP_TIMEOUT_S", "seconds without traffic before a connection is closed", "30", 1, 86400,
+     offsetof(mcp_options, timeout_s)},
+    {"KDAPP_MCP_CONNECTIONS", "open connections in all", "1000", 1, 1000000, offsetof(mcp_options, connections)},
+    {"KDAPP_MCP_CONNECTIONS_PER_ADDRESS", "open connections per client address beyond loopback", "64", 1, 1000000,
+     offsetof(mcp_options, per_address)},
+    {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
+    {"KDAPP_MCP_WORKERS", "tool calls that may wait, handled at once", "64", 1, 4096, offsetof(mcp_options, workers)},
+};
+
+/* Reads an optional unsigned setting; 0, or -1 after saying what is wrong.
+ * Unset or empty leaves *out 0 (the default). */
+static int env_unsigned(const char *name, uint64_t min, uint64_t max, const char *what, const char *dflt, unsigned *out)
+{
+    const char *text = getenv(name);
+    uint64_t v;
+    *out = 0;
+    if (!text || !*text)
+        return 0;
+    if (kd_cli_parse_u64(text, min, max, &v) != 0) {
+        fprintf(stderr, "kdapp mcp: %s='%s' is not valid: use %s, %llu to %llu (default %s)\n", name, text, what,
+                (unsigned long long)min, (unsigned long long)max, dflt);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
+                    "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n");
+    return KD_EXIT_USAGE;
+}
+
+/* Splits "ADDR:PORT" (ADDR may be [v6]). */
+static int split_http(const char *spec, char *addr, size_t addr_len, uint16_t *port)
+{
+    const char *colon = strrchr(spec, ':');
+    uint64_t p;
+    if (!colon || colon == spec || kd_cli_parse_u64(colon + 1, 0, 65535, &p) != 0)
+        return -1;
+    size_t n = (size_t)(colon - spec);
+    if (spec[0] == '[' && n >= 2 && spec[n - 1] == ']') {
+        spec++;
+        n -= 2;
+    }
+    if (n >= addr_len)
+        return -1;
+    memcpy(addr, spec, n);
+    addr[n] = '\0';
+    *port = (uint16_t)p;
+    return 0;
+}
+
+static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
+{
+    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
+                                             {"stdio", no_argument, NULL, 's'},
+                                             {"http", required_argument, NULL, 'H'},
+                                             {"views", required_argument, NULL, 'v'},
+                                             {"engine", required_argument, NULL, 'v'},
+                                             {"devnet", required_argument, NULL, 'd'},
+                                             {"read-only", no_argument, NULL, 'r'},
+                                             {"block-ms", required_argument, NULL, 'b'},
+                                             {"wait-ms", required_argument, NULL, 'w'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0}};
+    memset(o, 0, sizeof *o);
+    uint64_t v;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (kd_cli_common_option(cli, opt, optarg))
+            continue;
+        switch (opt) {
+        case 's':
+            o->http = NULL;
+            break;
+        case 'H':
+            o->http = optarg;
+            break;
+        case 'v':
+            o->views_url = optarg;
+            break;
+        case 'd':
+            o->devnet_url = optarg;
+            break;
+        case 'r':
+            o->read_only = 1;
+            break;
+        case 'b':
+        case 'w':
+            if (kd_cli_parse_u64(optarg, 1, 3600000, &v) != 0) {
+                fprintf(stderr, "kdapp mcp: --%s '%s' is not valid: use milliseconds from 1 to 3600000\n",
+                        opt == 'b' ? "block-ms" : "wait-ms", optarg);
+                return KD_EXIT_USAGE;
+            }
+            *(opt == 'b' ? &o->block_ms : &o->wait_ms) = (uint32_t)v;
+            break;
+        case 'h':
+            usage();
+            return -1;
+        default:
+            return usage();
+        }
+    }
+    if (optind != argc)
+        return usage();
+    if (!o->views_url != !o->devnet_url) {
+        fprintf(stderr, "kdapp mcp: --views and --devnet go together (attach to named daemons)\n");
+        return KD_EXIT_USAGE;
+    }
+    /* Everything is checked before anything starts (no data directory is
+     * created for a command line that cannot run). */
+    for (size_t i = 0; i < sizeof ENV_SETTINGS / sizeof ENV_SETTINGS[0]; i++) {
+        const env_setting *e = &ENV_SETTINGS[i];
+        if (env_unsigned(e->name, e->min, e->max, e->what, e->dflt, (unsigned *)((char *)o + e->offset)) != 0)
+            return KD_EXIT_USAGE;
+    }
+    if (!o->http)
+        return KD_EXIT_OK;
+    if (split_http(o->http, o->http_addr, sizeof o->http_addr, &o->http_port) != 0) {
+        fprintf(stderr, "kdapp mcp: --http '%s' is not ADDR:PORT (e.g. 127.0.0.1:8787)\n", o->http);
+        return KD_EXIT_USAGE;
+    }
+    o->token = getenv("KDAPP_MCP_TOKEN");
+    if (o->token && !*o->token)
+        o->token = NULL;
+    const char *a = o->http_addr;
+    int loopback = strncmp(a, "127.", 4) == 0 || strcmp(a, "::1") == 0 || strcmp(a, "localhost") == 0;
+    if (!loopback && !o->token) {
+        fprintf(stderr, "kdapp mcp: listening on %s (beyond loopback) needs a bearer token: set KDAPP_MCP_TOKEN\n", a);
+        return KD_EXIT_USAGE;
+    }
+    return KD_EXIT_OK;
+}
+
+/* ------------------------------------------------------------- serving */
+
+static int stop_pipe[2] = {-1, -1};
+
+static void *wait_for_signal(void *arg)
+{
+    (void)arg;
+    kd_signals_wait();
+    if (write(stop_pipe[1], "x", 1) < 0)
+        _exit(KD_EXIT_FAIL);
+    return NULL;
+}
+
+/* GET /metrics: the engine's metrics as stored with its last commit. */
+static kd_err engine_metrics_text(void *engine, kd_buf *out)
+{
+    kd_metrics m;
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
+    if (!err)
+        err = kd_read_metrics(rd, &m);
+    kd_engine_read_end(rd);
+    return err ? err : kd_metrics_prometheus(&m, kd_wall_ms(), out);
+}
+
+static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
+{
+    if (!o->http) {
+        kd_mcp_stdio_options so = {.in_fd = 0, .out_fd = 1, .stop_fd = stop_pipe[0]};
+        kd_err err = kd_mcp_stdio_run(srv, &so);
+        return err && err != KD_ERR_CLOSED ? KD_EXIT_FAIL : KD_EXIT_OK;
+    }
+    kd_mcp_http_options ho = {
+        .bind_address = o->http_addr,
+        .port = o->http_port,
+        .bearer_token = o->token,
+        .connection_timeout_s = o->timeout_s,
+        .max_connections = o->connections,
+        .max_connections_per_address = o->per_address,
+        .poll_threads = o->threads,
+        .max_workers = o->workers,
+        .metrics = engine_metrics_text,
+        .metrics_ctx = engine,
+    };
+    kd_mcp_http *h;
+    kd_err err = kd_mcp_http_start(srv, &ho, &h);
+    if (err) {
+        fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
+        return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+    }
+    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp (metrics on /metrics)\n", o->http_addr,
+            kd_mcp_http_port(h));
+    char c;
+    while (read(stop_pipe[0], &c, 1) < 0)
+        ;
+    kd_mcp_http_stop(h);
+    return KD_EXIT_OK;
+}
+
+int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
+{
+    mcp_options o;
+    int rc = parse(cli, argc, argv, &o);
+    if (rc)
+        return rc < 0 ? KD_EXIT_OK : rc;
+    kd_signals_block();
+    if (pipe(stop_pipe) != 0) {
+        perror("kdapp mcp: pipe");
+        return KD_EXIT_FAIL;
+    }
+    pthread_t sig_thread;
+    if (pthread_create(&sig_thread, NULL, wait_for_signal, NULL) != 0) {
+        fprintf(stderr, "kdapp mcp: cannot start the signal thread\n");
+        return KD_EXIT_FAIL;
+    }
+    pthread_detach(sig_thread);
+
+    kd_endpoints ep;
+    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+        return KD_EXIT_FAIL;
+    char why[512], inproc_in[64], inproc_views[64], ingest[KD_URL_MAX + 80], publish[KD_URL_MAX + 80];
+    snprintf(inproc_in, sizeof inproc_in, "inproc://kdapp-mcp-ingest-%ld", (long)getpid());
+    snprintf(inproc_views, sizeof inproc_views, "inproc://kdapp-mcp-views-%ld", (long)getpid());
+    snprintf(ingest, sizeof ingest, "%s,%s", inproc_in, ep.ingest);
+    snprintf(publish, sizeof publish, "%s,%s", inproc_views, ep.publish);
+
+    kd_node node = {0};
+    int have_node = 0;
+    kd_devnet *dev = NULL;
+    kd_devnet_client *client = NULL;
+    kd_engine *reader = NULL;
+    kd_gateway_options go = {.types = &cli->types, .keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
+    kd_err err = KD_ERR_LOCKED;
+    if (!o.views_url) {
+        kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};
+        err = kd_node_start(&node, cli, &no, why, sizeof why);
+        if (err && err != KD_ERR_LOCKED) {
+            fprintf(stderr, "kdapp mcp: %s\n", why);
+            return KD_EXIT_FAIL;
+        }
+    }
+    if (!err) { /* embedded */
+        have_node = 1;
+        kd_devnet_options dopts = {.listen_urls = ep.devnet, .engine_url = inproc_in, .block_ms = o.block_ms};
+        if ((err = kd_devnet_open(&dopts, &dev, why, sizeof why))) {
+            fprintf(stderr, "kdapp mcp: %s\n", why);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        go.engine = node.engine;
+        go.views_url = inproc_views;
+        go.chain = (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .ctx = dev};
+        fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
+    } else { /* attached */
+        if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &reader)))
+            goto done;
+        const char *devnet = o.devnet_url ? o.devnet_url : ep.devnet;
+        if ((err = kd_devnet_client_open(devnet, 0, &client, why, sizeof why))) {
+            fprintf(stderr, "kdapp mcp: %s\n", why);
+            rc = KD_EXIT_FAIL;
+            goto done;
+        }
+        go.engine = reader;
+        go.views_url = o.views_url ? o.views_url : ep.publish;
+        go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
+        fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
+                devnet);
+    }
+    kd_mcp_server *srv = NULL;
+    kd_gateway *gw = NULL;
+    kd_mcp_server_options so = {
+        .name = "kdapp",
+        .title = "kdapp episode engine",
+        .version = "0.1.0",
+        .instructions = INSTRUCTIONS,
+        .read_only = o.read_only,
+    };
+    so.calls_per_second = o.calls_per_s;
+    if ((err = kd_mcp_server_alloc(&so, &srv))) {
+        fprintf(stderr, "kdapp mcp: cannot create the server: %s\n", kd_err_str(err));
+        rc = KD_EXIT_FAIL;
+        goto done;
+    }
+    if ((err = kd_gateway_open(&go, srv, &gw, why, sizeof why))) {
+        fprintf(stderr, "kdapp mcp: %s\n", why);
+        kd_mcp_server_free(srv);
+        rc = KD_EXIT_FAIL;
+        goto done;
+    }
+    rc = serve(srv, &o, go.engine);
+    kd_gateway_close(gw);
+    kd_mcp_server_free(srv);
+done:
+    kd_devnet_close(dev);
+    kd_devnet_client_close(client);
+    kd_engine_close(reader);
+    if (have_node)
+        kd_node_stop(&node);
+    return rc;
+}

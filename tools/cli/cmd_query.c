@@ -1,0 +1,335 @@
+/*
+ * cmd_query.c — read-only views of a data directory: `show`, `strategy`,
+ * `list` and `log`. They open the store read-only, so they work beside a
+ * running daemon.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/view.h"
+#include "kdapp.pb-c.h"
+#include "store.pb-c.h"
+#include "tools/cli/commands.h"
+
+/* Parses "[--data DIR] [--json] [ID]" for show/strategy/list/log. */
+static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json, uint32_t *id, const char *usage)
+{
+    static const struct option longopts[] = {
+        KD_CLI_COMMON_LONGOPTS, {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
+    int opt;
+    optind = 1;
+    *json = 0;
+    while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+        if (kd_cli_common_option(cli, opt, optarg))
+            continue;
+        if (opt == 'j') {
+            *json = 1;
+            continue;
+        }
+        fprintf(stderr, "usage: %s\n", usage);
+        return opt == 'h' ? -1 : KD_EXIT_USAGE;
+    }
+    if (optind + want_id != argc) {
+        fprintf(stderr, "usage: %s\n", usage);
+        return KD_EXIT_USAGE;
+    }
+    if (want_id) {
+        uint64_t v;
+        if (kd_cli_parse_u64(argv[optind], 1, UINT32_MAX, &v) != 0) {
+            fprintf(stderr, "%s: episode id '%s' is not valid: use 1 to %u\n", argv[0], argv[optind], UINT32_MAX);
+            return KD_EXIT_USAGE;
+        }
+        *id = (uint32_t)v;
+    }
+    return KD_EXIT_OK;
+}
+
+/* Reads episode `id` into a view (state and digest from one commit);
+ * prints why not. */
+static int load_view(kd_cli *cli, kd_engine *engine, uint32_t id, kd_episode_view *view, const char *cmd)
+{
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
+    if (!err)
+        err = kd_episode_view_read(&cli->types, rd, id, view);
+    kd_engine_read_end(rd);
+    if (err == KD_ERR_NOT_FOUND) {
+        fprintf(stderr, "kdapp %s: episode %u does not exist in %s\n", cmd, id, kd_engine_dir(engine));
+        return KD_EXIT_USAGE;
+    }
+    if (err) {
+        fprintf(stderr, "kdapp %s: cannot read episode %u: %s\n", cmd, id, kd_err_str(err));
+        return KD_EXIT_FAIL;
+    }
+    return KD_EXIT_OK;
+}
+
+static int print_json(json_t *j)
+{
+    if (!j)
+        return KD_EXIT_FAIL;
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    if (!text)
+        return KD_EXIT_FAIL;
+    puts(text);
+    free(text);
+    return KD_EXIT_OK;
+}
+
+int kd_cmd_show(kd_cli *cli, int argc, char **argv)
+{
+    int json;
+    uint32_t id = 0;
+    int rc = parse_args(cli, argc, argv, 1, &json, &id, "kdapp show [--data DIR] [--json] ID");
+    if (rc)
+        return rc < 0 ? KD_EXIT_OK : rc;
+    kd_engine *engine;
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
+        return rc;
+    kd_episode_view view;
+    kd_episode_view_init(&view);
+    if ((rc = load_view(cli, engine, id, &view, "show")))
+        goto done;
+    if (json) {
+        rc = print_json(kd_episode_view_json(&view));
+        goto done;
+    }
+    char h[17];
+    kd_hex_encode(view.block_hash, 8, h);
+    printf("episode %u (%s) after %s in block %s, log seq %llu\n", view.episode_id, view.type_name,
+           kd_event_kind_name(view.last_event), h, (unsigned long long)view.log_seq);
+    kd_buf board;
+    kd_buf_init(&board);
+    if (kd_episode_view_render(&view, &board) == KD_OK)
+        fwrite(board.data, 1, board.len, stdout);
+    kd_buf_fini(&board);
+done:
+    kd_episode_view_fini(&view);
+    kd_engine_close(engine);
+    return rc;
+}
+
+int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
+{
+    int json;
+    uint32_t id = 0;
+    int rc = parse_args(cli, argc, argv, 1, &json, &id, "kdapp strategy [--data DIR] ID");
+    if (rc)
+        return rc < 0 ? KD_EXIT_OK : rc;
+    kd_engine *engine;
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
+        return rc;
+    kd_episode_view view;
+    kd_episode_view_init(&view);
+    if ((rc = load_view(cli, engine, id, &view, "strategy")) == KD_EXIT_OK) {
+        json_t *sc = kd_episode_view_strategy_json(&view);
+        if (!sc) {
+            fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id,
+                    view.type_name);
+            rc = KD_EXIT_USAGE;
+        } else {
+            rc = print_json(sc);
+        }
+    }
+    kd_episode_view_fini(&view);
+    kd_engine_close(engine);
+    return rc;
+}
+
+/* The STATUS, MOVES and MODE columns of `kdapp list`, from the type's view
+ * members "status", "move_count" and "cap" where it has them ("-", 0, "-"
+ * otherwise; the phase when it has no status). */
+static void list_columns(const kd_episode_view *v, char *status, size_t status_len, unsigned *moves, char *mode,
+                         size_t mode_len)
+{
+    json_t *own = v->type && v->view.len ? v->type->view_json(v->view.data, v->view.len) : NULL;
+    json_t *st = json_object_get(own, "status"), *mc = json_object_get(own, "move_count");
+    json_t *cap = json_object_get(own, "cap");
+    snprintf(status, status_len, "%s",
+             json_is_string(st) ? json_string_value(st) : own ? kd_game_phase_name(v->status.phase) : "-");
+    *moves = json_is_integer(mc) ? (unsigned)json_integer_value(mc) : 0;
+    if (json_is_integer(cap))
+        snprintf(mode, mode_len, "stress %u", (unsigned)json_integer_value(cap));
+    else
+        snprintf(mode, mode_len, "%s", own && json_is_null(cap) ? "classic" : "-");
+    json_decref(own);
+}
+
+int kd_cmd_list(kd_cli *cli, int argc, char **argv)
+{
+    int json;
+    int rc = parse_args(cli, argc, argv, 0, &json, NULL, "kdapp list [--data DIR] [--json]");
+    if (rc)
+        return rc < 0 ? KD_EXIT_OK : rc;
+    kd_engine *engine;
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
+        return rc;
+    enum { PAGE = 256 };
+    uint32_t ids[PAGE], after = 0;
+    kd_episode_view *views = malloc(PAGE * sizeof *views);
+    size_t n = 0;
+    if (!views) {
+        kd_engine_close(engine);
+        return KD_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < PAGE; i++)
+        kd_episode_view_init(&views[i]);
+    if (!json)
+        printf("%-10s %-10s %-12s %6s %s\n", "ID", "TYPE", "STATUS", "MOVES", "MODE");
+    do {
+        /* A page at a time, read through one handle and printed after it
+         * ends (a slow reader of our output must not pin the store). */
+        kd_read *rd;
+        size_t n_views = 0;
+        kd_err err = kd_engine_read_begin(engine, &rd);
+        if (!err)
+            err = kd_read_episode_ids(rd, after, ids, PAGE, &n);
+        for (size_t i = 0; !err && i < n; i++)
+            if (kd_episode_view_read(&cli->types, rd, ids[i], &views[n_views]) == KD_OK)
+                n_views++;
+        kd_engine_read_end(rd);
+        if (err) {
+            fprintf(stderr, "kdapp list: cannot read episodes: %s\n", kd_err_str(err));
+            rc = KD_EXIT_FAIL;
+            break;
+        }
+        if (n)
+            after = ids[n - 1];
+        for (size_t i = 0; i < n_views; i++) {
+            const kd_episode_view *view = &views[i];
+            if (json) {
+                json_t *j = kd_episode_view_json(view);
+                char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+                if (text)
+                    puts(text);
+                free(text);
+                json_decref(j);
+                continue;
+            }
+            char status[16], mode[16];
+            unsigned moves;
+            list_columns(view, status, sizeof status, &moves, mode, sizeof mode);
+            printf("%-10u %-10s %-12s %6u %s\n", view->episode_id, view->type_name, status, moves, mode);
+        }
+    } while (n == PAGE);
+    for (size_t i = 0; i < PAGE; i++)
+        kd_episode_view_fini(&views[i]);
+    free(views);
+    kd_engine_close(engine);
+    return rc;
+}
+
+/* One log entry as JSON. */
+static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
+{
+    char hash[2 * KD_HASH_LEN + 1] = "", digest[2 * KD_HASH_LEN + 1] = "";
+    const char *kind = "invalid";
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data);
+    const ProtobufCBinaryData *h = NULL;
+    if (m && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED) {
+        kind = "accept";
+        h = &m->accepted->accepting_hash;
+    } else if (m && m->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED) {
+        kind = "revert";
+        h = &m->reverted->accepting_hash;
+    }
+    if (h && h->len == KD_HASH_LEN)
+        kd_hex_encode(h->data, KD_HASH_LEN, hash);
+    if (le->digest.len == KD_HASH_LEN)
+        kd_hex_encode(le->digest.data, KD_HASH_LEN, digest);
+    const char *status = le->status == KDAPP__MSG_STATUS__MSG_APPLIED ? "applied" : "refused";
+    json_t *j = json_pack("{s:I, s:s, s:s, s:s, s:I, s:s}", "seq", (json_int_t)seq, "kind", kind, "block", hash,
+                          "status", status, "height", (json_int_t)le->tip_height, "digest", digest);
+    if (j && le->status != KDAPP__MSG_STATUS__MSG_APPLIED) {
+        json_object_set_new(j, "error_code", json_string(le->error_code ? le->error_code : ""));
+        json_object_set_new(j, "error", json_string(le->error ? le->error : ""));
+    }
+    if (j && le->n_txs) {
+        json_t *txs = json_array();
+        for (size_t i = 0; txs && i < le->n_txs; i++) {
+            const Kdapp__Store__TxOutcome *o = le->txs[i];
+            json_t *t = o->applied ? json_pack("{s:i, s:b}", "episode", (json_int_t)o->episode_id, "applied", 1)
+                                   : json_pack("{s:i, s:b, s:s, s:s}", "episode", (json_int_t)o->episode_id, "applied",
+                                               0, "error_code", o->error_code, "error", o->error);
+            json_array_append_new(txs, t);
+        }
+        json_object_set_new(j, "txs", txs);
+    }
+    if (m)
+        kdapp__engine_msg__free_unpacked(m, NULL);
+    return j;
+}
+
+static void print_entry_text(const json_t *j)
+{
+    const char *block = json_string_value(json_object_get(j, "block"));
+    printf("%6lld %-6s %.16s %-7s height %lld digest %.16s", (long long)json_integer_value(json_object_get(j, "seq")),
+           json_string_value(json_object_get(j, "kind")), block ? block : "",
+           json_string_value(json_object_get(j, "status")), (long long)json_integer_value(json_object_get(j, "height")),
+           json_string_value(json_object_get(j, "digest")));
+    const json_t *txs = json_object_get(j, "txs");
+    if (txs) {
+        size_t applied = 0, i;
+        const json_t *t;
+        json_array_foreach(txs, i, t) applied += json_is_true(json_object_get(t, "applied"));
+        printf(" txs %zu/%zu", applied, json_array_size(txs));
+        json_array_foreach(txs, i, t) if (!json_is_true(json_object_get(t, "applied")))
+            printf(" [%zu:%s]", i, json_string_value(json_object_get(t, "error_code")));
+    }
+    if (json_object_get(j, "error"))
+        printf(" %s: %s", json_string_value(json_object_get(j, "error_code")),
+               json_string_value(json_object_get(j, "error")));
+    putchar('\n');
+}
+
+int kd_cmd_log(kd_cli *cli, int argc, char **argv)
+{
+    int json;
+    int rc = parse_args(cli, argc, argv, 0, &json, NULL, "kdapp log [--data DIR] [--json]");
+    if (rc)
+        return rc < 0 ? KD_EXIT_OK : rc;
+    kd_engine *engine;
+    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
+        return rc;
+    kd_tip tip;
+    if (kd_engine_tip(engine, &tip) != KD_OK) {
+        kd_engine_close(engine);
+        return KD_EXIT_FAIL;
+    }
+    for (uint64_t seq = 1; seq <= tip.last_seq; seq++) {
+        /* Entries never change once written: a handle per entry, ended
+         * before printing. */
+        kd_read *rd;
+        const uint8_t *data;
+        size_t len;
+        Kdapp__Store__LogEntry *le = NULL;
+        if (kd_engine_read_begin(engine, &rd) == KD_OK && kd_read_log_entry(rd, seq, &data, &len) == KD_OK)
+            le = kdapp__store__log_entry__unpack(NULL, len, data);
+        kd_engine_read_end(rd);
+        if (!le) {
+            fprintf(stderr, "kdapp log: entry %llu cannot be read\n", (unsigned long long)seq);
+            rc = KD_EXIT_FAIL;
+            break;
+        }
+        json_t *j = entry_json(seq, le);
+        kdapp__store__log_entry__free_unpacked(le, NULL);
+        if (!j) {
+            rc = KD_EXIT_FAIL;
+            break;
+        }
+        if (json) {
+            char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            if (text)
+                puts(text);
+            free(text);
+        } else {
+            print_entry_text(j);
+        }
+        json_decref(j);
+    }
+    kd_engine_close(engine);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* cmd_stats.c — `kdapp stats`: the engine's metrics from a data directory
+ * (read-only, so it works beside a running daemon). */
+#include <stdio.h>
+
+#include "engine/netutil.h"
+#include "tools/cli/commands.h"
+#include "tools/common/options.h"
+
+static void print_hist(const kd_metrics *m, kd_hist_id id, const char *label, const char *unit)
+{
+    const kd_histogram *h = &m->hist[id];
+    printf("  %-22s n=%llu", label, (unsigned long long)h->count);
+    if (h->count)
+        printf(" mean=%.1f%s", (double)h->sum / (double)h->count, unit);
+    const uint64_t *b = kd_metrics_bounds(id);
+    for (int i = 0; i < KD_HIST_BUCKETS; i++)
+        if (h->buckets[i]) {
+            if (b[i] == UINT64_MAX)
+                printf(" [>%llu]:%llu", (unsigned long long)b[i - 1], (unsigned long long)h->buckets[i]);
+            else
+                printf(" [<=%llu]:%llu", (unsigned long long)b[i], (unsigned long long)h->buckets[i]);
+        }
+    putchar('\n');
+}
+
+int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
+{
+    static const char usage[] = "usage: kdapp stats [--data DIR] [--prometheus]\n";
+    int prom = 0;
+    const kd_option opts[] = {KD_CLI_OPTIONS(cli), {.name = "prometheus", .kind = KD_OPT_FLAG, .value = &prom}, {0}};
+    int first, stop, rc = kd_options_parse_usage("kdapp stats", opts, argc, argv, &first, usage, &stop);
+    if (rc || stop)
+        return rc;
+    if (first != argc) {
+        fputs(usage, stderr);
+        return KD_EXIT_USAGE;
+    }
+    kd_engine *engine;
+    rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine);
+    if (rc)
+        return rc;
+    kd_metrics m;
+    kd_tip tip;
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(engine, &rd);
+    if (!err && !(err = kd_read_metrics(rd, &m)))
+        err = kd_read_tip(rd, &tip);
+    kd_engine_read_end(rd);
+    kd_engine_close(engine);
+    if (err) {
+        fprintf(stderr, "kdapp stats: cannot read the metrics: %s\n", kd_err_str(err));
+        return KD_EXIT_FAIL;
+    }
+    if (prom) {
+        kd_buf out;
+        kd_buf_init(&out);
+        if (kd_metrics_prometheus(&m, kd_wall_ms(), &out) == KD_OK)
+            fputs((const char *)out.data, stdout);
+        kd_buf_fini(&out);
+        return KD_EXIT_OK;
+    }
+    char d[17];
+    kd_hex_encode(tip.digest, 8, d);
+    printf("%s: height %llu, %llu log entries, digest %s…, finality %llu\n", cli->data_dir,
+           (unsigned long long)tip.height, (unsigned long long)tip.last_seq, d, (unsigned long long)tip.finality_depth);
+    printf("  blocks applied %llu, reverted %llu, duplicates %llu, refused %llu\n",
+           (unsigned long long)m.blocks_applied, (unsigned long long)m.blocks_reverted,
+           (unsigned long long)m.duplicates, (unsigned long long)m.refusals);
+    printf("  txs applied %llu, rejected %llu:", (unsigned long long)m.txs_applied, (unsigned long long)m.txs_rejected);
+    size_t pos = 0;
+    const char *code;
+    uint64_t count;
+    while (kd_code_counts_next(&m.rejections, &pos, &code, &count))
+        printf(" %s=%llu", code, (unsigned long long)count);
+    printf("\n  refused by reason:");
+    for (int e = 0; e < KD_ERR_COUNT_; e++)
+        if (m.refused[e])
+            printf(" %s=%llu", kd_err_code((kd_err)e), (unsigned long long)m.refused[e]);
+    putchar('\n');
+    print_hist(&m, KD_HIST_REORG_DEPTH, "reorg depth", " blocks");
+    print_hist(&m, KD_HIST_UNDO_PER_REVERT, "undo records/revert", "");
+    print_hist(&m, KD_HIST_APPLY_US, "apply latency", " us");
+    print_hist(&m, KD_HIST_REVERT_US, "revert latency", " us");
+    uint64_t now = kd_wall_ms();
+    printf("  lag behind tip        %.1f s\n",
+           m.tip_time_ms && now > m.tip_time_ms ? (double)(now - m.tip_time_ms) / 1000.0 : 0.0);
+    return KD_EXIT_OK;
+}

@@ -1,0 +1,95 @@
+/* cli.c — shared setup of the `kdapp` subcommands. */
+#include "tools/common/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/logger.h"
+
+int kd_cli_init(kd_cli *cli)
+{
+    memset(cli, 0, sizeof *cli);
+    const char *data = getenv("KDAPP_DATA"), *keys = getenv("KDAPP_KEYS");
+    cli->data_dir = data && *data ? data : "./kdapp-data";
+    cli->keys_dir = keys && *keys ? keys : "./kdapp-keys";
+    const char *level = getenv("KDAPP_LOG");
+    if (level && *level) {
+        kd_log_level lv;
+        if (kd_log_parse_level(level, &lv) != 0) {
+            fprintf(stderr, "kdapp: KDAPP_LOG='%s' is not valid: use error, warn, info or debug\n", level);
+            return KD_EXIT_USAGE;
+        }
+        kd_log_set_level(lv);
+    }
+    char why[256] = "";
+    kd_type_table_init(&cli->types);
+    if (kd_type_table_configure(&cli->types, kd_getenv_process, NULL, why, sizeof why) != KD_OK) {
+        fprintf(stderr, "kdapp: %s\n", why);
+        return KD_EXIT_USAGE;
+    }
+    kd_registry_init(&cli->registry);
+    if (kd_type_table_registry(&cli->types, &cli->registry) != KD_OK) {
+        fprintf(stderr, "kdapp: cannot register the episode types\n");
+        return KD_EXIT_FAIL;
+    }
+    return KD_EXIT_OK;
+}
+
+int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out)
+{
+    char why[512];
+    kd_engine_options opts = {
+        .data_dir = dir ? dir : cli->data_dir,
+        .registry = &cli->registry,
+        .finality_depth = finality,
+        .read_only = read_only,
+    };
+    kd_err err = kd_engine_open(&opts, out, why, sizeof why);
+    if (err) {
+        fprintf(stderr, "kdapp: %s\n", why);
+        return err == KD_ERR_LOCKED || err == KD_ERR_NOT_FOUND || err == KD_ERR_SCHEMA || err == KD_ERR_SETTINGS
+                   ? KD_EXIT_USAGE
+                   : KD_EXIT_FAIL;
+    }
+    return KD_EXIT_OK;
+}
+
+int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int kd_cli_parse_probability(const char *text, double *out)
+{
+    char *end;
+    double p = strtod(text, &end);
+    if (!*text || *end || !(p >= 0.0 && p <= 1.0)) /* NaN fails the range */
+        return -1;
+    *out = p;
+    return 0;
+}
+
+int kd_cli_common_option(kd_cli *cli, int opt, const char *arg)
+{
+    if (opt == KD_CLI_OPT_DATA) {
+        cli->data_dir = arg;
+        return 1;
+    }
+    if (opt == KD_CLI_OPT_KEYS) {
+        cli->keys_dir = arg;
+        return 1;
+    }
+    return 0;
+}
+
+int kd_cli_parse_durability_opt(const char *text, void *value) { return kd_cli_parse_durability(text, value); }

@@ -1,0 +1,65 @@
+/*
+ * cli.h — what every `kdapp` subcommand shares: default paths from the
+ * environment, the engine's configuration from the environment (checked
+ * once, at start), opening an engine with the episode types registered,
+ * and the argument parsing helpers. It sits below every tools/ subfolder
+ * (the chain's node and the bench use it too); the subcommand entry points
+ * are in tools/cli/commands.h.
+ */
+#ifndef KD_TOOLS_COMMON_CLI_H
+#define KD_TOOLS_COMMON_CLI_H
+
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "episodes/episode_type.h"
+
+#define KD_EXIT_OK 0
+#define KD_EXIT_FAIL 1  /* the operation failed (storage, network, mismatch) */
+#define KD_EXIT_USAGE 2 /* bad arguments, environment or input */
+
+/* Process-wide settings resolved at start (main.c): environment and defaults. */
+typedef struct {
+    const char *data_dir; /* --data, else KDAPP_DATA, else ./kdapp-data */
+    const char *keys_dir; /* --keys, else KDAPP_KEYS, else ./kdapp-keys */
+    kd_type_table types;  /* every episode type, configured from the environment */
+    kd_registry registry; /* the engine's view of `types` (kd_type_table_registry) */
+} kd_cli;
+
+/* Reads the environment (the types' engine defaults through
+ * kd_type_table_configure); prints a message naming the variable and
+ * returns KD_EXIT_USAGE when a value is malformed. `cli` must not move
+ * afterwards (its registry points into its type table). */
+int kd_cli_init(kd_cli *cli);
+
+/* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which
+ * must outlive it; prints the reason and returns non-zero on failure. */
+int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out);
+
+/* Parses a probability, a decimal number in [0, 1]; returns 0 or -1. */
+int kd_cli_parse_probability(const char *text, double *out);
+
+/* Parses a decimal in [min, max]; returns 0 or -1. */
+int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Common long options: --data, --keys. Returns 1 when `opt` was one of them. */
+int kd_cli_common_option(kd_cli *cli, int opt, const char *arg);
+#define KD_CLI_OPT_DATA 1000
+#define KD_CLI_OPT_KEYS 1001
+#define KD_CLI_COMMON_LONGOPTS \
+    {"data", required_argument, NULL, KD_CLI_OPT_DATA}, { "keys", required_argument, NULL, KD_CLI_OPT_KEYS }
+
+/* The common options --data and --keys as kd_option entries (tools/options.h). */
+#define KD_CLI_OPTIONS(cli)                                                  \
+    {.name = "data", .kind = KD_OPT_STRING, .value = &(cli)->data_dir},     \
+    {                                                                        \
+        .name = "keys", .kind = KD_OPT_STRING, .value = &(cli)->keys_dir     \
+    }
+
+/* Parses "sync" | "relaxed" into a kd_durability (KD_OPT_CUSTOM); returns 0 or -1. */
+int kd_cli_parse_durability_opt(const char *text, void *value);
+
+/* Parses "sync" | "relaxed"; returns 0 or -1. */
+int kd_cli_parse_durability(const char *text, kd_durability *out);
+
+#endif

@@ -1,0 +1,673 @@
+/*
+ * play.c — the `kdapp play` coordinator (see play.h): start the gateway
+ * connection and the episode, run the turns, the reorgs and the result,
+ * for any registered type.
+ *
+ * What the coordinator reads of the gateway's view is generic: "type",
+ * "phase", "winner", "to_move", "seats" and "state" (the engine state's
+ * hex, decoded with the type's decode_state for the players and drawn with
+ * its view_encode + render_text). Legal moves come from kdapp_legal_moves
+ * ({command, notation} per move, converted with the type's
+ * command_from_json), or, from a gateway whose moves carry no command, the
+ * type's legal_moves over the same state.
+ *
+ * A reorg, as the coordinator shows it:
+ *
+ *   before      the position after move N (read from the gateway)
+ *   rollback    kdapp_simulate_reorg reverts the last D blocks: their moves
+ *               are undone — read at once, so the rolled-back position is
+ *               what the engine holds
+ *   re-mined    the devnet puts the reverted transactions in new blocks;
+ *               the coordinator waits (bounded) until the episode's state is
+ *               back, then carries on from the gateway's state
+ *
+ * The devnet mines the re-queued moves on its next tick, so the rolled-back
+ * state is usually, not always, still there when it is read; when it is
+ * gone already the output says so instead of inventing it.
+ */
+#include "tools/play/play.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/bytes.h"
+#include "engine/netutil.h"
+#include "tools/play/mcp_client.h"
+
+/* What the coordinator takes from one view. */
+typedef struct {
+    kd_game_phase phase;
+    int winner, to_move;
+    char *state_hex; /* owned */
+    void *state;     /* ops->state_size bytes, owned */
+} pview;
+
+typedef struct {
+    const kd_play_options *o;
+    FILE *out;
+    kd_mcp_client *mcp;
+    const kd_episode_type *type;
+    size_t seats;
+    kd_player *players[KD_PLAY_MAX_SEATS];
+    uint32_t episode;
+    uint32_t moves; /* moves the gateway accepted */
+    pview last;     /* the latest view the gateway sent */
+    kd_play_result *res;
+} game;
+
+typedef struct {
+    game *g;
+    const char *seat_name;
+} prompt_ctx;
+
+__attribute__((format(printf, 2, 3))) static void show(game *g, const char *fmt, ...)
+{
+    if (g->o->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(g->out, fmt, ap);
+    va_end(ap);
+}
+
+static const char *seat_name(const game *g, int seat) { return kd_episode_type_seat_name(g->type, seat); }
+
+static uint64_t mix(uint64_t seed, uint64_t k)
+{
+    kd_play_rng r;
+    kd_play_rng_seed(&r, seed ^ (k * 0xd1b54a32d192ed03ull));
+    return kd_play_rng_next(&r);
+}
+
+/* ---------------------------------------------------------------- views */
+
+static void pview_fini(pview *v)
+{
+    free(v->state_hex);
+    free(v->state);
+    memset(v, 0, sizeof *v);
+}
+
+static int seat_of(const json_t *j)
+{
+    return json_is_integer(j) && json_integer_value(j) >= 0 && json_integer_value(j) < KD_PLAY_MAX_SEATS
+               ? (int)json_integer_value(j)
+               : KD_SEAT_NONE;
+}
+
+/* Parses the generic members of a view into `v` (released first). */
+static kd_err pview_parse(game *g, const json_t *j, pview *v, char *why, size_t why_len)
+{
+    pview_fini(v);
+    const char *phase = json_string_value(json_object_get(j, "phase"));
+    const char *hex = json_string_value(json_object_get(j, "state"));
+    if (!phase || !hex) {
+        kd_reject_write(why, why_len, "the gateway's view has no \"phase\" or \"state\"");
+        return KD_ERR_DECODE;
+    }
+    v->phase = strcmp(phase, "won") == 0    ? KD_PHASE_WON
+               : strcmp(phase, "draw") == 0 ? KD_PHASE_DRAW
+                                            : KD_PHASE_IN_PROGRESS;
+    v->winner = seat_of(json_object_get(j, "winner"));
+    v->to_move = seat_of(json_object_get(j, "to_move"));
+    size_t len = strlen(hex) / 2;
+    uint8_t *bytes = malloc(len ? len : 1);
+    v->state_hex = strdup(hex);
+    v->state = calloc(1, g->type->ops->state_size);
+    kd_err err = bytes && v->state_hex && v->state ? KD_OK : KD_ERR_NOMEM;
+    if (!err && (strlen(hex) % 2 || kd_hex_decode(hex, bytes, len) != 0 ||
+                 g->type->ops->decode_state(bytes, len, v->state) != KD_OK)) {
+        kd_reject_write(why, why_len, "the gateway's view carries a state that does not decode as %s", g->type->ops->type_name);
+        err = KD_ERR_DECODE;
+    }
+    free(bytes);
+    if (err)
+        pview_fini(v);
+    return err;
+}
+
+static void print_board(game *g, const void *state)
+{
+    kd_buf view, b;
+    kd_buf_init(&view);
+    kd_buf_init(&b);
+    if (g->type->view_encode(state, KD_SEAT_PUBLIC, &view) == KD_OK &&
+        g->type->render_text(view.data, view.len, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK)
+        show(g, "%s%s", (const char *)b.data, b.len > 1 && b.data[b.len - 2] != '\n' ? "\n" : "");
+    kd_buf_fini(&b);
+    kd_buf_fini(&view);
+}
+
+/* ------------------------------------------------------- gateway calls */
+
+/* Calls a tool that must succeed; *sc is its structured result. */
+static kd_err call_ok(game *g, const char *tool, json_t *args, json_t **sc, char *why, size_t why_len)
+{
+    int is_error = 0;
+    kd_err err = kd_mcp_client_call_tool(g->mcp, tool, args, sc, &is_error, why, why_len);
+    if (!err && (is_error || !*sc)) {
+        char text[600];
+        snprintf(text, sizeof text, "%s", why);
+        kd_reject_write(why, why_len, "%s failed: %s", tool, text[0] ? text : "no structured result");
+        json_decref(*sc);
+        *sc = NULL;
+        err = KD_ERR_UNSUPPORTED;
+    }
+    return err;
+}
+
+static json_t *episode_args(game *g) { return json_pack("{s:I}", "episode_id", (json_int_t)g->episode); }
+
+/* kdapp_get_episode_state; *exists 0 when the episode is gone (its
+ * creation rolled back). `digest` (65 bytes, may be NULL) gets the digest. */
+static kd_err read_state(game *g, pview *v, int *exists, char *digest, char *why, size_t why_len)
+{
+    json_t *sc = NULL;
+    int is_error = 0;
+    kd_err err =
+        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
+    *exists = 0;
+    if (!err && is_error && strstr(why, "does not exist")) {
+        json_decref(sc);
+        return KD_OK;
+    }
+    if (!err && (is_error || !sc)) {
+        char text[600];
+        snprintf(text, sizeof text, "%s", why);
+        kd_reject_write(why, why_len, "kdapp_get_episode_state failed: %s", text);
+        err = KD_ERR_UNSUPPORTED;
+    }
+    if (!err && json_is_true(json_object_get(sc, "deleted"))) {
+        json_decref(sc);
+        return KD_OK;
+    }
+    if (!err)
+        err = pview_parse(g, sc, v, why, why_len);
+    if (!err) {
+        *exists = 1;
+        const char *d = json_string_value(json_object_get(sc, "digest"));
+        if (digest)
+            snprintf(digest, 65, "%s", d ? d : "");
+    }
+    json_decref(sc);
+    return err;
+}
+
+static kd_err fetch_prompt(void *ctx, char **text, char *why, size_t why_len)
+{
+    prompt_ctx *p = ctx;
+    char id[16];
+    snprintf(id, sizeof id, "%u", p->g->episode);
+    return kd_mcp_client_get_prompt(p->g->mcp, "kdapp_turn",
+                                    json_pack("{s:s, s:s}", "episode_id", id, "player", p->seat_name), text, why,
+                                    why_len);
+}
+
+/* The legal moves of `seat`: kdapp_legal_moves when its moves carry the
+ * command JSON, else the type's legal_moves over the view's state. */
+static kd_err read_legal(game *g, int seat, const void *state, kd_legal_moves *out, char *why, size_t why_len)
+{
+    kd_legal_moves_clear(out);
+    json_t *sc = NULL;
+    kd_err err = call_ok(g, "kdapp_legal_moves", episode_args(g), &sc, why, why_len);
+    if (err)
+        return err;
+    json_t *moves = json_object_get(sc, "moves");
+    int generic = json_array_size(moves) > 0 && json_is_object(json_object_get(json_array_get(moves, 0), "command"));
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    for (size_t i = 0; generic && !err && i < json_array_size(moves); i++) {
+        const json_t *m = json_array_get(moves, i);
+        const char *notation = json_string_value(json_object_get(m, "notation"));
+        char detail[KD_REJECT_DETAIL_MAX] = "";
+        cmd.len = 0;
+        err = g->type->command_from_json(json_object_get(m, "command"), seat, &cmd, detail, sizeof detail);
+        if (err)
+            kd_reject_write(why, why_len, "kdapp_legal_moves sent a command the type refuses: %s", detail);
+        else
+            err = kd_legal_moves_push(out, cmd.data, cmd.len, notation ? notation : "?");
+    }
+    kd_buf_fini(&cmd);
+    json_decref(sc);
+    return err || generic ? err : g->type->legal_moves(state, seat, out);
+}
+
+/* ---------------------------------------------------------------- turns */
+
+static void legal_text(const kd_legal_moves *legal, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "Legal moves:");
+    for (size_t i = 0; i < legal->count && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, " %s", legal->moves[i].notation);
+}
+
+/* Submits a move; *legal 0 with the gateway's reason in `refusal`. */
+static kd_err submit(game *g, const kd_legal_move *m, int *legal, char *refusal, size_t refusal_len, char *why,
+                     size_t why_len)
+{
+    json_t *command = g->type->command_to_json(m->command, m->command_len);
+    if (!command) {
+        kd_reject_write(why, why_len, "the move %s has no command JSON", m->notation);
+        return KD_ERR_INTERNAL;
+    }
+    json_t *args = json_pack("{s:I, s:o}", "episode_id", (json_int_t)g->episode, "command", command);
+    json_t *sc = NULL;
+    int is_error = 0;
+    kd_err err = kd_mcp_client_call_tool(g->mcp, "kdapp_execute_command", args, &sc, &is_error, why, why_len);
+    if (err)
+        return err;
+    *legal = json_is_true(json_object_get(sc, "legal"));
+    json_t *view = json_object_get(sc, "view");
+    if (!is_error && *legal && view) {
+        err = pview_parse(g, view, &g->last, why, why_len);
+    } else if (json_object_get(sc, "legal") && !*legal) {
+        const char *e = json_string_value(json_object_get(sc, "error"));
+        snprintf(refusal, refusal_len, "%s", e ? e : "refused");
+        *legal = 0;
+    } else {
+        char text[600];
+        snprintf(text, sizeof text, "%s", why);
+        kd_reject_write(why, why_len, "kdapp_execute_command failed: %s", text[0] ? text : "no structured result");
+        err = KD_ERR_UNSUPPORTED;
+    }
+    json_decref(sc);
+    return err;
+}
+
+/* The seat to act: the one to move, or the first with a legal move when
+ * no single seat must act. */
+static int acting_seat(game *g, const pview *v, kd_legal_moves *scratch)
+{
+    if (v->to_move != KD_SEAT_NONE)
+        return (size_t)v->to_move < g->seats ? v->to_move : KD_SEAT_NONE;
+    for (size_t s = 0; s < g->seats; s++) {
+        kd_legal_moves_clear(scratch);
+        if (g->type->legal_moves(v->state, (int)s, scratch) == KD_OK && scratch->count)
+            return (int)s;
+    }
+    return KD_SEAT_NONE;
+}
+
+/* Plays one turn: view, legal moves, player (with retries and the
+ * fallback), move. */
+static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_len)
+{
+    pview now = {0};
+    int exists;
+    kd_err err = read_state(g, &now, &exists, NULL, why, why_len);
+    if (!err && !exists) {
+        kd_reject_write(why, why_len, "episode %u is gone", g->episode);
+        err = KD_ERR_NOT_FOUND;
+    }
+    int seat = err ? KD_SEAT_NONE : acting_seat(g, &now, legal);
+    if (!err && seat == KD_SEAT_NONE) {
+        kd_reject_write(why, why_len, "no seat may act in episode %u", g->episode);
+        err = KD_ERR_DECODE;
+    }
+    if (!err && !(err = read_legal(g, seat, now.state, legal, why, why_len)) && !legal->count) {
+        kd_reject_write(why, why_len, "no legal move for %s", seat_name(g, seat));
+        err = KD_ERR_NO_MOVE;
+    }
+    if (err) {
+        pview_fini(&now);
+        return err;
+    }
+    kd_player *p = g->players[seat];
+    prompt_ctx pc = {.g = g, .seat_name = seat_name(g, seat)};
+    kd_play_turn turn = {.episode_id = g->episode,
+                         .type = g->type,
+                         .seat = seat,
+                         .seat_name = pc.seat_name,
+                         .state = now.state,
+                         .legal = legal,
+                         .get_prompt = fetch_prompt,
+                         .prompt_ctx = &pc};
+    char feedback[1500], legal_list[700], reason[600];
+    const char *fb = NULL;
+    unsigned limit = kd_player_retry_limit(p), refused = 0;
+    int interactive = kd_player_interactive(p); /* it shows the player the refusals itself */
+    legal_text(legal, legal_list, sizeof legal_list);
+    for (;;) {
+        kd_legal_move m;
+        int fallback = limit && refused > limit; /* the first answer and `limit` retries */
+        if (fallback) {
+            if ((err = kd_player_fallback(p, &turn, &m))) {
+                kd_reject_write(why, why_len, "no legal move left for %s", pc.seat_name);
+                break;
+            }
+            show(g, "  %s (%s): %u answers refused; a random legal move is played instead\n", pc.seat_name,
+                 kd_player_name(p), refused);
+        } else {
+            err = kd_player_choose(p, &turn, fb, &m, reason, sizeof reason);
+            if (err == KD_ERR_PARSE) {
+                refused++;
+                if (!interactive)
+                    show(g, "  %s (%s): answer refused: %s\n", pc.seat_name, kd_player_name(p), reason);
+                snprintf(feedback, sizeof feedback, "Your answer could not be used: %s.\n%s", reason, legal_list);
+                fb = feedback;
+                continue;
+            }
+            if (err) {
+                kd_reject_write(why, why_len, "%s (%s): %s", pc.seat_name, kd_player_name(p), reason);
+                break;
+            }
+        }
+        int ok = 0;
+        if ((err = submit(g, &m, &ok, reason, sizeof reason, why, why_len)))
+            break;
+        if (!ok) {
+            kd_player_note_refused(p);
+            refused++;
+            if (!interactive)
+                show(g, "  %s (%s) tried %s: refused by the gateway: %s\n", pc.seat_name, kd_player_name(p),
+                     m.notation, reason);
+            if (fallback) {
+                kd_reject_write(why, why_len, "the gateway refused the legal move %s for %s: %s", m.notation, pc.seat_name,
+                    reason);
+                err = KD_ERR_INTERNAL;
+                break;
+            }
+            snprintf(feedback, sizeof feedback, "The move %s was refused by the gateway: %s.\n%s", m.notation, reason,
+                     legal_list);
+            fb = feedback;
+            continue;
+        }
+        kd_player_note_move(p);
+        g->moves++;
+        show(g, "\nmove %u: %s (%s) plays %s%s\n", g->moves, pc.seat_name, kd_player_name(p), m.notation,
+             fallback ? " [random fallback]" : "");
+        print_board(g, g->last.state);
+        break;
+    }
+    pview_fini(&now);
+    return err;
+}
+
+/* ---------------------------------------------------------------- reorgs */
+
+/* Waits until the episode is back as it was (`hex`), or over (bounded). */
+static kd_err wait_remined(game *g, const char *hex, pview *now, int *done, char *why, size_t why_len)
+{
+    uint64_t deadline = kd_now_ms() + KD_PLAY_REMINE_WAIT_MS;
+    *done = 0;
+    for (;;) {
+        int exists;
+        kd_err err = read_state(g, now, &exists, NULL, why, why_len);
+        if (err)
+            return err;
+        if (exists && (strcmp(now->state_hex, hex) == 0 || now->phase != KD_PHASE_IN_PROGRESS)) {
+            *done = 1;
+            return KD_OK;
+        }
+        if (kd_now_ms() >= deadline)
+            return exists ? KD_OK : KD_ERR_TIMEOUT;
+        struct timespec ts = {0, 20 * 1000 * 1000}; /* poll the condition; the wait is bounded above */
+        nanosleep(&ts, NULL);
+    }
+}
+
+static kd_err reorg(game *g, char *why, size_t why_len)
+{
+    pview before = {0}, after = {0}, now = {0};
+    int exists;
+    json_t *sc = NULL;
+    int is_error = 0;
+    kd_err err = read_state(g, &before, &exists, NULL, why, why_len);
+    if (!err && !exists) {
+        kd_reject_write(why, why_len, "episode %u is gone before the reorg", g->episode);
+        err = KD_ERR_NOT_FOUND;
+    }
+    if (!err)
+        err = kd_mcp_client_call_tool(g->mcp, "kdapp_simulate_reorg",
+                                      json_pack("{s:I}", "depth", (json_int_t)g->o->reorg_depth), &sc, &is_error, why,
+                                      why_len);
+    if (err)
+        goto done;
+    if (is_error) {
+        show(g, "\nreorg after move %u did not happen: %s\n", g->moves, why);
+        goto done;
+    }
+    long long reverted = json_integer_value(json_object_get(sc, "reverted"));
+    long long reincluded = json_integer_value(json_object_get(sc, "reincluded"));
+    if ((err = read_state(g, &after, &exists, NULL, why, why_len)))
+        goto done;
+    g->res->reorgs++;
+    show(g,
+         "\n=== reorg after move %u: the devnet reverted its last %lld block%s; %lld transaction%s back "
+         "in the queue to be mined again ===\n",
+         g->moves, reverted, reverted == 1 ? "" : "s", reincluded, reincluded == 1 ? " goes" : "s go");
+    show(g, "before the reorg:\n");
+    print_board(g, before.state);
+    if (!exists) {
+        show(g, "after the rollback: the episode is gone (its creation was in a reverted block)\n");
+    } else if (strcmp(after.state_hex, before.state_hex) == 0) {
+        show(g, "after the rollback: the reverted moves were already mined again before the rolled-back position "
+                "could be read\n");
+    } else {
+        show(g, "after the rollback (the reverted blocks' moves undone):\n");
+        print_board(g, after.state);
+    }
+    int back;
+    if ((err = wait_remined(g, before.state_hex, &now, &back, why, why_len))) {
+        if (err == KD_ERR_TIMEOUT)
+            kd_reject_write(why, why_len, "after the reorg the episode did not come back within %u ms", KD_PLAY_REMINE_WAIT_MS);
+        goto done;
+    }
+    if (!back) {
+        show(g, "the reverted moves were not all mined again within %u ms; carrying on from the gateway's state:\n",
+             KD_PLAY_REMINE_WAIT_MS);
+        print_board(g, now.state);
+    } else if (strcmp(now.state_hex, before.state_hex) == 0) {
+        show(g, "re-mined: the reverted moves were applied again in new blocks; the position is as before the "
+                "reorg\n");
+    } else {
+        show(g, "re-mined: the reverted moves were applied again in new blocks:\n");
+        print_board(g, now.state);
+    }
+    pview_fini(&g->last);
+    g->last = now;
+    memset(&now, 0, sizeof now);
+done:
+    json_decref(sc);
+    pview_fini(&now);
+    pview_fini(&after);
+    pview_fini(&before);
+    return err;
+}
+
+/* ----------------------------------------------------------------- game */
+
+/* kdapp_start_episode {type?, ...params}: the params' members go as
+ * top-level arguments, which the gateway takes as members of params. */
+static kd_err start_episode(game *g, char *why, size_t why_len)
+{
+    json_t *args = json_object();
+    if (g->o->params) {
+        json_error_t jerr;
+        json_t *params = json_loads(g->o->params, JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(params)) {
+            kd_reject_write(why, why_len, "--params must be a JSON object: %s", params ? "it is not one" : jerr.text);
+            json_decref(params);
+            json_decref(args);
+            return KD_ERR_INVALID_ARG;
+        }
+        json_object_update(args, params);
+        json_decref(params);
+    }
+    if (g->o->type)
+        json_object_set_new(args, "type", json_string(g->o->type));
+    json_t *sc = NULL;
+    kd_err err = call_ok(g, "kdapp_start_episode", args, &sc, why, why_len);
+    if (err)
+        return err;
+    json_int_t id = json_integer_value(json_object_get(sc, "episode_id"));
+    json_t *view = json_object_get(sc, "view");
+    const char *type = json_string_value(json_object_get(view, "type"));
+    if (id <= 0 || id > UINT32_MAX) {
+        kd_reject_write(why, why_len, "kdapp_start_episode answered no episode id");
+        err = KD_ERR_DECODE;
+    } else if (type && strcmp(type, g->type->ops->type_name) != 0) {
+        kd_reject_write(why, why_len, "kdapp_start_episode started a %s episode, not %s", type, g->type->ops->type_name);
+        err = KD_ERR_DECODE;
+    } else {
+        g->episode = (uint32_t)id;
+        err = pview_parse(g, view, &g->last, why, why_len);
+    }
+    json_decref(sc);
+    return err;
+}
+
+static kd_err open_gateway(game *g, char *why, size_t why_len)
+{
+    const kd_play_options *o = g->o;
+    kd_mcp_client_options co = {.url = o->mcp_url, .bearer_token = o->mcp_token, .client_name = "kdapp-play"};
+    char exe[4096];
+    char *argv[] = {exe, "mcp", "--data", (char *)o->data_dir, "--keys", (char *)o->keys_dir, NULL};
+    if (!o->mcp_url && o->mcp_cmd) {
+        co.command = o->mcp_cmd;
+    } else if (!o->mcp_url) {
+        if (o->self_exe) {
+            snprintf(exe, sizeof exe, "%s", o->self_exe);
+        } else {
+            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            if (n <= 0) {
+                kd_reject_write(why, why_len,
+                    "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
+                    "use --mcp-cmd or --mcp-url");
+                return KD_ERR_IO;
+            }
+            exe[n] = '\0';
+        }
+        if (!o->data_dir || !o->keys_dir) {
+            kd_reject_write(why, why_len, "the embedded gateway needs a data and a key directory");
+            return KD_ERR_INVALID_ARG;
+        }
+        co.argv = argv;
+    }
+    return kd_mcp_client_open(&co, &g->mcp, why, why_len);
+}
+
+static void print_result(game *g, const char *digest)
+{
+    const pview *v = &g->last;
+    FILE *out = g->out;
+    fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
+    if (v->phase == KD_PHASE_WON && (size_t)v->winner < g->seats)
+        fprintf(out, "%s (%s) won after %u moves\n", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
+                g->moves);
+    else if (v->phase == KD_PHASE_DRAW)
+        fprintf(out, "draw after %u moves\n", g->moves);
+    else
+        fprintf(out, "stopped at --max-moves %u, game in progress\n", g->moves);
+    for (size_t i = 0; i < g->seats; i++) {
+        kd_player_stats s = kd_player_get_stats(g->players[i]);
+        fprintf(out, "  %s %-8s %u moves, %u answers refused, %u random fallbacks\n", seat_name(g, (int)i),
+                kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
+    }
+    if (g->o->reorg_every)
+        fprintf(out, "  reorgs: %u\n", g->res->reorgs);
+    fprintf(out, "digest: %s\n", digest);
+    fflush(out);
+}
+
+/* The type and one player per seat. */
+static kd_err setup(game *g, char *why, size_t why_len)
+{
+    const kd_play_options *o = g->o;
+    g->type = o->type ? kd_type_table_find(o->types, o->type)
+                      : o->types->count ? o->types->entries[0].type
+                                        : NULL;
+    if (!g->type) {
+        kd_reject_write(why, why_len, "'%s' is not a registered episode type", o->type ? o->type : "");
+        return KD_ERR_INVALID_ARG;
+    }
+    size_t given = 0;
+    while (given < KD_PLAY_MAX_SEATS && o->players[given])
+        given++;
+    g->seats = g->type->min_seats > given ? g->type->min_seats : given;
+    if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS) {
+        kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name, g->type->min_seats,
+            g->type->max_seats, given);
+        return KD_ERR_INVALID_ARG;
+    }
+    for (size_t i = 0; i < g->seats; i++) {
+        kd_player_options po = {.seed = mix(o->seed, (uint64_t)i + 1),
+                                .depth = o->depth,
+                                .model = o->model,
+                                .api_key = o->llm_api_key,
+                                .show_prompts = o->show_prompts,
+                                .in = o->in,
+                                .out = g->out,
+                                .log = o->log};
+        kd_err err = kd_player_alloc(o->players[i] ? o->players[i] : "search", &po, &g->players[i], why, why_len);
+        if (err)
+            return err;
+        if (kd_player_needs_bot(g->players[i]) && !g->type->bot_command) {
+            kd_reject_write(why, why_len,
+                "%s has no bot, so the search player cannot play %s: use random, llm:URL or human for that seat",
+                g->type->ops->type_name, seat_name(g, (int)i));
+            return KD_ERR_INVALID_ARG;
+        }
+    }
+    g->res->seats = g->seats;
+    return KD_OK;
+}
+
+kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, size_t why_len)
+{
+    memset(res, 0, sizeof *res);
+    res->winner = KD_SEAT_NONE;
+    game g = {.o = o, .out = o->out ? o->out : stdout, .res = res};
+    kd_legal_moves legal;
+    kd_legal_moves_init(&legal);
+    kd_err err = setup(&g, why, why_len);
+    if (!err)
+        err = open_gateway(&g, why, why_len);
+    if (!err)
+        err = start_episode(&g, why, why_len);
+    if (err)
+        goto done;
+    res->episode_id = g.episode;
+    uint32_t max_moves = o->max_moves ? o->max_moves : KD_PLAY_DEFAULT_MAX_MOVES;
+    show(&g, "kdapp play: episode %u (%s) |", g.episode, g.type->title);
+    for (size_t i = 0; i < g.seats; i++)
+        show(&g, "%s %s: %s", i ? "," : "", seat_name(&g, (int)i), kd_player_name(g.players[i]));
+    show(&g, " | seed %llu\n", (unsigned long long)o->seed);
+    print_board(&g, g.last.state);
+    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves) {
+        if ((err = play_turn(&g, &legal, why, why_len)))
+            goto done;
+        /* Also after a winning move: the win is rolled back and mined again. */
+        if (o->reorg_every && o->reorg_depth && g.moves % o->reorg_every == 0 && (err = reorg(&g, why, why_len)))
+            goto done;
+    }
+    int exists;
+    char digest[65] = "";
+    pview final = {0};
+    if ((err = read_state(&g, &final, &exists, digest, why, why_len)))
+        goto done;
+    if (exists) {
+        pview_fini(&g.last);
+        g.last = final;
+    }
+    res->phase = g.last.phase;
+    res->winner = g.last.phase == KD_PHASE_WON ? g.last.winner : KD_SEAT_NONE;
+    res->move_count = g.moves;
+    snprintf(res->digest, sizeof res->digest, "%s", digest);
+    print_result(&g, digest);
+done:
+    for (size_t i = 0; i < g.seats; i++)
+        if (g.players[i])
+            res->stats[i] = kd_player_get_stats(g.players[i]);
+    int rc = kd_mcp_client_close(g.mcp);
+    if (g.mcp && rc != 0) /* the game's outcome stands; the gateway's own messages say more */
+        fprintf(o->log ? o->log : stderr, "kdapp play: the gateway exited with status %d\n", rc);
+    for (size_t i = 0; i < g.seats; i++)
+        kd_player_free(g.players[i]);
+    kd_legal_moves_fini(&legal);
+    pview_fini(&g.last);
+    return err;
+}

@@ -1,0 +1,80 @@
+/*
+ * play.h — the `kdapp play` coordinator: one player per seat, one episode
+ * of any registered type, the MCP gateway in between.
+ *
+ *   coordinator ──MCP──► gateway (embedded `kdapp mcp` child, --mcp-cmd, or --mcp-url)
+ *     │ each turn: kdapp_get_episode_state (phase, to_move, seats, state)
+ *     │            + kdapp_legal_moves ─► player ─► kdapp_execute_command
+ *     │ every K moves: kdapp_simulate_reorg, then wait for the re-mined moves
+ *     └ at the end: kdapp_get_episode_state (result and digest)
+ *
+ * The coordinator keeps no copy of the game: every turn starts from the
+ * gateway's view, whose "state" member (the engine state's hex) it decodes
+ * with the type's decode_state for the players, so a reorg or another
+ * client cannot make it drift. A refused answer (unparsable, or an illegal move the gateway
+ * rejected) goes back to the player with the reason and the legal moves, up
+ * to the player's retry limit; then a random legal move is played for it and
+ * counted.
+ */
+#ifndef KD_TOOLS_PLAY_H
+#define KD_TOOLS_PLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/play/players.h"
+
+#define KD_PLAY_DEFAULT_MAX_MOVES 100u
+/* How long the coordinator waits for re-included moves after a reorg. */
+#define KD_PLAY_REMINE_WAIT_MS 30000u
+
+#define KD_PLAY_MAX_SEATS 8
+
+typedef struct {
+    const kd_type_table *types;        /* the registered types (borrowed, required) */
+    const char *type;                  /* the episode's type [the first registered] */
+    const char *params;                /* its params JSON (an object; NULL: the engine defaults) */
+    const char *players[KD_PLAY_MAX_SEATS]; /* player spec per seat (players.h) [search] */
+    const char *mcp_url;               /* a Streamable HTTP gateway; or */
+    const char *mcp_cmd;               /* a stdio gateway started with /bin/sh -c; or, neither set: */
+    const char *self_exe;              /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
+    const char *data_dir, *keys_dir;   /* for the embedded gateway */
+    uint64_t seed;                     /* every random choice of both players */
+    uint32_t max_moves;                /* [KD_PLAY_DEFAULT_MAX_MOVES] */
+    unsigned depth;                    /* search plies [KD_SEARCH_DEFAULT_DEPTH] */
+    uint32_t reorg_every, reorg_depth; /* 0: no reorgs */
+    const char *model;                 /* llm players' model */
+    const char *llm_api_key;           /* llm players' bearer token (NULL: none) */
+    const char *mcp_token;             /* bearer token for --mcp-url (NULL: none) */
+    int show_prompts;                  /* print what llm players are sent */
+    int quiet;                         /* only the result lines */
+    FILE *out;                         /* progress and result [stdout] */
+    FILE *in;                          /* human input [stdin] */
+    FILE *log;                         /* prompts [stderr] */
+} kd_play_options;
+
+typedef struct {
+    uint32_t episode_id;
+    kd_game_phase phase; /* at the end */
+    int winner;          /* the winning seat, or KD_SEAT_NONE */
+    uint32_t move_count; /* moves the gateway accepted */
+    uint32_t reorgs;     /* reorgs performed */
+    char digest[65];     /* the final chained digest (hex) */
+    size_t seats;
+    kd_player_stats stats[KD_PLAY_MAX_SEATS]; /* per seat */
+} kd_play_result;
+
+/*
+ * Plays one game and prints its course to opts->out. Returns KD_OK when
+ * the game ended (win, draw) or reached max_moves; `res` (zeroed first) is
+ * filled as far as the game got. Errors, with a sentence in `why`:
+ * KD_ERR_INVALID_ARG (a player spec, an unknown type, "search" for a type
+ * without a bot, more players than seats), the MCP client's errors (the gateway
+ * could not be started or reached, timeouts), KD_ERR_NET (an llm endpoint),
+ * KD_ERR_CLOSED (a human's input ended), KD_ERR_DECODE (the gateway sent a
+ * context that does not hold together). Not thread-safe with itself on
+ * the same FILEs.
+ */
+kd_err kd_play_run(const kd_play_options *opts, kd_play_result *res, char *why, size_t why_len) KD_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# check.sh — the whole test suite from a fresh Debian machine: installs what
+# is missing, builds with warnings as errors, and runs every test through
+# ctest (Criterion unit tests and integration tests on real files, sockets
+# and processes, and the MCP client tests: the official TypeScript SDK client
+# and the MCP conformance suite, npm packages pinned in tests/client's
+# package-lock.json).
+#
+# First a sanitizer pass: a second build (build-asan) with AddressSanitizer,
+# UndefinedBehaviorSanitizer and LeakSanitizer, and the engine's crash
+# points compiled in (KD_CRASHPOINTS), runs the unit, integration, fuzz
+# corpus and crash-point tests. Then a ThreadSanitizer pass: a third build
+# (build-tsan, only what it runs) runs the threaded parts: readers racing
+# a growing map and MCP sessions racing the writer (tests/threads), the
+# engine daemon (ingest server, signature pool, publisher), the devnet,
+# and the gateway attached and embedded under the Node.js MCP clients.
+# Criterion cannot run under ThreadSanitizer (tests/threads/threads.h), so
+# the Criterion tests are not in it. Any report, from a test or from a
+# daemon it started, fails the check (tests/tsan.supp lists what is
+# suppressed inside libraries, and why). Then the whole suite runs on the
+# normal build; its closing line is ctest's summary of what passed and
+# failed.
+#
+#   tools/scripts/check.sh                   # the whole check (CI runs this)
+#   KD_CHECK_SANITIZE=0 tools/scripts/check.sh   # skip both sanitizer passes
+#   tools/scripts/check.sh -R engine         # extra arguments go to the final ctest
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+KD_WERROR=${KD_WERROR:-ON} tools/scripts/setup.sh
+
+# node and npm for the client tests (Debian's nodejs and npm when missing),
+# then the pinned packages; npm ci runs again only when the lockfile changed.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "check: installing nodejs npm"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends nodejs npm
+fi
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 18) ? 0 : 1)' ||
+  echo "check: warning: node $(node --version) is older than 20.18; the MCP conformance suite needs 20.18 or later" >&2
+stamp=tests/client/node_modules/.kdapp-lock-stamp
+if ! cmp -s tests/client/package-lock.json "$stamp"; then
+  (cd tests/client && npm ci --no-audit --no-fund)
+  cp tests/client/package-lock.json "$stamp"
+fi
+
+# The code is formatted as .clang-format says (STYLE.md).
+if ! clang-format --dry-run --Werror $(git ls-files '*.c' '*.h' 2>/dev/null || find engine episodes handlers mcp tools tests -name '*.[ch]'); then
+  echo "check: files above are not formatted: run clang-format -i on them" >&2
+  exit 1
+fi
+
+jobs=$(nproc)
+if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
+  echo "check: sanitizer pass (ASan + UBSan + LSan, crash points compiled in)"
+  KD_WERROR=ON KD_BUILD_DIR=build-asan KD_SANITIZE="address;undefined" tools/scripts/setup.sh -DKD_CRASHPOINTS=ON
+  # The long simulator seeds and the Node.js clients run once, below.
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+    ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*)$')
+
+  echo "check: ThreadSanitizer pass (the threaded parts)"
+  cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
+  cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios
+  rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
+  tsan_tests='^(threads_scenarios|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle)|play_reorg_games)$'
+  tsan_rc=0
+  (cd build-tsan && ctest --output-on-failure --timeout 600 -j"$jobs" -R "$tsan_tests") || tsan_rc=$?
+  if compgen -G 'build-tsan/tsan-reports/*' >/dev/null; then
+    cat build-tsan/tsan-reports/*
+    echo "check: ThreadSanitizer reported the races above" >&2
+    tsan_rc=1
+  fi
+  ((tsan_rc == 0)) || exit "$tsan_rc"
+fi
+
+build=${KD_BUILD_DIR:-build}
+cd "$build"
+ctest --output-on-failure --timeout 600 -j"$jobs" "$@"
