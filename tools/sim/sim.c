@@ -13,7 +13,6 @@
 #include "engine/crypto.h"
 #include "engine/netutil.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
 #include "tools/chain/ingest_client.h"
 #include "tools/sim/replay.h"
 #include "tools/sim/sim_gen.h"
