@@ -33,9 +33,9 @@ cat >"$T/nim.jsonl" <<'JSONL'
 {"revert": "b3"}
 JSONL
 "$KDAPP" feed --data "$data" "$T/nim.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
-show=$("$KDAPP" show --data "$data" --json 1)
-grep -q '"heaps": *\[ *0, *4, *5 *\]' <<<"$show" || fail "show after the revert: $show"
-grep -q '"to_move": *"second"' <<<"$show" || fail "show: second to move: $show"
+show=$("$KDAPP" show --data "$data" --json 1 | tr -d ' \n')
+grep -q '"heaps":\[0,4,5\]' <<<"$show" || fail "show after the revert: $show"
+grep -q '"to_move":1,' <<<"$show" || fail "show: second (seat 1) to move: $show"
 "$KDAPP" log --data "$data" | grep -q take_too_many || fail "the log stores Nim's code take_too_many"
 "$KDAPP" verify --data "$data" >/dev/null || fail "verify"
 

@@ -21,7 +21,7 @@ static int usage(FILE *out)
 {
     fprintf(out,
             "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
-            "                  [--players P,P,... | --x PLAYER --o PLAYER] [--seed S] [--max-moves N] [--depth D]\n"
+            "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N] [--depth D]\n"
             "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
             "\n"
             "players: random | search (the type's bot) | llm:URL (OpenAI-compatible, e.g.\n"
@@ -30,6 +30,7 @@ static int usage(FILE *out)
             "  --params JSON   its creation params (an object) [the engine defaults]\n"
             "  --cap N         shorthand for --params '{\"cap\": N}'\n"
             "  --players LIST  one player per seat, in seat order [search for every seat]\n"
+            "  --seat S=P      the player of seat S (its name, e.g. X, or its number from 0); repeatable\n"
             "  --x, --o        the players of the first and the second seat\n"
             "  --seed S        drives every random choice, so a game replays exactly [random, printed]\n"
             "  --max-moves N   stop after N moves [%u]\n"
@@ -45,12 +46,58 @@ static int usage(FILE *out)
     return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
 }
 
+/* --seat NAME=PLAYER, repeatable: kept as written, resolved once the type
+ * is known. */
+typedef struct {
+    const char *args[KD_PLAY_MAX_SEATS];
+    size_t count;
+} seat_args;
+
+static int parse_seat(const char *text, void *value)
+{
+    seat_args *s = value;
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || !eq[1] || s->count == KD_PLAY_MAX_SEATS)
+        return -1;
+    s->args[s->count++] = text;
+    return 0;
+}
+
+/* Puts each --seat's player in its seat of `type`; 0, or an exit code. */
+static int assign_seats(const seat_args *seats, const kd_episode_type *type, kd_play_options *o)
+{
+    for (size_t i = 0; i < seats->count; i++) {
+        const char *arg = seats->args[i], *eq = strchr(arg, '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+        int seat = kd_episode_type_seat(type, name);
+        char *end;
+        unsigned long k = strtoul(name, &end, 10);
+        if (seat == KD_SEAT_NONE && !*end && end != name && k < type->max_seats)
+            seat = (int)k;
+        if (seat == KD_SEAT_NONE || seat >= KD_PLAY_MAX_SEATS) {
+            fprintf(stderr, "kdapp play: --seat '%s': %s has no seat %s (its seats:", arg, type->ops->type_name, name);
+            for (size_t s = 0; s < type->max_seats; s++)
+                fprintf(stderr, " %s", kd_episode_type_seat_name(type, (int)s));
+            fprintf(stderr, ")\n");
+            return KD_EXIT_USAGE;
+        }
+        o->players[seat] = eq + 1;
+    }
+    for (size_t s = 0; s < KD_PLAY_MAX_SEATS; s++) /* seats before a named one play search */
+        for (size_t later = s + 1; !o->players[s] && later < KD_PLAY_MAX_SEATS; later++)
+            if (o->players[later])
+                o->players[s] = "search";
+    return KD_EXIT_OK;
+}
+
 int kd_cmd_play(kd_cli *cli, int argc, char **argv)
 {
     kd_play_options o = {.types = &cli->types, .out = stdout, .in = stdin, .log = stderr};
     const char *x = NULL, *second = NULL, *list = NULL;
     uint64_t cap = 0;
     int have_seed = 0, have_cap = 0;
+    seat_args seats = {0};
     const kd_option opts[] = {
         {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
         {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
@@ -59,6 +106,8 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         {.name = "cap", .kind = KD_OPT_UINT, .value = &cap, .min = 0, .max = 255,
          .use = "a whole number from 0 to 255", .seen = &have_cap},
         {.name = "players", .kind = KD_OPT_STRING, .value = &list},
+        {.name = "seat", .kind = KD_OPT_CUSTOM, .value = &seats, .parse = parse_seat,
+         .use = "SEAT=PLAYER, a seat of the type (its name or number) and its player"},
         {.name = "x", .kind = KD_OPT_STRING, .value = &x},
         {.name = "o", .kind = KD_OPT_STRING, .value = &second},
         {.name = "seed", .kind = KD_OPT_UINT, .value = &o.seed, .use = "a whole number from 0 to 18446744073709551615",
@@ -125,6 +174,19 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.players[1] = second;
     if (second && !o.players[0])
         o.players[0] = "search";
+    const kd_episode_type *type = o.type ? kd_type_table_find(&cli->types, o.type)
+                                         : cli->types.count ? cli->types.entries[0].type
+                                                            : NULL;
+    if (!type) {
+        fprintf(stderr, "kdapp play: --type '%s' is not a registered episode type\n", o.type ? o.type : "");
+        free(players);
+        return KD_EXIT_USAGE;
+    }
+    int rc = assign_seats(&seats, type, &o);
+    if (rc) {
+        free(players);
+        return rc;
+    }
     if (!have_seed)
         o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
     o.data_dir = cli->data_dir;

@@ -8,6 +8,14 @@
 #include "tools/bench/bench.h"
 #include "tools/common/cli.h"
 
+/*
+ * Runs the subcommand argv[1] with the types of `types` (copied into the
+ * subcommand's kd_cli and configured from the environment); returns the
+ * process exit code (KD_EXIT_*). What `kdapp`'s main does with the
+ * built-in types; a program may add types of its own to the table first.
+ */
+int kd_cli_main(const kd_type_table *types, int argc, char **argv);
+
 /* Subcommands: each gets argv with argv[0] = the subcommand name. */
 int kd_cmd_keygen(kd_cli *cli, int argc, char **argv);
 int kd_cmd_feed(kd_cli *cli, int argc, char **argv);

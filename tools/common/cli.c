@@ -10,6 +10,13 @@
 
 int kd_cli_init(kd_cli *cli)
 {
+    kd_type_table builtin;
+    kd_type_table_init(&builtin);
+    return kd_cli_init_types(cli, &builtin);
+}
+
+int kd_cli_init_types(kd_cli *cli, const kd_type_table *types)
+{
     memset(cli, 0, sizeof *cli);
     const char *data = getenv("KDAPP_DATA"), *keys = getenv("KDAPP_KEYS");
     cli->data_dir = data && *data ? data : "./kdapp-data";
@@ -24,7 +31,7 @@ int kd_cli_init(kd_cli *cli)
         kd_log_set_level(lv);
     }
     char why[256] = "";
-    kd_type_table_init(&cli->types);
+    cli->types = *types;
     if (kd_type_table_configure(&cli->types, kd_getenv_process, NULL, why, sizeof why) != KD_OK) {
         fprintf(stderr, "kdapp: %s\n", why);
         return KD_EXIT_USAGE;

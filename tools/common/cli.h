@@ -31,6 +31,9 @@ typedef struct {
  * returns KD_EXIT_USAGE when a value is malformed. `cli` must not move
  * afterwards (its registry points into its type table). */
 int kd_cli_init(kd_cli *cli);
+/* kd_cli_init with the types of `types` (copied, then configured from the
+ * environment) instead of the built-in ones. */
+int kd_cli_init_types(kd_cli *cli, const kd_type_table *types);
 
 /* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which
  * must outlive it; prints the reason and returns non-zero on failure. */
