@@ -18,7 +18,6 @@
  *
  * stdout carries only protocol messages; logs go to stderr.
  */
-#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -33,6 +32,7 @@
 #include "mcp/server/http.h"
 #include "mcp/server/stdio.h"
 #include "tools/cli/commands.h"
+#include "tools/common/options.h"
 #include "tools/chain/devnet.h"
 #include "tools/chain/devnet_client.h"
 #include "tools/common/endpoints.h"
@@ -176,58 +176,39 @@ static int split_http(const char *spec, char *addr, size_t addr_len, uint16_t *p
 
 static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
 {
-    static const struct option longopts[] = {KD_CLI_COMMON_LONGOPTS,
-                                             {"stdio", no_argument, NULL, 's'},
-                                             {"http", required_argument, NULL, 'H'},
-                                             {"views", required_argument, NULL, 'v'},
-                                             {"engine", required_argument, NULL, 'v'},
-                                             {"devnet", required_argument, NULL, 'd'},
-                                             {"read-only", no_argument, NULL, 'r'},
-                                             {"block-ms", required_argument, NULL, 'b'},
-                                             {"wait-ms", required_argument, NULL, 'w'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0}};
     memset(o, 0, sizeof *o);
-    uint64_t v;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        switch (opt) {
-        case 's':
-            o->http = NULL;
-            break;
-        case 'H':
-            o->http = optarg;
-            break;
-        case 'v':
-            o->views_url = optarg;
-            break;
-        case 'd':
-            o->devnet_url = optarg;
-            break;
-        case 'r':
-            o->read_only = 1;
-            break;
-        case 'b':
-        case 'w':
-            if (kd_cli_parse_u64(optarg, 1, 3600000, &v) != 0) {
-                fprintf(stderr, "kdapp mcp: --%s '%s' is not valid: use milliseconds from 1 to 3600000\n",
-                        opt == 'b' ? "block-ms" : "wait-ms", optarg);
-                return KD_EXIT_USAGE;
-            }
-            *(opt == 'b' ? &o->block_ms : &o->wait_ms) = (uint32_t)v;
-            break;
-        case 'h':
-            usage();
-            return -1;
-        default:
-            return usage();
-        }
-    }
-    if (optind != argc)
+    int stdio = 0;
+    static const char ms[] = "milliseconds from 1 to 3600000";
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "stdio", .kind = KD_OPT_FLAG, .value = &stdio},
+        {.name = "http", .kind = KD_OPT_STRING, .value = &o->http},
+        {.name = "views", .kind = KD_OPT_STRING, .value = &o->views_url},
+        {.name = "engine", .kind = KD_OPT_STRING, .value = &o->views_url},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &o->devnet_url},
+        {.name = "read-only", .kind = KD_OPT_FLAG, .value = &o->read_only},
+        {.name = "block-ms", .kind = KD_OPT_UINT, .value = &o->block_ms, .size = sizeof o->block_ms, .min = 1,
+         .max = 3600000, .use = ms},
+        {.name = "wait-ms", .kind = KD_OPT_UINT, .value = &o->wait_ms, .size = sizeof o->wait_ms, .min = 1,
+         .max = 3600000, .use = ms},
+        {0},
+    };
+    int first;
+    switch (kd_options_parse("kdapp mcp", opts, argc, argv, &first)) {
+    case KD_OPTIONS_OK:
+        break;
+    case KD_OPTIONS_HELP:
+        usage();
+        return -1;
+    case KD_OPTIONS_BAD:
+        return KD_EXIT_USAGE;
+    default:
         return usage();
+    }
+    if (first != argc)
+        return usage();
+    if (stdio) /* --stdio is the default; it overrides --http */
+        o->http = NULL;
     if (!o->views_url != !o->devnet_url) {
         fprintf(stderr, "kdapp mcp: --views and --devnet go together (attach to named daemons)\n");
         return KD_EXIT_USAGE;

@@ -3,7 +3,6 @@
  * `list` and `log`. They open the store read-only, so they work beside a
  * running daemon.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +11,29 @@
 #include "kdapp.pb-c.h"
 #include "store.pb-c.h"
 #include "tools/cli/commands.h"
+#include "tools/common/options.h"
 
 /* Parses "[--data DIR] [--json] [ID]" for show/strategy/list/log. */
 static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json, uint32_t *id, const char *usage)
 {
-    static const struct option longopts[] = {
-        KD_CLI_COMMON_LONGOPTS, {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
-    int opt;
-    optind = 1;
+    char text[200], prog[48];
+    snprintf(text, sizeof text, "usage: %s\n", usage);
+    snprintf(prog, sizeof prog, "kdapp %s", argc > 0 ? argv[0] : "");
     *json = 0;
-    while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-        if (kd_cli_common_option(cli, opt, optarg))
-            continue;
-        if (opt == 'j') {
-            *json = 1;
-            continue;
-        }
-        fprintf(stderr, "usage: %s\n", usage);
-        return opt == 'h' ? -1 : KD_EXIT_USAGE;
-    }
-    if (optind + want_id != argc) {
-        fprintf(stderr, "usage: %s\n", usage);
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli), {.name = "json", .short_name = 'j', .kind = KD_OPT_FLAG, .value = json}, {0}};
+    int optind_first, stop, rc = kd_options_parse_usage(prog, opts, argc, argv, &optind_first, text, &stop);
+    if (rc || stop)
+        return stop ? -1 : rc;
+    if (optind_first + want_id != argc) {
+        fputs(text, stderr);
         return KD_EXIT_USAGE;
     }
     if (want_id) {
         uint64_t v;
-        if (kd_cli_parse_u64(argv[optind], 1, UINT32_MAX, &v) != 0) {
-            fprintf(stderr, "%s: episode id '%s' is not valid: use 1 to %u\n", argv[0], argv[optind], UINT32_MAX);
+        const char *arg = argv[optind_first];
+        if (kd_cli_parse_u64(arg, 1, UINT32_MAX, &v) != 0) {
+            fprintf(stderr, "%s: episode id '%s' is not valid: use 1 to %u\n", argv[0], arg, UINT32_MAX);
             return KD_EXIT_USAGE;
         }
         *id = (uint32_t)v;

@@ -76,27 +76,4 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
     return 0;
 }
 
-int kd_cli_parse_probability(const char *text, double *out)
-{
-    char *end;
-    double p = strtod(text, &end);
-    if (!*text || *end || !(p >= 0.0 && p <= 1.0)) /* NaN fails the range */
-        return -1;
-    *out = p;
-    return 0;
-}
-
-int kd_cli_common_option(kd_cli *cli, int opt, const char *arg)
-{
-    if (opt == KD_CLI_OPT_DATA) {
-        cli->data_dir = arg;
-        return 1;
-    }
-    if (opt == KD_CLI_OPT_KEYS) {
-        cli->keys_dir = arg;
-        return 1;
-    }
-    return 0;
-}
-
 int kd_cli_parse_durability_opt(const char *text, void *value) { return kd_cli_parse_durability(text, value); }

@@ -39,20 +39,12 @@ int kd_cli_init_types(kd_cli *cli, const kd_type_table *types);
  * must outlive it; prints the reason and returns non-zero on failure. */
 int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out);
 
-/* Parses a probability, a decimal number in [0, 1]; returns 0 or -1. */
-int kd_cli_parse_probability(const char *text, double *out);
-
 /* Parses a decimal in [min, max]; returns 0 or -1. */
 int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
-/* Common long options: --data, --keys. Returns 1 when `opt` was one of them. */
-int kd_cli_common_option(kd_cli *cli, int opt, const char *arg);
-#define KD_CLI_OPT_DATA 1000
-#define KD_CLI_OPT_KEYS 1001
-#define KD_CLI_COMMON_LONGOPTS \
-    {"data", required_argument, NULL, KD_CLI_OPT_DATA}, { "keys", required_argument, NULL, KD_CLI_OPT_KEYS }
-
-/* The common options --data and --keys as kd_option entries (tools/options.h). */
+/* The common options --data and --keys as kd_option entries
+ * (tools/common/options.h): every subcommand parses its options with
+ * kd_options_parse. */
 #define KD_CLI_OPTIONS(cli)                                                  \
     {.name = "data", .kind = KD_OPT_STRING, .value = &(cli)->data_dir},     \
     {                                                                        \
