@@ -257,8 +257,7 @@ Test(llm_player, a_refused_reply_continues_the_conversation)
     char why[300] = "";
     cr_assert_eq(kd_player_choose(p, &turn, NULL, &mv, why, sizeof why), KD_ERR_PARSE);
     cr_expect(strstr(why, "JSON"), "%s", why);
-    cr_assert_eq(kd_player_choose(p, &turn, "Your answer could not be used. Legal moves: (0, 0)", &mv, why,
-                                  sizeof why),
+    cr_assert_eq(kd_player_choose(p, &turn, "Your answer could not be used. Legal moves: (0, 0)", &mv, why, sizeof why),
                  KD_OK, "%s", why);
     json_t *reqs = mock_llm_requests(m);
     cr_assert_eq(json_array_size(reqs), 2);
@@ -380,9 +379,8 @@ Test(llm_game, stress_retries_then_falls_back, .timeout = 120)
     cr_expect(strstr(f1, "could not be used") && strstr(f1, "Legal moves: (") &&
                   strstr(f1, "Answer with exactly one JSON object"),
               "%s", f1);
-    cr_expect(strstr(f2, "was refused by the gateway") && strstr(f2, "occupied") &&
-                  strstr(f2, "Legal moves: ("),
-              "%s", f2);
+    cr_expect(strstr(f2, "was refused by the gateway") && strstr(f2, "occupied") && strstr(f2, "Legal moves: ("), "%s",
+              f2);
     /* Turn 2 (move 4): the window is full; the oldest (X's first) goes next. */
     const char *p3 = message(reqs, 3, 1, "content");
     cr_assert(p3);

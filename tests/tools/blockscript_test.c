@@ -531,9 +531,9 @@ Test(blockscript, generic_forms_convert_through_the_type_table)
                   (const char *)line.data);
         kd_script_op again;
         int blank = 0;
-        cr_assert_eq(kd_script_parse_line((const char *)line.data, line.len - 2, 1, 0, NULL, &again, &blank, why,
-                                          sizeof why),
-                     KD_OK, "%s: %s", why, (const char *)line.data);
+        cr_assert_eq(
+            kd_script_parse_line((const char *)line.data, line.len - 2, 1, 0, NULL, &again, &blank, why, sizeof why),
+            KD_OK, "%s: %s", why, (const char *)line.data);
         expect_op_equal(&s.ops[i], &again);
         kd_script_op_fini(&again);
         kd_buf_fini(&line);
@@ -664,10 +664,9 @@ static const bad_case bad_cases[] = {
     {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\", \"command\": {\"row\": 300,"
          " \"col\": 0, \"player\": \"X\"}}}"),
      KD_ERR_PARSE, "txs[0]: command: "},
-    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\", \"command\": {}, \"x\": 1}}"),
-     KD_ERR_PARSE, "unknown field \"x\" in command"},
-    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\"}}"), KD_ERR_PARSE,
-     "command has no command"},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\", \"command\": {}, \"x\": 1}}"), KD_ERR_PARSE,
+     "unknown field \"x\" in command"},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\"}}"), KD_ERR_PARSE, "command has no command"},
     {ACC("{\"command\": {\"row\": 0}}"), KD_ERR_PARSE, "missing field \"episode\" in command"},
     {NEWEP(", \"participants\": [], \"cap\": 3, \"params\": {\"cap\": 3}"), KD_ERR_PARSE,
      "both \"params\" and the shorthand \"cap\""},

@@ -67,8 +67,8 @@ static kd_err execute(void *state, const uint8_t *command, size_t len, const kd_
     if (!signer || memcmp(signer->bytes, s->players[s->turn].bytes, KD_PUBKEY_LEN) != 0)
         return kd_reject_rule(rej, "not_your_turn", "it is the %s player's turn", seat_names[s->turn]);
     if (command[0] < 1 || command[0] > s->max_take || command[0] > s->heap)
-        return kd_reject_rule(rej, "illegal_move", "take %u: the heap holds %u, at most %u a turn", command[0],
-                              s->heap, s->max_take);
+        return kd_reject_rule(rej, "illegal_move", "take %u: the heap holds %u, at most %u a turn", command[0], s->heap,
+                              s->max_take);
     nim_undo *u = undo;
     memset(u, 0, sizeof *u);
     u->take = command[0];

@@ -63,7 +63,13 @@ static void table(vals *v, kd_option out[8])
         {.name = "flag", .short_name = 'f', .kind = KD_OPT_FLAG, .value = &v->flag},
         {.name = "name", .kind = KD_OPT_STRING, .value = &v->name},
         {.name = "big", .kind = KD_OPT_UINT, .value = &v->big},
-        {.name = "n", .kind = KD_OPT_UINT, .value = &v->n, .size = sizeof v->n, .min = 1, .max = 60, .use = "1 to 60",
+        {.name = "n",
+         .kind = KD_OPT_UINT,
+         .value = &v->n,
+         .size = sizeof v->n,
+         .min = 1,
+         .max = 60,
+         .use = "1 to 60",
          .seen = &v->seen_n},
         {.name = "small", .kind = KD_OPT_UINT, .value = &v->small, .size = sizeof v->small, .max = 255},
         {.name = "p", .kind = KD_OPT_DOUBLE, .value = &v->p, .dmax = 1, .use = "a probability from 0 to 1"},
@@ -78,8 +84,21 @@ Test(options, every_kind_stores_its_value)
     vals v;
     kd_option opts[8];
     table(&v, opts);
-    const char *args[] = {"cmd", "--flag", "--name=alice", "--big", "18446744073709551615", "--n", "60", "--small",
-                          "255", "--p", "0.25", "--even", "4", "operand", NULL};
+    const char *args[] = {"cmd",
+                          "--flag",
+                          "--name=alice",
+                          "--big",
+                          "18446744073709551615",
+                          "--n",
+                          "60",
+                          "--small",
+                          "255",
+                          "--p",
+                          "0.25",
+                          "--even",
+                          "4",
+                          "operand",
+                          NULL};
     int first = -1;
     char err[256];
     cr_assert_eq(run(opts, args, &first, err, sizeof err), KD_OPTIONS_OK, "%s", err);
@@ -120,8 +139,9 @@ Test(options, bad_values_are_named_in_one_sentence)
         {"--n", "-1", "kdapp test: --n '-1' is not valid: use 1 to 60\n"},
         {"--n", "3x", "kdapp test: --n '3x' is not valid: use 1 to 60\n"},
         {"--small", "256", "kdapp test: --small '256' is not valid: use 0 to 255\n"},
-        {"--big", "18446744073709551616", "kdapp test: --big '18446744073709551616' is not valid: use 0 to "
-                                          "18446744073709551615\n"},
+        {"--big", "18446744073709551616",
+         "kdapp test: --big '18446744073709551616' is not valid: use 0 to "
+         "18446744073709551615\n"},
         {"--p", "1.5", "kdapp test: --p '1.5' is not valid: use a probability from 0 to 1\n"},
         {"--p", "nan", "kdapp test: --p 'nan' is not valid: use a probability from 0 to 1\n"},
         {"--even", "3", "kdapp test: --even '3' is not valid: use an even number\n"},

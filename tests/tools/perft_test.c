@@ -15,7 +15,7 @@
 /* ------------------------------------------- the independent brute force */
 
 typedef struct {
-    int board[9]; /* 0 empty, 1 X, 2 O */
+    int board[9];  /* 0 empty, 1 X, 2 O */
     int window[9]; /* cells with marks, oldest first */
     int marks;
     int mover;
@@ -106,8 +106,8 @@ Test(perft, stress_mode_counts_match_the_brute_force)
         bf_pos empty = {.mover = 1, .cap = cases[i].cap};
         uint64_t independent = bf_count(empty, (int)cases[i].depth);
         uint64_t nodes = perft_of(&kd_tictactoe_type, params, cases[i].depth);
-        cr_expect_eq(nodes, independent, "cap %d depth %u: perft %llu, brute force %llu", cases[i].cap,
-                     cases[i].depth, (unsigned long long)nodes, (unsigned long long)independent);
+        cr_expect_eq(nodes, independent, "cap %d depth %u: perft %llu, brute force %llu", cases[i].cap, cases[i].depth,
+                     (unsigned long long)nodes, (unsigned long long)independent);
         cr_expect_gt(nodes, 0);
     }
 }

@@ -23,14 +23,14 @@
 #include "tools/common/cli.h"
 
 typedef struct {
-    int quick;              /* every scenario briefly (the whole run in < 3 minutes) */
-    int repeats;            /* runs per scenario (median/min/max over them) */
-    const char *work_dir;   /* scratch data directories (removed afterwards) */
-    const char *kdapp_path; /* this binary, for child processes */
-    unsigned soak_minutes;  /* --soak: flat memory and bounded files over time */
-    const kd_type_table *types;   /* the types, configured from the environment */
-    const kd_episode_type *type;  /* the engine scenarios' episodes (--type; default the first registered) */
-    const json_t *params;         /* their params JSON (--params), NULL: the engine defaults */
+    int quick;                   /* every scenario briefly (the whole run in < 3 minutes) */
+    int repeats;                 /* runs per scenario (median/min/max over them) */
+    const char *work_dir;        /* scratch data directories (removed afterwards) */
+    const char *kdapp_path;      /* this binary, for child processes */
+    unsigned soak_minutes;       /* --soak: flat memory and bounded files over time */
+    const kd_type_table *types;  /* the types, configured from the environment */
+    const kd_episode_type *type; /* the engine scenarios' episodes (--type; default the first registered) */
+    const json_t *params;        /* their params JSON (--params), NULL: the engine defaults */
     FILE *out;
 } kd_bench_ctx;
 

@@ -114,8 +114,7 @@ static kd_err bench_create(const kd_bench_ctx *b, bench_ep *ep, uint32_t id, uin
  * b->type created with b->params (NULL: the engine defaults from the
  * environment); a game that ends is replaced by a new episode in the next
  * block. */
-static kd_err make_workload(const kd_bench_ctx *b_ctx, size_t n_blocks, uint32_t id_base, const char *tag,
-                            workload *w)
+static kd_err make_workload(const kd_bench_ctx *b_ctx, size_t n_blocks, uint32_t id_base, const char *tag, workload *w)
 {
     memset(w, 0, sizeof *w);
     const kd_episode_type *type = b_ctx->type;
@@ -606,8 +605,8 @@ int kd_bench_engine(const kd_bench_ctx *b)
     }
     char *params = b->params ? json_dumps(b->params, JSON_COMPACT) : NULL;
     fprintf(b->out, "\nworkload: %zu blocks of %d signed moves over %d %s episodes, params %s (%zu moves)\n",
-            w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, b->type->ops->type_name,
-            params ? params : "the engine defaults", w.moves);
+            w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, b->type->ops->type_name, params ? params : "the engine defaults",
+            w.moves);
     free(params);
     double *ing = calloc((size_t)b->repeats, sizeof *ing), *ver = calloc((size_t)b->repeats, sizeof *ver);
     double *rep = calloc((size_t)b->repeats, sizeof *rep), *raw = calloc((size_t)b->repeats, sizeof *raw);

@@ -38,11 +38,11 @@
 #include "tools/common/endpoints.h"
 #include "tools/chain/node.h"
 
-#define INSTRUCTIONS                                                                                   \
-    "kdapp gateway: game episodes on a chain that can reorganise. Start a game with "                  \
+#define INSTRUCTIONS                                                                                    \
+    "kdapp gateway: game episodes on a chain that can reorganise. Start a game with "                   \
     "kdapp_start_episode (the episode type and its params). Each turn call kdapp_get_strategy_context " \
-    "(or the kdapp_turn prompt) and kdapp_legal_moves, then kdapp_execute_command with the type's "    \
-    "command; it answers after the block carrying the move is applied. Subscribe to "                  \
+    "(or the kdapp_turn prompt) and kdapp_legal_moves, then kdapp_execute_command with the type's "     \
+    "command; it answers after the block carrying the move is applied. Subscribe to "                   \
     "kdapp://episodes/{id} to hear of every change, rollbacks included."
 
 /* ------------------------------------------------------------- chains */
@@ -187,10 +187,20 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         {.name = "engine", .kind = KD_OPT_STRING, .value = &o->views_url},
         {.name = "devnet", .kind = KD_OPT_STRING, .value = &o->devnet_url},
         {.name = "read-only", .kind = KD_OPT_FLAG, .value = &o->read_only},
-        {.name = "block-ms", .kind = KD_OPT_UINT, .value = &o->block_ms, .size = sizeof o->block_ms, .min = 1,
-         .max = 3600000, .use = ms},
-        {.name = "wait-ms", .kind = KD_OPT_UINT, .value = &o->wait_ms, .size = sizeof o->wait_ms, .min = 1,
-         .max = 3600000, .use = ms},
+        {.name = "block-ms",
+         .kind = KD_OPT_UINT,
+         .value = &o->block_ms,
+         .size = sizeof o->block_ms,
+         .min = 1,
+         .max = 3600000,
+         .use = ms},
+        {.name = "wait-ms",
+         .kind = KD_OPT_UINT,
+         .value = &o->wait_ms,
+         .size = sizeof o->wait_ms,
+         .min = 1,
+         .max = 3600000,
+         .use = ms},
         {0},
     };
     int first;
@@ -329,7 +339,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     kd_devnet *dev = NULL;
     kd_devnet_client *client = NULL;
     kd_engine *reader = NULL;
-    kd_gateway_options go = {.types = &cli->types, .keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
+    kd_gateway_options go = {
+        .types = &cli->types, .keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
     kd_err err = KD_ERR_LOCKED;
     if (!o.views_url) {
         kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};

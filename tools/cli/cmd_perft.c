@@ -139,8 +139,8 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
     }
     uint64_t nodes = 0;
     double start = now_s();
-    kd_err err = kd_perft_count(type, &signers, state, (unsigned)depth, divide ? print_divide : NULL, NULL, &nodes,
-                                why, sizeof why);
+    kd_err err = kd_perft_count(type, &signers, state, (unsigned)depth, divide ? print_divide : NULL, NULL, &nodes, why,
+                                sizeof why);
     double took = now_s() - start;
     if (err) {
         fprintf(stderr, "kdapp perft: %s\n", why[0] ? why : kd_err_str(err));

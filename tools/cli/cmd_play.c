@@ -19,30 +19,31 @@
 
 static int usage(FILE *out)
 {
-    fprintf(out,
-            "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
-            "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N] [--depth D]\n"
-            "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
-            "\n"
-            "players: random | search (the type's bot) | llm:URL (OpenAI-compatible, e.g.\n"
-            "         llm:http://127.0.0.1:1234/v1) | human\n"
-            "  --type T        the episode type [the first registered]\n"
-            "  --params JSON   its creation params (an object) [the engine defaults]\n"
-            "  --cap N         shorthand for --params '{\"cap\": N}'\n"
-            "  --players LIST  one player per seat, in seat order [search for every seat]\n"
-            "  --seat S=P      the player of seat S (its name, e.g. X, or its number from 0); repeatable\n"
-            "  --x, --o        the players of the first and the second seat\n"
-            "  --seed S        drives every random choice, so a game replays exactly [random, printed]\n"
-            "  --max-moves N   stop after N moves [%u]\n"
-            "  --depth D       search lookahead in plies, 1-64 [%u]\n"
-            "  --reorg-every K make the devnet reorganise after every K moves, reverting\n"
-            "  --reorg-depth D its last D blocks [1]; the rollback is shown, then play goes on\n"
-            "  --mcp-url URL   a Streamable HTTP gateway (`kdapp mcp --http ...`) [embedded]\n"
-            "  --mcp-cmd CMD   a stdio MCP gateway started with /bin/sh -c CMD [embedded]\n"
-            "  --model M       the model llm players ask for\n"
-            "  --quiet         print only the result\n"
-            "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",
-            KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
+    fprintf(
+        out,
+        "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
+        "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N] [--depth D]\n"
+        "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
+        "\n"
+        "players: random | search (the type's bot) | llm:URL (OpenAI-compatible, e.g.\n"
+        "         llm:http://127.0.0.1:1234/v1) | human\n"
+        "  --type T        the episode type [the first registered]\n"
+        "  --params JSON   its creation params (an object) [the engine defaults]\n"
+        "  --cap N         shorthand for --params '{\"cap\": N}'\n"
+        "  --players LIST  one player per seat, in seat order [search for every seat]\n"
+        "  --seat S=P      the player of seat S (its name, e.g. X, or its number from 0); repeatable\n"
+        "  --x, --o        the players of the first and the second seat\n"
+        "  --seed S        drives every random choice, so a game replays exactly [random, printed]\n"
+        "  --max-moves N   stop after N moves [%u]\n"
+        "  --depth D       search lookahead in plies, 1-64 [%u]\n"
+        "  --reorg-every K make the devnet reorganise after every K moves, reverting\n"
+        "  --reorg-depth D its last D blocks [1]; the rollback is shown, then play goes on\n"
+        "  --mcp-url URL   a Streamable HTTP gateway (`kdapp mcp --http ...`) [embedded]\n"
+        "  --mcp-cmd CMD   a stdio MCP gateway started with /bin/sh -c CMD [embedded]\n"
+        "  --model M       the model llm players ask for\n"
+        "  --quiet         print only the result\n"
+        "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",
+        KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
     return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
 }
 
@@ -103,23 +104,54 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
         {.name = "type", .kind = KD_OPT_STRING, .value = &o.type},
         {.name = "params", .kind = KD_OPT_STRING, .value = &o.params},
-        {.name = "cap", .kind = KD_OPT_UINT, .value = &cap, .min = 0, .max = 255,
-         .use = "a whole number from 0 to 255", .seen = &have_cap},
+        {.name = "cap",
+         .kind = KD_OPT_UINT,
+         .value = &cap,
+         .min = 0,
+         .max = 255,
+         .use = "a whole number from 0 to 255",
+         .seen = &have_cap},
         {.name = "players", .kind = KD_OPT_STRING, .value = &list},
-        {.name = "seat", .kind = KD_OPT_CUSTOM, .value = &seats, .parse = parse_seat,
+        {.name = "seat",
+         .kind = KD_OPT_CUSTOM,
+         .value = &seats,
+         .parse = parse_seat,
          .use = "SEAT=PLAYER, a seat of the type (its name or number) and its player"},
         {.name = "x", .kind = KD_OPT_STRING, .value = &x},
         {.name = "o", .kind = KD_OPT_STRING, .value = &second},
-        {.name = "seed", .kind = KD_OPT_UINT, .value = &o.seed, .use = "a whole number from 0 to 18446744073709551615",
+        {.name = "seed",
+         .kind = KD_OPT_UINT,
+         .value = &o.seed,
+         .use = "a whole number from 0 to 18446744073709551615",
          .seen = &have_seed},
-        {.name = "max-moves", .kind = KD_OPT_UINT, .value = &o.max_moves, .size = sizeof o.max_moves, .min = 1,
-         .max = 1000000, .use = "a whole number from 1 to 1000000"},
-        {.name = "depth", .kind = KD_OPT_UINT, .value = &o.depth, .size = sizeof o.depth, .min = 1, .max = 64,
+        {.name = "max-moves",
+         .kind = KD_OPT_UINT,
+         .value = &o.max_moves,
+         .size = sizeof o.max_moves,
+         .min = 1,
+         .max = 1000000,
+         .use = "a whole number from 1 to 1000000"},
+        {.name = "depth",
+         .kind = KD_OPT_UINT,
+         .value = &o.depth,
+         .size = sizeof o.depth,
+         .min = 1,
+         .max = 64,
          .use = "a whole number from 1 to 64"},
-        {.name = "reorg-every", .kind = KD_OPT_UINT, .value = &o.reorg_every, .size = sizeof o.reorg_every, .min = 1,
-         .max = 1000, .use = "a whole number from 1 to 1000"},
-        {.name = "reorg-depth", .kind = KD_OPT_UINT, .value = &o.reorg_depth, .size = sizeof o.reorg_depth, .min = 1,
-         .max = 1000, .use = "a whole number from 1 to 1000"},
+        {.name = "reorg-every",
+         .kind = KD_OPT_UINT,
+         .value = &o.reorg_every,
+         .size = sizeof o.reorg_every,
+         .min = 1,
+         .max = 1000,
+         .use = "a whole number from 1 to 1000"},
+        {.name = "reorg-depth",
+         .kind = KD_OPT_UINT,
+         .value = &o.reorg_depth,
+         .size = sizeof o.reorg_depth,
+         .min = 1,
+         .max = 1000,
+         .use = "a whole number from 1 to 1000"},
         {.name = "mcp-url", .kind = KD_OPT_STRING, .value = &o.mcp_url},
         {.name = "mcp-cmd", .kind = KD_OPT_STRING, .value = &o.mcp_cmd},
         {.name = "model", .kind = KD_OPT_STRING, .value = &o.model},
@@ -174,9 +206,9 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.players[1] = second;
     if (second && !o.players[0])
         o.players[0] = "search";
-    const kd_episode_type *type = o.type ? kd_type_table_find(&cli->types, o.type)
-                                         : cli->types.count ? cli->types.entries[0].type
-                                                            : NULL;
+    const kd_episode_type *type = o.type             ? kd_type_table_find(&cli->types, o.type)
+                                  : cli->types.count ? cli->types.entries[0].type
+                                                     : NULL;
     if (!type) {
         fprintf(stderr, "kdapp play: --type '%s' is not a registered episode type\n", o.type ? o.type : "");
         free(players);

@@ -122,8 +122,7 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
     if ((rc = load_view(cli, engine, id, &view, "strategy")) == KD_EXIT_OK) {
         json_t *sc = kd_episode_view_strategy_json(&view);
         if (!sc) {
-            fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id,
-                    view.type_name);
+            fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id, view.type_name);
             rc = KD_EXIT_USAGE;
         } else {
             rc = print_json(sc);
@@ -144,7 +143,9 @@ static void list_columns(const kd_episode_view *v, char *status, size_t status_l
     json_t *st = json_object_get(own, "status"), *mc = json_object_get(own, "move_count");
     json_t *cap = json_object_get(own, "cap");
     snprintf(status, status_len, "%s",
-             json_is_string(st) ? json_string_value(st) : own ? kd_game_phase_name(v->status.phase) : "-");
+             json_is_string(st) ? json_string_value(st)
+             : own              ? kd_game_phase_name(v->status.phase)
+                                : "-");
     *moves = json_is_integer(mc) ? (unsigned)json_integer_value(mc) : 0;
     if (json_is_integer(cap))
         snprintf(mode, mode_len, "stress %u", (unsigned)json_integer_value(cap));

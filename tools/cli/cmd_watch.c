@@ -119,7 +119,11 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
         {.name = "connect", .kind = KD_OPT_STRING, .value = &url},
-        {.name = "episode", .kind = KD_OPT_UINT, .value = &episode, .min = 1, .max = UINT32_MAX,
+        {.name = "episode",
+         .kind = KD_OPT_UINT,
+         .value = &episode,
+         .min = 1,
+         .max = UINT32_MAX,
          .use = "1 to 4294967295"},
         {.name = "count", .kind = KD_OPT_UINT, .value = &count, .min = 1, .max = UINT32_MAX, .use = "1 or more"},
         {.name = "blocks", .kind = KD_OPT_FLAG, .value = &blocks},

@@ -34,16 +34,16 @@ typedef enum {
 } kd_opt_kind;
 
 typedef struct {
-    const char *name;  /* long name without "--"; a NULL name ends the table */
-    char short_name;   /* 'q' for -q, or 0 */
+    const char *name; /* long name without "--"; a NULL name ends the table */
+    char short_name;  /* 'q' for -q, or 0 */
     kd_opt_kind kind;
-    void *value;       /* where the value goes (see the kinds) */
-    size_t size;       /* KD_OPT_UINT: bytes of *value */
-    uint64_t min, max; /* KD_OPT_UINT range */
-    double dmin, dmax; /* KD_OPT_DOUBLE range */
+    void *value;                                 /* where the value goes (see the kinds) */
+    size_t size;                                 /* KD_OPT_UINT: bytes of *value */
+    uint64_t min, max;                           /* KD_OPT_UINT range */
+    double dmin, dmax;                           /* KD_OPT_DOUBLE range */
     int (*parse)(const char *text, void *value); /* KD_OPT_CUSTOM */
-    const char *use;   /* the "use ..." of the error sentence ("1 to 60"); default from the range */
-    int *seen;         /* may be NULL: set to 1 when the option was given */
+    const char *use; /* the "use ..." of the error sentence ("1 to 60"); default from the range */
+    int *seen;       /* may be NULL: set to 1 when the option was given */
 } kd_option;
 
 /* What kd_options_parse found. */
@@ -60,8 +60,7 @@ typedef enum {
  * *first_operand receives the index of the first operand (getopt permutes
  * operands to the end). `prog` ("kdapp sim") starts error sentences.
  */
-kd_options_result kd_options_parse(const char *prog, const kd_option *opts, int argc, char **argv,
-                                   int *first_operand);
+kd_options_result kd_options_parse(const char *prog, const kd_option *opts, int argc, char **argv, int *first_operand);
 
 /*
  * kd_options_parse with a subcommand's usual answers, `usage` being its

@@ -120,7 +120,8 @@ static kd_err pview_parse(game *g, const json_t *j, pview *v, char *why, size_t 
     kd_err err = bytes && v->state_hex && v->state ? KD_OK : KD_ERR_NOMEM;
     if (!err && (strlen(hex) % 2 || kd_hex_decode(hex, bytes, len) != 0 ||
                  g->type->ops->decode_state(bytes, len, v->state) != KD_OK)) {
-        kd_reject_write(why, why_len, "the gateway's view carries a state that does not decode as %s", g->type->ops->type_name);
+        kd_reject_write(why, why_len, "the gateway's view carries a state that does not decode as %s",
+                        g->type->ops->type_name);
         err = KD_ERR_DECODE;
     }
     free(bytes);
@@ -201,9 +202,8 @@ static kd_err fetch_prompt(void *ctx, char **text, char *why, size_t why_len)
     prompt_ctx *p = ctx;
     char id[16];
     snprintf(id, sizeof id, "%u", p->g->episode);
-    return kd_mcp_client_get_prompt(p->g->mcp, "kdapp_turn",
-                                    json_pack("{s:s, s:s}", "episode_id", id, "player", p->seat_name), text, why,
-                                    why_len);
+    return kd_mcp_client_get_prompt(
+        p->g->mcp, "kdapp_turn", json_pack("{s:s, s:s}", "episode_id", id, "player", p->seat_name), text, why, why_len);
 }
 
 /* The legal moves of `seat`: kdapp_legal_moves when its moves carry the
@@ -362,11 +362,11 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
             kd_player_note_refused(p);
             refused++;
             if (!interactive)
-                show(g, "  %s (%s) tried %s: refused by the gateway: %s\n", pc.seat_name, kd_player_name(p),
-                     m.notation, reason);
+                show(g, "  %s (%s) tried %s: refused by the gateway: %s\n", pc.seat_name, kd_player_name(p), m.notation,
+                     reason);
             if (fallback) {
-                kd_reject_write(why, why_len, "the gateway refused the legal move %s for %s: %s", m.notation, pc.seat_name,
-                    reason);
+                kd_reject_write(why, why_len, "the gateway refused the legal move %s for %s: %s", m.notation,
+                                pc.seat_name, reason);
                 err = KD_ERR_INTERNAL;
                 break;
             }
@@ -453,7 +453,8 @@ static kd_err reorg(game *g, char *why, size_t why_len)
     int back;
     if ((err = wait_remined(g, before.state_hex, &now, &back, why, why_len))) {
         if (err == KD_ERR_TIMEOUT)
-            kd_reject_write(why, why_len, "after the reorg the episode did not come back within %u ms", KD_PLAY_REMINE_WAIT_MS);
+            kd_reject_write(why, why_len, "after the reorg the episode did not come back within %u ms",
+                            KD_PLAY_REMINE_WAIT_MS);
         goto done;
     }
     if (!back) {
@@ -510,7 +511,8 @@ static kd_err start_episode(game *g, char *why, size_t why_len)
         kd_reject_write(why, why_len, "kdapp_start_episode answered no episode id");
         err = KD_ERR_DECODE;
     } else if (type && strcmp(type, g->type->ops->type_name) != 0) {
-        kd_reject_write(why, why_len, "kdapp_start_episode started a %s episode, not %s", type, g->type->ops->type_name);
+        kd_reject_write(why, why_len, "kdapp_start_episode started a %s episode, not %s", type,
+                        g->type->ops->type_name);
         err = KD_ERR_DECODE;
     } else {
         g->episode = (uint32_t)id;
@@ -535,8 +537,8 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
             ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
             if (n <= 0) {
                 kd_reject_write(why, why_len,
-                    "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
-                    "use --mcp-cmd or --mcp-url");
+                                "cannot find the kdapp binary (/proc/self/exe) to start the gateway; "
+                                "use --mcp-cmd or --mcp-url");
                 return KD_ERR_IO;
             }
             exe[n] = '\0';
@@ -577,9 +579,7 @@ static void print_result(game *g, const char *digest)
 static kd_err setup(game *g, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
-    g->type = o->type ? kd_type_table_find(o->types, o->type)
-                      : o->types->count ? o->types->entries[0].type
-                                        : NULL;
+    g->type = o->type ? kd_type_table_find(o->types, o->type) : o->types->count ? o->types->entries[0].type : NULL;
     if (!g->type) {
         kd_reject_write(why, why_len, "'%s' is not a registered episode type", o->type ? o->type : "");
         return KD_ERR_INVALID_ARG;
@@ -589,8 +589,8 @@ static kd_err setup(game *g, char *why, size_t why_len)
         given++;
     g->seats = g->type->min_seats > given ? g->type->min_seats : given;
     if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS) {
-        kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name, g->type->min_seats,
-            g->type->max_seats, given);
+        kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name,
+                        g->type->min_seats, g->type->max_seats, given);
         return KD_ERR_INVALID_ARG;
     }
     for (size_t i = 0; i < g->seats; i++) {
@@ -606,7 +606,8 @@ static kd_err setup(game *g, char *why, size_t why_len)
         if (err)
             return err;
         if (kd_player_needs_bot(g->players[i]) && !g->type->bot_command) {
-            kd_reject_write(why, why_len,
+            kd_reject_write(
+                why, why_len,
                 "%s has no bot, so the search player cannot play %s: use random, llm:URL or human for that seat",
                 g->type->ops->type_name, seat_name(g, (int)i));
             return KD_ERR_INVALID_ARG;

@@ -31,26 +31,26 @@
 #define KD_PLAY_MAX_SEATS 8
 
 typedef struct {
-    const kd_type_table *types;        /* the registered types (borrowed, required) */
-    const char *type;                  /* the episode's type [the first registered] */
-    const char *params;                /* its params JSON (an object; NULL: the engine defaults) */
+    const kd_type_table *types;             /* the registered types (borrowed, required) */
+    const char *type;                       /* the episode's type [the first registered] */
+    const char *params;                     /* its params JSON (an object; NULL: the engine defaults) */
     const char *players[KD_PLAY_MAX_SEATS]; /* player spec per seat (players.h) [search] */
-    const char *mcp_url;               /* a Streamable HTTP gateway; or */
-    const char *mcp_cmd;               /* a stdio gateway started with /bin/sh -c; or, neither set: */
-    const char *self_exe;              /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
-    const char *data_dir, *keys_dir;   /* for the embedded gateway */
-    uint64_t seed;                     /* every random choice of both players */
-    uint32_t max_moves;                /* [KD_PLAY_DEFAULT_MAX_MOVES] */
-    unsigned depth;                    /* search plies [KD_SEARCH_DEFAULT_DEPTH] */
-    uint32_t reorg_every, reorg_depth; /* 0: no reorgs */
-    const char *model;                 /* llm players' model */
-    const char *llm_api_key;           /* llm players' bearer token (NULL: none) */
-    const char *mcp_token;             /* bearer token for --mcp-url (NULL: none) */
-    int show_prompts;                  /* print what llm players are sent */
-    int quiet;                         /* only the result lines */
-    FILE *out;                         /* progress and result [stdout] */
-    FILE *in;                          /* human input [stdin] */
-    FILE *log;                         /* prompts [stderr] */
+    const char *mcp_url;                    /* a Streamable HTTP gateway; or */
+    const char *mcp_cmd;                    /* a stdio gateway started with /bin/sh -c; or, neither set: */
+    const char *self_exe;                   /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
+    const char *data_dir, *keys_dir;        /* for the embedded gateway */
+    uint64_t seed;                          /* every random choice of both players */
+    uint32_t max_moves;                     /* [KD_PLAY_DEFAULT_MAX_MOVES] */
+    unsigned depth;                         /* search plies [KD_SEARCH_DEFAULT_DEPTH] */
+    uint32_t reorg_every, reorg_depth;      /* 0: no reorgs */
+    const char *model;                      /* llm players' model */
+    const char *llm_api_key;                /* llm players' bearer token (NULL: none) */
+    const char *mcp_token;                  /* bearer token for --mcp-url (NULL: none) */
+    int show_prompts;                       /* print what llm players are sent */
+    int quiet;                              /* only the result lines */
+    FILE *out;                              /* progress and result [stdout] */
+    FILE *in;                               /* human input [stdin] */
+    FILE *log;                              /* prompts [stderr] */
 } kd_play_options;
 
 typedef struct {

@@ -82,8 +82,9 @@ static kd_err human_choose(void *impl, const kd_play_turn *turn, const char *fee
         }
         if (parse_line(turn, line, move) == 0)
             return KD_OK;
-        fprintf(h->out, "that is not a move: type one of the legal moves above (e.g. \"%s\"), its number, or the "
-                        "command JSON\n",
+        fprintf(h->out,
+                "that is not a move: type one of the legal moves above (e.g. \"%s\"), its number, or the "
+                "command JSON\n",
                 turn->legal->count ? turn->legal->moves[0].notation : "");
     }
 }

@@ -35,9 +35,9 @@
 #define LLM_TIMEOUT_MS 120000u
 #define LLM_MAX_REPLY ((size_t)4 << 20)
 
-#define SYSTEM_TEXT                                                                                            \
-    "You play a game through the kdapp gateway. Each turn you get the rules in force, the position and the "  \
-    "exact answer format. Think, then answer with exactly one JSON object, the command of your move, and " \
+#define SYSTEM_TEXT                                                                                          \
+    "You play a game through the kdapp gateway. Each turn you get the rules in force, the position and the " \
+    "exact answer format. Think, then answer with exactly one JSON object, the command of your move, and "   \
     "nothing else."
 
 #define ANSWER_TEXT "Answer with exactly one JSON object, the command of your move, and nothing else."
@@ -80,10 +80,15 @@ static void describe_command(const kd_episode_type *type, char *out, size_t len)
     {
         int required = 0;
         for (size_t i = 0; i < json_array_size(req); i++)
-            required |= json_string_value(json_array_get(req, i)) && strcmp(json_string_value(json_array_get(req, i)), key) == 0;
+            required |= json_string_value(json_array_get(req, i)) &&
+                        strcmp(json_string_value(json_array_get(req, i)), key) == 0;
         if (required || n >= len)
             continue;
-        n += (size_t)snprintf(out + n, len - n, "%s%s", optional ? ", " : first ? " with the optional members " : " (and optionally ", key);
+        n += (size_t)snprintf(out + n, len - n, "%s%s",
+                              optional ? ", "
+                              : first  ? " with the optional members "
+                                       : " (and optionally ",
+                              key);
         optional = 1;
     }
     if (optional && !first && n < len)
@@ -138,7 +143,8 @@ kd_err kd_llm_parse_command(const char *content, const kd_episode_type *type, in
     if (strncmp(start, "```", 3) == 0) { /* one code fence around the object */
         const char *nl = memchr(start, '\n', (size_t)(stop - start));
         if (!nl || stop - nl < 4 || strncmp(stop - 3, "```", 3) != 0) {
-            kd_reject_write(why, why_len, "the reply opens a code fence that does not close around the object; %s", want);
+            kd_reject_write(why, why_len, "the reply opens a code fence that does not close around the object; %s",
+                            want);
             return KD_ERR_PARSE;
         }
         for (const char *q = start + 3; q < nl; q++) /* the info string: a word such as json */
@@ -232,7 +238,8 @@ static kd_err complete(llm *l, char **content, char *why, size_t why_len)
     curl_easy_setopt(l->curl, CURLOPT_WRITEDATA, &reply);
     CURLcode cc = curl_easy_perform(l->curl);
     if (cc != CURLE_OK) {
-        kd_reject_write(why, why_len, "the llm endpoint %s could not be reached: %s", l->endpoint, curl_easy_strerror(cc));
+        kd_reject_write(why, why_len, "the llm endpoint %s could not be reached: %s", l->endpoint,
+                        curl_easy_strerror(cc));
         err = cc == CURLE_OPERATION_TIMEDOUT ? KD_ERR_TIMEOUT : KD_ERR_NET;
         goto done;
     }
@@ -240,7 +247,7 @@ static kd_err complete(llm *l, char **content, char *why, size_t why_len)
     curl_easy_getinfo(l->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200) {
         kd_reject_write(why, why_len, "the llm endpoint %s answered HTTP %ld: %.*s", l->endpoint, status,
-            (int)(reply.len > 300 ? 300 : reply.len), reply.data ? (const char *)reply.data : "");
+                        (int)(reply.len > 300 ? 300 : reply.len), reply.data ? (const char *)reply.data : "");
         err = KD_ERR_NET;
         goto done;
     }
@@ -249,8 +256,9 @@ static kd_err complete(llm *l, char **content, char *why, size_t why_len)
     const json_t *msg = json_object_get(json_array_get(json_object_get(res, "choices"), 0), "message");
     const json_t *text = json_object_get(msg, "content");
     if (!msg || !(json_is_string(text) || json_is_null(text))) {
-        kd_reject_write(why, why_len, "the llm endpoint %s answered something that is not a chat completion: %.*s", l->endpoint,
-            (int)(reply.len > 300 ? 300 : reply.len), reply.data ? (const char *)reply.data : "");
+        kd_reject_write(why, why_len, "the llm endpoint %s answered something that is not a chat completion: %.*s",
+                        l->endpoint, (int)(reply.len > 300 ? 300 : reply.len),
+                        reply.data ? (const char *)reply.data : "");
         err = KD_ERR_NET;
         goto done;
     }
@@ -272,8 +280,8 @@ static kd_err add_message(json_t *messages, const char *role, const char *conten
     return m && json_array_append_new(messages, m) == 0 ? KD_OK : KD_ERR_NOMEM;
 }
 
-static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move,
-                         char *why, size_t why_len)
+static kd_err llm_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
+                         size_t why_len)
 {
     llm *l = impl;
     kd_err err = KD_OK;
@@ -357,8 +365,8 @@ kd_err kd_player_llm_open(const char *url, const kd_player_options *o, void **im
 {
     *impl = NULL;
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
-        kd_reject_write(why, why_len, "llm:%s: the URL must start with http:// or https:// (e.g. llm:http://127.0.0.1:1234/v1)",
-            url);
+        kd_reject_write(why, why_len,
+                        "llm:%s: the URL must start with http:// or https:// (e.g. llm:http://127.0.0.1:1234/v1)", url);
         return KD_ERR_INVALID_ARG;
     }
     llm *l = calloc(1, sizeof *l);

@@ -81,8 +81,8 @@ static kd_err random_move(const kd_play_turn *turn, kd_play_rng *rng, kd_legal_m
     return KD_OK;
 }
 
-static kd_err builtin_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move,
-                             char *why, size_t why_len)
+static kd_err builtin_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
+                             size_t why_len)
 {
     (void)feedback;
     builtin *b = impl;

@@ -72,7 +72,8 @@ typedef struct {
  * move with the same bytes, else the command's JSON (compact, truncated to
  * fit). Errors: KD_ERR_TOO_LARGE (longer than KD_COMMAND_MAX).
  */
-kd_err kd_play_move_of(const kd_play_turn *turn, const uint8_t *command, size_t len, kd_legal_move *move) KD_WARN_UNUSED;
+kd_err kd_play_move_of(const kd_play_turn *turn, const uint8_t *command, size_t len,
+                       kd_legal_move *move) KD_WARN_UNUSED;
 
 /*
  * Parses an llm reply strictly as the type's command JSON for `seat`
@@ -137,8 +138,8 @@ unsigned kd_player_retry_limit(const kd_player *p);
 int kd_player_interactive(const kd_player *p);
 
 /* The ops choose (see kd_player_ops); counts KD_ERR_PARSE answers. */
-kd_err kd_player_choose(kd_player *p, const kd_play_turn *turn, const char *feedback, kd_legal_move *move,
-                        char *why, size_t why_len) KD_WARN_UNUSED;
+kd_err kd_player_choose(kd_player *p, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
+                        size_t why_len) KD_WARN_UNUSED;
 /* 1 when the player needs the type's bot (search). */
 int kd_player_needs_bot(const kd_player *p);
 

@@ -10,6 +10,7 @@
  * error), so a caller sees either the whole op or nothing of it.
  */
 #include "tools/script/blockscript.h"
+#include "tools/script/blockscript_int.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -219,8 +220,7 @@ static kd_err convert_params(pctx *c, kd_script_tx *tx, json_t *params)
     if (!type && params)
         return fail(c, KD_ERR_PARSE, "type \"%s\" is not registered, so its params cannot be converted", name);
     if (!type)
-        return fail(c, KD_ERR_PARSE, "the \"cap\" shorthand is for %s episodes, and that type is not registered",
-                    name);
+        return fail(c, KD_ERR_PARSE, "the \"cap\" shorthand is for %s episodes, and that type is not registered", name);
     json_t *shorthand = params ? NULL : json_pack("{s:I}", "cap", (json_int_t)tx->cap);
     if (!params && !shorthand)
         return fail(c, KD_ERR_NOMEM, "out of memory");
@@ -464,16 +464,16 @@ static kd_err parse_command(pctx *c, json_t *o, kd_script_tx *tx)
             }
         }
         if (json_object_size(command) == 0) {
-            err = fail(c, KD_ERR_PARSE,
-                       "command has no command: give the type's command JSON as \"command\" or inline");
+            err =
+                fail(c, KD_ERR_PARSE, "command has no command: give the type's command JSON as \"command\" or inline");
             goto done;
         }
     }
 
     const kd_script_episode *ep = known_episode(c, tx->episode_id);
     if (named && ep && strcmp(named, ep->type) != 0) {
-        err = fail(c, KD_ERR_PARSE, "episode %u is a %s episode in this script, not %s", tx->episode_id, ep->type,
-                   named);
+        err =
+            fail(c, KD_ERR_PARSE, "episode %u is a %s episode in this script, not %s", tx->episode_id, ep->type, named);
         goto done;
     }
     const char *type_name = named ? named : ep ? ep->type : NULL;
@@ -534,8 +534,7 @@ static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[
            *raw = json_object_get(t, "payload_hex"), *cmd = json_object_get(t, "command");
     int kinds = !!ne + !!mv + !!raw + !!cmd;
     if (kinds != 1)
-        return fail(c, KD_ERR_PARSE, "a tx has exactly one of new_episode, command, move, payload_hex (got %d)",
-                    kinds);
+        return fail(c, KD_ERR_PARSE, "a tx has exactly one of new_episode, command, move, payload_hex (got %d)", kinds);
     if (ne) {
         tx->kind = KD_SCRIPT_TX_NEW_EPISODE;
         err = parse_new_episode(c, ne, tx);
@@ -621,10 +620,9 @@ static int is_blank_line(const char *line, size_t len)
     return i == len || line[i] == '#';
 }
 
-/* One line, converting through `types` and noting new episodes in `known`. */
-static kd_err parse_line_in(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
-                            const kd_type_table *types, kd_script *known, kd_script_op *op, int *is_blank, char *why,
-                            size_t why_len)
+kd_err kd_script_parse_line_in(const char *line, size_t len, unsigned line_no, uint64_t prev_daa, const char *keys_dir,
+                               const kd_type_table *types, kd_script *known, kd_script_op *op, int *is_blank, char *why,
+                               size_t why_len)
 {
     pctx c = {.line = line_no, .keys_dir = keys_dir, .why = why, .why_len = why_len, .types = types, .known = known};
     json_t *root = NULL;
@@ -687,7 +685,8 @@ kd_err kd_script_parse_line(const char *line, size_t len, unsigned line_no, uint
     kd_type_table_init(&types);
     kd_script known;
     kd_script_init(&known);
-    kd_err err = parse_line_in(line, len, line_no, prev_daa, keys_dir, &types, &known, op, is_blank, why, why_len);
+    kd_err err =
+        kd_script_parse_line_in(line, len, line_no, prev_daa, keys_dir, &types, &known, op, is_blank, why, why_len);
     kd_script_fini(&known);
     return err;
 }
@@ -704,124 +703,4 @@ void kd_script_op_fini(kd_script_op *op)
     }
     free(op->txs);
     memset(op, 0, sizeof *op);
-}
-
-void kd_script_init(kd_script *s) { memset(s, 0, sizeof *s); }
-
-void kd_script_init_types(kd_script *s, const kd_type_table *types)
-{
-    kd_script_init(s);
-    s->types = types;
-}
-
-void kd_script_fini(kd_script *s)
-{
-    if (!s)
-        return;
-    for (size_t i = 0; i < s->count; i++)
-        kd_script_op_fini(&s->ops[i]);
-    free(s->ops);
-    free(s->episodes);
-    memset(s, 0, sizeof *s);
-}
-
-static kd_err script_push(kd_script *s, kd_script_op *op)
-{
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        kd_script_op *p = realloc(s->ops, cap * sizeof *p);
-        if (!p)
-            return KD_ERR_NOMEM;
-        s->ops = p;
-        s->cap = cap;
-    }
-    s->ops[s->count++] = *op; /* ownership moves into the script */
-    memset(op, 0, sizeof *op);
-    return KD_OK;
-}
-
-kd_err kd_script_parse(const char *text, size_t len, const char *keys_dir, kd_script *out, char *why, size_t why_len)
-{
-    uint64_t prev_daa = 0;
-    for (size_t i = out->count; i > 0; i--) {
-        if (out->ops[i - 1].kind == KD_SCRIPT_ACCEPT) {
-            prev_daa = out->ops[i - 1].daa;
-            break;
-        }
-    }
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-        text += 3;
-        len -= 3;
-    }
-    kd_type_table builtin;
-    const kd_type_table *types = out->types;
-    if (!types) {
-        kd_type_table_init(&builtin);
-        types = &builtin;
-    }
-    unsigned line_no = 0;
-    size_t pos = 0;
-    while (pos < len) {
-        const char *start = text + pos;
-        const char *nl = memchr(start, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - start) : len - pos;
-        pos += n + (nl ? 1 : 0);
-        line_no++;
-        kd_script_op op;
-        int blank;
-        kd_err err =
-            parse_line_in(start, n, line_no, prev_daa, keys_dir, types, out, &op, &blank, why, why_len);
-        if (err)
-            return err;
-        if (blank)
-            continue;
-        if (op.kind == KD_SCRIPT_ACCEPT)
-            prev_daa = op.daa;
-        if ((err = script_push(out, &op)) != KD_OK) {
-            kd_script_op_fini(&op);
-            pctx c = {.line = line_no, .why = why, .why_len = why_len};
-            return fail(&c, err, "out of memory");
-        }
-    }
-    return KD_OK;
-}
-
-kd_err kd_script_load(const char *path, const char *keys_dir, kd_script *out, char *why, size_t why_len)
-{
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? "standard input" : path;
-    kd_buf buf;
-    kd_buf_init(&buf);
-    kd_err err = KD_OK;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        err = errno == ENOENT ? KD_ERR_NOT_FOUND : KD_ERR_IO;
-        if (why && why_len)
-            snprintf(why, why_len, "cannot open %s: %s", name, strerror(errno));
-        goto fail;
-    }
-    for (;;) {
-        if ((err = kd_buf_reserve(&buf, 65536)) != KD_OK) {
-            if (why && why_len)
-                snprintf(why, why_len, "%s: out of memory", name);
-            goto fail;
-        }
-        size_t n = fread(buf.data + buf.len, 1, buf.cap - buf.len, f);
-        buf.len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(f)) {
-        err = KD_ERR_IO;
-        if (why && why_len)
-            snprintf(why, why_len, "cannot read %s: %s", name, strerror(errno));
-        goto fail;
-    }
-    err = kd_script_parse((const char *)buf.data, buf.len, keys_dir, out, why, why_len);
-
-fail:
-    if (f && !is_stdin)
-        fclose(f);
-    kd_buf_fini(&buf);
-    return err;
 }

@@ -23,8 +23,8 @@ typedef struct {
     const kd_episode_type *type;
     kd_perft_signers *signers;
     void *state;
-    unsigned char *saved; /* depth rows of state_size bytes */
-    unsigned char *undo;  /* depth rows of undo_size bytes */
+    unsigned char *saved;  /* depth rows of state_size bytes */
+    unsigned char *undo;   /* depth rows of undo_size bytes */
     kd_legal_moves *moves; /* depth lists */
     const kd_legal_move *path[KD_PERFT_MAX_DEPTH];
     kd_perft_divide_fn divide;
@@ -64,8 +64,8 @@ kd_err kd_perft_signers_from_state(kd_perft_signers *signers, const uint8_t *enc
     return signers->candidate_count ? KD_OK : KD_ERR_NOT_FOUND;
 }
 
-kd_err kd_perft_start(const kd_episode_type *type, const void *config, const json_t *params, size_t seats,
-                      void *state, kd_perft_signers *signers, char *why, size_t why_len)
+kd_err kd_perft_start(const kd_episode_type *type, const void *config, const json_t *params, size_t seats, void *state,
+                      kd_perft_signers *signers, char *why, size_t why_len)
 {
     const kd_episode_ops *ops = type->ops;
     kd_buf wire, effective;
@@ -124,8 +124,8 @@ static kd_err fail(walk *w, unsigned ply, const char *what, const kd_legal_move 
     size_t used = 0;
     for (unsigned i = 0; i < ply && used < sizeof path - 1; i++)
         used += (size_t)snprintf(path + used, sizeof path - used, "%s%s", i ? " " : "", w->path[i]->notation);
-    kd_reject_write(w->why, w->why_len, "%s%s: %s %s%s%s", ply ? "after " : "at the start", path, what,
-                    move->notation, detail && *detail ? ": " : "", detail ? detail : "");
+    kd_reject_write(w->why, w->why_len, "%s%s: %s %s%s%s", ply ? "after " : "at the start", path, what, move->notation,
+                    detail && *detail ? ": " : "", detail ? detail : "");
     return KD_ERR_INTERNAL;
 }
 
@@ -139,8 +139,8 @@ static kd_err execute_as(walk *w, int seat, const kd_legal_move *move, unsigned 
     kd_block_meta meta = {
         .block_hash = zero, .daa = 2 + ply, .time_ms = 100 * (2 + ply), .tx_id = zero, .episode_id = 1};
     if (seat >= 0 && seat < KD_MAX_PARTICIPANTS && s->seat_key[seat] >= 0)
-        return ops->execute(w->state, move->command, move->command_len, &s->candidates[s->seat_key[seat]], &meta,
-                            undo, rej);
+        return ops->execute(w->state, move->command, move->command_len, &s->candidates[s->seat_key[seat]], &meta, undo,
+                            rej);
     kd_err err = KD_ERR_RULE;
     for (size_t c = 0; c < s->candidate_count; c++) {
         err = ops->execute(w->state, move->command, move->command_len, &s->candidates[c], &meta, undo, rej);
@@ -220,8 +220,13 @@ kd_err kd_perft_count(const kd_episode_type *type, kd_perft_signers *signers, vo
     }
     const kd_episode_ops *ops = type->ops;
     size_t rows = depth ? depth : 1;
-    walk w = {.type = type, .signers = signers, .state = state, .divide = divide, .divide_ctx = divide_ctx,
-              .why = why, .why_len = why_len};
+    walk w = {.type = type,
+              .signers = signers,
+              .state = state,
+              .divide = divide,
+              .divide_ctx = divide_ctx,
+              .why = why,
+              .why_len = why_len};
     kd_err err = KD_ERR_NOMEM;
     w.saved = calloc(rows, ops->state_size);
     w.undo = calloc(rows, ops->undo_size ? ops->undo_size : 1);

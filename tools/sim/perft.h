@@ -67,8 +67,8 @@ kd_err kd_perft_signers_from_state(kd_perft_signers *signers, const uint8_t *enc
  * the type's KD_ERR_BAD_PARAMS / KD_ERR_BAD_PARTICIPANTS, KD_ERR_IO (no
  * randomness), KD_ERR_NOMEM; `why` (may be NULL) says what was wrong.
  */
-kd_err kd_perft_start(const kd_episode_type *type, const void *config, const json_t *params, size_t seats,
-                      void *state, kd_perft_signers *signers, char *why, size_t why_len) KD_WARN_UNUSED;
+kd_err kd_perft_start(const kd_episode_type *type, const void *config, const json_t *params, size_t seats, void *state,
+                      kd_perft_signers *signers, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Called once per legal move of the root with its notation and count
  * (--divide). */

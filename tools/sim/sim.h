@@ -34,15 +34,15 @@
 
 typedef struct {
     uint64_t seed;
-    uint64_t steps;         /* chain events to send in all */
-    uint64_t session_steps; /* events per fresh data directory (local mode) */
-    uint64_t finality;      /* finality depth of the engines */
-    uint32_t max_reorg;     /* deepest ordinary reorg (deep ones go past finality) */
-    double p_reorg;         /* chance a step starts a reorg */
-    double p_drop;          /* chance a re-included tx is dropped */
-    const char *work_dir;   /* where session directories go */
-    const char *connect;    /* drive a daemon at this ingest URL instead */
-    const char *repro_path; /* reproduction script on a mismatch */
+    uint64_t steps;             /* chain events to send in all */
+    uint64_t session_steps;     /* events per fresh data directory (local mode) */
+    uint64_t finality;          /* finality depth of the engines */
+    uint32_t max_reorg;         /* deepest ordinary reorg (deep ones go past finality) */
+    double p_reorg;             /* chance a step starts a reorg */
+    double p_drop;              /* chance a re-included tx is dropped */
+    const char *work_dir;       /* where session directories go */
+    const char *connect;        /* drive a daemon at this ingest URL instead */
+    const char *repro_path;     /* reproduction script on a mismatch */
     const kd_type_table *types; /* the types and their engine defaults (borrowed, required) */
     const char *type;           /* simulate only this type; NULL: every type of `types`, mixed */
     const char *env_note;       /* "NAME=VALUE ..." of the types' settings in force, for the repro line */

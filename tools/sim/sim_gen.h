@@ -48,7 +48,7 @@ typedef struct {
 } kd_sim_scratch;
 
 typedef struct {
-    const kd_type_table *types; /* borrowed */
+    const kd_type_table *types;  /* borrowed */
     const kd_episode_type *only; /* NULL: every type of the table, mixed */
     kd_key keys[KD_SIM_GEN_KEYS];
     uint64_t rng;
