@@ -4,7 +4,8 @@
  * for any registered type.
  *
  * What the coordinator reads of the gateway's view is generic: "type",
- * "phase", "winner", "to_move", "seats" and "state" (the engine state's
+ * "phase", "winner", "to_move", "seats" (their count must be the players')
+ * and "state" (the engine state's
  * hex, decoded with the type's decode_state for the players and drawn with
  * its view_encode + render_text). Legal moves come from kdapp_legal_moves
  * ({command, notation} per move, converted with the type's
@@ -507,6 +508,7 @@ static kd_err start_episode(game *g, char *why, size_t why_len)
     json_int_t id = json_integer_value(json_object_get(sc, "episode_id"));
     json_t *view = json_object_get(sc, "view");
     const char *type = json_string_value(json_object_get(view, "type"));
+    json_t *seats = json_object_get(view, "seats");
     if (id <= 0 || id > UINT32_MAX) {
         kd_reject_write(why, why_len, "kdapp_start_episode answered no episode id");
         err = KD_ERR_DECODE;
@@ -514,6 +516,10 @@ static kd_err start_episode(game *g, char *why, size_t why_len)
         kd_reject_write(why, why_len, "kdapp_start_episode started a %s episode, not %s", type,
                         g->type->ops->type_name);
         err = KD_ERR_DECODE;
+    } else if (json_is_array(seats) && json_array_size(seats) != g->seats) {
+        kd_reject_write(why, why_len, "kdapp_start_episode seated %zu participants, and there are %zu players",
+                        json_array_size(seats), g->seats);
+        err = KD_ERR_INVALID_ARG;
     } else {
         g->episode = (uint32_t)id;
         err = pview_parse(g, view, &g->last, why, why_len);
