@@ -1,6 +1,6 @@
 /*
- * nim_test.c — a type that exists only in the tests (nim_type.c), added to
- * a table by the test itself, through the generic tools: perft against an
+ * nim_tools_test.c — Nim (tests/nim, kd_nim_type), added to a table by the
+ * test itself, through the generic tools: perft against an
  * independent count, the simulator against its oracle (Nim alone and mixed
  * with the built-in types), and the generic block-script forms fed to a
  * real engine. Nothing generic changes for it.
@@ -11,38 +11,27 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "nim_type.h"
+#include "nim/nim.h"
+#include "nim/nim_support.h"
 #include "tools/script/blockscript.h"
 #include "tools/script/feeder.h"
 #include "tools/sim/perft.h"
 #include "tools/sim/sim.h"
 
-/* Sequences of `depth` takes of 1..max_take from `heap`; the game ends
- * when the heap is empty. */
-static uint64_t nim_count(unsigned heap, unsigned max_take, unsigned depth)
-{
-    if (depth == 0)
-        return 1;
-    uint64_t n = 0;
-    for (unsigned t = 1; t <= max_take && t <= heap; t++)
-        n += heap - t == 0 ? (depth == 1) : nim_count(heap - t, max_take, depth - 1);
-    return n;
-}
-
 Test(nim, perft_counts_match_an_independent_count)
 {
-    json_t *params = json_pack("{s:i, s:i}", "heap", 12, "max_take", 3);
-    nim_state state;
+    json_t *params = json_pack("{s:[i,i,i]}", "heaps", 2, 3, 4);
+    kd_nim_state state;
     kd_perft_signers signers;
     char why[256] = "";
-    cr_assert_eq(kd_perft_start(&nim_type, NULL, params, 2, &state, &signers, why, sizeof why), KD_OK, "%s", why);
-    for (unsigned depth = 0; depth <= 13; depth++) {
+    cr_assert_eq(kd_perft_start(&kd_nim_type, NULL, params, 2, &state, &signers, why, sizeof why), KD_OK, "%s", why);
+    for (unsigned depth = 0; depth <= 10; depth++) {
         uint64_t nodes = 0;
-        cr_assert_eq(kd_perft_count(&nim_type, &signers, &state, depth, NULL, NULL, &nodes, why, sizeof why), KD_OK,
+        uint8_t heaps[KD_NIM_MAX_HEAPS] = {2, 3, 4};
+        cr_assert_eq(kd_perft_count(&kd_nim_type, &signers, &state, depth, NULL, NULL, &nodes, why, sizeof why), KD_OK,
                      "%s", why);
-        cr_expect_eq(nodes, nim_count(12, 3, depth), "depth %u: %llu", depth, (unsigned long long)nodes);
+        cr_expect_eq(nodes, nt_tuple_count(heaps, 3, depth), "depth %u: %llu", depth, (unsigned long long)nodes);
     }
-    cr_expect_eq(nim_count(12, 3, 13), 0, "no game of 12 lasts 13 takes");
     json_decref(params);
 }
 
@@ -76,10 +65,10 @@ Test(nim, the_simulator_checks_it_against_the_oracle, .timeout = 240)
 {
     kd_type_table only_nim, mixed;
     kd_type_table_init_empty(&only_nim);
-    cr_assert_eq(kd_type_table_add(&only_nim, &nim_type), KD_OK);
+    cr_assert_eq(kd_type_table_add(&only_nim, &kd_nim_type), KD_OK);
     simulate(&only_nim, NULL);
     kd_type_table_init(&mixed);
-    cr_assert_eq(kd_type_table_add(&mixed, &nim_type), KD_OK);
+    cr_assert_eq(kd_type_table_add(&mixed, &kd_nim_type), KD_OK);
     simulate(&mixed, NULL);
     simulate(&mixed, "nim");
 }
@@ -88,15 +77,15 @@ Test(nim, generic_block_script_forms_feed_a_real_engine)
 {
     kd_type_table types;
     kd_type_table_init(&types);
-    cr_assert_eq(kd_type_table_add(&types, &nim_type), KD_OK);
+    cr_assert_eq(kd_type_table_add(&types, &kd_nim_type), KD_OK);
     const char *text =
         "{\"accept\": {\"hash\": \"n1\", \"txs\": [{\"new_episode\": {\"id\": 3, \"type\": \"nim\","
-        " \"participants\": [\"test:alice\", \"test:bob\"], \"params\": {\"heap\": 4, \"max_take\": 2}}}]}}\n"
+        " \"participants\": [\"test:alice\", \"test:bob\"], \"params\": {\"heaps\": [4]}}}]}}\n"
         "{\"accept\": {\"hash\": \"n2\", \"txs\": ["
-        "{\"command\": {\"episode\": 3, \"signer\": \"test:alice\", \"take\": 2}},"
-        "{\"command\": {\"episode\": 3, \"signer\": \"test:alice\", \"take\": 1}},"
-        "{\"command\": {\"episode\": 3, \"signer\": \"test:bob\", \"command\": {\"take\": 3}}},"
-        "{\"command\": {\"episode\": 3, \"signer\": \"test:bob\", \"take\": 2}}]}}\n";
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:alice\", \"heap\": 1, \"take\": 2}},"
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:alice\", \"heap\": 1, \"take\": 1}},"
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:bob\", \"command\": {\"heap\": 1, \"take\": 3}}},"
+        "{\"command\": {\"episode\": 3, \"signer\": \"test:bob\", \"heap\": 1, \"take\": 2}}]}}\n";
     kd_script script;
     kd_script_init_types(&script, &types);
     char why[256] = "";
@@ -114,10 +103,10 @@ Test(nim, generic_block_script_forms_feed_a_real_engine)
     cr_assert_eq(kd_engine_open(&eo, &engine, why, sizeof why), KD_OK, "%s", why);
     kd_feeder *feeder = NULL;
     cr_assert_eq(kd_feeder_alloc_local(engine, &feeder), KD_OK);
-    /* alice takes 2; alice again (not her turn); bob takes 3 (more than
-     * max_take); bob takes the last 2 and wins */
+    /* alice takes 2 of 4; alice again (not her turn); bob takes 3 (only
+     * 2 are left); bob takes the last 2 and wins */
     static const int applied[2][4] = {{1}, {1, 0, 0, 1}};
-    static const char *const codes[2][4] = {{NULL}, {NULL, "not_your_turn", "illegal_move", NULL}};
+    static const char *const codes[2][4] = {{NULL}, {NULL, "not_your_turn", "take_too_many", NULL}};
     kd_buf msg;
     kd_buf_init(&msg);
     for (size_t i = 0; i < script.count; i++) {
@@ -128,15 +117,17 @@ Test(nim, generic_block_script_forms_feed_a_real_engine)
         cr_assert_eq(res.status, KD_MSG_APPLIED, "op %zu", i);
         for (size_t t = 0; t < res.tx_count; t++) {
             cr_expect_eq(res.txs[t].applied, applied[i][t], "op %zu tx %zu: %s", i, t, res.txs[t].detail);
-            if (codes[i][t])
+            if (codes[i][t]) {
                 cr_expect_eq(res.txs[t].err, KD_ERR_RULE, "op %zu tx %zu (%s): %s", i, t, codes[i][t],
                              res.txs[t].detail);
+                cr_expect_str_eq(res.txs[t].code, codes[i][t], "op %zu tx %zu", i, t);
+            }
         }
         kd_msg_result_fini(&res);
     }
     kd_episode_snapshot snap;
     cr_assert_eq(kd_engine_episode_read(engine, 3, &snap), KD_OK);
-    kd_game_status st = nim_type.status(snap.state);
+    kd_game_status st = kd_nim_type.status(snap.state);
     cr_expect_eq(st.phase, KD_PHASE_WON);
     cr_expect_eq(st.winner, 1, "bob took the last token");
     kd_episode_snapshot_fini(&snap);
