@@ -47,7 +47,7 @@ void kd_sha256_fini(kd_sha256_ctx *ctx)
 void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
                        uint8_t out[KD_HASH_LEN])
 {
-    /* Small commands (every tic-tac-toe move) hash from one stack buffer. */
+    /* Small commands (most moves) hash from one stack buffer. */
     uint8_t head[sizeof KD_COMMAND_DOMAIN - 1 + 12 + 64];
     size_t tag = sizeof KD_COMMAND_DOMAIN - 1;
     memcpy(head, KD_COMMAND_DOMAIN, tag);

@@ -11,11 +11,11 @@
  * Rule errors belong to the episode type: a type refuses a command by one
  * of its rules with KD_ERR_RULE and its own short code in kd_reject.code
  * ("cell_occupied", see kd_rule_code in episodes/episode_type.h), and the
- * engine stores and sends that code in place of "rule". Tic-tac-toe's
+ * engine stores and sends that code in place of "rule". The codes
  * game_over, out_of_bounds, wrong_turn, unauthorised and cell_occupied
- * were entries of this table; they now live, with the same names (and
- * the same rejection sentences), as tic-tac-toe's rule codes
- * (kd_ttt_rule_codes), so the stored vocabulary is unchanged.
+ * were entries of this table once; they now live, with the same names
+ * (and the same rejection sentences), as the rule codes of the type that
+ * uses them, so the stored vocabulary is unchanged.
  *
  * Codes outlive the process, so the short names are append-only: a name,
  * once released, is never renamed, reused or removed. That holds for the

@@ -20,7 +20,7 @@
  * a small fixed table (kd_code_counts), and a name past its
  * KD_METRICS_RULE_CODES entries is counted under the engine's "rule".
  * Both are stored the same way, as a CodeCount under the name, so counts
- * stored when tic-tac-toe's codes were engine codes load into the
+ * stored when those rule codes were engine codes (err.h) load into the
  * rule-code table under the same names.
  */
 #ifndef KD_ENGINE_METRICS_H

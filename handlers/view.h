@@ -81,12 +81,11 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
  * block_hash, log_seq, digest, deleted, phase ("in_progress" | "won" |
  * "draw"), winner (seat or null), to_move (seat or null), seats (names, one
  * per participant), state (hex)}, then the type's view_json members at the
- * top level (tic-tac-toe: board, current, status, cap, recent_moves,
- * next_to_remove, move_count); a type's member never replaces a generic
- * one of the same name. */
+ * top level; a type's member never replaces a generic one of the same
+ * name. */
 json_t *kd_episode_view_json(const kd_episode_view *view);
-/* The type's strategy context (tic-tac-toe: exactly the
- * kdapp_get_strategy_context shape of DESIGN.md), new reference; NULL when
+/* The type's strategy context (kdapp_get_strategy_context), new
+ * reference; NULL when
  * the type is unknown, the episode deleted, or on allocation failure. */
 json_t *kd_episode_view_strategy_json(const kd_episode_view *view);
 /* Appends the type's text board (no NUL). Errors: KD_ERR_UNKNOWN_TYPE (type
