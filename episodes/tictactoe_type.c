@@ -20,15 +20,15 @@ static const char *const seat_names[] = {"X", "O"};
 
 static const char *const env_names[] = {"KDAPP_TTT_STRESS", "KDAPP_TTT_MAX_SYMBOLS", NULL};
 
-#define PARAMS_SCHEMA                                                                                           \
+#define PARAMS_SCHEMA                                                                                              \
     "{\"type\":\"object\",\"properties\":{\"cap\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":255," \
-    "\"description\":\"1-8: stress mode, at most cap symbols (the oldest is removed before each move); 9 or "   \
+    "\"description\":\"1-8: stress mode, at most cap symbols (the oldest is removed before each move); 9 or "      \
     "more: classic; absent or null: the engine default\"}},\"additionalProperties\":false}"
 
-#define COMMAND_SCHEMA                                                                                       \
-    "{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"move\"]},"                \
-    "\"row\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":255},"                                          \
-    "\"col\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":255},"                                          \
+#define COMMAND_SCHEMA                                                                                          \
+    "{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"move\"]},"                  \
+    "\"row\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":255},"                                             \
+    "\"col\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":255},"                                             \
     "\"player\":{\"type\":\"string\",\"enum\":[\"X\",\"O\"],\"description\":\"the mover; may be left out when " \
     "the acting seat is known\"}},\"required\":[\"row\",\"col\"]}"
 
@@ -89,8 +89,9 @@ static int coordinate(const json_t *command, const char *name, uint8_t *out, cha
 static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, char *why, size_t why_len)
 {
     if (!json_is_object(command)) {
-        kd_reject_write(why, why_len, "a tictactoe command must be an object {\"row\": R, \"col\": C, \"player\": "
-                                      "\"X\"|\"O\"}");
+        kd_reject_write(why, why_len,
+                        "a tictactoe command must be an object {\"row\": R, \"col\": C, \"player\": "
+                        "\"X\"|\"O\"}");
         return KD_ERR_BAD_COMMAND;
     }
     json_t *type = json_object_get(command, "type");

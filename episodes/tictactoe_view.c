@@ -153,9 +153,9 @@ json_t *kd_ttt_view_json(const uint8_t *view, size_t len)
     kd_ttt_view t;
     if (kd_ttt_view_decode(view, len, &t))
         return NULL;
-    return json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:I}", "board", board_json(&t), "current",
-                     player_json(t.current), "status", kd_ttt_status_name(t.status), "cap",
-                     t.cap ? json_integer(t.cap) : json_null(), "recent_moves", recent_json(&t), "next_to_remove",
+    return json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:I}", "board", board_json(&t), "current", player_json(t.current),
+                     "status", kd_ttt_status_name(t.status), "cap", t.cap ? json_integer(t.cap) : json_null(),
+                     "recent_moves", recent_json(&t), "next_to_remove",
                      t.has_next_to_remove ? cell_json(&t.next_to_remove) : json_null(), "move_count",
                      (json_int_t)t.move_count);
 }
@@ -169,8 +169,8 @@ json_t *kd_ttt_strategy_json(const uint8_t *view, size_t len)
     kd_ttt_rule_text(t.cap, rule, sizeof rule);
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s}", "board", board_json(&t), "current", player_json(t.current),
                      "cap", t.cap ? json_integer(t.cap) : json_null(), "next_to_remove",
-                     t.has_next_to_remove ? cell_json(&t.next_to_remove) : json_null(), "recent_moves",
-                     recent_json(&t), "rule_text", rule);
+                     t.has_next_to_remove ? cell_json(&t.next_to_remove) : json_null(), "recent_moves", recent_json(&t),
+                     "rule_text", rule);
 }
 
 /* ---------------------------------------------------------------- text */

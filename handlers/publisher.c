@@ -36,8 +36,7 @@ static void pipe_event(nng_pipe pipe, nng_pipe_ev ev, void *arg)
     KD_LOG_I("publish", "subscriber %s: subscribers: %d", ev == NNG_PIPE_EV_ADD_POST ? "attached" : "left", n);
 }
 
-kd_err kd_publisher_open(const char *urls, const kd_type_table *types, kd_publisher **out, char *why,
-                         size_t why_len)
+kd_err kd_publisher_open(const char *urls, const kd_type_table *types, kd_publisher **out, char *why, size_t why_len)
 {
     kd_publisher *p = calloc(1, sizeof *p);
     if (!p)

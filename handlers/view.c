@@ -67,8 +67,8 @@ kd_err kd_episode_view_from_event(const kd_type_table *types, const kd_episode_e
     return fill_state(out, types, event->ops, event->state);
 }
 
-kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episode_snapshot *snap,
-                                     const uint8_t *digest, kd_episode_view *out)
+kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episode_snapshot *snap, const uint8_t *digest,
+                                     kd_episode_view *out)
 {
     reset(out);
     out->episode_id = snap->id;

@@ -41,10 +41,10 @@ typedef struct {
     uint8_t block_hash[KD_HASH_LEN];
     uint64_t log_seq;
     uint8_t digest[KD_HASH_LEN];
-    int deleted;            /* the creation was rolled back: no state, no view */
-    kd_game_status status;  /* in progress with nobody to move when deleted or unknown */
-    kd_buf view;            /* the type's public view message (view_encode, KD_SEAT_PUBLIC) */
-    kd_buf state;           /* the type's encoded engine state (ops->encode_state) */
+    int deleted;           /* the creation was rolled back: no state, no view */
+    kd_game_status status; /* in progress with nobody to move when deleted or unknown */
+    kd_buf view;           /* the type's public view message (view_encode, KD_SEAT_PUBLIC) */
+    kd_buf state;          /* the type's encoded engine state (ops->encode_state) */
 } kd_episode_view;
 
 /* Empties `view` (status: in progress, no seat to move). */
@@ -58,8 +58,8 @@ kd_err kd_episode_view_from_event(const kd_type_table *types, const kd_episode_e
                                   kd_episode_view *out) KD_WARN_UNUSED;
 /* From a stored snapshot; `digest` is the tip digest read in the same read
  * handle as the snapshot (may be NULL). Errors: KD_ERR_NOMEM. */
-kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episode_snapshot *snap,
-                                     const uint8_t *digest, kd_episode_view *out) KD_WARN_UNUSED;
+kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episode_snapshot *snap, const uint8_t *digest,
+                                     kd_episode_view *out) KD_WARN_UNUSED;
 /* Reads episode `id` as a view through read handle `rd`: its state and the
  * tip digest come from the same commit. Errors: KD_ERR_NOT_FOUND,
  * KD_ERR_UNKNOWN_TYPE (not registered with the engine), storage errors,

@@ -50,7 +50,7 @@ typedef struct {
 } kd_gateway_chain;
 
 typedef struct {
-    kd_engine *engine;     /* read API; must outlive the gateway */
+    kd_engine *engine; /* read API; must outlive the gateway */
     /* The episode types it serves: the type argument's names, kdapp://types,
      * every schema, command and rendering. The first is the default type.
      * Must outlive the gateway; NULL: the built-in types (kd_type_table_init). */

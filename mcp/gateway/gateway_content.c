@@ -34,8 +34,8 @@ static kd_err list_resources(void *ctx, kd_mcp_session *s, json_t *out)
     (void)s;
     kd_gateway *gw = ctx;
     json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "uri", TYPES_URI, "name", "types", "description",
-                                         "The episode types: seats, params and command schemas, rule codes",
-                                         "mimeType", "application/json"));
+                                         "The episode types: seats, params and command schemas, rule codes", "mimeType",
+                                         "application/json"));
     json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "uri", LIST_URI, "name", "episodes", "description",
                                          "All episodes with their status", "mimeType", "application/json"));
     uint32_t ids[MAX_LISTED];
@@ -140,8 +140,8 @@ static json_t *get_turn_prompt(void *ctx, kd_mcp_session *s, json_t *args, int *
     else if (!v.type)
         snprintf(msg, len, "episode %llu is of type %s, which this gateway does not serve", id, v.type_name);
     else if ((seat = prompt_seat(v.type, v.participants.count, player ? player : "")) == KD_SEAT_NONE)
-        snprintf(msg, len, "player must name a seat of episode %llu (%s): %s, or its index",
-                 id, v.type_name, kd_gw_seats_sentence(v.type, seats, sizeof seats) ? "" : seats);
+        snprintf(msg, len, "player must name a seat of episode %llu (%s): %s, or its index", id, v.type_name,
+                 kd_gw_seats_sentence(v.type, seats, sizeof seats) ? "" : seats);
     kd_buf text;
     kd_buf_init(&text);
     if (seat != KD_SEAT_NONE && (kd_episode_view_prompt(&v, seat, &text) || kd_buf_append(&text, "", 1)))

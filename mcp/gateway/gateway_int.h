@@ -30,8 +30,8 @@ typedef struct {
 
 struct kd_gateway {
     kd_gateway_options o;
-    const kd_type_table *types; /* o.types, or &own_types; entries[0] is the default type */
-    kd_type_table own_types;    /* the built-in types, when the options name no table */
+    const kd_type_table *types;           /* o.types, or &own_types; entries[0] is the default type */
+    kd_type_table own_types;              /* the built-in types, when the options name no table */
     json_t *params_schema[KD_TYPES_MAX];  /* types->entries[i]'s params_schema, parsed */
     json_t *command_schema[KD_TYPES_MAX]; /* and its command_schema */
     char views_url[512];

@@ -26,22 +26,22 @@
 /* The enriched view: generic fields (handlers/view.h), then the type's own
  * members, which the schema leaves open. */
 #define SEAT_OR_NULL "{\"type\":[\"integer\",\"null\"]}"
-#define VIEW_SCHEMA                                                                                               \
-    "{\"type\":\"object\",\"properties\":{"                                                                       \
-    "\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"},"                                       \
-    "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                                      \
+#define VIEW_SCHEMA                                                                                                 \
+    "{\"type\":\"object\",\"properties\":{"                                                                         \
+    "\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"},"                                         \
+    "\"participants\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"                                        \
     "\"last_event\":{\"type\":\"string\"},\"block_hash\":{\"type\":\"string\"},\"log_seq\":{\"type\":\"integer\"}," \
-    "\"digest\":{\"type\":\"string\"},\"deleted\":{\"type\":\"boolean\"},"                                        \
-    "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]},"                                \
-    "\"winner\":" SEAT_OR_NULL ",\"to_move\":" SEAT_OR_NULL ","                                                   \
-    "\"seats\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"state\":{\"type\":\"string\"}},"            \
+    "\"digest\":{\"type\":\"string\"},\"deleted\":{\"type\":\"boolean\"},"                                          \
+    "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]},"                                  \
+    "\"winner\":" SEAT_OR_NULL ",\"to_move\":" SEAT_OR_NULL ","                                                     \
+    "\"seats\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"state\":{\"type\":\"string\"}},"              \
     "\"required\":[\"episode_id\",\"type\",\"participants\",\"last_event\",\"block_hash\",\"log_seq\",\"digest\"]}"
 /* A seat as {seat, name}, or null. */
-#define SEAT_OBJECT                                                                                    \
+#define SEAT_OBJECT                                                                                        \
     "{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"seat\":{\"type\":\"integer\"},\"name\":{\"type\":" \
     "\"string\"}},\"required\":[\"seat\",\"name\"]},{\"type\":\"null\"}]}"
-#define MOVES_SCHEMA                                                                                            \
-    "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"object\"},"     \
+#define MOVES_SCHEMA                                                                                        \
+    "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"object\"}," \
     "\"notation\":{\"type\":\"string\"}},\"required\":[\"command\",\"notation\"]}}"
 #define EPISODE_ARG                                                              \
     "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \
@@ -214,10 +214,10 @@ static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int 
     if (!r) {
         char text[1024];
         json_t *moves = view_moves(&v, text, sizeof text);
-        json_t *out = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "episode_id", (json_int_t)v.episode_id, "type",
-                                v.type_name, "phase", kd_game_phase_name(v.status.phase), "winner",
-                                kd_gw_seat_json(v.type, v.status.winner), "to_move",
-                                kd_gw_seat_json(v.type, v.status.to_move), "moves", moves);
+        json_t *out =
+            json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "episode_id", (json_int_t)v.episode_id, "type", v.type_name,
+                      "phase", kd_game_phase_name(v.status.phase), "winner", kd_gw_seat_json(v.type, v.status.winner),
+                      "to_move", kd_gw_seat_json(v.type, v.status.to_move), "moves", moves);
         json_t *vj = out ? kd_episode_view_json(&v) : NULL;
         copy_members(out, vj, kept);
         json_decref(vj);
@@ -528,8 +528,8 @@ static json_t *choose_signer(kd_gateway *gw, json_t *args, const kd_episode_snap
 }
 
 /* Builds the signed payload of a command (see kdapp_execute_command). */
-static json_t *command_payload(kd_gateway *gw, json_t *args, const kd_episode_snapshot *snap,
-                               const kd_episode_type *t, kd_buf *payload)
+static json_t *command_payload(kd_gateway *gw, json_t *args, const kd_episode_snapshot *snap, const kd_episode_type *t,
+                               kd_buf *payload)
 {
     char why[512];
     json_t *command = json_object_get(args, "command");
@@ -540,8 +540,8 @@ static json_t *command_payload(kd_gateway *gw, json_t *args, const kd_episode_sn
     kd_buf_init(&cmd);
     json_t *r = choose_signer(gw, args, snap, t, &sg);
     if (!r && !kd_gw_check_json(kd_gw_type_schema(gw, t, 1), command, "command", why, sizeof why))
-        r = fail("%s (a %s command: kdapp://types has its command_schema; kdapp_legal_moves lists the legal ones)",
-                 why, t->ops->type_name);
+        r = fail("%s (a %s command: kdapp://types has its command_schema; kdapp_legal_moves lists the legal ones)", why,
+                 t->ops->type_name);
     else if (!r && t->command_from_json(command, sg.seat, &cmd, why, sizeof why) != KD_OK)
         r = fail("command: %s", why);
     kd_err err = KD_OK;
@@ -714,12 +714,13 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .description = "Episodes in id order, 50 a page, each with its type and phase (and its status, move count "
                         "and cap when its type shows them); pass nextCursor back as cursor for the next page.",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{\"cursor\":{\"type\":\"string\"}}}",
-         .output_schema_json = "{\"type\":\"object\",\"properties\":{\"episodes\":{\"type\":\"array\",\"items\":"
-                               "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
-                               "\"type\":{\"type\":\"string\"},"
-                               "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]}},"
-                               "\"required\":[\"episode_id\",\"type\",\"phase\"]}},\"nextCursor\":{\"type\":\"string\"}},"
-                               "\"required\":[\"episodes\"]}",
+         .output_schema_json =
+             "{\"type\":\"object\",\"properties\":{\"episodes\":{\"type\":\"array\",\"items\":"
+             "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
+             "\"type\":{\"type\":\"string\"},"
+             "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]}},"
+             "\"required\":[\"episode_id\",\"type\",\"phase\"]}},\"nextCursor\":{\"type\":\"string\"}},"
+             "\"required\":[\"episodes\"]}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,

@@ -137,8 +137,8 @@ Test(ttt_type, params_json)
     cr_expect_eq(params_cap("{\"cap\": 255}", &cap, &len, why, sizeof why), KD_OK);
     cr_expect_eq(cap, 255);
 
-    static const char *const bad[] = {"{\"cap\": 0}", "{\"cap\": 256}", "{\"cap\": \"3\"}", "{\"cap\": 2.5}",
-                                      "{\"cpa\": 3}", "[3]", "3"};
+    static const char *const bad[] = {
+        "{\"cap\": 0}", "{\"cap\": 256}", "{\"cap\": \"3\"}", "{\"cap\": 2.5}", "{\"cpa\": 3}", "[3]", "3"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = '\0';
         cr_expect_eq(params_cap(bad[i], &cap, &len, why, sizeof why), KD_ERR_BAD_PARAMS, "%s", bad[i]);
@@ -203,7 +203,7 @@ Test(ttt_type, bad_command_json_is_refused_with_a_sentence)
         const char *json;
         int seat;
     } bad[] = {
-        {"{\"row\":1,\"col\":2}", KD_SEAT_NONE},               /* no player, no seat */
+        {"{\"row\":1,\"col\":2}", KD_SEAT_NONE}, /* no player, no seat */
         {"{\"type\":\"drop\",\"row\":1,\"col\":2,\"player\":\"X\"}", 0},
         {"{\"type\":3,\"row\":1,\"col\":2,\"player\":\"X\"}", 0},
         {"{\"row\":\"1\",\"col\":2,\"player\":\"X\"}", 0},
@@ -219,8 +219,7 @@ Test(ttt_type, bad_command_json_is_refused_with_a_sentence)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char why[200] = "";
         b.len = 0;
-        cr_expect_eq(command_of(bad[i].json, bad[i].seat, &b, why, sizeof why), KD_ERR_BAD_COMMAND, "%s",
-                     bad[i].json);
+        cr_expect_eq(command_of(bad[i].json, bad[i].seat, &b, why, sizeof why), KD_ERR_BAD_COMMAND, "%s", bad[i].json);
         cr_expect(strlen(why) > 10, "%s is refused with a sentence, got '%s'", bad[i].json, why);
     }
     kd_buf_fini(&b);
@@ -437,11 +436,12 @@ Test(ttt_type, view_bytes_render_todays_json)
                    " {\"row\": 0, \"col\": 2, \"player\": \"X\"}, {\"row\": 2, \"col\": 0, \"player\": \"O\"}],"
                    " \"next_to_remove\": {\"row\": 1, \"col\": 1, \"player\": \"O\"}, \"move_count\": 4}");
     char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    cr_expect_str_eq(text, "{\"board\":[[0,0,1],[0,2,0],[2,0,0]],\"current\":\"X\",\"status\":\"in_progress\","
-                           "\"cap\":3,\"recent_moves\":[{\"row\":1,\"col\":1,\"player\":\"O\"},"
-                           "{\"row\":0,\"col\":2,\"player\":\"X\"},{\"row\":2,\"col\":0,\"player\":\"O\"}],"
-                           "\"next_to_remove\":{\"row\":1,\"col\":1,\"player\":\"O\"},\"move_count\":4}",
-                 "today's member order");
+    cr_expect_str_eq(text,
+                     "{\"board\":[[0,0,1],[0,2,0],[2,0,0]],\"current\":\"X\",\"status\":\"in_progress\","
+                     "\"cap\":3,\"recent_moves\":[{\"row\":1,\"col\":1,\"player\":\"O\"},"
+                     "{\"row\":0,\"col\":2,\"player\":\"X\"},{\"row\":2,\"col\":0,\"player\":\"O\"}],"
+                     "\"next_to_remove\":{\"row\":1,\"col\":1,\"player\":\"O\"},\"move_count\":4}",
+                     "today's member order");
     free(text);
     json_decref(j);
 

@@ -370,11 +370,10 @@ Test(view, episode_view_json_golden)
     json_t *j = kd_episode_view_json(&v);
     expect_json(j, want);
     /* The generic members come first, then the type's, in their order. */
-    static const char *const order[] = {"episode_id", "type",    "participants", "last_event", "block_hash",
-                                        "log_seq",    "digest",  "deleted",      "phase",      "winner",
-                                        "to_move",    "seats",   "state",        "board",      "current",
-                                        "status",     "cap",     "recent_moves", "next_to_remove",
-                                        "move_count"};
+    static const char *const order[] = {"episode_id", "type",   "participants", "last_event",     "block_hash",
+                                        "log_seq",    "digest", "deleted",      "phase",          "winner",
+                                        "to_move",    "seats",  "state",        "board",          "current",
+                                        "status",     "cap",    "recent_moves", "next_to_remove", "move_count"};
     size_t i = 0;
     const char *key;
     json_t *value;
