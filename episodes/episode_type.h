@@ -189,6 +189,14 @@ typedef struct kd_episode_type {
      * move, searched `depth` plies where the type searches; ties broken by
      * `tiebreak`. Errors: KD_ERR_NO_MOVE (no legal move), KD_ERR_NOMEM. */
     kd_err (*bot_command)(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
+    /* Optional (NULL: the boards say it all): what changed from state
+     * `from` to state `to` of one episode that a board alone does not say,
+     * for people, one sentence a line, each ending in '\n', appended to
+     * `out` (nothing when there is nothing to add). `to` is one move after
+     * `from`, or a rollback of some moves (the players show both: a move's
+     * side effects, and what a reorg undid and brought back). Errors:
+     * KD_ERR_NOMEM. */
+    kd_err (*describe_change)(const void *from, const void *to, kd_buf *out);
 } kd_episode_type;
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */

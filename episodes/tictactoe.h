@@ -313,6 +313,11 @@ json_t *kd_ttt_view_json(const uint8_t *view, size_t len);
 json_t *kd_ttt_strategy_json(const uint8_t *view, size_t len);
 kd_err kd_ttt_render_text(const uint8_t *view, size_t len, kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int seat, kd_buf *out) KD_WARN_UNUSED;
+/* The type's describe_change (episode_type.h): after one move, the oldest
+ * mark it removed first ("first the oldest mark, X at (1,1), is removed");
+ * after a rollback, each mark that came back ("restored: ...") and each
+ * mark a reverted move had placed ("undone: ..."). */
+kd_err kd_ttt_describe_change(const void *from, const void *to, kd_buf *out) KD_WARN_UNUSED;
 
 /* ------------------------------------------------ bot (tictactoe_bot.c) */
 

@@ -254,4 +254,5 @@ const kd_episode_type kd_tictactoe_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .bot_command = bot_command,
+    .describe_change = kd_ttt_describe_change,
 };

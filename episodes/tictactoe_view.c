@@ -282,3 +282,47 @@ kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
         err = put(out, "\nAnswer with exactly one move as JSON and nothing else: {\"row\": R, \"col\": C}\n");
     return err;
 }
+
+/* ------------------------------------------------------ describe_change */
+
+__attribute__((format(printf, 2, 3))) static kd_err line(kd_buf *out, const char *fmt, ...)
+{
+    char text[160];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return KD_ERR_INTERNAL;
+    return kd_buf_append(out, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+}
+
+kd_err kd_ttt_describe_change(const void *from_state, const void *to_state, kd_buf *out)
+{
+    const kd_ttt_state *from = from_state, *to = to_state;
+    kd_err err = KD_OK;
+    if (to->move_count == from->move_count + 1) {
+        /* One move: a mark of `from` missing from `to` was evicted first. */
+        for (int r = 0; !err && r < 3; r++)
+            for (int c = 0; !err && c < 3; c++)
+                if (from->board[r][c] != KD_TTT_EMPTY && to->board[r][c] != from->board[r][c])
+                    err = line(out, "first the oldest mark, %c at (%d,%d), is removed\n",
+                               kd_ttt_symbol_char(from->board[r][c]), r, c);
+        return err;
+    }
+    if (to->move_count >= from->move_count)
+        return KD_OK;
+    /* A rollback: marks back on the board had been evicted by an undone
+     * move; marks gone from it had been placed by one. */
+    for (int r = 0; !err && r < 3; r++)
+        for (int c = 0; !err && c < 3; c++) {
+            uint8_t b = from->board[r][c], a = to->board[r][c];
+            if (a != KD_TTT_EMPTY && a != b)
+                err = line(out, "restored: %c at (%d,%d) came back: the undone move had evicted it\n",
+                           kd_ttt_symbol_char(a), r, c);
+            if (!err && b != KD_TTT_EMPTY && a != b)
+                err =
+                    line(out, "undone:   %c at (%d,%d) was placed in a reverted block\n", kd_ttt_symbol_char(b), r, c);
+        }
+    return err;
+}

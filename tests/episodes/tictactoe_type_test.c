@@ -522,3 +522,27 @@ Test(ttt_type, view_bytes_round_trip_the_view)
         }
     }
 }
+
+Test(tictactoe_type, describe_change_names_evictions_and_what_a_rollback_brings_back)
+{
+    kd_ttt_state before, after;
+    ttt_new(&before, 2);
+    ttt_play(&before, "00 11");
+    after = before;
+    kd_ttt_undo undo;
+    cr_assert_eq(ttt_move(&after, 2, 2, &undo, NULL), KD_OK);
+    kd_buf text;
+    kd_buf_init(&text);
+    cr_assert_eq(T->describe_change(&before, &after, &text), KD_OK);
+    cr_assert_eq(kd_buf_append(&text, "", 1), KD_OK);
+    cr_expect_str_eq((const char *)text.data, "first the oldest mark, X at (0,0), is removed\n");
+    text.len = 0;
+    cr_assert_eq(T->describe_change(&after, &before, &text), KD_OK);
+    cr_assert_eq(kd_buf_append(&text, "", 1), KD_OK);
+    cr_expect_str_eq((const char *)text.data, "restored: X at (0,0) came back: the undone move had evicted it\n"
+                                              "undone:   X at (2,2) was placed in a reverted block\n");
+    text.len = 0;
+    cr_assert_eq(T->describe_change(&before, &before, &text), KD_OK);
+    cr_expect_eq(text.len, 0, "nothing changed, nothing said");
+    kd_buf_fini(&text);
+}

@@ -51,8 +51,10 @@ grep -q '^=== reorg after move 6:' "$work/two.out" || fail "two: no reorg after 
 grep -q '^=== reorg after move 12:' "$work/two.out" || fail "two: the game ended before the second reorg"
 if ! grep -q 'already mined again' "$work/two.out"; then
     grep -q "after the rollback (the reverted blocks' moves undone):" "$work/two.out" || fail "two: no rolled-back position"
+    grep -q 'restored: . at (.,.) came back' "$work/two.out" || fail "two: no evicted mark came back"
 fi
 grep -q 'removed next: . at (.,.)' "$work/two.out" || fail "two: no eviction shown"
+grep -q 'first the oldest mark, . at (.,.), is removed' "$work/two.out" || fail "two: no eviction shown on a move line"
 grep -q 'reorgs: [1-9]' "$work/two.out" || fail "two: reorgs not counted"
 
 game three --x search --o search --cap 6 --seed 8 --reorg-every 6 --reorg-depth 1 --max-moves 30

@@ -143,6 +143,25 @@ static void print_board(game *g, const void *state)
     kd_buf_fini(&view);
 }
 
+/* Shows the type's describe_change from `from` to `to`: each sentence
+ * after `lead`, and `tail` after it ("; " ... "" to stay on a move's line,
+ * "  " ... "\n" for lines of their own). */
+static void show_change(game *g, const void *from, const void *to, const char *lead, const char *tail)
+{
+    if (!g->type->describe_change)
+        return;
+    kd_buf b;
+    kd_buf_init(&b);
+    if (g->type->describe_change(from, to, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK) {
+        char *rest = (char *)b.data;
+        for (char *nl; (nl = strchr(rest, '\n')); rest = nl + 1) {
+            *nl = '\0';
+            show(g, "%s%s%s", lead, rest, tail);
+        }
+    }
+    kd_buf_fini(&b);
+}
+
 /* ------------------------------------------------------- gateway calls */
 
 /* Calls a tool that must succeed; *sc is its structured result. */
@@ -378,8 +397,9 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
         }
         kd_player_note_move(p);
         g->moves++;
-        show(g, "\nmove %u: %s (%s) plays %s%s\n", g->moves, pc.seat_name, kd_player_name(p), m.notation,
-             fallback ? " [random fallback]" : "");
+        show(g, "\nmove %u: %s (%s) plays %s", g->moves, pc.seat_name, kd_player_name(p), m.notation);
+        show_change(g, now.state, g->last.state, "; ", "");
+        show(g, "%s\n", fallback ? " [random fallback]" : "");
         print_board(g, g->last.state);
         break;
     }
@@ -450,6 +470,7 @@ static kd_err reorg(game *g, char *why, size_t why_len)
     } else {
         show(g, "after the rollback (the reverted blocks' moves undone):\n");
         print_board(g, after.state);
+        show_change(g, before.state, after.state, "  ", "\n");
     }
     int back;
     if ((err = wait_remined(g, before.state_hex, &now, &back, why, why_len))) {
