@@ -67,13 +67,10 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp devnet", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp devnet", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
     if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
         return KD_EXIT_FAIL;
@@ -120,13 +117,12 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
         {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp devnet-reorg", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp devnet-reorg", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc || depth == 0) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
+    if (depth == 0) /* --depth is required */
+        return kd_usage_fail(&u);
     kd_endpoints ep;
     if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
         return KD_EXIT_FAIL;
@@ -174,13 +170,10 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
         {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp devnet-status", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp devnet-status", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
     if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
         return KD_EXIT_FAIL;
@@ -456,18 +449,14 @@ static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint6
     }
 }
 
-static int submit_usage(FILE *out)
-{
-    fputs("usage: kdapp submit [--devnet URL] [--data DIR] [--keys DIR] --episode ID\n"
-          "         (--new --participants A,B [--type T] [--params JSON | --cap N]\n"
-          "          | --command JSON --signer KEY [--type T] [--counter N]\n"
-          "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
-          "         [--wait [--views URL] [--timeout MS]]\n"
-          "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
-          "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts)\n",
-          out);
-    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
-}
+static const char submit_usage[] =
+    "usage: kdapp submit [--devnet URL] [--data DIR] [--keys DIR] --episode ID\n"
+    "         (--new --participants A,B [--type T] [--params JSON | --cap N]\n"
+    "          | --command JSON --signer KEY [--type T] [--counter N]\n"
+    "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
+    "         [--wait [--views URL] [--timeout MS]]\n"
+    "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
+    "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts)\n";
 
 static int parse_player(const char *text, void *value)
 {
@@ -541,22 +530,14 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
          .use = "milliseconds, 1 or more"},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp submit", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        submit_usage(stdout);
-        return -1;
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return submit_usage(stderr);
-    }
+    const kd_usage u = {.prog = "kdapp submit", .print = kd_usage_print_text, .ctx = submit_usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return stop ? -1 : rc;
     int shorthand = a->has_row || a->has_col || a->player >= 0;
     int has_move = shorthand || a->command || a->signer;
-    if (first != argc || !a->episode || a->is_new == has_move)
-        return submit_usage(stderr);
+    if (!a->episode || a->is_new == has_move) /* --episode, and a creation or a move */
+        return kd_usage_fail(&u);
     if (a->is_new && !a->participants) {
         fprintf(stderr, "kdapp submit: --new needs --participants A,B\n");
         return KD_EXIT_USAGE;

@@ -22,13 +22,10 @@ static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json
     *json = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli), {.name = "json", .short_name = 'j', .kind = KD_OPT_FLAG, .value = json}, {0}};
-    int optind_first, stop, rc = kd_options_parse_usage(prog, opts, argc, argv, &optind_first, text, &stop);
+    const kd_usage u = {.prog = prog, .print = kd_usage_print_text, .ctx = text, .operands = want_id};
+    int optind_first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &optind_first, &stop);
     if (rc || stop)
         return stop ? -1 : rc;
-    if (optind_first + want_id != argc) {
-        fputs(text, stderr);
-        return KD_EXIT_USAGE;
-    }
     if (want_id) {
         uint64_t v;
         const char *arg = argv[optind_first];

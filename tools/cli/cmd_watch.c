@@ -129,13 +129,10 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
         {.name = "blocks", .kind = KD_OPT_FLAG, .value = &blocks},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp watch", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp watch", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
     if (!url && kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
         return KD_EXIT_FAIL;

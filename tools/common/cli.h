@@ -44,7 +44,7 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
 
 /* The common options --data and --keys as kd_option entries
  * (tools/common/options.h): every subcommand parses its options with
- * kd_options_parse. */
+ * kd_options_parse_usage. */
 #define KD_CLI_OPTIONS(cli)                                              \
     {.name = "data", .kind = KD_OPT_STRING, .value = &(cli)->data_dir},  \
     {                                                                    \
