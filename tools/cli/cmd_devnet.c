@@ -41,22 +41,15 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
     static const char usage[] = "usage: kdapp devnet [--data DIR] [--listen URLS] [--engine URL] [--block-ms N]\n"
                                 "                    [--seed S] [--max-txs N] [--quiet]\n";
     kd_devnet_options o = {0};
-    const char *listen = NULL, *engine = NULL;
+    kd_endpoint_urls urls = {0};
     int quiet = 0;
     char max_txs[32];
     snprintf(max_txs, sizeof max_txs, "1 to %u", KD_INGEST_MAX_MSGS * 100u);
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "listen", .kind = KD_OPT_STRING, .value = &listen},
-        {.name = "engine", .kind = KD_OPT_STRING, .value = &engine},
-        {.name = "block-ms",
-         .kind = KD_OPT_UINT,
-         .value = &o.block_ms,
-         .size = sizeof o.block_ms,
-         .min = 1,
-         .max = 3600000,
-         .use = "1 to 3600000"},
-        {.name = "seed", .kind = KD_OPT_UINT, .value = &o.seed, .use = "a non-negative integer"},
+        {.name = "listen", .kind = KD_OPT_STRING, .value = &urls.devnet},
+        {.name = "engine", .kind = KD_OPT_STRING, .value = &urls.ingest},
+        KD_DEVNET_CHAIN_OPTIONS(o),
         {.name = "max-txs",
          .kind = KD_OPT_UINT,
          .value = &o.max_txs_per_block,
@@ -72,10 +65,10 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
-    o.listen_urls = listen ? listen : ep.devnet;
-    o.engine_url = engine ? engine : ep.ingest;
+    o.listen_urls = urls.devnet;
+    o.engine_url = urls.ingest;
     if (!quiet)
         o.on_event = kd_report_devnet_event;
     kd_signals_block();
@@ -102,7 +95,7 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp devnet-reorg [--data DIR] [--devnet URL] --depth N [--drop P] "
                                 "[--reorder] [--timeout MS]\n";
-    const char *url = NULL;
+    kd_endpoint_urls urls = {0};
     uint64_t depth = 0, timeout = 30000;
     double drop = 0;
     int reorder = 0;
@@ -110,7 +103,7 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
     snprintf(depths, sizeof depths, "1 to %u", KD_DEVNET_CHAIN_MAX);
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "devnet", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &urls.devnet},
         {.name = "depth", .kind = KD_OPT_UINT, .value = &depth, .min = 1, .max = KD_DEVNET_CHAIN_MAX, .use = depths},
         {.name = "drop", .kind = KD_OPT_DOUBLE, .value = &drop, .dmax = 1, .use = "a probability from 0 to 1"},
         {.name = "reorder", .kind = KD_OPT_FLAG, .value = &reorder},
@@ -124,13 +117,13 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
     if (depth == 0) /* --depth is required */
         return kd_usage_fail(&u);
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
     kd_devnet_client *c = NULL;
     kd_devnet_answer ans;
     memset(&ans, 0, sizeof ans);
     char why[512] = "";
-    kd_err err = kd_devnet_client_open(url ? url : ep.devnet, (uint32_t)timeout, &c, why, sizeof why);
+    kd_err err = kd_devnet_client_open(urls.devnet, (uint32_t)timeout, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_reorg(c, (uint32_t)depth, drop, reorder, &ans, why, sizeof why);
     kd_devnet_client_close(c);
@@ -162,11 +155,11 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n";
-    const char *url = NULL;
+    kd_endpoint_urls urls = {0};
     uint64_t timeout = 5000;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "devnet", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &urls.devnet},
         {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
         {0},
     };
@@ -175,12 +168,12 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
     kd_devnet_client *c = NULL;
     kd_devnet_answer ans;
     char why[512] = "";
-    kd_err err = kd_devnet_client_open(url ? url : ep.devnet, (uint32_t)timeout, &c, why, sizeof why);
+    kd_err err = kd_devnet_client_open(urls.devnet, (uint32_t)timeout, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_status(c, &ans, why, sizeof why);
     kd_devnet_client_close(c);
@@ -198,7 +191,7 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 /* ---------------------------------------------------------------- submit */
 
 typedef struct {
-    const char *devnet, *views;
+    kd_endpoint_urls urls; /* --devnet, and --views (urls.publish) */
     uint32_t episode;
     int is_new, has_cap, has_counter, has_row, has_col, wait;
     uint8_t cap, row, col;
@@ -478,8 +471,8 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
     const kd_option opts[] = {
         {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
         {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
-        {.name = "devnet", .kind = KD_OPT_STRING, .value = &a->devnet},
-        {.name = "views", .kind = KD_OPT_STRING, .value = &a->views},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &a->urls.devnet},
+        {.name = "views", .kind = KD_OPT_STRING, .value = &a->urls.publish},
         {.name = "episode",
          .kind = KD_OPT_UINT,
          .value = &a->episode,
@@ -568,7 +561,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &a.urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
     kd_buf payload;
     kd_buf_init(&payload);
@@ -580,7 +573,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     if ((rc = build_payload(cli, &a, &payload)))
         goto done;
     if (a.wait) {
-        if ((rc = views_open(a.views ? a.views : ep.publish, &sub)))
+        if ((rc = views_open(a.urls.publish, &sub)))
             goto done;
         sub_open = 1;
         kd_engine_options eo = {.data_dir = cli->data_dir, .registry = &cli->registry, .read_only = 1};
@@ -591,7 +584,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     }
     uint8_t tx_id[1][KD_HASH_LEN];
     char why[512];
-    kd_err err = kd_devnet_client_open(a.devnet ? a.devnet : ep.devnet, 0, &c, why, sizeof why);
+    kd_err err = kd_devnet_client_open(a.urls.devnet, 0, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_submit(c, &payload, 1, tx_id, NULL, NULL, why, sizeof why);
     if (err) {

@@ -105,12 +105,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     int quiet = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "finality",
-         .kind = KD_OPT_UINT,
-         .value = &finality,
-         .min = 1,
-         .max = 1000000000,
-         .use = "1 to 1000000000"},
+        KD_FINALITY_OPTION(finality),
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {.name = "connect", .kind = KD_OPT_STRING, .value = &connect},
         {.name = "timeout",

@@ -33,20 +33,8 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     int quiet = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "block-ms",
-         .kind = KD_OPT_UINT,
-         .value = &dopts.block_ms,
-         .size = sizeof dopts.block_ms,
-         .min = 1,
-         .max = 3600000,
-         .use = "1 to 3600000"},
-        {.name = "finality",
-         .kind = KD_OPT_UINT,
-         .value = &no.finality,
-         .min = 1,
-         .max = 1000000000,
-         .use = "1 to 1000000000"},
-        {.name = "seed", .kind = KD_OPT_UINT, .value = &dopts.seed, .use = "a non-negative integer"},
+        KD_DEVNET_CHAIN_OPTIONS(dopts),
+        KD_FINALITY_OPTION(no.finality),
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {0},
     };

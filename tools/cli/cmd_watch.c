@@ -113,12 +113,12 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] =
         "usage: kdapp watch [--data DIR] [--connect URL] [--episode ID] [--blocks] [--count N]\n";
-    const char *url = NULL;
+    kd_endpoint_urls urls = {0};
     uint64_t episode = 0, count = 0;
     int blocks = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "connect", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "connect", .kind = KD_OPT_STRING, .value = &urls.publish},
         {.name = "episode",
          .kind = KD_OPT_UINT,
          .value = &episode,
@@ -134,10 +134,9 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (!url && kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
-    if (!url)
-        url = ep.publish;
+    const char *url = urls.publish;
     kd_signals_block();
 
     char topic[32];

@@ -51,10 +51,8 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
         .name = "keys", .kind = KD_OPT_STRING, .value = &(cli)->keys_dir \
     }
 
-/* Parses "sync" | "relaxed" into a kd_durability (KD_OPT_CUSTOM); returns 0 or -1. */
+/* Parses "sync" | "relaxed" into the kd_durability `value` points to (a
+ * KD_OPT_CUSTOM parser); returns 0 or -1. */
 int kd_cli_parse_durability_opt(const char *text, void *value);
-
-/* Parses "sync" | "relaxed"; returns 0 or -1. */
-int kd_cli_parse_durability(const char *text, kd_durability *out);
 
 #endif
