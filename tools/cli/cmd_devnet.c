@@ -469,8 +469,7 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
     a->player = -1;
     a->timeout_ms = 30000;
     const kd_option opts[] = {
-        {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
-        {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
+        KD_CLI_OPTIONS(cli),
         {.name = "devnet", .kind = KD_OPT_STRING, .value = &a->urls.devnet},
         {.name = "views", .kind = KD_OPT_STRING, .value = &a->urls.publish},
         {.name = "episode",

@@ -100,8 +100,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
     int have_seed = 0, have_cap = 0;
     seat_args seats = {0};
     const kd_option opts[] = {
-        {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
-        {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
+        KD_CLI_OPTIONS(cli),
         {.name = "type", .kind = KD_OPT_STRING, .value = &o.type},
         {.name = "params", .kind = KD_OPT_STRING, .value = &o.params},
         {.name = "cap",
