@@ -78,6 +78,14 @@ static kd_err check_fields(pctx *c, json_t *obj, const char *what, const char *c
     return KD_OK;
 }
 
+/* `obj` must be an object (named `what`) with no key outside `allowed`. */
+static kd_err check_object(pctx *c, json_t *obj, const char *what, const char *const *allowed)
+{
+    if (!json_is_object(obj))
+        return fail(c, KD_ERR_PARSE, "%s must be an object", what);
+    return check_fields(c, obj, what, allowed);
+}
+
 /* A JSON string without embedded NULs. */
 static kd_err get_string(pctx *c, json_t *v, const char *name, const char **out)
 {
@@ -320,9 +328,7 @@ static kd_err convert_move(pctx *c, kd_script_tx *tx)
 static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
 {
     static const char *const fields[] = {"id", "type", "participants", "cap", "params", NULL};
-    if (!json_is_object(o))
-        return fail(c, KD_ERR_PARSE, "new_episode must be an object");
-    kd_err err = check_fields(c, o, "new_episode", fields);
+    kd_err err = check_object(c, o, "new_episode", fields);
     if (err)
         return err;
     uint64_t u;
@@ -407,9 +413,7 @@ static kd_err parse_signer(pctx *c, json_t *v, kd_script_tx *tx)
 static kd_err parse_move(pctx *c, json_t *o, kd_script_tx *tx)
 {
     static const char *const fields[] = {"episode", "row", "col", "player", "signer", "counter", NULL};
-    if (!json_is_object(o))
-        return fail(c, KD_ERR_PARSE, "move must be an object");
-    kd_err err = check_fields(c, o, "move", fields);
+    kd_err err = check_object(c, o, "move", fields);
     if (err)
         return err;
     uint64_t u;
@@ -575,9 +579,7 @@ static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[
 static kd_err parse_accept(pctx *c, json_t *a, uint64_t prev_daa, kd_script_op *op)
 {
     static const char *const fields[] = {"hash", "daa", "time", "txs", NULL};
-    if (!json_is_object(a))
-        return fail(c, KD_ERR_PARSE, "accept must be an object");
-    kd_err err = check_fields(c, a, "accept", fields);
+    kd_err err = check_object(c, a, "accept", fields);
     if (err)
         return err;
     json_t *h = json_object_get(a, "hash");
