@@ -1,7 +1,8 @@
 /*
  * options_test.c — the table-driven option parser (tools/common/options.c):
  * every kind, widths, ranges and their sentences, unknown options, missing
- * values, --help, operands after options, and a later occurrence winning.
+ * values, --help, operands after options, a later occurrence winning, and
+ * the usual answers of kd_options_parse_usage (usage, operand count).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -176,4 +177,136 @@ Test(options, unknown_missing_and_help)
     cr_expect_eq(run(opts, help, &first, err, sizeof err), KD_OPTIONS_HELP);
     const char *h[] = {"cmd", "-h", NULL};
     cr_expect_eq(run(opts, h, &first, err, sizeof err), KD_OPTIONS_HELP);
+}
+
+/* What kd_options_parse_usage printed and returned. */
+typedef struct {
+    int rc, stop, first;
+    char out[256], err[256];
+} usage_run;
+
+/* Reads what `f` holds into `buf` (len bytes) and closes it. */
+static void drain(FILE *f, char *buf, size_t len)
+{
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* Runs kd_options_parse_usage on a NULL-terminated argument list,
+ * capturing stdout and stderr. */
+static usage_run run_usage(const kd_usage *u, const kd_option *opts, const char *const *args)
+{
+    usage_run r = {.first = -1};
+    int argc = 0;
+    for (; args[argc]; argc++)
+        argv[argc] = (char *)args[argc];
+    argv[argc] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    FILE *out = tmpfile(), *err = tmpfile();
+    cr_assert(out && err);
+    int saved_out = dup(fileno(stdout)), saved_err = dup(fileno(stderr));
+    dup2(fileno(out), fileno(stdout));
+    dup2(fileno(err), fileno(stderr));
+    r.rc = kd_options_parse_usage(u, opts, argc, argv, &r.first, &r.stop);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, fileno(stdout));
+    dup2(saved_err, fileno(stderr));
+    close(saved_out);
+    close(saved_err);
+    drain(out, r.out, sizeof r.out);
+    drain(err, r.err, sizeof r.err);
+    return r;
+}
+
+static const char test_usage[] = "usage: kdapp test [--n N] NAME\n";
+
+Test(options, parse_usage_answers_as_every_subcommand_does)
+{
+    vals v;
+    kd_option opts[8];
+    table(&v, opts);
+    const kd_usage u = {.prog = "kdapp test", .print = kd_usage_print_text, .ctx = test_usage, .operands = 1};
+
+    const char *ok[] = {"cmd", "--n", "5", "alice", NULL};
+    usage_run r = run_usage(&u, opts, ok);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(r.stop, 0);
+    cr_expect_str_eq(argv[r.first], "alice");
+    cr_expect_str_eq(r.out, "");
+    cr_expect_str_eq(r.err, "");
+
+    const char *help[] = {"cmd", "--help", NULL};
+    r = run_usage(&u, opts, help);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(r.stop, 1, "--help ends the subcommand with exit 0");
+    cr_expect_str_eq(r.out, test_usage, "--help prints the usage on stdout");
+    cr_expect_str_eq(r.err, "");
+
+    const char *unknown[] = {"cmd", "--nope", "alice", NULL};
+    r = run_usage(&u, opts, unknown);
+    cr_expect_eq(r.rc, 2);
+    cr_expect_eq(r.stop, 0);
+    cr_expect_str_eq(r.out, "");
+    cr_expect_str_eq(r.err, "kdapp test: unrecognized option '--nope'\nusage: kdapp test [--n N] NAME\n");
+
+    const char *bad[] = {"cmd", "--n", "0", "alice", NULL};
+    r = run_usage(&u, opts, bad);
+    cr_expect_eq(r.rc, 2);
+    cr_expect_str_eq(r.err, "kdapp test: --n '0' is not valid: use 1 to 60\n", "a bad value: its sentence alone");
+
+    const char *none[] = {"cmd", "--n", "5", NULL};
+    const char *two[] = {"cmd", "alice", "bob", NULL};
+    const char *const *wrong_counts[] = {none, two};
+    for (size_t i = 0; i < 2; i++) {
+        r = run_usage(&u, opts, wrong_counts[i]);
+        cr_expect_eq(r.rc, 2, "case %zu", i);
+        cr_expect_eq(r.stop, 0, "case %zu", i);
+        cr_expect_str_eq(r.out, "", "case %zu", i);
+        cr_expect_str_eq(r.err, test_usage, "case %zu: the operand count is checked", i);
+    }
+}
+
+/* A printer of a usage that depends on the subcommand's data (ctx). */
+static void print_limit(FILE *out, const void *ctx)
+{
+    fprintf(out, "usage: kdapp test [--n N] (at most %u)\n", *(const unsigned *)ctx);
+}
+
+Test(options, parse_usage_passes_ctx_to_the_printer)
+{
+    vals v;
+    kd_option opts[8];
+    table(&v, opts);
+    const unsigned limit = 60;
+    const kd_usage u = {.prog = "kdapp test", .print = print_limit, .ctx = &limit};
+    const char *help[] = {"cmd", "-h", NULL};
+    usage_run r = run_usage(&u, opts, help);
+    cr_expect_eq(r.stop, 1);
+    cr_expect_str_eq(r.out, "usage: kdapp test [--n N] (at most 60)\n");
+    const char *operand[] = {"cmd", "extra", NULL};
+    r = run_usage(&u, opts, operand);
+    cr_expect_eq(r.rc, 2, "no operand is taken unless .operands says so");
+    cr_expect_str_eq(r.err, "usage: kdapp test [--n N] (at most 60)\n");
+}
+
+Test(options, usage_fail_prints_on_stderr_and_gives_exit_2)
+{
+    const kd_usage u = {.prog = "kdapp test", .print = kd_usage_print_text, .ctx = test_usage};
+    fflush(stderr);
+    FILE *err = tmpfile();
+    cr_assert_not_null(err);
+    int saved = dup(fileno(stderr));
+    dup2(fileno(err), fileno(stderr));
+    int rc = kd_usage_fail(&u);
+    fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+    char text[256];
+    drain(err, text, sizeof text);
+    cr_expect_eq(rc, 2);
+    cr_expect_str_eq(text, test_usage);
 }

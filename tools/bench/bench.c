@@ -84,14 +84,11 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
     return mkdtemp(out) ? 0 : -1;
 }
 
-static int bench_usage(FILE *out)
-{
-    fprintf(out, "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n"
-                 "                   [--type T] [--params JSON]\n"
-                 "  --type/--params: the episodes of the engine scenarios (default: the first registered\n"
-                 "  type with the engine defaults of the environment)\n");
-    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
-}
+static const char bench_usage[] =
+    "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n"
+    "                   [--type T] [--params JSON]\n"
+    "  --type/--params: the episodes of the engine scenarios (default: the first registered\n"
+    "  type with the engine defaults of the environment)\n";
 
 static int parse_only(const char *text, void *value)
 {
@@ -127,19 +124,10 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
         {.name = "params", .kind = KD_OPT_STRING, .value = &params},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp bench", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        return bench_usage(stdout);
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return bench_usage(stderr);
-    }
-    if (first != argc)
-        return bench_usage(stderr);
+    const kd_usage u = {.prog = "kdapp bench", .print = kd_usage_print_text, .ctx = bench_usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
     b.type = type ? kd_type_table_find(&cli->types, type) : cli->types.count ? cli->types.entries[0].type : NULL;
     if (!b.type) {
         fprintf(stderr, "kdapp bench: --type '%s' is not a registered episode type\n", type ? type : "");

@@ -41,22 +41,15 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
     static const char usage[] = "usage: kdapp devnet [--data DIR] [--listen URLS] [--engine URL] [--block-ms N]\n"
                                 "                    [--seed S] [--max-txs N] [--quiet]\n";
     kd_devnet_options o = {0};
-    const char *listen = NULL, *engine = NULL;
+    kd_endpoint_urls urls = {0};
     int quiet = 0;
     char max_txs[32];
     snprintf(max_txs, sizeof max_txs, "1 to %u", KD_INGEST_MAX_MSGS * 100u);
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "listen", .kind = KD_OPT_STRING, .value = &listen},
-        {.name = "engine", .kind = KD_OPT_STRING, .value = &engine},
-        {.name = "block-ms",
-         .kind = KD_OPT_UINT,
-         .value = &o.block_ms,
-         .size = sizeof o.block_ms,
-         .min = 1,
-         .max = 3600000,
-         .use = "1 to 3600000"},
-        {.name = "seed", .kind = KD_OPT_UINT, .value = &o.seed, .use = "a non-negative integer"},
+        {.name = "listen", .kind = KD_OPT_STRING, .value = &urls.devnet},
+        {.name = "engine", .kind = KD_OPT_STRING, .value = &urls.ingest},
+        KD_DEVNET_CHAIN_OPTIONS(o),
         {.name = "max-txs",
          .kind = KD_OPT_UINT,
          .value = &o.max_txs_per_block,
@@ -67,18 +60,15 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp devnet", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp devnet", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
-    o.listen_urls = listen ? listen : ep.devnet;
-    o.engine_url = engine ? engine : ep.ingest;
+    o.listen_urls = urls.devnet;
+    o.engine_url = urls.ingest;
     if (!quiet)
         o.on_event = kd_report_devnet_event;
     kd_signals_block();
@@ -105,7 +95,7 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp devnet-reorg [--data DIR] [--devnet URL] --depth N [--drop P] "
                                 "[--reorder] [--timeout MS]\n";
-    const char *url = NULL;
+    kd_endpoint_urls urls = {0};
     uint64_t depth = 0, timeout = 30000;
     double drop = 0;
     int reorder = 0;
@@ -113,28 +103,27 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
     snprintf(depths, sizeof depths, "1 to %u", KD_DEVNET_CHAIN_MAX);
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "devnet", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &urls.devnet},
         {.name = "depth", .kind = KD_OPT_UINT, .value = &depth, .min = 1, .max = KD_DEVNET_CHAIN_MAX, .use = depths},
         {.name = "drop", .kind = KD_OPT_DOUBLE, .value = &drop, .dmax = 1, .use = "a probability from 0 to 1"},
         {.name = "reorder", .kind = KD_OPT_FLAG, .value = &reorder},
         {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp devnet-reorg", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp devnet-reorg", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc || depth == 0) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
+    if (depth == 0) /* --depth is required */
+        return kd_usage_fail(&u);
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
     kd_devnet_client *c = NULL;
     kd_devnet_answer ans;
     memset(&ans, 0, sizeof ans);
     char why[512] = "";
-    kd_err err = kd_devnet_client_open(url ? url : ep.devnet, (uint32_t)timeout, &c, why, sizeof why);
+    kd_err err = kd_devnet_client_open(urls.devnet, (uint32_t)timeout, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_reorg(c, (uint32_t)depth, drop, reorder, &ans, why, sizeof why);
     kd_devnet_client_close(c);
@@ -166,28 +155,25 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
 int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp devnet-status [--data DIR] [--devnet URL] [--timeout MS]\n";
-    const char *url = NULL;
+    kd_endpoint_urls urls = {0};
     uint64_t timeout = 5000;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "devnet", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &urls.devnet},
         {.name = "timeout", .kind = KD_OPT_UINT, .value = &timeout, .min = 1, .max = UINT32_MAX, .use = "milliseconds"},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp devnet-status", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp devnet-status", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
     kd_devnet_client *c = NULL;
     kd_devnet_answer ans;
     char why[512] = "";
-    kd_err err = kd_devnet_client_open(url ? url : ep.devnet, (uint32_t)timeout, &c, why, sizeof why);
+    kd_err err = kd_devnet_client_open(urls.devnet, (uint32_t)timeout, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_status(c, &ans, why, sizeof why);
     kd_devnet_client_close(c);
@@ -205,7 +191,7 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 /* ---------------------------------------------------------------- submit */
 
 typedef struct {
-    const char *devnet, *views;
+    kd_endpoint_urls urls; /* --devnet, and --views (urls.publish) */
     uint32_t episode;
     int is_new, has_cap, has_counter, has_row, has_col, wait;
     uint8_t cap, row, col;
@@ -456,18 +442,14 @@ static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint6
     }
 }
 
-static int submit_usage(FILE *out)
-{
-    fputs("usage: kdapp submit [--devnet URL] [--data DIR] [--keys DIR] --episode ID\n"
-          "         (--new --participants A,B [--type T] [--params JSON | --cap N]\n"
-          "          | --command JSON --signer KEY [--type T] [--counter N]\n"
-          "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
-          "         [--wait [--views URL] [--timeout MS]]\n"
-          "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
-          "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts)\n",
-          out);
-    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
-}
+static const char submit_usage[] =
+    "usage: kdapp submit [--devnet URL] [--data DIR] [--keys DIR] --episode ID\n"
+    "         (--new --participants A,B [--type T] [--params JSON | --cap N]\n"
+    "          | --command JSON --signer KEY [--type T] [--counter N]\n"
+    "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
+    "         [--wait [--views URL] [--timeout MS]]\n"
+    "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
+    "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts)\n";
 
 static int parse_player(const char *text, void *value)
 {
@@ -487,10 +469,9 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
     a->player = -1;
     a->timeout_ms = 30000;
     const kd_option opts[] = {
-        {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
-        {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
-        {.name = "devnet", .kind = KD_OPT_STRING, .value = &a->devnet},
-        {.name = "views", .kind = KD_OPT_STRING, .value = &a->views},
+        KD_CLI_OPTIONS(cli),
+        {.name = "devnet", .kind = KD_OPT_STRING, .value = &a->urls.devnet},
+        {.name = "views", .kind = KD_OPT_STRING, .value = &a->urls.publish},
         {.name = "episode",
          .kind = KD_OPT_UINT,
          .value = &a->episode,
@@ -541,22 +522,14 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
          .use = "milliseconds, 1 or more"},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp submit", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        submit_usage(stdout);
-        return -1;
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return submit_usage(stderr);
-    }
+    const kd_usage u = {.prog = "kdapp submit", .print = kd_usage_print_text, .ctx = submit_usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return stop ? -1 : rc;
     int shorthand = a->has_row || a->has_col || a->player >= 0;
     int has_move = shorthand || a->command || a->signer;
-    if (first != argc || !a->episode || a->is_new == has_move)
-        return submit_usage(stderr);
+    if (!a->episode || a->is_new == has_move) /* --episode, and a creation or a move */
+        return kd_usage_fail(&u);
     if (a->is_new && !a->participants) {
         fprintf(stderr, "kdapp submit: --new needs --participants A,B\n");
         return KD_EXIT_USAGE;
@@ -587,7 +560,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &a.urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
     kd_buf payload;
     kd_buf_init(&payload);
@@ -599,7 +572,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     if ((rc = build_payload(cli, &a, &payload)))
         goto done;
     if (a.wait) {
-        if ((rc = views_open(a.views ? a.views : ep.publish, &sub)))
+        if ((rc = views_open(a.urls.publish, &sub)))
             goto done;
         sub_open = 1;
         kd_engine_options eo = {.data_dir = cli->data_dir, .registry = &cli->registry, .read_only = 1};
@@ -610,7 +583,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     }
     uint8_t tx_id[1][KD_HASH_LEN];
     char why[512];
-    kd_err err = kd_devnet_client_open(a.devnet ? a.devnet : ep.devnet, 0, &c, why, sizeof why);
+    kd_err err = kd_devnet_client_open(a.urls.devnet, 0, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_submit(c, &payload, 1, tx_id, NULL, NULL, why, sizeof why);
     if (err) {

@@ -5,40 +5,23 @@
  */
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "tools/chain/node.h"
 #include "tools/cli/commands.h"
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
 
-int kd_cli_parse_durability(const char *text, kd_durability *out)
-{
-    if (strcmp(text, "sync") == 0)
-        *out = KD_DURABILITY_SYNC;
-    else if (strcmp(text, "relaxed") == 0)
-        *out = KD_DURABILITY_RELAXED;
-    else
-        return -1;
-    return 0;
-}
-
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp engine [--data DIR] [--ingest URLS] [--publish URLS] "
                                 "[--finality N] [--durability sync|relaxed]\n";
-    const char *ingest = NULL, *publish = NULL;
+    kd_endpoint_urls urls = {0};
     kd_node_options no = {0};
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "ingest", .kind = KD_OPT_STRING, .value = &ingest},
-        {.name = "publish", .kind = KD_OPT_STRING, .value = &publish},
-        {.name = "finality",
-         .kind = KD_OPT_UINT,
-         .value = &no.finality,
-         .min = 1,
-         .max = 1000000000,
-         .use = "1 to 1000000000"},
+        {.name = "ingest", .kind = KD_OPT_STRING, .value = &urls.ingest},
+        {.name = "publish", .kind = KD_OPT_STRING, .value = &urls.publish},
+        KD_FINALITY_OPTION(no.finality),
         {.name = "durability",
          .kind = KD_OPT_CUSTOM,
          .value = &no.durability,
@@ -46,18 +29,15 @@ int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
          .use = "sync or relaxed"},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp engine", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp engine", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
-    no.ingest_urls = ingest ? ingest : ep.ingest;
-    no.publish_urls = publish ? publish : ep.publish;
+    no.ingest_urls = urls.ingest;
+    no.publish_urls = urls.publish;
     kd_signals_block();
     kd_node node;
     char why[512];

@@ -13,11 +13,14 @@
 #include "tools/common/options.h"
 #include "tools/script/feeder.h"
 
-static int usage(void)
+/* The usage goes to stderr, for --help too (as it always has). */
+static void usage(FILE *out, const void *ctx)
 {
-    fprintf(stderr, "usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--quiet]\n"
-                    "                  [--connect URL [--timeout MS]] FILE|-\n");
-    return KD_EXIT_USAGE;
+    (void)out;
+    (void)ctx;
+    fputs("usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--quiet]\n"
+          "                  [--connect URL [--timeout MS]] FILE|-\n",
+          stderr);
 }
 
 /* The remote predictor: a dry run of the block's earlier txs on the daemon. */
@@ -102,12 +105,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     int quiet = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "finality",
-         .kind = KD_OPT_UINT,
-         .value = &finality,
-         .min = 1,
-         .max = 1000000000,
-         .use = "1 to 1000000000"},
+        KD_FINALITY_OPTION(finality),
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {.name = "connect", .kind = KD_OPT_STRING, .value = &connect},
         {.name = "timeout",
@@ -118,20 +116,10 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
          .use = "milliseconds, 1 or more"},
         {0},
     };
-    int optind_first;
-    switch (kd_options_parse("kdapp feed", opts, argc, argv, &optind_first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        usage();
-        return KD_EXIT_OK;
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return usage();
-    }
-    if (optind_first + 1 != argc)
-        return usage();
+    const kd_usage u = {.prog = "kdapp feed", .print = usage, .operands = 1};
+    int optind_first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &optind_first, &stop);
+    if (rc || stop)
+        return rc;
     const char *path = argv[optind_first];
 
     /* Parse the whole script first: a malformed line stops the feed before
@@ -146,7 +134,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_USAGE;
     }
     if (connect) {
-        int rc = feed_remote(cli, &script, connect, (uint32_t)timeout_ms, quiet);
+        rc = feed_remote(cli, &script, connect, (uint32_t)timeout_ms, quiet);
         kd_script_fini(&script);
         return rc;
     }
@@ -154,7 +142,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     kd_feeder *feeder = NULL;
     kd_buf msg;
     kd_buf_init(&msg);
-    int rc = kd_cli_open_engine(cli, NULL, 0, finality, &engine);
+    rc = kd_cli_open_engine(cli, NULL, 0, finality, &engine);
     if (rc)
         goto done;
     if ((err = kd_feeder_alloc_local(engine, &feeder))) {

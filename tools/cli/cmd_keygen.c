@@ -9,13 +9,10 @@ int kd_cmd_keygen(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp keygen [--keys DIR] NAME\n";
     const kd_option opts[] = {KD_CLI_OPTIONS(cli), {0}};
-    int first, stop, rc = kd_options_parse_usage("kdapp keygen", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp keygen", .print = kd_usage_print_text, .ctx = usage, .operands = 1};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first + 1 != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     const char *name = argv[first];
     kd_key key;
     char why[512];

@@ -147,11 +147,15 @@ static int env_unsigned(const char *name, uint64_t min, uint64_t max, const char
     return 0;
 }
 
-static int usage(void)
+/* The usage goes to stderr even for --help: on the stdio transport stdout
+ * carries the protocol. */
+static void usage(FILE *out, const void *ctx)
 {
-    fprintf(stderr, "usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
-                    "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n");
-    return KD_EXIT_USAGE;
+    (void)out;
+    (void)ctx;
+    fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
+          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n",
+          stderr);
 }
 
 /* Splits "ADDR:PORT" (ADDR may be [v6]). */
@@ -203,20 +207,10 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
          .use = ms},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp mcp", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        usage();
-        return -1;
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return usage();
-    }
-    if (first != argc)
-        return usage();
+    const kd_usage u = {.prog = "kdapp mcp", .print = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return stop ? -1 : rc;
     if (stdio) /* --stdio is the default; it overrides --http */
         o->http = NULL;
     if (!o->views_url != !o->devnet_url) {

@@ -12,15 +12,11 @@
 #include "tools/common/options.h"
 #include "tools/sim/perft.h"
 
-static int usage(FILE *out)
-{
-    fprintf(out, "usage: kdapp perft TYPE --depth N [--params JSON | --state HEX] [--seats N] [--divide]\n"
-                 "  counts the move sequences of exactly N plies from the start position (made with\n"
-                 "  freshly generated participant keys and the type's params JSON) or from an encoded\n"
-                 "  state (the \"state\" member of a view), checking that every rollback restores the\n"
-                 "  state's bytes\n");
-    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
-}
+static const char usage[] = "usage: kdapp perft TYPE --depth N [--params JSON | --state HEX] [--seats N] [--divide]\n"
+                            "  counts the move sequences of exactly N plies from the start position (made with\n"
+                            "  freshly generated participant keys and the type's params JSON) or from an encoded\n"
+                            "  state (the \"state\" member of a view), checking that every rollback restores the\n"
+                            "  state's bytes\n";
 
 static void print_divide(void *ctx, const kd_legal_move *move, uint64_t count)
 {
@@ -77,19 +73,12 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
         {.name = "divide", .kind = KD_OPT_FLAG, .value = &divide},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp perft", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        return usage(stdout);
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return usage(stderr);
-    }
-    if (first + 1 != argc || !have_depth)
-        return usage(stderr);
+    const kd_usage u = {.prog = "kdapp perft", .print = kd_usage_print_text, .ctx = usage, .operands = 1};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
+    if (!have_depth) /* --depth is required */
+        return kd_usage_fail(&u);
     if (params_text && state_hex) {
         fprintf(stderr, "kdapp perft: --params and --state exclude each other (a state carries its params)\n");
         return KD_EXIT_USAGE;
@@ -106,7 +95,7 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
     if (!seats)
         seats = type->min_seats >= 2 || type->max_seats < 2 ? type->min_seats : 2;
 
-    int rc = KD_EXIT_FAIL;
+    rc = KD_EXIT_FAIL;
     json_t *params = NULL;
     kd_perft_signers signers;
     char why[512] = "";

@@ -17,8 +17,9 @@
 #include "tools/common/options.h"
 #include "tools/play/play.h"
 
-static int usage(FILE *out)
+static void usage(FILE *out, const void *ctx)
 {
+    (void)ctx;
     fprintf(
         out,
         "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
@@ -44,7 +45,6 @@ static int usage(FILE *out)
         "  --quiet         print only the result\n"
         "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",
         KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
-    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
 }
 
 /* --seat NAME=PLAYER, repeatable: kept as written, resolved once the type
@@ -100,8 +100,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
     int have_seed = 0, have_cap = 0;
     seat_args seats = {0};
     const kd_option opts[] = {
-        {.name = "data", .kind = KD_OPT_STRING, .value = &cli->data_dir},
-        {.name = "keys", .kind = KD_OPT_STRING, .value = &cli->keys_dir},
+        KD_CLI_OPTIONS(cli),
         {.name = "type", .kind = KD_OPT_STRING, .value = &o.type},
         {.name = "params", .kind = KD_OPT_STRING, .value = &o.params},
         {.name = "cap",
@@ -158,19 +157,10 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &o.quiet},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp play", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        return usage(stdout);
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return usage(stderr);
-    }
-    if (first != argc)
-        return usage(stderr);
+    const kd_usage u = {.prog = "kdapp play", .print = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
     if (o.mcp_url && o.mcp_cmd) {
         fprintf(stderr, "kdapp play: --mcp-url and --mcp-cmd name two gateways; give one (or neither: embedded)\n");
         return KD_EXIT_USAGE;
@@ -214,7 +204,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         free(players);
         return KD_EXIT_USAGE;
     }
-    int rc = assign_seats(&seats, type, &o);
+    rc = assign_seats(&seats, type, &o);
     if (rc) {
         free(players);
         return rc;

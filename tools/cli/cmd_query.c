@@ -22,13 +22,10 @@ static int parse_args(kd_cli *cli, int argc, char **argv, int want_id, int *json
     *json = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli), {.name = "json", .short_name = 'j', .kind = KD_OPT_FLAG, .value = json}, {0}};
-    int optind_first, stop, rc = kd_options_parse_usage(prog, opts, argc, argv, &optind_first, text, &stop);
+    const kd_usage u = {.prog = prog, .print = kd_usage_print_text, .ctx = text, .operands = want_id};
+    int optind_first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &optind_first, &stop);
     if (rc || stop)
         return stop ? -1 : rc;
-    if (optind_first + want_id != argc) {
-        fputs(text, stderr);
-        return KD_EXIT_USAGE;
-    }
     if (want_id) {
         uint64_t v;
         const char *arg = argv[optind_first];
@@ -61,6 +58,38 @@ static int load_view(kd_cli *cli, kd_engine *engine, uint32_t id, kd_episode_vie
     return KD_EXIT_OK;
 }
 
+/* The start of every query: its arguments (parse_args), then the store,
+ * opened read-only. Returns the exit code to leave with when not 0; 0 with
+ * *engine NULL when --help was answered, else the caller closes *engine. */
+static int open_query(kd_cli *cli, int argc, char **argv, int want_id, int *json, uint32_t *id, const char *usage,
+                      kd_engine **engine)
+{
+    *engine = NULL;
+    int rc = parse_args(cli, argc, argv, want_id, json, id, usage);
+    if (rc)
+        return rc < 0 ? KD_EXIT_OK : rc;
+    return kd_cli_open_engine(cli, NULL, 1, 0, engine);
+}
+
+/* open_query for a command about one episode (show, strategy: `cmd`), then
+ * that episode's view. Returns as open_query; when it returns 0 with an
+ * engine, the caller finis `view` and closes *engine, otherwise there is
+ * nothing to release. */
+static int open_episode_query(kd_cli *cli, int argc, char **argv, const char *usage, const char *cmd, int *json,
+                              uint32_t *id, kd_engine **engine, kd_episode_view *view)
+{
+    int rc = open_query(cli, argc, argv, 1, json, id, usage, engine);
+    if (rc || !*engine)
+        return rc;
+    kd_episode_view_init(view);
+    if ((rc = load_view(cli, *engine, *id, view, cmd))) {
+        kd_episode_view_fini(view);
+        kd_engine_close(*engine);
+        *engine = NULL;
+    }
+    return rc;
+}
+
 static int print_json(json_t *j)
 {
     if (!j)
@@ -78,16 +107,12 @@ int kd_cmd_show(kd_cli *cli, int argc, char **argv)
 {
     int json;
     uint32_t id = 0;
-    int rc = parse_args(cli, argc, argv, 1, &json, &id, "kdapp show [--data DIR] [--json] ID");
-    if (rc)
-        return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
-        return rc;
     kd_episode_view view;
-    kd_episode_view_init(&view);
-    if ((rc = load_view(cli, engine, id, &view, "show")))
-        goto done;
+    int rc =
+        open_episode_query(cli, argc, argv, "kdapp show [--data DIR] [--json] ID", "show", &json, &id, &engine, &view);
+    if (rc || !engine)
+        return rc;
     if (json) {
         rc = print_json(kd_episode_view_json(&view));
         goto done;
@@ -111,22 +136,18 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
 {
     int json;
     uint32_t id = 0;
-    int rc = parse_args(cli, argc, argv, 1, &json, &id, "kdapp strategy [--data DIR] ID");
-    if (rc)
-        return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
-        return rc;
     kd_episode_view view;
-    kd_episode_view_init(&view);
-    if ((rc = load_view(cli, engine, id, &view, "strategy")) == KD_EXIT_OK) {
-        json_t *sc = kd_episode_view_strategy_json(&view);
-        if (!sc) {
-            fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id, view.type_name);
-            rc = KD_EXIT_USAGE;
-        } else {
-            rc = print_json(sc);
-        }
+    int rc =
+        open_episode_query(cli, argc, argv, "kdapp strategy [--data DIR] ID", "strategy", &json, &id, &engine, &view);
+    if (rc || !engine)
+        return rc;
+    json_t *sc = kd_episode_view_strategy_json(&view);
+    if (!sc) {
+        fprintf(stderr, "kdapp strategy: episode %u is a %s, which has no strategy context\n", id, view.type_name);
+        rc = KD_EXIT_USAGE;
+    } else {
+        rc = print_json(sc);
     }
     kd_episode_view_fini(&view);
     kd_engine_close(engine);
@@ -157,11 +178,9 @@ static void list_columns(const kd_episode_view *v, char *status, size_t status_l
 int kd_cmd_list(kd_cli *cli, int argc, char **argv)
 {
     int json;
-    int rc = parse_args(cli, argc, argv, 0, &json, NULL, "kdapp list [--data DIR] [--json]");
-    if (rc)
-        return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
+    int rc = open_query(cli, argc, argv, 0, &json, NULL, "kdapp list [--data DIR] [--json]", &engine);
+    if (rc || !engine)
         return rc;
     enum { PAGE = 256 };
     uint32_t ids[PAGE], after = 0;
@@ -284,11 +303,9 @@ static void print_entry_text(const json_t *j)
 int kd_cmd_log(kd_cli *cli, int argc, char **argv)
 {
     int json;
-    int rc = parse_args(cli, argc, argv, 0, &json, NULL, "kdapp log [--data DIR] [--json]");
-    if (rc)
-        return rc < 0 ? KD_EXIT_OK : rc;
     kd_engine *engine;
-    if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine)))
+    int rc = open_query(cli, argc, argv, 0, &json, NULL, "kdapp log [--data DIR] [--json]", &engine);
+    if (rc || !engine)
         return rc;
     kd_tip tip;
     if (kd_engine_tip(engine, &tip) != KD_OK) {

@@ -68,13 +68,12 @@ static int parse(kd_cli *cli, int argc, char **argv, const char **into, const ch
     const char *ignored = NULL;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli), {.name = "into", .kind = KD_OPT_STRING, .value = into ? into : &ignored}, {0}};
-    int first, stop, rc = kd_options_parse_usage(prog, opts, argc, argv, &first, text, &stop);
+    const kd_usage u = {.prog = prog, .print = kd_usage_print_text, .ctx = text};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return stop ? -1 : rc;
-    if (first != argc || (into && !*into) || (!into && ignored)) {
-        fputs(text, stderr);
-        return KD_EXIT_USAGE;
-    }
+    if ((into && !*into) || (!into && ignored)) /* --into: required by replay, refused by verify */
+        return kd_usage_fail(&u);
     return KD_EXIT_OK;
 }
 

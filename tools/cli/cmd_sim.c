@@ -8,15 +8,11 @@
 #include "tools/common/options.h"
 #include "tools/sim/sim.h"
 
-static int usage(FILE *out)
-{
-    fprintf(out, "usage: kdapp sim [--type T] [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
-                 "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P]\n"
-                 "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n"
-                 "  --type: simulate one registered type (default: all of them, mixed); the engine\n"
-                 "  defaults of the types come from the environment, as for every command\n");
-    return out == stdout ? KD_EXIT_OK : KD_EXIT_USAGE;
-}
+static const char usage[] = "usage: kdapp sim [--type T] [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
+                            "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P]\n"
+                            "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n"
+                            "  --type: simulate one registered type (default: all of them, mixed); the engine\n"
+                            "  defaults of the types come from the environment, as for every command\n";
 
 /* "NAME=VALUE ..." of the types' settings that are set in the environment. */
 static void env_note(const kd_type_table *types, char *out, size_t len)
@@ -69,19 +65,10 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
         {.name = "verbose", .short_name = 'v', .kind = KD_OPT_FLAG, .value = &o.verbose},
         {0},
     };
-    int first;
-    switch (kd_options_parse("kdapp sim", opts, argc, argv, &first)) {
-    case KD_OPTIONS_OK:
-        break;
-    case KD_OPTIONS_HELP:
-        return usage(stdout);
-    case KD_OPTIONS_BAD:
-        return KD_EXIT_USAGE;
-    default:
-        return usage(stderr);
-    }
-    if (first != argc)
-        return usage(stderr);
+    const kd_usage u = {.prog = "kdapp sim", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
     if (o.type && !kd_type_table_find(&cli->types, o.type)) {
         fprintf(stderr, "kdapp sim: --type '%s' is not a registered episode type\n", o.type);
         return KD_EXIT_USAGE;

@@ -28,13 +28,10 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
     static const char usage[] = "usage: kdapp stats [--data DIR] [--prometheus]\n";
     int prom = 0;
     const kd_option opts[] = {KD_CLI_OPTIONS(cli), {.name = "prometheus", .kind = KD_OPT_FLAG, .value = &prom}, {0}};
-    int first, stop, rc = kd_options_parse_usage("kdapp stats", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp stats", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_engine *engine;
     rc = kd_cli_open_engine(cli, NULL, 1, 0, &engine);
     if (rc)

@@ -33,30 +33,15 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     int quiet = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "block-ms",
-         .kind = KD_OPT_UINT,
-         .value = &dopts.block_ms,
-         .size = sizeof dopts.block_ms,
-         .min = 1,
-         .max = 3600000,
-         .use = "1 to 3600000"},
-        {.name = "finality",
-         .kind = KD_OPT_UINT,
-         .value = &no.finality,
-         .min = 1,
-         .max = 1000000000,
-         .use = "1 to 1000000000"},
-        {.name = "seed", .kind = KD_OPT_UINT, .value = &dopts.seed, .use = "a non-negative integer"},
+        KD_DEVNET_CHAIN_OPTIONS(dopts),
+        KD_FINALITY_OPTION(no.finality),
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp up", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp up", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
     if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
         return KD_EXIT_FAIL;

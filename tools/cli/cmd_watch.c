@@ -113,12 +113,12 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] =
         "usage: kdapp watch [--data DIR] [--connect URL] [--episode ID] [--blocks] [--count N]\n";
-    const char *url = NULL;
+    kd_endpoint_urls urls = {0};
     uint64_t episode = 0, count = 0;
     int blocks = 0;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
-        {.name = "connect", .kind = KD_OPT_STRING, .value = &url},
+        {.name = "connect", .kind = KD_OPT_STRING, .value = &urls.publish},
         {.name = "episode",
          .kind = KD_OPT_UINT,
          .value = &episode,
@@ -129,18 +129,14 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
         {.name = "blocks", .kind = KD_OPT_FLAG, .value = &blocks},
         {0},
     };
-    int first, stop, rc = kd_options_parse_usage("kdapp watch", opts, argc, argv, &first, usage, &stop);
+    const kd_usage u = {.prog = "kdapp watch", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (first != argc) {
-        fputs(usage, stderr);
-        return KD_EXIT_USAGE;
-    }
     kd_endpoints ep;
-    if (!url && kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
         return KD_EXIT_FAIL;
-    if (!url)
-        url = ep.publish;
+    const char *url = urls.publish;
     kd_signals_block();
 
     char topic[32];

@@ -16,6 +16,32 @@
  */
 int kd_cli_main(const kd_type_table *types, int argc, char **argv);
 
+/*
+ * Option-table entries (tools/common/options.h) that several subcommands
+ * share, so that one setting reads and is refused the same everywhere:
+ *
+ *   KD_FINALITY_OPTION(v)        --finality, the engine's finality depth, 1 to
+ *                                1000000000, into the uint64_t `v` (engine,
+ *                                up, feed)
+ *   KD_DEVNET_CHAIN_OPTIONS(o)   --block-ms and --seed of the chain the
+ *                                kd_devnet_options `o` makes (devnet, up)
+ */
+#define KD_FINALITY_OPTION(v)                                                                                         \
+    {                                                                                                                 \
+        .name = "finality", .kind = KD_OPT_UINT, .value = &(v), .min = 1, .max = 1000000000, .use = "1 to 1000000000" \
+    }
+#define KD_DEVNET_CHAIN_OPTIONS(o)                                                               \
+    {.name = "block-ms",                                                                         \
+     .kind = KD_OPT_UINT,                                                                        \
+     .value = &(o).block_ms,                                                                     \
+     .size = sizeof(o).block_ms,                                                                 \
+     .min = 1,                                                                                   \
+     .max = 3600000,                                                                             \
+     .use = "1 to 3600000"},                                                                     \
+    {                                                                                            \
+        .name = "seed", .kind = KD_OPT_UINT, .value = &(o).seed, .use = "a non-negative integer" \
+    }
+
 /* Subcommands: each gets argv with argv[0] = the subcommand name. */
 int kd_cmd_keygen(kd_cli *cli, int argc, char **argv);
 int kd_cmd_feed(kd_cli *cli, int argc, char **argv);

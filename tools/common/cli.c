@@ -76,4 +76,14 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
     return 0;
 }
 
-int kd_cli_parse_durability_opt(const char *text, void *value) { return kd_cli_parse_durability(text, value); }
+int kd_cli_parse_durability_opt(const char *text, void *value)
+{
+    kd_durability *out = value;
+    if (strcmp(text, "sync") == 0)
+        *out = KD_DURABILITY_SYNC;
+    else if (strcmp(text, "relaxed") == 0)
+        *out = KD_DURABILITY_RELAXED;
+    else
+        return -1;
+    return 0;
+}

@@ -44,17 +44,15 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
 
 /* The common options --data and --keys as kd_option entries
  * (tools/common/options.h): every subcommand parses its options with
- * kd_options_parse. */
+ * kd_options_parse_usage. */
 #define KD_CLI_OPTIONS(cli)                                              \
     {.name = "data", .kind = KD_OPT_STRING, .value = &(cli)->data_dir},  \
     {                                                                    \
         .name = "keys", .kind = KD_OPT_STRING, .value = &(cli)->keys_dir \
     }
 
-/* Parses "sync" | "relaxed" into a kd_durability (KD_OPT_CUSTOM); returns 0 or -1. */
+/* Parses "sync" | "relaxed" into the kd_durability `value` points to (a
+ * KD_OPT_CUSTOM parser); returns 0 or -1. */
 int kd_cli_parse_durability_opt(const char *text, void *value);
-
-/* Parses "sync" | "relaxed"; returns 0 or -1. */
-int kd_cli_parse_durability(const char *text, kd_durability *out);
 
 #endif

@@ -45,3 +45,17 @@ kd_err kd_endpoints_default(const char *data_dir, kd_endpoints *out)
     snprintf(out->devnet, sizeof out->devnet, "ipc://%s/%s-devnet.ipc", run, tag);
     return KD_OK;
 }
+
+kd_err kd_endpoints_resolve(const char *data_dir, kd_endpoint_urls *urls, kd_endpoints *defaults)
+{
+    kd_err err = kd_endpoints_default(data_dir, defaults);
+    if (err)
+        return err;
+    if (!urls->ingest)
+        urls->ingest = defaults->ingest;
+    if (!urls->publish)
+        urls->publish = defaults->publish;
+    if (!urls->devnet)
+        urls->devnet = defaults->devnet;
+    return KD_OK;
+}

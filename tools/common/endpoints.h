@@ -28,4 +28,20 @@ typedef struct {
 /* Fills the defaults for `data_dir` (which need not exist yet). */
 kd_err kd_endpoints_default(const char *data_dir, kd_endpoints *out) KD_WARN_UNUSED;
 
+/* The URLs one command talks to, each NULL until a flag gives it (an option
+ * table can store into these fields directly). */
+typedef struct {
+    const char *ingest;  /* engine ingest (REP) */
+    const char *publish; /* engine views (PUB) */
+    const char *devnet;  /* devnet submit/control (REP) */
+} kd_endpoint_urls;
+
+/*
+ * Gives every URL of `urls` still NULL the default of `data_dir`: a flag
+ * wins, else the data directory's endpoint. The defaults are written into
+ * `defaults`, the caller's storage, which must outlive the use of `urls`.
+ * Errors: those of kd_endpoints_default. Reentrant.
+ */
+kd_err kd_endpoints_resolve(const char *data_dir, kd_endpoint_urls *urls, kd_endpoints *defaults) KD_WARN_UNUSED;
+
 #endif

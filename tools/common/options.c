@@ -134,21 +134,31 @@ kd_options_result kd_options_parse(const char *prog, const kd_option *opts, int 
     return KD_OPTIONS_OK;
 }
 
-int kd_options_parse_usage(const char *prog, const kd_option *opts, int argc, char **argv, int *first_operand,
-                           const char *usage, int *stop)
+void kd_usage_print_text(FILE *out, const void *text) { fputs(text, out); }
+
+int kd_usage_fail(const kd_usage *usage)
+{
+    usage->print(stderr, usage->ctx);
+    return 2;
+}
+
+int kd_options_parse_usage(const kd_usage *usage, const kd_option *opts, int argc, char **argv, int *first_operand,
+                           int *stop)
 {
     *stop = 0;
-    switch (kd_options_parse(prog, opts, argc, argv, first_operand)) {
+    switch (kd_options_parse(usage->prog, opts, argc, argv, first_operand)) {
     case KD_OPTIONS_OK:
-        return 0;
+        break;
     case KD_OPTIONS_HELP:
-        fputs(usage, stdout);
+        usage->print(stdout, usage->ctx);
         *stop = 1;
         return 0;
     case KD_OPTIONS_BAD:
         return 2;
     default:
-        fputs(usage, stderr);
-        return 2;
+        return kd_usage_fail(usage);
     }
+    if (argc - *first_operand != usage->operands)
+        return kd_usage_fail(usage);
+    return 0;
 }

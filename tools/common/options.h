@@ -11,8 +11,14 @@
  *       {.name = "params", .kind = KD_OPT_STRING, .value = &params},
  *       {.name = "divide", .kind = KD_OPT_FLAG, .value = &divide},
  *       {0}};
- *   int first;
- *   switch (kd_options_parse("kdapp perft", opts, argc, argv, &first)) { ... }
+ *   const kd_usage usage = {.prog = "kdapp perft", .print = perft_usage, .operands = 1};
+ *   int first, stop, rc = kd_options_parse_usage(&usage, opts, argc, argv, &first, &stop);
+ *   if (rc || stop)
+ *       return rc;
+ *
+ * kd_options_parse_usage gives the answers every subcommand gives (usage
+ * on --help and after a mistake, the operand count checked);
+ * kd_options_parse underneath only says what it found.
  *
  * A value out of range is reported on stderr in the one sentence every
  * subcommand uses: "kdapp perft: --depth '99' is not valid: use 0 to 64".
@@ -24,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum {
     KD_OPT_FLAG = 1, /* no value: sets an int to 1 */
@@ -63,14 +70,49 @@ typedef enum {
 kd_options_result kd_options_parse(const char *prog, const kd_option *opts, int argc, char **argv, int *first_operand);
 
 /*
- * kd_options_parse with a subcommand's usual answers, `usage` being its
- * usage text: --help prints it on stdout and sets *stop (exit 0); an
- * unknown option or a missing value prints it on stderr; a bad value has
- * its sentence printed. Returns the exit code to leave with (0, or 2 for
- * bad arguments); when it is 0 and *stop is 0, parsing went through and
- * *first_operand is set.
+ * How a subcommand answers what kd_options_parse_usage finds: its name,
+ * how it prints its usage, and how many operands it takes. A usage that is
+ * a static text uses the ready printer:
+ *
+ *   static const char text[] = "usage: kdapp stats [--data DIR] [--prometheus]\n";
+ *   const kd_usage usage = {.prog = "kdapp stats", .print = kd_usage_print_text, .ctx = text};
+ *
+ * and one that is printed by a function passes it (and what it reads, in
+ * ctx): {.prog = "kdapp sim", .print = sim_usage}.
  */
-int kd_options_parse_usage(const char *prog, const kd_option *opts, int argc, char **argv, int *first_operand,
-                           const char *usage, int *stop);
+typedef struct {
+    const char *prog; /* "kdapp sim": starts error sentences */
+    /* Prints the usage on `out`: stdout for --help, stderr after a mistake
+     * (a printer may keep to one stream, e.g. one whose help always went to
+     * stderr). `ctx` is the ctx below. */
+    void (*print)(FILE *out, const void *ctx);
+    const void *ctx;
+    int operands; /* how many operands the subcommand takes, exactly */
+} kd_usage;
+
+/* The printer of a static usage text: writes `text` (a NUL-terminated
+ * string) to `out` unchanged. */
+void kd_usage_print_text(FILE *out, const void *text);
+
+/*
+ * Prints the usage on stderr, for a mistake the option table cannot see
+ * (a required option missing, options that exclude each other). Returns 2,
+ * the exit code of bad arguments, so that `return kd_usage_fail(&u);` ends
+ * the subcommand.
+ */
+int kd_usage_fail(const kd_usage *usage);
+
+/*
+ * kd_options_parse with a subcommand's usual answers: --help prints the
+ * usage on stdout and sets *stop (exit 0); an unknown option or a missing
+ * value prints it on stderr after getopt's sentence; a bad value has its
+ * sentence printed; a number of operands other than usage->operands prints
+ * the usage on stderr. Returns the exit code to leave with (0, or 2 for bad
+ * arguments); when it is 0 and *stop is 0, parsing went through and the
+ * usage->operands operands start at argv[*first_operand]. Same threading
+ * as kd_options_parse.
+ */
+int kd_options_parse_usage(const kd_usage *usage, const kd_option *opts, int argc, char **argv, int *first_operand,
+                           int *stop);
 
 #endif

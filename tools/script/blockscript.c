@@ -78,6 +78,14 @@ static kd_err check_fields(pctx *c, json_t *obj, const char *what, const char *c
     return KD_OK;
 }
 
+/* `obj` must be an object (named `what`) with no key outside `allowed`. */
+static kd_err check_object(pctx *c, json_t *obj, const char *what, const char *const *allowed)
+{
+    if (!json_is_object(obj))
+        return fail(c, KD_ERR_PARSE, "%s must be an object", what);
+    return check_fields(c, obj, what, allowed);
+}
+
 /* A JSON string without embedded NULs. */
 static kd_err get_string(pctx *c, json_t *v, const char *name, const char **out)
 {
@@ -113,26 +121,46 @@ static kd_err get_uint(pctx *c, json_t *obj, const char *key, const char *what, 
     return KD_OK;
 }
 
+/* A value written either as raw hex or as a name (a hash H, a participant
+ * P, a signer): the non-empty string of `v`, and whether it is taken for
+ * raw hex (all hex digits, at least HEXLIKE_MIN of them). */
+static kd_err get_hex_or_name(pctx *c, json_t *v, const char *name, const char **out, int *hex)
+{
+    kd_err err = get_string(c, v, name, out);
+    if (err)
+        return err;
+    size_t n = strlen(*out);
+    if (n == 0)
+        return fail(c, KD_ERR_PARSE, "%s must not be empty", name);
+    *hex = all_hex(*out) && n >= HEXLIKE_MIN;
+    return KD_OK;
+}
+
+/* Decodes the raw hex `s` of exactly `len` bytes; `what` names such a
+ * value in the error ("a raw hash"). */
+static kd_err decode_raw(pctx *c, const char *s, const char *name, const char *what, uint8_t *out, size_t len)
+{
+    size_t n = strlen(s);
+    if (n != 2 * len)
+        return fail(c, KD_ERR_PARSE, "%s has %zu hex digits; %s has %zu", name, n, what, 2 * len);
+    if (kd_hex_decode(s, out, len) != 0)
+        return fail(c, KD_ERR_INTERNAL, "%s: hex decoding failed", name);
+    return KD_OK;
+}
+
 /* H: 64 hex digits, or a name standing for its SHA-256. */
 static kd_err parse_hash(pctx *c, json_t *v, const char *name, uint8_t out[KD_HASH_LEN])
 {
     if (!json_is_string(v))
         return fail(c, KD_ERR_PARSE, "%s must be a string (64 hex digits or a name)", name);
     const char *s;
-    kd_err err = get_string(c, v, name, &s);
+    int hex;
+    kd_err err = get_hex_or_name(c, v, name, &s, &hex);
     if (err)
         return err;
-    size_t n = strlen(s);
-    if (n == 0)
-        return fail(c, KD_ERR_PARSE, "%s must not be empty", name);
-    if (all_hex(s) && n >= HEXLIKE_MIN) {
-        if (n != 2 * KD_HASH_LEN)
-            return fail(c, KD_ERR_PARSE, "%s has %zu hex digits; a raw hash has 64", name, n);
-        if (kd_hex_decode(s, out, KD_HASH_LEN) != 0)
-            return fail(c, KD_ERR_INTERNAL, "%s: hex decoding failed", name);
-        return KD_OK;
-    }
-    kd_sha256(s, n, out);
+    if (hex)
+        return decode_raw(c, s, name, "a raw hash", out, KD_HASH_LEN);
+    kd_sha256(s, strlen(s), out);
     return KD_OK;
 }
 
@@ -154,19 +182,12 @@ static kd_err parse_participant(pctx *c, json_t *v, size_t idx, kd_pubkey *out)
     char name[48];
     snprintf(name, sizeof name, "participants[%zu]", idx);
     const char *s;
-    kd_err err = get_string(c, v, name, &s);
+    int hex;
+    kd_err err = get_hex_or_name(c, v, name, &s, &hex);
     if (err)
         return err;
-    size_t n = strlen(s);
-    if (n == 0)
-        return fail(c, KD_ERR_PARSE, "%s must not be empty", name);
-    if (all_hex(s) && n >= HEXLIKE_MIN) {
-        if (n != 2 * KD_PUBKEY_LEN)
-            return fail(c, KD_ERR_PARSE, "%s has %zu hex digits; a compressed pubkey has 66", name, n);
-        if (kd_hex_decode(s, out->bytes, KD_PUBKEY_LEN) != 0)
-            return fail(c, KD_ERR_INTERNAL, "%s: hex decoding failed", name);
-        return KD_OK;
-    }
+    if (hex)
+        return decode_raw(c, s, name, "a compressed pubkey", out->bytes, KD_PUBKEY_LEN);
     kd_key key;
     err = resolve_key(c, s, name, &key);
     if (!err)
@@ -307,9 +328,7 @@ static kd_err convert_move(pctx *c, kd_script_tx *tx)
 static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
 {
     static const char *const fields[] = {"id", "type", "participants", "cap", "params", NULL};
-    if (!json_is_object(o))
-        return fail(c, KD_ERR_PARSE, "new_episode must be an object");
-    kd_err err = check_fields(c, o, "new_episode", fields);
+    kd_err err = check_object(c, o, "new_episode", fields);
     if (err)
         return err;
     uint64_t u;
@@ -375,14 +394,13 @@ static kd_err parse_player(pctx *c, json_t *v, uint8_t *out)
 static kd_err parse_signer(pctx *c, json_t *v, kd_script_tx *tx)
 {
     const char *s;
-    kd_err err = get_string(c, v, "signer", &s);
+    int hex;
+    kd_err err = get_hex_or_name(c, v, "signer", &s, &hex);
     if (err)
         return err;
-    size_t n = strlen(s);
-    if (n == 0)
-        return fail(c, KD_ERR_PARSE, "signer must not be empty");
-    if (all_hex(s) && n >= HEXLIKE_MIN)
+    if (hex)
         return fail(c, KD_ERR_PARSE, "signer: a raw pubkey cannot sign; use a key name or \"test:NAME\"");
+    size_t n = strlen(s);
     if (n >= sizeof tx->signer_ref)
         return fail(c, KD_ERR_PARSE, "signer is longer than %zu bytes", sizeof tx->signer_ref - 1);
     if ((err = resolve_key(c, s, "signer", &tx->signer)))
@@ -395,9 +413,7 @@ static kd_err parse_signer(pctx *c, json_t *v, kd_script_tx *tx)
 static kd_err parse_move(pctx *c, json_t *o, kd_script_tx *tx)
 {
     static const char *const fields[] = {"episode", "row", "col", "player", "signer", "counter", NULL};
-    if (!json_is_object(o))
-        return fail(c, KD_ERR_PARSE, "move must be an object");
-    kd_err err = check_fields(c, o, "move", fields);
+    kd_err err = check_object(c, o, "move", fields);
     if (err)
         return err;
     uint64_t u;
@@ -563,9 +579,7 @@ static kd_err parse_tx(pctx *c, json_t *t, size_t idx, const uint8_t block_hash[
 static kd_err parse_accept(pctx *c, json_t *a, uint64_t prev_daa, kd_script_op *op)
 {
     static const char *const fields[] = {"hash", "daa", "time", "txs", NULL};
-    if (!json_is_object(a))
-        return fail(c, KD_ERR_PARSE, "accept must be an object");
-    kd_err err = check_fields(c, a, "accept", fields);
+    kd_err err = check_object(c, a, "accept", fields);
     if (err)
         return err;
     json_t *h = json_object_get(a, "hash");
