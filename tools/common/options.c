@@ -7,22 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/common/cli.h"
+
 #define MAX_OPTIONS 64
 #define VAL_BASE 0x1000 /* getopt `val` of table entry i is VAL_BASE + i */
 #define VAL_HELP 'h'
-
-static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-    if (!text || !*text || *text == '-' || *text == '+')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 static void store_uint(void *value, size_t size, uint64_t v)
 {
@@ -54,7 +43,7 @@ static int take(const kd_option *o, const char *arg)
         return 0;
     case KD_OPT_UINT: {
         uint64_t max = o->max ? o->max : UINT64_MAX, v;
-        if (parse_uint(arg, o->min, max, &v) != 0)
+        if (kd_cli_parse_u64(arg, o->min, max, &v) != 0)
             return -1;
         store_uint(o->value, o->size, v);
         return 0;
