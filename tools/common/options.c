@@ -1,7 +1,6 @@
 /* options.c — the table-driven option parser of the subcommands (options.h). */
 #include "tools/common/options.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
