@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
+#include "episodes/fourinarow.h"
 #include "episodes/tictactoe.h"
 
 /* ---------------------------------------------- the registered types */
 
 const kd_episode_type *const kd_builtin_types[] = {
     &kd_tictactoe_type,
+    &kd_fourinarow_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
