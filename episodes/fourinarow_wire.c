@@ -5,34 +5,16 @@
  * through an allocator that records allocation failures: a NULL result is
  * then either KD_ERR_NOMEM or malformed bytes.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "episodes/fourinarow.h"
+#include "episodes/wire_alloc.h"
 #include "fourinarow.pb-c.h"
-
-typedef struct {
-    int failed;
-} track_alloc;
-
-static void *track_malloc(void *data, size_t size)
-{
-    void *p = malloc(size);
-    if (!p)
-        ((track_alloc *)data)->failed = 1;
-    return p;
-}
-
-static void track_free(void *data, void *ptr)
-{
-    (void)data;
-    free(ptr);
-}
 
 kd_err kd_fiar_command_decode(const uint8_t *data, size_t len, uint32_t *column, kd_reject *rej)
 {
-    track_alloc track = {0};
-    ProtobufCAllocator alloc = {.alloc = track_malloc, .free = track_free, .allocator_data = &track};
+    kd_pb_alloc track;
+    kd_pb_alloc_init(&track);
     Kdapp__FiarCommand *cmd = NULL;
     kd_err err = KD_OK;
 
@@ -41,7 +23,7 @@ kd_err kd_fiar_command_decode(const uint8_t *data, size_t len, uint32_t *column,
         err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command is empty: expected a FiarCommand with a drop");
         goto done;
     }
-    cmd = kdapp__fiar_command__unpack(&alloc, len, data);
+    cmd = kdapp__fiar_command__unpack(&track.base, len, data);
     if (!cmd) {
         err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
                            : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
@@ -54,7 +36,7 @@ kd_err kd_fiar_command_decode(const uint8_t *data, size_t len, uint32_t *column,
     }
     *column = cmd->drop->column;
 done:
-    kdapp__fiar_command__free_unpacked(cmd, &alloc);
+    kdapp__fiar_command__free_unpacked(cmd, &track.base);
     return err;
 }
 
@@ -75,14 +57,14 @@ kd_err kd_fiar_command_encode(uint32_t column, kd_buf *out)
 
 kd_err kd_fiar_params_decode(const uint8_t *data, size_t len, kd_reject *rej)
 {
-    track_alloc track = {0};
-    ProtobufCAllocator alloc = {.alloc = track_malloc, .free = track_free, .allocator_data = &track};
+    kd_pb_alloc track;
+    kd_pb_alloc_init(&track);
     Kdapp__FiarParams *params = NULL;
     kd_err err = KD_OK;
 
     if (len == 0)
         goto done; /* nothing to set */
-    params = kdapp__fiar_params__unpack(&alloc, len, data);
+    params = kdapp__fiar_params__unpack(&track.base, len, data);
     if (!params) {
         err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
                            : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
@@ -92,7 +74,7 @@ kd_err kd_fiar_params_decode(const uint8_t *data, size_t len, kd_reject *rej)
     if (params->base.n_unknown_fields > 0)
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "four-in-a-row has no params: the board is always 7 x 6");
 done:
-    kdapp__fiar_params__free_unpacked(params, &alloc);
+    kdapp__fiar_params__free_unpacked(params, &track.base);
     return err;
 }
 

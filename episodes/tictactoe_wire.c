@@ -9,34 +9,15 @@
 #include "episodes/tictactoe.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "episodes/wire_alloc.h"
 #include "tictactoe.pb-c.h"
-
-/* protobuf-c allocator that remembers whether an allocation failed. */
-typedef struct {
-    int failed;
-} track_alloc;
-
-static void *track_malloc(void *data, size_t size)
-{
-    void *p = malloc(size);
-    if (!p)
-        ((track_alloc *)data)->failed = 1;
-    return p;
-}
-
-static void track_free(void *data, void *ptr)
-{
-    (void)data;
-    free(ptr);
-}
 
 kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move, kd_reject *rej)
 {
-    track_alloc track = {0};
-    ProtobufCAllocator alloc = {.alloc = track_malloc, .free = track_free, .allocator_data = &track};
+    kd_pb_alloc track;
+    kd_pb_alloc_init(&track);
     Kdapp__TttCommand *cmd = NULL;
     kd_err err = KD_OK;
 
@@ -45,7 +26,7 @@ kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move,
         err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command is empty: expected a TttCommand with a move");
         goto done;
     }
-    cmd = kdapp__ttt_command__unpack(&alloc, len, data);
+    cmd = kdapp__ttt_command__unpack(&track.base, len, data);
     if (!cmd) {
         if (track.failed) {
             err = kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command");
@@ -68,21 +49,21 @@ kd_err kd_ttt_command_decode(const uint8_t *data, size_t len, kd_ttt_move *move,
     move->col = cmd->move->col;
     move->player = (uint8_t)cmd->move->player;
 done:
-    kdapp__ttt_command__free_unpacked(cmd, &alloc);
+    kdapp__ttt_command__free_unpacked(cmd, &track.base);
     return err;
 }
 
 kd_err kd_ttt_params_decode(const uint8_t *data, size_t len, uint32_t *cap, kd_reject *rej)
 {
-    track_alloc track = {0};
-    ProtobufCAllocator alloc = {.alloc = track_malloc, .free = track_free, .allocator_data = &track};
+    kd_pb_alloc track;
+    kd_pb_alloc_init(&track);
     Kdapp__TttParams *params = NULL;
     kd_err err = KD_OK;
 
     *cap = 0;
     if (len == 0)
         goto done; /* empty params: every field at its default */
-    params = kdapp__ttt_params__unpack(&alloc, len, data);
+    params = kdapp__ttt_params__unpack(&track.base, len, data);
     if (!params) {
         if (track.failed) {
             err = kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the tic-tac-toe params");
@@ -94,7 +75,7 @@ kd_err kd_ttt_params_decode(const uint8_t *data, size_t len, uint32_t *cap, kd_r
     }
     *cap = params->cap;
 done:
-    kdapp__ttt_params__free_unpacked(params, &alloc);
+    kdapp__ttt_params__free_unpacked(params, &track.base);
     return err;
 }
 

@@ -1,0 +1,28 @@
+/*
+ * wire_alloc.h — the protobuf-c allocator every type's wire file unpacks
+ * with: plain malloc/free that remembers whether an allocation failed, so
+ * a decoder can tell "out of memory" (KD_ERR_NOMEM) from "these bytes are
+ * not the message" (protobuf-c returns NULL for both).
+ *
+ *   kd_pb_alloc track;
+ *   kd_pb_alloc_init(&track);
+ *   msg = kdapp__x__unpack(&track.base, len, data);
+ *   if (!msg) return track.failed ? KD_ERR_NOMEM : KD_ERR_DECODE;
+ *   ...
+ *   kdapp__x__free_unpacked(msg, &track.base);
+ *
+ * Caller's storage, one per unpack; reentrant.
+ */
+#ifndef KD_EPISODES_WIRE_ALLOC_H
+#define KD_EPISODES_WIRE_ALLOC_H
+
+#include <protobuf-c/protobuf-c.h>
+
+typedef struct {
+    ProtobufCAllocator base; /* hand &base to protobuf-c */
+    int failed;              /* an allocation failed since init */
+} kd_pb_alloc;
+
+void kd_pb_alloc_init(kd_pb_alloc *alloc);
+
+#endif
