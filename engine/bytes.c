@@ -1,6 +1,8 @@
 /* bytes.c — growable buffer and hex conversion. */
 #include "engine/bytes.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,24 @@ kd_err kd_buf_append(kd_buf *buf, const void *data, size_t len)
     if (len)
         memcpy(buf->data + buf->len, data, len);
     buf->len += len;
+    return KD_OK;
+}
+
+kd_err kd_buf_appendf(kd_buf *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return KD_ERR_INTERNAL;
+    kd_err err = kd_buf_reserve(buf, (size_t)n + 1);
+    if (err)
+        return err;
+    va_start(ap, fmt);
+    vsnprintf((char *)buf->data + buf->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    buf->len += (size_t)n;
     return KD_OK;
 }
 

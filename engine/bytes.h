@@ -21,6 +21,10 @@ void kd_buf_fini(kd_buf *buf);
 /* Ensures room for `extra` more bytes. KD_ERR_NOMEM on failure. */
 kd_err kd_buf_reserve(kd_buf *buf, size_t extra) KD_WARN_UNUSED;
 kd_err kd_buf_append(kd_buf *buf, const void *data, size_t len) KD_WARN_UNUSED;
+/* Appends printf-formatted text (no NUL is counted in len, though one is
+ * written after it). Errors: KD_ERR_NOMEM, KD_ERR_INTERNAL (the format
+ * could not be rendered). */
+kd_err kd_buf_appendf(kd_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3))) KD_WARN_UNUSED;
 
 /* Writes 2*len lowercase hex digits and a NUL into out (2*len+1 bytes). */
 void kd_hex_encode(const uint8_t *data, size_t len, char *out);

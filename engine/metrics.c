@@ -1,7 +1,6 @@
 /* metrics.c — histogram buckets, the stored form and Prometheus text. */
 #include "engine/metrics.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -380,44 +379,34 @@ done:
     return KD_OK;
 }
 
-__attribute__((format(printf, 2, 3))) static kd_err put(kd_buf *out, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    return n < 0 ? KD_ERR_INTERNAL : kd_buf_append(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
 static kd_err counter(kd_buf *out, const char *name, const char *help, uint64_t v)
 {
-    kd_err err = put(out, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
-    return err ? err : put(out, "%s %llu\n", name, (unsigned long long)v);
+    kd_err err = kd_buf_appendf(out, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+    return err ? err : kd_buf_appendf(out, "%s %llu\n", name, (unsigned long long)v);
 }
 
 static kd_err histogram(kd_buf *out, const kd_metrics *m, kd_hist_id id, const char *help)
 {
     const kd_histogram *h = &m->hist[id];
     int seconds = id == KD_HIST_APPLY_US || id == KD_HIST_REVERT_US;
-    kd_err err = put(out, "# HELP %s %s\n# TYPE %s histogram\n", names[id], help, names[id]);
+    kd_err err = kd_buf_appendf(out, "# HELP %s %s\n# TYPE %s histogram\n", names[id], help, names[id]);
     uint64_t cum = 0;
     for (int i = 0; !err && i < KD_HIST_BUCKETS; i++) {
         cum += h->buckets[i];
         if (bounds[id][i] == UINT64_MAX)
-            err = put(out, "%s_bucket{le=\"+Inf\"} %llu\n", names[id], (unsigned long long)cum);
+            err = kd_buf_appendf(out, "%s_bucket{le=\"+Inf\"} %llu\n", names[id], (unsigned long long)cum);
         else if (seconds)
-            err = put(out, "%s_bucket{le=\"%g\"} %llu\n", names[id], (double)bounds[id][i] / 1e6,
-                      (unsigned long long)cum);
+            err = kd_buf_appendf(out, "%s_bucket{le=\"%g\"} %llu\n", names[id], (double)bounds[id][i] / 1e6,
+                                 (unsigned long long)cum);
         else
-            err = put(out, "%s_bucket{le=\"%llu\"} %llu\n", names[id], (unsigned long long)bounds[id][i],
-                      (unsigned long long)cum);
+            err = kd_buf_appendf(out, "%s_bucket{le=\"%llu\"} %llu\n", names[id], (unsigned long long)bounds[id][i],
+                                 (unsigned long long)cum);
     }
     if (!err && seconds)
-        err = put(out, "%s_sum %g\n", names[id], (double)h->sum / 1e6);
+        err = kd_buf_appendf(out, "%s_sum %g\n", names[id], (double)h->sum / 1e6);
     else if (!err)
-        err = put(out, "%s_sum %llu\n", names[id], (unsigned long long)h->sum);
-    return err ? err : put(out, "%s_count %llu\n", names[id], (unsigned long long)h->count);
+        err = kd_buf_appendf(out, "%s_sum %llu\n", names[id], (unsigned long long)h->sum);
+    return err ? err : kd_buf_appendf(out, "%s_count %llu\n", names[id], (unsigned long long)h->count);
 }
 
 kd_err kd_metrics_prometheus(const kd_metrics *m, uint64_t now_ms, kd_buf *out)
@@ -431,30 +420,30 @@ kd_err kd_metrics_prometheus(const kd_metrics *m, uint64_t now_ms, kd_buf *out)
         (err = counter(out, "kdapp_refusals_total", "Chain events refused (not the tip, unknown, beyond finality).",
                        m->refusals)))
         return err;
-    if ((err = put(out, "# HELP kdapp_txs_rejected_total Transactions rejected, by reason.\n"
-                        "# TYPE kdapp_txs_rejected_total counter\n")))
+    if ((err = kd_buf_appendf(out, "# HELP kdapp_txs_rejected_total Transactions rejected, by reason.\n"
+                                   "# TYPE kdapp_txs_rejected_total counter\n")))
         return err;
     size_t pos = 0;
     const char *code;
     uint64_t count;
     while (!err && kd_code_counts_next(&m->rejections, &pos, &code, &count))
-        err = put(out, "kdapp_txs_rejected_total{reason=\"%s\"} %llu\n", code, (unsigned long long)count);
+        err = kd_buf_appendf(out, "kdapp_txs_rejected_total{reason=\"%s\"} %llu\n", code, (unsigned long long)count);
     if (!err)
-        err = put(out, "# HELP kdapp_events_refused_total Chain events refused, by reason.\n"
-                       "# TYPE kdapp_events_refused_total counter\n");
+        err = kd_buf_appendf(out, "# HELP kdapp_events_refused_total Chain events refused, by reason.\n"
+                                  "# TYPE kdapp_events_refused_total counter\n");
     for (int e = 0; e < KD_ERR_COUNT_ && !err; e++)
         if (m->refused[e])
-            err = put(out, "kdapp_events_refused_total{reason=\"%s\"} %llu\n", kd_err_code((kd_err)e),
-                      (unsigned long long)m->refused[e]);
+            err = kd_buf_appendf(out, "kdapp_events_refused_total{reason=\"%s\"} %llu\n", kd_err_code((kd_err)e),
+                                 (unsigned long long)m->refused[e]);
     if (err || (err = histogram(out, m, KD_HIST_REORG_DEPTH, "Blocks reverted by one reorg.")) ||
         (err = histogram(out, m, KD_HIST_UNDO_PER_REVERT, "Undo records applied by one block revert.")) ||
         (err = histogram(out, m, KD_HIST_APPLY_US, "Time to apply and commit one accepted block.")) ||
         (err = histogram(out, m, KD_HIST_REVERT_US, "Time to revert and commit one block.")))
         return err;
     double lag = m->tip_time_ms && now_ms > m->tip_time_ms ? (double)(now_ms - m->tip_time_ms) / 1000.0 : 0.0;
-    err = put(out,
-              "# HELP kdapp_tip_lag_seconds Wall clock minus the tip block's time.\n"
-              "# TYPE kdapp_tip_lag_seconds gauge\nkdapp_tip_lag_seconds %.3f\n",
-              lag);
+    err = kd_buf_appendf(out,
+                         "# HELP kdapp_tip_lag_seconds Wall clock minus the tip block's time.\n"
+                         "# TYPE kdapp_tip_lag_seconds gauge\nkdapp_tip_lag_seconds %.3f\n",
+                         lag);
     return err ? err : kd_buf_append(out, "", 1);
 }

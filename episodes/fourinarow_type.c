@@ -9,7 +9,6 @@
  * 2 yellow. Notation of a move: its column number ("3"), as in the command
  * JSON {"column": 3}.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,24 +178,11 @@ static json_t *strategy_context(const uint8_t *view, size_t len)
                      open_json(&v));
 }
 
-/* Appends printf text to `out`. Errors: KD_ERR_NOMEM. */
-__attribute__((format(printf, 2, 3))) static kd_err put(kd_buf *out, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return KD_ERR_INTERNAL;
-    return kd_buf_append(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
 /* The board, top row first, with column labels, and the status line. */
 static kd_err put_position(const fiar_view *v, kd_buf *out)
 {
     static const char mark[3] = {'.', 'R', 'Y'};
-    kd_err err = put(out, " 0 1 2 3 4 5 6\n");
+    kd_err err = kd_buf_appendf(out, " 0 1 2 3 4 5 6\n");
     for (int row = KD_FIAR_ROWS - 1; !err && row >= 0; row--) {
         char line[2 * KD_FIAR_COLS + 3];
         size_t n = 0;
@@ -209,15 +195,15 @@ static kd_err put_position(const fiar_view *v, kd_buf *out)
         err = kd_buf_append(out, line, n);
     }
     if (!err)
-        err = put(out, "+-------------+\n");
+        err = kd_buf_appendf(out, "+-------------+\n");
     if (err)
         return err;
     if (v->status == KD_FIAR_IN_PROGRESS)
-        return put(out, "%s (%c) to move (move %u)\n", seat_names[v->current - 1], mark[v->current],
-                   (unsigned)v->move_count + 1);
+        return kd_buf_appendf(out, "%s (%c) to move (move %u)\n", seat_names[v->current - 1], mark[v->current],
+                              (unsigned)v->move_count + 1);
     if (v->status == KD_FIAR_DRAW)
-        return put(out, "draw: the board is full\n");
-    return put(out, "%s won: four in a line\n", v->status == KD_FIAR_RED_WON ? "red" : "yellow");
+        return kd_buf_appendf(out, "draw: the board is full\n");
+    return kd_buf_appendf(out, "%s won: four in a line\n", v->status == KD_FIAR_RED_WON ? "red" : "yellow");
 }
 
 static kd_err render_text(const uint8_t *view, size_t len, kd_buf *out)
@@ -235,21 +221,22 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
         return KD_ERR_DECODE;
     if (seat != KD_FIAR_RED && seat != KD_FIAR_YELLOW)
         return KD_ERR_INVALID_ARG;
-    kd_err err = put(out,
-                     "You play four-in-a-row episode %u as %s (%c on the board). %s\n\n"
-                     "Board (top row first; R red, Y yellow, . empty):\n",
-                     (unsigned)episode_id, seat_names[seat], seat == KD_FIAR_RED ? 'R' : 'Y', RULES_TEXT);
+    kd_err err = kd_buf_appendf(out,
+                                "You play four-in-a-row episode %u as %s (%c on the board). %s\n\n"
+                                "Board (top row first; R red, Y yellow, . empty):\n",
+                                (unsigned)episode_id, seat_names[seat], seat == KD_FIAR_RED ? 'R' : 'Y', RULES_TEXT);
     if (!err)
         err = put_position(&v, out);
     if (!err && v.status == KD_FIAR_IN_PROGRESS && v.current == seat + 1) {
-        err = put(out, "\nLegal columns:");
+        err = kd_buf_appendf(out, "\nLegal columns:");
         for (int col = 0; !err && col < KD_FIAR_COLS; col++)
             if (column_open(&v, col))
-                err = put(out, " %d", col);
+                err = kd_buf_appendf(out, " %d", col);
         if (!err)
-            err = put(out, "\n\nAnswer with the command JSON only, C one of the legal columns: {\"column\": C}\n");
+            err = kd_buf_appendf(
+                out, "\n\nAnswer with the command JSON only, C one of the legal columns: {\"column\": C}\n");
     } else if (!err) {
-        err = put(out, "\nIt is not your move.\n");
+        err = kd_buf_appendf(out, "\nIt is not your move.\n");
     }
     return err;
 }

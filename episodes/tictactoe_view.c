@@ -11,7 +11,6 @@
  * (kd_ttt_view_encode / kd_ttt_view_decode); the renderings only see a
  * validated kd_ttt_view.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -217,18 +216,6 @@ kd_err kd_ttt_render_text(const uint8_t *view, size_t len, kd_buf *out)
 
 /* -------------------------------------------------------------- prompt */
 
-__attribute__((format(printf, 2, 3))) static kd_err put(kd_buf *out, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return KD_ERR_INTERNAL;
-    return kd_buf_append(out, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
-}
-
 /* The rule in force, the board, the recent moves oldest to newest and the
  * mark removed next (stress mode), then whose turn it is with the legal
  * moves and the answer format. */
@@ -244,58 +231,51 @@ kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
     char player = seat == 0 ? 'X' : 'O';
     char rule[256];
     kd_ttt_rule_text(t->cap, rule, sizeof rule);
-    err = t->cap ? put(out, "You are playing tic-tac-toe as %c in episode %u, in stress mode.\n", player, episode_id)
-                 : put(out, "You are playing classic tic-tac-toe as %c in episode %u.\n", player, episode_id);
+    err = t->cap
+              ? kd_buf_appendf(out, "You are playing tic-tac-toe as %c in episode %u, in stress mode.\n", player,
+                               episode_id)
+              : kd_buf_appendf(out, "You are playing classic tic-tac-toe as %c in episode %u.\n", player, episode_id);
     if (!err)
-        err = put(out, "Rule: %s\nThree of your marks in a row, column or diagonal win.\n\n", rule);
+        err = kd_buf_appendf(out, "Rule: %s\nThree of your marks in a row, column or diagonal win.\n\n", rule);
     if (!err)
-        err = put(out, "Board (row and column count from 0; X, O, . for empty):\n");
+        err = kd_buf_appendf(out, "Board (row and column count from 0; X, O, . for empty):\n");
     if (!err)
         err = render(t, out);
     if (!err && t->cap) {
-        err = put(out, "\nRecent moves (oldest to newest):");
+        err = kd_buf_appendf(out, "\nRecent moves (oldest to newest):");
         for (size_t i = 0; !err && i < t->recent_len; i++)
-            err = put(out, "%s (%u, %u, %c)", i ? "," : "", t->recent[i].row, t->recent[i].col,
-                      kd_ttt_symbol_char(t->recent[i].symbol));
+            err = kd_buf_appendf(out, "%s (%u, %u, %c)", i ? "," : "", t->recent[i].row, t->recent[i].col,
+                                 kd_ttt_symbol_char(t->recent[i].symbol));
         if (!err && !t->recent_len)
-            err = put(out, " none yet");
+            err = kd_buf_appendf(out, " none yet");
         if (!err && t->has_next_to_remove)
-            err = put(out,
-                      "\nWill be removed next: (%u, %u, %c) — it disappears before the next mark is placed, "
-                      "and its cell stays occupied until then.",
-                      t->next_to_remove.row, t->next_to_remove.col, kd_ttt_symbol_char(t->next_to_remove.symbol));
+            err = kd_buf_appendf(out,
+                                 "\nWill be removed next: (%u, %u, %c) — it disappears before the next mark is placed, "
+                                 "and its cell stays occupied until then.",
+                                 t->next_to_remove.row, t->next_to_remove.col,
+                                 kd_ttt_symbol_char(t->next_to_remove.symbol));
         if (!err)
-            err = put(out, "\n");
+            err = kd_buf_appendf(out, "\n");
     }
     if (err)
         return err;
     if (t->status != KD_TTT_IN_PROGRESS)
-        return put(out, "\nThe game is over (%s).\n", kd_ttt_status_name(t->status));
+        return kd_buf_appendf(out, "\nThe game is over (%s).\n", kd_ttt_status_name(t->status));
     if (kd_ttt_symbol_char(t->current) != player)
-        return put(out, "\nIt is %c's turn, not yours; wait for their move.\n", kd_ttt_symbol_char(t->current));
-    err = put(out, "\nIt is your turn. Legal moves (row, col):");
+        return kd_buf_appendf(out, "\nIt is %c's turn, not yours; wait for their move.\n",
+                              kd_ttt_symbol_char(t->current));
+    err = kd_buf_appendf(out, "\nIt is your turn. Legal moves (row, col):");
     for (int r = 0; !err && r < 3; r++)
         for (int c = 0; !err && c < 3; c++)
             if (t->board[r][c] == KD_TTT_EMPTY)
-                err = put(out, " (%d, %d)", r, c);
+                err = kd_buf_appendf(out, " (%d, %d)", r, c);
     if (!err)
-        err = put(out, "\nAnswer with exactly one move as JSON and nothing else: {\"row\": R, \"col\": C}\n");
+        err =
+            kd_buf_appendf(out, "\nAnswer with exactly one move as JSON and nothing else: {\"row\": R, \"col\": C}\n");
     return err;
 }
 
 /* ------------------------------------------------------ describe_change */
-
-__attribute__((format(printf, 2, 3))) static kd_err line(kd_buf *out, const char *fmt, ...)
-{
-    char text[160];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return KD_ERR_INTERNAL;
-    return kd_buf_append(out, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
-}
 
 kd_err kd_ttt_describe_change(const void *from_state, const void *to_state, kd_buf *out)
 {
@@ -306,8 +286,8 @@ kd_err kd_ttt_describe_change(const void *from_state, const void *to_state, kd_b
         for (int r = 0; !err && r < 3; r++)
             for (int c = 0; !err && c < 3; c++)
                 if (from->board[r][c] != KD_TTT_EMPTY && to->board[r][c] != from->board[r][c])
-                    err = line(out, "first the oldest mark, %c at (%d,%d), is removed\n",
-                               kd_ttt_symbol_char(from->board[r][c]), r, c);
+                    err = kd_buf_appendf(out, "first the oldest mark, %c at (%d,%d), is removed\n",
+                                         kd_ttt_symbol_char(from->board[r][c]), r, c);
         return err;
     }
     if (to->move_count >= from->move_count)
@@ -318,11 +298,11 @@ kd_err kd_ttt_describe_change(const void *from_state, const void *to_state, kd_b
         for (int c = 0; !err && c < 3; c++) {
             uint8_t b = from->board[r][c], a = to->board[r][c];
             if (a != KD_TTT_EMPTY && a != b)
-                err = line(out, "restored: %c at (%d,%d) came back: the undone move had evicted it\n",
-                           kd_ttt_symbol_char(a), r, c);
+                err = kd_buf_appendf(out, "restored: %c at (%d,%d) came back: the undone move had evicted it\n",
+                                     kd_ttt_symbol_char(a), r, c);
             if (!err && b != KD_TTT_EMPTY && a != b)
-                err =
-                    line(out, "undone:   %c at (%d,%d) was placed in a reverted block\n", kd_ttt_symbol_char(b), r, c);
+                err = kd_buf_appendf(out, "undone:   %c at (%d,%d) was placed in a reverted block\n",
+                                     kd_ttt_symbol_char(b), r, c);
         }
     return err;
 }

@@ -12,7 +12,6 @@
  *        │                 └─► argument checks        (kd_gw_check_json)
  *        └──► legal_moves + command_to_json ──► kd_gw_moves_json
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,26 +110,15 @@ size_t kd_gw_max_min_seats(const kd_gateway *gw)
 
 /* ------------------------------------------------------------- sentences */
 
-__attribute__((format(printf, 2, 3))) static kd_err appendf(kd_buf *b, const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return KD_ERR_INVALID_ARG;
-    return kd_buf_append(b, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
-}
-
 /* "2 seats (X, O)" or "2 to 4 seats (A, B, C, D)". */
 static kd_err seats_text(const kd_episode_type *t, kd_buf *b)
 {
-    kd_err err = t->min_seats == t->max_seats ? appendf(b, "%zu seat%s (", t->min_seats, t->min_seats == 1 ? "" : "s")
-                                              : appendf(b, "%zu to %zu seats (", t->min_seats, t->max_seats);
+    kd_err err = t->min_seats == t->max_seats
+                     ? kd_buf_appendf(b, "%zu seat%s (", t->min_seats, t->min_seats == 1 ? "" : "s")
+                     : kd_buf_appendf(b, "%zu to %zu seats (", t->min_seats, t->max_seats);
     for (size_t i = 0; !err && i < t->max_seats; i++)
-        err = appendf(b, "%s%s", i ? ", " : "", t->seat_names[i]);
-    return err ? err : appendf(b, ")");
+        err = kd_buf_appendf(b, "%s%s", i ? ", " : "", t->seat_names[i]);
+    return err ? err : kd_buf_appendf(b, ")");
 }
 
 kd_err kd_gw_seats_sentence(const kd_episode_type *t, char *out, size_t len)
@@ -152,11 +140,11 @@ static kd_err types_text(const kd_gateway *gw, kd_buf *b)
     kd_err err = KD_OK;
     for (size_t i = 0; !err && i < gw->types->count; i++) {
         const kd_episode_type *t = gw->types->entries[i].type;
-        err = appendf(b, "%s%s: %s, ", i ? " " : "", t->ops->type_name, t->title);
+        err = kd_buf_appendf(b, "%s%s: %s, ", i ? " " : "", t->ops->type_name, t->title);
         if (!err)
             err = seats_text(t, b);
         if (!err)
-            err = appendf(b, ".");
+            err = kd_buf_appendf(b, ".");
     }
     return err;
 }
@@ -177,19 +165,20 @@ char *kd_gw_start_description(const kd_gateway *gw)
 {
     kd_buf b;
     kd_buf_init(&b);
-    kd_err err =
-        appendf(&b,
-                "Creates an episode on the chain and returns its id and view once the block carrying it is applied. "
-                "`type` is one of the registered episode types (default %s): ",
-                kd_gw_type(gw, NULL)->ops->type_name);
+    kd_err err = kd_buf_appendf(
+        &b,
+        "Creates an episode on the chain and returns its id and view once the block carrying it is applied. "
+        "`type` is one of the registered episode types (default %s): ",
+        kd_gw_type(gw, NULL)->ops->type_name);
     if (!err)
         err = types_text(gw, &b);
     if (!err)
-        err = appendf(&b, " `params` are the type's creation parameters (the resource kdapp://types has each "
-                          "type's params_schema, command_schema and rules); any other argument is taken as a member "
-                          "of params, so {\"a\": 1} means {\"params\": {\"a\": 1}}. `participants` fill the seats in "
-                          "order; without them the gateway's agent keys agent1, agent2, ... take the type's minimum "
-                          "number of seats.");
+        err = kd_buf_appendf(
+            &b, " `params` are the type's creation parameters (the resource kdapp://types has each "
+                "type's params_schema, command_schema and rules); any other argument is taken as a member "
+                "of params, so {\"a\": 1} means {\"params\": {\"a\": 1}}. `participants` fill the seats in "
+                "order; without them the gateway's agent keys agent1, agent2, ... take the type's minimum "
+                "number of seats.");
     return take_text(&b, err);
 }
 
@@ -198,7 +187,7 @@ char *kd_gw_execute_description(const kd_gateway *gw)
     (void)gw;
     kd_buf b;
     kd_buf_init(&b);
-    kd_err err = appendf(
+    kd_err err = kd_buf_appendf(
         &b, "Submits a command in the episode type's command JSON (kdapp://types: command_schema; kdapp_legal_moves "
             "lists the legal ones) and answers after the block carrying it is applied: {legal: true, view} or, for "
             "a command the rules refuse, an error result {legal: false, error, error_code (the type's rule code), "
@@ -399,7 +388,7 @@ json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, i
     json_t *moves = json_array();
     kd_err err = moves ? KD_OK : KD_ERR_NOMEM;
     if (!err && text)
-        err = appendf(text, "legal moves for %s:", kd_episode_type_seat_name(t, seat));
+        err = kd_buf_appendf(text, "legal moves for %s:", kd_episode_type_seat_name(t, seat));
     for (size_t i = 0; !err && i < list->count; i++) {
         const kd_legal_move *m = &list->moves[i];
         json_t *cmd = t->command_to_json(m->command, m->command_len);
@@ -411,10 +400,10 @@ json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, i
         if (!item || json_array_append_new(moves, item) != 0)
             err = KD_ERR_NOMEM;
         if (!err && text)
-            err = appendf(text, " %s", m->notation);
+            err = kd_buf_appendf(text, " %s", m->notation);
     }
     if (!err && text && list->count == 0)
-        err = appendf(text, over ? " none (the game is over)" : " none");
+        err = kd_buf_appendf(text, over ? " none (the game is over)" : " none");
     if (err) {
         json_decref(moves);
         return NULL;

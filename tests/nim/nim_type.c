@@ -6,7 +6,6 @@
  * from KDAPP_NIM_HEAPS. Pure functions; the environment is read only
  * through config_from_env's getter.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -158,19 +157,6 @@ static json_t *strategy_context(const uint8_t *view, size_t len)
         st.winner >= 0 ? seat_names[st.winner] : NULL, "nim_sum", (json_int_t)view_nim_sum(&v), "legal_moves", moves);
 }
 
-/* Appends printf text to `out`. Errors: KD_ERR_NOMEM. */
-__attribute__((format(printf, 2, 3))) static kd_err put(kd_buf *out, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return KD_ERR_INTERNAL;
-    return kd_buf_append(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
 /* "heap 1: ||| (3 of 3)" lines and the status line. */
 static kd_err put_position(const nim_view *v, kd_buf *out)
 {
@@ -179,13 +165,14 @@ static kd_err put_position(const nim_view *v, kd_buf *out)
         char bars[KD_NIM_MAX_COUNTERS + 1];
         memset(bars, '|', v->left[i]);
         bars[v->left[i]] = '\0';
-        err = put(out, "heap %zu: %-15s (%u of %u)\n", i + 1, bars, (unsigned)v->left[i], (unsigned)v->start[i]);
+        err = kd_buf_appendf(out, "heap %zu: %-15s (%u of %u)\n", i + 1, bars, (unsigned)v->left[i],
+                             (unsigned)v->start[i]);
     }
     if (err)
         return err;
     if (v->status == KD_NIM_IN_PROGRESS)
-        return put(out, "%s to move (move %u)\n", seat_names[v->turn], (unsigned)v->move_count + 1);
-    return put(out, "%s won: it took the last counter\n", seat_names[v->status == KD_NIM_FIRST_WON ? 0 : 1]);
+        return kd_buf_appendf(out, "%s to move (move %u)\n", seat_names[v->turn], (unsigned)v->move_count + 1);
+    return kd_buf_appendf(out, "%s won: it took the last counter\n", seat_names[v->status == KD_NIM_FIRST_WON ? 0 : 1]);
 }
 
 static kd_err render_text(const uint8_t *view, size_t len, kd_buf *out)
@@ -203,20 +190,20 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
         return KD_ERR_DECODE;
     if (seat != KD_NIM_FIRST && seat != KD_NIM_SECOND)
         return KD_ERR_INVALID_ARG;
-    kd_err err = put(out, "You play Nim episode %u as %s. %s\n\nPosition:\n", (unsigned)episode_id, seat_names[seat],
-                     RULES_TEXT);
+    kd_err err = kd_buf_appendf(out, "You play Nim episode %u as %s. %s\n\nPosition:\n", (unsigned)episode_id,
+                                seat_names[seat], RULES_TEXT);
     if (!err)
         err = put_position(&v, out);
     if (!err && v.status == KD_NIM_IN_PROGRESS && v.turn == seat) {
-        err = put(out, "\nLegal moves (heap-take):");
+        err = kd_buf_appendf(out, "\nLegal moves (heap-take):");
         for (size_t i = 0; !err && i < v.heap_count; i++)
             for (unsigned t = 1; !err && t <= v.left[i]; t++)
-                err = put(out, " h%zu-%u", i + 1, t);
+                err = kd_buf_appendf(out, " h%zu-%u", i + 1, t);
         if (!err)
-            err = put(out, "\n\nAnswer with the command JSON only, heaps numbered from 1: "
-                           "{\"heap\": H, \"take\": T}\n");
+            err = kd_buf_appendf(out, "\n\nAnswer with the command JSON only, heaps numbered from 1: "
+                                      "{\"heap\": H, \"take\": T}\n");
     } else if (!err) {
-        err = put(out, "\nIt is not your move.\n");
+        err = kd_buf_appendf(out, "\nIt is not your move.\n");
     }
     return err;
 }
