@@ -54,6 +54,8 @@
 #define KD_NOTATION_MAX 24    /* "(1, 2)", "e7e8q", "b6d4f2" */
 #define KD_TYPE_CONFIG_MAX 64 /* bytes of a type's engine defaults */
 #define KD_TYPES_MAX KD_REGISTRY_MAX
+/* render_text flags */
+#define KD_RENDER_UNICODE 1u /* the output may use UTF-8 symbols beyond ASCII */
 
 /* ------------------------------------------------------------- status */
 
@@ -164,9 +166,11 @@ typedef struct kd_episode_type {
     /* What a player needs to decide a move (kdapp_get_strategy_context),
      * new reference or NULL. */
     json_t *(*strategy_context)(const uint8_t *view, size_t len);
-    /* A text board for people, appended to `out` (no NUL). Errors:
-     * KD_ERR_DECODE, KD_ERR_NOMEM. */
-    kd_err (*render_text)(const uint8_t *view, size_t len, kd_buf *out);
+    /* A text board for people, appended to `out` (no NUL): ASCII, or with
+     * KD_RENDER_UNICODE in `flags` the type's Unicode symbols (chess
+     * pieces) for a terminal that shows UTF-8. Errors: KD_ERR_DECODE,
+     * KD_ERR_NOMEM. */
+    kd_err (*render_text)(const uint8_t *view, size_t len, unsigned flags, kd_buf *out);
     /* The turn prompt for a language model playing `seat` in episode
      * `episode_id`: the rules in force, the position, the legal moves and
      * the exact answer format (the command JSON), appended (no NUL).

@@ -311,7 +311,7 @@ kd_err kd_ttt_view_decode(const uint8_t *data, size_t len, kd_ttt_view *view) KD
  *   prompt     the turn prompt for `seat` (0 X, 1 O) */
 json_t *kd_ttt_view_json(const uint8_t *view, size_t len);
 json_t *kd_ttt_strategy_json(const uint8_t *view, size_t len);
-kd_err kd_ttt_render_text(const uint8_t *view, size_t len, kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_ttt_render_text(const uint8_t *view, size_t len, unsigned flags, kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_ttt_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int seat, kd_buf *out) KD_WARN_UNUSED;
 /* The type's describe_change (episode_type.h): after one move, the oldest
  * mark it removed first ("first the oldest mark, X at (1,1), is removed");

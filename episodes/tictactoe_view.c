@@ -207,8 +207,9 @@ static kd_err render(const kd_ttt_view *t, kd_buf *out)
     return kd_buf_append(out, text, n);
 }
 
-kd_err kd_ttt_render_text(const uint8_t *view, size_t len, kd_buf *out)
+kd_err kd_ttt_render_text(const uint8_t *view, size_t len, unsigned flags, kd_buf *out)
 {
+    (void)flags; /* X and O are ASCII */
     kd_ttt_view t;
     kd_err err = kd_ttt_view_decode(view, len, &t);
     return err ? err : render(&t, out);

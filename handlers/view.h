@@ -88,9 +88,10 @@ json_t *kd_episode_view_json(const kd_episode_view *view);
  * reference; NULL when
  * the type is unknown, the episode deleted, or on allocation failure. */
 json_t *kd_episode_view_strategy_json(const kd_episode_view *view);
-/* Appends the type's text board (no NUL). Errors: KD_ERR_UNKNOWN_TYPE (type
- * NULL), KD_ERR_NOT_FOUND (deleted), KD_ERR_DECODE, KD_ERR_NOMEM. */
-kd_err kd_episode_view_render(const kd_episode_view *view, kd_buf *out) KD_WARN_UNUSED;
+/* Appends the type's text board (no NUL); `flags` as render_text's
+ * (KD_RENDER_UNICODE). Errors: KD_ERR_UNKNOWN_TYPE (type NULL),
+ * KD_ERR_NOT_FOUND (deleted), KD_ERR_DECODE, KD_ERR_NOMEM. */
+kd_err kd_episode_view_render(const kd_episode_view *view, unsigned flags, kd_buf *out) KD_WARN_UNUSED;
 /* Appends the type's turn prompt for `seat` (no NUL): what the MCP prompt
  * kdapp_turn and the language-model player show. Errors: as render, and
  * KD_ERR_INVALID_ARG (no such seat). */

@@ -86,13 +86,13 @@ json_t *kd_episode_view_strategy_json(const kd_episode_view *v)
     return v->type->strategy_context(v->view.data, v->view.len);
 }
 
-kd_err kd_episode_view_render(const kd_episode_view *v, kd_buf *out)
+kd_err kd_episode_view_render(const kd_episode_view *v, unsigned flags, kd_buf *out)
 {
     if (!v->type)
         return KD_ERR_UNKNOWN_TYPE;
     if (!v->view.len)
         return KD_ERR_NOT_FOUND;
-    return v->type->render_text(v->view.data, v->view.len, out);
+    return v->type->render_text(v->view.data, v->view.len, flags, out);
 }
 
 kd_err kd_episode_view_legal_moves(const kd_episode_view *v, int seat, kd_legal_moves *out)

@@ -70,7 +70,7 @@ static char *view_text(const kd_episode_view *v)
     char head[96];
     int n = snprintf(head, sizeof head, "episode %u (%s)\n", v->episode_id, v->type_name);
     kd_err err = kd_buf_append(&b, head, (size_t)n);
-    if (!err && v->type && !v->deleted && kd_episode_view_render(v, &b) != KD_OK)
+    if (!err && v->type && !v->deleted && kd_episode_view_render(v, 0, &b) != KD_OK)
         b.len = (size_t)n; /* a view that does not render keeps its head line */
     if (err || kd_buf_append(&b, "", 1)) {
         kd_buf_fini(&b);

@@ -195,7 +195,7 @@ Test(fiar_type, text_board_and_prompt)
     kd_buf_init(&v);
     kd_buf_init(&out);
     view_of(&s, &v);
-    cr_assert_eq(T->render_text(v.data, v.len, &out), KD_OK);
+    cr_assert_eq(T->render_text(v.data, v.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
     const char *text = (const char *)out.data;
     cr_expect(strstr(text, " 0 1 2 3 4 5 6\n"), "%s", text);
@@ -217,13 +217,13 @@ Test(fiar_type, text_board_and_prompt)
     cr_expect_eq(T->prompt(v.data, v.len, 42, 2, &out), KD_ERR_INVALID_ARG);
     static const uint8_t garbage[] = {0xff};
     cr_expect_eq(T->prompt(garbage, 1, 42, 0, &out), KD_ERR_DECODE);
-    cr_expect_eq(T->render_text(garbage, 1, &out), KD_ERR_DECODE);
+    cr_expect_eq(T->render_text(garbage, 1, 0, &out), KD_ERR_DECODE);
 
     FIAR_PLAY(&s, 3, 0, 3, 0, 3); /* yellow: four up column 3 */
     cr_assert_eq(s.status, KD_FIAR_YELLOW_WON);
     view_of(&s, &v);
     out.len = 0;
-    cr_assert_eq(T->render_text(v.data, v.len, &out), KD_OK);
+    cr_assert_eq(T->render_text(v.data, v.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
     cr_expect(strstr((const char *)out.data, "yellow won"), "%s", (const char *)out.data);
     kd_buf_fini(&v);

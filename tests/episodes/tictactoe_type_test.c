@@ -456,7 +456,7 @@ Test(ttt_type, view_bytes_render_todays_json)
 
     kd_buf out;
     kd_buf_init(&out);
-    cr_assert_eq(T->render_text(pub.data, pub.len, &out), KD_OK);
+    cr_assert_eq(T->render_text(pub.data, pub.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
     cr_expect_str_eq((const char *)out.data, "    0 1 2\n"
                                              "  0 . . X\n"
@@ -487,7 +487,7 @@ Test(ttt_type, view_bytes_render_todays_json)
     static const uint8_t junk[] = {0x0a, 0x01, 0x07};
     cr_expect_null(T->view_json(junk, sizeof junk));
     cr_expect_null(T->strategy_context(junk, sizeof junk));
-    cr_expect_eq(T->render_text(junk, sizeof junk, &out), KD_ERR_DECODE);
+    cr_expect_eq(T->render_text(junk, sizeof junk, 0, &out), KD_ERR_DECODE);
     cr_expect_eq(T->prompt(junk, sizeof junk, 7, 0, &out), KD_ERR_DECODE);
     kd_buf_fini(&out);
     kd_buf_fini(&pub);

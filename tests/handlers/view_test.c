@@ -157,7 +157,7 @@ Test(view, episode_view_round_trips_through_protobuf)
     cr_expect_eq(back.last_event, KD_EVENT_ROLLBACK);
     kd_buf render;
     kd_buf_init(&render);
-    cr_expect_eq(kd_episode_view_render(&back, &render), KD_ERR_NOT_FOUND);
+    cr_expect_eq(kd_episode_view_render(&back, 0, &render), KD_ERR_NOT_FOUND);
     cr_expect_null(kd_episode_view_strategy_json(&back));
     kd_buf_fini(&render);
 
@@ -233,7 +233,7 @@ Test(view, unpack_validates_a_known_type_and_keeps_an_unknown_one_raw)
     cr_expect_eq(memcmp(back.state.data, nim_state, sizeof nim_state), 0);
     kd_buf text;
     kd_buf_init(&text);
-    cr_expect_eq(kd_episode_view_render(&back, &text), KD_ERR_UNKNOWN_TYPE);
+    cr_expect_eq(kd_episode_view_render(&back, 0, &text), KD_ERR_UNKNOWN_TYPE);
     cr_expect_eq(kd_episode_view_prompt(&back, 0, &text), KD_ERR_UNKNOWN_TYPE);
     cr_expect_null(kd_episode_view_strategy_json(&back));
     json_t *j = kd_episode_view_json(&back);
@@ -401,7 +401,7 @@ Test(view, text_board_and_prompt_through_the_view)
     view_of(&types, &s, 9, &v);
     kd_buf b;
     kd_buf_init(&b);
-    cr_assert_eq(kd_episode_view_render(&v, &b), KD_OK);
+    cr_assert_eq(kd_episode_view_render(&v, 0, &b), KD_OK);
     cr_assert_eq(kd_buf_append(&b, "", 1), KD_OK);
     cr_expect_str_eq((const char *)b.data, "    0 1 2\n"
                                            "  0 . . X\n"

@@ -201,8 +201,9 @@ static json_t *strategy_context(const uint8_t *view, size_t len)
                            : NULL;
 }
 
-static kd_err render_text(const uint8_t *view, size_t len, kd_buf *out)
+static kd_err render_text(const uint8_t *view, size_t len, unsigned flags, kd_buf *out)
 {
+    (void)flags;
     char text[96];
     if (len != VIEW_LEN)
         return KD_ERR_DECODE;

@@ -175,8 +175,9 @@ static kd_err put_position(const nim_view *v, kd_buf *out)
     return kd_buf_appendf(out, "%s won: it took the last counter\n", seat_names[v->status == KD_NIM_FIRST_WON ? 0 : 1]);
 }
 
-static kd_err render_text(const uint8_t *view, size_t len, kd_buf *out)
+static kd_err render_text(const uint8_t *view, size_t len, unsigned flags, kd_buf *out)
 {
+    (void)flags;
     nim_view v;
     if (view_decode(view, len, &v) != 0)
         return KD_ERR_DECODE;

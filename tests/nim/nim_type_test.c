@@ -247,7 +247,7 @@ Test(nim_type, view_and_renderings)
 
     kd_buf out;
     kd_buf_init(&out);
-    ET_ASSERT_OK(T->render_text(pub.data, pub.len, &out));
+    ET_ASSERT_OK(T->render_text(pub.data, pub.len, 0, &out));
     ET_ASSERT_OK(kd_buf_append(&out, "", 1));
     cr_expect(strstr((char *)out.data, "heap 1: |||") != NULL, "%s", (char *)out.data);
     cr_expect(strstr((char *)out.data, "second to move") != NULL, "%s", (char *)out.data);
@@ -269,7 +269,7 @@ Test(nim_type, view_and_renderings)
     for (size_t n = 0; n < pub.len; n++) {
         cr_expect_null(T->view_json(pub.data, n));
         cr_expect_null(T->strategy_context(pub.data, n));
-        ET_EXPECT_ERR(T->render_text(pub.data, n, &out), KD_ERR_DECODE);
+        ET_EXPECT_ERR(T->render_text(pub.data, n, 0, &out), KD_ERR_DECODE);
         ET_EXPECT_ERR(T->prompt(pub.data, n, 1, 0, &out), KD_ERR_DECODE);
     }
     pub.data[KD_NIM_VIEW_FIXED_LEN + 3] = 9; /* heap 2: 9 left of 4 */

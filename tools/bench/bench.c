@@ -128,7 +128,7 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    b.type = type ? kd_type_table_find(&cli->types, type) : cli->types.count ? cli->types.entries[0].type : NULL;
+    b.type = type ? kd_cli_find_type(cli, type) : cli->types.count ? cli->types.entries[0].type : NULL;
     if (!b.type) {
         fprintf(stderr, "kdapp bench: --type '%s' is not a registered episode type\n", type ? type : "");
         return KD_EXIT_USAGE;

@@ -84,7 +84,7 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_USAGE;
     }
     const char *name = argv[first];
-    const kd_episode_type *type = kd_type_table_find(&cli->types, name);
+    const kd_episode_type *type = kd_cli_find_type(cli, name);
     if (!type) {
         fprintf(stderr, "kdapp perft: unknown episode type '%s'; known:", name);
         for (size_t i = 0; i < cli->types.count; i++)
@@ -118,8 +118,8 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
                 goto done;
             }
         }
-        kd_err err = kd_perft_start(type, kd_type_table_config(&cli->types, name), params, (size_t)seats, state,
-                                    &signers, why, sizeof why);
+        kd_err err = kd_perft_start(type, kd_type_table_config(&cli->types, type->ops->type_name), params,
+                                    (size_t)seats, state, &signers, why, sizeof why);
         if (err) {
             fprintf(stderr, "kdapp perft: %s\n", why);
             rc = err == KD_ERR_IO || err == KD_ERR_NOMEM ? KD_EXIT_FAIL : KD_EXIT_USAGE;
@@ -136,8 +136,8 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
         rc = KD_EXIT_FAIL;
         goto done;
     }
-    printf("perft %s depth %llu: %llu nodes in %.3f s (%.0f nodes/s)\n", name, (unsigned long long)depth,
-           (unsigned long long)nodes, took, took > 0 ? (double)nodes / took : 0.0);
+    printf("perft %s depth %llu: %llu nodes in %.3f s (%.0f nodes/s)\n", type->ops->type_name,
+           (unsigned long long)depth, (unsigned long long)nodes, took, took > 0 ? (double)nodes / took : 0.0);
     rc = KD_EXIT_OK;
 done:
     json_decref(params);

@@ -94,7 +94,8 @@ static int assign_seats(const seat_args *seats, const kd_episode_type *type, kd_
 
 int kd_cmd_play(kd_cli *cli, int argc, char **argv)
 {
-    kd_play_options o = {.types = &cli->types, .out = stdout, .in = stdin, .log = stderr};
+    kd_play_options o = {
+        .types = &cli->types, .render_flags = cli->render_flags, .out = stdout, .in = stdin, .log = stderr};
     const char *x = NULL, *second = NULL, *list = NULL;
     uint64_t cap = 0;
     int have_seed = 0, have_cap = 0;
@@ -196,7 +197,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.players[1] = second;
     if (second && !o.players[0])
         o.players[0] = "search";
-    const kd_episode_type *type = o.type             ? kd_type_table_find(&cli->types, o.type)
+    const kd_episode_type *type = o.type             ? kd_cli_find_type(cli, o.type)
                                   : cli->types.count ? cli->types.entries[0].type
                                                      : NULL;
     if (!type) {
@@ -204,6 +205,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         free(players);
         return KD_EXIT_USAGE;
     }
+    o.type = type->ops->type_name;
     rc = assign_seats(&seats, type, &o);
     if (rc) {
         free(players);

@@ -123,7 +123,7 @@ int kd_cmd_show(kd_cli *cli, int argc, char **argv)
            kd_event_kind_name(view.last_event), h, (unsigned long long)view.log_seq);
     kd_buf board;
     kd_buf_init(&board);
-    if (kd_episode_view_render(&view, &board) == KD_OK)
+    if (kd_episode_view_render(&view, cli->render_flags, &board) == KD_OK)
         fwrite(board.data, 1, board.len, stdout);
     kd_buf_fini(&board);
 done:

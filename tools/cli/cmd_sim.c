@@ -69,9 +69,13 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
-    if (o.type && !kd_type_table_find(&cli->types, o.type)) {
-        fprintf(stderr, "kdapp sim: --type '%s' is not a registered episode type\n", o.type);
-        return KD_EXIT_USAGE;
+    if (o.type) {
+        const kd_episode_type *type = kd_cli_find_type(cli, o.type);
+        if (!type) {
+            fprintf(stderr, "kdapp sim: --type '%s' is not a registered episode type\n", o.type);
+            return KD_EXIT_USAGE;
+        }
+        o.type = type->ops->type_name;
     }
     char note[256];
     env_note(&cli->types, note, sizeof note);

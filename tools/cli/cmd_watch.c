@@ -23,7 +23,7 @@
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
 
-static void print_view(const kd_episode_view *v)
+static void print_view(const kd_episode_view *v, unsigned render_flags)
 {
     char h[17];
     kd_hex_encode(v->block_hash, 8, h);
@@ -40,7 +40,7 @@ static void print_view(const kd_episode_view *v)
                kd_event_kind_name(v->last_event), h, (unsigned long long)v->log_seq);
     kd_buf board;
     kd_buf_init(&board);
-    if (kd_episode_view_render(v, &board) == KD_OK)
+    if (kd_episode_view_render(v, render_flags, &board) == KD_OK)
         fwrite(board.data, 1, board.len, stdout);
     kd_buf_fini(&board);
 }
@@ -65,7 +65,7 @@ static void print_block(const Kdapp__BlockSummary *s)
 }
 
 /* Handles one frame; returns 1 when it counted as a view or summary shown. */
-static int show_frame(const kd_type_table *types, const uint8_t *frame, size_t len)
+static int show_frame(const kd_type_table *types, unsigned render_flags, const uint8_t *frame, size_t len)
 {
     const char *topic;
     const uint8_t *payload;
@@ -90,7 +90,7 @@ static int show_frame(const kd_type_table *types, const uint8_t *frame, size_t l
         fprintf(stderr, "kdapp watch: a view on topic '%s' that does not decode was ignored\n", topic);
         return 0;
     }
-    print_view(&v);
+    print_view(&v, render_flags);
     kd_episode_view_fini(&v);
     return 1;
 }
@@ -200,7 +200,7 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
             rc = KD_EXIT_FAIL;
             break;
         }
-        shown += (uint64_t)show_frame(&cli->types, nng_msg_body(msg), nng_msg_len(msg));
+        shown += (uint64_t)show_frame(&cli->types, cli->render_flags, nng_msg_body(msg), nng_msg_len(msg));
         nng_msg_free(msg);
         fflush(stdout);
     }

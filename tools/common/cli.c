@@ -15,6 +15,51 @@ int kd_cli_init(kd_cli *cli)
     return kd_cli_init_types(cli, &builtin);
 }
 
+unsigned kd_cli_render_flags(void)
+{
+    /* nl_langinfo needs setlocale, which would change how printf writes
+     * numbers; reading the variables in POSIX's order of precedence does not. */
+    const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v)
+            return strstr(v, "UTF-8") || strstr(v, "utf-8") || strstr(v, "UTF8") || strstr(v, "utf8")
+                       ? KD_RENDER_UNICODE
+                       : 0;
+    }
+    return 0;
+}
+
+/* Whether `a` and `b` are one name once '-' and '_' are dropped and case folded. */
+static int same_loose_name(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '-' || *a == '_')
+            a++;
+        while (*b == '-' || *b == '_')
+            b++;
+        if (!*a || !*b)
+            return !*a && !*b;
+        char ca = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char cb = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (ca != cb)
+            return 0;
+        a++;
+        b++;
+    }
+}
+
+const kd_episode_type *kd_cli_find_type(const kd_cli *cli, const char *name)
+{
+    const kd_episode_type *exact = kd_type_table_find(&cli->types, name);
+    if (exact || !name)
+        return exact;
+    for (size_t i = 0; i < cli->types.count; i++)
+        if (same_loose_name(cli->types.entries[i].type->ops->type_name, name))
+            return cli->types.entries[i].type;
+    return NULL;
+}
+
 int kd_cli_init_types(kd_cli *cli, const kd_type_table *types)
 {
     memset(cli, 0, sizeof *cli);
@@ -30,6 +75,7 @@ int kd_cli_init_types(kd_cli *cli, const kd_type_table *types)
         }
         kd_log_set_level(lv);
     }
+    cli->render_flags = kd_cli_render_flags();
     char why[256] = "";
     cli->types = *types;
     if (kd_type_table_configure(&cli->types, kd_getenv_process, NULL, why, sizeof why) != KD_OK) {

@@ -20,10 +20,11 @@
 
 /* Process-wide settings resolved at start (main.c): environment and defaults. */
 typedef struct {
-    const char *data_dir; /* --data, else KDAPP_DATA, else ./kdapp-data */
-    const char *keys_dir; /* --keys, else KDAPP_KEYS, else ./kdapp-keys */
-    kd_type_table types;  /* every episode type, configured from the environment */
-    kd_registry registry; /* the engine's view of `types` (kd_type_table_registry) */
+    const char *data_dir;  /* --data, else KDAPP_DATA, else ./kdapp-data */
+    const char *keys_dir;  /* --keys, else KDAPP_KEYS, else ./kdapp-keys */
+    kd_type_table types;   /* every episode type, configured from the environment */
+    kd_registry registry;  /* the engine's view of `types` (kd_type_table_registry) */
+    unsigned render_flags; /* boards for this terminal: KD_RENDER_UNICODE under a UTF-8 locale */
 } kd_cli;
 
 /* Reads the environment (the types' engine defaults through
@@ -34,6 +35,14 @@ int kd_cli_init(kd_cli *cli);
 /* kd_cli_init with the types of `types` (copied, then configured from the
  * environment) instead of the built-in ones. */
 int kd_cli_init_types(kd_cli *cli, const kd_type_table *types);
+
+/* KD_RENDER_UNICODE when the locale's character set (LC_ALL, LC_CTYPE,
+ * LANG) is UTF-8, else 0: boards use ASCII unless the terminal shows UTF-8. */
+unsigned kd_cli_render_flags(void);
+
+/* The registered type named `name`, also when written with hyphens,
+ * underscores or capitals ("four-in-a-row" for "fourinarow"), or NULL. */
+const kd_episode_type *kd_cli_find_type(const kd_cli *cli, const char *name);
 
 /* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which
  * must outlive it; prints the reason and returns non-zero on failure. */

@@ -137,7 +137,7 @@ static void print_board(game *g, const void *state)
     kd_buf_init(&view);
     kd_buf_init(&b);
     if (g->type->view_encode(state, KD_SEAT_PUBLIC, &view) == KD_OK &&
-        g->type->render_text(view.data, view.len, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK)
+        g->type->render_text(view.data, view.len, g->o->render_flags, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK)
         show(g, "%s%s", (const char *)b.data, b.len > 1 && b.data[b.len - 2] != '\n' ? "\n" : "");
     kd_buf_fini(&b);
     kd_buf_fini(&view);

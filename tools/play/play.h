@@ -48,6 +48,7 @@ typedef struct {
     const char *mcp_token;                  /* bearer token for --mcp-url (NULL: none) */
     int show_prompts;                       /* print what llm players are sent */
     int quiet;                              /* only the result lines */
+    unsigned render_flags;                  /* boards: KD_RENDER_UNICODE or 0 (ASCII) */
     FILE *out;                              /* progress and result [stdout] */
     FILE *in;                               /* human input [stdin] */
     FILE *log;                              /* prompts [stderr] */
