@@ -51,7 +51,7 @@
 #define KD_SEAT_PUBLIC (-1)
 #define KD_SEAT_NONE (-1)
 #define KD_COMMAND_MAX 128    /* bytes of one enumerated legal command */
-#define KD_NOTATION_MAX 24    /* "(1, 2)", "e7e8q", "b6d4f2" */
+#define KD_NOTATION_MAX 32    /* "(1, 2)", "e7e8q", a checkers jump over every man: 13 squares */
 #define KD_TYPE_CONFIG_MAX 64 /* bytes of a type's engine defaults */
 #define KD_TYPES_MAX KD_REGISTRY_MAX
 /* render_text flags */
@@ -161,7 +161,11 @@ typedef struct kd_episode_type {
     /* The type's view fields as a JSON object (new reference; NULL when the
      * bytes do not decode or on allocation failure). They are merged into
      * the enriched view beside the generic fields (episode_id, type,
-     * participants, status of the game, block, digest). */
+     * participants, status of the game, block, digest). A member
+     * "move_rules" (an object), when present, says what the type's rules
+     * say of the choice of move beside the list ({"must_capture": true,
+     * "forced_captures": [...]}, {"check": true}); kdapp_legal_moves
+     * answers it beside the moves. */
     json_t *(*view_json)(const uint8_t *view, size_t len);
     /* What a player needs to decide a move (kdapp_get_strategy_context),
      * new reference or NULL. */

@@ -206,8 +206,10 @@ static void copy_members(json_t *out, const json_t *view, const char *const *nam
 static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
     (void)s, (void)code, (void)msg, (void)len;
-    /* the view members today's clients read beside the moves */
-    static const char *const kept[] = {"current", "status", NULL};
+    /* the view members today's clients read beside the moves, and
+     * "move_rules": what a type says of the choice beside the list (a
+     * capture is mandatory, the side to move is in check) */
+    static const char *const kept[] = {"current", "status", "move_rules", NULL};
     kd_episode_view v;
     kd_episode_view_init(&v);
     json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
