@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "episodes/checkers.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
 #include "episodes/tictactoe.h"
@@ -18,6 +19,7 @@
 const kd_episode_type *const kd_builtin_types[] = {
     &kd_tictactoe_type,
     &kd_fourinarow_type,
+    &kd_checkers_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
