@@ -297,11 +297,12 @@ kd_err kd_ck_view_encode(const void *state, int seat, kd_buf *out) KD_WARN_UNUSE
 kd_err kd_ck_view_decode(const uint8_t *data, size_t len, kd_ck_view *view) KD_WARN_UNUSED;
 /* The renderings of CheckersView bytes, as the type table's view_json,
  * strategy_context, render_text and prompt (episode_type.h):
- *   view_json  {state, board (rank 8 first, strings of w W b B .),
+ *   view_json  {state_text (games-mcp's "state"; the enriched view's
+ *              "state" is the engine's bytes in hex), board (rank 8 first, strings of w W b B .),
  *              board_rows, turn, current, status, move_count, pieces,
  *              draw_counter, draw_at, last_move, move_rules {must_capture,
  *              forced_captures}}
- *   strategy   {game, rules, state, board, to_move, status, winner,
+ *   strategy   {game, rules, state_text, board, to_move, status, winner,
  *              move_count, draw_counter, last_move, legal_moves,
  *              must_capture, forced_captures} */
 json_t *kd_ck_view_json(const uint8_t *view, size_t len);

@@ -186,7 +186,7 @@ json_t *kd_ck_view_json(const uint8_t *view, size_t len)
         return NULL;
     char text[KD_CK_TEXT_LEN];
     kd_ck_text_format(&v.pos, text);
-    return json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:i, s:o, s:o}", "state", text, "board",
+    return json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:I, s:o, s:I, s:i, s:o, s:o}", "state_text", text, "board",
                      rows_json(text), "board_rows", "rank8_to_rank1", "turn", v.pos.turn == KD_CK_WHITE ? "w" : "b",
                      "current", seat_names[v.pos.turn], "status", status_name(v.status), "move_count",
                      (json_int_t)v.move_count, "pieces", pieces_json(&v), "draw_counter", (json_int_t)v.quiet,
@@ -204,7 +204,7 @@ json_t *kd_ck_strategy_json(const uint8_t *view, size_t len)
     const char *winner = v.status == KD_CK_WHITE_WON ? "white" : v.status == KD_CK_BLACK_WON ? "black" : NULL;
     int must = must_capture(&v);
     return json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:s, s:s?, s:I, s:I, s:o, s:o, s:b, s:o}", "game",
-                     KD_CK_TYPE_NAME, "rules", RULES_TEXT, "state", text, "board", rows_json(text), "board_rows",
+                     KD_CK_TYPE_NAME, "rules", RULES_TEXT, "state_text", text, "board", rows_json(text), "board_rows",
                      "rank8_to_rank1 (w white man, W white king, b black man, B black king, . empty)", "to_move",
                      over ? NULL : seat_names[v.pos.turn], "status", status_name(v.status), "winner", winner,
                      "move_count", (json_int_t)v.move_count, "draw_counter", (json_int_t)v.quiet, "last_move",
