@@ -27,7 +27,8 @@ static const char params_schema[] =
 
 static const char command_schema[] =
     "{\"type\":\"object\",\"required\":[\"move\"],\"properties\":{\"move\":{\"type\":\"string\","
-    "\"pattern\":\"^[a-h][1-8]([-x]?[a-h][1-8]){1,12}$\",\"description\":\"the squares the piece visits, its own "
+    "\"minLength\":4,\"maxLength\":38,\"pattern\":\"^[a-hA-H][1-8]([-xX]?[a-hA-H][1-8]){1,12}$\",\"description\":\"the "
+    "squares the piece visits, its own "
     "first: b6a5 (a step), b6d4f2 (two jumps)\"}}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
