@@ -361,7 +361,8 @@ kd_err kd_ck_rollback(kd_ck_state *state, const kd_ck_undo *undo)
         return KD_ERR_DECODE;
     uint8_t original = undo->crowned ? man_of(mover) : piece;
     int quiet_move = !is_man(original) && jumps == 0;
-    if (state->quiet != (quiet_move ? undo->prev_quiet + 1 : 0) ||
+    if ((is_man(original) && from / 8 == kd_ck_crown_rank(mover)) ||
+        state->quiet != (quiet_move ? undo->prev_quiet + 1 : 0) ||
         pieces_of(state->board, 1 - mover) + (unsigned)jumps > KD_CK_PIECES_MAX)
         return KD_ERR_DECODE;
     kd_ck_state s = *state;

@@ -71,11 +71,11 @@ static int make(kd_ck_position *pos, const kd_ck_path *path)
  * capture or a man's move. */
 static int negamax(const kd_ck_position *pos, unsigned quiet, unsigned depth, int alpha, int beta, int ply)
 {
-    if (quiet >= KD_CK_DRAW_PLIES)
-        return 0;
     kd_ck_moves moves;
     if (kd_ck_moves_list(pos, &moves) == 0)
-        return -WIN + ply;
+        return -WIN + ply; /* no move loses, even on the ply that would draw */
+    if (quiet >= KD_CK_DRAW_PLIES)
+        return 0;
     if (depth == 0)
         return evaluate(pos);
     int best = -INF;

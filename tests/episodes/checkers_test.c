@@ -227,6 +227,13 @@ Test(ck_rules, eighty_quiet_plies_draw_and_the_undo_reopens_the_game)
     ck_move(&s, "g7h8");
     ck_move(&s, "e7d6");
     cr_expect_eq(s.quiet, 0);
+    /* the 80th quiet ply that leaves the other side without a move wins */
+    ck_new_game_from(&s, "......../......../......../......../......../W.w...../......../b....... w");
+    s.quiet = 79;
+    s.move_count = 79;
+    ck_move(&s, "a3b2");
+    cr_expect_eq(s.quiet, 80);
+    cr_expect_eq(s.status, KD_CK_WHITE_WON, "a1 is blocked: a win, not a draw");
 }
 
 Test(ck_rules, every_refusal_code)
