@@ -275,7 +275,8 @@ kd_err kd_ck_play_unchecked(kd_ck_state *state, const kd_ck_command *cmd, kd_ck_
     w.board[at] = w.piece;
 
     memset(undo, 0, sizeof(kd_ck_undo));
-    undo->king_captures = w.king_captures;
+    undo->king_captures[0] = (uint8_t)(w.king_captures >> 8);
+    undo->king_captures[1] = (uint8_t)w.king_captures;
     undo->path.count = (uint8_t)cmd->count;
     for (uint32_t i = 0; i < cmd->count; i++)
         undo->path.squares[i] = (uint8_t)cmd->squares[i];
@@ -344,6 +345,9 @@ static unsigned pieces_of(const uint8_t board[KD_CK_SQUARES], int side)
     return n;
 }
 
+/* The kings among the captured pieces of `u`, bit i the i-th jump's. */
+static unsigned kings_taken(const kd_ck_undo *u) { return (unsigned)u->king_captures[0] << 8 | u->king_captures[1]; }
+
 kd_err kd_ck_rollback(kd_ck_state *state, const kd_ck_undo *undo)
 {
     const kd_ck_path *p = &undo->path;
@@ -355,7 +359,7 @@ kd_err kd_ck_rollback(kd_ck_state *state, const kd_ck_undo *undo)
     int mover = 1 - state->turn, from = p->squares[0], to = p->squares[p->count - 1];
     int jumps = iabs(p->squares[1] / 8 - from / 8) == 2 ? p->count - 1 : 0;
     uint8_t piece = state->board[to];
-    if (kd_ck_owner(piece) != mover || (undo->king_captures >> jumps) != 0 || undo->crowned > 1 ||
+    if (kd_ck_owner(piece) != mover || (kings_taken(undo) >> jumps) != 0 || undo->crowned > 1 ||
         (undo->crowned && (piece != king_of(mover) || to / 8 != kd_ck_crown_rank(mover))) ||
         (from != to && state->board[from] != KD_CK_EMPTY))
         return KD_ERR_DECODE;
@@ -371,7 +375,7 @@ kd_err kd_ck_rollback(kd_ck_state *state, const kd_ck_undo *undo)
         int mid = (p->squares[i] + p->squares[i + 1]) / 2;
         if (s.board[mid] != KD_CK_EMPTY)
             return KD_ERR_DECODE;
-        s.board[mid] = (undo->king_captures >> i) & 1 ? king_of(1 - mover) : man_of(1 - mover);
+        s.board[mid] = (kings_taken(undo) >> i) & 1 ? king_of(1 - mover) : man_of(1 - mover);
     }
     s.board[from] = original;
     /* Before it, the last move was the other side's, ending on its piece. */
@@ -463,8 +467,8 @@ kd_err kd_ck_undo_encode(const kd_ck_undo *undo, kd_buf *out)
     put_path(&bytes[1], &undo->path);
     put_path(&bytes[1 + 1 + KD_CK_PATH_MAX], &undo->prev_last);
     size_t n = 1 + 2 * (1 + KD_CK_PATH_MAX);
-    bytes[n++] = (uint8_t)(undo->king_captures >> 8);
-    bytes[n++] = (uint8_t)undo->king_captures;
+    bytes[n++] = undo->king_captures[0];
+    bytes[n++] = undo->king_captures[1];
     bytes[n++] = undo->crowned;
     bytes[n++] = undo->prev_quiet;
     bytes[n++] = undo->prev_status;
@@ -484,12 +488,13 @@ kd_err kd_ck_undo_decode(const uint8_t *data, size_t len, kd_ck_undo *undo)
     u.prev_last.count = data[2 + KD_CK_PATH_MAX];
     memcpy(u.prev_last.squares, &data[3 + KD_CK_PATH_MAX], KD_CK_PATH_MAX);
     size_t n = 1 + 2 * (1 + KD_CK_PATH_MAX);
-    u.king_captures = (uint16_t)(data[n] << 8 | data[n + 1]);
+    u.king_captures[0] = data[n];
+    u.king_captures[1] = data[n + 1];
     u.crowned = data[n + 2];
     u.prev_quiet = data[n + 3];
     u.prev_status = data[n + 4];
     if (u.path.count < 2 || !path_ok(&u.path) || !path_ok(&u.prev_last) || u.crowned > 1 ||
-        u.prev_status != KD_CK_IN_PROGRESS || u.prev_quiet >= KD_CK_DRAW_PLIES || u.king_captures >= 1u << 12)
+        u.prev_status != KD_CK_IN_PROGRESS || u.prev_quiet >= KD_CK_DRAW_PLIES || kings_taken(&u) >= 1u << 12)
         return KD_ERR_DECODE;
     *undo = u;
     return KD_OK;

@@ -110,11 +110,12 @@ typedef struct {
 /* What one move changed, all rollback needs: the squares visited (the
  * jumped pieces stood between them), which captured pieces were kings,
  * whether the mover was crowned, the last move, quiet plies and status
- * before it. */
+ * before it. Bytes only (alignment 1): the engine's tools keep undo
+ * records in rows of undo_size bytes. */
 typedef struct {
-    uint16_t king_captures; /* bit i: the piece the i-th jump took was a king */
     kd_ck_path path;
     kd_ck_path prev_last;
+    uint8_t king_captures[2]; /* big-endian u16: bit i set when the i-th jump took a king */
     uint8_t crowned;
     uint8_t prev_quiet;
     uint8_t prev_status;

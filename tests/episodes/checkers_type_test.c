@@ -187,13 +187,15 @@ Test(ck_type, view_json_carries_the_state_text_and_the_move_rules)
     kd_buf v;
     kd_buf_init(&v);
     view_of(&s, &v);
-    expect_json(T->view_json(v.data, v.len),
+    json_t *start_view = T->view_json(v.data, v.len);
+    expect_json(start_view,
                 "{\"state_text\": \"" CK_START_TEXT "\", \"board\": [\".w.w.w.w\", \"w.w.w.w.\", \".w.w.w.w\", "
                 "\"........\", \"........\", \"b.b.b.b.\", \".b.b.b.b\", \"b.b.b.b.\"], \"board_rows\": "
                 "\"rank8_to_rank1\", \"turn\": \"w\", \"current\": \"white\", \"status\": \"in_progress\", "
                 "\"move_count\": 0, \"pieces\": {\"white_men\": 12, \"white_kings\": 0, \"black_men\": 12, "
                 "\"black_kings\": 0}, \"draw_counter\": 0, \"draw_at\": 80, \"last_move\": null, \"move_rules\": "
                 "{\"must_capture\": false, \"forced_captures\": []}}");
+    json_decref(start_view);
     CK_PLAY(&s, "b6a5", "c3b4");
     view_of(&s, &v);
     json_t *j = T->view_json(v.data, v.len);
@@ -392,7 +394,9 @@ Test(ck_type, random_commands_legal_and_illegal)
                              "an illegal command is refused by a rule");
                 cr_expect(is_rule_code(rej.code), "%s", rej.code);
                 cr_expect_eq(memcmp(&t, &s, sizeof s), 0);
-                cr_assert_not_null(T->command_to_json(cmd.data, cmd.len), "it has a notation");
+                json_t *j = T->command_to_json(cmd.data, cmd.len);
+                cr_assert_not_null(j, "it has a notation");
+                json_decref(j);
                 for (size_t i = 0; i < n_codes; i++)
                     seen[i] += strcmp(rej.code, T->rule_codes[i].code) == 0;
             }
