@@ -11,7 +11,7 @@
 #define WIN 100000
 #define INF 1000000
 #define MAX_DEPTH 9
-#define DEFAULT_DEPTH 6
+#define DEFAULT_DEPTH 8
 #define MAN 100
 #define KING 150
 
