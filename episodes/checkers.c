@@ -348,6 +348,23 @@ static unsigned pieces_of(const uint8_t board[KD_CK_SQUARES], int side)
 /* The kings among the captured pieces of `u`, bit i the i-th jump's. */
 static unsigned kings_taken(const kd_ck_undo *u) { return (unsigned)u->king_captures[0] << 8 | u->king_captures[1]; }
 
+/*
+ * Rollback trusts nothing it reads from disk: a record is taken only when
+ * it can be the last move's, so a stray or corrupted record leaves the
+ * state untouched instead of producing one that no game reaches.
+ *
+ *   the record's path     == state.last (the move being undone)
+ *   its last square        holds a piece of the side that moved; crowned
+ *                          only with a king on its crowning rank
+ *   its first square       empty (unless the jumps came back to it)
+ *   each jumped square     empty, to receive a man or a king of the side to
+ *                          move now, as king_captures says (no bit past the
+ *                          jumps, 12 pieces a side at most)
+ *   quiet plies            state.quiet is prev_quiet + 1 for a king's
+ *                          step, else 0
+ *   the previous last move ends on a piece of the side to move now, and is
+ *                          empty exactly when this was the first move
+ */
 kd_err kd_ck_rollback(kd_ck_state *state, const kd_ck_undo *undo)
 {
     const kd_ck_path *p = &undo->path;

@@ -18,7 +18,18 @@
  *
  * Coordinates: squares 0..63 from a1, index (rank - 1) * 8 + (file - 1):
  * a1 = 0, b2 = 9, h8 = 63. Board codes: 0 empty, 1 white man, 2 white
- * king, 3 black man, 4 black king.
+ * king, 3 black man, 4 black king. The start, as the state text and the
+ * boards draw it (light squares blank):
+ *
+ *       a b c d e f g h
+ *     8   w   w   w   w      white: 12 men on ranks 6-8, moving down
+ *     7 w   w   w   w
+ *     6   w   w   w   w      b6 = 41, d6 = 43 ...
+ *     5 .   .   .   .
+ *     4   .   .   .   .
+ *     3 b   b   b   b        black: 12 men on ranks 1-3, moving up
+ *     2   b   b   b   b
+ *     1 b   b   b   b        a1 = 0, c1 = 2 ...
  *
  * Notation (games-mcp): the squares the moving piece visits, "b6a5",
  * "b6d4f2". State text (games-mcp): "<rank8>/<rank7>/.../<rank1> <turn>",
