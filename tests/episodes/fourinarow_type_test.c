@@ -153,10 +153,11 @@ Test(fiar_type, status_view_json_and_strategy_context)
     kd_buf v;
     kd_buf_init(&v);
     view_of(&s, &v);
-    expect_json(T->view_json(v.data, v.len),
-                "{\"board\": [[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],"
-                "[0,0,1,2,0,0,0],[0,0,2,1,1,0,0]], \"board_rows\": \"top_to_bottom\", \"current\": \"yellow\","
-                " \"status\": \"in_progress\", \"move_count\": 9, \"last_column\": 2}");
+    json_t *view = T->view_json(v.data, v.len);
+    expect_json(view, "{\"board\": [[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],"
+                      "[0,0,1,2,0,0,0],[0,0,2,1,1,0,0]], \"board_rows\": \"top_to_bottom\", \"current\": \"yellow\","
+                      " \"status\": \"in_progress\", \"move_count\": 9, \"last_column\": 2}");
+    json_decref(view);
     json_t *ctx = T->strategy_context(v.data, v.len);
     cr_assert_not_null(ctx);
     expect_json(json_object_get(ctx, "legal_columns"), "[0, 1, 3, 4, 5, 6]");
