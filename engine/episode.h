@@ -11,7 +11,9 @@
  *
  * States and undo records live in caller-provided storage of state_size /
  * undo_size bytes (plain structs, no pointers), which lets the engine keep a
- * block's working set without allocation per move.
+ * block's working set without allocation per move. That storage is aligned
+ * for any type: a caller keeping records in rows spaces them
+ * kd_record_stride(size) bytes apart.
  */
 #ifndef KD_ENGINE_EPISODE_H
 #define KD_ENGINE_EPISODE_H
@@ -23,6 +25,16 @@
 #include "engine/err.h"
 
 #define KD_HASH_LEN 32
+/* The alignment of every state and undo record a caller provides. */
+#define KD_RECORD_ALIGN _Alignof(max_align_t)
+
+/* The distance between records of `size` bytes kept in one row of storage,
+ * so each stays aligned to KD_RECORD_ALIGN. */
+static inline size_t kd_record_stride(size_t size)
+{
+    return (size + KD_RECORD_ALIGN - 1) / KD_RECORD_ALIGN * KD_RECORD_ALIGN;
+}
+
 #define KD_PUBKEY_LEN 33
 #define KD_MAX_PARTICIPANTS 8
 #define KD_TYPE_NAME_MAX 32

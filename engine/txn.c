@@ -128,12 +128,13 @@ kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, 
  * copies for the listener); returns their offset, stable across growth. */
 kd_err kd_txn_arena_reserve(kd_txn *c, size_t size, size_t *off)
 {
-    kd_err err = kd_buf_reserve(&c->arena, size);
+    size_t start = kd_record_stride(c->arena.len); /* the buffer's start is malloc-aligned */
+    kd_err err = kd_buf_reserve(&c->arena, start - c->arena.len + size);
     if (err)
         return err;
-    *off = c->arena.len;
-    memset(c->arena.data + *off, 0, size);
-    c->arena.len += size;
+    *off = start;
+    memset(c->arena.data + c->arena.len, 0, start - c->arena.len + size);
+    c->arena.len = start + size;
     return KD_OK;
 }
 

@@ -132,7 +132,8 @@ kd_err kd_txn_del(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const char
 /* Records an event for the listener / an effect for the block record. */
 kd_err kd_txn_add_event(kd_txn *c, kd_event_kind kind, uint32_t id, kd_txn_event **out) KD_WARN_UNUSED;
 kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, uint64_t depth) KD_WARN_UNUSED;
-/* Reserves `size` zeroed bytes in the arena; the offset stays valid. */
+/* Reserves `size` zeroed bytes in the arena at an offset aligned to
+ * KD_RECORD_ALIGN (an undo record may be any struct); the offset stays valid. */
 kd_err kd_txn_arena_reserve(kd_txn *c, size_t size, size_t *off) KD_WARN_UNUSED;
 
 /* The working set: find (NULL when absent), add a new episode, or get one

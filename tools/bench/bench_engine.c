@@ -134,7 +134,7 @@ static kd_err make_workload(const kd_bench_ctx *b_ctx, size_t n_blocks, uint32_t
     kd_wire_tx *txs = calloc(MOVES_PER_BLOCK + EPISODES, sizeof *txs);
     kd_buf *payloads = calloc(MOVES_PER_BLOCK + EPISODES, sizeof *payloads);
     bench_ep eps[EPISODES] = {{0}};
-    uint8_t *states = calloc(EPISODES, ops->state_size);
+    uint8_t *states = calloc(EPISODES, kd_record_stride(ops->state_size));
     void *undo = calloc(1, ops->undo_size ? ops->undo_size : 1);
     kd_buf params, cmd;
     kd_buf_init(&params);
@@ -145,7 +145,7 @@ static kd_err make_workload(const kd_bench_ctx *b_ctx, size_t n_blocks, uint32_t
         goto done;
     }
     for (size_t e = 0; e < EPISODES; e++)
-        eps[e].state = states + e * ops->state_size;
+        eps[e].state = states + e * kd_record_stride(ops->state_size);
     uint64_t rng = 0x9E3779B97F4A7C15ULL ^ id_base;
     uint32_t next_id = id_base;
     char why[KD_REJECT_DETAIL_MAX];

@@ -23,8 +23,8 @@ typedef struct {
     const kd_episode_type *type;
     kd_perft_signers *signers;
     void *state;
-    unsigned char *saved;  /* depth rows of state_size bytes */
-    unsigned char *undo;   /* depth rows of undo_size bytes */
+    unsigned char *saved;  /* depth rows of state_size bytes, kd_record_stride apart */
+    unsigned char *undo;   /* depth rows of undo_size bytes, kd_record_stride apart */
     kd_legal_moves *moves; /* depth lists */
     const kd_legal_move *path[KD_PERFT_MAX_DEPTH];
     kd_perft_divide_fn divide;
@@ -178,8 +178,8 @@ static kd_err count(walk *w, unsigned ply, unsigned depth, uint64_t *nodes)
             return err;
         bounds[seat + 1 - first] = moves->count;
     }
-    unsigned char *saved = w->saved + (size_t)ply * ops->state_size;
-    void *undo = w->undo + (size_t)ply * ops->undo_size;
+    unsigned char *saved = w->saved + (size_t)ply * kd_record_stride(ops->state_size);
+    void *undo = w->undo + (size_t)ply * kd_record_stride(ops->undo_size);
     memcpy(saved, w->state, ops->state_size);
     for (size_t i = 0; i < moves->count; i++) {
         const kd_legal_move *m = &moves->moves[i];
@@ -228,8 +228,8 @@ kd_err kd_perft_count(const kd_episode_type *type, kd_perft_signers *signers, vo
               .why = why,
               .why_len = why_len};
     kd_err err = KD_ERR_NOMEM;
-    w.saved = calloc(rows, ops->state_size);
-    w.undo = calloc(rows, ops->undo_size ? ops->undo_size : 1);
+    w.saved = calloc(rows, kd_record_stride(ops->state_size));
+    w.undo = calloc(rows, kd_record_stride(ops->undo_size ? ops->undo_size : 1));
     w.moves = calloc(rows, sizeof *w.moves);
     if (!w.saved || !w.undo || !w.moves) {
         kd_reject_write(why, why_len, "out of memory");
