@@ -76,4 +76,22 @@ expect_usage "need --type" --only perft --peer true
 expect_usage "--peer-target needs --peer" --only perft --type fourinarow --peer-target 3
 expect_usage "engine, mcp or perft" --only games
 expect_usage "1 to 64" --only perft --perft-depth 65
+# The chess.js peer (tools/bench/peers/chessjs_perft.mjs) speaks the protocol:
+# the published counts from the start and from a FEN in the params, errors
+# on bad input. Skipped when node or chess.js (npm ci in tests/client) is missing.
+peer=${KD_SOURCE_DIR:-$(dirname "$0")/../..}/tools/bench/peers/chessjs_perft.mjs
+client=${KD_SOURCE_DIR:-$(dirname "$0")/../..}/tests/client
+if command -v node >/dev/null && [[ -f $client/node_modules/chess.js/package.json ]]; then
+  out=$(KDAPP_PERFT_DEPTH=3 node "$peer")
+  [[ $out =~ ^nodes\ 8902\ seconds\ [0-9.]+$ ]] || fail "chess.js start depth 3: $out"
+  kiwipete='{"fen": "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"}'
+  out=$(KDAPP_PERFT_DEPTH=2 KDAPP_PERFT_PARAMS=$kiwipete node "$peer")
+  [[ $out == "nodes 2039 seconds "* ]] || fail "chess.js kiwipete depth 2: $out"
+  out=$(node "$peer" 0 '{}')
+  [[ $out == "nodes 1 seconds "* ]] || fail "chess.js depth 0: $out"
+  set +e; err=$(node "$peer" 1 '{"fen": "not a fen"}' 2>&1); rc=$?; set -e
+  [[ $rc == 2 && $err == *"the FEN is not valid"* ]] || fail "chess.js bad FEN: $rc $err"
+else
+  echo "skipped the chess.js peer: node or tests/client/node_modules/chess.js is missing"
+fi
 echo "bench perft ok"
