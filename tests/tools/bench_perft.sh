@@ -63,7 +63,7 @@ expect_fail() {
   [[ $rc == 1 ]] || fail "bench $* exited $rc"
   [[ $err == *"$want"* ]] || fail "bench $*: '$err' lacks '$want'"
 }
-expect_fail "MISMATCH: perft fourinarow depth 5: kdapp-c counts 16807 nodes, the peer 16806" \
+expect_fail "perft fourinarow: MISMATCH at depth 5: kdapp-c counts 16807 nodes, the peer 16806" \
   --perft-depth 5 --peer "WRONG=16806 $T/peer.sh"
 expect_fail "exited with status 5" --perft-depth 3 --peer "$T/peer.sh"
 expect_fail "printed no line 'nodes N seconds S'" --perft-depth 3 --peer 'echo 27 nodes'

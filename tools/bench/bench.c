@@ -206,11 +206,13 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
     if (!only || strcmp(only, "mcp") == 0)
         missed += kd_bench_mcp(&b);
     kd_err err = KD_OK;
+    char why[1200] = "";
     if (!only || strcmp(only, "perft") == 0)
-        err = kd_bench_perft(&b, &missed);
+        err = kd_bench_perft(&b, &missed, why, sizeof why);
     json_decref(params_json);
     if (err) {
-        fprintf(b.out, "\nperft failed (%s)\n", kd_err_str(err));
+        fprintf(b.out, "\n%s\n", why);
+        fprintf(stderr, "kdapp bench: %s\n", why);
         return KD_EXIT_FAIL;
     }
     fprintf(b.out, "\n%d target%s missed\n", missed, missed == 1 ? "" : "s");

@@ -67,12 +67,12 @@ int kd_bench_mcp(const kd_bench_ctx *b);
 /*
  * perft nodes/s of b->type (when b->type_given or b->params) or of each
  * registered type, and against b->peer when set; adds the missed peer
- * target to *missed. Errors (said on stderr): the type's from kd_perft_start
+ * target to *missed. Errors, with a sentence in `why`: the type's from kd_perft_start
  * and kd_perft_count; with a peer, KD_ERR_INTERNAL (its count differs from
  * ours), KD_ERR_IO (it could not run or exited non-zero), KD_ERR_PARSE (it
  * printed no result line); KD_ERR_NOMEM. Runs child processes.
  */
-kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed) KD_WARN_UNUSED;
+kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* `kdapp bench`: argv with argv[0] = "bench"; returns the exit code. */
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv);

@@ -228,9 +228,9 @@ static kd_err bench_type(const kd_bench_ctx *b, const kd_episode_type *type, con
             err = peer_run(b, type, depth, params, &peer_nodes, &theirs[r], why, why_len);
         if (!err && b->peer && peer_nodes != nodes) {
             kd_reject_write(why, why_len,
-                            "MISMATCH: perft %s depth %u: kdapp-c counts %llu nodes, the peer %llu: the two move "
+                            "MISMATCH at depth %u: kdapp-c counts %llu nodes, the peer %llu: the two move "
                             "generators disagree",
-                            type->ops->type_name, depth, (unsigned long long)nodes, (unsigned long long)peer_nodes);
+                            depth, (unsigned long long)nodes, (unsigned long long)peer_nodes);
             err = KD_ERR_INTERNAL;
         }
     }
@@ -260,18 +260,18 @@ done:
     return err;
 }
 
-kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed)
+kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed, char *why, size_t why_len)
 {
     char *params = b->params ? json_dumps(b->params, JSON_COMPACT) : NULL;
     kd_err err = b->params && !params ? KD_ERR_NOMEM : KD_OK;
-    char why[1024] = "";
+    char detail[1024] = "";
     /* One type when chosen (or given params, which belong to one type); else each registered type. */
     int one = b->type_given || b->params;
     for (size_t i = 0; !err && i < (one ? 1 : b->types->count); i++) {
         const kd_episode_type *type = one ? b->type : b->types->entries[i].type;
-        err = bench_type(b, type, params, missed, why, sizeof why);
+        err = bench_type(b, type, params, missed, detail, sizeof detail);
         if (err)
-            fprintf(stderr, "kdapp bench: perft %s: %s\n", type->ops->type_name, why[0] ? why : kd_err_str(err));
+            kd_reject_write(why, why_len, "perft %s: %s", type->ops->type_name, detail[0] ? detail : kd_err_str(err));
     }
     fflush(b->out);
     free(params);
