@@ -9,7 +9,7 @@ set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$(mktemp -d "${KD_TEST_TMP:-/tmp}/bench-perft.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS
+unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_PERFT_TYPE KDAPP_PERFT_DEPTH KDAPP_PERFT_PARAMS
 
 # Each registered type, its depth grown until a count takes about 0.2 s.
 out=$("$KDAPP" bench --only perft --quick --repeats 1)

@@ -129,17 +129,56 @@ static int parse_peer_line(const char *line, uint64_t *nodes, double *secs)
     return 0;
 }
 
-/* The child's side: the protocol's environment, then /bin/sh -c. */
-static void peer_exec(const kd_bench_ctx *b, const kd_episode_type *type, unsigned depth, const char *params, int out)
+extern char **environ;
+
+/* The peer's environment, made before the fork (the child only execs):
+ * this process's, with the protocol's variables set or removed. */
+typedef struct {
+    char **vars;  /* NULL-terminated: entries of environ, then own[] */
+    char *own[3]; /* "KDAPP_PERFT_TYPE=...", "..._DEPTH=...", "..._PARAMS=..." (or NULL) */
+} peer_env;
+
+static void peer_env_fini(peer_env *e)
 {
+    for (size_t i = 0; i < 3; i++)
+        free(e->own[i]);
+    free(e->vars);
+    memset(e, 0, sizeof *e);
+}
+
+static char *env_entry(const char *name, const char *value)
+{
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *entry = malloc(len);
+    if (entry)
+        snprintf(entry, len, "%s=%s", name, value);
+    return entry;
+}
+
+/* Errors: KD_ERR_NOMEM. */
+static kd_err peer_env_init(peer_env *e, const char *type_name, unsigned depth, const char *params)
+{
+    memset(e, 0, sizeof *e);
     char depth_text[16];
     snprintf(depth_text, sizeof depth_text, "%u", depth);
-    if (dup2(out, STDOUT_FILENO) < 0 || setenv("KDAPP_PERFT_TYPE", type->ops->type_name, 1) ||
-        setenv("KDAPP_PERFT_DEPTH", depth_text, 1) ||
-        (params ? setenv("KDAPP_PERFT_PARAMS", params, 1) : unsetenv("KDAPP_PERFT_PARAMS")))
-        _exit(127);
-    execl("/bin/sh", "sh", "-c", b->peer, (char *)NULL);
-    _exit(127);
+    size_t n = 0, k = 0;
+    while (environ && environ[n])
+        n++;
+    e->own[0] = env_entry("KDAPP_PERFT_TYPE", type_name);
+    e->own[1] = env_entry("KDAPP_PERFT_DEPTH", depth_text);
+    e->own[2] = params ? env_entry("KDAPP_PERFT_PARAMS", params) : NULL;
+    e->vars = calloc(n + 4, sizeof *e->vars);
+    if (!e->own[0] || !e->own[1] || (params && !e->own[2]) || !e->vars) {
+        peer_env_fini(e);
+        return KD_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "KDAPP_PERFT_", 12) != 0)
+            e->vars[k++] = environ[i];
+    for (size_t i = 0; i < 3; i++)
+        if (e->own[i])
+            e->vars[k++] = e->own[i];
+    return KD_OK;
 }
 
 /*
@@ -151,17 +190,24 @@ static kd_err peer_run(const kd_bench_ctx *b, const kd_episode_type *type, unsig
                        uint64_t *nodes, double *secs, char *why, size_t why_len)
 {
     int fds[2];
+    peer_env env;
+    if (peer_env_init(&env, type->ops->type_name, depth, params) != KD_OK)
+        return KD_ERR_NOMEM;
     if (pipe(fds) != 0) {
         kd_reject_write(why, why_len, "--peer: pipe: %s", strerror(errno));
+        peer_env_fini(&env);
         return KD_ERR_IO;
     }
     fflush(b->out);
     pid_t pid = fork();
-    if (pid == 0) {
+    if (pid == 0) { /* the child: stdout into the pipe, then /bin/sh -c */
         close(fds[0]);
-        peer_exec(b, type, depth, params, fds[1]);
+        if (dup2(fds[1], STDOUT_FILENO) >= 0)
+            execle("/bin/sh", "sh", "-c", b->peer, (char *)NULL, env.vars);
+        _exit(127);
     }
     close(fds[1]);
+    peer_env_fini(&env);
     if (pid < 0) {
         close(fds[0]);
         kd_reject_write(why, why_len, "--peer: fork: %s", strerror(errno));
