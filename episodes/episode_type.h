@@ -198,8 +198,8 @@ typedef struct kd_episode_type {
      * `tiebreak`. Errors: KD_ERR_NO_MOVE (no legal move), KD_ERR_NOMEM. */
     kd_err (*bot_command)(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
     /* The deepest bot_command searches: a deeper `depth` searches this
-     * deep (a timed search of `kdapp play` deepens no further); 0: no
-     * limit. */
+     * deep, so `kdapp play`'s search player asks no deeper (and a timed
+     * search stops deepening there); 0: no limit. */
     unsigned bot_max_depth;
     /* Optional (NULL: the boards say it all): what changed from state
      * `from` to state `to` of one episode that a board alone does not say,

@@ -188,6 +188,9 @@ Test(search_budget, deepens_while_the_next_iteration_fits)
     costly_init(&capped, 2);
     d = costly_move(&capped, "search:ms=400", 0, 0, &ms, &st);
     cr_expect_eq(d, 2);
+    d = costly_move(&capped, "search:depth=9", 0, 0, &ms, &st); /* a fixed depth past it: the bot's deepest */
+    cr_expect_eq(d, 2);
+    cr_expect_eq(st.depth_max, 2);
     kd_legal_moves_fini(&capped.legal);
     /* plain "search" takes the command's budget; a spec's own options replace it */
     d = costly_move(&c, "search", 0, 50, &ms, &st);

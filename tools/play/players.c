@@ -96,9 +96,10 @@ static kd_err search_move(const builtin *b, const kd_play_turn *turn, kd_buf *cm
 {
     uint64_t tiebreak = kd_play_rng_next(b->rng), start = now_us(), budget = (uint64_t)b->budget.think_ms * 1000u;
     uint64_t last = 0, prev = 0;
-    unsigned first = b->budget.think_ms ? 1 : b->budget.depth, cap = b->budget.depth;
-    if (b->budget.think_ms && turn->type->bot_max_depth && cap > turn->type->bot_max_depth)
+    unsigned cap = b->budget.depth;
+    if (turn->type->bot_max_depth && cap > turn->type->bot_max_depth)
         cap = turn->type->bot_max_depth; /* deeper asks search no deeper */
+    unsigned first = b->budget.think_ms ? 1 : cap;
     kd_err err = KD_OK;
     for (unsigned d = first; d <= cap; d++) {
         if (d > first && !kd_search_next_fits(budget, now_us() - start, last, prev))

@@ -12,8 +12,9 @@
  *            A time budget deepens in the tool, not in the type's bot (which
  *            stays clock-free): depths 1, 2, ... while the time spent plus
  *            the next iteration's predicted time fits, keeping the deepest
- *            completed answer (depth 1 always completes), no deeper than
- *            the type's bot_max_depth when it has one. A timed game
+ *            completed answer (depth 1 always completes). Either way no
+ *            deeper than the type's bot_max_depth when it has one (what
+ *            its bot would search anyway). A timed game
  *            replays exactly only where the same depths are reached.
  *   llm:URL  an OpenAI-compatible chat-completions endpoint (player_llm.c):
  *            the gateway's kdapp_turn prompt, the reply parsed as the type's
