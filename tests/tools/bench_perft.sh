@@ -93,6 +93,17 @@ if command -v node >/dev/null && [[ -f $client/node_modules/chess.js/package.jso
   [[ $out == "nodes 1 seconds "* ]] || fail "chess.js depth 0: $out"
   set +e; err=$(node "$peer" 1 '{"fen": "not a fen"}' 2>&1); rc=$?; set -e
   [[ $rc == 2 && $err == *"the FEN is not valid"* ]] || fail "chess.js bad FEN: $rc $err"
+  # When this kdapp has a chess type: its counts against chess.js's through
+  # the bench (from the start and from Kiwipete, shallow: the agreement,
+  # not the speed; tools/scripts/bench_chess.sh measures that).
+  if "$KDAPP" perft chess --depth 0 >/dev/null 2>&1; then
+    out=$("$KDAPP" bench --only perft --type chess --perft-depth 3 --repeats 1 --peer "node '$peer'")
+    grep -q '^perft chess from the start position, depth 3: 8902 nodes' <<<"$out" || fail "chess vs chess.js: $out"
+    out=$("$KDAPP" bench --only perft --type chess --params "$kiwipete" --perft-depth 2 --repeats 1 --peer "node '$peer'")
+    grep -q ', depth 2: 2039 nodes' <<<"$out" || fail "chess vs chess.js, Kiwipete: $out"
+  else
+    echo "no chess type in this kdapp: its comparison with chess.js skipped"
+  fi
 else
   echo "skipped the chess.js peer: node or tests/client/node_modules/chess.js is missing"
 fi
