@@ -40,7 +40,7 @@
 
 #define GROW_TARGET_S 0.5
 #define QUICK_TARGET_S 0.2
-#define GROW_MAX_S 4.0
+#define GROW_MAX_S 2.0
 #define GROW_MAX_DEPTH 24u
 #define PEER_OUTPUT_MAX (64u * 1024u)
 
