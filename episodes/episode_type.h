@@ -197,6 +197,10 @@ typedef struct kd_episode_type {
      * move, searched `depth` plies where the type searches; ties broken by
      * `tiebreak`. Errors: KD_ERR_NO_MOVE (no legal move), KD_ERR_NOMEM. */
     kd_err (*bot_command)(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
+    /* The deepest bot_command searches: a deeper `depth` searches this
+     * deep, so `kdapp play`'s search player asks no deeper (and a timed
+     * search stops deepening there); 0: no limit. */
+    unsigned bot_max_depth;
     /* Optional (NULL: the boards say it all): what changed from state
      * `from` to state `to` of one episode that a board alone does not say,
      * for people, one sentence a line, each ending in '\n', appended to

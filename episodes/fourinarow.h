@@ -144,10 +144,12 @@ size_t kd_fiar_command_pack(uint32_t column, uint8_t out[KD_FIAR_COMMAND_MAX]);
 kd_err kd_fiar_params_decode(const uint8_t *data, size_t len, kd_reject *rej) KD_WARN_UNUSED;
 
 /* fourinarow_bot.c: the bot_command of the type table — negamax with
- * alpha-beta, centre columns first, `depth` plies (0: 5; more than 7: 7);
+ * alpha-beta, centre columns first, `depth` plies (0: 5; more than
+ * KD_FIAR_BOT_MAX_DEPTH: that many);
  * among equally good columns the `tiebreak`-th. An immediate win is
  * always taken and, from depth 2, an immediate loss blocked when it can be.
  * Errors: KD_ERR_NO_MOVE (the game is over), KD_ERR_NOMEM. */
 kd_err kd_fiar_bot_command(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out) KD_WARN_UNUSED;
+#define KD_FIAR_BOT_MAX_DEPTH 7u
 
 #endif

@@ -9,7 +9,7 @@
 
 #define WIN 100000
 #define INF 1000000
-#define MAX_DEPTH 7
+#define MAX_DEPTH KD_FIAR_BOT_MAX_DEPTH
 #define DEFAULT_DEPTH 5
 
 static const int order[KD_FIAR_COLS] = {3, 2, 4, 1, 5, 0, 6};

@@ -361,4 +361,5 @@ const kd_episode_type kd_fourinarow_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .bot_command = kd_fiar_bot_command,
+    .bot_max_depth = KD_FIAR_BOT_MAX_DEPTH,
 };

@@ -254,5 +254,6 @@ const kd_episode_type kd_tictactoe_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .bot_command = bot_command,
+    .bot_max_depth = KD_SEARCH_MAX_DEPTH,
     .describe_change = kd_ttt_describe_change,
 };

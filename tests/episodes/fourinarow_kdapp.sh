@@ -40,8 +40,18 @@ grep -q ' 0 1 2 3 4 5 6' <<<"$text" || fail "show draws the board with column la
 "$KDAPP" sim --type fourinarow --steps 300 --seed 1 >"$T/sim.out" || fail "sim: $(tail -5 "$T/sim.out")"
 grep -q 'mismatches *0' "$T/sim.out" || fail "sim mismatches: $(cat "$T/sim.out")"
 
-# --- a search player against a random one through the MCP gateway
-"$KDAPP" play --data "$T/play" --type fourinarow --seat red=search --seat yellow=random --seed 2 --quiet \
+# --- a search player against a random one through the MCP gateway, the
+# type named as people write it, the seats by their names; then a timed
+# search (iterative deepening within 300 ms a move, no deeper than the
+# bot's 7 plies) against a fixed-depth one
+"$KDAPP" play --data "$T/play" --type four-in-a-row --seat red=search --seat yellow=random --seed 2 --quiet \
   >"$T/play.out" || fail "play: $(cat "$T/play.out")"
 grep -Eq 'red|yellow|draw' "$T/play.out" || fail "play names the result: $(cat "$T/play.out")"
+grep -Eq '^  red +search .*searched 4\.\.4 plies' "$T/play.out" || fail "play: red searched 4 plies: $(cat "$T/play.out")"
+"$KDAPP" play --data "$T/play" --type Four_In_A_Row --seat yellow=search:depth=2 --seat red=search:ms=300 --seed 4 \
+  --quiet >"$T/timed.out" || fail "timed play: $(cat "$T/timed.out")"
+grep -Eq '^  red +search:ms=300 .*searched [1-7]\.\.[1-7] plies, at most [0-9]+ ms a move$' "$T/timed.out" ||
+  fail "timed play: red's depths: $(cat "$T/timed.out")"
+grep -Eq '^  yellow +search:depth=2 .*searched 2\.\.2 plies' "$T/timed.out" ||
+  fail "timed play: yellow's depth: $(cat "$T/timed.out")"
 echo "fourinarow end to end: ok"

@@ -24,6 +24,13 @@ for pair in 1:12 2:113 3:810 4:4338; do
 done
 out=$("$KDAPP" perft nim --params '{"heaps": [1, 2]}' --depth 4)
 grep -qw 0 <<<"$out" || fail "perft [1,2] depth 4: want 0 (games end), got: $out"
+# `kdapp bench --only perft` through the table: from [1,2] every game ends
+# by depth 3 (3, 5, 3 sequences), so the grown depth stops there; and a
+# peer that agrees.
+out=$("$KDAPP" bench --only perft --type nim --params '{"heaps": [1, 2]}' --repeats 1 \
+  --peer '[ "$KDAPP_PERFT_TYPE:$KDAPP_PERFT_DEPTH" = nim:3 ] && echo nodes 3 seconds 1')
+grep -q '^perft nim from {"heaps":\[1,2\]}, depth 3: 3 nodes' <<<"$out" || fail "bench perft nim: $out"
+grep -q '^  ratio ours/peer' <<<"$out" || fail "bench perft nim ratio: $out"
 
 # --- a block script in the generic forms
 cat >"$T/nim.jsonl" <<'JSONL'

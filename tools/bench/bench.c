@@ -9,6 +9,7 @@
 
 #include "tools/common/cli.h"
 #include "tools/common/options.h"
+#include "tools/sim/perft.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -85,14 +86,20 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 }
 
 static const char bench_usage[] =
-    "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp] [--dir DIR]\n"
-    "                   [--type T] [--params JSON]\n"
+    "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp|perft] [--dir DIR]\n"
+    "                   [--type T] [--params JSON] [--perft-depth N] [--peer CMD [--peer-target R]]\n"
     "  --type/--params: the episodes of the engine scenarios (default: the first registered\n"
-    "  type with the engine defaults of the environment)\n";
+    "  type with the engine defaults of the environment) and the start position of perft\n"
+    "  (default: each registered type from its start)\n"
+    "  --perft-depth N: perft to depth N [grown until a count takes about half a second]\n"
+    "  --peer CMD: compare perft with another program's (needs --type); CMD runs under\n"
+    "  /bin/sh -c with KDAPP_PERFT_TYPE, KDAPP_PERFT_DEPTH and KDAPP_PERFT_PARAMS (the\n"
+    "  --params JSON) in its environment and prints 'nodes N seconds S'; a different N fails\n"
+    "  --peer-target R: the ratio of nodes/s ours/peer to reach (met or SHORT)\n";
 
 static int parse_only(const char *text, void *value)
 {
-    if (strcmp(text, "engine") != 0 && strcmp(text, "mcp") != 0)
+    if (strcmp(text, "engine") != 0 && strcmp(text, "mcp") != 0 && strcmp(text, "perft") != 0)
         return -1;
     *(const char **)value = text;
     return 0;
@@ -119,15 +126,38 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          .max = 24 * 60,
          .use = "minutes, 1 to 1440"},
         {.name = "dir", .kind = KD_OPT_STRING, .value = &b.work_dir},
-        {.name = "only", .kind = KD_OPT_CUSTOM, .value = &only, .parse = parse_only, .use = "engine or mcp"},
+        {.name = "only", .kind = KD_OPT_CUSTOM, .value = &only, .parse = parse_only, .use = "engine, mcp or perft"},
         {.name = "type", .kind = KD_OPT_STRING, .value = &type},
         {.name = "params", .kind = KD_OPT_STRING, .value = &params},
+        {.name = "perft-depth",
+         .kind = KD_OPT_UINT,
+         .value = &b.perft_depth,
+         .size = sizeof b.perft_depth,
+         .min = 1,
+         .max = KD_PERFT_MAX_DEPTH,
+         .use = "1 to 64"},
+        {.name = "peer", .kind = KD_OPT_STRING, .value = &b.peer},
+        {.name = "peer-target",
+         .kind = KD_OPT_DOUBLE,
+         .value = &b.peer_target,
+         .dmin = 0.001,
+         .dmax = 1e6,
+         .use = "a ratio above 0"},
         {0},
     };
     const kd_usage u = {.prog = "kdapp bench", .print = kd_usage_print_text, .ctx = bench_usage};
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
+    if ((b.peer || b.peer_target > 0) && !type) {
+        fprintf(stderr, "kdapp bench: --peer and --peer-target need --type (the type the peer counts)\n");
+        return KD_EXIT_USAGE;
+    }
+    if (b.peer_target > 0 && !b.peer) {
+        fprintf(stderr, "kdapp bench: --peer-target needs --peer (the program to compare with)\n");
+        return KD_EXIT_USAGE;
+    }
+    b.type_given = type != NULL;
     b.type = type ? kd_cli_find_type(cli, type) : cli->types.count ? cli->types.entries[0].type : NULL;
     if (!b.type) {
         fprintf(stderr, "kdapp bench: --type '%s' is not a registered episode type\n", type ? type : "");
@@ -175,7 +205,16 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
         missed += kd_bench_engine(&b);
     if (!only || strcmp(only, "mcp") == 0)
         missed += kd_bench_mcp(&b);
-    fprintf(b.out, "\n%d target%s missed\n", missed, missed == 1 ? "" : "s");
+    kd_err err = KD_OK;
+    char why[1200] = "";
+    if (!only || strcmp(only, "perft") == 0)
+        err = kd_bench_perft(&b, &missed, why, sizeof why);
     json_decref(params_json);
+    if (err) {
+        fprintf(b.out, "\n%s\n", why);
+        fprintf(stderr, "kdapp bench: %s\n", why);
+        return KD_EXIT_FAIL;
+    }
+    fprintf(b.out, "\n%d target%s missed\n", missed, missed == 1 ? "" : "s");
     return KD_EXIT_OK;
 }

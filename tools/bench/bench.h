@@ -6,9 +6,10 @@
  * ratio against the target.
  *
  * bench.c drives the run and formats results; bench_engine.c holds the
- * engine scenarios (ingest, replay, revert, commit latency, sim) and
+ * engine scenarios (ingest, replay, revert, commit latency, sim),
  * bench_mcp.c the gateway scenarios (stdio, HTTP, the TypeScript SDK
- * reference server).
+ * reference server) and bench_perft.c perft through the type table, alone
+ * or against a peer program's perft (its protocol is described there).
  */
 #ifndef KD_TOOLS_BENCH_H
 #define KD_TOOLS_BENCH_H
@@ -31,6 +32,10 @@ typedef struct {
     const kd_type_table *types;  /* the types, configured from the environment */
     const kd_episode_type *type; /* the engine scenarios' episodes (--type; default the first registered) */
     const json_t *params;        /* their params JSON (--params), NULL: the engine defaults */
+    int type_given;              /* --type was given: perft measures that type only (else each type) */
+    unsigned perft_depth;        /* --perft-depth; 0: grown until a count takes about half a second */
+    const char *peer;            /* --peer: a perft command to compare with (bench_perft.c), or NULL */
+    double peer_target;          /* --peer-target: the ratio ours/peer to reach; 0: none */
     FILE *out;
 } kd_bench_ctx;
 
@@ -59,6 +64,15 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 /* Scenario groups; each returns the number of targets missed. */
 int kd_bench_engine(const kd_bench_ctx *b);
 int kd_bench_mcp(const kd_bench_ctx *b);
+/*
+ * perft nodes/s of b->type (when b->type_given or b->params) or of each
+ * registered type, and against b->peer when set; adds the missed peer
+ * target to *missed. Errors, with a sentence in `why`: the type's from kd_perft_start
+ * and kd_perft_count; with a peer, KD_ERR_INTERNAL (its count differs from
+ * ours), KD_ERR_IO (it could not run or exited non-zero), KD_ERR_PARSE (it
+ * printed no result line); KD_ERR_NOMEM. Runs child processes.
+ */
+kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* `kdapp bench`: argv with argv[0] = "bench"; returns the exit code. */
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv);

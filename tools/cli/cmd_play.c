@@ -23,11 +23,14 @@ static void usage(FILE *out, const void *ctx)
     fprintf(
         out,
         "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
-        "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N] [--depth D]\n"
+        "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N]\n"
+        "                  [--depth D] [--think-ms T]\n"
         "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
         "\n"
         "players: random | search (the type's bot) | llm:URL (OpenAI-compatible, e.g.\n"
         "         llm:http://127.0.0.1:1234/v1) | human\n"
+        "         search:depth=N (N plies) | search:ms=T (deepening within T ms a move)\n"
+        "         | search:ms=T:depth=N (no deeper than N); plain search: --depth, --think-ms\n"
         "  --type T        the episode type [the first registered]\n"
         "  --params JSON   its creation params (an object) [the engine defaults]\n"
         "  --cap N         shorthand for --params '{\"cap\": N}'\n"
@@ -36,7 +39,9 @@ static void usage(FILE *out, const void *ctx)
         "  --x, --o        the players of the first and the second seat\n"
         "  --seed S        drives every random choice, so a game replays exactly [random, printed]\n"
         "  --max-moves N   stop after N moves [%u]\n"
-        "  --depth D       search lookahead in plies, 1-64 [%u]\n"
+        "  --depth D       search lookahead in plies, 1-64 [%u]; with --think-ms, the deepest\n"
+        "  --think-ms T    search within T ms a move, 1-600000: depths 1, 2, ... while the next\n"
+        "                  is predicted to fit (the deepest finished answer is played)\n"
         "  --reorg-every K make the devnet reorganise after every K moves, reverting\n"
         "  --reorg-depth D its last D blocks [1]; the rollback is shown, then play goes on\n"
         "  --mcp-url URL   a Streamable HTTP gateway (`kdapp mcp --http ...`) [embedded]\n"
@@ -138,6 +143,13 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
          .min = 1,
          .max = 64,
          .use = "a whole number from 1 to 64"},
+        {.name = "think-ms",
+         .kind = KD_OPT_UINT,
+         .value = &o.think_ms,
+         .size = sizeof o.think_ms,
+         .min = 1,
+         .max = KD_PLAYER_MAX_THINK_MS,
+         .use = "milliseconds a move, 1 to 600000"},
         {.name = "reorg-every",
          .kind = KD_OPT_UINT,
          .value = &o.reorg_every,

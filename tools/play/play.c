@@ -593,8 +593,11 @@ static void print_result(game *g, const char *digest)
         fprintf(out, "stopped at --max-moves %u, game in progress\n", g->moves);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
-        fprintf(out, "  %s %-8s %u moves, %u answers refused, %u random fallbacks\n", seat_name(g, (int)i),
+        fprintf(out, "  %s %-8s %u moves, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
                 kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
+        if (s.depth_max)
+            fprintf(out, ", searched %u..%u plies, at most %u ms a move", s.depth_min, s.depth_max, s.think_ms_max);
+        fputc('\n', out);
     }
     if (g->o->reorg_every)
         fprintf(out, "  reorgs: %u\n", g->res->reorgs);
@@ -623,6 +626,7 @@ static kd_err setup(game *g, char *why, size_t why_len)
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_options po = {.seed = mix(o->seed, (uint64_t)i + 1),
                                 .depth = o->depth,
+                                .think_ms = o->think_ms,
                                 .model = o->model,
                                 .api_key = o->llm_api_key,
                                 .show_prompts = o->show_prompts,

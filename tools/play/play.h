@@ -41,7 +41,8 @@ typedef struct {
     const char *data_dir, *keys_dir;        /* for the embedded gateway */
     uint64_t seed;                          /* every random choice of both players */
     uint32_t max_moves;                     /* [KD_PLAY_DEFAULT_MAX_MOVES] */
-    unsigned depth;                         /* search plies [KD_SEARCH_DEFAULT_DEPTH] */
+    unsigned depth;                         /* search plies, or a timed search's cap (players.h) */
+    uint32_t think_ms;                      /* search time budget per move; 0: a fixed depth */
     uint32_t reorg_every, reorg_depth;      /* 0: no reorgs */
     const char *model;                      /* llm players' model */
     const char *llm_api_key;                /* llm players' bearer token (NULL: none) */

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- rng */
 
@@ -68,8 +69,9 @@ struct kd_player {
 /* random and search share one implementation. */
 typedef struct {
     int search;
-    unsigned depth;
-    kd_play_rng *rng; /* the player's */
+    kd_search_budget budget; /* search: depth (>= 1) and think_ms (0: a fixed depth) */
+    kd_play_rng *rng;        /* the player's */
+    kd_player_stats *stats;  /* the player's */
 } builtin;
 
 /* A uniformly random legal move. Errors: KD_ERR_NO_MOVE (none). */
@@ -79,6 +81,50 @@ static kd_err random_move(const kd_play_turn *turn, kd_play_rng *rng, kd_legal_m
         return KD_ERR_NO_MOVE;
     *move = turn->legal->moves[kd_play_rng_below(rng, (uint32_t)turn->legal->count)];
     return KD_OK;
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The bot's answer within b->budget (players.h), in `cmd`; *reached is the
+ * depth of that answer. Every iteration breaks ties with one value. */
+static kd_err search_move(const builtin *b, const kd_play_turn *turn, kd_buf *cmd, unsigned *reached)
+{
+    uint64_t tiebreak = kd_play_rng_next(b->rng), start = now_us(), budget = (uint64_t)b->budget.think_ms * 1000u;
+    uint64_t last = 0, prev = 0;
+    unsigned cap = b->budget.depth;
+    if (turn->type->bot_max_depth && cap > turn->type->bot_max_depth)
+        cap = turn->type->bot_max_depth; /* deeper asks search no deeper */
+    unsigned first = b->budget.think_ms ? 1 : cap;
+    kd_err err = KD_OK;
+    for (unsigned d = first; d <= cap; d++) {
+        if (d > first && !kd_search_next_fits(budget, now_us() - start, last, prev))
+            break;
+        uint64_t t0 = now_us();
+        cmd->len = 0;
+        if ((err = turn->type->bot_command(turn->state, d, tiebreak, cmd)))
+            break;
+        prev = last;
+        last = now_us() - t0;
+        *reached = d;
+    }
+    return err;
+}
+
+/* Counts a search's depth and time in the player's stats. */
+static void note_search(kd_player_stats *s, unsigned depth, uint64_t took_us)
+{
+    if (!s->depth_min || depth < s->depth_min)
+        s->depth_min = depth;
+    if (depth > s->depth_max)
+        s->depth_max = depth;
+    uint64_t ms = took_us / 1000u;
+    if (ms > s->think_ms_max)
+        s->think_ms_max = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
 }
 
 static kd_err builtin_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
@@ -95,14 +141,78 @@ static kd_err builtin_choose(void *impl, const kd_play_turn *turn, const char *f
     } else {
         kd_buf cmd;
         kd_buf_init(&cmd);
-        err = turn->type->bot_command(turn->state, b->depth, kd_play_rng_next(b->rng), &cmd);
-        if (!err)
+        unsigned reached = 0;
+        uint64_t start = now_us();
+        err = search_move(b, turn, &cmd, &reached);
+        if (!err) {
+            note_search(b->stats, reached, now_us() - start);
             err = kd_play_move_of(turn, cmd.data, cmd.len, move);
+        }
         kd_buf_fini(&cmd);
     }
     if (err)
         kd_reject_write(why, why_len, "no legal move for %s", turn->seat_name);
     return err;
+}
+
+/* ----------------------------------------------------------- search spec */
+
+int kd_search_next_fits(uint64_t budget_us, uint64_t spent_us, uint64_t last_us, uint64_t prev_us)
+{
+    uint64_t growth = prev_us ? last_us / prev_us : 4;
+    if (growth < 2)
+        growth = 2;
+    if (spent_us >= budget_us)
+        return 0;
+    return last_us <= (budget_us - spent_us) / growth;
+}
+
+/* One "NAME=VALUE" option of a search spec into `budget`. */
+static kd_err search_option(const char *opt, size_t len, kd_search_budget *budget, char *why, size_t why_len)
+{
+    const char *eq = memchr(opt, '=', len);
+    size_t name_len = eq ? (size_t)(eq - opt) : len;
+    int is_depth = name_len == 5 && memcmp(opt, "depth", 5) == 0, is_ms = name_len == 2 && memcmp(opt, "ms", 2) == 0;
+    unsigned long long max = is_depth ? KD_PLAYER_MAX_DEPTH : KD_PLAYER_MAX_THINK_MS, v = 0;
+    size_t digits = eq ? len - name_len - 1 : 0;
+    if (!is_depth && !is_ms) {
+        kd_reject_write(why, why_len, "search option '%.*s': use depth=N or ms=T", (int)len, opt);
+        return KD_ERR_INVALID_ARG;
+    }
+    if ((is_depth && budget->depth) || (is_ms && budget->think_ms)) {
+        kd_reject_write(why, why_len, "search option %s given twice", is_depth ? "depth" : "ms");
+        return KD_ERR_INVALID_ARG;
+    }
+    for (size_t i = 0; i < digits && v <= max; i++)
+        v = eq[1 + i] >= '0' && eq[1 + i] <= '9' ? v * 10 + (unsigned)(eq[1 + i] - '0') : max + 1;
+    if (!digits || digits > 9 || v < 1 || v > max) {
+        kd_reject_write(why, why_len, "search option '%.*s': %s must be a whole number from 1 to %llu", (int)len, opt,
+                        is_depth ? "depth (plies)" : "ms (milliseconds a move)", max);
+        return KD_ERR_INVALID_ARG;
+    }
+    if (is_depth)
+        budget->depth = (unsigned)v;
+    else
+        budget->think_ms = (uint32_t)v;
+    return KD_OK;
+}
+
+kd_err kd_search_spec_parse(const char *spec, kd_search_budget *budget, char *why, size_t why_len)
+{
+    memset(budget, 0, sizeof *budget);
+    if (strncmp(spec, "search", 6) != 0 || (spec[6] && spec[6] != ':')) {
+        kd_reject_write(why, why_len, "'%s' is not a search player", spec);
+        return KD_ERR_INVALID_ARG;
+    }
+    for (const char *at = spec + 6; *at;) {
+        const char *opt = at + 1, *end = strchr(opt, ':');
+        size_t len = end ? (size_t)(end - opt) : strlen(opt);
+        kd_err err = search_option(opt, len, budget, why, why_len);
+        if (err)
+            return err;
+        at = opt + len;
+    }
+    return KD_OK;
 }
 
 static void builtin_free(void *impl) { free(impl); }
@@ -122,15 +232,24 @@ kd_err kd_player_alloc(const char *spec, const kd_player_options *o, kd_player *
     }
     kd_play_rng_seed(&p->rng, o->seed);
     kd_err err = KD_OK;
-    if (strcmp(spec, "random") == 0 || strcmp(spec, "search") == 0) {
+    kd_search_budget budget = {0};
+    int search = strncmp(spec, "search", 6) == 0 && (!spec[6] || spec[6] == ':');
+    if (search && (err = kd_search_spec_parse(spec, &budget, why, why_len)))
+        goto fail;
+    if (search && !budget.depth && !budget.think_ms) /* plain "search": the command's options */
+        budget = (kd_search_budget){.depth = o->depth, .think_ms = o->think_ms};
+    if (!budget.depth)
+        budget.depth = budget.think_ms ? KD_PLAYER_MAX_DEPTH : KD_SEARCH_DEFAULT_DEPTH;
+    if (search || strcmp(spec, "random") == 0) {
         builtin *b = calloc(1, sizeof *b);
         if (!b) {
             err = KD_ERR_NOMEM;
             goto fail;
         }
-        b->search = spec[0] == 's';
-        b->depth = o->depth ? o->depth : KD_SEARCH_DEFAULT_DEPTH;
+        b->search = search;
+        b->budget = budget;
         b->rng = &p->rng;
+        b->stats = &p->stats;
         p->ops = b->search ? &search_ops : &random_ops;
         p->impl = b;
     } else if (strncmp(spec, "llm:", 4) == 0) {
@@ -140,7 +259,8 @@ kd_err kd_player_alloc(const char *spec, const kd_player_options *o, kd_player *
         p->ops = &kd_player_human_ops;
         err = kd_player_human_open(o, &p->impl);
     } else {
-        kd_reject_write(why, why_len, "unknown player '%s': use random, search, llm:URL or human", spec);
+        kd_reject_write(why, why_len, "unknown player '%s': use random, search[:depth=N][:ms=T], llm:URL or human",
+                        spec);
         err = KD_ERR_INVALID_ARG;
     }
     if (err)

@@ -3,7 +3,19 @@
  * any registered episode type (episodes/episode_type.h).
  *
  *   random   a uniformly random move among the turn's legal moves (seeded)
- *   search   the type's bot (bot_command), for types that have one
+ *   search   the type's bot (bot_command), for types that have one, at a
+ *            fixed depth or within a time budget per move:
+ *              search                 --depth/--think-ms of the command
+ *              search:depth=6         6 plies, whatever the time
+ *              search:ms=500          iterative deepening within 500 ms
+ *              search:ms=500:depth=12 the same, no deeper than 12 plies
+ *            A time budget deepens in the tool, not in the type's bot (which
+ *            stays clock-free): depths 1, 2, ... while the time spent plus
+ *            the next iteration's predicted time fits, keeping the deepest
+ *            completed answer (depth 1 always completes). Either way no
+ *            deeper than the type's bot_max_depth when it has one (what
+ *            its bot would search anyway). A timed game
+ *            replays exactly only where the same depths are reached.
  *   llm:URL  an OpenAI-compatible chat-completions endpoint (player_llm.c):
  *            the gateway's kdapp_turn prompt, the reply parsed as the type's
  *            command JSON
@@ -34,6 +46,10 @@
 #include "episodes/episode_type.h"
 
 #define KD_SEARCH_DEFAULT_DEPTH 4u
+/* The deepest search: --depth's limit, and a time budget's default cap. */
+#define KD_PLAYER_MAX_DEPTH 64u
+/* The longest time budget per move (--think-ms, ms=): ten minutes. */
+#define KD_PLAYER_MAX_THINK_MS 600000u
 /* Retries a player gets in one turn after a refused answer (unparsable or
  * illegal); when the last one is refused too, a random legal move is played
  * for it. The human player is asked until it answers or its input ends. */
@@ -90,11 +106,40 @@ kd_err kd_play_move_of(const kd_play_turn *turn, const uint8_t *command, size_t 
 kd_err kd_llm_parse_command(const char *content, const kd_episode_type *type, int seat, kd_buf *out, char *why,
                             size_t why_len) KD_WARN_UNUSED;
 
+/* --------------------------------------------------------------- search */
+
+/* How long a search player thinks: `depth` plies when `think_ms` is 0, else
+ * iterative deepening within `think_ms` up to `depth` plies. 0 in a field
+ * parsed from a spec: not given there. */
+typedef struct {
+    unsigned depth;    /* 1..KD_PLAYER_MAX_DEPTH, 0: not given */
+    uint32_t think_ms; /* 1..KD_PLAYER_MAX_THINK_MS, 0: not given (a fixed depth) */
+} kd_search_budget;
+
+/*
+ * Parses a search player's spec: "search", or "search" followed by
+ * ":depth=N" and/or ":ms=T" (each at most once, in either order). Fills
+ * `budget` with what the spec gives (zeros for "search"). Errors:
+ * KD_ERR_INVALID_ARG with a sentence in `why` (not a search spec, an
+ * unknown option, a value out of range, an option twice). Reentrant.
+ */
+kd_err kd_search_spec_parse(const char *spec, kd_search_budget *budget, char *why, size_t why_len) KD_WARN_UNUSED;
+
+/*
+ * The stopping rule of a timed search: 1 when one more iteration fits in
+ * `budget_us` after `spent_us`, its time predicted as the last iteration's
+ * (`last_us`) times the growth of the last step (`last_us / prev_us`, at
+ * least 2; 4 when `prev_us` is 0, unknown). Pure.
+ */
+int kd_search_next_fits(uint64_t budget_us, uint64_t spent_us, uint64_t last_us, uint64_t prev_us);
+
 /* -------------------------------------------------------------- players */
 
 typedef struct {
     uint64_t seed;           /* this player's generator */
-    unsigned depth;          /* search: plies for the type's bot [KD_SEARCH_DEFAULT_DEPTH] */
+    unsigned depth;          /* search: plies for the type's bot, or the cap of a timed search
+                                [KD_SEARCH_DEFAULT_DEPTH; timed: KD_PLAYER_MAX_DEPTH] */
+    uint32_t think_ms;       /* search: time budget per move (iterative deepening); 0: a fixed depth */
     const char *model;       /* llm: the "model" member (omitted when NULL) */
     const char *api_key;     /* llm: bearer token (NULL: none) */
     uint32_t llm_timeout_ms; /* llm: one chat completion [120000] */
@@ -121,10 +166,12 @@ typedef struct {
 typedef struct kd_player kd_player;
 
 /*
- * Creates a player from a spec: "random", "search", "llm:URL" (URL is the
- * API base, e.g. http://127.0.0.1:1234/v1, or a full .../chat/completions
- * URL) or "human". Errors: KD_ERR_INVALID_ARG (unknown spec, bad URL) with
- * `why`, KD_ERR_NOMEM. Strings in `opts` are copied.
+ * Creates a player from a spec: "random", "search" (with its options, see
+ * the top of the file; a spec's own options replace opts->depth and
+ * opts->think_ms), "llm:URL" (URL is the API base, e.g.
+ * http://127.0.0.1:1234/v1, or a full .../chat/completions URL) or "human".
+ * Errors: KD_ERR_INVALID_ARG (unknown spec, bad search options, bad URL)
+ * with `why`, KD_ERR_NOMEM. Strings in `opts` are copied.
  */
 kd_err kd_player_alloc(const char *spec, const kd_player_options *opts, kd_player **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
@@ -152,6 +199,10 @@ typedef struct {
     unsigned moves;     /* moves the server accepted (kd_player_note_move) */
     unsigned refused;   /* answers refused: unparsable or illegal */
     unsigned fallbacks; /* random moves played for it */
+    /* search: the shallowest and deepest depth of its moves (0: none yet),
+     * and its longest time on one move */
+    unsigned depth_min, depth_max;
+    uint32_t think_ms_max;
 } kd_player_stats;
 
 void kd_player_note_move(kd_player *p);

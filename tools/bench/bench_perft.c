@@ -1,0 +1,325 @@
+/*
+ * bench_perft.c — the perft part of `kdapp bench`: how fast each type
+ * generates, executes (signature check included) and rolls back moves
+ * through the type table (tools/sim/perft.h), in nodes per second, and
+ * against a peer program's own perft (--peer) measured in the same run.
+ *
+ * The depth: --perft-depth N, else grown from 1 until one count takes at
+ * least GROW_TARGET_S (--quick: QUICK_TARGET_S), stopping earlier when the
+ * next depth is predicted (this step's time times the last step's growth)
+ * to take more than GROW_MAX_S, when a count is 0 (every game over before
+ * that depth: the last depth with moves is kept), or at GROW_MAX_DEPTH.
+ *
+ * Then `repeats` timed counts; with a peer, each of ours is followed by one
+ * of the peer's, so load from other processes falls on both, and the best
+ * of each side is compared (the least disturbed run).
+ *
+ * The peer protocol: the command runs under /bin/sh -c, once per run, with
+ *
+ *   KDAPP_PERFT_TYPE    the type's name ("fourinarow")
+ *   KDAPP_PERFT_DEPTH   the depth (decimal)
+ *   KDAPP_PERFT_PARAMS  the --params JSON, compact (unset without --params)
+ *
+ * in its environment, and prints on stdout a line
+ *
+ *   nodes N seconds S
+ *
+ * (N its count, S the seconds its perft took, timed by itself so that its
+ * start-up is left out; other lines are ignored). A peer whose N differs
+ * from ours, that exits non-zero or prints no such line fails the bench.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/bench/bench.h"
+#include "tools/sim/perft.h"
+
+#define GROW_TARGET_S 0.5
+#define QUICK_TARGET_S 0.2
+#define GROW_MAX_S 2.0
+#define GROW_MAX_DEPTH 24u
+#define PEER_OUTPUT_MAX (64u * 1024u)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The start position of one type, with the keys that sign its moves. */
+typedef struct {
+    const kd_episode_type *type;
+    void *state; /* ops->state_size bytes, owned */
+    kd_perft_signers signers;
+} position;
+
+static kd_err position_open(const kd_bench_ctx *b, const kd_episode_type *type, position *p, char *why, size_t why_len)
+{
+    p->type = type;
+    if (!(p->state = calloc(1, type->ops->state_size)))
+        return KD_ERR_NOMEM;
+    size_t seats = type->min_seats >= 2 || type->max_seats < 2 ? type->min_seats : 2;
+    kd_err err = kd_perft_start(type, kd_type_table_config(b->types, type->ops->type_name), b->params, seats, p->state,
+                                &p->signers, why, why_len);
+    if (err) {
+        free(p->state);
+        p->state = NULL;
+    }
+    return err;
+}
+
+static void position_close(position *p)
+{
+    free(p->state);
+    p->state = NULL;
+}
+
+/* One count of `depth` plies, timed. */
+static kd_err count_timed(position *p, unsigned depth, uint64_t *nodes, double *secs, char *why, size_t why_len)
+{
+    double start = now_s();
+    kd_err err = kd_perft_count(p->type, &p->signers, p->state, depth, NULL, NULL, nodes, why, why_len);
+    *secs = now_s() - start;
+    return err;
+}
+
+/* The depth of the measured runs (see the top of the file). */
+static kd_err choose_depth(const kd_bench_ctx *b, position *p, unsigned *depth, char *why, size_t why_len)
+{
+    if (b->perft_depth) {
+        *depth = b->perft_depth;
+        return KD_OK;
+    }
+    double target = b->quick ? QUICK_TARGET_S : GROW_TARGET_S, last = 0;
+    unsigned d = 1;
+    for (;; d++) {
+        uint64_t nodes;
+        double secs;
+        kd_err err = count_timed(p, d, &nodes, &secs, why, why_len);
+        if (err)
+            return err;
+        if (!nodes) { /* the game tree ends before depth d */
+            d = d > 1 ? d - 1 : 1;
+            break;
+        }
+        double growth = last > 0 ? secs / last : 2.0;
+        if (secs >= target || d >= GROW_MAX_DEPTH || secs * (growth > 1 ? growth : 1) > GROW_MAX_S)
+            break;
+        last = secs;
+    }
+    *depth = d;
+    return KD_OK;
+}
+
+/* "nodes N seconds S" (surrounding blanks allowed); 0 when `line` is one. */
+static int parse_peer_line(const char *line, uint64_t *nodes, double *secs)
+{
+    unsigned long long n;
+    double s;
+    int end = 0;
+    if (sscanf(line, " nodes %llu seconds %lf %n", &n, &s, &end) != 2 || line[end] || !(s > 0))
+        return -1;
+    *nodes = n;
+    *secs = s;
+    return 0;
+}
+
+extern char **environ;
+
+/* The peer's environment, made before the fork (the child only execs):
+ * this process's, with the protocol's variables set or removed. */
+typedef struct {
+    char **vars;  /* NULL-terminated: entries of environ, then own[] */
+    char *own[3]; /* "KDAPP_PERFT_TYPE=...", "..._DEPTH=...", "..._PARAMS=..." (or NULL) */
+} peer_env;
+
+static void peer_env_fini(peer_env *e)
+{
+    for (size_t i = 0; i < 3; i++)
+        free(e->own[i]);
+    free(e->vars);
+    memset(e, 0, sizeof *e);
+}
+
+static char *env_entry(const char *name, const char *value)
+{
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *entry = malloc(len);
+    if (entry)
+        snprintf(entry, len, "%s=%s", name, value);
+    return entry;
+}
+
+/* Errors: KD_ERR_NOMEM. */
+static kd_err peer_env_init(peer_env *e, const char *type_name, unsigned depth, const char *params)
+{
+    memset(e, 0, sizeof *e);
+    char depth_text[16];
+    snprintf(depth_text, sizeof depth_text, "%u", depth);
+    size_t n = 0, k = 0;
+    while (environ && environ[n])
+        n++;
+    e->own[0] = env_entry("KDAPP_PERFT_TYPE", type_name);
+    e->own[1] = env_entry("KDAPP_PERFT_DEPTH", depth_text);
+    e->own[2] = params ? env_entry("KDAPP_PERFT_PARAMS", params) : NULL;
+    e->vars = calloc(n + 4, sizeof *e->vars);
+    if (!e->own[0] || !e->own[1] || (params && !e->own[2]) || !e->vars) {
+        peer_env_fini(e);
+        return KD_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "KDAPP_PERFT_", 12) != 0)
+            e->vars[k++] = environ[i];
+    for (size_t i = 0; i < 3; i++)
+        if (e->own[i])
+            e->vars[k++] = e->own[i];
+    return KD_OK;
+}
+
+/*
+ * Runs the peer once (see the top of the file) and reads its result.
+ * Errors, with a sentence in `why`: KD_ERR_IO (it could not be started or
+ * exited non-zero), KD_ERR_PARSE (no result line), KD_ERR_NOMEM.
+ */
+static kd_err peer_run(const kd_bench_ctx *b, const kd_episode_type *type, unsigned depth, const char *params,
+                       uint64_t *nodes, double *secs, char *why, size_t why_len)
+{
+    int fds[2];
+    peer_env env;
+    if (peer_env_init(&env, type->ops->type_name, depth, params) != KD_OK)
+        return KD_ERR_NOMEM;
+    if (pipe(fds) != 0) {
+        kd_reject_write(why, why_len, "--peer: pipe: %s", strerror(errno));
+        peer_env_fini(&env);
+        return KD_ERR_IO;
+    }
+    fflush(b->out);
+    pid_t pid = fork();
+    if (pid == 0) { /* the child: stdout into the pipe, then /bin/sh -c */
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) >= 0)
+            execle("/bin/sh", "sh", "-c", b->peer, (char *)NULL, env.vars);
+        _exit(127);
+    }
+    close(fds[1]);
+    peer_env_fini(&env);
+    if (pid < 0) {
+        close(fds[0]);
+        kd_reject_write(why, why_len, "--peer: fork: %s", strerror(errno));
+        return KD_ERR_IO;
+    }
+    kd_err err = KD_OK;
+    kd_buf text;
+    kd_buf_init(&text);
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0 && text.len < PEER_OUTPUT_MAX && !err)
+            err = kd_buf_append(&text, chunk, (size_t)n);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!err)
+        err = kd_buf_append(&text, "", 1);
+    if (err)
+        goto done;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        kd_reject_write(why, why_len, "--peer '%s' %s %d", b->peer,
+                        WIFEXITED(status) ? "exited with status" : "was killed by signal",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        err = KD_ERR_IO;
+        goto done;
+    }
+    char *save = NULL, *line = strtok_r((char *)text.data, "\n", &save);
+    for (; line; line = strtok_r(NULL, "\n", &save))
+        if (parse_peer_line(line, nodes, secs) == 0)
+            goto done;
+    kd_reject_write(why, why_len, "--peer '%s' printed no line 'nodes N seconds S' (S > 0)", b->peer);
+    err = KD_ERR_PARSE;
+done:
+    kd_buf_fini(&text);
+    return err;
+}
+
+/* One side's runs: the best (least) and median seconds. */
+static void report_side(const kd_bench_ctx *b, const char *who, uint64_t nodes, double *secs, size_t runs)
+{
+    kd_bench_stat s = kd_bench_stat_of(secs, runs);
+    kd_bench_note(b, "%-8s %14.0f nodes/s, best of %zu run%s (%.3g s; median %.3g s, max %.3g s)", who,
+                  (double)nodes / s.min, runs, runs == 1 ? "" : "s", s.min, s.median, s.max);
+}
+
+/* The measured runs of one type, and the peer's when there is one. */
+static kd_err bench_type(const kd_bench_ctx *b, const kd_episode_type *type, const char *params, int *missed, char *why,
+                         size_t why_len)
+{
+    position p = {0};
+    size_t runs = (size_t)b->repeats;
+    double *ours = calloc(runs, sizeof *ours), *theirs = calloc(runs, sizeof *theirs);
+    unsigned depth = 0;
+    uint64_t nodes = 0;
+    kd_err err = ours && theirs ? position_open(b, type, &p, why, why_len) : KD_ERR_NOMEM;
+    if (!err)
+        err = choose_depth(b, &p, &depth, why, why_len);
+    for (size_t r = 0; !err && r < runs; r++) {
+        err = count_timed(&p, depth, &nodes, &ours[r], why, why_len);
+        uint64_t peer_nodes = 0;
+        if (!err && b->peer)
+            err = peer_run(b, type, depth, params, &peer_nodes, &theirs[r], why, why_len);
+        if (!err && b->peer && peer_nodes != nodes) {
+            kd_reject_write(why, why_len,
+                            "MISMATCH at depth %u: kdapp-c counts %llu nodes, the peer %llu: the two move "
+                            "generators disagree",
+                            depth, (unsigned long long)nodes, (unsigned long long)peer_nodes);
+            err = KD_ERR_INTERNAL;
+        }
+    }
+    if (err)
+        goto done;
+    fprintf(b->out, "\nperft %s from %s, depth %u: %llu nodes (legal_moves, execute, rollback, memcmp per node)\n",
+            type->ops->type_name, params ? params : "the start position", depth, (unsigned long long)nodes);
+    report_side(b, "kdapp-c", nodes, ours, runs);
+    if (b->peer) {
+        report_side(b, "peer", nodes, theirs, runs);
+        kd_bench_stat so = kd_bench_stat_of(ours, runs), sp = kd_bench_stat_of(theirs, runs);
+        double ratio = sp.min / so.min; /* nodes/s ours over theirs: the same nodes */
+        kd_bench_note(b, "peer: %s (the same count; its own timing, start-up left out)", b->peer);
+        if (b->peer_target > 0) {
+            int met = ratio >= b->peer_target;
+            kd_bench_note(b, "ratio ours/peer %.2f (best against best), target >= %.2f: %s", ratio, b->peer_target,
+                          met ? "met" : "SHORT");
+            *missed += !met;
+        } else {
+            kd_bench_note(b, "ratio ours/peer %.2f (best against best)", ratio);
+        }
+    }
+done:
+    position_close(&p);
+    free(ours);
+    free(theirs);
+    return err;
+}
+
+kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed, char *why, size_t why_len)
+{
+    char *params = b->params ? json_dumps(b->params, JSON_COMPACT) : NULL;
+    kd_err err = b->params && !params ? KD_ERR_NOMEM : KD_OK;
+    char detail[1024] = "";
+    /* One type when chosen (or given params, which belong to one type); else each registered type. */
+    int one = b->type_given || b->params;
+    for (size_t i = 0; !err && i < (one ? 1 : b->types->count); i++) {
+        const kd_episode_type *type = one ? b->type : b->types->entries[i].type;
+        err = bench_type(b, type, params, missed, detail, sizeof detail);
+        if (err)
+            kd_reject_write(why, why_len, "perft %s: %s", type->ops->type_name, detail[0] ? detail : kd_err_str(err));
+    }
+    fflush(b->out);
+    free(params);
+    return err;
+}
