@@ -10,7 +10,7 @@
 
 #define WIN 100000
 #define INF 1000000
-#define MAX_DEPTH 9
+#define MAX_DEPTH KD_CK_BOT_MAX_DEPTH
 #define DEFAULT_DEPTH 8
 #define MAN 100
 #define KING 150

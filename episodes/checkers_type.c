@@ -262,4 +262,5 @@ const kd_episode_type kd_checkers_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .bot_command = kd_ck_bot_command,
+    .bot_max_depth = KD_CK_BOT_MAX_DEPTH,
 };
