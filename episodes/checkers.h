@@ -325,8 +325,8 @@ kd_err kd_ck_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int se
 /* checkers_bot.c: the bot_command of the type table — negamax with
  * alpha-beta over material (man 100, king 150) and the men's advancement,
  * `depth` plies (0: 8; more than KD_CK_BOT_MAX_DEPTH: that many, under
- * half a second a move even
- * among sixteen kings); among equally good moves the `tiebreak`-th.
+ * half a second a move even among sixteen kings); among equally good
+ * moves the `tiebreak`-th.
  * Captures are forced as the rules force them; a side without a move loses
  * before 80 quiet plies draw. Errors: KD_ERR_NO_MOVE (the game is over),
  * KD_ERR_NOMEM. */
