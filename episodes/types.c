@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "episodes/chess.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
 #include "episodes/tictactoe.h"
@@ -18,6 +19,7 @@
 const kd_episode_type *const kd_builtin_types[] = {
     &kd_tictactoe_type,
     &kd_fourinarow_type,
+    &kd_chess_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
@@ -157,7 +159,10 @@ kd_err kd_legal_moves_push(kd_legal_moves *list, const uint8_t *command, size_t 
     kd_legal_move *m = &list->moves[list->count++];
     memcpy(m->command, command, len);
     m->command_len = len;
-    snprintf(m->notation, sizeof m->notation, "%s", notation ? notation : "");
+    /* a bounded copy, not snprintf: perft pushes a move per node */
+    size_t n = notation ? strnlen(notation, sizeof m->notation - 1) : 0;
+    memcpy(m->notation, notation ? notation : "", n);
+    m->notation[n] = '\0';
     return KD_OK;
 }
 
