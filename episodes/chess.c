@@ -15,8 +15,8 @@
 
 #include <string.h>
 
-_Static_assert(sizeof(kd_chess_state) == offsetof(kd_chess_state, spare) + 2, "kd_chess_state has hidden padding");
-_Static_assert(sizeof(kd_chess_undo) == offsetof(kd_chess_undo, spare) + 6, "kd_chess_undo has hidden padding");
+_Static_assert(sizeof(kd_chess_state) == offsetof(kd_chess_state, spare) + 1, "kd_chess_state has hidden padding");
+_Static_assert(sizeof(kd_chess_undo) == offsetof(kd_chess_undo, spare) + 5, "kd_chess_undo has hidden padding");
 
 static const int8_t knight_df[8] = {1, 2, 2, 1, -1, -2, -2, -1};
 static const int8_t knight_dr[8] = {2, 1, -1, -2, -2, -1, 1, 2};
@@ -96,7 +96,10 @@ int kd_chess_attacked(const uint8_t b[64], int sq, int by)
     return 0;
 }
 
-int kd_chess_in_check(const kd_chess_state *s) { return kd_chess_attacked(s->board, s->king[s->side], s->side ^ 1); }
+int kd_chess_in_check(const kd_chess_state *s) { return s->check; }
+
+/* Whether the side to move is in check, from the board. */
+static int attacked_king(const kd_chess_state *s) { return kd_chess_attacked(s->board, s->king[s->side], s->side ^ 1); }
 
 /* ------------------------------------------------------------ moves */
 
@@ -206,6 +209,45 @@ static int aligned(int a, int b)
     return fa == fb || ra == rb || fa - ra == fb - rb || fa + ra == fb + rb;
 }
 
+/* The unit steps (-1, 0, 1) from aligned `from` toward `to`. */
+static void line_dir(int from, int to, int *df, int *dr)
+{
+    int f = (to & 7) - (from & 7), r = (to >> 3) - (from >> 3);
+    *df = (f > 0) - (f < 0);
+    *dr = (r > 0) - (r < 0);
+}
+
+/* The first occupied square after `sq` stepping (df, dr), -1 off the board. */
+static int ray_first(const uint8_t *b, int sq, int df, int dr)
+{
+    int f = (sq & 7) + df, r = (sq >> 3) + dr;
+    for (; ON_BOARD(f, r); f += df, r += dr)
+        if (b[r * 8 + f])
+            return r * 8 + f;
+    return -1;
+}
+
+/* Whether `p` is a slider of `by` that moves along a line of that kind. */
+static int slides_along(uint8_t p, int by, int diagonal)
+{
+    int type = KD_CHESS_TYPE(p);
+    return p && KD_CHESS_COLOUR(p) == by &&
+           (type == KD_CHESS_QUEEN || type == (diagonal ? KD_CHESS_BISHOP : KD_CHESS_ROOK));
+}
+
+/* Whether the piece on `from`, aligned with its king on `king_sq`, stands
+ * alone between the king and a slider of `them` on that line (moving it
+ * off the line would uncover the king). */
+static int maybe_pinned(const uint8_t *b, int king_sq, int from, int them)
+{
+    int df, dr;
+    line_dir(king_sq, from, &df, &dr);
+    if (ray_first(b, king_sq, df, dr) != from)
+        return 0;
+    int beyond = ray_first(b, from, df, dr);
+    return beyond >= 0 && slides_along(b[beyond], them, df && dr);
+}
+
 /* Whether pseudo-legal `m` of side `us` leaves its king safe. `b` is a
  * scratch copy of the board, restored before return; `checked`: the king
  * is attacked now. */
@@ -221,7 +263,8 @@ static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int
         b[m.from] = moved;
         return ok;
     }
-    if (!checked && !(m.flags & KD_CHESS_EN_PASSANT) && !aligned(m.from, king_sq))
+    if (!checked && !(m.flags & KD_CHESS_EN_PASSANT) &&
+        (!aligned(m.from, king_sq) || !maybe_pinned(b, king_sq, m.from, them)))
         return 1;
     int cap_sq = m.flags & KD_CHESS_EN_PASSANT ? (m.from & ~7) | (m.to & 7) : m.to;
     uint8_t captured = b[cap_sq];
@@ -251,18 +294,23 @@ static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int che
 }
 
 /* The legal moves of the side to move, up to `limit` (the generation
- * stops there). `out` holds KD_CHESS_MOVES_MAX. The king's moves come
- * first: when it can step, a search for any legal move ends at once. */
+ * stops there). `out` holds KD_CHESS_MOVES_MAX. In check the king's moves
+ * come first, else last: a search for any legal move (the status after
+ * every move) then mostly ends at the first piece, with no attack test. */
 static int gen_legal(const kd_chess_state *s, kd_chess_move *out, int limit)
 {
     uint8_t b[64];
     memcpy(b, s->board, sizeof b);
-    int us = s->side, king_sq = s->king[us];
-    int checked = kd_chess_attacked(b, king_sq, us ^ 1);
-    int n = gen_legal_from(s, b, king_sq, checked, out, 0, limit);
-    for (int sq = 0; sq < 64 && n < limit; sq++)
+    int us = s->side, king_sq = s->king[us], checked = s->check, n = 0;
+    if (checked)
+        n = gen_legal_from(s, b, king_sq, checked, out, n, limit);
+    for (int i = 0; i < 64 && n < limit; i++) {
+        int sq = us == KD_CHESS_WHITE ? i : 63 - i; /* from the mover's side: its pieces come soon */
         if (b[sq] && KD_CHESS_COLOUR(b[sq]) == us && sq != king_sq)
             n = gen_legal_from(s, b, sq, checked, out, n, limit);
+    }
+    if (!checked && n < limit)
+        n = gen_legal_from(s, b, king_sq, checked, out, n, limit);
     return n;
 }
 
@@ -295,7 +343,7 @@ int kd_chess_find_move(const kd_chess_state *s, int from, int to, int promo, kd_
     if (match < 0)
         return 3; /* a promotion without a valid piece, or a piece on a move that does not promote */
     int us = s->side;
-    if (!king_safe_after(b, us, s->king[us], pseudo[match], kd_chess_attacked(b, s->king[us], us ^ 1)))
+    if (!king_safe_after(b, us, s->king[us], pseudo[match], s->check))
         return 2;
     *move = pseudo[match];
     return 0;
@@ -339,7 +387,7 @@ static int third_repetition(const kd_chess_state *s)
 static kd_chess_status status_after(const kd_chess_state *s, int material_changed)
 {
     if (!kd_chess_has_legal_move(s)) {
-        if (!kd_chess_in_check(s))
+        if (!s->check)
             return KD_CHESS_STALEMATE;
         return s->side == KD_CHESS_WHITE ? KD_CHESS_BLACK_WON : KD_CHESS_WHITE_WON;
     }
@@ -353,6 +401,13 @@ static kd_chess_status status_after(const kd_chess_state *s, int material_change
 }
 
 kd_chess_status kd_chess_status_of(const kd_chess_state *s) { return status_after(s, 1); }
+
+void kd_chess_settle(kd_chess_state *s)
+{
+    s->check = (uint8_t)attacked_king(s);
+    s->ring[s->ply % KD_CHESS_RING] = kd_chess_hash(s);
+    s->status = (uint8_t)kd_chess_status_of(s);
+}
 
 /* ------------------------------------------------------------ make */
 
@@ -393,7 +448,7 @@ static int ep_capturable(const kd_chess_state *s, int target)
             copied = 1;
         }
         kd_chess_move m = mv(from, target, 0, KD_CHESS_CAPTURE | KD_CHESS_EN_PASSANT);
-        if (king_safe_after(b, us, s->king[us], m, kd_chess_attacked(b, s->king[us], us ^ 1)))
+        if (king_safe_after(b, us, s->king[us], m, s->check))
             return 1;
     }
     return 0;
@@ -432,9 +487,9 @@ static uint8_t san_facts(const kd_chess_state *s, kd_chess_move m)
         return facts;
     uint8_t b[64];
     memcpy(b, s->board, sizeof b);
-    int checked = kd_chess_attacked(b, s->king[us], us ^ 1), same_file = 0, same_rank = 0, rivals = 0;
+    int same_file = 0, same_rank = 0, rivals = 0;
     for (int i = 0; i < n; i++) {
-        if (!king_safe_after(b, us, s->king[us], mv(others[i], m.to, 0, m.flags), checked))
+        if (!king_safe_after(b, us, s->king[us], mv(others[i], m.to, 0, m.flags), s->check))
             continue;
         rivals++;
         same_file |= (others[i] & 7) == (m.from & 7);
@@ -447,6 +502,53 @@ static uint8_t san_facts(const kd_chess_state *s, kd_chess_move m)
     if (!same_rank)
         return facts | KD_CHESS_SAN_RANK;
     return facts | KD_CHESS_SAN_FILE | KD_CHESS_SAN_RANK;
+}
+
+/* Whether the squares strictly between aligned `a` and `z` are empty. */
+static int path_clear(const uint8_t *b, int a, int z)
+{
+    int df, dr;
+    line_dir(a, z, &df, &dr);
+    return ray_first(b, a, df, dr) == z;
+}
+
+/* Whether piece `p` on `sq` attacks `target` on board `b`. */
+static int piece_attacks(const uint8_t *b, uint8_t p, int sq, int target)
+{
+    int df = (target & 7) - (sq & 7), dr = (target >> 3) - (sq >> 3);
+    int adf = df < 0 ? -df : df, adr = dr < 0 ? -dr : dr;
+    switch (KD_CHESS_TYPE(p)) {
+    case KD_CHESS_PAWN:
+        return adf == 1 && dr == (KD_CHESS_COLOUR(p) == KD_CHESS_WHITE ? 1 : -1);
+    case KD_CHESS_KNIGHT:
+        return adf * adr == 2;
+    case KD_CHESS_BISHOP:
+        return adf == adr && adf && path_clear(b, sq, target);
+    case KD_CHESS_ROOK:
+        return (!adf || !adr) && (adf || adr) && path_clear(b, sq, target);
+    case KD_CHESS_QUEEN:
+        return (adf == adr || !adf || !adr) && (adf || adr) && path_clear(b, sq, target);
+    default:
+        return 0;
+    }
+}
+
+/* Whether move `m`, just made by `us` on `b`, checks the king on
+ * `king_sq`: the moved piece attacks it, or the move uncovered a slider
+ * of `us` behind its from square. Castling and en passant (two pieces
+ * move or vanish) ask the full attack test. */
+static int gives_check(const uint8_t *b, kd_chess_move m, int us, int king_sq)
+{
+    if (m.flags & (KD_CHESS_CASTLE | KD_CHESS_EN_PASSANT))
+        return kd_chess_attacked(b, king_sq, us);
+    if (piece_attacks(b, b[m.to], m.to, king_sq))
+        return 1;
+    if (!aligned(m.from, king_sq))
+        return 0;
+    int df, dr;
+    line_dir(king_sq, m.from, &df, &dr);
+    int hit = ray_first(b, king_sq, df, dr);
+    return hit >= 0 && slides_along(b[hit], us, df && dr);
 }
 
 /* The rook's squares of a castling king move. */
@@ -474,6 +576,7 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->last_to = s->last_to;
     u->last_promo = s->last_promo;
     u->last_san = s->last_san;
+    u->check = s->check;
     s->last_san = san_facts(s, m);
 
     uint64_t h = s->ring[s->ply % KD_CHESS_RING] ^ Z_CASTLE(s->castling) ^ Z_SIDE;
@@ -503,6 +606,7 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     if (us == KD_CHESS_BLACK)
         s->fullmove++;
     s->side = (uint8_t)(us ^ 1);
+    s->check = (uint8_t)gives_check(s->board, m, us, s->king[us ^ 1]);
     s->ep = KD_CHESS_NO_SQUARE;
     if ((m.flags & KD_CHESS_DOUBLE) && ep_capturable(s, (m.from + m.to) / 2)) {
         s->ep = (uint8_t)((m.from + m.to) / 2);
@@ -557,5 +661,6 @@ kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *u)
     s->last_to = u->last_to;
     s->last_promo = u->last_promo;
     s->last_san = u->last_san;
+    s->check = u->check;
     return KD_OK;
 }

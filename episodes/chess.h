@@ -102,7 +102,8 @@ typedef struct {
     uint8_t status;   /* kd_chess_status */
     uint8_t last_from, last_to, last_promo, last_san; /* the last move; last_from 64 before any */
     kd_pubkey players[2];
-    uint8_t spare[2]; /* zero: makes the size a multiple of 8 without hidden padding */
+    uint8_t check;    /* the side to move is in check */
+    uint8_t spare[1]; /* zero: makes the size a multiple of 8 without hidden padding */
 } kd_chess_state;
 
 /* What one move changed: all rollback needs. */
@@ -114,7 +115,8 @@ typedef struct {
     uint8_t captured; /* piece code taken (0 none) */
     uint8_t castling, ep, status;
     uint8_t last_from, last_to, last_promo, last_san;
-    uint8_t spare[6]; /* zero */
+    uint8_t check;
+    uint8_t spare[5]; /* zero */
 } kd_chess_undo;
 
 /* The engine's contract: type_name "chess", no configuration. */
@@ -149,7 +151,11 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move move, kd_chess_undo *undo);
 /* Exactly inverts kd_chess_make. Errors: KD_ERR_DECODE (the record cannot
  * be the last move's; `s` untouched). */
 kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *undo) KD_WARN_UNUSED;
-/* The status the position carries (mate, stalemate, draws), from scratch. */
+/* Sets the check flag, the current ring entry and the status from the
+ * board, side, rights, ep square and clocks (a position just read). */
+void kd_chess_settle(kd_chess_state *s);
+/* The status the position carries (mate, stalemate, draws), from scratch
+ * (the check flag must be right). */
 kd_chess_status kd_chess_status_of(const kd_chess_state *s);
 /* The hash of the position (placement, side, castling, ep), from scratch. */
 uint64_t kd_chess_hash(const kd_chess_state *s);
@@ -193,8 +199,8 @@ kd_err kd_chess_state_init(kd_chess_state *state, const kd_participants *partici
 kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
                      kd_chess_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 
-#define KD_CHESS_STATE_LEN (1 + 64 + 4 + 4 + 4 + 2 + 4 + 2 * KD_PUBKEY_LEN + 8 * KD_CHESS_RING)
-#define KD_CHESS_UNDO_LEN (1 + 8 + 4 + 2 + 4 + 1 + 3 + 4)
+#define KD_CHESS_STATE_LEN (1 + 64 + 4 + 4 + 2 + 9 + 2 * KD_PUBKEY_LEN + 8 * KD_CHESS_RING)
+#define KD_CHESS_UNDO_LEN (1 + 8 + 4 + 2 + 4 + 1 + 3 + 4 + 1)
 kd_err kd_chess_state_encode(const kd_chess_state *state, kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_chess_undo_encode(const kd_chess_undo *undo, kd_buf *out) KD_WARN_UNUSED;
 /* Decode and validate (a legal position, status and hash as computed);

@@ -172,11 +172,11 @@ kd_err kd_chess_from_fen(const char *fen, kd_chess_state *s, char *why, size_t w
     s->fullmove = (uint32_t)full;
     if (kd_chess_attacked(s->board, s->king[s->side ^ 1], s->side))
         FEN_FAIL("'%s': the side not to move (%s) is in check", fen, s->side ? "white" : "black");
+    s->last_from = s->last_to = KD_CHESS_NO_SQUARE;
+    s->check = (uint8_t)kd_chess_attacked(s->board, s->king[s->side], s->side ^ 1);
     if (s->ep != KD_CHESS_NO_SQUARE && !ep_legal(s))
         s->ep = KD_CHESS_NO_SQUARE;
-    s->last_from = s->last_to = KD_CHESS_NO_SQUARE;
-    s->ring[0] = kd_chess_hash(s);
-    s->status = (uint8_t)kd_chess_status_of(s);
+    kd_chess_settle(s);
     return KD_OK;
 }
 

@@ -6,12 +6,12 @@
  * State bytes, version 1 (KD_CHESS_STATE_LEN, integers big-endian):
  *   version, board[64] (piece codes, a1 first), fullmove u32, ply u32,
  *   halfmove u16, side, castling, ep, status, last_from, last_to,
- *   last_promo, last_san, players[0], players[1] (33 bytes each),
+ *   last_promo, last_san, check, players[0], players[1] (33 bytes each),
  *   ring[KD_CHESS_RING] u64
  * Undo bytes, version 1 (KD_CHESS_UNDO_LEN):
  *   version, ring_old u64, fullmove u32, halfmove u16, from, to, promo,
  *   flags, captured, castling, ep, status, last_from, last_to, last_promo,
- *   last_san
+ *   last_san, check
  */
 #include <string.h>
 
@@ -153,8 +153,8 @@ kd_err kd_chess_state_encode(const kd_chess_state *s, kd_buf *out)
     bytes[n + 8] = (uint8_t)(s->halfmove >> 8);
     bytes[n + 9] = (uint8_t)s->halfmove;
     n += 10;
-    const uint8_t small[8] = {s->side,      s->castling, s->ep,         s->status,
-                              s->last_from, s->last_to,  s->last_promo, s->last_san};
+    const uint8_t small[9] = {s->side,    s->castling,   s->ep,       s->status, s->last_from,
+                              s->last_to, s->last_promo, s->last_san, s->check};
     memcpy(bytes + n, small, sizeof small);
     n += sizeof small;
     memcpy(bytes + n, s->players, 2 * KD_PUBKEY_LEN);
@@ -218,7 +218,8 @@ kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *st
     s.last_to = data[n + 5];
     s.last_promo = data[n + 6];
     s.last_san = data[n + 7];
-    n += 8;
+    s.check = data[n + 8];
+    n += 9;
     memcpy(s.players, data + n, 2 * KD_PUBKEY_LEN);
     n += 2 * KD_PUBKEY_LEN;
     for (int i = 0; i < KD_CHESS_RING; i++, n += 8)
@@ -240,7 +241,8 @@ kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *st
         if (!found)
             return KD_ERR_DECODE;
     }
-    if (s.ring[s.ply % KD_CHESS_RING] != kd_chess_hash(&s) || s.status != kd_chess_status_of(&s))
+    if (s.check != kd_chess_attacked(s.board, s.king[s.side], s.side ^ 1) ||
+        s.ring[s.ply % KD_CHESS_RING] != kd_chess_hash(&s) || s.status != kd_chess_status_of(&s))
         return KD_ERR_DECODE;
     memcpy(state, &s, sizeof s);
     return KD_OK;
@@ -255,8 +257,8 @@ kd_err kd_chess_undo_encode(const kd_chess_undo *u, kd_buf *out)
     kd_put_u32be(b + 9, u->fullmove);
     b[13] = (uint8_t)(u->halfmove >> 8);
     b[14] = (uint8_t)u->halfmove;
-    const uint8_t rest[12] = {u->move.from, u->move.to, u->move.promo, u->move.flags, u->captured,   u->castling,
-                              u->ep,        u->status,  u->last_from,  u->last_to,    u->last_promo, u->last_san};
+    const uint8_t rest[13] = {u->move.from, u->move.to,   u->move.promo, u->move.flags, u->captured, u->castling, u->ep,
+                              u->status,    u->last_from, u->last_to,    u->last_promo, u->last_san, u->check};
     memcpy(b + 15, rest, sizeof rest);
     return kd_buf_append(out, b, sizeof b);
 }
@@ -269,7 +271,7 @@ kd_err kd_chess_undo_decode(const uint8_t *data, size_t len, kd_chess_undo *u)
     const uint8_t *r = data + 15;
     if (r[0] >= 64 || r[1] >= 64 || (r[2] && (r[2] < KD_CHESS_KNIGHT || r[2] > KD_CHESS_QUEEN)) || r[3] > 15 ||
         !piece_ok(r[4]) || KD_CHESS_TYPE(r[4]) == KD_CHESS_KING || r[5] > 15 || r[6] > 64 || r[7] != 0 || r[8] > 64 ||
-        r[9] > 64 || (r[10] && (r[10] < KD_CHESS_KNIGHT || r[10] > KD_CHESS_QUEEN)) || r[11] > 7)
+        r[9] > 64 || (r[10] && (r[10] < KD_CHESS_KNIGHT || r[10] > KD_CHESS_QUEEN)) || r[11] > 7 || r[12] > 1)
         return KD_ERR_DECODE;
     kd_chess_undo v;
     memset(&v, 0, sizeof v);
@@ -288,6 +290,7 @@ kd_err kd_chess_undo_decode(const uint8_t *data, size_t len, kd_chess_undo *u)
     v.last_to = r[9];
     v.last_promo = r[10];
     v.last_san = r[11];
+    v.check = r[12];
     memcpy(u, &v, sizeof v);
     return KD_OK;
 }

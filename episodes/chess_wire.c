@@ -1,9 +1,11 @@
 /*
  * chess_wire.c — the one boundary between chess and protobuf-c:
  * ChessCommand and ChessParams bytes to domain values and back. A command
- * is decoded at every execute (perft, replay), so it unpacks into an arena
- * on the stack (kd_pb_arena) and is packed by hand in the canonical
- * encoding protobuf-c writes (tests/episodes/chess_test.c compares them).
+ * is decoded at every execute (perft, replay): it is packed by hand in
+ * the canonical encoding protobuf-c writes, read directly when it is in
+ * exactly that form, and otherwise unpacked by protobuf-c into an arena on
+ * the stack (kd_pb_arena); tests/episodes/chess_test.c checks both ways
+ * agree.
  */
 #include <string.h>
 
@@ -39,9 +41,33 @@ kd_err kd_chess_command_encode(uint32_t from, uint32_t to, uint32_t promo, kd_bu
     return kd_buf_append(out, bytes, n);
 }
 
+/* Reads the canonical encoding kd_chess_command_pack writes for values
+ * under 128 (each field once, in order, one-byte varints, none zero):
+ * 1 when `data` is exactly that, else 0 (protobuf-c decides). */
+static int read_canonical(const uint8_t *data, size_t len, uint32_t v[3])
+{
+    size_t at = 0;
+    for (uint8_t field = 1; field <= 3 && at < len; field++) {
+        if (data[at] != (uint8_t)(field << 3))
+            continue;
+        if (at + 1 >= len || data[at + 1] == 0 || data[at + 1] >= 0x80)
+            return 0;
+        v[field - 1] = data[at + 1];
+        at += 2;
+    }
+    return at == len;
+}
+
 kd_err kd_chess_command_decode(const uint8_t *data, size_t len, uint32_t *from, uint32_t *to, uint32_t *promo,
                                kd_reject *rej)
 {
+    uint32_t v[3] = {0, 0, 0};
+    if (data && len > 0 && read_canonical(data, len, v)) { /* the hot path: no unpack at all */
+        *from = v[0];
+        *to = v[1];
+        *promo = v[2];
+        return KD_OK;
+    }
     _Alignas(max_align_t) unsigned char storage[256];
     kd_pb_arena arena;
     kd_pb_arena_init(&arena, storage, sizeof storage);
