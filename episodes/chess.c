@@ -325,27 +325,89 @@ int kd_chess_has_legal_move(const kd_chess_state *s)
     return gen_legal(s, moves, 1) > 0;
 }
 
+/* Whether the squares strictly between aligned `a` and `z` are empty. */
+static int path_clear(const uint8_t *b, int a, int z)
+{
+    int df, dr;
+    line_dir(a, z, &df, &dr);
+    for (int sq = a + 8 * dr + df; sq != z; sq += 8 * dr + df)
+        if (b[sq])
+            return 0;
+    return 1;
+}
+
+/* Whether piece `p` on `sq` attacks `target` on board `b`. */
+static int piece_attacks(const uint8_t *b, uint8_t p, int sq, int target)
+{
+    int df = (target & 7) - (sq & 7), dr = (target >> 3) - (sq >> 3);
+    int adf = df < 0 ? -df : df, adr = dr < 0 ? -dr : dr;
+    switch (KD_CHESS_TYPE(p)) {
+    case KD_CHESS_PAWN:
+        return adf == 1 && dr == (KD_CHESS_COLOUR(p) == KD_CHESS_WHITE ? 1 : -1);
+    case KD_CHESS_KNIGHT:
+        return adf * adr == 2;
+    case KD_CHESS_BISHOP:
+        return adf == adr && adf && path_clear(b, sq, target);
+    case KD_CHESS_ROOK:
+        return (!adf || !adr) && (adf || adr) && path_clear(b, sq, target);
+    case KD_CHESS_QUEEN:
+        return (adf == adr || !adf || !adr) && (adf || adr) && path_clear(b, sq, target);
+    default:
+        return 0;
+    }
+}
+
+/* The pseudo-legal move from -> to of the piece on `from` (promotion
+ * aside): 1 with *m filled, or 0 when the piece cannot move so. Checked
+ * directly from the geometry, not by generating the piece's moves: it is
+ * what every execute asks. */
+static int pseudo_move(const kd_chess_state *s, int from, int to, kd_chess_move *m)
+{
+    const uint8_t *b = s->board;
+    uint8_t p = b[from], t = b[to];
+    int us = KD_CHESS_COLOUR(p), type = KD_CHESS_TYPE(p), flags = t ? KD_CHESS_CAPTURE : 0;
+    int df = (to & 7) - (from & 7), dr = (to >> 3) - (from >> 3);
+    if (t && KD_CHESS_COLOUR(t) == us)
+        return 0;
+    if (type == KD_CHESS_PAWN) {
+        int step = us == KD_CHESS_WHITE ? 8 : -8;
+        if (df == 0 && !t && to == from + step)
+            flags = 0;
+        else if (df == 0 && !t && to == from + 2 * step && (from >> 3) == (us == KD_CHESS_WHITE ? 1 : 6) &&
+                 !b[from + step])
+            flags = KD_CHESS_DOUBLE;
+        else if ((df == 1 || df == -1) && to == from + step + df && (t || to == s->ep))
+            flags = t ? KD_CHESS_CAPTURE : KD_CHESS_CAPTURE | KD_CHESS_EN_PASSANT;
+        else
+            return 0;
+    } else if (type == KD_CHESS_KING && (df > 1 || df < -1 || dr > 1 || dr < -1)) {
+        kd_chess_move castles[2];
+        int n = s->castling ? gen_castles(s, b, from, us, castles) : 0;
+        if (!(n > 0 && castles[0].to == to) && !(n > 1 && castles[1].to == to))
+            return 0;
+        flags = KD_CHESS_CASTLE;
+    } else if (type != KD_CHESS_KING && !piece_attacks(b, p, from, to)) {
+        return 0;
+    }
+    *m = mv(from, to, 0, flags);
+    return 1;
+}
+
 int kd_chess_find_move(const kd_chess_state *s, int from, int to, int promo, kd_chess_move *move)
 {
-    uint8_t b[64];
-    kd_chess_move pseudo[32];
-    memcpy(b, s->board, sizeof b);
-    int n = gen_piece(s, b, from, pseudo), match = -1, reaches = 0;
-    for (int i = 0; i < n; i++) {
-        if (pseudo[i].to != to)
-            continue;
-        reaches = 1;
-        if (pseudo[i].promo == promo)
-            match = i;
-    }
-    if (!reaches)
+    kd_chess_move m;
+    if (from == to || !pseudo_move(s, from, to, &m))
         return 1;
-    if (match < 0)
+    int promotes = KD_CHESS_TYPE(s->board[from]) == KD_CHESS_PAWN && (to < 8 || to >= 56);
+    if (promotes ? promo < KD_CHESS_KNIGHT || promo > KD_CHESS_QUEEN : promo != 0)
         return 3; /* a promotion without a valid piece, or a piece on a move that does not promote */
+    m.promo = (uint8_t)promo;
+    uint8_t b[64];
+    memcpy(b, s->board, sizeof b);
     int us = s->side;
-    if (!king_safe_after(b, us, s->king[us], pseudo[match], s->check))
+    if (!king_safe_after(b, us, s->king[us], m, s->check))
         return 2;
-    *move = pseudo[match];
+    *move = m;
     return 0;
 }
 
@@ -502,35 +564,6 @@ static uint8_t san_facts(const kd_chess_state *s, kd_chess_move m)
     if (!same_rank)
         return facts | KD_CHESS_SAN_RANK;
     return facts | KD_CHESS_SAN_FILE | KD_CHESS_SAN_RANK;
-}
-
-/* Whether the squares strictly between aligned `a` and `z` are empty. */
-static int path_clear(const uint8_t *b, int a, int z)
-{
-    int df, dr;
-    line_dir(a, z, &df, &dr);
-    return ray_first(b, a, df, dr) == z;
-}
-
-/* Whether piece `p` on `sq` attacks `target` on board `b`. */
-static int piece_attacks(const uint8_t *b, uint8_t p, int sq, int target)
-{
-    int df = (target & 7) - (sq & 7), dr = (target >> 3) - (sq >> 3);
-    int adf = df < 0 ? -df : df, adr = dr < 0 ? -dr : dr;
-    switch (KD_CHESS_TYPE(p)) {
-    case KD_CHESS_PAWN:
-        return adf == 1 && dr == (KD_CHESS_COLOUR(p) == KD_CHESS_WHITE ? 1 : -1);
-    case KD_CHESS_KNIGHT:
-        return adf * adr == 2;
-    case KD_CHESS_BISHOP:
-        return adf == adr && adf && path_clear(b, sq, target);
-    case KD_CHESS_ROOK:
-        return (!adf || !adr) && (adf || adr) && path_clear(b, sq, target);
-    case KD_CHESS_QUEEN:
-        return (adf == adr || !adf || !adr) && (adf || adr) && path_clear(b, sq, target);
-    default:
-        return 0;
-    }
 }
 
 /* Whether move `m`, just made by `us` on `b`, checks the king on

@@ -450,6 +450,48 @@ Test(chess_rollback, every_legal_move_of_random_games_rolls_back_byte_exactly, .
     }
 }
 
+/* kd_chess_find_move checks one move from its geometry; the generator
+ * lists them all: they must agree on every from, to and promotion. */
+Test(chess_rules, find_move_agrees_with_the_generator_everywhere, .timeout = 60)
+{
+    uint64_t rng = 3;
+    static const char *const starts[] = {NULL, KIWIPETE,
+                                         "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                                         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"};
+    for (int game = 0; game < 8; game++) {
+        kd_chess_state s;
+        chess_new_game(&s, starts[game % 4]);
+        for (int ply = 0; ply < 40 && s.status == KD_CHESS_IN_PROGRESS; ply++) {
+            kd_chess_move moves[KD_CHESS_MOVES_MAX];
+            int n = kd_chess_legal_moves(&s, moves), found = 0;
+            for (int from = 0; from < 64; from++) {
+                if (!s.board[from] || KD_CHESS_COLOUR(s.board[from]) != s.side)
+                    continue;
+                for (int to = 0; to < 64; to++)
+                    for (int promo = 0; promo <= 6; promo++) {
+                        kd_chess_move m;
+                        int listed = 0;
+                        for (int i = 0; i < n; i++)
+                            listed |= moves[i].from == from && moves[i].to == to && moves[i].promo == promo;
+                        int r = kd_chess_find_move(&s, from, to, promo, &m);
+                        cr_assert_eq(r == 0, listed, "%d -> %d promo %d: find %d, listed %d", from, to, promo, r,
+                                     listed);
+                        if (r == 0) {
+                            found++;
+                            for (int i = 0; i < n; i++)
+                                if (moves[i].from == from && moves[i].to == to && moves[i].promo == promo)
+                                    cr_assert_eq(memcmp(&moves[i], &m, sizeof m), 0, "the same flags");
+                        }
+                    }
+            }
+            cr_assert_eq(found, n);
+            char uci[KD_CHESS_UCI_MAX];
+            kd_chess_uci(moves[kd_type_rng_below(&rng, (uint32_t)n)], uci);
+            chess_play(&s, uci);
+        }
+    }
+}
+
 Test(chess_encoding, malformed_states_and_undos_are_refused)
 {
     kd_chess_state s, out;
