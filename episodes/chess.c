@@ -516,9 +516,9 @@ static int ep_capturable(const kd_chess_state *s, int target)
     return 0;
 }
 
-/* SAN's facts of `m` before it is made: a capture, and which of the file
- * and rank of `from` tell it from another piece of its kind that could
- * also go to `m.to`. */
+/* SAN's facts of `m` in `s`, before it is made: a capture, and which of
+ * the file and rank of `from` tell it from another piece of its kind that
+ * could also go to `m.to` legally. */
 static uint8_t san_facts(const kd_chess_state *s, kd_chess_move m)
 {
     uint8_t facts = m.flags & KD_CHESS_CAPTURE ? KD_CHESS_SAN_CAPTURE : 0;
@@ -584,6 +584,27 @@ static int gives_check(const uint8_t *b, kd_chess_move m, int us, int king_sq)
     return hit >= 0 && slides_along(b[hit], us, df && dr);
 }
 
+uint8_t kd_chess_last_disambiguation(const kd_chess_state *s)
+{
+    int from = s->last_from, to = s->last_to;
+    if (from >= 64 || to >= 64 || s->last_promo)
+        return 0;
+    /* The position before the move, as far as SAN needs it: the piece back
+     * on its square, the one it took (any enemy piece will do: a rival
+     * taking on `to` removes it just the same) on `to`; "in check" makes
+     * every rival's legality a full test. */
+    kd_chess_state before;
+    memcpy(&before, s, sizeof before);
+    uint8_t p = s->board[to];
+    before.board[from] = p;
+    before.board[to] =
+        s->last_san & KD_CHESS_SAN_CAPTURE ? (uint8_t)((p ^ KD_CHESS_BLACK_BIT) & ~7) | KD_CHESS_PAWN : 0;
+    before.side = (uint8_t)KD_CHESS_COLOUR(p);
+    before.check = 1;
+    kd_chess_move m = mv(from, to, 0, s->last_san & KD_CHESS_SAN_CAPTURE ? KD_CHESS_CAPTURE : 0);
+    return san_facts(&before, m) & (KD_CHESS_SAN_FILE | KD_CHESS_SAN_RANK);
+}
+
 /* The rook's squares of a castling king move. */
 static void castle_rook(kd_chess_move m, int *rook_from, int *rook_to)
 {
@@ -610,7 +631,7 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->last_promo = s->last_promo;
     u->last_san = s->last_san;
     u->check = s->check;
-    s->last_san = san_facts(s, m);
+    s->last_san = m.flags & KD_CHESS_CAPTURE ? KD_CHESS_SAN_CAPTURE : 0;
 
     uint64_t h = s->ring[s->ply % KD_CHESS_RING] ^ Z_CASTLE(s->castling) ^ Z_SIDE;
     if (s->ep != KD_CHESS_NO_SQUARE)

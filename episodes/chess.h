@@ -71,7 +71,9 @@ typedef enum {
 
 /* Move flags (kd_chess_move.flags). */
 enum { KD_CHESS_CAPTURE = 1, KD_CHESS_EN_PASSANT = 2, KD_CHESS_CASTLE = 4, KD_CHESS_DOUBLE = 8 };
-/* The last move's SAN facts (kd_chess_state.last_san). */
+/* SAN facts of a move: kd_chess_state.last_san keeps only the capture;
+ * the file and rank that tell it from a rival piece are worked out when
+ * SAN is written (kd_chess_last_disambiguation). */
 enum { KD_CHESS_SAN_CAPTURE = 1, KD_CHESS_SAN_FILE = 2, KD_CHESS_SAN_RANK = 4 };
 
 typedef struct {
@@ -159,6 +161,10 @@ void kd_chess_settle(kd_chess_state *s);
 kd_chess_status kd_chess_status_of(const kd_chess_state *s);
 /* The hash of the position (placement, side, castling, ep), from scratch. */
 uint64_t kd_chess_hash(const kd_chess_state *s);
+/* KD_CHESS_SAN_FILE / KD_CHESS_SAN_RANK: what SAN needs to tell the last
+ * move from a rival piece's move to the same square (from the position
+ * before it, rebuilt); 0 before any move. */
+uint8_t kd_chess_last_disambiguation(const kd_chess_state *s);
 /* Whether the material cannot mate (chess.js's rule). */
 int kd_chess_insufficient(const uint8_t board[64]);
 

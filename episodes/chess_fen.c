@@ -264,6 +264,7 @@ void kd_chess_last_san(const kd_chess_state *s, char out[KD_CHESS_SAN_MAX])
         return;
     }
     int type = s->last_promo ? KD_CHESS_PAWN : KD_CHESS_TYPE(s->board[to]);
+    uint8_t facts = (uint8_t)(s->last_san | kd_chess_last_disambiguation(s));
     int df = (to & 7) - (from & 7);
     if (type == KD_CHESS_KING && (df == 2 || df == -2)) {
         memcpy(out, df > 0 ? "O-O" : "O-O-O", df > 0 ? 3 : 5);
@@ -271,11 +272,11 @@ void kd_chess_last_san(const kd_chess_state *s, char out[KD_CHESS_SAN_MAX])
     } else {
         if (type != KD_CHESS_PAWN)
             out[n++] = piece_letters[type];
-        if ((type == KD_CHESS_PAWN && (s->last_san & KD_CHESS_SAN_CAPTURE)) || (s->last_san & KD_CHESS_SAN_FILE))
+        if ((type == KD_CHESS_PAWN && (facts & KD_CHESS_SAN_CAPTURE)) || (facts & KD_CHESS_SAN_FILE))
             out[n++] = (char)('a' + (from & 7));
-        if (s->last_san & KD_CHESS_SAN_RANK)
+        if (facts & KD_CHESS_SAN_RANK)
             out[n++] = (char)('1' + (from >> 3));
-        if (s->last_san & KD_CHESS_SAN_CAPTURE)
+        if (facts & KD_CHESS_SAN_CAPTURE)
             out[n++] = 'x';
         out[n++] = (char)('a' + (to & 7));
         out[n++] = (char)('1' + (to >> 3));

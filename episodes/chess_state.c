@@ -227,7 +227,7 @@ kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *st
     for (size_t i = 0; i < 2; i++)
         if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
             return KD_ERR_DECODE;
-    if (!position_ok(&s) || s.fullmove == 0 || s.halfmove > 150 || s.last_san > 7 ||
+    if (!position_ok(&s) || s.fullmove == 0 || s.halfmove > 150 || s.last_san > 1 ||
         (s.last_promo && (s.last_promo < KD_CHESS_KNIGHT || s.last_promo > KD_CHESS_QUEEN)) ||
         ((s.last_from == KD_CHESS_NO_SQUARE) != (s.last_to == KD_CHESS_NO_SQUARE)) || s.last_from > 64 ||
         s.last_to > 64 || (s.last_to < 64 && !s.board[s.last_to]))
@@ -271,7 +271,7 @@ kd_err kd_chess_undo_decode(const uint8_t *data, size_t len, kd_chess_undo *u)
     const uint8_t *r = data + 15;
     if (r[0] >= 64 || r[1] >= 64 || (r[2] && (r[2] < KD_CHESS_KNIGHT || r[2] > KD_CHESS_QUEEN)) || r[3] > 15 ||
         !piece_ok(r[4]) || KD_CHESS_TYPE(r[4]) == KD_CHESS_KING || r[5] > 15 || r[6] > 64 || r[7] != 0 || r[8] > 64 ||
-        r[9] > 64 || (r[10] && (r[10] < KD_CHESS_KNIGHT || r[10] > KD_CHESS_QUEEN)) || r[11] > 7 || r[12] > 1)
+        r[9] > 64 || (r[10] && (r[10] < KD_CHESS_KNIGHT || r[10] > KD_CHESS_QUEEN)) || r[11] > 1 || r[12] > 1)
         return KD_ERR_DECODE;
     kd_chess_undo v;
     memset(&v, 0, sizeof v);
