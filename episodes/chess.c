@@ -319,8 +319,40 @@ int kd_chess_legal_moves(const kd_chess_state *s, kd_chess_move out[KD_CHESS_MOV
     return gen_legal(s, out, KD_CHESS_MOVES_MAX);
 }
 
+/* Whether the piece on `from` (not a king) has a pseudo-legal move
+ * (castling and en passant aside): one step of it is free or an enemy's. */
+static int can_step(const uint8_t *b, int from)
+{
+    uint8_t p = b[from];
+    int us = KD_CHESS_COLOUR(p), type = KD_CHESS_TYPE(p), f = from & 7, r = from >> 3;
+    if (type == KD_CHESS_PAWN) {
+        int step = us == KD_CHESS_WHITE ? 8 : -8;
+        uint8_t left = f > 0 ? b[from + step - 1] : 0, right = f < 7 ? b[from + step + 1] : 0;
+        return !b[from + step] || (left && KD_CHESS_COLOUR(left) != us) || (right && KD_CHESS_COLOUR(right) != us);
+    }
+    int knight = type == KD_CHESS_KNIGHT;
+    int first = type == KD_CHESS_BISHOP ? 4 : 0, last = type == KD_CHESS_ROOK ? 4 : 8;
+    for (int i = knight ? 0 : first; i < (knight ? 8 : last); i++) {
+        int nf = f + (knight ? knight_df[i] : dir_df[i]), nr = r + (knight ? knight_dr[i] : dir_dr[i]);
+        if (ON_BOARD(nf, nr) && (!b[nr * 8 + nf] || KD_CHESS_COLOUR(b[nr * 8 + nf]) != us))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the side to move has a legal move. The quick answer (after
+ * almost every move): not in check, a piece that is not the king and
+ * cannot be pinned has a step; else the generator decides. */
 int kd_chess_has_legal_move(const kd_chess_state *s)
 {
+    int us = s->side, king_sq = s->king[us];
+    for (int i = 0; !s->check && i < 64; i++) {
+        int sq = us == KD_CHESS_WHITE ? i : 63 - i;
+        uint8_t p = s->board[sq];
+        if (p && KD_CHESS_COLOUR(p) == us && sq != king_sq &&
+            (!aligned(sq, king_sq) || !maybe_pinned(s->board, king_sq, sq, us ^ 1)) && can_step(s->board, sq))
+            return 1;
+    }
     kd_chess_move moves[KD_CHESS_MOVES_MAX];
     return gen_legal(s, moves, 1) > 0;
 }
