@@ -349,8 +349,8 @@ int kd_chess_has_legal_move(const kd_chess_state *s)
     for (int i = 0; !s->check && i < 64; i++) {
         int sq = us == KD_CHESS_WHITE ? i : 63 - i;
         uint8_t p = s->board[sq];
-        if (p && KD_CHESS_COLOUR(p) == us && sq != king_sq &&
-            (!aligned(sq, king_sq) || !maybe_pinned(s->board, king_sq, sq, us ^ 1)) && can_step(s->board, sq))
+        if (p && KD_CHESS_COLOUR(p) == us && sq != king_sq && can_step(s->board, sq) &&
+            (!aligned(sq, king_sq) || !maybe_pinned(s->board, king_sq, sq, us ^ 1)))
             return 1;
     }
     kd_chess_move moves[KD_CHESS_MOVES_MAX];
