@@ -134,17 +134,17 @@ extern const kd_rule_code kd_chess_rule_codes[];
 int kd_chess_attacked(const uint8_t board[64], int sq, int by);
 /* Whether the side to move is in check. */
 int kd_chess_in_check(const kd_chess_state *s);
-/* The legal moves of the side to move (fills `out`, returns the count; 0
- * also when the game is over only if there are none: the status is not
- * consulted). */
+/* Fills `out` with the legal moves of the side to move and returns their
+ * count. The status is not consulted: a game drawn by a rule still lists
+ * the moves its position has. */
 int kd_chess_legal_moves(const kd_chess_state *s, kd_chess_move out[KD_CHESS_MOVES_MAX]);
 /* Whether the side to move has a legal move. */
 int kd_chess_has_legal_move(const kd_chess_state *s);
-/* Finds the move from -> to (promo 0 or a type) among the pseudo-legal
- * and legal moves: 0 legal (*move filled), 1 no such move of that piece,
- * 2 a move that leaves or puts the own king in check, 3 a pawn reaching
- * the last rank without a valid promotion piece or a promotion piece on
- * another move. */
+/* Checks the move from -> to (promo 0 or a piece type) of the piece on
+ * `from`, which must be the side to move's: 0 legal (*move filled, flags
+ * included), 1 the piece cannot move so (or from == to), 3 a pawn reaching
+ * the last rank without a valid promotion piece, or a promotion piece on
+ * another move, 2 a move that leaves or puts the own king in check. */
 int kd_chess_find_move(const kd_chess_state *s, int from, int to, int promo, kd_chess_move *move);
 /* Plays legal `move` (as kd_chess_find_move or kd_chess_legal_moves give
  * it): board, rights, clocks, hash ring, last move and status; fills
@@ -198,9 +198,10 @@ kd_err kd_chess_state_init(kd_chess_state *state, const kd_participants *partici
 /*
  * Plays from -> to (promo 0 or a piece type) for the mover, signed by
  * `signer` (NULL: unsigned). Checks, in order, each a KD_ERR_RULE with its
- * code in `rej`: game_over, unauthorised, not_your_turn, bad_square,
- * no_piece, not_your_piece, illegal_move, in_check, bad_promotion. On
- * success fills `undo`; on error neither `state` nor `undo` is touched.
+ * code in `rej` and a sentence naming the move: game_over, unauthorised,
+ * not_your_turn, bad_square, no_piece, not_your_piece, illegal_move,
+ * bad_promotion, in_check. On success fills `undo`; on error neither
+ * `state` nor `undo` is touched.
  */
 kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
                      kd_chess_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
