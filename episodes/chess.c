@@ -665,7 +665,7 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->check = s->check;
     s->last_san = m.flags & KD_CHESS_CAPTURE ? KD_CHESS_SAN_CAPTURE : 0;
 
-    uint64_t h = s->ring[s->ply % KD_CHESS_RING] ^ Z_CASTLE(s->castling) ^ Z_SIDE;
+    uint64_t h = s->ring[s->ply % KD_CHESS_RING] ^ Z_SIDE;
     if (s->ep != KD_CHESS_NO_SQUARE)
         h ^= Z_EP(s->ep);
     uint8_t placed = m.promo ? (uint8_t)((moved & KD_CHESS_BLACK_BIT) | m.promo) : moved;
@@ -698,7 +698,8 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
         s->ep = (uint8_t)((m.from + m.to) / 2);
         h ^= Z_EP(s->ep);
     }
-    h ^= Z_CASTLE(s->castling);
+    if (s->castling != u->castling)
+        h ^= Z_CASTLE(u->castling) ^ Z_CASTLE(s->castling);
     s->ply++;
     u->ring_old = s->ring[s->ply % KD_CHESS_RING];
     s->ring[s->ply % KD_CHESS_RING] = h;
