@@ -719,12 +719,22 @@ kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *u)
         return KD_ERR_DECODE;
     int cap_sq = m.flags & KD_CHESS_EN_PASSANT ? (m.from & ~7) | (m.to & 7) : m.to;
     int rf = 0, rt = 0;
+    int king_two = KD_CHESS_TYPE(s->board[m.to]) == KD_CHESS_KING && (m.to == m.from + 2 || m.to + 2 == m.from);
+    if (king_two != !!(m.flags & KD_CHESS_CASTLE))
+        return KD_ERR_DECODE; /* a king moves two squares exactly when it castles */
     if (m.flags & KD_CHESS_CASTLE) {
+        if ((m.from != 4 && m.from != 60) || (m.to != m.from + 2 && m.to + 2 != m.from) || u->captured)
+            return KD_ERR_DECODE; /* a record from disk naming no castling */
         castle_rook(m, &rf, &rt);
         if (s->king[mover] != m.to || s->board[rf] || KD_CHESS_TYPE(s->board[rt]) != KD_CHESS_ROOK)
             return KD_ERR_DECODE;
     }
-    if ((m.flags & KD_CHESS_EN_PASSANT) && (s->board[cap_sq] || u->captured != ((mover ^ 1) << 3 | KD_CHESS_PAWN)))
+    if ((m.flags & KD_CHESS_EN_PASSANT) &&
+        (s->board[cap_sq] || cap_sq == m.to || u->captured != ((mover ^ 1) << 3 | KD_CHESS_PAWN) ||
+         KD_CHESS_TYPE(s->board[m.to]) != KD_CHESS_PAWN))
+        return KD_ERR_DECODE;
+    if (u->captured && (KD_CHESS_COLOUR(u->captured) == mover || KD_CHESS_TYPE(u->captured) == KD_CHESS_KING ||
+                        KD_CHESS_TYPE(u->captured) > KD_CHESS_KING || !KD_CHESS_TYPE(u->captured)))
         return KD_ERR_DECODE;
     uint8_t placed = s->board[m.to];
     s->board[m.to] = 0;

@@ -525,6 +525,52 @@ Test(chess_encoding, malformed_states_and_undos_are_refused)
     kd_buf_fini(&enc);
 }
 
+Test(chess_encoding, random_undo_records_are_refused_or_exact)
+{
+    /* records from disk may be anything that decodes: a rollback either
+     * refuses it (state untouched) or is the true inverse of the last move */
+    kd_chess_state s, before;
+    chess_new_game(&s, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    chess_play(&s, "e1g1");
+    memcpy(&before, &s, sizeof s);
+    uint64_t rng = 9;
+    int accepted = 0;
+    for (int i = 0; i < 20000; i++) {
+        uint8_t bytes[KD_CHESS_UNDO_LEN];
+        for (size_t k = 0; k < sizeof bytes; k++)
+            bytes[k] = (uint8_t)kd_type_rng_next(&rng);
+        bytes[0] = KD_CHESS_VERSION;
+        bytes[15] = 4;   /* from e1 */
+        bytes[16] = 6;   /* to g1 */
+        bytes[17] = 0;   /* no promotion */
+        bytes[22] = 0;   /* previous status: in progress */
+        bytes[18] &= 15; /* flags */
+        static const uint8_t captured[] = {0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13};
+        bytes[19] = captured[kd_type_rng_below(&rng, sizeof captured)];
+        bytes[20] &= 15;
+        bytes[21] = (uint8_t)kd_type_rng_below(&rng, 65);
+        bytes[23] = (uint8_t)kd_type_rng_below(&rng, 65);
+        bytes[24] = (uint8_t)kd_type_rng_below(&rng, 65);
+        bytes[25] = 0;
+        bytes[26] &= 1;
+        bytes[27] &= 1;
+        kd_chess_undo u;
+        if (kd_chess_undo_decode(bytes, sizeof bytes, &u) != KD_OK)
+            continue;
+        kd_err err = kd_chess_unmake(&s, &u);
+        if (err == KD_OK) {
+            accepted++;
+            cr_assert_eq(s.board[4], KD_CHESS_KING, "the king is back on e1");
+            cr_assert_eq(s.board[7], KD_CHESS_ROOK, "the rook on h1");
+            cr_assert_eq(s.board[5] | s.board[6], 0, "nothing left between");
+            memcpy(&s, &before, sizeof s);
+        } else {
+            cr_assert_eq(memcmp(&s, &before, sizeof s), 0, "a refused record leaves the state");
+        }
+    }
+    cr_expect_gt(accepted, 0, "some records fit the last move's squares");
+}
+
 /* ---------------------------------------------------------------- wire */
 
 Test(chess_wire, the_hand_packed_command_is_protobuf_c_s_and_both_decoders_agree)
