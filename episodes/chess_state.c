@@ -90,10 +90,44 @@ static void move_name(uint32_t from, uint32_t to, uint32_t promo, char out[24])
     kd_reject_write(out, 24, "%u->%u", (unsigned)from, (unsigned)to);
 }
 
+enum { NO_PIECE = 4, NOT_YOURS = 5 }; /* beside kd_chess_find_move's answers 1 to 3 */
+
+/* The refusal of a move on the board: `verdict` is kd_chess_find_move's
+ * answer (1 cannot move so, 2 in check, 3 promotion) or NO_PIECE /
+ * NOT_YOURS. The sentence names the move; it is written only here, so an
+ * accepted move formats nothing. */
+static kd_err refuse(const kd_chess_state *s, uint32_t from, uint32_t to, uint32_t promo, int verdict, kd_reject *rej)
+{
+    static const char *const names[7] = {"", "pawn", "knight", "bishop", "rook", "queen", "king"};
+    char name[24];
+    uint8_t p = s->board[from];
+    int side = s->side;
+    move_name(from, to, promo, name);
+    switch (verdict) {
+    case NO_PIECE:
+        return kd_reject_rule(rej, "no_piece", "Illegal move %s: there is no piece on %.2s", name, name);
+    case NOT_YOURS:
+        return kd_reject_rule(rej, "not_your_piece", "Illegal move %s: the piece on %.2s is %s's, and %s is to move",
+                              name, name, side_words[side ^ 1], side_words[side]);
+    case 1:
+        return kd_reject_rule(rej, "illegal_move", "Illegal move %s: the %s on %.2s cannot move so", name,
+                              names[KD_CHESS_TYPE(p)], name);
+    case 3:
+        return kd_reject_rule(rej, "bad_promotion",
+                              "Illegal move %s: a pawn reaching the last rank promotes to q, r, b or n, and no other "
+                              "move promotes",
+                              name);
+    default:
+        if (KD_CHESS_TYPE(p) == KD_CHESS_KING && (to == from + 2 || to + 2 == from))
+            return kd_reject_rule(rej, "in_check",
+                                  "Illegal move %s: the king may not castle out of, through or into check", name);
+        return kd_reject_rule(rej, "in_check", "Illegal move %s: king would be in check", name);
+    }
+}
+
 kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
                      kd_chess_undo *undo, kd_reject *rej)
 {
-    char name[24];
     if (state->status != KD_CHESS_IN_PROGRESS)
         return kd_reject_rule(rej, "game_over", "the game is over: %s", status_sentence(state->status));
     int side = state->side;
@@ -109,32 +143,14 @@ kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t
     if (from >= 64 || to >= 64)
         return kd_reject_rule(rej, "bad_square", "Illegal move: there is no square %u (squares are 0 to 63, a1 = 0)",
                               (unsigned)(from >= 64 ? from : to));
-    move_name(from, to, promo, name);
     uint8_t p = state->board[from];
-    if (!p)
-        return kd_reject_rule(rej, "no_piece", "Illegal move %s: there is no piece on %.2s", name, name);
-    if (KD_CHESS_COLOUR(p) != side)
-        return kd_reject_rule(rej, "not_your_piece", "Illegal move %s: the piece on %.2s is %s's, and %s is to move",
-                              name, name, side_words[side ^ 1], side_words[side]);
     kd_chess_move move;
-    switch (kd_chess_find_move(state, (int)from, (int)to, promo <= 5 ? (int)promo : -1, &move)) {
-    case 0:
-        break;
-    case 1:
-        return kd_reject_rule(
-            rej, "illegal_move", "Illegal move %s: the %s on %.2s cannot move so", name,
-            (const char *[]){"", "pawn", "knight", "bishop", "rook", "queen", "king"}[KD_CHESS_TYPE(p)], name);
-    case 3:
-        return kd_reject_rule(rej, "bad_promotion",
-                              "Illegal move %s: a pawn reaching the last rank promotes to q, r, b or n, and no other "
-                              "move promotes",
-                              name);
-    default:
-        if (KD_CHESS_TYPE(p) == KD_CHESS_KING && (to == from + 2 || to + 2 == from))
-            return kd_reject_rule(rej, "in_check",
-                                  "Illegal move %s: the king may not castle out of, through or into check", name);
-        return kd_reject_rule(rej, "in_check", "Illegal move %s: king would be in check", name);
-    }
+    int verdict = !p ? NO_PIECE
+                  : KD_CHESS_COLOUR(p) != side
+                      ? NOT_YOURS
+                      : kd_chess_find_move(state, (int)from, (int)to, promo <= KD_CHESS_QUEEN ? (int)promo : -1, &move);
+    if (verdict != 0)
+        return refuse(state, from, to, promo, verdict, rej);
     kd_chess_make(state, move, undo);
     return KD_OK;
 }
