@@ -230,7 +230,9 @@ static kd_err put_position(const chess_view *v, unsigned flags, kd_buf *out)
     if (v->status == KD_CHESS_WHITE_WON || v->status == KD_CHESS_BLACK_WON)
         return kd_buf_appendf(out, "checkmate: %s wins (%s)\n", v->status == KD_CHESS_WHITE_WON ? "white" : "black",
                               result_text(v->status));
-    return kd_buf_appendf(out, "draw: %s (1/2-1/2)\n", draw_reason(v->status));
+    static const char *const words[] = {
+        "", "", "", "stalemate", "insufficient material", "threefold repetition", "the fifty-move rule"};
+    return kd_buf_appendf(out, "draw: %s (1/2-1/2)\n", words[v->status]);
 }
 
 static kd_err render_text(const uint8_t *view, size_t len, unsigned flags, kd_buf *out)
