@@ -162,8 +162,8 @@ static json_t *view_json(const uint8_t *view, size_t len)
                      v.pos.side ? "b" : "w", "current", seat_names[v.pos.side], "check", v.check, "last_move",
                      last_move_json(&v), "status", status_word(v.status), "result", result_text(v.status),
                      "draw_reason", draw_reason(v.status), "winner", st.winner >= 0 ? seat_names[st.winner] : NULL,
-                     "move_number", (json_int_t)v.pos.fullmove, "halfmove_clock", (json_int_t)v.pos.halfmove, "ply",
-                     (json_int_t)v.ply, "move_rules", "check", v.check);
+                     "move_number", (json_int_t)v.pos.fullmove, "halfmove_clock", (json_int_t)v.pos.halfmove,
+                     "move_count", (json_int_t)v.ply, "move_rules", "check", v.check);
 }
 
 /* The legal moves of the view's position as UCI and SAN arrays. */

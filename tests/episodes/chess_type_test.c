@@ -194,6 +194,8 @@ Test(chess_type, status_and_view_json)
     cr_expect_str_eq(json_string_value(json_object_get(j, "status")), "checkmate");
     cr_expect_str_eq(json_string_value(json_object_get(j, "result")), "1-0");
     cr_expect_str_eq(json_string_value(json_object_get(j, "winner")), "white");
+    cr_expect_eq(json_integer_value(json_object_get(j, "move_count")), 7);
+    cr_expect_eq(json_integer_value(json_object_get(j, "move_number")), 4);
     cr_expect(json_is_true(json_object_get(json_object_get(j, "move_rules"), "check")));
     json_decref(j);
 
