@@ -18,6 +18,7 @@
 #include "engine/crypto.h"
 #include "episodes/chess.h"
 #include "episodes/chess_support.h"
+#include "episodes/wire_alloc.h"
 
 #define KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -609,6 +610,23 @@ Test(chess_wire, the_hand_packed_command_is_protobuf_c_s_and_both_decoders_agree
     cr_expect_eq(kd_chess_command_decode(truncated, sizeof truncated, &f, &t, &p, &rej), KD_ERR_BAD_COMMAND);
     cr_expect(strstr(rej.detail, "ChessCommand"));
     cr_expect_eq(kd_chess_command_decode(wrong_type, sizeof wrong_type, &f, &t, &p, NULL), KD_ERR_BAD_COMMAND);
+}
+
+Test(chess_wire, the_arena_unpacks_without_malloc_and_says_when_it_is_too_small)
+{
+    const uint8_t bytes[] = {0x10, 28, 0x08, 12}; /* not the canonical order: protobuf-c unpacks it */
+    _Alignas(max_align_t) unsigned char small[8], big[256];
+    kd_pb_arena arena;
+    kd_pb_arena_init(&arena, small, sizeof small);
+    cr_expect_null(kdapp__chess_command__unpack(&arena.base, sizeof bytes, bytes));
+    cr_expect(arena.failed, "too small: failed, not malformed");
+    kd_pb_arena_init(&arena, big, sizeof big);
+    Kdapp__ChessCommand *c = kdapp__chess_command__unpack(&arena.base, sizeof bytes, bytes);
+    cr_assert_not_null(c);
+    cr_expect(!arena.failed);
+    cr_expect(c->from == 12 && c->to == 28);
+    cr_expect((unsigned char *)c >= big && (unsigned char *)c < big + sizeof big, "carved from the storage");
+    cr_expect_eq((uintptr_t)c % _Alignof(max_align_t), 0);
 }
 
 /* ---------------------------------------------------------------- perft */
