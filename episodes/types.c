@@ -159,9 +159,11 @@ kd_err kd_legal_moves_push(kd_legal_moves *list, const uint8_t *command, size_t 
     kd_legal_move *m = &list->moves[list->count++];
     memcpy(m->command, command, len);
     m->command_len = len;
-    /* a bounded copy, not snprintf: perft pushes a move per node */
-    size_t n = notation ? strnlen(notation, sizeof m->notation - 1) : 0;
-    memcpy(m->notation, notation ? notation : "", n);
+    /* a bounded copy by hand, not snprintf nor a libc call: perft pushes a
+     * move per node, and notations are a few characters */
+    size_t n = 0;
+    for (; notation && n + 1 < sizeof m->notation && notation[n]; n++)
+        m->notation[n] = notation[n];
     m->notation[n] = '\0';
     return KD_OK;
 }
