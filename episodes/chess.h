@@ -41,10 +41,15 @@
 
 #define KD_CHESS_TYPE_NAME "chess"
 #define KD_CHESS_VERSION 1
-#define KD_CHESS_RING 102       /* position hashes kept: the plies since the last irreversible move, and more */
-#define KD_CHESS_NO_SQUARE 64   /* no en-passant square, no last move */
-#define KD_CHESS_MOVES_MAX 256  /* legal moves of any position (218 at most) */
-#define KD_CHESS_FEN_MAX 96     /* a FEN with its NUL */
+#define KD_CHESS_RING 102      /* position hashes kept: the plies since the last irreversible move, and more */
+#define KD_CHESS_NO_SQUARE 64  /* no en-passant square, no last move */
+#define KD_CHESS_MOVES_MAX 256 /* legal moves of any position (218 at most) */
+#define KD_CHESS_FEN_MAX 100   /* a FEN with its NUL (full-move numbers up to 10 digits) */
+/* The largest full-move number a FEN may start a game at (resolve_params);
+ * a FEN read back (a view) may carry up to KD_CHESS_FULLMOVE_MAX: a game
+ * lasts a few thousand moves at most (the fifty-move rule). */
+#define KD_CHESS_START_FULLMOVE_MAX 1000000
+#define KD_CHESS_FULLMOVE_MAX 4000000000u
 #define KD_CHESS_SAN_MAX 8      /* "exd8=Q#" with its NUL */
 #define KD_CHESS_UCI_MAX 6      /* "e7e8q" with its NUL */
 #define KD_CHESS_COMMAND_MAX 20 /* bytes of a packed ChessCommand: three tagged varints */
@@ -174,6 +179,9 @@ int kd_chess_insufficient(const uint8_t board[64]);
  * the one position). Errors: KD_ERR_BAD_PARAMS with a sentence in `why`
  * naming the field that is wrong. */
 kd_err kd_chess_from_fen(const char *fen, kd_chess_state *s, char *why, size_t why_len) KD_WARN_UNUSED;
+/* kd_chess_from_fen for a game's start: also refuses a full-move number
+ * over KD_CHESS_START_FULLMOVE_MAX. */
+kd_err kd_chess_start_from_fen(const char *fen, kd_chess_state *s, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Writes the FEN of `s` (NUL-terminated). */
 void kd_chess_to_fen(const kd_chess_state *s, char out[KD_CHESS_FEN_MAX]);
 /* Writes "e2e4" / "e7e8q" (NUL-terminated); returns the length. */

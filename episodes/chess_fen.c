@@ -166,7 +166,8 @@ kd_err kd_chess_from_fen(const char *fen, kd_chess_state *s, char *why, size_t w
     long half = 0, full = 1;
     if ((err = parse_castling(fields[2], s, why, why_len)) != KD_OK || (err = parse_ep(fields[3], s, why, why_len)) ||
         (n == 6 && (err = parse_clock(fields[4], "half-move clock", 0, 150, &half, why, why_len))) ||
-        (n == 6 && (err = parse_clock(fields[5], "full-move number", 1, 99999, &full, why, why_len))))
+        (n == 6 &&
+         (err = parse_clock(fields[5], "full-move number", 1, (long)KD_CHESS_FULLMOVE_MAX, &full, why, why_len))))
         return err;
     s->halfmove = (uint16_t)half;
     s->fullmove = (uint32_t)full;
@@ -178,6 +179,17 @@ kd_err kd_chess_from_fen(const char *fen, kd_chess_state *s, char *why, size_t w
         s->ep = KD_CHESS_NO_SQUARE;
     kd_chess_settle(s);
     return KD_OK;
+}
+
+kd_err kd_chess_start_from_fen(const char *fen, kd_chess_state *s, char *why, size_t why_len)
+{
+    kd_err err = kd_chess_from_fen(fen, s, why, why_len);
+    if (err == KD_OK && s->fullmove > KD_CHESS_START_FULLMOVE_MAX) {
+        unsigned full = (unsigned)s->fullmove;
+        memset(s, 0, sizeof *s);
+        FEN_FAIL("full-move number %u: a game starts at move %d at the latest", full, KD_CHESS_START_FULLMOVE_MAX);
+    }
+    return err;
 }
 
 /* ------------------------------------------------------------ FEN out */

@@ -68,7 +68,7 @@ kd_err kd_chess_state_init(kd_chess_state *state, const kd_participants *partici
             return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
                                  "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
                                  side_words[i]);
-    kd_err err = kd_chess_from_fen(fen && *fen ? fen : KD_CHESS_START_FEN, state, why, sizeof why);
+    kd_err err = kd_chess_start_from_fen(fen && *fen ? fen : KD_CHESS_START_FEN, state, why, sizeof why);
     if (err) {
         memset(state, 0, sizeof *state);
         return kd_reject_say(rej, err, "%s", why);
@@ -322,7 +322,7 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
     kd_err err = kd_chess_params_decode(params, len, fen, rej);
     if (err)
         return err;
-    err = kd_chess_from_fen(fen[0] ? fen : KD_CHESS_START_FEN, &s, why, sizeof why);
+    err = kd_chess_start_from_fen(fen[0] ? fen : KD_CHESS_START_FEN, &s, why, sizeof why);
     if (err)
         return kd_reject_say(rej, err, "%s", why);
     kd_chess_to_fen(&s, fen);

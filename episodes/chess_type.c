@@ -296,7 +296,7 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
         return KD_ERR_BAD_PARAMS;
     }
     kd_chess_state s;
-    kd_err err = kd_chess_from_fen(json_string_value(fen), &s, why, why_len);
+    kd_err err = kd_chess_start_from_fen(json_string_value(fen), &s, why, why_len);
     if (err)
         return err;
     return kd_chess_params_encode(json_string_value(fen), out);

@@ -109,6 +109,7 @@ Test(chess_fen, each_wrong_field_is_named)
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1", "no black pawn"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", "half-move clock"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0", "full-move number"},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 4000000001", "full-move number"},
         {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0", "6 fields"},
         {"4k3/8/8/8/8/8/8/4KR2 w - - 0 1", "4k3"}, /* legal: no error expected (see below) */
         {"4k3/4R3/8/8/8/8/8/4K3 w - - 0 1", "side not to move (black) is in check"},
@@ -125,6 +126,22 @@ Test(chess_fen, each_wrong_field_is_named)
         cr_expect(strstr(why, bad[i].words), "%s:\n  got  %s\n  want %s", bad[i].fen, why, bad[i].words);
         cr_expect(strncmp(why, "FEN ", 4) == 0, "%s", why);
     }
+}
+
+Test(chess_fen, a_game_starts_by_move_a_million_and_its_fen_reads_back_beyond)
+{
+    kd_chess_state s;
+    char why[160] = "", fen[KD_CHESS_FEN_MAX];
+    cr_expect_eq(kd_chess_start_from_fen("k7/8/8/8/8/8/8/K6R b - - 0 1000001", &s, why, sizeof why), KD_ERR_BAD_PARAMS);
+    cr_expect(strstr(why, "full-move number 1000001"), "%s", why);
+    chess_new_game(&s, "k7/8/8/8/8/8/8/K6R b - - 0 1000000");
+    chess_play(&s, "a8b8");
+    cr_expect_str_eq(chess_fen(&s, fen), "1k6/8/8/8/8/8/8/K6R w - - 1 1000001");
+    kd_chess_state back;
+    cr_expect_eq(kd_chess_from_fen(fen, &back, why, sizeof why), KD_OK, "a view's FEN reads back: %s", why);
+    cr_expect_eq(
+        kd_chess_from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 150 4000000000", &back, why, sizeof why),
+        KD_OK, "the longest FEN fits: %s", why);
 }
 
 Test(chess_fen, resolve_params_stores_the_canonical_fen)
