@@ -285,9 +285,13 @@ static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int che
 {
     int us = s->side, king_sq = s->king[us], base = n;
     int pseudo = gen_piece(s, b, from, out + base);
+    /* Not in check, a piece other than the king that cannot be pinned
+     * makes every move but en passant safely: decided once per piece. */
+    int free_piece =
+        !checked && from != king_sq && (!aligned(from, king_sq) || !maybe_pinned(b, king_sq, from, us ^ 1));
     for (int j = 0; j < pseudo && n < limit; j++) {
         kd_chess_move m = out[base + j];
-        if (king_safe_after(b, us, king_sq, m, checked))
+        if ((free_piece && !(m.flags & KD_CHESS_EN_PASSANT)) || king_safe_after(b, us, king_sq, m, checked))
             out[n++] = m;
     }
     return n;
