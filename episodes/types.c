@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "episodes/checkers.h"
+#include "episodes/chess.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
 #include "episodes/tictactoe.h"
@@ -20,6 +21,7 @@ const kd_episode_type *const kd_builtin_types[] = {
     &kd_tictactoe_type,
     &kd_fourinarow_type,
     &kd_checkers_type,
+    &kd_chess_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
@@ -159,7 +161,12 @@ kd_err kd_legal_moves_push(kd_legal_moves *list, const uint8_t *command, size_t 
     kd_legal_move *m = &list->moves[list->count++];
     memcpy(m->command, command, len);
     m->command_len = len;
-    snprintf(m->notation, sizeof m->notation, "%s", notation ? notation : "");
+    /* a bounded copy by hand, not snprintf nor a libc call: perft pushes a
+     * move per node, and notations are a few characters */
+    size_t n = 0;
+    for (; notation && n + 1 < sizeof m->notation && notation[n]; n++)
+        m->notation[n] = notation[n];
+    m->notation[n] = '\0';
     return KD_OK;
 }
 

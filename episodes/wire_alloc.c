@@ -1,6 +1,8 @@
-/* wire_alloc.c — the tracking protobuf-c allocator (see wire_alloc.h). */
+/* wire_alloc.c — the tracking protobuf-c allocator and the arena (see
+ * wire_alloc.h). */
 #include "episodes/wire_alloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 static void *track_malloc(void *data, size_t size)
@@ -23,4 +25,33 @@ void kd_pb_alloc_init(kd_pb_alloc *alloc)
     alloc->base.free = track_free;
     alloc->base.allocator_data = alloc;
     alloc->failed = 0;
+}
+
+static void *arena_malloc(void *data, size_t size)
+{
+    kd_pb_arena *a = data;
+    size_t align = _Alignof(max_align_t), at = (a->used + align - 1) / align * align;
+    if (size > a->size || at > a->size - size) {
+        a->failed = 1;
+        return NULL;
+    }
+    a->used = at + size;
+    return a->storage + at;
+}
+
+static void arena_free(void *data, void *ptr)
+{
+    (void)data;
+    (void)ptr; /* the storage is the caller's */
+}
+
+void kd_pb_arena_init(kd_pb_arena *arena, void *storage, size_t size)
+{
+    arena->base.alloc = arena_malloc;
+    arena->base.free = arena_free;
+    arena->base.allocator_data = arena;
+    arena->storage = storage;
+    arena->size = size;
+    arena->used = 0;
+    arena->failed = 0;
 }

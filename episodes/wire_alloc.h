@@ -25,4 +25,26 @@ typedef struct {
 
 void kd_pb_alloc_init(kd_pb_alloc *alloc);
 
+/*
+ * An arena on the caller's storage for unpacking a small message without
+ * malloc (a hot path: a command decoded at every execute). Allocations
+ * are carved from `storage` (aligned for any type); free does nothing, so
+ * free_unpacked need not be called: the message dies with the storage.
+ * When the storage is too small, `failed` is set and protobuf-c's unpack
+ * returns NULL (tell it from malformed bytes by `failed`).
+ *
+ *   _Alignas(max_align_t) unsigned char storage[256];
+ *   kd_pb_arena arena;
+ *   kd_pb_arena_init(&arena, storage, sizeof storage);
+ *   msg = kdapp__x__unpack(&arena.base, len, data);
+ */
+typedef struct {
+    ProtobufCAllocator base; /* hand &base to protobuf-c */
+    unsigned char *storage;
+    size_t size, used;
+    int failed; /* an allocation did not fit since init */
+} kd_pb_arena;
+
+void kd_pb_arena_init(kd_pb_arena *arena, void *storage, size_t size);
+
 #endif

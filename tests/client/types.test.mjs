@@ -86,7 +86,7 @@ test('start: wrong seat counts, unknown types and bad params are error results',
   await refused('kdapp_start_episode', { participants: ['agent1'] }, /tictactoe/, /2 seats \(X, O\)/, /got 1 participant\b/);
   await refused('kdapp_start_episode', { type: 'tictactoe', participants: ['agent1', 'agent2', 'agent1'] },
     /tictactoe/, /2 seats/, /got 3 participants/);
-  await refused('kdapp_start_episode', { type: 'chess' }, /type/);
+  await refused('kdapp_start_episode', { type: 'go' }, /type/);
   await refused('kdapp_start_episode', { cap: 'six' }, /params of tictactoe\/cap/, /type string/);
   await refused('kdapp_start_episode', { cap: 0 }, /cap/, /minimum/);
   await refused('kdapp_start_episode', { params: { caps: 3 } }, /caps/);

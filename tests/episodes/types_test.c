@@ -34,7 +34,7 @@ Test(types, builtins_are_complete_and_registered)
             cr_expect_lt(strlen(b->rule_codes[k].code), KD_RULE_CODE_MAX);
     }
     cr_expect_eq(kd_type_table_find(&t, KD_TTT_TYPE_NAME), &kd_tictactoe_type);
-    cr_expect_null(kd_type_table_find(&t, "chess"));
+    cr_expect_null(kd_type_table_find(&t, "go"));
     cr_expect_null(kd_type_table_find(&t, NULL));
 }
 

@@ -397,7 +397,7 @@ Test(gateway_types, start_arguments_are_checked_against_the_type)
     REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"params\": {\"pile\": 0}}", "params of pile/pile", "minimum");
     REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"heap\": 3}", "params of pile", "heap");
     REFUSED("kdapp_start_episode", "{\"type\": \"pile\", \"params\": {\"pile\": 3}, \"pile\": 4}", "given twice");
-    REFUSED("kdapp_start_episode", "{\"type\": \"chess\"}", "type");
+    REFUSED("kdapp_start_episode", "{\"type\": \"go\"}", "type");
     REFUSED("kdapp_start_episode", "{\"params\": [1]}", "params");
 }
 

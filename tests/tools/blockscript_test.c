@@ -659,8 +659,8 @@ static const bad_case bad_cases[] = {
     {ACC("{\"command\": 3}"), KD_ERR_PARSE, "txs[0]: command must be an object"},
     {ACC("{\"command\": {\"episode\": 9, \"row\": 0, \"col\": 0}}"), KD_ERR_PARSE,
      "txs[0]: the type of episode 9 is not known"},
-    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"chess\", \"command\": {}}}"), KD_ERR_PARSE,
-     "episode type \"chess\" is not registered"},
+    {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"go\", \"command\": {}}}"), KD_ERR_PARSE,
+     "episode type \"go\" is not registered"},
     {ACC("{\"command\": {\"episode\": 9, \"episode_type\": \"tictactoe\", \"command\": {\"row\": 300,"
          " \"col\": 0, \"player\": \"X\"}}}"),
      KD_ERR_PARSE, "txs[0]: command: "},

@@ -186,7 +186,8 @@ static kd_err count(walk *w, unsigned ply, unsigned depth, uint64_t *nodes)
         int seat = first;
         while (i >= bounds[seat + 1 - first])
             seat++;
-        kd_reject rej = {0};
+        kd_reject rej; /* read only on failure: empty strings, not 192 zeroed bytes per node */
+        rej.code[0] = rej.detail[0] = '\0';
         memset(undo, 0, ops->undo_size);
         kd_err err = execute_as(w, seat, m, ply, undo, &rej);
         if (err) {
