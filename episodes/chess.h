@@ -247,8 +247,10 @@ kd_err kd_chess_params_decode(const uint8_t *data, size_t len, char fen[KD_CHESS
 
 /* The bot_command of the type table: negamax with alpha-beta, material
  * and piece-square evaluation, captures first (MVV-LVA), `depth` plies (0:
- * 3; more than 5: 5); among equally good moves the `tiebreak`-th. Errors:
+ * 3; more than KD_CHESS_BOT_MAX_DEPTH: that many); among equally good
+ * moves the `tiebreak`-th. Errors:
  * KD_ERR_NO_MOVE (the game is over), KD_ERR_NOMEM. */
 kd_err kd_chess_bot_command(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out) KD_WARN_UNUSED;
+#define KD_CHESS_BOT_MAX_DEPTH 5u
 
 #endif

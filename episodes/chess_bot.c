@@ -11,7 +11,7 @@
 
 #define MATE 100000
 #define INF 1000000
-#define MAX_DEPTH 5
+#define MAX_DEPTH KD_CHESS_BOT_MAX_DEPTH
 #define DEFAULT_DEPTH 3
 
 static const int value[7] = {0, 100, 320, 330, 500, 900, 0};

@@ -469,5 +469,6 @@ const kd_episode_type kd_chess_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .bot_command = kd_chess_bot_command,
+    .bot_max_depth = KD_CHESS_BOT_MAX_DEPTH,
     .describe_change = describe_change,
 };
