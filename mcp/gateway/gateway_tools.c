@@ -216,10 +216,12 @@ static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int 
     if (!r) {
         char text[1024];
         json_t *moves = view_moves(&v, text, sizeof text);
+        /* games-mcp's discipline: the player picks exactly one of the list */
         json_t *out =
-            json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "episode_id", (json_int_t)v.episode_id, "type", v.type_name,
-                      "phase", kd_game_phase_name(v.status.phase), "winner", kd_gw_seat_json(v.type, v.status.winner),
-                      "to_move", kd_gw_seat_json(v.type, v.status.to_move), "moves", moves);
+            json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:b, s:b}}", "episode_id", (json_int_t)v.episode_id, "type",
+                      v.type_name, "phase", kd_game_phase_name(v.status.phase), "winner",
+                      kd_gw_seat_json(v.type, v.status.winner), "to_move", kd_gw_seat_json(v.type, v.status.to_move),
+                      "moves", moves, "policy", "must_choose_from_moves", 1, "choose_exactly_one", 1);
         json_t *vj = out ? kd_episode_view_json(&v) : NULL;
         copy_members(out, vj, kept);
         json_decref(vj);
@@ -699,14 +701,20 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .title = "Legal moves",
          .description = "The commands the seat to move may play (none once the game is over), each as the command "
                         "JSON kdapp_execute_command takes and a short notation; its members are repeated beside "
-                        "them. With the phase, the winner and the seat to move.",
+                        "them. Choose exactly one of them (policy). With the phase, the winner, the seat to move "
+                        "and, when the type has them, its move_rules (a capture is mandatory, the king is in "
+                        "check).",
          .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
                                "\"type\":{\"type\":\"string\"},"
                                "\"phase\":{\"type\":\"string\",\"enum\":[\"in_progress\",\"won\",\"draw\"]},"
                                "\"winner\":" SEAT_OBJECT ",\"to_move\":" SEAT_OBJECT ","
-                               "\"moves\":" MOVES_SCHEMA "},"
-                               "\"required\":[\"episode_id\",\"type\",\"phase\",\"winner\",\"to_move\",\"moves\"]}",
+                               "\"moves\":" MOVES_SCHEMA ",\"move_rules\":{\"type\":\"object\"},"
+                               "\"policy\":{\"type\":\"object\",\"properties\":{"
+                               "\"must_choose_from_moves\":{\"type\":\"boolean\"},"
+                               "\"choose_exactly_one\":{\"type\":\"boolean\"}}}},"
+                               "\"required\":[\"episode_id\",\"type\",\"phase\",\"winner\",\"to_move\",\"moves\","
+                               "\"policy\"]}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,

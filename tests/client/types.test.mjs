@@ -3,7 +3,8 @@
 // type and params (and today's {"cap": n} shorthand), seat counts, params and
 // command JSON checked against the type's schemas, the legal moves as command
 // JSON, the illegal-command answer with the type's rule code, and the turn
-// prompt by seat name or index. Tic-tac-toe is the registered type here.
+// prompt by seat name or index. Tic-tac-toe is the default type; checkers and
+// chess show move_rules, the choose-one policy, FEN and SAN through the same tools.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
@@ -168,4 +169,43 @@ test('the turn prompt by seat name or index', { timeout: 10000 }, async () => {
     (e) => invalid(e) && /X, O/.test(e.message), 'an unknown seat names the seats');
   await assert.rejects(client.getPrompt({ name: 'kdapp_turn', arguments: { episode_id: String(id), player: '2' } }),
     invalid, 'a seat index beyond the participants');
+});
+
+test('checkers through the gateway: a forced capture, its move_rules and the choose-one policy', { timeout: 20000 }, async () => {
+  // white (moving toward rank 1) on c5 must jump black's d4
+  const start = '......../......../......../..w...../...b..../......../......../........ w';
+  const id = (await call(client, 'kdapp_start_episode', { type: 'checkers', params: { start } })).structuredContent.episode_id;
+  const lm = (await call(client, 'kdapp_legal_moves', { episode_id: id })).structuredContent;
+  assert.deepEqual(lm.to_move, { seat: 0, name: 'white' });
+  assert.deepEqual(lm.moves.map((m) => m.notation), ['c5e3']);
+  assert.deepEqual(lm.moves[0].command, { move: 'c5e3' });
+  assert.deepEqual(lm.move_rules, { must_capture: true, forced_captures: ['c5e3'] });
+  assert.deepEqual(lm.policy, { must_choose_from_moves: true, choose_exactly_one: true });
+  const view = (await call(client, 'kdapp_get_episode_state', { episode_id: id })).structuredContent;
+  const no = await call(client, 'kdapp_execute_command', { episode_id: id, command: { move: 'c5b4' } });
+  assert.equal(no.structuredContent.legal, false);
+  assert.equal(no.structuredContent.error_code, 'capture_required');
+  assert.deepEqual(stateOf(no.structuredContent.view), stateOf(view), 'a refused move leaves the view unchanged');
+  const yes = await call(client, 'kdapp_execute_command', { episode_id: id, command: { move: 'c5e3' } });
+  assert.equal(yes.structuredContent.legal, true, yes.content[0].text);
+  assert.equal(yes.structuredContent.view.state_text, '......../......../......../......../......../....w.../......../........ b');
+  assert.equal(yes.structuredContent.view.phase, 'won', 'black has nothing left to move');
+});
+
+test('chess through the gateway: a FEN start, UCI in, SAN and FEN out, an illegal move refused', { timeout: 20000 }, async () => {
+  const fen = '4k3/8/8/8/8/8/4P3/4K2R w K - 0 1';
+  const id = (await call(client, 'kdapp_start_episode', { type: 'chess', params: { fen } })).structuredContent.episode_id;
+  const lm = (await call(client, 'kdapp_legal_moves', { episode_id: id })).structuredContent;
+  assert.ok(lm.moves.some((m) => m.notation === 'e1g1' && m.command.uci === 'e1g1'), 'castling is listed in UCI');
+  assert.deepEqual(lm.move_rules, { check: false });
+  assert.deepEqual(lm.policy, { must_choose_from_moves: true, choose_exactly_one: true });
+  const no = await call(client, 'kdapp_execute_command', { episode_id: id, command: { uci: 'e1e3' } });
+  assert.equal(no.structuredContent.legal, false);
+  assert.equal(no.structuredContent.error_code, 'illegal_move');
+  assert.equal(no.structuredContent.view.fen, fen, 'the unchanged FEN');
+  const yes = await call(client, 'kdapp_execute_command', { episode_id: id, command: { uci: 'e1g1' } });
+  assert.equal(yes.structuredContent.legal, true, yes.content[0].text);
+  assert.deepEqual(yes.structuredContent.view.last_move, { uci: 'e1g1', san: 'O-O' });
+  assert.equal(yes.structuredContent.view.fen, '4k3/8/8/8/8/8/4P3/5RK1 b - - 1 1');
+  await refused('kdapp_start_episode', { type: 'chess', params: { fen: '8/8/8/8/8/8/8/K6K w - - 0 1' } }, /king/);
 });
