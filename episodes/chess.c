@@ -1,7 +1,8 @@
 /*
  * chess.c — chess positions: attack tests, legal move generation, making
  * and unmaking a move on a kd_chess_state (board, rights, clocks, the
- * position-hash ring, the last move), and the status a position carries.
+ * position-hash ring, the last move), and the status a position carries
+ * (computed on demand: make does not ask it).
  * The hot path of the type (execute, perft, the bot): no allocation, no
  * formatting. Pure functions; rules and refusals are chess_state.c's.
  *
@@ -15,8 +16,8 @@
 
 #include <string.h>
 
-_Static_assert(sizeof(kd_chess_state) == offsetof(kd_chess_state, spare) + 1, "kd_chess_state has hidden padding");
-_Static_assert(sizeof(kd_chess_undo) == offsetof(kd_chess_undo, spare) + 5, "kd_chess_undo has hidden padding");
+_Static_assert(sizeof(kd_chess_state) == offsetof(kd_chess_state, spare) + 2, "kd_chess_state has hidden padding");
+_Static_assert(sizeof(kd_chess_undo) == offsetof(kd_chess_undo, spare) + 6, "kd_chess_undo has hidden padding");
 
 static const int8_t knight_df[8] = {1, 2, 2, 1, -1, -2, -2, -1};
 static const int8_t knight_dr[8] = {2, 1, -1, -2, -2, -1, 1, 2};
@@ -299,8 +300,8 @@ static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int che
 
 /* The legal moves of the side to move, up to `limit` (the generation
  * stops there). `out` holds KD_CHESS_MOVES_MAX. In check the king's moves
- * come first, else last: a search for any legal move (the status after
- * every move) then mostly ends at the first piece, with no attack test. */
+ * come first, else last: a search for any legal move (the status of a
+ * position) then mostly ends at the first piece, with no attack test. */
 static int gen_legal(const kd_chess_state *s, kd_chess_move *out, int limit)
 {
     uint8_t b[64];
@@ -470,10 +471,13 @@ int kd_chess_insufficient(const uint8_t b[64])
 }
 
 /* Whether the current position occurred twice before, since the last
- * irreversible move (and since the start). */
+ * irreversible move (and since the start): the window's entries with the
+ * same side to move. */
 static int third_repetition(const kd_chess_state *s)
 {
     unsigned back = s->halfmove < s->ply ? s->halfmove : s->ply, seen = 1;
+    if (back > KD_CHESS_RING - 1)
+        back = KD_CHESS_RING - 1; /* only at ply 0 of a game started past the fifty moves */
     uint64_t h = s->ring[s->ply % KD_CHESS_RING];
     for (unsigned k = 2; k <= back; k += 2)
         if (s->ring[(s->ply - k) % KD_CHESS_RING] == h && ++seen >= 3)
@@ -481,15 +485,9 @@ static int third_repetition(const kd_chess_state *s)
     return 0;
 }
 
-/* The status; `material_changed`: a capture may have left too little. */
-static kd_chess_status status_after(const kd_chess_state *s, int material_changed)
+kd_chess_status kd_chess_rule_draw(const kd_chess_state *s)
 {
-    if (!kd_chess_has_legal_move(s)) {
-        if (!s->check)
-            return KD_CHESS_STALEMATE;
-        return s->side == KD_CHESS_WHITE ? KD_CHESS_BLACK_WON : KD_CHESS_WHITE_WON;
-    }
-    if (material_changed && kd_chess_insufficient(s->board))
+    if (kd_chess_insufficient(s->board))
         return KD_CHESS_DRAW_MATERIAL;
     if (third_repetition(s))
         return KD_CHESS_DRAW_REPETITION;
@@ -498,13 +496,20 @@ static kd_chess_status status_after(const kd_chess_state *s, int material_change
     return KD_CHESS_IN_PROGRESS;
 }
 
-kd_chess_status kd_chess_status_of(const kd_chess_state *s) { return status_after(s, 1); }
+kd_chess_status kd_chess_status_of(const kd_chess_state *s)
+{
+    if (!kd_chess_has_legal_move(s)) {
+        if (!s->check)
+            return KD_CHESS_STALEMATE;
+        return s->side == KD_CHESS_WHITE ? KD_CHESS_BLACK_WON : KD_CHESS_WHITE_WON;
+    }
+    return kd_chess_rule_draw(s);
+}
 
 void kd_chess_settle(kd_chess_state *s)
 {
     s->check = (uint8_t)attacked_king(s);
     s->ring[s->ply % KD_CHESS_RING] = kd_chess_hash(s);
-    s->status = (uint8_t)kd_chess_status_of(s);
 }
 
 /* ------------------------------------------------------------ make */
@@ -659,7 +664,6 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->captured = captured;
     u->castling = s->castling;
     u->ep = s->ep;
-    u->status = s->status;
     u->halfmove = s->halfmove;
     u->fullmove = s->fullmove;
     u->last_from = s->last_from;
@@ -710,7 +714,6 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     s->last_from = m.from;
     s->last_to = m.to;
     s->last_promo = m.promo;
-    s->status = (uint8_t)status_after(s, captured != 0);
 }
 
 kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *u)
@@ -755,7 +758,6 @@ kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *u)
     s->side = (uint8_t)mover;
     s->castling = u->castling;
     s->ep = u->ep;
-    s->status = u->status;
     s->halfmove = u->halfmove;
     s->fullmove = u->fullmove;
     s->last_from = u->last_from;
