@@ -29,16 +29,10 @@ static const int8_t dir_dr[8] = {1, -1, 0, 0, 1, -1, 1, -1};
 
 /* ------------------------------------------------------------ hashing */
 
-/* Zobrist keys: a pure function of the index (splitmix64 of a fixed seed):
- * piece code p (1..14) on sq is p * 64 + sq; then the side, the 16
- * castling-right sets and the 8 en-passant files. */
-static uint64_t zkey(unsigned index)
-{
-    uint64_t z = 0x6b64617070636865ull + 0x9e3779b97f4a7c15ull * (index + 1u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* Zobrist keys (chess_zobrist.c): piece code p (1..14) on sq is p * 64 +
+ * sq; then the side, the 16 castling-right sets and the 8 en-passant
+ * files. */
+#define zkey(index) kd_chess_zobrist[index]
 #define Z_PIECE(p, sq) zkey((unsigned)(p)*64u + (unsigned)(sq))
 #define Z_SIDE zkey(15u * 64u)
 #define Z_CASTLE(c) zkey(15u * 64u + 1u + (unsigned)(c))
@@ -476,11 +470,14 @@ int kd_chess_insufficient(const uint8_t b[64])
 static int third_repetition(const kd_chess_state *s)
 {
     unsigned back = s->halfmove < s->ply ? s->halfmove : s->ply, seen = 1;
+    if (back < 8)
+        return 0; /* a third occurrence needs two round trips: eight plies at least */
     if (back > KD_CHESS_RING - 1)
         back = KD_CHESS_RING - 1; /* only at ply 0 of a game started past the fifty moves */
-    uint64_t h = s->ring[s->ply % KD_CHESS_RING];
-    for (unsigned k = 2; k <= back; k += 2)
-        if (s->ring[(s->ply - k) % KD_CHESS_RING] == h && ++seen >= 3)
+    unsigned now = s->ply % KD_CHESS_RING;
+    uint64_t h = s->ring[now];
+    for (unsigned k = 4; k <= back; k += 2) /* two plies back the other side has moved once: never the same */
+        if (s->ring[now >= k ? now - k : now + KD_CHESS_RING - k] == h && ++seen >= 3)
             return 1;
     return 0;
 }
@@ -491,9 +488,7 @@ kd_chess_status kd_chess_rule_draw(const kd_chess_state *s)
         return KD_CHESS_DRAW_MATERIAL;
     if (third_repetition(s))
         return KD_CHESS_DRAW_REPETITION;
-    if (s->halfmove >= 100)
-        return KD_CHESS_DRAW_FIFTY;
-    return KD_CHESS_IN_PROGRESS;
+    return s->halfmove >= 100 ? KD_CHESS_DRAW_FIFTY : KD_CHESS_IN_PROGRESS;
 }
 
 kd_chess_status kd_chess_status_of(const kd_chess_state *s)

@@ -185,6 +185,16 @@ uint8_t kd_chess_last_disambiguation(const kd_chess_state *s);
 /* Whether the material cannot mate (chess.js's rule). */
 int kd_chess_insufficient(const uint8_t board[64]);
 
+/* ------------------------------------------ Zobrist keys (chess_zobrist.c) */
+
+#define KD_CHESS_ZOBRIST_LEN (15 * 64 + 1 + 16 + 8)
+/* The keys of kd_chess_hash: index p * 64 + sq for piece code p on square
+ * sq, 960 the side to move, 961 + rights the castling rights, 977 + file
+ * the en-passant file. A constant table of kd_chess_zobrist_formula. */
+extern const uint64_t kd_chess_zobrist[KD_CHESS_ZOBRIST_LEN];
+/* The key of `index`: splitmix64 of a fixed seed (the table's source). */
+uint64_t kd_chess_zobrist_formula(unsigned index);
+
 /* --------------------------------------------- notation (chess_fen.c) */
 
 /* Parses `fen` into a state (players zero, check flag set, ring holding

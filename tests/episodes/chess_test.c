@@ -742,3 +742,9 @@ Test(chess_perft, the_wiki_positions_at_cheap_depths, .timeout = 60)
             cr_expect_eq(chess_perft(&s, d), suite[i].counts[d - 1], "position %zu depth %u", i + 1, d);
     }
 }
+
+Test(chess_rules, zobrist_table_is_the_formula)
+{
+    for (unsigned i = 0; i < KD_CHESS_ZOBRIST_LEN; i++)
+        cr_assert_eq(kd_chess_zobrist[i], kd_chess_zobrist_formula(i), "key %u", i);
+}
