@@ -243,6 +243,23 @@ static int maybe_pinned(const uint8_t *b, int king_sq, int from, int them)
     return beyond >= 0 && slides_along(b[beyond], them, df && dr);
 }
 
+/* The pieces of the side whose king is on `king_sq` that stand alone
+ * between it and a slider of `them` on a line (maybe_pinned for every
+ * piece at once: one scan along the king's eight lines), as a bit mask. */
+static uint64_t pinned_mask(const uint8_t *b, int king_sq, int them)
+{
+    uint64_t mask = 0;
+    for (int d = 0; d < 8; d++) {
+        int first = ray_first(b, king_sq, dir_df[d], dir_dr[d]);
+        if (first < 0 || KD_CHESS_COLOUR(b[first]) == them)
+            continue;
+        int beyond = ray_first(b, first, dir_df[d], dir_dr[d]);
+        if (beyond >= 0 && slides_along(b[beyond], them, d >= 4))
+            mask |= 1ull << first;
+    }
+    return mask;
+}
+
 /* Whether pseudo-legal `m` of side `us` leaves its king safe. `b` is a
  * scratch copy of the board, restored before return; `checked`: the king
  * is attacked now. */
@@ -274,16 +291,16 @@ static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int
 }
 
 /* Appends the legal moves of the piece on `from` to out[n..]; returns the
- * new count, stopping at `limit`. */
-static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int checked, kd_chess_move *out, int n,
-                          int limit)
+ * new count, stopping at `limit`. `pinned`: pinned_mask's answer (when not
+ * in check). */
+static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int checked, uint64_t pinned,
+                          kd_chess_move *out, int n, int limit)
 {
     int us = s->side, king_sq = s->king[us], base = n;
     int pseudo = gen_piece(s, b, from, out + base);
     /* Not in check, a piece other than the king that cannot be pinned
      * makes every move but en passant safely: decided once per piece. */
-    int free_piece =
-        !checked && from != king_sq && (!aligned(from, king_sq) || !maybe_pinned(b, king_sq, from, us ^ 1));
+    int free_piece = !checked && from != king_sq && !((pinned >> from) & 1);
     for (int j = 0; j < pseudo && n < limit; j++) {
         kd_chess_move m = out[base + j];
         if ((free_piece && !(m.flags & KD_CHESS_EN_PASSANT)) || king_safe_after(b, us, king_sq, m, checked))
@@ -301,15 +318,16 @@ static int gen_legal(const kd_chess_state *s, kd_chess_move *out, int limit)
     uint8_t b[64];
     memcpy(b, s->board, sizeof b);
     int us = s->side, king_sq = s->king[us], checked = s->check, n = 0;
+    uint64_t pinned = checked ? 0 : pinned_mask(b, king_sq, us ^ 1);
     if (checked)
-        n = gen_legal_from(s, b, king_sq, checked, out, n, limit);
+        n = gen_legal_from(s, b, king_sq, checked, pinned, out, n, limit);
     for (int i = 0; i < 64 && n < limit; i++) {
         int sq = us == KD_CHESS_WHITE ? i : 63 - i; /* from the mover's side: its pieces come soon */
         if (b[sq] && KD_CHESS_COLOUR(b[sq]) == us && sq != king_sq)
-            n = gen_legal_from(s, b, sq, checked, out, n, limit);
+            n = gen_legal_from(s, b, sq, checked, pinned, out, n, limit);
     }
     if (!checked && n < limit)
-        n = gen_legal_from(s, b, king_sq, checked, out, n, limit);
+        n = gen_legal_from(s, b, king_sq, checked, pinned, out, n, limit);
     return n;
 }
 
@@ -668,7 +686,8 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->check = s->check;
     s->last_san = m.flags & KD_CHESS_CAPTURE ? KD_CHESS_SAN_CAPTURE : 0;
 
-    uint64_t h = s->ring[s->ply % KD_CHESS_RING] ^ Z_SIDE;
+    unsigned now = s->ply % KD_CHESS_RING, next = now + 1 == KD_CHESS_RING ? 0 : now + 1;
+    uint64_t h = s->ring[now] ^ Z_SIDE;
     if (s->ep != KD_CHESS_NO_SQUARE)
         h ^= Z_EP(s->ep);
     uint8_t placed = m.promo ? (uint8_t)((moved & KD_CHESS_BLACK_BIT) | m.promo) : moved;
@@ -704,8 +723,8 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     if (s->castling != u->castling)
         h ^= Z_CASTLE(u->castling) ^ Z_CASTLE(s->castling);
     s->ply++;
-    u->ring_old = s->ring[s->ply % KD_CHESS_RING];
-    s->ring[s->ply % KD_CHESS_RING] = h;
+    u->ring_old = s->ring[next];
+    s->ring[next] = h;
     s->last_from = m.from;
     s->last_to = m.to;
     s->last_promo = m.promo;
