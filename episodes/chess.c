@@ -263,6 +263,14 @@ static uint64_t pinned_mask(const uint8_t *b, int king_sq, int them)
 /* Whether pseudo-legal `m` of side `us` leaves its king safe. `b` is a
  * scratch copy of the board, restored before return; `checked`: the king
  * is attacked now. */
+/* Whether pseudo-legal `m` is safe without trying it: not in check, not
+ * castling or en passant, not the king, and its piece cannot be pinned. */
+static int surely_safe(const uint8_t *b, int us, int king_sq, kd_chess_move m, int checked)
+{
+    return !checked && !(m.flags & (KD_CHESS_EN_PASSANT | KD_CHESS_CASTLE)) && m.from != king_sq &&
+           (!aligned(m.from, king_sq) || !maybe_pinned(b, king_sq, m.from, us ^ 1));
+}
+
 static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int checked)
 {
     int them = us ^ 1;
@@ -275,8 +283,7 @@ static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int
         b[m.from] = moved;
         return ok;
     }
-    if (!checked && !(m.flags & KD_CHESS_EN_PASSANT) &&
-        (!aligned(m.from, king_sq) || !maybe_pinned(b, king_sq, m.from, them)))
+    if (surely_safe(b, us, king_sq, m, checked))
         return 1;
     int cap_sq = m.flags & KD_CHESS_EN_PASSANT ? (m.from & ~7) | (m.to & 7) : m.to;
     uint8_t captured = b[cap_sq];
@@ -301,6 +308,8 @@ static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int che
     /* Not in check, a piece other than the king that cannot be pinned
      * makes every move but en passant safely: decided once per piece. */
     int free_piece = !checked && from != king_sq && !((pinned >> from) & 1);
+    if (free_piece && (s->ep == KD_CHESS_NO_SQUARE || KD_CHESS_TYPE(b[from]) != KD_CHESS_PAWN))
+        return base + pseudo < limit ? base + pseudo : limit; /* all safe: no filtering pass at all */
     for (int j = 0; j < pseudo && n < limit; j++) {
         kd_chess_move m = out[base + j];
         if ((free_piece && !(m.flags & KD_CHESS_EN_PASSANT)) || king_safe_after(b, us, king_sq, m, checked))
@@ -451,11 +460,13 @@ int kd_chess_find_move(const kd_chess_state *s, int from, int to, int promo, kd_
     if (promotes ? promo < KD_CHESS_KNIGHT || promo > KD_CHESS_QUEEN : promo != 0)
         return 3; /* a promotion without a valid piece, or a piece on a move that does not promote */
     m.promo = (uint8_t)promo;
-    uint8_t b[64];
-    memcpy(b, s->board, sizeof b);
     int us = s->side;
-    if (!king_safe_after(b, us, s->king[us], m, s->check))
-        return 2;
+    if (!surely_safe(s->board, us, s->king[us], m, s->check)) { /* the usual answer: no scratch board */
+        uint8_t b[64];
+        memcpy(b, s->board, sizeof b);
+        if (!king_safe_after(b, us, s->king[us], m, s->check))
+            return 2;
+    }
     *move = m;
     return 0;
 }
