@@ -20,9 +20,14 @@
  *   params   ChessParams { fen } (proto/chess.proto, chess_wire.c); the
  *            effective params always carry the canonical FEN
  *   command  ChessCommand { from, to, promotion } (chess_wire.c)
- *   state    this type's own bytes, version 1 (KD_CHESS_STATE_LEN):
- *            chess_state.c says the layout
- *   undo     version 1, KD_CHESS_UNDO_LEN bytes (chess_state.c)
+ *   state    this type's own bytes, version 2: a fixed part and the
+ *            ring's written hashes (KD_CHESS_STATE_FIXED_LEN + 8 to
+ *            KD_CHESS_STATE_MAX_LEN bytes; chess_state.c says the layout)
+ *   undo     version 2, KD_CHESS_UNDO_LEN bytes (chess_state.c)
+ *
+ * The status is not part of the state: kd_chess_status_of computes it
+ * from the position when asked (views, legal moves, the bot, execute's
+ * game_over), so a move (kd_chess_make) never searches for a reply.
  *   view     ChessView (chess_type.c)
  *
  * Threading: every function is pure and reentrant; a kd_chess_state must

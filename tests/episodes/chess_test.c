@@ -349,6 +349,15 @@ Test(chess_rules, fifty_moves_draw_but_a_mate_on_the_hundredth_ply_wins)
     play_and_back(&s, "h1h8", KD_CHESS_DRAW_FIFTY); /* check, not mate: the king steps to b7 */
     chess_new_game(&s, "k7/8/1K6/8/8/8/8/7R w - - 99 80");
     play_and_back(&s, "h1h8", KD_CHESS_WHITE_WON);
+    /* game_over before anything else, named by the whole status: the
+     * mate, though the clock has reached 100 too */
+    chess_play(&s, "h1h8");
+    expect_rule(&s, "a8a7", &s.players[1], "game_over", "white has checkmated black");
+    expect_rule(&s, "a8a7", NULL, "game_over", "checkmated");
+    chess_new_game(&s, "k7/8/8/8/8/8/8/K6R w - - 99 80");
+    chess_play(&s, "h1h2");
+    expect_rule(&s, "a8b8", &s.players[1], "game_over", "fifty-move rule");
+    expect_rule(&s, "a8a1", &s.players[1], "game_over", "fifty-move rule");
     /* a capture or a pawn move resets the clock */
     chess_new_game(&s, "k7/8/8/8/8/8/P7/K6R w - - 99 80");
     play_and_back(&s, "a2a3", KD_CHESS_IN_PROGRESS);
