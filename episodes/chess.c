@@ -1,7 +1,8 @@
 /*
  * chess.c — chess positions: attack tests, legal move generation, making
  * and unmaking a move on a kd_chess_state (board, rights, clocks, the
- * position-hash ring, the last move), and the status a position carries.
+ * position-hash ring, the last move), and the status a position carries
+ * (computed on demand: make does not ask it).
  * The hot path of the type (execute, perft, the bot): no allocation, no
  * formatting. Pure functions; rules and refusals are chess_state.c's.
  *
@@ -15,8 +16,8 @@
 
 #include <string.h>
 
-_Static_assert(sizeof(kd_chess_state) == offsetof(kd_chess_state, spare) + 1, "kd_chess_state has hidden padding");
-_Static_assert(sizeof(kd_chess_undo) == offsetof(kd_chess_undo, spare) + 5, "kd_chess_undo has hidden padding");
+_Static_assert(sizeof(kd_chess_state) == offsetof(kd_chess_state, spare) + 2, "kd_chess_state has hidden padding");
+_Static_assert(sizeof(kd_chess_undo) == offsetof(kd_chess_undo, spare) + 6, "kd_chess_undo has hidden padding");
 
 static const int8_t knight_df[8] = {1, 2, 2, 1, -1, -2, -2, -1};
 static const int8_t knight_dr[8] = {2, 1, -1, -2, -2, -1, 1, 2};
@@ -28,16 +29,10 @@ static const int8_t dir_dr[8] = {1, -1, 0, 0, 1, -1, 1, -1};
 
 /* ------------------------------------------------------------ hashing */
 
-/* Zobrist keys: a pure function of the index (splitmix64 of a fixed seed):
- * piece code p (1..14) on sq is p * 64 + sq; then the side, the 16
- * castling-right sets and the 8 en-passant files. */
-static uint64_t zkey(unsigned index)
-{
-    uint64_t z = 0x6b64617070636865ull + 0x9e3779b97f4a7c15ull * (index + 1u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* Zobrist keys (chess_zobrist.c): piece code p (1..14) on sq is p * 64 +
+ * sq; then the side, the 16 castling-right sets and the 8 en-passant
+ * files. */
+#define zkey(index) kd_chess_zobrist[index]
 #define Z_PIECE(p, sq) zkey((unsigned)(p)*64u + (unsigned)(sq))
 #define Z_SIDE zkey(15u * 64u)
 #define Z_CASTLE(c) zkey(15u * 64u + 1u + (unsigned)(c))
@@ -248,9 +243,34 @@ static int maybe_pinned(const uint8_t *b, int king_sq, int from, int them)
     return beyond >= 0 && slides_along(b[beyond], them, df && dr);
 }
 
+/* The pieces of the side whose king is on `king_sq` that stand alone
+ * between it and a slider of `them` on a line (maybe_pinned for every
+ * piece at once: one scan along the king's eight lines), as a bit mask. */
+static uint64_t pinned_mask(const uint8_t *b, int king_sq, int them)
+{
+    uint64_t mask = 0;
+    for (int d = 0; d < 8; d++) {
+        int first = ray_first(b, king_sq, dir_df[d], dir_dr[d]);
+        if (first < 0 || KD_CHESS_COLOUR(b[first]) == them)
+            continue;
+        int beyond = ray_first(b, first, dir_df[d], dir_dr[d]);
+        if (beyond >= 0 && slides_along(b[beyond], them, d >= 4))
+            mask |= 1ull << first;
+    }
+    return mask;
+}
+
 /* Whether pseudo-legal `m` of side `us` leaves its king safe. `b` is a
  * scratch copy of the board, restored before return; `checked`: the king
  * is attacked now. */
+/* Whether pseudo-legal `m` is safe without trying it: not in check, not
+ * castling or en passant, not the king, and its piece cannot be pinned. */
+static int surely_safe(const uint8_t *b, int us, int king_sq, kd_chess_move m, int checked)
+{
+    return !checked && !(m.flags & (KD_CHESS_EN_PASSANT | KD_CHESS_CASTLE)) && m.from != king_sq &&
+           (!aligned(m.from, king_sq) || !maybe_pinned(b, king_sq, m.from, us ^ 1));
+}
+
 static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int checked)
 {
     int them = us ^ 1;
@@ -263,8 +283,7 @@ static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int
         b[m.from] = moved;
         return ok;
     }
-    if (!checked && !(m.flags & KD_CHESS_EN_PASSANT) &&
-        (!aligned(m.from, king_sq) || !maybe_pinned(b, king_sq, m.from, them)))
+    if (surely_safe(b, us, king_sq, m, checked))
         return 1;
     int cap_sq = m.flags & KD_CHESS_EN_PASSANT ? (m.from & ~7) | (m.to & 7) : m.to;
     uint8_t captured = b[cap_sq];
@@ -279,16 +298,18 @@ static int king_safe_after(uint8_t *b, int us, int king_sq, kd_chess_move m, int
 }
 
 /* Appends the legal moves of the piece on `from` to out[n..]; returns the
- * new count, stopping at `limit`. */
-static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int checked, kd_chess_move *out, int n,
-                          int limit)
+ * new count, stopping at `limit`. `pinned`: pinned_mask's answer (when not
+ * in check). */
+static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int checked, uint64_t pinned,
+                          kd_chess_move *out, int n, int limit)
 {
     int us = s->side, king_sq = s->king[us], base = n;
     int pseudo = gen_piece(s, b, from, out + base);
     /* Not in check, a piece other than the king that cannot be pinned
      * makes every move but en passant safely: decided once per piece. */
-    int free_piece =
-        !checked && from != king_sq && (!aligned(from, king_sq) || !maybe_pinned(b, king_sq, from, us ^ 1));
+    int free_piece = !checked && from != king_sq && !((pinned >> from) & 1);
+    if (free_piece && (s->ep == KD_CHESS_NO_SQUARE || KD_CHESS_TYPE(b[from]) != KD_CHESS_PAWN))
+        return base + pseudo < limit ? base + pseudo : limit; /* all safe: no filtering pass at all */
     for (int j = 0; j < pseudo && n < limit; j++) {
         kd_chess_move m = out[base + j];
         if ((free_piece && !(m.flags & KD_CHESS_EN_PASSANT)) || king_safe_after(b, us, king_sq, m, checked))
@@ -299,22 +320,23 @@ static int gen_legal_from(const kd_chess_state *s, uint8_t *b, int from, int che
 
 /* The legal moves of the side to move, up to `limit` (the generation
  * stops there). `out` holds KD_CHESS_MOVES_MAX. In check the king's moves
- * come first, else last: a search for any legal move (the status after
- * every move) then mostly ends at the first piece, with no attack test. */
+ * come first, else last: a search for any legal move (the status of a
+ * position) then mostly ends at the first piece, with no attack test. */
 static int gen_legal(const kd_chess_state *s, kd_chess_move *out, int limit)
 {
     uint8_t b[64];
     memcpy(b, s->board, sizeof b);
     int us = s->side, king_sq = s->king[us], checked = s->check, n = 0;
+    uint64_t pinned = checked ? 0 : pinned_mask(b, king_sq, us ^ 1);
     if (checked)
-        n = gen_legal_from(s, b, king_sq, checked, out, n, limit);
+        n = gen_legal_from(s, b, king_sq, checked, pinned, out, n, limit);
     for (int i = 0; i < 64 && n < limit; i++) {
         int sq = us == KD_CHESS_WHITE ? i : 63 - i; /* from the mover's side: its pieces come soon */
         if (b[sq] && KD_CHESS_COLOUR(b[sq]) == us && sq != king_sq)
-            n = gen_legal_from(s, b, sq, checked, out, n, limit);
+            n = gen_legal_from(s, b, sq, checked, pinned, out, n, limit);
     }
     if (!checked && n < limit)
-        n = gen_legal_from(s, b, king_sq, checked, out, n, limit);
+        n = gen_legal_from(s, b, king_sq, checked, pinned, out, n, limit);
     return n;
 }
 
@@ -438,11 +460,13 @@ int kd_chess_find_move(const kd_chess_state *s, int from, int to, int promo, kd_
     if (promotes ? promo < KD_CHESS_KNIGHT || promo > KD_CHESS_QUEEN : promo != 0)
         return 3; /* a promotion without a valid piece, or a piece on a move that does not promote */
     m.promo = (uint8_t)promo;
-    uint8_t b[64];
-    memcpy(b, s->board, sizeof b);
     int us = s->side;
-    if (!king_safe_after(b, us, s->king[us], m, s->check))
-        return 2;
+    if (!surely_safe(s->board, us, s->king[us], m, s->check)) { /* the usual answer: no scratch board */
+        uint8_t b[64];
+        memcpy(b, s->board, sizeof b);
+        if (!king_safe_after(b, us, s->king[us], m, s->check))
+            return 2;
+    }
     *move = m;
     return 0;
 }
@@ -470,41 +494,46 @@ int kd_chess_insufficient(const uint8_t b[64])
 }
 
 /* Whether the current position occurred twice before, since the last
- * irreversible move (and since the start). */
+ * irreversible move (and since the start): the window's entries with the
+ * same side to move. */
 static int third_repetition(const kd_chess_state *s)
 {
     unsigned back = s->halfmove < s->ply ? s->halfmove : s->ply, seen = 1;
-    uint64_t h = s->ring[s->ply % KD_CHESS_RING];
-    for (unsigned k = 2; k <= back; k += 2)
-        if (s->ring[(s->ply - k) % KD_CHESS_RING] == h && ++seen >= 3)
+    if (back < 8)
+        return 0; /* a third occurrence needs two round trips: eight plies at least */
+    if (back > KD_CHESS_RING - 1)
+        back = KD_CHESS_RING - 1; /* only at ply 0 of a game started past the fifty moves */
+    unsigned now = s->ply % KD_CHESS_RING;
+    uint64_t h = s->ring[now];
+    for (unsigned k = 4; k <= back; k += 2) /* two plies back the other side has moved once: never the same */
+        if (s->ring[now >= k ? now - k : now + KD_CHESS_RING - k] == h && ++seen >= 3)
             return 1;
     return 0;
 }
 
-/* The status; `material_changed`: a capture may have left too little. */
-static kd_chess_status status_after(const kd_chess_state *s, int material_changed)
+kd_chess_status kd_chess_rule_draw(const kd_chess_state *s)
+{
+    if (kd_chess_insufficient(s->board))
+        return KD_CHESS_DRAW_MATERIAL;
+    if (third_repetition(s))
+        return KD_CHESS_DRAW_REPETITION;
+    return s->halfmove >= 100 ? KD_CHESS_DRAW_FIFTY : KD_CHESS_IN_PROGRESS;
+}
+
+kd_chess_status kd_chess_status_of(const kd_chess_state *s)
 {
     if (!kd_chess_has_legal_move(s)) {
         if (!s->check)
             return KD_CHESS_STALEMATE;
         return s->side == KD_CHESS_WHITE ? KD_CHESS_BLACK_WON : KD_CHESS_WHITE_WON;
     }
-    if (material_changed && kd_chess_insufficient(s->board))
-        return KD_CHESS_DRAW_MATERIAL;
-    if (third_repetition(s))
-        return KD_CHESS_DRAW_REPETITION;
-    if (s->halfmove >= 100)
-        return KD_CHESS_DRAW_FIFTY;
-    return KD_CHESS_IN_PROGRESS;
+    return kd_chess_rule_draw(s);
 }
-
-kd_chess_status kd_chess_status_of(const kd_chess_state *s) { return status_after(s, 1); }
 
 void kd_chess_settle(kd_chess_state *s)
 {
     s->check = (uint8_t)attacked_king(s);
     s->ring[s->ply % KD_CHESS_RING] = kd_chess_hash(s);
-    s->status = (uint8_t)kd_chess_status_of(s);
 }
 
 /* ------------------------------------------------------------ make */
@@ -659,7 +688,6 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->captured = captured;
     u->castling = s->castling;
     u->ep = s->ep;
-    u->status = s->status;
     u->halfmove = s->halfmove;
     u->fullmove = s->fullmove;
     u->last_from = s->last_from;
@@ -669,7 +697,8 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     u->check = s->check;
     s->last_san = m.flags & KD_CHESS_CAPTURE ? KD_CHESS_SAN_CAPTURE : 0;
 
-    uint64_t h = s->ring[s->ply % KD_CHESS_RING] ^ Z_SIDE;
+    unsigned now = s->ply % KD_CHESS_RING, next = now + 1 == KD_CHESS_RING ? 0 : now + 1;
+    uint64_t h = s->ring[now] ^ Z_SIDE;
     if (s->ep != KD_CHESS_NO_SQUARE)
         h ^= Z_EP(s->ep);
     uint8_t placed = m.promo ? (uint8_t)((moved & KD_CHESS_BLACK_BIT) | m.promo) : moved;
@@ -705,12 +734,11 @@ void kd_chess_make(kd_chess_state *s, kd_chess_move m, kd_chess_undo *u)
     if (s->castling != u->castling)
         h ^= Z_CASTLE(u->castling) ^ Z_CASTLE(s->castling);
     s->ply++;
-    u->ring_old = s->ring[s->ply % KD_CHESS_RING];
-    s->ring[s->ply % KD_CHESS_RING] = h;
+    u->ring_old = s->ring[next];
+    s->ring[next] = h;
     s->last_from = m.from;
     s->last_to = m.to;
     s->last_promo = m.promo;
-    s->status = (uint8_t)status_after(s, captured != 0);
 }
 
 kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *u)
@@ -755,7 +783,6 @@ kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *u)
     s->side = (uint8_t)mover;
     s->castling = u->castling;
     s->ep = u->ep;
-    s->status = u->status;
     s->halfmove = u->halfmove;
     s->fullmove = u->fullmove;
     s->last_from = u->last_from;

@@ -20,9 +20,14 @@
  *   params   ChessParams { fen } (proto/chess.proto, chess_wire.c); the
  *            effective params always carry the canonical FEN
  *   command  ChessCommand { from, to, promotion } (chess_wire.c)
- *   state    this type's own bytes, version 1 (KD_CHESS_STATE_LEN):
- *            chess_state.c says the layout
- *   undo     version 1, KD_CHESS_UNDO_LEN bytes (chess_state.c)
+ *   state    this type's own bytes, version 2: a fixed part and the
+ *            ring's written hashes (KD_CHESS_STATE_FIXED_LEN + 8 to
+ *            KD_CHESS_STATE_MAX_LEN bytes; chess_state.c says the layout)
+ *   undo     version 2, KD_CHESS_UNDO_LEN bytes (chess_state.c)
+ *
+ * The status is not part of the state: kd_chess_status_of computes it
+ * from the position when asked (views, legal moves, the bot, execute's
+ * game_over), so a move (kd_chess_make) never searches for a reply.
  *   view     ChessView (chess_type.c)
  *
  * Threading: every function is pure and reentrant; a kd_chess_state must
@@ -40,8 +45,11 @@
 #include "episodes/episode_type.h"
 
 #define KD_CHESS_TYPE_NAME "chess"
-#define KD_CHESS_VERSION 1
-#define KD_CHESS_RING 102      /* position hashes kept: the plies since the last irreversible move, and more */
+#define KD_CHESS_VERSION 2
+/* Position hashes kept: the current position and the 100 plies before it,
+ * as far back as the repetition rule can look (the half-move clock stops
+ * the game at 100). */
+#define KD_CHESS_RING 101
 #define KD_CHESS_NO_SQUARE 64  /* no en-passant square, no last move */
 #define KD_CHESS_MOVES_MAX 256 /* legal moves of any position (218 at most) */
 #define KD_CHESS_FEN_MAX 100   /* a FEN with its NUL (full-move numbers up to 10 digits) */
@@ -91,8 +99,11 @@ typedef struct {
  * The state of one game: plain data, zeroed before it is filled, no hidden
  * padding (sizes asserted), so states compare with memcmp.
  * ring[ply % KD_CHESS_RING] is the hash of the current position; the
- * entries before it, back to the last irreversible move, are the earlier
- * positions (threefold repetition). ep is the en-passant target square
+ * entries before it, back to the last irreversible move (min(halfmove,
+ * ply) of them), are the earlier positions (threefold repetition); slots
+ * past ply were never written (zero) before the ring wraps. The status (mate,
+ * stalemate, draws) is not stored: it is a function of the position,
+ * computed on demand (kd_chess_status_of). ep is the en-passant target square
  * only when the side to move has a legal en-passant capture (so it is
  * part of the position exactly as the repetition rule and the FEN want).
  */
@@ -106,11 +117,10 @@ typedef struct {
     uint8_t side;     /* KD_CHESS_WHITE or KD_CHESS_BLACK: to move (also after the end) */
     uint8_t castling; /* KD_CHESS_WK | ... */
     uint8_t ep;       /* KD_CHESS_NO_SQUARE or the en-passant target */
-    uint8_t status;   /* kd_chess_status */
     uint8_t last_from, last_to, last_promo, last_san; /* the last move; last_from 64 before any */
     kd_pubkey players[2];
-    uint8_t check;    /* the side to move is in check */
-    uint8_t spare[1]; /* zero: makes the size a multiple of 8 without hidden padding */
+    uint8_t check;    /* the side to move is in check (kept: every generation asks it) */
+    uint8_t spare[2]; /* zero: makes the size a multiple of 8 without hidden padding */
 } kd_chess_state;
 
 /* What one move changed: all rollback needs. */
@@ -120,10 +130,10 @@ typedef struct {
     uint16_t halfmove;
     kd_chess_move move;
     uint8_t captured; /* piece code taken (0 none) */
-    uint8_t castling, ep, status;
+    uint8_t castling, ep;
     uint8_t last_from, last_to, last_promo, last_san;
     uint8_t check;
-    uint8_t spare[5]; /* zero */
+    uint8_t spare[6]; /* zero */
 } kd_chess_undo;
 
 /* The engine's contract: type_name "chess", no configuration. */
@@ -152,18 +162,25 @@ int kd_chess_has_legal_move(const kd_chess_state *s);
  * another move, 2 a move that leaves or puts the own king in check. */
 int kd_chess_find_move(const kd_chess_state *s, int from, int to, int promo, kd_chess_move *move);
 /* Plays legal `move` (as kd_chess_find_move or kd_chess_legal_moves give
- * it): board, rights, clocks, hash ring, last move and status; fills
+ * it): board, rights, clocks, hash ring, last move and check flag; fills
  * `undo`. No check of legality. */
 void kd_chess_make(kd_chess_state *s, kd_chess_move move, kd_chess_undo *undo);
 /* Exactly inverts kd_chess_make. Errors: KD_ERR_DECODE (the record cannot
  * be the last move's; `s` untouched). */
 kd_err kd_chess_unmake(kd_chess_state *s, const kd_chess_undo *undo) KD_WARN_UNUSED;
-/* Sets the check flag, the current ring entry and the status from the
- * board, side, rights, ep square and clocks (a position just read). */
+/* Sets the check flag and the current ring entry from the board, side,
+ * rights and ep square (a position just read). */
 void kd_chess_settle(kd_chess_state *s);
-/* The status the position carries (mate, stalemate, draws), from scratch
- * (the check flag must be right). */
+/* The status of the position (mate, stalemate, the draws by rule), the
+ * one place it is computed: nothing stores it. Mate and stalemate come
+ * first (a mate on the fiftieth move wins), then insufficient material,
+ * threefold repetition, the fifty-move rule. Costs a search for a legal
+ * move (usually the first piece answers) and the rule draws. */
 kd_chess_status kd_chess_status_of(const kd_chess_state *s);
+/* The draw by rule the position carries (insufficient material,
+ * repetition, fifty moves), or KD_CHESS_IN_PROGRESS; no move search. A
+ * position with a legal move has exactly this status. */
+kd_chess_status kd_chess_rule_draw(const kd_chess_state *s);
 /* The hash of the position (placement, side, castling, ep), from scratch. */
 uint64_t kd_chess_hash(const kd_chess_state *s);
 /* KD_CHESS_SAN_FILE / KD_CHESS_SAN_RANK: what SAN needs to tell the last
@@ -173,9 +190,19 @@ uint8_t kd_chess_last_disambiguation(const kd_chess_state *s);
 /* Whether the material cannot mate (chess.js's rule). */
 int kd_chess_insufficient(const uint8_t board[64]);
 
+/* ------------------------------------------ Zobrist keys (chess_zobrist.c) */
+
+#define KD_CHESS_ZOBRIST_LEN (15 * 64 + 1 + 16 + 8)
+/* The keys of kd_chess_hash: index p * 64 + sq for piece code p on square
+ * sq, 960 the side to move, 961 + rights the castling rights, 977 + file
+ * the en-passant file. A constant table of kd_chess_zobrist_formula. */
+extern const uint64_t kd_chess_zobrist[KD_CHESS_ZOBRIST_LEN];
+/* The key of `index`: splitmix64 of a fixed seed (the table's source). */
+uint64_t kd_chess_zobrist_formula(unsigned index);
+
 /* --------------------------------------------- notation (chess_fen.c) */
 
-/* Parses `fen` into a state (players zero, status computed, ring holding
+/* Parses `fen` into a state (players zero, check flag set, ring holding
  * the one position). Errors: KD_ERR_BAD_PARAMS with a sentence in `why`
  * naming the field that is wrong. */
 kd_err kd_chess_from_fen(const char *fen, kd_chess_state *s, char *why, size_t why_len) KD_WARN_UNUSED;
@@ -208,18 +235,26 @@ kd_err kd_chess_state_init(kd_chess_state *state, const kd_participants *partici
  * `signer` (NULL: unsigned). Checks, in order, each a KD_ERR_RULE with its
  * code in `rej` and a sentence naming the move: game_over, unauthorised,
  * not_your_turn, bad_square, no_piece, not_your_piece, illegal_move,
- * bad_promotion, in_check. On success fills `undo`; on error neither
- * `state` nor `undo` is touched.
+ * bad_promotion, in_check. (A legal move proves the game is not mate or
+ * stalemate, so an accepted move checks only the draws by rule; a refused
+ * one computes the whole status to answer game_over first.) On success
+ * fills `undo`; on error neither `state` nor `undo` is touched.
  */
 kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
                      kd_chess_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 
-#define KD_CHESS_STATE_LEN (1 + 64 + 4 + 4 + 2 + 9 + 2 * KD_PUBKEY_LEN + 8 * KD_CHESS_RING)
-#define KD_CHESS_UNDO_LEN (1 + 8 + 4 + 2 + 4 + 1 + 3 + 4 + 1)
+/* State bytes: a fixed part, then the ring's written hashes (min(ply + 1,
+ * KD_CHESS_RING) of them, 8 bytes each): KD_CHESS_STATE_FIXED_LEN + 8 to
+ * KD_CHESS_STATE_MAX_LEN bytes. */
+#define KD_CHESS_STATE_FIXED_LEN (1 + 64 + 4 + 4 + 2 + 8 + 2 * KD_PUBKEY_LEN)
+#define KD_CHESS_STATE_MAX_LEN (KD_CHESS_STATE_FIXED_LEN + 8 * KD_CHESS_RING)
+#define KD_CHESS_UNDO_LEN (1 + 8 + 4 + 2 + 4 + 1 + 2 + 4 + 1)
 kd_err kd_chess_state_encode(const kd_chess_state *state, kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_chess_undo_encode(const kd_chess_undo *undo, kd_buf *out) KD_WARN_UNUSED;
-/* Decode and validate (a legal position, status and hash as computed);
- * the output is zeroed first and stays zeroed on error. Errors:
+/* Decode and validate (a legal position, check flag and current hash as
+ * computed, the length the ply says; the slots not carried decode as
+ * zero, so decode(encode(s)) == s byte for byte); the output is zeroed first
+ * and stays zeroed on error. Errors:
  * KD_ERR_DECODE. */
 kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *state) KD_WARN_UNUSED;
 kd_err kd_chess_undo_decode(const uint8_t *data, size_t len, kd_chess_undo *undo) KD_WARN_UNUSED;

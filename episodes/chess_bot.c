@@ -96,17 +96,18 @@ static void order_moves(const kd_chess_state *s, kd_chess_move *moves, int n)
 
 /* The value of a finished position for the side to move, `ply` plies from
  * the root (a quicker mate scores higher). */
-static int terminal(const kd_chess_state *s, int ply)
+static int terminal(kd_chess_status status, int ply)
 {
-    if (s->status == KD_CHESS_WHITE_WON || s->status == KD_CHESS_BLACK_WON)
+    if (status == KD_CHESS_WHITE_WON || status == KD_CHESS_BLACK_WON)
         return -(MATE - ply);
     return 0;
 }
 
 static int negamax(kd_chess_state *s, unsigned depth, int alpha, int beta, int ply)
 {
-    if (s->status != KD_CHESS_IN_PROGRESS)
-        return terminal(s, ply);
+    kd_chess_status status = kd_chess_status_of(s);
+    if (status != KD_CHESS_IN_PROGRESS)
+        return terminal(status, ply);
     if (depth == 0)
         return evaluate(s);
     kd_chess_move moves[KD_CHESS_MOVES_MAX];
@@ -132,7 +133,7 @@ kd_err kd_chess_bot_command(const void *state_ptr, unsigned depth, uint64_t tieb
 {
     kd_chess_state s;
     memcpy(&s, state_ptr, sizeof s);
-    if (s.status != KD_CHESS_IN_PROGRESS)
+    if (kd_chess_status_of(&s) != KD_CHESS_IN_PROGRESS)
         return KD_ERR_NO_MOVE;
     unsigned d = depth == 0 ? DEFAULT_DEPTH : depth > MAX_DEPTH ? MAX_DEPTH : depth;
     kd_chess_move moves[KD_CHESS_MOVES_MAX], ties[KD_CHESS_MOVES_MAX];

@@ -297,7 +297,7 @@ void kd_chess_last_san(const kd_chess_state *s, char out[KD_CHESS_SAN_MAX])
             out[n++] = piece_letters[s->last_promo];
         }
     }
-    if (s->status == KD_CHESS_WHITE_WON || s->status == KD_CHESS_BLACK_WON)
+    if (kd_chess_in_check(s) && !kd_chess_has_legal_move(s))
         out[n++] = '#';
     else if (kd_chess_in_check(s))
         out[n++] = '+';

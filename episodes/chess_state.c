@@ -3,14 +3,22 @@
  * move with each refusal named by its rule code), the state and undo
  * encodings, and the kd_episode_ops table that plugs them into the engine.
  *
- * State bytes, version 1 (KD_CHESS_STATE_LEN, integers big-endian):
+ * State bytes, version 2 (integers big-endian):
  *   version, board[64] (piece codes, a1 first), fullmove u32, ply u32,
- *   halfmove u16, side, castling, ep, status, last_from, last_to,
- *   last_promo, last_san, check, players[0], players[1] (33 bytes each),
- *   ring[KD_CHESS_RING] u64
- * Undo bytes, version 1 (KD_CHESS_UNDO_LEN):
+ *   halfmove u16, side, castling, ep, last_from, last_to, last_promo,
+ *   last_san, check, players[0], players[1] (33 bytes each)
+ *   (KD_CHESS_STATE_FIXED_LEN), then the ring's written entries: the
+ *   hashes (u64) of the plies ply - w + 1 .. ply, oldest first,
+ *   w = min(ply + 1, KD_CHESS_RING). The slots after ply (w < RING) were
+ *   never written, or written and rolled back to zero: they decode as
+ *   zero, so decode(encode(s)) == s byte for byte. (Only the entries back
+ *   to the last irreversible move matter to the rules, but encoding just
+ *   those is not enough: rolling back that move from a decoded state must
+ *   bring the earlier positions back, and the undo record does not carry
+ *   them.)
+ * Undo bytes, version 2 (KD_CHESS_UNDO_LEN):
  *   version, ring_old u64, fullmove u32, halfmove u16, from, to, promo,
- *   flags, captured, castling, ep, status, last_from, last_to, last_promo,
+ *   flags, captured, castling, ep, last_from, last_to, last_promo,
  *   last_san, check
  */
 #include <string.h>
@@ -125,11 +133,10 @@ static kd_err refuse(const kd_chess_state *s, uint32_t from, uint32_t to, uint32
     }
 }
 
-kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
-                     kd_chess_undo *undo, kd_reject *rej)
+/* kd_chess_play's checks after game_over, and the move. */
+static kd_err play_move(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
+                        kd_chess_undo *undo, kd_reject *rej)
 {
-    if (state->status != KD_CHESS_IN_PROGRESS)
-        return kd_reject_rule(rej, "game_over", "the game is over: %s", status_sentence(state->status));
     int side = state->side;
     if (!signer)
         return kd_reject_rule(rej, "unauthorised", "the move is unsigned; %s's moves must be signed by participant %d",
@@ -155,11 +162,31 @@ kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t
     return KD_OK;
 }
 
+kd_err kd_chess_play(kd_chess_state *state, uint32_t from, uint32_t to, uint32_t promo, const kd_pubkey *signer,
+                     kd_chess_undo *undo, kd_reject *rej)
+{
+    /* A game drawn by rule is over whatever the move; otherwise a move
+     * found legal proves there is no mate or stalemate, and only a refused
+     * one needs the whole status (game_over comes before its own code). */
+    kd_chess_status draw = kd_chess_rule_draw(state);
+    kd_err err = draw ? KD_ERR_RULE : play_move(state, from, to, promo, signer, undo, rej);
+    if (err == KD_ERR_RULE) {
+        kd_chess_status st = kd_chess_status_of(state);
+        if (st != KD_CHESS_IN_PROGRESS)
+            return kd_reject_rule(rej, "game_over", "the game is over: %s", status_sentence((uint8_t)st));
+    }
+    return err;
+}
+
 /* -------------------------------------------------------- encodings */
+
+/* The ring entries written since the start: the current position's and
+ * those before it, as many as the ring holds. */
+static unsigned written(const kd_chess_state *s) { return s->ply < KD_CHESS_RING ? s->ply + 1u : KD_CHESS_RING; }
 
 kd_err kd_chess_state_encode(const kd_chess_state *s, kd_buf *out)
 {
-    uint8_t bytes[KD_CHESS_STATE_LEN];
+    uint8_t bytes[KD_CHESS_STATE_MAX_LEN];
     size_t n = 0;
     bytes[n++] = KD_CHESS_VERSION;
     memcpy(bytes + n, s->board, 64);
@@ -169,15 +196,16 @@ kd_err kd_chess_state_encode(const kd_chess_state *s, kd_buf *out)
     bytes[n + 8] = (uint8_t)(s->halfmove >> 8);
     bytes[n + 9] = (uint8_t)s->halfmove;
     n += 10;
-    const uint8_t small[9] = {s->side,    s->castling,   s->ep,       s->status, s->last_from,
+    const uint8_t small[8] = {s->side,    s->castling,   s->ep,       s->last_from,
                               s->last_to, s->last_promo, s->last_san, s->check};
     memcpy(bytes + n, small, sizeof small);
     n += sizeof small;
     memcpy(bytes + n, s->players, 2 * KD_PUBKEY_LEN);
     n += 2 * KD_PUBKEY_LEN;
-    for (int i = 0; i < KD_CHESS_RING; i++, n += 8) {
-        kd_put_u32be(bytes + n, (uint32_t)(s->ring[i] >> 32));
-        kd_put_u32be(bytes + n + 4, (uint32_t)s->ring[i]);
+    for (unsigned k = written(s); k-- > 0; n += 8) {
+        uint64_t h = s->ring[(s->ply - k) % KD_CHESS_RING];
+        kd_put_u32be(bytes + n, (uint32_t)(h >> 32));
+        kd_put_u32be(bytes + n + 4, (uint32_t)h);
     }
     return kd_buf_append(out, bytes, n);
 }
@@ -217,7 +245,7 @@ kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *st
     kd_chess_state s;
     memset(&s, 0, sizeof s);
     memset(state, 0, sizeof *state);
-    if (!data || len != KD_CHESS_STATE_LEN || data[0] != KD_CHESS_VERSION)
+    if (!data || len < KD_CHESS_STATE_FIXED_LEN || data[0] != KD_CHESS_VERSION)
         return KD_ERR_DECODE;
     size_t n = 1;
     memcpy(s.board, data + n, 64);
@@ -229,17 +257,19 @@ kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *st
     s.side = data[n];
     s.castling = data[n + 1];
     s.ep = data[n + 2];
-    s.status = data[n + 3];
-    s.last_from = data[n + 4];
-    s.last_to = data[n + 5];
-    s.last_promo = data[n + 6];
-    s.last_san = data[n + 7];
-    s.check = data[n + 8];
-    n += 9;
+    s.last_from = data[n + 3];
+    s.last_to = data[n + 4];
+    s.last_promo = data[n + 5];
+    s.last_san = data[n + 6];
+    s.check = data[n + 7];
+    n += 8;
     memcpy(s.players, data + n, 2 * KD_PUBKEY_LEN);
     n += 2 * KD_PUBKEY_LEN;
-    for (int i = 0; i < KD_CHESS_RING; i++, n += 8)
-        s.ring[i] = (uint64_t)kd_get_u32be(data + n) << 32 | kd_get_u32be(data + n + 4);
+    unsigned w = written(&s);
+    if (len != n + 8u * w)
+        return KD_ERR_DECODE;
+    for (unsigned k = w; k-- > 0; n += 8)
+        s.ring[(s.ply - k) % KD_CHESS_RING] = (uint64_t)kd_get_u32be(data + n) << 32 | kd_get_u32be(data + n + 4);
     for (size_t i = 0; i < 2; i++)
         if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
             return KD_ERR_DECODE;
@@ -258,7 +288,7 @@ kd_err kd_chess_state_decode(const uint8_t *data, size_t len, kd_chess_state *st
             return KD_ERR_DECODE;
     }
     if (s.check != kd_chess_attacked(s.board, s.king[s.side], s.side ^ 1) ||
-        s.ring[s.ply % KD_CHESS_RING] != kd_chess_hash(&s) || s.status != kd_chess_status_of(&s))
+        s.ring[s.ply % KD_CHESS_RING] != kd_chess_hash(&s))
         return KD_ERR_DECODE;
     memcpy(state, &s, sizeof s);
     return KD_OK;
@@ -273,8 +303,8 @@ kd_err kd_chess_undo_encode(const kd_chess_undo *u, kd_buf *out)
     kd_put_u32be(b + 9, u->fullmove);
     b[13] = (uint8_t)(u->halfmove >> 8);
     b[14] = (uint8_t)u->halfmove;
-    const uint8_t rest[13] = {u->move.from, u->move.to,   u->move.promo, u->move.flags, u->captured, u->castling, u->ep,
-                              u->status,    u->last_from, u->last_to,    u->last_promo, u->last_san, u->check};
+    const uint8_t rest[12] = {u->move.from, u->move.to,   u->move.promo, u->move.flags, u->captured, u->castling,
+                              u->ep,        u->last_from, u->last_to,    u->last_promo, u->last_san, u->check};
     memcpy(b + 15, rest, sizeof rest);
     return kd_buf_append(out, b, sizeof b);
 }
@@ -286,8 +316,8 @@ kd_err kd_chess_undo_decode(const uint8_t *data, size_t len, kd_chess_undo *u)
         return KD_ERR_DECODE;
     const uint8_t *r = data + 15;
     if (r[0] >= 64 || r[1] >= 64 || (r[2] && (r[2] < KD_CHESS_KNIGHT || r[2] > KD_CHESS_QUEEN)) || r[3] > 15 ||
-        !piece_ok(r[4]) || KD_CHESS_TYPE(r[4]) == KD_CHESS_KING || r[5] > 15 || r[6] > 64 || r[7] != 0 || r[8] > 64 ||
-        r[9] > 64 || (r[10] && (r[10] < KD_CHESS_KNIGHT || r[10] > KD_CHESS_QUEEN)) || r[11] > 1 || r[12] > 1)
+        !piece_ok(r[4]) || KD_CHESS_TYPE(r[4]) == KD_CHESS_KING || r[5] > 15 || r[6] > 64 || r[7] > 64 || r[8] > 64 ||
+        (r[9] && (r[9] < KD_CHESS_KNIGHT || r[9] > KD_CHESS_QUEEN)) || r[10] > 1 || r[11] > 1)
         return KD_ERR_DECODE;
     kd_chess_undo v;
     memset(&v, 0, sizeof v);
@@ -301,12 +331,11 @@ kd_err kd_chess_undo_decode(const uint8_t *data, size_t len, kd_chess_undo *u)
     v.captured = r[4];
     v.castling = r[5];
     v.ep = r[6];
-    v.status = r[7];
-    v.last_from = r[8];
-    v.last_to = r[9];
-    v.last_promo = r[10];
-    v.last_san = r[11];
-    v.check = r[12];
+    v.last_from = r[7];
+    v.last_to = r[8];
+    v.last_promo = r[9];
+    v.last_san = r[10];
+    v.check = r[11];
     memcpy(u, &v, sizeof v);
     return KD_OK;
 }

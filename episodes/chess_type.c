@@ -51,7 +51,7 @@ static kd_err view_encode(const void *state_ptr, int seat, kd_buf *out)
     }
     Kdapp__ChessView v = KDAPP__CHESS_VIEW__INIT;
     v.fen = fen;
-    v.status = (Kdapp__ChessStatus)s->status;
+    v.status = (Kdapp__ChessStatus)kd_chess_status_of(s);
     v.check = kd_chess_in_check(s);
     v.last_uci = uci;
     v.last_san = san;
@@ -78,7 +78,6 @@ static int view_decode(const uint8_t *data, size_t len, chess_view *out)
         kd_chess_from_fen(v->fen, &out->pos, why, sizeof why) != KD_OK)
         goto done;
     out->status = (uint8_t)v->status;
-    out->pos.status = out->status;
     out->check = v->check;
     out->ply = v->ply;
     memcpy(out->fen, v->fen, strlen(v->fen) + 1);
@@ -108,7 +107,7 @@ static kd_game_status status_of(uint8_t status, int to_move)
 static kd_game_status status(const void *state_ptr)
 {
     const kd_chess_state *s = state_ptr;
-    return status_of(s->status, s->side);
+    return status_of((uint8_t)kd_chess_status_of(s), s->side);
 }
 
 /* "in_progress", "checkmate", "stalemate", "draw". */
@@ -353,10 +352,12 @@ static json_t *command_to_json(const uint8_t *command, size_t len)
 static kd_err legal_moves(const void *state_ptr, int seat, kd_legal_moves *out)
 {
     const kd_chess_state *s = state_ptr;
-    if (s->status != KD_CHESS_IN_PROGRESS || seat != s->side)
+    if (seat != s->side)
         return KD_OK;
     kd_chess_move moves[KD_CHESS_MOVES_MAX];
-    int n = kd_chess_legal_moves(s, moves);
+    int n = kd_chess_legal_moves(s, moves); /* none: mate or stalemate */
+    if (n > 0 && kd_chess_rule_draw(s) != KD_CHESS_IN_PROGRESS)
+        return KD_OK;
     kd_err err = KD_OK;
     for (int i = 0; !err && i < n; i++) {
         uint8_t cmd[KD_CHESS_COMMAND_MAX];
@@ -416,13 +417,14 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
     const kd_chess_state *s = state_ptr;
     kd_chess_move moves[KD_CHESS_MOVES_MAX];
     int n = kd_chess_legal_moves(s, moves);
+    int over = n == 0 || kd_chess_rule_draw(s) != KD_CHESS_IN_PROGRESS;
     if (legal) {
-        if (s->status != KD_CHESS_IN_PROGRESS || seat != s->side || n == 0)
+        if (over || seat != s->side)
             return KD_ERR_NO_MOVE;
         kd_chess_move m = moves[kd_type_rng_below(rng, (uint32_t)n)];
         return put_command(m.from, m.to, m.promo, out);
     }
-    if (seat != s->side || s->status != KD_CHESS_IN_PROGRESS || n == 0) {
+    if (seat != s->side || over) {
         if (n == 0)
             return put_command(s->king[s->side], s->king[s->side], 0, out);
         kd_chess_move m = moves[kd_type_rng_below(rng, (uint32_t)n)];
@@ -441,7 +443,7 @@ static kd_err describe_change(const void *from_ptr, const void *to_ptr, kd_buf *
     kd_chess_uci(last, uci);
     kd_chess_last_san(to, san);
     kd_err err = kd_buf_appendf(out, "%s played %s (%s).\n", seat_names[from->side], uci, san);
-    if (!err && to->status == KD_CHESS_IN_PROGRESS && kd_chess_in_check(to))
+    if (!err && kd_chess_in_check(to) && kd_chess_status_of(to) == KD_CHESS_IN_PROGRESS)
         err = kd_buf_appendf(out, "%s is in check.\n", seat_names[to->side]);
     return err;
 }

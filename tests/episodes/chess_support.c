@@ -73,7 +73,7 @@ uint64_t chess_perft(kd_chess_state *s, unsigned depth)
     if (depth == 0)
         return 1;
     kd_chess_move moves[KD_CHESS_MOVES_MAX];
-    int n = s->status == KD_CHESS_IN_PROGRESS ? kd_chess_legal_moves(s, moves) : 0;
+    int n = kd_chess_status_of(s) == KD_CHESS_IN_PROGRESS ? kd_chess_legal_moves(s, moves) : 0;
     if (depth == 1)
         return (uint64_t)n;
     uint64_t total = 0;

@@ -62,7 +62,7 @@ static void play_and_back(kd_chess_state *s, const char *uci, uint8_t want_statu
     kd_reject rej = {{0}, {0}};
     cr_assert_eq(chess_exec(s, uci, &s->players[s->side], &undo, &rej), KD_OK, "%s: %s", uci, rej.detail);
     if (want_status != ANY_STATUS)
-        cr_expect_eq(s->status, want_status, "%s: status %u", uci, s->status);
+        cr_expect_eq(kd_chess_status_of(s), want_status, "%s: status %u", uci, kd_chess_status_of(s));
     cr_assert_eq(kd_chess_ops.rollback(s, &undo), KD_OK);
     cr_expect_eq(memcmp(&before, s, sizeof before), 0, "%s: rollback restores the bytes", uci);
 }
@@ -85,7 +85,7 @@ Test(chess_fen, round_trips_of_the_standard_and_suite_positions)
         char why[160] = "", out[KD_CHESS_FEN_MAX];
         cr_assert_eq(kd_chess_from_fen(fens[i], &s, why, sizeof why), KD_OK, "%s: %s", fens[i], why);
         cr_expect_str_eq(chess_fen(&s, out), fens[i]);
-        cr_expect_eq(s.status, KD_CHESS_IN_PROGRESS);
+        cr_expect_eq(kd_chess_status_of(&s), KD_CHESS_IN_PROGRESS);
     }
 }
 
@@ -260,7 +260,8 @@ Test(chess_rules, promotions_to_each_piece)
     for (int i = 0; i < 4; i++) {
         kd_chess_state t;
         memcpy(&t, &s, sizeof t);
-        play_and_back(&t, moves[i], KD_CHESS_IN_PROGRESS);
+        /* a lone bishop or knight cannot mate: drawn at once (chess.js) */
+        play_and_back(&t, moves[i], i < 2 ? KD_CHESS_IN_PROGRESS : KD_CHESS_DRAW_MATERIAL);
         chess_play(&t, moves[i]);
         cr_expect_eq(t.board[56], pieces[i], "%s", moves[i]);
         cr_expect_eq(t.halfmove, 0);
@@ -282,7 +283,7 @@ Test(chess_rules, checkmate_ends_the_game)
     cr_expect_str_eq(san_of(&s, "d8h4", san), "Qh4#");
     play_and_back(&s, "d8h4", KD_CHESS_BLACK_WON);
     chess_play(&s, "d8h4");
-    cr_expect_eq(s.status, KD_CHESS_BLACK_WON);
+    cr_expect_eq(kd_chess_status_of(&s), KD_CHESS_BLACK_WON);
     cr_expect(kd_chess_in_check(&s));
     kd_chess_last_san(&s, san);
     cr_expect_str_eq(san, "Qh4#");
@@ -319,7 +320,7 @@ Test(chess_rules, insufficient_material_draws_as_chess_js_judges)
         kd_chess_state t;
         char why[160];
         cr_assert_eq(kd_chess_from_fen(cases[i].fen, &t, why, sizeof why), KD_OK, "%s", why);
-        cr_expect_eq(t.status == KD_CHESS_DRAW_MATERIAL, cases[i].draw, "%s", cases[i].fen);
+        cr_expect_eq(kd_chess_status_of(&t) == KD_CHESS_DRAW_MATERIAL, cases[i].draw, "%s", cases[i].fen);
     }
 }
 
@@ -328,14 +329,15 @@ Test(chess_rules, threefold_repetition_draws_and_rolls_back)
     kd_chess_state s;
     chess_new_game(&s, NULL);
     chess_play(&s, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1");
-    cr_expect_eq(s.status, KD_CHESS_IN_PROGRESS, "the start position twice, not three times yet");
+    cr_expect_eq(kd_chess_status_of(&s), KD_CHESS_IN_PROGRESS, "the start position twice, not three times yet");
     play_and_back(&s, "f6g8", KD_CHESS_DRAW_REPETITION);
     chess_play(&s, "f6g8");
     expect_rule(&s, "e2e4", &s.players[0], "game_over", "threefold");
     /* the same placement with other castling rights is another position */
     chess_new_game(&s, NULL);
     chess_play(&s, "e2e4 e7e5 e1e2 e8e7 e2e1 e7e8 e1e2 e8e7 e2e1 e7e8 e1e2");
-    cr_expect_eq(s.status, KD_CHESS_IN_PROGRESS, "Ke2 with black to move: twice without black's rights, once with");
+    cr_expect_eq(kd_chess_status_of(&s), KD_CHESS_IN_PROGRESS,
+                 "Ke2 with black to move: twice without black's rights, once with");
     play_and_back(&s, "e8e7", KD_CHESS_DRAW_REPETITION);
 }
 
@@ -347,6 +349,15 @@ Test(chess_rules, fifty_moves_draw_but_a_mate_on_the_hundredth_ply_wins)
     play_and_back(&s, "h1h8", KD_CHESS_DRAW_FIFTY); /* check, not mate: the king steps to b7 */
     chess_new_game(&s, "k7/8/1K6/8/8/8/8/7R w - - 99 80");
     play_and_back(&s, "h1h8", KD_CHESS_WHITE_WON);
+    /* game_over before anything else, named by the whole status: the
+     * mate, though the clock has reached 100 too */
+    chess_play(&s, "h1h8");
+    expect_rule(&s, "a8a7", &s.players[1], "game_over", "white has checkmated black");
+    expect_rule(&s, "a8a7", NULL, "game_over", "checkmated");
+    chess_new_game(&s, "k7/8/8/8/8/8/8/K6R w - - 99 80");
+    chess_play(&s, "h1h2");
+    expect_rule(&s, "a8b8", &s.players[1], "game_over", "fifty-move rule");
+    expect_rule(&s, "a8a1", &s.players[1], "game_over", "fifty-move rule");
     /* a capture or a pawn move resets the clock */
     chess_new_game(&s, "k7/8/8/8/8/8/P7/K6R w - - 99 80");
     play_and_back(&s, "a2a3", KD_CHESS_IN_PROGRESS);
@@ -429,7 +440,7 @@ Test(chess_rollback, every_legal_move_of_random_games_rolls_back_byte_exactly, .
         int plies = 0;
         kd_buf enc;
         kd_buf_init(&enc);
-        while (s.status == KD_CHESS_IN_PROGRESS && plies < 300) {
+        while (kd_chess_status_of(&s) == KD_CHESS_IN_PROGRESS && plies < 300) {
             kd_chess_move moves[KD_CHESS_MOVES_MAX];
             int n = kd_chess_legal_moves(&s, moves);
             cr_assert_gt(n, 0, "a game in progress has a move");
@@ -468,6 +479,70 @@ Test(chess_rollback, every_legal_move_of_random_games_rolls_back_byte_exactly, .
     }
 }
 
+/* The engine keeps states and undo records as bytes: a revert decodes the
+ * state, decodes the last move's record and rolls back. Over long random
+ * games (captures, the ring wrapping past KD_CHESS_RING plies) every such
+ * rollback from decoded bytes gives exactly the previous state's bytes. */
+Test(chess_encoding, rollback_from_decoded_states_is_exact, .timeout = 60)
+{
+    uint64_t rng = 11;
+    int captures = 0, longest = 0;
+    for (int game = 0; game < 6; game++) {
+        kd_chess_state s;
+        chess_new_game(&s, game % 2 ? KIWIPETE : NULL);
+        kd_buf *states = calloc(301, sizeof *states), *undos = calloc(301, sizeof *undos);
+        cr_assert(states && undos);
+        int plies = 0;
+        kd_buf_init(&states[0]);
+        cr_assert_eq(kd_chess_ops.encode_state(&s, &states[0]), KD_OK);
+        cr_expect_eq(states[0].len, KD_CHESS_STATE_FIXED_LEN + 8, "a new game carries one hash");
+        while (kd_chess_status_of(&s) == KD_CHESS_IN_PROGRESS && plies < 300) {
+            kd_chess_move moves[KD_CHESS_MOVES_MAX];
+            int n = kd_chess_legal_moves(&s, moves);
+            /* quiet moves mostly, so games last past the ring's length */
+            kd_chess_move m = moves[kd_type_rng_below(&rng, (uint32_t)n)];
+            for (int tries = 0; tries < 3 && (m.flags & KD_CHESS_CAPTURE); tries++)
+                m = moves[kd_type_rng_below(&rng, (uint32_t)n)];
+            captures += (m.flags & KD_CHESS_CAPTURE) != 0;
+            char uci[KD_CHESS_UCI_MAX];
+            kd_chess_uci(m, uci);
+            kd_chess_undo u;
+            kd_reject rej = {{0}, {0}};
+            cr_assert_eq(chess_exec(&s, uci, &s.players[s.side], &u, &rej), KD_OK, "%s", rej.detail);
+            plies++;
+            kd_buf_init(&states[plies]);
+            kd_buf_init(&undos[plies]);
+            cr_assert_eq(kd_chess_ops.encode_state(&s, &states[plies]), KD_OK);
+            cr_assert_eq(kd_chess_ops.encode_undo(&u, &undos[plies]), KD_OK);
+            size_t hashes = plies < KD_CHESS_RING ? (size_t)plies + 1 : KD_CHESS_RING;
+            cr_assert_eq(states[plies].len, KD_CHESS_STATE_FIXED_LEN + 8 * hashes, "ply %d", plies);
+        }
+        longest = plies > longest ? plies : longest;
+        for (int k = plies; k > 0; k--) {
+            kd_chess_state t, prev;
+            kd_chess_undo u;
+            kd_buf enc;
+            kd_buf_init(&enc);
+            cr_assert_eq(kd_chess_ops.decode_state(states[k].data, states[k].len, &t), KD_OK, "ply %d", k);
+            cr_assert_eq(kd_chess_ops.encode_state(&t, &enc), KD_OK);
+            cr_assert(enc.len == states[k].len && memcmp(enc.data, states[k].data, enc.len) == 0,
+                      "encode(decode(b)) == b at ply %d", k);
+            cr_assert_eq(kd_chess_ops.decode_undo(undos[k].data, undos[k].len, &u), KD_OK);
+            cr_assert_eq(kd_chess_ops.rollback(&t, &u), KD_OK, "ply %d", k);
+            cr_assert_eq(kd_chess_ops.decode_state(states[k - 1].data, states[k - 1].len, &prev), KD_OK);
+            cr_assert_eq(memcmp(&t, &prev, sizeof t), 0, "rollback from decoded ply %d gives ply %d's state", k, k - 1);
+            kd_buf_fini(&enc);
+            kd_buf_fini(&undos[k]);
+        }
+        for (int k = 0; k <= plies; k++)
+            kd_buf_fini(&states[k]);
+        free(states);
+        free(undos);
+    }
+    cr_expect_gt(captures, 10);
+    cr_expect_gt(longest, KD_CHESS_RING + 10, "a game wraps the ring");
+}
+
 /* kd_chess_find_move checks one move from its geometry; the generator
  * lists them all: they must agree on every from, to and promotion. */
 Test(chess_rules, find_move_agrees_with_the_generator_everywhere, .timeout = 60)
@@ -479,7 +554,7 @@ Test(chess_rules, find_move_agrees_with_the_generator_everywhere, .timeout = 60)
     for (int game = 0; game < 8; game++) {
         kd_chess_state s;
         chess_new_game(&s, starts[game % 4]);
-        for (int ply = 0; ply < 40 && s.status == KD_CHESS_IN_PROGRESS; ply++) {
+        for (int ply = 0; ply < 40 && kd_chess_status_of(&s) == KD_CHESS_IN_PROGRESS; ply++) {
             kd_chess_move moves[KD_CHESS_MOVES_MAX];
             int n = kd_chess_legal_moves(&s, moves), found = 0;
             for (int from = 0; from < 64; from++) {
@@ -518,22 +593,29 @@ Test(chess_encoding, malformed_states_and_undos_are_refused)
     kd_buf enc;
     kd_buf_init(&enc);
     chess_encode(&s, &enc);
-    cr_assert_eq(enc.len, KD_CHESS_STATE_LEN);
+    /* ply 2: three positions */
+    cr_assert_eq(enc.len, KD_CHESS_STATE_FIXED_LEN + 3 * 8);
     cr_expect_eq(kd_chess_state_decode(enc.data, enc.len - 1, &out), KD_ERR_DECODE);
+    uint8_t bad[KD_CHESS_STATE_FIXED_LEN + 4 * 8];
+    memcpy(bad, enc.data, enc.len);
+    memcpy(bad + enc.len, enc.data + enc.len - 8, 8);
+    cr_expect_eq(kd_chess_state_decode(bad, enc.len + 8, &out), KD_ERR_DECODE, "one hash more than the plies");
     /* the version, a pawn back on e2, the white king's code, the side to
-     * move, the status */
-    static const size_t offsets[] = {0, 1 + 12, 1 + 4, 75, 78};
+     * move, the check flag */
+    static const size_t offsets[] = {0, 1 + 12, 1 + 4, 75, 82};
     for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
-        uint8_t bad[KD_CHESS_STATE_LEN];
-        memcpy(bad, enc.data, sizeof bad);
+        memcpy(bad, enc.data, enc.len);
         bad[offsets[i]] ^= 0x01;
-        cr_expect_eq(kd_chess_state_decode(bad, sizeof bad, &out), KD_ERR_DECODE, "byte %zu", offsets[i]);
+        cr_expect_eq(kd_chess_state_decode(bad, enc.len, &out), KD_ERR_DECODE, "byte %zu", offsets[i]);
     }
-    uint8_t bad[KD_CHESS_STATE_LEN];
-    memcpy(bad, enc.data, sizeof bad);
-    /* the current ring entry (ply 2) replaced by the start's hash */
-    memcpy(bad + KD_CHESS_STATE_LEN - 8 * KD_CHESS_RING + 8 * 2, enc.data + KD_CHESS_STATE_LEN - 8 * KD_CHESS_RING, 8);
-    cr_expect_eq(kd_chess_state_decode(bad, sizeof bad, &out), KD_ERR_DECODE, "the current hash is checked");
+    /* the current ring entry (ply 2) changed */
+    memcpy(bad, enc.data, enc.len);
+    bad[enc.len - 1] ^= 0x01;
+    cr_expect_eq(kd_chess_state_decode(bad, enc.len, &out), KD_ERR_DECODE, "the current hash is checked");
+    /* a ply count whose hashes the encoding does not carry */
+    memcpy(bad, enc.data, enc.len);
+    bad[1 + 64 + 7] = 3;
+    cr_expect_eq(kd_chess_state_decode(bad, enc.len, &out), KD_ERR_DECODE, "the hashes follow the ply");
     enc.len = 0;
     kd_chess_undo u;
     memset(&u, 0, sizeof u);
@@ -561,17 +643,16 @@ Test(chess_encoding, random_undo_records_are_refused_or_exact)
         bytes[15] = 4;   /* from e1 */
         bytes[16] = 6;   /* to g1 */
         bytes[17] = 0;   /* no promotion */
-        bytes[22] = 0;   /* previous status: in progress */
         bytes[18] &= 15; /* flags */
         static const uint8_t captured[] = {0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13};
         bytes[19] = captured[kd_type_rng_below(&rng, sizeof captured)];
         bytes[20] &= 15;
         bytes[21] = (uint8_t)kd_type_rng_below(&rng, 65);
+        bytes[22] = (uint8_t)kd_type_rng_below(&rng, 65);
         bytes[23] = (uint8_t)kd_type_rng_below(&rng, 65);
-        bytes[24] = (uint8_t)kd_type_rng_below(&rng, 65);
-        bytes[25] = 0;
+        bytes[24] = 0;
+        bytes[25] &= 1;
         bytes[26] &= 1;
-        bytes[27] &= 1;
         kd_chess_undo u;
         if (kd_chess_undo_decode(bytes, sizeof bytes, &u) != KD_OK)
             continue;
@@ -669,4 +750,10 @@ Test(chess_perft, the_wiki_positions_at_cheap_depths, .timeout = 60)
         for (unsigned d = 1; d <= 4 && suite[i].counts[d - 1]; d++)
             cr_expect_eq(chess_perft(&s, d), suite[i].counts[d - 1], "position %zu depth %u", i + 1, d);
     }
+}
+
+Test(chess_rules, zobrist_table_is_the_formula)
+{
+    for (unsigned i = 0; i < KD_CHESS_ZOBRIST_LEN; i++)
+        cr_assert_eq(kd_chess_zobrist[i], kd_chess_zobrist_formula(i), "key %u", i);
 }

@@ -337,7 +337,7 @@ static void random_position(kd_chess_state *s, unsigned plies, uint64_t *rng)
     chess_new_game(s, NULL);
     kd_buf cmd;
     kd_buf_init(&cmd);
-    for (unsigned i = 0; i < plies && s->status == KD_CHESS_IN_PROGRESS; i++) {
+    for (unsigned i = 0; i < plies && kd_chess_status_of(s) == KD_CHESS_IN_PROGRESS; i++) {
         cmd.len = 0;
         cr_assert_eq(T->random_command(s, s->side, 1, rng, &cmd), KD_OK);
         kd_chess_undo undo;
@@ -362,7 +362,7 @@ Test(chess_type, random_commands_legal_and_illegal, .timeout = 60)
             kd_chess_state t;
             kd_chess_undo undo;
             kd_reject rej = {{0}, {0}};
-            if (s.status != KD_CHESS_IN_PROGRESS || seat != s.side) {
+            if (kd_chess_status_of(&s) != KD_CHESS_IN_PROGRESS || seat != s.side) {
                 cr_expect_eq(err, KD_ERR_NO_MOVE);
             } else {
                 cr_assert_eq(err, KD_OK);
