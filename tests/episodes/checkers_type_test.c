@@ -19,40 +19,9 @@
 #include "episodes/checkers.h"
 #include "episodes/ck_support.h"
 #include "episodes/episode_type.h"
+#include "type_support.h"
 
 static const kd_episode_type *const T = &kd_checkers_type;
-
-static json_t *parse(const char *text)
-{
-    json_error_t jerr;
-    json_t *j = json_loads(text, JSON_DECODE_ANY, &jerr);
-    cr_assert_not_null(j, "test JSON does not parse: %s: %s", text, jerr.text);
-    return j;
-}
-
-static void expect_json(json_t *got, const char *want_text)
-{
-    json_t *want = parse(want_text);
-    cr_assert_not_null(got);
-    char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
-    cr_expect(json_equal(got, want), "JSON differs:\n got  %s\n want %s", g, want_text);
-    free(g);
-    json_decref(want);
-}
-
-static void view_of(const kd_ck_state *s, kd_buf *out)
-{
-    out->len = 0;
-    cr_assert_eq(T->view_encode(s, KD_SEAT_PUBLIC, out), KD_OK);
-}
-
-static int is_rule_code(const char *code)
-{
-    for (size_t i = 0; T->rule_codes[i].code; i++)
-        if (strcmp(T->rule_codes[i].code, code) == 0)
-            return 1;
-    return 0;
-}
 
 /* ------------------------------------------------------------ identity */
 
@@ -72,7 +41,7 @@ Test(ck_type, identity_seats_and_registration)
     kd_type_table_init(&table);
     cr_expect_eq(kd_type_table_find(&table, "checkers"), T);
     cr_expect_str_eq(kd_builtin_types[0]->ops->type_name, "tictactoe");
-    json_t *ps = parse(T->params_schema), *cs = parse(T->command_schema);
+    json_t *ps = type_test_parse(T->params_schema), *cs = type_test_parse(T->command_schema);
     cr_expect(json_object_get(json_object_get(cs, "properties"), "move"));
     cr_expect(json_object_get(json_object_get(ps, "properties"), "start"));
     json_decref(ps);
@@ -107,7 +76,7 @@ Test(ck_type, params_json)
                                       "{\"start\": \"......../......../......../......../......../......../"
                                       "......../........ w\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_t *j = parse(bad[i]);
+        json_t *j = type_test_parse(bad[i]);
         why[0] = '\0';
         cr_expect_eq(T->params_from_json(j, &out, why, sizeof why), KD_ERR_BAD_PARAMS, "%s", bad[i]);
         cr_expect(why[0], "a sentence for %s", bad[i]);
@@ -140,7 +109,7 @@ Test(ck_type, command_json_round_trips_and_refusals)
         json_decref(back);
     }
     /* the squares a1 = 0 .. h8 = 63 */
-    json_t *j = parse("{\"move\": \"B6-a5\", \"episode\": 3}");
+    json_t *j = type_test_parse("{\"move\": \"B6-a5\", \"episode\": 3}");
     bytes.len = 0;
     cr_assert_eq(T->command_from_json(j, 0, &bytes, why, sizeof why), KD_OK);
     kd_ck_command cmd;
@@ -158,7 +127,7 @@ Test(ck_type, command_json_round_trips_and_refusals)
                                       "{\"move\": \"z6a5\"}",
                                       "{\"column\": 3}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_t *b = parse(bad[i]);
+        json_t *b = type_test_parse(bad[i]);
         why[0] = '\0';
         cr_expect_eq(T->command_from_json(b, 0, &bytes, why, sizeof why), KD_ERR_BAD_COMMAND, "%s", bad[i]);
         cr_expect(why[0], "a sentence: %s", bad[i]);
@@ -186,20 +155,21 @@ Test(ck_type, view_json_carries_the_state_text_and_the_move_rules)
     cr_expect_eq(st.to_move, KD_CK_WHITE);
     kd_buf v;
     kd_buf_init(&v);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     json_t *start_view = T->view_json(v.data, v.len);
-    expect_json(start_view,
-                "{\"state_text\": \"" CK_START_TEXT "\", \"board\": [\".w.w.w.w\", \"w.w.w.w.\", \".w.w.w.w\", "
-                "\"........\", \"........\", \"b.b.b.b.\", \".b.b.b.b\", \"b.b.b.b.\"], \"board_rows\": "
-                "\"rank8_to_rank1\", \"turn\": \"w\", \"current\": \"white\", \"status\": \"in_progress\", "
-                "\"move_count\": 0, \"pieces\": {\"white_men\": 12, \"white_kings\": 0, \"black_men\": 12, "
-                "\"black_kings\": 0}, \"draw_counter\": 0, \"draw_at\": 80, \"last_move\": null, \"move_rules\": "
-                "{\"must_capture\": false, \"forced_captures\": []}}");
+    type_test_expect_json(
+        start_view, "{\"state_text\": \"" CK_START_TEXT "\", \"board\": [\".w.w.w.w\", \"w.w.w.w.\", \".w.w.w.w\", "
+                    "\"........\", \"........\", \"b.b.b.b.\", \".b.b.b.b\", \"b.b.b.b.\"], \"board_rows\": "
+                    "\"rank8_to_rank1\", \"turn\": \"w\", \"current\": \"white\", \"status\": \"in_progress\", "
+                    "\"move_count\": 0, \"pieces\": {\"white_men\": 12, \"white_kings\": 0, \"black_men\": 12, "
+                    "\"black_kings\": 0}, \"draw_counter\": 0, \"draw_at\": 80, \"last_move\": null, \"move_rules\": "
+                    "{\"must_capture\": false, \"forced_captures\": []}}");
     json_decref(start_view);
     CK_PLAY(&s, "b6a5", "c3b4");
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     json_t *j = T->view_json(v.data, v.len);
-    expect_json(json_object_get(j, "move_rules"), "{\"must_capture\": true, \"forced_captures\": [\"a5c3\"]}");
+    type_test_expect_json(json_object_get(j, "move_rules"),
+                          "{\"must_capture\": true, \"forced_captures\": [\"a5c3\"]}");
     cr_expect_str_eq(json_string_value(json_object_get(j, "last_move")), "c3b4");
     cr_expect_eq(json_integer_value(json_object_get(j, "move_count")), 2);
     json_decref(j);
@@ -210,23 +180,23 @@ Test(ck_type, view_json_carries_the_state_text_and_the_move_rules)
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "to_move")), "white");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "state_text")),
                      ".w.w.w.w/w.w.w.w./...w.w.w/w......./.b....../b...b.b./.b.b.b.b/b.b.b.b. w");
-    expect_json(json_object_get(ctx, "legal_moves"), "[\"a5c3\"]");
-    expect_json(json_object_get(ctx, "forced_captures"), "[\"a5c3\"]");
+    type_test_expect_json(json_object_get(ctx, "legal_moves"), "[\"a5c3\"]");
+    type_test_expect_json(json_object_get(ctx, "forced_captures"), "[\"a5c3\"]");
     cr_expect(json_is_true(json_object_get(ctx, "must_capture")));
     cr_expect(strstr(json_string_value(json_object_get(ctx, "rules")), "mandatory"));
     json_decref(ctx);
 
     ck_new_game_from(&s, "......../......../......../......../......../..w...../...b..../........ w");
     ck_move(&s, "c3e1");
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     ctx = T->strategy_context(v.data, v.len);
-    expect_json(json_object_get(ctx, "legal_moves"), "[]");
+    type_test_expect_json(json_object_get(ctx, "legal_moves"), "[]");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "winner")), "white");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "status")), "white_won");
     cr_expect(json_is_null(json_object_get(ctx, "to_move")), "no seat to move");
     json_decref(ctx);
     j = T->view_json(v.data, v.len);
-    expect_json(json_object_get(j, "move_rules"), "{\"must_capture\": false, \"forced_captures\": []}");
+    type_test_expect_json(json_object_get(j, "move_rules"), "{\"must_capture\": false, \"forced_captures\": []}");
     json_decref(j);
 
     static const uint8_t garbage[] = {0x0a, 0x02, 0x01};
@@ -244,7 +214,7 @@ Test(ck_type, text_board_and_prompt)
     kd_buf v, out;
     kd_buf_init(&v);
     kd_buf_init(&out);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     cr_assert_eq(T->render_text(v.data, v.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
     const char *text = (const char *)out.data;
@@ -281,7 +251,7 @@ Test(ck_type, text_board_and_prompt)
     ck_new_game_from(&s, ".......B/......../......../......../......../......../......../W....... w");
     for (int ply = 0; ply < KD_CK_DRAW_PLIES; ply++)
         ck_move(&s, (const char *const[]){"a1b2", "h8g7", "b2a1", "g7h8"}[ply % 4]);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     out.len = 0;
     cr_assert_eq(T->render_text(v.data, v.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
@@ -392,7 +362,7 @@ Test(ck_type, random_commands_legal_and_illegal)
                 kd_reject rej = {{0}, {0}};
                 cr_assert_eq(kd_ck_ops.execute(&t, cmd.data, cmd.len, &t.players[seat], NULL, &undo, &rej), KD_ERR_RULE,
                              "an illegal command is refused by a rule");
-                cr_expect(is_rule_code(rej.code), "%s", rej.code);
+                cr_expect(type_test_is_rule_code(T, rej.code), "%s", rej.code);
                 cr_expect_eq(memcmp(&t, &s, sizeof s), 0);
                 json_t *j = T->command_to_json(cmd.data, cmd.len);
                 cr_assert_not_null(j, "it has a notation");

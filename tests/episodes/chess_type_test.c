@@ -17,36 +17,14 @@
 #include "episodes/chess.h"
 #include "episodes/chess_support.h"
 #include "episodes/episode_type.h"
+#include "type_support.h"
 
 static const kd_episode_type *const T = &kd_chess_type;
-
-static json_t *parse(const char *text)
-{
-    json_error_t jerr;
-    json_t *j = json_loads(text, JSON_DECODE_ANY, &jerr);
-    cr_assert_not_null(j, "test JSON does not parse: %s: %s", text, jerr.text);
-    return j;
-}
-
-/* The public view bytes of `s`. */
-static void view_of(const kd_chess_state *s, kd_buf *out)
-{
-    out->len = 0;
-    cr_assert_eq(T->view_encode(s, KD_SEAT_PUBLIC, out), KD_OK);
-}
-
-static int is_rule_code(const char *code)
-{
-    for (size_t i = 0; T->rule_codes[i].code; i++)
-        if (strcmp(T->rule_codes[i].code, code) == 0)
-            return 1;
-    return 0;
-}
 
 /* The command bytes of JSON `text`, executed for the side to move. */
 static kd_err exec_json(kd_chess_state *s, const char *text, kd_reject *rej)
 {
-    json_t *j = parse(text);
+    json_t *j = type_test_parse(text);
     kd_buf cmd;
     kd_buf_init(&cmd);
     char why[160] = "";
@@ -71,7 +49,7 @@ Test(chess_type, identity_seats_and_registration)
     kd_type_table table;
     kd_type_table_init(&table);
     cr_expect_eq(kd_type_table_find(&table, "chess"), T);
-    json_t *ps = parse(T->params_schema), *cs = parse(T->command_schema);
+    json_t *ps = type_test_parse(T->params_schema), *cs = type_test_parse(T->command_schema);
     cr_expect(json_object_get(json_object_get(ps, "properties"), "fen"));
     cr_expect(json_object_get(json_object_get(cs, "properties"), "uci"));
     json_decref(ps);
@@ -79,7 +57,7 @@ Test(chess_type, identity_seats_and_registration)
     static const char *const codes[] = {"game_over",      "unauthorised", "not_your_turn", "bad_square", "no_piece",
                                         "not_your_piece", "illegal_move", "bad_promotion", "in_check"};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        cr_expect(is_rule_code(codes[i]), "%s", codes[i]);
+        cr_expect(type_test_is_rule_code(T, codes[i]), "%s", codes[i]);
 }
 
 Test(chess_type, params_json)
@@ -88,8 +66,9 @@ Test(chess_type, params_json)
     kd_buf_init(&out);
     char why[160] = "";
     cr_expect_eq(T->params_from_json(NULL, &out, why, sizeof why), KD_OK);
-    json_t *empty = parse("{}"), *good = parse("{\"fen\": \"8/8/8/8/8/8/8/K6k w - - 0 1\"}"),
-           *bad = parse("{\"fen\": \"8/8/8/8/8/8/8/K6K w - - 0 1\"}"), *extra = parse("{\"fen\": \"x\", \"side\": 1}");
+    json_t *empty = type_test_parse("{}"), *good = type_test_parse("{\"fen\": \"8/8/8/8/8/8/8/K6k w - - 0 1\"}"),
+           *bad = type_test_parse("{\"fen\": \"8/8/8/8/8/8/8/K6K w - - 0 1\"}"),
+           *extra = type_test_parse("{\"fen\": \"x\", \"side\": 1}");
     cr_expect_eq(T->params_from_json(empty, &out, why, sizeof why), KD_OK);
     cr_expect_eq(out.len, 0, "the standard position: no bytes");
     cr_expect_eq(T->params_from_json(good, &out, why, sizeof why), KD_OK, "%s", why);
@@ -150,7 +129,7 @@ Test(chess_type, command_json_round_trips_and_refusals)
         "{}",         "{\"uci\": \"e2\"}",    "{\"uci\": \"e2e9\"}", "{\"uci\": \"e7e8k\"}", "{\"uci\": 12}",
         "[\"e2e4\"]", "{\"uci\": \"e2e4qq\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_t *b = parse(bad[i]);
+        json_t *b = type_test_parse(bad[i]);
         cr_expect_eq(T->command_from_json(b, 0, &back, why, sizeof why), KD_ERR_BAD_COMMAND, "%s", bad[i]);
         cr_expect(strstr(why, "{\"uci\": \"e2e4\"}"), "%s", why);
         json_decref(b);
@@ -168,7 +147,7 @@ Test(chess_type, status_and_view_json)
     chess_new_game(&s, NULL);
     kd_game_status st = T->status(&s);
     cr_expect(st.phase == KD_PHASE_IN_PROGRESS && st.to_move == KD_CHESS_WHITE && st.winner == KD_SEAT_NONE);
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     json_t *j = T->view_json(view.data, view.len);
     cr_assert_not_null(j);
     cr_expect_str_eq(json_string_value(json_object_get(j, "fen")), KD_CHESS_START_FEN);
@@ -182,7 +161,7 @@ Test(chess_type, status_and_view_json)
     chess_play(&s, "h5f7");
     st = T->status(&s);
     cr_expect(st.phase == KD_PHASE_WON && st.winner == KD_CHESS_WHITE && st.to_move == KD_SEAT_NONE);
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     j = T->view_json(view.data, view.len);
     cr_assert_not_null(j);
     cr_expect_str_eq(json_string_value(json_object_get(j, "fen")),
@@ -203,7 +182,7 @@ Test(chess_type, status_and_view_json)
     chess_play(&s, "c5b6");
     st = T->status(&s);
     cr_expect(st.phase == KD_PHASE_DRAW && st.winner == KD_SEAT_NONE && st.to_move == KD_SEAT_NONE);
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     j = T->view_json(view.data, view.len);
     cr_expect_str_eq(json_string_value(json_object_get(j, "status")), "stalemate");
     cr_expect_str_eq(json_string_value(json_object_get(j, "draw_reason")), "stalemate");
@@ -216,7 +195,7 @@ Test(chess_type, status_and_view_json)
     cr_expect(strstr((const char *)text.data, "draw: stalemate (1/2-1/2)"), "%s", (const char *)text.data);
     chess_new_game(&s, NULL);
     chess_play(&s, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8");
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     j = T->view_json(view.data, view.len);
     cr_expect_str_eq(json_string_value(json_object_get(j, "draw_reason")), "threefold_repetition");
     json_decref(j);
@@ -236,7 +215,7 @@ Test(chess_type, strategy_context_lists_uci_and_san)
     kd_buf view;
     kd_buf_init(&view);
     chess_new_game(&s, NULL);
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     json_t *c = T->strategy_context(view.data, view.len);
     cr_assert_not_null(c);
     cr_expect_str_eq(json_string_value(json_object_get(c, "fen")), KD_CHESS_START_FEN);
@@ -265,7 +244,7 @@ Test(chess_type, text_boards_and_prompt)
     kd_buf_init(&text);
     chess_new_game(&s, NULL);
     chess_play(&s, "e2e4 f7f6 d2d4 g7g5 d1h5");
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     cr_assert_eq(T->render_text(view.data, view.len, 0, &text), KD_OK);
     cr_assert_eq(kd_buf_append(&text, "", 1), KD_OK);
     const char *t = (const char *)text.data;
@@ -282,7 +261,7 @@ Test(chess_type, text_boards_and_prompt)
 
     chess_new_game(&s, NULL);
     chess_play(&s, "e2e4");
-    view_of(&s, &view);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &view);
     text.len = 0;
     cr_assert_eq(T->prompt(view.data, view.len, 7, KD_CHESS_BLACK, &text), KD_OK);
     cr_assert_eq(kd_buf_append(&text, "", 1), KD_OK);
@@ -374,7 +353,7 @@ Test(chess_type, random_commands_legal_and_illegal, .timeout = 60)
             memcpy(&t, &s, sizeof t);
             cr_assert_eq(kd_chess_ops.execute(&t, cmd.data, cmd.len, &t.players[seat], NULL, &undo, &rej), KD_ERR_RULE,
                          "an illegal command is refused by a rule");
-            cr_expect(is_rule_code(rej.code), "%s", rej.code);
+            cr_expect(type_test_is_rule_code(T, rej.code), "%s", rej.code);
             cr_expect_eq(memcmp(&t, &s, sizeof s), 0);
             seen_check += strcmp(rej.code, "in_check") == 0;
             seen_cannot += strcmp(rej.code, "illegal_move") == 0;

@@ -14,44 +14,11 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
+#include "type_support.h"
 #include "episodes/fiar_support.h"
 #include "episodes/fourinarow.h"
 
 static const kd_episode_type *const T = &kd_fourinarow_type;
-
-static json_t *parse(const char *text)
-{
-    json_error_t jerr;
-    json_t *j = json_loads(text, JSON_DECODE_ANY, &jerr);
-    cr_assert_not_null(j, "test JSON does not parse: %s: %s", text, jerr.text);
-    return j;
-}
-
-static void expect_json(json_t *got, const char *want_text)
-{
-    json_t *want = parse(want_text);
-    cr_assert_not_null(got);
-    char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
-    cr_expect(json_equal(got, want), "JSON differs:\n got  %s\n want %s", g, want_text);
-    free(g);
-    json_decref(want);
-}
-
-/* The public view bytes of `s`. */
-static void view_of(const kd_fiar_state *s, kd_buf *out)
-{
-    out->len = 0;
-    cr_assert_eq(T->view_encode(s, KD_SEAT_PUBLIC, out), KD_OK);
-}
-
-/* Whether `code` is one of the type's rule codes. */
-static int is_rule_code(const char *code)
-{
-    for (size_t i = 0; T->rule_codes[i].code; i++)
-        if (strcmp(T->rule_codes[i].code, code) == 0)
-            return 1;
-    return 0;
-}
 
 /* ------------------------------------------------------------ identity */
 
@@ -72,7 +39,7 @@ Test(fiar_type, identity_seats_and_registration)
     kd_type_table_init(&table);
     cr_expect_eq(kd_type_table_find(&table, "fourinarow"), T);
     cr_expect_str_eq(kd_builtin_types[0]->ops->type_name, "tictactoe");
-    json_t *ps = parse(T->params_schema), *cs = parse(T->command_schema);
+    json_t *ps = type_test_parse(T->params_schema), *cs = type_test_parse(T->command_schema);
     cr_expect(json_object_get(json_object_get(cs, "properties"), "column"));
     json_decref(ps);
     json_decref(cs);
@@ -89,7 +56,7 @@ Test(fiar_type, params_json)
     json_t *empty = json_object();
     cr_expect_eq(T->params_from_json(empty, &out, why, sizeof why), KD_OK);
     cr_expect_eq(out.len, 0, "no params: zero bytes");
-    json_t *bad = parse("{\"rows\": 7}");
+    json_t *bad = type_test_parse("{\"rows\": 7}");
     cr_expect_eq(T->params_from_json(bad, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
     cr_expect(strstr(why, "no params"), "%s", why);
     json_decref(empty);
@@ -107,14 +74,14 @@ Test(fiar_type, command_json_round_trips_and_refusals)
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         char text[64];
         snprintf(text, sizeof text, "{\"column\": %u}", cols[i]);
-        json_t *j = parse(text);
+        json_t *j = type_test_parse(text);
         bytes.len = 0;
         cr_assert_eq(T->command_from_json(j, KD_SEAT_NONE, &bytes, why, sizeof why), KD_OK, "%s", text);
         uint32_t col = 99;
         cr_assert_eq(kd_fiar_command_decode(bytes.data, bytes.len, &col, NULL), KD_OK);
         cr_expect_eq(col, cols[i]);
         json_t *back = T->command_to_json(bytes.data, bytes.len);
-        expect_json(back, text);
+        type_test_expect_json(back, text);
         again.len = 0;
         cr_assert_eq(T->command_from_json(back, 0, &again, why, sizeof why), KD_OK);
         cr_expect(again.len == bytes.len && memcmp(again.data, bytes.data, bytes.len) == 0, "bytes round trip");
@@ -124,7 +91,7 @@ Test(fiar_type, command_json_round_trips_and_refusals)
     static const char *const bad[] = {
         "{}", "[]", "3", "{\"column\": -1}", "{\"column\": \"3\"}", "{\"column\": 1.5}", "{\"column\": 4294967296}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_t *j = parse(bad[i]);
+        json_t *j = type_test_parse(bad[i]);
         why[0] = '\0';
         cr_expect_eq(T->command_from_json(j, 0, &bytes, why, sizeof why), KD_ERR_BAD_COMMAND, "%s", bad[i]);
         cr_expect(strstr(why, "column"), "a sentence: %s", why);
@@ -152,30 +119,31 @@ Test(fiar_type, status_view_json_and_strategy_context)
     cr_expect_eq(st.winner, KD_SEAT_NONE);
     kd_buf v;
     kd_buf_init(&v);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     json_t *view = T->view_json(v.data, v.len);
-    expect_json(view, "{\"board\": [[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],"
-                      "[0,0,1,2,0,0,0],[0,0,2,1,1,0,0]], \"board_rows\": \"top_to_bottom\", \"current\": \"yellow\","
-                      " \"status\": \"in_progress\", \"move_count\": 9, \"last_column\": 2}");
+    type_test_expect_json(
+        view, "{\"board\": [[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],[0,0,1,0,0,0,0],[0,0,2,0,0,0,0],"
+              "[0,0,1,2,0,0,0],[0,0,2,1,1,0,0]], \"board_rows\": \"top_to_bottom\", \"current\": \"yellow\","
+              " \"status\": \"in_progress\", \"move_count\": 9, \"last_column\": 2}");
     json_decref(view);
     json_t *ctx = T->strategy_context(v.data, v.len);
     cr_assert_not_null(ctx);
-    expect_json(json_object_get(ctx, "legal_columns"), "[0, 1, 3, 4, 5, 6]");
+    type_test_expect_json(json_object_get(ctx, "legal_columns"), "[0, 1, 3, 4, 5, 6]");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "to_move")), "yellow");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "game")), "fourinarow");
     cr_expect(json_is_null(json_object_get(ctx, "winner")) || !json_object_get(ctx, "winner"));
     json_decref(ctx);
 
     fiar_new_game(&s);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     json_t *j = T->view_json(v.data, v.len);
     cr_expect(json_is_null(json_object_get(j, "last_column")));
     cr_expect_str_eq(json_string_value(json_object_get(j, "current")), "red");
     json_decref(j);
     FIAR_PLAY(&s, 6, 0, 1, 0, 1, 0, 1, 0);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     ctx = T->strategy_context(v.data, v.len);
-    expect_json(json_object_get(ctx, "legal_columns"), "[]");
+    type_test_expect_json(json_object_get(ctx, "legal_columns"), "[]");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "winner")), "yellow");
     cr_expect_str_eq(json_string_value(json_object_get(ctx, "status")), "yellow_won");
     json_decref(ctx);
@@ -195,7 +163,7 @@ Test(fiar_type, text_board_and_prompt)
     kd_buf v, out;
     kd_buf_init(&v);
     kd_buf_init(&out);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     cr_assert_eq(T->render_text(v.data, v.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
     const char *text = (const char *)out.data;
@@ -222,7 +190,7 @@ Test(fiar_type, text_board_and_prompt)
 
     FIAR_PLAY(&s, 3, 0, 3, 0, 3); /* yellow: four up column 3 */
     cr_assert_eq(s.status, KD_FIAR_YELLOW_WON);
-    view_of(&s, &v);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &v);
     out.len = 0;
     cr_assert_eq(T->render_text(v.data, v.len, 0, &out), KD_OK);
     cr_assert_eq(kd_buf_append(&out, "", 1), KD_OK);
@@ -313,7 +281,7 @@ Test(fiar_type, random_commands_legal_and_illegal)
             kd_reject rej = {{0}, {0}};
             cr_assert_eq(kd_fiar_ops.execute(&t, cmd.data, cmd.len, &t.players[seat], NULL, &undo, &rej), KD_ERR_RULE,
                          "an illegal command is refused by a rule");
-            cr_expect(is_rule_code(rej.code), "%s", rej.code);
+            cr_expect(type_test_is_rule_code(T, rej.code), "%s", rej.code);
             cr_expect_eq(memcmp(&t, &s, sizeof s), 0);
             full_seen += strcmp(rej.code, "column_full") == 0;
             for (size_t i = 0; i < 5; i++)

@@ -15,27 +15,10 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
+#include "type_support.h"
 #include "episodes/ttt_support.h"
 
 static const kd_episode_type *const T = &kd_tictactoe_type;
-
-static json_t *parse(const char *text)
-{
-    json_error_t jerr;
-    json_t *j = json_loads(text, JSON_DECODE_ANY, &jerr);
-    cr_assert_not_null(j, "test JSON does not parse: %s: %s", text, jerr.text);
-    return j;
-}
-
-static void expect_json(json_t *got, const char *want_text)
-{
-    json_t *want = parse(want_text);
-    cr_assert_not_null(got);
-    char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
-    cr_expect(json_equal(got, want), "JSON differs:\n got  %s\n want %s", g, want_text);
-    free(g);
-    json_decref(want);
-}
 
 /* ------------------------------------------------------------ identity */
 
@@ -59,7 +42,7 @@ Test(ttt_type, identity_seats_and_rule_codes)
     }
     cr_expect_eq(n, 5);
     /* The schemas are JSON objects. */
-    json_t *p = parse(T->params_schema), *c = parse(T->command_schema);
+    json_t *p = type_test_parse(T->params_schema), *c = type_test_parse(T->command_schema);
     cr_expect(json_is_object(json_object_get(json_object_get(p, "properties"), "cap")));
     cr_expect(json_is_object(json_object_get(json_object_get(c, "properties"), "row")));
     json_decref(p);
@@ -107,7 +90,7 @@ Test(ttt_type, config_from_env_reads_both_variables)
 /* params_from_json of `text`, decoded back to the wire cap. */
 static kd_err params_cap(const char *text, uint32_t *cap, size_t *len, char *why, size_t why_len)
 {
-    json_t *j = text ? parse(text) : NULL;
+    json_t *j = text ? type_test_parse(text) : NULL;
     kd_buf b;
     kd_buf_init(&b);
     kd_err err = T->params_from_json(j, &b, why, why_len);
@@ -150,7 +133,7 @@ Test(ttt_type, params_json)
 
 static kd_err command_of(const char *text, int seat, kd_buf *out, char *why, size_t why_len)
 {
-    json_t *j = parse(text);
+    json_t *j = type_test_parse(text);
     kd_err err = T->command_from_json(j, seat, out, why, why_len);
     json_decref(j);
     return err;
@@ -271,14 +254,6 @@ static kd_err exec_as(const kd_ttt_state *s, int seat, const uint8_t *cmd, size_
     return kd_tictactoe_ops.execute(after, cmd, len, &s->players[seat], NULL, &undo, rej);
 }
 
-static int is_rule_code(const char *code)
-{
-    for (size_t i = 0; T->rule_codes[i].code; i++)
-        if (strcmp(T->rule_codes[i].code, code) == 0)
-            return 1;
-    return 0;
-}
-
 /* Every legal move of the seat to move executes; the other seat has none;
  * every empty cell is among them (and nothing else). Walks random games. */
 Test(ttt_type, every_legal_move_executes)
@@ -357,7 +332,7 @@ Test(ttt_type, random_illegal_commands_are_refused_by_a_rule)
                 kd_err err = exec_as(&s, seat, cmd.data, cmd.len, &after, &rej);
                 cr_assert_neq(err, KD_OK, "an illegal command executed");
                 const char *code = kd_reject_code(err, &rej);
-                cr_expect(is_rule_code(code), "refused by %s, not by a rule of the type", code);
+                cr_expect(type_test_is_rule_code(T, code), "refused by %s, not by a rule of the type", code);
                 cr_expect_eq(memcmp(&after, &s, sizeof s), 0, "a refused command changes nothing");
                 seen_occupied |= strcmp(code, "cell_occupied") == 0;
                 seen_wrong_turn |= strcmp(code, "wrong_turn") == 0;
@@ -413,11 +388,6 @@ Test(ttt_type, bot_plays_the_search_move)
 
 /* ---------------------------------------------------------------- views */
 
-static void view_bytes(const kd_ttt_state *s, int seat, kd_buf *out)
-{
-    cr_assert_eq(T->view_encode(s, seat, out), KD_OK);
-}
-
 Test(ttt_type, view_bytes_render_todays_json)
 {
     kd_ttt_state s;
@@ -426,15 +396,16 @@ Test(ttt_type, view_bytes_render_todays_json)
     kd_buf pub, seat0;
     kd_buf_init(&pub);
     kd_buf_init(&seat0);
-    view_bytes(&s, KD_SEAT_PUBLIC, &pub);
-    view_bytes(&s, 0, &seat0);
+    type_test_view(T, &s, KD_SEAT_PUBLIC, &pub);
+    type_test_view(T, &s, 0, &seat0);
     cr_expect(pub.len == seat0.len && memcmp(pub.data, seat0.data, pub.len) == 0, "tic-tac-toe hides nothing");
 
     json_t *j = T->view_json(pub.data, pub.len);
-    expect_json(j, "{\"board\": [[0, 0, 1], [0, 2, 0], [2, 0, 0]], \"current\": \"X\", \"status\": \"in_progress\","
-                   " \"cap\": 3, \"recent_moves\": [{\"row\": 1, \"col\": 1, \"player\": \"O\"},"
-                   " {\"row\": 0, \"col\": 2, \"player\": \"X\"}, {\"row\": 2, \"col\": 0, \"player\": \"O\"}],"
-                   " \"next_to_remove\": {\"row\": 1, \"col\": 1, \"player\": \"O\"}, \"move_count\": 4}");
+    type_test_expect_json(
+        j, "{\"board\": [[0, 0, 1], [0, 2, 0], [2, 0, 0]], \"current\": \"X\", \"status\": \"in_progress\","
+           " \"cap\": 3, \"recent_moves\": [{\"row\": 1, \"col\": 1, \"player\": \"O\"},"
+           " {\"row\": 0, \"col\": 2, \"player\": \"X\"}, {\"row\": 2, \"col\": 0, \"player\": \"O\"}],"
+           " \"next_to_remove\": {\"row\": 1, \"col\": 1, \"player\": \"O\"}, \"move_count\": 4}");
     char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     cr_expect_str_eq(text,
                      "{\"board\":[[0,0,1],[0,2,0],[2,0,0]],\"current\":\"X\",\"status\":\"in_progress\","
@@ -446,12 +417,13 @@ Test(ttt_type, view_bytes_render_todays_json)
     json_decref(j);
 
     j = T->strategy_context(pub.data, pub.len);
-    expect_json(j, "{\"board\": [[0, 0, 1], [0, 2, 0], [2, 0, 0]], \"current\": \"X\", \"cap\": 3,"
-                   " \"next_to_remove\": {\"row\": 1, \"col\": 1, \"player\": \"O\"},"
-                   " \"recent_moves\": [{\"row\": 1, \"col\": 1, \"player\": \"O\"},"
-                   " {\"row\": 0, \"col\": 2, \"player\": \"X\"}, {\"row\": 2, \"col\": 0, \"player\": \"O\"}],"
-                   " \"rule_text\": \"The board shows at most 3 symbols; before your move, the oldest symbol is"
-                   " removed.\"}");
+    type_test_expect_json(j,
+                          "{\"board\": [[0, 0, 1], [0, 2, 0], [2, 0, 0]], \"current\": \"X\", \"cap\": 3,"
+                          " \"next_to_remove\": {\"row\": 1, \"col\": 1, \"player\": \"O\"},"
+                          " \"recent_moves\": [{\"row\": 1, \"col\": 1, \"player\": \"O\"},"
+                          " {\"row\": 0, \"col\": 2, \"player\": \"X\"}, {\"row\": 2, \"col\": 0, \"player\": \"O\"}],"
+                          " \"rule_text\": \"The board shows at most 3 symbols; before your move, the oldest symbol is"
+                          " removed.\"}");
     json_decref(j);
 
     kd_buf out;
@@ -505,7 +477,7 @@ Test(ttt_type, view_bytes_round_trip_the_view)
             kd_ttt_view_of(&s, &want);
             kd_buf b;
             kd_buf_init(&b);
-            view_bytes(&s, KD_SEAT_PUBLIC, &b);
+            type_test_view(T, &s, KD_SEAT_PUBLIC, &b);
             cr_assert_eq(kd_ttt_view_decode(b.data, b.len, &got), KD_OK);
             cr_expect_eq(memcmp(&got, &want, sizeof want), 0, "game %d ply %d", game, ply);
             kd_buf_fini(&b);
