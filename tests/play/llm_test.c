@@ -11,7 +11,10 @@
  *     removed next;
  *   - retries with the reason and the legal moves, then the random
  *     fallback, counted (whole games through `kdapp mcp`, $KDAPP);
- *   - KDAPP_SHOW_PROMPTS output, and an HTTP error ending the game.
+ *   - KDAPP_SHOW_PROMPTS output, and an HTTP error ending the game;
+ *   - a chess game: the gateway's chess prompt (FEN, legal moves in UCI,
+ *     the answer format), a refused prose reply and an illegal move sent
+ *     back with the gateway's reason.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -436,6 +439,60 @@ Test(llm_game, classic_prompts_through_the_gateway, .timeout = 120)
         cr_expect(!strstr(p, "Recent moves") && !strstr(p, "removed next"), "%s", p);
     }
     cr_expect(strstr(d.out, "digest: "), "%s", d.out);
+    json_decref(reqs);
+    dirs_done(&d);
+    mock_llm_stop(m);
+}
+
+Test(llm_game, chess_prompts_and_answers_through_the_gateway, .timeout = 120)
+{
+    /* White is the language model: 1. e4 as clean JSON; then prose (refused,
+     * the conversation goes on with the reason and the legal moves), an
+     * illegal move the gateway refuses with its code, and 2. d4. */
+    static const char *const script[] = {"={\"uci\": \"e2e4\"}", "prose", "={\"uci\": \"e1e3\"}",
+                                         "={\"uci\": \"d2d4\"}"};
+    mock_llm *m = mock_llm_start(script, sizeof script / sizeof script[0]);
+    game_dirs d;
+    dirs_make(&d);
+    char spec[128], why[600] = "";
+    snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_play_options o = {.types = &types,
+                         .type = "chess",
+                         .players = {spec, "search:depth=2"},
+                         .self_exe = kdapp_binary(),
+                         .data_dir = d.data,
+                         .keys_dir = d.keys,
+                         .seed = 5,
+                         .max_moves = 4,
+                         .quiet = 1,
+                         .out = d.outf,
+                         .log = stderr};
+    kd_play_result res;
+    kd_err err = kd_play_run(&o, &res, why, sizeof why);
+    fflush(d.outf);
+    cr_assert_eq(err, KD_OK, "%s\n%s", why, d.out);
+    cr_expect_eq(res.move_count, 4);
+    cr_expect_eq(res.stats[0].moves, 2);
+    cr_expect_eq(res.stats[0].refused, 2, "refused %u", res.stats[0].refused);
+    cr_expect_eq(res.stats[0].fallbacks, 0);
+    json_t *reqs = mock_llm_requests(m);
+    cr_assert_eq(json_array_size(reqs), 4, "%zu requests", json_array_size(reqs));
+    const char *p0 = message(reqs, 0, 1, "content");
+    cr_assert(p0);
+    cr_expect(strstr(p0, "You play chess episode") && strstr(p0, "as white") &&
+                  strstr(p0, "Position (FEN): rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1") &&
+                  strstr(p0, "Legal moves (UCI): ") && strstr(p0, "{\"uci\": "),
+              "%s", p0);
+    /* The second turn's prompt has the position after 1. e4 and black's reply. */
+    const char *p1 = message(reqs, 1, 1, "content");
+    cr_assert(p1);
+    cr_expect(strstr(p1, "last move: ") && strstr(p1, "white to move (move 2)"), "%s", p1);
+    /* The gateway's refusal of e1e3 is sent back with its reason. */
+    const char *f2 = message(reqs, 3, 5, "content");
+    cr_assert(f2);
+    cr_expect(strstr(f2, "was refused by the gateway") && strstr(f2, "e1e3"), "%s", f2);
     json_decref(reqs);
     dirs_done(&d);
     mock_llm_stop(m);
