@@ -3,8 +3,8 @@
 # registered type with the depth grown, a fixed depth, and the --peer
 # protocol against small shell peers (the type, depth and params in the
 # environment; the same count gives the ratio line, a different count, a
-# failing peer or one with no result line fail the bench), --peer-target,
-# and the usage errors.
+# failing peer, one with no result line or one past --peer-timeout fail
+# the bench), --peer-target, and the usage errors.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$(mktemp -d "${KD_TEST_TMP:-/tmp}/bench-perft.XXXXXX")
@@ -70,6 +70,14 @@ expect_fail "perft fourinarow: MISMATCH at depth 5: kdapp-c counts 16807 nodes, 
   --perft-depth 5 --peer "WRONG=16806 $T/peer.sh"
 expect_fail "exited with status 5" --perft-depth 3 --peer "$T/peer.sh"
 expect_fail "printed no line 'nodes N seconds S'" --perft-depth 3 --peer 'echo 27 nodes'
+# a peer that hangs is stopped at --peer-timeout, with what it started
+start=$SECONDS
+expect_fail "did not finish within 1 s (--peer-timeout): stopped" --perft-depth 3 --peer-timeout 1 \
+  --peer "sleep 61; echo nodes 343 seconds 1"
+(( SECONDS - start < 30 )) || fail "the peer timeout took $((SECONDS - start)) s"
+for cmdline in /proc/[0-9]*/cmdline; do
+  [[ $(tr '\0' ' ' <"$cmdline" 2>/dev/null) != "sleep 61 " ]] || fail "the timed-out peer's child still runs"
+done
 
 expect_usage() {
   local want=$1; shift

@@ -87,7 +87,8 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 
 static const char bench_usage[] =
     "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp|perft] [--dir DIR]\n"
-    "                   [--type T] [--params JSON] [--perft-depth N] [--peer CMD [--peer-target R]]\n"
+    "                   [--type T] [--params JSON] [--perft-depth N]\n"
+    "                   [--peer CMD [--peer-target R] [--peer-timeout S]]\n"
     "  --type/--params: the episodes of the engine scenarios (default: the first registered\n"
     "  type with the engine defaults of the environment) and the start position of perft\n"
     "  (default: each registered type from its start)\n"
@@ -95,7 +96,8 @@ static const char bench_usage[] =
     "  --peer CMD: compare perft with another program's (needs --type); CMD runs under\n"
     "  /bin/sh -c with KDAPP_PERFT_TYPE, KDAPP_PERFT_DEPTH and KDAPP_PERFT_PARAMS (the\n"
     "  --params JSON) in its environment and prints 'nodes N seconds S'; a different N fails\n"
-    "  --peer-target R: the ratio of nodes/s ours/peer to reach (met or SHORT)\n";
+    "  --peer-target R: the ratio of nodes/s ours/peer to reach (met or SHORT)\n"
+    "  --peer-timeout S: a peer run not finished after S seconds is stopped and fails [600]\n";
 
 static int parse_only(const char *text, void *value)
 {
@@ -107,7 +109,7 @@ static int parse_only(const char *text, void *value)
 
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
 {
-    kd_bench_ctx b = {.repeats = 5, .out = stdout, .types = &cli->types};
+    kd_bench_ctx b = {.repeats = 5, .peer_timeout_s = 600, .out = stdout, .types = &cli->types};
     const char *only = NULL, *type = NULL, *params = NULL;
     const kd_option opts[] = {
         {.name = "quick", .kind = KD_OPT_FLAG, .value = &b.quick},
@@ -143,6 +145,13 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          .dmin = 0.001,
          .dmax = 1e6,
          .use = "a ratio above 0"},
+        {.name = "peer-timeout",
+         .kind = KD_OPT_UINT,
+         .value = &b.peer_timeout_s,
+         .size = sizeof b.peer_timeout_s,
+         .min = 1,
+         .max = 86400,
+         .use = "seconds, 1 to 86400"},
         {0},
     };
     const kd_usage u = {.prog = "kdapp bench", .print = kd_usage_print_text, .ctx = bench_usage};

@@ -36,6 +36,7 @@ typedef struct {
     unsigned perft_depth;        /* --perft-depth; 0: grown until a count takes about half a second */
     const char *peer;            /* --peer: a perft command to compare with (bench_perft.c), or NULL */
     double peer_target;          /* --peer-target: the ratio ours/peer to reach; 0: none */
+    unsigned peer_timeout_s;     /* --peer-timeout: a peer run still going after this is stopped [600] */
     FILE *out;
 } kd_bench_ctx;
 

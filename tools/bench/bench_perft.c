@@ -26,9 +26,13 @@
  *
  * (N its count, S the seconds its perft took, timed by itself so that its
  * start-up is left out; other lines are ignored). A peer whose N differs
- * from ours, that exits non-zero or prints no such line fails the bench.
+ * from ours, that exits non-zero or prints no such line fails the bench;
+ * so does one still running after --peer-timeout seconds (its process
+ * group is killed: the shell and whatever it started).
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -181,10 +185,38 @@ static kd_err peer_env_init(peer_env *e, const char *type_name, unsigned depth, 
     return KD_OK;
 }
 
+/* Reads the peer's stdout from `fd` into `text` (up to PEER_OUTPUT_MAX;
+ * the rest is drained) until it closes; returns 1 when `timeout_s` passes
+ * first. An allocation failure is kept in *err and the reading goes on. */
+static int peer_read_output(int fd, double timeout_s, kd_buf *text, kd_err *err)
+{
+    double deadline = now_s() + timeout_s;
+    char chunk[4096];
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return 1;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return ready == 0;
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        if (text->len < PEER_OUTPUT_MAX && !*err)
+            *err = kd_buf_append(text, chunk, (size_t)n);
+    }
+}
+
 /*
  * Runs the peer once (see the top of the file) and reads its result.
  * Errors, with a sentence in `why`: KD_ERR_IO (it could not be started or
- * exited non-zero), KD_ERR_PARSE (no result line), KD_ERR_NOMEM.
+ * exited non-zero), KD_ERR_TIMEOUT (still running after b->peer_timeout_s:
+ * stopped), KD_ERR_PARSE (no result line), KD_ERR_NOMEM.
  */
 static kd_err peer_run(const kd_bench_ctx *b, const kd_episode_type *type, unsigned depth, const char *params,
                        uint64_t *nodes, double *secs, char *why, size_t why_len)
@@ -200,7 +232,8 @@ static kd_err peer_run(const kd_bench_ctx *b, const kd_episode_type *type, unsig
     }
     fflush(b->out);
     pid_t pid = fork();
-    if (pid == 0) { /* the child: stdout into the pipe, then /bin/sh -c */
+    if (pid == 0) { /* the child: its own process group, stdout into the pipe, then /bin/sh -c */
+        setpgid(0, 0);
         close(fds[0]);
         if (dup2(fds[1], STDOUT_FILENO) >= 0)
             execle("/bin/sh", "sh", "-c", b->peer, (char *)NULL, env.vars);
@@ -216,15 +249,19 @@ static kd_err peer_run(const kd_bench_ctx *b, const kd_episode_type *type, unsig
     kd_err err = KD_OK;
     kd_buf text;
     kd_buf_init(&text);
-    char chunk[4096];
-    ssize_t n;
-    while ((n = read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0 && text.len < PEER_OUTPUT_MAX && !err)
-            err = kd_buf_append(&text, chunk, (size_t)n);
+    int timed_out = peer_read_output(fds[0], (double)b->peer_timeout_s, &text, &err);
     close(fds[0]);
+    if (timed_out)
+        kill(-pid, SIGKILL); /* the group: the shell and what it started */
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (timed_out) {
+        kd_reject_write(why, why_len, "--peer '%s' did not finish within %u s (--peer-timeout): stopped", b->peer,
+                        b->peer_timeout_s);
+        err = KD_ERR_TIMEOUT;
+        goto done;
+    }
     if (!err)
         err = kd_buf_append(&text, "", 1);
     if (err)
