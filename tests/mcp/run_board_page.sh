@@ -10,7 +10,7 @@
 #      is listed by /api/episodes and shown by /api/episodes/{id} (the view,
 #      the text board, the type's renderer);
 #   4. the live stream: /api/events is open, a move through MCP arrives as
-#      an "event: view" for its episode;
+#      an "event: view" for its episode, and a reorg as its rollback;
 #   5. a bearer token (KDAPP_MCP_TOKEN) on a bind beyond loopback: the page's
 #      files are served without it, the data and the events only with it.
 #
@@ -177,6 +177,17 @@ done
 grep -B1 "^data: {\"episode_id\":$id," "$work/events.out" | grep -q '^event: view$' || fail "the event is not named view"
 [ "$(get "/api/episodes/$id")" = 200 ] && jq -e '.view.move_count == 1 and .view.last_column == 3' "$work/body" \
     >/dev/null || fail "the episode does not show the move: $(cat "$work/body")"
+
+# ... and a reorg that reverts the move shows as a rollback of that episode
+# (the devnet re-includes the move, so a command view follows).
+mcp '"method":"tools/call","params":{"name":"kdapp_simulate_reorg","arguments":{"depth":1}}'
+jq -e '.result.isError != true' "$work/rpc" >/dev/null || fail "the reorg failed: $(cat "$work/rpc")"
+tries=0
+until grep -q "^data: {\"episode_id\":$id,.*\"last_event\":\"rollback\"" "$work/events.out"; do
+    [ $tries -lt 100 ] || fail "no rollback event after the reorg (events: $(cat "$work/events.out"))"
+    sleep 0.1
+    tries=$((tries + 1))
+done
 
 # 5. a bearer token beyond loopback
 export KDAPP_MCP_TOKEN=page-test-token-1234
