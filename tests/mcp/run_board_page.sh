@@ -119,6 +119,18 @@ for js in /app.js /list.js /board.js /types/tictactoe.js /types/fourinarow.js /t
     page_headers "$js"
 done
 [ "$(get /app.css)" = 200 ] && header_has Content-Type "text/css" /app.css
+# The binary serves the repository's files byte for byte (mcp/web/embed.cmake).
+if [ -n "${KD_SOURCE_DIR:-}" ]; then
+    web="$KD_SOURCE_DIR/mcp/web"
+    n=0
+    while IFS= read -r f; do
+        rel=${f#"$web"}
+        [ "$(get "$rel")" = 200 ] || fail "$rel is not served"
+        cmp -s "$work/body" "$f" || fail "$rel differs from $f"
+        n=$((n + 1))
+    done < <(find "$web" -name '*.html' -o -name '*.css' -o -name '*.js')
+    [ $n -ge 9 ] || fail "only $n files in $web"
+fi
 [ "$(get /nothing.js)" = 404 ] || fail "/nothing.js is not a 404"
 page_headers "/nothing.js"
 [ "$(get /episodes/x1)" = 404 ] || fail "/episodes/x1 is not a 404"
