@@ -17,6 +17,12 @@
  * size, sessions, streams per session and (through the server) request rate
  * are bounded, each refusal with a JSON-RPC error body that names the limit.
  *
+ * Optionally, beside /mcp: GET /metrics (the program's Prometheus text),
+ * a read-only web app on every other GET path (the `page` callback) and a
+ * broadcast event stream (events_path, fed by kd_mcp_http_publish), behind
+ * the same Host and Origin checks and with strict browser headers
+ * (Content-Security-Policy, nosniff, no referrer).
+ *
  * Capacity: a few polling threads serve every socket and never block; tool
  * calls that may wait (not marked quick) run on workers started as needed;
  * idle and half-open connections cost no

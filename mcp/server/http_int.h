@@ -2,8 +2,9 @@
  * http_int.h — the inside of the Streamable HTTP transport, shared by
  * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
  * session table, outbound queues, SSE streams and their keepalive timer),
- * http_pool.c (the workers that run POSTs) and http_peers.c (connections
- * per client address). Not public.
+ * http_pool.c (the workers that run POSTs), http_peers.c (connections
+ * per client address) and http_events.c (the web app's broadcast event
+ * streams, which the keepalive timer serves too). Not public.
  *
  * Threads: libmicrohttpd's polling threads (a small pool) serve every
  * socket; none of them ever blocks. A POST whose body is in is handled
