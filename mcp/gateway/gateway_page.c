@@ -7,7 +7,7 @@
  *
  *   /                     index.html: the episode list
  *   /episodes/{id}        episode.html: one episode (its script reads the id)
- *   /<file>               a built-in file: /app.js, /types/chess.js, ...
+ *   /<file>               a built-in file: /app.js, /types/<type>.js, ...
  *   /api/episodes         {"episodes": [listing...]}              (token)
  *   /api/episodes/{id}    {"view", "text", "renderer"}            (token)
  *

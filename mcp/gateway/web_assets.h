@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 typedef struct {
-    const char *path;          /* "/index.html", "/types/chess.js", ... */
+    const char *path;          /* "/index.html", "/types/<type>.js", ... */
     const unsigned char *data; /* the file's bytes (no NUL added) */
     size_t len;
 } kd_web_asset;
