@@ -94,7 +94,27 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://episodes");
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
+    pthread_mutex_lock(&gw->lock);
+    if (gw->listener) {
+        json_t *j = kd_gw_listing_json(&v);
+        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        if (text)
+            gw->listener(gw->listener_ctx, "view", text);
+        else
+            KD_LOG_W("gateway", "out of memory: the page missed the update of episode %u", v.episode_id);
+        free(text);
+        json_decref(j);
+    }
+    pthread_mutex_unlock(&gw->lock);
     kd_episode_view_fini(&v);
+}
+
+void kd_gateway_set_view_listener(kd_gateway *gw, void (*fn)(void *ctx, const char *event, const char *data), void *ctx)
+{
+    pthread_mutex_lock(&gw->lock);
+    gw->listener = fn;
+    gw->listener_ctx = ctx;
+    pthread_mutex_unlock(&gw->lock);
 }
 
 /* Receives views and summaries until kd_gateway_close stops recv_aio. */
@@ -283,6 +303,19 @@ json_t *kd_gw_summary_json(const kd_episode_view *v)
             json_object_set(e, *m, value);
     }
     json_decref(view);
+    return e;
+}
+
+json_t *kd_gw_listing_json(const kd_episode_view *v)
+{
+    json_t *e = kd_gw_summary_json(v);
+    if (e && (json_object_set_new(e, "seats", json_integer((json_int_t)v->participants.count)) ||
+              json_object_set_new(e, "log_seq", json_integer((json_int_t)v->log_seq)) ||
+              json_object_set_new(e, "last_event", json_string(kd_event_kind_name(v->last_event))) ||
+              json_object_set_new(e, "deleted", json_boolean(v->deleted)))) {
+        json_decref(e);
+        return NULL;
+    }
     return e;
 }
 

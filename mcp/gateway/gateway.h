@@ -30,6 +30,7 @@
 #include "engine/crypto.h"
 #include "engine/engine.h"
 #include "episodes/episode_type.h"
+#include "mcp/server/http.h"
 #include "mcp/server/server.h"
 
 /* How the gateway reaches the chain (filled by the program: an in-process
@@ -73,6 +74,32 @@ typedef struct kd_gateway kd_gateway;
  * type), KD_ERR_PARSE (a type's schema is not JSON), with `why`. */
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
+/*
+ * The board page (mcp/web/, README "Board page"): kd_mcp_http_options.page
+ * with the gateway as ctx. Serves the built-in files (/ lists the
+ * episodes, /episodes/{id} shows one, /app.js, /types/<type>.js, ...) to
+ * anyone who passed the transport's Host and Origin checks, and the data
+ * only when `authorized`: /api/episodes (every episode's summary) and
+ * /api/episodes/{id} ({"view": the enriched view, "text": the type's text
+ * board, "renderer": "/types/<type>.js" or null}). Unknown paths: 404.
+ * Errors: KD_ERR_NOMEM. Thread-safe (each call reads on its own).
+ */
+kd_err kd_gateway_page(void *gw, const char *path, int authorized, kd_mcp_http_page *out) KD_WARN_UNUSED;
+
+/* The path of the page's event stream (kd_mcp_http_options.events_path). */
+#define KD_GATEWAY_EVENTS_PATH "/api/events"
+
+/*
+ * From now on, each episode view the engine publishes is passed to
+ * `fn(ctx, "view", json)`: the episode's summary as compact JSON
+ * (episode_id, type, phase, seats, log_seq, last_event, and the type's
+ * status and move_count when it has them), on the gateway's views thread
+ * (kd_mcp_http_publish fits). NULL stops; when this returns, `fn` is no
+ * longer running for the old listener. Thread-safe.
+ */
+void kd_gateway_set_view_listener(kd_gateway *gw, void (*fn)(void *ctx, const char *event, const char *data),
+                                  void *ctx);
+
 /* Stops following the views and frees. Call after the transports stopped. */
 void kd_gateway_close(kd_gateway *gw);
 

@@ -50,7 +50,15 @@ struct kd_gateway {
     uint64_t seen[KD_GW_SEEN];   /* seen[s % KD_GW_SEEN] == s: the summary of log entry s arrived */
     uint64_t summaries_received; /* for the drop_summaries test seam */
     int stopping;
+    /* gw->lock: who hears of each view update (kd_gateway_set_view_listener) */
+    void (*listener)(void *ctx, const char *event, const char *data);
+    void *listener_ctx;
 };
+
+/* An episode's line in listings and in the page's events: the summary
+ * (kd_gw_summary_json) with its seat count, log position and last event.
+ * New reference; NULL when out of memory. */
+json_t *kd_gw_listing_json(const kd_episode_view *v);
 
 /* Waits until the outcome of `tx_id` is known, from a block summary or
  * from the engine's log after position `after_seq` (the tip's last_seq

@@ -19,7 +19,10 @@
  * Order of checks, first failure wins:
  *
  *   path /mcp? ─no─▶ 404     Host loopback? ─no─▶ 403   Origin ok? ─no─▶ 403
- *   bearer ok? ─no─▶ 401     GET|POST|DELETE? ─no─▶ 405
+ *   (a web-app path, when there is a page callback: served here, GET only;
+ *   the callback decides whether its answer needs the bearer token)
+ *   bearer ok? ─no─▶ 401     (/metrics, the events path: served here)
+ *   GET|POST|DELETE? ─no─▶ 405
  *   MCP-Protocol-Version supported (when present)? ─no─▶ 400
  *   POST: Content-Type json? ─no─▶ 415   Accept json? ─no─▶ 406
  *         Content-Length ≤ limit? ─no─▶ 413
@@ -351,6 +354,76 @@ static enum MHD_Result serve_metrics(kd_mcp_http *h, struct MHD_Connection *c, c
     return queue(h, c, MHD_HTTP_OK, (char *)out.data, "text/plain; version=0.0.4; charset=utf-8", NULL, NULL, NULL);
 }
 
+/* The headers of every answer of the web app: nothing but this origin's
+ * own files may run or load, the answer is never sniffed, cached or named
+ * in a Referer (which could carry a token in a fragment). */
+static void page_headers(struct MHD_Response *r)
+{
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, "X-Frame-Options", "DENY");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+}
+
+/* GET on any other path: the web app the program supplies. */
+static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method)
+{
+    kd_mcp_http_page p = {0};
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+
+    if (strcmp(method, "GET") != 0)
+        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
+                      "Method Not Allowed: the web page is read-only (GET)");
+    kd_buf_init(&p.body);
+    if (h->page(h->page_ctx, url, bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION)), &p) != KD_OK) {
+        kd_buf_fini(&p.body);
+        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal Server Error: the page could not be built");
+    }
+    r = MHD_create_response_from_buffer(p.body.len, p.body.len ? p.body.data : (void *)"",
+                                        p.body.len ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (r == NULL) {
+        kd_buf_fini(&p.body);
+        return MHD_NO;
+    }
+    if (p.content_type != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, p.content_type);
+    if (p.status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mcp\"");
+    page_headers(r);
+    ret = MHD_queue_response(c, p.status ? p.status : MHD_HTTP_NOT_FOUND, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* GET events_path: the broadcast event stream (http_events.c). */
+static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+    unsigned status;
+
+    if (strcmp(method, "GET") != 0)
+        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
+                      "Method Not Allowed: use GET for the event stream");
+    if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
+        return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
+                      "Not Acceptable: Accept must include text/event-stream");
+    if ((r = kd_http_events_open(h, c, &status)) == NULL)
+        return refuse(h, c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
+                      status == MHD_HTTP_TOO_MANY_REQUESTS ? "Too Many Requests: too many event streams are open"
+                                                           : "Internal error: out of memory");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    page_headers(r);
+    ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 /* Runs the checks common to every method; returns 1 after queueing a
  * refusal (or the /metrics answer) in *ret. */
 static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret)
@@ -358,7 +431,9 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     const char *v;
 
     int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
-    if (strcmp(url, ENDPOINT) != 0 && !metrics) {
+    int events = h->events_path && strcmp(url, h->events_path) == 0;
+    int page = h->page && !metrics && !events && strcmp(url, ENDPOINT) != 0;
+    if (strcmp(url, ENDPOINT) != 0 && !metrics && !events && !page) {
         *ret = refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Found: the MCP endpoint is " ENDPOINT);
         return 1;
@@ -376,6 +451,10 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
                       "Forbidden: Origin is not allowed");
         return 1;
     }
+    if (page) { /* its public files need no token; its data does (serve_page) */
+        *ret = serve_page(h, c, url, method);
+        return 1;
+    }
     if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
         v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
@@ -385,6 +464,10 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     }
     if (metrics) {
         *ret = serve_metrics(h, c, method);
+        return 1;
+    }
+    if (events) {
+        *ret = serve_events(h, c, method);
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {

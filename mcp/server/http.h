@@ -17,6 +17,12 @@
  * size, sessions, streams per session and (through the server) request rate
  * are bounded, each refusal with a JSON-RPC error body that names the limit.
  *
+ * Optionally, beside /mcp: GET /metrics (the program's Prometheus text),
+ * a read-only web app on every other GET path (the `page` callback) and a
+ * broadcast event stream (events_path, fed by kd_mcp_http_publish), behind
+ * the same Host and Origin checks and with strict browser headers
+ * (Content-Security-Policy, nosniff, no referrer).
+ *
  * Capacity: a few polling threads serve every socket and never block; tool
  * calls that may wait (not marked quick) run on workers started as needed;
  * idle and half-open connections cost no
@@ -35,6 +41,13 @@
 #include "mcp/server/server.h"
 
 typedef struct kd_mcp_http kd_mcp_http;
+
+/* One answer of the optional web app (kd_mcp_http_options.page). */
+typedef struct {
+    unsigned status;          /* an HTTP status; 0 is taken as 404 */
+    const char *content_type; /* a static string, e.g. "text/html; charset=utf-8" */
+    kd_buf body;              /* filled by the callback (kd_buf_init'ed by the caller) */
+} kd_mcp_http_page;
 
 /* Options; zero/NULL means the default in brackets. Strings are copied. */
 typedef struct {
@@ -76,6 +89,22 @@ typedef struct {
      * must be thread-safe and quick. */
     kd_err (*metrics)(void *ctx, kd_buf *out);
     void *metrics_ctx;
+    /* Optional: a read-only web app on every other GET path (not /mcp,
+     * /metrics or events_path), behind the same Host and Origin checks.
+     * `authorized` is 1 when the request carries the bearer token (or none
+     * is configured): the callback serves its public files either way and
+     * answers 401 for data when 0 (the transport then adds
+     * WWW-Authenticate). Every answer carries a strict
+     * Content-Security-Policy (scripts, styles and fetches from this
+     * origin only, nothing inline), X-Content-Type-Options: nosniff,
+     * Referrer-Policy: no-referrer and Cache-Control: no-store. Called on a
+     * polling thread: thread-safe and quick. An error answers 500. */
+    kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out);
+    void *page_ctx;
+    /* Optional, e.g. "/api/events": a GET there (bearer token required as
+     * on /mcp) opens a text/event-stream of what kd_mcp_http_publish
+     * broadcasts. */
+    const char *events_path;
 } kd_mcp_http_options;
 
 /*
@@ -89,6 +118,16 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
 
 /* The bound TCP port (useful with port 0). */
 uint16_t kd_mcp_http_port(const kd_mcp_http *h);
+
+/*
+ * Broadcasts one server-sent event ("event: <event>\ndata: <data>") to
+ * every stream open on events_path. The transport keeps the last 64 events;
+ * a stream that falls further behind gets "event: resync" (reload
+ * everything) instead of the events it missed. `data` must not contain a
+ * newline (compact JSON). Thread-safe; never blocks on a client. A no-op
+ * without events_path or once stopping.
+ */
+void kd_mcp_http_publish(kd_mcp_http *h, const char *event, const char *data);
 
 /* The number of live sessions. */
 unsigned kd_mcp_http_session_count(kd_mcp_http *h);

@@ -206,6 +206,7 @@ static void config_free(kd_mcp_http *h)
     free_list(h->origins, h->n_origins);
     free_list(h->hosts, h->n_hosts);
     free(h->token);
+    kd_http_events_fini(h);
     free(h);
 }
 
@@ -242,6 +243,8 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->max_body = o.max_body_bytes ? o.max_body_bytes : kd_mcp_server_max_message_bytes(srv);
     h->metrics = o.metrics;
     h->metrics_ctx = o.metrics_ctx;
+    h->page = o.page;
+    h->page_ctx = o.page_ctx;
     h->max_sessions = o.max_sessions ? o.max_sessions : 64;
     h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
     h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;
@@ -256,7 +259,8 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->n_hosts = o.n_allowed_hosts;
     if ((o.bearer_token != NULL && (h->token = strdup(o.bearer_token)) == NULL) ||
         copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
-        copy_list(o.allowed_hosts, o.n_allowed_hosts, &h->hosts) != 0)
+        copy_list(o.allowed_hosts, o.n_allowed_hosts, &h->hosts) != 0 ||
+        (o.events_path != NULL && (h->events_path = strdup(o.events_path)) == NULL))
         goto fail_config;
     if (sync_init(h) != 0)
         goto fail_config;

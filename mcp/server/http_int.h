@@ -2,8 +2,9 @@
  * http_int.h — the inside of the Streamable HTTP transport, shared by
  * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
  * session table, outbound queues, SSE streams and their keepalive timer),
- * http_pool.c (the workers that run POSTs) and http_peers.c (connections
- * per client address). Not public.
+ * http_pool.c (the workers that run POSTs), http_peers.c (connections
+ * per client address) and http_events.c (the web app's broadcast event
+ * streams, which the keepalive timer serves too). Not public.
  *
  * Threads: libmicrohttpd's polling threads (a small pool) serve every
  * socket; none of them ever blocks. A POST whose body is in is handled
@@ -75,7 +76,11 @@
 
 #define KD_HTTP_SESSION_ID_HEX 64 /* 32 random bytes */
 
-typedef struct kd_http_stream kd_http_stream; /* an open GET stream */
+typedef struct kd_http_stream kd_http_stream;               /* an open GET stream */
+typedef struct kd_http_events_stream kd_http_events_stream; /* a GET on events_path */
+
+#define KD_HTTP_EVENTS_KEPT 64    /* broadcast events kept for slow streams */
+#define KD_HTTP_EVENTS_STREAMS 64 /* open event streams at most */
 
 typedef struct kd_http_msg {
     struct kd_http_msg *next;
@@ -154,6 +159,13 @@ struct kd_mcp_http {
     unsigned n_sessions;                       /* live + pending (reserved) */
     kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */
     void *metrics_ctx;
+    kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out); /* or NULL */
+    void *page_ctx;
+    char *events_path;                  /* or NULL */
+    char *events[KD_HTTP_EVENTS_KEPT];  /* h->lock: the last events, by seq % KD_HTTP_EVENTS_KEPT */
+    uint64_t events_next;               /* h->lock: the seq of the next event */
+    kd_http_events_stream *events_list; /* h->lock: the open event streams */
+    unsigned n_events_streams;          /* h->lock */
 
     pthread_mutex_t peers_lock; /* a leaf: the table below */
     kd_http_peer *peers;        /* addresses holding connections */
@@ -192,6 +204,21 @@ void kd_http_session_end_all(kd_mcp_http *h);
  * the stream suspends while it has nothing to send. NULL with *status set
  * (429 at the stream limit, 500) on failure. Called on a polling thread. */
 struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, unsigned *status);
+
+/* ---- broadcast event streams (http_events.c) ------------------------- */
+
+/* Opens a text/event-stream of kd_mcp_http_publish's events on `c`,
+ * starting after the events already sent. NULL with *status set (429 at
+ * KD_HTTP_EVENTS_STREAMS, 500) on failure. Called on a polling thread. */
+struct MHD_Response *kd_http_events_open(kd_mcp_http *h, struct MHD_Connection *c, unsigned *status);
+/* Resumes event streams whose keepalive is due (under h->lock, from the
+ * timer); the milliseconds until the next one is due, at most `cap_ms`. */
+long kd_http_events_keepalive_locked(kd_mcp_http *h, long cap_ms);
+/* Wakes every event stream so that it ends (h->stopping is set; under
+ * h->lock). */
+void kd_http_events_end_all_locked(kd_mcp_http *h);
+/* Frees the kept events (transport stop, after the daemon stopped). */
+void kd_http_events_fini(kd_mcp_http *h);
 
 /* Starts and stops the thread that resumes idle streams when their
  * keepalive is due. Start: KD_ERR_NOMEM when no thread can start. Stop:

@@ -305,6 +305,7 @@ void kd_http_session_end_all(kd_mcp_http *h)
 
     pthread_mutex_lock(&h->lock);
     h->stopping = 1;
+    kd_http_events_end_all_locked(h);
     list = h->sessions;
     h->sessions = NULL;
     for (hs = list; hs != NULL; hs = hs->next) {
@@ -474,6 +475,7 @@ static void *timer_main(void *arg)
                     next_ms = ms;
             }
         }
+        next_ms = kd_http_events_keepalive_locked(h, next_ms);
         now_mono(&until);
         until.tv_sec += next_ms / 1000;
         until.tv_nsec += (next_ms % 1000) * 1000000L;

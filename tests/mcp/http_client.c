@@ -101,6 +101,8 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     grab(p, size * n, "Mcp-Session-Id", r->sid, sizeof r->sid);
     grab(p, size * n, "Content-Type", r->ctype, sizeof r->ctype);
     grab(p, size * n, "WWW-Authenticate", r->www_auth, sizeof r->www_auth);
+    grab(p, size * n, "Content-Security-Policy", r->csp, sizeof r->csp);
+    grab(p, size * n, "X-Content-Type-Options", r->nosniff, sizeof r->nosniff);
     return size * n;
 }
 
@@ -245,11 +247,15 @@ static void *stream_main(void *arg)
     stream *s = arg;
     CURL *c = curl_easy_init();
     struct curl_slist *h = NULL;
-    char line[200], url[128];
+    char line[200], url[200];
 
-    snprintf(url, sizeof url, "%s/mcp", base);
-    snprintf(line, sizeof line, "Mcp-Session-Id: %s", s->sid);
-    h = curl_slist_append(h, line);
+    snprintf(url, sizeof url, "%s%s", base, s->path[0] ? s->path : "/mcp");
+    if (s->sid[0]) {
+        snprintf(line, sizeof line, "Mcp-Session-Id: %s", s->sid);
+        h = curl_slist_append(h, line);
+    }
+    if (s->header[0])
+        h = curl_slist_append(h, s->header);
     h = curl_slist_append(h, "Accept: text/event-stream");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -271,6 +277,15 @@ void stream_start(stream *s, const char *sid)
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->sid, sizeof s->sid, "%s", sid);
+    cr_assert_eq(pthread_create(&s->thread, NULL, stream_main, s), 0);
+}
+
+void stream_start_get(stream *s, const char *path, const char *header)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->lock, NULL);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->header, sizeof s->header, "%s", header ? header : "");
     cr_assert_eq(pthread_create(&s->thread, NULL, stream_main, s), 0);
 }
 

@@ -34,7 +34,7 @@ typedef struct {
     long status;
     char *body;
     size_t len;
-    char sid[128], ctype[128], www_auth[256];
+    char sid[128], ctype[128], www_auth[256], csp[256], nosniff[32];
 } resp;
 
 /* One request; CURLE_OK when an answer came. `extra` (NULL-terminated,
@@ -71,7 +71,9 @@ void pause_ms(long ms);
 /* A GET event stream read on its own thread into buf. */
 typedef struct {
     pthread_t thread;
-    char sid[128];
+    char sid[128];    /* "" for none */
+    char path[64];    /* "" for /mcp */
+    char header[128]; /* one more request header, or "" */
     pthread_mutex_t lock;
     char buf[65536];
     size_t len;
@@ -81,6 +83,8 @@ typedef struct {
 } stream;
 
 void stream_start(stream *s, const char *sid);
+/* A GET event stream of `path` with no session, one extra header (or NULL). */
+void stream_start_get(stream *s, const char *path, const char *header);
 /* How many times `needle` occurs in what the stream read. */
 size_t count(stream *s, const char *needle);
 /* 1 once the stream's request ended. */

@@ -16,6 +16,8 @@
 #include "mcp/fake_server.h"
 #include "mcp/http_client.h"
 
+#define KD_HTTP_EVENTS_KEPT_TEST 64 /* KD_HTTP_EVENTS_KEPT (http_int.h) */
+
 TestSuite(http, .init = setup, .fini = teardown, .timeout = 60);
 
 Test(http, initialize_call_notify_delete)
@@ -404,4 +406,102 @@ Test(http, metrics_endpoint)
         (const char *[]){"Authorization: Bearer s3cret", "Host: evil.example", NULL});
     cr_expect_eq(r.status, 403, "DNS-rebinding protection covers /metrics");
     resp_fini(&r);
+}
+
+/* The web-app hook: public files for anyone, data only when authorized. */
+static kd_err test_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+{
+    (void)ctx;
+    out->content_type = "text/plain";
+    if (strcmp(path, "/") == 0) {
+        out->status = 200;
+        return kd_buf_append(&out->body, "page", 4);
+    }
+    if (strcmp(path, "/data") == 0) {
+        out->status = authorized ? 200 : 401;
+        return authorized ? kd_buf_append(&out->body, "data", 4) : KD_OK;
+    }
+    out->status = 0; /* taken as 404 */
+    return KD_OK;
+}
+
+Test(http, page_hook_and_checks)
+{
+    resp r;
+
+    restart(NULL, &(kd_mcp_http_options){
+                      .bearer_token = "s3cret", .page = test_page, .events_path = "/events", .keepalive_ms = 200});
+    const char *auth[] = {"Authorization: Bearer s3cret", NULL};
+    req(&r, "GET", "/", NULL, NULL, NULL);
+    cr_expect_eq(r.status, 200, "the page's public files need no token");
+    cr_expect(r.body && strcmp(r.body, "page") == 0);
+    cr_expect(strstr(r.csp, "default-src 'none'; script-src 'self'") == r.csp, "CSP: %s", r.csp);
+    cr_expect_str_eq(r.nosniff, "nosniff");
+    resp_fini(&r);
+    req(&r, "GET", "/data", NULL, NULL, NULL);
+    cr_expect_eq(r.status, 401);
+    cr_expect(strstr(r.www_auth, "Bearer") != NULL);
+    resp_fini(&r);
+    req(&r, "GET", "/data", NULL, NULL, auth);
+    cr_expect_eq(r.status, 200);
+    cr_expect(r.body && strcmp(r.body, "data") == 0);
+    resp_fini(&r);
+    req(&r, "GET", "/other", NULL, NULL, auth);
+    cr_expect_eq(r.status, 404);
+    resp_fini(&r);
+    req(&r, "POST", "/", NULL, "{}", auth);
+    cr_expect_eq(r.status, 405, "the page is read-only");
+    resp_fini(&r);
+    req(&r, "GET", "/", NULL, NULL, (const char *[]){"Host: evil.example", NULL});
+    cr_expect_eq(r.status, 403, "DNS-rebinding protection covers the page");
+    resp_fini(&r);
+    req(&r, "GET", "/", NULL, NULL, (const char *[]){"Origin: http://evil.example", NULL});
+    cr_expect_eq(r.status, 403);
+    resp_fini(&r);
+    req(&r, "GET", "/mcp", NULL, NULL, (const char *[]){"Accept: text/event-stream", NULL});
+    cr_expect_eq(r.status, 401, "/mcp still needs the token");
+    resp_fini(&r);
+    req(&r, "GET", "/events", NULL, NULL, (const char *[]){"Accept: text/event-stream", NULL});
+    cr_expect_eq(r.status, 401, "the events need the token");
+    resp_fini(&r);
+}
+
+Test(http, events_broadcast_to_every_stream)
+{
+    stream a, b;
+    char data[32];
+
+    restart(NULL, &(kd_mcp_http_options){
+                      .bearer_token = "s3cret", .page = test_page, .events_path = "/events", .keepalive_ms = 200});
+    kd_mcp_http_publish(http, "tick", "{\"n\":-1}"); /* before any stream: not sent */
+    stream_start_get(&a, "/events", "Authorization: Bearer s3cret");
+    stream_start_get(&b, "/events", "Authorization: Bearer s3cret");
+    WAIT_FOR(count(&a, ": stream open") == 1 && count(&b, ": stream open") == 1);
+    kd_mcp_http_publish(http, "tick", "{\"n\":0}");
+    WAIT_FOR(count(&a, "event: tick\ndata: {\"n\":0}\n\n") == 1 && count(&b, "data: {\"n\":0}") == 1);
+    WAIT_FOR(count(&a, ": keepalive") >= 1); /* keepalive_ms is 200 in this suite */
+    /* A burst beyond the kept events: each stream gets them all, or is
+     * told to resync (reload everything) in place of those it fell behind
+     * on; never a gap without a resync. */
+    for (int i = 1; i <= 3 * KD_HTTP_EVENTS_KEPT_TEST; i++) {
+        snprintf(data, sizeof data, "{\"n\":%d}", i);
+        kd_mcp_http_publish(http, "tick", data);
+    }
+    snprintf(data, sizeof data, "data: {\"n\":%d}", 3 * KD_HTTP_EVENTS_KEPT_TEST);
+    WAIT_FOR((count(&a, data) == 1 || count(&a, "event: resync") > 0) &&
+             (count(&b, data) == 1 || count(&b, "event: resync") > 0));
+    kd_mcp_http_publish(http, "tick", "{\"n\":\"after\"}");
+    WAIT_FOR(count(&a, "{\"n\":\"after\"}") == 1 && count(&b, "{\"n\":\"after\"}") == 1);
+    for (stream *s = &a; s; s = s == &a ? &b : NULL) {
+        size_t ticks = count(s, "event: tick"), resyncs = count(s, "event: resync");
+        cr_expect(ticks == 3 * KD_HTTP_EVENTS_KEPT_TEST + 2 || resyncs > 0, "%zu ticks, %zu resyncs", ticks, resyncs);
+        cr_expect_eq(count(s, "{\"n\":-1}"), 0);
+    }
+    kd_mcp_http_stop(http); /* the streams end with the transport */
+    http = NULL;
+    pthread_join(a.thread, NULL);
+    pthread_join(b.thread, NULL);
+    cr_expect_eq(a.status, 200);
+    pthread_mutex_destroy(&a.lock);
+    pthread_mutex_destroy(&b.lock);
 }

@@ -267,7 +267,10 @@ static kd_err engine_metrics_text(void *engine, kd_buf *out)
     return err ? err : kd_metrics_prometheus(&m, kd_wall_ms(), out);
 }
 
-static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
+/* The gateway's view updates, broadcast on the page's event stream. */
+static void publish_view(void *http, const char *event, const char *data) { kd_mcp_http_publish(http, event, data); }
+
+static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd_gateway *gw)
 {
     if (!o->http) {
         kd_mcp_stdio_options so = {.in_fd = 0, .out_fd = 1, .stop_fd = stop_pipe[0]};
@@ -285,6 +288,9 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
         .max_workers = o->workers,
         .metrics = engine_metrics_text,
         .metrics_ctx = engine,
+        .page = kd_gateway_page,
+        .page_ctx = gw,
+        .events_path = KD_GATEWAY_EVENTS_PATH,
     };
     kd_mcp_http *h;
     kd_err err = kd_mcp_http_start(srv, &ho, &h);
@@ -292,11 +298,13 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine)
         fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
-    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp (metrics on /metrics)\n", o->http_addr,
-            kd_mcp_http_port(h));
+    kd_gateway_set_view_listener(gw, publish_view, h);
+    fprintf(stderr, "kdapp mcp: serving MCP on http://%s:%u/mcp (metrics on /metrics, the board page on /)\n",
+            o->http_addr, kd_mcp_http_port(h));
     char c;
     while (read(stop_pipe[0], &c, 1) < 0)
         ;
+    kd_gateway_set_view_listener(gw, NULL, NULL);
     kd_mcp_http_stop(h);
     return KD_EXIT_OK;
 }
@@ -392,7 +400,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         rc = KD_EXIT_FAIL;
         goto done;
     }
-    rc = serve(srv, &o, go.engine);
+    rc = serve(srv, &o, go.engine, gw);
     kd_gateway_close(gw);
     kd_mcp_server_free(srv);
 done:

@@ -1,0 +1,167 @@
+/*
+ * gateway_page.c — the board page's routes (kd_gateway_page): the built-in
+ * files of mcp/web/ (web_assets.h) and the JSON they read. The page knows
+ * no game either: each type may ship its renderer as mcp/web/types/<type>.js
+ * (named in the episode's JSON when present), and the page falls back to
+ * the type's text board.
+ *
+ *   /                     index.html: the episode list
+ *   /episodes/{id}        episode.html: one episode (its script reads the id)
+ *   /<file>               a built-in file: /app.js, /types/<type>.js, ...
+ *   /api/episodes         {"episodes": [listing...]}              (token)
+ *   /api/episodes/{id}    {"view", "text", "renderer"}            (token)
+ *
+ * The events (/api/events) are the transport's (kd_mcp_http_publish), fed
+ * by the views thread through kd_gateway_set_view_listener.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/gateway/gateway_int.h"
+#include "mcp/gateway/web_assets.h"
+
+#define API_LIST "/api/episodes"
+#define API_ONE "/api/episodes/"
+#define PAGE_ONE "/episodes/"
+#define JSON_TYPE "application/json"
+#define LIST_MAX 1000 /* episodes in the page's list; the oldest first */
+
+static const kd_web_asset *asset_find(const char *path)
+{
+    for (const kd_web_asset *a = kd_web_assets; a->path; a++)
+        if (strcmp(a->path, path) == 0)
+            return a;
+    return NULL;
+}
+
+static const char *content_type(const char *path)
+{
+    static const char *const TYPES[][2] = {{".html", "text/html; charset=utf-8"},
+                                           {".css", "text/css; charset=utf-8"},
+                                           {".js", "text/javascript; charset=utf-8"}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++) {
+        size_t m = strlen(TYPES[i][0]);
+        if (n >= m && strcmp(path + n - m, TYPES[i][0]) == 0)
+            return TYPES[i][1];
+    }
+    return "application/octet-stream";
+}
+
+/* An episode id: 1 to 10 digits, no sign, no leading zero; 0 when not. */
+static uint32_t parse_id(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 10 || s[n] != '\0' || s[0] == '0')
+        return 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    return v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+static kd_err answer_text(kd_mcp_http_page *out, unsigned status, const char *ctype, const void *data, size_t len)
+{
+    out->status = status;
+    out->content_type = ctype;
+    return kd_buf_append(&out->body, data, len);
+}
+
+/* Takes `j` (NULL: out of memory). */
+static kd_err answer_json(kd_mcp_http_page *out, unsigned status, json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    if (!text)
+        return KD_ERR_NOMEM;
+    kd_err err = answer_text(out, status, JSON_TYPE, text, strlen(text));
+    free(text);
+    return err;
+}
+
+static kd_err answer_error(kd_mcp_http_page *out, unsigned status, const char *msg)
+{
+    return answer_json(out, status, json_pack("{s:s}", "error", msg));
+}
+
+static kd_err api_list(kd_gateway *gw, kd_mcp_http_page *out)
+{
+    json_t *arr = json_array();
+    uint32_t after = 0, next = 0;
+    kd_err err = arr ? KD_OK : KD_ERR_NOMEM;
+    do {
+        kd_episode_view *views = NULL;
+        size_t n = 0;
+        if (!err && (err = kd_gw_read_page(gw, after, 100, &views, &n, &next)) == KD_OK) {
+            for (size_t i = 0; i < n; i++) {
+                json_t *e = kd_gw_listing_json(&views[i]);
+                if (!e || json_array_append_new(arr, e))
+                    err = KD_ERR_NOMEM;
+                kd_episode_view_fini(&views[i]);
+            }
+            free(views);
+        }
+        after = next;
+    } while (!err && next && json_array_size(arr) < LIST_MAX);
+    if (err) {
+        json_decref(arr);
+        return err == KD_ERR_NOMEM ? err : answer_error(out, 500, "the episodes could not be read");
+    }
+    return answer_json(out, 200, json_pack("{s:o}", "episodes", arr));
+}
+
+/* {"view": ..., "text": ..., "renderer": ...} of one episode. */
+static json_t *episode_json(const kd_episode_view *v)
+{
+    char renderer[KD_TYPE_NAME_MAX + 16];
+    snprintf(renderer, sizeof renderer, "/types/%s.js", v->type_name);
+    kd_buf text;
+    kd_buf_init(&text);
+    if (!v->deleted && kd_episode_view_render(v, KD_RENDER_UNICODE, &text) != KD_OK)
+        text.len = 0; /* nothing to draw: the page says so */
+    json_t *j =
+        json_pack("{s:o, s:s%, s:o}", "view", kd_episode_view_json(v), "text", text.data ? (const char *)text.data : "",
+                  text.len, "renderer", asset_find(renderer) ? json_string(renderer) : json_null());
+    kd_buf_fini(&text);
+    return j;
+}
+
+static kd_err api_one(kd_gateway *gw, const char *id_text, kd_mcp_http_page *out)
+{
+    uint32_t id = parse_id(id_text);
+    if (!id)
+        return answer_error(out, 404, "no such episode: the id is a positive integer");
+    kd_episode_view v;
+    kd_episode_view_init(&v);
+    kd_err err = kd_gw_read_view(gw, id, &v);
+    if (err == KD_ERR_NOT_FOUND)
+        err = answer_error(out, 404, "no such episode");
+    else if (err)
+        err = answer_error(out, 500, "the episode could not be read");
+    else if (!v.type)
+        err = answer_error(out, 404, "the episode's type is not served here");
+    else
+        err = answer_json(out, 200, episode_json(&v));
+    kd_episode_view_fini(&v);
+    return err;
+}
+
+kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+{
+    kd_gateway *gw = ctx;
+    if (strcmp(path, API_LIST) == 0 || strncmp(path, API_ONE, strlen(API_ONE)) == 0) {
+        if (!authorized)
+            return answer_error(out, 401, "a bearer token is required: open the page as http://HOST:PORT/#token=TOKEN");
+        return strcmp(path, API_LIST) == 0 ? api_list(gw, out) : api_one(gw, path + strlen(API_ONE), out);
+    }
+    const char *file = path;
+    if (strcmp(path, "/") == 0)
+        file = "/index.html";
+    else if (strncmp(path, PAGE_ONE, strlen(PAGE_ONE)) == 0 && parse_id(path + strlen(PAGE_ONE)))
+        file = "/episode.html";
+    const kd_web_asset *a = asset_find(file);
+    if (!a) {
+        static const char NF[] = "Not Found\n";
+        return answer_text(out, 404, "text/plain; charset=utf-8", NF, sizeof NF - 1);
+    }
+    return answer_text(out, 200, content_type(file), a->data, a->len);
+}

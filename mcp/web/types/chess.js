@@ -1,0 +1,28 @@
+/* chess.js: the board from the view's FEN (rank 8 first), the last move's
+ * squares outlined. */
+"use strict";
+kdapp.renderers.chess = (v) => {
+  const glyph = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟" };
+  const rows = v.fen.split(" ")[0].split("/").map((rank) => {
+    const out = [];
+    for (const ch of rank) {
+      if (ch >= "1" && ch <= "8") for (let i = 0; i < Number(ch); i++) out.push("");
+      else out.push(ch);
+    }
+    return out;
+  });
+  const marked = new Set();
+  if (v.last_move && v.last_move.uci) {
+    const u = v.last_move.uci;
+    for (const sq of [u.slice(0, 2), u.slice(2, 4)]) marked.add((8 - Number(sq[1])) * 8 + (sq.charCodeAt(0) - 97));
+  }
+  return kdapp.grid(8, 8, "chess", (r, c, d) => {
+    const p = rows[r][c];
+    d.classList.add((r + c) % 2 ? "dark" : "light");
+    if (p) {
+      d.textContent = glyph[p.toUpperCase()];
+      d.classList.add(p === p.toUpperCase() ? "piece-w" : "piece-b");
+    }
+    if (marked.has(r * 8 + c)) d.classList.add("last");
+  });
+};
