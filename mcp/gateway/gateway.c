@@ -80,6 +80,17 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
     kdapp__block_summary__free_unpacked(s, NULL);
 }
 
+/* The page's event for a view: its listing and its page JSON, as one
+ * compact JSON text (malloc'd), or NULL when out of memory. */
+static char *page_event_text(const kd_episode_view *v)
+{
+    json_t *j = kd_gw_listing_json(v), *page = kd_gw_page_episode_json(v);
+    char *text = j && page && !json_object_update(j, page) ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(page);
+    json_decref(j);
+    return text;
+}
+
 static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
 {
     kd_episode_view v;
@@ -95,17 +106,16 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
     pthread_mutex_lock(&gw->lock);
-    if (gw->listener) {
-        json_t *j = kd_gw_listing_json(&v);
-        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        if (text)
-            gw->listener(gw->listener_ctx, "view", text);
-        else
-            KD_LOG_W("gateway", "out of memory: the page missed the update of episode %u", v.episode_id);
-        free(text);
-        json_decref(j);
-    }
+    int listening = gw->listener != NULL;
     pthread_mutex_unlock(&gw->lock);
+    char *text = listening ? page_event_text(&v) : NULL; /* built without the lock */
+    pthread_mutex_lock(&gw->lock);
+    if (gw->listener && text)
+        gw->listener(gw->listener_ctx, "view", text);
+    else if (gw->listener)
+        KD_LOG_W("gateway", "out of memory: the page missed the update of episode %u", v.episode_id);
+    pthread_mutex_unlock(&gw->lock);
+    free(text);
     kd_episode_view_fini(&v);
 }
 
@@ -448,7 +458,7 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     /* The engine may start later, and may restart (netutil.h, kd_nng_redialer). */
     if ((err = kd_nng_redialer_start(gw->sub, gw->views_url, &gw->views_dialer, why, why_len)))
         goto fail;
-    if ((err = kd_gw_add_tools(gw)) || (err = kd_gw_add_content(gw))) {
+    if ((err = kd_gw_add_tools(gw)) || (err = kd_gw_add_content(gw)) || (err = kd_gw_add_widget(gw))) {
         snprintf(why, why_len, "cannot register the kdapp tools: %s", kd_err_str(err));
         goto fail;
     }

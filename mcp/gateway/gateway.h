@@ -86,6 +86,11 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
  */
 kd_err kd_gateway_page(void *gw, const char *path, int authorized, kd_mcp_http_page *out) KD_WARN_UNUSED;
 
+/* The protocol extensions the gateway's content needs the server to offer
+ * (kd_mcp_server_options.extensions_json): MCP Apps, for the board widget
+ * (ui://kdapp/board.html) that the tools returning a board name. */
+#define KD_GATEWAY_EXTENSIONS_JSON "{\"io.modelcontextprotocol/ui\":{}}"
+
 /* The path of the page's event stream (kd_mcp_http_options.events_path). */
 #define KD_GATEWAY_EVENTS_PATH "/api/events"
 
@@ -93,7 +98,8 @@ kd_err kd_gateway_page(void *gw, const char *path, int authorized, kd_mcp_http_p
  * From now on, each episode view the engine publishes is passed to
  * `fn(ctx, "view", json)`: the episode's summary as compact JSON
  * (episode_id, type, phase, seats, log_seq, last_event, and the type's
- * status and move_count when it has them), on the gateway's views thread
+ * status and move_count when it has them) and what the page draws of it
+ * ("view", "text", "renderer": see kd_gateway_page), on the views thread
  * (kd_mcp_http_publish fits). NULL stops; when this returns, `fn` is no
  * longer running for the old listener. Thread-safe.
  */

@@ -60,6 +60,11 @@ struct kd_gateway {
  * New reference; NULL when out of memory. */
 json_t *kd_gw_listing_json(const kd_episode_view *v);
 
+/* An episode as the board page draws it (gateway_page.c): {"view": the
+ * enriched view, "text": the type's text board (Unicode), "renderer":
+ * "/types/<type>.js" or null}. New reference; NULL when out of memory. */
+json_t *kd_gw_page_episode_json(const kd_episode_view *v);
+
 /* Waits until the outcome of `tx_id` is known, from a block summary or
  * from the engine's log after position `after_seq` (the tip's last_seq
  * noted before submitting), at most the gateway's wait_ms. Errors:
@@ -142,8 +147,22 @@ json_t *kd_gw_seat_json(const kd_episode_type *t, int seat);
  * reference, NULL when out of memory or a command does not convert. */
 json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, int seat, int over, kd_buf *text);
 
-/* Registration of the three kinds of content. */
+/* The MCP App widget (gateway_widget.c): its two resources, and the _meta
+ * of a tool that returns a board (MCP Apps' ui.resourceUri, its older flat
+ * key, and the OpenAI Apps SDK's output template). */
+#define KD_GW_WIDGET_URI "ui://kdapp/board.html"
+#define KD_GW_WIDGET_SKYBRIDGE_URI "ui://kdapp/board-skybridge.html"
+#define KD_GW_WIDGET_META                                                                             \
+    "{\"ui\":{\"resourceUri\":\"" KD_GW_WIDGET_URI "\"},\"ui/resourceUri\":\"" KD_GW_WIDGET_URI "\"," \
+    "\"openai/outputTemplate\":\"" KD_GW_WIDGET_SKYBRIDGE_URI "\"}"
+/* Appends the widget's document (widget.html with the styles and scripts
+ * it names put inline) to `out`. Errors: KD_ERR_NOT_FOUND (a file is not
+ * built in), KD_ERR_INVALID_ARG (a file holds "</"), KD_ERR_NOMEM. */
+kd_err kd_gw_widget_html(kd_buf *out) KD_WARN_UNUSED;
+
+/* Registration of the kinds of content. */
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;
 kd_err kd_gw_add_content(kd_gateway *gw) KD_WARN_UNUSED;
+kd_err kd_gw_add_widget(kd_gateway *gw) KD_WARN_UNUSED;
 
 #endif

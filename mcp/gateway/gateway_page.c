@@ -12,7 +12,10 @@
  *   /api/episodes/{id}    {"view", "text", "renderer"}            (token)
  *
  * The events (/api/events) are the transport's (kd_mcp_http_publish), fed
- * by the views thread through kd_gateway_set_view_listener.
+ * by the views thread through kd_gateway_set_view_listener: each carries
+ * the episode's listing and its page JSON, so the page draws every view
+ * the engine published (a rollback too, however soon the next block
+ * follows it) without asking again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +30,7 @@
 #define JSON_TYPE "application/json"
 #define LIST_MAX 1000 /* episodes in the page's list; the oldest first */
 
-static const kd_web_asset *asset_find(const char *path)
+const kd_web_asset *kd_web_asset_find(const char *path)
 {
     for (const kd_web_asset *a = kd_web_assets; a->path; a++)
         if (strcmp(a->path, path) == 0)
@@ -109,8 +112,7 @@ static kd_err api_list(kd_gateway *gw, kd_mcp_http_page *out)
     return answer_json(out, 200, json_pack("{s:o}", "episodes", arr));
 }
 
-/* {"view": ..., "text": ..., "renderer": ...} of one episode. */
-static json_t *episode_json(const kd_episode_view *v)
+json_t *kd_gw_page_episode_json(const kd_episode_view *v)
 {
     char renderer[KD_TYPE_NAME_MAX + 16];
     snprintf(renderer, sizeof renderer, "/types/%s.js", v->type_name);
@@ -120,7 +122,7 @@ static json_t *episode_json(const kd_episode_view *v)
         text.len = 0; /* nothing to draw: the page says so */
     json_t *j =
         json_pack("{s:o, s:s%, s:o}", "view", kd_episode_view_json(v), "text", text.data ? (const char *)text.data : "",
-                  text.len, "renderer", asset_find(renderer) ? json_string(renderer) : json_null());
+                  text.len, "renderer", kd_web_asset_find(renderer) ? json_string(renderer) : json_null());
     kd_buf_fini(&text);
     return j;
 }
@@ -140,7 +142,7 @@ static kd_err api_one(kd_gateway *gw, const char *id_text, kd_mcp_http_page *out
     else if (!v.type)
         err = answer_error(out, 404, "the episode's type is not served here");
     else
-        err = answer_json(out, 200, episode_json(&v));
+        err = answer_json(out, 200, kd_gw_page_episode_json(&v));
     kd_episode_view_fini(&v);
     return err;
 }
@@ -158,7 +160,8 @@ kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_
         file = "/index.html";
     else if (strncmp(path, PAGE_ONE, strlen(PAGE_ONE)) == 0 && parse_id(path + strlen(PAGE_ONE)))
         file = "/episode.html";
-    const kd_web_asset *a = asset_find(file);
+    /* The widget's template is served as an MCP resource (gateway_widget.c). */
+    const kd_web_asset *a = strcmp(file, "/widget.html") == 0 ? NULL : kd_web_asset_find(file);
     if (!a) {
         static const char NF[] = "Not Found\n";
         return answer_text(out, 404, "text/plain; charset=utf-8", NF, sizeof NF - 1);

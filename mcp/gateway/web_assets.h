@@ -17,4 +17,7 @@ typedef struct {
 /* Every file, in name order; the last entry has a NULL path. */
 extern const kd_web_asset kd_web_assets[];
 
+/* The file at `path` ("/app.js"), or NULL (gateway_page.c). */
+const kd_web_asset *kd_web_asset_find(const char *path);
+
 #endif

@@ -77,6 +77,8 @@ static int set_opt_str(json_t *o, const char *key, const char *s)
     return json_object_set_new(o, key, json_string(s));
 }
 
+static json_t *parse_json(const char *what, const char *name, const char *text, int want_array);
+
 kd_err kd_mcp_server_alloc(const kd_mcp_server_options *opts, kd_mcp_server **out)
 {
     kd_mcp_server *srv = NULL;
@@ -121,6 +123,11 @@ kd_err kd_mcp_server_alloc(const kd_mcp_server_options *opts, kd_mcp_server **ou
         goto fail;
     if (opts->instructions != NULL && (srv->instructions = strdup(opts->instructions)) == NULL)
         goto fail;
+    if (opts->extensions_json != NULL &&
+        (srv->extensions = parse_json("extensions", opts->name, opts->extensions_json, 0)) == NULL) {
+        err = KD_ERR_PARSE;
+        goto fail;
+    }
     *out = srv;
     return KD_OK;
 fail:
@@ -149,6 +156,7 @@ void kd_mcp_server_free(kd_mcp_server *srv)
     free(srv->providers);
     json_decref(srv->templates);
     json_decref(srv->server_info);
+    json_decref(srv->extensions);
     free(srv->instructions);
     pthread_mutex_destroy(&srv->lock);
     free(srv);
@@ -204,7 +212,7 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-static json_t *tool_def(const kd_mcp_tool *t, json_t *input, json_t *output)
+static json_t *tool_def(const kd_mcp_tool *t, json_t *input, json_t *output, json_t *meta)
 {
     json_t *def = json_object(), *ann = json_object();
 
@@ -218,7 +226,8 @@ static json_t *tool_def(const kd_mcp_tool *t, json_t *input, json_t *output)
         goto fail;
     if (set_opt_str(def, "name", t->name) != 0 || set_opt_str(def, "title", t->title) != 0 ||
         set_opt_str(def, "description", t->description) != 0 || json_object_set(def, "inputSchema", input) != 0 ||
-        (output != NULL && json_object_set(def, "outputSchema", output) != 0))
+        (output != NULL && json_object_set(def, "outputSchema", output) != 0) ||
+        (meta != NULL && json_object_set(def, "_meta", meta) != 0))
         goto fail;
     if (json_object_set_new(def, "annotations", ann) != 0) {
         ann = NULL;
@@ -233,7 +242,7 @@ fail:
 
 kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
 {
-    json_t *input = NULL, *output = NULL, *def = NULL;
+    json_t *input = NULL, *output = NULL, *meta = NULL, *def = NULL;
     char *name = NULL;
     kd_err err = KD_ERR_PARSE;
     size_t i;
@@ -249,8 +258,10 @@ kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
     if (t->output_schema_json != NULL &&
         (output = parse_json("outputSchema", t->name, t->output_schema_json, 0)) == NULL)
         goto fail;
+    if (t->meta_json != NULL && (meta = parse_json("_meta", t->name, t->meta_json, 0)) == NULL)
+        goto fail;
     err = KD_ERR_NOMEM;
-    def = tool_def(t, input, output);
+    def = tool_def(t, input, output, meta);
     name = strdup(t->name);
     if (def == NULL || name == NULL)
         goto fail;
@@ -279,10 +290,12 @@ kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
     pthread_mutex_unlock(&srv->lock);
     json_decref(input);
     json_decref(output);
+    json_decref(meta);
     return KD_OK;
 fail:
     free(name);
     json_decref(def);
+    json_decref(meta);
     json_decref(output);
     json_decref(input);
     return err;

@@ -74,6 +74,11 @@ typedef struct {
     unsigned call_burst;           /* requests allowed at once [2 * rate] */
     unsigned page_size;            /* items per page of the list methods [100] */
     const char *default_log_level; /* before logging/setLevel ["warning"] */
+    /* Protocol extensions the server offers (capabilities.extensions, as
+     * in MCP Apps: {"io.modelcontextprotocol/ui": {}}): a JSON object text,
+     * or NULL for none. Parsed at alloc (KD_ERR_PARSE when it is not an
+     * object). */
+    const char *extensions_json;
     /* The clock of the call-rate limit, in nanoseconds on any monotonic
      * scale [CLOCK_MONOTONIC]. Tests inject their own so that the limit
      * does not depend on how fast the machine runs. Called from any
@@ -100,6 +105,9 @@ typedef struct {
     const char *title, *description;
     const char *input_schema_json, *output_schema_json;
     int read_only_hint, destructive_hint, idempotent_hint, open_world_hint;
+    /* The tool's _meta (a JSON object text, or NULL): what hosts read
+     * beside the definition, e.g. MCP Apps' {"ui": {"resourceUri": ...}}. */
+    const char *meta_json;
     int writes; /* hidden when the server is read-only */
     int quick;  /* answers at once, waiting on nothing (reads, computes):
                    it may run on a transport's event thread (see above) */
@@ -166,8 +174,8 @@ typedef struct {
 
 /*
  * Creates a server. Errors: KD_ERR_INVALID_ARG (name or version missing),
- * KD_ERR_NOMEM. The server must outlive every session and transport that
- * uses it.
+ * KD_ERR_PARSE (extensions_json is not a JSON object), KD_ERR_NOMEM. The server must outlive every session and
+ * transport that uses it.
  */
 kd_err kd_mcp_server_alloc(const kd_mcp_server_options *opts, kd_mcp_server **out) KD_WARN_UNUSED;
 
@@ -178,8 +186,8 @@ void kd_mcp_server_free(kd_mcp_server *srv);
  * Registers a tool, a resource provider, a template or a prompt. Usually
  * done before the transports start, but safe at any time (send
  * kd_mcp_server_notify_list_changed afterwards). Errors: KD_ERR_INVALID_ARG
- * (bad name, missing callback), KD_ERR_PARSE (a schema or arguments_json is
- * not the JSON it should be), KD_ERR_EXISTS (the name is taken), KD_ERR_NOMEM.
+ * (bad name, missing callback), KD_ERR_PARSE (a schema, meta_json or
+ * arguments_json is not the JSON it should be), KD_ERR_EXISTS (the name is taken), KD_ERR_NOMEM.
  * The callbacks' ctx must stay valid while the server lives.
  */
 kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *tool) KD_WARN_UNUSED;

@@ -43,6 +43,7 @@ struct kd_mcp_server {
     pthread_mutex_t lock;
     json_t *server_info; /* immutable after alloc */
     char *instructions;  /* immutable after alloc, may be NULL */
+    json_t *extensions;  /* capabilities.extensions: immutable, may be NULL */
     int read_only;
     size_t max_message_bytes;
     unsigned max_subscriptions, calls_per_second, call_burst, page_size;

@@ -130,10 +130,15 @@ fail:
 
 /* ---- lifecycle, ping, logging ----------------------------------------- */
 
-static json_t *capabilities(void)
+static json_t *capabilities(const kd_mcp_server *srv)
 {
-    return json_pack("{s:{},s:{s:b},s:{s:b,s:b},s:{s:b}}", "logging", "prompts", "listChanged", 1, "resources",
-                     "subscribe", 1, "listChanged", 1, "tools", "listChanged", 1);
+    json_t *caps = json_pack("{s:{},s:{s:b},s:{s:b,s:b},s:{s:b}}", "logging", "prompts", "listChanged", 1, "resources",
+                             "subscribe", 1, "listChanged", 1, "tools", "listChanged", 1);
+    if (caps != NULL && srv->extensions != NULL && json_object_set(caps, "extensions", srv->extensions) != 0) {
+        json_decref(caps);
+        return NULL;
+    }
+    return caps;
 }
 
 static json_t *m_initialize(call *c)
@@ -149,7 +154,7 @@ static json_t *m_initialize(call *c)
         return NULL;
     if (kd_mcp_protocol_supported(asked))
         chosen = asked; /* points into params: replaced by the static copy below */
-    r = json_pack("{s:s,s:o,s:O}", "protocolVersion", chosen, "capabilities", capabilities(), "serverInfo",
+    r = json_pack("{s:s,s:o,s:O}", "protocolVersion", chosen, "capabilities", capabilities(srv), "serverInfo",
                   srv->server_info);
     if (r == NULL)
         return fail(c, KD_JSONRPC_INTERNAL_ERROR, "Internal error: out of memory");

@@ -1,10 +1,11 @@
-/* app.js: what every page of the board app shares. The bearer token (needed
+/* app.js: what every page of the board app shares besides drawing (render.js,
+ * loaded first): the data, the events and errors. The bearer token (needed
  * beyond loopback) arrives in the address's fragment (#token=...), which the
  * browser never sends to a server or in a Referer; it is kept in this tab's
  * sessionStorage, removed from the address bar, and sent only in the
  * Authorization header of the app's own fetches. */
 "use strict";
-const kdapp = (() => {
+Object.assign(kdapp, (() => {
   const KEY = "kdapp-token";
   if (location.hash.startsWith("#token=")) {
     sessionStorage.setItem(KEY, decodeURIComponent(location.hash.slice(7)));
@@ -74,27 +75,5 @@ const kdapp = (() => {
     }
   }
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  /* A grid of rows x cols cells; cell(r, c, div) fills each. */
-  function grid(rows, cols, cls, cell) {
-    const g = el("div", "grid " + (cls || ""));
-    g.style.gridTemplateColumns = "repeat(" + cols + ", auto)";
-    for (let r = 0; r < rows; r++)
-      for (let c = 0; c < cols; c++) {
-        const d = el("div", "cell");
-        d.dataset.row = r;
-        d.dataset.col = c;
-        cell(r, c, d);
-        g.appendChild(d);
-      }
-    return g;
-  }
-
-  return { headers, getJSON, follow, showError, el, grid, renderers: {} };
-})();
+  return { headers, getJSON, follow, showError };
+})());

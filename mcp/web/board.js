@@ -1,7 +1,8 @@
 /* board.js: one episode at /episodes/{id}: its board (drawn by the type's
  * renderer, /types/<type>.js, when the type has one, else the type's text
  * board), whose turn it is, the digest and log position the view reflects,
- * and the updates seen since the page opened. */
+ * and the updates seen since the page opened, drawn from the events of
+ * /api/events as they come. */
 "use strict";
 (() => {
   const id = Number(location.pathname.split("/").pop());
@@ -25,33 +26,21 @@
     dl.appendChild(kdapp.el("dd", null, value));
   }
 
-  function turn(v) {
-    if (v.deleted) return "deleted (its creation was reverted)";
-    if (v.phase !== "in_progress") return v.phase + (v.winner !== null ? ": " + v.seats[v.winner] + " won" : "");
-    return v.to_move !== null ? v.seats[v.to_move] + " to move" : "nobody to move";
-  }
-
   async function draw(j) {
     const v = j.view;
     document.getElementById("title").textContent = "episode " + v.episode_id + " (" + v.type + ")";
     document.title = "kdapp episode " + v.episode_id;
-    const board = document.getElementById("board");
-    let drawn = null;
     if (j.renderer && !v.deleted) {
       try {
         await loadScript(j.renderer);
-        const r = kdapp.renderers[v.type];
-        if (r) drawn = r(v, last);
       } catch (e) {
-        drawn = null;
+        /* drawn as its text board */
       }
     }
-    if (!drawn) drawn = kdapp.el("pre", "text", j.text);
-    drawn.id = "drawn";
-    board.replaceChildren(drawn);
+    document.getElementById("board").replaceChildren(kdapp.board(v, last, j.text));
     const dl = document.getElementById("facts");
     dl.replaceChildren();
-    fact(dl, "turn", turn(v));
+    fact(dl, "turn", kdapp.turn(v));
     fact(dl, "status", v.status || v.phase);
     if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
     fact(dl, "last event", v.last_event);
@@ -61,25 +50,37 @@
     last = v;
   }
 
-  async function load(note) {
-    try {
-      const j = await kdapp.getJSON("/api/episodes/" + id);
-      await draw(j);
-      if (note) {
-        const v = j.view;
-        const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (v.move_count !== undefined ? ", " + v.move_count + " moves" : "") + ", " + turn(v));
-        const ol = document.getElementById("updates");
-        ol.insertBefore(li, ol.firstChild);
-        while (ol.children.length > 20) ol.removeChild(ol.lastChild);
-      }
-      kdapp.showError("");
-    } catch (e) {
-      kdapp.showError(e.message);
-    }
+  function noteUpdate(v) {
+    const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (v.move_count !== undefined ? ", " + v.move_count + " moves" : "") + ", " + kdapp.turn(v));
+    const ol = document.getElementById("updates");
+    ol.insertBefore(li, ol.firstChild);
+    while (ol.children.length > 20) ol.removeChild(ol.lastChild);
   }
 
-  load(false);
+  /* Draws what get() gives, one at a time in arrival order; a view older
+   * than the one drawn (the log only grows, reverts too) is skipped. */
+  let queue = Promise.resolve();
+  function show(get, note) {
+    queue = queue.then(async () => {
+      try {
+        const j = await get();
+        if (last && j.view.log_seq < last.log_seq) return;
+        await draw(j);
+        if (note) noteUpdate(j.view);
+        kdapp.showError("");
+      } catch (e) {
+        kdapp.showError(e.message);
+      }
+    });
+  }
+
+  const fetchOne = () => kdapp.getJSON("/api/episodes/" + id);
+  show(fetchOne, false);
+  /* Each event carries the view it announces, so every view the engine
+   * published is drawn, a rollback too however soon the next block
+   * follows it. */
   kdapp.follow((name, data) => {
-    if (name === "resync" || data.episode_id === id) load(name === "view");
+    if (name === "resync") show(fetchOne, false);
+    else if (name === "view" && data.episode_id === id && data.view) show(() => data, true);
   });
 })();

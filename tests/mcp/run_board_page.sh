@@ -113,7 +113,7 @@ grep -q '<script src="/board.js"' "$work/body" || fail "/episodes/5 does not loa
 for f in "$work/index.html" "$work/body"; do
     grep -qi '<script>\|<script [^s]\|style=\|<style\| on[a-z]*=' "$f" && fail "inline script or style in $f"
 done
-for js in /app.js /list.js /board.js /types/tictactoe.js /types/fourinarow.js /types/checkers.js /types/chess.js; do
+for js in /render.js /app.js /list.js /board.js /widget.js /types/tictactoe.js /types/fourinarow.js /types/checkers.js /types/chess.js; do
     [ "$(get $js)" = 200 ] || fail "$js did not answer 200"
     header_has Content-Type "text/javascript" "$js"
     page_headers "$js"
@@ -125,6 +125,7 @@ if [ -n "${KD_SOURCE_DIR:-}" ]; then
     n=0
     while IFS= read -r f; do
         rel=${f#"$web"}
+        [ "$rel" = /widget.html ] && continue # the widget's template: an MCP resource, not a page
         [ "$(get "$rel")" = 200 ] || fail "$rel is not served"
         cmp -s "$work/body" "$f" || fail "$rel differs from $f"
         n=$((n + 1))
@@ -132,6 +133,7 @@ if [ -n "${KD_SOURCE_DIR:-}" ]; then
     [ $n -ge 9 ] || fail "only $n files in $web"
 fi
 [ "$(get /nothing.js)" = 404 ] || fail "/nothing.js is not a 404"
+[ "$(get /widget.html)" = 404 ] || fail "the widget's template is served as a page"
 page_headers "/nothing.js"
 [ "$(get /episodes/x1)" = 404 ] || fail "/episodes/x1 is not a 404"
 [ "$(get /api/episodes/0)" = 404 ] || fail "/api/episodes/0 is not a 404"
@@ -187,6 +189,10 @@ until grep -q "^data: {\"episode_id\":$id,\"type\":\"fourinarow\".*\"move_count\
     tries=$((tries + 1))
 done
 grep -B1 "^data: {\"episode_id\":$id," "$work/events.out" | grep -q '^event: view$' || fail "the event is not named view"
+# ... and carries what the page draws: the view itself and its text board
+grep "^data: {\"episode_id\":$id,.*\"move_count\":1" "$work/events.out" | tail -n 1 | sed 's/^data: //' |
+    jq -e '.view.last_column == 3 and .renderer == "/types/fourinarow.js" and (.text | length > 0)' >/dev/null ||
+    fail "the event does not carry the view (events: $(cat "$work/events.out"))"
 [ "$(get "/api/episodes/$id")" = 200 ] && jq -e '.view.move_count == 1 and .view.last_column == 3' "$work/body" \
     >/dev/null || fail "the episode does not show the move: $(cat "$work/body")"
 

@@ -386,6 +386,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         .title = "kdapp episode engine",
         .version = "0.1.0",
         .instructions = INSTRUCTIONS,
+        .extensions_json = KD_GATEWAY_EXTENSIONS_JSON,
         .read_only = o.read_only,
     };
     so.calls_per_second = o.calls_per_s;

@@ -6,6 +6,7 @@ kdapp.renderers.checkers = (v) => {
   return kdapp.grid(8, 8, "checkers", (r, c, d) => {
     const ch = v.board[r][c];
     d.classList.add((r + c) % 2 ? "dark" : "light");
+    kdapp.label(r, c, d);
     if (glyph[ch]) {
       d.textContent = glyph[ch];
       d.classList.add(ch.toLowerCase() === "w" ? "piece-w" : "piece-b");

@@ -19,6 +19,7 @@ kdapp.renderers.chess = (v) => {
   return kdapp.grid(8, 8, "chess", (r, c, d) => {
     const p = rows[r][c];
     d.classList.add((r + c) % 2 ? "dark" : "light");
+    kdapp.label(r, c, d);
     if (p) {
       d.textContent = glyph[p.toUpperCase()];
       d.classList.add(p === p.toUpperCase() ? "piece-w" : "piece-b");

@@ -1,0 +1,63 @@
+/* render.js: what draws a board, shared by the board page and the MCP App
+ * widget (ui://kdapp/board.html, which inlines this file, the renderers of
+ * types/ and widget.js). A type's renderer, types/<type>.js, registers
+ * kdapp.renderers[<type>] = (view, prevView) => element; a type without one
+ * is drawn as its text board. Nothing here fetches or sends anything. */
+"use strict";
+const kdapp = (() => {
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  /* A grid of rows x cols cells; cell(r, c, div) fills each. */
+  function grid(rows, cols, cls, cell) {
+    const g = el("div", "grid " + (cls || ""));
+    g.style.gridTemplateColumns = "repeat(" + cols + ", auto)";
+    for (let r = 0; r < rows; r++)
+      for (let c = 0; c < cols; c++) {
+        const d = el("div", "cell");
+        d.dataset.row = r;
+        d.dataset.col = c;
+        cell(r, c, d);
+        g.appendChild(d);
+      }
+    return g;
+  }
+
+  /* Board coordinates on an 8x8 board drawn rank 8 first: the rank on the
+   * left column's cells, the file on the bottom row's (app.css draws them). */
+  function label(r, c, d) {
+    if (c === 0) d.dataset.rank = 8 - r;
+    if (r === 7) d.dataset.file = "abcdefgh"[c];
+  }
+
+  /* Whose turn it is, or how the game ended, in words. */
+  function turn(v) {
+    if (v.deleted) return "deleted (its creation was reverted)";
+    if (v.phase !== "in_progress") return v.phase + (v.winner !== null ? ": " + v.seats[v.winner] + " won" : "");
+    return v.to_move !== null ? v.seats[v.to_move] + " to move" : "nobody to move";
+  }
+
+  /* The board of view `v` (against `prev`, the view drawn before, or null):
+   * the type's renderer when it has one, else `text` (the text board). */
+  function board(v, prev, text) {
+    let drawn = null;
+    const r = !v.deleted && renderers[v.type];
+    if (r) {
+      try {
+        drawn = r(v, prev && prev.episode_id === v.episode_id ? prev : null);
+      } catch (e) {
+        drawn = null;
+      }
+    }
+    if (!drawn) drawn = el("pre", "text", text || "");
+    drawn.id = "drawn";
+    return drawn;
+  }
+
+  const renderers = {};
+  return { el, grid, label, turn, board, renderers };
+})();
