@@ -42,7 +42,8 @@ static const char *content_type(const char *path)
 {
     static const char *const TYPES[][2] = {{".html", "text/html; charset=utf-8"},
                                            {".css", "text/css; charset=utf-8"},
-                                           {".js", "text/javascript; charset=utf-8"}};
+                                           {".js", "text/javascript; charset=utf-8"},
+                                           {".svg", "image/svg+xml"}};
     size_t n = strlen(path);
     for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++) {
         size_t m = strlen(TYPES[i][0]);

@@ -2,9 +2,10 @@
 # check.sh — the whole test suite from a fresh Debian machine: installs what
 # is missing, builds with warnings as errors, and runs every test through
 # ctest (Criterion unit tests and integration tests on real files, sockets
-# and processes, and the MCP client tests: the official TypeScript SDK client
-# and the MCP conformance suite, npm packages pinned in tests/client's
-# package-lock.json).
+# and processes, the MCP client tests: the official TypeScript SDK client
+# and the MCP conformance suite, and the browser tests: the board page and
+# the MCP App widget in Debian's chromium through puppeteer-core; npm
+# packages pinned in tests/client's package-lock.json).
 #
 # First a sanitizer pass: a second build (build-asan) with AddressSanitizer,
 # UndefinedBehaviorSanitizer and LeakSanitizer, and the engine's crash
@@ -13,7 +14,8 @@
 # (build-tsan, only what it runs) runs the threaded parts: readers racing
 # a growing map and MCP sessions racing the writer (tests/threads), the
 # engine daemon (ingest server, signature pool, publisher), the devnet,
-# and the gateway attached and embedded under the Node.js MCP clients.
+# and the gateway attached and embedded under the Node.js MCP clients and
+# the board page in chromium.
 # Criterion cannot run under ThreadSanitizer (tests/threads/threads.h), so
 # the Criterion tests are not in it. Any report, from a test or from a
 # daemon it started, fails the check (tests/tsan.supp lists what is
@@ -28,15 +30,21 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 KD_WERROR=${KD_WERROR:-ON} tools/scripts/setup.sh
 
-# node and npm for the client tests (Debian's nodejs and npm when missing),
-# then the pinned packages; npm ci runs again only when the lockfile changed.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "check: installing nodejs npm"
+# node and npm for the client tests, chromium and a font with the game
+# pieces for the browser tests (Debian's packages when missing), then the
+# pinned npm packages; npm ci runs again only when the lockfile changed.
+missing=()
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+command -v chromium >/dev/null || missing+=(chromium)
+dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || missing+=(fonts-dejavu-core)
+if ((${#missing[@]})); then
+  echo "check: installing ${missing[*]}"
   sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -q
-  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends nodejs npm
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 18) ? 0 : 1)' ||
   echo "check: warning: node $(node --version) is older than 20.18; the MCP conformance suite needs 20.18 or later" >&2
@@ -64,7 +72,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios
   rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
-  tsan_tests='^(threads_scenarios|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle)|play_reorg_games|mcp_board_page)$'
+  tsan_tests='^(threads_scenarios|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle|page)|play_reorg_games|mcp_board_page)$'
   tsan_rc=0
   (cd build-tsan && ctest --output-on-failure --timeout 600 -j"$jobs" -R "$tsan_tests") || tsan_rc=$?
   if compgen -G 'build-tsan/tsan-reports/*' >/dev/null; then

@@ -112,13 +112,16 @@ async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
   };
 }
 
-/** Spawns `kdapp mcp --http 127.0.0.1:0` and resolves its /mcp URL (read from its stderr). */
-export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {} } = {}) {
-  return daemon(gatewayArgs(dirs, blockMs, ['--http', '127.0.0.1:0', ...extra]), {
+/** Spawns `kdapp mcp --http BIND:0` (bind 127.0.0.1 unless given) and resolves its /mcp URL (read
+ *  from its stderr) and `base`, the loopback address of its board page. */
+export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bind = '127.0.0.1' } = {}) {
+  return daemon(gatewayArgs(dirs, blockMs, ['--http', `${bind}:0`, ...extra]), {
     env,
     ready: (text) => {
       const m = /serving MCP on (http:\/\/\S+\/mcp)/.exec(text);
-      return m && { url: new URL(m[1]) };
+      if (!m) return null;
+      const url = new URL(m[1]);
+      return { url, base: `http://127.0.0.1:${url.port}` };
     },
     what: 'the gateway to print "serving MCP on http://…/mcp"',
   });
