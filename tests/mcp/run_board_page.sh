@@ -129,7 +129,7 @@ if [ -n "${KD_SOURCE_DIR:-}" ]; then
         [ "$(get "$rel")" = 200 ] || fail "$rel is not served"
         cmp -s "$work/body" "$f" || fail "$rel differs from $f"
         n=$((n + 1))
-    done < <(find "$web" -name '*.html' -o -name '*.css' -o -name '*.js')
+    done < <(find "$web" -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.svg')
     [ $n -ge 9 ] || fail "only $n files in $web"
 fi
 [ "$(get /nothing.js)" = 404 ] || fail "/nothing.js is not a 404"
