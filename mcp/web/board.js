@@ -41,6 +41,8 @@
     const dl = document.getElementById("facts");
     dl.replaceChildren();
     fact(dl, "turn", kdapp.turn(v));
+    const moves = kdapp.lastMoves(v);
+    if (moves.length) fact(dl, moves.length > 1 ? "last moves" : "last move", moves.join(" "));
     fact(dl, "status", v.status || v.phase);
     if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
     fact(dl, "last event", v.last_event);
@@ -51,7 +53,8 @@
   }
 
   function noteUpdate(v) {
-    const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (v.move_count !== undefined ? ", " + v.move_count + " moves" : "") + ", " + kdapp.turn(v));
+    const moves = kdapp.lastMoves(v);
+    const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (moves.length ? " " + moves[moves.length - 1] : "") + (v.move_count !== undefined ? ", " + v.move_count + " moves" : "") + ", " + kdapp.turn(v));
     const ol = document.getElementById("updates");
     ol.insertBefore(li, ol.firstChild);
     while (ol.children.length > 20) ol.removeChild(ol.lastChild);

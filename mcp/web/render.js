@@ -2,7 +2,9 @@
  * widget (ui://kdapp/board.html, which inlines this file, the renderers of
  * types/ and widget.js). A type's renderer, types/<type>.js, registers
  * kdapp.renderers[<type>] = (view, prevView) => element; a type without one
- * is drawn as its text board. Nothing here fetches or sends anything. */
+ * is drawn as its text board; it may also register kdapp.moveNotes[<type>]
+ * = (view) => the notations of the view's last moves. Nothing here fetches or sends
+ * anything. */
 "use strict";
 const kdapp = (() => {
   function el(tag, cls, text) {
@@ -58,6 +60,14 @@ const kdapp = (() => {
     return drawn;
   }
 
-  const renderers = {};
-  return { el, grid, label, turn, board, renderers };
+  /* The last moves of view `v` in the type's notation, oldest first, as its
+   * type tells them (kdapp.moveNotes[<type>] = (view) => [notation, ...]);
+   * [] when it does not. */
+  function lastMoves(v) {
+    const f = !v.deleted && moveNotes[v.type];
+    return (f && f(v)) || [];
+  }
+
+  const renderers = {}, moveNotes = {};
+  return { el, grid, label, turn, board, lastMoves, renderers, moveNotes };
 })();

@@ -68,6 +68,8 @@
     const dl = document.getElementById("facts");
     dl.replaceChildren();
     fact(dl, "status", v.status || v.phase);
+    const moves = kdapp.lastMoves(v);
+    if (moves.length) fact(dl, moves.length > 1 ? "last moves" : "last move", moves.join(" "));
     if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
     fact(dl, "log seq", v.log_seq);
     fact(dl, "digest", String(v.digest || "").slice(0, 16) + "…");

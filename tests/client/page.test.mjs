@@ -126,6 +126,7 @@ test('a move through MCP appears on the open page; a reorg brings the evicted ma
   const stored = storedView(dirs, id);
   await waitForSeq(page, stored.log_seq);
   assert.deepEqual((await drawnBoard(page)).tokens, expectedBoard(stored));
+  await screenshot(page, 'page-tictactoe-stress');
   assert.deepEqual(page.problems, [], 'the page logs no error');
   await page.close();
 });

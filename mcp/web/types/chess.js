@@ -27,3 +27,4 @@ kdapp.renderers.chess = (v) => {
     if (marked.has(r * 8 + c)) d.classList.add("last");
   });
 };
+kdapp.moveNotes.chess = (v) => (v.last_move ? [v.last_move.san] : []);

@@ -15,3 +15,4 @@ kdapp.renderers.fourinarow = (v, prev) => {
     if (r === lastRow && c === v.last_column) d.classList.add("last");
   });
 };
+kdapp.moveNotes.fourinarow = (v) => (v.last_column !== null ? ["column " + v.last_column] : []);

@@ -19,3 +19,5 @@ kdapp.renderers.tictactoe = (v, prev) => {
     if (newest && newest.row === r && newest.col === c) d.classList.add("last");
   });
 };
+/* The recent moves (in stress mode the marks still on the board), oldest first. */
+kdapp.moveNotes.tictactoe = (v) => (v.recent_moves || []).map((m) => m.player + "(" + m.row + "," + m.col + ")");
