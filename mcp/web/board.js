@@ -53,8 +53,9 @@
   }
 
   function noteUpdate(v) {
-    const moves = kdapp.lastMoves(v);
-    const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (moves.length ? " " + moves[moves.length - 1] : "") + (v.move_count !== undefined ? ", " + v.move_count + " moves" : "") + ", " + kdapp.turn(v));
+    const moves = v.last_event === "command" ? kdapp.lastMoves(v) : []; /* a rollback names no move */
+    const count = v.move_count === undefined ? "" : ", " + v.move_count + (v.move_count === 1 ? " move" : " moves");
+    const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (moves.length ? " " + moves[moves.length - 1] : "") + count + ", " + kdapp.turn(v));
     const ol = document.getElementById("updates");
     ol.insertBefore(li, ol.firstChild);
     while (ol.children.length > 20) ol.removeChild(ol.lastChild);

@@ -170,20 +170,22 @@ test('the token travels only in a header; without it the page says so; a foreign
     await new Promise((resolve) => foreign.listen(0, '127.0.0.1', resolve));
     const other = await watchedPage(browser);
     await other.goto(`http://${FOREIGN_HOST}:${foreign.address().port}/`);
-    // the statuses from the DevTools protocol's raw answers (CORS hides them from the page)
-    const statuses = [];
+    // the statuses from the DevTools protocol's raw answers (CORS hides them from the page);
+    // a request's events may come in either order
     const urls = new Map();
+    const codes = new Map();
     const cdp = await other.createCDPSession();
     await cdp.send('Network.enable');
     cdp.on('Network.requestWillBeSent', ({ requestId, request }) => urls.set(requestId, request.url));
-    cdp.on('Network.responseReceivedExtraInfo', ({ requestId, statusCode }) => {
-      const url = urls.get(requestId);
-      if (url?.startsWith(gw.base)) statuses.push([new URL(url).pathname, statusCode]);
-    });
+    cdp.on('Network.responseReceivedExtraInfo', ({ requestId, statusCode }) => codes.set(requestId, statusCode));
+    const statuses = () => [...codes].filter(([id]) => urls.get(id)?.startsWith(gw.base))
+      .map(([id, code]) => [new URL(urls.get(id)).pathname, code]).sort();
     await other.evaluate(async (base) => {
       for (const p of ['/api/episodes', '/api/events']) await fetch(base + p).catch(() => {});
     }, gw.base);
-    assert.deepEqual(statuses.sort(), [['/api/episodes', 403], ['/api/events', 403]], 'the foreign origin is refused');
+    // the protocol's events may come after the page's fetches settle: wait for both (bounded: 10 s)
+    for (let i = 0; i < 200 && statuses().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(statuses(), [['/api/episodes', 403], ['/api/events', 403]], 'the foreign origin is refused');
     await other.close();
   } finally {
     foreign?.close();

@@ -254,6 +254,61 @@ Test(methods, read_only_hides_writers)
     kd_mcp_server_free(ro);
 }
 
+Test(methods, extensions_and_tool_meta)
+{
+    kd_mcp_server *x =
+        fake_server_new(&(kd_mcp_server_options){.extensions_json = "{\"io.modelcontextprotocol/ui\":{\"k\":1}}"});
+    kd_mcp_session *s;
+    json_t *r, *t, *found = NULL;
+    size_t i;
+
+    cr_assert_eq(kd_mcp_server_add_tool(x, &(kd_mcp_tool){.name = "board",
+                                                          .meta_json = "{\"ui\":{\"resourceUri\":\"ui://x/b\"}}",
+                                                          .call = (void *)1}),
+                 KD_OK);
+    cr_assert_eq(kd_mcp_session_alloc(x, NULL, NULL, &s), KD_OK);
+    r = fake_call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                     "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}");
+    cr_expect_eq(json_integer_value(json_object_get(
+                     json_object_get(json_object_get(json_object_get(result_of(r), "capabilities"), "extensions"),
+                                     "io.modelcontextprotocol/ui"),
+                     "k")),
+                 1);
+    json_decref(r);
+    r = fake_call(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+    json_array_foreach(json_object_get(result_of(r), "tools"), i, t)
+    {
+        if (strcmp(json_string_value(json_object_get(t, "name")), "board") == 0)
+            found = t;
+        else
+            cr_expect_null(json_object_get(t, "_meta"), "only the tool given a _meta has one");
+    }
+    cr_assert_not_null(found);
+    cr_expect_str_eq(
+        json_string_value(json_object_get(json_object_get(json_object_get(found, "_meta"), "ui"), "resourceUri")),
+        "ui://x/b");
+    json_decref(r);
+    kd_mcp_session_free(s);
+    kd_mcp_server_free(x);
+
+    /* without extensions_json, capabilities has no "extensions" */
+    r = fake_call(ses, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                       "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}");
+    cr_expect_null(json_object_get(json_object_get(result_of(r), "capabilities"), "extensions"));
+    json_decref(r);
+
+    /* bad JSON is refused at registration and at alloc */
+    cr_expect_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){.name = "m", .meta_json = "[1]", .call = (void *)1}),
+                 KD_ERR_PARSE);
+    cr_expect_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){.name = "m", .meta_json = "{", .call = (void *)1}),
+                 KD_ERR_PARSE);
+    x = NULL;
+    cr_expect_eq(
+        kd_mcp_server_alloc(&(kd_mcp_server_options){.name = "n", .version = "1", .extensions_json = "[]"}, &x),
+        KD_ERR_PARSE);
+    cr_expect_null(x);
+}
+
 Test(methods, registration_errors)
 {
     kd_mcp_tool t = {.name = "echo", .call = (void *)1};
