@@ -11,14 +11,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 
 import { scratch, httpGateway, httpClient, discoverTools, call, CAP, GAME, move } from './lib/harness.mjs';
-import { FOREIGN_HOST, launchBrowser, watchedPage, screenshot, drawnBoard, expectedBoard, storedView } from './lib/browser.mjs';
-
-const TYPES = [
-  ['tictactoe', { cap: CAP }],
-  ['fourinarow', { type: 'fourinarow' }],
-  ['checkers', { type: 'checkers' }],
-  ['chess', { type: 'chess' }],
-];
+import {
+  FOREIGN_HOST, BOARD_TYPES, launchBrowser, watchedPage, screenshot, drawnBoard, expectedBoard, storedView, startEachType,
+} from './lib/browser.mjs';
 
 let dirs;
 let gw;
@@ -40,14 +35,6 @@ after(async () => {
   dirs?.cleanup();
 });
 
-/** Plays the first legal move of the seat to move; returns the new view. */
-async function playFirst(id) {
-  const legal = await call(client, 'kdapp_legal_moves', { episode_id: id });
-  const r = await call(client, 'kdapp_execute_command', { episode_id: id, command: legal.structuredContent.moves[0].command });
-  assert.equal(r.structuredContent.legal, true, r.content[0].text);
-  return r.structuredContent.view;
-}
-
 /** Waits until the page's facts say it reflects log position `seq`. */
 function waitForSeq(page, seq) {
   return page.waitForFunction((want) => {
@@ -57,22 +44,17 @@ function waitForSeq(page, seq) {
 }
 
 test('for each type the page draws the board kdapp show --json reads from the store', { timeout: 60000 }, async () => {
-  const ids = {};
-  for (const [type, args] of TYPES) {
-    const id = (await call(client, 'kdapp_start_episode', args)).structuredContent.episode_id;
-    for (let i = 0; i < 3; i++) await playFirst(id);
-    ids[type] = id;
-  }
+  const ids = await startEachType(client, 3);
   const list = await watchedPage(browser);
   await list.goto(`${gw.base}/`);
-  await list.waitForFunction((n) => document.querySelectorAll('#episodes tbody tr').length === n, { timeout: 10000 }, TYPES.length);
+  await list.waitForFunction((n) => document.querySelectorAll('#episodes tbody tr').length === n, { timeout: 10000 }, BOARD_TYPES.length);
   const rows = await list.$$eval('#episodes tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
-  for (const [type] of TYPES) assert.ok(rows.some((r) => r[0] === String(ids[type]) && r[1] === type && r[4] === '3'), `the list shows ${type}: ${JSON.stringify(rows)}`);
+  for (const [type] of BOARD_TYPES) assert.ok(rows.some((r) => r[0] === String(ids[type]) && r[1] === type && r[4] === '3'), `the list shows ${type}: ${JSON.stringify(rows)}`);
   await screenshot(list, 'page-list');
   assert.deepEqual(list.problems, [], 'the list page logs no error');
   await list.close();
 
-  for (const [type] of TYPES) {
+  for (const [type] of BOARD_TYPES) {
     const view = storedView(dirs, ids[type]);
     const page = await watchedPage(browser);
     await page.goto(`${gw.base}/episodes/${ids[type]}`);

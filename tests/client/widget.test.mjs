@@ -14,38 +14,26 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 
-import { scratch, stdioClient, discoverTools, call, CAP } from './lib/harness.mjs';
-import { launchBrowser, watchedPage, screenshot, drawnBoard, expectedBoard, storedView } from './lib/browser.mjs';
+import { scratch, stdioClient, discoverTools, call } from './lib/harness.mjs';
+import {
+  BOARD_TYPES, launchBrowser, watchedPage, screenshot, drawnBoard, expectedBoard, storedView, startEachType, playFirstLegal,
+} from './lib/browser.mjs';
 
 const WIDGET = 'ui://kdapp/board.html';
 const SKYBRIDGE = 'ui://kdapp/board-skybridge.html';
 const BOARD_TOOLS = ['kdapp_start_episode', 'kdapp_execute_command', 'kdapp_get_episode_state'];
-const TYPES = [
-  ['tictactoe', { cap: CAP }],
-  ['fourinarow', { type: 'fourinarow' }],
-  ['checkers', { type: 'checkers' }],
-  ['chess', { type: 'chess' }],
-];
-
 let dirs;
 let client;
 let tools;
 let browser;
-const ids = {};
+let ids;
 
 before(async () => {
   dirs = scratch('widget');
   client = await stdioClient(dirs);
   tools = await discoverTools(client);
   browser = await launchBrowser();
-  for (const [type, args] of TYPES) {
-    const id = (await call(client, 'kdapp_start_episode', args)).structuredContent.episode_id;
-    for (let i = 0; i < 3; i++) {
-      const legal = await call(client, 'kdapp_legal_moves', { episode_id: id });
-      await call(client, 'kdapp_execute_command', { episode_id: id, command: legal.structuredContent.moves[0].command });
-    }
-    ids[type] = id;
-  }
+  ids = await startEachType(client, 3);
 });
 
 after(async () => {
@@ -79,11 +67,11 @@ test('the server offers MCP Apps; board tools name the widget; the widget is one
     assert.equal(c.mimeType, mime);
     assert.match(c.text, /^<!DOCTYPE html>/);
     assert.doesNotMatch(c.text, /\b(src|href)\s*=|@import|url\(|kdapp:(styles|scripts)/, `${uri} loads nothing and has no marks left`);
-    for (const [type] of TYPES) assert.ok(c.text.includes(`kdapp.renderers.${type} =`), `${uri} draws ${type}`);
+    for (const [type] of BOARD_TYPES) assert.ok(c.text.includes(`kdapp.renderers.${type} =`), `${uri} draws ${type}`);
   }
   assert.deepEqual((await widgetHtml(WIDGET))._meta?.ui?.csp, { connectDomains: [], resourceDomains: [] });
   // structuredContent stays small (a board and its facts)
-  for (const [type] of TYPES) {
+  for (const [type] of BOARD_TYPES) {
     const r = await call(client, 'kdapp_get_episode_state', { episode_id: ids[type] });
     const size = JSON.stringify(r.structuredContent).length;
     console.log(`widget: ${type} structuredContent is ${size} bytes`);
@@ -129,7 +117,7 @@ function waitForTitle(frame, text) {
 
 test('inside an MCP Apps host the widget draws each type from the tool result', { timeout: 90000 }, async () => {
   const html = (await widgetHtml(WIDGET)).text;
-  for (const [type] of TYPES) {
+  for (const [type] of BOARD_TYPES) {
     const id = ids[type];
     const { page, bridge, frame, sizes } = await hostWidget(html);
     const args = { episode_id: id };
@@ -177,8 +165,7 @@ test('the OpenAI Apps SDK form draws window.openai.toolOutput and redraws on ope
   assert.deepEqual((await drawnBoard(page)).tokens, expectedBoard(first));
   await screenshot(page, 'widget-skybridge-chess');
 
-  const legal = await call(client, 'kdapp_legal_moves', { episode_id: id });
-  const moved = (await call(client, 'kdapp_execute_command', { episode_id: id, command: legal.structuredContent.moves[0].command })).structuredContent;
+  const moved = { legal: true, view: await playFirstLegal(client, id) }; // as kdapp_execute_command answers
   await page.evaluate((sc) => {
     window.openai.toolOutput = sc;
     window.dispatchEvent(new CustomEvent('openai:set_globals', { detail: { globals: { toolOutput: sc } } }));

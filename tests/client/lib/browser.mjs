@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 
-import { KDAPP } from './harness.mjs';
+import { KDAPP, CAP, call } from './harness.mjs';
 
 export const CHROMIUM = process.env.KD_CHROMIUM || '/usr/bin/chromium';
 /** A host name the browser resolves to 127.0.0.1 while its pages have a foreign origin. */
@@ -89,4 +89,30 @@ export function expectedBoard(view) {
 /** An episode's view as the store has it (`kdapp show --json`, read-only beside the running gateway). */
 export function storedView(dirs, id) {
   return JSON.parse(execFileSync(KDAPP, ['show', '--data', dirs.data, '--json', String(id)], { encoding: 'utf8' }));
+}
+
+/** The types with a renderer, each with the kdapp_start_episode arguments of a game (tic-tac-toe in stress mode). */
+export const BOARD_TYPES = [
+  ['tictactoe', { cap: CAP }],
+  ['fourinarow', { type: 'fourinarow' }],
+  ['checkers', { type: 'checkers' }],
+  ['chess', { type: 'chess' }],
+];
+
+/** Plays the first legal move of the seat to move in episode `id`; returns the new view. */
+export async function playFirstLegal(client, id) {
+  const legal = await call(client, 'kdapp_legal_moves', { episode_id: id });
+  const r = await call(client, 'kdapp_execute_command', { episode_id: id, command: legal.structuredContent.moves[0].command });
+  if (r.structuredContent.legal !== true) throw new Error(`the first legal move was refused: ${r.content[0].text}`);
+  return r.structuredContent.view;
+}
+
+/** Starts a game of each of BOARD_TYPES and plays `plies` first legal moves in each; their ids by type. */
+export async function startEachType(client, plies) {
+  const ids = {};
+  for (const [type, args] of BOARD_TYPES) {
+    ids[type] = (await call(client, 'kdapp_start_episode', args)).structuredContent.episode_id;
+    for (let i = 0; i < plies; i++) await playFirstLegal(client, ids[type]);
+  }
+  return ids;
 }
