@@ -1,5 +1,6 @@
 /* crypto.c — SHA-256 (OpenSSL EVP), secp256k1 signatures, key files. */
 #include "engine/crypto.h"
+#include "engine/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,6 +141,26 @@ kd_err kd_key_test(const char *name, kd_key *key)
     uint8_t secret[32];
     kd_sha256(text, sizeof prefix - 1 + n, secret);
     return kd_key_from_secret(secret, key);
+}
+
+void kd_secret_seed(const kd_key *key, const char *type_name, uint32_t episode_id, int seat,
+                    uint8_t out[KD_SECRET_SEED_LEN])
+{
+    static const char tag[] = "kdapp-secret-v1";
+    uint8_t buf[sizeof tag - 1 + 32 + KD_TYPE_NAME_MAX + 1 + 4 + 1];
+    size_t n = strnlen(type_name, KD_TYPE_NAME_MAX - 1), at = 0;
+    memcpy(buf, tag, sizeof tag - 1);
+    at += sizeof tag - 1;
+    memcpy(buf + at, key->secret, 32);
+    at += 32;
+    memcpy(buf + at, type_name, n);
+    at += n;
+    buf[at++] = 0;
+    kd_put_u32be(buf + at, episode_id);
+    at += 4;
+    buf[at++] = (uint8_t)seat;
+    kd_sha256(buf, at, out);
+    memset(buf, 0, sizeof buf);
 }
 
 kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN], uint8_t sig[KD_SIG_COMPACT_LEN])

@@ -69,6 +69,16 @@ kd_err kd_key_test(const char *name, kd_key *key) KD_WARN_UNUSED;
 kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN],
                    uint8_t sig[KD_SIG_COMPACT_LEN]) KD_WARN_UNUSED;
 
+/* A seat's secret for one episode, derived from the seat's private key:
+ * SHA-256("kdapp-secret-v1" || key->secret || type_name || NUL ||
+ * episode_id (4 bytes, big-endian) || seat (1 byte)). What a hidden-
+ * information or chance game keeps off the chain (the house's hash-chain
+ * seed, a sea-battle fleet and its salts) comes from it, so it lives where
+ * the key lives and whoever holds the key can act for the seat. */
+#define KD_SECRET_SEED_LEN 32
+void kd_secret_seed(const kd_key *key, const char *type_name, uint32_t episode_id, int seat,
+                    uint8_t out[KD_SECRET_SEED_LEN]);
+
 /* Key names are 1..64 of [A-Za-z0-9_.-], not starting with '.'. */
 int kd_key_name_valid(const char *name);
 /* Writes DIR/NAME.key (mode 0600; DIR created 0700 if missing). Errors:

@@ -45,6 +45,7 @@
 #include <jansson.h>
 
 #include "engine/bytes.h"
+#include "engine/crypto.h"
 #include "engine/episode.h"
 #include "engine/err.h"
 
@@ -209,6 +210,30 @@ typedef struct kd_episode_type {
      * side effects, and what a reorg undid and brought back). Errors:
      * KD_ERR_NOMEM. */
     kd_err (*describe_change)(const void *from, const void *to, kd_buf *out);
+
+    /* ---- secrets (optional, both or neither; NULL: nothing is hidden)
+     * A chance or hidden-information game keeps in its state only what
+     * seats commit to; a seat's secret (the house's hash-chain seed, a sea
+     * battle fleet and its salts) comes from its 32-byte seed, which the
+     * seat's key holder derives (kd_secret_seed in engine/crypto.h: from
+     * the seat's private key, the type, the episode id and the seat) and
+     * never publishes. Whoever holds the key acts for the seat: the
+     * gateway commits at kdapp_start_episode and pays what is owed after
+     * each block (mcp/gateway/gateway_duties.c); the simulator and the
+     * tests do the same with test keys. */
+    /* Adds what `seat` commits to from `seed` to `params`, the creation
+     * params JSON object (before params_from_json), e.g. {"house_commit":
+     * "<hex>"}; a member already there is kept (the caller committed
+     * itself). KD_ERR_UNSUPPORTED: the seat keeps no secret (nothing
+     * added). Errors: KD_ERR_BAD_PARAMS (params it cannot commit under,
+     * with `why`), KD_ERR_NOMEM. */
+    kd_err (*secret_commit)(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why,
+                            size_t why_len);
+    /* The command `seat` owes now, made from its secret (the house's next
+     * link after a draw was asked; the opening of the cell a shot hit), as
+     * execute takes it signed by the seat. Errors: KD_ERR_NO_MOVE (it owes
+     * nothing now), KD_ERR_NOMEM. */
+    kd_err (*secret_duty)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command);
 } kd_episode_type;
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */

@@ -105,6 +105,8 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://episodes");
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
+    if (v.type && v.type->secret_duty && !v.deleted)
+        kd_gw_duties_notify(gw, v.episode_id);
     pthread_mutex_lock(&gw->lock);
     int listening = gw->listener != NULL;
     pthread_mutex_unlock(&gw->lock);
@@ -462,8 +464,13 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         snprintf(why, why_len, "cannot register the kdapp tools: %s", kd_err_str(err));
         goto fail;
     }
+    if ((err = kd_gw_duties_start(gw))) {
+        snprintf(why, why_len, "cannot start the duties thread");
+        goto fail;
+    }
     if (pthread_create(&gw->thread, NULL, follow_views, gw) != 0) {
         snprintf(why, why_len, "cannot start the views thread");
+        kd_gw_duties_stop(gw);
         err = KD_ERR_NOMEM;
         goto fail;
     }
@@ -495,6 +502,7 @@ void kd_gateway_close(kd_gateway *gw)
     nng_aio_stop(gw->recv_aio); /* wakes follow_views */
     if (gw->thread_started)
         pthread_join(gw->thread, NULL);
+    kd_gw_duties_stop(gw); /* after the views thread: nothing queues duties any more */
     kd_nng_redialer_stop(gw->views_dialer);
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);

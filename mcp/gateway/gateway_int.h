@@ -15,9 +15,10 @@
 #include "handlers/view.h"
 #include "mcp/gateway/gateway.h"
 
-#define KD_GW_RECENT 4096   /* tx outcomes remembered for late waiters */
-#define KD_GW_SEEN 4096     /* block summaries remembered by log position */
-#define KD_GW_MAX_AGENTS 64 /* keys listed by kdapp_get_agent_pubkeys */
+#define KD_GW_RECENT 4096     /* tx outcomes remembered for late waiters */
+#define KD_GW_SEEN 4096       /* block summaries remembered by log position */
+#define KD_GW_MAX_AGENTS 64   /* keys listed by kdapp_get_agent_pubkeys */
+#define KD_GW_DUTY_QUEUE 1024 /* episodes waiting for the duties thread */
 
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
@@ -53,6 +54,12 @@ struct kd_gateway {
     /* gw->lock: who hears of each view update (kd_gateway_set_view_listener) */
     void (*listener)(void *ctx, const char *event, const char *data);
     void *listener_ctx;
+    /* gw->lock: episodes whose seats may owe a duty (gateway_duties.c) */
+    uint32_t duties[KD_GW_DUTY_QUEUE];
+    size_t n_duties;
+    pthread_cond_t duty_cond;
+    pthread_t duty_thread;
+    int duties_started;
 };
 
 /* An episode's line in listings and in the page's events: the summary
@@ -159,6 +166,24 @@ json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, i
  * it names put inline) to `out`. Errors: KD_ERR_NOT_FOUND (a file is not
  * built in), KD_ERR_INVALID_ARG (a file holds "</"), KD_ERR_NOMEM. */
 kd_err kd_gw_widget_html(kd_buf *out) KD_WARN_UNUSED;
+
+/* Submits a payload and waits for the block that carries it (see
+ * gateway_tools.c). On an error `why` says what happened and *maybe
+ * whether the chain may still apply it. */
+kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
+                             size_t why_len) KD_WARN_UNUSED;
+
+/* Secrets (gateway_duties.c). Adds to the creation `params` what each seat
+ * of `parts` whose key the gateway holds commits to (type->secret_commit,
+ * from kd_secret_seed of its key for episode `id`). Errors: the type's,
+ * with `why`. */
+kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                            json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Queues episode `id` for the duties thread (from the views thread). */
+void kd_gw_duties_notify(kd_gateway *gw, uint32_t id);
+/* Starts and stops the duties thread (stop sets gw->stopping). */
+kd_err kd_gw_duties_start(kd_gateway *gw) KD_WARN_UNUSED;
+void kd_gw_duties_stop(kd_gateway *gw);
 
 /* Registration of the kinds of content. */
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;

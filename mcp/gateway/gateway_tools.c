@@ -127,8 +127,8 @@ static int outcome_unknown(kd_err err) { return err == KD_ERR_TIMEOUT || err == 
  * and *maybe whether the chain may still apply the payload (it was, or may
  * have been, queued); *maybe = 0 means it certainly was not.
  */
-static kd_err submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
-                              size_t why_len)
+kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
+                             size_t why_len)
 {
     uint8_t tx_id[KD_HASH_LEN];
     kd_tip tip;
@@ -399,6 +399,10 @@ static json_t *start_payload(kd_gateway *gw, json_t *args, const kd_episode_type
     json_t *params = kd_gw_start_params(args, why, sizeof why);
     if (!params)
         return fail("%s", why);
+    if (kd_gw_commit_secrets(gw, t, id, &parts, params, why, sizeof why) != KD_OK) {
+        json_decref(params);
+        return fail("params of %s: %s", t->ops->type_name, why);
+    }
     kd_buf pbytes;
     kd_buf_init(&pbytes);
     json_t *r = NULL;
@@ -433,7 +437,7 @@ static json_t *tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     char why[512] = "";
     kd_gw_outcome out;
     int maybe = 0;
-    kd_err err = r ? KD_OK : submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why);
+    kd_err err = r ? KD_OK : kd_gw_submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why);
     kd_buf_fini(&payload);
     if (r)
         return r;
@@ -611,7 +615,7 @@ static json_t *tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *cod
     char why[512] = "";
     kd_gw_outcome out;
     int maybe = 0;
-    if (!r && (err = submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why))) {
+    if (!r && (err = kd_gw_submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why))) {
         if (maybe)
             r = fail("the command is not confirmed: %s. It may still be applied: kdapp_get_episode_state for "
                      "episode %u shows whether it was (log_seq, and the type's own members)",

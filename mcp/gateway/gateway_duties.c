@@ -1,0 +1,159 @@
+/*
+ * gateway_duties.c — the gateway acts for the seats whose keys it holds
+ * in games with secrets (kd_episode_type.secret_commit / secret_duty).
+ *
+ * At kdapp_start_episode each such seat commits (kd_gw_commit_secrets):
+ * the house to the head of its hash chain, a sea-battle player to its
+ * fleet. Then after every view of such an episode the views thread queues
+ * the episode (kd_gw_duties_notify), and the duties thread reads it,
+ * asks the type what each of those seats owes (a reveal, the answer to a
+ * shot), signs it with the seat's key and submits it, waiting for its block
+ * before the next. A seat's secret is derived from its key each time
+ * (kd_secret_seed): nothing secret is stored beyond the key file.
+ *
+ * A duty submitted twice (a view seen again before its block, or a second
+ * gateway with the same keys) is refused by the rules the second time;
+ * that is logged and changes nothing.
+ */
+#include <string.h>
+
+#include "engine/logger.h"
+#include "engine/wire.h"
+#include "mcp/gateway/gateway_int.h"
+
+#define DUTY_ROUNDS 16 /* duties paid for one episode before the next is served */
+
+kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                            json_t *params, char *why, size_t why_len)
+{
+    if (!t->secret_commit)
+        return KD_OK;
+    kd_err err = KD_OK;
+    for (size_t seat = 0; !err && seat < parts->count; seat++) {
+        kd_key key;
+        char name[KD_KEY_NAME_MAX + 1];
+        if (kd_gw_find_key(gw, &parts->keys[seat], &key, name, sizeof name) != KD_OK)
+            continue; /* a seat whose key is elsewhere commits for itself */
+        uint8_t seed[KD_SECRET_SEED_LEN];
+        kd_secret_seed(&key, t->ops->type_name, id, (int)seat, seed);
+        err = t->secret_commit((int)seat, seed, params, why, why_len);
+        if (err == KD_ERR_UNSUPPORTED)
+            err = KD_OK;
+        memset(seed, 0, sizeof seed);
+        memset(&key, 0, sizeof key);
+    }
+    return err;
+}
+
+void kd_gw_duties_notify(kd_gateway *gw, uint32_t id)
+{
+    pthread_mutex_lock(&gw->lock);
+    size_t i = 0;
+    while (i < gw->n_duties && gw->duties[i] != id)
+        i++;
+    if (i == gw->n_duties && gw->n_duties < KD_GW_DUTY_QUEUE) {
+        gw->duties[gw->n_duties++] = id;
+        pthread_cond_broadcast(&gw->duty_cond);
+    } else if (i == gw->n_duties) {
+        KD_LOG_W("gateway", "duties: the queue is full; episode %u waits for its next view", id);
+    }
+    pthread_mutex_unlock(&gw->lock);
+}
+
+/* The command the seat of `key` owes in `snap` as a signed payload: KD_OK
+ * with `payload` filled, KD_ERR_NO_MOVE when it owes nothing. */
+static kd_err duty_payload(const kd_episode_type *t, const kd_episode_snapshot *snap, int seat, const kd_key *key,
+                           kd_buf *payload)
+{
+    uint8_t seed[KD_SECRET_SEED_LEN];
+    kd_secret_seed(key, t->ops->type_name, snap->id, seat, seed);
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    kd_err err = t->secret_duty(snap->state, seat, seed, &cmd);
+    memset(seed, 0, sizeof seed);
+    if (!err)
+        err = kd_wire_signed_command(snap->id, cmd.data, cmd.len, key, snap->undo_depth, payload);
+    kd_buf_fini(&cmd);
+    return err;
+}
+
+/* Pays one duty of episode `id`, if a seat the gateway holds owes one:
+ * KD_OK when one was applied, KD_ERR_NO_MOVE when nothing is owed, another
+ * error when it could not be paid (KD_ERR_RULE: the rules refused it). */
+static kd_err pay_one(kd_gateway *gw, uint32_t id)
+{
+    kd_episode_snapshot snap;
+    kd_err err = kd_engine_episode_read(gw->o.engine, id, &snap);
+    if (err)
+        return err == KD_ERR_NOT_FOUND ? KD_ERR_NO_MOVE : err;
+    const kd_episode_type *t = kd_gw_type(gw, snap.ops->type_name);
+    err = KD_ERR_NO_MOVE;
+    for (size_t seat = 0; t && t->secret_duty && err == KD_ERR_NO_MOVE && seat < snap.participants.count; seat++) {
+        kd_key key;
+        char name[KD_KEY_NAME_MAX + 1], why[512] = "";
+        if (kd_gw_find_key(gw, &snap.participants.keys[seat], &key, name, sizeof name) != KD_OK)
+            continue;
+        kd_buf payload;
+        kd_buf_init(&payload);
+        err = duty_payload(t, &snap, (int)seat, &key, &payload);
+        memset(&key, 0, sizeof key);
+        kd_gw_outcome out;
+        int maybe = 0;
+        if (!err && !(err = kd_gw_submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why)) && !out.applied) {
+            KD_LOG_I("gateway", "duties: episode %u: the duty of %s (seat %zu) was refused: %s: %s", id, name, seat,
+                     out.error_code, out.error);
+            err = KD_ERR_RULE; /* not again for this view */
+        } else if (err && err != KD_ERR_NO_MOVE)
+            KD_LOG_W("gateway", "duties: episode %u: the duty of %s (seat %zu) was not paid: %s", id, name, seat,
+                     why[0] ? why : kd_err_str(err));
+        kd_buf_fini(&payload);
+    }
+    kd_episode_snapshot_fini(&snap);
+    return err;
+}
+
+static void *serve_duties(void *arg)
+{
+    kd_gateway *gw = arg;
+    for (;;) {
+        pthread_mutex_lock(&gw->lock);
+        while (!gw->stopping && gw->n_duties == 0)
+            pthread_cond_wait(&gw->duty_cond, &gw->lock);
+        if (gw->stopping) {
+            pthread_mutex_unlock(&gw->lock);
+            return NULL;
+        }
+        uint32_t id = gw->duties[0];
+        memmove(gw->duties, gw->duties + 1, (gw->n_duties - 1) * sizeof gw->duties[0]);
+        gw->n_duties--;
+        pthread_mutex_unlock(&gw->lock);
+        for (int round = 0; round < DUTY_ROUNDS && pay_one(gw, id) == KD_OK; round++)
+            ;
+    }
+}
+
+kd_err kd_gw_duties_start(kd_gateway *gw)
+{
+    if (pthread_cond_init(&gw->duty_cond, NULL) != 0)
+        return KD_ERR_NOMEM;
+    if (pthread_create(&gw->duty_thread, NULL, serve_duties, gw) != 0) {
+        pthread_cond_destroy(&gw->duty_cond);
+        return KD_ERR_NOMEM;
+    }
+    gw->duties_started = 1;
+    return KD_OK;
+}
+
+void kd_gw_duties_stop(kd_gateway *gw)
+{
+    if (!gw->duties_started)
+        return;
+    pthread_mutex_lock(&gw->lock);
+    gw->stopping = 1;
+    pthread_cond_broadcast(&gw->duty_cond);
+    pthread_cond_broadcast(&gw->changed); /* ends a wait for a duty's block */
+    pthread_mutex_unlock(&gw->lock);
+    pthread_join(gw->duty_thread, NULL);
+    pthread_cond_destroy(&gw->duty_cond);
+    gw->duties_started = 0;
+}
