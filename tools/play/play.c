@@ -311,6 +311,43 @@ static int acting_seat(game *g, const pview *v, kd_legal_moves *scratch)
     return KD_SEAT_NONE;
 }
 
+/* In a type with secrets, a seat to move with no legal move owes what only
+ * its secret can make (the house's reveal, a shot's answer), and the
+ * gateway holding its key pays it after the block (gateway_duties.c): waits
+ * (bounded) until the episode moves on from `now`, and shows what changed. */
+static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size_t why_len)
+{
+    uint64_t deadline = kd_now_ms() + KD_PLAY_REMINE_WAIT_MS;
+    for (;;) {
+        pview next = {0};
+        int exists;
+        kd_err err = read_state(g, &next, &exists, NULL, why, why_len);
+        if (!err && !exists) {
+            kd_reject_write(why, why_len, "episode %u is gone", g->episode);
+            err = KD_ERR_NOT_FOUND;
+        }
+        if (!err && strcmp(next.state_hex, now->state_hex) != 0) {
+            show(g, "\n%s (its key's holder, the gateway) pays what it owes", seat_name(g, seat));
+            show_change(g, now->state, next.state, ": ", "");
+            show(g, "\n");
+            print_board(g, next.state);
+            pview_fini(&g->last);
+            g->last = next;
+            return KD_OK;
+        }
+        pview_fini(&next);
+        if (err)
+            return err;
+        if (kd_now_ms() >= deadline) {
+            kd_reject_write(why, why_len, "%s owes a move only its key's holder can make, and none came in %u ms",
+                            seat_name(g, seat), KD_PLAY_REMINE_WAIT_MS);
+            return KD_ERR_TIMEOUT;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000}; /* poll the condition; the wait is bounded above */
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Plays one turn: view, legal moves, player (with retries and the
  * fallback), move. */
 static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_len)
@@ -327,7 +364,12 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
         kd_reject_write(why, why_len, "no seat may act in episode %u", g->episode);
         err = KD_ERR_DECODE;
     }
-    if (!err && !(err = read_legal(g, seat, now.state, legal, why, why_len)) && !legal->count) {
+    if (!err && !(err = read_legal(g, seat, now.state, legal, why, why_len)) && !legal->count && g->type->secret_duty) {
+        err = wait_for_duty(g, seat, &now, why, why_len);
+        pview_fini(&now);
+        return err;
+    }
+    if (!err && !legal->count) {
         kd_reject_write(why, why_len, "no legal move for %s", seat_name(g, seat));
         err = KD_ERR_NO_MOVE;
     }

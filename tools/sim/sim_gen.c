@@ -125,6 +125,23 @@ static json_t *random_params(kd_sim_gen *g, const kd_episode_type *type)
     return params;
 }
 
+/* What the seats commit to in a type with secrets (its secret_commit), each
+ * from the secret of its sim key, as a gateway holding those keys would. */
+static kd_err commit_secrets(kd_sim_gen *g, const kd_episode_type *type, uint32_t id, const int *key, size_t seats,
+                             json_t *params)
+{
+    kd_err err = KD_OK;
+    for (size_t s = 0; type->secret_commit && !err && s < seats; s++) {
+        uint8_t seed[KD_SECRET_SEED_LEN];
+        char why[KD_REJECT_DETAIL_MAX];
+        kd_secret_seed(&g->keys[key[s]], type->ops->type_name, id, (int)s, seed);
+        err = type->secret_commit((int)s, seed, params, why, sizeof why);
+        if (err == KD_ERR_UNSUPPORTED || err == KD_ERR_BAD_PARAMS)
+            err = KD_OK; /* nothing to commit, or params the engine refuses anyway */
+    }
+    return err;
+}
+
 static kd_err gen_create(kd_sim_gen *g, kd_sim_scratch *sc, kd_buf *payload)
 {
     const kd_episode_type *type = g->only ? g->only : g->types->entries[below(g, (uint32_t)g->types->count)].type;
@@ -157,7 +174,9 @@ static kd_err gen_create(kd_sim_gen *g, kd_sim_scratch *sc, kd_buf *payload)
     kd_buf_init(&params);
     kd_buf_init(&effective);
     char why[KD_REJECT_DETAIL_MAX];
-    kd_err err = pj ? type->params_from_json(pj, &params, why, sizeof why) : KD_ERR_NOMEM;
+    kd_err err = pj ? commit_secrets(g, type, id, key, parts.count, pj) : KD_ERR_NOMEM;
+    if (!err)
+        err = type->params_from_json(pj, &params, why, sizeof why);
     json_decref(pj);
     if (err == KD_ERR_BAD_PARAMS) { /* a schema the sketch above misreads: the defaults */
         params.len = 0;
@@ -254,6 +273,22 @@ static kd_err scratch_apply(kd_sim_gen *g, kd_sim_scratch_ep *e, const kd_buf *c
     return err;
 }
 
+/* A command of `seat`: what it owes from its secret when it owes something
+ * (a type with secrets: the house's reveal, a shot's answer) and `legal`,
+ * else the type's random_command. */
+static kd_err seat_command(kd_sim_gen *g, const kd_sim_scratch_ep *e, int seat, int legal, kd_buf *cmd)
+{
+    if (legal && e->type->secret_duty && e->key[seat] >= 0) {
+        uint8_t seed[KD_SECRET_SEED_LEN];
+        kd_secret_seed(&g->keys[e->key[seat]], e->type->ops->type_name, e->id, seat, seed);
+        kd_err err = e->type->secret_duty(e->state, seat, seed, cmd);
+        if (err != KD_ERR_NO_MOVE)
+            return err;
+        cmd->len = 0;
+    }
+    return e->type->random_command(e->state, seat, legal, &g->rng, cmd);
+}
+
 /* A legal command for a random live episode, or an illegal variant. */
 static kd_err gen_move(kd_sim_gen *g, kd_sim_scratch *sc, int legal, kd_buf *payload)
 {
@@ -275,7 +310,7 @@ static kd_err gen_move(kd_sim_gen *g, kd_sim_scratch *sc, int legal, kd_buf *pay
     int seat = over ? (int)below(g, (uint32_t)e->seats) : acting_seat(g, e);
     kd_buf cmd;
     kd_buf_init(&cmd);
-    kd_err err = e->type->random_command(e->state, seat, !over, &g->rng, &cmd);
+    kd_err err = seat_command(g, e, seat, !over, &cmd);
     if (err == KD_ERR_NO_MOVE || err == KD_ERR_UNSUPPORTED) {
         kd_buf_fini(&cmd);
         return junk(g, payload, 0, 8);
@@ -292,7 +327,7 @@ static kd_err gen_move(kd_sim_gen *g, kd_sim_scratch *sc, int legal, kd_buf *pay
             err = e->type->random_command(e->state, seat, 0, &g->rng, &cmd);
             if (err == KD_ERR_UNSUPPORTED) { /* no such command: an unsigned one instead */
                 cmd.len = 0;
-                err = e->type->random_command(e->state, seat, 1, &g->rng, &cmd);
+                err = seat_command(g, e, seat, 1, &cmd);
                 unsigned_cmd = 1;
             }
             break;
