@@ -161,8 +161,8 @@ static kd_err engine_tip(kd_listener *l, kd_tip *tip, char *why, size_t why_len)
 }
 
 /* Sends `n` messages in chunks; stops at the first refusal. On return
- * l->start is the engine's tip. */
-static kd_err send_msgs(kd_listener *l, const kd_buf *msgs, size_t n, char *why, size_t why_len)
+ * l->start is the engine's tip. `quiet`: no event per message. */
+static kd_err send_msgs(kd_listener *l, const kd_buf *msgs, size_t n, int quiet, char *why, size_t why_len)
 {
     for (size_t at = 0; at < n;) {
         size_t k = n - at < SEND_CHUNK ? n - at : SEND_CHUNK;
@@ -198,7 +198,8 @@ static kd_err send_msgs(kd_listener *l, const kd_buf *msgs, size_t n, char *why,
             for (size_t t = 0; t < r->tx_count; t++)
                 ev.txs_applied += r->txs[t].applied ? 1u : 0u;
             ev.txs_matched = (uint32_t)r->tx_count;
-            emit(l, &ev);
+            if (!quiet)
+                emit(l, &ev);
         }
         if (!err && reply.count != k) {
             snprintf(why, why_len, "the engine answered %zu results for %zu messages", reply.count, k);
@@ -334,7 +335,7 @@ static kd_err find_start(kd_listener *l, char *why, size_t why_len)
     kd_buf_init(&msg);
     err = kd_wire_accept(b.hash, b.daa_score, b.timestamp_ms, NULL, 0, &msg);
     if (!err)
-        err = send_msgs(l, &msg, 1, why, why_len);
+        err = send_msgs(l, &msg, 1, 1, why, why_len);
     if (!err) {
         kd_listen_event ev = {.kind = KD_LISTEN_EVENT_ANCHOR, .hash = b.hash, .daa = b.daa_score};
         emit(l, &ev);
@@ -484,7 +485,7 @@ static kd_err catch_up(kd_listener *l, char *why, size_t why_len)
         for (size_t i = 0; !err && i < ch.n_added; i++)
             err = build_accept(l, ch.added[i], &ch.accepted[i], &msgs[ch.n_removed + i], why, why_len);
         if (!err)
-            err = send_msgs(l, msgs, n, why, why_len);
+            err = send_msgs(l, msgs, n, 0, why, why_len);
         for (size_t i = 0; msgs && i < n; i++)
             kd_buf_fini(&msgs[i]);
         free(msgs);
@@ -524,7 +525,13 @@ kd_err kd_listener_alloc(const kd_listen_options *opts, kd_listener **out)
     if (!l->o.backoff_max_ms)
         l->o.backoff_max_ms = 30000;
     pthread_mutex_init(&l->mu, NULL);
-    pthread_cond_init(&l->cv, NULL);
+    if (kd_cond_init_monotonic(&l->cv) != KD_OK) { /* nap's deadlines are monotonic */
+        pthread_mutex_destroy(&l->mu);
+        free(l->rpc_url);
+        free(l->network);
+        free(l);
+        return KD_ERR_NOMEM;
+    }
     atomic_init(&l->stop, 0);
     *out = l;
     return KD_OK;

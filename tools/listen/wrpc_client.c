@@ -216,6 +216,18 @@ static void drop_connection(kd_wrpc *c)
 
 /* ------------------------------------------------------------ public */
 
+/* libwebsockets' own log lines, through ours (errors and warnings only). */
+static void lws_log_line(int level, const char *line)
+{
+    size_t n = strlen(line);
+    while (n && line[n - 1] == '\n')
+        n--;
+    if (level & LLL_ERR)
+        KD_LOG_E("listen", "libwebsockets: %.*s", (int)n, line);
+    else
+        KD_LOG_W("listen", "libwebsockets: %.*s", (int)n, line);
+}
+
 static kd_err parse_url(kd_wrpc *c, const char *url, char *why, size_t why_len)
 {
     const char *p;
@@ -262,6 +274,7 @@ kd_err kd_wrpc_reconnect(kd_wrpc *c, uint32_t timeout_ms, char *why, size_t why_
         snprintf(why, why_len, "interrupted");
         return KD_ERR_CLOSED;
     }
+    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_line);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
