@@ -62,3 +62,12 @@ verify_matches() {
   "$KDAPP" verify --data "$data" >"$T/verify.out" 2>&1 || fail "kdapp verify failed: $(cat "$T/verify.out")"
   grep -q "canonical chain replay: .*($WANT)" "$T/verify.out" || fail "verify's digest is not $WANT: $(cat "$T/verify.out")"
 }
+
+# start_fresh NAME [args...] — start_listener on a new data directory, then
+# waits for its anchor (the node's sink), so the chain it follows starts
+# where the fixture's block script starts.
+start_fresh() {
+  local name=$1
+  start_listener "$@"
+  wait_for 20 file_has "$T/$name.out" "^start " || fail "the listener $name did not anchor at the sink"
+}

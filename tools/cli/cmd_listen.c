@@ -59,7 +59,10 @@ static void on_event(void *ctx, const kd_listen_event *ev)
         printf("revert %s\n", h);
         break;
     case KD_LISTEN_EVENT_RETRY:
-        fprintf(stderr, "kdapp listen: %s; retrying in %u ms\n", ev->text, ev->delay_ms);
+        if (ev->delay_ms)
+            fprintf(stderr, "kdapp listen: %s; retrying in %u ms\n", ev->text, ev->delay_ms);
+        else
+            fprintf(stderr, "kdapp listen: %s; reconnecting\n", ev->text);
         break;
     }
     fflush(stdout);
