@@ -24,6 +24,9 @@ converge g3
 "$KDAPP" show --json --data "$T/data" 1 >"$T/show.out" || fail "episode 1 is missing"
 grep -q '"move_count": 5' "$T/show.out" || fail "the game did not get its 5 moves: $(cat "$T/show.out")"
 grep -q '"status": "x_won"' "$T/show.out" || fail "X should have won: $(cat "$T/show.out")"
+"$KDAPP" stats --data "$T/data" >"$T/stats.out" || fail "kdapp stats failed"
+grep -q "lag behind source     0.0 s" "$T/stats.out" || fail "caught up, the lag behind the node's sink should be 0: $(cat "$T/stats.out")"
+"$KDAPP" stats --prometheus --data "$T/data" | grep -q "^kdapp_source_lag_seconds 0.000$" || fail "no source lag gauge in /metrics form"
 stop_listener
 verify_matches
 echo "listen_growth: ok"

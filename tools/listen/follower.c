@@ -63,6 +63,7 @@ struct kd_listener {
     int has_start;
     uint8_t start[KD_HASH_LEN]; /* the engine's tip: where the next round starts */
     int gone;                   /* the node does not know the start: stop */
+    uint64_t sink_time_ms;      /* the node's sink's header time at this round's start (0: unknown) */
 };
 
 static void emit(kd_listener *l, const kd_listen_event *ev)
@@ -101,7 +102,7 @@ static kd_err exchange(kd_listener *l, const kd_buf *msgs, size_t n, kd_ingest_r
         if (atomic_load(&l->stop))
             return KD_ERR_CLOSED;
         memset(reply, 0, sizeof *reply);
-        kd_err err = kd_ingest_client_send(l->o.ingest, msgs, n, reply);
+        kd_err err = kd_ingest_client_send_source(l->o.ingest, msgs, n, l->sink_time_ms, reply);
         if (err == KD_ERR_TIMEOUT) {
             if (attempt % 10 == 9)
                 KD_LOG_W("listen", "no answer from the engine yet; still re-sending");
@@ -425,6 +426,25 @@ done:
     return err;
 }
 
+/* The node's sink's time, for the engine's lag gauge: read before the
+ * round's blocks, so it is never older than them. */
+static kd_err sink_time(kd_listener *l, char *why, size_t why_len)
+{
+    json_t *res;
+    kd_err err = call(l, "getBlockDagInfo", json_object(), &res, why, why_len);
+    if (err)
+        return err;
+    kd_kaspa_dag_info di;
+    err = kd_kaspa_dag_info_parse(res, &di, why, why_len);
+    json_decref(res);
+    kd_kaspa_block b;
+    if (!err && !(err = get_block(l, di.sink, 0, &b, why, why_len))) {
+        l->sink_time_ms = b.timestamp_ms;
+        kd_kaspa_block_fini(&b);
+    }
+    return err;
+}
+
 /* The texts rusty-kaspa answers for a start hash it does not know or no
  * longer keeps (consensus/core/src/errors/consensus.rs and
  * consensus/src/consensus/mod.rs get_virtual_chain_from_block). */
@@ -474,6 +494,10 @@ static kd_err catch_up(kd_listener *l, char *why, size_t why_len)
         if (n == 0) {
             kd_kaspa_chain_fini(&ch);
             return KD_OK;
+        }
+        if ((err = sink_time(l, why, why_len))) {
+            kd_kaspa_chain_fini(&ch);
+            return err;
         }
         kd_buf *msgs = calloc(n, sizeof *msgs);
         if (!msgs)
