@@ -13,6 +13,7 @@
 # (build-tsan, only what it runs) runs the threaded parts: readers racing
 # a growing map and MCP sessions racing the writer (tests/threads), the
 # engine daemon (ingest server, signature pool, publisher), the devnet,
+# `kdapp listen` (embedded engine) against its fixture kaspad (tests/listen),
 # and the gateway attached and embedded under the Node.js MCP clients.
 # Criterion cannot run under ThreadSanitizer (tests/threads/threads.h), so
 # the Criterion tests are not in it. Any report, from a test or from a
@@ -62,7 +63,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
 
   echo "check: ThreadSanitizer pass (the threaded parts)"
   cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
-  cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios
+  cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios kd_fixture_wrpc
   rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
   tsan_tests='^(threads_scenarios|listen_(growth|reorg|faults|restart)|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle)|play_reorg_games|mcp_board_page)$'
   tsan_rc=0
