@@ -3,11 +3,12 @@
 # blocks become reverts, newest first as the node lists them, the new
 # branch's blocks accepts carrying the re-included kdapp txs; a deeper
 # replacement by a shorter branch too. The digest equals the final chain
-# fed as a block script, and `kdapp verify` matches.
+# fed as a block script, and `kdapp verify` matches. The listener polls
+# only every 10 minutes here: the virtualChainChanged notifications wake it.
 source "$(dirname "$0")/../integration/lib.sh"
 source "$(dirname "$0")/lib_listen.sh"
 start_fixture fx
-start_fresh listen --data "$T/data"
+start_fresh listen --data "$T/data" --poll-ms 600000
 fx grow 6
 converge r0
 # the newest 4 blocks, newest first: the order the reverts must come in
