@@ -301,6 +301,12 @@ static kd_err find_start(kd_listener *l, char *why, size_t why_len)
     if (err)
         return err;
     if (tip.has_tip) {
+        if (l->has_from && memcmp(l->from, tip.hash, KD_HASH_LEN)) {
+            char h[2 * KD_HASH_LEN + 1];
+            hex_of(tip.hash, h);
+            KD_LOG_W("listen", "--from is ignored: the engine already holds blocks and resumes from its tip %s", h);
+            l->has_from = 0;
+        }
         memcpy(l->start, tip.hash, KD_HASH_LEN);
         l->has_start = 1;
         return KD_OK;
