@@ -108,8 +108,10 @@ static uint8_t *dup_bytes(const uint8_t *p, size_t n)
     return q;
 }
 
-/* A new block on parent `parent` (-1: genesis) taking the next pending tx. */
-static kd_err add_block(fx_chain *c, int parent)
+/* A new block on parent `parent` (-1: genesis) taking the next pending
+ * tx: a chain block merging `red` (or -1), or with `side` a block off the
+ * chain. */
+static kd_err add_block(fx_chain *c, int parent, int red, int side)
 {
     if (c->n_blocks == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
@@ -126,6 +128,7 @@ static kd_err add_block(fx_chain *c, int parent)
     fx_block *blk = &c->blocks[c->n_blocks];
     memset(blk, 0, sizeof *blk);
     blk->parent = parent;
+    blk->red = red;
     blk->daa = parent < 0 ? GENESIS_DAA : c->blocks[parent].daa + 1 + (c->branch % 2);
     blk->time_ms = TIME_BASE_MS + blk->daa * 100;
     uint8_t seed[8 + 8 + KD_HASH_LEN] = {0};
@@ -170,8 +173,9 @@ static kd_err add_block(fx_chain *c, int parent)
         if (err)
             return err;
     }
-    blk->on_chain = 1;
-    c->chain[c->chain_len++] = (int)c->n_blocks;
+    blk->on_chain = !side;
+    if (!side)
+        c->chain[c->chain_len++] = (int)c->n_blocks;
     c->n_blocks++;
     return KD_OK;
 }
@@ -182,7 +186,7 @@ kd_err fx_chain_init(fx_chain *c, uint64_t seed)
     c->seed = seed;
     kd_err err = make_game(c);
     if (!err)
-        err = add_block(c, -1);
+        err = add_block(c, -1, -1, 0);
     return err;
 }
 
@@ -206,8 +210,15 @@ int fx_chain_sink(const fx_chain *c) { return c->chain[c->chain_len - 1]; }
 kd_err fx_chain_grow(fx_chain *c, unsigned n)
 {
     kd_err err = KD_OK;
-    for (unsigned i = 0; i < n && !err; i++)
-        err = add_block(c, fx_chain_sink(c));
+    for (unsigned i = 0; i < n && !err; i++) {
+        int red = -1;
+        if (c->branch % 3 == 0 && c->n_pending) { /* a side block first, merged as a red */
+            red = (int)c->n_blocks;
+            err = add_block(c, fx_chain_sink(c), -1, 1);
+        }
+        if (!err)
+            err = add_block(c, fx_chain_sink(c), red, 0);
+    }
     return err;
 }
 
@@ -221,16 +232,21 @@ kd_err fx_chain_reorg(fx_chain *c, unsigned depth, unsigned n)
         fx_block *b = &c->blocks[c->chain[i]];
         b->on_chain = 0;
         back += b->n > 1 && b->txs[1].kdapp;
+        back += b->red >= 0 && c->blocks[b->red].n > 1 && c->blocks[b->red].txs[1].kdapp;
     }
     fx_tx *p = malloc((c->n_pending + back + 1) * sizeof *p);
     if (!p)
         return KD_ERR_NOMEM;
     size_t k = 0;
     for (size_t i = c->chain_len - depth; i < c->chain_len; i++) {
-        fx_block *b = &c->blocks[c->chain[i]];
-        if (b->n > 1 && b->txs[1].kdapp) {
-            p[k] = b->txs[1];
-            p[k].payload = dup_bytes(b->txs[1].payload, b->txs[1].len);
+        /* in the order they were accepted: the red a block merged, then its own body */
+        const fx_block *b = &c->blocks[c->chain[i]];
+        const fx_block *from[2] = {b->red >= 0 ? &c->blocks[b->red] : NULL, b};
+        for (int f = 0; f < 2; f++) {
+            if (!from[f] || from[f]->n < 2 || !from[f]->txs[1].kdapp)
+                continue;
+            p[k] = from[f]->txs[1];
+            p[k].payload = dup_bytes(from[f]->txs[1].payload, from[f]->txs[1].len);
             if (!p[k].payload) {
                 for (size_t j = 0; j < k; j++)
                     free(p[j].payload);
@@ -267,20 +283,22 @@ void fx_chain_write_script(const fx_chain *c, FILE *out)
         kd_hex_encode(b->hash, KD_HASH_LEN, h);
         fprintf(out, "{\"accept\": {\"hash\": \"%s\", \"daa\": %llu, \"time\": %llu, \"txs\": [", h,
                 (unsigned long long)b->daa, (unsigned long long)b->time_ms);
-        const fx_block *acc = b->parent >= 0 ? &c->blocks[b->parent] : NULL;
+        const fx_block *merged[2] = {b->parent >= 0 ? &c->blocks[b->parent] : NULL,
+                                     b->red >= 0 ? &c->blocks[b->red] : NULL};
         int first = 1;
-        for (size_t t = 1; acc && t < acc->n; t++) {
-            const fx_tx *tx = &acc->txs[t];
-            if (!kd_tx_filter_id(&f, tx->id) || !kd_tx_filter_payload(&f, tx->payload, tx->len))
-                continue;
-            char id[2 * KD_HASH_LEN + 1];
-            kd_hex_encode(tx->id, KD_HASH_LEN, id);
-            fprintf(out, "%s{\"tx_id\": \"%s\", \"payload_hex\": \"", first ? "" : ", ", id);
-            for (size_t k = KD_TX_HEADER_LEN; k < tx->len; k++)
-                fprintf(out, "%02x", tx->payload[k]);
-            fprintf(out, "\"}");
-            first = 0;
-        }
+        for (int m = 0; m < 2; m++)
+            for (size_t t = 1; merged[m] && t < merged[m]->n; t++) {
+                const fx_tx *tx = &merged[m]->txs[t];
+                if (!kd_tx_filter_id(&f, tx->id) || !kd_tx_filter_payload(&f, tx->payload, tx->len))
+                    continue;
+                char id[2 * KD_HASH_LEN + 1];
+                kd_hex_encode(tx->id, KD_HASH_LEN, id);
+                fprintf(out, "%s{\"tx_id\": \"%s\", \"payload_hex\": \"", first ? "" : ", ", id);
+                for (size_t k = KD_TX_HEADER_LEN; k < tx->len; k++)
+                    fprintf(out, "%02x", tx->payload[k]);
+                fprintf(out, "\"}");
+                first = 0;
+            }
         fprintf(out, "]}}\n");
     }
 }

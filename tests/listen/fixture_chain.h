@@ -2,7 +2,9 @@
  * fixture_chain.h — the chain a fixture kaspad serves (fixture_wrpc.c): a
  * selected chain of blocks from a genesis, each block a body of txs (a
  * coinbase first, then kdapp txs and noise), each chain block accepting
- * the body of its selected parent (its one-block mergeset). Reorgs replace
+ * the body of its selected parent, and every third one also the body of a
+ * side block on the same parent (its mergeset: the parent, blue, and the
+ * side block, red; the accepted ids in that order). Reorgs replace
  * the newest chain blocks with a new branch and put the removed bodies'
  * kdapp txs back in the pending pool, as a node re-includes them.
  *
@@ -33,6 +35,7 @@ typedef struct {
 typedef struct {
     uint8_t hash[KD_HASH_LEN];
     int parent; /* index, -1 for genesis */
+    int red;    /* a side block it merges besides its selected parent (a red), or -1 */
     uint64_t daa, time_ms;
     int on_chain;
     fx_tx *txs; /* txs[0] is the coinbase */

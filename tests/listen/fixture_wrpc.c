@@ -130,10 +130,16 @@ static json_t *tx_json(const fx_block *b, const fx_tx *tx, int coinbase)
 static json_t *block_json(server *s, const fx_block *b, int with_txs, int bad)
 {
     const fx_chain *c = &s->chain;
-    json_t *parents = json_array(), *ids = json_array(), *blues = json_array(), *txs = json_array();
+    json_t *parents = json_array(), *ids = json_array(), *blues = json_array(), *reds = json_array(),
+           *txs = json_array();
     if (b->parent >= 0) {
-        json_array_append_new(parents, json_pack("[o]", jhash(c->blocks[b->parent].hash)));
+        json_t *level0 = json_pack("[o]", jhash(c->blocks[b->parent].hash));
         json_array_append_new(blues, jhash(c->blocks[b->parent].hash));
+        if (b->red >= 0) {
+            json_array_append_new(level0, jhash(c->blocks[b->red].hash));
+            json_array_append_new(reds, jhash(c->blocks[b->red].hash));
+        }
+        json_array_append_new(parents, level0);
     }
     for (size_t t = 0; t < b->n; t++) {
         json_array_append_new(ids, jhash(b->txs[t].id));
@@ -148,10 +154,10 @@ static json_t *block_json(server *s, const fx_block *b, int with_txs, int bad)
                   "nonce", 0, "daaScore", daa, "blueWork", "000000000000000000000000000000000000000000000001",
                   "blueScore", (json_int_t)b->daa, "pruningPoint", jhash(c->blocks[c->chain[0]].hash));
     json_t *verbose =
-        json_pack("{s:o, s:f, s:o, s:o, s:b, s:I, s:[], s:o, s:[], s:b}", "hash", jhash(b->hash), "difficulty", 1.0,
+        json_pack("{s:o, s:f, s:o, s:o, s:b, s:I, s:[], s:o, s:o, s:b}", "hash", jhash(b->hash), "difficulty", 1.0,
                   "selectedParentHash", b->parent >= 0 ? jhash(c->blocks[b->parent].hash) : json_string(ZERO_HASH),
                   "transactionIds", ids, "isHeaderOnly", 0, "blueScore", (json_int_t)b->daa, "childrenHashes",
-                  "mergeSetBluesHashes", blues, "mergeSetRedsHashes", "isChainBlock", b->on_chain);
+                  "mergeSetBluesHashes", blues, "mergeSetRedsHashes", reds, "isChainBlock", b->on_chain);
     return json_pack("{s:{s:o, s:o, s:o}}", "block", "header", header, "transactions", txs, "verboseData", verbose);
 }
 
@@ -179,6 +185,9 @@ static json_t *chain_json(server *s, int from, size_t limit, int with_ids, size_
             const fx_block *body = &c->blocks[b->parent];
             for (size_t t = 0; t < body->n; t++)
                 json_array_append_new(ids, jhash(body->txs[t].id));
+            if (b->red >= 0) /* the red's txs after the blue's, its coinbase not accepted */
+                for (size_t t = 1; t < c->blocks[b->red].n; t++)
+                    json_array_append_new(ids, jhash(c->blocks[b->red].txs[t].id));
             json_array_append_new(
                 acc, json_pack("{s:o, s:o}", "acceptingBlockHash", jhash(b->hash), "acceptedTransactionIds", ids));
         }
