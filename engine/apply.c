@@ -627,6 +627,12 @@ void kd_engine_save_metrics(kd_engine *engine)
 
 void kd_engine_use_sig_batch(kd_engine *engine, struct kd_sig_batch *batch) { engine->sig_batch = batch; }
 
+void kd_engine_note_source_tip(kd_engine *engine, uint64_t time_ms)
+{
+    engine->metrics.source_tip_time_ms = time_ms;
+    engine->metrics_unsaved = 1;
+}
+
 void kd_engine_trust_replayed_signatures(kd_engine *engine, int trust) { engine->trust_replayed_signatures = trust; }
 
 uint64_t kd_engine_last_commit_us(const kd_engine *engine) { return engine->last_commit_us; }

@@ -111,6 +111,11 @@ kd_err kd_engine_ingest(kd_engine *engine, const uint8_t *msg, size_t len, kd_ms
 struct kd_sig_batch;
 void kd_engine_use_sig_batch(kd_engine *engine, struct kd_sig_batch *batch);
 
+/* Notes the time (ms) of the feeder's chain source's tip (IngestRequest.
+ * source_tip_time_ms), kept in the metrics and stored with the next
+ * commit. Writer thread only. */
+void kd_engine_note_source_tip(kd_engine *engine, uint64_t time_ms);
+
 /* How long the last commit (LMDB's synced mdb_txn_commit) took, in
  * microseconds. Writer thread only; for benchmarks. */
 uint64_t kd_engine_last_commit_us(const kd_engine *engine);

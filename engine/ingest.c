@@ -339,6 +339,8 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
         err = KD_ERR_NOMEM;
         goto done;
     }
+    if (req->source_tip_time_ms) /* stored with the commits of this request */
+        kd_engine_note_source_tip(engine, req->source_tip_time_ms);
     if (pool && plan_sig_jobs(engine, req, &jobs, &n_jobs) == KD_OK && n_jobs) {
         batch = kd_sig_pool_start(pool, jobs, n_jobs);
         kd_engine_use_sig_batch(engine, batch);
@@ -390,6 +392,11 @@ done:
 
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out)
 {
+    return kd_ingest_request_pack_source(msgs, count, 0, out);
+}
+
+kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms, kd_buf *out)
+{
     Kdapp__EngineMsg **ptrs = calloc(count ? count : 1, sizeof *ptrs);
     kd_err err = KD_ERR_NOMEM;
     if (!ptrs)
@@ -405,6 +412,7 @@ kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out)
     }
     req.n_msgs = count;
     req.msgs = ptrs;
+    req.source_tip_time_ms = source_tip_time_ms;
     size_t n = kdapp__ingest_request__get_packed_size(&req);
     if ((err = kd_buf_reserve(out, n)))
         goto done;

@@ -36,6 +36,10 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
 
 /* Client: an IngestRequest frame from encoded EngineMsgs. */
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_WARN_UNUSED;
+/* The same, telling the engine the time (ms) of the feeder's chain
+ * source's tip (IngestRequest.source_tip_time_ms; 0: not told). */
+kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms,
+                                     kd_buf *out) KD_WARN_UNUSED;
 
 /* Most episodes one dry run reports (those its txs name plus those asked for). */
 #define KD_DRYRUN_MAX_EPISODES 4096

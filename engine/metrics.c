@@ -248,6 +248,7 @@ kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out)
     rec.refused = ref_p;
     rec.revert_streak = m->revert_streak;
     rec.tip_time_ms = m->tip_time_ms;
+    rec.source_tip_time_ms = m->source_tip_time_ms;
     rec.last_commit_ms = m->last_commit_ms;
     for (int h = 0; h < KD_HIST_COUNT_; h++) {
         Kdapp__Store__Histogram init = KDAPP__STORE__HISTOGRAM__INIT;
@@ -355,6 +356,7 @@ kd_err kd_metrics_decode(const uint8_t *data, size_t len, kd_metrics *out)
         dropped += add_count(out->refused, rec->refused[i]->code, rec->refused[i]->count) != 0;
     out->revert_streak = rec->revert_streak;
     out->tip_time_ms = rec->tip_time_ms;
+    out->source_tip_time_ms = rec->source_tip_time_ms;
     out->last_commit_ms = rec->last_commit_ms;
     for (size_t i = 0; i < rec->n_histograms; i++) {
         const Kdapp__Store__Histogram *sh = rec->histograms[i];
@@ -445,5 +447,16 @@ kd_err kd_metrics_prometheus(const kd_metrics *m, uint64_t now_ms, kd_buf *out)
                          "# HELP kdapp_tip_lag_seconds Wall clock minus the tip block's time.\n"
                          "# TYPE kdapp_tip_lag_seconds gauge\nkdapp_tip_lag_seconds %.3f\n",
                          lag);
+    if (!err && m->source_tip_time_ms) /* only when a feeder with a chain source told it */
+        err = kd_buf_appendf(out,
+                             "# HELP kdapp_source_lag_seconds The chain source's tip time (e.g. a Kaspa node's sink) "
+                             "minus the tip block's time, as the feeder last told.\n"
+                             "# TYPE kdapp_source_lag_seconds gauge\nkdapp_source_lag_seconds %.3f\n",
+                             (double)kd_metrics_source_lag_ms(m) / 1000.0);
     return err ? err : kd_buf_append(out, "", 1);
+}
+
+uint64_t kd_metrics_source_lag_ms(const kd_metrics *m)
+{
+    return m->source_tip_time_ms > m->tip_time_ms && m->tip_time_ms ? m->source_tip_time_ms - m->tip_time_ms : 0;
 }

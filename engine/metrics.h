@@ -94,6 +94,7 @@ typedef struct {
     uint64_t refused[KD_ERR_COUNT_]; /* chain events refused, by reason */
     uint64_t revert_streak;          /* reverts since the last accept */
     uint64_t tip_time_ms;            /* block time of the tip */
+    uint64_t source_tip_time_ms;     /* the chain source's tip time, as a feeder last told (0: never) */
     uint64_t last_commit_ms;         /* wall clock of the last commit */
     kd_histogram hist[KD_HIST_COUNT_];
 } kd_metrics;
@@ -110,6 +111,10 @@ kd_err kd_metrics_encode(const kd_metrics *m, kd_buf *out) KD_WARN_UNUSED;
  * know are left out with a warning. Errors: KD_ERR_DECODE (neither; the
  * caller starts from zero). */
 kd_err kd_metrics_decode(const uint8_t *data, size_t len, kd_metrics *out) KD_WARN_UNUSED;
+
+/* The lag behind the feeder's chain source: source_tip_time_ms minus
+ * tip_time_ms, 0 when not ahead or never told. */
+uint64_t kd_metrics_source_lag_ms(const kd_metrics *m);
 
 /* Prometheus text exposition format (appended, NUL-terminated). `now_ms`
  * is the wall clock for the lag gauge. */

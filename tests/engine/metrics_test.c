@@ -333,3 +333,30 @@ Test(metrics, rule_rejections_are_counted_by_code_and_kept)
     et_env_close(&env);
     et_env_fini(&env);
 }
+
+/* The lag behind a feeder's chain source (IngestRequest.source_tip_time_ms,
+ * told by `kdapp listen`): stored, computed as the source's tip time minus
+ * the tip's, and exported only once a feeder told it. */
+Test(metrics, the_source_lag_is_stored_and_exported_once_told)
+{
+    kd_metrics m, back;
+    memset(&m, 0, sizeof m);
+    m.tip_time_ms = 1700000001000;
+    kd_buf b;
+    kd_buf_init(&b);
+    ET_ASSERT_OK(kd_metrics_prometheus(&m, 1700000002000, &b));
+    cr_expect_null(strstr((const char *)b.data, "kdapp_source_lag_seconds"), "no gauge before a feeder told it");
+    cr_expect_eq(kd_metrics_source_lag_ms(&m), 0u);
+    m.source_tip_time_ms = 1700000003500;
+    cr_expect_eq(kd_metrics_source_lag_ms(&m), 2500u);
+    b.len = 0;
+    ET_ASSERT_OK(kd_metrics_prometheus(&m, 1700000004000, &b));
+    cr_expect_not_null(strstr((const char *)b.data, "\nkdapp_source_lag_seconds 2.500\n"), "%s", (const char *)b.data);
+    b.len = 0;
+    ET_ASSERT_OK(kd_metrics_encode(&m, &b));
+    ET_ASSERT_OK(kd_metrics_decode(b.data, b.len, &back));
+    cr_expect_eq(back.source_tip_time_ms, m.source_tip_time_ms);
+    m.source_tip_time_ms = m.tip_time_ms - 10; /* behind the tip: no lag */
+    cr_expect_eq(kd_metrics_source_lag_ms(&m), 0u);
+    kd_buf_fini(&b);
+}

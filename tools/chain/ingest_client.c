@@ -74,9 +74,15 @@ static kd_err exchange(kd_ingest_client *c, const kd_buf *frame, kd_ingest_reply
 
 kd_err kd_ingest_client_send(kd_ingest_client *c, const kd_buf *msgs, size_t count, kd_ingest_reply *reply)
 {
+    return kd_ingest_client_send_source(c, msgs, count, 0, reply);
+}
+
+kd_err kd_ingest_client_send_source(kd_ingest_client *c, const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms,
+                                    kd_ingest_reply *reply)
+{
     kd_buf frame;
     kd_buf_init(&frame);
-    kd_err err = kd_ingest_request_pack(msgs, count, &frame);
+    kd_err err = kd_ingest_request_pack_source(msgs, count, source_tip_time_ms, &frame);
     if (!err)
         err = exchange(c, &frame, reply);
     kd_buf_fini(&frame);

@@ -28,6 +28,12 @@ void kd_ingest_client_close(kd_ingest_client *client);
 kd_err kd_ingest_client_send(kd_ingest_client *client, const kd_buf *msgs, size_t count,
                              kd_ingest_reply *reply) KD_WARN_UNUSED;
 
+/* As kd_ingest_client_send, telling the engine the time (ms) of the
+ * feeder's chain source's tip (a Kaspa node's sink), which the engine
+ * keeps for the lag gauge (IngestRequest.source_tip_time_ms). */
+kd_err kd_ingest_client_send_source(kd_ingest_client *client, const kd_buf *msgs, size_t count,
+                                    uint64_t source_tip_time_ms, kd_ingest_reply *reply) KD_WARN_UNUSED;
+
 /* Asks the engine for a dry run of `block` (an encoded
  * EngineMsg{BlockAccepted}; IngestRequest.dry_run): reply->dry_run gets
  * each tx's predicted outcome and reply->counters the move counters of

@@ -37,6 +37,7 @@ static const command commands[] = {
     {"submit", kd_cmd_submit, "submit a new episode or a signed move to a devnet"},
     {"watch", kd_cmd_watch, "draw boards live from an engine's published views"},
     {"up", kd_cmd_up, "engine + devnet in one process (embedded mode)"},
+    {"listen", kd_cmd_listen, "follow a kaspad node's virtual chain over wRPC and feed the engine"},
 };
 
 static void usage(FILE *out, const kd_type_table *types)

@@ -81,5 +81,7 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
     uint64_t now = kd_wall_ms();
     printf("  lag behind tip        %.1f s\n",
            m.tip_time_ms && now > m.tip_time_ms ? (double)(now - m.tip_time_ms) / 1000.0 : 0.0);
+    if (m.source_tip_time_ms) /* a feeder with a chain source (kdapp listen: the node's sink) told it */
+        printf("  lag behind source     %.1f s\n", (double)kd_metrics_source_lag_ms(&m) / 1000.0);
     return KD_EXIT_OK;
 }

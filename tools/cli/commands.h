@@ -56,6 +56,7 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv);
 int kd_cmd_submit(kd_cli *cli, int argc, char **argv);
 int kd_cmd_watch(kd_cli *cli, int argc, char **argv);
 int kd_cmd_up(kd_cli *cli, int argc, char **argv);
+int kd_cmd_listen(kd_cli *cli, int argc, char **argv);
 int kd_cmd_replay(kd_cli *cli, int argc, char **argv);
 int kd_cmd_verify(kd_cli *cli, int argc, char **argv);
 int kd_cmd_sim(kd_cli *cli, int argc, char **argv);

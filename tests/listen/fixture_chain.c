@@ -1,0 +1,304 @@
+/* fixture_chain.c — the fixture node's chain (fixture_chain.h). */
+#include "fixture_chain.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/bytes.h"
+#include "engine/wire.h"
+#include "episodes/episode_type.h"
+#include "tools/listen/txfilter.h"
+
+#define GENESIS_DAA 1000u
+#define TIME_BASE_MS 1700000000000ull
+
+static void tx_id_of(const uint8_t *payload, size_t len, uint64_t salt, uint8_t out[KD_HASH_LEN])
+{
+    kd_sha256_ctx h;
+    uint8_t s[8];
+    kd_put_u64be(s, salt);
+    if (kd_sha256_init(&h) == KD_OK) {
+        kd_sha256_update(&h, "fixture-tx", 10);
+        kd_sha256_update(&h, s, sizeof s);
+        kd_sha256_update(&h, payload, len);
+        kd_sha256_final(&h, out);
+    }
+    kd_sha256_fini(&h);
+}
+
+/* A tx whose payload is header(prefix, nonce) || body, the nonce ground
+ * until the id fits the pattern (want_fit) or does not. */
+static kd_err make_tx(const kd_tx_filter *f, uint64_t salt, const uint8_t *body, size_t len, int want_fit, fx_tx *out)
+{
+    out->len = KD_TX_HEADER_LEN + len;
+    out->payload = malloc(out->len);
+    if (!out->payload)
+        return KD_ERR_NOMEM;
+    memcpy(out->payload + KD_TX_HEADER_LEN, body, len);
+    for (uint32_t nonce = 0;; nonce++) {
+        kd_tx_header_write(f, nonce, out->payload);
+        tx_id_of(out->payload, out->len, salt, out->id);
+        if (kd_tx_filter_id(f, out->id) == want_fit)
+            break;
+    }
+    return KD_OK;
+}
+
+static kd_err push_pending(fx_chain *c, const fx_tx *tx)
+{
+    fx_tx *p = realloc(c->pending, (c->n_pending + 1) * sizeof *p);
+    if (!p)
+        return KD_ERR_NOMEM;
+    c->pending = p;
+    c->pending[c->n_pending++] = *tx;
+    return KD_OK;
+}
+
+/* The game: episode 1, X (alice) wins along the top row. Every command
+ * is signed for the counter it is applied at. */
+static kd_err make_game(fx_chain *c)
+{
+    static const struct {
+        int row, col, x;
+    } moves[] = {{0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {2, 2, 0}, {0, 2, 1}};
+    kd_type_table types;
+    kd_type_table_init(&types);
+    const kd_episode_type *ttt = kd_type_table_find(&types, "tictactoe");
+    kd_key alice, bob;
+    kd_participants parts = {.count = 2};
+    kd_tx_filter f;
+    kd_tx_filter_default(&f);
+    kd_buf b;
+    kd_buf_init(&b);
+    kd_err err = ttt ? KD_OK : KD_ERR_UNKNOWN_TYPE;
+    if (!err && !(err = kd_key_test("alice", &alice)) && !(err = kd_key_test("bob", &bob))) {
+        parts.keys[0] = alice.pub;
+        parts.keys[1] = bob.pub;
+        err = kd_wire_new_episode(1, "tictactoe", &parts, NULL, 0, &b);
+    }
+    fx_tx tx = {.kdapp = 1};
+    if (!err && !(err = make_tx(&f, c->seed, b.data, b.len, 1, &tx)))
+        err = push_pending(c, &tx);
+    for (size_t i = 0; !err && i < sizeof moves / sizeof moves[0]; i++) {
+        char why[128];
+        kd_buf cmd;
+        kd_buf_init(&cmd);
+        json_t *j =
+            json_pack("{s:i, s:i, s:s}", "row", moves[i].row, "col", moves[i].col, "player", moves[i].x ? "X" : "O");
+        err = j ? ttt->command_from_json(j, moves[i].x ? 0 : 1, &cmd, why, sizeof why) : KD_ERR_NOMEM;
+        json_decref(j);
+        b.len = 0;
+        if (!err)
+            err = kd_wire_signed_command(1, cmd.data, cmd.len, moves[i].x ? &alice : &bob, i, &b);
+        kd_buf_fini(&cmd);
+        fx_tx t = {.kdapp = 1};
+        if (!err && !(err = make_tx(&f, c->seed, b.data, b.len, 1, &t)))
+            err = push_pending(c, &t);
+    }
+    kd_buf_fini(&b);
+    return err;
+}
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+{
+    uint8_t *q = malloc(n ? n : 1);
+    if (q && n)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* A new block on parent `parent` (-1: genesis) taking the next pending
+ * tx: a chain block merging `red` (or -1), or with `side` a block off the
+ * chain. */
+static kd_err add_block(fx_chain *c, int parent, int red, int side)
+{
+    if (c->n_blocks == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 64;
+        fx_block *p = realloc(c->blocks, cap * sizeof *p);
+        int *ch = realloc(c->chain, cap * sizeof *ch);
+        if (p)
+            c->blocks = p;
+        if (ch)
+            c->chain = ch;
+        if (!p || !ch)
+            return KD_ERR_NOMEM;
+        c->cap = cap;
+    }
+    fx_block *blk = &c->blocks[c->n_blocks];
+    memset(blk, 0, sizeof *blk);
+    blk->parent = parent;
+    blk->red = red;
+    blk->daa = parent < 0 ? GENESIS_DAA : c->blocks[parent].daa + 1 + (c->branch % 2);
+    blk->time_ms = TIME_BASE_MS + blk->daa * 100;
+    uint8_t seed[8 + 8 + KD_HASH_LEN] = {0};
+    kd_put_u64be(seed, c->seed);
+    kd_put_u64be(seed + 8, c->branch++);
+    if (parent >= 0)
+        memcpy(seed + 16, c->blocks[parent].hash, KD_HASH_LEN);
+    kd_sha256(seed, sizeof seed, blk->hash);
+    blk->txs = calloc(4, sizeof *blk->txs);
+    if (!blk->txs)
+        return KD_ERR_NOMEM;
+    kd_tx_filter f;
+    kd_tx_filter_default(&f);
+    /* the coinbase: its id may fit the pattern; the listener skips it */
+    uint8_t cb[KD_HASH_LEN];
+    memcpy(cb, blk->hash, KD_HASH_LEN);
+    blk->txs[0].payload = dup_bytes(cb, sizeof cb);
+    blk->txs[0].len = sizeof cb;
+    tx_id_of(cb, sizeof cb, c->seed ^ 0xc0, blk->txs[0].id);
+    blk->n = 1;
+    if (!blk->txs[0].payload)
+        return KD_ERR_NOMEM;
+    if (parent >= 0 && c->n_pending) {
+        blk->txs[blk->n++] = c->pending[0];
+        memmove(c->pending, c->pending + 1, (c->n_pending - 1) * sizeof *c->pending);
+        c->n_pending--;
+    }
+    if (parent >= 0) { /* noise: a foreign prefix fitting the pattern, and ours not fitting it */
+        static const uint8_t foreign[] = {1, 2, 3, 4, 0xde, 0xad};
+        kd_tx_filter other = f;
+        other.prefix = 0x706d6f43u; /* another app's prefix, "Copm" */
+        kd_err err = make_tx(&other, c->seed + c->branch, foreign, sizeof foreign, 1, &blk->txs[blk->n]);
+        if (!err)
+            blk->n++;
+        if (!err && blk->n >= 2 && blk->txs[1].kdapp) {
+            fx_tx *u = &blk->txs[blk->n]; /* a copy of the kdapp tx that does not fit the pattern */
+            err = make_tx(&f, c->seed + c->branch + 7, blk->txs[1].payload + KD_TX_HEADER_LEN,
+                          blk->txs[1].len - KD_TX_HEADER_LEN, 0, u);
+            if (!err)
+                blk->n++;
+        }
+        if (err)
+            return err;
+    }
+    blk->on_chain = !side;
+    if (!side)
+        c->chain[c->chain_len++] = (int)c->n_blocks;
+    c->n_blocks++;
+    return KD_OK;
+}
+
+kd_err fx_chain_init(fx_chain *c, uint64_t seed)
+{
+    memset(c, 0, sizeof *c);
+    c->seed = seed;
+    kd_err err = make_game(c);
+    if (!err)
+        err = add_block(c, -1, -1, 0);
+    return err;
+}
+
+void fx_chain_fini(fx_chain *c)
+{
+    for (size_t i = 0; i < c->n_blocks; i++) {
+        for (size_t t = 0; t < c->blocks[i].n; t++)
+            free(c->blocks[i].txs[t].payload);
+        free(c->blocks[i].txs);
+    }
+    for (size_t i = 0; i < c->n_pending; i++)
+        free(c->pending[i].payload);
+    free(c->pending);
+    free(c->blocks);
+    free(c->chain);
+    memset(c, 0, sizeof *c);
+}
+
+int fx_chain_sink(const fx_chain *c) { return c->chain[c->chain_len - 1]; }
+
+kd_err fx_chain_grow(fx_chain *c, unsigned n)
+{
+    kd_err err = KD_OK;
+    for (unsigned i = 0; i < n && !err; i++) {
+        int red = -1;
+        if (c->branch % 3 == 0 && c->n_pending) { /* a side block first, merged as a red */
+            red = (int)c->n_blocks;
+            err = add_block(c, fx_chain_sink(c), -1, 1);
+        }
+        if (!err)
+            err = add_block(c, fx_chain_sink(c), red, 0);
+    }
+    return err;
+}
+
+kd_err fx_chain_reorg(fx_chain *c, unsigned depth, unsigned n)
+{
+    if (depth >= c->chain_len)
+        return KD_ERR_INVALID_ARG;
+    /* the removed bodies' kdapp txs go back to the front of the pool, in order */
+    size_t back = 0;
+    for (size_t i = c->chain_len - depth; i < c->chain_len; i++) {
+        fx_block *b = &c->blocks[c->chain[i]];
+        b->on_chain = 0;
+        back += b->n > 1 && b->txs[1].kdapp;
+        back += b->red >= 0 && c->blocks[b->red].n > 1 && c->blocks[b->red].txs[1].kdapp;
+    }
+    fx_tx *p = malloc((c->n_pending + back + 1) * sizeof *p);
+    if (!p)
+        return KD_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = c->chain_len - depth; i < c->chain_len; i++) {
+        /* in the order they were accepted: the red a block merged, then its own body */
+        const fx_block *b = &c->blocks[c->chain[i]];
+        const fx_block *from[2] = {b->red >= 0 ? &c->blocks[b->red] : NULL, b};
+        for (int f = 0; f < 2; f++) {
+            if (!from[f] || from[f]->n < 2 || !from[f]->txs[1].kdapp)
+                continue;
+            p[k] = from[f]->txs[1];
+            p[k].payload = dup_bytes(from[f]->txs[1].payload, from[f]->txs[1].len);
+            if (!p[k].payload) {
+                for (size_t j = 0; j < k; j++)
+                    free(p[j].payload);
+                free(p);
+                return KD_ERR_NOMEM;
+            }
+            k++;
+        }
+    }
+    memcpy(p + k, c->pending, c->n_pending * sizeof *p);
+    free(c->pending);
+    c->pending = p;
+    c->n_pending += k;
+    c->chain_len -= depth;
+    return fx_chain_grow(c, n);
+}
+
+int fx_chain_find(const fx_chain *c, const uint8_t hash[KD_HASH_LEN])
+{
+    for (size_t i = 0; i < c->n_blocks; i++)
+        if (!memcmp(c->blocks[i].hash, hash, KD_HASH_LEN))
+            return (int)i;
+    return -1;
+}
+
+void fx_chain_write_script(const fx_chain *c, FILE *out)
+{
+    kd_tx_filter f;
+    kd_tx_filter_default(&f);
+    fprintf(out, "# the fixture node's selected chain, genesis to sink\n");
+    for (size_t i = 0; i < c->chain_len; i++) {
+        const fx_block *b = &c->blocks[c->chain[i]];
+        char h[2 * KD_HASH_LEN + 1];
+        kd_hex_encode(b->hash, KD_HASH_LEN, h);
+        fprintf(out, "{\"accept\": {\"hash\": \"%s\", \"daa\": %llu, \"time\": %llu, \"txs\": [", h,
+                (unsigned long long)b->daa, (unsigned long long)b->time_ms);
+        const fx_block *merged[2] = {b->parent >= 0 ? &c->blocks[b->parent] : NULL,
+                                     b->red >= 0 ? &c->blocks[b->red] : NULL};
+        int first = 1;
+        for (int m = 0; m < 2; m++)
+            for (size_t t = 1; merged[m] && t < merged[m]->n; t++) {
+                const fx_tx *tx = &merged[m]->txs[t];
+                if (!kd_tx_filter_id(&f, tx->id) || !kd_tx_filter_payload(&f, tx->payload, tx->len))
+                    continue;
+                char id[2 * KD_HASH_LEN + 1];
+                kd_hex_encode(tx->id, KD_HASH_LEN, id);
+                fprintf(out, "%s{\"tx_id\": \"%s\", \"payload_hex\": \"", first ? "" : ", ", id);
+                for (size_t k = KD_TX_HEADER_LEN; k < tx->len; k++)
+                    fprintf(out, "%02x", tx->payload[k]);
+                fprintf(out, "\"}");
+                first = 0;
+            }
+        fprintf(out, "]}}\n");
+    }
+}

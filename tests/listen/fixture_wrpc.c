@@ -1,0 +1,512 @@
+/*
+ * fixture_wrpc.c — a fixture kaspad for the listener's tests: a WebSocket
+ * server (libwebsockets) speaking wRPC with JSON encoding, its frames and
+ * payloads shaped as rusty-kaspa serialises them (workflow-rs rpc/src/
+ * messages.rs for the frames; rusty-kaspa rpc/core/src/model/message.rs,
+ * block.rs, header.rs, tx.rs for the payloads), over the chain of
+ * fixture_chain.h.
+ *
+ * Methods: getServerInfo, getBlockDagInfo, getSink, getBlock,
+ * getVirtualChainFromBlock (at most VC_BATCH added blocks per answer, as a
+ * node bounds its batches), subscribe (VirtualChainChanged), ping.
+ *
+ * Control, one command a line on stdin, each answered "ok CMD" on stdout
+ * once done (the tests wait on that line, never on time):
+ *   grow N            N blocks on the sink (then a notification)
+ *   reorg D N         the newest D chain blocks replaced by N (then a notification)
+ *   dup               the last notification sent twice more
+ *   drop              every connection closed
+ *   drop-mid-reorg    the next answer with removed blocks is sent, then that
+ *                     connection is closed at its next getBlock
+ *   bad-reply         the next getBlock answer has a malformed daaScore
+ *   garbage           frames that are not wRPC messages, to every client
+ *   script FILE       the chain written as a block script
+ *   quit
+ * Usage: fixture_wrpc [--seed N]; prints "port P" first.
+ */
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/bytes.h"
+#include "fixture_chain.h"
+
+#define VC_BATCH 8u
+#define ZERO_HASH "0000000000000000000000000000000000000000000000000000000000000000"
+
+typedef struct out_msg {
+    struct out_msg *next;
+    int binary;
+    size_t len;
+    unsigned char data[]; /* LWS_PRE, then the frame */
+} out_msg;
+
+typedef struct pss {
+    struct lws *wsi;
+    struct pss *next;
+    out_msg *head, *tail;
+    int close_now, drop_on_get_block, subscribed;
+    kd_buf rx;
+} pss;
+
+typedef struct {
+    fx_chain chain;
+    pss *clients;
+    pthread_mutex_t mu;
+    char **cmds; /* from the control thread */
+    size_t n_cmds;
+    int quit, arm_drop_mid_reorg, arm_bad_reply;
+    char *last_note;
+    struct lws_context *ctx;
+} server;
+
+static void hexs(const uint8_t *h, char out[2 * KD_HASH_LEN + 1]) { kd_hex_encode(h, KD_HASH_LEN, out); }
+
+static json_t *jhash(const uint8_t *h)
+{
+    char s[2 * KD_HASH_LEN + 1];
+    hexs(h, s);
+    return json_string(s);
+}
+
+static void enqueue(pss *p, const char *text, size_t len, int binary)
+{
+    out_msg *m = malloc(sizeof *m + LWS_PRE + len);
+    if (!m)
+        return;
+    m->next = NULL;
+    m->binary = binary;
+    m->len = len;
+    memcpy(m->data + LWS_PRE, text, len);
+    if (p->tail)
+        p->tail->next = m;
+    else
+        p->head = m;
+    p->tail = m;
+    lws_callback_on_writable(p->wsi);
+}
+
+static void send_json(pss *p, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    if (text)
+        enqueue(p, text, strlen(text), 0);
+    free(text);
+    json_decref(msg);
+}
+
+static void reply(pss *p, json_int_t id, const char *method, json_t *params)
+{
+    send_json(p, json_pack("{s:I, s:s, s:o}", "id", id, "method", method, "params", params));
+}
+
+static void reply_error(pss *p, json_int_t id, const char *method, const char *message)
+{
+    send_json(p, json_pack("{s:I, s:s, s:{s:i, s:s, s:n}}", "id", id, "method", method, "error", "code", 0, "message",
+                           message, "data"));
+}
+
+/* ------------------------------------------------------- payloads */
+
+static json_t *tx_json(const fx_block *b, const fx_tx *tx, int coinbase)
+{
+    char *payload = malloc(2 * tx->len + 1);
+    if (!payload)
+        return NULL;
+    kd_hex_encode(tx->payload, tx->len, payload);
+    json_t *j = json_pack(
+        "{s:i, s:[], s:[], s:i, s:s, s:i, s:s, s:i, s:i, s:{s:o, s:o, s:i, s:o, s:I}}", "version", 0, "inputs",
+        "outputs", "lockTime", 0, "subnetworkId",
+        coinbase ? "0100000000000000000000000000000000000000" : "0000000000000000000000000000000000000000", "gas", 0,
+        "payload", payload, "storageMass", 0, "mass", 0, "verboseData", "transactionId", jhash(tx->id), "hash",
+        jhash(tx->id), "computeMass", 0, "blockHash", jhash(b->hash), "blockTime", (json_int_t)b->time_ms);
+    free(payload);
+    return j;
+}
+
+static json_t *block_json(server *s, const fx_block *b, int with_txs, int bad)
+{
+    const fx_chain *c = &s->chain;
+    json_t *parents = json_array(), *ids = json_array(), *blues = json_array(), *reds = json_array(),
+           *txs = json_array();
+    if (b->parent >= 0) {
+        json_t *level0 = json_pack("[o]", jhash(c->blocks[b->parent].hash));
+        json_array_append_new(blues, jhash(c->blocks[b->parent].hash));
+        if (b->red >= 0) {
+            json_array_append_new(level0, jhash(c->blocks[b->red].hash));
+            json_array_append_new(reds, jhash(c->blocks[b->red].hash));
+        }
+        json_array_append_new(parents, level0);
+    }
+    for (size_t t = 0; t < b->n; t++) {
+        json_array_append_new(ids, jhash(b->txs[t].id));
+        if (with_txs)
+            json_array_append_new(txs, tx_json(b, &b->txs[t], t == 0));
+    }
+    json_t *daa = bad ? json_string("not-a-number") : json_integer((json_int_t)b->daa);
+    json_t *header =
+        json_pack("{s:o, s:i, s:o, s:s, s:s, s:s, s:I, s:i, s:i, s:o, s:s, s:I, s:o}", "hash", jhash(b->hash),
+                  "version", 1, "parentsByLevel", parents, "hashMerkleRoot", ZERO_HASH, "acceptedIdMerkleRoot",
+                  ZERO_HASH, "utxoCommitment", ZERO_HASH, "timestamp", (json_int_t)b->time_ms, "bits", 486722099,
+                  "nonce", 0, "daaScore", daa, "blueWork", "000000000000000000000000000000000000000000000001",
+                  "blueScore", (json_int_t)b->daa, "pruningPoint", jhash(c->blocks[c->chain[0]].hash));
+    json_t *verbose =
+        json_pack("{s:o, s:f, s:o, s:o, s:b, s:I, s:[], s:o, s:o, s:b}", "hash", jhash(b->hash), "difficulty", 1.0,
+                  "selectedParentHash", b->parent >= 0 ? jhash(c->blocks[b->parent].hash) : json_string(ZERO_HASH),
+                  "transactionIds", ids, "isHeaderOnly", 0, "blueScore", (json_int_t)b->daa, "childrenHashes",
+                  "mergeSetBluesHashes", blues, "mergeSetRedsHashes", reds, "isChainBlock", b->on_chain);
+    return json_pack("{s:{s:o, s:o, s:o}}", "block", "header", header, "transactions", txs, "verboseData", verbose);
+}
+
+/* removed (newest first) and added (oldest first, at most `limit`) from
+ * block `from` to the sink; accepted ids when `with_ids`. */
+static json_t *chain_json(server *s, int from, size_t limit, int with_ids, size_t *n_removed)
+{
+    const fx_chain *c = &s->chain;
+    json_t *removed = json_array(), *added = json_array(), *acc = json_array();
+    int i = from;
+    *n_removed = 0;
+    while (!c->blocks[i].on_chain) {
+        json_array_append_new(removed, jhash(c->blocks[i].hash));
+        (*n_removed)++;
+        i = c->blocks[i].parent;
+    }
+    size_t pos = 0;
+    while (c->chain[pos] != i)
+        pos++;
+    for (size_t k = pos + 1; k < c->chain_len && k <= pos + limit; k++) {
+        const fx_block *b = &c->blocks[c->chain[k]];
+        json_array_append_new(added, jhash(b->hash));
+        if (with_ids) {
+            json_t *ids = json_array();
+            const fx_block *body = &c->blocks[b->parent];
+            for (size_t t = 0; t < body->n; t++)
+                json_array_append_new(ids, jhash(body->txs[t].id));
+            if (b->red >= 0) /* the red's txs after the blue's, its coinbase not accepted */
+                for (size_t t = 1; t < c->blocks[b->red].n; t++)
+                    json_array_append_new(ids, jhash(c->blocks[b->red].txs[t].id));
+            json_array_append_new(
+                acc, json_pack("{s:o, s:o}", "acceptingBlockHash", jhash(b->hash), "acceptedTransactionIds", ids));
+        }
+    }
+    return json_pack("{s:o, s:o, s:o}", "removedChainBlockHashes", removed, "addedChainBlockHashes", added,
+                     "acceptedTransactionIds", acc);
+}
+
+/* ------------------------------------------------------- requests */
+
+static int lookup(server *s, const json_t *params, const char *key, pss *p, json_int_t id, const char *method)
+{
+    uint8_t h[KD_HASH_LEN];
+    const char *text = json_string_value(json_object_get(params, key));
+    int i = text && strlen(text) == 64 && !kd_hex_decode(text, h, KD_HASH_LEN) ? fx_chain_find(&s->chain, h) : -1;
+    if (i < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "cannot find header %s", text ? text : "(none)");
+        reply_error(p, id, method, msg);
+    }
+    return i;
+}
+
+static void handle_request(server *s, pss *p, const char *text, size_t len)
+{
+    json_t *req = json_loadb(text, len, 0, NULL);
+    const char *method = json_string_value(json_object_get(req, "method"));
+    const json_t *idj = json_object_get(req, "id");
+    json_t *params = json_object_get(req, "params");
+    if (!method || !json_is_integer(idj)) {
+        json_decref(req);
+        return;
+    }
+    json_int_t id = json_integer_value(idj);
+    const fx_chain *c = &s->chain;
+    const fx_block *sink = &c->blocks[fx_chain_sink(c)];
+    if (!strcmp(method, "getServerInfo")) {
+        reply(p, id, method,
+              json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 1, "rpcApiRevision", 0, "serverVersion",
+                        "1.0.0-fixture", "networkId", "testnet-10", "hasUtxoIndex", 0, "isSynced", 1, "virtualDaaScore",
+                        (json_int_t)sink->daa));
+    } else if (!strcmp(method, "getBlockDagInfo")) {
+        reply(p, id, method,
+              json_pack("{s:s, s:I, s:I, s:[o], s:f, s:I, s:[o], s:o, s:I, s:o}", "network", "testnet-10", "blockCount",
+                        (json_int_t)c->n_blocks, "headerCount", (json_int_t)c->n_blocks, "tipHashes", jhash(sink->hash),
+                        "difficulty", 1.0, "pastMedianTime", (json_int_t)sink->time_ms, "virtualParentHashes",
+                        jhash(sink->hash), "pruningPointHash", jhash(c->blocks[c->chain[0]].hash), "virtualDaaScore",
+                        (json_int_t)sink->daa, "sink", jhash(sink->hash)));
+    } else if (!strcmp(method, "getSink")) {
+        reply(p, id, method, json_pack("{s:o}", "sink", jhash(sink->hash)));
+    } else if (!strcmp(method, "ping")) {
+        reply(p, id, method, json_object());
+    } else if (!strcmp(method, "subscribe")) {
+        if (json_is_object(json_object_get(params, "VirtualChainChanged"))) {
+            p->subscribed = 1;
+            reply(p, id, method, json_pack("{s:i}", "id", 1));
+        } else {
+            reply_error(p, id, method, "unsupported scope");
+        }
+    } else if (!strcmp(method, "getBlock")) {
+        if (p->drop_on_get_block) {
+            p->close_now = 1;
+            lws_callback_on_writable(p->wsi);
+        } else {
+            int i = lookup(s, params, "hash", p, id, method);
+            if (i >= 0) {
+                int bad = s->arm_bad_reply;
+                s->arm_bad_reply = 0;
+                reply(p, id, method,
+                      block_json(s, &c->blocks[i], json_is_true(json_object_get(params, "includeTransactions")), bad));
+            }
+        }
+    } else if (!strcmp(method, "getVirtualChainFromBlock")) {
+        int i = lookup(s, params, "startHash", p, id, method);
+        if (i >= 0) {
+            size_t n_removed;
+            int with_ids = json_is_true(json_object_get(params, "includeAcceptedTransactionIds"));
+            reply(p, id, method, chain_json(s, i, VC_BATCH, with_ids, &n_removed));
+            if (n_removed && s->arm_drop_mid_reorg) {
+                s->arm_drop_mid_reorg = 0;
+                p->drop_on_get_block = 1;
+            }
+        }
+    } else {
+        char msg[96];
+        snprintf(msg, sizeof msg, "the fixture does not serve %.40s", method);
+        reply_error(p, id, method, msg);
+    }
+    json_decref(req);
+}
+
+/* ------------------------------------------------------- control */
+
+static void broadcast_note(server *s, const char *text)
+{
+    for (pss *p = s->clients; p; p = p->next)
+        if (p->subscribed)
+            enqueue(p, text, strlen(text), 0);
+}
+
+/* The notification of a chain change from `old_sink`. */
+static void note_change(server *s, int old_sink)
+{
+    size_t n_removed;
+    json_t *ch = chain_json(s, old_sink, (size_t)-1 / 2, 0, &n_removed);
+    json_t *msg =
+        json_pack("{s:s, s:{s:o}}", "method", "virtualChainChangedNotification", "params", "VirtualChainChanged", ch);
+    free(s->last_note);
+    s->last_note = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (s->last_note)
+        broadcast_note(s, s->last_note);
+}
+
+static void run_command(server *s, char *cmd)
+{
+    unsigned a = 0, b = 0;
+    char path[512];
+    kd_err err = KD_OK;
+    int old_sink = fx_chain_sink(&s->chain);
+    if (sscanf(cmd, "grow %u", &a) == 1) {
+        if (!(err = fx_chain_grow(&s->chain, a)))
+            note_change(s, old_sink);
+    } else if (sscanf(cmd, "reorg %u %u", &a, &b) == 2) {
+        if (!(err = fx_chain_reorg(&s->chain, a, b)))
+            note_change(s, old_sink);
+    } else if (!strcmp(cmd, "dup")) {
+        for (int i = 0; i < 2 && s->last_note; i++)
+            broadcast_note(s, s->last_note);
+    } else if (!strcmp(cmd, "drop")) {
+        for (pss *p = s->clients; p; p = p->next) {
+            p->close_now = 1;
+            lws_callback_on_writable(p->wsi);
+        }
+    } else if (!strcmp(cmd, "drop-mid-reorg")) {
+        s->arm_drop_mid_reorg = 1;
+    } else if (!strcmp(cmd, "bad-reply")) {
+        s->arm_bad_reply = 1;
+    } else if (!strcmp(cmd, "garbage")) {
+        static const char *const frames[] = {
+            "this is not json",
+            "{\"id\":",
+            "{\"jsonrpc\":\"2.0\"}",
+            "{\"id\":999999,\"method\":\"getSink\",\"params\":{\"sink\":\"00\"}}",
+            "{\"method\":\"virtualChainChangedNotification\",\"params\":{\"VirtualChainChanged\":"
+            "{\"removedChainBlockHashes\":\"x\"}}}",
+            "[1,2,3]",
+        };
+        for (pss *p = s->clients; p; p = p->next) {
+            for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++)
+                enqueue(p, frames[i], strlen(frames[i]), 0);
+            enqueue(p, "\x01\x02\x03", 3, 1);
+        }
+    } else if (sscanf(cmd, "script %511s", path) == 1) {
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fx_chain_write_script(&s->chain, f);
+            fclose(f);
+        } else {
+            err = KD_ERR_IO;
+        }
+    } else if (!strcmp(cmd, "quit")) {
+        s->quit = 1;
+    } else {
+        err = KD_ERR_INVALID_ARG;
+    }
+    if (err)
+        printf("error %s: %s\n", cmd, kd_err_str(err));
+    else
+        printf("ok %s\n", cmd);
+    fflush(stdout);
+}
+
+static void drain_commands(server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    char **cmds = s->cmds;
+    size_t n = s->n_cmds;
+    s->cmds = NULL;
+    s->n_cmds = 0;
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < n; i++) {
+        run_command(s, cmds[i]);
+        free(cmds[i]);
+    }
+    free(cmds);
+}
+
+static void *read_stdin(void *arg)
+{
+    server *s = arg;
+    char line[1024];
+    for (;;) {
+        char *cmd = fgets(line, sizeof line, stdin) ? strdup(line) : strdup("quit");
+        if (!cmd)
+            break;
+        cmd[strcspn(cmd, "\r\n")] = 0;
+        int last = !strcmp(cmd, "quit");
+        pthread_mutex_lock(&s->mu);
+        char **p = realloc(s->cmds, (s->n_cmds + 1) * sizeof *p);
+        if (p) {
+            s->cmds = p;
+            s->cmds[s->n_cmds++] = cmd;
+        } else {
+            free(cmd);
+        }
+        lws_cancel_service(s->ctx);
+        pthread_mutex_unlock(&s->mu);
+        if (last)
+            break;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------- lws */
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    server *s = lws_context_user(lws_get_context(wsi));
+    pss *p = user;
+    switch (reason) {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        drain_commands(s);
+        break;
+    case LWS_CALLBACK_ESTABLISHED:
+        memset(p, 0, sizeof *p);
+        p->wsi = wsi;
+        kd_buf_init(&p->rx);
+        p->next = s->clients;
+        s->clients = p;
+        break;
+    case LWS_CALLBACK_CLOSED:
+        for (pss **q = &s->clients; *q; q = &(*q)->next)
+            if (*q == p) {
+                *q = p->next;
+                break;
+            }
+        while (p->head) {
+            out_msg *m = p->head;
+            p->head = m->next;
+            free(m);
+        }
+        kd_buf_fini(&p->rx);
+        break;
+    case LWS_CALLBACK_RECEIVE:
+        if (lws_is_first_fragment(wsi))
+            p->rx.len = 0;
+        if (kd_buf_append(&p->rx, in, len))
+            return -1;
+        if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi))
+            handle_request(s, p, (const char *)p->rx.data, p->rx.len);
+        break;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        if (p->close_now)
+            return -1;
+        if (p->head) {
+            out_msg *m = p->head;
+            p->head = m->next;
+            if (!p->head)
+                p->tail = NULL;
+            int n = lws_write(wsi, m->data + LWS_PRE, m->len, m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
+            int short_write = n < (int)m->len;
+            free(m);
+            if (short_write)
+                return -1;
+            if (p->head)
+                lws_callback_on_writable(wsi);
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static const struct lws_protocols protocols[] = {
+    {.name = "wrpc", .callback = callback, .per_session_data_size = sizeof(pss), .rx_buffer_size = 65536},
+    {0},
+};
+
+int main(int argc, char **argv)
+{
+    server s;
+    memset(&s, 0, sizeof s);
+    uint64_t seed = argc == 3 && !strcmp(argv[1], "--seed") ? strtoull(argv[2], NULL, 10) : 1;
+    lws_set_log_level(LLL_ERR, NULL);
+    if (fx_chain_init(&s.chain, seed)) {
+        fprintf(stderr, "fixture: cannot build the chain\n");
+        return 1;
+    }
+    pthread_mutex_init(&s.mu, NULL);
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = 0;
+    info.iface = "127.0.0.1";
+    info.protocols = protocols;
+    info.user = &s;
+    info.gid = -1;
+    info.uid = -1;
+    s.ctx = lws_create_context(&info);
+    if (!s.ctx) {
+        fprintf(stderr, "fixture: cannot listen\n");
+        return 1;
+    }
+    int port = lws_get_vhost_listen_port(lws_get_vhost_by_name(s.ctx, "default"));
+    printf("port %d\n", port);
+    fflush(stdout);
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, read_stdin, &s))
+        return 1;
+    while (!s.quit)
+        lws_service(s.ctx, 0);
+    lws_context_destroy(s.ctx);
+    pthread_join(reader, NULL);
+    for (size_t i = 0; i < s.n_cmds; i++)
+        free(s.cmds[i]);
+    free(s.cmds);
+    free(s.last_note);
+    fx_chain_fini(&s.chain);
+    pthread_mutex_destroy(&s.mu);
+    return 0;
+}

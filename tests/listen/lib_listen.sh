@@ -1,0 +1,73 @@
+# lib_listen.sh — helpers of the `kdapp listen` scenario tests (sourced
+# after tests/integration/lib.sh): a fixture kaspad driven through a FIFO,
+# the listener, and the convergence check (the engine's digest equals that
+# of the fixture's chain fed as a block script). Every wait is a bounded
+# poll on a condition.
+FIXTURE=${1:?the fixture binary is the first argument}
+exec {FX_FD}<>"$(mkfifo "$T/ctl" && echo "$T/ctl")"
+
+# start_fixture NAME [SEED] — starts a fixture kaspad; sets FX_PID, RPC.
+start_fixture() {
+  local name=$1 seed=${2:-1}
+  : >"$T/$name.out"
+  : >"$T/$name.err"
+  # not through bg: an asynchronous command's stdin must be redirected on it
+  "$FIXTURE" --seed "$seed" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
+  FX_PID=$!
+  KD_PIDS+=("$FX_PID")
+  FX_NAME=$name
+  wait_for 10 file_has "$T/$name.out" "^port " || fail "fixture $name did not start"
+  RPC="ws://127.0.0.1:$(awk '/^port /{print $2}' "$T/$name.out")"
+}
+
+# fx CMD... — sends a command to the fixture and waits for its "ok".
+fx() {
+  local n
+  n=$(count_of "$T/$FX_NAME.out" "^ok $*\$")
+  echo "$*" >&"$FX_FD"
+  wait_for 10 at_least $((n + 1)) "$T/$FX_NAME.out" "^ok $*\$" || fail "the fixture did not do: $*"
+}
+
+# start_listener NAME [args...] — `kdapp listen` on the fixture; sets LISTENER_PID.
+start_listener() {
+  local name=$1
+  shift
+  bg "$name" "$KDAPP" listen --rpc "$RPC" --poll-ms 50 --rpc-timeout-ms 3000 "$@"
+  LISTENER_PID=$BG_PID
+}
+
+digest_is() { "$KDAPP" stats --data "$1" 2>/dev/null | head -1 | grep -q "digest ${2:0:16}…"; }
+
+# converge TAG [DATA] — the fixture's chain as a block script, fed into a
+# new directory; waits until DATA (default $T/data) has the same digest.
+converge() {
+  local tag=$1 data=${2:-$T/data}
+  fx "script $T/$tag.jsonl"
+  "$KDAPP" feed --data "$T/fed_$tag" "$T/$tag.jsonl" >"$T/fed_$tag.out" || fail "the block script $tag did not feed"
+  WANT=$(last_digest "$T/fed_$tag.out")
+  [[ -n $WANT ]] || fail "no digest from feeding $tag"
+  wait_for 20 digest_is "$data" "$WANT" || fail "the listener's engine did not reach the chain $tag (digest $WANT)"
+}
+
+# stop_listener — SIGTERM, a clean exit.
+stop_listener() {
+  kill -TERM "$LISTENER_PID"
+  wait_exit 15 "$LISTENER_PID" || fail "the listener did not stop"
+  ((EXIT_CODE == 0)) || fail "the listener exited $EXIT_CODE"
+}
+
+# verify_matches [DATA] — `kdapp verify` passes and its digest is $WANT.
+verify_matches() {
+  local data=${1:-$T/data}
+  "$KDAPP" verify --data "$data" >"$T/verify.out" 2>&1 || fail "kdapp verify failed: $(cat "$T/verify.out")"
+  grep -q "canonical chain replay: .*($WANT)" "$T/verify.out" || fail "verify's digest is not $WANT: $(cat "$T/verify.out")"
+}
+
+# start_fresh NAME [args...] — start_listener on a new data directory, then
+# waits for its anchor (the node's sink), so the chain it follows starts
+# where the fixture's block script starts.
+start_fresh() {
+  local name=$1
+  start_listener "$@"
+  wait_for 20 file_has "$T/$name.out" "^start " || fail "the listener $name did not anchor at the sink"
+}
