@@ -60,7 +60,8 @@ kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants,
 {
     memset(state, 0, sizeof *state);
     if (!participants || participants->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS, "sea battle needs exactly 2 participants (blue, red), got %zu",
+        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
+                             "sea battle needs exactly 2 participants (blue, red), got %zu",
                              participants ? participants->count : (size_t)0);
     for (size_t i = 0; i < 2; i++)
         if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
@@ -170,9 +171,9 @@ static kd_err do_reveal(kd_sb_state *s, int seat, const kd_sb_command *c, kd_rej
 
 static kd_err do_claim(kd_sb_state *s, int seat, uint64_t daa, kd_reject *rej)
 {
-    int waiting = s->phase == KD_SB_PLAY ? s->pending != KD_SB_NO_CELL && seat == s->turn
-                                         : s->revealed[seat] != KD_SB_UNREVEALED &&
-                                               s->revealed[1 - seat] == KD_SB_UNREVEALED;
+    int waiting = s->phase == KD_SB_PLAY
+                      ? s->pending != KD_SB_NO_CELL && seat == s->turn
+                      : s->revealed[seat] != KD_SB_UNREVEALED && s->revealed[1 - seat] == KD_SB_UNREVEALED;
     if (!waiting)
         return kd_reject_rule(rej, "nothing_to_claim", "%s owes %s nothing now", seat_words[1 - seat],
                               seat_words[seat]);
@@ -182,6 +183,7 @@ static kd_err do_claim(kd_sb_state *s, int seat, uint64_t daa, kd_reject *rej)
     if (s->phase == KD_SB_PLAY) {
         s->winner = (uint8_t)seat;
         s->reason = KD_SB_REASON_NO_ANSWER;
+        s->pending = KD_SB_NO_CELL;
     } else if (s->revealed[seat] == KD_SB_LEGAL) {
         s->winner = (uint8_t)seat;
         s->reason = KD_SB_REASON_NO_REVEAL;
@@ -196,8 +198,9 @@ static int seat_of(const kd_sb_state *s, const kd_pubkey *signer, kd_reject *rej
     for (int seat = 0; signer && seat < 2; seat++)
         if (memcmp(signer->bytes, s->players[seat].bytes, KD_PUBKEY_LEN) == 0)
             return seat;
-    (void)kd_reject_rule(rej, "unauthorised", signer ? "the signer is not a participant of this game"
-                                                     : "the command is unsigned; sea-battle commands are signed");
+    (void)kd_reject_rule(rej, "unauthorised",
+                         signer ? "the signer is not a participant of this game"
+                                : "the command is unsigned; sea-battle commands are signed");
     return -1;
 }
 

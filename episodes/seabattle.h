@@ -63,7 +63,7 @@
 #define KD_SB_SHIPS 5
 #define KD_SB_FLEET_CELLS 17 /* 5 + 4 + 3 + 3 + 2 */
 #define KD_SB_SALT_LEN 32
-#define KD_SB_DEPTH 7   /* 128 leaves */
+#define KD_SB_DEPTH 7 /* 128 leaves */
 #define KD_SB_LEAVES 128
 #define KD_SB_VERSION 1
 #define KD_SB_NO_CELL 255
@@ -79,11 +79,11 @@ typedef enum { KD_SB_PLAY = 0, KD_SB_REVEAL = 1, KD_SB_OVER = 2 } kd_sb_phase;
 /* Why the play ended. */
 typedef enum {
     KD_SB_REASON_NONE = 0,
-    KD_SB_REASON_SUNK = 1,       /* a fleet was sunk */
-    KD_SB_REASON_RESIGNED = 2,   /* a seat resigned */
-    KD_SB_REASON_EXHAUSTED = 3,  /* every cell of a board was shot without sinking it: not a legal fleet */
-    KD_SB_REASON_NO_ANSWER = 4,  /* a shot was not answered by the deadline */
-    KD_SB_REASON_NO_REVEAL = 5,  /* a board was not revealed by the deadline */
+    KD_SB_REASON_SUNK = 1,      /* a fleet was sunk */
+    KD_SB_REASON_RESIGNED = 2,  /* a seat resigned */
+    KD_SB_REASON_EXHAUSTED = 3, /* every cell of a board was shot without sinking it: not a legal fleet */
+    KD_SB_REASON_NO_ANSWER = 4, /* a shot was not answered by the deadline */
+    KD_SB_REASON_NO_REVEAL = 5, /* a board was not revealed by the deadline */
 } kd_sb_reason;
 /* Marks on a board: 0 unshot, 1 miss, 2..6 a hit on ship 1..5. */
 #define KD_SB_MARK_MISS 1
@@ -98,19 +98,19 @@ extern const uint8_t kd_sb_ship_len[KD_SB_SHIPS + 1];
  * zeroed before it is filled (memcmp compares states).
  */
 typedef struct {
-    uint64_t timeout;                 /* DAA score a seat has to answer or reveal */
-    uint64_t since;                   /* the DAA score the current wait began at */
+    uint64_t timeout; /* DAA score a seat has to answer or reveal */
+    uint64_t since;   /* the DAA score the current wait began at */
     kd_pubkey players[2];
     uint8_t roots[2][KD_HASH_LEN];
-    uint8_t marks[2][KD_SB_CELLS];    /* marks[s]: seat s's board as shot by the other */
-    uint8_t phase;                    /* kd_sb_phase */
-    uint8_t turn;                     /* the shooter */
-    uint8_t pending;                  /* the cell shot and unanswered, KD_SB_NO_CELL */
-    uint8_t winner;                   /* KD_SB_NO_SEAT until the play ends (provisional in the reveal) */
-    uint8_t reason;                   /* kd_sb_reason */
+    uint8_t marks[2][KD_SB_CELLS]; /* marks[s]: seat s's board as shot by the other */
+    uint8_t phase;                 /* kd_sb_phase */
+    uint8_t turn;                  /* the shooter */
+    uint8_t pending;               /* the cell shot and unanswered, KD_SB_NO_CELL */
+    uint8_t winner;                /* KD_SB_NO_SEAT until the play ends (provisional in the reveal) */
+    uint8_t reason;                /* kd_sb_reason */
     uint8_t revealed[2];
     uint8_t pad;
-    uint32_t move_count;              /* commands applied */
+    uint32_t move_count; /* commands applied */
 } kd_sb_state;
 
 /* The state before a command and the hash of the state after it. */

@@ -167,8 +167,7 @@ int kd_sb_fleet_legal(const uint8_t contents[KD_SB_CELLS], char *why, size_t why
 {
     for (int i = 0; i < KD_SB_CELLS; i++)
         if (contents[i] > KD_SB_SHIPS) {
-            kd_reject_write(why, why_len, "cell %d holds %u: contents are 0 (empty) or a ship id 1..5", i,
-                            contents[i]);
+            kd_reject_write(why, why_len, "cell %d holds %u: contents are 0 (empty) or a ship id 1..5", i, contents[i]);
             return 0;
         }
     for (unsigned id = 1; id <= KD_SB_SHIPS; id++) {

@@ -10,11 +10,11 @@
 
 #include "episodes/seabattle.h"
 
-#define KD_SB_RULES_TEXT                                                                                              \
+#define KD_SB_RULES_TEXT                                                                                             \
     "Sea battle: each seat hides a fleet of five ships (lengths 5, 4, 3, 3, 2) on its own 10 x 10 board (columns "   \
-    "a..j, rows 1..10), each ship straight, no two touching even diagonally, committed as a Merkle root at the "      \
+    "a..j, rows 1..10), each ship straight, no two touching even diagonally, committed as a Merkle root at the "     \
     "start. Blue shoots first; the seats alternate one shot each at the other's board; each shot is answered by "    \
-    "opening the cell against the root (a miss, or a hit on a ship; a ship is sunk when all its cells are hit). "     \
+    "opening the cell against the root (a miss, or a hit on a ship; a ship is sunk when all its cells are hit). "    \
     "Sinking the whole enemy fleet (or the enemy's resignation) wins, once both boards are revealed and checked: a " \
     "seat whose revealed fleet is illegal loses, and a seat that does not answer or reveal within the timeout (DAA " \
     "score) loses to the other's claim."

@@ -74,8 +74,8 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
     json_object_foreach((json_t *)params, key, v)
     {
         if (strcmp(key, root_names[0]) && strcmp(key, root_names[1]) && strcmp(key, "timeout")) {
-            kd_reject_write(why, why_len, "unknown sea-battle param \"%s\": the params are blue_root, red_root, timeout",
-                            key);
+            kd_reject_write(why, why_len,
+                            "unknown sea-battle param \"%s\": the params are blue_root, red_root, timeout", key);
             return KD_ERR_BAD_PARAMS;
         }
     }
@@ -310,8 +310,7 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 
 /* ------------------------------------------------------------ secrets */
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why,
-                            size_t why_len)
+static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
 {
     if (seat != KD_SB_BLUE && seat != KD_SB_RED)
         return KD_ERR_UNSUPPORTED;

@@ -56,10 +56,9 @@ int kd_sb_view_decode(const uint8_t *data, size_t len, kd_sb_state *out)
         return -1;
     Kdapp__SbView *v = kdapp__sb_view__unpack(NULL, len, data);
     int rc = -1;
-    if (!v || v->n_marks_blue != KD_SB_CELLS || v->n_marks_red != KD_SB_CELLS || v->phase > KD_SB_OVER ||
-        v->turn > 1 || v->pending > KD_SB_CELLS || v->winner > 2 || v->reason > KD_SB_REASON_NO_REVEAL ||
-        v->revealed_blue > 2 || v->revealed_red > 2 || v->root_blue.len != KD_HASH_LEN ||
-        v->root_red.len != KD_HASH_LEN)
+    if (!v || v->n_marks_blue != KD_SB_CELLS || v->n_marks_red != KD_SB_CELLS || v->phase > KD_SB_OVER || v->turn > 1 ||
+        v->pending > KD_SB_CELLS || v->winner > 2 || v->reason > KD_SB_REASON_NO_REVEAL || v->revealed_blue > 2 ||
+        v->revealed_red > 2 || v->root_blue.len != KD_HASH_LEN || v->root_red.len != KD_HASH_LEN)
         goto done;
     for (int i = 0; i < KD_SB_CELLS; i++) {
         if (v->marks_blue[i] > KD_SB_SHIPS + 1 || v->marks_red[i] > KD_SB_SHIPS + 1)
@@ -172,8 +171,9 @@ json_t *kd_sb_view_json(const uint8_t *view, size_t len)
     if (kd_sb_view_decode(view, len, &s) != 0)
         return NULL;
     json_t *j = common_json(&s);
-    if (j && json_object_set_new(j, "board_rows", json_string("row 1 first, columns a..j; . unshot, o miss, x hit, "
-                                                              "# sunk, ? shot awaiting its answer")) != 0) {
+    if (j && json_object_set_new(j, "board_rows",
+                                 json_string("row 1 first, columns a..j; . unshot, o miss, x hit, "
+                                             "# sunk, ? shot awaiting its answer")) != 0) {
         json_decref(j);
         return NULL;
     }
@@ -273,11 +273,11 @@ kd_err kd_sb_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int se
         return KD_ERR_DECODE;
     if (seat != KD_SB_BLUE && seat != KD_SB_RED)
         return KD_ERR_INVALID_ARG;
-    kd_err err = kd_buf_appendf(out,
-                                "You play sea battle episode %u as %s. %s\n\nYou fire at %s's board; marks: . "
-                                "unshot, o miss, x hit, # sunk.\n",
-                                (unsigned)episode_id, kd_sb_seat_names[seat], KD_SB_RULES_TEXT,
-                                kd_sb_seat_names[1 - seat]);
+    kd_err err =
+        kd_buf_appendf(out,
+                       "You play sea battle episode %u as %s. %s\n\nYou fire at %s's board; marks: . "
+                       "unshot, o miss, x hit, # sunk.\n",
+                       (unsigned)episode_id, kd_sb_seat_names[seat], KD_SB_RULES_TEXT, kd_sb_seat_names[1 - seat]);
     if (!err)
         err = put_position(&s, out);
     if (err)
