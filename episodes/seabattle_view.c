@@ -154,10 +154,10 @@ static json_t *common_json(const kd_sb_state *s)
     int waiting = s->phase != KD_SB_OVER && (s->pending != KD_SB_NO_CELL || s->phase == KD_SB_REVEAL);
     return json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o, s:{s:o, s:o}, s:s?, s:s?, s:{s:s, s:s}, s:I, s:o, s:I, "
                      "s:{s:o, s:o}}",
-                     "phase", phase_name(s->phase), "shooter", kd_sb_seat_names[s->turn], "to_move",
+                     "stage", phase_name(s->phase), "shooter", kd_sb_seat_names[s->turn], "to_move",
                      to_move >= 0 ? kd_sb_seat_names[to_move] : NULL, "pending_shot", pending[0] ? pending : NULL,
                      "board_blue", board_rows(s, 0), "board_red", board_rows(s, 1), "sunk", "blue", sunk_json(s, 0),
-                     "red", sunk_json(s, 1), "winner", s->winner <= 1 ? kd_sb_seat_names[s->winner] : NULL, "reason",
+                     "red", sunk_json(s, 1), "leader", s->winner <= 1 ? kd_sb_seat_names[s->winner] : NULL, "reason",
                      reason_name(s->reason), "revealed", "blue", reveal_name(s->revealed[0]), "red",
                      reveal_name(s->revealed[1]), "timeout", (json_int_t)s->timeout, "deadline",
                      waiting ? json_integer((json_int_t)(s->since + s->timeout)) : json_null(), "move_count",
