@@ -370,6 +370,38 @@ static kd_err secret_duty(const void *state, int seat, const uint8_t seed[KD_SEC
     return kd_sb_duty(state, seat, seed, command);
 }
 
+/* The seat's own fleet from its seed: the board rows (row 1 first; '.'
+ * water, 1..5 the ship id) and each ship's cells, hits and whether sunk. */
+static json_t *secret_view(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN])
+{
+    const kd_sb_state *s = state_ptr;
+    uint8_t fleet[KD_SB_CELLS];
+    if (seat != KD_SB_BLUE && seat != KD_SB_RED)
+        return json_object();
+    kd_sb_fleet_from_seed(seed, fleet);
+    json_t *rows = json_array(), *ships = json_array();
+    for (int r = 0; rows && r < KD_SB_SIZE; r++) {
+        char line[KD_SB_SIZE + 1];
+        for (int c = 0; c < KD_SB_SIZE; c++)
+            line[c] = fleet[r * KD_SB_SIZE + c] ? (char)('0' + fleet[r * KD_SB_SIZE + c]) : '.';
+        line[KD_SB_SIZE] = '\0';
+        json_array_append_new(rows, json_string(line));
+    }
+    for (unsigned id = 1; ships && id <= KD_SB_SHIPS; id++) {
+        json_t *cells = json_array();
+        for (uint32_t i = 0; cells && i < KD_SB_CELLS; i++)
+            if (fleet[i] == id)
+                json_array_append_new(cells, cell_json(i));
+        unsigned hits = kd_sb_hits(s, seat, id);
+        json_array_append_new(ships, json_pack("{s:I, s:I, s:o, s:I, s:b}", "id", (json_int_t)id, "length",
+                                               (json_int_t)kd_sb_ship_len[id], "cells", cells, "hits", (json_int_t)hits,
+                                               "sunk", hits >= kd_sb_ship_len[id]));
+    }
+    memset(fleet, 0, sizeof fleet);
+    return json_pack("{s:o, s:s, s:o}", "fleet", rows, "fleet_rows", "row 1 first, columns a..j; . water, 1..5 ship id",
+                     "ships", ships);
+}
+
 const kd_episode_type kd_seabattle_type = {
     .ops = &kd_sb_ops,
     .title = "Sea battle",
@@ -396,4 +428,5 @@ const kd_episode_type kd_seabattle_type = {
     .bot_max_depth = 1,
     .secret_commit = secret_commit,
     .secret_duty = secret_duty,
+    .secret_view = secret_view,
 };
