@@ -234,6 +234,14 @@ typedef struct kd_episode_type {
      * execute takes it signed by the seat. Errors: KD_ERR_NO_MOVE (it owes
      * nothing now), KD_ERR_NOMEM. */
     kd_err (*secret_duty)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command);
+    /* Optional (NULL: a seat sees nothing more than the public view; needs
+     * the two hooks above): what `seat` alone may see in `state` from its
+     * seed, as a JSON object (new reference; NULL on allocation failure),
+     * e.g. a seat's own hidden board beside the public shots. The gateway adds
+     * it as "own_secret" to kdapp_get_episode_state and
+     * kdapp_get_strategy_context when asked for a "player" whose key it
+     * holds; it is never put in a public view. */
+    json_t *(*secret_view)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN]);
 } kd_episode_type;
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */

@@ -13,15 +13,13 @@
 #include "episodes/chess.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
+#include "episodes/seabattle.h"
 #include "episodes/tictactoe.h"
 
 /* ---------------------------------------------- the registered types */
 
 const kd_episode_type *const kd_builtin_types[] = {
-    &kd_tictactoe_type,
-    &kd_fourinarow_type,
-    &kd_checkers_type,
-    &kd_chess_type,
+    &kd_tictactoe_type, &kd_fourinarow_type, &kd_checkers_type, &kd_chess_type, &kd_seabattle_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
@@ -45,7 +43,7 @@ static int complete(const kd_episode_type *t)
            t->command_schema && t->params_from_json && t->command_from_json && t->command_to_json && t->status &&
            t->view_encode && t->view_json && t->strategy_context && t->render_text && t->prompt && t->legal_moves &&
            t->random_command && t->config_size <= KD_TYPE_CONFIG_MAX && (t->config_size == 0 || t->config_from_env) &&
-           !t->secret_commit == !t->secret_duty;
+           !t->secret_commit == !t->secret_duty && (!t->secret_view || t->secret_duty);
 }
 
 kd_err kd_type_table_add(kd_type_table *table, const kd_episode_type *type)

@@ -15,6 +15,8 @@
  * gateway with the same keys) is refused by the rules the second time;
  * that is logged and changes nothing.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/logger.h"
@@ -156,4 +158,75 @@ void kd_gw_duties_stop(kd_gateway *gw)
     pthread_join(gw->duty_thread, NULL);
     pthread_cond_destroy(&gw->duty_cond);
     gw->duties_started = 0;
+}
+
+/* The seat `player` names in `t` (its name, or its number), or KD_SEAT_NONE. */
+static int player_seat(const kd_episode_type *t, size_t seats, const json_t *player)
+{
+    int seat = KD_SEAT_NONE;
+    if (json_is_string(player))
+        seat = kd_episode_type_seat(t, json_string_value(player));
+    else if (json_is_integer(player) && json_integer_value(player) >= 0 &&
+             json_integer_value(player) < (json_int_t)seats)
+        seat = (int)json_integer_value(player);
+    return seat >= 0 && (size_t)seat < seats ? seat : KD_SEAT_NONE;
+}
+
+kd_err kd_gw_own_secret(kd_gateway *gw, const kd_episode_view *v, const json_t *player, json_t *out, char *why,
+                        size_t why_len)
+{
+    const kd_episode_type *t = v->type;
+    if (!t || !t->secret_view || v->deleted) {
+        snprintf(why, why_len, "episode %u (%s) has no secret a seat could see: leave out \"player\"", v->episode_id,
+                 v->type_name);
+        return KD_ERR_UNSUPPORTED;
+    }
+    int seat = player_seat(t, v->participants.count, player);
+    if (seat == KD_SEAT_NONE) {
+        snprintf(why, why_len, "\"player\" must name a seat of episode %u: %s (or 0) or %s (or 1)", v->episode_id,
+                 kd_episode_type_seat_name(t, 0), kd_episode_type_seat_name(t, 1));
+        return KD_ERR_INVALID_ARG;
+    }
+    kd_key key;
+    char name[KD_KEY_NAME_MAX + 1];
+    if (kd_gw_find_key(gw, &v->participants.keys[seat], &key, name, sizeof name) != KD_OK) {
+        snprintf(why, why_len,
+                 "this gateway does not hold the key of %s in episode %u, so it cannot show that seat's secret",
+                 kd_episode_type_seat_name(t, seat), v->episode_id);
+        return KD_ERR_NOT_FOUND;
+    }
+    void *state = calloc(1, t->ops->state_size);
+    kd_err err = state ? t->ops->decode_state(v->state.data, v->state.len, state) : KD_ERR_NOMEM;
+    json_t *secret = NULL;
+    if (!err) {
+        uint8_t seed[KD_SECRET_SEED_LEN];
+        kd_secret_seed(&key, t->ops->type_name, v->episode_id, seat, seed);
+        secret = t->secret_view(state, seat, seed);
+        memset(seed, 0, sizeof seed);
+        err = secret ? KD_OK : KD_ERR_NOMEM;
+    }
+    memset(&key, 0, sizeof key);
+    free(state);
+    if (!err && (json_object_set_new(secret, "seat", json_string(kd_episode_type_seat_name(t, seat))) ||
+                 json_object_set(out, "own_secret", secret)))
+        err = KD_ERR_NOMEM;
+    json_decref(secret);
+    if (err)
+        snprintf(why, why_len, "cannot show %s's secret in episode %u: %s", kd_episode_type_seat_name(t, seat),
+                 v->episode_id, kd_err_str(err));
+    return err;
+}
+
+/* The tool result of `answer` (taken), with the seat's own secret added
+ * when `args` name a "player" (kd_gw_own_secret); an error result when it
+ * cannot be shown. */
+json_t *kd_gw_with_own_secret(kd_gateway *gw, const kd_episode_view *v, json_t *args, json_t *answer, const char *text)
+{
+    const json_t *player = json_object_get(args, "player");
+    char why[400];
+    if (player && answer && kd_gw_own_secret(gw, v, player, answer, why, sizeof why) != KD_OK) {
+        json_decref(answer);
+        return kd_mcp_tool_error(why);
+    }
+    return kd_mcp_tool_result(answer, text);
 }

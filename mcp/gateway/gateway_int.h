@@ -179,6 +179,18 @@ kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcom
  * with `why`. */
 kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
                             json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Adds "own_secret" to `out` (an answer about view `v`): what the seat
+ * `player` names (its name or number) alone may see, from its key
+ * (type->secret_view), when this gateway holds that key. Errors, with a
+ * sentence in `why`: KD_ERR_UNSUPPORTED (the type shows no secret),
+ * KD_ERR_INVALID_ARG (no such seat), KD_ERR_NOT_FOUND (the key is not
+ * here), KD_ERR_NOMEM, KD_ERR_DECODE. Thread-safe. */
+kd_err kd_gw_own_secret(kd_gateway *gw, const kd_episode_view *v, const json_t *player, json_t *out, char *why,
+                        size_t why_len) KD_WARN_UNUSED;
+/* The tool result of `answer` (taken) and `text`, with "own_secret" added
+ * when `args` name a "player" (kd_gw_own_secret); an error result saying
+ * why when it cannot be shown. */
+json_t *kd_gw_with_own_secret(kd_gateway *gw, const kd_episode_view *v, json_t *args, json_t *answer, const char *text);
 /* Queues episode `id` for the duties thread (from the views thread). */
 void kd_gw_duties_notify(kd_gateway *gw, uint32_t id);
 /* Starts and stops the duties thread (stop sets gw->stopping). */

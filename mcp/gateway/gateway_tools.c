@@ -43,6 +43,10 @@
 #define MOVES_SCHEMA                                                                                        \
     "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"object\"}," \
     "\"notation\":{\"type\":\"string\"}},\"required\":[\"command\",\"notation\"]}}"
+#define PLAYER_ARG                                                                                              \
+    ",\"player\":{\"type\":[\"string\",\"integer\"],\"description\":\"A seat (its name or number) whose "       \
+    "key this gateway holds: adds own_secret, what that seat alone may see (a hidden board or hand), in games " \
+    "with secrets.\"}"
 #define EPISODE_ARG                                                              \
     "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \
     "\"description\":\"The episode's id (kdapp_list_episodes lists them).\"}"
@@ -169,7 +173,7 @@ static json_t *tool_get_state(void *ctx, kd_mcp_session *s, json_t *args, int *c
     json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
     if (!r) {
         char *text = view_text(&v);
-        r = kd_mcp_tool_result(kd_episode_view_json(&v), text);
+        r = kd_gw_with_own_secret(ctx, &v, args, kd_episode_view_json(&v), text);
         free(text);
     }
     kd_episode_view_fini(&v);
@@ -185,7 +189,7 @@ static json_t *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *co
     if (!r) {
         json_t *sc = kd_episode_view_strategy_json(&v);
         char *text = sc ? json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        r = sc ? kd_mcp_tool_result(sc, text)
+        r = sc ? kd_gw_with_own_secret(ctx, &v, args, sc, text)
                : fail("episode %u (%s) has no strategy context", v.episode_id, v.type_name);
         free(text);
     }
@@ -683,10 +687,14 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .call = tool_execute},
         {.name = "kdapp_get_episode_state",
          .title = "Episode state",
-         .description = "The enriched view of an episode: its type, participants, phase (in_progress, won, draw), "
-                        "winner and seat to move, the type's own members (its board or table, and what its rules "
-                        "need shown), and the block and digest it reflects.",
-         .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
+         .description =
+             "The enriched view of an episode: its type, participants, phase (in_progress, won, draw), "
+             "winner and seat to move, the type's own members (its board or table, and what its rules "
+             "need shown), and the block and digest it reflects. With \"player\" (a seat whose key this gateway "
+             "holds): "
+             "also own_secret, what that seat alone may see (its hidden board or hand), never another seat's.",
+         .input_schema_json =
+             "{\"type\":\"object\",\"properties\":{" EPISODE_ARG PLAYER_ARG "},\"required\":[\"episode_id\"]}",
          .output_schema_json = VIEW_SCHEMA,
          .read_only_hint = 1,
          .idempotent_hint = 1,
@@ -695,10 +703,13 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .call = tool_get_state},
         {.name = "kdapp_get_strategy_context",
          .title = "Strategy context",
-         .description = "What a player needs before moving, in the episode type's own shape: the position, whose "
-                        "turn it is, the rules in force and what they will do next (each type documents its shape "
-                        "in kdapp://types). Call it every turn.",
-         .input_schema_json = "{\"type\":\"object\",\"properties\":{" EPISODE_ARG "},\"required\":[\"episode_id\"]}",
+         .description =
+             "What a player needs before moving, in the episode type's own shape: the position, whose "
+             "turn it is, the rules in force and what they will do next (each type documents its shape "
+             "in kdapp://types). Call it every turn. With \"player\" (a seat whose key this gateway holds): also "
+             "own_secret, that seat's own hidden part (its hidden board or hand).",
+         .input_schema_json =
+             "{\"type\":\"object\",\"properties\":{" EPISODE_ARG PLAYER_ARG "},\"required\":[\"episode_id\"]}",
          .output_schema_json = "{\"type\":\"object\"}",
          .read_only_hint = 1,
          .idempotent_hint = 1,

@@ -19,6 +19,7 @@
 #include "engine/wire.h"
 #include "episodes/episode_type.h"
 #include "mcp/gateway/gateway.h"
+#include "episodes/seabattle.h"
 #include "pile_type.h"
 
 typedef struct {
@@ -424,4 +425,94 @@ Test(gateway_types, commands_are_checked_against_the_type)
     json_decref(r);
     free(cmd);
     json_decref(lm);
+}
+
+/* The fleet rows of key file `name`'s seat `seat` in episode `id`, as the
+ * seat's holder derives them (kd_secret_seed; sea battle's placement). */
+static void fleet_rows(const char *name, uint32_t id, int seat, char rows[10][11])
+{
+    kd_key key;
+    char why[256];
+    cr_assert_eq(kd_key_load(E.keys, name, &key, why, sizeof why), KD_OK, "%s", why);
+    uint8_t seed[KD_SECRET_SEED_LEN], fleet[100];
+    kd_secret_seed(&key, "seabattle", id, seat, seed);
+    kd_sb_fleet_from_seed(seed, fleet);
+    for (int r = 0; r < 10; r++) {
+        for (int c = 0; c < 10; c++)
+            rows[r][c] = fleet[r * 10 + c] ? (char)('0' + fleet[r * 10 + c]) : '.';
+        rows[r][10] = '\0';
+    }
+}
+
+/* Whether the text of `r` holds a row of `rows` that shows a ship, other
+ * than a row `own` (may be NULL) shows the same. */
+static int shows_fleet(json_t *r, char rows[10][11], char own[10][11])
+{
+    char *text = json_dumps(r, JSON_COMPACT);
+    int found = 0;
+    for (int i = 0; i < 10 && text; i++) {
+        int mine = 0;
+        for (int j = 0; own && j < 10; j++)
+            mine |= strcmp(rows[i], own[j]) == 0;
+        found |= strpbrk(rows[i], "12345") && !mine && strstr(text, rows[i]);
+    }
+    free(text);
+    return found;
+}
+
+Test(gateway_types, a_seat_sees_its_own_secret_and_never_the_others)
+{
+    /* the gateway holds both keys: it commits both roots at the start */
+    uint32_t id = start("{\"type\": \"seabattle\", \"participants\": [\"agent1\", \"agent2\"]}");
+    cr_assert(id);
+    char blue[10][11], red[10][11];
+    fleet_rows("agent1", id, 0, blue);
+    fleet_rows("agent2", id, 1, red);
+    json_decref(execute(id, "\"command\": {\"shot\": \"c5\"}", 0));
+    char args[128];
+    static const char *const tools[] = {"kdapp_get_episode_state", "kdapp_get_strategy_context"};
+    for (int t = 0; t < 2; t++) {
+        /* no player: nothing secret at all */
+        snprintf(args, sizeof args, "{\"episode_id\": %u}", id);
+        json_t *r = tool(tools[t], args, 0);
+        cr_expect(!json_object_get(sc(r), "own_secret"), "%s", tools[t]);
+        cr_expect(!shows_fleet(r, blue, NULL) && !shows_fleet(r, red, NULL), "%s shows no fleet", tools[t]);
+        json_decref(r);
+        /* each seat sees its own fleet, never the other's */
+        for (int seat = 0; seat < 2; seat++) {
+            snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"%s\"}", id, seat ? "red" : "blue");
+            r = tool(tools[t], args, 0);
+            json_t *own = json_object_get(sc(r), "own_secret");
+            cr_assert(own, "%s: own_secret for %s", tools[t], args);
+            cr_expect_str_eq(json_string_value(json_object_get(own, "seat")), seat ? "red" : "blue");
+            json_t *fleet = json_object_get(own, "fleet");
+            for (int row = 0; row < 10; row++)
+                cr_expect_str_eq(json_string_value(json_array_get(fleet, (size_t)row)), (seat ? red : blue)[row]);
+            cr_expect(!shows_fleet(r, seat ? blue : red, seat ? red : blue), "%s for %s shows no other fleet", tools[t],
+                      args);
+            json_decref(r);
+        }
+        snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": 1}", id);
+        json_decref(tool(tools[t], args, 0));
+        snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"green\"}", id);
+        REFUSED(tools[t], args, "\"player\" must name a seat", "blue", "red");
+    }
+    /* a seat whose key is elsewhere: it committed itself; its secret is not here */
+    kd_key other;
+    cr_assert_eq(kd_key_test("elsewhere", &other), KD_OK);
+    char pub[2 * KD_PUBKEY_LEN + 1], start_args[512];
+    kd_hex_encode(other.pub.bytes, KD_PUBKEY_LEN, pub);
+    snprintf(start_args, sizeof start_args,
+             "{\"type\": \"seabattle\", \"participants\": [\"agent1\", \"%s\"], \"params\": {\"red_root\": "
+             "\"%064d\"}}",
+             pub, 0);
+    uint32_t id2 = start(start_args);
+    snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"red\"}", id2);
+    REFUSED("kdapp_get_episode_state", args, "does not hold the key of red");
+    snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"blue\"}", id2);
+    json_decref(tool("kdapp_get_episode_state", args, 0));
+    /* a type without secrets says so */
+    uint32_t id3 = start("{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}");
+    snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": 0}", id3);
+    REFUSED("kdapp_get_episode_state", args, "no secret a seat could see");
 }

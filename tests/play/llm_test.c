@@ -497,3 +497,53 @@ Test(llm_game, chess_prompts_and_answers_through_the_gateway, .timeout = 120)
     dirs_done(&d);
     mock_llm_stop(m);
 }
+
+Test(llm_game, seabattle_shots_from_the_prompt_answers_from_the_duties, .timeout = 120)
+{
+    /* Blue is the language model: a1 as clean JSON; then prose (refused),
+     * a1 again (refused by the rules: already_shot) and b2. Red is the bot.
+     * No player ever answers a shot: the gateway's duties thread does, for
+     * the seats whose keys it holds, so play goes on by itself. */
+    static const char *const script[] = {"={\"shot\": \"a1\"}", "prose", "={\"shot\": \"a1\"}", "={\"shot\": \"b2\"}"};
+    mock_llm *m = mock_llm_start(script, sizeof script / sizeof script[0]);
+    game_dirs d;
+    dirs_make(&d);
+    char spec[128], why[600] = "";
+    snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_play_options o = {.types = &types,
+                         .type = "seabattle",
+                         .players = {spec, "search"},
+                         .self_exe = kdapp_binary(),
+                         .data_dir = d.data,
+                         .keys_dir = d.keys,
+                         .seed = 3,
+                         .max_moves = 4,
+                         .quiet = 1,
+                         .out = d.outf,
+                         .log = stderr};
+    kd_play_result res;
+    kd_err err = kd_play_run(&o, &res, why, sizeof why);
+    fflush(d.outf);
+    cr_assert_eq(err, KD_OK, "%s\n%s", why, d.out);
+    cr_expect_eq(res.stats[0].moves, 2);
+    cr_expect_eq(res.stats[0].refused, 2, "refused %u", res.stats[0].refused);
+    json_t *reqs = mock_llm_requests(m);
+    cr_assert_eq(json_array_size(reqs), 4, "%zu requests", json_array_size(reqs));
+    const char *p0 = message(reqs, 0, 1, "content");
+    cr_assert(p0);
+    cr_expect(strstr(p0, "You play sea battle episode") && strstr(p0, "as blue") &&
+                  strstr(p0, "{\"shot\": \"CELL\"}") && strstr(p0, "Unshot cells of red's board: a1 b1"),
+              "%s", p0);
+    /* the second shot's prompt shows the first answered (a miss or a hit at a1) */
+    const char *p1 = message(reqs, 1, 1, "content");
+    cr_assert(p1);
+    cr_expect(!strstr(p1, " a1 b1"), "a1 is no longer unshot: %s", p1);
+    const char *f = message(reqs, 3, 5, "content");
+    cr_assert(f);
+    cr_expect(strstr(f, "was refused by the gateway") && strstr(f, "was shot before"), "%s", f);
+    json_decref(reqs);
+    dirs_done(&d);
+    mock_llm_stop(m);
+}

@@ -26,6 +26,8 @@ static const command commands[] = {
     {"replay", kd_cmd_replay, "rebuild a store from a data directory's log (--into NEWDIR)"},
     {"verify", kd_cmd_verify, "check that replaying the log reproduces the live store exactly"},
     {"mcp", kd_cmd_mcp, "MCP gateway for agents (stdio, or --http ADDR:PORT)"},
+    {"commit", kd_cmd_commit, "print creation params with a seat's commitment from its key (types with secrets)"},
+    {"duty", kd_cmd_duty, "print the command a seat owes now from its key (an answer, a reveal)"},
     {"play", kd_cmd_play, "a game of any type between players (random, search, llm:URL, human) through the gateway"},
     {"sim", kd_cmd_sim, "seeded reorg simulator checked against an oracle after every step"},
     {"perft", kd_cmd_perft, "count an episode type's legal move sequences N plies deep (an undo test)"},

@@ -73,6 +73,7 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
     kd_buf_init(&effective);
     kd_reject rej = {0};
     kd_participants participants = {0};
+    json_t *committed = NULL;
     kd_err err = KD_OK;
     if (seats < type->min_seats || seats > type->max_seats) {
         kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", ops->type_name, type->min_seats,
@@ -81,9 +82,11 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
         goto done;
     }
     char detail[KD_REJECT_DETAIL_MAX] = "";
-    err = type->params_from_json(params, &wire, detail, sizeof detail);
-    if (err) {
-        kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+    /* a type with secrets: each seat commits from its fresh key, as its
+     * holder would (secret_commit) */
+    committed = type->secret_commit ? (params ? json_deep_copy(params) : json_object()) : NULL;
+    if (type->secret_commit && !committed) {
+        err = KD_ERR_NOMEM;
         goto done;
     }
     for (size_t i = 0; i < seats; i++) {
@@ -94,9 +97,25 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
             goto done;
         }
         participants.keys[i] = key.pub;
+        if (committed) {
+            uint8_t seed[KD_SECRET_SEED_LEN];
+            kd_secret_seed(&key, ops->type_name, 1, (int)i, seed);
+            err = type->secret_commit((int)i, seed, committed, detail, sizeof detail);
+            memset(seed, 0, sizeof seed);
+            err = err == KD_ERR_UNSUPPORTED ? KD_OK : err;
+        }
         memset(&key, 0, sizeof key);
+        if (err) {
+            kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+            goto done;
+        }
     }
     participants.count = seats;
+    err = type->params_from_json(committed ? committed : params, &wire, detail, sizeof detail);
+    if (err) {
+        kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+        goto done;
+    }
     err = ops->resolve_params(config, wire.data, wire.len, &effective, &rej);
     if (err) {
         kd_reject_write(why, why_len, "params: %s", rej.detail[0] ? rej.detail : kd_err_str(err));
@@ -112,6 +131,7 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
     }
     kd_perft_signers_from_participants(signers, &participants);
 done:
+    json_decref(committed);
     kd_buf_fini(&effective);
     kd_buf_fini(&wire);
     return err;
