@@ -241,7 +241,7 @@ static json_t *view_json_of(const kd_bj_state *s, const uint64_t *claim_after)
     kd_hex_encode(s->chain.head, KD_FAIR_LINK_LEN, head);
     kd_hex_encode(s->params.house_commit, KD_FAIR_LINK_LEN, commit);
     return json_pack("{s:o, s:{s:i, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:s, s:s, s:I, s:I}, s:I, s:I, s:b}",
-                     "seats", seats, "table", "decks", (int)s->params.decks, "min_bet", (json_int_t)s->params.min_bet,
+                     "players", seats, "table", "decks", (int)s->params.decks, "min_bet", (json_int_t)s->params.min_bet,
                      "max_bet", (json_int_t)s->params.max_bet, "stack", (json_int_t)s->params.stack, "rounds",
                      (json_int_t)s->params.rounds, "timeout_daa", (json_int_t)s->params.timeout, "shoe", "left",
                      (json_int_t)s->shoe_left, "of", (json_int_t)(s->params.decks * KD_BJ_CARDS), "chain", "commit",
