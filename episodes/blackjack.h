@@ -32,6 +32,9 @@
  * The game ends when no round is on and no player can bet (rounds played,
  * chips below the minimum, or the chain too short for another round).
  *
+ * Chips are 32-bit: the params must keep stack + 8 x rounds x max_bet (four
+ * doubled hands won every round) within it.
+ *
  * Wire formats:
  *   params   BjParams (proto/blackjack.proto); effective params carry every
  *            field resolved (defaults below)
@@ -188,7 +191,7 @@ unsigned kd_bj_card_value(uint8_t card);
 /* The best total of `n` cards (an ace counts 11 when that stays <= 21);
  * *soft (may be NULL) says an ace counts 11. */
 unsigned kd_bj_total(const uint8_t *cards, size_t n, int *soft);
-/* Whether the player of `p` has a natural (one hand of two cards, 21). */
+/* Whether round `r` holds a natural (one hand of two cards, 21, never split). */
 int kd_bj_natural(const kd_bj_round *r);
 
 /* A new game: participants house, player1..; distinct valid keys. Errors:

@@ -187,6 +187,10 @@ kd_err kd_bj_params_decode(const uint8_t *data, size_t len, kd_bj_params *p, kd_
                             (unsigned)p->min_bet, (unsigned)p->stack);
     else if (field(m->rounds, KD_BJ_ROUNDS_DEFAULT, 1, KD_BJ_ROUNDS_MAX, &p->rounds))
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "rounds %u: 1 to %u", (unsigned)m->rounds, KD_BJ_ROUNDS_MAX);
+    else if ((uint64_t)p->stack + 8ull * p->rounds * p->max_bet > UINT32_MAX)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                            "stack %u + rounds %u x 8 x max_bet %u: a player could win more chips than 4294967295",
+                            (unsigned)p->stack, (unsigned)p->rounds, (unsigned)p->max_bet);
     else if (m->base.n_unknown_fields)
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "the params carry fields BjParams does not have");
 done:

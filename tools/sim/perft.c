@@ -64,6 +64,24 @@ kd_err kd_perft_signers_from_state(kd_perft_signers *signers, const uint8_t *enc
     return signers->candidate_count ? KD_OK : KD_ERR_NOT_FOUND;
 }
 
+/* A type with secrets: what each seat commits to from the secret of its
+ * key (kd_secret_seed, episode 1 as in the start's metadata), added to
+ * `params`, as a gateway holding the keys would. */
+static kd_err commit_secrets(const kd_episode_type *type, const kd_key *keys, size_t seats, json_t *params, char *why,
+                             size_t why_len)
+{
+    kd_err err = KD_OK;
+    for (size_t i = 0; !err && i < seats; i++) {
+        uint8_t seed[KD_SECRET_SEED_LEN];
+        kd_secret_seed(&keys[i], type->ops->type_name, 1, (int)i, seed);
+        err = type->secret_commit((int)i, seed, params, why, why_len);
+        if (err == KD_ERR_UNSUPPORTED)
+            err = KD_OK;
+        memset(seed, 0, sizeof seed);
+    }
+    return err;
+}
+
 kd_err kd_perft_start(const kd_episode_type *type, const void *config, const json_t *params, size_t seats, void *state,
                       kd_perft_signers *signers, char *why, size_t why_len)
 {
@@ -73,6 +91,8 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
     kd_buf_init(&effective);
     kd_reject rej = {0};
     kd_participants participants = {0};
+    kd_key keys[KD_MAX_PARTICIPANTS] = {0};
+    json_t *committed = NULL;
     kd_err err = KD_OK;
     if (seats < type->min_seats || seats > type->max_seats) {
         kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", ops->type_name, type->min_seats,
@@ -80,21 +100,27 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
         err = KD_ERR_INVALID_ARG;
         goto done;
     }
-    char detail[KD_REJECT_DETAIL_MAX] = "";
-    err = type->params_from_json(params, &wire, detail, sizeof detail);
-    if (err) {
-        kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
-        goto done;
-    }
     for (size_t i = 0; i < seats; i++) {
-        kd_key key;
-        err = kd_key_generate(&key);
+        err = kd_key_generate(&keys[i]);
         if (err) {
             kd_reject_write(why, why_len, "cannot generate a participant key: %s", kd_err_str(err));
             goto done;
         }
-        participants.keys[i] = key.pub;
-        memset(&key, 0, sizeof key);
+        participants.keys[i] = keys[i].pub;
+    }
+    char detail[KD_REJECT_DETAIL_MAX] = "";
+    if (type->secret_commit) {
+        committed = params ? json_deep_copy(params) : json_object();
+        err = committed ? commit_secrets(type, keys, seats, committed, detail, sizeof detail) : KD_ERR_NOMEM;
+        if (err) {
+            kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+            goto done;
+        }
+    }
+    err = type->params_from_json(committed ? committed : params, &wire, detail, sizeof detail);
+    if (err) {
+        kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+        goto done;
     }
     participants.count = seats;
     err = ops->resolve_params(config, wire.data, wire.len, &effective, &rej);
@@ -112,6 +138,8 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
     }
     kd_perft_signers_from_participants(signers, &participants);
 done:
+    memset(keys, 0, sizeof keys);
+    json_decref(committed);
     kd_buf_fini(&effective);
     kd_buf_fini(&wire);
     return err;

@@ -63,6 +63,9 @@ kd_err kd_perft_signers_from_state(kd_perft_signers *signers, const uint8_t *enc
  * type's params_from_json of `params` (NULL: the engine defaults), resolved
  * with ops->resolve_params(config) (`config`: kd_type_table_config's
  * pointer, may be NULL) and ops->init. `state` has ops->state_size bytes.
+ * A type with secrets gets each seat's commitment (secret_commit) from the
+ * secret of its generated key, as a gateway holding the keys would; its
+ * tree then ends where a seat owes a duty (a move no legal_moves lists).
  * Fills `signers` for those keys. Errors: KD_ERR_INVALID_ARG (seat count),
  * the type's KD_ERR_BAD_PARAMS / KD_ERR_BAD_PARTICIPANTS, KD_ERR_IO (no
  * randomness), KD_ERR_NOMEM; `why` (may be NULL) says what was wrong.
