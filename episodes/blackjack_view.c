@@ -259,15 +259,40 @@ json_t *kd_bj_view_json(const uint8_t *view, size_t len)
     return view_json_of(&s, claim_after);
 }
 
+/* {"player1": "hit", ...}: basic strategy's action for each round that
+ * waits for its player (blackjack_bot.c). */
+static json_t *advice_json(const kd_bj_state *s)
+{
+    json_t *a = json_object();
+    for (size_t i = 0; a && i < s->n_players; i++) {
+        const kd_bj_player *p = &s->players[i];
+        const kd_bj_round *r = &p->round;
+        if (r->await != KD_BJ_PLAYER)
+            continue;
+        const kd_bj_hand *h = &r->hands[r->active];
+        int can_double = h->n == 2 && p->chips >= h->bet;
+        int can_split = can_double && r->n_hands < KD_BJ_HANDS_MAX;
+        char name[16];
+        snprintf(name, sizeof name, "player%zu", i + 1);
+        kd_bj_action act = kd_bj_basic_strategy(h->cards, h->n, r->dealer.cards[0], can_double, can_split);
+        json_object_set_new(a, name, json_string(kd_bj_action_names[act]));
+    }
+    return a;
+}
+
 json_t *kd_bj_strategy_context(const uint8_t *view, size_t len)
 {
-    json_t *j = kd_bj_view_json(view, len);
-    if (j && json_object_set_new(j, "rules", json_string(kd_bj_rules_text)) != 0) {
+    kd_bj_state s;
+    uint64_t claim_after[KD_BJ_MAX_PLAYERS];
+    if (view_decode(view, len, &s, claim_after) != KD_OK)
+        return NULL;
+    json_t *j = view_json_of(&s, claim_after);
+    if (j && (json_object_set_new(j, "rules", json_string(kd_bj_rules_text)) != 0 ||
+              json_object_set_new(j, "game", json_string(KD_BJ_TYPE_NAME)) != 0 ||
+              json_object_set_new(j, "basic_strategy", advice_json(&s)) != 0)) {
         json_decref(j);
         return NULL;
     }
-    if (j)
-        json_object_set_new(j, "game", json_string(KD_BJ_TYPE_NAME));
     return j;
 }
 

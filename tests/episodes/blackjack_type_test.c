@@ -148,6 +148,7 @@ Test(bj_type, status_view_and_renderings)
     json_decref(j);
     json_t *ctx = T->strategy_context(v.data, v.len);
     cr_expect(ctx && json_object_get(ctx, "rules"));
+    type_test_expect_json(json_object_get(ctx, "basic_strategy"), "{\"player1\": \"hit\"}");
     json_decref(ctx);
     kd_buf text;
     kd_buf_init(&text);
