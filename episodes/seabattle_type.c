@@ -47,12 +47,16 @@ static const char params_schema[] =
 
 static const char command_schema[] =
     "{\"type\":\"object\",\"description\":\"one of shot, answer, reveal, resign, claim\",\"properties\":{"
-    "\"shot\":{\"type\":[\"string\",\"integer\"],\"description\":\"the cell to fire at: a..j then 1..10, e.g. "
-    "c5\"},"
-    "\"answer\":{\"type\":\"object\",\"required\":[\"cell\",\"content\",\"salt\",\"path\"],\"description\":\"the "
-    "opening of the cell just shot (sent for you from your key)\"},"
-    "\"reveal\":{\"type\":\"object\",\"required\":[\"contents\",\"salts\"],\"description\":\"the whole board at the "
-    "end (sent for you from your key)\"},"
+    "\"shot\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":0,\"maximum\":99}],"
+    "\"description\":\"the cell to fire at: a..j then 1..10, e.g. c5 (or its index 0..99)\"},"
+    "\"answer\":{\"type\":\"object\",\"properties\":{\"cell\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":"
+    "\"integer\",\"minimum\":0,\"maximum\":99}]},\"content\":{\"type\":\"integer\",\"minimum\":0},\"salt\":{"
+    "\"type\":\"string\"},\"path\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+    "\"required\":[\"cell\",\"content\",\"salt\",\"path\"],\"description\":\"the opening of the cell just shot "
+    "(sent for you from your key)\"},"
+    "\"reveal\":{\"type\":\"object\",\"properties\":{\"contents\":{\"type\":\"string\"},\"salts\":{\"type\":"
+    "\"string\"}},\"required\":[\"contents\",\"salts\"],\"description\":\"the whole board at the end, the cells' "
+    "contents and salts as hex (sent for you from your key)\"},"
     "\"resign\":{\"const\":true},\"claim\":{\"const\":true,\"description\":\"win when the other seat missed its "
     "deadline\"}}}";
 

@@ -15,11 +15,12 @@
 #include "episodes/fourinarow.h"
 #include "episodes/seabattle.h"
 #include "episodes/tictactoe.h"
+#include "episodes/blackjack.h"
 
 /* ---------------------------------------------- the registered types */
 
 const kd_episode_type *const kd_builtin_types[] = {
-    &kd_tictactoe_type, &kd_fourinarow_type, &kd_checkers_type, &kd_chess_type, &kd_seabattle_type,
+    &kd_tictactoe_type, &kd_fourinarow_type, &kd_checkers_type, &kd_chess_type, &kd_blackjack_type, &kd_seabattle_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 

@@ -43,9 +43,10 @@
 #define MOVES_SCHEMA                                                                                        \
     "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"object\"}," \
     "\"notation\":{\"type\":\"string\"}},\"required\":[\"command\",\"notation\"]}}"
-#define PLAYER_ARG                                                                                              \
-    ",\"player\":{\"type\":[\"string\",\"integer\"],\"description\":\"A seat (its name or number) whose "       \
-    "key this gateway holds: adds own_secret, what that seat alone may see (a hidden board or hand), in games " \
+#define PLAYER_ARG                                                                                                  \
+    ",\"player\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":0}],\"description\":\"A seat " \
+    "(its name or number) whose "                                                                                   \
+    "key this gateway holds: adds own_secret, what that seat alone may see (a hidden board or hand), in games "     \
     "with secrets.\"}"
 #define EPISODE_ARG                                                              \
     "\"episode_id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295," \

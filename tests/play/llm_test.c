@@ -547,3 +547,55 @@ Test(llm_game, seabattle_shots_from_the_prompt_answers_from_the_duties, .timeout
     dirs_done(&d);
     mock_llm_stop(m);
 }
+
+Test(llm_game, blackjack_prompts_and_answers_through_the_gateway, .timeout = 120)
+{
+    /* player1 is the language model: a bet as clean JSON (the house's
+     * reveals come from the gateway holding its key), prose (refused, the
+     * conversation goes on), then a stand or, when the deal settled the
+     * round, whatever the prompt lists next. */
+    static const char *const script[] = {"={\"action\": \"bet\", \"amount\": 10, \"entropy\": "
+                                         "\"5555555555555555555555555555555555555555555555555555555555555555\"}",
+                                         "prose",
+                                         "={\"action\": \"stand\", \"entropy\": "
+                                         "\"6666666666666666666666666666666666666666666666666666666666666666\"}"};
+    mock_llm *m = mock_llm_start(script, sizeof script / sizeof script[0]);
+    game_dirs d;
+    dirs_make(&d);
+    char spec[128], why[600] = "";
+    snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_play_options o = {.types = &types,
+                         .type = "blackjack",
+                         .players = {"random", spec},
+                         .self_exe = kdapp_binary(),
+                         .data_dir = d.data,
+                         .keys_dir = d.keys,
+                         .seed = 5,
+                         .max_moves = 2,
+                         .quiet = 1,
+                         .out = d.outf,
+                         .log = stderr};
+    kd_play_result res;
+    kd_err err = kd_play_run(&o, &res, why, sizeof why);
+    fflush(d.outf);
+    cr_assert_eq(err, KD_OK, "%s\n%s", why, d.out);
+    cr_expect_eq(res.move_count, 2);
+    cr_expect_eq(res.stats[0].moves, 0, "the house only reveals, through the gateway");
+    cr_expect_eq(res.stats[1].moves, 2);
+    cr_expect_geq(res.stats[1].refused, 1, "the prose is refused");
+    json_t *reqs = mock_llm_requests(m);
+    cr_assert_geq(json_array_size(reqs), 3, "%zu requests", json_array_size(reqs));
+    const char *p0 = message(reqs, 0, 1, "content");
+    cr_assert(p0);
+    cr_expect(strstr(p0, "You play blackjack episode") && strstr(p0, "You are player1") &&
+                  strstr(p0, "{\"action\":\"bet\",\"amount\":10,\"entropy\":\""),
+              "%s", p0);
+    const char *p1 = message(reqs, 1, 1, "content");
+    cr_assert(p1);
+    cr_expect(strstr(p1, "hand 1 [") && strstr(p1, "dealer ["), "the second prompt shows the dealt cards: %s", p1);
+    json_decref(reqs);
+    dirs_done(&d);
+    mock_llm_stop(m);
+}

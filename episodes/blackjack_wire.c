@@ -1,0 +1,221 @@
+/*
+ * blackjack_wire.c — the one boundary between blackjack and protobuf-c:
+ * BjCommand and BjParams bytes to domain values and back (formats in
+ * proto/blackjack.proto). Unpacks go through the tracking allocator
+ * (wire_alloc.h) so a NULL result tells no memory from malformed bytes.
+ */
+#include <string.h>
+
+#include "blackjack.pb-c.h"
+#include "episodes/blackjack.h"
+#include "episodes/wire_alloc.h"
+
+/* The 32 bytes of `b` into `out`, or -1 when it is not 32 bytes long. */
+static int take32(ProtobufCBinaryData b, uint8_t out[32])
+{
+    if (b.len != 32)
+        return -1;
+    memcpy(out, b.data, 32);
+    return 0;
+}
+
+/* Fills `cmd` from the unpacked message: 0, or -1 with a sentence. */
+static int from_message(const Kdapp__BjCommand *m, kd_bj_command *cmd, kd_reject *rej)
+{
+    const Kdapp__BjAction *a = NULL;
+    switch (m->cmd_case) {
+    case KDAPP__BJ_COMMAND__CMD_BET:
+        cmd->action = KD_BJ_CMD_BET;
+        cmd->amount = m->bet->amount;
+        if (take32(m->bet->entropy, cmd->entropy) != 0)
+            return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "a bet carries 32 bytes of entropy"), -1;
+        return 0;
+    case KDAPP__BJ_COMMAND__CMD_HIT:
+        cmd->action = KD_BJ_CMD_HIT;
+        a = m->hit;
+        break;
+    case KDAPP__BJ_COMMAND__CMD_STAND:
+        cmd->action = KD_BJ_CMD_STAND;
+        a = m->stand;
+        break;
+    case KDAPP__BJ_COMMAND__CMD_DOUBLE:
+        cmd->action = KD_BJ_CMD_DOUBLE;
+        a = m->double_;
+        break;
+    case KDAPP__BJ_COMMAND__CMD_SPLIT:
+        cmd->action = KD_BJ_CMD_SPLIT;
+        a = m->split;
+        break;
+    case KDAPP__BJ_COMMAND__CMD_REVEAL:
+        cmd->action = KD_BJ_CMD_REVEAL;
+        cmd->seat = m->reveal->seat;
+        if (take32(m->reveal->link, cmd->link) != 0)
+            return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "a reveal carries a link of 32 bytes"), -1;
+        return 0;
+    case KDAPP__BJ_COMMAND__CMD_CLAIM:
+        cmd->action = KD_BJ_CMD_CLAIM;
+        return 0;
+    default:
+        return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command carries no action: BjCommand.cmd is not set"), -1;
+    }
+    if (take32(a->entropy, cmd->entropy) != 0)
+        return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "hit, stand, double and split carry 32 bytes of entropy"), -1;
+    return 0;
+}
+
+kd_err kd_bj_command_decode(const uint8_t *data, size_t len, kd_bj_command *cmd, kd_reject *rej)
+{
+    memset(cmd, 0, sizeof *cmd);
+    if (!data || len == 0)
+        return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command is empty: expected a BjCommand");
+    _Alignas(max_align_t) unsigned char storage[512];
+    kd_pb_arena arena;
+    kd_pb_arena_init(&arena, storage, sizeof storage);
+    Kdapp__BjCommand *m = kdapp__bj_command__unpack(&arena.base, len, data);
+    if (!m)
+        return arena.failed ? kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the command (%zu bytes) is too large", len)
+                            : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
+                                            "the command (%zu bytes) is not a valid BjCommand message", len);
+    if (from_message(m, cmd, rej) != 0) {
+        memset(cmd, 0, sizeof *cmd);
+        return KD_ERR_BAD_COMMAND;
+    }
+    return KD_OK;
+}
+
+kd_err kd_bj_command_encode(const kd_bj_command *cmd, kd_buf *out)
+{
+    Kdapp__BjCommand m = KDAPP__BJ_COMMAND__INIT;
+    Kdapp__BjBet bet = KDAPP__BJ_BET__INIT;
+    Kdapp__BjAction act = KDAPP__BJ_ACTION__INIT;
+    Kdapp__BjReveal rev = KDAPP__BJ_REVEAL__INIT;
+    Kdapp__BjClaim claim = KDAPP__BJ_CLAIM__INIT;
+    ProtobufCBinaryData entropy = {KD_FAIR_ENTROPY_LEN, (uint8_t *)cmd->entropy};
+    act.entropy = entropy;
+    switch (cmd->action) {
+    case KD_BJ_CMD_BET:
+        bet.amount = cmd->amount;
+        bet.entropy = entropy;
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_BET;
+        m.bet = &bet;
+        break;
+    case KD_BJ_CMD_HIT:
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_HIT;
+        m.hit = &act;
+        break;
+    case KD_BJ_CMD_STAND:
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_STAND;
+        m.stand = &act;
+        break;
+    case KD_BJ_CMD_DOUBLE:
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_DOUBLE;
+        m.double_ = &act;
+        break;
+    case KD_BJ_CMD_SPLIT:
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_SPLIT;
+        m.split = &act;
+        break;
+    case KD_BJ_CMD_REVEAL:
+        rev.seat = cmd->seat;
+        rev.link.len = KD_FAIR_LINK_LEN;
+        rev.link.data = (uint8_t *)cmd->link;
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_REVEAL;
+        m.reveal = &rev;
+        break;
+    default:
+        m.cmd_case = KDAPP__BJ_COMMAND__CMD_CLAIM;
+        m.claim = &claim;
+        break;
+    }
+    size_t size = kdapp__bj_command__get_packed_size(&m);
+    kd_err err = kd_buf_reserve(out, size);
+    if (err)
+        return err;
+    out->len += kdapp__bj_command__pack(&m, out->data + out->len);
+    return KD_OK;
+}
+
+/* A value, or its default when 0; -1 when outside lo..hi. */
+static int field(uint32_t v, uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    *out = v ? v : def;
+    return *out < lo || *out > hi ? -1 : 0;
+}
+
+/* 100, or the stack when smaller, and at least the minimum bet. */
+static uint32_t max_bet_default(const kd_bj_params *p)
+{
+    uint32_t v = KD_BJ_MAX_BET_DEFAULT < p->stack ? KD_BJ_MAX_BET_DEFAULT : p->stack;
+    return v < p->min_bet ? p->min_bet : v;
+}
+
+kd_err kd_bj_params_decode(const uint8_t *data, size_t len, kd_bj_params *p, kd_reject *rej)
+{
+    kd_pb_alloc track;
+    kd_pb_alloc_init(&track);
+    kd_err err = KD_OK;
+    memset(p, 0, sizeof *p);
+    Kdapp__BjParams *m = len ? kdapp__bj_params__unpack(&track.base, len, data) : NULL;
+    if (len && !m) {
+        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
+                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                                           "the params (%zu bytes) are not a valid BjParams message", len);
+        goto done;
+    }
+    if (!m || m->house_commit.len != KD_FAIR_LINK_LEN) {
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                            "blackjack needs house_commit, the 32-byte head of the house's hash chain (the gateway "
+                            "adds it when it holds the house's key)");
+        goto done;
+    }
+    memcpy(p->house_commit, m->house_commit.data, KD_FAIR_LINK_LEN);
+    if (field(m->decks, KD_BJ_DECKS_DEFAULT, 1, KD_BJ_DECKS_MAX, &p->decks))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "decks %u: 1 to %u", (unsigned)m->decks, KD_BJ_DECKS_MAX);
+    else if (field(m->timeout, KD_BJ_TIMEOUT_DEFAULT, 1, 86400000u, &p->timeout))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "timeout %u: 1 to 86400000 DAA score", (unsigned)m->timeout);
+    else if (field(m->chain_length, KD_BJ_CHAIN_DEFAULT, KD_BJ_ROUND_LINKS, KD_FAIR_LENGTH_MAX, &p->chain_length))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "chain_length %u: %u to %u", (unsigned)m->chain_length,
+                            KD_BJ_ROUND_LINKS, KD_FAIR_LENGTH_MAX);
+    else if (field(m->stack, KD_BJ_STACK_DEFAULT, 1, KD_BJ_CHIPS_MAX / 64, &p->stack))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "stack %u: 1 to %u", (unsigned)m->stack, KD_BJ_CHIPS_MAX / 64);
+    else if (field(m->min_bet, KD_BJ_MIN_BET_DEFAULT < p->stack ? KD_BJ_MIN_BET_DEFAULT : p->stack, 1, p->stack,
+                   &p->min_bet))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "min_bet %u: 1 to the stack (%u)", (unsigned)m->min_bet,
+                            (unsigned)p->stack);
+    else if (field(m->max_bet, max_bet_default(p), p->min_bet, p->stack, &p->max_bet))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "max_bet %u: min_bet (%u) to the stack (%u)", (unsigned)m->max_bet,
+                            (unsigned)p->min_bet, (unsigned)p->stack);
+    else if (field(m->rounds, KD_BJ_ROUNDS_DEFAULT, 1, KD_BJ_ROUNDS_MAX, &p->rounds))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "rounds %u: 1 to %u", (unsigned)m->rounds, KD_BJ_ROUNDS_MAX);
+    else if ((uint64_t)p->stack + 8ull * p->rounds * p->max_bet > UINT32_MAX)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                            "stack %u + rounds %u x 8 x max_bet %u: a player could win more chips than 4294967295",
+                            (unsigned)p->stack, (unsigned)p->rounds, (unsigned)p->max_bet);
+    else if (m->base.n_unknown_fields)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "the params carry fields BjParams does not have");
+done:
+    if (err)
+        memset(p, 0, sizeof *p);
+    kdapp__bj_params__free_unpacked(m, &track.base);
+    return err;
+}
+
+kd_err kd_bj_params_encode(const kd_bj_params *p, kd_buf *out)
+{
+    Kdapp__BjParams m = KDAPP__BJ_PARAMS__INIT;
+    m.decks = p->decks;
+    m.timeout = p->timeout;
+    m.chain_length = p->chain_length;
+    m.stack = p->stack;
+    m.min_bet = p->min_bet;
+    m.max_bet = p->max_bet;
+    m.rounds = p->rounds;
+    m.house_commit.len = KD_FAIR_LINK_LEN;
+    m.house_commit.data = (uint8_t *)p->house_commit;
+    size_t size = kdapp__bj_params__get_packed_size(&m);
+    kd_err err = kd_buf_reserve(out, size);
+    if (err)
+        return err;
+    out->len += kdapp__bj_params__pack(&m, out->data + out->len);
+    return KD_OK;
+}
