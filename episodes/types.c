@@ -11,6 +11,7 @@
 
 #include "episodes/checkers.h"
 #include "episodes/chess.h"
+#include "episodes/dice.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
 #include "episodes/tictactoe.h"
@@ -22,6 +23,7 @@ const kd_episode_type *const kd_builtin_types[] = {
     &kd_fourinarow_type,
     &kd_checkers_type,
     &kd_chess_type,
+    &kd_dice_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
