@@ -80,22 +80,34 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
         err = KD_ERR_INVALID_ARG;
         goto done;
     }
+    /* A type with secrets: each seat commits from its fresh key's secret
+     * (the house's chain head), as a gateway holding the keys would. */
+    json_t *committed = type->secret_commit ? (params ? json_deep_copy(params) : json_object()) : NULL;
     char detail[KD_REJECT_DETAIL_MAX] = "";
-    err = type->params_from_json(params, &wire, detail, sizeof detail);
-    if (err) {
-        kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
-        goto done;
-    }
-    for (size_t i = 0; i < seats; i++) {
+    for (size_t i = 0; !err && i < seats; i++) {
         kd_key key;
         err = kd_key_generate(&key);
         if (err) {
             kd_reject_write(why, why_len, "cannot generate a participant key: %s", kd_err_str(err));
-            goto done;
+            break;
         }
         participants.keys[i] = key.pub;
+        if (committed) {
+            uint8_t seed[KD_SECRET_SEED_LEN];
+            kd_secret_seed(&key, ops->type_name, 1, (int)i, seed);
+            err = type->secret_commit((int)i, seed, committed, detail, sizeof detail);
+            err = err == KD_ERR_UNSUPPORTED ? KD_OK : err;
+            memset(seed, 0, sizeof seed);
+            if (err)
+                kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+        }
         memset(&key, 0, sizeof key);
     }
+    if (!err && (err = type->params_from_json(committed ? committed : params, &wire, detail, sizeof detail)))
+        kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
+    json_decref(committed);
+    if (err)
+        goto done;
     participants.count = seats;
     err = ops->resolve_params(config, wire.data, wire.len, &effective, &rej);
     if (err) {

@@ -62,7 +62,8 @@ kd_err kd_perft_signers_from_state(kd_perft_signers *signers, const uint8_t *enc
  * (one per seat; `seats` within the type's min..max), params from the
  * type's params_from_json of `params` (NULL: the engine defaults), resolved
  * with ops->resolve_params(config) (`config`: kd_type_table_config's
- * pointer, may be NULL) and ops->init. `state` has ops->state_size bytes.
+ * pointer, may be NULL) and ops->init. In a type with secrets each seat
+ * first commits (secret_commit) from its key's secret for episode 1. `state` has ops->state_size bytes.
  * Fills `signers` for those keys. Errors: KD_ERR_INVALID_ARG (seat count),
  * the type's KD_ERR_BAD_PARAMS / KD_ERR_BAD_PARTICIPANTS, KD_ERR_IO (no
  * randomness), KD_ERR_NOMEM; `why` (may be NULL) says what was wrong.
