@@ -14,6 +14,7 @@
 #include "episodes/dice.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
+#include "episodes/roulette.h"
 #include "episodes/tictactoe.h"
 
 /* ---------------------------------------------- the registered types */
@@ -24,6 +25,7 @@ const kd_episode_type *const kd_builtin_types[] = {
     &kd_checkers_type,
     &kd_chess_type,
     &kd_dice_type,
+    &kd_roulette_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
