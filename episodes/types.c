@@ -15,6 +15,7 @@
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
 #include "episodes/roulette.h"
+#include "episodes/slots.h"
 #include "episodes/tictactoe.h"
 
 /* ---------------------------------------------- the registered types */
@@ -26,6 +27,7 @@ const kd_episode_type *const kd_builtin_types[] = {
     &kd_chess_type,
     &kd_dice_type,
     &kd_roulette_type,
+    &kd_slots_type,
 };
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
