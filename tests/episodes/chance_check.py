@@ -8,12 +8,13 @@ every draw, written from the README's description with Python's hashlib
       (one hex link a line): what the house commits to and reveals.
   chance_check.py verify LOG_JSONL [SHOW_JSON...]
       reads `kdapp log --json` (each tx's payload, decoded here by a
-      protobuf reader of its own), replays the dice episodes' applied
+      protobuf reader of its own), replays the chance episodes' (dice, roulette,
+      slots) applied
       commands in log order (a revert restores the state before its
       block), checks every revealed link against the one before it (the
       first against the commit in the params), recomputes each draw and its
-      dice, and compares them with each `kdapp show --json` given (its
-      recent rolls). Prints one line per draw.
+      outcome (dice, pocket, stops), and compares them with each `kdapp show --json` given (recent rolls,
+      recent pockets, last stops). Prints one line per draw.
 """
 import hashlib
 import json
@@ -115,39 +116,63 @@ def zigzag(v):
 
 
 def apply_tx(eps, ep_id, payload, out):
-    """Applies one applied EpisodeMessage of a dice episode to `eps`."""
+    """Applies one applied EpisodeMessage of a chance episode to `eps`."""
     msg = fields(payload)
     if 2 in msg:  # NewEpisode
         new = fields(one(msg, 2))
-        if one(new, 1, b"").decode() != "dice":
+        type_name = one(new, 1, b"").decode()
+        if type_name not in ("dice", "roulette", "slots"):
             return
-        params = fields(one(new, 3, b""))
-        house = fields(one(params, 1, b""))
+        house = fields(one(fields(one(new, 3, b"")), 1, b""))
         commit = one(house, 1)
-        eps[ep_id] = {"commit": commit, "head": commit, "index": 0, "pending": None, "rolls": []}
+        eps[ep_id] = {"type": type_name, "commit": commit, "head": commit, "index": 0, "pending": None,
+                      "rolls": [], "pockets": [], "stops": None}
         return
     ep = eps.get(ep_id)
     if ep is None:
         return
     cmd = fields(one(fields(one(msg, 3, b"")), 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
-    if 1 in cmd:  # roll
-        r = fields(one(cmd, 1))
-        ep["pending"] = (one(r, 1, 0), one(r, 2, 0), zigzag(one(r, 3, 0)), one(r, 4))
+    if 1 in cmd:  # the ask: a roll, bets or a spin, with the player's entropy
+        a = fields(one(cmd, 1))
+        if ep["type"] == "dice":
+            ep["pending"] = (one(a, 1, 0), one(a, 2, 0), zigzag(one(a, 3, 0)), one(a, 4))
+        else:
+            ep["pending"] = one(a, 2)
     elif 2 in cmd:  # reveal
         link = one(fields(one(cmd, 2)), 1)
         assert sha(link) == ep["head"], "episode %d: link %d does not hash to the previous" % (ep_id, ep["index"] + 1)
         ep["head"], ep["index"] = link, ep["index"] + 1
-        count, sides, mod, entropy = ep["pending"]
+        entropy = ep["pending"][3] if ep["type"] == "dice" else ep["pending"]
         d = draw(link, entropy, ep_id, ep["index"])
-        faces = dice(d, count, sides)
-        ep["rolls"].append({"dice": faces, "total": sum(faces) + mod, "claimed": False})
-        out.append("episode %d draw %d: sha256(link) = previous link; draw %s; %dd%d%+d -> %s = %d" % (
-            ep_id, ep["index"], d.hex()[:16], count, sides, mod, faces, sum(faces) + mod))
+        head = "episode %d draw %d: sha256(link) = previous link; draw %s; " % (ep_id, ep["index"], d.hex()[:16])
+        if ep["type"] == "dice":
+            count, sides, mod, _ = ep["pending"]
+            faces = dice(d, count, sides)
+            ep["rolls"].append({"dice": faces, "total": sum(faces) + mod, "claimed": False})
+            out.append(head + "%dd%d%+d -> %s = %d" % (count, sides, mod, faces, sum(faces) + mod))
+        elif ep["type"] == "roulette":
+            pocket = dice(d, 1, 38)[0] - 1
+            ep["pockets"].append("00" if pocket == 37 else pocket)
+            out.append(head + "pocket %s" % ep["pockets"][-1])
+        else:
+            ep["stops"] = [x - 1 for x in dice(d, 3, 20)]
+            out.append(head + "stops %s" % ep["stops"])
         ep["pending"] = None
     elif 3 in cmd:  # claim
         ep["rolls"].append({"dice": [], "total": None, "claimed": True})
-        out.append("episode %d: roll claimed (the house did not reveal)" % ep_id)
+        out.append("episode %d: round claimed (the house did not reveal)" % ep_id)
         ep["pending"] = None
+
+
+def outcomes(ep, show):
+    """(what the engine shows, what the log gives) for one episode."""
+    if ep["type"] == "dice":
+        got = [{"dice": r["dice"], "total": r["total"], "claimed": r["claimed"]} for r in show["recent_rolls"]]
+        return got, ep["rolls"][-len(got):] if got else []
+    if ep["type"] == "roulette":
+        got = show["recent_pockets"]
+        return got, ep["pockets"][-len(got):] if got else []
+    return show["last_stops"], ep["stops"]
 
 
 def verify(log, shows):
@@ -168,10 +193,9 @@ def verify(log, shows):
         print(line)
     checked = 0
     for ep_id, show in (shows or {}).items():
-        want = eps[int(ep_id)]["rolls"][-len(show["recent_rolls"]):] if show["recent_rolls"] else []
-        got = [{"dice": r["dice"], "total": r["total"], "claimed": r["claimed"]} for r in show["recent_rolls"]]
+        got, want = outcomes(eps[int(ep_id)], show)
         assert got == want, "episode %s: the engine shows %s, the log gives %s" % (ep_id, got, want)
-        checked += len(got)
+        checked += len(got) if isinstance(got, list) and eps[int(ep_id)]["type"] != "slots" else 1
     print("ok: %d draws recomputed from the log, %d outcomes checked against the engine" % (
         len(set(l.split(":")[0] for l in out if " draw " in l)), checked))
 
