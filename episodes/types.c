@@ -20,6 +20,7 @@
 
 /* ---------------------------------------------- the registered types */
 
+/* clang-format off: one type a line */
 const kd_episode_type *const kd_builtin_types[] = {
     &kd_tictactoe_type,
     &kd_fourinarow_type,
@@ -29,6 +30,7 @@ const kd_episode_type *const kd_builtin_types[] = {
     &kd_roulette_type,
     &kd_slots_type,
 };
+/* clang-format on */
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
 /* ------------------------------------------------------------ the table */
