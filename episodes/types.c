@@ -20,7 +20,8 @@
 
 /* ---------------------------------------------- the registered types */
 
-/* clang-format off: one type a line */
+/* one type a line */
+/* clang-format off */
 const kd_episode_type *const kd_builtin_types[] = {
     &kd_tictactoe_type,
     &kd_fourinarow_type,
