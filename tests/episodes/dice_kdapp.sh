@@ -8,7 +8,8 @@
 # draw recomputed from `kdapp log --json` alone and checked against the
 # engine's view; verify; show; the simulator with its oracle; and a random
 # player through the embedded MCP gateway, the house's reveals arriving by
-# themselves (the gateway holds its key and pays its duties).
+# themselves (the gateway holds its key and pays its duties); and a real
+# MCP client session over `kdapp mcp --stdio` (chance_mcp.py).
 set -euo pipefail
 source "$KD_SOURCE_DIR/tests/integration/lib.sh"
 data="$T/data"
@@ -69,4 +70,10 @@ grep -q 'mismatches *0' "$T/sim.out" || fail "sim mismatches: $(cat "$T/sim.out"
   --params '{"max_rolls": 5}' >"$T/play.out" || fail "play: $(cat "$T/play.out")"
 grep -q 'dice: 5 of 5 rolls, finished' "$T/play.out" || fail "play: five rolls revealed: $(cat "$T/play.out")"
 grep -q 'house (its key.s holder, the gateway) pays what it owes' "$T/play.out" || fail "play: the house paid"
+# --- a real MCP client session with `kdapp mcp --stdio`: start (the gateway
+# commits as the house), a roll without entropy (filled), the reveal by itself
+python3 "$KD_SOURCE_DIR/tests/episodes/chance_mcp.py" "$KDAPP" "$T/mcp" "$T/mcpkeys" >"$T/mcp.out" 2>&1 ||
+  fail "mcp: $(cat "$T/mcp.out")"
+cat "$T/mcp.out"
+grep -q '^ok$' "$T/mcp.out" || fail "mcp session"
 echo "dice end to end: ok"
