@@ -458,8 +458,9 @@ Test(gateway_types, the_gateway_fills_a_missing_entropy)
     cr_expect_str_eq(json_string_value(json_object_get(pending, "entropy")),
                      "abababababababababababababababababababababababababababababababab", "a given entropy is kept");
     json_decref(r);
-    /* the rule codes of the house reach the agent: a second roll while one waits */
-    r = execute(id, "\"command\": {\"roll\": \"d20\"}", 1);
+    /* the rule codes of the house reach the agent: the player's second roll
+     * while one waits (the seat to move is now the house: name the signer) */
+    r = execute(id, "\"signer\": \"agent1\", \"command\": {\"roll\": \"d20\"}", 1);
     cr_expect_str_eq(json_string_value(json_object_get(sc(r), "error_code")), "draw_pending", "%s", text_of(r));
     json_decref(r);
 }
