@@ -225,16 +225,8 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
 
 /* ----------------------------------------------------------- JSON ⇄ bytes */
 
-#define HOUSE_PARAMS_SCHEMA                                                                                        \
-    "\"house_commit\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"h0 of the house's " \
-    "hash chain (added by the gateway when it holds the house's key)\"},"                                          \
-    "\"chain_length\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65536,\"description\":\"draws the chain "    \
-    "allows (default 1024)\"},"                                                                                    \
-    "\"reveal_timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":864000,\"description\":\"DAA score the "   \
-    "house has to reveal before the player may claim (default 600, a minute at 10 blocks/s)\"}"
-
 static const char params_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" HOUSE_PARAMS_SCHEMA
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" KD_HOUSE_PARAMS_SCHEMA
     ",\"max_rolls\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"rolls before the "
     "episode ends (default 100, at most chain_length)\"}}}";
 
@@ -320,16 +312,6 @@ static kd_err parse_spec(const char *text, kd_dice_command *c, char *why, size_t
     return KD_OK;
 }
 
-static kd_err hex32(const json_t *j, const char *name, uint8_t out[32], char *why, size_t why_len)
-{
-    const char *hex = json_string_value(j);
-    if (!hex || strlen(hex) != 64 || kd_hex_decode(hex, out, 32) != 0) {
-        kd_reject_write(why, why_len, "%s must be 64 hex digits (32 bytes)", name);
-        return KD_ERR_BAD_COMMAND;
-    }
-    return KD_OK;
-}
-
 static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, char *why, size_t why_len)
 {
     (void)seat;
@@ -351,10 +333,10 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
             return KD_ERR_BAD_COMMAND;
         }
         if (!(err = parse_spec(json_string_value(roll), &c, why, why_len)))
-            err = hex32(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
+            err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     } else if (reveal) {
         c.kind = KD_DICE_CMD_REVEAL;
-        err = hex32(reveal, "reveal", c.link, why, why_len);
+        err = kd_house_hex32_from_json(reveal, "reveal", c.link, why, why_len);
     } else {
         c.kind = KD_DICE_CMD_CLAIM;
         if (!json_is_true(claim)) {
@@ -390,15 +372,6 @@ static const struct {
 } usual[] = {{1, 4, 0},  {1, 6, 0},  {2, 6, 0},  {3, 6, 0},  {1, 8, 0},
              {1, 10, 0}, {1, 12, 0}, {1, 20, 0}, {1, 20, 5}, {1, 100, 0}};
 
-/* The public entropy of the listed moves (see the file comment). */
-static void listed_entropy(const kd_dice_state *s, uint8_t out[32])
-{
-    uint8_t b[KD_FAIR_LINK_LEN + 4];
-    memcpy(b, s->house.chain.head, KD_FAIR_LINK_LEN);
-    kd_put_u32be(b + KD_FAIR_LINK_LEN, s->rolls);
-    kd_sha256(b, sizeof b, out);
-}
-
 static kd_err push_roll(kd_legal_moves *list, kd_buf *out, uint32_t count, uint32_t sides, int32_t modifier,
                         const uint8_t entropy[32])
 {
@@ -428,7 +401,7 @@ static kd_err legal_moves(const void *state_ptr, int seat, kd_legal_moves *out)
     if (s->status != KD_DICE_IN_PROGRESS || seat != KD_DICE_PLAYER || s->house.pending)
         return KD_OK; /* the house owes its reveal, made from its secret */
     uint8_t entropy[32];
-    listed_entropy(s, entropy);
+    kd_house_public_entropy(&s->house, s->rolls, entropy);
     kd_err err = KD_OK;
     for (size_t i = 0; !err && i < sizeof usual / sizeof usual[0]; i++)
         err = push_roll(out, NULL, usual[i].count, usual[i].sides, usual[i].modifier, entropy);

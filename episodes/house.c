@@ -179,6 +179,24 @@ kd_err kd_house_params_from_json(const json_t *params, uint8_t commit[KD_FAIR_LI
     return err;
 }
 
+kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[32], char *why, size_t why_len)
+{
+    const char *hex = json_string_value(j);
+    if (!hex || strlen(hex) != 64 || kd_hex_decode(hex, out, 32) != 0) {
+        kd_reject_write(why, why_len, "%s must be 64 hex digits (32 bytes)", name);
+        return KD_ERR_BAD_COMMAND;
+    }
+    return KD_OK;
+}
+
+void kd_house_public_entropy(const kd_house *house, uint32_t round, uint8_t out[KD_FAIR_ENTROPY_LEN])
+{
+    uint8_t b[KD_FAIR_LINK_LEN + 4];
+    memcpy(b, house->chain.head, KD_FAIR_LINK_LEN);
+    kd_put_u32be(b + KD_FAIR_LINK_LEN, round);
+    kd_sha256(b, sizeof b, out);
+}
+
 /* ---------------------------------------------------------- encodings */
 
 void kd_house_encode(const kd_house *house, uint8_t out[KD_HOUSE_ENCODED_LEN])

@@ -117,6 +117,27 @@ kd_err kd_house_commit_json(const uint8_t seed[KD_SECRET_SEED_LEN], json_t *para
 kd_err kd_house_params_from_json(const json_t *params, uint8_t commit[KD_FAIR_LINK_LEN], uint32_t *length,
                                  uint32_t *timeout, char *why, size_t why_len) KD_WARN_UNUSED;
 
+/* The JSON Schema members of the house's params, for a chance type's
+ * params_schema: "house_commit", "chain_length", "reveal_timeout". */
+#define KD_HOUSE_PARAMS_SCHEMA                                                                                     \
+    "\"house_commit\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"h0 of the house's " \
+    "hash chain (added by the gateway when it holds the house's key)\"},"                                          \
+    "\"chain_length\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65536,\"description\":\"draws the chain "    \
+    "allows (default 1024)\"},"                                                                                    \
+    "\"reveal_timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":864000,\"description\":\"DAA score the "   \
+    "house has to reveal before the player may claim (default 600, a minute at 10 blocks/s)\"}"
+
+/* 32 bytes from a JSON string of 64 hex digits (a command's "entropy" or
+ * "reveal"). Errors: KD_ERR_BAD_COMMAND with `why` naming `name`. */
+kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[32], char *why,
+                                size_t why_len) KD_WARN_UNUSED;
+
+/* The public entropy a chance type's listed legal moves carry:
+ * SHA-256(chain head || round as u32 BE). Anyone can compute it, so a
+ * player who wants its own randomness gives its own (or leaves "entropy"
+ * out at the gateway, which fills fresh bytes). */
+void kd_house_public_entropy(const kd_house *house, uint32_t round, uint8_t out[KD_FAIR_ENTROPY_LEN]);
+
 /* Fixed-size encodings (KD_HOUSE_ENCODED_LEN, KD_HOUSE_UNDO_LEN bytes),
  * appended / read in place. Decoders check every field: KD_ERR_DECODE. */
 void kd_house_encode(const kd_house *house, uint8_t out[KD_HOUSE_ENCODED_LEN]);

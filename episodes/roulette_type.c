@@ -244,12 +244,7 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
 /* ----------------------------------------------------------- JSON ⇄ bytes */
 
 static const char params_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"house_commit\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"h0 of the house's "
-    "hash chain (added by the gateway when it holds the house's key)\"},"
-    "\"chain_length\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65536},"
-    "\"reveal_timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":864000,\"description\":\"DAA score the "
-    "house has to reveal (default 600)\"},"
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" KD_HOUSE_PARAMS_SCHEMA ","
     "\"start_chips\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"description\":\"default 1000\"},"
     "\"max_rounds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"spins, default 100\"}}}";
 
@@ -305,16 +300,6 @@ static int pocket_of(const json_t *j, uint32_t *out)
         return -1;
     *out = (uint32_t)json_integer_value(j);
     return 0;
-}
-
-static kd_err hex32(const json_t *j, const char *name, uint8_t out[32], char *why, size_t why_len)
-{
-    const char *hex = json_string_value(j);
-    if (!hex || strlen(hex) != 64 || kd_hex_decode(hex, out, 32) != 0) {
-        kd_reject_write(why, why_len, "%s must be 64 hex digits (32 bytes)", name);
-        return KD_ERR_BAD_COMMAND;
-    }
-    return KD_OK;
 }
 
 static kd_err bets_from_json(const json_t *bets, kd_roulette_command *c, char *why, size_t why_len)
@@ -375,10 +360,10 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     if (bets) {
         c.kind = KD_ROULETTE_CMD_BETS;
         if (!(err = bets_from_json(bets, &c, why, why_len)))
-            err = hex32(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
+            err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     } else if (reveal) {
         c.kind = KD_ROULETTE_CMD_REVEAL;
-        err = hex32(reveal, "reveal", c.link, why, why_len);
+        err = kd_house_hex32_from_json(reveal, "reveal", c.link, why, why_len);
     } else {
         c.kind = KD_ROULETTE_CMD_CLAIM;
         if (!json_is_true(claim)) {
@@ -436,21 +421,13 @@ static kd_err put_bets(kd_roulette_command *c, const uint8_t entropy[32], kd_buf
     return kd_roulette_command_encode(c, out);
 }
 
-static void listed_entropy(const kd_roulette_state *s, uint8_t out[32])
-{
-    uint8_t b[KD_FAIR_LINK_LEN + 4];
-    memcpy(b, s->house.chain.head, KD_FAIR_LINK_LEN);
-    kd_put_u32be(b + KD_FAIR_LINK_LEN, s->table.rounds);
-    kd_sha256(b, sizeof b, out);
-}
-
 static kd_err legal_moves(const void *state_ptr, int seat, kd_legal_moves *out)
 {
     const kd_roulette_state *s = state_ptr;
     if (s->table.status || seat != KD_ROULETTE_PLAYER || s->house.pending || s->table.chips == 0)
         return KD_OK;
     uint8_t entropy[32];
-    listed_entropy(s, entropy);
+    kd_house_public_entropy(&s->house, s->table.rounds, entropy);
     kd_err err = KD_OK;
     for (size_t i = 0; !err && i < sizeof listed / sizeof listed[0]; i++) {
         kd_roulette_command c;

@@ -204,12 +204,7 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
 /* ----------------------------------------------------------- JSON ⇄ bytes */
 
 static const char params_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"house_commit\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"h0 of the house's "
-    "hash chain (added by the gateway when it holds the house's key)\"},"
-    "\"chain_length\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65536},"
-    "\"reveal_timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":864000,\"description\":\"DAA score the "
-    "house has to reveal (default 600)\"},"
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" KD_HOUSE_PARAMS_SCHEMA ","
     "\"start_credits\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"description\":\"default 1000\"},"
     "\"max_rounds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"spins, default 100\"}}}";
 
@@ -248,16 +243,6 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
     return kd_slots_params_encode(&p, out);
 }
 
-static kd_err hex32(const json_t *j, const char *name, uint8_t out[32], char *why, size_t why_len)
-{
-    const char *hex = json_string_value(j);
-    if (!hex || strlen(hex) != 64 || kd_hex_decode(hex, out, 32) != 0) {
-        kd_reject_write(why, why_len, "%s must be 64 hex digits (32 bytes)", name);
-        return KD_ERR_BAD_COMMAND;
-    }
-    return KD_OK;
-}
-
 static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, char *why, size_t why_len)
 {
     (void)seat;
@@ -279,10 +264,10 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
             return KD_ERR_BAD_COMMAND;
         }
         c.bet = (uint32_t)json_integer_value(spin);
-        err = hex32(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
+        err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     } else if (reveal) {
         c.kind = KD_SLOTS_CMD_REVEAL;
-        err = hex32(reveal, "reveal", c.link, why, why_len);
+        err = kd_house_hex32_from_json(reveal, "reveal", c.link, why, why_len);
     } else {
         c.kind = KD_SLOTS_CMD_CLAIM;
         if (!json_is_true(claim)) {
@@ -327,10 +312,8 @@ static kd_err legal_moves(const void *state_ptr, int seat, kd_legal_moves *out)
     static const uint32_t bets[] = {1, 5, 10, 50, 100};
     if (s->table.status || seat != KD_SLOTS_PLAYER || s->house.pending)
         return KD_OK;
-    uint8_t b[KD_FAIR_LINK_LEN + 4], entropy[32];
-    memcpy(b, s->house.chain.head, KD_FAIR_LINK_LEN);
-    kd_put_u32be(b + KD_FAIR_LINK_LEN, s->table.rounds);
-    kd_sha256(b, sizeof b, entropy);
+    uint8_t entropy[32];
+    kd_house_public_entropy(&s->house, s->table.rounds, entropy);
     kd_err err = KD_OK;
     for (size_t i = 0; !err && i < sizeof bets / sizeof bets[0] && bets[i] <= s->table.credits; i++) {
         kd_buf cmd;
