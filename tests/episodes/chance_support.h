@@ -1,6 +1,6 @@
 /*
- * chance_support.h — what the chance types' tests (roulette_test.c,
- * slots_test.c) do the same way: the player's and the house's test keys, an
+ * chance_support.h — what the chance types' tests (dice_test.c,
+ * roulette_test.c, slots_test.c) do the same way: the player's and the house's test keys, an
  * episode created through the type's JSON with the house's commit, and a
  * command executed from its JSON with every success checked for byte-exact
  * rollback through the encodings. Criterion assertions; one thread.

@@ -7,236 +7,133 @@
  * fixed seed, overridable by KD_TEST_SEED).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
+#include "chance_support.h"
 #include "engine/crypto.h"
 #include "episodes/dice.h"
-#include "episodes/type_support.h"
-
-typedef struct {
-    kd_key player, house, stranger;
-    kd_participants parts;
-    uint8_t seed[KD_SECRET_SEED_LEN];
-} dice_keys;
-
-#define EPISODE 7u
-
-static void keys_make(dice_keys *k)
-{
-    memset(k, 0, sizeof *k);
-    cr_assert_eq(kd_key_test("player", &k->player), KD_OK);
-    cr_assert_eq(kd_key_test("house", &k->house), KD_OK);
-    cr_assert_eq(kd_key_test("stranger", &k->stranger), KD_OK);
-    k->parts.keys[0] = k->player.pub;
-    k->parts.keys[1] = k->house.pub;
-    k->parts.count = 2;
-    kd_secret_seed(&k->house, KD_DICE_TYPE_NAME, EPISODE, KD_DICE_HOUSE, k->seed);
-}
-
-/* A new episode through the type's JSON (the house commits) and the ops. */
-static void new_episode(const dice_keys *k, const char *params_text, kd_dice_state *s)
-{
-    json_t *params = type_test_parse(params_text);
-    char why[256] = "";
-    cr_assert_eq(kd_dice_type.secret_commit(KD_DICE_HOUSE, k->seed, params, why, sizeof why), KD_OK, "%s", why);
-    cr_assert_eq(kd_dice_type.secret_commit(KD_DICE_PLAYER, k->seed, params, why, sizeof why), KD_ERR_UNSUPPORTED);
-    kd_buf raw, eff;
-    kd_buf_init(&raw);
-    kd_buf_init(&eff);
-    cr_assert_eq(kd_dice_type.params_from_json(params, &raw, why, sizeof why), KD_OK, "%s", why);
-    kd_reject rej = {{0}, {0}};
-    cr_assert_eq(kd_dice_ops.resolve_params(NULL, raw.data, raw.len, &eff, &rej), KD_OK, "%s", rej.detail);
-    cr_assert_eq(kd_dice_ops.init(s, &k->parts, eff.data, eff.len, NULL, &rej), KD_OK, "%s", rej.detail);
-    kd_buf_fini(&raw);
-    kd_buf_fini(&eff);
-    json_decref(params);
-}
-
-/* Executes the command JSON `text` signed by `signer` at DAA `daa`,
- * checking on success that encode/decode of state and undo round-trip and
- * that rollback gives back the exact bytes (then re-applies). */
-static kd_err exec_json(kd_dice_state *s, const char *text, const kd_key *signer, uint64_t daa, kd_reject *rej)
-{
-    json_t *j = type_test_parse(text);
-    kd_buf cmd;
-    kd_buf_init(&cmd);
-    char why[256] = "";
-    cr_assert_eq(kd_dice_type.command_from_json(j, KD_SEAT_NONE, &cmd, why, sizeof why), KD_OK, "%s: %s", text, why);
-    json_t *back = kd_dice_type.command_to_json(cmd.data, cmd.len);
-    cr_assert(back);
-    kd_buf again;
-    kd_buf_init(&again);
-    cr_assert_eq(kd_dice_type.command_from_json(back, KD_SEAT_NONE, &again, why, sizeof why), KD_OK);
-    cr_expect(again.len == cmd.len && memcmp(again.data, cmd.data, cmd.len) == 0, "command JSON round-trips");
-    kd_block_meta meta = {.daa = daa, .episode_id = EPISODE};
-    kd_dice_state before = *s;
-    kd_dice_undo undo;
-    kd_err err = kd_dice_ops.execute(s, cmd.data, cmd.len, signer ? &signer->pub : NULL, &meta, &undo, rej);
-    if (err) {
-        cr_expect(memcmp(&before, s, sizeof before) == 0, "a refused command changes nothing");
-    } else {
-        kd_buf st, ub;
-        kd_buf_init(&st);
-        kd_buf_init(&ub);
-        cr_assert_eq(kd_dice_state_encode(s, &st), KD_OK);
-        cr_assert_eq(kd_dice_undo_encode(&undo, &ub), KD_OK);
-        kd_dice_state dec;
-        kd_dice_undo udec;
-        cr_assert_eq(kd_dice_state_decode(st.data, st.len, &dec), KD_OK, "the state decodes");
-        cr_expect(memcmp(&dec, s, sizeof dec) == 0, "state round-trips");
-        cr_assert_eq(kd_dice_undo_decode(ub.data, ub.len, &udec), KD_OK, "the undo decodes");
-        cr_assert_eq(kd_dice_rollback(&dec, &udec), KD_OK);
-        cr_expect(memcmp(&dec, &before, sizeof dec) == 0, "rollback is byte-exact (%s)", text);
-        kd_buf_fini(&st);
-        kd_buf_fini(&ub);
-    }
-    kd_buf_fini(&cmd);
-    kd_buf_fini(&again);
-    json_decref(back);
-    json_decref(j);
-    return err;
-}
-
-static void expect_rule(kd_err err, const kd_reject *rej, const char *code)
-{
-    cr_expect_eq(err, KD_ERR_RULE, "refused (%s)", code);
-    cr_expect_str_eq(rej->code, code);
-    cr_expect(type_test_is_rule_code(&kd_dice_type, code), "%s is listed", code);
-}
+#include "type_support.h"
 
 #define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""
 
-/* The house pays its duty (secret_duty) at `daa`. */
-static kd_err reveal(kd_dice_state *s, const dice_keys *k, uint64_t daa, kd_reject *rej)
-{
-    kd_buf cmd;
-    kd_buf_init(&cmd);
-    cr_assert_eq(kd_dice_type.secret_duty(s, KD_DICE_HOUSE, k->seed, &cmd), KD_OK);
-    json_t *j = kd_dice_type.command_to_json(cmd.data, cmd.len);
-    char *text = json_dumps(j, 0);
-    kd_err err = exec_json(s, text, &k->house, daa, rej);
-    free(text);
-    json_decref(j);
-    kd_buf_fini(&cmd);
-    return err;
-}
-
 Test(dice, roll_reveal_gives_the_draw_of_the_chain)
 {
-    dice_keys k;
-    keys_make(&k);
-    kd_dice_state s;
-    new_episode(&k, "{\"max_rolls\": 3}", &s);
+    chance_game g;
+    chance_new(&g, &kd_dice_type, "{\"max_rolls\": 3}");
+    kd_dice_state *s = g.state;
     kd_reject rej = {{0}, {0}};
-    cr_assert_eq(exec_json(&s, "{\"roll\":\"3d6+2\"," ENT "}", &k.player, 100, &rej), KD_OK, "%s", rej.detail);
-    cr_expect_eq(kd_dice_type.status(&s).to_move, KD_DICE_HOUSE);
+    cr_assert_eq(chance_exec(&g, "{\"roll\":\"3d6+2\"," ENT "}", &g.player, 100, &rej), KD_OK, "%s", rej.detail);
+    cr_expect_eq(kd_dice_type.status(s).to_move, KD_DICE_HOUSE);
     kd_legal_moves lm;
     kd_legal_moves_init(&lm);
-    cr_assert_eq(kd_dice_type.legal_moves(&s, KD_DICE_HOUSE, &lm), KD_OK);
+    cr_assert_eq(kd_dice_type.legal_moves(s, KD_DICE_HOUSE, &lm), KD_OK);
     cr_expect_eq(lm.count, 0, "the house owes a duty: no legal move");
-    cr_assert_eq(kd_dice_type.legal_moves(&s, KD_DICE_PLAYER, &lm), KD_OK);
+    cr_assert_eq(kd_dice_type.legal_moves(s, KD_DICE_PLAYER, &lm), KD_OK);
     cr_expect_eq(lm.count, 0);
     uint64_t rng = 1;
     kd_buf b;
     kd_buf_init(&b);
-    cr_expect_eq(kd_dice_type.random_command(&s, KD_DICE_HOUSE, 1, &rng, &b), KD_ERR_NO_MOVE);
-    cr_assert_eq(reveal(&s, &k, 130, &rej), KD_OK, "%s", rej.detail);
+    cr_expect_eq(kd_dice_type.random_command(s, KD_DICE_HOUSE, 1, &rng, &b), KD_ERR_NO_MOVE);
+    cr_assert_eq(chance_reveal(&g, 130, &rej), KD_OK, "%s", rej.detail);
 
     /* recompute: link 1 of the house's chain, the draw, three d6 */
     uint8_t link[32], draw[32], dice[3], ent[32];
-    cr_assert_eq(kd_fair_link(k.seed, KD_FAIR_LENGTH_DEFAULT, 1, link), KD_OK);
+    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link), KD_OK);
     cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
-    kd_fair_draw(link, ent, EPISODE, 1, draw);
+    kd_fair_draw(link, ent, CHANCE_EPISODE, 1, draw);
     kd_dice_outcome(draw, 3, 6, dice);
-    cr_expect_eq(s.n_recent, 1);
-    cr_expect_arr_eq(s.recent[0].dice, dice, 3);
-    cr_expect_eq(s.recent[0].total, dice[0] + dice[1] + dice[2] + 2);
-    cr_expect_eq(kd_dice_type.status(&s).to_move, KD_DICE_PLAYER);
-    cr_assert_eq(kd_dice_type.legal_moves(&s, KD_DICE_PLAYER, &lm), KD_OK);
+    cr_expect_eq(s->n_recent, 1);
+    cr_expect_arr_eq(s->recent[0].dice, dice, 3);
+    cr_expect_eq(s->recent[0].total, dice[0] + dice[1] + dice[2] + 2);
+    cr_expect_eq(kd_dice_type.status(s).to_move, KD_DICE_PLAYER);
+    cr_assert_eq(kd_dice_type.legal_moves(s, KD_DICE_PLAYER, &lm), KD_OK);
     cr_expect_gt(lm.count, 5);
 
     /* the view */
     kd_buf view;
     kd_buf_init(&view);
-    type_test_view(&kd_dice_type, &s, KD_SEAT_PUBLIC, &view);
+    type_test_view(&kd_dice_type, s, KD_SEAT_PUBLIC, &view);
     json_t *vj = kd_dice_type.view_json(view.data, view.len);
     cr_assert(vj);
     json_t *last = json_object_get(vj, "last_roll");
     cr_expect_str_eq(json_string_value(json_object_get(last, "roll")), "3d6+2");
-    cr_expect_eq(json_integer_value(json_object_get(last, "total")), s.recent[0].total);
+    cr_expect_eq(json_integer_value(json_object_get(last, "total")), s->recent[0].total);
     cr_expect_eq(json_array_size(json_object_get(last, "dice")), 3);
     kd_buf text;
     kd_buf_init(&text);
     cr_assert_eq(kd_dice_type.render_text(view.data, view.len, 0, &text), KD_OK);
-    cr_assert_eq(kd_dice_type.prompt(view.data, view.len, EPISODE, KD_DICE_PLAYER, &text), KD_OK);
+    cr_assert_eq(kd_dice_type.prompt(view.data, view.len, CHANCE_EPISODE, KD_DICE_PLAYER, &text), KD_OK);
     cr_assert_eq(kd_buf_append(&text, "", 1), KD_OK);
     cr_expect(strstr((char *)text.data, "{\"roll\": \"2d6+1\", \"entropy\""), "the prompt gives the command JSON");
 
     /* two more rolls end the episode */
-    cr_assert_eq(exec_json(&s, "{\"roll\":\"d100\"," ENT "}", &k.player, 200, &rej), KD_OK, "%s", rej.detail);
-    cr_assert_eq(reveal(&s, &k, 201, &rej), KD_OK);
-    cr_assert_eq(exec_json(&s, "{\"roll\":\"100d4-1000\"," ENT "}", &k.player, 300, &rej), KD_OK, "%s", rej.detail);
-    cr_assert_eq(reveal(&s, &k, 301, &rej), KD_OK);
-    cr_expect_eq(kd_dice_type.status(&s).phase, KD_PHASE_DRAW, "finished after max_rolls");
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6\"," ENT "}", &k.player, 400, &rej), &rej, "game_over");
+    cr_assert_eq(chance_exec(&g, "{\"roll\":\"d100\"," ENT "}", &g.player, 200, &rej), KD_OK, "%s", rej.detail);
+    cr_assert_eq(chance_reveal(&g, 201, &rej), KD_OK);
+    cr_assert_eq(chance_exec(&g, "{\"roll\":\"100d4-1000\"," ENT "}", &g.player, 300, &rej), KD_OK, "%s", rej.detail);
+    cr_assert_eq(chance_reveal(&g, 301, &rej), KD_OK);
+    cr_expect_eq(kd_dice_type.status(s).phase, KD_PHASE_DRAW, "finished after max_rolls");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 400, &rej), &rej, "game_over");
     json_decref(vj);
     kd_buf_fini(&view);
     kd_buf_fini(&text);
     kd_buf_fini(&b);
     kd_legal_moves_fini(&lm);
+    chance_free(&g);
 }
 
 Test(dice, every_refusal_has_its_rule_code)
 {
-    dice_keys k;
-    keys_make(&k);
-    kd_dice_state s;
-    new_episode(&k, "{\"reveal_timeout\": 50}", &s);
+    chance_game g;
+    chance_new(&g, &kd_dice_type, "{\"reveal_timeout\": 50}");
+    kd_dice_state *s = g.state;
     kd_reject rej = {{0}, {0}};
-    expect_rule(exec_json(&s, "{\"roll\":\"1d7\"," ENT "}", &k.player, 10, &rej), &rej, "bad_die");
-    expect_rule(exec_json(&s, "{\"roll\":\"0d6\"," ENT "}", &k.player, 10, &rej), &rej, "dice_count");
-    expect_rule(exec_json(&s, "{\"roll\":\"101d6\"," ENT "}", &k.player, 10, &rej), &rej, "dice_count");
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6+1001\"," ENT "}", &k.player, 10, &rej), &rej, "modifier_out_of_range");
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6\"," ENT "}", &k.house, 10, &rej), &rej, "not_the_player");
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6\"," ENT "}", &k.stranger, 10, &rej), &rej, "unauthorised");
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6\"," ENT "}", NULL, 10, &rej), &rej, "unauthorised");
-    expect_rule(exec_json(&s, "{\"claim\":true}", &k.player, 10, &rej), &rej, "no_draw_pending");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d7\"," ENT "}", &g.player, 10, &rej), &rej, "bad_die");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"0d6\"," ENT "}", &g.player, 10, &rej), &rej, "dice_count");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"101d6\"," ENT "}", &g.player, 10, &rej), &rej, "dice_count");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6+1001\"," ENT "}", &g.player, 10, &rej), &rej,
+                       "modifier_out_of_range");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.house, 10, &rej), &rej, "not_the_player");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.stranger, 10, &rej), &rej, "unauthorised");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", NULL, 10, &rej), &rej, "unauthorised");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 10, &rej), &rej, "no_draw_pending");
     uint8_t link1[32];
     char hex[65], text[128];
-    cr_assert_eq(kd_fair_link(k.seed, KD_FAIR_LENGTH_DEFAULT, 1, link1), KD_OK);
+    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link1), KD_OK);
     kd_hex_encode(link1, 32, hex);
     snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
-    expect_rule(exec_json(&s, text, &k.house, 10, &rej), &rej, "no_draw_pending");
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 10, &rej), &rej, "no_draw_pending");
 
-    cr_assert_eq(exec_json(&s, "{\"roll\":\"2d20\"," ENT "}", &k.player, 100, &rej), KD_OK);
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6\"," ENT "}", &k.player, 101, &rej), &rej, "draw_pending");
-    expect_rule(exec_json(&s, text, &k.player, 101, &rej), &rej, "not_the_house");
-    expect_rule(exec_json(&s, "{\"claim\":true}", &k.house, 101, &rej), &rej, "not_the_player");
+    cr_assert_eq(chance_exec(&g, "{\"roll\":\"2d20\"," ENT "}", &g.player, 100, &rej), KD_OK);
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 101, &rej), &rej, "draw_pending");
+    chance_expect_rule(&g, chance_exec(&g, text, &g.player, 101, &rej), &rej, "not_the_house");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.house, 101, &rej), &rej, "not_the_player");
     /* a cheating house: a wrong link, or link 2 (skipping ahead) */
     uint8_t link2[32];
-    cr_assert_eq(kd_fair_link(k.seed, KD_FAIR_LENGTH_DEFAULT, 2, link2), KD_OK);
+    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 2, link2), KD_OK);
     kd_hex_encode(link2, 32, hex);
     snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
-    expect_rule(exec_json(&s, text, &k.house, 102, &rej), &rej, "wrong_link");
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "wrong_link");
     link1[0] ^= 1;
     kd_hex_encode(link1, 32, hex);
     snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
-    expect_rule(exec_json(&s, text, &k.house, 102, &rej), &rej, "wrong_link");
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "wrong_link");
     /* the deadline: asked at 100, timeout 50 */
-    expect_rule(exec_json(&s, "{\"claim\":true}", &k.player, 149, &rej), &rej, "deadline_not_passed");
-    cr_assert_eq(exec_json(&s, "{\"claim\":true}", &k.player, 150, &rej), KD_OK, "%s", rej.detail);
-    kd_game_status st = kd_dice_type.status(&s);
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 149, &rej), &rej, "deadline_not_passed");
+    cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 150, &rej), KD_OK, "%s", rej.detail);
+    kd_game_status st = kd_dice_type.status(s);
     cr_expect_eq(st.phase, KD_PHASE_WON);
     cr_expect_eq(st.winner, KD_DICE_PLAYER, "a house that does not reveal loses");
-    cr_expect(s.recent[0].claimed);
-    expect_rule(exec_json(&s, "{\"roll\":\"1d6\"," ENT "}", &k.player, 151, &rej), &rej, "game_over");
+    cr_expect(s->recent[0].claimed);
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 151, &rej), &rej, "game_over");
     kd_buf cmd;
     kd_buf_init(&cmd);
-    cr_expect_eq(kd_dice_type.secret_duty(&s, KD_DICE_HOUSE, k.seed, &cmd), KD_ERR_NO_MOVE);
+    cr_expect_eq(kd_dice_type.secret_duty(s, KD_DICE_HOUSE, g.seed, &cmd), KD_ERR_NO_MOVE);
     kd_buf_fini(&cmd);
+    chance_free(&g);
 }
 
 Test(dice, malformed_json_names_the_part)
@@ -276,24 +173,23 @@ Test(dice, malformed_json_names_the_part)
  * applied command rolls back byte-exactly (exec_json checks it). */
 Test(dice, random_play_rolls_back_exactly)
 {
-    dice_keys k;
-    keys_make(&k);
-    kd_dice_state s;
-    new_episode(&k, "{\"max_rolls\": 40, \"reveal_timeout\": 5}", &s);
+    chance_game g;
+    chance_new(&g, &kd_dice_type, "{\"max_rolls\": 40, \"reveal_timeout\": 5}");
+    kd_dice_state *s = g.state;
     uint64_t rng = 12345;
     uint64_t daa = 1;
-    for (int step = 0; step < 400 && s.status == KD_DICE_IN_PROGRESS; step++, daa++) {
+    for (int step = 0; step < 400 && s->status == KD_DICE_IN_PROGRESS; step++, daa++) {
         kd_buf cmd;
         kd_buf_init(&cmd);
-        int seat = kd_dice_type.status(&s).to_move;
+        int seat = kd_dice_type.status(s).to_move;
         int legal = kd_type_rng_below(&rng, 4) != 0;
-        kd_err err = seat == KD_DICE_HOUSE && legal ? kd_dice_type.secret_duty(&s, seat, k.seed, &cmd)
-                                                    : kd_dice_type.random_command(&s, seat, legal, &rng, &cmd);
+        kd_err err = seat == KD_DICE_HOUSE && legal ? kd_dice_type.secret_duty(s, seat, g.seed, &cmd)
+                                                    : kd_dice_type.random_command(s, seat, legal, &rng, &cmd);
         cr_assert_eq(err, KD_OK);
         json_t *j = kd_dice_type.command_to_json(cmd.data, cmd.len);
         char *text = json_dumps(j, 0);
         kd_reject rej = {{0}, {0}};
-        err = exec_json(&s, text, seat == KD_DICE_HOUSE ? &k.house : &k.player, daa, &rej);
+        err = chance_exec(&g, text, seat == KD_DICE_HOUSE ? &g.house : &g.player, daa, &rej);
         if (legal)
             cr_expect_eq(err, KD_OK, "%s: %s", text, rej.detail);
         else if (err)
@@ -302,6 +198,7 @@ Test(dice, random_play_rolls_back_exactly)
         json_decref(j);
         kd_buf_fini(&cmd);
     }
+    chance_free(&g);
 }
 
 /* 10^5 rolls of each die through kd_dice_outcome (one die per draw, the
@@ -324,7 +221,7 @@ Test(dice, faces_are_uniform_chi_square)
         for (unsigned i = 0; i < n; i++) {
             kd_sha256(link, 32, link);
             kd_sha256(&i, sizeof i, ent);
-            kd_fair_draw(link, ent, EPISODE, i + 1, draw);
+            kd_fair_draw(link, ent, CHANCE_EPISODE, i + 1, draw);
             uint8_t face;
             kd_dice_outcome(draw, 1, dies[d].sides, &face);
             cr_assert(face >= 1 && face <= dies[d].sides);
