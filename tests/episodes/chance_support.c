@@ -71,7 +71,13 @@ kd_err chance_exec(chance_game *g, const char *text, const kd_key *signer, uint6
         cr_assert_eq(ops->decode_undo(ub.data, ub.len, udec), KD_OK, "the undo decodes after %s", text);
         cr_assert_eq(ops->rollback(dec, udec), KD_OK);
         cr_expect(memcmp(dec, before, ops->state_size) == 0, "rollback is byte-exact: %s", text);
+        kd_buf want;
+        kd_buf_init(&want);
         cr_assert_eq(ops->encode_state(dec, &st2), KD_OK);
+        cr_assert_eq(ops->encode_state(before, &want), KD_OK);
+        cr_expect(st2.len == want.len && memcmp(st2.data, want.data, want.len) == 0,
+                  "the rolled-back state encodes to the same bytes: %s", text);
+        kd_buf_fini(&want);
     }
     free(before);
     free(dec);
