@@ -9,19 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "episodes/blackjack.h"
 #include "episodes/checkers.h"
 #include "episodes/chess.h"
+#include "episodes/dice.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
+#include "episodes/roulette.h"
 #include "episodes/seabattle.h"
+#include "episodes/slots.h"
 #include "episodes/tictactoe.h"
-#include "episodes/blackjack.h"
 
 /* ---------------------------------------------- the registered types */
 
+/* one type a line */
+/* clang-format off */
 const kd_episode_type *const kd_builtin_types[] = {
-    &kd_tictactoe_type, &kd_fourinarow_type, &kd_checkers_type, &kd_chess_type, &kd_blackjack_type, &kd_seabattle_type,
+    &kd_tictactoe_type,
+    &kd_fourinarow_type,
+    &kd_checkers_type,
+    &kd_chess_type,
+    &kd_dice_type,
+    &kd_roulette_type,
+    &kd_slots_type,
+    &kd_blackjack_type,
+    &kd_seabattle_type,
 };
+/* clang-format on */
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];
 
 /* ------------------------------------------------------------ the table */

@@ -121,6 +121,13 @@ const kd_episode_type *kd_gw_type(const kd_gateway *gw, const char *name);
 /* The parsed params (command 0) or command (1) schema of `t` (borrowed,
  * valid while the gateway lives); NULL when `t` is not in the table. */
 const json_t *kd_gw_type_schema(const kd_gateway *gw, const kd_episode_type *t, int command);
+/* Entropy for agents: when `t`'s command schema has a property named
+ * "entropy" and `command` (an object) lacks it, sets *filled to a copy of
+ * `command` with "entropy": 32 bytes from a CSPRNG (RAND_bytes) as 64 hex
+ * digits (new reference); else *filled = NULL (use `command` as is).
+ * Errors: KD_ERR_NOMEM, KD_ERR_IO (the CSPRNG failed). */
+kd_err kd_gw_fill_entropy(const kd_gateway *gw, const kd_episode_type *t, const json_t *command,
+                          json_t **filled) KD_WARN_UNUSED;
 /* The largest min_seats of the types (how many agent keys to create). */
 size_t kd_gw_max_min_seats(const kd_gateway *gw);
 /* "2 seats (X, O)" / "2 to 4 seats (A, B, C, D)" into `out`. Errors: KD_ERR_NOMEM. */

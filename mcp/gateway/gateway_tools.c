@@ -551,7 +551,12 @@ static json_t *command_payload(kd_gateway *gw, json_t *args, const kd_episode_sn
     sg.seat = KD_SEAT_NONE;
     kd_buf cmd;
     kd_buf_init(&cmd);
-    json_t *r = choose_signer(gw, args, snap, t, &sg);
+    json_t *r = choose_signer(gw, args, snap, t, &sg), *filled = NULL;
+    kd_err ferr = r || sg.presigned ? KD_OK : kd_gw_fill_entropy(gw, t, command, &filled);
+    if (ferr)
+        r = fail("cannot fill the command's entropy: %s", kd_err_str(ferr));
+    if (filled)
+        command = filled;
     if (!r && !kd_gw_check_json(kd_gw_type_schema(gw, t, 1), command, "command", why, sizeof why))
         r = fail("%s (a %s command: kdapp://types has its command_schema; kdapp_legal_moves lists the legal ones)", why,
                  t->ops->type_name);
@@ -566,6 +571,7 @@ static json_t *command_payload(kd_gateway *gw, json_t *args, const kd_episode_sn
         r = fail("cannot build the command: %s", kd_err_str(err));
     memset(&sg.key, 0, sizeof sg.key);
     kd_buf_fini(&cmd);
+    json_decref(filled);
     return r;
 }
 

@@ -12,6 +12,7 @@
  *        │                 └─► argument checks        (kd_gw_check_json)
  *        └──► legal_moves + command_to_json ──► kd_gw_moves_json
  */
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,27 @@ char *kd_gw_start_description(const kd_gateway *gw)
     return take_text(&b, err);
 }
 
+kd_err kd_gw_fill_entropy(const kd_gateway *gw, const kd_episode_type *t, const json_t *command, json_t **filled)
+{
+    *filled = NULL;
+    const json_t *schema = kd_gw_type_schema(gw, t, 1);
+    if (!json_is_object(command) || !json_object_get(json_object_get(schema, "properties"), "entropy") ||
+        json_object_get(command, "entropy"))
+        return KD_OK;
+    unsigned char rnd[32];
+    char hex[2 * sizeof rnd + 1];
+    if (RAND_bytes(rnd, sizeof rnd) != 1)
+        return KD_ERR_IO;
+    kd_hex_encode(rnd, sizeof rnd, hex);
+    json_t *copy = json_copy((json_t *)command);
+    if (!copy || json_object_set_new(copy, "entropy", json_string(hex)) != 0) {
+        json_decref(copy);
+        return KD_ERR_NOMEM;
+    }
+    *filled = copy;
+    return KD_OK;
+}
+
 char *kd_gw_execute_description(const kd_gateway *gw)
 {
     (void)gw;
@@ -193,7 +215,10 @@ char *kd_gw_execute_description(const kd_gateway *gw)
             "a command the rules refuse, an error result {legal: false, error, error_code (the type's rule code), "
             "legal_moves, view} with the unchanged view. The command is signed server-side by `signer` (a key "
             "name), by the gateway's key of the seat to move when no signer is given, or carries the client's "
-            "pubkey and signature (hex) over the digest documented in the README.");
+            "pubkey and signature (hex) over the digest documented in the README. Entropy: when the type's "
+            "command schema has an \"entropy\" member (a game of chance) and the command leaves it out, the "
+            "gateway fills it with 32 fresh bytes from a CSPRNG before signing server-side (a presigned command "
+            "carries its own).");
     return take_text(&b, err);
 }
 

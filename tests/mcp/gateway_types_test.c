@@ -516,3 +516,42 @@ Test(gateway_types, a_seat_sees_its_own_secret_and_never_the_others)
     snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": 0}", id3);
     REFUSED("kdapp_get_episode_state", args, "no secret a seat could see");
 }
+
+/* Entropy for agents: the dice command schema has "entropy"; a roll that
+ * leaves it out gets 32 fresh CSPRNG bytes from the gateway (shown in the
+ * pending draw), different each time; one that gives it keeps it. The
+ * gateway holds the house's key (agent2), so it committed at the start. */
+Test(gateway_types, the_gateway_fills_a_missing_entropy)
+{
+    char seen[2][65] = {"", ""};
+    for (int i = 0; i < 2; i++) {
+        uint32_t id = start("{\"type\": \"dice\", \"participants\": [\"agent1\", \"agent2\"]}");
+        cr_assert(id);
+        json_t *r = execute(id, "\"command\": {\"roll\": \"2d6+1\"}", 0);
+        cr_assert(json_is_true(json_object_get(sc(r), "legal")), "%s", text_of(r));
+        json_t *view = json_object_get(sc(r), "view");
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(view, "pending_roll"), "roll")), "2d6+1");
+        json_t *pending = json_object_get(json_object_get(view, "house"), "pending");
+        const char *ent = json_string_value(json_object_get(pending, "entropy"));
+        cr_assert(ent && strlen(ent) == 64, "the pending draw shows 32 bytes of entropy");
+        cr_expect(strspn(ent, "0") < 64, "not zeros");
+        snprintf(seen[i], sizeof seen[i], "%s", ent);
+        json_decref(r);
+    }
+    cr_expect_str_neq(seen[0], seen[1], "fresh bytes for each command");
+
+    uint32_t id = start("{\"type\": \"dice\", \"participants\": [\"agent1\", \"agent2\"]}");
+    json_t *r = execute(id,
+                        "\"command\": {\"roll\": \"d20\", \"entropy\": "
+                        "\"abababababababababababababababababababababababababababababababab\"}",
+                        0);
+    json_t *pending = json_object_get(json_object_get(json_object_get(sc(r), "view"), "house"), "pending");
+    cr_expect_str_eq(json_string_value(json_object_get(pending, "entropy")),
+                     "abababababababababababababababababababababababababababababababab", "a given entropy is kept");
+    json_decref(r);
+    /* the rule codes of the house reach the agent: the player's second roll
+     * while one waits (the seat to move is now the house: name the signer) */
+    r = execute(id, "\"signer\": \"agent1\", \"command\": {\"roll\": \"d20\"}", 1);
+    cr_expect_str_eq(json_string_value(json_object_get(sc(r), "error_code")), "draw_pending", "%s", text_of(r));
+    json_decref(r);
+}

@@ -237,7 +237,21 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
     return rc;
 }
 
-/* One log entry as JSON. */
+/* Bytes as a hex JSON string (new reference). */
+static json_t *payload_hex(const ProtobufCBinaryData *b)
+{
+    char *hex = malloc(2 * b->len + 1);
+    if (!hex)
+        return NULL;
+    kd_hex_encode(b->data, b->len, hex);
+    json_t *s = json_string(hex);
+    free(hex);
+    return s;
+}
+
+/* One log entry as JSON: seq, kind, block, status, height, digest; for an
+ * accept its daa and, per tx, the episode, applied (or error_code and
+ * error) and the payload (the EpisodeMessage as received, hex). */
 static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
 {
     char hash[2 * KD_HASH_LEN + 1] = "", digest[2 * KD_HASH_LEN + 1] = "";
@@ -262,6 +276,8 @@ static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
         json_object_set_new(j, "error_code", json_string(le->error_code ? le->error_code : ""));
         json_object_set_new(j, "error", json_string(le->error ? le->error : ""));
     }
+    if (j && m && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED)
+        json_object_set_new(j, "daa", json_integer((json_int_t)m->accepted->accepting_daa));
     if (j && le->n_txs) {
         json_t *txs = json_array();
         for (size_t i = 0; txs && i < le->n_txs; i++) {
@@ -269,6 +285,10 @@ static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
             json_t *t = o->applied ? json_pack("{s:i, s:b}", "episode", (json_int_t)o->episode_id, "applied", 1)
                                    : json_pack("{s:i, s:b, s:s, s:s}", "episode", (json_int_t)o->episode_id, "applied",
                                                0, "error_code", o->error_code, "error", o->error);
+            /* the EpisodeMessage as received, so anyone can re-check it
+             * from the log alone (the chance games' draws) */
+            if (t && h && m->accepted->n_txs == le->n_txs)
+                json_object_set_new(t, "payload", payload_hex(&m->accepted->txs[i]->payload));
             json_array_append_new(txs, t);
         }
         json_object_set_new(j, "txs", txs);

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""chance_check.py — an independent check of the house's hash chain and of
+every draw, written from the README's description with Python's hashlib
+(not episodes/fair.c).
+
+  chance_check.py links KEYNAME TYPE EPISODE SEAT LENGTH
+      prints h0 .. h[LENGTH] of the chain of the test key "test:KEYNAME"
+      (one hex link a line): what the house commits to and reveals.
+  chance_check.py verify LOG_JSONL [SHOW_JSON...]
+      reads `kdapp log --json` (each tx's payload, decoded here by a
+      protobuf reader of its own), replays the chance episodes' (dice, roulette,
+      slots) applied
+      commands in log order (a revert restores the state before its
+      block), checks every revealed link against the one before it (the
+      first against the commit in the params), recomputes each draw and its
+      outcome (dice, pocket, stops), and compares them with each `kdapp show --json` given (recent rolls,
+      recent pockets, last stops). Prints one line per draw.
+"""
+import hashlib
+import json
+import struct
+import sys
+
+
+def sha(b):
+    return hashlib.sha256(b).digest()
+
+
+def test_secret(name):
+    return sha(b"kdapp-test-key:" + name.encode())
+
+
+def seat_seed(secret, type_name, episode, seat):
+    return sha(b"kdapp-secret-v1" + secret + type_name.encode() + b"\0" + struct.pack(">I", episode) + bytes([seat]))
+
+
+def chain(seed, length):
+    h = [None] * (length + 1)
+    h[length] = sha(b"kdapp-house-chain-v1" + seed)
+    for i in range(length, 0, -1):
+        h[i - 1] = sha(h[i])
+    return h
+
+
+def draw(link, entropy, episode, index):
+    return sha(b"kdapp-draw-v1" + link + entropy + struct.pack(">I", episode) + struct.pack(">I", index))
+
+
+def below(seed, n, state):
+    """kd_fair_below: 32-bit big-endian words of SHA-256(seed || counter)
+    blocks, rejecting words at or above the largest multiple of n."""
+    limit = (1 << 32) - (1 << 32) % n
+    while True:
+        if state["used"] >= 32:
+            state["block"] = sha(seed + struct.pack(">I", state["counter"]))
+            state["counter"] += 1
+            state["used"] = 0
+        w = struct.unpack(">I", state["block"][state["used"]:state["used"] + 4])[0]
+        state["used"] += 4
+        if w < limit:
+            return w % n
+
+
+def dice(d, count, sides):
+    st = {"used": 32, "counter": 0, "block": b""}
+    return [below(d, sides, st) + 1 for _ in range(count)]
+
+
+def parse_roll(spec):
+    n, rest = spec.split("d")
+    n = int(n) if n else 1
+    k = 0
+    for sign in "+-":
+        if sign in rest:
+            m, kk = rest.split(sign)
+            k = int(kk) * (1 if sign == "+" else -1)
+            rest = m
+    return n, int(rest), k
+
+
+def fields(b):
+    """A protobuf message as {field number: [values]} (varints as int,
+    length-delimited as bytes): enough of the wire format for our messages."""
+    out, i = {}, 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.setdefault(num, []).append(v)
+    return out
+
+
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def one(f, n, default=None):
+    return f.get(n, [default])[-1]
+
+
+def zigzag(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+def apply_tx(eps, ep_id, payload, out):
+    """Applies one applied EpisodeMessage of a chance episode to `eps`."""
+    msg = fields(payload)
+    if 2 in msg:  # NewEpisode
+        new = fields(one(msg, 2))
+        type_name = one(new, 1, b"").decode()
+        if type_name not in ("dice", "roulette", "slots"):
+            return
+        house = fields(one(fields(one(new, 3, b"")), 1, b""))
+        commit = one(house, 1)
+        eps[ep_id] = {"type": type_name, "commit": commit, "head": commit, "index": 0, "pending": None,
+                      "rolls": [], "pockets": [], "stops": None}
+        return
+    ep = eps.get(ep_id)
+    if ep is None:
+        return
+    cmd = fields(one(fields(one(msg, 3, b"")), 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
+    if 1 in cmd:  # the ask: a roll, bets or a spin, with the player's entropy
+        a = fields(one(cmd, 1))
+        if ep["type"] == "dice":
+            ep["pending"] = (one(a, 1, 0), one(a, 2, 0), zigzag(one(a, 3, 0)), one(a, 4))
+        else:
+            ep["pending"] = one(a, 2)
+    elif 2 in cmd:  # reveal
+        link = one(fields(one(cmd, 2)), 1)
+        assert sha(link) == ep["head"], "episode %d: link %d does not hash to the previous" % (ep_id, ep["index"] + 1)
+        ep["head"], ep["index"] = link, ep["index"] + 1
+        entropy = ep["pending"][3] if ep["type"] == "dice" else ep["pending"]
+        d = draw(link, entropy, ep_id, ep["index"])
+        head = "episode %d draw %d: sha256(link) = previous link; draw %s; " % (ep_id, ep["index"], d.hex()[:16])
+        if ep["type"] == "dice":
+            count, sides, mod, _ = ep["pending"]
+            faces = dice(d, count, sides)
+            ep["rolls"].append({"dice": faces, "total": sum(faces) + mod, "claimed": False})
+            out.append(head + "%dd%d%+d -> %s = %d" % (count, sides, mod, faces, sum(faces) + mod))
+        elif ep["type"] == "roulette":
+            pocket = dice(d, 1, 38)[0] - 1
+            ep["pockets"].append("00" if pocket == 37 else pocket)
+            out.append(head + "pocket %s" % ep["pockets"][-1])
+        else:
+            ep["stops"] = [x - 1 for x in dice(d, 3, 20)]
+            out.append(head + "stops %s" % ep["stops"])
+        ep["pending"] = None
+    elif 3 in cmd:  # claim
+        ep["rolls"].append({"dice": [], "total": None, "claimed": True})
+        out.append("episode %d: round claimed (the house did not reveal)" % ep_id)
+        ep["pending"] = None
+
+
+def outcomes(ep, show):
+    """(what the engine shows, what the log gives) for one episode."""
+    if ep["type"] == "dice":
+        got = [{"dice": r["dice"], "total": r["total"], "claimed": r["claimed"]} for r in show["recent_rolls"]]
+        return got, ep["rolls"][-len(got):] if got else []
+    if ep["type"] == "roulette":
+        got = show["recent_pockets"]
+        return got, ep["pockets"][-len(got):] if got else []
+    return show["last_stops"], ep["stops"]
+
+
+def verify(log, shows):
+    import copy
+    eps, stack, out = {}, [], []
+    for entry in log:
+        if entry["status"] != "applied":
+            continue
+        if entry["kind"] == "accept":
+            stack.append(copy.deepcopy(eps))
+            for tx in entry.get("txs", []):
+                if tx["applied"]:
+                    apply_tx(eps, tx["episode"], bytes.fromhex(tx["payload"]), out)
+        elif entry["kind"] == "revert":
+            eps = stack.pop()
+            out.append("revert: back to the state before the reverted block")
+    for line in out:
+        print(line)
+    checked = 0
+    for ep_id, show in (shows or {}).items():
+        got, want = outcomes(eps[int(ep_id)], show)
+        assert got == want, "episode %s: the engine shows %s, the log gives %s" % (ep_id, got, want)
+        checked += len(got) if isinstance(got, list) and eps[int(ep_id)]["type"] != "slots" else 1
+    print("ok: %d draws recomputed from the log, %d outcomes checked against the engine" % (
+        len(set(l.split(":")[0] for l in out if " draw " in l)), checked))
+
+
+def main():
+    if sys.argv[1] == "links":
+        name, type_name, ep, seat, length = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+        for h in chain(seat_seed(test_secret(name), type_name, ep, seat), length):
+            print(h.hex())
+        return
+    if sys.argv[1] == "verify":
+        log = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
+        shows = {}
+        for path in sys.argv[3:]:
+            show = json.load(open(path))
+            shows[show["episode_id"]] = show
+        verify(log, shows)
+        return
+    sys.exit("usage: chance_check.py links|verify ...")
+
+
+if __name__ == "__main__":
+    main()

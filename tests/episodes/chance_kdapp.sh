@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# chance_kdapp.sh — roulette and slots end to end through the `kdapp` CLI:
+# a block script (the house's chains computed by chance_check.py,
+# independently of episodes/fair.c) with bets and spins, a cheating reveal
+# refused (wrong_link), a reorg after a reveal re-applied exactly, a reorg
+# after an ask, a house that does not reveal losing to the claim past the
+# DAA deadline; every draw recomputed from `kdapp log --json` alone and
+# checked against the views; verify; `kdapp show` printing the slot
+# machine's exact return to player; the simulator with its oracle; and a
+# random player through the embedded MCP gateway, the house's reveals paid
+# by the gateway.
+set -euo pipefail
+source "$KD_SOURCE_DIR/tests/integration/lib.sh"
+data="$T/data"
+check="$KD_SOURCE_DIR/tests/episodes/chance_check.py"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mapfile -t R < <(python3 "$check" links house roulette 1 1 8)
+mapfile -t S < <(python3 "$check" links house slots 2 1 8)
+mapfile -t R3 < <(python3 "$check" links house roulette 3 1 8)
+E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
+P='"participants": ["test:player", "test:house"]'
+BETS='"bets": [{"kind": "straight", "number": "00", "amount": 5}, {"kind": "red", "amount": 10}, {"kind": "split", "numbers": [17, 20], "amount": 2}, {"kind": "column", "number": 3, "amount": 3}]'
+cat >"$T/chance.jsonl" <<JSONL
+{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "roulette", $P, "params": {"house_commit": "${R[0]}", "chain_length": 8, "reveal_timeout": 50, "start_chips": 100}}}, {"new_episode": {"id": 2, "type": "slots", $P, "params": {"house_commit": "${S[0]}", "chain_length": 8, "reveal_timeout": 50, "start_credits": 100}}}, {"new_episode": {"id": 3, "type": "roulette", $P, "params": {"house_commit": "${R3[0]}", "chain_length": 8, "reveal_timeout": 50}}}]}}
+{"accept": {"hash": "b2", "daa": 110, "txs": [{"command": {"episode": 1, "signer": "test:player", $BETS, "entropy": "$E1"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 10, "entropy": "$E2"}}]}}
+# cheating reveals refused (link 2 first), then the right ones
+{"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${R[2]}"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "${R[1]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[2]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[1]}"}}]}}
+{"accept": {"hash": "b4", "daa": 130, "txs": [{"command": {"episode": 1, "signer": "test:player", "bets": [{"kind": "even", "amount": 7}], "entropy": "$E2"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 3, "entropy": "$E1"}}]}}
+# a reorg after the asks: re-included in another block
+{"revert": "b4"}
+{"accept": {"hash": "b4x", "daa": 131, "txs": [{"command": {"episode": 1, "signer": "test:player", "bets": [{"kind": "even", "amount": 7}], "entropy": "$E2"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 3, "entropy": "$E1"}}]}}
+{"accept": {"hash": "b5", "daa": 140, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${R[2]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[2]}"}}]}}
+# a reorg after the reveals: the same reveals give the same draws
+{"revert": "b5"}
+{"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${R[2]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[2]}"}}]}}
+# episode 3: the house never reveals; the claim before 200 + 50 is refused, after it pays the straight as won
+{"accept": {"hash": "b6", "daa": 200, "txs": [{"command": {"episode": 3, "signer": "test:player", "bets": [{"kind": "straight", "number": 7, "amount": 10}], "entropy": "$E1"}}]}}
+{"accept": {"hash": "b7", "daa": 249, "txs": [{"command": {"episode": 3, "signer": "test:player", "claim": true}}]}}
+{"accept": {"hash": "b8", "daa": 250, "txs": [{"command": {"episode": 3, "signer": "test:player", "claim": true}}]}}
+JSONL
+"$KDAPP" feed --data "$data" "$T/chance.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
+log=$("$KDAPP" log --data "$data")
+grep -q wrong_link <<<"$log" || fail "the log stores the code wrong_link"
+grep -q deadline_not_passed <<<"$log" || fail "the log stores deadline_not_passed"
+"$KDAPP" verify --data "$data" >/dev/null || fail "verify"
+for id in 1 2 3; do "$KDAPP" show --data "$data" --json $id >"$T/show$id.json"; done
+tr -d ' \n' <"$T/show3.json" | grep -q '"chips":1350,' || fail "episode 3: 990 + 10 x 36 after the claim: $(cat "$T/show3.json")"
+tr -d ' \n' <"$T/show3.json" | grep -q '"winner":0' || fail "episode 3: won by the player"
+tr -d ' \n' <"$T/show1.json" | grep -q '"rounds":2,' || fail "episode 1: two spins"
+
+"$KDAPP" log --data "$data" --json >"$T/log.jsonl"
+python3 "$check" verify "$T/log.jsonl" "$T/show1.json" "$T/show2.json" >"$T/check.out" ||
+  fail "independent check: $(cat "$T/check.out")"
+cat "$T/check.out"
+grep -q '^ok: 4 draws recomputed from the log' "$T/check.out" || fail "check counts"
+text=$("$KDAPP" show --data "$data" 2)
+grep -q 'return to player: 1543/1600 = 96.4375%' <<<"$text" || fail "show prints the exact RTP: $text"
+
+for type in roulette slots; do
+  "$KDAPP" sim --type $type --steps 300 --seed 1 >"$T/sim.out" || fail "sim $type: $(tail -5 "$T/sim.out")"
+  grep -q 'mismatches *0' "$T/sim.out" || fail "sim $type mismatches: $(cat "$T/sim.out")"
+  "$KDAPP" play --data "$T/play-$type" --type $type --seat player=random --seat house=random --seed 2 \
+    --params '{"max_rounds": 4}' >"$T/play.out" || fail "play $type: $(cat "$T/play.out")"
+  grep -q 'house (its key.s holder, the gateway) pays what it owes' "$T/play.out" || fail "play $type: the house paid"
+  grep -Eq 'spin [1-4] of 4, (finished|broke)' "$T/play.out" || fail "play $type ended: $(tail -20 "$T/play.out")"
+done
+echo "roulette and slots end to end: ok"

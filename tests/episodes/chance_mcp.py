@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""chance_mcp.py KDAPP DATA_DIR KEYS_DIR — a dice episode through a real MCP
+client session with `kdapp mcp --stdio` (embedded engine and devnet): the
+gateway holds both agent keys, so it commits as the house at
+kdapp_start_episode; the player's roll goes through kdapp_execute_command
+without entropy (the gateway fills it); the house's reveal arrives by
+itself (the gateway's duties); the result shows in the view, and the draw
+is recomputed here from the view's entropy and the revealed link
+(chance_check.py's functions). Bounded polling, no sleeps as
+synchronisation beyond the poll interval."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chance_check  # noqa: E402
+
+
+def main():
+    kdapp, data, keys = sys.argv[1:4]
+    p = subprocess.Popen([kdapp, "mcp", "--stdio", "--data", data, "--keys", keys], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=open(os.path.join(data + ".err"), "w"), text=True)
+    next_id = [0]
+
+    def call(method, params):
+        next_id[0] += 1
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": next_id[0], "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                sys.exit("kdapp mcp closed its output")
+            msg = json.loads(line)
+            if msg.get("id") == next_id[0]:
+                if "error" in msg:
+                    sys.exit("%s: %s" % (method, msg["error"]))
+                return msg["result"]
+
+    def tool(name, args):
+        r = call("tools/call", {"name": name, "arguments": args})
+        if r.get("isError"):
+            sys.exit("%s: %s" % (name, r["content"][0]["text"]))
+        return r["structuredContent"]
+
+    try:
+        call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": {"name": "chance_mcp", "version": "1"}})
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        p.stdin.flush()
+        started = tool("kdapp_start_episode", {"type": "dice", "participants": ["agent1", "agent2"],
+                                               "params": {"max_rolls": 3}})
+        ep = started["episode_id"]
+        commit = started["view"]["house"]["chain_head"]
+        print("started dice episode %d; the house (agent2, the gateway) committed h0 = %s" % (ep, commit))
+        r = tool("kdapp_execute_command", {"episode_id": ep, "command": {"roll": "2d6+3"}})
+        assert r["legal"], r
+        entropy = r["view"]["house"]["pending"]["entropy"]
+        print("rolled 2d6+3; the gateway filled the entropy %s" % entropy)
+        deadline = time.time() + 30
+        while True:
+            view = tool("kdapp_get_episode_state", {"episode_id": ep})
+            if view.get("last_roll"):
+                break
+            if time.time() > deadline:
+                sys.exit("the house's reveal did not come in 30 s: %s" % json.dumps(view))
+            time.sleep(0.05)  # a poll interval, bounded above
+        last, link = view["last_roll"], view["house"]["chain_head"]
+        assert chance_check.sha(bytes.fromhex(link)) == bytes.fromhex(commit), "the revealed link hashes to h0"
+        d = chance_check.draw(bytes.fromhex(link), bytes.fromhex(entropy), ep, 1)
+        faces = chance_check.dice(d, 2, 6)
+        assert last["dice"] == faces and last["total"] == sum(faces) + 3, (last, faces)
+        print("the house revealed by itself: %s = %d, recomputed from the link and the entropy" % (
+            last["dice"], last["total"]))
+        print("ok")
+    finally:
+        p.stdin.close()
+        p.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# dice_kdapp.sh — dice on the house's hash chain end to end through the
+# `kdapp` CLI: a block script (the house's chain computed here by
+# chance_check.py, independently of episodes/fair.c) with a roll, a
+# cheating reveal refused (wrong_link), reorgs after a reveal and after a
+# roll re-applied exactly, a house that does not reveal losing to the
+# player's claim once the DAA deadline has passed (and not before); every
+# draw recomputed from `kdapp log --json` alone and checked against the
+# engine's view; verify; show; the simulator with its oracle; and a random
+# player through the embedded MCP gateway, the house's reveals arriving by
+# themselves (the gateway holds its key and pays its duties); and a real
+# MCP client session over `kdapp mcp --stdio` (chance_mcp.py).
+set -euo pipefail
+source "$KD_SOURCE_DIR/tests/integration/lib.sh"
+data="$T/data"
+check="$KD_SOURCE_DIR/tests/episodes/chance_check.py"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mapfile -t L1 < <(python3 "$check" links house dice 1 1 8)
+mapfile -t L2 < <(python3 "$check" links house dice 2 1 8)
+E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
+P='"participants": ["test:player", "test:house"]'
+cat >"$T/dice.jsonl" <<JSONL
+{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "dice", $P, "params": {"house_commit": "${L1[0]}", "chain_length": 8, "reveal_timeout": 50, "max_rolls": 4}}}, {"new_episode": {"id": 2, "type": "dice", $P, "params": {"house_commit": "${L2[0]}", "chain_length": 8, "reveal_timeout": 50}}}]}}
+{"accept": {"hash": "b2", "daa": 110, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "3d6+2", "entropy": "$E1"}}]}}
+# a cheating house: link 2 before link 1 (wrong_link), then the right one
+{"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[2]}"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[1]}"}}]}}
+{"accept": {"hash": "b4", "daa": 130, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "1d20+5", "entropy": "$E2"}}]}}
+{"accept": {"hash": "b5", "daa": 140, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[2]}"}}]}}
+# a reorg after the reveal: the same reveal re-included gives the same draw
+{"revert": "b5"}
+{"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[2]}"}}]}}
+{"accept": {"hash": "b6", "daa": 150, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E1"}}]}}
+# a reorg after the ask: the roll re-included, then revealed
+{"revert": "b6"}
+{"accept": {"hash": "b6x", "daa": 151, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E1"}}]}}
+{"accept": {"hash": "b7", "daa": 152, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[3]}"}}]}}
+# episode 2: the house never reveals; a claim before the deadline (200 + 50) is refused, after it wins
+{"accept": {"hash": "b8", "daa": 200, "txs": [{"command": {"episode": 2, "signer": "test:player", "roll": "1d6", "entropy": "$E1"}}]}}
+{"accept": {"hash": "b9", "daa": 249, "txs": [{"command": {"episode": 2, "signer": "test:player", "claim": true}}]}}
+{"accept": {"hash": "b10", "daa": 250, "txs": [{"command": {"episode": 2, "signer": "test:player", "claim": true}}]}}
+JSONL
+"$KDAPP" feed --data "$data" "$T/dice.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
+"$KDAPP" log --data "$data" | grep -q wrong_link || fail "the log stores the code wrong_link"
+"$KDAPP" log --data "$data" | grep -q deadline_not_passed || fail "the log stores the code deadline_not_passed"
+"$KDAPP" verify --data "$data" >/dev/null || fail "verify"
+"$KDAPP" show --data "$data" --json 1 >"$T/show1.json"
+"$KDAPP" show --data "$data" --json 2 >"$T/show2.json"
+tr -d ' \n' <"$T/show1.json" | grep -q '"rolls":3,' || fail "episode 1: three rolls: $(cat "$T/show1.json")"
+tr -d ' \n' <"$T/show2.json" | grep -q '"winner":0' || fail "episode 2: the player won by the claim: $(cat "$T/show2.json")"
+tr -d ' \n' <"$T/show2.json" | grep -q '"status":"house_forfeit"' || fail "episode 2: house_forfeit"
+
+# every draw from the log alone, by hashlib, against what the engine shows
+"$KDAPP" log --data "$data" --json >"$T/log.jsonl"
+python3 "$check" verify "$T/log.jsonl" "$T/show1.json" "$T/show2.json" >"$T/check.out" ||
+  fail "independent check: $(cat "$T/check.out")"
+cat "$T/check.out"
+grep -q '^ok: 3 draws recomputed from the log, 4 outcomes checked' "$T/check.out" || fail "check counts"
+text=$("$KDAPP" show --data "$data" 1)
+grep -q '#2 1d20+5: \[' <<<"$text" || fail "show renders the rolls: $text"
+
+# --- the simulator with its oracle, dice only
+"$KDAPP" sim --type dice --steps 300 --seed 1 >"$T/sim.out" || fail "sim: $(tail -5 "$T/sim.out")"
+grep -q 'mismatches *0' "$T/sim.out" || fail "sim mismatches: $(cat "$T/sim.out")"
+
+# --- a random player through the MCP gateway; the house (the gateway's key) reveals by itself
+"$KDAPP" play --data "$T/play" --type dice --seat player=random --seat house=random --seed 2 \
+  --params '{"max_rolls": 5}' >"$T/play.out" || fail "play: $(cat "$T/play.out")"
+grep -q 'dice: 5 of 5 rolls, finished' "$T/play.out" || fail "play: five rolls revealed: $(cat "$T/play.out")"
+grep -q 'house (its key.s holder, the gateway) pays what it owes' "$T/play.out" || fail "play: the house paid"
+# --- a real MCP client session with `kdapp mcp --stdio`: start (the gateway
+# commits as the house), a roll without entropy (filled), the reveal by itself
+python3 "$KD_SOURCE_DIR/tests/episodes/chance_mcp.py" "$KDAPP" "$T/mcp" "$T/mcpkeys" >"$T/mcp.out" 2>&1 ||
+  fail "mcp: $(cat "$T/mcp.out")"
+cat "$T/mcp.out"
+grep -q '^ok$' "$T/mcp.out" || fail "mcp session"
+echo "dice end to end: ok"

@@ -1,0 +1,232 @@
+/*
+ * roulette_test.c — "roulette" (episodes/roulette.h): the layout (every
+ * bet's coverage and payout), a spin paid from the house's chain, every
+ * refusal with its rule code, a cheating house (wrong link, no reveal: the
+ * claim), byte-exact rollback of bets, reveals and claims, random play, the
+ * type entry, and 10^5 spins against the exact odds (chi-square over the
+ * 38 pockets; the observed return of red against 36/38), fixed seed
+ * (KD_TEST_SEED overrides).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "chance_support.h"
+#include "episodes/roulette.h"
+#include "type_support.h"
+
+#define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""
+
+static kd_roulette_state *st(chance_game *g) { return g->state; }
+
+Test(roulette, every_bet_covers_its_pockets_at_its_payout)
+{
+    static const struct {
+        unsigned kind, n, n2, covered;
+    } bets[] = {{KD_RBET_STRAIGHT, 37, 0, 1}, {KD_RBET_STRAIGHT, 17, 0, 1}, {KD_RBET_SPLIT, 0, 37, 2},
+                {KD_RBET_SPLIT, 17, 18, 2},   {KD_RBET_SPLIT, 17, 20, 2},   {KD_RBET_STREET, 34, 0, 3},
+                {KD_RBET_CORNER, 32, 0, 4},   {KD_RBET_SIX_LINE, 31, 0, 6}, {KD_RBET_TOP_LINE, 0, 0, 5},
+                {KD_RBET_RED, 0, 0, 18},      {KD_RBET_BLACK, 0, 0, 18},    {KD_RBET_ODD, 0, 0, 18},
+                {KD_RBET_EVEN, 0, 0, 18},     {KD_RBET_LOW, 0, 0, 18},      {KD_RBET_HIGH, 0, 0, 18},
+                {KD_RBET_DOZEN, 3, 0, 12},    {KD_RBET_COLUMN, 1, 0, 12}};
+    for (size_t i = 0; i < sizeof bets / sizeof bets[0]; i++) {
+        cr_assert(kd_roulette_bet_valid(bets[i].kind, bets[i].n, bets[i].n2), "bet %zu valid", i);
+        unsigned covered = 0;
+        for (unsigned p = 0; p < KD_ROULETTE_POCKETS; p++)
+            covered += (unsigned)kd_roulette_bet_covers(bets[i].kind, bets[i].n, bets[i].n2, p);
+        cr_expect_eq(covered, bets[i].covered, "%s covers %u", kd_roulette_bet_name(bets[i].kind), covered);
+        /* the American layout: every bet returns 36 units over its pockets
+         * (stake x (payout + 1) x covered), the top line 35 */
+        cr_expect_eq((kd_roulette_payout(bets[i].kind) + 1) * covered, bets[i].kind == KD_RBET_TOP_LINE ? 35u : 36u,
+                     "%s", kd_roulette_bet_name(bets[i].kind));
+    }
+    cr_expect_not(kd_roulette_bet_valid(KD_RBET_SPLIT, 3, 4), "3 and 4 are not adjacent");
+    cr_expect_not(kd_roulette_bet_valid(KD_RBET_STREET, 2, 0));
+    cr_expect_not(kd_roulette_bet_valid(KD_RBET_CORNER, 3, 0));
+    cr_expect_not(kd_roulette_bet_valid(KD_RBET_CORNER, 33, 0));
+    cr_expect_not(kd_roulette_bet_valid(KD_RBET_DOZEN, 4, 0));
+    cr_expect_not(kd_roulette_bet_covers(KD_RBET_EVEN, 0, 0, 0), "0 loses the outside bets");
+    cr_expect_not(kd_roulette_bet_covers(KD_RBET_LOW, 0, 0, 37), "00 too");
+}
+
+Test(roulette, a_spin_pays_from_the_chain)
+{
+    chance_game g;
+    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 100, \"max_rounds\": 2}");
+    kd_reject rej = {{0}, {0}};
+    const char *bets = "{\"bets\":[{\"kind\":\"straight\",\"number\":\"00\",\"amount\":10},{\"kind\":\"red\","
+                       "\"amount\":20},{\"kind\":\"split\",\"numbers\":[18,17],\"amount\":5},{\"kind\":\"dozen\","
+                       "\"number\":2,\"amount\":5}]," ENT "}";
+    cr_assert_eq(chance_exec(&g, bets, &g.player, 10, &rej), KD_OK, "%s", rej.detail);
+    cr_expect_eq(st(&g)->table.chips, 60, "the stakes leave the chips");
+    cr_expect_eq(kd_roulette_type.status(g.state).to_move, KD_ROULETTE_HOUSE);
+    kd_legal_moves lm;
+    kd_legal_moves_init(&lm);
+    cr_assert_eq(kd_roulette_type.legal_moves(g.state, KD_ROULETTE_HOUSE, &lm), KD_OK);
+    cr_expect_eq(lm.count, 0, "the house owes its reveal");
+    cr_assert_eq(chance_reveal(&g, 11, &rej), KD_OK, "%s", rej.detail);
+
+    uint8_t link[32], ent[32], draw[32];
+    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link), KD_OK);
+    cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
+    kd_fair_draw(link, ent, CHANCE_EPISODE, 1, draw);
+    unsigned p = kd_roulette_outcome(draw);
+    unsigned win = (p == 37 ? 360 : 0) + (kd_roulette_bet_covers(KD_RBET_RED, 0, 0, p) ? 40 : 0) +
+                   (p == 17 || p == 18 ? 90 : 0) + (p >= 13 && p <= 24 ? 15 : 0);
+    cr_expect_eq(st(&g)->table.last_pocket, p + 1);
+    cr_expect_eq(st(&g)->table.last_win, win);
+    cr_expect_eq(st(&g)->table.chips, 60 + win);
+    kd_buf view, text;
+    kd_buf_init(&view);
+    kd_buf_init(&text);
+    type_test_view(&kd_roulette_type, g.state, KD_SEAT_PUBLIC, &view);
+    json_t *vj = kd_roulette_type.view_json(view.data, view.len);
+    cr_assert(vj);
+    cr_expect_eq(json_integer_value(json_object_get(vj, "chips")), 60 + win);
+    cr_assert_eq(kd_roulette_type.render_text(view.data, view.len, 0, &text), KD_OK);
+    cr_assert_eq(kd_roulette_type.prompt(view.data, view.len, 1, KD_ROULETTE_PLAYER, &text), KD_OK);
+    cr_assert_eq(kd_buf_append(&text, "", 1), KD_OK);
+    cr_expect(strstr((char *)text.data, "{\"bets\": [{\"kind\": \"straight\""), "the prompt gives the command JSON");
+    cr_assert_eq(kd_roulette_type.legal_moves(g.state, KD_ROULETTE_PLAYER, &lm), KD_OK);
+    cr_expect_gt(lm.count, 10);
+    json_decref(vj);
+    kd_buf_fini(&view);
+    kd_buf_fini(&text);
+    kd_legal_moves_fini(&lm);
+    chance_free(&g);
+}
+
+Test(roulette, every_refusal_has_its_rule_code)
+{
+    chance_game g;
+    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 50, \"reveal_timeout\": 20}");
+    kd_reject rej = {{0}, {0}};
+#define BET(kind_json) "{\"bets\":[" kind_json "]," ENT "}"
+    chance_expect_rule(&g, chance_exec(&g, BET(""), &g.player, 5, &rej), &rej, "no_bets");
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"street\",\"number\":2,\"amount\":1}"), &g.player, 5, &rej),
+                       &rej, "bad_bet_number");
+    chance_expect_rule(&g,
+                       chance_exec(&g, BET("{\"kind\":\"split\",\"numbers\":[3,4],\"amount\":1}"), &g.player, 5, &rej),
+                       &rej, "bad_bet_number");
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":0}"), &g.player, 5, &rej), &rej,
+                       "bad_amount");
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":51}"), &g.player, 5, &rej), &rej,
+                       "insufficient_chips");
+    char many[2048] = "{\"bets\":[";
+    for (int i = 0; i < 17; i++)
+        strcat(many, i ? ",{\"kind\":\"red\",\"amount\":1}" : "{\"kind\":\"red\",\"amount\":1}");
+    strcat(many, "]," ENT "}");
+    chance_expect_rule(&g, chance_exec(&g, many, &g.player, 5, &rej), &rej, "too_many_bets");
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.house, 5, &rej), &rej,
+                       "not_the_player");
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.stranger, 5, &rej), &rej,
+                       "unauthorised");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 5, &rej), &rej, "no_draw_pending");
+
+    cr_assert_eq(chance_exec(&g, BET("{\"kind\":\"straight\",\"number\":0,\"amount\":10}"), &g.player, 100, &rej),
+                 KD_OK);
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.player, 101, &rej), &rej,
+                       "draw_pending");
+    uint8_t link2[32];
+    char hex[65], text[128];
+    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 2, link2), KD_OK);
+    kd_hex_encode(link2, 32, hex);
+    snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "wrong_link");
+    chance_expect_rule(&g, chance_exec(&g, text, &g.player, 102, &rej), &rej, "not_the_house");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 119, &rej), &rej, "deadline_not_passed");
+    /* the house did not reveal: the claim pays the straight as won (10 x 36) and ends the episode */
+    cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 120, &rej), KD_OK, "%s", rej.detail);
+    cr_expect_eq(st(&g)->table.chips, 40 + 360);
+    kd_game_status s = kd_roulette_type.status(g.state);
+    cr_expect_eq(s.phase, KD_PHASE_WON);
+    cr_expect_eq(s.winner, KD_ROULETTE_PLAYER);
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.player, 121, &rej), &rej,
+                       "game_over");
+    chance_free(&g);
+}
+
+Test(roulette, random_play_rolls_back_exactly)
+{
+    chance_game g;
+    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 60, \"max_rounds\": 30, \"reveal_timeout\": 4}");
+    uint64_t rng = 99;
+    for (uint64_t daa = 1; daa < 400 && st(&g)->table.status == KD_ROULETTE_IN_PROGRESS; daa++) {
+        kd_buf cmd;
+        kd_buf_init(&cmd);
+        int seat = kd_roulette_type.status(g.state).to_move;
+        int legal = kd_type_rng_below(&rng, 4) != 0;
+        kd_err err = seat == KD_ROULETTE_HOUSE && legal
+                         ? kd_roulette_type.secret_duty(g.state, seat, g.seed, &cmd)
+                         : kd_roulette_type.random_command(g.state, seat, legal, &rng, &cmd);
+        cr_assert_eq(err, KD_OK);
+        json_t *j = kd_roulette_type.command_to_json(cmd.data, cmd.len);
+        char *text = json_dumps(j, 0);
+        kd_reject rej = {{0}, {0}};
+        err = chance_exec(&g, text, seat == KD_ROULETTE_HOUSE ? &g.house : &g.player, daa, &rej);
+        if (legal)
+            cr_expect_eq(err, KD_OK, "%s: %s", text, rej.detail);
+        else if (err)
+            cr_expect(type_test_is_rule_code(&kd_roulette_type, rej.code), "%s", rej.code);
+        free(text);
+        json_decref(j);
+        kd_buf_fini(&cmd);
+    }
+    chance_free(&g);
+}
+
+/* 10^5 spins through kd_roulette_outcome: the 38 pockets against 1/38 by
+ * chi-square (p = 0.001), and red's observed return against the exact
+ * 36/38 within 4 standard deviations (sd = 1/sqrt(n) per unit staked, about
+ * 0.0032 at n = 10^5: a tolerance of 0.0127). */
+Test(roulette, pockets_and_returns_match_the_odds)
+{
+    const char *env = getenv("KD_TEST_SEED");
+    uint32_t seed = env ? (uint32_t)strtoul(env, NULL, 10) : 14u;
+    cr_log_info("KD_TEST_SEED=%u", (unsigned)seed);
+    const unsigned n = 100000;
+    unsigned counts[KD_ROULETTE_POCKETS] = {0};
+    double red_return = 0;
+    uint8_t link[32], ent[32], draw[32];
+    kd_sha256(&seed, sizeof seed, link);
+    for (unsigned i = 0; i < n; i++) {
+        kd_sha256(link, 32, link);
+        kd_sha256(&i, sizeof i, ent);
+        kd_fair_draw(link, ent, CHANCE_EPISODE, i + 1, draw);
+        unsigned p = kd_roulette_outcome(draw);
+        cr_assert_lt(p, KD_ROULETTE_POCKETS);
+        counts[p]++;
+        red_return += kd_roulette_bet_covers(KD_RBET_RED, 0, 0, p) ? 2 : 0;
+    }
+    double expect = (double)n / KD_ROULETTE_POCKETS, chi = 0;
+    for (unsigned p = 0; p < KD_ROULETTE_POCKETS; p++)
+        chi += (counts[p] - expect) * (counts[p] - expect) / expect;
+    double crit = chance_chi2_critical(KD_ROULETTE_POCKETS - 1), rtp = red_return / n;
+    cr_log_info("pockets: chi-square %.2f (critical %.2f); red returns %.4f (exact %.4f)", chi, crit, rtp, 36.0 / 38);
+    cr_expect_lt(chi, crit, "pockets: chi-square %.2f", chi);
+    cr_expect_lt(fabs(rtp - 36.0 / 38), 0.0127, "red returns %.4f", rtp);
+}
+
+Test(roulette, malformed_json_names_the_part)
+{
+    static const char *const bad[] = {"{\"bets\":[{\"kind\":\"purple\",\"amount\":1}]," ENT "}",
+                                      "{\"bets\":[{\"kind\":\"split\",\"number\":17,\"amount\":1}]," ENT "}",
+                                      "{\"bets\":[{\"kind\":\"red\"}]," ENT "}",
+                                      "{\"bets\":[{\"kind\":\"straight\",\"number\":\"000\",\"amount\":1}]," ENT "}",
+                                      "{\"bets\":[{\"kind\":\"red\",\"amount\":1}]}",
+                                      "{}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *j = type_test_parse(bad[i]);
+        kd_buf b;
+        kd_buf_init(&b);
+        char why[256] = "";
+        cr_expect_eq(kd_roulette_type.command_from_json(j, KD_SEAT_NONE, &b, why, sizeof why), KD_ERR_BAD_COMMAND, "%s",
+                     bad[i]);
+        cr_expect_neq(why[0], 0);
+        kd_buf_fini(&b);
+        json_decref(j);
+    }
+}
