@@ -599,3 +599,47 @@ Test(llm_game, blackjack_prompts_and_answers_through_the_gateway, .timeout = 120
     dirs_done(&d);
     mock_llm_stop(m);
 }
+
+Test(llm_game, dice_rolls_from_the_prompt_the_house_revealing_through_the_gateway, .timeout = 120)
+{
+    /* The player is the language model: a roll as clean JSON, prose
+     * (refused, the conversation goes on), then a second roll; the house's
+     * reveals come from the gateway holding its key. */
+    static const char *const script[] = {
+        "={\"roll\": \"2d6+1\", \"entropy\": \"7777777777777777777777777777777777777777777777777777777777777777\"}",
+        "prose",
+        "={\"roll\": \"1d20\", \"entropy\": \"8888888888888888888888888888888888888888888888888888888888888888\"}"};
+    mock_llm *m = mock_llm_start(script, sizeof script / sizeof script[0]);
+    game_dirs d;
+    dirs_make(&d);
+    char spec[128], why[600] = "";
+    snprintf(spec, sizeof spec, "llm:%s", mock_llm_url(m));
+    kd_type_table types;
+    kd_type_table_init(&types);
+    kd_play_options o = {.types = &types,
+                         .type = "dice",
+                         .players = {spec, "random"},
+                         .self_exe = kdapp_binary(),
+                         .data_dir = d.data,
+                         .keys_dir = d.keys,
+                         .seed = 7,
+                         .max_moves = 2,
+                         .quiet = 1,
+                         .out = d.outf,
+                         .log = stderr};
+    kd_play_result res;
+    kd_err err = kd_play_run(&o, &res, why, sizeof why);
+    fflush(d.outf);
+    cr_assert_eq(err, KD_OK, "%s\n%s", why, d.out);
+    cr_expect_eq(res.stats[0].moves, 2);
+    cr_expect_eq(res.stats[0].refused, 1, "the prose is refused");
+    cr_expect_eq(res.stats[1].moves, 0, "the house only reveals, through the gateway");
+    json_t *reqs = mock_llm_requests(m);
+    cr_assert_eq(json_array_size(reqs), 3, "%zu requests", json_array_size(reqs));
+    const char *p0 = message(reqs, 0, 1, "content");
+    cr_assert(p0);
+    cr_expect(strstr(p0, "You are the player in dice episode") && strstr(p0, "{\"roll\": \"2d6+1\""), "%s", p0);
+    json_decref(reqs);
+    dirs_done(&d);
+    mock_llm_stop(m);
+}
