@@ -42,8 +42,10 @@
 typedef struct {
     kd_game_phase phase;
     int winner, to_move;
-    char *state_hex; /* owned */
-    void *state;     /* ops->state_size bytes, owned */
+    char *state_hex;  /* owned */
+    void *state;      /* ops->state_size bytes, owned */
+    uint64_t log_seq; /* the log entry the view reflects */
+    int by_command;   /* its last event is a command (not a creation or a rollback) */
 } pview;
 
 typedef struct {
@@ -114,6 +116,9 @@ static kd_err pview_parse(game *g, const json_t *j, pview *v, char *why, size_t 
                                             : KD_PHASE_IN_PROGRESS;
     v->winner = seat_of(json_object_get(j, "winner"));
     v->to_move = seat_of(json_object_get(j, "to_move"));
+    v->log_seq = (uint64_t)json_integer_value(json_object_get(j, "log_seq"));
+    const char *event = json_string_value(json_object_get(j, "last_event"));
+    v->by_command = event && strcmp(event, "command") == 0;
     size_t len = strlen(hex) / 2;
     uint8_t *bytes = malloc(len ? len : 1);
     v->state_hex = strdup(hex);
@@ -451,8 +456,12 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
 
 /* ---------------------------------------------------------------- reorgs */
 
-/* Waits until the episode is back as it was (`hex`), or over (bounded). */
-static kd_err wait_remined(game *g, const char *hex, pview *now, int *done, char *why, size_t why_len)
+/* Waits (bounded) until the reverted moves are mined again: the episode is
+ * back as it was (`before`), or a command newer than `before` was applied
+ * (the devnet re-includes a reorg's transactions together in its next
+ * block; a state that records a block's DAA score, for a deadline, differs
+ * in those bytes from before), or the game is over. */
+static kd_err wait_remined(game *g, const pview *before, pview *now, int *done, char *why, size_t why_len)
 {
     uint64_t deadline = kd_now_ms() + KD_PLAY_REMINE_WAIT_MS;
     *done = 0;
@@ -461,7 +470,8 @@ static kd_err wait_remined(game *g, const char *hex, pview *now, int *done, char
         kd_err err = read_state(g, now, &exists, NULL, why, why_len);
         if (err)
             return err;
-        if (exists && (strcmp(now->state_hex, hex) == 0 || now->phase != KD_PHASE_IN_PROGRESS)) {
+        if (exists && (strcmp(now->state_hex, before->state_hex) == 0 || now->phase != KD_PHASE_IN_PROGRESS ||
+                       (now->by_command && now->log_seq > before->log_seq))) {
             *done = 1;
             return KD_OK;
         }
@@ -515,7 +525,7 @@ static kd_err reorg(game *g, char *why, size_t why_len)
         show_change(g, before.state, after.state, "  ", "\n");
     }
     int back;
-    if ((err = wait_remined(g, before.state_hex, &now, &back, why, why_len))) {
+    if ((err = wait_remined(g, &before, &now, &back, why, why_len))) {
         if (err == KD_ERR_TIMEOUT)
             kd_reject_write(why, why_len, "after the reorg the episode did not come back within %u ms",
                             KD_PLAY_REMINE_WAIT_MS);
