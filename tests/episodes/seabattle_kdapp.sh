@@ -113,8 +113,8 @@ grep -Eq 'blue \(search\) won' "$T/play.out" || fail "the bot wins: $(cat "$T/pl
 # --- a reorg during a game through the gateway: a shot and its answer
 # reverted and mined again by the devnet, the duty paid again where it was
 # lost. (The re-mined shot lands at another DAA score, which the state
-# keeps for its deadline, so `kdapp play` waits its 30 s bound for the old
-# bytes before carrying on: one reorg only.)
+# keeps for its deadline: `kdapp play` knows the moves are back from the
+# newer command, not from the old bytes.)
 "$KDAPP" play --data "$T/reorg" --type seabattle --seat blue=search --seat red=random --seed 5 --max-moves 7 \
   --reorg-every 6 --reorg-depth 2 --quiet >"$T/reorg.out" || fail "play with reorgs: $(cat "$T/reorg.out")"
 grep -q 'reorgs: 1' "$T/reorg.out" || fail "one reorg: $(cat "$T/reorg.out")"
