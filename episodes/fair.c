@@ -18,9 +18,7 @@ kd_err kd_fair_link(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t length, uin
     memcpy(buf + sizeof CHAIN_TAG - 1, seed, KD_SECRET_SEED_LEN);
     kd_sha256(buf, sizeof buf, out); /* h[length] */
     memset(buf, 0, sizeof buf);
-    for (uint32_t i = length; i > index; i--)
-        kd_sha256(out, KD_FAIR_LINK_LEN, out);
-    return KD_OK;
+    return kd_sha256_repeat(out, length - index);
 }
 
 void kd_fair_chain_init(kd_fair_chain *chain, const uint8_t commit[KD_FAIR_LINK_LEN], uint32_t length)

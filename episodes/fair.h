@@ -46,7 +46,8 @@ typedef struct {
 
 /* Link `index` (0..length) of the chain of `seed` into `out`; h[0] is the
  * commit. Costs length - index hashes. Errors: KD_ERR_INVALID_ARG (index
- * beyond length, length 0 or over KD_FAIR_LENGTH_MAX). */
+ * beyond length, length 0 or over KD_FAIR_LENGTH_MAX), those of
+ * kd_sha256_repeat. */
 kd_err kd_fair_link(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t length, uint32_t index,
                     uint8_t out[KD_FAIR_LINK_LEN]) KD_WARN_UNUSED;
 
