@@ -1,20 +1,27 @@
-/* bench.c — `kdapp bench`: the driver and the result formatting (bench.h). */
+/* bench.c — `kdapp bench`: the driver, paired comparisons, recording and the reports (bench.h). */
 #include "tools/bench/bench.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/common/cli.h"
 #include "tools/common/options.h"
 #include "tools/sim/perft.h"
 
+#define QUICK_MARK "[quick: smoke test, not a measurement] "
+
+/* ------------------------------------------------------------ statistics */
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return (x > y) - (x < y);
 }
 
 kd_bench_stat kd_bench_stat_of(double *samples, size_t n)
@@ -29,32 +36,455 @@ kd_bench_stat kd_bench_stat_of(double *samples, size_t n)
     return s;
 }
 
-void kd_bench_report(const kd_bench_ctx *b, const char *scenario, const char *unit, kd_bench_stat v,
-                     const char *baseline_name, kd_bench_stat base, double target, int higher_is_better)
+double kd_bench_percentile(double *samples, size_t n, double p)
 {
-    double ratio = base.median > 0 ? v.median / base.median : 0;
-    int met = higher_is_better ? ratio >= target : ratio <= target;
-    fprintf(b->out, "%-34s %12.1f %-9s (min %.1f, max %.1f)\n", scenario, v.median, unit, v.min, v.max);
-    fprintf(b->out, "  %-32s %12.1f %-9s (min %.1f, max %.1f)\n", baseline_name, base.median, unit, base.min, base.max);
-    fprintf(b->out, "  ratio %.2f, target %s %.2f: %s\n", ratio, higher_is_better ? ">=" : "<=", target,
-            met ? "met" : "SHORT");
+    if (!n)
+        return 0;
+    qsort(samples, n, sizeof *samples, cmp_double);
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return samples[i < n ? i : n - 1];
+}
+
+/* -------------------------------------------------------------- the machine */
+
+double kd_bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+double kd_bench_load(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double load = -1;
+    if (f && fscanf(f, "%lf", &load) != 1)
+        load = -1;
+    if (f)
+        fclose(f);
+    return load;
+}
+
+/* The value of the first "key<spaces>: value" line of /proc/cpuinfo or /proc/meminfo. */
+static void proc_field(const char *file, const char *key, char *out, size_t len)
+{
+    char line[512];
+    size_t klen = strlen(key);
+    FILE *f = fopen(file, "r");
+    snprintf(out, len, "unknown");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) != 0 || !strchr(line + klen, ':'))
+            continue;
+        const char *v = strchr(line + klen, ':') + 1;
+        v += strspn(v, " \t");
+        snprintf(out, len, "%.*s", (int)strcspn(v, "\n"), v);
+        break;
+    }
+    if (f)
+        fclose(f);
+}
+
+static const char *fs_name(const char *dir)
+{
+    struct statfs st;
+    if (statfs(dir, &st) != 0)
+        return "unknown filesystem";
+    switch ((unsigned long)st.f_type) {
+    case 0xEF53UL:
+        return "ext4";
+    case 0x01021994UL:
+        return "tmpfs";
+    case 0x794C7630UL:
+        return "overlayfs";
+    case 0x58465342UL:
+        return "xfs";
+    case 0x9123683EUL:
+        return "btrfs";
+    default:
+        return "another filesystem";
+    }
+}
+
+void kd_bench_machine(const char *dir, char *out, size_t len)
+{
+    char cpu[160], mem[64];
+    struct utsname u;
+    proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+    proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
+    unsigned long kb = strtoul(mem, NULL, 10);
+    if (uname(&u) != 0)
+        snprintf(u.release, sizeof u.release, "unknown");
+    snprintf(out, len, "%s, %ld cores, %.0f GiB memory, Linux %s, data on %s", cpu, sysconf(_SC_NPROCESSORS_ONLN),
+             (double)kb / 1048576.0, u.release, fs_name(dir));
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void vline(const kd_bench_ctx *b, const char *indent, const char *fmt, va_list ap)
+{
+    fputs(b->quick ? QUICK_MARK : "", b->out);
+    fputs(indent, b->out);
+    vfprintf(b->out, fmt, ap);
+    fputc('\n', b->out);
     fflush(b->out);
+}
+
+static void line(const kd_bench_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(const kd_bench_ctx *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(b, "", fmt, ap);
+    va_end(ap);
 }
 
 void kd_bench_note(const kd_bench_ctx *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("  ", b->out);
-    vfprintf(b->out, fmt, ap);
-    fputc('\n', b->out);
+    vline(b, "  ", fmt, ap);
     va_end(ap);
-    fflush(b->out);
 }
+
+void kd_bench_heading(const kd_bench_ctx *b, const char *fmt, ...)
+{
+    va_list ap;
+    fputc('\n', b->out);
+    va_start(ap, fmt);
+    vline(b, "", fmt, ap);
+    va_end(ap);
+}
+
+static json_t *stat_json(kd_bench_stat s)
+{
+    return json_pack("{s:f, s:f, s:f}", "median", s.median, "min", s.min, "max", s.max);
+}
+
+static void record(const kd_bench_ctx *b, json_t *entry)
+{
+    if (b->results && entry)
+        json_array_append(b->results, entry);
+    json_decref(entry);
+}
+
+void kd_bench_figure(const kd_bench_ctx *b, const char *id, const char *what, double value, const char *unit,
+                     const kd_bench_stat *spread)
+{
+    if (spread)
+        kd_bench_note(b, "%s: %.4g %s (min %.4g, max %.4g)", what, value, unit, spread->min, spread->max);
+    else
+        kd_bench_note(b, "%s: %.4g %s", what, value, unit);
+    json_t *e =
+        json_pack("{s:s, s:s, s:s, s:f, s:s}", "kind", "figure", "id", id, "what", what, "value", value, "unit", unit);
+    if (e && spread)
+        json_object_set_new(e, "spread", stat_json(*spread));
+    record(b, e);
+}
+
+void kd_bench_table(const kd_bench_ctx *b, const char *id, const char *title, const char *const *columns,
+                    size_t n_columns, const char *const *rows, size_t n_rows, const char *chart)
+{
+    json_t *cols = json_array(), *rs = json_array();
+    kd_bench_heading(b, "%s", title);
+    for (size_t c = 0; c < n_columns; c++)
+        json_array_append_new(cols, json_string(columns[c]));
+    for (size_t r = 0; r < n_rows; r++) {
+        json_t *row = json_array();
+        char text[1024];
+        size_t off = 0;
+        for (size_t c = 0; c < n_columns; c++) {
+            const char *cell = rows[r * n_columns + c] ? rows[r * n_columns + c] : "";
+            json_array_append_new(row, json_string(cell));
+            int n = snprintf(text + off, sizeof text - off, "%s%s", c ? " | " : "", cell);
+            off = n > 0 && off + (size_t)n < sizeof text ? off + (size_t)n : off;
+        }
+        json_array_append_new(rs, row);
+        kd_bench_note(b, "%s", text);
+    }
+    json_t *e =
+        json_pack("{s:s, s:s, s:s, s:o, s:o}", "kind", "table", "id", id, "title", title, "columns", cols, "rows", rs);
+    if (e && chart)
+        json_object_set_new(e, "chart", json_string(chart));
+    record(b, e);
+}
+
+void kd_bench_report(const kd_bench_ctx *b, const char *scenario, const char *unit, kd_bench_stat v,
+                     const char *baseline_name, kd_bench_stat base, double target, int higher_is_better)
+{
+    double ratio = base.median > 0 ? v.median / base.median : 0;
+    int met = higher_is_better ? ratio >= target : ratio <= target;
+    line(b, "%-34s %12.1f %-9s (min %.1f, max %.1f)", scenario, v.median, unit, v.min, v.max);
+    kd_bench_note(b, "%-32s %12.1f %-9s (min %.1f, max %.1f)", baseline_name, base.median, unit, base.min, base.max);
+    kd_bench_note(b, "ratio %.2f, target %s %.2f: %s", ratio, higher_is_better ? ">=" : "<=", target,
+                  met ? "met" : "SHORT");
+}
+
+/* ------------------------------------------------------- paired comparisons */
+
+/* The verdict of one metric: "met", "SHORT", "WIDE" or "" (no target). */
+static const char *verdict(const kd_bench_ctx *b, const kd_bench_metric *m, kd_bench_stat ratio)
+{
+    if (m->target <= 0)
+        return "";
+    double spread = ratio.median > 0 ? (ratio.max - ratio.min) / ratio.median : 1e9;
+    if (spread > b->max_spread)
+        return "WIDE";
+    int met = m->higher_is_better ? ratio.median >= m->target : ratio.median <= m->target;
+    return met ? "met" : "SHORT";
+}
+
+static int run_side(const kd_bench_pair *p, int side, double *out, char *why, size_t why_len)
+{
+    for (size_t k = 0; k < p->n_metrics; k++)
+        out[k] = 0;
+    return p->run(p->ctx, side, out, why, why_len);
+}
+
+int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p)
+{
+    size_t pairs = (size_t)b->repeats, nm = p->n_metrics;
+    double *subj = calloc(pairs * nm, sizeof *subj), *base = calloc(pairs * nm, sizeof *base);
+    double *ratio = calloc(pairs, sizeof *ratio), *col = calloc(pairs, sizeof *col), warm[KD_BENCH_METRICS_MAX];
+    char why[512] = "";
+    int missed = 0, failed = !subj || !base || !ratio || !col || nm == 0 || nm > KD_BENCH_METRICS_MAX;
+    double load0 = kd_bench_load(), t0 = kd_bench_now();
+
+    kd_bench_heading(b, "%s", p->scenario);
+    if (failed)
+        snprintf(why, sizeof why, "out of memory");
+    /* a warm-up run of each side (caches, JIT, page faults), then the pairs */
+    if (!failed)
+        failed = run_side(p, 0, warm, why, sizeof why) || run_side(p, 1, warm, why, sizeof why);
+    for (size_t i = 0; i < pairs && !failed; i++)
+        failed = run_side(p, 0, subj + i * nm, why, sizeof why) || run_side(p, 1, base + i * nm, why, sizeof why);
+    double load1 = kd_bench_load();
+    json_t *entry =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:b}", "kind", "pair", "id", p->id, "scenario",
+                  p->scenario, "subject", p->subject, "baseline", p->baseline, "pairs", (int)pairs, "run_s", b->run_s,
+                  "load_before", load0, "load_after", load1, "quick", b->quick);
+    json_t *metrics = json_array();
+    if (failed) {
+        kd_bench_note(b, "FAILED: %s", why);
+        if (entry)
+            json_object_set_new(entry, "error", json_string(why));
+        for (size_t k = 0; k < nm && k < KD_BENCH_METRICS_MAX; k++)
+            missed += p->metrics[k].target > 0;
+    }
+    for (size_t k = 0; k < nm && !failed; k++) {
+        const kd_bench_metric *m = &p->metrics[k];
+        for (size_t i = 0; i < pairs; i++)
+            ratio[i] = base[i * nm + k] > 0 ? subj[i * nm + k] / base[i * nm + k] : 0;
+        kd_bench_stat rs = kd_bench_stat_of(ratio, pairs);
+        for (size_t i = 0; i < pairs; i++)
+            col[i] = subj[i * nm + k];
+        kd_bench_stat ss = kd_bench_stat_of(col, pairs);
+        for (size_t i = 0; i < pairs; i++)
+            col[i] = base[i * nm + k];
+        kd_bench_stat bs = kd_bench_stat_of(col, pairs);
+        const char *v = verdict(b, m, rs);
+        double spread = rs.median > 0 ? (rs.max - rs.min) / rs.median : 0;
+        kd_bench_note(b, "%-10s %-26.26s %12.4g %-8s (min %.4g, max %.4g)", m->name, p->subject, ss.median, m->unit,
+                      ss.min, ss.max);
+        kd_bench_note(b, "%-10s %-26.26s %12.4g %-8s (min %.4g, max %.4g)", "", p->baseline, bs.median, m->unit, bs.min,
+                      bs.max);
+        if (m->target > 0)
+            kd_bench_note(b, "%-10s ratio %.3g (min %.3g, max %.3g, spread %.0f%%), target %s %.3g: %s", "", rs.median,
+                          rs.min, rs.max, spread * 100, m->higher_is_better ? ">=" : "<=", m->target, v);
+        else
+            kd_bench_note(b, "%-10s ratio %.3g (min %.3g, max %.3g, spread %.0f%%)", "", rs.median, rs.min, rs.max,
+                          spread * 100);
+        missed += strcmp(v, "SHORT") == 0;
+        json_t *mj = json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:b, s:s}", "name", m->name, "unit", m->unit, "subject",
+                               stat_json(ss), "baseline", stat_json(bs), "ratio", stat_json(rs), "target", m->target,
+                               "higher_is_better", m->higher_is_better, "verdict", v);
+        json_array_append_new(metrics, mj);
+    }
+    kd_bench_note(b,
+                  "%zu pairs of runs of at least %.2g s (subject then baseline), %.0f s in all; load average %.2f "
+                  "before, %.2f after",
+                  pairs, b->run_s, kd_bench_now() - t0, load0, load1);
+    if (entry)
+        json_object_set_new(entry, "metrics", metrics);
+    else
+        json_decref(metrics);
+    record(b, entry);
+    free(subj), free(base), free(ratio), free(col);
+    return missed;
+}
+
+/* ------------------------------------------------------------- the report */
+
+/* A number for people: thousands separated above 1000, three figures below. */
+static void fmt_num(double v, char *out, size_t len)
+{
+    double a = v < 0 ? -v : v;
+    if (a >= 1000) {
+        char digits[64];
+        snprintf(digits, sizeof digits, "%.0f", a);
+        size_t n = strlen(digits), o = 0;
+        if (v < 0 && o + 1 < len)
+            out[o++] = '-';
+        for (size_t i = 0; i < n && o + 2 < len; i++) {
+            if (i && (n - i) % 3 == 0)
+                out[o++] = ',';
+            out[o++] = digits[i];
+        }
+        out[o] = '\0';
+    } else if (a >= 100) {
+        snprintf(out, len, "%.0f", v);
+    } else if (a >= 10) {
+        snprintf(out, len, "%.1f", v);
+    } else {
+        snprintf(out, len, "%.3g", v);
+    }
+}
+
+static double num(const json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
+
+/* "median unit (min–max)" of a stat object. */
+static void fmt_stat(const json_t *s, const char *unit, char *out, size_t len)
+{
+    char m[48], lo[48], hi[48];
+    fmt_num(num(s, "median"), m, sizeof m);
+    fmt_num(num(s, "min"), lo, sizeof lo);
+    fmt_num(num(s, "max"), hi, sizeof hi);
+    snprintf(out, len, "%s %s (%s–%s)", m, unit, lo, hi);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static void markdown_pairs(FILE *f, const json_t *results)
+{
+    size_t i;
+    json_t *e;
+    fprintf(f, "| scenario | figure | kdapp-c | baseline (same run) | ratio (min–max) | target | verdict |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|\n");
+    json_array_foreach(results, i, e)
+    {
+        if (strcmp(str(e, "kind"), "pair") != 0)
+            continue;
+        if (json_object_get(e, "error")) {
+            fprintf(f, "| %s | | failed: %s | | | | failed |\n", str(e, "scenario"), str(e, "error"));
+            continue;
+        }
+        size_t k;
+        json_t *m;
+        json_array_foreach(json_object_get(e, "metrics"), k, m)
+        {
+            char sv[160], bv[160], r[48], lo[48], hi[48], t[48] = "";
+            const char *unit = str(m, "unit");
+            fmt_stat(json_object_get(m, "subject"), unit, sv, sizeof sv);
+            fmt_stat(json_object_get(m, "baseline"), unit, bv, sizeof bv);
+            const json_t *ratio = json_object_get(m, "ratio");
+            snprintf(r, sizeof r, "%.2f", num(ratio, "median"));
+            snprintf(lo, sizeof lo, "%.2f", num(ratio, "min"));
+            snprintf(hi, sizeof hi, "%.2f", num(ratio, "max"));
+            if (num(m, "target") > 0)
+                snprintf(t, sizeof t, "%s %.2g", json_is_true(json_object_get(m, "higher_is_better")) ? "≥" : "≤",
+                         num(m, "target"));
+            fprintf(f, "| %s | %s | %s | %s: %s | %s (%s–%s) | %s | %s |\n", k ? "" : str(e, "scenario"),
+                    str(m, "name"), sv, str(e, "baseline"), bv, r, lo, hi, t, str(m, "verdict"));
+        }
+    }
+}
+
+static void markdown_figures(FILE *f, const json_t *results)
+{
+    size_t i;
+    json_t *e;
+    int any = 0;
+    json_array_foreach(results, i, e)
+    {
+        if (strcmp(str(e, "kind"), "figure") != 0)
+            continue;
+        char v[160];
+        if (!any++)
+            fprintf(f, "\n| figure | value |\n|---|---|\n");
+        if (json_object_get(e, "spread")) {
+            char lo[48], hi[48], m[48];
+            fmt_num(num(e, "value"), m, sizeof m);
+            fmt_num(num(json_object_get(e, "spread"), "min"), lo, sizeof lo);
+            fmt_num(num(json_object_get(e, "spread"), "max"), hi, sizeof hi);
+            snprintf(v, sizeof v, "%s %s (%s–%s)", m, str(e, "unit"), lo, hi);
+        } else {
+            fmt_num(num(e, "value"), v, sizeof v);
+            snprintf(v + strlen(v), sizeof v - strlen(v), " %s", str(e, "unit"));
+        }
+        fprintf(f, "| %s | %s |\n", str(e, "what"), v);
+    }
+}
+
+static void markdown_tables(FILE *f, const json_t *results)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(results, i, e)
+    {
+        if (strcmp(str(e, "kind"), "table") != 0)
+            continue;
+        size_t c, r;
+        json_t *cell, *row;
+        fprintf(f, "\n**%s**\n\n", str(e, "title"));
+        if (json_object_get(e, "chart"))
+            fprintf(f, "![%s](%s)\n\n", str(e, "title"), str(e, "chart"));
+        json_array_foreach(json_object_get(e, "columns"), c, cell) fprintf(f, "| %s ", json_string_value(cell));
+        fprintf(f, "|\n");
+        json_array_foreach(json_object_get(e, "columns"), c, cell) fprintf(f, "|---");
+        fprintf(f, "|\n");
+        json_array_foreach(json_object_get(e, "rows"), r, row)
+        {
+            json_array_foreach(row, c, cell) fprintf(f, "| %s ", json_string_value(cell));
+            fprintf(f, "|\n");
+        }
+    }
+}
+
+/* The README's Performance figures: the machine, then the comparisons,
+ * the figures and the tables, from what the run recorded. */
+static int write_markdown(const kd_bench_ctx *b, const char *path, const char *machine, const char *command,
+                          double load0, double load1)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    time_t now = time(NULL);
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+    fprintf(f, "<!-- written by `%s` on %s; regenerate with tools/scripts/bench_readme.sh -->\n\n", command, day);
+    if (b->quick)
+        fprintf(f, "**A `--quick` smoke test: these figures are not measurements.**\n\n");
+    fprintf(f,
+            "Measured on %s with `%s`, %s: %d pairs of runs per comparison, each run at least %.2g s of work; load "
+            "average %.2f at the start and %.2f at the end. Each row gives medians over the pairs with their min–max; "
+            "a verdict is WIDE when the ratios spread more than %.0f%% around their median.\n\n",
+            day, command, machine, b->repeats, b->run_s, load0, load1, b->max_spread * 100);
+    markdown_pairs(f, b->results);
+    markdown_figures(f, b->results);
+    markdown_tables(f, b->results);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int count_verdicts(const json_t *results, const char *verdict_name)
+{
+    size_t i, k;
+    json_t *e, *m;
+    int n = 0;
+    json_array_foreach(results, i, e)
+    {
+        json_array_foreach(json_object_get(e, "metrics"), k, m) n += strcmp(str(m, "verdict"), verdict_name) == 0;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------ the driver */
 
 unsigned long kd_bench_peak_rss_kb(pid_t pid)
 {
-    char path[64], line[256];
+    char path[64], text[256];
     if (pid)
         snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
     else
@@ -63,8 +493,8 @@ unsigned long kd_bench_peak_rss_kb(pid_t pid)
     unsigned long kb = 0;
     if (!f)
         return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lu kB", &kb) == 1)
+    while (fgets(text, sizeof text, f))
+        if (sscanf(text, "VmHWM: %lu kB", &kb) == 1)
             break;
     fclose(f);
     return kb;
@@ -86,9 +516,17 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 }
 
 static const char bench_usage[] =
-    "usage: kdapp bench [--quick] [--repeats N] [--soak MINUTES] [--only engine|mcp|perft] [--dir DIR]\n"
+    "usage: kdapp bench [--quick] [--repeats N] [--seconds S] [--only engine|mcp|latency|perft] [--dir DIR]\n"
+    "                   [--json FILE] [--markdown FILE] [--soak MINUTES]\n"
+    "                   [--scale [--scale-max N] [--chart-dir DIR]]\n"
     "                   [--type T] [--params JSON] [--perft-depth N]\n"
     "                   [--peer CMD [--peer-target R] [--peer-timeout S]]\n"
+    "  every comparison alternates kdapp-c and its baseline, one run each, --repeats pairs [5]\n"
+    "  of at least --seconds S of work per run [1]; --quick: 3 pairs of 0.1 s, a smoke test\n"
+    "  --max-spread F: ratios spread more than F around their median are too noisy to judge [0.25]\n"
+    "  --json FILE / --markdown FILE: every figure recorded, as JSON / as the README's tables\n"
+    "  --scale: cost as the store grows to 10^N episodes (--scale-max N, 3 to 6 [6]); writes\n"
+    "  scale.tsv, scale.gp and scale.svg (gnuplot) into --chart-dir [.]\n"
     "  --type/--params: the episodes of the engine scenarios (default: the first registered\n"
     "  type with the engine defaults of the environment) and the start position of perft\n"
     "  (default: each registered type from its start)\n"
@@ -99,18 +537,70 @@ static const char bench_usage[] =
     "  --peer-target R: the ratio of nodes/s ours/peer to reach (met or SHORT)\n"
     "  --peer-timeout S: a peer run not finished after S seconds is stopped and fails [600]\n";
 
+static const char *const groups[] = {"engine", "mcp", "latency", "perft"};
+
 static int parse_only(const char *text, void *value)
 {
-    if (strcmp(text, "engine") != 0 && strcmp(text, "mcp") != 0 && strcmp(text, "perft") != 0)
-        return -1;
-    *(const char **)value = text;
-    return 0;
+    for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+        if (strcmp(text, groups[i]) == 0) {
+            *(const char **)value = groups[i];
+            return 0;
+        }
+    return -1;
+}
+
+/* The --params JSON, checked by the type: a new reference, or NULL with a usage error printed. */
+static json_t *load_params(const kd_episode_type *type, const char *text)
+{
+    json_error_t jerr;
+    json_t *params = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (!params) {
+        fprintf(stderr, "kdapp bench: --params is not JSON: %s\n", jerr.text);
+        return NULL;
+    }
+    kd_buf check;
+    kd_buf_init(&check);
+    char why[KD_REJECT_DETAIL_MAX] = "";
+    kd_err err = type->params_from_json(params, &check, why, sizeof why);
+    kd_buf_fini(&check);
+    if (err) {
+        fprintf(stderr, "kdapp bench: --params: %s\n", why);
+        json_decref(params);
+        return NULL;
+    }
+    return params;
+}
+
+/* The command line as given, for the report ("kdapp bench --scale"). */
+static void command_text(int argc, char **argv, char *out, size_t len)
+{
+    size_t off = (size_t)snprintf(out, len, "kdapp");
+    for (int i = 0; i < argc && off < len; i++) {
+        int n = snprintf(out + off, len - off, " %s", argv[i]);
+        off += n > 0 ? (size_t)n : 0;
+    }
+}
+
+static int run_groups(const kd_bench_ctx *b, const char *only, kd_err *err, char *why, size_t why_len)
+{
+    int missed = 0;
+    if (!only || strcmp(only, "engine") == 0)
+        missed += kd_bench_engine(b);
+    if (!only || strcmp(only, "mcp") == 0)
+        missed += kd_bench_mcp(b);
+    if (!only || strcmp(only, "latency") == 0)
+        missed += kd_bench_latency(b);
+    if (!only || strcmp(only, "perft") == 0)
+        *err = kd_bench_perft(b, &missed, why, why_len);
+    if (!*err && b->scale)
+        missed += kd_bench_scale(b);
+    return missed;
 }
 
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
 {
-    kd_bench_ctx b = {.repeats = 5, .peer_timeout_s = 600, .out = stdout, .types = &cli->types};
-    const char *only = NULL, *type = NULL, *params = NULL;
+    kd_bench_ctx b = {.repeats = 5, .max_spread = 0.25, .peer_timeout_s = 600, .out = stdout, .types = &cli->types};
+    const char *only = NULL, *type = NULL, *params = NULL, *json_path = NULL, *md_path = NULL;
     const kd_option opts[] = {
         {.name = "quick", .kind = KD_OPT_FLAG, .value = &b.quick},
         {.name = "repeats",
@@ -120,6 +610,18 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          .min = 1,
          .max = 100,
          .use = "1 to 100"},
+        {.name = "seconds",
+         .kind = KD_OPT_DOUBLE,
+         .value = &b.run_s,
+         .dmin = 0.01,
+         .dmax = 600,
+         .use = "seconds, 0.01 to 600"},
+        {.name = "max-spread",
+         .kind = KD_OPT_DOUBLE,
+         .value = &b.max_spread,
+         .dmin = 0.001,
+         .dmax = 100,
+         .use = "a fraction above 0"},
         {.name = "soak",
          .kind = KD_OPT_UINT,
          .value = &b.soak_minutes,
@@ -128,7 +630,22 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          .max = 24 * 60,
          .use = "minutes, 1 to 1440"},
         {.name = "dir", .kind = KD_OPT_STRING, .value = &b.work_dir},
-        {.name = "only", .kind = KD_OPT_CUSTOM, .value = &only, .parse = parse_only, .use = "engine, mcp or perft"},
+        {.name = "json", .kind = KD_OPT_STRING, .value = &json_path},
+        {.name = "markdown", .kind = KD_OPT_STRING, .value = &md_path},
+        {.name = "only",
+         .kind = KD_OPT_CUSTOM,
+         .value = &only,
+         .parse = parse_only,
+         .use = "engine, mcp, latency or perft"},
+        {.name = "scale", .kind = KD_OPT_FLAG, .value = &b.scale},
+        {.name = "scale-max",
+         .kind = KD_OPT_UINT,
+         .value = &b.scale_max_exp,
+         .size = sizeof b.scale_max_exp,
+         .min = 3,
+         .max = 6,
+         .use = "3 to 6"},
+        {.name = "chart-dir", .kind = KD_OPT_STRING, .value = &b.chart_dir},
         {.name = "type", .kind = KD_OPT_STRING, .value = &type},
         {.name = "params", .kind = KD_OPT_STRING, .value = &params},
         {.name = "perft-depth",
@@ -166,33 +683,28 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp bench: --peer-target needs --peer (the program to compare with)\n");
         return KD_EXIT_USAGE;
     }
+    if ((b.scale_max_exp || b.chart_dir) && !b.scale) {
+        fprintf(stderr, "kdapp bench: --scale-max and --chart-dir need --scale\n");
+        return KD_EXIT_USAGE;
+    }
     b.type_given = type != NULL;
     b.type = type ? kd_cli_find_type(cli, type) : cli->types.count ? cli->types.entries[0].type : NULL;
     if (!b.type) {
         fprintf(stderr, "kdapp bench: --type '%s' is not a registered episode type\n", type ? type : "");
         return KD_EXIT_USAGE;
     }
-    json_t *params_json = NULL;
-    if (params) {
-        json_error_t jerr;
-        if (!(params_json = json_loads(params, JSON_REJECT_DUPLICATES, &jerr))) {
-            fprintf(stderr, "kdapp bench: --params is not JSON: %s\n", jerr.text);
-            return KD_EXIT_USAGE;
-        }
-        kd_buf check;
-        kd_buf_init(&check);
-        char why[KD_REJECT_DETAIL_MAX] = "";
-        kd_err err = b.type->params_from_json(params_json, &check, why, sizeof why);
-        kd_buf_fini(&check);
-        if (err) {
-            fprintf(stderr, "kdapp bench: --params: %s\n", why);
-            json_decref(params_json);
-            return KD_EXIT_USAGE;
-        }
-    }
+    json_t *params_json = params ? load_params(b.type, params) : NULL;
+    if (params && !params_json)
+        return KD_EXIT_USAGE;
     b.params = params_json;
     if (b.quick && b.repeats > 3)
         b.repeats = 3;
+    if (b.run_s <= 0)
+        b.run_s = b.quick ? 0.1 : 1.0;
+    if (!b.scale_max_exp)
+        b.scale_max_exp = b.quick ? 3 : 6;
+    if (!b.chart_dir)
+        b.chart_dir = ".";
     static char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
@@ -206,24 +718,42 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
         const char *tmp = getenv("TMPDIR");
         b.work_dir = tmp && *tmp ? tmp : "/tmp"; /* a real disk: fsync costs what it costs */
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    fprintf(b.out, "kdapp bench: %s, %d run%s per scenario, %ld cores, data under %s\n", b.quick ? "quick" : "full",
-            b.repeats, b.repeats == 1 ? "" : "s", cores, b.work_dir);
-    int missed = 0;
-    if (!only || strcmp(only, "engine") == 0)
-        missed += kd_bench_engine(&b);
-    if (!only || strcmp(only, "mcp") == 0)
-        missed += kd_bench_mcp(&b);
+    b.results = json_array();
+    char machine[512], command[1024];
+    kd_bench_machine(b.work_dir, machine, sizeof machine);
+    command_text(argc, argv, command, sizeof command);
+    double load0 = kd_bench_load();
+    line(&b, "kdapp bench: %s; %s", b.quick ? "quick (a smoke test: no figure is a measurement)" : "full", machine);
+    line(&b, "%d pairs per comparison, each run at least %.2g s of work; data under %s; load average %.2f", b.repeats,
+         b.run_s, b.work_dir, load0);
     kd_err err = KD_OK;
     char why[1200] = "";
-    if (!only || strcmp(only, "perft") == 0)
-        err = kd_bench_perft(&b, &missed, why, sizeof why);
+    int missed = run_groups(&b, only, &err, why, sizeof why);
+    double load1 = kd_bench_load();
     json_decref(params_json);
     if (err) {
         fprintf(b.out, "\n%s\n", why);
         fprintf(stderr, "kdapp bench: %s\n", why);
+        json_decref(b.results);
         return KD_EXIT_FAIL;
     }
-    fprintf(b.out, "\n%d target%s missed\n", missed, missed == 1 ? "" : "s");
-    return KD_EXIT_OK;
+    rc = KD_EXIT_OK;
+    if (md_path && write_markdown(&b, md_path, machine, command, load0, load1) != 0) {
+        fprintf(stderr, "kdapp bench: cannot write %s\n", md_path);
+        rc = KD_EXIT_FAIL;
+    }
+    json_t *doc = json_pack("{s:s, s:s, s:b, s:i, s:f, s:f, s:f, s:O}", "machine", machine, "command", command, "quick",
+                            b.quick, "pairs", b.repeats, "run_s", b.run_s, "load_before", load0, "load_after", load1,
+                            "results", b.results);
+    if (json_path && (!doc || json_dump_file(doc, json_path, JSON_INDENT(2)) != 0)) {
+        fprintf(stderr, "kdapp bench: cannot write %s\n", json_path);
+        rc = KD_EXIT_FAIL;
+    }
+    json_decref(doc);
+    int wide = count_verdicts(b.results, "WIDE");
+    fputc('\n', b.out);
+    line(&b, "%d target%s missed, %d too noisy to judge (WIDE); load average %.2f at the end", missed,
+         missed == 1 ? "" : "s", wide, load1);
+    json_decref(b.results);
+    return rc;
 }

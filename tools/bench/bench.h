@@ -1,9 +1,22 @@
 /*
  * bench.h — `kdapp bench`: throughput and latency against baselines
  * measured in the same run on the same machine (targets are ratios, since
- * the machines are shared and noisy). Each scenario runs `repeats` times
- * and reports median, min and max, the baseline's the same way, and the
- * ratio against the target.
+ * the machines are shared and noisy).
+ *
+ * Paired runs. A comparison alternates its two sides, subject then
+ * baseline (ABAB…), each run at least `run_s` seconds of work, for `pairs`
+ * pairs after one warm-up run of each side. Every pair gives a ratio
+ * (subject / baseline), so a burst of load from other processes falls on
+ * both sides of it; the report is the median ratio with its min–max, each
+ * side's median with its min–max, the load average before and after, and
+ * the verdict against the target: met, SHORT, or WIDE when the ratios
+ * spread more than `max_spread` around their median (too noisy to judge).
+ * `--quick` runs everything briefly as a smoke test and says so on every
+ * line it prints.
+ *
+ * Every reported figure is also recorded (b->results) for `--json FILE`
+ * and `--markdown FILE` (the README's Performance section,
+ * tools/scripts/bench_readme.sh).
  *
  * bench.c drives the run and formats results; bench_engine.c holds the
  * engine scenarios (ingest, replay, revert, commit latency, sim),
@@ -24,8 +37,10 @@
 #include "tools/common/cli.h"
 
 typedef struct {
-    int quick;                   /* every scenario briefly (the whole run in < 3 minutes) */
-    int repeats;                 /* runs per scenario (median/min/max over them) */
+    int quick;                   /* every scenario briefly: a smoke test, marked so on every line */
+    int repeats;                 /* pairs of runs per comparison (median/min/max over them) */
+    double run_s;                /* least seconds of work in one run of one side [1; --quick 0.1] */
+    double max_spread;           /* (max - min) / median of a comparison's ratios beyond which it is WIDE [0.25] */
     const char *work_dir;        /* scratch data directories (removed afterwards) */
     const char *kdapp_path;      /* this binary, for child processes */
     unsigned soak_minutes;       /* --soak: flat memory and bounded files over time */
@@ -37,6 +52,10 @@ typedef struct {
     const char *peer;            /* --peer: a perft command to compare with (bench_perft.c), or NULL */
     double peer_target;          /* --peer-target: the ratio ours/peer to reach; 0: none */
     unsigned peer_timeout_s;     /* --peer-timeout: a peer run still going after this is stopped [600] */
+    int scale;                   /* --scale: the cost-as-the-work-grows scenarios (bench_scale.c) */
+    unsigned scale_max_exp;      /* --scale-max: grow to 10^N episodes [6; --quick 3] */
+    const char *chart_dir;       /* where --scale writes its table, gnuplot script and chart [the current directory] */
+    json_t *results;             /* every recorded figure, in order (kd_bench_record_*) */
     FILE *out;
 } kd_bench_ctx;
 
@@ -46,13 +65,74 @@ typedef struct {
 
 /* median/min/max of n samples (sorts them). */
 kd_bench_stat kd_bench_stat_of(double *samples, size_t n);
+/* The p-quantile (0..1, nearest rank) of n samples (sorts them); 0 when n is 0. */
+double kd_bench_percentile(double *samples, size_t n, double p);
 
-/* One result line: "scenario: median (min..max) unit | baseline ... | ratio r (target ...) ok|SHORT".
- * `higher_is_better` says which way the ratio must go against `target`. */
+/* Old single-shot report (being replaced by kd_bench_paired). */
 void kd_bench_report(const kd_bench_ctx *b, const char *scenario, const char *unit, kd_bench_stat value,
                      const char *baseline_name, kd_bench_stat baseline, double target, int higher_is_better);
-/* A line without a baseline (figures only). */
+
+/* ------------------------------------------------------- paired comparisons */
+
+#define KD_BENCH_METRICS_MAX 4
+
+/* One figure a run of either side yields. */
+typedef struct {
+    const char *name;     /* "throughput", "p50", "p99", … */
+    const char *unit;     /* "moves/s", "us", … */
+    double target;        /* the subject/baseline ratio to reach; 0: reported without a target */
+    int higher_is_better; /* which way the ratio must go against `target` */
+} kd_bench_metric;
+
+typedef struct {
+    const char *id;       /* a short stable key: "ingest", "stdio", … (JSON, markdown) */
+    const char *scenario; /* what is measured, one line */
+    const char *subject;  /* side 0: what kdapp-c does */
+    const char *baseline; /* side 1: the floor or reference it is held against */
+    kd_bench_metric metrics[KD_BENCH_METRICS_MAX];
+    size_t n_metrics;
+    /*
+     * One run of one side (0 subject, 1 baseline): at least b->run_s
+     * seconds of work, sized by the run itself (kd_bench_now helps); fills
+     * out[0..n_metrics). 0, or -1 with a sentence in `why` (the comparison
+     * is then reported as failed and counted as missed).
+     */
+    int (*run)(void *ctx, int side, double *out, char *why, size_t why_len);
+    void *ctx;
+} kd_bench_pair;
+
+/* Runs and reports a comparison (see the top of this file); returns the
+ * number of its targets missed (a failed run misses every target; a WIDE
+ * verdict is not counted as missed but reported as unjudged). */
+int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p);
+
+/* --------------------------------------------------------------- recording */
+
+/* A figure without a baseline (memory, file size, a rate): printed and
+ * recorded under `id`; `spread` is the min–max over runs when known (NULL
+ * otherwise). */
+void kd_bench_figure(const kd_bench_ctx *b, const char *id, const char *what, double value, const char *unit,
+                     const kd_bench_stat *spread);
+/* A table of rows of strings, recorded for the markdown report (and
+ * printed): `columns` names n_columns columns, `rows` is n_rows *
+ * n_columns cells, row by row. `chart` is a file the table is drawn in
+ * (relative to the README), or NULL. */
+void kd_bench_table(const kd_bench_ctx *b, const char *id, const char *title, const char *const *columns,
+                    size_t n_columns, const char *const *rows, size_t n_rows, const char *chart);
+
+/* CLOCK_MONOTONIC in seconds. Thread-safe. */
+double kd_bench_now(void);
+/* The 1-minute load average (from /proc/loadavg); -1 when unknown. */
+double kd_bench_load(void);
+/* One line describing the machine: CPU model, cores, memory, kernel, and
+ * the filesystem of `dir`. */
+void kd_bench_machine(const char *dir, char *out, size_t len);
+
+/* A line of explanation, indented (not recorded). In --quick, every line
+ * the bench prints carries the smoke-test mark. */
 void kd_bench_note(const kd_bench_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A heading line (a blank line before it). */
+void kd_bench_heading(const kd_bench_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Peak resident memory in KiB of a process (0 = this one), from
  * /proc/PID/status VmHWM; 0 when unknown. */
@@ -65,6 +145,14 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 /* Scenario groups; each returns the number of targets missed. */
 int kd_bench_engine(const kd_bench_ctx *b);
 int kd_bench_mcp(const kd_bench_ctx *b);
+/* End-to-end latency: block commit → PUB view, → MCP notification over
+ * stdio and HTTP SSE, → the board page's event stream, against one NNG
+ * hop plus one write; a whole move as an agent sees it; many sessions
+ * (bench_latency.c). */
+int kd_bench_latency(const kd_bench_ctx *b);
+/* --scale: cost as the store grows to 10^scale_max_exp episodes, with a
+ * table and a gnuplot chart in b->chart_dir (bench_scale.c). */
+int kd_bench_scale(const kd_bench_ctx *b);
 /*
  * perft nodes/s of b->type (when b->type_given or b->params) or of each
  * registered type, and against b->peer when set; adds the missed peer

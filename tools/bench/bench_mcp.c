@@ -64,13 +64,6 @@ static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
                                 "  async () => reply);\n"
                                 "await server.connect(new StdioServerTransport());\n";
 
-double kd_bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
