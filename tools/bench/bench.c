@@ -120,6 +120,31 @@ void kd_bench_machine(const char *dir, char *out, size_t len)
 
 /* ---------------------------------------------------------------- output */
 
+/* A number for people: thousands separated above 1000, three figures below. */
+static void fmt_num(double v, char *out, size_t len)
+{
+    double a = v < 0 ? -v : v;
+    if (a >= 1000) {
+        char digits[64];
+        snprintf(digits, sizeof digits, "%.0f", a);
+        size_t n = strlen(digits), o = 0;
+        if (v < 0 && o + 1 < len)
+            out[o++] = '-';
+        for (size_t i = 0; i < n && o + 2 < len; i++) {
+            if (i && (n - i) % 3 == 0)
+                out[o++] = ',';
+            out[o++] = digits[i];
+        }
+        out[o] = '\0';
+    } else if (a >= 100) {
+        snprintf(out, len, "%.0f", v);
+    } else if (a >= 10) {
+        snprintf(out, len, "%.1f", v);
+    } else {
+        snprintf(out, len, "%.3g", v);
+    }
+}
+
 static void vline(const kd_bench_ctx *b, const char *indent, const char *fmt, va_list ap)
 {
     fputs(b->quick ? QUICK_MARK : "", b->out);
@@ -170,10 +195,14 @@ static void record(const kd_bench_ctx *b, json_t *entry)
 void kd_bench_figure(const kd_bench_ctx *b, const char *id, const char *what, double value, const char *unit,
                      const kd_bench_stat *spread)
 {
-    if (spread)
-        kd_bench_note(b, "%s: %.4g %s (min %.4g, max %.4g)", what, value, unit, spread->min, spread->max);
-    else
-        kd_bench_note(b, "%s: %.4g %s", what, value, unit);
+    char v[48], lo[48], hi[48];
+    fmt_num(value, v, sizeof v);
+    if (spread) {
+        fmt_num(spread->min, lo, sizeof lo), fmt_num(spread->max, hi, sizeof hi);
+        kd_bench_note(b, "%s: %s %s (min %s, max %s)", what, v, unit, lo, hi);
+    } else {
+        kd_bench_note(b, "%s: %s %s", what, v, unit);
+    }
     json_t *e =
         json_pack("{s:s, s:s, s:s, s:f, s:s}", "kind", "figure", "id", id, "what", what, "value", value, "unit", unit);
     if (e && spread)
@@ -208,17 +237,6 @@ void kd_bench_table(const kd_bench_ctx *b, const char *id, const char *title, co
     record(b, e);
 }
 
-void kd_bench_report(const kd_bench_ctx *b, const char *scenario, const char *unit, kd_bench_stat v,
-                     const char *baseline_name, kd_bench_stat base, double target, int higher_is_better)
-{
-    double ratio = base.median > 0 ? v.median / base.median : 0;
-    int met = higher_is_better ? ratio >= target : ratio <= target;
-    line(b, "%-34s %12.1f %-9s (min %.1f, max %.1f)", scenario, v.median, unit, v.min, v.max);
-    kd_bench_note(b, "%-32s %12.1f %-9s (min %.1f, max %.1f)", baseline_name, base.median, unit, base.min, base.max);
-    kd_bench_note(b, "ratio %.2f, target %s %.2f: %s", ratio, higher_is_better ? ">=" : "<=", target,
-                  met ? "met" : "SHORT");
-}
-
 /* ------------------------------------------------------- paired comparisons */
 
 /* The verdict of one metric: "met", "SHORT", "WIDE" or "" (no target). */
@@ -231,6 +249,14 @@ static const char *verdict(const kd_bench_ctx *b, const kd_bench_metric *m, kd_b
         return "WIDE";
     int met = m->higher_is_better ? ratio.median >= m->target : ratio.median <= m->target;
     return met ? "met" : "SHORT";
+}
+
+size_t kd_bench_units_for(const kd_bench_ctx *b, size_t units, double elapsed)
+{
+    if (elapsed >= b->run_s || units == 0)
+        return units ? units : 1;
+    double want = (double)units * b->run_s / (elapsed > 1e-6 ? elapsed : 1e-6) * 1.2;
+    return want > 1e9 ? (size_t)1e9 : (size_t)want + 1;
 }
 
 static int run_side(const kd_bench_pair *p, int side, double *out, char *why, size_t why_len)
@@ -283,15 +309,16 @@ int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p)
         kd_bench_stat bs = kd_bench_stat_of(col, pairs);
         const char *v = verdict(b, m, rs);
         double spread = rs.median > 0 ? (rs.max - rs.min) / rs.median : 0;
-        kd_bench_note(b, "%-10s %-26.26s %12.4g %-8s (min %.4g, max %.4g)", m->name, p->subject, ss.median, m->unit,
-                      ss.min, ss.max);
-        kd_bench_note(b, "%-10s %-26.26s %12.4g %-8s (min %.4g, max %.4g)", "", p->baseline, bs.median, m->unit, bs.min,
-                      bs.max);
+        char f[6][48];
+        fmt_num(ss.median, f[0], sizeof f[0]), fmt_num(ss.min, f[1], sizeof f[1]), fmt_num(ss.max, f[2], sizeof f[2]);
+        fmt_num(bs.median, f[3], sizeof f[3]), fmt_num(bs.min, f[4], sizeof f[4]), fmt_num(bs.max, f[5], sizeof f[5]);
+        kd_bench_note(b, "%-11s %-32.32s %10s %-8s (min %s, max %s)", m->name, p->subject, f[0], m->unit, f[1], f[2]);
+        kd_bench_note(b, "%-11s %-32.32s %10s %-8s (min %s, max %s)", "", p->baseline, f[3], m->unit, f[4], f[5]);
         if (m->target > 0)
-            kd_bench_note(b, "%-10s ratio %.3g (min %.3g, max %.3g, spread %.0f%%), target %s %.3g: %s", "", rs.median,
+            kd_bench_note(b, "%-11s ratio %.3g (min %.3g, max %.3g, spread %.0f%%), target %s %.3g: %s", "", rs.median,
                           rs.min, rs.max, spread * 100, m->higher_is_better ? ">=" : "<=", m->target, v);
         else
-            kd_bench_note(b, "%-10s ratio %.3g (min %.3g, max %.3g, spread %.0f%%)", "", rs.median, rs.min, rs.max,
+            kd_bench_note(b, "%-11s ratio %.3g (min %.3g, max %.3g, spread %.0f%%)", "", rs.median, rs.min, rs.max,
                           spread * 100);
         missed += strcmp(v, "SHORT") == 0;
         json_t *mj = json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:b, s:s}", "name", m->name, "unit", m->unit, "subject",
@@ -313,31 +340,6 @@ int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p)
 }
 
 /* ------------------------------------------------------------- the report */
-
-/* A number for people: thousands separated above 1000, three figures below. */
-static void fmt_num(double v, char *out, size_t len)
-{
-    double a = v < 0 ? -v : v;
-    if (a >= 1000) {
-        char digits[64];
-        snprintf(digits, sizeof digits, "%.0f", a);
-        size_t n = strlen(digits), o = 0;
-        if (v < 0 && o + 1 < len)
-            out[o++] = '-';
-        for (size_t i = 0; i < n && o + 2 < len; i++) {
-            if (i && (n - i) % 3 == 0)
-                out[o++] = ',';
-            out[o++] = digits[i];
-        }
-        out[o] = '\0';
-    } else if (a >= 100) {
-        snprintf(out, len, "%.0f", v);
-    } else if (a >= 10) {
-        snprintf(out, len, "%.1f", v);
-    } else {
-        snprintf(out, len, "%.3g", v);
-    }
-}
 
 static double num(const json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
 

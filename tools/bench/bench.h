@@ -68,10 +68,6 @@ kd_bench_stat kd_bench_stat_of(double *samples, size_t n);
 /* The p-quantile (0..1, nearest rank) of n samples (sorts them); 0 when n is 0. */
 double kd_bench_percentile(double *samples, size_t n, double p);
 
-/* Old single-shot report (being replaced by kd_bench_paired). */
-void kd_bench_report(const kd_bench_ctx *b, const char *scenario, const char *unit, kd_bench_stat value,
-                     const char *baseline_name, kd_bench_stat baseline, double target, int higher_is_better);
-
 /* ------------------------------------------------------- paired comparisons */
 
 #define KD_BENCH_METRICS_MAX 4
@@ -105,6 +101,11 @@ typedef struct {
  * number of its targets missed (a failed run misses every target; a WIDE
  * verdict is not counted as missed but reported as unjudged). */
 int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p);
+
+/* How many units of work the next run of a side should do so that it
+ * lasts at least run_s, given that `units` took `elapsed` seconds (runs
+ * that count their work rather than watch the clock). Never fewer than `units`. */
+size_t kd_bench_units_for(const kd_bench_ctx *b, size_t units, double elapsed);
 
 /* --------------------------------------------------------------- recording */
 

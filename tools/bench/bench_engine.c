@@ -331,8 +331,9 @@ static kd_err ingest_run(const kd_bench_ctx *b, const workload *w, char *dir, si
 /* ---------------------------------------------------------- scenario 2 */
 
 /* Raw LMDB, the same shape per move: state rewrite, log append, undo
- * append; one synced transaction per block. moves/s. */
-static double raw_lmdb_rate(const kd_bench_ctx *b, size_t blocks, size_t moves_per_block)
+ * append; one synced transaction per block, for at least `min_s` seconds.
+ * moves/s, or 0 when LMDB failed. */
+static double raw_lmdb_rate(const kd_bench_ctx *b, double min_s, size_t moves_per_block)
 {
     char dir[4200];
     if (kd_bench_mkdtemp(b, "raw", dir, sizeof dir))
@@ -340,10 +341,11 @@ static double raw_lmdb_rate(const kd_bench_ctx *b, size_t blocks, size_t moves_p
     MDB_env *env;
     MDB_dbi state, log, undo;
     MDB_txn *txn;
-    mdb_env_create(&env);
+    double rate = 0;
+    if (mdb_env_create(&env) != 0)
+        goto done;
     mdb_env_set_maxdbs(env, 4);
     mdb_env_set_mapsize(env, (size_t)1 << 30);
-    double rate = 0;
     if (mdb_env_open(env, dir, 0, 0600) == 0 && mdb_txn_begin(env, NULL, 0, &txn) == 0) {
         mdb_dbi_open(txn, "state", MDB_CREATE, &state);
         mdb_dbi_open(txn, "log", MDB_CREATE, &log);
@@ -353,8 +355,10 @@ static double raw_lmdb_rate(const kd_bench_ctx *b, size_t blocks, size_t moves_p
         memset(st, 7, sizeof st);
         memset(entry, 9, sizeof entry);
         memset(rec, 3, sizeof rec);
-        uint64_t seq = 0, t0 = kd_now_us();
-        for (size_t blk = 0; blk < blocks; blk++) {
+        uint64_t seq = 0;
+        double t0 = kd_bench_now(), t = t0;
+        size_t blocks = 0;
+        for (; t - t0 < min_s; t = kd_bench_now(), blocks++) {
             if (mdb_txn_begin(env, NULL, 0, &txn))
                 break;
             for (size_t m = 0; m < moves_per_block; m++) {
@@ -369,11 +373,13 @@ static double raw_lmdb_rate(const kd_bench_ctx *b, size_t blocks, size_t moves_p
                 mdb_put(txn, log, &l, &lv, MDB_APPEND);
                 mdb_put(txn, undo, &u, &uv, 0);
             }
-            mdb_txn_commit(txn);
+            if (mdb_txn_commit(txn))
+                break;
         }
-        rate = (double)(blocks * moves_per_block) / ((double)(kd_now_us() - t0) / 1e6);
+        rate = t > t0 ? (double)(blocks * moves_per_block) / (t - t0) : 0;
     }
     mdb_env_close(env);
+done:
     kd_remove_tree(dir);
     return rate;
 }
@@ -384,10 +390,10 @@ static kd_err open_engine(const kd_bench_ctx *b, const char *dir, kd_registry *r
  * verdicts trusted), timed in process: moves/s. */
 static double replay_rate(const kd_bench_ctx *b, const char *ingest_dir, size_t moves)
 {
-    (void)b;
     char data[4400], into[4400];
     snprintf(data, sizeof data, "%s/data", ingest_dir);
     snprintf(into, sizeof into, "%s/replayed", ingest_dir);
+    kd_remove_tree(into);
     kd_registry rs, rd;
     kd_engine *src = NULL, *dst = NULL;
     double rate = 0;
@@ -400,6 +406,7 @@ static double replay_rate(const kd_bench_ctx *b, const char *ingest_dir, size_t 
     }
     kd_engine_close(dst);
     kd_engine_close(src);
+    kd_remove_tree(into);
     return rate;
 }
 
@@ -427,98 +434,173 @@ static kd_err ingest_timed(kd_engine *e, const kd_buf *msg, double *us)
     return err;
 }
 
-static double percentile(double *v, size_t n, double p)
+/* The tip block applied and reverted on one engine, timing the apply
+ * (side 1 of the revert comparison, side 0 of the commit comparison) or
+ * the revert. */
+typedef struct {
+    const kd_bench_ctx *b;
+    kd_engine *e;
+    const kd_buf *block, *revert;
+    MDB_env *raw; /* the commit floor's LMDB */
+    MDB_dbi raw_dbi;
+    uint64_t raw_seq;
+    double *lat;
+    size_t cap;
+} tip_ctx;
+
+static int tip_grow(tip_ctx *t, size_t n)
 {
-    kd_bench_stat_of(v, n); /* sorts */
-    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
+    if (n < t->cap)
+        return 0;
+    size_t cap = t->cap ? 2 * t->cap : 1024;
+    double *nl = realloc(t->lat, cap * sizeof *nl);
+    if (!nl)
+        return -1;
+    t->lat = nl, t->cap = cap;
+    return 0;
 }
 
+/* Apply then revert the tip block for b->run_s; into t->lat the revert's
+ * (timed_revert) or the apply's time, or the apply's LMDB commit time
+ * (commit). The count, or 0 with `why`. */
+static size_t tip_cycles(tip_ctx *t, int timed_revert, int commit, char *why, size_t why_len)
+{
+    size_t n = 0;
+    for (double t0 = kd_bench_now(); kd_bench_now() - t0 < t->b->run_s; n++) {
+        double apply_us, revert_us;
+        kd_err err = tip_grow(t, n) ? KD_ERR_NOMEM : ingest_timed(t->e, t->block, &apply_us);
+        if (!err)
+            err = ingest_timed(t->e, t->revert, &revert_us);
+        if (err) {
+            snprintf(why, why_len, "the tip block: %s", kd_err_str(err));
+            return 0;
+        }
+        t->lat[n] = commit ? (double)kd_engine_last_commit_us(t->e) : timed_revert ? revert_us : apply_us;
+    }
+    return n;
+}
+
+static int revert_run(void *ctx, int side, double *out, char *why, size_t why_len)
+{
+    tip_ctx *t = ctx;
+    size_t n = tip_cycles(t, side == 0, 0, why, why_len);
+    out[0] = kd_bench_stat_of(t->lat, n).median;
+    return n ? 0 : -1;
+}
+
+/* The commit floor: one raw LMDB put of 64 bytes, synced, for b->run_s. */
+static size_t raw_puts(tip_ctx *t, char *why, size_t why_len)
+{
+    size_t n = 0;
+    for (double t0 = kd_bench_now(); kd_bench_now() - t0 < t->b->run_s; n++) {
+        uint8_t k[8], v8[64] = {0};
+        kd_put_u64be(k, t->raw_seq++);
+        MDB_val key = {8, k}, val = {sizeof v8, v8};
+        MDB_txn *txn;
+        if (tip_grow(t, n) || mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
+            snprintf(why, why_len, "the raw LMDB put failed");
+            return 0;
+        }
+        uint64_t s0 = kd_now_us();
+        if (mdb_put(txn, t->raw_dbi, &key, &val, 0) != 0 || mdb_txn_commit(txn) != 0) {
+            snprintf(why, why_len, "the raw LMDB put failed");
+            return 0;
+        }
+        t->lat[n] = (double)(kd_now_us() - s0);
+    }
+    return n;
+}
+
+static int commit_run(void *ctx, int side, double *out, char *why, size_t why_len)
+{
+    tip_ctx *t = ctx;
+    size_t n = side == 0 ? tip_cycles(t, 0, 1, why, why_len) : raw_puts(t, why, why_len);
+    out[0] = kd_bench_percentile(t->lat, n, 0.50);
+    out[1] = kd_bench_percentile(t->lat, n, 0.99);
+    return n ? 0 : -1;
+}
+
+static int open_raw(tip_ctx *t, const char *dir)
+{
+    MDB_txn *txn;
+    if (mkdir(dir, 0700) != 0 || mdb_env_create(&t->raw) != 0)
+        return -1;
+    if (mdb_env_open(t->raw, dir, 0, 0600) != 0 || mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
+        mdb_env_close(t->raw);
+        t->raw = NULL;
+        return -1;
+    }
+    mdb_dbi_open(txn, NULL, 0, &t->raw_dbi);
+    return mdb_txn_commit(txn) == 0 ? 0 : -1;
+}
+
+/* Reverting the tip block against applying it; the block's commit against
+ * a raw synced LMDB put. */
 static int run_revert_and_latency(const kd_bench_ctx *b, const workload *w)
 {
-    char dir[4200];
+    char dir[4200], raw[4400];
     kd_registry reg;
-    kd_engine *e = NULL;
-    int missed = 0;
-    if (kd_bench_mkdtemp(b, "revert", dir, sizeof dir) || open_engine(b, dir, &reg, &e) != KD_OK) {
-        kd_bench_note(b, "revert: cannot open an engine in %s", b->work_dir);
-        return 1;
-    }
-    size_t n = w->n_blocks;
-    double *lat = calloc(n, sizeof *lat), *apply = calloc((size_t)b->repeats * 4, sizeof *apply),
-           *revert = calloc((size_t)b->repeats * 4, sizeof *revert);
-    kd_err err = lat && apply && revert ? KD_OK : KD_ERR_NOMEM;
-    size_t n_lat = 0;
-    for (size_t i = 0; i + 1 < n && !err; i++) { /* every block but the last: commit latency */
-        double us;
-        if (!(err = ingest_timed(e, &w->blocks[i], &us)) && i > 0)
-            lat[n_lat++] = (double)kd_engine_last_commit_us(e);
-    }
-    /* The last block, applied and reverted again and again (it has windows
-     * full, so its moves evict and the reverts restore). */
-    Kdapp__EngineMsg *m = err ? NULL : kdapp__engine_msg__unpack(NULL, w->blocks[n - 1].len, w->blocks[n - 1].data);
+    tip_ctx t = {.b = b, .block = &w->blocks[w->n_blocks - 1]};
     kd_buf rev;
+    int missed = 0;
     kd_buf_init(&rev);
-    size_t runs = (size_t)b->repeats * 4;
-    if (m && !(err = kd_wire_revert(m->accepted->accepting_hash.data, &rev)))
-        for (size_t r = 0; r < runs && !err; r++)
-            if (!(err = ingest_timed(e, &w->blocks[n - 1], &apply[r])))
-                err = ingest_timed(e, &rev, &revert[r]);
+    if (kd_bench_mkdtemp(b, "revert", dir, sizeof dir) || open_engine(b, dir, &reg, &t.e) != KD_OK) {
+        kd_bench_note(b, "revert: cannot open an engine in %s", b->work_dir);
+        return 3;
+    }
+    kd_err err = KD_OK;
+    for (size_t i = 0; i + 1 < w->n_blocks && !err; i++) {
+        double us;
+        err = ingest_timed(t.e, &w->blocks[i], &us);
+    }
+    /* The last block, applied and reverted again and again (its windows are
+     * full, so its moves evict and the reverts restore). */
+    Kdapp__EngineMsg *m = err ? NULL : kdapp__engine_msg__unpack(NULL, t.block->len, t.block->data);
+    if (!m || kd_wire_revert(m->accepted->accepting_hash.data, &rev) != KD_OK) {
+        kd_bench_note(b, "revert: the workload did not apply (%s)", kd_err_str(err ? err : KD_ERR_INTERNAL));
+        missed = 3;
+        goto done;
+    }
+    t.revert = &rev;
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    kd_bench_pair revert = {
+        .id = "revert",
+        .scenario = "revert of the tip block (100 moves, evictions restored)",
+        .subject = "revert",
+        .baseline = "apply of the same block",
+        .metrics = {{"per block", "us", 1.5, 0}},
+        .n_metrics = 1,
+        .run = revert_run,
+        .ctx = &t,
+    };
+    missed += kd_bench_paired(b, &revert);
+    if (open_raw(&t, raw) != 0) {
+        kd_bench_note(b, "commit latency: cannot open a raw LMDB in %s", raw);
+        missed += 1;
+        goto done;
+    }
+    kd_bench_pair commit = {
+        .id = "commit",
+        .scenario = "block commit latency (the synced LMDB commit of a 100-move block)",
+        .subject = "engine block commit",
+        .baseline = "raw LMDB put, synced",
+        .metrics = {{"p50", "us", 0, 0}, {"p99", "us", 3.0, 0}},
+        .n_metrics = 2,
+        .run = commit_run,
+        .ctx = &t,
+    };
+    missed += kd_bench_paired(b, &commit);
+    kd_bench_figure(b, "revert.file_mib", "LMDB file after the revert and commit runs",
+                    (double)kd_bench_file_size(dir) / 1048576.0, "MiB", NULL);
+done:
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);
+    if (t.raw)
+        mdb_env_close(t.raw);
     kd_buf_fini(&rev);
-    if (err) {
-        kd_bench_note(b, "revert/latency: failed: %s", kd_err_str(err));
-        missed = 2;
-    } else {
-        kd_bench_stat a = kd_bench_stat_of(apply, runs), v = kd_bench_stat_of(revert, runs);
-        fprintf(b->out, "\n");
-        kd_bench_report(b, "revert tip block (100 moves)", "us", v, "apply of the same block", a, 1.5, 0);
-        missed += v.median > 1.5 * a.median;
-        /* Raw LMDB: one put, synced. */
-        MDB_env *env;
-        MDB_dbi dbi;
-        MDB_txn *txn;
-        char raw[4400];
-        snprintf(raw, sizeof raw, "%s/raw", dir);
-        mkdir(raw, 0700);
-        double *base = calloc(n_lat ? n_lat : 1, sizeof *base);
-        mdb_env_create(&env);
-        if (base && mdb_env_open(env, raw, 0, 0600) == 0) {
-            mdb_txn_begin(env, NULL, 0, &txn);
-            mdb_dbi_open(txn, NULL, 0, &dbi);
-            mdb_txn_commit(txn);
-            for (size_t i = 0; i < n_lat; i++) {
-                uint8_t k[8], v8[64] = {0};
-                kd_put_u64be(k, i);
-                MDB_val key = {8, k}, val = {sizeof v8, v8};
-                uint64_t t0 = kd_now_us();
-                mdb_txn_begin(env, NULL, 0, &txn);
-                mdb_put(txn, dbi, &key, &val, 0);
-                mdb_txn_commit(txn);
-                base[i] = (double)(kd_now_us() - t0);
-            }
-        }
-        mdb_env_close(env);
-        double p50 = percentile(lat, n_lat, 0.5), p99 = percentile(lat, n_lat, 0.99);
-        double b50 = percentile(base, n_lat, 0.5), b99 = percentile(base, n_lat, 0.99);
-        kd_bench_stat sv = {p99, p50, p99}, sb = {b99, b50, b99};
-        fprintf(b->out, "\n");
-        kd_bench_report(b, "block commit latency p99", "us", sv, "raw LMDB synced put p99", sb, 3.0, 0);
-        kd_bench_note(b,
-                      "p50 %.0f us (raw put p50 %.0f us) over %zu blocks of 100 moves: the synced commit of the "
-                      "block's transaction",
-                      p50, b50, n_lat);
-        missed += p99 > 3.0 * b99;
-        free(base);
-    }
-    kd_bench_note(b, "peak memory of this process %lu KiB, LMDB file %.1f MiB", kd_bench_peak_rss_kb(0),
-                  (double)kd_bench_file_size(dir) / 1048576.0);
-    kd_engine_close(e);
+    kd_engine_close(t.e);
     kd_remove_tree(dir);
-    free(lat);
-    free(apply);
-    free(revert);
+    free(t.lat);
     return missed;
 }
 
@@ -537,14 +619,16 @@ static void run_sim(const kd_bench_ctx *b)
     kd_err err = kd_sim_run(&o, &s, devnull ? devnull : stderr);
     if (devnull)
         fclose(devnull);
-    fprintf(b->out, "\nkdapp sim (seed 1, %llu steps)\n", (unsigned long long)o.steps);
+    kd_bench_heading(b, "kdapp sim (seed 1, %llu steps)", (unsigned long long)o.steps);
     if (err || s.mismatches) {
         kd_bench_note(b, "sim failed: %s, %llu mismatches", kd_err_str(err), (unsigned long long)s.mismatches);
         return;
     }
     double secs = s.seconds > 0 ? s.seconds : 1e-9;
-    kd_bench_note(b, "%.0f steps/s, %.1f reorgs/s, %.0f moves rolled back/s", (double)s.steps / secs,
-                  (double)s.reorgs / secs, (double)s.moves_rolled_back / secs);
+    kd_bench_figure(b, "sim.steps", "kdapp sim: steps", (double)s.steps / secs, "steps/s", NULL);
+    kd_bench_figure(b, "sim.reorgs", "kdapp sim: reorgs", (double)s.reorgs / secs, "reorgs/s", NULL);
+    kd_bench_figure(b, "sim.rollbacks", "kdapp sim: moves rolled back", (double)s.moves_rolled_back / secs, "moves/s",
+                    NULL);
 }
 
 /* ------------------------------------------------------------------ soak */
@@ -563,7 +647,7 @@ static void run_soak(const kd_bench_ctx *b)
         kd_bench_note(b, "soak: cannot open an engine");
         return;
     }
-    fprintf(b->out, "\nsoak: %u minutes, finality depth 100 (undo pruned behind it)\n", b->soak_minutes);
+    kd_bench_heading(b, "soak: %u minutes, finality depth 100 (undo pruned behind it)", b->soak_minutes);
     uint64_t end = kd_now_ms() + (uint64_t)b->soak_minutes * 60000u, next_print = 0;
     uint64_t blocks = 0;
     for (uint32_t round = 0; kd_now_ms() < end; round++) {
@@ -594,58 +678,124 @@ static void run_soak(const kd_bench_ctx *b)
 
 /* ----------------------------------------------------------------- driver */
 
+/* The ingest and replay comparisons: the workload, the last ingested
+ * store (replay's source) and the peak memory of the last daemon. */
+typedef struct {
+    const kd_bench_ctx *b;
+    const workload *w;
+    char store[4200]; /* the last ingest run's directory ("" before) */
+    unsigned long daemon_kb;
+} ingest_ctx;
+
+/* Side 0: the workload through a fresh daemon. Side 1: every move's
+ * signature checked on all cores, over and over for b->run_s. moves/s. */
+static int ingest_side(void *ctx, int side, double *out, char *why, size_t why_len)
+{
+    ingest_ctx *ic = ctx;
+    if (side == 1) {
+        double t0 = kd_bench_now(), moves = 0;
+        do {
+            verify_baseline(ic->w);
+            moves += (double)ic->w->n_raw;
+        } while (kd_bench_now() - t0 < ic->b->run_s);
+        out[0] = moves / (kd_bench_now() - t0);
+        return 0;
+    }
+    char dir[4200];
+    kd_err err = ingest_run(ic->b, ic->w, dir, sizeof dir, &out[0], &ic->daemon_kb);
+    if (ic->store[0])
+        kd_remove_tree(ic->store);
+    snprintf(ic->store, sizeof ic->store, "%s", dir);
+    if (err)
+        snprintf(why, why_len, "the daemon's ingest failed: %s", kd_err_str(err));
+    return err ? -1 : 0;
+}
+
+/* Side 0: `kdapp replay` of the last ingested store, into fresh stores for
+ * b->run_s. Side 1: raw LMDB transactions of the same shape. moves/s. */
+static int replay_side(void *ctx, int side, double *out, char *why, size_t why_len)
+{
+    ingest_ctx *ic = ctx;
+    if (side == 1) {
+        out[0] = raw_lmdb_rate(ic->b, ic->b->run_s, MOVES_PER_BLOCK);
+    } else {
+        double t0 = kd_bench_now(), moves = 0, secs = 0;
+        do {
+            double rate = replay_rate(ic->b, ic->store, ic->w->moves);
+            if (rate <= 0)
+                break;
+            moves += (double)ic->w->moves;
+            secs += (double)ic->w->moves / rate;
+        } while (kd_bench_now() - t0 < ic->b->run_s);
+        out[0] = secs > 0 ? moves / secs : 0;
+    }
+    if (out[0] <= 0)
+        snprintf(why, why_len, side ? "raw LMDB failed" : "kdapp replay of %s failed", ic->store);
+    return out[0] > 0 ? 0 : -1;
+}
+
+/* Blocks for a workload whose ingest lasts about b->run_s (from a probe
+ * through a daemon), never fewer than 20. */
+static size_t workload_blocks(const kd_bench_ctx *b)
+{
+    workload probe;
+    size_t blocks = 21;
+    if (make_workload(b, blocks, 1, "probe", &probe) != KD_OK)
+        return blocks;
+    char dir[4200];
+    double rate = 0;
+    unsigned long kb;
+    if (ingest_run(b, &probe, dir, sizeof dir, &rate, &kb) == KD_OK && rate > 0)
+        blocks = 1 + (size_t)(rate * b->run_s * 1.3 / MOVES_PER_BLOCK);
+    kd_remove_tree(dir);
+    workload_fini(&probe);
+    return blocks < 21 ? 21 : blocks;
+}
+
 int kd_bench_engine(const kd_bench_ctx *b)
 {
     int missed = 0;
-    size_t blocks = b->quick ? 41 : 201;
     workload w;
-    if (make_workload(b, blocks, 1, "ingest", &w) != KD_OK) {
+    if (make_workload(b, workload_blocks(b), 1, "ingest", &w) != KD_OK) {
         kd_bench_note(b, "cannot build the workload");
-        return 1;
+        return 5;
     }
     char *params = b->params ? json_dumps(b->params, JSON_COMPACT) : NULL;
-    fprintf(b->out, "\nworkload: %zu blocks of %d signed moves over %d %s episodes, params %s (%zu moves)\n",
-            w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, b->type->ops->type_name, params ? params : "the engine defaults",
-            w.moves);
+    kd_bench_heading(b, "workload: %zu blocks of %d signed moves over %d %s episodes, params %s (%zu moves)",
+                     w.n_blocks - 1, MOVES_PER_BLOCK, EPISODES, b->type->ops->type_name,
+                     params ? params : "the engine defaults", w.moves);
     free(params);
-    double *ing = calloc((size_t)b->repeats, sizeof *ing), *ver = calloc((size_t)b->repeats, sizeof *ver);
-    double *rep = calloc((size_t)b->repeats, sizeof *rep), *raw = calloc((size_t)b->repeats, sizeof *raw);
-    char last_dir[4200] = "";
-    unsigned long rss = 0;
-    unsigned long long fsize = 0;
-    for (int r = 0; ing && ver && rep && raw && r < b->repeats; r++) {
-        ver[r] = verify_baseline(&w);
-        char dir[4200];
-        if (ingest_run(b, &w, dir, sizeof dir, &ing[r], &rss) != KD_OK) {
-            kd_bench_note(b, "ingest run %d failed", r);
-            ing[r] = 0;
-        }
+    ingest_ctx ic = {.b = b, .w = &w};
+    kd_bench_pair ingest = {
+        .id = "ingest",
+        .scenario = "signed moves through the daemon's ingest (100 moves a block, each block synced)",
+        .subject = "kdapp engine",
+        .baseline = "secp256k1 check, all cores",
+        .metrics = {{"throughput", "moves/s", 0.8, 1}},
+        .n_metrics = 1,
+        .run = ingest_side,
+        .ctx = &ic,
+    };
+    missed += kd_bench_paired(b, &ingest);
+    kd_bench_figure(b, "ingest.daemon_peak_kib", "engine daemon peak memory", (double)ic.daemon_kb, "KiB", NULL);
+    if (ic.store[0]) {
         char data[4400];
-        snprintf(data, sizeof data, "%s/data", dir);
-        fsize = kd_bench_file_size(data);
-        rep[r] = replay_rate(b, dir, w.moves);
-        raw[r] = raw_lmdb_rate(b, w.n_blocks - 1, MOVES_PER_BLOCK);
-        if (last_dir[0])
-            kd_remove_tree(last_dir);
-        snprintf(last_dir, sizeof last_dir, "%s", dir);
+        snprintf(data, sizeof data, "%s/data", ic.store);
+        kd_bench_figure(b, "ingest.file_mib", "LMDB file after the workload",
+                        (double)kd_bench_file_size(data) / 1048576.0, "MiB", NULL);
+        kd_bench_pair replay = {
+            .id = "replay",
+            .scenario = "pre-verified replay of that store (kdapp replay)",
+            .subject = "kdapp replay",
+            .baseline = "raw LMDB txns, same shape",
+            .metrics = {{"throughput", "moves/s", 0.7, 1}},
+            .n_metrics = 1,
+            .run = replay_side,
+            .ctx = &ic,
+        };
+        missed += kd_bench_paired(b, &replay);
+        kd_remove_tree(ic.store);
     }
-    if (ing && ver && rep && raw) {
-        kd_bench_stat si = kd_bench_stat_of(ing, (size_t)b->repeats), sv = kd_bench_stat_of(ver, (size_t)b->repeats);
-        fprintf(b->out, "\n");
-        kd_bench_report(b, "signed moves via daemon ingest", "moves/s", si, "secp256k1 check, all cores", sv, 0.8, 1);
-        kd_bench_note(b, "engine daemon peak memory %lu KiB, LMDB file %.1f MiB", rss, (double)fsize / 1048576.0);
-        missed += si.median < 0.8 * sv.median;
-        kd_bench_stat sr = kd_bench_stat_of(rep, (size_t)b->repeats), sb = kd_bench_stat_of(raw, (size_t)b->repeats);
-        fprintf(b->out, "\n");
-        kd_bench_report(b, "pre-verified replay (kdapp replay)", "moves/s", sr, "raw LMDB txn, same shape", sb, 0.7, 1);
-        missed += sr.median < 0.7 * sb.median;
-    }
-    if (last_dir[0])
-        kd_remove_tree(last_dir);
-    free(ing);
-    free(ver);
-    free(rep);
-    free(raw);
     missed += run_revert_and_latency(b, &w);
     workload_fini(&w);
     run_sim(b);

@@ -301,20 +301,40 @@ static int handshake(kd_bench_proc *p)
     return write_all(p->to, done, sizeof done - 1);
 }
 
+/* Latencies of one run, grown as needed. */
+typedef struct {
+    double *v;
+    size_t n, cap;
+} lat_vec;
+
+static int lat_push(lat_vec *l, double x)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 4096;
+        double *nv = realloc(l->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv, l->cap = cap;
+    }
+    l->v[l->n++] = x;
+    return 0;
+}
+
 /*
- * n calls of the strategy context (or, with `raw`, n round trips of `raw`
- * against the echo child); latencies in seconds into `lat` (may be NULL).
- * Returns the seconds they took, or -1 on the first failed call (its
- * answer in `why`).
+ * Calls the strategy context (or, with `raw`, sends `raw` to a baseline
+ * child) for at least `min_s` seconds; each round trip's latency into `lat`
+ * (emptied first). Returns the seconds it took, or -1 on the first failed
+ * call (its answer in `why`).
  */
-static double run_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, size_t n, double *lat,
-                        char *why, size_t why_len)
+static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, double min_s,
+                          lat_vec *lat, char *why, size_t why_len)
 {
     char req[256], args[64], *ans = NULL;
     size_t ans_len = 0;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", episode);
+    lat->n = 0;
     double t0 = kd_bench_now(), t = t0;
-    for (size_t i = 0; i < n; i++) {
+    while (t - t0 < min_s) {
         long id = raw ? -1 : (*next_id)++;
         size_t len = raw ? strlen(raw) : kd_bench_call_line(req, sizeof req, id, KD_BENCH_TOOL, args);
         int rc = rpc(p, raw ? raw : req, len, id, KD_BENCH_CALL_S, &ans, &ans_len);
@@ -323,70 +343,77 @@ static double run_calls(kd_bench_proc *p, uint32_t episode, const char *raw, lon
             return -1;
         }
         double t1 = kd_bench_now();
-        if (lat)
-            lat[i] = t1 - t;
+        if (lat_push(lat, t1 - t) != 0) {
+            snprintf(why, why_len, "out of memory");
+            return -1;
+        }
         t = t1;
     }
     return t - t0;
 }
 
 /*
- * One run: n calls on `a` and n on `pb` (raw_b: the pipe baseline's line,
- * else calls too), alternating in KD_BENCH_SLICES slices so that a burst
- * of load from other processes falls on both. Calls/s into *ra and *rb,
- * latencies of `a` into `lat` (may be NULL). 0, or -1 with `why`.
+ * The stdio floor, forked: for each request line it does the work no MCP
+ * server over stdio can skip — read the line from the pipe, parse it with
+ * jansson, encode the reply (the gateway's own, parsed once) with jansson,
+ * write it — and nothing else.
  */
-static int run_pair(kd_bench_proc *a, long *id_a, kd_bench_proc *pb, const char *raw_b, long *id_b, uint32_t episode,
-                    size_t n, double *lat, double *ra, double *rb, char *why, size_t why_len)
+static void floor_serve(int in, int out, const char *reply, size_t reply_len)
 {
-    size_t per = n / KD_BENCH_SLICES;
-    double ta = 0, tb = 0;
-    for (size_t s = 0; s < KD_BENCH_SLICES; s++) {
-        double x = run_calls(a, episode, NULL, id_a, per, lat ? lat + s * per : NULL, why, why_len);
-        double y = x < 0 ? -1 : run_calls(pb, episode, raw_b, id_b, per, NULL, why, why_len);
-        if (y < 0)
-            return -1;
-        ta += x, tb += y;
+    json_t *answer = json_loadb(reply, reply_len, 0, NULL);
+    size_t cap = 1 << 16, len = 0, out_cap = reply_len * 2 + 64;
+    char *buf = malloc(cap), *enc = malloc(out_cap);
+    if (!answer || !buf || !enc)
+        _exit(1);
+    for (;;) {
+        ssize_t n = read(in, buf + len, cap - len);
+        if (n <= 0)
+            _exit(0);
+        len += (size_t)n;
+        char *nl;
+        while ((nl = memchr(buf, '\n', len)) != NULL) {
+            json_t *req = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+            if (!req || !json_object_get(req, "method"))
+                _exit(1);
+            json_decref(req);
+            size_t m = json_dumpb(answer, enc, out_cap - 1, JSON_COMPACT);
+            if (m == 0 || m >= out_cap - 1)
+                _exit(1);
+            enc[m++] = '\n';
+            if (write_all(out, enc, m) != 0)
+                _exit(1);
+            len -= (size_t)(nl + 1 - buf);
+            memmove(buf, nl + 1, len);
+        }
+        if (len == cap)
+            _exit(1); /* a request line longer than 64 KiB: not ours */
     }
-    *ra = (double)(per * KD_BENCH_SLICES) / ta;
-    *rb = (double)(per * KD_BENCH_SLICES) / tb;
-    return 0;
 }
 
-/* Forks the pipe baseline: reads lines and answers each with `reply`. */
-static int echo_spawn(kd_bench_proc *p, const char *reply, size_t reply_len)
+/* Forks the stdio floor (floor_serve) answering with `reply`. */
+static int floor_spawn(kd_bench_proc *p, const char *reply, size_t reply_len)
 {
     int in[2], out[2];
-    char *buf = malloc(65536);
 
     kd_bench_proc_init(p);
-    if (!buf || pipe(in) != 0)
-        goto fail_buf;
-    if (pipe(out) != 0)
-        goto fail_in;
-    if ((p->pid = fork()) < 0)
-        goto fail_out;
-    if (p->pid == 0) { /* only read and write from here */
+    if (pipe(in) != 0)
+        return -1;
+    if (pipe(out) != 0) {
+        close(in[0]), close(in[1]);
+        return -1;
+    }
+    if ((p->pid = fork()) < 0) {
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        p->pid = -1;
+        return -1;
+    }
+    if (p->pid == 0) {
         close(in[1]), close(out[0]);
-        ssize_t n;
-        while ((n = read(in[0], buf, 65536)) > 0)
-            for (ssize_t i = 0; i < n; i++)
-                if (buf[i] == '\n' && write_all(out[1], reply, reply_len) != 0)
-                    _exit(1);
-        _exit(0);
+        floor_serve(in[0], out[1], reply, reply_len);
     }
     close(in[0]), close(out[1]);
     p->to = in[1], p->from = out[0];
-    free(buf);
     return 0;
-fail_out:
-    close(out[0]), close(out[1]);
-fail_in:
-    close(in[0]), close(in[1]);
-fail_buf:
-    free(buf);
-    p->pid = -1;
-    return -1;
 }
 
 /* ------------------------------------------------------------- fixture */
@@ -514,57 +541,69 @@ static void fixture_close(kd_bench_fixture *f)
 }
 
 /* Reports a ratio (medians) and returns 1 when it misses its target. */
-int kd_bench_ratio(const kd_bench_ctx *b, const char *scenario, const char *unit, double *v, double *base, size_t n,
-                   const char *base_name, double target, int higher_is_better)
-{
-    kd_bench_stat s = kd_bench_stat_of(v, n), bs = kd_bench_stat_of(base, n);
-    kd_bench_report(b, scenario, unit, s, base_name, bs, target, higher_is_better);
-    double r = bs.median > 0 ? s.median / bs.median : 0;
-    return higher_is_better ? r < target : r > target;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---------------------------------------------------- scenario 1: stdio */
+
+/* Either side of a stdio comparison: the gateway (side 0) or its baseline
+ * (side 1: the floor, with `raw` its request line, or the TypeScript
+ * server). */
+typedef struct {
+    const kd_bench_ctx *b;
+    kd_bench_fixture *f;
+    kd_bench_proc *side[2];
+    long *next_id[2];
+    const char *raw; /* the floor's request line, or NULL: both sides take calls */
+    int memory;      /* report each side's peak memory as a fourth metric */
+    lat_vec lat;
+} stdio_pair;
+
+/* Metrics: calls/s, p50 and p99 in microseconds, peak memory in KiB. */
+static int stdio_run(void *ctx, int side, double *out, char *why, size_t why_len)
+{
+    stdio_pair *sp = ctx;
+    const char *raw = side ? sp->raw : NULL;
+    double secs =
+        timed_calls(sp->side[side], sp->f->episode, raw, sp->next_id[side], sp->b->run_s, &sp->lat, why, why_len);
+    if (secs <= 0)
+        return -1;
+    size_t n = sp->lat.n;
+    out[0] = (double)n / secs;
+    out[1] = kd_bench_percentile(sp->lat.v, n, 0.50) * 1e6;
+    out[2] = kd_bench_percentile(sp->lat.v, n, 0.99) * 1e6;
+    if (sp->memory)
+        out[3] = (double)kd_bench_peak_rss_kb(sp->side[side]->pid);
+    return 0;
+}
 
 static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_proc *gw)
 {
-    size_t n = b->quick ? 5000 : 50000, reps = (size_t)b->repeats, req_len;
-    double *v = calloc(reps, sizeof *v), *base = calloc(reps, sizeof *base), *lat = calloc(n * reps, sizeof *lat);
-    char req[256], args[64], why[320];
-    kd_bench_proc echo;
-    int missed = 1;
+    char req[256], args[64];
+    long unused = 0;
+    kd_bench_proc floor;
+    stdio_pair sp = {.b = b, .f = f, .side = {gw, &floor}, .next_id = {&f->next_id, &unused}, .raw = req};
+    kd_bench_pair pair = {
+        .id = "stdio",
+        .scenario = "MCP over stdio, 1 client, " KD_BENCH_TOOL,
+        .subject = "kdapp mcp --stdio",
+        .baseline = "pipe + jansson parse and encode",
+        .metrics = {{"throughput", "calls/s", 0, 1}, {"p50", "us", 2.0, 0}, {"p99", "us", 2.0, 0}},
+        .n_metrics = 3,
+        .run = stdio_run,
+        .ctx = &sp,
+    };
 
-    kd_bench_proc_init(&echo);
     snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
-    req_len = kd_bench_call_line(req, sizeof req, KD_BENCH_ID_BASE, KD_BENCH_TOOL, args);
-    if (!v || !base || !lat || echo_spawn(&echo, f->reply, f->reply_len) != 0) {
-        kd_bench_note(b, "mcp stdio: cannot start the pipe baseline");
-        goto done;
+    size_t req_len = kd_bench_call_line(req, sizeof req, KD_BENCH_ID_BASE, KD_BENCH_TOOL, args);
+    if (floor_spawn(&floor, f->reply, f->reply_len - 1) != 0) {
+        kd_bench_note(b, "mcp stdio: cannot start the floor");
+        return 2;
     }
-    if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n / 5, NULL, v, base, why, sizeof why) != 0)
-        goto failed; /* warm-up */
-    for (size_t r = 0; r < reps; r++)
-        if (run_pair(gw, &f->next_id, &echo, req, NULL, f->episode, n, lat + r * n, &v[r], &base[r], why, sizeof why) !=
-            0)
-            goto failed;
-    qsort(lat, n * reps, sizeof *lat, cmp_double);
-    missed =
-        kd_bench_ratio(b, "mcp stdio, 1 client, " KD_BENCH_TOOL, "calls/s", v, base, reps, "pipe round trip", 0.5, 1);
-    kd_bench_note(b, "mcp stdio: latency p50 %.1f us, p99 %.1f us; %zu calls per run, request %zu B, reply %zu B",
-                  lat[n * reps / 2] * 1e6, lat[n * reps * 99 / 100] * 1e6, n, req_len, f->reply_len);
-    kd_bench_note(b, "mcp stdio: gateway peak memory %lu KiB, LMDB file %llu B", kd_bench_peak_rss_kb(gw->pid),
-                  kd_bench_file_size(f->data));
-    goto done;
-failed:
-    kd_bench_note(b, "mcp stdio: a call failed: %s", why);
-done:
-    kd_bench_proc_stop(&echo, 0);
-    free(v), free(base), free(lat);
+    int missed = kd_bench_paired(b, &pair);
+    kd_bench_note(b, "request %zu B, reply %zu B; the floor reads, parses, encodes and writes the same bytes", req_len,
+                  f->reply_len);
+    kd_bench_figure(b, "stdio.gateway_peak_kib", "MCP over stdio: gateway peak memory",
+                    (double)kd_bench_peak_rss_kb(gw->pid), "KiB", NULL);
+    kd_bench_proc_stop(&floor, 0);
+    free(sp.lat.v);
     return missed;
 }
 
@@ -593,9 +632,7 @@ static int write_file(const char *path, const char *text)
 
 static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
 {
-    size_t n = b->quick ? 3000 : 30000, reps = (size_t)b->repeats;
-    double *v = calloc(reps, sizeof *v), *base = calloc(reps, sizeof *base), mem[1], ts_mem[1];
-    char dir[512] = "", script[600], reply[600], log[600], why[320] = "";
+    char dir[512] = "", script[600], reply[600], log[600];
     char *node_v[] = {"node", "--version", NULL}, *npm_v[] = {"npm", "--version", NULL};
     char *npm[] = {"npm",       "install",          "--prefix", dir,     "--no-audit",
                    "--no-fund", "--loglevel=error", SDK_PIN,    ZOD_PIN, NULL};
@@ -603,9 +640,23 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     long ts_id = KD_BENCH_ID_BASE;
     kd_bench_proc gw, ts;
     int missed = 0;
+    stdio_pair sp = {.b = b, .f = f, .side = {&gw, &ts}, .next_id = {&f->next_id, &ts_id}, .memory = 1};
+    kd_bench_pair pair = {
+        .id = "sdk",
+        .scenario = "MCP over stdio against the TypeScript SDK, " KD_BENCH_TOOL,
+        .subject = "kdapp mcp --stdio",
+        .baseline = "TypeScript SDK " SDK_PIN,
+        .metrics = {{"throughput", "calls/s", 5.0, 1},
+                    {"p50", "us", 0, 0},
+                    {"p99", "us", 0, 0},
+                    {"peak memory", "KiB", 0.2, 0}},
+        .n_metrics = 4,
+        .run = stdio_run,
+        .ctx = &sp,
+    };
 
     kd_bench_proc_init(&gw), kd_bench_proc_init(&ts);
-    if (!v || !base || kd_bench_mkdtemp(b, "mcp-ts", dir, sizeof dir) != 0) {
+    if (kd_bench_mkdtemp(b, "mcp-ts", dir, sizeof dir) != 0) {
         kd_bench_note(b, "mcp vs TypeScript SDK: skipped: no scratch directory");
         goto done;
     }
@@ -625,38 +676,26 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     kd_bench_note(b, "mcp vs TypeScript SDK: installed " SDK_PIN " " ZOD_PIN " in %.1f s", kd_bench_now() - t);
     snprintf(log, sizeof log, "%s/node.log", dir);
     if (proc_spawn(&ts, node, log, NULL, 1) != 0 || handshake(&ts) != 0) {
-        snprintf(why, sizeof why, "the TypeScript server did not answer initialize");
-        goto failed;
+        kd_bench_note(b, "mcp vs TypeScript SDK: failed: the TypeScript server did not answer initialize");
+        kd_bench_show_log(log);
+        missed = 2;
+        goto done;
     }
     if (kd_bench_gateway_spawn(b, f, NULL, &gw) != 0) {
-        snprintf(why, sizeof why, "kdapp mcp --stdio did not answer initialize");
-        goto failed;
+        kd_bench_note(b, "mcp vs TypeScript SDK: failed: kdapp mcp --stdio did not answer initialize");
+        kd_bench_show_log(f->log);
+        missed = 2;
+        goto done;
     }
-    /* warm-up: node's JIT needs more calls than the gateway; both get the same */
-    if (run_pair(&gw, &f->next_id, &ts, NULL, &ts_id, f->episode, n / 2, NULL, v, base, why, sizeof why) != 0)
-        goto failed;
-    for (size_t r = 0; r < reps; r++)
-        if (run_pair(&gw, &f->next_id, &ts, NULL, &ts_id, f->episode, n, NULL, &v[r], &base[r], why, sizeof why) != 0)
-            goto failed;
-    missed += kd_bench_ratio(b, "mcp stdio vs TypeScript SDK", "calls/s", v, base, reps, "SDK " SDK_PIN, 5.0, 1);
-    mem[0] = (double)kd_bench_peak_rss_kb(gw.pid);
-    ts_mem[0] = (double)kd_bench_peak_rss_kb(ts.pid);
-    missed += kd_bench_ratio(b, "mcp stdio vs TypeScript SDK, peak memory", "KiB", mem, ts_mem, 1, "SDK server (node)",
-                             0.2, 0);
-    kd_bench_note(b,
-                  "mcp vs TypeScript SDK: %zu calls per run (after %zu to warm up), same client, same fixed reply; "
-                  "LMDB file %llu B",
-                  n, n / 2, kd_bench_file_size(f->data));
-    goto done;
-failed:
-    kd_bench_note(b, "mcp vs TypeScript SDK: failed: %s", why);
-    kd_bench_show_log(log);
-    missed = 2;
+    /* node's JIT warms up in the warm-up run, as the gateway's caches do */
+    missed = kd_bench_paired(b, &pair);
+    kd_bench_note(b, "the same client and fixed reply on both sides (the SDK server answers the gateway's result)");
 done:
     kd_bench_proc_stop(&gw, 0);
     kd_bench_proc_stop(&ts, 0);
-    rm_tree(dir);
-    free(v), free(base);
+    if (dir[0])
+        rm_tree(dir);
+    free(sp.lat.v);
     return missed;
 }
 
@@ -677,13 +716,6 @@ int kd_bench_mcp(const kd_bench_ctx *b)
         sigaction(SIGPIPE, &old, NULL);
         return 4;
     }
-    FILE *la = fopen("/proc/loadavg", "r");
-    char load[64] = "unknown";
-    if (la && fgets(load, sizeof load, la))
-        load[strcspn(load, " ")] = '\0';
-    if (la)
-        fclose(la);
-    kd_bench_note(b, "mcp: load average %s at the start (other processes share these cores)", load);
     if (fixture_open(b, &f, &gw, why, sizeof why) != 0) {
         kd_bench_note(b, "mcp: no fixture: %s", why);
         missed = 5;

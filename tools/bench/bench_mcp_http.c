@@ -278,18 +278,39 @@ static uint16_t gateway_port(kd_bench_proc *gw, const char *log)
     return 0;
 }
 
+/* Either side of an HTTP comparison: the gateway (0) or the reference (1),
+ * `clients` threads; each side's calls per client grown until a run lasts
+ * b->run_s. */
+typedef struct {
+    const kd_bench_ctx *b;
+    const char *url[2];
+    uint32_t episode;
+    unsigned clients;
+    size_t calls[2];
+} http_pair;
+
+static int http_side(void *ctx, int side, double *out, char *why, size_t why_len)
+{
+    http_pair *hp = ctx;
+    double secs = http_run(hp->url[side], hp->episode, hp->clients, hp->calls[side], why, why_len);
+    if (secs <= 0)
+        return -1;
+    out[0] = (double)(hp->calls[side] * hp->clients) / secs;
+    hp->calls[side] = kd_bench_units_for(hp->b, hp->calls[side], secs);
+    return 0;
+}
+
 int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f)
 {
     static const unsigned clients[2] = {1, 8};
-    size_t reps = (size_t)b->repeats, total = b->quick ? 2000 : 20000;
-    double *v = calloc(reps, sizeof *v), *base = calloc(reps, sizeof *base);
-    char url[64], ref_url[64], why[256] = "", name[64];
+    static const char *const ids[2] = {"http1", "http8"};
+    char url[64], ref_url[64], why[256] = "", name[2][96];
     ref_server rs = {0};
     kd_bench_proc gw;
     int missed = 0;
 
     kd_bench_proc_init(&gw);
-    if (!v || !base || kd_bench_gateway_spawn(b, f, "127.0.0.1:0", &gw) != 0) {
+    if (kd_bench_gateway_spawn(b, f, "127.0.0.1:0", &gw) != 0) {
         snprintf(why, sizeof why, "cannot start kdapp mcp --http");
         goto failed;
     }
@@ -301,28 +322,28 @@ int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f)
     snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", port);
     snprintf(ref_url, sizeof ref_url, "http://127.0.0.1:%u/mcp", rs.port);
     for (int k = 0; k < 2; k++) {
-        /* each client makes `per` calls per slice; slices alternate the two servers */
-        size_t per = total / clients[k] / KD_BENCH_SLICES, calls = per * clients[k] * KD_BENCH_SLICES;
-        for (size_t r = 0; r < reps; r++) {
-            double tg = 0, tb = 0, x, y;
-            for (int s = 0; s < KD_BENCH_SLICES; s++) {
-                if ((x = http_run(url, f->episode, clients[k], per, why, sizeof why)) < 0 ||
-                    (y = http_run(ref_url, f->episode, clients[k], per, why, sizeof why)) < 0)
-                    goto failed;
-                tg += x, tb += y;
-            }
-            v[r] = (double)calls / tg;
-            base[r] = (double)calls / tb;
-        }
-        snprintf(name, sizeof name, "mcp http, %u client%s, " KD_BENCH_TOOL, clients[k], clients[k] > 1 ? "s" : "");
-        missed += kd_bench_ratio(b, name, "calls/s", v, base, reps, "libmicrohttpd fixed reply", 0.5, 1);
+        http_pair hp = {
+            .b = b, .url = {url, ref_url}, .episode = f->episode, .clients = clients[k], .calls = {200, 200}};
+        snprintf(name[k], sizeof name[k], "MCP over HTTP, %u client%s, " KD_BENCH_TOOL, clients[k],
+                 clients[k] > 1 ? "s" : "");
+        kd_bench_pair pair = {
+            .id = ids[k],
+            .scenario = name[k],
+            .subject = "kdapp mcp --http",
+            .baseline = "libmicrohttpd, fixed reply",
+            .metrics = {{"throughput", "calls/s", 0.5, 1}},
+            .n_metrics = 1,
+            .run = http_side,
+            .ctx = &hp,
+        };
+        missed += kd_bench_paired(b, &pair);
     }
     kd_bench_note(b,
-                  "mcp http: %zu calls per run over keep-alive connections (libcurl), one session per client; "
-                  "both servers on 2 polling threads; reply %zu B",
-                  total, f->reply_len - 1);
-    kd_bench_note(b, "mcp http: gateway peak memory %lu KiB, LMDB file %llu B", kd_bench_peak_rss_kb(gw.pid),
-                  kd_bench_file_size(f->data));
+                  "keep-alive connections (libcurl), one session per client; both servers on 2 polling threads; "
+                  "reply %zu B",
+                  f->reply_len - 1);
+    kd_bench_figure(b, "http.gateway_peak_kib", "MCP over HTTP: gateway peak memory",
+                    (double)kd_bench_peak_rss_kb(gw.pid), "KiB", NULL);
     goto done;
 failed:
     kd_bench_note(b, "mcp http: failed: %s", why);
@@ -332,6 +353,5 @@ done:
     if (rs.daemon)
         MHD_stop_daemon(rs.daemon);
     kd_bench_proc_stop(&gw, 1);
-    free(v), free(base);
     return missed;
 }

@@ -16,7 +16,6 @@
 #define KD_BENCH_START_S 30.0       /* a server opening its store and answering initialize */
 #define KD_BENCH_CALL_S 10.0        /* one call, a move included (it waits for its block) */
 #define KD_BENCH_ID_BASE 100000000L /* nine-digit ids: every request has the same size */
-#define KD_BENCH_SLICES 5           /* each run alternates server and baseline this many times */
 #define KD_BENCH_PROTOCOL "2025-11-25"
 #define KD_BENCH_TOOL "kdapp_get_strategy_context"
 
@@ -38,9 +37,6 @@ typedef struct {
     long next_id; /* the next request id on stdio gateways */
 } kd_bench_fixture;
 
-/* CLOCK_MONOTONIC in seconds. Thread-safe. */
-double kd_bench_now(void);
-
 /* A stopped process (pid -1, no descriptors). */
 void kd_bench_proc_init(kd_bench_proc *p);
 
@@ -59,11 +55,6 @@ size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, cons
 
 /* Prints the last kilobyte of a log to stderr, after a failure. */
 void kd_bench_show_log(const char *path);
-
-/* Reports median/min/max of v against base (n runs each) and returns 1
- * when the ratio of medians misses `target`. */
-int kd_bench_ratio(const kd_bench_ctx *b, const char *scenario, const char *unit, double *v, double *base, size_t n,
-                   const char *base_name, double target, int higher_is_better);
 
 /* The HTTP scenario (bench_mcp_http.c); the number of targets missed. */
 int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f);

@@ -319,23 +319,40 @@ static kd_err bench_type(const kd_bench_ctx *b, const kd_episode_type *type, con
     }
     if (err)
         goto done;
-    fprintf(b->out, "\nperft %s from %s, depth %u: %llu nodes (legal_moves, execute, rollback, memcmp per node)\n",
-            type->ops->type_name, params ? params : "the start position", depth, (unsigned long long)nodes);
+    kd_bench_heading(b, "perft %s from %s, depth %u: %llu nodes (legal_moves, execute, rollback, memcmp per node)",
+                     type->ops->type_name, params ? params : "the start position", depth, (unsigned long long)nodes);
+    /* each of our counts was followed by one of the peer's: a pair, whose ratio of nodes/s is theirs/ours in seconds */
+    double *ratio = b->peer ? calloc(runs, sizeof *ratio) : NULL;
+    for (size_t r = 0; ratio && r < runs; r++)
+        ratio[r] = ours[r] > 0 ? theirs[r] / ours[r] : 0;
     report_side(b, "kdapp-c", nodes, ours, runs);
-    if (b->peer) {
+    char id[96], what[160];
+    snprintf(id, sizeof id, "perft.%s", type->ops->type_name);
+    snprintf(what, sizeof what, "perft %s, depth %u, best of %zu", type->ops->type_name, depth, runs);
+    kd_bench_stat so = kd_bench_stat_of(ours, runs);
+    kd_bench_stat nodes_s = {(double)nodes / so.median, (double)nodes / so.max, (double)nodes / so.min};
+    kd_bench_figure(b, id, what, nodes_s.max, "nodes/s", &nodes_s);
+    if (ratio) {
         report_side(b, "peer", nodes, theirs, runs);
-        kd_bench_stat so = kd_bench_stat_of(ours, runs), sp = kd_bench_stat_of(theirs, runs);
-        double ratio = sp.min / so.min; /* nodes/s ours over theirs: the same nodes */
+        kd_bench_stat rs = kd_bench_stat_of(ratio, runs);
+        double spread = rs.median > 0 ? (rs.max - rs.min) / rs.median : 0;
         kd_bench_note(b, "peer: %s (the same count; its own timing, start-up left out)", b->peer);
         if (b->peer_target > 0) {
-            int met = ratio >= b->peer_target;
-            kd_bench_note(b, "ratio ours/peer %.2f (best against best), target >= %.2f: %s", ratio, b->peer_target,
-                          met ? "met" : "SHORT");
-            *missed += !met;
+            const char *verdict = spread > b->max_spread ? "WIDE" : rs.median >= b->peer_target ? "met" : "SHORT";
+            kd_bench_note(b,
+                          "ratio ours/peer %.2f (min %.2f, max %.2f over %zu pairs, spread %.0f%%), target >= %.2f: %s",
+                          rs.median, rs.min, rs.max, runs, spread * 100, b->peer_target, verdict);
+            *missed += strcmp(verdict, "SHORT") == 0;
         } else {
-            kd_bench_note(b, "ratio ours/peer %.2f (best against best)", ratio);
+            kd_bench_note(b, "ratio ours/peer %.2f (min %.2f, max %.2f over %zu pairs, spread %.0f%%)", rs.median,
+                          rs.min, rs.max, runs, spread * 100);
         }
+        snprintf(id, sizeof id, "perft.%s.peer_ratio", type->ops->type_name);
+        snprintf(what, sizeof what, "perft %s, depth %u: nodes/s ours over the peer's (median of pairs)",
+                 type->ops->type_name, depth);
+        kd_bench_figure(b, id, what, rs.median, "×", &rs);
     }
+    free(ratio);
 done:
     position_close(&p);
     free(ours);
