@@ -359,16 +359,22 @@ static const char *str(const json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* The unit as the README writes it. */
+static const char *md_unit(const char *unit) { return strcmp(unit, "us") == 0 ? "µs" : unit; }
+
 static void markdown_pairs(FILE *f, const json_t *results)
 {
     size_t i;
     json_t *e;
-    fprintf(f, "| scenario | figure | kdapp-c | baseline (same run) | ratio (min–max) | target | verdict |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|\n");
+    int any = 0;
     json_array_foreach(results, i, e)
     {
         if (strcmp(str(e, "kind"), "pair") != 0)
             continue;
+        if (!any++) {
+            fprintf(f, "| scenario | figure | kdapp-c | baseline (same run) | ratio (min–max) | target | verdict |\n");
+            fprintf(f, "|---|---|---|---|---|---|---|\n");
+        }
         if (json_object_get(e, "error")) {
             fprintf(f, "| %s | | failed: %s | | | | failed |\n", str(e, "scenario"), str(e, "error"));
             continue;
@@ -378,7 +384,7 @@ static void markdown_pairs(FILE *f, const json_t *results)
         json_array_foreach(json_object_get(e, "metrics"), k, m)
         {
             char sv[160], bv[160], r[48], lo[48], hi[48], t[48] = "";
-            const char *unit = str(m, "unit");
+            const char *unit = md_unit(str(m, "unit"));
             fmt_stat(json_object_get(m, "subject"), unit, sv, sizeof sv);
             fmt_stat(json_object_get(m, "baseline"), unit, bv, sizeof bv);
             const json_t *ratio = json_object_get(m, "ratio");
@@ -411,10 +417,10 @@ static void markdown_figures(FILE *f, const json_t *results)
             fmt_num(num(e, "value"), m, sizeof m);
             fmt_num(num(json_object_get(e, "spread"), "min"), lo, sizeof lo);
             fmt_num(num(json_object_get(e, "spread"), "max"), hi, sizeof hi);
-            snprintf(v, sizeof v, "%s %s (%s–%s)", m, str(e, "unit"), lo, hi);
+            snprintf(v, sizeof v, "%s %s (%s–%s)", m, md_unit(str(e, "unit")), lo, hi);
         } else {
             fmt_num(num(e, "value"), v, sizeof v);
-            snprintf(v + strlen(v), sizeof v - strlen(v), " %s", str(e, "unit"));
+            snprintf(v + strlen(v), sizeof v - strlen(v), " %s", md_unit(str(e, "unit")));
         }
         fprintf(f, "| %s | %s |\n", str(e, "what"), v);
     }
@@ -573,11 +579,18 @@ static json_t *load_params(const kd_episode_type *type, const char *text)
     return params;
 }
 
-/* The command line as given, for the report ("kdapp bench --scale"). */
+/* The command line as given, for the report ("kdapp bench --scale"),
+ * without where the reports are written. */
 static void command_text(int argc, char **argv, char *out, size_t len)
 {
     size_t off = (size_t)snprintf(out, len, "kdapp");
     for (int i = 0; i < argc && off < len; i++) {
+        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--markdown") == 0) {
+            i++;
+            continue;
+        }
+        if (strncmp(argv[i], "--json=", 7) == 0 || strncmp(argv[i], "--markdown=", 11) == 0)
+            continue;
         int n = snprintf(out + off, len - off, " %s", argv[i]);
         off += n > 0 ? (size_t)n : 0;
     }

@@ -12,6 +12,7 @@
  *   sim      `kdapp sim` steps, reorgs and rollbacks per second;
  *   soak     (--soak) memory and file size over time with pruning on.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <lmdb.h>
 #include <pthread.h>
@@ -497,13 +498,14 @@ static size_t raw_puts(tip_ctx *t, char *why, size_t why_len)
         kd_put_u64be(k, t->raw_seq++);
         MDB_val key = {8, k}, val = {sizeof v8, v8};
         MDB_txn *txn;
-        if (tip_grow(t, n) || mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
-            snprintf(why, why_len, "the raw LMDB put failed");
-            return 0;
-        }
+        int rc = tip_grow(t, n) ? ENOMEM : 0;
         uint64_t s0 = kd_now_us();
-        if (mdb_put(txn, t->raw_dbi, &key, &val, 0) != 0 || mdb_txn_commit(txn) != 0) {
-            snprintf(why, why_len, "the raw LMDB put failed");
+        if (!rc && !(rc = mdb_txn_begin(t->raw, NULL, 0, &txn)) && (rc = mdb_put(txn, t->raw_dbi, &key, &val, 0)))
+            mdb_txn_abort(txn);
+        if (!rc)
+            rc = mdb_txn_commit(txn);
+        if (rc) {
+            snprintf(why, why_len, "the raw LMDB put failed: %s", mdb_strerror(rc));
             return 0;
         }
         t->lat[n] = (double)(kd_now_us() - s0);
@@ -525,7 +527,7 @@ static int open_raw(tip_ctx *t, const char *dir)
     MDB_txn *txn;
     if (mkdir(dir, 0700) != 0 || mdb_env_create(&t->raw) != 0)
         return -1;
-    if (mdb_env_open(t->raw, dir, 0, 0600) != 0 || mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
+    if (mdb_env_set_mapsize(t->raw, (size_t)1 << 30) != 0 || mdb_env_open(t->raw, dir, 0, 0600) != 0 || mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
         mdb_env_close(t->raw);
         t->raw = NULL;
         return -1;
