@@ -189,10 +189,9 @@ static json_t *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *co
     json_t *r = read_view_or_fail(ctx, arg_episode(args), &v);
     if (!r) {
         json_t *sc = kd_episode_view_strategy_json(&v);
-        char *text = sc ? json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        r = sc ? kd_gw_with_own_secret(ctx, &v, args, sc, text)
+        /* the text is the context's JSON, written once with the reply */
+        r = sc ? kd_gw_with_own_secret(ctx, &v, args, sc, NULL)
                : fail("episode %u (%s) has no strategy context", v.episode_id, v.type_name);
-        free(text);
     }
     kd_episode_view_fini(&v);
     return r;

@@ -272,7 +272,9 @@ kd_err kd_mcp_session_notify(kd_mcp_session *s, const char *method, json_t *para
 
 /* A successful CallToolResult: content [{type:"text", text}] plus
  * structuredContent when `structured` is not NULL (stolen). With text NULL
- * the text is the compact JSON of `structured`. NULL when out of memory. */
+ * the text is the compact JSON of `structured`: null in the object
+ * returned, written when the reply is encoded (once for both). NULL when
+ * out of memory. */
 json_t *kd_mcp_tool_result(json_t *structured, const char *text);
 
 /* A failed CallToolResult (isError: true) with `text` as its content. */

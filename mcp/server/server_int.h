@@ -85,6 +85,12 @@ struct kd_mcp_session {
 /* Delivers `text` to `s` if it is open and initialized. Takes s->lock. */
 void kd_mcp_session_deliver(kd_mcp_session *s, const char *text);
 
+/* The text of a reply (a response envelope whose "result" is its last
+ * member), with the text of a kd_mcp_tool_result left null filled with
+ * the structured content's JSON, encoded once for both (server.c). NULL
+ * when out of memory. May fill in `reply`'s text. */
+char *kd_mcp_reply_dumps(json_t *reply);
+
 /* Takes one token from the session's call-rate bucket; 0 when empty. */
 int kd_mcp_session_take_token(kd_mcp_session *s);
 

@@ -652,7 +652,7 @@ kd_err kd_mcp_session_handle_msg(kd_mcp_session *s, const kd_jsonrpc_msg *m, cha
     }
     if (reply == NULL)
         return KD_ERR_NOMEM;
-    *reply_out = kd_jsonrpc_dumps(reply);
+    *reply_out = kd_mcp_reply_dumps(reply);
     json_decref(reply);
     return *reply_out != NULL ? KD_OK : KD_ERR_NOMEM;
 }

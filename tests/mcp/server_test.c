@@ -193,6 +193,11 @@ Test(methods, tools)
         1);
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(t, "content"), 0), "type")),
                      "text");
+    /* the text is the structured content's JSON, encoded once for both */
+    char *structured = json_dumps(json_object_get(t, "structuredContent"), JSON_COMPACT);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(t, "content"), 0), "text")),
+                     structured);
+    free(structured);
     cr_expect_null(json_object_get(t, "isError"));
     json_decref(r);
 
