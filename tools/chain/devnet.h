@@ -41,7 +41,7 @@
 
 #include "engine/engine.h"
 
-#define KD_DEVNET_DEFAULT_BLOCK_MS 200u
+#define KD_DEVNET_DEFAULT_BLOCK_MS 100u /* Kaspa mines 10 blocks a second */
 #define KD_DEVNET_DEFAULT_MAX_TXS 1000u
 /* Applied blocks remembered for reorgs. */
 #define KD_DEVNET_CHAIN_MAX 4096u
