@@ -47,6 +47,33 @@ grep -q "latency: block commit → notifications/resources/updated at an MCP cli
   || fail "markdown: no stdio row"
 grep -q "gateway memory per MCP session" "$T/perf.md" || fail "markdown: no sessions figure"
 grep -q "| 100 ms | 4 |" "$T/perf.md" || fail "markdown: no agent-move table"
+# KDAPP_MCP_SESSIONS bounds the sessions: with 2, a third initialize is
+# refused with 503 naming the limit; a malformed value is a usage error
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+set +e
+KDAPP_MCP_SESSIONS=0 "$KDAPP" mcp --http 127.0.0.1:0 --data "$T/d" --keys "$T/k" 2>"$T/bad.log"
+rc=$?
+set -e
+[[ $rc == 2 ]] && grep -q "KDAPP_MCP_SESSIONS='0' is not valid" "$T/bad.log" || fail "KDAPP_MCP_SESSIONS=0 accepted (rc $rc)"
+KDAPP_MCP_SESSIONS=2 "$KDAPP" mcp --http 127.0.0.1:0 --data "$T/d" --keys "$T/k" 2>"$T/gw.log" &
+gw=$!
+port=
+for _ in $(seq 300); do
+  port=$(sed -n 's|.*serving MCP on http://127.0.0.1:\([0-9]*\)/mcp.*|\1|p' "$T/gw.log")
+  [[ -n $port ]] && break
+  sleep 0.1
+done
+[[ -n $port ]] || { kill $gw; fail "the gateway did not start: $(cat "$T/gw.log")"; }
+codes=
+for _ in 1 2 3; do
+  codes+=$(curl -s -o "$T/answer" -w '%{http_code} ' -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' --data "$init" "http://127.0.0.1:$port/mcp")
+done
+kill $gw; wait $gw || true
+[[ $codes == "200 200 503 " ]] || fail "sessions with KDAPP_MCP_SESSIONS=2: $codes"
+grep -q "the session limit (2) is reached" "$T/answer" || fail "the refusal does not name the limit: $(cat "$T/answer")"
+rm -rf "$T/d" "$T/k"
+
 # the scratch directories are gone
 [[ -z $(ls "$T" | grep kdapp-bench) ]] || fail "scratch directories left: $(ls "$T")"
 echo "bench_latency: ok"
