@@ -124,19 +124,15 @@ static int sub_open(e2e *e, char *why, size_t why_len)
 /* `kdapp mcp` attached to the hosted node: --stdio, or --http on a free port. */
 static int gateway_spawn(e2e *e, kd_lat_proc *p, int http)
 {
-    char *argv[] = {(char *)e->b->kdapp_path,
-                    "mcp",
-                    http ? "--http" : "--stdio",
-                    http ? "127.0.0.1:0" : "--stdio",
-                    "--data",
-                    e->chain->data,
-                    "--keys",
-                    e->chain->keys,
-                    "--views",
-                    e->chain->views_url,
-                    "--devnet",
-                    e->chain->devnet_url,
-                    NULL};
+    char *argv[16] = {(char *)e->b->kdapp_path, "mcp"};
+    int k = 2;
+    argv[k++] = http ? "--http" : "--stdio";
+    if (http)
+        argv[k++] = "127.0.0.1:0";
+    char *rest[] = {"--data",  e->chain->data,      "--keys",   e->chain->keys,
+                    "--views", e->chain->views_url, "--devnet", e->chain->devnet_url};
+    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
+        argv[k++] = rest[i];
     return kd_lat_spawn(p, argv, NULL, e->chain->log, !http);
 }
 
