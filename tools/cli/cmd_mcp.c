@@ -99,8 +99,8 @@ typedef struct {
     uint16_t http_port;
     const char *token; /* KDAPP_MCP_TOKEN, or NULL */
     /* Settings from the environment (ENV_SETTINGS), 0 = the default. */
-    unsigned calls_per_s;                                           /* KDAPP_MCP_CALLS_PER_S */
-    unsigned timeout_s, connections, per_address, threads, workers; /* the HTTP transport's capacity */
+    unsigned calls_per_s;                                                     /* KDAPP_MCP_CALLS_PER_S */
+    unsigned timeout_s, connections, per_address, threads, workers, sessions; /* the HTTP transport's capacity */
     unsigned drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES: a test seam (README) */
     const char *views_url;   /* --views: attach to named daemons */
     const char *devnet_url;  /* --devnet */
@@ -127,6 +127,7 @@ static const env_setting ENV_SETTINGS[] = {
      offsetof(mcp_options, per_address)},
     {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
     {"KDAPP_MCP_WORKERS", "tool calls that may wait, handled at once", "64", 1, 4096, offsetof(mcp_options, workers)},
+    {"KDAPP_MCP_SESSIONS", "live MCP sessions over HTTP", "64", 1, 1000000, offsetof(mcp_options, sessions)},
 };
 
 /* Reads an optional unsigned setting; 0, or -1 after saying what is wrong.
@@ -286,6 +287,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         .max_connections_per_address = o->per_address,
         .poll_threads = o->threads,
         .max_workers = o->workers,
+        .max_sessions = o->sessions,
         .metrics = engine_metrics_text,
         .metrics_ctx = engine,
         .page = kd_gateway_page,

@@ -1,0 +1,304 @@
+/*
+ * bench_latency_move.c — a whole move as an agent sees it
+ * (bench_latency_int.h): `kdapp_execute_command` on the embedded default,
+ * `kdapp mcp --stdio` with its own engine and devnet, from the request
+ * line written to the answer read, at the default block interval
+ * (KD_DEVNET_DEFAULT_BLOCK_MS) and at Kaspa's 100 ms.
+ *
+ * The split. The embedded gateway publishes its engine's views on the
+ * data directory's default socket (tools/common/endpoints.h); the bench
+ * subscribes there to the block summaries ("blk"). The first summary with
+ * a transaction after a call was sent is the block carrying the move (one
+ * move is in flight at a time), and its arrival — the block's commit plus
+ * one NNG hop, about 0.1 ms — splits the call:
+ *
+ *   request ──────── block wait ────────▶ block committed ── rest ──▶ answer
+ *           (parse, sign, submit, wait for   (summary seen)  (the gateway learns
+ *            the devnet's next tick, apply)                   the outcome, answers)
+ *
+ * An agent that answered each reply at once would always send just after
+ * a tick and wait almost a whole interval; a real agent thinks first. So
+ * each call is sent after a pause drawn uniformly from one block interval
+ * (fixed seed), which makes the phase against the devnet's clock uniform:
+ * the block wait then averages half an interval plus the block's commit.
+ */
+#include <errno.h>
+#include <nng/nng.h>
+#include <nng/protocol/pubsub0/sub.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kdapp.pb-c.h"
+#include "tools/bench/bench_latency_int.h"
+#include "tools/chain/devnet.h"
+#include "tools/common/endpoints.h"
+
+#define MOVES_FULL 100
+#define MOVES_QUICK 4
+#define WARM_MOVES 2 /* also prove the summaries' socket is connected */
+
+typedef struct {
+    const kd_bench_ctx *b;
+    char dir[512], data[600], keys[600], log[600];
+    kd_lat_proc gw;
+    kd_lat_reader r;
+    nng_socket sub;
+    int sub_open, sub_fd;
+    uint32_t episode;
+    long next_id;
+    unsigned move; /* moves made in the episode */
+    uint64_t rng;
+} agent;
+
+/* One move's three durations, in seconds. */
+typedef struct {
+    double total, wait, rest;
+} move_times;
+
+static double next_uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
+
+/* Whether a "blk" frame is the summary of a block with transactions. */
+static int block_with_txs(nng_msg *m)
+{
+    const char *topic;
+    const uint8_t *payload;
+    size_t len;
+    if (kd_pub_split(nng_msg_body(m), nng_msg_len(m), &topic, &payload, &len) != 0 ||
+        strcmp(topic, KD_TOPIC_BLOCK) != 0)
+        return 0;
+    Kdapp__BlockSummary *s = kdapp__block_summary__unpack(NULL, len, payload);
+    int has = s && !s->reverted && s->n_txs > 0;
+    if (s)
+        kdapp__block_summary__free_unpacked(s, NULL);
+    return has;
+}
+
+/*
+ * Sends `line` (request `id`) and waits for its answer and for the first
+ * summary of a block with transactions. The gateway hears of the block
+ * over inproc and the bench over ipc, so on a slow machine (a sanitizer
+ * build) the answer may come first: the summary is then awaited a little
+ * longer and the split put at the answer (rest 0; counted in *late).
+ * 0, or -1 with why.
+ */
+static int timed_call(agent *a, const char *line, long id, move_times *t, unsigned *late, char *why, size_t why_len)
+{
+    char needle[32], *ans;
+    int nl = snprintf(needle, sizeof needle, "\"id\":%ld", id);
+    double t_blk = 0, t_ans = 0, t_send = kd_bench_now(), deadline = t_send + KD_LAT_START_S;
+    if (kd_lat_write_all(a->gw.to, line, strlen(line)) != 0) {
+        snprintf(why, why_len, "the gateway closed its stdin");
+        return -1;
+    }
+    while (!t_ans || !t_blk) {
+        struct pollfd pf[2] = {{.fd = a->sub_fd, .events = POLLIN}, {.fd = a->gw.from, .events = POLLIN}};
+        double left = (t_ans ? t_ans + 2.0 : deadline) - kd_bench_now();
+        int n = left > 0 ? poll(pf, t_ans ? 1 : 2, (int)(left * 1000) + 1) : 0;
+        double now = kd_bench_now();
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(why, why_len, t_ans ? "no block summary for a move" : "no answer to a move in %.0f s",
+                     KD_LAT_START_S);
+            return -1;
+        }
+        nng_msg *m;
+        while ((pf[0].revents & POLLIN) && nng_recvmsg(a->sub, &m, NNG_FLAG_NONBLOCK) == 0) {
+            if (!t_blk && block_with_txs(m))
+                t_blk = now;
+            nng_msg_free(m);
+        }
+        while (!t_ans && (pf[1].revents & (POLLIN | POLLHUP)) &&
+               kd_lat_read_line(&a->r, kd_bench_now() + 0.0005, &ans) == 0) {
+            const char *h = strstr(ans, needle);
+            if (!h || (h[nl] != ',' && h[nl] != '}'))
+                continue;
+            if (!strstr(ans, "\"result\":") || strstr(ans, "\"isError\":true")) {
+                snprintf(why, why_len, "the move was refused: %.200s", ans);
+                return -1;
+            }
+            t_ans = now;
+        }
+    }
+    if (t_blk > t_ans) {
+        t_blk = t_ans;
+        ++*late;
+    }
+    t->total = t_ans - t_send;
+    t->wait = t_blk - t_send;
+    t->rest = t_ans - t_blk;
+    return 0;
+}
+
+/* The next move of the cap-2 game: cell k mod 9 is always free (only the
+ * two before it are taken), X on even moves, O on odd. */
+static int play(agent *a, move_times *t, unsigned *late, char *why, size_t why_len)
+{
+    char line[512];
+    unsigned cell = a->move % 9;
+    long id = a->next_id++;
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"kdapp_execute_command\","
+             "\"arguments\":{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%u,\"col\":%u,\"player\":\"%c\"}"
+             "}}}\n",
+             id, a->episode, cell / 3, cell % 3, a->move % 2 ? 'O' : 'X');
+    a->move++;
+    return timed_call(a, line, id, t, late, why, why_len);
+}
+
+static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *why, size_t why_len)
+{
+    char ms[16], *ans;
+    kd_endpoints ep;
+    memset(a, 0, sizeof *a);
+    a->b = b, a->gw.pid = -1, a->gw.to = a->gw.from = -1, a->next_id = 10, a->rng = 0x9E3779B97F4A7C15ULL;
+    kd_lat_reader_init(&a->r, -1);
+    if (kd_bench_mkdtemp(b, "agent", a->dir, sizeof a->dir) != 0) {
+        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+        return -1;
+    }
+    snprintf(a->data, sizeof a->data, "%s/data", a->dir);
+    snprintf(a->keys, sizeof a->keys, "%s/keys", a->dir);
+    snprintf(a->log, sizeof a->log, "%s/gateway.log", a->dir);
+    for (int i = 1; i <= 2; i++) {
+        kd_key key;
+        char name[16];
+        snprintf(name, sizeof name, "agent%d", i);
+        kd_err err = kd_key_generate(&key);
+        if (!err)
+            err = kd_key_save(a->keys, name, &key, why, why_len);
+        memset(&key, 0, sizeof key);
+        if (err)
+            return -1;
+    }
+    snprintf(ms, sizeof ms, "%u", block_ms);
+    char *argv[10] = {(char *)b->kdapp_path, "mcp", "--stdio", "--data", a->data, "--keys", a->keys};
+    if (block_ms != KD_DEVNET_DEFAULT_BLOCK_MS) /* the default as a user gets it: no flag */
+        argv[7] = "--block-ms", argv[8] = ms;
+    if (kd_lat_spawn(&a->gw, argv, NULL, a->log, 1) != 0) {
+        snprintf(why, why_len, "cannot start kdapp mcp --stdio: %s", strerror(errno));
+        return -1;
+    }
+    a->r.fd = a->gw.from;
+    if (kd_lat_stdio_handshake(a->gw.to, &a->r) != 0) {
+        snprintf(why, why_len, "kdapp mcp --stdio did not answer initialize");
+        return -1;
+    }
+    static const char start[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+                                "\"kdapp_start_episode\",\"arguments\":{\"cap\":2}}}\n";
+    json_t *j = NULL;
+    if (kd_lat_stdio_rpc(a->gw.to, &a->r, start, 2, KD_LAT_START_S, &ans) != 0 || !(j = json_loads(ans, 0, NULL))) {
+        snprintf(why, why_len, "kdapp_start_episode failed");
+        return -1;
+    }
+    a->episode = (uint32_t)json_integer_value(
+        json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
+    json_decref(j);
+    int rv = kd_endpoints_default(a->data, &ep) == KD_OK ? nng_sub0_open(&a->sub) : NNG_EINVAL;
+    a->sub_open = rv == 0;
+    if (rv == 0)
+        rv = nng_socket_set(a->sub, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, strlen(KD_TOPIC_BLOCK) + 1);
+    if (rv == 0)
+        rv = nng_dial(a->sub, ep.publish, NULL, 0);
+    if (rv == 0)
+        rv = nng_socket_get_int(a->sub, NNG_OPT_RECVFD, &a->sub_fd);
+    if (rv != 0) {
+        snprintf(why, why_len, "the gateway's views socket: %s", nng_strerror(rv));
+        return -1;
+    }
+    kd_lat_sleep(0.1); /* the subscription reaches the PUB side */
+    return 0;
+}
+
+static void agent_close(agent *a)
+{
+    if (a->sub_open)
+        nng_close(a->sub);
+    kd_lat_stop(&a->gw);
+    kd_lat_reader_fini(&a->r);
+    kd_lat_rm_tree(a->dir);
+    memset(a, 0, sizeof *a);
+}
+
+/* `n` moves at `block_ms`: their durations into t[0..n). 0, or -1 with why. */
+static int measure(const kd_bench_ctx *b, unsigned block_ms, move_times *t, size_t n, unsigned *late, char *why,
+                   size_t why_len)
+{
+    agent a;
+    move_times warm;
+    unsigned warm_late = 0;
+    int rc = agent_open(b, &a, block_ms, why, why_len);
+    for (int i = 0; i < WARM_MOVES && rc == 0; i++)
+        rc = play(&a, &warm, &warm_late, why, why_len);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        kd_lat_sleep(next_uniform(&a.rng) * block_ms / 1e3);
+        rc = play(&a, &t[i], late, why, why_len);
+    }
+    if (rc != 0)
+        kd_lat_show_log(a.log);
+    agent_close(&a);
+    return rc;
+}
+
+/* "p50 / p99" of one column of the moves, in ms. */
+static void cell(const move_times *t, size_t n, size_t field, double *tmp, char *out, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = field == 0 ? t[i].total : field == 1 ? t[i].wait : t[i].rest;
+    double p50 = kd_bench_percentile(tmp, n, 0.5), p99 = kd_bench_percentile(tmp, n, 0.99);
+    snprintf(out, len, "%.2f / %.2f ms", p50 * 1e3, p99 * 1e3);
+}
+
+int kd_lat_agent_move(const kd_bench_ctx *b)
+{
+    static const unsigned intervals[] = {KD_DEVNET_DEFAULT_BLOCK_MS, 100};
+    static const char *const columns[] = {"block interval", "moves", "total p50 / p99", "block wait p50 / p99",
+                                          "rest p50 / p99"};
+    enum { N_INT = sizeof intervals / sizeof intervals[0], N_COL = sizeof columns / sizeof columns[0] };
+    size_t n = b->quick ? MOVES_QUICK : MOVES_FULL;
+    move_times *t = calloc(n, sizeof *t);
+    double *tmp = calloc(n, sizeof *tmp);
+    char text[N_INT][N_COL][64], why[512] = "";
+    const char *rows[N_INT * N_COL];
+    unsigned late = 0;
+    int failed = !t || !tmp;
+    for (size_t k = 0; k < N_INT && !failed; k++) {
+        if (measure(b, intervals[k], t, n, &late, why, sizeof why) != 0) {
+            failed = 1;
+            break;
+        }
+        snprintf(text[k][0], sizeof text[k][0], "%u ms%s", intervals[k],
+                 intervals[k] == KD_DEVNET_DEFAULT_BLOCK_MS ? " (default)" : "");
+        snprintf(text[k][1], sizeof text[k][1], "%zu", n);
+        for (size_t f = 0; f < 3; f++)
+            cell(t, n, f, tmp, text[k][2 + f], sizeof text[k][2 + f]);
+        for (size_t c = 0; c < N_COL; c++)
+            rows[k * N_COL + c] = text[k][c];
+    }
+    if (failed) {
+        kd_bench_heading(b,
+                         "latency: a whole move as an agent sees it (kdapp_execute_command on the embedded default)");
+        kd_bench_note(b, "FAILED: %s", why[0] ? why : "out of memory");
+    } else {
+        kd_bench_table(b, "agent-move",
+                       "latency: a whole move as an agent sees it (kdapp_execute_command on the embedded default, "
+                       "kdapp mcp --stdio), split at the commit of the block carrying it",
+                       columns, N_COL, rows, N_INT, NULL);
+        kd_bench_note(b,
+                      "agent move: each call after a pause drawn uniformly from one block interval (an agent "
+                      "thinking), so the wait for the next block is uniform over the interval; %u of %zu answers "
+                      "came before the bench saw their block (split put at the answer)",
+                      late, n * N_INT);
+    }
+    free(t);
+    free(tmp);
+    return failed;
+}
