@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 out=$("$KDAPP" bench --only latency --quick --dir "$T" --markdown "$T/perf.md")
 echo "$out"
 Q='\[quick: smoke test, not a measurement\] '
-N='[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?'
+N='[0-9][0-9,]*(\.[0-9]+)?(e[+-]?[0-9]+)?'
 ! grep -q FAILED <<<"$out" || fail "a scenario failed"
 # every line carries the smoke-test mark
 ! grep -v '^$' <<<"$out" | grep -qv "^$Q" || fail "a line without the quick mark"
@@ -25,7 +25,7 @@ for what in "its view at a SUB socket on the PUB socket" \
   for m in p50 p99 max; do
     grep -Eq "^$Q  $m +kdapp-c +$N us +\(min $N, max $N\)" <<<"$block" || fail "$what: no $m line"
   done
-  grep -Eq "^$Q +NNG PUB→SUB hop \+ one wr +$N us" <<<"$block" || fail "$what: no floor line"
+  grep -Eq "^$Q +NNG PUB→SUB hop \+ one write +$N us" <<<"$block" || fail "$what: no floor line"
   grep -Eq "^$Q +ratio $N .*target <= 3: (met|SHORT|WIDE)$" <<<"$block" || fail "$what: no p99 verdict"
 done
 

@@ -64,7 +64,7 @@ typedef struct {
     int sub_open, sub_fd;
     uint64_t sub_count;
     double sub_last;
-    kd_lat_proc stdio, http;
+    kd_bench_proc stdio, http;
     kd_lat_stream stdio_s, mcp_s, page_s; /* stdio_s reads the stdio gateway's stdout */
     /* the floor */
     nng_socket fpub, fsub;
@@ -122,7 +122,7 @@ static int sub_open(e2e *e, char *why, size_t why_len)
 }
 
 /* `kdapp mcp` attached to the hosted node: --stdio, or --http on a free port. */
-static int gateway_spawn(e2e *e, kd_lat_proc *p, int http)
+static int gateway_spawn(e2e *e, kd_bench_proc *p, int http)
 {
     char *argv[16] = {(char *)e->b->kdapp_path, "mcp"};
     int k = 2;
@@ -133,36 +133,31 @@ static int gateway_spawn(e2e *e, kd_lat_proc *p, int http)
                     "--views", e->chain->views_url, "--devnet", e->chain->devnet_url};
     for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
         argv[k++] = rest[i];
-    return kd_lat_spawn(p, argv, NULL, e->chain->log, !http);
+    return kd_bench_proc_spawn(p, argv, NULL, e->chain->log, !http);
 }
 
 static int stdio_open(e2e *e, char *why, size_t why_len)
 {
-    kd_lat_reader r;
+    kd_bench_proc *p = &e->stdio;
     char line[256];
-    int rc = -1;
-    if (gateway_spawn(e, &e->stdio, 0) != 0) {
+    if (gateway_spawn(e, p, 0) != 0) {
         snprintf(why, why_len, "cannot start kdapp mcp --stdio: %s", strerror(errno));
         return -1;
     }
-    kd_lat_reader_init(&r, e->stdio.from);
-    snprintf(line, sizeof line,
-             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"kdapp://"
-             "episodes/%u\"}}\n",
-             e->chain->episode);
-    if (kd_lat_stdio_handshake(e->stdio.to, &r) != 0 ||
-        kd_lat_stdio_rpc(e->stdio.to, &r, line, 2, KD_LAT_START_S, NULL) != 0) {
+    int n = snprintf(line, sizeof line,
+                     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":"
+                     "\"kdapp://episodes/%u\"}}\n",
+                     e->chain->episode);
+    if (kd_bench_handshake(p) != 0 || kd_bench_rpc(p, line, (size_t)n, 2, KD_LAT_START_S, NULL, NULL) != 0) {
         snprintf(why, why_len, "the attached stdio gateway did not answer initialize or resources/subscribe");
-        goto done;
+        return -1;
     }
     kd_lat_stream_init(&e->stdio_s);
-    e->stdio_s.fd = e->stdio.from; /* borrowed: kd_lat_stop closes it */
-    kd_lat_count(&e->stdio_s, MARK_MCP, r.buf, r.len);
-    fcntl(e->stdio.from, F_SETFL, fcntl(e->stdio.from, F_GETFL) | O_NONBLOCK);
-    rc = 0;
-done:
-    kd_lat_reader_fini(&r);
-    return rc;
+    e->stdio_s.fd = p->from; /* borrowed: kd_bench_proc_stop closes it */
+    kd_lat_count(&e->stdio_s, MARK_MCP, p->buf + p->off, p->len - p->off);
+    kd_bench_reader_consume(&p->out, p->len - p->off);
+    fcntl(p->from, F_SETFL, fcntl(p->from, F_GETFL) | O_NONBLOCK);
+    return 0;
 }
 
 static int http_open(e2e *e, char *why, size_t why_len)
@@ -172,7 +167,7 @@ static int http_open(e2e *e, char *why, size_t why_len)
         snprintf(why, why_len, "cannot start kdapp mcp --http: %s", strerror(errno));
         return -1;
     }
-    uint16_t port = kd_lat_http_port(e->chain->log, KD_LAT_START_S);
+    uint16_t port = kd_bench_http_port(&e->http, e->chain->log, KD_LAT_START_S);
     if (!port) {
         snprintf(why, why_len, "kdapp mcp --http did not say its port");
         return -1;
@@ -301,7 +296,7 @@ static void *forward_main(void *arg)
         if (nng_recvmsg(e->fsub, &m, 0) != 0)
             return NULL; /* closed */
         nng_msg_free(m);
-        if (kd_lat_write_all(e->fwd_pipe[1], FLOOR_LINE, sizeof FLOOR_LINE - 1) != 0)
+        if (kd_bench_write_all(e->fwd_pipe[1], FLOOR_LINE, sizeof FLOOR_LINE - 1) != 0)
             return NULL;
     }
 }
@@ -429,8 +424,8 @@ static void e2e_close(e2e *e)
 {
     kd_lat_stream_close(&e->mcp_s);
     kd_lat_stream_close(&e->page_s);
-    kd_lat_stop(&e->stdio);
-    kd_lat_stop(&e->http);
+    kd_bench_proc_stop(&e->stdio, 1);
+    kd_bench_proc_stop(&e->http, 1);
     if (e->sub_open)
         nng_close(e->sub);
     if (e->floor_open) {
@@ -451,8 +446,8 @@ static int e2e_open(const kd_bench_ctx *b, kd_lat_chain *c, e2e *e, char *why, s
 {
     memset(e, 0, sizeof *e);
     e->b = b, e->chain = c;
-    e->stdio.pid = e->http.pid = -1;
-    e->stdio.to = e->stdio.from = e->http.to = e->http.from = -1;
+    kd_bench_proc_init(&e->stdio);
+    kd_bench_proc_init(&e->http);
     kd_lat_stream_init(&e->stdio_s), kd_lat_stream_init(&e->mcp_s), kd_lat_stream_init(&e->page_s);
     if (sub_open(e, why, why_len) != 0 || stdio_open(e, why, why_len) != 0 || http_open(e, why, why_len) != 0 ||
         settle(e, why, why_len) != 0)
@@ -476,7 +471,7 @@ static int scenario_e2e(const kd_bench_ctx *b, kd_lat_chain *c)
     if (e2e_open(b, c, &e, why, sizeof why) != 0) {
         kd_bench_heading(b, "latency: block commit → clients");
         kd_bench_note(b, "FAILED: %s", why);
-        kd_lat_show_log(c->log);
+        kd_bench_show_log(c->log);
         e2e_close(&e);
         return N_EP;
     }

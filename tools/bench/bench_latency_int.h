@@ -17,63 +17,11 @@
 
 #include "engine/crypto.h"
 #include "tools/bench/bench.h"
+#include "tools/bench/bench_proc.h"
 #include "tools/chain/node.h"
 
-#define KD_LAT_START_S 30.0  /* a child opening its store and answering */
-#define KD_LAT_DELIVER_S 5.0 /* one block reaching every client, at most */
-#define KD_LAT_PROTOCOL "2025-11-25"
-
-/* ------------------------------------------------------- child processes */
-
-/* A child with pipes to its stdin and from its stdout (stdio gateways), or
- * with stdout and stderr into a log (HTTP gateways). */
-typedef struct {
-    pid_t pid;
-    int to, from; /* -1 when absent */
-} kd_lat_proc;
-
-/* Starts argv[0] (an absolute path) with the NULL-terminated `env` strings
- * added to ours (may be NULL) and stderr appended to `log`; with `pipes`,
- * stdin and stdout are pipes to us, else stdout goes to the log too. 0, or
- * -1 with errno. */
-int kd_lat_spawn(kd_lat_proc *p, char *const argv[], const char *const *env, const char *log, int pipes);
-/* Closes its stdin and sends SIGTERM; waits up to 5 s, then SIGKILL. Safe
- * to repeat; accepts a never-started process (pid 0 or -1). */
-void kd_lat_stop(kd_lat_proc *p);
-/* Writes all of `n` bytes; 0 or -1. */
-int kd_lat_write_all(int fd, const char *p, size_t n);
-/* Waits until `log` has a line "… http://ADDR:PORT/mcp …" (the HTTP
- * gateway's start line) and returns PORT, or 0 at the deadline. */
-uint16_t kd_lat_http_port(const char *log, double timeout_s);
-/* Resident memory (VmRSS) of a process in KiB; 0 when unknown. */
-unsigned long kd_lat_rss_kb(pid_t pid);
-/* Prints the last kilobyte of a log to stderr, after a failure. */
-void kd_lat_show_log(const char *path);
-
-/* ----------------------------------------------------------- line client */
-
-/* A buffered reader of one descriptor (a stdio gateway's stdout, an HTTP
- * connection before its event stream). */
-typedef struct {
-    int fd;
-    char *buf;
-    size_t len, cap;
-    char *line; /* the last line handed out */
-} kd_lat_reader;
-
-void kd_lat_reader_init(kd_lat_reader *r, int fd);
-void kd_lat_reader_fini(kd_lat_reader *r);
-/* The next line (newline stripped, NUL-terminated) into *line, valid until
- * the next call; 0, or -1 at EOF, on error or at `deadline` (kd_bench_now). */
-int kd_lat_read_line(kd_lat_reader *r, double deadline, char **line);
-
-/* Sends a request line on a stdio gateway and waits for the line holding
- * "id":id (notifications are skipped); 0 when it is a result without an
- * error, else -1. *answer (may be NULL) points into the reader until its
- * next use. */
-int kd_lat_stdio_rpc(int to, kd_lat_reader *r, const char *line, long id, double timeout_s, char **answer);
-/* initialize, then notifications/initialized. 0 or -1. */
-int kd_lat_stdio_handshake(int to, kd_lat_reader *r);
+#define KD_LAT_START_S KD_BENCH_START_S /* a child opening its store and answering */
+#define KD_LAT_DELIVER_S 5.0            /* one block reaching every client, at most */
 
 /* ----------------------------------------------------------- HTTP client */
 

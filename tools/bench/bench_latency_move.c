@@ -42,8 +42,7 @@
 typedef struct {
     const kd_bench_ctx *b;
     char dir[512], data[600], keys[600], log[600];
-    kd_lat_proc gw;
-    kd_lat_reader r;
+    kd_bench_proc gw; /* its stdout read by lines */
     nng_socket sub;
     int sub_open, sub_fd;
     uint32_t episode;
@@ -94,7 +93,7 @@ static int timed_call(agent *a, const char *line, long id, move_times *t, unsign
     char needle[32], *ans;
     int nl = snprintf(needle, sizeof needle, "\"id\":%ld", id);
     double t_blk = 0, t_ans = 0, t_send = kd_bench_now(), deadline = t_send + KD_LAT_START_S;
-    if (kd_lat_write_all(a->gw.to, line, strlen(line)) != 0) {
+    if (kd_bench_write_all(a->gw.to, line, strlen(line)) != 0) {
         snprintf(why, why_len, "the gateway closed its stdin");
         return -1;
     }
@@ -117,7 +116,7 @@ static int timed_call(agent *a, const char *line, long id, move_times *t, unsign
             nng_msg_free(m);
         }
         while (!t_ans && (pf[1].revents & (POLLIN | POLLHUP)) &&
-               kd_lat_read_line(&a->r, kd_bench_now() + 0.0005, &ans) == 0) {
+               kd_bench_read_line(&a->gw.out, kd_bench_now() + 0.0005, &ans, NULL) == 0) {
             const char *h = strstr(ans, needle);
             if (!h || (h[nl] != ',' && h[nl] != '}'))
                 continue;
@@ -159,8 +158,8 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
     char ms[16], *ans;
     kd_endpoints ep;
     memset(a, 0, sizeof *a);
-    a->b = b, a->gw.pid = -1, a->gw.to = a->gw.from = -1, a->next_id = 10, a->rng = 0x9E3779B97F4A7C15ULL;
-    kd_lat_reader_init(&a->r, -1);
+    a->b = b, a->next_id = 10, a->rng = 0x9E3779B97F4A7C15ULL;
+    kd_bench_proc_init(&a->gw);
     if (kd_bench_mkdtemp(b, "agent", a->dir, sizeof a->dir) != 0) {
         snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
         return -1;
@@ -183,19 +182,19 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
     char *argv[10] = {(char *)b->kdapp_path, "mcp", "--stdio", "--data", a->data, "--keys", a->keys};
     if (block_ms != KD_DEVNET_DEFAULT_BLOCK_MS) /* the default as a user gets it: no flag */
         argv[7] = "--block-ms", argv[8] = ms;
-    if (kd_lat_spawn(&a->gw, argv, NULL, a->log, 1) != 0) {
+    if (kd_bench_proc_spawn(&a->gw, argv, NULL, a->log, 1) != 0) {
         snprintf(why, why_len, "cannot start kdapp mcp --stdio: %s", strerror(errno));
         return -1;
     }
-    a->r.fd = a->gw.from;
-    if (kd_lat_stdio_handshake(a->gw.to, &a->r) != 0) {
+    if (kd_bench_handshake(&a->gw) != 0) {
         snprintf(why, why_len, "kdapp mcp --stdio did not answer initialize");
         return -1;
     }
     static const char start[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
                                 "\"kdapp_start_episode\",\"arguments\":{\"cap\":2}}}\n";
     json_t *j = NULL;
-    if (kd_lat_stdio_rpc(a->gw.to, &a->r, start, 2, KD_LAT_START_S, &ans) != 0 || !(j = json_loads(ans, 0, NULL))) {
+    if (kd_bench_rpc(&a->gw, start, sizeof start - 1, 2, KD_LAT_START_S, &ans, NULL) != 0 ||
+        !(j = json_loads(ans, 0, NULL))) {
         snprintf(why, why_len, "kdapp_start_episode failed");
         return -1;
     }
@@ -222,8 +221,7 @@ static void agent_close(agent *a)
 {
     if (a->sub_open)
         nng_close(a->sub);
-    kd_lat_stop(&a->gw);
-    kd_lat_reader_fini(&a->r);
+    kd_bench_proc_stop(&a->gw, 1);
     kd_lat_rm_tree(a->dir);
     memset(a, 0, sizeof *a);
 }
@@ -243,7 +241,7 @@ static int measure(const kd_bench_ctx *b, unsigned block_ms, move_times *t, size
         rc = play(&a, &t[i], late, why, why_len);
     }
     if (rc != 0)
-        kd_lat_show_log(a.log);
+        kd_bench_show_log(a.log);
     agent_close(&a);
     return rc;
 }

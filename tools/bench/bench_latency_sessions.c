@@ -30,7 +30,7 @@
 typedef struct {
     const kd_bench_ctx *b;
     kd_lat_chain *chain;
-    kd_lat_proc gw;
+    kd_bench_proc gw;
     char log[700];
     kd_lat_stream *s;
     size_t n, opened;
@@ -69,11 +69,11 @@ static int gateway_start(sessions *ss, uint16_t *port, char *why, size_t why_len
                     "--devnet",
                     ss->chain->devnet_url,
                     NULL};
-    if (kd_lat_spawn(&ss->gw, argv, env, ss->log, 0) != 0) {
+    if (kd_bench_proc_spawn(&ss->gw, argv, env, ss->log, 0) != 0) {
         snprintf(why, why_len, "cannot start kdapp mcp --http: %s", strerror(errno));
         return -1;
     }
-    if ((*port = kd_lat_http_port(ss->log, KD_LAT_START_S)) == 0) {
+    if ((*port = kd_bench_http_port(&ss->gw, ss->log, KD_LAT_START_S)) == 0) {
         snprintf(why, why_len, "the sessions' gateway did not say its port");
         return -1;
     }
@@ -220,7 +220,7 @@ static void close_all(sessions *ss)
         kd_lat_stream_close(&ss->s[i]);
     if (ss->ep >= 0)
         close(ss->ep);
-    kd_lat_stop(&ss->gw);
+    kd_bench_proc_stop(&ss->gw, 1);
     free(ss->s);
     free(ss->lat);
     free(ss->first);
@@ -234,7 +234,7 @@ int kd_lat_sessions(const kd_bench_ctx *b, kd_lat_chain *c)
     uint16_t port = 0;
     uint64_t base = 0;
     size_t blocks = 0;
-    ss.gw.pid = -1, ss.gw.to = ss.gw.from = -1;
+    kd_bench_proc_init(&ss.gw);
     snprintf(ss.log, sizeof ss.log, "%s/sessions.log", c->dir);
     kd_bench_heading(b,
                      "latency: %zu MCP sessions over HTTP on one gateway, each subscribed to the same episode with "
@@ -244,12 +244,12 @@ int kd_lat_sessions(const kd_bench_ctx *b, kd_lat_chain *c)
     if (gateway_start(&ss, &port, why, sizeof why) != 0)
         goto failed;
     kd_lat_sleep(0.5); /* started and quiet: its memory without sessions */
-    unsigned long rss0 = kd_lat_rss_kb(ss.gw.pid);
+    unsigned long rss0 = kd_bench_rss_kb(ss.gw.pid);
     double t_open = kd_bench_now();
     if (open_all(&ss, port, why, sizeof why) != 0 || settle(&ss, &base, why, sizeof why) != 0)
         goto failed;
     t_open = kd_bench_now() - t_open;
-    unsigned long rss_n = kd_lat_rss_kb(ss.gw.pid);
+    unsigned long rss_n = kd_bench_rss_kb(ss.gw.pid);
     if (measure(&ss, base, &blocks, why, sizeof why) != 0)
         goto failed;
     double q[3];
@@ -273,7 +273,7 @@ int kd_lat_sessions(const kd_bench_ctx *b, kd_lat_chain *c)
     return 0;
 failed:
     kd_bench_note(b, "FAILED: %s", why);
-    kd_lat_show_log(ss.log);
+    kd_bench_show_log(ss.log);
     close_all(&ss);
     return 1;
 }

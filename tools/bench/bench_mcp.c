@@ -26,25 +26,18 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engine/crypto.h"
 #include "tools/bench/bench_mcp_int.h"
-
-extern char **environ;
 
 #define SDK_PIN "@modelcontextprotocol/sdk@1.32.2" /* as tests/client */
 #define ZOD_PIN "zod@3.25.76"
@@ -64,20 +57,6 @@ static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
                                 "  async () => reply);\n"
                                 "await server.connect(new StdioServerTransport());\n";
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
@@ -92,192 +71,7 @@ static void rm_tree(const char *dir)
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* ------------------------------------------------------------ processes */
-
-void kd_bench_proc_init(kd_bench_proc *p)
-{
-    memset(p, 0, sizeof *p);
-    p->pid = -1;
-    p->to = p->from = -1;
-}
-
-/*
- * Starts argv (PATH searched) with `extra_env` (may be NULL) added to ours,
- * stderr to `log` (NULL: /dev/null). With `pipes`, its stdin and stdout are
- * pipes to us; without, stdin is /dev/null and stdout goes to the log too.
- * Returns 0, or -1 with errno (p stays stopped).
- */
-static int proc_spawn(kd_bench_proc *p, char *const argv[], const char *log, const char *extra_env, int pipes)
-{
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, fa_ok = 0, rc = -1;
-    size_t n = 0;
-    char **envp = NULL;
-    posix_spawn_file_actions_t fa;
-
-    kd_bench_proc_init(p);
-    while (environ[n])
-        n++;
-    if ((envp = calloc(n + 2, sizeof *envp)) == NULL)
-        goto done;
-    memcpy(envp, environ, n * sizeof *envp);
-    envp[n] = (char *)extra_env;
-    if (pipes && (pipe(in) != 0 || pipe(out) != 0))
-        goto done;
-    for (int i = 0; i < 2; i++) {
-        if (in[i] >= 0)
-            fcntl(in[i], F_SETFD, FD_CLOEXEC);
-        if (out[i] >= 0)
-            fcntl(out[i], F_SETFD, FD_CLOEXEC);
-    }
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        goto done;
-    fa_ok = 1;
-    posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (pipes) {
-        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    } else {
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, 2, 1);
-    }
-    if ((errno = posix_spawnp(&p->pid, argv[0], &fa, NULL, argv, envp)) != 0) {
-        p->pid = -1;
-        goto done;
-    }
-    if (pipes) {
-        p->to = in[1], p->from = out[0];
-        in[1] = out[0] = -1;
-    }
-    rc = 0;
-done:
-    for (int i = 0; i < 2; i++) {
-        if (in[i] >= 0)
-            close(in[i]);
-        if (out[i] >= 0)
-            close(out[i]);
-    }
-    if (fa_ok)
-        posix_spawn_file_actions_destroy(&fa);
-    free(envp);
-    return rc;
-}
-
-/* Waits until `deadline` for the child to exit; its status, or -1. */
-static int proc_reap(kd_bench_proc *p, double deadline)
-{
-    int st;
-    for (;;) {
-        pid_t r = waitpid(p->pid, &st, WNOHANG);
-        if (r == p->pid) {
-            p->pid = -1;
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        }
-        if (r < 0 || kd_bench_now() >= deadline)
-            return -1;
-        nanosleep(&(struct timespec){0, 5000000}, NULL);
-    }
-}
-
-/*
- * Ends a child: closes its stdin (a stdio server exits on EOF) or, with
- * `term`, sends SIGTERM; waits a bounded time, then SIGTERM and SIGKILL.
- * Returns its exit status, or -1 when it had to be killed. Safe to repeat.
- */
-int kd_bench_proc_stop(kd_bench_proc *p, int term)
-{
-    int st = 0;
-    if (p->to >= 0)
-        close(p->to);
-    p->to = -1;
-    if (p->pid > 0) {
-        if (term)
-            kill(p->pid, SIGTERM);
-        if ((st = proc_reap(p, kd_bench_now() + 5)) < 0) {
-            kill(p->pid, SIGTERM);
-            if (proc_reap(p, kd_bench_now() + 2) < 0) {
-                kill(p->pid, SIGKILL);
-                waitpid(p->pid, NULL, 0);
-                p->pid = -1;
-            }
-        }
-    }
-    if (p->from >= 0)
-        close(p->from);
-    free(p->buf);
-    kd_bench_proc_init(p);
-    return st;
-}
-
-/* The next line from the child (newline stripped, NUL-terminated), valid
- * until the next read. 0, or -1 when closed, at `deadline` or out of memory. */
-static int proc_line(kd_bench_proc *p, double deadline, char **line, size_t *len)
-{
-    for (;;) {
-        char *nl = p->len > p->off ? memchr(p->buf + p->off, '\n', p->len - p->off) : NULL;
-        if (nl) {
-            *nl = '\0';
-            *line = p->buf + p->off;
-            *len = (size_t)(nl - *line);
-            p->off = (size_t)(nl + 1 - p->buf);
-            return 0;
-        }
-        if (p->off) {
-            memmove(p->buf, p->buf + p->off, p->len - p->off);
-            p->len -= p->off;
-            p->off = 0;
-        }
-        if (p->len == p->cap) {
-            size_t cap = p->cap ? 2 * p->cap : 65536;
-            char *nb = cap <= ((size_t)16 << 20) ? realloc(p->buf, cap) : NULL;
-            if (!nb)
-                return -1;
-            p->buf = nb, p->cap = cap;
-        }
-        double left = deadline - kd_bench_now();
-        struct pollfd pf = {.fd = p->from, .events = POLLIN};
-        int r = left > 0 ? poll(&pf, 1, (int)(left * 1000) + 1) : 0;
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        ssize_t n = read(p->from, p->buf + p->len, p->cap - p->len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p->len += (size_t)n;
-    }
-}
-
 /* -------------------------------------------------------- stdio client */
-
-/*
- * Sends one line (newline included) and waits for the answer to `id`,
- * skipping notifications. With id < 0 any line is the answer (the pipe
- * baseline). 0: a result; 1: an error answer or a tool error; -1: no answer.
- * *ans (may be NULL) points into the child's buffer until the next read.
- */
-static int rpc(kd_bench_proc *p, const char *req, size_t req_len, long id, double timeout_s, char **ans,
-               size_t *ans_len)
-{
-    double deadline = kd_bench_now() + timeout_s;
-    char needle[32], *line;
-    size_t len;
-    int n = snprintf(needle, sizeof needle, "\"id\":%ld", id);
-
-    if (write_all(p->to, req, req_len) != 0)
-        return -1;
-    for (;;) {
-        if (proc_line(p, deadline, &line, &len) != 0)
-            return -1;
-        const char *h = id < 0 ? line : strstr(line, needle);
-        if (!h || (id >= 0 && h[n] != ',' && h[n] != '}'))
-            continue;
-        if (ans)
-            *ans = line, *ans_len = len;
-        return id < 0 || (strstr(line, "\"result\":") && !strstr(line, "\"isError\":true")) ? 0 : 1;
-    }
-}
 
 /* One JSON-RPC request line of fixed size for `id`; returns its length. */
 size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, const char *args)
@@ -287,18 +81,6 @@ size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, cons
                      "\"arguments\":%s}}\n",
                      id, tool, args);
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
-}
-
-/* initialize and notifications/initialized. 0, or -1 (no or wrong answer). */
-static int handshake(kd_bench_proc *p)
-{
-    static const char init[] =
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"" KD_BENCH_PROTOCOL
-        "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"kdapp-bench\",\"version\":\"0.1.0\"}}}\n";
-    static const char done[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
-    if (rpc(p, init, sizeof init - 1, 1, KD_BENCH_START_S, NULL, NULL) != 0)
-        return -1;
-    return write_all(p->to, done, sizeof done - 1);
 }
 
 /* Latencies of one run, grown as needed. */
@@ -337,7 +119,7 @@ static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, l
     while (t - t0 < min_s) {
         long id = raw ? -1 : (*next_id)++;
         size_t len = raw ? strlen(raw) : kd_bench_call_line(req, sizeof req, id, KD_BENCH_TOOL, args);
-        int rc = rpc(p, raw ? raw : req, len, id, KD_BENCH_CALL_S, &ans, &ans_len);
+        int rc = kd_bench_rpc(p, raw ? raw : req, len, id, KD_BENCH_CALL_S, &ans, &ans_len);
         if (rc != 0) {
             snprintf(why, why_len, "%.300s", rc < 0 ? "no answer (closed or timed out)" : ans);
             return -1;
@@ -380,7 +162,7 @@ static void floor_serve(int in, int out, const char *reply, size_t reply_len)
             if (m == 0 || m >= out_cap - 1)
                 _exit(1);
             enc[m++] = '\n';
-            if (write_all(out, enc, m) != 0)
+            if (kd_bench_write_all(out, enc, m) != 0)
                 _exit(1);
             len -= (size_t)(nl + 1 - buf);
             memmove(buf, nl + 1, len);
@@ -421,6 +203,7 @@ static int floor_spawn(kd_bench_proc *p, const char *reply, size_t reply_len)
 /* Starts `kdapp mcp` on the fixture (http: "127.0.0.1:0", else stdio). */
 int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, const char *http, kd_bench_proc *p)
 {
+    static const char *const rate_env[] = {RATE_ENV, NULL};
     char *argv[12];
     int k = 0;
     argv[k++] = (char *)b->kdapp_path;
@@ -435,25 +218,9 @@ int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, con
     argv[k++] = "--keys";
     argv[k++] = (char *)f->keys;
     argv[k] = NULL;
-    if (proc_spawn(p, argv, f->log, RATE_ENV, 1) != 0)
+    if (kd_bench_proc_spawn(p, argv, rate_env, f->log, 1) != 0)
         return -1;
-    return http ? 0 : handshake(p);
-}
-
-/* The last part of a log, to stderr, when something failed. */
-void kd_bench_show_log(const char *path)
-{
-    char buf[1200];
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return;
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    fseek(fp, size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0, SEEK_SET);
-    size_t n = fread(buf, 1, sizeof buf - 1, fp);
-    buf[n] = '\0';
-    fclose(fp);
-    fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
+    return http ? 0 : kd_bench_handshake(p);
 }
 
 /*
@@ -495,7 +262,8 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
         goto fail;
     }
     len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", "{\"cap\":6}");
-    if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 || !(j = json_loads(ans, 0, NULL))) {
+    if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
+        !(j = json_loads(ans, 0, NULL))) {
         snprintf(why, why_len, "kdapp_start_episode failed");
         goto fail;
     }
@@ -508,15 +276,15 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
                  "\"player\":\"%c\"}}",
                  f->episode, moves[i][0], moves[i][1], i % 2 ? 'O' : 'X');
         len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", args);
-        if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
+        if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
             snprintf(why, why_len, "move %d was not applied: %.200s", i + 1, ans);
             goto fail;
         }
     }
     snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
     len = kd_bench_call_line(req, sizeof req, f->next_id++, KD_BENCH_TOOL, args);
-    if (rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 || !(j = json_loads(ans, 0, NULL)) ||
-        !strstr(ans, "\"next_to_remove\":{") || !(f->reply = malloc(len + 2)) ||
+    if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
+        !(j = json_loads(ans, 0, NULL)) || !strstr(ans, "\"next_to_remove\":{") || !(f->reply = malloc(len + 2)) ||
         !(f->result = json_dumps(json_object_get(j, "result"), JSON_COMPACT))) {
         snprintf(why, why_len, "the strategy context is missing or has no next_to_remove");
         goto fail;
@@ -613,9 +381,9 @@ static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_p
 static int run_tool(char *const argv[], const char *log, double timeout_s)
 {
     kd_bench_proc p;
-    if (proc_spawn(&p, argv, log, NULL, 0) != 0)
+    if (kd_bench_proc_spawn(&p, argv, NULL, log, 0) != 0)
         return -1;
-    int st = proc_reap(&p, kd_bench_now() + timeout_s);
+    int st = kd_bench_proc_reap(&p, kd_bench_now() + timeout_s);
     if (st < 0)
         kd_bench_proc_stop(&p, 1);
     return st;
@@ -675,7 +443,7 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     }
     kd_bench_note(b, "mcp vs TypeScript SDK: installed " SDK_PIN " " ZOD_PIN " in %.1f s", kd_bench_now() - t);
     snprintf(log, sizeof log, "%s/node.log", dir);
-    if (proc_spawn(&ts, node, log, NULL, 1) != 0 || handshake(&ts) != 0) {
+    if (kd_bench_proc_spawn(&ts, node, NULL, log, 1) != 0 || kd_bench_handshake(&ts) != 0) {
         kd_bench_note(b, "mcp vs TypeScript SDK: failed: the TypeScript server did not answer initialize");
         kd_bench_show_log(log);
         missed = 2;

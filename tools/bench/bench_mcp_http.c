@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #include "tools/bench/bench_mcp_int.h"
 
@@ -257,27 +255,6 @@ static int ref_start(ref_server *rs, const char *reply, size_t len)
     return rs->port ? 0 : -1;
 }
 
-/* The port a `kdapp mcp --http 127.0.0.1:0` announces on stderr (its log). */
-static uint16_t gateway_port(kd_bench_proc *gw, const char *log)
-{
-    for (double deadline = kd_bench_now() + KD_BENCH_START_S; kd_bench_now() < deadline;) {
-        char buf[4096];
-        FILE *fp = fopen(log, "r");
-        size_t n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-        unsigned port = 0;
-        if (fp)
-            fclose(fp);
-        buf[n] = '\0';
-        const char *at = strstr(buf, "serving MCP on http://127.0.0.1:");
-        if (at && sscanf(at + sizeof "serving MCP on http://127.0.0.1:" - 1, "%u", &port) == 1 && port)
-            return (uint16_t)port;
-        if (waitpid(gw->pid, NULL, WNOHANG) != 0)
-            return 0;
-        nanosleep(&(struct timespec){0, 20000000}, NULL);
-    }
-    return 0;
-}
-
 /* Either side of an HTTP comparison: the gateway (0) or the reference (1),
  * `clients` threads; each side's calls per client grown until a run lasts
  * b->run_s. */
@@ -314,7 +291,7 @@ int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f)
         snprintf(why, sizeof why, "cannot start kdapp mcp --http");
         goto failed;
     }
-    uint16_t port = gateway_port(&gw, f->log);
+    uint16_t port = kd_bench_http_port(&gw, f->log, KD_BENCH_START_S);
     if (!port || ref_start(&rs, f->reply, f->reply_len - 1) != 0) {
         snprintf(why, sizeof why, port ? "the libmicrohttpd baseline did not start" : "kdapp mcp --http did not start");
         goto failed;

@@ -1,7 +1,8 @@
 /*
  * bench_mcp_int.h — what the gateway scenarios of `kdapp bench` share:
- * bench_mcp.c (child processes, the stdio client, the fixture, the stdio
- * and TypeScript scenarios) and bench_mcp_http.c (the HTTP scenario).
+ * bench_mcp.c (the fixture, the stdio and TypeScript scenarios) and
+ * bench_mcp_http.c (the HTTP scenario); child processes and the stdio
+ * client are bench_proc.h's.
  * Internal to the bench; single-threaded except where noted.
  */
 #ifndef KD_TOOLS_BENCH_MCP_INT_H
@@ -12,20 +13,11 @@
 #include <sys/types.h>
 
 #include "tools/bench/bench.h"
+#include "tools/bench/bench_proc.h" /* kd_bench_proc, kd_bench_proc_init/_stop, kd_bench_show_log */
 
-#define KD_BENCH_START_S 30.0       /* a server opening its store and answering initialize */
 #define KD_BENCH_CALL_S 10.0        /* one call, a move included (it waits for its block) */
 #define KD_BENCH_ID_BASE 100000000L /* nine-digit ids: every request has the same size */
-#define KD_BENCH_PROTOCOL "2025-11-25"
 #define KD_BENCH_TOOL "kdapp_get_strategy_context"
-
-/* A child with a pipe to its stdin and one from its stdout, read by lines. */
-typedef struct {
-    pid_t pid;
-    int to, from;
-    char *buf;
-    size_t len, cap, off; /* buf[off..len) is unread */
-} kd_bench_proc;
 
 /* The scratch data directory, keys and episode every scenario uses. */
 typedef struct {
@@ -37,14 +29,6 @@ typedef struct {
     long next_id; /* the next request id on stdio gateways */
 } kd_bench_fixture;
 
-/* A stopped process (pid -1, no descriptors). */
-void kd_bench_proc_init(kd_bench_proc *p);
-
-/* Ends a child: closes its stdin (a stdio server exits on EOF) or, with
- * `term`, sends SIGTERM; waits a bounded time, then SIGTERM and SIGKILL.
- * Returns its exit status, or -1 when it had to be killed. Safe to repeat. */
-int kd_bench_proc_stop(kd_bench_proc *p, int term);
-
 /* Starts `kdapp mcp` with the calls-per-second limit lifted on the
  * fixture: `http` is "ADDR:PORT" for Streamable HTTP (the caller reads the
  * port from f->log), NULL for stdio (then initialized here). 0 or -1. */
@@ -52,9 +36,6 @@ int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, con
 
 /* One tools/call request line (newline included) for `id`; its length, 0 when `cap` is too small. */
 size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, const char *args);
-
-/* Prints the last kilobyte of a log to stderr, after a failure. */
-void kd_bench_show_log(const char *path);
 
 /* The HTTP scenario (bench_mcp_http.c); the number of targets missed. */
 int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f);
