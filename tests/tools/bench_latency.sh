@@ -38,15 +38,15 @@ grep -Eq "^$Q  gateway memory per MCP session \(VmRSS with them − without, / s
 
 grep -Eq "^${Q}latency: a whole move as an agent sees it" <<<"$out" || fail "no agent-move table"
 ms="$N / $N ms"
-grep -Eq "^$Q  200 ms \(default\) \| 4 \| $ms \| $ms \| $ms$" <<<"$out" || fail "no 200 ms row"
-grep -Eq "^$Q  100 ms \| 4 \| $ms \| $ms \| $ms$" <<<"$out" || fail "no 100 ms row"
+grep -Eq "^$Q  100 ms \(default\) \| 4 \| $ms \| $ms \| $ms$" <<<"$out" || fail "no 100 ms row"
+grep -Eq "^$Q  20 ms \| 4 \| $ms \| $ms \| $ms$" <<<"$out" || fail "no 20 ms row"
 grep -Eq "^${Q}[0-9]+ targets? missed, [0-9]+ too noisy to judge" <<<"$out" || fail "no summary"
 
 # the report carries them
 grep -q "latency: block commit → notifications/resources/updated at an MCP client over stdio" "$T/perf.md" \
   || fail "markdown: no stdio row"
 grep -q "gateway memory per MCP session" "$T/perf.md" || fail "markdown: no sessions figure"
-grep -q "| 100 ms | 4 |" "$T/perf.md" || fail "markdown: no agent-move table"
+grep -q "| 20 ms | 4 |" "$T/perf.md" || fail "markdown: no agent-move table"
 # KDAPP_MCP_SESSIONS bounds the sessions: with 2, a third initialize is
 # refused with 503 naming the limit; a malformed value is a usage error
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'

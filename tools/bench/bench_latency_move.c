@@ -3,7 +3,9 @@
  * (bench_latency_int.h): `kdapp_execute_command` on the embedded default,
  * `kdapp mcp --stdio` with its own engine and devnet, from the request
  * line written to the answer read, at the default block interval
- * (KD_DEVNET_DEFAULT_BLOCK_MS) and at Kaspa's 100 ms.
+ * (KD_DEVNET_DEFAULT_BLOCK_MS, Kaspa's 100 ms) and at 20 ms (a fast local
+ * devnet, --block-ms 20): the block wait follows the interval, the rest
+ * does not.
  *
  * The split. The embedded gateway publishes its engine's views on the
  * data directory's default socket (tools/common/endpoints.h); the bench
@@ -257,7 +259,7 @@ static void cell(const move_times *t, size_t n, size_t field, double *tmp, char 
 
 int kd_lat_agent_move(const kd_bench_ctx *b)
 {
-    static const unsigned intervals[] = {KD_DEVNET_DEFAULT_BLOCK_MS, 100};
+    static const unsigned intervals[] = {KD_DEVNET_DEFAULT_BLOCK_MS, 20};
     static const char *const columns[] = {"block interval", "moves", "total p50 / p99", "block wait p50 / p99",
                                           "rest p50 / p99"};
     enum { N_INT = sizeof intervals / sizeof intervals[0], N_COL = sizeof columns / sizeof columns[0] };
