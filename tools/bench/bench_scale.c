@@ -39,10 +39,13 @@
 #define MAX_ROWS 6
 #define MAX_RUNS 64
 #define LIST_TOOL "kdapp_list_episodes"
+#define RECENT 1000 /* the newest episodes: the games of the day */
 
 typedef struct {
     double episodes, txs, entries, grow_s;
-    double apply_us, apply_x, revert_us, revert_x, query_us, query_x, list_us, list_x;
+    double apply_us, apply_x, revert_us, revert_x;     /* on the newest episodes (the games being played) */
+    double wapply_us, wapply_x, wrevert_us, wrevert_x; /* on episodes drawn from the whole store */
+    double query_us, query_x, list_us, list_x;
     double replay_s, replay_tps;
     double file_mib, bytes_per_tx, log_per_tx, undo_mib, undo_records, undo_per_record, state_per_ep;
     kd_scale_mem daemon, gateway;
@@ -50,15 +53,15 @@ typedef struct {
 
 /* Every run's figures of both sides of one paired comparison, for the table. */
 typedef struct {
-    double v[2][2][MAX_RUNS]; /* [side][metric][run] */
+    double v[2][KD_BENCH_METRICS_MAX][MAX_RUNS]; /* [side][metric][run] */
     size_t n[2];
 } run_log;
 
-static void log_run(run_log *l, int side, double a, double c)
+static void log_run(run_log *l, int side, const double *out, size_t n_metrics)
 {
     if (l->n[side] < MAX_RUNS) {
-        l->v[side][0][l->n[side]] = a;
-        l->v[side][1][l->n[side]] = c;
+        for (size_t k = 0; k < n_metrics; k++)
+            l->v[side][k][l->n[side]] = out[k];
         l->n[side]++;
     }
 }
@@ -170,7 +173,7 @@ static kd_err measure_replay(kd_scale_store *s, scale_row *r, char *why, size_t 
 
 typedef struct {
     kd_engine *engine[2];
-    kd_scale_probe *probe[2];
+    kd_scale_probe *probe[2][2]; /* [side]: the newest episodes, the whole store */
     kd_sig_pool *pool;
     const kd_bench_ctx *b;
     run_log log;
@@ -190,35 +193,44 @@ static kd_err ingest(kd_engine *e, const kd_buf *msg, size_t want_txs)
     return err;
 }
 
+/* Applies and reverts probe `p` once, adding the times (s) to t[0], t[1]. */
+static kd_err apply_cycle(apply_ctx *c, kd_engine *e, kd_scale_probe *p, double *t)
+{
+    kd_sig_batch *batch = kd_sig_pool_start(c->pool, p->jobs, p->moves);
+    kd_engine_use_sig_batch(e, batch);
+    double t0 = kd_bench_now();
+    kd_err err = ingest(e, &p->accept, p->moves);
+    double t1 = kd_bench_now();
+    if (!err)
+        err = ingest(e, &p->revert, 0);
+    t[0] += t1 - t0;
+    t[1] += kd_bench_now() - t1;
+    kd_engine_use_sig_batch(e, NULL);
+    kd_sig_pool_finish(c->pool, batch);
+    return err;
+}
+
+/* Apply then revert of each probe in turn (their signatures verified
+ * ahead, as the daemon's verifier pool does): us per move of each. */
 static int apply_run(void *ctx, int side, double *out, char *why, size_t why_len)
 {
     apply_ctx *c = ctx;
     kd_engine *e = c->engine[side];
-    kd_scale_probe *p = c->probe[side];
-    kd_sig_batch *batch = kd_sig_pool_start(c->pool, p->jobs, p->moves);
-    kd_engine_use_sig_batch(e, batch);
-    double apply = 0, revert = 0, t_end = kd_bench_now() + c->b->run_s;
+    double t[4] = {0}, t_end = kd_bench_now() + c->b->run_s;
     size_t cycles = 0;
     kd_err err = KD_OK;
     while (!err && (cycles < 3 || kd_bench_now() < t_end)) {
-        double t0 = kd_bench_now();
-        if ((err = ingest(e, &p->accept, p->moves)))
-            break;
-        double t1 = kd_bench_now();
-        err = ingest(e, &p->revert, 0);
-        revert += kd_bench_now() - t1;
-        apply += t1 - t0;
+        if (!(err = apply_cycle(c, e, c->probe[side][0], t)))
+            err = apply_cycle(c, e, c->probe[side][1], t + 2);
         cycles++;
     }
-    kd_engine_use_sig_batch(e, NULL);
-    kd_sig_pool_finish(c->pool, batch);
     if (err) {
-        snprintf(why, why_len, "the probe block was not applied and reverted: %s", kd_err_str(err));
+        snprintf(why, why_len, "a probe block was not applied and reverted: %s", kd_err_str(err));
         return -1;
     }
-    out[0] = apply * 1e6 / (double)(cycles * p->moves);
-    out[1] = revert * 1e6 / (double)(cycles * p->moves);
-    log_run(&c->log, side, out[0], out[1]);
+    for (int k = 0; k < 4; k++)
+        out[k] = t[k] * 1e6 / (double)(cycles * c->probe[side][k / 2]->moves);
+    log_run(&c->log, side, out, 4);
     return 0;
 }
 
@@ -263,7 +275,7 @@ static int query_run(void *ctx, int side, double *out, char *why, size_t why_len
     }
     out[0] = query * 1e6 / (double)calls;
     out[1] = list * 1e6 / (double)calls;
-    log_run(&c->log, side, out[0], out[1]);
+    log_run(&c->log, side, out, 2);
     return 0;
 }
 
@@ -273,7 +285,7 @@ static int query_run(void *ctx, int side, double *out, char *why, size_t why_len
 typedef struct {
     char dir[400], log[512], keys[512];
     kd_engine *engine;
-    kd_scale_probe probe;
+    kd_scale_probe probe, wide; /* moves on the newest episodes; on episodes from the whole store */
     uint32_t episodes;
     pid_t daemon;
     kd_bench_fixture fx;
@@ -284,6 +296,7 @@ static void side_fini(side_store *x)
     kd_scale_daemon_stop(x->daemon);
     kd_engine_close(x->engine);
     kd_scale_probe_fini(&x->probe);
+    kd_scale_probe_fini(&x->wide);
     if (x->dir[0])
         kd_remove_tree(x->dir);
     memset(x, 0, sizeof *x);
@@ -302,7 +315,10 @@ static kd_err side_open(kd_scale_store *s, const char *tag, size_t moves, uint64
     snprintf(x->keys, sizeof x->keys, "%s/keys", x->dir);
     mkdir(x->keys, 0700);
     kd_err err = kd_scale_engine_open(s, x->dir, 0, &x->engine, why, why_len);
-    if (!err && (err = kd_scale_probe_make(s, x->engine, s->episodes, moves, seed, &x->probe)))
+    uint32_t newest = s->episodes > RECENT ? s->episodes - RECENT + 1 : 1;
+    if (!err && (err = kd_scale_probe_make(s, x->engine, newest, s->episodes, moves, seed, &x->probe)) == KD_OK)
+        err = kd_scale_probe_make(s, x->engine, 1, s->episodes, moves, seed + 1, &x->wide);
+    if (err)
         snprintf(why, why_len, "no live episode to move in %.200s: %s", x->dir, kd_err_str(err));
     return err;
 }
@@ -345,11 +361,15 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
     apply_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return KD_ERR_NOMEM;
-    *c = (apply_ctx){.engine = {x[0].engine, x[1].engine}, .probe = {&x[0].probe, &x[1].probe}, .b = sr->b};
+    *c = (apply_ctx){.engine = {x[0].engine, x[1].engine},
+                     .probe = {{&x[0].probe, &x[0].wide}, {&x[1].probe, &x[1].wide}},
+                     .b = sr->b};
     kd_err err = kd_sig_pool_alloc(1, &c->pool);
     char scenario[160], subject[64], baseline[64];
-    snprintf(scenario, sizeof scenario, "scale %u episodes: apply and revert of a block of %zu moves on live episodes",
-             x[0].episodes, x[0].probe.moves);
+    snprintf(scenario, sizeof scenario,
+             "scale %u episodes: apply and revert of blocks of %zu moves on live episodes, among the newest %d and "
+             "(all) drawn from the whole store",
+             x[0].episodes, x[0].probe.moves, RECENT);
     snprintf(subject, sizeof subject, "store of %u episodes", x[0].episodes);
     snprintf(baseline, sizeof baseline, "store of %u episodes", x[1].episodes);
     char id[32];
@@ -358,14 +378,19 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
                        .scenario = scenario,
                        .subject = subject,
                        .baseline = baseline,
-                       .metrics = {{"apply", "us/move", 1.2, 0}, {"revert", "us/move", 1.2, 0}},
-                       .n_metrics = 2,
+                       .metrics = {{"apply", "us/move", 1.2, 0},
+                                   {"revert", "us/move", 1.2, 0},
+                                   {"apply all", "us/move", 1.2, 0},
+                                   {"revert all", "us/move", 1.2, 0}},
+                       .n_metrics = 4,
                        .run = apply_run,
                        .ctx = c};
     if (!err) {
         sr->missed += kd_bench_paired(sr->b, &p);
         log_summary(&c->log, 0, &r->apply_us, &r->apply_x);
         log_summary(&c->log, 1, &r->revert_us, &r->revert_x);
+        log_summary(&c->log, 2, &r->wapply_us, &r->wapply_x);
+        log_summary(&c->log, 3, &r->wrevert_us, &r->wrevert_x);
     } else
         snprintf(why, why_len, "no verifier pool: %s", kd_err_str(err));
     kd_sig_pool_free(c->pool);
@@ -473,16 +498,17 @@ static void write_data(FILE *fp, const scale_row *rows, size_t n)
 {
     fprintf(fp, "# episodes\ttxs\tlog_entries\tapply_us\trevert_us\tquery_us\tlist_us\treplay_s\treplay_tx_s\t"
                 "file_mib\tbytes_per_tx\tundo_mib\tdaemon_anon_mib\tdaemon_rss_mib\tgateway_anon_mib\t"
-                "gateway_peak_mib\tapply_x\trevert_x\tquery_x\tlist_x\n");
+                "gateway_peak_mib\tapply_x\trevert_x\tquery_x\tlist_x\tapply_all_us\trevert_all_us\tapply_all_x\t"
+                "revert_all_x\n");
     for (size_t i = 0; i < n; i++) {
         const scale_row *r = &rows[i];
         fprintf(fp,
                 "%.0f\t%.0f\t%.0f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.0f\t%.2f\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t"
-                "%.3f\t%.3f\t%.3f\n",
+                "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n",
                 r->episodes, r->txs, r->entries, r->apply_us, r->revert_us, r->query_us, r->list_us, r->replay_s,
                 r->replay_tps, r->file_mib, r->bytes_per_tx, r->undo_mib, r->daemon.anon_kb / 1024.0,
                 r->daemon.rss_kb / 1024.0, r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0, r->apply_x,
-                r->revert_x, r->query_x, r->list_x);
+                r->revert_x, r->query_x, r->list_x, r->wapply_us, r->wrevert_us, r->wapply_x, r->wrevert_x);
     }
 }
 
@@ -500,6 +526,8 @@ static const char gnuplot_script[] = "# scale.gp: the chart of kdapp bench --sca
                                      "set yrange [0:*]\n"
                                      "plot 'scale.tsv' using 1:4 with linespoints title 'apply / move', \\\n"
                                      "     '' using 1:5 with linespoints title 'revert / move', \\\n"
+                                     "     '' using 1:21 with linespoints title 'apply / move, whole store', \\\n"
+                                     "     '' using 1:22 with linespoints title 'revert / move, whole store', \\\n"
                                      "     '' using 1:6 with linespoints title 'strategy context', \\\n"
                                      "     '' using 1:7 with linespoints title 'list page'\n"
                                      "set logscale y\n"
@@ -558,6 +586,7 @@ static void report(const kd_bench_ctx *b, const scale_row *rows, size_t n)
                                           "txs (log entries)",
                                           "apply us/move (x ref)",
                                           "revert us/move (x ref)",
+                                          "apply / revert us/move, whole store (x ref)",
                                           "strategy us (x ref)",
                                           "list page us (x ref)",
                                           "replay s (tx/s)",
@@ -575,17 +604,19 @@ static void report(const kd_bench_ctx *b, const scale_row *rows, size_t n)
         snprintf(c[1], W, "%.0f (%.0f)", r->txs, r->entries);
         snprintf(c[2], W, "%.2f (%.2f)", r->apply_us, r->apply_x);
         snprintf(c[3], W, "%.2f (%.2f)", r->revert_us, r->revert_x);
-        snprintf(c[4], W, "%.0f (%.2f)", r->query_us, r->query_x);
-        snprintf(c[5], W, "%.0f (%.2f)", r->list_us, r->list_x);
-        snprintf(c[6], W, "%.2f (%.0f)", r->replay_s, r->replay_tps);
-        snprintf(c[7], W, "%.1f (%.0f)", r->file_mib, r->bytes_per_tx);
-        snprintf(c[8], W, "%.2f (%.0f)", r->undo_mib, r->undo_records);
-        snprintf(c[9], W, "%.1f / %.1f", r->daemon.anon_kb / 1024.0, r->daemon.rss_kb / 1024.0);
-        snprintf(c[10], W, "%.1f / %.1f", r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0);
+        snprintf(c[4], W, "%.2f (%.2f) / %.2f (%.2f)", r->wapply_us, r->wapply_x, r->wrevert_us, r->wrevert_x);
+        snprintf(c[5], W, "%.0f (%.2f)", r->query_us, r->query_x);
+        snprintf(c[6], W, "%.0f (%.2f)", r->list_us, r->list_x);
+        snprintf(c[7], W, "%.2f (%.0f)", r->replay_s, r->replay_tps);
+        snprintf(c[8], W, "%.1f (%.0f)", r->file_mib, r->bytes_per_tx);
+        snprintf(c[9], W, "%.2f (%.0f)", r->undo_mib, r->undo_records);
+        snprintf(c[10], W, "%.1f / %.1f", r->daemon.anon_kb / 1024.0, r->daemon.rss_kb / 1024.0);
+        snprintf(c[11], W, "%.1f / %.1f", r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0);
         for (size_t k = 0; k < NC; k++)
             rowp[i * NC + k] = c[k];
     }
     const char *dir = b->chart_dir ? b->chart_dir : ".";
+    mkdir(dir, 0755); /* the chart directory (its parent must exist) */
     char chart[4200];
     snprintf(chart, sizeof chart, "%s/scale.svg", dir);
     kd_bench_table(b, "scale", "Cost as the work grows", columns, NC, rowp, n, chart);

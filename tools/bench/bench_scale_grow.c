@@ -416,8 +416,8 @@ static int probe_move(kd_scale_store *s, kd_engine *engine, uint32_t id, uint64_
     return ok;
 }
 
-kd_err kd_scale_probe_make(kd_scale_store *s, kd_engine *engine, uint32_t episodes, size_t moves, uint64_t seed,
-                           kd_scale_probe *p)
+kd_err kd_scale_probe_make(kd_scale_store *s, kd_engine *engine, uint32_t first, uint32_t last, size_t moves,
+                           uint64_t seed, kd_scale_probe *p)
 {
     memset(p, 0, sizeof *p);
     kd_buf_init(&p->accept);
@@ -433,7 +433,7 @@ kd_err kd_scale_probe_make(kd_scale_store *s, kd_engine *engine, uint32_t episod
         kd_buf_init(&payloads[i]);
     uint64_t rng = seed;
     for (size_t tries = 0; !err && p->moves < moves && tries < moves * 50; tries++) {
-        uint32_t id = 1 + (uint32_t)(kd_type_rng_next(&rng) % episodes);
+        uint32_t id = first + (uint32_t)(kd_type_rng_next(&rng) % (last - first + 1));
         if (taken(p->ids, p->moves, id))
             continue;
         payloads[p->moves].len = 0;
@@ -444,7 +444,7 @@ kd_err kd_scale_probe_make(kd_scale_store *s, kd_engine *engine, uint32_t episod
         m.job->verdict = kd_sig_verify(&m.job->pubkey, m.job->digest, m.job->sig, m.job->sig_len);
         atomic_store(&m.job->state, 2); /* verified ahead, as the daemon's pool does */
         char text[64];
-        int n = snprintf(text, sizeof text, "scale/%s/probe/%zu", s->tag, p->moves);
+        int n = snprintf(text, sizeof text, "scale/%s/probe/%llx/%zu", s->tag, (unsigned long long)seed, p->moves);
         kd_sha256(text, (size_t)n, txs[p->moves].tx_id);
         txs[p->moves].payload = payloads[p->moves].data;
         txs[p->moves].payload_len = payloads[p->moves].len;

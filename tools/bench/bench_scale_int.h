@@ -77,11 +77,11 @@ typedef struct {
     kd_sig_job *jobs; /* their signatures, already verified */
 } kd_scale_probe;
 
-/* Builds a probe of up to `moves` moves on episodes drawn at random from
- * all of `engine`'s (ids 1..episodes; those in progress), signed with s's
- * keys. Errors: KD_ERR_NOT_FOUND (no live episode found), KD_ERR_NOMEM. */
-kd_err kd_scale_probe_make(kd_scale_store *s, kd_engine *engine, uint32_t episodes, size_t moves, uint64_t seed,
-                           kd_scale_probe *p) KD_WARN_UNUSED;
+/* Builds a probe of up to `moves` moves on episodes of `engine` drawn at
+ * random from ids first..last (those in progress), signed with s's keys.
+ * Errors: KD_ERR_NOT_FOUND (no live episode found), KD_ERR_NOMEM. */
+kd_err kd_scale_probe_make(kd_scale_store *s, kd_engine *engine, uint32_t first, uint32_t last, size_t moves,
+                           uint64_t seed, kd_scale_probe *p) KD_WARN_UNUSED;
 void kd_scale_probe_fini(kd_scale_probe *p);
 
 #endif
