@@ -177,6 +177,7 @@ typedef struct {
     kd_sig_pool *pool;
     const kd_bench_ctx *b;
     run_log log;
+    double commit_s[2], apply_s[2]; /* [side]: the synced commits of the applies, and the applies, in all */
 } apply_ctx;
 
 static kd_err ingest(kd_engine *e, const kd_buf *msg, size_t want_txs)
@@ -194,13 +195,16 @@ static kd_err ingest(kd_engine *e, const kd_buf *msg, size_t want_txs)
 }
 
 /* Applies and reverts probe `p` once, adding the times (s) to t[0], t[1]. */
-static kd_err apply_cycle(apply_ctx *c, kd_engine *e, kd_scale_probe *p, double *t)
+static kd_err apply_cycle(apply_ctx *c, int side, kd_scale_probe *p, double *t)
 {
+    kd_engine *e = c->engine[side];
     kd_sig_batch *batch = kd_sig_pool_start(c->pool, p->jobs, p->moves);
     kd_engine_use_sig_batch(e, batch);
     double t0 = kd_bench_now();
     kd_err err = ingest(e, &p->accept, p->moves);
     double t1 = kd_bench_now();
+    c->commit_s[side] += (double)kd_engine_last_commit_us(e) / 1e6;
+    c->apply_s[side] += t1 - t0;
     if (!err)
         err = ingest(e, &p->revert, 0);
     t[0] += t1 - t0;
@@ -215,13 +219,12 @@ static kd_err apply_cycle(apply_ctx *c, kd_engine *e, kd_scale_probe *p, double 
 static int apply_run(void *ctx, int side, double *out, char *why, size_t why_len)
 {
     apply_ctx *c = ctx;
-    kd_engine *e = c->engine[side];
     double t[4] = {0}, t_end = kd_bench_now() + c->b->run_s;
     size_t cycles = 0;
     kd_err err = KD_OK;
     while (!err && (cycles < 3 || kd_bench_now() < t_end)) {
-        if (!(err = apply_cycle(c, e, c->probe[side][0], t)))
-            err = apply_cycle(c, e, c->probe[side][1], t + 2);
+        if (!(err = apply_cycle(c, side, c->probe[side][0], t)))
+            err = apply_cycle(c, side, c->probe[side][1], t + 2);
         cycles++;
     }
     if (err) {
@@ -391,6 +394,11 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
         log_summary(&c->log, 1, &r->revert_us, &r->revert_x);
         log_summary(&c->log, 2, &r->wapply_us, &r->wapply_x);
         log_summary(&c->log, 3, &r->wrevert_us, &r->wrevert_x);
+        kd_bench_note(sr->b,
+                      "of the applies' time, the synced commit (LMDB's mdb_txn_commit) took %.0f %% (%u "
+                      "episodes) and %.0f %% (%u episodes)",
+                      100 * c->commit_s[0] / (c->apply_s[0] > 0 ? c->apply_s[0] : 1), x[0].episodes,
+                      100 * c->commit_s[1] / (c->apply_s[1] > 0 ? c->apply_s[1] : 1), x[1].episodes);
     } else
         snprintf(why, why_len, "no verifier pool: %s", kd_err_str(err));
     kd_sig_pool_free(c->pool);
