@@ -146,7 +146,7 @@ done:
 /* The whole log replayed into an empty store, as `kdapp replay` does. */
 static kd_err measure_replay(kd_scale_store *s, scale_row *r, char *why, size_t why_len)
 {
-    char into[400];
+    char into[400] = "";
     kd_engine *src = NULL, *dst = NULL;
     kd_replay_report rep;
     kd_tip tip = {0};
@@ -164,8 +164,7 @@ static kd_err measure_replay(kd_scale_store *s, scale_row *r, char *why, size_t 
     r->replay_tps = r->replay_s > 0 ? (double)s->txs / r->replay_s : 0;
     kd_engine_close(dst);
     kd_engine_close(src);
-    if (into[0] && !err)
-        kd_remove_tree(into);
+    kd_remove_tree(into);
     return err;
 }
 
