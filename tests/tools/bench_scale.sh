@@ -35,7 +35,7 @@ tsv="$T/charts/scale.tsv"
 [[ -s $tsv && -s $T/charts/scale.gp ]] || fail "no scale.tsv or scale.gp"
 head -1 "$tsv" | grep -q '^# episodes	txs	log_entries	apply_us' || fail "scale.tsv header"
 [[ $(grep -vc '^#' "$tsv") == 1 ]] || fail "scale.tsv has not one row"
-awk -F'\t' '!/^#/ { if (NF != 24 || $1 != 1000 || $2 < 1000) exit 1; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) exit 1 }' "$tsv" ||
+awk -F'\t' '!/^#/ { if (NF != 25 || $1 != 1000 || $2 < 1000) exit 1; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) exit 1 }' "$tsv" ||
   fail "scale.tsv row: $(tail -1 "$tsv")"
 if command -v gnuplot >/dev/null; then
   grep -q '<svg' "$T/charts/scale.svg" || fail "no scale.svg"

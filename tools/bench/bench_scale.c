@@ -48,6 +48,7 @@ typedef struct {
     double query_us, query_x, list_us, list_x;
     double replay_s, replay_tps;
     double file_mib, bytes_per_tx, log_per_tx, undo_mib, undo_records, undo_per_record, state_per_ep;
+    double free_mib; /* pages of the file on LMDB's free list, to be reused */
     kd_scale_mem daemon, gateway;
 } scale_row;
 
@@ -111,6 +112,31 @@ static int copy_store(const kd_bench_ctx *b, const char *dir, const char *tag, c
 
 /* --------------------------------------------------------- size and replay */
 
+/* The pages on LMDB's free list: its records (database 0) are page-number
+ * lists, each led by its length. */
+static double free_pages(MDB_txn *txn)
+{
+    MDB_cursor *cur;
+    MDB_val k, v;
+    double pages = 0;
+    if (mdb_cursor_open(txn, 0, &cur) != 0)
+        return 0;
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+        if (v.mv_size >= sizeof(size_t)) {
+            size_t n; /* a node's data need not be aligned */
+            memcpy(&n, v.mv_data, sizeof n);
+            pages += (double)n;
+        }
+    mdb_cursor_close(cur);
+    return pages;
+}
+
+static unsigned page_size(MDB_env *env)
+{
+    MDB_stat st;
+    return mdb_env_stat(env, &st) == 0 ? st.ms_psize : 0;
+}
+
 /* What each database of the store takes, read with LMDB's statistics
  * (the engine closed). */
 static void measure_size(const char *dir, uint64_t txs, uint32_t episodes, scale_row *r)
@@ -137,6 +163,7 @@ static void measure_size(const char *dir, uint64_t txs, uint32_t episodes, scale
     r->undo_records = entries[1];
     r->undo_per_record = entries[1] ? bytes[1] / entries[1] : 0;
     r->state_per_ep = episodes ? bytes[2] / episodes : 0;
+    r->free_mib = free_pages(txn) * (double)page_size(env) / 1048576.0;
 done:
     mdb_txn_abort(txn);
     if (env)
@@ -460,9 +487,9 @@ static void note_row(const kd_bench_ctx *b, const scale_row *r, uint64_t finalit
     kd_bench_note(b,
                   "LMDB file %.1f MiB, %.0f B per tx; the log %.0f B per tx (kept for ever); undo %.2f MiB in %.0f "
                   "records of %.0f B (at most the last %llu blocks: pruned behind the finality depth); episodes "
-                  "%.0f B each",
+                  "%.0f B each; %.1f MiB of the file free for reuse",
                   r->file_mib, r->bytes_per_tx, r->log_per_tx, r->undo_mib, r->undo_records, r->undo_per_record,
-                  (unsigned long long)finality, r->state_per_ep);
+                  (unsigned long long)finality, r->state_per_ep, r->free_mib);
     kd_bench_note(b, "replay of the whole log: %.2f s, %.0f tx/s", r->replay_s, r->replay_tps);
     kd_bench_note(b,
                   "engine daemon: %.1f MiB anonymous, %.1f MiB resident with the mapped file (peak %.1f); gateway: "
@@ -506,16 +533,17 @@ static void write_data(FILE *fp, const scale_row *rows, size_t n)
     fprintf(fp, "# episodes\ttxs\tlog_entries\tapply_us\trevert_us\tquery_us\tlist_us\treplay_s\treplay_tx_s\t"
                 "file_mib\tbytes_per_tx\tundo_mib\tdaemon_anon_mib\tdaemon_rss_mib\tgateway_anon_mib\t"
                 "gateway_peak_mib\tapply_x\trevert_x\tquery_x\tlist_x\tapply_all_us\trevert_all_us\tapply_all_x\t"
-                "revert_all_x\n");
+                "revert_all_x\tfree_mib\n");
     for (size_t i = 0; i < n; i++) {
         const scale_row *r = &rows[i];
         fprintf(fp,
                 "%.0f\t%.0f\t%.0f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.0f\t%.2f\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t"
-                "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n",
+                "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n",
                 r->episodes, r->txs, r->entries, r->apply_us, r->revert_us, r->query_us, r->list_us, r->replay_s,
                 r->replay_tps, r->file_mib, r->bytes_per_tx, r->undo_mib, r->daemon.anon_kb / 1024.0,
                 r->daemon.rss_kb / 1024.0, r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0, r->apply_x,
-                r->revert_x, r->query_x, r->list_x, r->wapply_us, r->wrevert_us, r->wapply_x, r->wrevert_x);
+                r->revert_x, r->query_x, r->list_x, r->wapply_us, r->wrevert_us, r->wapply_x, r->wrevert_x,
+                r->free_mib);
     }
 }
 
