@@ -92,6 +92,8 @@ static int copy_file(const char *from, const char *to)
     ssize_t n;
     while (!rc && (n = read(in, buf, sizeof buf)) > 0)
         rc = write(out, buf, (size_t)n) == n ? 0 : -1;
+    if (!rc) /* on disk before it is measured: its writeback would fall on the first commits' syncs */
+        rc = fsync(out);
     if (in >= 0)
         close(in);
     if (out >= 0 && close(out) != 0)
