@@ -39,6 +39,7 @@ missing=()
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 command -v chromium >/dev/null || missing+=(chromium)
+command -v gnuplot >/dev/null || missing+=(gnuplot-nox) # the chart of kdapp bench --scale
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || missing+=(fonts-dejavu-core)
 if ((${#missing[@]})); then
   echo "check: installing ${missing[*]}"

@@ -12,7 +12,8 @@ cd "$(dirname "$0")/../.."
 packages=(build-essential cmake pkg-config git ca-certificates clang-format
   liblmdb-dev lmdb-utils libprotobuf-c-dev protobuf-c-compiler libnng-dev
   libcriterion-dev libsecp256k1-dev libssl-dev libjansson-dev
-  libmicrohttpd-dev libcurl4-openssl-dev libwebsockets-dev strace python3 jq)
+  libmicrohttpd-dev libcurl4-openssl-dev libwebsockets-dev strace python3 jq
+  gnuplot-nox) # gnuplot: the chart of kdapp bench --scale
 
 missing=()
 for p in "${packages[@]}"; do

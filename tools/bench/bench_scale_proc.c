@@ -1,0 +1,166 @@
+/*
+ * bench_scale_proc.c — the child processes of `kdapp bench --scale`: an
+ * engine daemon (`kdapp engine`) holding a store, a stdio gateway (`kdapp
+ * mcp --stdio`) attached to it read-only, the calls made to it, and their
+ * memory from /proc (bench_scale_proc.h).
+ */
+#include "tools/bench/bench_scale_proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tools/chain/ingest_client.h"
+#include "tools/common/endpoints.h"
+
+kd_scale_mem kd_scale_mem_of(pid_t pid)
+{
+    kd_scale_mem m = {0};
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return m;
+    unsigned long v;
+    while (fgets(line, sizeof line, fp)) {
+        if (sscanf(line, "RssAnon: %lu", &v) == 1)
+            m.anon_kb = v;
+        else if (sscanf(line, "VmRSS: %lu", &v) == 1)
+            m.rss_kb = v;
+        else if (sscanf(line, "VmHWM: %lu", &v) == 1)
+            m.hwm_kb = v;
+    }
+    fclose(fp);
+    return m;
+}
+
+pid_t kd_scale_daemon_spawn(const kd_bench_ctx *b, const char *data, uint64_t finality, const char *log)
+{
+    char fin[24];
+    snprintf(fin, sizeof fin, "%llu", (unsigned long long)finality);
+    char *args[] = {(char *)b->kdapp_path, "engine", "--data", (char *)data, "--finality", fin, NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        int null = open("/dev/null", O_RDWR);
+        if (fd >= 0)
+            dup2(fd, 2);
+        if (null >= 0)
+            dup2(null, 0), dup2(null, 1);
+        execv(b->kdapp_path, args);
+        _exit(127);
+    }
+    return pid;
+}
+
+void kd_scale_daemon_stop(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 300; i++) { /* 30 s, then SIGKILL */
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(100000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+kd_err kd_scale_daemon_feed(const char *data, const kd_buf *msgs, size_t n, char *why, size_t why_len)
+{
+    kd_endpoints ep;
+    kd_ingest_client *c = NULL;
+    kd_err err = kd_endpoints_default(data, &ep);
+    if (!err)
+        err = kd_ingest_client_open(ep.ingest, 60000, &c, why, why_len);
+    for (size_t i = 0; i < n && !err; i++) {
+        kd_ingest_reply rep;
+        if (!(err = kd_ingest_client_send(c, &msgs[i], 1, &rep)))
+            kd_ingest_reply_fini(&rep);
+    }
+    kd_ingest_client_close(c);
+    if (err && !*why)
+        snprintf(why, why_len, "feeding the engine daemon: %s", kd_err_str(err));
+    return err;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The next line from the child (NUL-terminated in its buffer), or -1 at the deadline or EOF. */
+static int read_line(kd_bench_proc *p, double deadline, char **line)
+{
+    for (;;) {
+        char *nl = p->len > p->off ? memchr(p->buf + p->off, '\n', p->len - p->off) : NULL;
+        if (nl) {
+            *nl = '\0';
+            *line = p->buf + p->off;
+            p->off = (size_t)(nl + 1 - p->buf);
+            return 0;
+        }
+        if (p->off) {
+            memmove(p->buf, p->buf + p->off, p->len - p->off);
+            p->len -= p->off;
+            p->off = 0;
+        }
+        if (p->len == p->cap) {
+            size_t cap = p->cap ? 2 * p->cap : 65536;
+            char *nb = cap <= ((size_t)16 << 20) ? realloc(p->buf, cap) : NULL;
+            if (!nb)
+                return -1;
+            p->buf = nb, p->cap = cap;
+        }
+        double left = deadline - kd_bench_now();
+        struct pollfd pf = {.fd = p->from, .events = POLLIN};
+        int r = left > 0 ? poll(&pf, 1, (int)(left * 1000) + 1) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t n = read(p->from, p->buf + p->len, p->cap - p->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p->len += (size_t)n;
+    }
+}
+
+int kd_scale_call(kd_bench_proc *p, long id, const char *tool, const char *args, char **ans)
+{
+    char req[1024], needle[32], *line;
+    size_t len = kd_bench_call_line(req, sizeof req, id, tool, args);
+    int n = snprintf(needle, sizeof needle, "\"id\":%ld", id);
+    double deadline = kd_bench_now() + KD_BENCH_CALL_S;
+    if (!len || write_all(p->to, req, len) != 0)
+        return -1;
+    for (;;) {
+        if (read_line(p, deadline, &line) != 0)
+            return -1;
+        const char *h = strstr(line, needle);
+        if (!h || (h[n] != ',' && h[n] != '}'))
+            continue; /* a notification, or another answer */
+        if (ans)
+            *ans = line;
+        return strstr(line, "\"result\":") && !strstr(line, "\"isError\":true") ? 0 : 1;
+    }
+}
