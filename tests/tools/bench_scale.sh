@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$(mktemp -d "${KD_TEST_TMP:-/tmp}/bench-scale.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 Q='\[quick: smoke test, not a measurement\] '
-num='[0-9]+(\.[0-9]+)?'
+num='[0-9][0-9,]*(\.[0-9]+)?'
 
 out=$("$KDAPP" bench --only perft --perft-depth 1 --scale --quick --dir "$T" --chart-dir "$T/charts")
 echo "$out"
@@ -19,8 +19,8 @@ grep -Eq "^${Q}scale: a store grown to 1000 episodes of board games" <<<"$out" |
 grep -Eq "^${Q}  reference store: 100 episodes, [0-9]+ txs" <<<"$out" || fail "no reference store line"
 grep -Eq "^${Q}scale: 1000 episodes: grown by [0-9]+ txs in $num s" <<<"$out" || fail "no growth line"
 ! grep -q 'FAILED' <<<"$out" || fail "a scale step failed"
-for m in 'apply     ' 'revert    ' 'apply all ' 'revert all' 'strategy  ' 'list page '; do
-  grep -Eq "^${Q}  $m store of 1000 episodes +$num us/(move|call)" <<<"$out" || fail "no subject line for '$m'"
+for m in 'apply' 'revert' 'apply all' 'revert all' 'strategy' 'list page'; do
+  grep -Eq "^${Q}  $m +store of 1000 episodes +$num us/(move|call)" <<<"$out" || fail "no subject line for '$m'"
 done
 [[ $(grep -Ec "^${Q}  +ratio $num \(min $num, max $num, spread [0-9]+%\), target <= 1.2: (met|SHORT|WIDE)" <<<"$out") == 6 ]] ||
   fail "not six ratio lines"
