@@ -92,75 +92,9 @@ kd_err kd_scale_daemon_feed(const char *data, const kd_buf *msgs, size_t n, char
     return err;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* The next line from the child (NUL-terminated in its buffer), or -1 at the deadline or EOF. */
-static int read_line(kd_bench_proc *p, double deadline, char **line)
-{
-    for (;;) {
-        char *nl = p->len > p->off ? memchr(p->buf + p->off, '\n', p->len - p->off) : NULL;
-        if (nl) {
-            *nl = '\0';
-            *line = p->buf + p->off;
-            p->off = (size_t)(nl + 1 - p->buf);
-            return 0;
-        }
-        if (p->off) {
-            memmove(p->buf, p->buf + p->off, p->len - p->off);
-            p->len -= p->off;
-            p->off = 0;
-        }
-        if (p->len == p->cap) {
-            size_t cap = p->cap ? 2 * p->cap : 65536;
-            char *nb = cap <= ((size_t)16 << 20) ? realloc(p->buf, cap) : NULL;
-            if (!nb)
-                return -1;
-            p->buf = nb, p->cap = cap;
-        }
-        double left = deadline - kd_bench_now();
-        struct pollfd pf = {.fd = p->from, .events = POLLIN};
-        int r = left > 0 ? poll(&pf, 1, (int)(left * 1000) + 1) : 0;
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        ssize_t n = read(p->from, p->buf + p->len, p->cap - p->len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p->len += (size_t)n;
-    }
-}
-
 int kd_scale_call(kd_bench_proc *p, long id, const char *tool, const char *args, char **ans)
 {
-    char req[1024], needle[32], *line;
+    char req[1024];
     size_t len = kd_bench_call_line(req, sizeof req, id, tool, args);
-    int n = snprintf(needle, sizeof needle, "\"id\":%ld", id);
-    double deadline = kd_bench_now() + KD_BENCH_CALL_S;
-    if (!len || write_all(p->to, req, len) != 0)
-        return -1;
-    for (;;) {
-        if (read_line(p, deadline, &line) != 0)
-            return -1;
-        const char *h = strstr(line, needle);
-        if (!h || (h[n] != ',' && h[n] != '}'))
-            continue; /* a notification, or another answer */
-        if (ans)
-            *ans = line;
-        return strstr(line, "\"result\":") && !strstr(line, "\"isError\":true") ? 0 : 1;
-    }
+    return len ? kd_bench_rpc(p, req, len, id, KD_BENCH_CALL_S, ans, NULL) : -1;
 }
