@@ -19,7 +19,10 @@ kd_err kd_store_err(int rc, const char *what)
 {
     if (rc == MDB_SUCCESS)
         return KD_OK;
-    KD_LOG_E("store", "%s: %s (lmdb %d)", what, mdb_strerror(rc), rc);
+    if (rc == MDB_MAP_FULL) /* the map grows and the event is retried; kd_store_grow says when it may not */
+        KD_LOG_D("store", "%s: %s (lmdb %d)", what, mdb_strerror(rc), rc);
+    else
+        KD_LOG_E("store", "%s: %s (lmdb %d)", what, mdb_strerror(rc), rc);
     switch (rc) {
     case MDB_NOTFOUND:
         return KD_ERR_NOT_FOUND;
