@@ -167,3 +167,17 @@ Test(bench, statistics)
     cr_assert_eq(kd_bench_units_for(&b, 100, 0.5), 241);
     cr_assert_eq(kd_bench_units_for(&b, 100, 2.0), 100);
 }
+
+Test(bench, the_spread_matters_only_when_the_pairs_straddle_the_target)
+{
+    kd_bench_ctx b = {.max_spread = 0.25};
+    /* every pair meets it, however spread: met; none does: SHORT */
+    cr_assert_str_eq(kd_bench_verdict(&b, 3.0, 0, (kd_bench_stat){1.5, 1.0, 2.9}), "met");
+    cr_assert_str_eq(kd_bench_verdict(&b, 0.5, 1, (kd_bench_stat){0.3, 0.1, 0.49}), "SHORT");
+    /* on both sides, narrowly: the median decides */
+    cr_assert_str_eq(kd_bench_verdict(&b, 2.0, 0, (kd_bench_stat){1.95, 1.9, 2.1}), "met");
+    cr_assert_str_eq(kd_bench_verdict(&b, 2.0, 0, (kd_bench_stat){2.05, 1.9, 2.1}), "SHORT");
+    /* on both sides and spread wide: too noisy to judge */
+    cr_assert_str_eq(kd_bench_verdict(&b, 2.0, 0, (kd_bench_stat){1.5, 1.0, 4.7}), "WIDE");
+    cr_assert_str_eq(kd_bench_verdict(&b, 0, 0, (kd_bench_stat){1.5, 1.0, 4.7}), "");
+}

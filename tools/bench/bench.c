@@ -239,15 +239,21 @@ void kd_bench_table(const kd_bench_ctx *b, const char *id, const char *title, co
 
 /* ------------------------------------------------------- paired comparisons */
 
-/* The verdict of one metric: "met", "SHORT", "WIDE" or "" (no target). */
-static const char *verdict(const kd_bench_ctx *b, const kd_bench_metric *m, kd_bench_stat ratio)
+const char *kd_bench_verdict(const kd_bench_ctx *b, double target, int higher_is_better, kd_bench_stat ratio)
 {
-    if (m->target <= 0)
+    if (target <= 0)
         return "";
+    double worst = higher_is_better ? ratio.min : ratio.max, best = higher_is_better ? ratio.max : ratio.min;
+    int worst_met = higher_is_better ? worst >= target : worst <= target;
+    int best_met = higher_is_better ? best >= target : best <= target;
+    if (worst_met)
+        return "met";
+    if (!best_met)
+        return "SHORT";
     double spread = ratio.median > 0 ? (ratio.max - ratio.min) / ratio.median : 1e9;
     if (spread > b->max_spread)
         return "WIDE";
-    int met = m->higher_is_better ? ratio.median >= m->target : ratio.median <= m->target;
+    int met = higher_is_better ? ratio.median >= target : ratio.median <= target;
     return met ? "met" : "SHORT";
 }
 
@@ -307,7 +313,7 @@ int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p)
         for (size_t i = 0; i < pairs; i++)
             col[i] = base[i * nm + k];
         kd_bench_stat bs = kd_bench_stat_of(col, pairs);
-        const char *v = verdict(b, m, rs);
+        const char *v = kd_bench_verdict(b, m->target, m->higher_is_better, rs);
         double spread = rs.median > 0 ? (rs.max - rs.min) / rs.median : 0;
         char f[6][48];
         fmt_num(ss.median, f[0], sizeof f[0]), fmt_num(ss.min, f[1], sizeof f[1]), fmt_num(ss.max, f[2], sizeof f[2]);
@@ -360,7 +366,13 @@ static const char *str(const json_t *o, const char *key)
 }
 
 /* The unit as the README writes it. */
-static const char *md_unit(const char *unit) { return strcmp(unit, "us") == 0 ? "µs" : unit; }
+static const char *md_unit(const char *unit, char *buf, size_t len)
+{
+    if (strncmp(unit, "us", 2) != 0 || (unit[2] != '\0' && unit[2] != '/'))
+        return unit;
+    snprintf(buf, len, "µs%s", unit + 2);
+    return buf;
+}
 
 static void markdown_pairs(FILE *f, const json_t *results)
 {
@@ -384,7 +396,8 @@ static void markdown_pairs(FILE *f, const json_t *results)
         json_array_foreach(json_object_get(e, "metrics"), k, m)
         {
             char sv[160], bv[160], r[48], lo[48], hi[48], t[48] = "";
-            const char *unit = md_unit(str(m, "unit"));
+            char ub[48];
+            const char *unit = md_unit(str(m, "unit"), ub, sizeof ub);
             fmt_stat(json_object_get(m, "subject"), unit, sv, sizeof sv);
             fmt_stat(json_object_get(m, "baseline"), unit, bv, sizeof bv);
             const json_t *ratio = json_object_get(m, "ratio");
@@ -409,7 +422,7 @@ static void markdown_figures(FILE *f, const json_t *results)
     {
         if (strcmp(str(e, "kind"), "figure") != 0)
             continue;
-        char v[160];
+        char v[256], ub[48];
         if (!any++)
             fprintf(f, "\n| figure | value |\n|---|---|\n");
         if (json_object_get(e, "spread")) {
@@ -417,10 +430,10 @@ static void markdown_figures(FILE *f, const json_t *results)
             fmt_num(num(e, "value"), m, sizeof m);
             fmt_num(num(json_object_get(e, "spread"), "min"), lo, sizeof lo);
             fmt_num(num(json_object_get(e, "spread"), "max"), hi, sizeof hi);
-            snprintf(v, sizeof v, "%s %s (%s–%s)", m, md_unit(str(e, "unit")), lo, hi);
+            snprintf(v, sizeof v, "%s %s (%s–%s)", m, md_unit(str(e, "unit"), ub, sizeof ub), lo, hi);
         } else {
             fmt_num(num(e, "value"), v, sizeof v);
-            snprintf(v + strlen(v), sizeof v - strlen(v), " %s", md_unit(str(e, "unit")));
+            snprintf(v + strlen(v), sizeof v - strlen(v), " %s", md_unit(str(e, "unit"), ub, sizeof ub));
         }
         fprintf(f, "| %s | %s |\n", str(e, "what"), v);
     }
@@ -468,7 +481,8 @@ static int write_markdown(const kd_bench_ctx *b, const char *path, const char *m
     fprintf(f,
             "Measured on %s with `%s`, %s: %d pairs of runs per comparison, each run at least %.2g s of work; load "
             "average %.2f at the start and %.2f at the end. Each row gives medians over the pairs with their min–max; "
-            "a verdict is WIDE when the ratios spread more than %.0f%% around their median.\n\n",
+            "a verdict is met when every pair meets its target, SHORT when none does, and between the two the median "
+            "decides unless the ratios spread more than %.0f%% around it: WIDE, too noisy to judge.\n\n",
             day, command, machine, b->repeats, b->run_s, load0, load1, b->max_spread * 100);
     markdown_pairs(f, b->results);
     markdown_figures(f, b->results);

@@ -9,8 +9,9 @@
  * (subject / baseline), so a burst of load from other processes falls on
  * both sides of it; the report is the median ratio with its min–max, each
  * side's median with its min–max, the load average before and after, and
- * the verdict against the target: met, SHORT, or WIDE when the ratios
- * spread more than `max_spread` around their median (too noisy to judge).
+ * the verdict against the target (kd_bench_verdict): met, SHORT, or WIDE
+ * when the pairs fall on both sides of the target and their ratios spread
+ * more than `max_spread` around their median (too noisy to judge).
  * `--quick` runs everything briefly as a smoke test and says so on every
  * line it prints.
  *
@@ -96,6 +97,15 @@ typedef struct {
     int (*run)(void *ctx, int side, double *out, char *why, size_t why_len);
     void *ctx;
 } kd_bench_pair;
+
+/*
+ * The verdict on a ratio's median and min–max over the pairs against a
+ * target: "met" when every pair meets it, "SHORT" when none does; when the
+ * pairs fall on both sides, the median decides unless the ratios spread
+ * more than b->max_spread around it: "WIDE", too noisy to judge. "" when
+ * target is 0 (no target).
+ */
+const char *kd_bench_verdict(const kd_bench_ctx *b, double target, int higher_is_better, kd_bench_stat ratio);
 
 /* Runs and reports a comparison (see the top of this file); returns the
  * number of its targets missed (a failed run misses every target; a WIDE

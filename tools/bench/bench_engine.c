@@ -527,7 +527,8 @@ static int open_raw(tip_ctx *t, const char *dir)
     MDB_txn *txn;
     if (mkdir(dir, 0700) != 0 || mdb_env_create(&t->raw) != 0)
         return -1;
-    if (mdb_env_set_mapsize(t->raw, (size_t)1 << 30) != 0 || mdb_env_open(t->raw, dir, 0, 0600) != 0 || mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
+    if (mdb_env_set_mapsize(t->raw, (size_t)1 << 30) != 0 || mdb_env_open(t->raw, dir, 0, 0600) != 0 ||
+        mdb_txn_begin(t->raw, NULL, 0, &txn) != 0) {
         mdb_env_close(t->raw);
         t->raw = NULL;
         return -1;

@@ -321,6 +321,7 @@ typedef struct {
     long *next_id[2];
     const char *raw; /* the floor's request line, or NULL: both sides take calls */
     int memory;      /* report each side's peak memory as a fourth metric */
+    int pin;         /* client and server on one CPU during each run (kd_bench_pin_with) */
     lat_vec lat;
 } stdio_pair;
 
@@ -329,8 +330,12 @@ static int stdio_run(void *ctx, int side, double *out, char *why, size_t why_len
 {
     stdio_pair *sp = ctx;
     const char *raw = side ? sp->raw : NULL;
+    pid_t pid = sp->side[side]->pid;
+    int pinned = sp->pin && kd_bench_pin_with(pid) == 0;
     double secs =
         timed_calls(sp->side[side], sp->f->episode, raw, sp->next_id[side], sp->b->run_s, &sp->lat, why, why_len);
+    if (pinned)
+        kd_bench_unpin_with(pid);
     if (secs <= 0)
         return -1;
     size_t n = sp->lat.n;
@@ -347,7 +352,7 @@ static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_p
     char req[256], args[64];
     long unused = 0;
     kd_bench_proc floor;
-    stdio_pair sp = {.b = b, .f = f, .side = {gw, &floor}, .next_id = {&f->next_id, &unused}, .raw = req};
+    stdio_pair sp = {.b = b, .f = f, .side = {gw, &floor}, .next_id = {&f->next_id, &unused}, .raw = req, .pin = 1};
     kd_bench_pair pair = {
         .id = "stdio",
         .scenario = "MCP over stdio, 1 client, " KD_BENCH_TOOL,
@@ -366,8 +371,10 @@ static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_p
         return 2;
     }
     int missed = kd_bench_paired(b, &pair);
-    kd_bench_note(b, "request %zu B, reply %zu B; the floor reads, parses, encodes and writes the same bytes", req_len,
-                  f->reply_len);
+    kd_bench_note(b,
+                  "request %zu B, reply %zu B; the floor reads, parses, encodes and writes the same bytes; during each "
+                  "run the client and the server (the gateway's serving thread, or the floor) share one CPU",
+                  req_len, f->reply_len);
     kd_bench_figure(b, "stdio.gateway_peak_kib", "MCP over stdio: gateway peak memory",
                     (double)kd_bench_peak_rss_kb(gw->pid), "KiB", NULL);
     kd_bench_proc_stop(&floor, 0);

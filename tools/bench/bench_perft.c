@@ -338,7 +338,7 @@ static kd_err bench_type(const kd_bench_ctx *b, const kd_episode_type *type, con
         double spread = rs.median > 0 ? (rs.max - rs.min) / rs.median : 0;
         kd_bench_note(b, "peer: %s (the same count; its own timing, start-up left out)", b->peer);
         if (b->peer_target > 0) {
-            const char *verdict = spread > b->max_spread ? "WIDE" : rs.median >= b->peer_target ? "met" : "SHORT";
+            const char *verdict = kd_bench_verdict(b, b->peer_target, 1, rs);
             kd_bench_note(b,
                           "ratio ours/peer %.2f (min %.2f, max %.2f over %zu pairs, spread %.0f%%), target >= %.2f: %s",
                           rs.median, rs.min, rs.max, runs, spread * 100, b->peer_target, verdict);

@@ -4,13 +4,14 @@
  * buffered line reader with a deadline, the stdio JSON-RPC client, and the
  * small readers of a gateway's log and a process's memory.
  */
-#define _GNU_SOURCE /* pipe2, memrchr */
+#define _GNU_SOURCE /* pipe2, memrchr, sched_setaffinity */
 
 #include "tools/bench/bench_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -342,4 +343,34 @@ void kd_bench_show_log(const char *path)
     buf[n] = '\0';
     fclose(fp);
     fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
+}
+
+/* ------------------------------------------------------------- affinity */
+
+int kd_bench_pin_with(pid_t pid)
+{
+    int cpu = sched_getcpu();
+    cpu_set_t one;
+    if (cpu < 0)
+        return -1;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(pid, sizeof one, &one) != 0)
+        return -1;
+    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+        kd_bench_unpin_with(pid);
+        return -1;
+    }
+    return 0;
+}
+
+void kd_bench_unpin_with(pid_t pid)
+{
+    cpu_set_t all;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(&all);
+    for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+        CPU_SET((int)i, &all);
+    sched_setaffinity(pid, sizeof all, &all);
+    sched_setaffinity(0, sizeof all, &all);
 }

@@ -111,4 +111,13 @@ unsigned long kd_bench_rss_kb(pid_t pid);
 /* Prints the last kilobyte of a log to stderr, after a failure. */
 void kd_bench_show_log(const char *path);
 
+/* Runs the calling thread and process `pid` on one CPU, the one the
+ * caller is on: a request and its answer then pass by a context switch on
+ * that core, never by a wake-up across cores, whose cost the machine picks
+ * anew for each run (two modes a factor of two apart here). 0, or -1 when
+ * the affinity cannot be set (nothing changed then). */
+int kd_bench_pin_with(pid_t pid);
+/* Lets the calling thread and `pid` run on every online CPU again. */
+void kd_bench_unpin_with(pid_t pid);
+
 #endif
