@@ -415,7 +415,7 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     long ts_id = KD_BENCH_ID_BASE;
     kd_bench_proc gw, ts;
     int missed = 0;
-    stdio_pair sp = {.b = b, .f = f, .side = {&gw, &ts}, .next_id = {&f->next_id, &ts_id}, .memory = 1};
+    stdio_pair sp = {.b = b, .f = f, .side = {&gw, &ts}, .next_id = {&f->next_id, &ts_id}, .memory = 1, .pin = 1};
     kd_bench_pair pair = {
         .id = "sdk",
         .scenario = "MCP over stdio against the TypeScript SDK, " KD_BENCH_TOOL,
@@ -464,7 +464,9 @@ static int scenario_ts(const kd_bench_ctx *b, kd_bench_fixture *f)
     }
     /* node's JIT warms up in the warm-up run, as the gateway's caches do */
     missed = kd_bench_paired(b, &pair);
-    kd_bench_note(b, "the same client and fixed reply on both sides (the SDK server answers the gateway's result)");
+    kd_bench_note(b,
+                  "the same client and fixed reply on both sides (the SDK server answers the gateway's result); during "
+                  "each run the client and the server's main thread share one CPU");
 done:
     kd_bench_proc_stop(&gw, 0);
     kd_bench_proc_stop(&ts, 0);
