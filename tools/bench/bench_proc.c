@@ -347,18 +347,21 @@ void kd_bench_show_log(const char *path)
 
 /* ------------------------------------------------------------- affinity */
 
+/* The caller's CPUs before kd_bench_pin_with (one pin at a time). */
+static cpu_set_t before_pin;
+
 int kd_bench_pin_with(pid_t pid)
 {
     int cpu = sched_getcpu();
     cpu_set_t one;
-    if (cpu < 0)
+    if (cpu < 0 || sched_getaffinity(0, sizeof before_pin, &before_pin) != 0)
         return -1;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     if (sched_setaffinity(pid, sizeof one, &one) != 0)
         return -1;
     if (sched_setaffinity(0, sizeof one, &one) != 0) {
-        kd_bench_unpin_with(pid);
+        sched_setaffinity(pid, sizeof before_pin, &before_pin);
         return -1;
     }
     return 0;
@@ -366,11 +369,7 @@ int kd_bench_pin_with(pid_t pid)
 
 void kd_bench_unpin_with(pid_t pid)
 {
-    cpu_set_t all;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    CPU_ZERO(&all);
-    for (long i = 0; i < n && i < CPU_SETSIZE; i++)
-        CPU_SET((int)i, &all);
-    sched_setaffinity(pid, sizeof all, &all);
-    sched_setaffinity(0, sizeof all, &all);
+    /* the child was started with the caller's CPUs: both get them back */
+    sched_setaffinity(pid, sizeof before_pin, &before_pin);
+    sched_setaffinity(0, sizeof before_pin, &before_pin);
 }

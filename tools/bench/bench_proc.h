@@ -115,9 +115,10 @@ void kd_bench_show_log(const char *path);
  * caller is on: a request and its answer then pass by a context switch on
  * that core, never by a wake-up across cores, whose cost the machine picks
  * anew for each run (two modes a factor of two apart here). 0, or -1 when
- * the affinity cannot be set (nothing changed then). */
+ * the affinity cannot be set (nothing changed then). One pin at a time;
+ * `pid` must have been started with the caller's CPUs. */
 int kd_bench_pin_with(pid_t pid);
-/* Lets the calling thread and `pid` run on every online CPU again. */
+/* Gives the calling thread and `pid` the caller's CPUs from before the pin. */
 void kd_bench_unpin_with(pid_t pid);
 
 #endif
