@@ -7,7 +7,7 @@
 # lies between the README's `<!-- bench:begin -->` and `<!-- bench:end -->`
 # lines with the tables they write. The chart, its data and the full JSON
 # land in tools/bench/results/. Run it on a quiet machine: it takes about
-# half an hour (--scale grows a store to a million episodes).
+# 20 minutes on 2 vCPUs (--scale grows a store to a million episodes).
 #
 #   tools/scripts/bench_readme.sh                 # the full run
 #   tools/scripts/bench_readme.sh --quick         # a smoke test of the same path (figures marked as such)
