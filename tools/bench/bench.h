@@ -19,11 +19,15 @@
  * and `--markdown FILE` (the README's Performance section,
  * tools/scripts/bench_readme.sh).
  *
- * bench.c drives the run and formats results; bench_engine.c holds the
- * engine scenarios (ingest, replay, revert, commit latency, sim),
- * bench_mcp.c the gateway scenarios (stdio, HTTP, the TypeScript SDK
- * reference server) and bench_perft.c perft through the type table, alone
- * or against a peer program's perft (its protocol is described there).
+ * bench.c drives the run, pairs the sides and formats results;
+ * bench_engine.c holds the engine scenarios (ingest, replay, revert,
+ * commit latency, sim), bench_mcp*.c the gateway scenarios (stdio against
+ * its floor, HTTP, the TypeScript SDK reference server), bench_latency*.c
+ * block commit to every kind of client, many sessions and a whole move,
+ * bench_scale*.c the cost as a store grows (--scale), bench_perft.c perft
+ * through the type table, alone or against a peer program's perft (its
+ * protocol is described there), and bench_proc.c the child processes and
+ * the stdio client they share.
  */
 #ifndef KD_TOOLS_BENCH_H
 #define KD_TOOLS_BENCH_H
