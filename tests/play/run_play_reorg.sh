@@ -10,7 +10,9 @@
 #      instead), and the boards (the type's text) the mark removed next;
 #   3. the same game again with the same seed: the same moves and result;
 #   4. a human (stdin) against random in a classic game, through --mcp-cmd;
-#   5. a game through Streamable HTTP (--mcp-url, `kdapp mcp --http`).
+#   5. a game through Streamable HTTP (--mcp-url, `kdapp mcp --http`);
+#   6. a game against a gateway allowing 3 calls a second: the calls it
+#      refuses under its rate limit are sent again and the game completes.
 #
 # Exits non-zero with the output of the failing step.
 set -eu
@@ -91,5 +93,11 @@ kill "$server"
 wait "$server" || true
 grep -q '^digest: [0-9a-f]\{64\}$' "$work/five.out" || fail "five: no final digest line"
 "$KDAPP" verify --data "$work/five.data" >"$work/five.verify.out" 2>&1 || fail "five: kdapp verify failed"
+
+# six: the embedded gateway refuses calls beyond 3 a second (bursts of 6);
+# play sends each refused call again after a pause and finishes the game
+KDAPP_MCP_CALLS_PER_S=3 "$KDAPP" play --data "$work/six.data" --keys "$work/keys" --x random --o random \
+    --seed 4 --max-moves 3 >"$work/six.out" 2>"$work/six.err" || fail "six: play under a call-rate limit failed"
+grep -q '^digest: [0-9a-f]\{64\}$' "$work/six.out" || fail "six: no final digest line"
 
 echo "play games with reorgs: ok"

@@ -27,6 +27,8 @@
 
 #define MAX_LINE ((size_t)64 << 20) /* one inbound message */
 #define CLOSE_WAIT_MS 10000u        /* for the child to exit after its input closed */
+#define RATE_RETRY_MS 30000u        /* a request refused by the server's call rate is retried this long */
+#define RATE_PAUSE_MS 100L          /* between those tries */
 
 struct kd_mcp_client {
     int http;
@@ -437,23 +439,43 @@ static kd_err exchange(kd_mcp_client *c, json_t *msg, json_int_t id, json_t **an
     return err;
 }
 
+/* The server refused a request under its per-session call rate: the
+ * request never ran, so sending it again is safe. */
+static int rate_limited(const json_t *error)
+{
+    const char *message = json_string_value(json_object_get(error, "message"));
+    return json_integer_value(json_object_get(error, "code")) == KD_MCP_LIMIT_EXCEEDED && message &&
+           strncmp(message, "Rate limit exceeded", 19) == 0;
+}
+
 kd_err kd_mcp_client_request(kd_mcp_client *c, const char *method, json_t *params, json_t **result, int *rpc_code,
                              char *why, size_t why_len)
 {
-    json_int_t id = ++c->next_id;
-    json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", id, "method", method);
-    if (!msg || (params && json_object_set_new(msg, "params", params) != 0)) {
-        if (!msg)
+    json_t *answer = NULL, *error = NULL;
+    kd_err err = KD_OK;
+    /* a request refused by the rate limit is sent again (with a new id) after a pause, for a bounded time */
+    for (uint64_t give_up = kd_now_ms() + RATE_RETRY_MS;;) {
+        json_int_t id = ++c->next_id;
+        json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", id, "method", method);
+        if (!msg || (params && json_object_set(msg, "params", params) != 0)) {
+            json_decref(msg);
             json_decref(params);
+            return KD_ERR_NOMEM;
+        }
+        err = exchange(c, msg, id, &answer, why, why_len);
         json_decref(msg);
-        return KD_ERR_NOMEM;
+        if (err) {
+            json_decref(params);
+            return err;
+        }
+        error = json_object_get(answer, "error");
+        if (!error || !rate_limited(error) || kd_now_ms() >= give_up)
+            break;
+        json_decref(answer);
+        answer = NULL;
+        nanosleep(&(struct timespec){0, RATE_PAUSE_MS * 1000000L}, NULL);
     }
-    json_t *answer = NULL;
-    kd_err err = exchange(c, msg, id, &answer, why, why_len);
-    json_decref(msg);
-    if (err)
-        return err;
-    json_t *error = json_object_get(answer, "error");
+    json_decref(params);
     json_t *res = json_object_get(answer, "result");
     if (error) {
         int code = (int)json_integer_value(json_object_get(error, "code"));

@@ -66,8 +66,10 @@ int kd_mcp_client_close(kd_mcp_client *c);
 /*
  * Sends one request and waits for its answer. `params` is stolen (may be
  * NULL). On KD_OK *result is the result member (a new reference). A
- * JSON-RPC error answer is KD_ERR_UNSUPPORTED with "CODE: message" in `why`
- * and *rpc_code (may be NULL) set; other errors as for open.
+ * request the server refuses under its per-session call rate (it never
+ * ran) is sent again every 100 ms for up to 30 s. A JSON-RPC error answer
+ * is KD_ERR_UNSUPPORTED with "CODE: message" in `why` and *rpc_code (may
+ * be NULL) set; other errors as for open.
  */
 kd_err kd_mcp_client_request(kd_mcp_client *c, const char *method, json_t *params, json_t **result, int *rpc_code,
                              char *why, size_t why_len) KD_WARN_UNUSED;

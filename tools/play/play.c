@@ -38,6 +38,8 @@
 #include "engine/netutil.h"
 #include "tools/play/mcp_client.h"
 
+#define POLL_MS 50L /* poll_pause */
+
 /* What the coordinator takes from one view. */
 typedef struct {
     kd_game_phase phase;
@@ -316,6 +318,15 @@ static int acting_seat(game *g, const pview *v, kd_legal_moves *scratch)
     return KD_SEAT_NONE;
 }
 
+/* Between two looks at a condition the gateway will change (the wait is
+ * bounded by its caller): half a block at Kaspa's pace, and 20 calls a
+ * second, well inside the gateway's per-session call rate. */
+static void poll_pause(void)
+{
+    struct timespec ts = {0, POLL_MS * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 /* In a type with secrets, a seat to move with no legal move owes what only
  * its secret can make (the house's reveal, a shot's answer), and the
  * gateway holding its key pays it after the block (gateway_duties.c): waits
@@ -348,8 +359,7 @@ static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size
                             seat_name(g, seat), KD_PLAY_REMINE_WAIT_MS);
             return KD_ERR_TIMEOUT;
         }
-        struct timespec ts = {0, 20 * 1000 * 1000}; /* poll the condition; the wait is bounded above */
-        nanosleep(&ts, NULL);
+        poll_pause();
     }
 }
 
@@ -477,8 +487,7 @@ static kd_err wait_remined(game *g, const pview *before, pview *now, int *done, 
         }
         if (kd_now_ms() >= deadline)
             return exists ? KD_OK : KD_ERR_TIMEOUT;
-        struct timespec ts = {0, 20 * 1000 * 1000}; /* poll the condition; the wait is bounded above */
-        nanosleep(&ts, NULL);
+        poll_pause();
     }
 }
 
