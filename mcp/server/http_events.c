@@ -121,7 +121,7 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
         if ((text = next_text_locked(h, st)) == NULL) {
             st->suspended = 1;
             MHD_suspend_connection(st->conn);
-            kd_http_timer_note_locked(h, &st->last_write); /* a deadline before the timer's next look */
+            pthread_cond_signal(&h->cond); /* the timer learns of a new deadline */
             pthread_mutex_unlock(&h->lock);
             return 0;
         }

@@ -386,10 +386,10 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         } else {
             /* Nothing to say. Suspending under h->lock orders it before
              * any wake, which also takes h->lock; the timer learns of a
-             * deadline sooner than its next look. */
+             * new deadline. */
             st->suspended = 1;
             MHD_suspend_connection(st->conn);
-            kd_http_timer_note_locked(h, &st->last_write);
+            pthread_cond_signal(&h->cond);
             pthread_mutex_unlock(&h->lock);
             return 0;
         }
@@ -483,25 +483,10 @@ static void *timer_main(void *arg)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        h->timer_due = until;
         pthread_cond_timedwait(&h->cond, &h->lock, &until);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
-}
-
-void kd_http_timer_note_locked(kd_mcp_http *h, const struct timespec *last_write)
-{
-    struct timespec due = *last_write;
-
-    due.tv_sec += h->keepalive_ms / 1000;
-    due.tv_nsec += (long)(h->keepalive_ms % 1000) * 1000000L;
-    if (due.tv_nsec >= 1000000000L) {
-        due.tv_sec++;
-        due.tv_nsec -= 1000000000L;
-    }
-    if (due.tv_sec < h->timer_due.tv_sec || (due.tv_sec == h->timer_due.tv_sec && due.tv_nsec < h->timer_due.tv_nsec))
-        pthread_cond_signal(&h->cond);
 }
 
 kd_err kd_http_timer_start(kd_mcp_http *h)
