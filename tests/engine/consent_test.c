@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "engine/support.h"
+#include "tools/script/blockscript.h"
+#include "tools/script/feeder.h"
 #include "tools/sim/replay.h"
 
 #define HOUSE_TYPE "house_ttt"
@@ -376,3 +378,32 @@ Test(consent, replay_and_verify_reproduce_refused_and_applied_creations)
     kd_buf_fini(&pay);
 }
 
+/* A block script's "consent" (tools/script): fed to the engine, the
+ * house's consent applies the creation; without it, no_consent. */
+Test(consent, a_block_script_carries_the_consents)
+{
+    static const char text[] =
+        "{\"accept\": {\"hash\": \"s1\", \"txs\": ["
+        "{\"new_episode\": {\"id\": 11, \"type\": \"" HOUSE_TYPE "\", \"participants\": [\"test:alice\", "
+        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:house\"]}},"
+        "{\"new_episode\": {\"id\": 12, \"type\": \"" HOUSE_TYPE "\", \"participants\": [\"test:alice\", "
+        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:alice\"]}}]}}\n";
+    kd_script script;
+    kd_script_init(&script);
+    char why[256] = "";
+    ET_ASSERT_OK(kd_script_parse(text, strlen(text), NULL, &script, why, sizeof why));
+    kd_feeder *feeder;
+    ET_ASSERT_OK(kd_feeder_alloc_local(env.engine, &feeder));
+    kd_buf msg;
+    kd_buf_init(&msg);
+    ET_ASSERT_OK(kd_feeder_encode(feeder, &script.ops[0], &msg));
+    kd_msg_result res;
+    et_ingest(env.engine, &msg, &res);
+    cr_assert_eq(res.tx_count, 2);
+    cr_expect(res.txs[0].applied, "the house consented: %s", res.txs[0].detail);
+    ET_EXPECT_REJECTED(res.txs[1], "no_consent");
+    kd_msg_result_fini(&res);
+    kd_buf_fini(&msg);
+    kd_feeder_free(feeder);
+    kd_script_fini(&script);
+}
