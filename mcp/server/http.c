@@ -21,13 +21,21 @@
  *   path /mcp? ─no─▶ 404     Host loopback? ─no─▶ 403   Origin ok? ─no─▶ 403
  *   (a web-app path, when there is a page callback: served here, GET only;
  *   the callback decides whether its answer needs the bearer token)
- *   bearer ok? ─no─▶ 401     (/metrics, the events path: served here)
+ *   token ok? ─no─▶ 401      (/metrics, the events path: served here)
  *   GET|POST|DELETE? ─no─▶ 405
  *   MCP-Protocol-Version supported (when present)? ─no─▶ 400
  *   POST: Content-Type json? ─no─▶ 415   Accept json? ─no─▶ 406
  *         Content-Length ≤ limit? ─no─▶ 413
  *   GET:  Accept event-stream? ─no─▶ 406
- *   then the session: id missing ─▶ 400, unknown or ended ─▶ 404
+ *   then the session: id missing ─▶ 400, unknown or ended ─▶ 404,
+ *         another token's ─▶ 403
+ *
+ * "token ok": with bearer_token set or beyond loopback, the request must
+ * carry one of the configured tokens; on loopback without bearer_token it
+ * may carry none (the public), but a token it carries must be a known one
+ * (see authenticate). The token a request carried (its index in
+ * h->tokens, or KD_HTTP_NO_TOKEN) is who it is: a session is created for
+ * it, and only it may use that session afterwards.
  *
  * Every refusal carries a JSON-RPC error body (id null unless known) whose
  * message says what was wrong.
@@ -43,6 +51,7 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "engine/logger.h"
 #include "mcp/server/http_int.h"
@@ -54,6 +63,7 @@
 #define H_VERSION "MCP-Protocol-Version"
 #define SESSION_NOT_FOUND (-32001) /* as the reference SDKs answer */
 #define SESSION_NOT_FOUND_MSG "Session not found: it ended or never existed; send initialize for a new one"
+#define SESSION_NOT_YOURS_MSG "Forbidden: this session belongs to another token"
 
 /* An answer built off the polling thread, queued on it. */
 typedef struct {
@@ -78,6 +88,7 @@ typedef struct {
     struct MHD_Connection *conn;
     req_stage stage;
     int too_large;
+    int who;   /* the token it carried (authenticate) */
     char *sid; /* the request's Mcp-Session-Id, or NULL */
     char *body;
     size_t len, cap;
@@ -278,19 +289,44 @@ static int origin_ok(const kd_mcp_http *h, const char *origin)
     return n > 0 && loopback_name(rest, n);
 }
 
-static int bearer_ok(const kd_mcp_http *h, const char *auth)
-{
-    size_t n;
+/* What a request's Authorization header proved. */
+typedef enum {
+    AUTH_OK,        /* *who: a token's index, or KD_HTTP_NO_TOKEN */
+    AUTH_MISSING,   /* none, and one is required */
+    AUTH_MALFORMED, /* not "Bearer <token>" */
+    AUTH_UNKNOWN,   /* a token that is not configured */
+} auth_result;
 
-    if (h->token == NULL)
-        return 1;
-    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
-        return 0;
+/*
+ * Checks the Authorization header against the configured tokens. The
+ * presented token is hashed and its digest compared with every token's
+ * digest, without stopping at a match, so the time taken tells nothing
+ * about the tokens but how many there are. A request without the header is
+ * the public (KD_HTTP_NO_TOKEN) only where no token is required; one that
+ * carries a token never falls back to the public.
+ */
+static auth_result authenticate(const kd_mcp_http *h, const char *auth, int *who)
+{
+    unsigned char digest[32];
+    unsigned int dlen = 0;
+    size_t i;
+
+    *who = KD_HTTP_NO_TOKEN;
+    if (auth == NULL)
+        return h->token_required ? AUTH_MISSING : AUTH_OK;
+    if (strncasecmp(auth, "Bearer ", 7) != 0)
+        return AUTH_MALFORMED;
     auth += 7;
     while (*auth == ' ')
         auth++;
-    n = strlen(h->token);
-    return strlen(auth) == n && CRYPTO_memcmp(auth, h->token, n) == 0;
+    if (*auth == '\0')
+        return AUTH_MALFORMED;
+    if (EVP_Digest(auth, strlen(auth), digest, &dlen, EVP_sha256(), NULL) != 1 || dlen != sizeof digest)
+        return AUTH_UNKNOWN; /* cannot be checked: refused */
+    for (i = 0; i < h->n_tokens; i++)
+        if (CRYPTO_memcmp(digest, h->tokens[i].digest, sizeof digest) == 0)
+            *who = (int)i;
+    return *who == KD_HTTP_NO_TOKEN ? AUTH_UNKNOWN : AUTH_OK;
 }
 
 /* 1 when the media-type list `v` admits `type` ("text/event-stream"). */
@@ -379,7 +415,9 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, cons
         return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: the web page is read-only (GET)");
     kd_buf_init(&p.body);
-    if (h->page(h->page_ctx, url, bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION)), &p) != KD_OK) {
+    int who;
+    int authorized = authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &who) == AUTH_OK;
+    if (h->page(h->page_ctx, url, authorized, &p) != KD_OK) {
         kd_buf_fini(&p.body);
         return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
                       "Internal Server Error: the page could not be built");
@@ -424,11 +462,20 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     return ret;
 }
 
+static const char *const AUTH_PROBLEM[] = {
+    [AUTH_MISSING] = "a bearer token is required",
+    [AUTH_MALFORMED] = "the Authorization header must be \"Bearer <token>\"",
+    [AUTH_UNKNOWN] = "the bearer token is not valid",
+};
+
 /* Runs the checks common to every method; returns 1 after queueing a
- * refusal (or the /metrics answer) in *ret. */
-static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret)
+ * refusal (or the /metrics answer) in *ret, else 0 with *who set to the
+ * token the request carried. */
+static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret,
+                   int *who)
 {
     const char *v;
+    auth_result auth;
 
     int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
     int events = h->events_path && strcmp(url, h->events_path) == 0;
@@ -455,11 +502,10 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         *ret = serve_page(h, c, url, method);
         return 1;
     }
-    if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
-        v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    if ((auth = authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), who)) != AUTH_OK) {
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                      v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
-                      "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
+                      auth != AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
+                      "Unauthorized: %s", AUTH_PROBLEM[auth]);
         return 1;
     }
     if (metrics) {
@@ -507,18 +553,33 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
 
 /* ---- GET and DELETE ---------------------------------------------------- */
 
-static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid)
+/* Fills `a` with the refusal of a request whose session was not found
+ * (KD_HTTP_UNKNOWN: 404) or is another token's (KD_HTTP_NOT_YOURS: 403). */
+static void session_refusal(answer *a, kd_http_lookup found, json_t *id)
 {
+    if (found == KD_HTTP_NOT_YOURS)
+        fail_with(a, MHD_HTTP_FORBIDDEN, id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL, SESSION_NOT_YOURS_MSG);
+    else
+        fail_with(a, MHD_HTTP_NOT_FOUND, id, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+}
+
+static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid,
+                                       kd_http_lookup found)
+{
+    answer a = {0};
+
     if (sid == NULL)
         return refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: the " H_SESSION " header is required");
-    return refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+    session_refusal(&a, found, NULL);
+    return answer_send(h, c, &a);
 }
 
-static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
+static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c, int who)
 {
     const char *sid = header(c, H_SESSION);
-    kd_http_session *hs;
+    kd_http_lookup found = KD_HTTP_UNKNOWN;
+    kd_http_session *hs = NULL;
     struct MHD_Response *r;
     enum MHD_Result ret;
     unsigned status;
@@ -526,8 +587,8 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
         return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
-    if (sid == NULL || (hs = kd_http_session_find(h, sid)) == NULL)
-        return session_missing(h, c, sid);
+    if (sid == NULL || (found = kd_http_session_find(h, sid, who, &hs)) != KD_HTTP_FOUND)
+        return session_missing(h, c, sid, found);
     r = kd_http_sse_open(hs, c, &status);
     if (r == NULL) {
         kd_http_session_release(hs, 1);
@@ -545,12 +606,13 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
     return ret;
 }
 
-static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c)
+static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c, int who)
 {
     const char *sid = header(c, H_SESSION);
+    kd_http_lookup found = KD_HTTP_UNKNOWN;
 
-    if (sid == NULL || kd_http_session_end(h, sid) != 0)
-        return session_missing(h, c, sid);
+    if (sid == NULL || (found = kd_http_session_end(h, sid, who)) != KD_HTTP_FOUND)
+        return session_missing(h, c, sid, found);
     return queue(h, c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
 }
 
@@ -564,18 +626,19 @@ static void handle_post(kd_mcp_http *h, req *r)
     answer *a = &r->out;
     kd_jsonrpc_msg *m = &r->msg;
     kd_http_session *hs = NULL;
+    kd_http_lookup found;
     kd_mcp_handle_info info;
     char *reply = NULL;
     int created = 0;
     kd_err err;
 
     if (r->sid != NULL) {
-        if ((hs = kd_http_session_find(h, r->sid)) == NULL) {
-            fail_with(a, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+        if ((found = kd_http_session_find(h, r->sid, r->who, &hs)) != KD_HTTP_FOUND) {
+            session_refusal(a, found, NULL);
             goto done;
         }
     } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {
-        err = kd_http_session_create(h, &hs);
+        err = kd_http_session_create(h, r->who, &hs);
         if (err == KD_ERR_BUSY) {
             fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
                       "Service Unavailable: the session limit (%u) is reached; end an unused "
@@ -680,10 +743,10 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
             return MHD_NO;
         *con_cls = r;
         r->stage = REQ_SENT;
-        if (refused(h, c, url, method, &ret))
+        if (refused(h, c, url, method, &ret, &r->who))
             return ret;
         if (strcmp(method, "POST") != 0)
-            return strcmp(method, "GET") == 0 ? handle_get(h, c) : handle_delete(h, c);
+            return strcmp(method, "GET") == 0 ? handle_get(h, c, r->who) : handle_delete(h, c, r->who);
         /* The worker reads no header: what it needs is copied now. */
         if ((sid = header(c, H_SESSION)) != NULL && (r->sid = strdup(sid)) == NULL)
             return MHD_NO;

@@ -36,6 +36,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
 #include "engine/logger.h"
 #include "mcp/server/http_int.h"
 
@@ -200,12 +203,63 @@ static void sync_fini(kd_mcp_http *h)
     pthread_mutex_destroy(&h->lock);
 }
 
+/*
+ * Keeps the digests of the access token and the seat tokens in h->tokens
+ * (http.c compares digests, in constant time). KD_ERR_INVALID_ARG, logged
+ * with the reason, for an empty token or one given twice (two principals
+ * for one token would make a session's grant depend on the order of a
+ * list); KD_ERR_NOMEM; KD_ERR_INTERNAL when SHA-256 is unavailable.
+ */
+static kd_err tokens_copy(kd_mcp_http *h, const kd_mcp_http_options *o)
+{
+    size_t n = (o->bearer_token != NULL) + o->n_tokens, i, j;
+    unsigned int dlen;
+    const char *t;
+
+    if (n == 0)
+        return KD_OK;
+    if (o->n_tokens > 0 && o->tokens == NULL) {
+        KD_LOG_E("mcp", "http: n_tokens is %zu but the token list is missing", o->n_tokens);
+        return KD_ERR_INVALID_ARG;
+    }
+    if ((h->tokens = calloc(n, sizeof *h->tokens)) == NULL)
+        return KD_ERR_NOMEM;
+    for (i = 0; i < n; i++) {
+        int access = o->bearer_token != NULL && i == 0;
+
+        t = access ? o->bearer_token : o->tokens[i - (o->bearer_token != NULL)].token;
+        if (t == NULL || t[0] == '\0') {
+            KD_LOG_E("mcp", "http: %s is empty; a token must have at least one character",
+                     access ? "the access token" : "a seat token");
+            return KD_ERR_INVALID_ARG;
+        }
+        h->tokens[i].principal = access ? NULL : o->tokens[i - (o->bearer_token != NULL)].principal;
+        if (EVP_Digest(t, strlen(t), h->tokens[i].digest, &dlen, EVP_sha256(), NULL) != 1 ||
+            dlen != sizeof h->tokens[i].digest) {
+            KD_LOG_E("mcp", "http: SHA-256 is unavailable; no token can be checked");
+            return KD_ERR_INTERNAL;
+        }
+        h->n_tokens = i + 1;
+        for (j = 0; j < i; j++) {
+            if (CRYPTO_memcmp(h->tokens[j].digest, h->tokens[i].digest, sizeof h->tokens[i].digest) == 0) {
+                KD_LOG_E("mcp", "http: the same token is configured twice (%s); every token must be distinct",
+                         o->bearer_token != NULL && j == 0 ? "as the access token and as a seat token"
+                                                           : "as two seat tokens");
+                return KD_ERR_INVALID_ARG;
+            }
+        }
+    }
+    return KD_OK;
+}
+
 /* Frees what kd_mcp_http_start copied from the options, and h. */
 static void config_free(kd_mcp_http *h)
 {
     free_list(h->origins, h->n_origins);
     free_list(h->hosts, h->n_hosts);
-    free(h->token);
+    if (h->tokens != NULL)
+        OPENSSL_cleanse(h->tokens, h->n_tokens * sizeof *h->tokens);
+    free(h->tokens);
     kd_http_events_fini(h);
     free(h);
 }
@@ -229,8 +283,10 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         KD_LOG_E("mcp", "http: \"%s\" is not an IPv4 or IPv6 address", o.bind_address);
         return KD_ERR_INVALID_ARG;
     }
-    if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0')) {
-        KD_LOG_E("mcp", "http: refusing to listen on %s (beyond loopback) without a bearer token", o.bind_address);
+    if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0') && o.n_tokens == 0) {
+        KD_LOG_E("mcp",
+                 "http: refusing to listen on %s (beyond loopback) without a token (bearer_token or a seat token)",
+                 o.bind_address);
         return KD_ERR_INVALID_ARG;
     }
     connections = o.max_connections ? o.max_connections : default_connections();
@@ -240,6 +296,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         return KD_ERR_NOMEM;
     h->srv = srv;
     h->loopback = loopback;
+    h->token_required = o.bearer_token != NULL || !loopback;
     h->max_body = o.max_body_bytes ? o.max_body_bytes : kd_mcp_server_max_message_bytes(srv);
     h->metrics = o.metrics;
     h->metrics_ctx = o.metrics_ctx;
@@ -257,8 +314,10 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->limit_loopback = o.limit_loopback;
     h->n_origins = o.n_allowed_origins;
     h->n_hosts = o.n_allowed_hosts;
-    if ((o.bearer_token != NULL && (h->token = strdup(o.bearer_token)) == NULL) ||
-        copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
+    if ((err = tokens_copy(h, &o)) != KD_OK)
+        goto fail_config;
+    err = KD_ERR_NOMEM;
+    if (copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
         copy_list(o.allowed_hosts, o.n_allowed_hosts, &h->hosts) != 0 ||
         (o.events_path != NULL && (h->events_path = strdup(o.events_path)) == NULL))
         goto fail_config;
@@ -291,7 +350,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
              "http: serving http://%s%s%s:%u" ENDPOINT "%s; %u connections, %u per address%s, %u s timeout, "
              "%u polling threads",
              strchr(o.bind_address, ':') ? "[" : "", o.bind_address, strchr(o.bind_address, ':') ? "]" : "", h->port,
-             h->token ? " (bearer token required)" : "", connections, h->per_address,
+             h->token_required ? " (bearer token required)" : "", connections, h->per_address,
              h->limit_loopback ? "" : " beyond loopback", timeout_s, poll_threads);
     *out = h;
     return KD_OK;

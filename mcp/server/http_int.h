@@ -82,6 +82,24 @@ typedef struct kd_http_events_stream kd_http_events_stream; /* a GET on events_p
 #define KD_HTTP_EVENTS_KEPT 64    /* broadcast events kept for slow streams */
 #define KD_HTTP_EVENTS_STREAMS 64 /* open event streams at most */
 
+/* A configured token, kept as its SHA-256 so that every comparison takes
+ * the same time whatever the presented token's length (http.c). */
+typedef struct {
+    unsigned char digest[32];
+    const void *principal; /* NULL for the access token */
+} kd_http_token;
+
+/* Who a request authenticated as: the index of its token in h->tokens, or
+ * KD_HTTP_NO_TOKEN (a tokenless request where none is required). */
+#define KD_HTTP_NO_TOKEN (-1)
+
+/* What a lookup by session id found. */
+typedef enum {
+    KD_HTTP_FOUND,
+    KD_HTTP_UNKNOWN,   /* no live session has this id */
+    KD_HTTP_NOT_YOURS, /* it belongs to another token (or to none) */
+} kd_http_lookup;
+
 typedef struct kd_http_msg {
     struct kd_http_msg *next;
     char *text;
@@ -92,6 +110,7 @@ typedef struct kd_http_session {
     kd_mcp_http *http;
     char id[KD_HTTP_SESSION_ID_HEX + 1];
     kd_mcp_session *core;
+    int owner;        /* the token it was initialized with, or KD_HTTP_NO_TOKEN */
     unsigned refs;    /* table + requests in flight + open streams */
     unsigned busy;    /* requests in flight */
     unsigned streams; /* open GET streams */
@@ -149,7 +168,9 @@ struct kd_mcp_http {
     int stopping, timer_running, timer_stop;
     uint16_t port;
     int loopback;
-    char *token;
+    int token_required;    /* bearer_token set, or beyond loopback */
+    kd_http_token *tokens; /* the access token (if any) and the seat tokens */
+    size_t n_tokens;
     char **origins, **hosts;
     size_t n_origins, n_hosts;
     size_t max_body;
@@ -183,19 +204,23 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
                                    const char *version, const char *upload, size_t *upload_size, void **con_cls);
 void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
 
-/* Creates a pending session holding one reference for the caller.
- * KD_ERR_BUSY when max_sessions are live; KD_ERR_NOMEM; KD_ERR_INTERNAL
- * when the CSPRNG fails. */
-kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out) KD_WARN_UNUSED;
+/* Creates a pending session holding one reference for the caller,
+ * belonging to token `owner` (an index in h->tokens, or KD_HTTP_NO_TOKEN),
+ * whose principal its core session gets. KD_ERR_BUSY when max_sessions
+ * are live; KD_ERR_NOMEM; KD_ERR_INTERNAL when the CSPRNG fails. */
+kd_err kd_http_session_create(kd_mcp_http *h, int owner, kd_http_session **out) KD_WARN_UNUSED;
 /* Puts a pending session into the table (its initialize succeeded). */
 void kd_http_session_publish(kd_http_session *hs);
-/* Finds a live session by id, with a reference and counted as busy;
- * NULL when unknown or ended. */
-kd_http_session *kd_http_session_find(kd_mcp_http *h, const char *id);
+/* Finds a live session by id for a request authenticated as `owner`:
+ * KD_HTTP_FOUND with *out referenced and counted as busy; KD_HTTP_UNKNOWN
+ * when no live session has the id; KD_HTTP_NOT_YOURS when it belongs to
+ * another token (the session is left untouched). */
+kd_http_lookup kd_http_session_find(kd_mcp_http *h, const char *id, int owner, kd_http_session **out) KD_WARN_UNUSED;
 /* Releases a reference from create or find (busy is dropped too). */
 void kd_http_session_release(kd_http_session *hs, int was_busy);
-/* Ends the session (DELETE); 0, or -1 when the id is unknown or ended. */
-int kd_http_session_end(kd_mcp_http *h, const char *id);
+/* Ends the session (DELETE) when it belongs to `owner`: KD_HTTP_FOUND
+ * (ended), or KD_HTTP_UNKNOWN / KD_HTTP_NOT_YOURS as for find. */
+kd_http_lookup kd_http_session_end(kd_mcp_http *h, const char *id, int owner) KD_WARN_UNUSED;
 /* Ends every session and wakes every stream (transport stop). */
 void kd_http_session_end_all(kd_mcp_http *h);
 

@@ -160,7 +160,7 @@ static void release_dropped(kd_http_session *list)
     }
 }
 
-kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out)
+kd_err kd_http_session_create(kd_mcp_http *h, int owner, kd_http_session **out)
 {
     kd_http_session *hs = NULL, *dropped = NULL;
     unsigned char rnd[KD_HTTP_SESSION_ID_HEX / 2];
@@ -191,11 +191,14 @@ kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out)
     for (i = 0; i < sizeof rnd; i++)
         snprintf(hs->id + 2 * i, 3, "%02x", rnd[i]);
     hs->http = h;
+    hs->owner = owner;
     hs->refs = 1;
     hs->busy = 1;
     now_mono(&hs->last_used);
     if ((err = kd_mcp_session_alloc(h->srv, hs_send, hs, &hs->core)) != KD_OK)
         goto fail;
+    /* before its first message (the initialize the caller handles next) */
+    kd_mcp_session_set_principal(hs->core, owner >= 0 ? h->tokens[owner].principal : NULL);
     *out = hs;
     return KD_OK;
 fail:
@@ -218,24 +221,37 @@ void kd_http_session_publish(kd_http_session *hs)
     pthread_mutex_unlock(&h->lock);
 }
 
-kd_http_session *kd_http_session_find(kd_mcp_http *h, const char *id)
+/* The live session with id `id` (under h->lock), or NULL. */
+static kd_http_session *lookup_locked(kd_mcp_http *h, const char *id)
 {
     kd_http_session *hs;
-    size_t n = strlen(id);
 
-    if (n != KD_HTTP_SESSION_ID_HEX)
+    if (strlen(id) != KD_HTTP_SESSION_ID_HEX)
         return NULL;
+    for (hs = h->sessions; hs != NULL; hs = hs->next)
+        if (!hs->ended && CRYPTO_memcmp(hs->id, id, KD_HTTP_SESSION_ID_HEX) == 0)
+            return hs;
+    return NULL;
+}
+
+kd_http_lookup kd_http_session_find(kd_mcp_http *h, const char *id, int owner, kd_http_session **out)
+{
+    kd_http_lookup found = KD_HTTP_UNKNOWN;
+    kd_http_session *hs;
+
+    *out = NULL;
     pthread_mutex_lock(&h->lock);
-    for (hs = h->sessions; hs != NULL; hs = hs->next) {
-        if (!hs->ended && CRYPTO_memcmp(hs->id, id, n) == 0) {
-            hs->refs++;
-            hs->busy++;
-            now_mono(&hs->last_used);
-            break;
-        }
+    if ((hs = lookup_locked(h, id)) != NULL && hs->owner != owner) {
+        found = KD_HTTP_NOT_YOURS;
+    } else if (hs != NULL) {
+        hs->refs++;
+        hs->busy++;
+        now_mono(&hs->last_used);
+        *out = hs;
+        found = KD_HTTP_FOUND;
     }
     pthread_mutex_unlock(&h->lock);
-    return hs;
+    return found;
 }
 
 void kd_http_session_release(kd_http_session *hs, int was_busy)
@@ -278,25 +294,23 @@ static void end_locked(kd_mcp_http *h, kd_http_session *hs)
     wake_session_locked(hs);
 }
 
-int kd_http_session_end(kd_mcp_http *h, const char *id)
+kd_http_lookup kd_http_session_end(kd_mcp_http *h, const char *id, int owner)
 {
     kd_http_session *hs;
-    size_t n = strlen(id);
 
-    if (n != KD_HTTP_SESSION_ID_HEX)
-        return -1;
     pthread_mutex_lock(&h->lock);
-    for (hs = h->sessions; hs != NULL; hs = hs->next)
-        if (!hs->ended && CRYPTO_memcmp(hs->id, id, n) == 0)
-            break;
+    if ((hs = lookup_locked(h, id)) != NULL && hs->owner != owner) {
+        pthread_mutex_unlock(&h->lock);
+        return KD_HTTP_NOT_YOURS;
+    }
     if (hs != NULL)
         end_locked(h, hs);
     pthread_mutex_unlock(&h->lock);
     if (hs == NULL)
-        return -1;
+        return KD_HTTP_UNKNOWN;
     KD_LOG_I("mcp", "http: session %.8s… ended by the client", hs->id);
     kd_http_session_release(hs, 0); /* the table's reference */
-    return 0;
+    return KD_HTTP_FOUND;
 }
 
 void kd_http_session_end_all(kd_mcp_http *h)

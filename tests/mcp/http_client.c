@@ -280,14 +280,17 @@ void stream_start(stream *s, const char *sid)
     cr_assert_eq(pthread_create(&s->thread, NULL, stream_main, s), 0);
 }
 
-void stream_start_get(stream *s, const char *path, const char *header)
+void stream_start_with(stream *s, const char *path, const char *sid, const char *header)
 {
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->sid, sizeof s->sid, "%s", sid);
     snprintf(s->header, sizeof s->header, "%s", header ? header : "");
     cr_assert_eq(pthread_create(&s->thread, NULL, stream_main, s), 0);
 }
+
+void stream_start_get(stream *s, const char *path, const char *header) { stream_start_with(s, path, "", header); }
 
 size_t count(stream *s, const char *needle)
 {

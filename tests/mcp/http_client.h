@@ -85,6 +85,9 @@ typedef struct {
 void stream_start(stream *s, const char *sid);
 /* A GET event stream of `path` with no session, one extra header (or NULL). */
 void stream_start_get(stream *s, const char *path, const char *header);
+/* A GET event stream of `path` ("" for /mcp) with session `sid` ("" for
+ * none) and one extra header (or NULL), e.g. an Authorization. */
+void stream_start_with(stream *s, const char *path, const char *sid, const char *header);
 /* How many times `needle` occurs in what the stream read. */
 size_t count(stream *s, const char *needle);
 /* 1 once the stream's request ended. */
