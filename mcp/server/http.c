@@ -33,7 +33,7 @@
  * "token ok": with bearer_token set or beyond loopback, the request must
  * carry one of the configured tokens; on loopback without bearer_token it
  * may carry none (the public), but a token it carries must be a known one
- * (see authenticate). The token a request carried (its index in
+ * (see kd_http_authenticate). The token a request carried (its index in
  * h->tokens, or KD_HTTP_NO_TOKEN) is who it is: a session is created for
  * it, and only it may use that session afterwards.
  *
@@ -49,9 +49,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include "engine/logger.h"
 #include "mcp/server/http_int.h"
@@ -88,8 +85,8 @@ typedef struct {
     struct MHD_Connection *conn;
     req_stage stage;
     int too_large;
-    int who;   /* the token it carried (authenticate) */
-    char *sid; /* the request's Mcp-Session-Id, or NULL */
+    kd_http_client_key who; /* the client: the token it carried (authenticate), or its address */
+    char *sid;              /* the request's Mcp-Session-Id, or NULL */
     char *body;
     size_t len, cap;
     kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
@@ -289,46 +286,6 @@ static int origin_ok(const kd_mcp_http *h, const char *origin)
     return n > 0 && loopback_name(rest, n);
 }
 
-/* What a request's Authorization header proved. */
-typedef enum {
-    AUTH_OK,        /* *who: a token's index, or KD_HTTP_NO_TOKEN */
-    AUTH_MISSING,   /* none, and one is required */
-    AUTH_MALFORMED, /* not "Bearer <token>" */
-    AUTH_UNKNOWN,   /* a token that is not configured */
-} auth_result;
-
-/*
- * Checks the Authorization header against the configured tokens. The
- * presented token is hashed and its digest compared with every token's
- * digest, without stopping at a match, so the time taken tells nothing
- * about the tokens but how many there are. A request without the header is
- * the public (KD_HTTP_NO_TOKEN) only where no token is required; one that
- * carries a token never falls back to the public.
- */
-static auth_result authenticate(const kd_mcp_http *h, const char *auth, int *who)
-{
-    unsigned char digest[32];
-    unsigned int dlen = 0;
-    size_t i;
-
-    *who = KD_HTTP_NO_TOKEN;
-    if (auth == NULL)
-        return h->token_required ? AUTH_MISSING : AUTH_OK;
-    if (strncasecmp(auth, "Bearer ", 7) != 0)
-        return AUTH_MALFORMED;
-    auth += 7;
-    while (*auth == ' ')
-        auth++;
-    if (*auth == '\0')
-        return AUTH_MALFORMED;
-    if (EVP_Digest(auth, strlen(auth), digest, &dlen, EVP_sha256(), NULL) != 1 || dlen != sizeof digest)
-        return AUTH_UNKNOWN; /* cannot be checked: refused */
-    for (i = 0; i < h->n_tokens; i++)
-        if (CRYPTO_memcmp(digest, h->tokens[i].digest, sizeof digest) == 0)
-            *who = (int)i;
-    return *who == KD_HTTP_NO_TOKEN ? AUTH_UNKNOWN : AUTH_OK;
-}
-
 /* 1 when the media-type list `v` admits `type` ("text/event-stream"). */
 static int accepts(const char *v, const char *type)
 {
@@ -416,7 +373,7 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, cons
                       "Method Not Allowed: the web page is read-only (GET)");
     kd_buf_init(&p.body);
     int who;
-    int authorized = authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &who) == AUTH_OK;
+    int authorized = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &who) == KD_HTTP_AUTH_OK;
     if (h->page(h->page_ctx, url, authorized, &p) != KD_OK) {
         kd_buf_fini(&p.body);
         return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
@@ -439,7 +396,8 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, cons
 }
 
 /* GET events_path: the broadcast event stream (http_events.c). */
-static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
+static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, const char *method,
+                                    const kd_http_client_key *who)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
@@ -451,10 +409,8 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
         return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
-    if ((r = kd_http_events_open(h, c, &status)) == NULL)
-        return refuse(h, c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
-                      status == MHD_HTTP_TOO_MANY_REQUESTS ? "Too Many Requests: too many event streams are open"
-                                                           : "Internal error: out of memory");
+    if ((r = kd_http_events_open(h, c, who, &status)) == NULL)
+        return refuse(h, c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     page_headers(r);
     ret = MHD_queue_response(c, MHD_HTTP_OK, r);
@@ -462,20 +418,15 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     return ret;
 }
 
-static const char *const AUTH_PROBLEM[] = {
-    [AUTH_MISSING] = "a bearer token is required",
-    [AUTH_MALFORMED] = "the Authorization header must be \"Bearer <token>\"",
-    [AUTH_UNKNOWN] = "the bearer token is not valid",
-};
-
 /* Runs the checks common to every method; returns 1 after queueing a
  * refusal (or the /metrics answer) in *ret, else 0 with *who set to the
- * token the request carried. */
+ * client: the token the request carried, or its address. */
 static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret,
-                   int *who)
+                   kd_http_client_key *who)
 {
     const char *v;
-    auth_result auth;
+    kd_http_auth auth;
+    int token;
 
     int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
     int events = h->events_path && strcmp(url, h->events_path) == 0;
@@ -502,18 +453,20 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         *ret = serve_page(h, c, url, method);
         return 1;
     }
-    if ((auth = authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), who)) != AUTH_OK) {
+    if ((auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token)) != KD_HTTP_AUTH_OK) {
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                      auth != AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
-                      "Unauthorized: %s", AUTH_PROBLEM[auth]);
+                      auth != KD_HTTP_AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\""
+                                                   : "Bearer realm=\"mcp\"",
+                      "Unauthorized: %s", kd_http_auth_problem(auth));
         return 1;
     }
+    kd_http_client_key_of(c, token, who);
     if (metrics) {
         *ret = serve_metrics(h, c, method);
         return 1;
     }
     if (events) {
-        *ret = serve_events(h, c, method);
+        *ret = serve_events(h, c, method, who);
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
@@ -575,7 +528,7 @@ static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connecti
     return answer_send(h, c, &a);
 }
 
-static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c, int who)
+static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c, const kd_http_client_key *who)
 {
     const char *sid = header(c, H_SESSION);
     kd_http_lookup found = KD_HTTP_UNKNOWN;
@@ -587,9 +540,9 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c, int 
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
         return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
-    if (sid == NULL || (found = kd_http_session_find(h, sid, who, &hs)) != KD_HTTP_FOUND)
+    if (sid == NULL || (found = kd_http_session_find(h, sid, who->token, &hs)) != KD_HTTP_FOUND)
         return session_missing(h, c, sid, found);
-    r = kd_http_sse_open(hs, c, &status);
+    r = kd_http_sse_open(hs, c, who, &status);
     if (r == NULL) {
         kd_http_session_release(hs, 1);
         if (status == MHD_HTTP_TOO_MANY_REQUESTS)
@@ -606,12 +559,12 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c, int 
     return ret;
 }
 
-static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c, int who)
+static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c, const kd_http_client_key *who)
 {
     const char *sid = header(c, H_SESSION);
     kd_http_lookup found = KD_HTTP_UNKNOWN;
 
-    if (sid == NULL || (found = kd_http_session_end(h, sid, who)) != KD_HTTP_FOUND)
+    if (sid == NULL || (found = kd_http_session_end(h, sid, who->token)) != KD_HTTP_FOUND)
         return session_missing(h, c, sid, found);
     return queue(h, c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
 }
@@ -629,20 +582,28 @@ static void handle_post(kd_mcp_http *h, req *r)
     kd_http_lookup found;
     kd_mcp_handle_info info;
     char *reply = NULL;
-    int created = 0;
+    int created = 0, per_client;
     kd_err err;
 
     if (r->sid != NULL) {
-        if ((found = kd_http_session_find(h, r->sid, r->who, &hs)) != KD_HTTP_FOUND) {
+        if ((found = kd_http_session_find(h, r->sid, r->who.token, &hs)) != KD_HTTP_FOUND) {
             session_refusal(a, found, NULL);
             goto done;
         }
     } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {
-        err = kd_http_session_create(h, r->who, &hs);
+        err = kd_http_session_create(h, &r->who, &hs, &per_client);
+        if (err == KD_ERR_BUSY && per_client) {
+            fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
+                      "Service Unavailable: this client holds its limit of %u sessions (sessions per client) and "
+                      "none is idle (each has a request in flight or an open stream); end one with DELETE or retry "
+                      "later",
+                      h->max_sessions_per_client);
+            goto done;
+        }
         if (err == KD_ERR_BUSY) {
             fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
-                      "Service Unavailable: the session limit (%u) is reached; end an unused "
-                      "session with DELETE or retry later",
+                      "Service Unavailable: the session limit (%u) is reached and no session is idle; end an "
+                      "unused session with DELETE or retry later",
                       h->max_sessions);
             goto done;
         }
@@ -746,7 +707,7 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
         if (refused(h, c, url, method, &ret, &r->who))
             return ret;
         if (strcmp(method, "POST") != 0)
-            return strcmp(method, "GET") == 0 ? handle_get(h, c, r->who) : handle_delete(h, c, r->who);
+            return strcmp(method, "GET") == 0 ? handle_get(h, c, &r->who) : handle_delete(h, c, &r->who);
         /* The worker reads no header: what it needs is copied now. */
         if ((sid = header(c, H_SESSION)) != NULL && (r->sid = strdup(sid)) == NULL)
             return MHD_NO;

@@ -39,6 +39,17 @@
  * the same Host and Origin checks and with strict browser headers
  * (Content-Security-Policy, nosniff, no referrer).
  *
+ * Fair shares: a client (its token, or its peer address without one) holds
+ * at most max_sessions_per_client sessions and max_event_streams_per_client
+ * streams. An initialize beyond its share, or into a full table, first
+ * sheds an idle session (no request in flight, no open stream; least
+ * recently used) of that client, or when the table is full of the client
+ * holding the most; a shed session answers 404, and the initialize is
+ * refused (503) only when nothing is idle. A stream beyond the client's
+ * share closes the client's own oldest one; a full table of event streams
+ * closes the oldest one of the client holding the most. So a client that
+ * holds nothing is never locked out by another.
+ *
  * Capacity: a few polling threads serve every socket and never block; tool
  * calls that may wait (not marked quick) run on workers started as needed;
  * idle and half-open connections cost no
@@ -91,28 +102,35 @@ typedef struct {
     const char *const *allowed_hosts; /* extra Host values ("name" or
                                          "name:port") accepted */
     size_t n_allowed_hosts;
-    size_t max_body_bytes;                /* [the server's max_message_bytes] */
-    unsigned max_sessions;                /* live sessions [64] */
-    unsigned max_streams_per_session;     /* concurrent GET streams [4] */
-    unsigned max_connections;             /* open connections in all [1000, or the
-                                             open-file limit less 256 when lower] */
-    unsigned max_connections_per_address; /* open connections of one client
-                                             address beyond loopback [64] */
-    int limit_loopback;                   /* count loopback clients against
-                                             that limit too [0: exempt] */
-    unsigned connection_timeout_s;        /* a connection with no byte in or out
-                                             for this long is closed: a half-sent
-                                             request, an idle keep-alive. Not a
-                                             POST being handled, nor a quiet
-                                             event stream [30] */
-    unsigned poll_threads;                /* threads that serve the sockets [2] */
-    unsigned max_workers;                 /* POSTs handled at once; more wait
-                                             their turn [64] */
-    unsigned session_idle_timeout_s;      /* unused sessions expire [3600] */
-    unsigned keepalive_ms;                /* SSE comment when idle [15000, at most
-                                             half of connection_timeout_s] */
-    unsigned max_queued;                  /* server messages kept for a session
-                                             while no stream is open [256] */
+    size_t max_body_bytes;                 /* [the server's max_message_bytes] */
+    unsigned max_sessions;                 /* live sessions [64] */
+    unsigned max_sessions_per_client;      /* sessions one client holds (a client is
+                                              its token, else its peer address: all
+                                              tokenless loopback programs are one)
+                                              [max_sessions / 4, at least 1] */
+    unsigned max_streams_per_session;      /* concurrent GET streams [4] */
+    unsigned max_event_streams_per_client; /* open streams of one client, on
+                                              events_path and the sessions' GETs
+                                              together [8] */
+    unsigned max_connections;              /* open connections in all [1000, or the
+                                              open-file limit less 256 when lower] */
+    unsigned max_connections_per_address;  /* open connections of one client
+                                              address beyond loopback [64] */
+    int limit_loopback;                    /* count loopback clients against
+                                              that limit too [0: exempt] */
+    unsigned connection_timeout_s;         /* a connection with no byte in or out
+                                              for this long is closed: a half-sent
+                                              request, an idle keep-alive. Not a
+                                              POST being handled, nor a quiet
+                                              event stream [30] */
+    unsigned poll_threads;                 /* threads that serve the sockets [2] */
+    unsigned max_workers;                  /* POSTs handled at once; more wait
+                                              their turn [64] */
+    unsigned session_idle_timeout_s;       /* unused sessions expire [3600] */
+    unsigned keepalive_ms;                 /* SSE comment when idle [15000, at most
+                                              half of connection_timeout_s] */
+    unsigned max_queued;                   /* server messages kept for a session
+                                              while no stream is open [256] */
     /* Optional: serves GET /metrics in the Prometheus text format with what
      * `metrics` appends to `out` (NUL-terminated), behind the same Host,
      * Origin and token checks as /mcp. Called on a polling thread:

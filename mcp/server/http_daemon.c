@@ -17,6 +17,12 @@
  *                       being handled and a quiet event stream are
  *                       suspended, not idle, and streams send a keepalive
  *                       at least every half of it
+ *   sessions            64, a quarter of them per client (http_clients.c):
+ *                       one client cannot take them all, and idle ones are
+ *                       shed before a new client is refused
+ *   streams per client  8 (event streams and sessions' GET streams): a
+ *                       browser page holds one, an MCP client one per
+ *                       session it listens on
  *   polling threads     2: they only move bytes
  *   workers             64 at most, started as needed: tool calls that may
  *                       wait (a move waiting for its block) handled at once
@@ -35,9 +41,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include "engine/logger.h"
 #include "mcp/server/http_int.h"
@@ -182,6 +185,7 @@ static int sync_init(kd_mcp_http *h)
     kd_log_limit_init(&h->log_mhd, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_refused, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_dropped, LOG_WINDOW_MS, LOG_BURST);
+    kd_log_limit_init(&h->log_shed, LOG_WINDOW_MS, LOG_BURST);
     return 0;
 fail_peers:
     pthread_cond_destroy(&h->cond);
@@ -195,6 +199,7 @@ fail_lock:
 
 static void sync_fini(kd_mcp_http *h)
 {
+    kd_log_limit_fini(&h->log_shed);
     kd_log_limit_fini(&h->log_dropped);
     kd_log_limit_fini(&h->log_refused);
     kd_log_limit_fini(&h->log_mhd);
@@ -203,63 +208,12 @@ static void sync_fini(kd_mcp_http *h)
     pthread_mutex_destroy(&h->lock);
 }
 
-/*
- * Keeps the digests of the access token and the seat tokens in h->tokens
- * (http.c compares digests, in constant time). KD_ERR_INVALID_ARG, logged
- * with the reason, for an empty token or one given twice (two principals
- * for one token would make a session's grant depend on the order of a
- * list); KD_ERR_NOMEM; KD_ERR_INTERNAL when SHA-256 is unavailable.
- */
-static kd_err tokens_copy(kd_mcp_http *h, const kd_mcp_http_options *o)
-{
-    size_t n = (o->bearer_token != NULL) + o->n_tokens, i, j;
-    unsigned int dlen;
-    const char *t;
-
-    if (n == 0)
-        return KD_OK;
-    if (o->n_tokens > 0 && o->tokens == NULL) {
-        KD_LOG_E("mcp", "http: n_tokens is %zu but the token list is missing", o->n_tokens);
-        return KD_ERR_INVALID_ARG;
-    }
-    if ((h->tokens = calloc(n, sizeof *h->tokens)) == NULL)
-        return KD_ERR_NOMEM;
-    for (i = 0; i < n; i++) {
-        int access = o->bearer_token != NULL && i == 0;
-
-        t = access ? o->bearer_token : o->tokens[i - (o->bearer_token != NULL)].token;
-        if (t == NULL || t[0] == '\0') {
-            KD_LOG_E("mcp", "http: %s is empty; a token must have at least one character",
-                     access ? "the access token" : "a seat token");
-            return KD_ERR_INVALID_ARG;
-        }
-        h->tokens[i].principal = access ? NULL : o->tokens[i - (o->bearer_token != NULL)].principal;
-        if (EVP_Digest(t, strlen(t), h->tokens[i].digest, &dlen, EVP_sha256(), NULL) != 1 ||
-            dlen != sizeof h->tokens[i].digest) {
-            KD_LOG_E("mcp", "http: SHA-256 is unavailable; no token can be checked");
-            return KD_ERR_INTERNAL;
-        }
-        h->n_tokens = i + 1;
-        for (j = 0; j < i; j++) {
-            if (CRYPTO_memcmp(h->tokens[j].digest, h->tokens[i].digest, sizeof h->tokens[i].digest) == 0) {
-                KD_LOG_E("mcp", "http: the same token is configured twice (%s); every token must be distinct",
-                         o->bearer_token != NULL && j == 0 ? "as the access token and as a seat token"
-                                                           : "as two seat tokens");
-                return KD_ERR_INVALID_ARG;
-            }
-        }
-    }
-    return KD_OK;
-}
-
 /* Frees what kd_mcp_http_start copied from the options, and h. */
 static void config_free(kd_mcp_http *h)
 {
     free_list(h->origins, h->n_origins);
     free_list(h->hosts, h->n_hosts);
-    if (h->tokens != NULL)
-        OPENSSL_cleanse(h->tokens, h->n_tokens * sizeof *h->tokens);
-    free(h->tokens);
+    kd_http_tokens_fini(h);
     kd_http_events_fini(h);
     free(h);
 }
@@ -303,7 +257,11 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->page = o.page;
     h->page_ctx = o.page_ctx;
     h->max_sessions = o.max_sessions ? o.max_sessions : 64;
+    h->max_sessions_per_client = o.max_sessions_per_client ? o.max_sessions_per_client : h->max_sessions / 4;
+    if (h->max_sessions_per_client == 0)
+        h->max_sessions_per_client = 1;
     h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
+    h->max_streams_per_client = o.max_event_streams_per_client ? o.max_event_streams_per_client : 8;
     h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;
     h->keepalive_ms = o.keepalive_ms ? o.keepalive_ms : DEFAULT_KEEPALIVE_MS;
     if (h->keepalive_ms > timeout_s * 500u) /* a quiet stream must never look idle */
@@ -314,7 +272,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->limit_loopback = o.limit_loopback;
     h->n_origins = o.n_allowed_origins;
     h->n_hosts = o.n_allowed_hosts;
-    if ((err = tokens_copy(h, &o)) != KD_OK)
+    if ((err = kd_http_tokens_init(h, &o)) != KD_OK)
         goto fail_config;
     err = KD_ERR_NOMEM;
     if (copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
@@ -390,6 +348,7 @@ void kd_mcp_http_stop(kd_mcp_http *h)
     kd_http_timer_stop(h);
     MHD_stop_daemon(h->daemon); /* no connection is left suspended */
     kd_http_peers_fini(h);
+    kd_http_clients_fini(h);
     sync_fini(h);
     config_free(h);
 }
