@@ -50,6 +50,14 @@
 #define KD_SIG_MAX_LEN 72
 #define KD_KEY_NAME_MAX 64
 
+/* A store's identity: KD_STORE_ID_LEN random bytes (kd_engine_store_id,
+ * engine/engine.h). */
+#define KD_STORE_ID_LEN 16
+
+/* Fills `out` with `len` bytes from the OS CSPRNG (OpenSSL RAND_bytes).
+ * Errors: KD_ERR_IO. Thread-safe. */
+kd_err kd_random_bytes(uint8_t *out, size_t len) KD_WARN_UNUSED;
+
 /* One-shot SHA-256. */
 void kd_sha256(const void *data, size_t len, uint8_t out[KD_HASH_LEN]);
 
