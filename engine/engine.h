@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/crypto.h"
 #include "engine/episode.h"
 #include "engine/metrics.h"
 #include "engine/store.h"
@@ -287,6 +288,25 @@ kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx
 
 const kd_registry *kd_engine_registry(const kd_engine *engine);
 const char *kd_engine_dir(const kd_engine *engine);
+
+/*
+ * The store id: KD_STORE_ID_LEN random bytes (OpenSSL RAND_bytes) drawn
+ * when the store is created and kept in meta ("store_id"); a store never
+ * changes it, and no two stores share one, also not a replay of a store's
+ * log (`kdapp replay --into NEWDIR` makes a new store, so a new id).
+ *
+ * What it is for: a seat's secret commitment (a house's hash chain) is
+ * bound to the store it was made for, so that two stores holding the same
+ * keys and episode ids get unrelated secrets, and a gateway acts only on
+ * commitments made for its own store.
+ *
+ * Copies the id into `out`. Works on a writable engine and on a read-only
+ * (attached) one alike: the id is read when the engine opens (a store
+ * without one is refused then, as damaged). Errors: KD_ERR_INVALID_ARG
+ * (`e` or `out` NULL). Threading: any thread, any time while the engine
+ * is open; it takes no lock and no transaction.
+ */
+kd_err kd_engine_store_id(kd_engine *e, uint8_t out[KD_STORE_ID_LEN]) KD_WARN_UNUSED;
 
 /* ----------------------------------------------------------------- dry run */
 
