@@ -15,6 +15,11 @@ every draw, written from the README's description with Python's hashlib
       first against the commit in the params), recomputes each draw and its
       outcome (dice, pocket, stops), and compares them with each `kdapp show --json` given (recent rolls,
       recent pockets, last stops). Prints one line per draw.
+  chance_check.py vrf-vectors
+      prints known answers of the VRF (engine/vrf.h) for
+      tests/engine/vrf_test.c, each proof verified here first: this file's
+      ECVRF is written from the description in vrf.h with Python integers
+      and hashlib, independently of engine/vrf.c.
 """
 import hashlib
 import json
@@ -24,6 +29,129 @@ import sys
 
 def sha(b):
     return hashlib.sha256(b).digest()
+
+
+# ---------------------------------------------------------------- the VRF
+# ECVRF on secp256k1 with SHA-256, suite "kdapp-vrf-v1" (engine/vrf.h),
+# written out here with Python integers: affine points, None the point at
+# infinity, compressed 33-byte strings.
+
+P = 2**256 - 2**32 - 977  # the field
+Q = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141  # the group's order
+G = (0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
+     0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8)
+SUITE = b"kdapp-vrf-v1"
+
+
+def pt_add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0]:
+        if (a[1] + b[1]) % P == 0:
+            return None
+        lam = 3 * a[0] * a[0] * pow(2 * a[1], -1, P) % P
+    else:
+        lam = (b[1] - a[1]) * pow(b[0] - a[0], -1, P) % P
+    x = (lam * lam - a[0] - b[0]) % P
+    return (x, (lam * (a[0] - x) - a[1]) % P)
+
+
+def pt_mul(k, a):
+    r = None
+    while k:
+        if k & 1:
+            r = pt_add(r, a)
+        a = pt_add(a, a)
+        k >>= 1
+    return r
+
+
+def pt_neg(a):
+    return None if a is None else (a[0], (P - a[1]) % P)
+
+
+def pt_bytes(a):
+    return bytes([2 + (a[1] & 1)]) + a[0].to_bytes(32, "big")
+
+
+def pt_parse(b):
+    """The point of a 33-byte compressed string, or None."""
+    if len(b) != 33 or b[0] not in (2, 3):
+        return None
+    x = int.from_bytes(b[1:], "big")
+    if x >= P:
+        return None
+    y2 = (x ** 3 + 7) % P
+    y = pow(y2, (P + 1) // 4, P)
+    if y * y % P != y2:
+        return None
+    if (y & 1) != (b[0] & 1):
+        y = P - y
+    return (x, y)
+
+
+def encode_to_curve(y_str, alpha):
+    """Try and increment: the first 0x02 || Hash(suite || 01 || Y || alpha || ctr || 00) on the curve."""
+    for ctr in range(256):
+        h = b"\x02" + sha(SUITE + b"\x01" + y_str + alpha + bytes([ctr]) + b"\x00")
+        point = pt_parse(h)
+        if point:
+            return point, h
+    raise ValueError("no point for alpha")
+
+
+def vrf_key(seed):
+    """(secret, compressed public key) of a 32-byte seed."""
+    for ctr in range(256):
+        x = int.from_bytes(sha(b"kdapp-vrf-key-v1" + seed + bytes([ctr])), "big")
+        if 0 < x < Q:
+            return x, pt_bytes(pt_mul(x, G))
+    raise ValueError("no key")
+
+
+def vrf_nonce(x, h_str):
+    for ctr in range(256):
+        k = int.from_bytes(sha(SUITE + b"\x04" + x.to_bytes(32, "big") + h_str + bytes([ctr]) + b"\x00"), "big")
+        if 0 < k < Q:
+            return k
+    raise ValueError("no nonce")
+
+
+def vrf_challenge(*points):
+    return sha(SUITE + b"\x02" + b"".join(points) + b"\x00")[:16]
+
+
+def vrf_hash(gamma_str):
+    return sha(SUITE + b"\x03" + gamma_str + b"\x00")
+
+
+def vrf_prove(x, alpha):
+    """The 81-byte proof Gamma || c || s of alpha under secret x."""
+    y_str = pt_bytes(pt_mul(x, G))
+    h, h_str = encode_to_curve(y_str, alpha)
+    gamma = pt_bytes(pt_mul(x, h))
+    k = vrf_nonce(x, h_str)
+    c = vrf_challenge(y_str, h_str, gamma, pt_bytes(pt_mul(k, G)), pt_bytes(pt_mul(k, h)))
+    s = (k + int.from_bytes(c, "big") * x) % Q
+    return gamma + c + s.to_bytes(32, "big")
+
+
+def vrf_verify(y_str, alpha, pi):
+    """beta when pi proves alpha under the public key y_str, else None."""
+    if len(pi) != 81:
+        return None
+    y, gamma = pt_parse(y_str), pt_parse(pi[:33])
+    c, s = int.from_bytes(pi[33:49], "big"), int.from_bytes(pi[49:], "big")
+    if y is None or gamma is None or c == 0 or not 0 < s < Q:
+        return None
+    h, h_str = encode_to_curve(y_str, alpha)
+    u = pt_add(pt_mul(s, G), pt_neg(pt_mul(c, y)))
+    v = pt_add(pt_mul(s, h), pt_neg(pt_mul(c, gamma)))
+    if u is None or v is None or vrf_challenge(y_str, h_str, pi[:33], pt_bytes(u), pt_bytes(v)) != pi[33:49]:
+        return None
+    return vrf_hash(pi[:33])
 
 
 def test_secret(name):
@@ -200,7 +328,24 @@ def verify(log, shows):
         len(set(l.split(":")[0] for l in out if " draw " in l)), checked))
 
 
+def vrf_vectors():
+    """Known answers for tests/engine/vrf_test.c: (seed, alpha, public key, proof, beta), each checked here."""
+    alphas = [b"", b"abc", b"kdapp-draw-v2" + struct.pack(">II", 7, 1) + bytes(range(32)), bytes([0xA5]) * 200]
+    for n in range(4):
+        seed = sha(b"kdapp vrf vector %d" % n) if n else bytes(32)
+        x, pub = vrf_key(seed)
+        for alpha in alphas[n:] + alphas[:n][:1]:
+            pi = vrf_prove(x, alpha)
+            beta = vrf_verify(pub, alpha, pi)
+            assert beta is not None and vrf_verify(pub, alpha + b"x", pi) is None
+            print("    {\"%s\", \"%s\",\n     \"%s\",\n     \"%s\",\n     \"%s\"}," % (
+                seed.hex(), alpha.hex(), pub.hex(), pi.hex(), beta.hex()))
+
+
 def main():
+    if sys.argv[1] == "vrf-vectors":
+        vrf_vectors()
+        return
     if sys.argv[1] == "links":
         name, type_name, ep, seat, length = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
         for h in chain(seat_seed(test_secret(name), type_name, ep, seat), length):
