@@ -288,6 +288,13 @@ kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx
 const kd_registry *kd_engine_registry(const kd_engine *engine);
 const char *kd_engine_dir(const kd_engine *engine);
 
+/* The store's id, 16 bytes (KD_STORE_ID_LEN, engine/crypto.h): what a
+ * seat's secret commitment is bound to, so a key holder acts only on the
+ * commitments made for its own store. TEMPORARY in branch `fair` (see
+ * store_id_stub.c) until branch `eng` keeps a random id in the store's
+ * meta; the signature is eng's. Errors: KD_ERR_IO. Thread-safe. */
+kd_err kd_engine_store_id(kd_engine *engine, uint8_t out[16]) KD_WARN_UNUSED;
+
 /* ----------------------------------------------------------------- dry run */
 
 /*
