@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <secp256k1.h>
@@ -197,22 +198,80 @@ kd_err kd_key_test(const char *name, kd_key *key)
     return kd_key_from_secret(secret, key);
 }
 
-void kd_secret_seed(const kd_key *key, const char *type_name, uint32_t episode_id, int seat,
-                    uint8_t out[KD_SECRET_SEED_LEN])
+/* Appends type_name, 0x00, episode_id (u32 BE) and seat to `buf` at `at`:
+ * the fields the binding's tag and the seed share. Returns the new end. */
+static size_t put_seat(uint8_t *buf, size_t at, const char *type_name, uint32_t episode_id, int seat)
 {
-    static const char tag[] = "kdapp-secret-v1";
-    uint8_t buf[sizeof tag - 1 + 32 + KD_TYPE_NAME_MAX + 1 + 4 + 1];
-    size_t n = strnlen(type_name, KD_TYPE_NAME_MAX - 1), at = 0;
-    memcpy(buf, tag, sizeof tag - 1);
-    at += sizeof tag - 1;
-    memcpy(buf + at, key->secret, 32);
-    at += 32;
+    size_t n = strnlen(type_name, KD_TYPE_NAME_MAX - 1);
     memcpy(buf + at, type_name, n);
     at += n;
     buf[at++] = 0;
     kd_put_u32be(buf + at, episode_id);
     at += 4;
     buf[at++] = (uint8_t)seat;
+    return at;
+}
+
+/* The binding's tag of `nonce` (crypto.h). */
+static void binding_tag(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                        uint32_t episode_id, int seat, const uint8_t nonce[KD_SECRET_NONCE_LEN],
+                        uint8_t tag[KD_SECRET_BINDING_LEN - KD_SECRET_NONCE_LEN])
+{
+    static const char domain[] = "kdapp/secret-binding/v1";
+    uint8_t buf[sizeof domain - 1 + 32 + KD_STORE_ID_LEN + KD_TYPE_NAME_MAX + 1 + 4 + 1 + KD_SECRET_NONCE_LEN];
+    uint8_t h[KD_HASH_LEN];
+    size_t at = sizeof domain - 1;
+    memcpy(buf, domain, at);
+    memcpy(buf + at, key->secret, 32);
+    at += 32;
+    memcpy(buf + at, store_id, KD_STORE_ID_LEN);
+    at += KD_STORE_ID_LEN;
+    at = put_seat(buf, at, type_name, episode_id, seat);
+    memcpy(buf + at, nonce, KD_SECRET_NONCE_LEN);
+    at += KD_SECRET_NONCE_LEN;
+    kd_sha256(buf, at, h);
+    memcpy(tag, h, KD_SECRET_BINDING_LEN - KD_SECRET_NONCE_LEN);
+    memset(buf, 0, sizeof buf);
+}
+
+void kd_secret_binding_make(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                            uint32_t episode_id, int seat, const uint8_t nonce[KD_SECRET_NONCE_LEN],
+                            uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    memmove(out, nonce, KD_SECRET_NONCE_LEN);
+    binding_tag(key, store_id, type_name, episode_id, seat, out, out + KD_SECRET_NONCE_LEN);
+}
+
+kd_err kd_secret_binding_fresh(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                               uint32_t episode_id, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    uint8_t nonce[KD_SECRET_NONCE_LEN];
+    if (RAND_bytes(nonce, sizeof nonce) != 1)
+        return KD_ERR_IO;
+    kd_secret_binding_make(key, store_id, type_name, episode_id, seat, nonce, out);
+    return KD_OK;
+}
+
+int kd_secret_binding_ours(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                           uint32_t episode_id, int seat, const uint8_t binding[KD_SECRET_BINDING_LEN])
+{
+    uint8_t tag[KD_SECRET_BINDING_LEN - KD_SECRET_NONCE_LEN];
+    binding_tag(key, store_id, type_name, episode_id, seat, binding, tag);
+    return CRYPTO_memcmp(tag, binding + KD_SECRET_NONCE_LEN, sizeof tag) == 0;
+}
+
+void kd_secret_seed(const kd_key *key, const char *type_name, uint32_t episode_id, int seat,
+                    const uint8_t binding[KD_SECRET_BINDING_LEN], uint8_t out[KD_SECRET_SEED_LEN])
+{
+    static const char tag[] = "kdapp-secret-v2";
+    uint8_t buf[sizeof tag - 1 + 32 + KD_TYPE_NAME_MAX + 1 + 4 + 1 + KD_SECRET_BINDING_LEN];
+    size_t at = sizeof tag - 1;
+    memcpy(buf, tag, at);
+    memcpy(buf + at, key->secret, 32);
+    at += 32;
+    at = put_seat(buf, at, type_name, episode_id, seat);
+    memcpy(buf + at, binding, KD_SECRET_BINDING_LEN);
+    at += KD_SECRET_BINDING_LEN;
     kd_sha256(buf, at, out);
     memset(buf, 0, sizeof buf);
 }

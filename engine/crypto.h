@@ -112,15 +112,55 @@ kd_err kd_key_test(const char *name, kd_key *key) KD_WARN_UNUSED;
 kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN],
                    uint8_t sig[KD_SIG_COMPACT_LEN]) KD_WARN_UNUSED;
 
-/* A seat's secret for one episode, derived from the seat's private key:
- * SHA-256("kdapp-secret-v1" || key->secret || type_name || NUL ||
- * episode_id (4 bytes, big-endian) || seat (1 byte)). What a hidden-
- * information or chance game keeps off the chain (the house's hash-chain
- * seed, a sea-battle fleet and its salts) comes from it, so it lives where
- * the key lives and whoever holds the key can act for the seat. */
+/*
+ * A seat's secrets for one episode (the house's VRF key, a sea-battle fleet
+ * and its salts) come from a 32-byte seed that only the seat's key holder
+ * can derive, bound to a public 32-byte *binding* that the holder makes
+ * fresh for each commitment and publishes beside it (in the creation
+ * params):
+ *
+ *   binding = nonce (16 random bytes) || tag (16 bytes)
+ *   tag     = SHA-256("kdapp/secret-binding/v1" || key->secret ||
+ *                     store_id (16 bytes) || type_name || 0x00 ||
+ *                     episode_id (u32 BE) || seat (1 byte) || nonce)[0..16]
+ *   seed    = SHA-256("kdapp-secret-v2" || key->secret || type_name ||
+ *                     0x00 || episode_id (u32 BE) || seat (1 byte) ||
+ *                     binding)
+ *
+ * The nonce makes every commitment's secret new: two stores with the same
+ * key directory and the same episode id, two episodes, or a creation made
+ * again after a reorg never share a secret, so a link or an opening
+ * published in one says nothing of another. The tag lets the key holder,
+ * and only it, recognise the commitments it made for its own store: a
+ * gateway (or `kdapp duty`) acts only on a binding that is its own for its
+ * store, never on one a caller wrote (a bogus commitment) or copied from
+ * another store. The store id is the engine's (kd_engine_store_id).
+ */
+#ifndef KD_STORE_ID_LEN
+#define KD_STORE_ID_LEN 16
+#endif
 #define KD_SECRET_SEED_LEN 32
+#define KD_SECRET_BINDING_LEN 32
+#define KD_SECRET_NONCE_LEN 16
+
+/* A fresh binding for `key`'s commitment as `seat` of episode `episode_id`
+ * of type `type_name` in the store `store_id` (the nonce from the OS CSPRNG,
+ * OpenSSL RAND_bytes). Errors: KD_ERR_IO (no random bytes). Thread-safe. */
+kd_err kd_secret_binding_fresh(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                               uint32_t episode_id, int seat, uint8_t out[KD_SECRET_BINDING_LEN]) KD_WARN_UNUSED;
+/* The binding of a given `nonce`: what kd_secret_binding_fresh makes after
+ * drawing the nonce. For a deterministic simulator only: a nonce used
+ * twice for the same (key, type, episode, seat) gives the same secret. */
+void kd_secret_binding_make(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                            uint32_t episode_id, int seat, const uint8_t nonce[KD_SECRET_NONCE_LEN],
+                            uint8_t out[KD_SECRET_BINDING_LEN]);
+/* 1 when `binding` is one kd_secret_binding_fresh made for exactly these
+ * (key, store, type, episode, seat), else 0. Compares in constant time. */
+int kd_secret_binding_ours(const kd_key *key, const uint8_t store_id[KD_STORE_ID_LEN], const char *type_name,
+                           uint32_t episode_id, int seat, const uint8_t binding[KD_SECRET_BINDING_LEN]);
+/* The seat's secret seed (above). Keep it out of logs and wipe it after use. */
 void kd_secret_seed(const kd_key *key, const char *type_name, uint32_t episode_id, int seat,
-                    uint8_t out[KD_SECRET_SEED_LEN]);
+                    const uint8_t binding[KD_SECRET_BINDING_LEN], uint8_t out[KD_SECRET_SEED_LEN]);
 
 /* Key names are 1..64 of [A-Za-z0-9_.-], not starting with '.'. */
 int kd_key_name_valid(const char *name);

@@ -1,7 +1,11 @@
 /*
  * blackjack.c — the rules of blackjack (blackjack.h): bets, the player's
- * actions, the house's reveals and claims, settling a round, rollback.
- * The draw of a card from the chain is blackjack_draw.c's.
+ * actions, the house's reveals (in the order the asks came) and claims,
+ * settling a round, rollback. The draw of a card is blackjack_draw.c's.
+ *
+ * Rule codes retired with the hash chain (issue 24), never to be reused
+ * (engine/err.h): no_such_seat (a reveal named a seat), chain_exhausted,
+ * wrong_link.
  */
 #include "episodes/blackjack.h"
 
@@ -12,18 +16,16 @@
 const kd_rule_code kd_bj_rule_codes[] = {
     {"game_over", "the game has ended: no round is on and no player can bet"},
     {"unauthorised", "unsigned, signed by a key that is no participant, or by the wrong side (the house only reveals)"},
-    {"no_such_seat", "a reveal names a seat that is not a player's"},
     {"round_in_progress", "a bet while the player's round is on"},
     {"no_round", "hit, stand, double, split or claim without a round on"},
     {"awaiting_house", "the player acts while the house owes a card"},
     {"bet_out_of_range", "the bet is below the table's minimum or above its maximum"},
     {"not_enough_chips", "the player's chips do not cover the bet, the double or the split"},
     {"no_rounds_left", "the player has played the rounds the table allows"},
-    {"chain_exhausted", "the house's chain has too few links left for another round"},
     {"cannot_double", "double is only on a hand of two cards"},
     {"cannot_split", "split is only on two cards of one value, up to four hands"},
-    {"nothing_owed", "a reveal or a claim for a round that waits for no card"},
-    {"wrong_link", "the revealed link is not the next link of the house's committed chain"},
+    {"nothing_owed", "a reveal while no round waits for a card, or a claim for a round that waits for none"},
+    {"bad_proof", "the house's proof does not verify for the next draw (the oldest ask's entropy) against its key"},
     {"too_early", "a claim before the house's deadline has passed"},
     {NULL, NULL},
 };
@@ -79,13 +81,10 @@ static size_t rounds_on(const kd_bj_state *s)
     return n;
 }
 
-static uint32_t links_left(const kd_bj_state *s) { return s->chain.length - s->chain.revealed; }
-
 int kd_bj_can_bet(const kd_bj_state *s, size_t i)
 {
     const kd_bj_player *p = &s->players[i];
-    return p->round.await == KD_BJ_IDLE && p->rounds_played < s->params.rounds && p->chips >= s->params.min_bet &&
-           links_left(s) >= KD_BJ_ROUND_LINKS * (rounds_on(s) + 1);
+    return p->round.await == KD_BJ_IDLE && p->rounds_played < s->params.rounds && p->chips >= s->params.min_bet;
 }
 
 int kd_bj_over(const kd_bj_state *s)
@@ -98,17 +97,30 @@ int kd_bj_over(const kd_bj_state *s)
     return 1;
 }
 
-int kd_bj_owed(const kd_bj_state *s)
+static int waits_for_house(const kd_bj_round *r)
 {
-    for (size_t i = 0; i < s->n_players; i++) {
-        uint8_t a = s->players[i].round.await;
-        if (a == KD_BJ_DEAL || a == KD_BJ_CARD || a == KD_BJ_DEALER)
-            return (int)i;
-    }
-    return -1;
+    return r->await == KD_BJ_DEAL || r->await == KD_BJ_CARD || r->await == KD_BJ_DEALER;
 }
 
-kd_err kd_bj_state_init(kd_bj_state *s, const kd_participants *parts, const kd_bj_params *params, kd_reject *rej)
+int kd_bj_owed(const kd_bj_state *s)
+{
+    int owed = -1;
+    for (size_t i = 0; i < s->n_players; i++) {
+        const kd_bj_round *r = &s->players[i].round;
+        if (waits_for_house(r) && (owed < 0 || r->pending.asked < s->players[owed].round.pending.asked))
+            owed = (int)i;
+    }
+    return owed;
+}
+
+uint64_t kd_bj_deadline(const kd_bj_state *s, size_t i)
+{
+    uint64_t from = s->players[i].round.pending.asked_daa;
+    return (from > s->last_reveal_daa ? from : s->last_reveal_daa) + s->params.timeout;
+}
+
+kd_err kd_bj_state_init(kd_bj_state *s, const kd_participants *parts, const kd_bj_params *params, uint32_t episode_id,
+                        kd_reject *rej)
 {
     memset(s, 0, sizeof *s);
     if (!parts || parts->count < 2)
@@ -135,7 +147,7 @@ kd_err kd_bj_state_init(kd_bj_state *s, const kd_participants *parts, const kd_b
         s->players[i].key = parts->keys[i + 1];
         s->players[i].chips = params->stack;
     }
-    kd_fair_chain_init(&s->chain, params->house_commit, params->chain_length);
+    s->episode_id = episode_id;
     kd_bj_shoe_fill(s);
     return KD_OK;
 }
@@ -240,9 +252,6 @@ static kd_err bet(kd_bj_state *s, kd_bj_player *p, const kd_bj_command *c, const
     if (c->amount > p->chips)
         return kd_reject_rule(rej, "not_enough_chips", "a bet of %u with %u chips", (unsigned)c->amount,
                               (unsigned)p->chips);
-    if (links_left(s) < KD_BJ_ROUND_LINKS * (rounds_on(s) + 1))
-        return kd_reject_rule(rej, "chain_exhausted", "the house's chain has %u links left, a round may need %u",
-                              (unsigned)links_left(s), KD_BJ_ROUND_LINKS);
     if (rounds_on(s) == 0 && s->shoe_left < s->params.decks * 13u)
         kd_bj_shoe_fill(s);
     memset(r, 0, sizeof *r);
@@ -251,7 +260,7 @@ static kd_err bet(kd_bj_state *s, kd_bj_player *p, const kd_bj_command *c, const
     r->n_hands = 1;
     r->hands[0].bet = c->amount;
     r->await = KD_BJ_DEAL;
-    kd_bj_pending_ask(&r->pending, c->entropy, meta->daa);
+    kd_bj_pending_ask(&r->pending, c->entropy, meta->daa, s->seq);
     return KD_OK;
 }
 
@@ -279,7 +288,7 @@ static kd_err act(kd_bj_state *s, kd_bj_player *p, const kd_bj_command *c, const
             return kd_reject_rule(rej, "not_enough_chips", "splitting needs %u more chips, there are %u",
                                   (unsigned)h->bet, (unsigned)p->chips);
     }
-    kd_bj_pending_ask(&r->pending, c->entropy, meta->daa);
+    kd_bj_pending_ask(&r->pending, c->entropy, meta->daa, s->seq);
     switch (c->action) {
     case KD_BJ_CMD_HIT:
         r->await = KD_BJ_CARD;
@@ -313,22 +322,29 @@ static kd_err act(kd_bj_state *s, kd_bj_player *p, const kd_bj_command *c, const
     return KD_OK;
 }
 
-static kd_err reveal(kd_bj_state *s, const kd_bj_command *c, const kd_block_meta *meta, kd_reject *rej)
+kd_err kd_bj_reveal_seed(kd_bj_state *s, const uint8_t seed[KD_HASH_LEN], uint64_t daa, kd_reject *rej)
 {
-    if (c->seat < 1 || c->seat > s->n_players)
-        return kd_reject_rule(rej, "no_such_seat", "seat %u is no player's: the players are seats 1 to %u",
-                              (unsigned)c->seat, (unsigned)s->n_players);
-    kd_bj_player *p = &s->players[c->seat - 1];
-    uint8_t a = p->round.await;
-    if (a != KD_BJ_DEAL && a != KD_BJ_CARD && a != KD_BJ_DEALER)
-        return kd_reject_rule(rej, "nothing_owed", "player%u's round waits for no card", (unsigned)c->seat);
-    uint8_t card = 0;
-    kd_err err = kd_bj_draw_card(s, &p->round.pending, c->link, meta->episode_id, &card, rej);
-    if (err)
-        return err;
-    p->round.pending.asked_daa = meta->daa; /* the next card's deadline counts from here */
+    int owed = kd_bj_owed(s);
+    if (owed < 0)
+        return kd_reject_rule(rej, "nothing_owed", "no round waits for a card");
+    kd_bj_player *p = &s->players[owed];
+    uint8_t card = kd_bj_draw_card(s, seed);
+    p->round.pending.asked_daa = daa; /* the next card's deadline counts from here */
+    s->last_reveal_daa = daa;
     place_card(s, p, card);
     return KD_OK;
+}
+
+/* The reveal answers the round whose ask came first (kd_bj_owed): the
+ * house names no seat, so it cannot choose who gets the card. */
+static kd_err reveal(kd_bj_state *s, const kd_bj_command *c, const kd_block_meta *meta, kd_reject *rej)
+{
+    int owed = kd_bj_owed(s);
+    if (owed < 0)
+        return kd_reject_rule(rej, "nothing_owed", "no round waits for a card");
+    uint8_t seed[KD_HASH_LEN];
+    kd_err err = kd_bj_draw_verify(s, &s->players[owed].round.pending, c->proof, seed, rej);
+    return err ? err : kd_bj_reveal_seed(s, seed, meta->daa, rej);
 }
 
 static kd_err claim(kd_bj_state *s, kd_bj_player *p, const kd_block_meta *meta, kd_reject *rej)
@@ -338,10 +354,10 @@ static kd_err claim(kd_bj_state *s, kd_bj_player *p, const kd_block_meta *meta, 
         return kd_reject_rule(rej, "no_round", "no round is on: nothing to claim");
     if (r->await == KD_BJ_PLAYER)
         return kd_reject_rule(rej, "nothing_owed", "the round waits for the player, not for the house");
-    if (!kd_bj_pending_due(&r->pending, s->params.timeout, meta->daa))
+    uint64_t deadline = kd_bj_deadline(s, (size_t)(p - s->players));
+    if (meta->daa < deadline)
         return kd_reject_rule(rej, "too_early", "the house may reveal until DAA score %llu; this block is at %llu",
-                              (unsigned long long)(r->pending.asked_daa + s->params.timeout),
-                              (unsigned long long)meta->daa);
+                              (unsigned long long)deadline, (unsigned long long)meta->daa);
     int64_t net = 0;
     for (size_t i = 0; i < r->n_hands; i++) {
         kd_bj_hand *h = &r->hands[i];
@@ -372,7 +388,7 @@ kd_err kd_bj_apply(kd_bj_state *s, const kd_bj_command *c, const kd_pubkey *sign
                                      : "the command is unsigned; blackjack commands are signed");
     if ((c->action == KD_BJ_CMD_REVEAL) != (seat == KD_BJ_HOUSE))
         return kd_reject_rule(rej, "unauthorised",
-                              seat == KD_BJ_HOUSE ? "the house only reveals links" : "only the house reveals links");
+                              seat == KD_BJ_HOUSE ? "the house only reveals cards" : "only the house reveals cards");
     kd_bj_state next;
     memcpy(&next, s, sizeof next);
     kd_bj_player *p = seat > 0 ? &next.players[seat - 1] : NULL;

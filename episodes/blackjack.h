@@ -1,11 +1,11 @@
 /*
- * blackjack.h — blackjack against the house on its committed hash chain,
- * the "blackjack" episode type (README "Blackjack").
+ * blackjack.h — blackjack against the house, every card a draw of the
+ * house's VRF, the "blackjack" episode type (README "Blackjack").
  *
  * Seats: seat 0 is the house (the dealer; its only commands are reveals),
  * seats 1..7 the players ("player1".."player7"), each with its own chips
  * and its own round against the dealer (one box each; the players share
- * the shoe and the house's chain). Keys must be distinct.
+ * the shoe and the house's key). Keys must be distinct.
  *
  * Rules (stated once, here and in the README): a shoe of `decks` decks;
  * European no-hole-card: the bet deals the player two cards and the dealer
@@ -19,18 +19,30 @@
  * The shoe is refilled at a bet when under a quarter is left and no other
  * round is on (and whenever a card is needed from an empty shoe).
  *
- * Cards: every card is one draw of the house's chain (episodes/fair.h):
- * the command that needs cards (bet, hit, double, split, stand) carries 32
+ * Cards: every card is one draw of the house's VRF (episodes/fair.h): the
+ * command that needs cards (bet, hit, double, split, stand) carries 32
  * bytes of the player's entropy and opens a pending draw; the house answers
- * each card with a reveal {seat, link}; the card is the k-th of the cards
- * left in the shoe (card order 0..51), k = kd_fair_below(remaining) over
- * the stream of kd_fair_draw(link, entropy, episode id, draw index). A
- * house that has not revealed within `timeout` DAA score of the ask (or of
- * its last reveal) loses the round: the player claims, and every hand not
- * busted is paid 1:1.
+ * each card with a reveal {proof}, the VRF proof of draw i (the episode's
+ * i-th card) for that entropy, and the card is the k-th of the cards left
+ * in the shoe (card order 0..51), k = kd_fair_below(remaining) over the
+ * stream of the VRF output.
+ *
+ * The order of answers is the rules', never the house's: a reveal names no
+ * seat, and it answers the round that waits for a card whose asking
+ * command came first (the smallest `asked`, the state's command number of
+ * the ask), across all players; a round keeps its place until it waits for
+ * no more cards (a deal's three, the dealer's draws). So the house cannot
+ * choose who gets which card: each draw's input is fixed before it
+ * answers.
+ *
+ * Deadlines: a round waiting for a card may claim once `timeout` DAA score
+ * has passed since the later of its ask (or its last card) and the house's
+ * last reveal in the episode (an honest house answering other rounds in
+ * order is never late); every hand not busted is then paid 1:1. timeout is
+ * at least KD_DEADLINE_MIN.
  *
  * The game ends when no round is on and no player can bet (rounds played,
- * chips below the minimum, or the chain too short for another round).
+ * or chips below the minimum).
  *
  * Chips are 32-bit: the params must keep stack + 8 x rounds x max_bet (four
  * doubled hands won every round) within it.
@@ -39,7 +51,7 @@
  *   params   BjParams (proto/blackjack.proto); effective params carry every
  *            field resolved (defaults below)
  *   command  BjCommand (blackjack_wire.c)
- *   state    this type's own bytes (blackjack_codec.c), version 1
+ *   state    this type's own bytes (blackjack_codec.c), version 2
  *   undo     the state before the command, in the state's encoding (a
  *            round's bookkeeping is too varied to invert by parts; the
  *            record is checked to be the state one command back)
@@ -60,20 +72,19 @@
 #include "episodes/fair.h"
 
 #define KD_BJ_TYPE_NAME "blackjack"
-#define KD_BJ_VERSION 1
+#define KD_BJ_VERSION 2
 #define KD_BJ_HOUSE 0
 #define KD_BJ_MAX_PLAYERS (KD_MAX_PARTICIPANTS - 1)
 #define KD_BJ_CARDS 52
 #define KD_BJ_HAND_MAX 22 /* cards one hand can hold before 21 (eight decks of aces) */
 #define KD_BJ_HANDS_MAX 4
-#define KD_BJ_ROUND_LINKS 112 /* links one round can take at most (4 x 22 + 22, rounded up) */
-#define KD_BJ_COMMAND_MAX 80
+#define KD_BJ_COMMAND_MAX 96 /* a reveal: the proof, 81 bytes, framed */
 
 /* defaults and ranges of the params */
 #define KD_BJ_DECKS_DEFAULT 6u
 #define KD_BJ_DECKS_MAX 8u
 #define KD_BJ_TIMEOUT_DEFAULT 600u /* DAA score: a minute at 10 blocks a second */
-#define KD_BJ_CHAIN_DEFAULT 4096u
+#define KD_BJ_TIMEOUT_MAX 86400000u
 #define KD_BJ_STACK_DEFAULT 1000u
 #define KD_BJ_MIN_BET_DEFAULT 10u
 #define KD_BJ_MAX_BET_DEFAULT 100u
@@ -112,12 +123,13 @@ typedef struct {
     uint32_t bet;
 } kd_bj_hand;
 
-/* A pending draw: the entropy of the command that asked and the DAA score
- * the deadline counts from. (blackjack_draw.c; the part of the round a
- * shared house module would own.) */
+/* A pending draw: the entropy of the command that asked, the command's
+ * number (the order of answers) and the DAA score the deadline counts from
+ * (blackjack_draw.c). */
 typedef struct {
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
     uint64_t asked_daa;
+    uint64_t asked; /* the state's seq when the asking command came */
 } kd_bj_pending;
 
 typedef struct {
@@ -139,8 +151,10 @@ typedef struct {
 
 /* Effective params. */
 typedef struct {
-    uint32_t decks, timeout, chain_length, stack, min_bet, max_bet, rounds;
-    uint8_t house_commit[KD_FAIR_LINK_LEN];
+    uint32_t decks, timeout, stack, min_bet, max_bet, rounds;
+    kd_pubkey house_key;                          /* the house's VRF key for the episode */
+    uint8_t house_binding[KD_SECRET_BINDING_LEN]; /* what its seed is bound to */
+    uint8_t spare[3];
 } kd_bj_params;
 
 /* The state: plain data, zeroed before it is filled (memcmp compares). */
@@ -150,9 +164,12 @@ typedef struct {
     uint8_t n_players;
     uint8_t shoe[KD_BJ_CARDS]; /* copies of each card left */
     uint16_t shoe_left;
-    kd_fair_chain chain;
-    uint64_t seq;      /* commands applied */
-    int64_t house_net; /* the house's result over all rounds */
+    uint32_t episode_id;      /* the draws' input names it */
+    uint32_t draws;           /* cards drawn; the next reveal is draw draws + 1 */
+    uint8_t pad[4];           /* zero: no padding inside the struct */
+    uint64_t last_reveal_daa; /* the DAA score of the house's last reveal (0: none yet) */
+    uint64_t seq;             /* commands applied */
+    int64_t house_net;        /* the house's result over all rounds */
     kd_bj_player players[KD_BJ_MAX_PLAYERS];
 } kd_bj_state;
 
@@ -176,8 +193,7 @@ typedef struct {
     kd_bj_action action;
     uint32_t amount;                      /* bet */
     uint8_t entropy[KD_FAIR_ENTROPY_LEN]; /* bet, hit, stand, double, split */
-    uint32_t seat;                        /* reveal: the player seat (1..7) answered */
-    uint8_t link[KD_FAIR_LINK_LEN];       /* reveal */
+    uint8_t proof[KD_VRF_PROOF_LEN];      /* reveal */
 } kd_bj_command;
 
 extern const kd_episode_ops kd_bj_ops;
@@ -194,12 +210,12 @@ unsigned kd_bj_total(const uint8_t *cards, size_t n, int *soft);
 /* Whether round `r` holds a natural (one hand of two cards, 21, never split). */
 int kd_bj_natural(const kd_bj_round *r);
 
-/* A new game: participants house, player1..; distinct valid keys. Errors:
- * KD_ERR_BAD_PARTICIPANTS (state zeroed). */
+/* A new game, episode `episode_id`: participants house, player1..;
+ * distinct valid keys. Errors: KD_ERR_BAD_PARTICIPANTS (state zeroed). */
 kd_err kd_bj_state_init(kd_bj_state *state, const kd_participants *participants, const kd_bj_params *params,
-                        kd_reject *rej) KD_WARN_UNUSED;
+                        uint32_t episode_id, kd_reject *rej) KD_WARN_UNUSED;
 
-/* Applies a command signed by `signer` at `meta` (daa, episode_id).
+/* Applies a command signed by `signer` at `meta` (daa).
  * Refusals are KD_ERR_RULE with a code of kd_bj_rule_codes; `state` is
  * then untouched. On success `undo` holds the state before. */
 kd_err kd_bj_apply(kd_bj_state *state, const kd_bj_command *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
@@ -214,20 +230,33 @@ int kd_bj_seat_of(const kd_bj_state *state, const kd_pubkey *key);
 int kd_bj_can_bet(const kd_bj_state *state, size_t i);
 /* Whether the game is over: no round on and nobody can bet. */
 int kd_bj_over(const kd_bj_state *state);
-/* The first player (0-based) whose round waits for a card, or -1. */
+/* The player (0-based) whose round the house's next reveal answers: of the
+ * rounds waiting for a card, the one whose ask came first; -1 for none. */
 int kd_bj_owed(const kd_bj_state *state);
+/* The DAA score from which player `i`'s round, waiting for a card, may be
+ * claimed (see the deadlines above). */
+uint64_t kd_bj_deadline(const kd_bj_state *state, size_t i);
 
 /* ------------------------------------------------------- draws (blackjack_draw.c) */
 
-/* Opens a pending draw with the asking command's entropy at `daa`. */
-void kd_bj_pending_ask(kd_bj_pending *p, const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint64_t daa);
-/* Whether the deadline of `p` (timeout DAA score after asked_daa) has passed at `daa`. */
-int kd_bj_pending_due(const kd_bj_pending *p, uint32_t timeout, uint64_t daa);
-/* Takes `link` as the chain's next link and draws one card from the shoe
- * for the draw's index (the links revealed), uniform among the cards left;
- * an empty shoe is refilled first. Refusal: wrong_link (state untouched). */
-kd_err kd_bj_draw_card(kd_bj_state *state, const kd_bj_pending *p, const uint8_t link[KD_FAIR_LINK_LEN],
-                       uint32_t episode_id, uint8_t *card, kd_reject *rej) KD_WARN_UNUSED;
+/* Opens a pending draw with the asking command's entropy at `daa`, the
+ * command being number `seq` of the episode. */
+void kd_bj_pending_ask(kd_bj_pending *p, const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint64_t daa, uint64_t seq);
+/* Checks `proof` as the VRF proof of the next draw (draws + 1) for the
+ * entropy of `p` and writes the draw's seed (the VRF output). Refusal:
+ * bad_proof. */
+kd_err kd_bj_draw_verify(const kd_bj_state *state, const kd_bj_pending *p, const uint8_t proof[KD_VRF_PROOF_LEN],
+                         uint8_t seed[KD_HASH_LEN], kd_reject *rej) KD_WARN_UNUSED;
+/* Draws one card from the shoe with a draw's seed, uniform among the cards
+ * left (an empty shoe is refilled first), and counts the draw. */
+uint8_t kd_bj_draw_card(kd_bj_state *state, const uint8_t seed[KD_HASH_LEN]);
+/* What a reveal does once its proof has verified: the round the house owes
+ * (kd_bj_owed) takes the card of `seed` at DAA `daa`. kd_bj_apply calls it;
+ * statistics over many draws (blackjack_odds_test) call it with seeds of
+ * their own, which the VRF's outputs are indistinguishable from. Refusal:
+ * nothing_owed. */
+kd_err kd_bj_reveal_seed(kd_bj_state *state, const uint8_t seed[KD_HASH_LEN], uint64_t daa,
+                         kd_reject *rej) KD_WARN_UNUSED;
 /* The card a draw seed picks from `shoe` (left cards): the k-th, k uniform below `left`. */
 uint8_t kd_bj_pick(const uint8_t seed[KD_HASH_LEN], const uint8_t shoe[KD_BJ_CARDS], uint32_t left);
 /* A full shoe of `decks` decks. */
@@ -245,8 +274,9 @@ kd_err kd_bj_state_decode(const uint8_t *data, size_t len, kd_bj_state *state) K
 kd_err kd_bj_command_encode(const kd_bj_command *cmd, kd_buf *out) KD_WARN_UNUSED;
 /* Errors: KD_ERR_BAD_COMMAND (with a sentence in rej), KD_ERR_NOMEM. */
 kd_err kd_bj_command_decode(const uint8_t *data, size_t len, kd_bj_command *cmd, kd_reject *rej) KD_WARN_UNUSED;
-/* BjParams: decode with defaults filled and ranges checked (house_commit
- * required), and encode (every field). Errors: KD_ERR_BAD_PARAMS, KD_ERR_NOMEM. */
+/* BjParams: decode with defaults filled and ranges checked (house_key and
+ * house_binding required, timeout at least KD_DEADLINE_MIN), and encode
+ * (every field). Errors: KD_ERR_BAD_PARAMS, KD_ERR_NOMEM. */
 kd_err kd_bj_params_decode(const uint8_t *data, size_t len, kd_bj_params *params, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_bj_params_encode(const kd_bj_params *params, kd_buf *out) KD_WARN_UNUSED;
 

@@ -4,13 +4,15 @@
  * and reads, so the two directions cannot drift apart; the reader then
  * checks every range the rules rely on.
  *
- * State bytes, version 1, big-endian integers: version, params (7 x u32,
- * commit 32), house key 33, n_players, shoe 52, shoe_left u16, chain (head
- * 32, revealed u32, length u32), seq u64, house_net i64, then per player
- * (n_players of them): key 33, chips u32, rounds_played u32, and its round:
- * n_hands, active, await, entropy 32, asked_daa u64, net i64, the dealer's
- * hand and n_hands hands, each: n, n cards, doubled, split_aces, outcome,
- * bet u32. The undo is the state before, in the same bytes.
+ * State bytes, version 2, big-endian integers: version, params (6 x u32:
+ * decks, timeout, stack, min_bet, max_bet, rounds; the house's VRF key 33,
+ * its binding 32), the house's signing key 33, n_players, shoe 52,
+ * shoe_left u16, episode id u32, draws u32, last_reveal_daa u64, seq u64,
+ * house_net i64, then per player (n_players of them): key 33, chips u32,
+ * rounds_played u32, and its round: n_hands, active, await, entropy 32,
+ * asked_daa u64, asked u64, net i64, the dealer's hand and n_hands hands,
+ * each: n, n cards, doubled, split_aces, outcome, bet u32. The undo is the
+ * state before, in the same bytes.
  */
 #include <string.h>
 
@@ -99,6 +101,7 @@ static void walk_player(walker *w, kd_bj_player *p)
     io_u8(w, &r->await);
     io_bytes(w, r->pending.entropy, KD_FAIR_ENTROPY_LEN);
     io_u64(w, &r->pending.asked_daa);
+    io_u64(w, &r->pending.asked);
     io_i64(w, &r->net);
     walk_hand(w, &r->dealer);
     if (r->n_hands > KD_BJ_HANDS_MAX)
@@ -116,19 +119,19 @@ static void walk_state(walker *w, kd_bj_state *s)
     kd_bj_params *p = &s->params;
     io_u32(w, &p->decks);
     io_u32(w, &p->timeout);
-    io_u32(w, &p->chain_length);
     io_u32(w, &p->stack);
     io_u32(w, &p->min_bet);
     io_u32(w, &p->max_bet);
     io_u32(w, &p->rounds);
-    io_bytes(w, p->house_commit, KD_FAIR_LINK_LEN);
+    io_bytes(w, p->house_key.bytes, KD_PUBKEY_LEN);
+    io_bytes(w, p->house_binding, KD_SECRET_BINDING_LEN);
     io_bytes(w, s->house.bytes, KD_PUBKEY_LEN);
     io_u8(w, &s->n_players);
     io_bytes(w, s->shoe, KD_BJ_CARDS);
     io_u16(w, &s->shoe_left);
-    io_bytes(w, s->chain.head, KD_FAIR_LINK_LEN);
-    io_u32(w, &s->chain.revealed);
-    io_u32(w, &s->chain.length);
+    io_u32(w, &s->episode_id);
+    io_u32(w, &s->draws);
+    io_u64(w, &s->last_reveal_daa);
     io_u64(w, &s->seq);
     io_i64(w, &s->house_net);
     if (s->n_players < 1 || s->n_players > KD_BJ_MAX_PLAYERS)
@@ -142,8 +145,7 @@ static int plausible(const kd_bj_state *s)
 {
     const kd_bj_params *p = &s->params;
     if (p->decks < 1 || p->decks > KD_BJ_DECKS_MAX || p->min_bet < 1 || p->min_bet > p->max_bet ||
-        p->chain_length != s->chain.length || s->chain.length > KD_FAIR_LENGTH_MAX ||
-        s->chain.revealed > s->chain.length)
+        p->timeout < KD_DEADLINE_MIN || (p->house_key.bytes[0] != 0x02 && p->house_key.bytes[0] != 0x03))
         return 0;
     unsigned left = 0;
     for (size_t c = 0; c < KD_BJ_CARDS; c++) {
@@ -155,7 +157,8 @@ static int plausible(const kd_bj_state *s)
         return 0;
     for (size_t i = 0; i < s->n_players; i++) {
         const kd_bj_round *r = &s->players[i].round;
-        if (r->await > KD_BJ_DEALER || (r->await != KD_BJ_IDLE && (r->n_hands < 1 || r->active >= r->n_hands)))
+        if (r->await > KD_BJ_DEALER || (r->await != KD_BJ_IDLE && (r->n_hands < 1 || r->active >= r->n_hands)) ||
+            (r->await != KD_BJ_IDLE && r->pending.asked >= s->seq))
             return 0;
         for (size_t h = 0; h < r->n_hands; h++)
             for (size_t c = 0; c < r->hands[h].n; c++)
@@ -208,14 +211,13 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
 static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
                        const kd_block_meta *meta, kd_reject *rej)
 {
-    (void)meta;
     kd_bj_params p;
     kd_err err = kd_bj_params_decode(params, len, &p, rej);
     if (err) {
         memset(state, 0, sizeof(kd_bj_state));
         return err;
     }
-    return kd_bj_state_init(state, participants, &p, rej);
+    return kd_bj_state_init(state, participants, &p, meta ? meta->episode_id : 0, rej);
 }
 
 static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,

@@ -1,13 +1,14 @@
 /*
  * blackjack_type.c — blackjack's entry in the type table (episode_type.h):
  * schemas and JSON for params and commands, status, legal moves, random
- * commands, and the house's secret (its chain's commit and its reveals).
+ * commands, and the house's secret (its VRF key's commitment and its
+ * reveals).
  * The view and its renderings are blackjack_view.c's; the bot is
  * blackjack_bot.c's.
  *
  * Command JSON: {"action": "bet", "amount": N, "entropy": HEX64},
  * {"action": "hit"|"stand"|"double"|"split", "entropy": HEX64},
- * {"action": "reveal", "seat": 1..7, "link": HEX64}, {"action": "claim"}.
+ * {"action": "reveal", "proof": HEX162}, {"action": "claim"}.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,8 +26,9 @@ const char *const kd_bj_action_names[] = {"", "bet", "hit", "stand", "double", "
     "round. Bet to be dealt two cards and the dealer one; then hit, stand, double (two cards) or split (two cards " \
     "of one value, up to four hands; split aces take one card each). No hole card: the dealer's second card comes " \
     "after your hands; the dealer draws to 17 and stands on every 17. Blackjack pays 3:2, a win 1:1; a dealer "     \
-    "blackjack beats every other hand. Every card is a draw of the house's committed hash chain mixed with your "   \
-    "entropy; a house that misses its deadline loses the round to your claim."
+    "blackjack beats every other hand. Every card is a draw of the house's VRF (its committed key) on your "        \
+    "entropy, answered in the order the asks came; a house that misses its deadline loses the round to your "       \
+    "claim."
 
 const char kd_bj_rules_text[] = RULES_TEXT;
 
@@ -71,18 +73,18 @@ static kd_game_status status(const void *state_ptr)
 static const char params_schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
     "\"decks\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8,\"description\":\"decks in the shoe, default 6\"},"
-    "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":86400000,\"description\":\"DAA score the house has "
-    "for each card before the player may claim the round, default 600\"},"
-    "\"chain_length\":{\"type\":\"integer\",\"minimum\":112,\"maximum\":65536,\"description\":\"links of the house's "
-    "hash chain (one per card), default 4096\"},"
+    "\"timeout\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":86400000,\"description\":\"DAA score the house "
+    "has for each card before the player may claim the round, default 600, at least 100\"},"
     "\"stack\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":15625000,\"description\":\"each player's chips at the "
     "start, default 1000\"},"
     "\"min_bet\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":15625000,\"description\":\"default 10\"},"
     "\"max_bet\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":15625000,\"description\":\"default 100\"},"
     "\"rounds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"description\":\"rounds each player may play, "
     "default 10\"},"
-    "\"house_commit\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"h[0] of the house's "
-    "hash chain; the gateway adds it when it holds the house's key (the first participant)\"}}}";
+    "\"house_key\":{\"type\":\"string\",\"pattern\":\"^0[23][0-9a-fA-F]{64}$\",\"description\":\"the house's VRF "
+    "key for the episode; set by whoever holds the house's key (the first participant): a gateway, kdapp commit\"},"
+    "\"house_binding\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"what the house's "
+    "key is bound to (set with house_key)\"}}}";
 
 static const char command_schema[] =
     "{\"type\":\"object\",\"required\":[\"action\"],\"properties\":{"
@@ -91,10 +93,8 @@ static const char command_schema[] =
     "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"bet, hit, stand, double, "
     "split: 32 bytes of your own randomness mixed into the cards the command asks for (required; a gateway may "
     "fill it when it is left out)\"},"
-    "\"seat\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4294967295,\"description\":\"reveal: the player seat "
-    "answered\"},"
-    "\"link\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"reveal: the house's next "
-    "link\"}}}";
+    "\"proof\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\",\"description\":\"reveal: the house's VRF "
+    "proof for the next draw (made from its key; it answers the oldest ask waiting for a card)\"}}}";
 
 /* 32 bytes from the hex member `name` of `obj`: 0, or -1 (missing or bad). */
 static int hex32(const json_t *obj, const char *name, uint8_t out[32])
@@ -115,10 +115,10 @@ static int u32_member(const json_t *obj, const char *name, uint32_t *out)
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {
-    static const char *const names[] = {"decks", "timeout", "chain_length", "stack", "min_bet", "max_bet", "rounds"};
+    static const char *const names[] = {"decks", "timeout", "stack", "min_bet", "max_bet", "rounds"};
     kd_bj_params p;
     memset(&p, 0, sizeof p);
-    uint32_t *fields[] = {&p.decks, &p.timeout, &p.chain_length, &p.stack, &p.min_bet, &p.max_bet, &p.rounds};
+    uint32_t *fields[] = {&p.decks, &p.timeout, &p.stack, &p.min_bet, &p.max_bet, &p.rounds};
     if (params && !json_is_object(params)) {
         kd_reject_write(why, why_len, "blackjack params are a JSON object");
         return KD_ERR_BAD_PARAMS;
@@ -128,24 +128,27 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
     json_object_foreach((json_t *)params, key, v)
     {
         size_t i = 0;
-        while (i < 7 && strcmp(key, names[i]) != 0)
+        while (i < 6 && strcmp(key, names[i]) != 0)
             i++;
-        if (i < 7 && u32_member(params, key, fields[i]) != 0) {
+        if (i < 6 && u32_member(params, key, fields[i]) != 0) {
             kd_reject_write(why, why_len, "params.%s must be a non-negative integer", key);
             return KD_ERR_BAD_PARAMS;
         }
-        if (i == 7 && strcmp(key, "house_commit") != 0) {
+        if (i == 6 && strcmp(key, "house_key") != 0 && strcmp(key, "house_binding") != 0) {
             kd_reject_write(why, why_len,
-                            "params.%.40s is not a blackjack param (decks, timeout, chain_length, stack, min_bet, "
-                            "max_bet, rounds, house_commit)",
+                            "params.%.40s is not a blackjack param (decks, timeout, stack, min_bet, max_bet, rounds, "
+                            "house_key, house_binding)",
                             key);
             return KD_ERR_BAD_PARAMS;
         }
     }
-    if (!params || hex32(params, "house_commit", p.house_commit) != 0) {
+    const char *key_hex = params ? json_string_value(json_object_get(params, "house_key")) : NULL;
+    if (!key_hex || strlen(key_hex) != 2 * KD_PUBKEY_LEN ||
+        kd_hex_decode(key_hex, p.house_key.bytes, KD_PUBKEY_LEN) != 0 ||
+        hex32(params, "house_binding", p.house_binding) != 0) {
         kd_reject_write(why, why_len,
-                        "params.house_commit (64 hex digits, h[0] of the house's chain) is required: the gateway "
-                        "adds it when it holds the house's key, the first participant");
+                        "params.house_key (66 hex digits, the house's VRF key) and params.house_binding (64 hex) are "
+                        "required: whoever holds the house's key (the first participant) sets them");
         return KD_ERR_BAD_PARAMS;
     }
     return kd_bj_params_encode(&p, out);
@@ -176,9 +179,11 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
                         kd_bj_action_names[c.action]);
         return KD_ERR_BAD_COMMAND;
     }
+    const char *proof = json_string_value(json_object_get(command, "proof"));
     if (c.action == KD_BJ_CMD_REVEAL &&
-        (u32_member(command, "seat", &c.seat) != 0 || hex32(command, "link", c.link) != 0)) {
-        kd_reject_write(why, why_len, "a reveal is {\"action\": \"reveal\", \"seat\": 1..7, \"link\": 64 hex digits}");
+        (!proof || strlen(proof) != 2 * KD_VRF_PROOF_LEN || kd_hex_decode(proof, c.proof, KD_VRF_PROOF_LEN) != 0)) {
+        kd_reject_write(why, why_len, "a reveal is {\"action\": \"reveal\", \"proof\": %d hex digits}",
+                        2 * KD_VRF_PROOF_LEN);
         return KD_ERR_BAD_COMMAND;
     }
     return kd_bj_command_encode(&c, out);
@@ -190,7 +195,7 @@ static json_t *command_to_json(const uint8_t *command, size_t len)
     if (kd_bj_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
     json_t *j = json_pack("{s:s}", "action", kd_bj_action_names[c.action]);
-    char hex[65];
+    char hex[2 * KD_VRF_PROOF_LEN + 1];
     if (j && c.action == KD_BJ_CMD_BET)
         json_object_set_new(j, "amount", json_integer(c.amount));
     if (j && c.action <= KD_BJ_CMD_SPLIT) {
@@ -198,9 +203,8 @@ static json_t *command_to_json(const uint8_t *command, size_t len)
         json_object_set_new(j, "entropy", json_string(hex));
     }
     if (j && c.action == KD_BJ_CMD_REVEAL) {
-        kd_hex_encode(c.link, 32, hex);
-        json_object_set_new(j, "seat", json_integer(c.seat));
-        json_object_set_new(j, "link", json_string(hex));
+        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
+        json_object_set_new(j, "proof", json_string(hex));
     }
     return j;
 }
@@ -297,8 +301,8 @@ static void random_entropy(uint64_t *rng, uint8_t out[32])
 
 /*
  * Legal: one of the seat's actions, with fresh entropy (bets uniform in
- * range). Illegal: the house reveals a wrong link (wrong_link) or for a
- * seat owed nothing (nothing_owed); a player bets during its round
+ * range). Illegal: the house reveals a proof that does not verify
+ * (bad_proof) or while nothing is owed (nothing_owed); a player bets during its round
  * (round_in_progress) or beyond the maximum (bet_out_of_range), or hits
  * while the house owes a card (awaiting_house) or with no round (no_round).
  */
@@ -334,10 +338,9 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
         return kd_bj_command_encode(&c, out);
     }
     if (seat == KD_BJ_HOUSE) {
-        int owed = kd_bj_owed(s);
         c.action = KD_BJ_CMD_REVEAL;
-        c.seat = owed >= 0 ? (uint32_t)owed + 1 : 1;
-        random_entropy(rng, c.link); /* not the chain's next link */
+        for (size_t i = 0; i < KD_VRF_PROOF_LEN; i++)
+            c.proof[i] = (uint8_t)kd_type_rng_next(rng); /* not a proof of anything */
         return kd_bj_command_encode(&c, out);
     }
     const kd_bj_round *r = &s->players[seat - 1].round;
@@ -355,42 +358,50 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 
 /* ------------------------------------------------------------ secrets */
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
+static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
+                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
     if (seat != KD_BJ_HOUSE)
         return KD_ERR_UNSUPPORTED;
-    if (json_object_get(params, "house_commit"))
-        return KD_OK; /* the caller committed itself */
-    uint32_t length = KD_BJ_CHAIN_DEFAULT;
-    if (json_object_get(params, "chain_length") && (u32_member(params, "chain_length", &length) != 0 ||
-                                                    length < KD_BJ_ROUND_LINKS || length > KD_FAIR_LENGTH_MAX)) {
-        kd_reject_write(why, why_len, "params.chain_length must be %u to %u", KD_BJ_ROUND_LINKS, KD_FAIR_LENGTH_MAX);
+    if (!json_is_object(params)) {
+        kd_reject_write(why, why_len, "blackjack params are a JSON object");
         return KD_ERR_BAD_PARAMS;
     }
-    uint8_t h0[KD_FAIR_LINK_LEN];
-    char hex[65];
-    if (kd_fair_link(seed, length, 0, h0) != KD_OK)
-        return KD_ERR_BAD_PARAMS;
-    kd_hex_encode(h0, sizeof h0, hex);
-    return json_object_set_new(params, "house_commit", json_string(hex)) == 0 ? KD_OK : KD_ERR_NOMEM;
+    kd_pubkey key;
+    kd_err err = kd_fair_house_key(seed, &key);
+    if (err)
+        return err;
+    char key_hex[2 * KD_PUBKEY_LEN + 1], binding_hex[2 * KD_SECRET_BINDING_LEN + 1];
+    kd_hex_encode(key.bytes, KD_PUBKEY_LEN, key_hex);
+    kd_hex_encode(binding, KD_SECRET_BINDING_LEN, binding_hex);
+    if (json_object_set_new(params, "house_key", json_string(key_hex)) != 0 ||
+        json_object_set_new(params, "house_binding", json_string(binding_hex)) != 0)
+        return KD_ERR_NOMEM;
+    return KD_OK;
 }
 
-/* The house's reveal for the first round waiting for a card; KD_ERR_NO_MOVE
- * when none waits or `seed` is not the committed chain's. */
+static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    const kd_bj_state *s = state_ptr;
+    if (seat != KD_BJ_HOUSE)
+        return KD_ERR_UNSUPPORTED;
+    memcpy(out, s->params.house_binding, KD_SECRET_BINDING_LEN);
+    return KD_OK;
+}
+
+/* The house's proof for the next draw, for the round whose ask came first;
+ * KD_ERR_NO_MOVE when none waits. */
 static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command)
 {
     const kd_bj_state *s = state_ptr;
     int owed = kd_bj_owed(s);
-    if (seat != KD_BJ_HOUSE || owed < 0 || s->chain.revealed >= s->chain.length)
+    if (seat != KD_BJ_HOUSE || owed < 0)
         return KD_ERR_NO_MOVE;
     kd_bj_command c;
     memset(&c, 0, sizeof c);
     c.action = KD_BJ_CMD_REVEAL;
-    c.seat = (uint32_t)owed + 1;
-    if (kd_fair_link(seed, s->chain.length, s->chain.revealed + 1, c.link) != KD_OK ||
-        !kd_fair_chain_next_ok(&s->chain, c.link))
-        return KD_ERR_NO_MOVE;
-    return kd_bj_command_encode(&c, command);
+    kd_err err = kd_fair_prove(seed, s->episode_id, s->draws + 1, s->players[owed].round.pending.entropy, c.proof);
+    return err ? err : kd_bj_command_encode(&c, command);
 }
 
 const kd_episode_type kd_blackjack_type = {
@@ -399,7 +410,7 @@ const kd_episode_type kd_blackjack_type = {
     .summary = RULES_TEXT " Seats: house (first participant), then player1..player7. Commands: {\"action\": "
                           "\"bet\", \"amount\": N, \"entropy\": HEX64}, {\"action\": \"hit\"|\"stand\"|\"double\"|"
                           "\"split\", \"entropy\": HEX64}, {\"action\": \"claim\"}; the house: {\"action\": "
-                          "\"reveal\", \"seat\": S, \"link\": HEX64}.",
+                          "\"reveal\", \"proof\": HEX162}.",
     .min_seats = 2,
     .max_seats = KD_MAX_PARTICIPANTS,
     .seat_names = seat_names,
@@ -420,5 +431,7 @@ const kd_episode_type kd_blackjack_type = {
     .bot_command = kd_bj_bot_command,
     .bot_max_depth = 1,
     .secret_commit = secret_commit,
+    .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .house_seats = 1u << KD_BJ_HOUSE,
 };

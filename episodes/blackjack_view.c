@@ -42,13 +42,14 @@ kd_err kd_bj_view_encode(const void *state_ptr, int seat, kd_buf *out)
     Kdapp__BjParams params = KDAPP__BJ_PARAMS__INIT;
     params.decks = s->params.decks;
     params.timeout = s->params.timeout;
-    params.chain_length = s->params.chain_length;
     params.stack = s->params.stack;
     params.min_bet = s->params.min_bet;
     params.max_bet = s->params.max_bet;
     params.rounds = s->params.rounds;
-    params.house_commit.len = KD_FAIR_LINK_LEN;
-    params.house_commit.data = (uint8_t *)s->params.house_commit;
+    params.house_key.len = KD_PUBKEY_LEN;
+    params.house_key.data = (uint8_t *)s->params.house_key.bytes;
+    params.house_binding.len = KD_SECRET_BINDING_LEN;
+    params.house_binding.data = (uint8_t *)s->params.house_binding;
     Kdapp__BjSeat seats[KD_BJ_MAX_PLAYERS], *seat_ptrs[KD_BJ_MAX_PLAYERS];
     Kdapp__BjHand hands[KD_BJ_MAX_PLAYERS][KD_BJ_HANDS_MAX + 1], *hand_ptrs[KD_BJ_MAX_PLAYERS][KD_BJ_HANDS_MAX];
     uint32_t cards[KD_BJ_MAX_PLAYERS][KD_BJ_HANDS_MAX + 1][KD_BJ_HAND_MAX], shoe[KD_BJ_CARDS];
@@ -65,8 +66,12 @@ kd_err kd_bj_view_encode(const void *state_ptr, int seat, kd_buf *out)
         m->active = r->active;
         m->net = r->net;
         m->can_bet = kd_bj_can_bet(s, i);
-        if (r->await == KD_BJ_DEAL || r->await == KD_BJ_CARD || r->await == KD_BJ_DEALER)
-            m->claim_after_daa = r->pending.asked_daa + s->params.timeout;
+        if (r->await == KD_BJ_DEAL || r->await == KD_BJ_CARD || r->await == KD_BJ_DEALER) {
+            m->claim_after_daa = kd_bj_deadline(s, i);
+            m->asked = r->pending.asked;
+            m->entropy.len = KD_FAIR_ENTROPY_LEN;
+            m->entropy.data = (uint8_t *)r->pending.entropy;
+        }
         for (size_t h = 0; h <= r->n_hands; h++) {
             kdapp__bj_hand__init(&hands[i][h]);
             hand_msg(h < r->n_hands ? &r->hands[h] : &r->dealer, &hands[i][h], cards[i][h]);
@@ -84,9 +89,8 @@ kd_err kd_bj_view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.n_seats = s->n_players;
     v.seats = seat_ptrs;
     v.shoe_left = s->shoe_left;
-    v.links_revealed = s->chain.revealed;
-    v.chain_head.len = KD_FAIR_LINK_LEN;
-    v.chain_head.data = (uint8_t *)s->chain.head;
+    v.draws = s->draws;
+    v.last_reveal_daa = s->last_reveal_daa;
     v.house_net = s->house_net;
     v.commands = s->seq;
     v.over = kd_bj_over(s);
@@ -124,8 +128,12 @@ static int hand_from(const Kdapp__BjHand *m, kd_bj_hand *h)
 static int seat_from(const Kdapp__BjSeat *m, kd_bj_player *p)
 {
     kd_bj_round *r = &p->round;
-    if (m->await > KD_BJ_DEALER || m->n_hands > KD_BJ_HANDS_MAX || (m->n_hands && m->active >= m->n_hands))
+    if (m->await > KD_BJ_DEALER || m->n_hands > KD_BJ_HANDS_MAX || (m->n_hands && m->active >= m->n_hands) ||
+        (m->entropy.len != 0 && m->entropy.len != KD_FAIR_ENTROPY_LEN))
         return -1;
+    r->pending.asked = m->asked;
+    if (m->entropy.len)
+        memcpy(r->pending.entropy, m->entropy.data, KD_FAIR_ENTROPY_LEN);
     p->chips = m->chips;
     p->rounds_played = m->rounds_played;
     r->await = (uint8_t)m->await;
@@ -146,18 +154,17 @@ static kd_err view_decode(const uint8_t *data, size_t len, kd_bj_state *s, uint6
     Kdapp__BjView *v = data && len ? kdapp__bj_view__unpack(NULL, len, data) : NULL;
     kd_err err = KD_ERR_DECODE;
     if (!v || !v->params || v->n_seats < 1 || v->n_seats > KD_BJ_MAX_PLAYERS || v->n_shoe != KD_BJ_CARDS ||
-        v->chain_head.len != KD_FAIR_LINK_LEN || v->params->house_commit.len != KD_FAIR_LINK_LEN ||
-        v->links_revealed > v->params->chain_length)
+        v->params->house_key.len != KD_PUBKEY_LEN || v->params->house_binding.len != KD_SECRET_BINDING_LEN)
         goto done;
     kd_bj_params *p = &s->params;
     p->decks = v->params->decks;
     p->timeout = v->params->timeout;
-    p->chain_length = v->params->chain_length;
     p->stack = v->params->stack;
     p->min_bet = v->params->min_bet;
     p->max_bet = v->params->max_bet;
     p->rounds = v->params->rounds;
-    memcpy(p->house_commit, v->params->house_commit.data, KD_FAIR_LINK_LEN);
+    memcpy(p->house_key.bytes, v->params->house_key.data, KD_PUBKEY_LEN);
+    memcpy(p->house_binding, v->params->house_binding.data, KD_SECRET_BINDING_LEN);
     s->n_players = (uint8_t)v->n_seats;
     for (size_t i = 0; i < v->n_seats; i++) {
         if (seat_from(v->seats[i], &s->players[i]) != 0)
@@ -170,9 +177,8 @@ static kd_err view_decode(const uint8_t *data, size_t len, kd_bj_state *s, uint6
         s->shoe[c] = (uint8_t)v->shoe[c];
     }
     s->shoe_left = (uint16_t)v->shoe_left;
-    memcpy(s->chain.head, v->chain_head.data, KD_FAIR_LINK_LEN);
-    s->chain.revealed = v->links_revealed;
-    s->chain.length = v->params->chain_length;
+    s->draws = v->draws;
+    s->last_reveal_daa = v->last_reveal_daa;
     s->house_net = v->house_net;
     s->seq = v->commands;
     err = KD_OK;
@@ -232,22 +238,33 @@ static json_t *seat_json(const kd_bj_state *s, size_t i, uint64_t claim_after)
                      "can_bet", kd_bj_can_bet(s, i));
 }
 
+/* {"seat", "draw", "entropy"} of the draw the house's next reveal answers, or null. */
+static json_t *owed_json(const kd_bj_state *s)
+{
+    int owed = kd_bj_owed(s);
+    if (owed < 0)
+        return json_null();
+    char name[24], entropy[2 * KD_FAIR_ENTROPY_LEN + 1];
+    snprintf(name, sizeof name, "player%d", owed + 1);
+    kd_hex_encode(s->players[owed].round.pending.entropy, KD_FAIR_ENTROPY_LEN, entropy);
+    return json_pack("{s:s, s:I, s:s}", "seat", name, "draw", (json_int_t)s->draws + 1, "entropy", entropy);
+}
+
 static json_t *view_json_of(const kd_bj_state *s, const uint64_t *claim_after)
 {
     json_t *seats = json_array();
     for (size_t i = 0; seats && i < s->n_players; i++)
         json_array_append_new(seats, seat_json(s, i, claim_after[i]));
-    char head[65], commit[65];
-    kd_hex_encode(s->chain.head, KD_FAIR_LINK_LEN, head);
-    kd_hex_encode(s->params.house_commit, KD_FAIR_LINK_LEN, commit);
-    return json_pack("{s:o, s:{s:i, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:s, s:s, s:I, s:I}, s:I, s:I, s:b}",
+    char key[2 * KD_PUBKEY_LEN + 1], binding[2 * KD_SECRET_BINDING_LEN + 1];
+    kd_hex_encode(s->params.house_key.bytes, KD_PUBKEY_LEN, key);
+    kd_hex_encode(s->params.house_binding, KD_SECRET_BINDING_LEN, binding);
+    return json_pack("{s:o, s:{s:i, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:s, s:s, s:I, s:o}, s:I, s:I, s:b}",
                      "players", seats, "table", "decks", (int)s->params.decks, "min_bet", (json_int_t)s->params.min_bet,
                      "max_bet", (json_int_t)s->params.max_bet, "stack", (json_int_t)s->params.stack, "rounds",
                      (json_int_t)s->params.rounds, "timeout_daa", (json_int_t)s->params.timeout, "shoe", "left",
-                     (json_int_t)s->shoe_left, "of", (json_int_t)(s->params.decks * KD_BJ_CARDS), "chain", "commit",
-                     commit, "head", head, "revealed", (json_int_t)s->chain.revealed, "length",
-                     (json_int_t)s->chain.length, "house_net", (json_int_t)s->house_net, "commands", (json_int_t)s->seq,
-                     "over", kd_bj_over(s));
+                     (json_int_t)s->shoe_left, "of", (json_int_t)(s->params.decks * KD_BJ_CARDS), "house", "key", key,
+                     "binding", binding, "draws", (json_int_t)s->draws, "owed", owed_json(s), "house_net",
+                     (json_int_t)s->house_net, "commands", (json_int_t)s->seq, "over", kd_bj_over(s));
 }
 
 json_t *kd_bj_view_json(const uint8_t *view, size_t len)
@@ -313,10 +330,9 @@ static kd_err put_hand(kd_buf *out, const kd_bj_hand *h)
 
 static kd_err put_position(const kd_bj_state *s, const uint64_t *claim_after, kd_buf *out)
 {
-    kd_err err =
-        kd_buf_appendf(out, "shoe %u of %u cards | chain %u of %u links revealed | house %+lld%s\n",
-                       (unsigned)s->shoe_left, (unsigned)(s->params.decks * KD_BJ_CARDS), (unsigned)s->chain.revealed,
-                       (unsigned)s->chain.length, (long long)s->house_net, kd_bj_over(s) ? " | game over" : "");
+    kd_err err = kd_buf_appendf(out, "shoe %u of %u cards | %u cards drawn | house %+lld%s\n", (unsigned)s->shoe_left,
+                                (unsigned)(s->params.decks * KD_BJ_CARDS), (unsigned)s->draws, (long long)s->house_net,
+                                kd_bj_over(s) ? " | game over" : "");
     for (size_t i = 0; !err && i < s->n_players; i++) {
         const kd_bj_player *p = &s->players[i];
         const kd_bj_round *r = &p->round;

@@ -48,9 +48,11 @@ static int from_message(const Kdapp__BjCommand *m, kd_bj_command *cmd, kd_reject
         break;
     case KDAPP__BJ_COMMAND__CMD_REVEAL:
         cmd->action = KD_BJ_CMD_REVEAL;
-        cmd->seat = m->reveal->seat;
-        if (take32(m->reveal->link, cmd->link) != 0)
-            return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "a reveal carries a link of 32 bytes"), -1;
+        if (m->reveal->proof.len != KD_VRF_PROOF_LEN)
+            return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "a reveal carries the house's proof of %d bytes, not %zu",
+                                 KD_VRF_PROOF_LEN, m->reveal->proof.len),
+                   -1;
+        memcpy(cmd->proof, m->reveal->proof.data, KD_VRF_PROOF_LEN);
         return 0;
     case KDAPP__BJ_COMMAND__CMD_CLAIM:
         cmd->action = KD_BJ_CMD_CLAIM;
@@ -116,9 +118,8 @@ kd_err kd_bj_command_encode(const kd_bj_command *cmd, kd_buf *out)
         m.split = &act;
         break;
     case KD_BJ_CMD_REVEAL:
-        rev.seat = cmd->seat;
-        rev.link.len = KD_FAIR_LINK_LEN;
-        rev.link.data = (uint8_t *)cmd->link;
+        rev.proof.len = KD_VRF_PROOF_LEN;
+        rev.proof.data = (uint8_t *)cmd->proof;
         m.cmd_case = KDAPP__BJ_COMMAND__CMD_REVEAL;
         m.reveal = &rev;
         break;
@@ -162,20 +163,24 @@ kd_err kd_bj_params_decode(const uint8_t *data, size_t len, kd_bj_params *p, kd_
                                            "the params (%zu bytes) are not a valid BjParams message", len);
         goto done;
     }
-    if (!m || m->house_commit.len != KD_FAIR_LINK_LEN) {
+    if (!m || m->house_key.len != KD_PUBKEY_LEN || m->house_binding.len != KD_SECRET_BINDING_LEN) {
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                            "blackjack needs house_commit, the 32-byte head of the house's hash chain (the gateway "
-                            "adds it when it holds the house's key)");
+                            "blackjack needs house_key (33 bytes, the house's VRF key) and house_binding (32 bytes), "
+                            "set by whoever holds the house's key (a gateway, kdapp commit)");
         goto done;
     }
-    memcpy(p->house_commit, m->house_commit.data, KD_FAIR_LINK_LEN);
+    memcpy(p->house_key.bytes, m->house_key.data, KD_PUBKEY_LEN);
+    memcpy(p->house_binding, m->house_binding.data, KD_SECRET_BINDING_LEN);
+    if (kd_pubkey_check(&p->house_key) != KD_OK) {
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "house_key is not a valid compressed secp256k1 point");
+        goto done;
+    }
     if (field(m->decks, KD_BJ_DECKS_DEFAULT, 1, KD_BJ_DECKS_MAX, &p->decks))
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "decks %u: 1 to %u", (unsigned)m->decks, KD_BJ_DECKS_MAX);
-    else if (field(m->timeout, KD_BJ_TIMEOUT_DEFAULT, 1, 86400000u, &p->timeout))
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "timeout %u: 1 to 86400000 DAA score", (unsigned)m->timeout);
-    else if (field(m->chain_length, KD_BJ_CHAIN_DEFAULT, KD_BJ_ROUND_LINKS, KD_FAIR_LENGTH_MAX, &p->chain_length))
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "chain_length %u: %u to %u", (unsigned)m->chain_length,
-                            KD_BJ_ROUND_LINKS, KD_FAIR_LENGTH_MAX);
+    else if (field(m->timeout, KD_BJ_TIMEOUT_DEFAULT, KD_DEADLINE_MIN, KD_BJ_TIMEOUT_MAX, &p->timeout))
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                            "timeout %u: %u to %u DAA score (the rules' floor under every deadline is %u)",
+                            (unsigned)m->timeout, KD_DEADLINE_MIN, KD_BJ_TIMEOUT_MAX, KD_DEADLINE_MIN);
     else if (field(m->stack, KD_BJ_STACK_DEFAULT, 1, KD_BJ_CHIPS_MAX / 64, &p->stack))
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "stack %u: 1 to %u", (unsigned)m->stack, KD_BJ_CHIPS_MAX / 64);
     else if (field(m->min_bet, KD_BJ_MIN_BET_DEFAULT < p->stack ? KD_BJ_MIN_BET_DEFAULT : p->stack, 1, p->stack,
@@ -205,13 +210,14 @@ kd_err kd_bj_params_encode(const kd_bj_params *p, kd_buf *out)
     Kdapp__BjParams m = KDAPP__BJ_PARAMS__INIT;
     m.decks = p->decks;
     m.timeout = p->timeout;
-    m.chain_length = p->chain_length;
     m.stack = p->stack;
     m.min_bet = p->min_bet;
     m.max_bet = p->max_bet;
     m.rounds = p->rounds;
-    m.house_commit.len = KD_FAIR_LINK_LEN;
-    m.house_commit.data = (uint8_t *)p->house_commit;
+    m.house_key.len = KD_PUBKEY_LEN;
+    m.house_key.data = (uint8_t *)p->house_key.bytes;
+    m.house_binding.len = KD_SECRET_BINDING_LEN;
+    m.house_binding.data = (uint8_t *)p->house_binding;
     size_t size = kdapp__bj_params__get_packed_size(&m);
     kd_err err = kd_buf_reserve(out, size);
     if (err)

@@ -2,7 +2,7 @@
  * dice.c — the rules of "dice" (dice.h), its state and undo encodings and
  * its kd_episode_ops. Pure functions.
  *
- * State bytes (version 1): version, house (KD_HOUSE_ENCODED_LEN),
+ * State bytes (version 2): version, house (KD_HOUSE_ENCODED_LEN),
  * players[2], max_rolls u32, rolls u32, status, n_recent, pending roll,
  * KD_DICE_RECENT rolls (unused ones zero). A roll: count, sides, claimed,
  * modifier i16, total i32, index u32, 100 dice (zero beyond count).
@@ -36,7 +36,7 @@ void kd_dice_outcome(const uint8_t draw[KD_HASH_LEN], uint32_t count, uint32_t s
 }
 
 kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, const kd_dice_params *params,
-                          kd_reject *rej)
+                          uint32_t episode_id, kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
     if (!parts || parts->count != 2)
@@ -47,10 +47,7 @@ kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, co
             return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
                                  "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
                                  i ? "house" : "player");
-    if (params->max_rolls > params->chain_length)
-        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "max_rolls %u is more than the chain's %u links",
-                             (unsigned)params->max_rolls, (unsigned)params->chain_length);
-    kd_house_init(&state->house, params->commit, params->chain_length, params->reveal_timeout);
+    kd_house_init(&state->house, &params->house, episode_id);
     memcpy(state->players, parts->keys, sizeof state->players);
     state->max_rolls = params->max_rolls;
     return KD_OK;
@@ -131,7 +128,7 @@ static void settle(kd_dice_state *s, const uint8_t *draw, kd_dice_undo *u)
 }
 
 kd_err kd_dice_execute(kd_dice_state *state, const kd_dice_command *cmd, const kd_pubkey *signer, uint64_t daa,
-                       uint32_t episode_id, kd_dice_undo *undo, kd_reject *rej)
+                       kd_dice_undo *undo, kd_reject *rej)
 {
     if (state->status != KD_DICE_IN_PROGRESS)
         return kd_reject_rule(rej, "game_over", "the episode is over: %s",
@@ -148,7 +145,7 @@ kd_err kd_dice_execute(kd_dice_state *state, const kd_dice_command *cmd, const k
         if (!signed_by(state, signer, KD_DICE_HOUSE))
             return kd_reject_rule(rej, "not_the_house", "only the house reveals");
         uint8_t draw[KD_HASH_LEN];
-        if ((err = kd_house_reveal(&state->house, cmd->link, episode_id, draw, &u.house, rej)))
+        if ((err = kd_house_reveal(&state->house, cmd->proof, draw, &u.house, rej)))
             return err;
         settle(state, draw, &u);
     } else {
@@ -282,10 +279,11 @@ kd_err kd_dice_state_decode(const uint8_t *data, size_t len, kd_dice_state *stat
     for (size_t i = 0; i < 2; i++)
         if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
             return KD_ERR_DECODE;
-    if (s.max_rolls < 1 || s.max_rolls > s.house.chain.length || s.rolls > s.max_rolls || s.status > 2 ||
+    if (s.max_rolls < 1 || s.max_rolls > KD_DICE_MAX_ROLLS_MAX || s.rolls > s.max_rolls || s.status > 2 ||
         s.n_recent > KD_DICE_RECENT || s.n_recent != (s.rolls < KD_DICE_RECENT ? s.rolls : KD_DICE_RECENT) ||
         (s.status == KD_DICE_FINISHED) != (s.rolls == s.max_rolls && s.status != KD_DICE_HOUSE_FORFEIT) ||
-        (s.status != KD_DICE_IN_PROGRESS && s.house.pending))
+        (s.status != KD_DICE_IN_PROGRESS && s.house.pending) ||
+        s.house.draws + (s.status == KD_DICE_HOUSE_FORFEIT) != s.rolls)
         return KD_ERR_DECODE;
     if (s.house.pending ? roll_decode(data + n, &s.pending, 1) != 0 || s.pending.index != s.rolls + 1
                         : !zero(data + n, KD_DICE_ROLL_LEN))
@@ -367,14 +365,13 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
 static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
                        const kd_block_meta *meta, kd_reject *rej)
 {
-    (void)meta;
     kd_dice_params p;
     kd_err err = kd_dice_params_decode(params, len, &p, rej);
     if (err) {
         memset(state, 0, sizeof(kd_dice_state));
         return err;
     }
-    return kd_dice_state_init(state, participants, &p, rej);
+    return kd_dice_state_init(state, participants, &p, meta ? meta->episode_id : 0, rej);
 }
 
 static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
@@ -384,7 +381,7 @@ static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const
     kd_err err = kd_dice_command_decode(command, len, &cmd, rej);
     if (err)
         return err;
-    return kd_dice_execute(state, &cmd, signer, meta ? meta->daa : 0, meta ? meta->episode_id : 0, undo, rej);
+    return kd_dice_execute(state, &cmd, signer, meta ? meta->daa : 0, undo, rej);
 }
 
 static kd_err ops_rollback(void *state, const void *undo) { return kd_dice_rollback(state, undo); }

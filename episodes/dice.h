@@ -1,11 +1,11 @@
 /*
- * dice.h — RPG dice on the house's hash chain, the "dice" episode type.
+ * dice.h — RPG dice answered by the house's VRF, the "dice" episode type.
  *
  * Seats: "player" (seat 0) rolls, "house" (seat 1) reveals. A roll "NdM+K"
  * (N dice of M sides plus K) asks the house for a draw (episodes/house.h)
- * with 32 bytes of the player's entropy; the house's reveal (the next link
- * of its committed chain) gives the dice, each kd_fair_below(M) + 1 from
- * the draw's stream in order, and the total (their sum plus K). A house
+ * with 32 bytes of the player's entropy; the house's reveal (its VRF proof
+ * for the draw, episodes/fair.h) gives the dice, each kd_fair_below(M) + 1
+ * from the draw's stream in order, and the total (their sum plus K). A house
  * that does not reveal within reveal_timeout DAA score of the roll loses:
  * the player's claim ends the episode, won by the player (house_forfeit).
  * Otherwise the episode ends (finished, a draw in the generic phase) when
@@ -16,11 +16,10 @@
  * (modifier_out_of_range).
  *
  * Wire formats:
- *   params   DiceParams (proto/chance.proto): the house's commit, chain
- *            length, reveal timeout; max_rolls (default 100, at most the
- *            chain length)
+ *   params   DiceParams (proto/chance.proto): the house's key, binding and
+ *            reveal timeout; max_rolls (default 100)
  *   command  DiceCommand { roll | reveal | claim } (dice_wire.c)
- *   state    this file's bytes (version 1, KD_DICE_STATE_LEN), see dice.c
+ *   state    this file's bytes (version 2, KD_DICE_STATE_LEN), see dice.c
  *   undo     the house's undo and what a reveal or claim replaced
  *   view     DiceView (dice_type.c)
  *
@@ -39,7 +38,7 @@
 #include "episodes/house.h"
 
 #define KD_DICE_TYPE_NAME "dice"
-#define KD_DICE_VERSION 1
+#define KD_DICE_VERSION 2
 #define KD_DICE_MAX_COUNT 100
 #define KD_DICE_MAX_MODIFIER 1000
 #define KD_DICE_RECENT 5 /* rolls the state and the view keep, newest last */
@@ -49,7 +48,7 @@
 #define KD_DICE_STATE_LEN \
     (1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN + 4 + 4 + 1 + 1 + (1 + KD_DICE_RECENT) * KD_DICE_ROLL_LEN)
 #define KD_DICE_UNDO_LEN (1 + KD_HOUSE_UNDO_LEN + 1 + 1 + 1 + 2 * KD_DICE_ROLL_LEN)
-#define KD_DICE_COMMAND_MAX 96
+#define KD_DICE_COMMAND_MAX 96 /* a roll; a reveal is KD_VRF_PROOF_LEN + 4 */
 
 enum { KD_DICE_PLAYER = 0, KD_DICE_HOUSE = 1 };
 typedef enum { KD_DICE_IN_PROGRESS = 0, KD_DICE_FINISHED = 1, KD_DICE_HOUSE_FORFEIT = 2 } kd_dice_status;
@@ -94,13 +93,13 @@ typedef struct {
     uint32_t count, sides;
     int32_t modifier;
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
-    uint8_t link[KD_FAIR_LINK_LEN];
+    uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_dice_command;
 
 /* Creation params, resolved. */
 typedef struct {
-    uint8_t commit[KD_FAIR_LINK_LEN];
-    uint32_t chain_length, reveal_timeout, max_rolls;
+    kd_house_params house;
+    uint32_t max_rolls;
 } kd_dice_params;
 
 extern const kd_episode_ops kd_dice_ops;
@@ -114,10 +113,10 @@ int kd_dice_die_ok(uint32_t sides);
  * (kd_fair_stream, one kd_fair_below(sides) + 1 per die in order). */
 void kd_dice_outcome(const uint8_t draw[KD_HASH_LEN], uint32_t count, uint32_t sides, uint8_t *dice);
 
-/* Starts an episode: two valid participants (player, house). Errors:
- * KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS (max_rolls beyond the chain). */
+/* Starts episode `episode_id`: two valid participants (player, house).
+ * Errors: KD_ERR_BAD_PARTICIPANTS. */
 kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, const kd_dice_params *params,
-                          kd_reject *rej) KD_WARN_UNUSED;
+                          uint32_t episode_id, kd_reject *rej) KD_WARN_UNUSED;
 
 /*
  * Applies a command signed by `signer` at DAA `daa` in episode `episode_id`.
@@ -125,11 +124,11 @@ kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, co
  * (unsigned or not a participant); not_the_house (a reveal not signed by
  * the house); not_the_player (a roll or claim not signed by the player);
  * draw_pending (a roll while one waits); bad_die, dice_count,
- * modifier_out_of_range; chain_exhausted; no_draw_pending; wrong_link;
- * deadline_not_passed. On error nothing is touched.
+ * modifier_out_of_range; no_draw_pending; bad_proof; deadline_not_passed.
+ * On error nothing is touched.
  */
 kd_err kd_dice_execute(kd_dice_state *state, const kd_dice_command *cmd, const kd_pubkey *signer, uint64_t daa,
-                       uint32_t episode_id, kd_dice_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
+                       kd_dice_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 /* Inverts the command of `undo`. Errors: KD_ERR_DECODE (nothing touched). */
 kd_err kd_dice_rollback(kd_dice_state *state, const kd_dice_undo *undo) KD_WARN_UNUSED;
 

@@ -5,7 +5,7 @@
  * simulator's random commands, and the house's secret hooks (commit, reveal).
  *
  * Legal moves of the player are a few usual rolls (1d4 ... 1d100, 2d6,
- * 3d6, 1d20+5); their entropy is the SHA-256 of the chain's head and the
+ * 3d6, 1d20+5); their entropy is the SHA-256 of the house's key and the
  * roll number, known to all: a player who wants its own gives any 32 bytes
  * (the gateway fills fresh ones when "entropy" is left out). The house has
  * no legal move: it owes its reveal (secret_duty). A claim is never listed
@@ -22,12 +22,12 @@
 
 static const char *const seat_names[2] = {"player", "house"};
 
-#define RULES_TEXT                                                                                               \
-    "Dice: the player rolls NdM+K (N dice of M sides, M one of 4, 6, 8, 10, 12, 20, 100, N from 1 to 100, "      \
-    "plus K from -1000 to 1000) giving 32 bytes of entropy; the house reveals the next link of the hash chain "  \
-    "it committed to at creation, and the dice come from SHA-256 of the link, the entropy, the episode and the " \
-    "roll number. A house that does not reveal within the reveal timeout (DAA score) forfeits: the player's "    \
-    "claim ends the episode, won by the player. The episode ends after max_rolls rolls."
+#define RULES_TEXT                                                                                              \
+    "Dice: the player rolls NdM+K (N dice of M sides, M one of 4, 6, 8, 10, 12, 20, 100, N from 1 to 100, "     \
+    "plus K from -1000 to 1000) giving 32 bytes of entropy; the house reveals its VRF proof for the draw (the " \
+    "episode, the draw number and the entropy) under the key it committed to at creation, and the dice come "   \
+    "from the VRF output. A house that does not reveal within the reveal timeout (DAA score) forfeits: the "    \
+    "player's claim ends the episode, won by the player. The episode ends after max_rolls rolls."
 
 /* ------------------------------------------------------------- view bytes */
 
@@ -186,8 +186,7 @@ static kd_err put_table(const Kdapp__DiceView *v, kd_buf *out)
                              (unsigned long long)(v->house->asked_daa + v->house->reveal_timeout));
     }
     if (!err)
-        err = kd_buf_appendf(out, "house chain: %u of %u links revealed\n", (unsigned)v->house->revealed,
-                             (unsigned)v->house->chain_length);
+        err = kd_buf_appendf(out, "house: %u draws revealed\n", (unsigned)v->house->draws);
     return err;
 }
 
@@ -228,7 +227,7 @@ static kd_err prompt(const uint8_t *view, size_t len, uint32_t episode_id, int s
 static const char params_schema[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" KD_HOUSE_PARAMS_SCHEMA
     ",\"max_rolls\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"rolls before the "
-    "episode ends (default 100, at most chain_length)\"}}}";
+    "episode ends (default 100)\"}}}";
 
 static const char command_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -236,22 +235,21 @@ static const char command_schema[] =
     "plus K (-1000..1000), e.g. 2d6+3, 1d20, d100\"},"
     "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random "
     "bytes for the draw; the gateway fills it from a CSPRNG when left out\"},"
-    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the house's next link\"},"
+    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\",\"description\":\"the house's VRF proof for "
+    "the pending draw (made from its key)\"},"
     "\"claim\":{\"type\":\"boolean\",\"description\":\"true: claim a roll the house did not reveal in time\"}}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {
     kd_dice_params p;
     memset(&p, 0, sizeof p);
-    kd_err err = kd_house_params_from_json(params, p.commit, &p.chain_length, &p.reveal_timeout, why, why_len);
+    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
     if (err)
         return err;
     const json_t *m = json_object_get(params, "max_rolls");
-    p.max_rolls = KD_DICE_MAX_ROLLS_DEFAULT < p.chain_length ? KD_DICE_MAX_ROLLS_DEFAULT : p.chain_length;
-    if (m && (!json_is_integer(m) || json_integer_value(m) < 1 || json_integer_value(m) > p.chain_length ||
-              json_integer_value(m) > KD_DICE_MAX_ROLLS_MAX)) {
-        kd_reject_write(why, why_len, "params: max_rolls must be an integer from 1 to %u (and at most chain_length)",
-                        KD_DICE_MAX_ROLLS_MAX);
+    p.max_rolls = KD_DICE_MAX_ROLLS_DEFAULT;
+    if (m && (!json_is_integer(m) || json_integer_value(m) < 1 || json_integer_value(m) > KD_DICE_MAX_ROLLS_MAX)) {
+        kd_reject_write(why, why_len, "params: max_rolls must be an integer from 1 to %u", KD_DICE_MAX_ROLLS_MAX);
         return KD_ERR_BAD_PARAMS;
     }
     if (m)
@@ -322,7 +320,7 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     kd_err err = KD_OK;
     if (!json_is_object(command) || (!!roll + !!reveal + !!claim) != 1) {
         kd_reject_write(why, why_len,
-                        "a dice command is one of {\"roll\": \"NdM+K\", \"entropy\": hex64}, {\"reveal\": hex64}, "
+                        "a dice command is one of {\"roll\": \"NdM+K\", \"entropy\": hex64}, {\"reveal\": hex162}, "
                         "{\"claim\": true}");
         return KD_ERR_BAD_COMMAND;
     }
@@ -336,7 +334,7 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
             err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     } else if (reveal) {
         c.kind = KD_DICE_CMD_REVEAL;
-        err = kd_house_hex32_from_json(reveal, "reveal", c.link, why, why_len);
+        err = kd_house_proof_from_json(reveal, c.proof, why, why_len);
     } else {
         c.kind = KD_DICE_CMD_CLAIM;
         if (!json_is_true(claim)) {
@@ -352,11 +350,11 @@ static json_t *command_to_json(const uint8_t *command, size_t len)
     kd_dice_command c;
     if (kd_dice_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
-    char hex[65], spec[48];
+    char hex[2 * KD_VRF_PROOF_LEN + 1], spec[48];
     if (c.kind == KD_DICE_CMD_CLAIM)
         return json_pack("{s:b}", "claim", 1);
     if (c.kind == KD_DICE_CMD_REVEAL) {
-        kd_hex_encode(c.link, 32, hex);
+        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
         return json_pack("{s:s}", "reveal", hex);
     }
     spec_text(c.count, c.sides, c.modifier, spec, sizeof spec);
@@ -412,7 +410,7 @@ static kd_err legal_moves(const void *state_ptr, int seat, kd_legal_moves *out)
  * Legal: the player rolls a random NdM+K with random entropy. Illegal, each
  * refused by a rule: the player rolls a die the game has not (bad_die), too
  * many dice (dice_count) or claims before the deadline; the house reveals a
- * wrong link (wrong_link, or no_draw_pending).
+ * proof that does not verify (bad_proof, or no_draw_pending).
  */
 static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_t *rng, kd_buf *out)
 {
@@ -433,7 +431,8 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
         kd_dice_command c;
         memset(&c, 0, sizeof c);
         c.kind = KD_DICE_CMD_REVEAL;
-        memcpy(c.link, entropy, 32);
+        for (size_t i = 0; i < sizeof c.proof; i++)
+            c.proof[i] = entropy[i % sizeof entropy];
         return kd_dice_command_encode(&c, out);
     }
     switch (kd_type_rng_below(rng, 3)) {
@@ -452,11 +451,21 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 
 /* ---------------------------------------------------------------- secrets */
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
+static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
+                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
     if (seat != KD_DICE_HOUSE)
         return KD_ERR_UNSUPPORTED;
-    return kd_house_commit_json(seed, params, why, why_len);
+    return kd_house_commit_json(seed, binding, params, why, why_len);
+}
+
+static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    const kd_dice_state *s = state_ptr;
+    if (seat != KD_DICE_HOUSE)
+        return KD_ERR_UNSUPPORTED;
+    memcpy(out, s->house.binding, KD_SECRET_BINDING_LEN);
+    return KD_OK;
 }
 
 static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command)
@@ -467,7 +476,7 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     kd_dice_command c;
     memset(&c, 0, sizeof c);
     c.kind = KD_DICE_CMD_REVEAL;
-    kd_err err = kd_house_owed_link(&s->house, seed, c.link);
+    kd_err err = kd_house_owed_proof(&s->house, seed, c.proof);
     return err ? err : kd_dice_command_encode(&c, command);
 }
 
@@ -475,7 +484,7 @@ const kd_episode_type kd_dice_type = {
     .ops = &kd_dice_ops,
     .title = "Dice",
     .summary = RULES_TEXT " Seats: player (first participant), house. Command {\"roll\": \"2d6+3\", \"entropy\": "
-                          "hex64}; the house's {\"reveal\": hex64}; {\"claim\": true} after the deadline.",
+                          "hex64}; the house's {\"reveal\": hex162}; {\"claim\": true} after the deadline.",
     .min_seats = 2,
     .max_seats = 2,
     .seat_names = seat_names,
@@ -494,5 +503,7 @@ const kd_episode_type kd_dice_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .secret_commit = secret_commit,
+    .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .house_seats = 1u << KD_DICE_HOUSE,
 };

@@ -35,8 +35,8 @@ kd_err kd_dice_command_encode(const kd_dice_command *c, kd_buf *out)
         cmd.roll = &roll;
         break;
     case KD_DICE_CMD_REVEAL:
-        reveal.link.data = (uint8_t *)c->link;
-        reveal.link.len = KD_FAIR_LINK_LEN;
+        reveal.proof.data = (uint8_t *)c->proof;
+        reveal.proof.len = KD_VRF_PROOF_LEN;
         cmd.cmd_case = KDAPP__DICE_COMMAND__CMD_REVEAL;
         cmd.reveal = &reveal;
         break;
@@ -80,13 +80,13 @@ kd_err kd_dice_command_decode(const uint8_t *data, size_t len, kd_dice_command *
         c->modifier = cmd->roll->modifier;
         memcpy(c->entropy, cmd->roll->entropy.data, KD_FAIR_ENTROPY_LEN);
     } else if (cmd->cmd_case == KDAPP__DICE_COMMAND__CMD_REVEAL && cmd->reveal) {
-        if (cmd->reveal->link.len != KD_FAIR_LINK_LEN) {
-            err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the revealed link is %zu bytes, not %d",
-                                cmd->reveal->link.len, KD_FAIR_LINK_LEN);
+        if (cmd->reveal->proof.len != KD_VRF_PROOF_LEN) {
+            err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the house's proof is %zu bytes, not %d",
+                                cmd->reveal->proof.len, KD_VRF_PROOF_LEN);
             goto done;
         }
         c->kind = KD_DICE_CMD_REVEAL;
-        memcpy(c->link, cmd->reveal->link.data, KD_FAIR_LINK_LEN);
+        memcpy(c->proof, cmd->reveal->proof.data, KD_VRF_PROOF_LEN);
     } else if (cmd->cmd_case == KDAPP__DICE_COMMAND__CMD_CLAIM && cmd->claim) {
         c->kind = KD_DICE_CMD_CLAIM;
     } else {
@@ -101,10 +101,7 @@ kd_err kd_dice_params_encode(const kd_dice_params *p, kd_buf *out)
 {
     Kdapp__DiceParams params = KDAPP__DICE_PARAMS__INIT;
     Kdapp__HouseParams house = KDAPP__HOUSE_PARAMS__INIT;
-    house.commit.data = (uint8_t *)p->commit;
-    house.commit.len = KD_FAIR_LINK_LEN;
-    house.chain_length = p->chain_length;
-    house.reveal_timeout = p->reveal_timeout;
+    kd_house_params_to_pb(&p->house, &house);
     params.house = &house;
     params.max_rolls = p->max_rolls;
     size_t size = kdapp__dice_params__get_packed_size(&params);
@@ -126,26 +123,15 @@ kd_err kd_dice_params_decode(const uint8_t *data, size_t len, kd_dice_params *p,
     if (!params) {
         err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
                            : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a DiceParams with the house's commit", len);
+                                           "the params (%zu bytes) are not a DiceParams with the house's key", len);
         goto done;
     }
-    const Kdapp__HouseParams *h = params->house;
-    if (!h || h->commit.len != KD_FAIR_LINK_LEN) {
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: the house's commit (32 bytes) is missing");
+    if ((err = kd_house_params_from_pb(params->house, &p->house, rej)))
         goto done;
-    }
-    memcpy(p->commit, h->commit.data, KD_FAIR_LINK_LEN);
-    p->chain_length = h->chain_length ? h->chain_length : KD_FAIR_LENGTH_DEFAULT;
-    p->reveal_timeout = h->reveal_timeout ? h->reveal_timeout : KD_HOUSE_TIMEOUT_DEFAULT;
     p->max_rolls = params->max_rolls ? params->max_rolls : KD_DICE_MAX_ROLLS_DEFAULT;
-    if (p->chain_length > KD_FAIR_LENGTH_MAX || p->reveal_timeout > KD_HOUSE_TIMEOUT_MAX ||
-        p->max_rolls > KD_DICE_MAX_ROLLS_MAX)
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                            "params: chain_length (1..%u), reveal_timeout (1..%u) or max_rolls (1..%u) out of range",
-                            KD_FAIR_LENGTH_MAX, KD_HOUSE_TIMEOUT_MAX, KD_DICE_MAX_ROLLS_MAX);
-    else if (p->max_rolls > p->chain_length)
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: max_rolls %u is more than the chain's %u links",
-                            (unsigned)p->max_rolls, (unsigned)p->chain_length);
+    if (p->max_rolls > KD_DICE_MAX_ROLLS_MAX)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: max_rolls %u is not from 1 to %u", (unsigned)p->max_rolls,
+                            KD_DICE_MAX_ROLLS_MAX);
 done:
     kdapp__dice_params__free_unpacked(params, &track.base);
     return err;

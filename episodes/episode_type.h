@@ -211,37 +211,50 @@ typedef struct kd_episode_type {
      * KD_ERR_NOMEM. */
     kd_err (*describe_change)(const void *from, const void *to, kd_buf *out);
 
-    /* ---- secrets (optional, both or neither; NULL: nothing is hidden)
+    /* ---- secrets (optional; secret_commit, secret_binding and secret_duty
+     * all or none; NULL: nothing is hidden)
      * A chance or hidden-information game keeps in its state only what
-     * seats commit to; a seat's secret (the house's hash-chain seed, a sea
-     * battle fleet and its salts) comes from its 32-byte seed, which the
-     * seat's key holder derives (kd_secret_seed in engine/crypto.h: from
-     * the seat's private key, the type, the episode id and the seat) and
-     * never publishes. Whoever holds the key acts for the seat: the
-     * gateway commits at kdapp_start_episode and pays what is owed after
-     * each block (mcp/gateway/gateway_duties.c); the simulator and the
-     * tests do the same with test keys. */
-    /* Adds what `seat` commits to from `seed` to `params`, the creation
-     * params JSON object (before params_from_json), e.g. {"house_commit":
-     * "<hex>"}; a member already there is kept (the caller committed
-     * itself). KD_ERR_UNSUPPORTED: the seat keeps no secret (nothing
-     * added). Errors: KD_ERR_BAD_PARAMS (params it cannot commit under,
-     * with `why`), KD_ERR_NOMEM. */
-    kd_err (*secret_commit)(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why,
-                            size_t why_len);
-    /* The command `seat` owes now, made from its secret (the house's next
-     * link after a draw was asked; the opening of the cell a shot hit), as
-     * execute takes it signed by the seat. Errors: KD_ERR_NO_MOVE (it owes
-     * nothing now), KD_ERR_NOMEM. */
+     * seats commit to; a seat's secret (the house's VRF key, a sea battle
+     * fleet and its salts) comes from its 32-byte seed, which the seat's
+     * key holder derives (kd_secret_seed in engine/crypto.h: from the
+     * seat's private key, the type, the episode id, the seat and a fresh
+     * public binding) and never publishes. The binding is committed beside
+     * the commitment and kept in the state, so the key holder finds its
+     * seed again, and recognises the commitments it made for its own store
+     * (kd_secret_binding_ours): nobody else's are acted on. Callers go
+     * through episodes/secrets.h (kd_seat_commit, kd_seat_seed): the
+     * gateway at kdapp_start_episode and after each block
+     * (mcp/gateway/gateway_duties.c), `kdapp commit` / `kdapp duty`, the
+     * simulator, perft and the tests. */
+    /* SETS what `seat` commits to from `seed` and its `binding` in
+     * `params`, the creation params JSON object (before params_from_json),
+     * e.g. {"house_key": "<hex>", "house_binding": "<hex>"}, replacing what
+     * a caller put there. KD_ERR_UNSUPPORTED: the seat keeps no secret
+     * (nothing set). Errors: KD_ERR_BAD_PARAMS (params it cannot commit
+     * under, with `why`), KD_ERR_NOMEM. */
+    kd_err (*secret_commit)(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
+                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len);
+    /* The binding `seat` committed with, from the state. Errors:
+     * KD_ERR_UNSUPPORTED (the seat keeps no secret), KD_ERR_NOT_FOUND (it
+     * has none). */
+    kd_err (*secret_binding)(const void *state, int seat, uint8_t out[KD_SECRET_BINDING_LEN]);
+    /* The command `seat` owes now, made from its secret (the house's proof
+     * for a pending draw; the opening of the cell a shot hit), as execute
+     * takes it signed by the seat. Errors: KD_ERR_NO_MOVE (it owes nothing
+     * now), KD_ERR_NOMEM. */
     kd_err (*secret_duty)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command);
     /* Optional (NULL: a seat sees nothing more than the public view; needs
-     * the two hooks above): what `seat` alone may see in `state` from its
+     * the hooks above): what `seat` alone may see in `state` from its
      * seed, as a JSON object (new reference; NULL on allocation failure),
      * e.g. a seat's own hidden board beside the public shots. The gateway adds
      * it as "own_secret" to kdapp_get_episode_state and
      * kdapp_get_strategy_context when asked for a "player" whose key it
      * holds; it is never put in a public view. */
     json_t *(*secret_view)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN]);
+    /* The seats that serve all comers as a house (bit s: seat s): the
+     * chance games' house seat, blackjack's dealer (seat 0); 0 in the
+     * other types. A gateway's house key plays only there. */
+    unsigned house_seats;
 } kd_episode_type;
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */

@@ -1,61 +1,50 @@
-/* fair.c — the house's hash chain and the draws made from it (fair.h). */
+/* fair.c — the draws of the house's VRF and the numbers made from them (fair.h). */
 #include "episodes/fair.h"
 
 #include <string.h>
 
 #include "engine/bytes.h"
 
-static const char CHAIN_TAG[] = "kdapp-house-chain-v1";
-static const char DRAW_TAG[] = "kdapp-draw-v1";
+static const char DRAW_V2_TAG[] = "kdapp-draw-v2";
 
-kd_err kd_fair_link(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t length, uint32_t index,
-                    uint8_t out[KD_FAIR_LINK_LEN])
+void kd_fair_alpha(uint32_t episode_id, uint32_t index, const uint8_t entropy[KD_FAIR_ENTROPY_LEN],
+                   uint8_t out[KD_FAIR_ALPHA_LEN])
 {
-    if (length == 0 || length > KD_FAIR_LENGTH_MAX || index > length)
-        return KD_ERR_INVALID_ARG;
-    uint8_t buf[sizeof CHAIN_TAG - 1 + KD_SECRET_SEED_LEN];
-    memcpy(buf, CHAIN_TAG, sizeof CHAIN_TAG - 1);
-    memcpy(buf + sizeof CHAIN_TAG - 1, seed, KD_SECRET_SEED_LEN);
-    kd_sha256(buf, sizeof buf, out); /* h[length] */
-    memset(buf, 0, sizeof buf);
-    return kd_sha256_repeat(out, length - index);
+    size_t at = sizeof DRAW_V2_TAG - 1;
+    memcpy(out, DRAW_V2_TAG, at);
+    kd_put_u32be(out + at, episode_id);
+    kd_put_u32be(out + at + 4, index);
+    memcpy(out + at + 8, entropy, KD_FAIR_ENTROPY_LEN);
 }
 
-void kd_fair_chain_init(kd_fair_chain *chain, const uint8_t commit[KD_FAIR_LINK_LEN], uint32_t length)
+kd_err kd_fair_house_key(const uint8_t seed[KD_SECRET_SEED_LEN], kd_pubkey *key)
 {
-    memset(chain, 0, sizeof *chain);
-    memcpy(chain->head, commit, KD_FAIR_LINK_LEN);
-    chain->length = length;
+    uint8_t secret[KD_VRF_SECRET_LEN];
+    kd_err err = kd_vrf_key_from_seed(seed, secret, key);
+    memset(secret, 0, sizeof secret);
+    return err;
 }
 
-int kd_fair_chain_next_ok(const kd_fair_chain *chain, const uint8_t link[KD_FAIR_LINK_LEN])
+kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t episode_id, uint32_t index,
+                     const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint8_t proof[KD_VRF_PROOF_LEN])
 {
-    if (chain->revealed >= chain->length)
-        return 0;
-    uint8_t h[KD_HASH_LEN];
-    kd_sha256(link, KD_FAIR_LINK_LEN, h);
-    return memcmp(h, chain->head, KD_FAIR_LINK_LEN) == 0;
+    uint8_t secret[KD_VRF_SECRET_LEN], alpha[KD_FAIR_ALPHA_LEN];
+    kd_pubkey key;
+    kd_fair_alpha(episode_id, index, entropy, alpha);
+    kd_err err = kd_vrf_key_from_seed(seed, secret, &key);
+    if (!err)
+        err = kd_vrf_prove(secret, alpha, sizeof alpha, proof);
+    memset(secret, 0, sizeof secret);
+    return err;
 }
 
-void kd_fair_chain_advance(kd_fair_chain *chain, const uint8_t link[KD_FAIR_LINK_LEN])
+kd_err kd_fair_verify(const kd_pubkey *key, uint32_t episode_id, uint32_t index,
+                      const uint8_t entropy[KD_FAIR_ENTROPY_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
+                      uint8_t draw[KD_HASH_LEN])
 {
-    memcpy(chain->head, link, KD_FAIR_LINK_LEN);
-    chain->revealed++;
-}
-
-void kd_fair_draw(const uint8_t link[KD_FAIR_LINK_LEN], const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint32_t episode_id,
-                  uint32_t index, uint8_t out[KD_HASH_LEN])
-{
-    uint8_t buf[sizeof DRAW_TAG - 1 + KD_FAIR_LINK_LEN + KD_FAIR_ENTROPY_LEN + 8];
-    size_t at = sizeof DRAW_TAG - 1;
-    memcpy(buf, DRAW_TAG, at);
-    memcpy(buf + at, link, KD_FAIR_LINK_LEN);
-    at += KD_FAIR_LINK_LEN;
-    memcpy(buf + at, entropy, KD_FAIR_ENTROPY_LEN);
-    at += KD_FAIR_ENTROPY_LEN;
-    kd_put_u32be(buf + at, episode_id);
-    kd_put_u32be(buf + at + 4, index);
-    kd_sha256(buf, sizeof buf, out);
+    uint8_t alpha[KD_FAIR_ALPHA_LEN];
+    kd_fair_alpha(episode_id, index, entropy, alpha);
+    return kd_vrf_verify(key, alpha, sizeof alpha, proof, draw);
 }
 
 void kd_fair_stream_init(kd_fair_stream *s, const uint8_t seed[KD_HASH_LEN])

@@ -1,27 +1,18 @@
 /*
- * fair.h — chance on a public log: the house's committed hash chain and the
- * draws made from it (issue 14; README "Fair chance").
+ * fair.h — chance on a public log: the house's verifiable random function
+ * (engine/vrf.h) and the numbers drawn from its outputs (issue 24; README
+ * "Fair chance"). It replaced the hash chain of issue 14, whose links a
+ * reorg could make the house reveal twice for entropy chosen after the
+ * first reveal.
  *
- * The house derives a chain of `length` links from its secret seed
- * (kd_secret_seed of its key, engine/crypto.h):
- *
- *   h[length] = SHA-256("kdapp-house-chain-v1" || seed)
- *   h[i - 1]  = SHA-256(h[i])                  commit: h[0], in the params
- *
- * and reveals h[1], h[2], ... one per draw. Anyone checks a revealed link
- * against the one before it (SHA-256(h[i]) == h[i - 1]), so the house can
- * neither choose nor change an outcome after committing, and nobody can
- * predict a link before it is revealed. Draw i mixes the link with the
- * entropy the player gave in the command that asked for it, the episode id
- * and the draw's index:
- *
- *   draw[i] = SHA-256("kdapp-draw-v1" || h[i] || entropy || id || i)
- *
- * (id and i as 4-byte big-endian), and a stream of uniform numbers comes
- * from it (kd_fair_stream: SHA-256(draw || counter) blocks, rejection
- * sampling, so no value is favoured). Pure functions, no clock, no state
- * of their own: an episode keeps a kd_fair_chain in its state and the
- * previous head in its undo record.
+ * The house's key for an episode is the VRF key of its seat's secret seed
+ * (kd_secret_seed of its private key, bound to a fresh public binding:
+ * engine/crypto.h), committed in the creation params. Draw i of the
+ * episode is answered by the VRF proof of an input fixed by the rules and
+ * the player's command that asked for it (kd_fair_alpha below); its seed
+ * is the VRF output, and a stream of uniform numbers comes from the seed
+ * (kd_fair_stream: SHA-256(seed || counter) blocks, rejection sampling, so
+ * no value is favoured). Pure functions, no clock, no state of their own.
  */
 #ifndef KD_EPISODES_FAIR_H
 #define KD_EPISODES_FAIR_H
@@ -30,41 +21,48 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
+#include "engine/vrf.h"
 
-#define KD_FAIR_LINK_LEN 32
+/* The floor under every deadline of the rules (the house's reveal_timeout,
+ * blackjack's and sea battle's timeout), in DAA score: 10 s at Kaspa's 10
+ * blocks a second, while a house on a normal link answers in a few blocks.
+ * Creation params below it are refused by the rules (bad_params), so a raw
+ * transaction cannot do what a gateway refuses. */
+#define KD_DEADLINE_MIN 100u
+
 #define KD_FAIR_ENTROPY_LEN 32
-#define KD_FAIR_LENGTH_DEFAULT 1024u /* draws one committed chain allows */
-#define KD_FAIR_LENGTH_MAX 65536u
 
-/* What an episode's state keeps of the house's chain: the newest revealed
- * link (the commit h[0] before any) and how many were revealed. */
-typedef struct {
-    uint8_t head[KD_FAIR_LINK_LEN];
-    uint32_t revealed; /* head is h[revealed] */
-    uint32_t length;   /* links the commit allows */
-} kd_fair_chain;
+/*
+ * Draws: the house's verifiable random function (engine/vrf.h). The
+ * house's key for an episode is the VRF key of its seat's seed
+ * (kd_fair_house_key); draw `index` (1-based, the draws of the episode in
+ * the order they are revealed) has the input
+ *
+ *   alpha = "kdapp-draw-v2" || episode_id (u32 BE) || index (u32 BE) ||
+ *           entropy (the 32 bytes of the command that asked)
+ *
+ * the house answers with the VRF proof of alpha, and the draw's seed is
+ * the VRF output beta. The house cannot choose the output (one per key and
+ * alpha), nobody can predict it before the proof, and a new ask (other
+ * entropy, or the same entropy at another index) gets an output unrelated
+ * to every proof already published, so no reorg can replay a draw.
+ */
+#define KD_FAIR_ALPHA_LEN (13 + 4 + 4 + KD_FAIR_ENTROPY_LEN)
 
-/* Link `index` (0..length) of the chain of `seed` into `out`; h[0] is the
- * commit. Costs length - index hashes. Errors: KD_ERR_INVALID_ARG (index
- * beyond length, length 0 or over KD_FAIR_LENGTH_MAX), those of
- * kd_sha256_repeat. */
-kd_err kd_fair_link(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t length, uint32_t index,
-                    uint8_t out[KD_FAIR_LINK_LEN]) KD_WARN_UNUSED;
-
-/* A chain as committed: head = commit, nothing revealed. */
-void kd_fair_chain_init(kd_fair_chain *chain, const uint8_t commit[KD_FAIR_LINK_LEN], uint32_t length);
-
-/* 1 when `link` is the chain's next link (SHA-256(link) == head and a link
- * is left), else 0. */
-int kd_fair_chain_next_ok(const kd_fair_chain *chain, const uint8_t link[KD_FAIR_LINK_LEN]);
-
-/* Accepts `link` as the next link (after kd_fair_chain_next_ok). The caller
- * keeps the old head in its undo record to give it back on rollback. */
-void kd_fair_chain_advance(kd_fair_chain *chain, const uint8_t link[KD_FAIR_LINK_LEN]);
-
-/* The seed of draw `index` of episode `episode_id` (see above). */
-void kd_fair_draw(const uint8_t link[KD_FAIR_LINK_LEN], const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint32_t episode_id,
-                  uint32_t index, uint8_t out[KD_HASH_LEN]);
+/* The VRF input of a draw (above). */
+void kd_fair_alpha(uint32_t episode_id, uint32_t index, const uint8_t entropy[KD_FAIR_ENTROPY_LEN],
+                   uint8_t out[KD_FAIR_ALPHA_LEN]);
+/* The house's VRF public key of a seat's seed. Errors: kd_vrf_key_from_seed's. */
+kd_err kd_fair_house_key(const uint8_t seed[KD_SECRET_SEED_LEN], kd_pubkey *key) KD_WARN_UNUSED;
+/* The house's proof for a draw, from its seed. Errors: kd_vrf_prove's. */
+kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t episode_id, uint32_t index,
+                     const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint8_t proof[KD_VRF_PROOF_LEN]) KD_WARN_UNUSED;
+/* Checks the house's `proof` for a draw against its `key` and writes the
+ * draw's seed (beta). Errors: KD_ERR_BAD_SIGNATURE (it does not verify),
+ * KD_ERR_BAD_PUBKEY, KD_ERR_NOMEM, KD_ERR_INTERNAL. */
+kd_err kd_fair_verify(const kd_pubkey *key, uint32_t episode_id, uint32_t index,
+                      const uint8_t entropy[KD_FAIR_ENTROPY_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
+                      uint8_t draw[KD_HASH_LEN]) KD_WARN_UNUSED;
 
 /* Uniform numbers from a draw's seed. */
 typedef struct {

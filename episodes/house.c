@@ -1,6 +1,6 @@
 /*
  * house.c — the pending draw of a chance game's house (house.h): ask,
- * reveal, claim, their undo, their encodings, the commit and the params.
+ * reveal, claim, their undo, their encodings, the commitment and the params.
  */
 #include "episodes/house.h"
 
@@ -8,11 +8,13 @@
 
 #include "chance.pb-c.h"
 
-void kd_house_init(kd_house *house, const uint8_t commit[KD_FAIR_LINK_LEN], uint32_t length, uint32_t timeout)
+void kd_house_init(kd_house *house, const kd_house_params *params, uint32_t episode_id)
 {
     memset(house, 0, sizeof *house);
-    kd_fair_chain_init(&house->chain, commit, length);
-    house->timeout = timeout;
+    house->episode_id = episode_id;
+    house->timeout = params->timeout;
+    house->key = params->key;
+    memcpy(house->binding, params->binding, KD_SECRET_BINDING_LEN);
 }
 
 kd_err kd_house_ask(kd_house *house, int seat, const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint64_t daa,
@@ -22,9 +24,6 @@ kd_err kd_house_ask(kd_house *house, int seat, const uint8_t entropy[KD_FAIR_ENT
         return kd_reject_rule(rej, "draw_pending",
                               "a draw is waiting for the house's reveal (or a claim after DAA %llu)",
                               (unsigned long long)kd_house_deadline(house));
-    if (house->chain.revealed >= house->chain.length)
-        return kd_reject_rule(rej, "chain_exhausted", "the house's chain of %u links is spent: no draw is left",
-                              (unsigned)house->chain.length);
     memset(undo, 0, sizeof *undo);
     undo->kind = KD_HOUSE_OP_ASK;
     house->pending = 1;
@@ -39,7 +38,6 @@ static void settle(kd_house *house, kd_house_op kind, kd_house_undo *undo)
 {
     memset(undo, 0, sizeof *undo);
     undo->kind = (uint8_t)kind;
-    memcpy(undo->prev_head, house->chain.head, KD_FAIR_LINK_LEN);
     undo->asker = house->asker;
     memcpy(undo->entropy, house->entropy, KD_FAIR_ENTROPY_LEN);
     undo->asked_daa = house->asked_daa;
@@ -49,17 +47,21 @@ static void settle(kd_house *house, kd_house_op kind, kd_house_undo *undo)
     house->asked_daa = 0;
 }
 
-kd_err kd_house_reveal(kd_house *house, const uint8_t link[KD_FAIR_LINK_LEN], uint32_t episode_id,
-                       uint8_t draw[KD_HASH_LEN], kd_house_undo *undo, kd_reject *rej)
+kd_err kd_house_reveal(kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], uint8_t draw[KD_HASH_LEN],
+                       kd_house_undo *undo, kd_reject *rej)
 {
     if (!house->pending)
         return kd_reject_rule(rej, "no_draw_pending", "no draw is waiting for a reveal");
-    if (!kd_fair_chain_next_ok(&house->chain, link))
-        return kd_reject_rule(rej, "wrong_link", "SHA-256 of the revealed link is not the chain's head (link %u)",
-                              (unsigned)house->chain.revealed + 1);
-    kd_fair_draw(link, house->entropy, episode_id, house->chain.revealed + 1, draw);
+    kd_err err = kd_fair_verify(&house->key, house->episode_id, house->draws + 1, house->entropy, proof, draw);
+    if (err == KD_ERR_BAD_SIGNATURE || err == KD_ERR_BAD_PUBKEY)
+        return kd_reject_rule(rej, "bad_proof",
+                              "the proof does not verify for draw %u (this episode, the ask's entropy) against the "
+                              "house's key",
+                              (unsigned)house->draws + 1);
+    if (err)
+        return kd_reject_say(rej, err, "the house's proof could not be checked: %s", kd_err_str(err));
     settle(house, KD_HOUSE_OP_REVEAL, undo);
-    kd_fair_chain_advance(&house->chain, link);
+    house->draws++;
     return KD_OK;
 }
 
@@ -90,17 +92,13 @@ kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo)
         memset(house->entropy, 0, sizeof house->entropy);
         house->asked_daa = 0;
         return KD_OK;
-    case KD_HOUSE_OP_REVEAL: {
-        uint8_t h[KD_HASH_LEN];
-        kd_sha256(house->chain.head, KD_FAIR_LINK_LEN, h);
-        if (house->pending || house->chain.revealed == 0 || memcmp(h, undo->prev_head, KD_HASH_LEN) != 0)
+    case KD_HOUSE_OP_REVEAL:
+        if (house->pending || house->draws == 0)
             return KD_ERR_DECODE;
-        memcpy(house->chain.head, undo->prev_head, KD_FAIR_LINK_LEN);
-        house->chain.revealed--;
+        house->draws--;
         break;
-    }
     case KD_HOUSE_OP_CLAIM:
-        if (house->pending || memcmp(house->chain.head, undo->prev_head, KD_FAIR_LINK_LEN) != 0)
+        if (house->pending)
             return KD_ERR_DECODE;
         break;
     default:
@@ -113,70 +111,101 @@ kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo)
     return KD_OK;
 }
 
-kd_err kd_house_owed_link(const kd_house *house, const uint8_t seed[KD_SECRET_SEED_LEN], uint8_t link[KD_FAIR_LINK_LEN])
+kd_err kd_house_owed_proof(const kd_house *house, const uint8_t seed[KD_SECRET_SEED_LEN],
+                           uint8_t proof[KD_VRF_PROOF_LEN])
 {
-    if (!house->pending || house->chain.revealed >= house->chain.length)
+    if (!house->pending)
         return KD_ERR_NO_MOVE;
-    return kd_fair_link(seed, house->chain.length, house->chain.revealed + 1, link);
+    return kd_fair_prove(seed, house->episode_id, house->draws + 1, house->entropy, proof);
 }
 
 /* ------------------------------------------------------------- params */
 
-/* An integer member `name` of `params` in [lo, hi], or `dflt` when absent. */
-static kd_err read_u32(const json_t *params, const char *name, uint32_t lo, uint32_t hi, uint32_t dflt, uint32_t *out,
-                       char *why, size_t why_len)
+static kd_err timeout_ok(uint32_t timeout, char *why, size_t why_len)
 {
-    const json_t *v = json_object_get(params, name);
-    *out = dflt;
-    if (!v)
+    if (timeout >= KD_DEADLINE_MIN && timeout <= KD_HOUSE_TIMEOUT_MAX)
         return KD_OK;
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-        kd_reject_write(why, why_len, "params: %s must be an integer from %u to %u", name, (unsigned)lo, (unsigned)hi);
-        return KD_ERR_BAD_PARAMS;
-    }
-    *out = (uint32_t)json_integer_value(v);
-    return KD_OK;
+    kd_reject_write(why, why_len,
+                    "params: reveal_timeout %u is outside %u..%u DAA score (the rules' floor under every deadline is "
+                    "%u: 10 s at 10 blocks a second)",
+                    (unsigned)timeout, KD_DEADLINE_MIN, KD_HOUSE_TIMEOUT_MAX, KD_DEADLINE_MIN);
+    return KD_ERR_BAD_PARAMS;
 }
 
-kd_err kd_house_commit_json(const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
+kd_err kd_house_commit_json(const uint8_t seed[KD_SECRET_SEED_LEN], const uint8_t binding[KD_SECRET_BINDING_LEN],
+                            json_t *params, char *why, size_t why_len)
 {
     if (!json_is_object(params)) {
         kd_reject_write(why, why_len, "params must be a JSON object");
         return KD_ERR_BAD_PARAMS;
     }
-    if (json_object_get(params, "house_commit"))
-        return KD_OK; /* the caller committed itself */
-    uint32_t length = 0;
-    kd_err err = read_u32(params, "chain_length", 1, KD_FAIR_LENGTH_MAX, KD_FAIR_LENGTH_DEFAULT, &length, why, why_len);
+    kd_pubkey key;
+    kd_err err = kd_fair_house_key(seed, &key);
     if (err)
         return err;
-    uint8_t commit[KD_FAIR_LINK_LEN];
-    char hex[2 * KD_FAIR_LINK_LEN + 1];
-    if ((err = kd_fair_link(seed, length, 0, commit)))
-        return err;
-    kd_hex_encode(commit, sizeof commit, hex);
-    if (json_object_set_new(params, "house_commit", json_string(hex)) != 0 ||
-        json_object_set_new(params, "chain_length", json_integer(length)) != 0)
+    char key_hex[2 * KD_PUBKEY_LEN + 1], binding_hex[2 * KD_SECRET_BINDING_LEN + 1];
+    kd_hex_encode(key.bytes, KD_PUBKEY_LEN, key_hex);
+    kd_hex_encode(binding, KD_SECRET_BINDING_LEN, binding_hex);
+    if (json_object_set_new(params, "house_key", json_string(key_hex)) != 0 ||
+        json_object_set_new(params, "house_binding", json_string(binding_hex)) != 0)
         return KD_ERR_NOMEM;
     return KD_OK;
 }
 
-kd_err kd_house_params_from_json(const json_t *params, uint8_t commit[KD_FAIR_LINK_LEN], uint32_t *length,
-                                 uint32_t *timeout, char *why, size_t why_len)
+kd_err kd_house_params_from_json(const json_t *params, kd_house_params *out, char *why, size_t why_len)
 {
-    const json_t *c = json_is_object(params) ? json_object_get(params, "house_commit") : NULL;
-    const char *hex = json_string_value(c);
-    if (!hex || strlen(hex) != 2 * KD_FAIR_LINK_LEN || kd_hex_decode(hex, commit, KD_FAIR_LINK_LEN) != 0) {
+    memset(out, 0, sizeof *out);
+    const json_t *k = json_is_object(params) ? json_object_get(params, "house_key") : NULL;
+    const json_t *b = json_is_object(params) ? json_object_get(params, "house_binding") : NULL;
+    const json_t *t = json_is_object(params) ? json_object_get(params, "reveal_timeout") : NULL;
+    const char *hex = json_string_value(k);
+    if (!hex || strlen(hex) != 2 * KD_PUBKEY_LEN || kd_hex_decode(hex, out->key.bytes, KD_PUBKEY_LEN) != 0 ||
+        kd_pubkey_check(&out->key) != KD_OK) {
         kd_reject_write(why, why_len,
-                        "params: house_commit must be the house's chain head, 64 hex digits (the gateway adds it "
-                        "when it holds the house's key)");
+                        "params: house_key must be the house's VRF public key, 66 hex digits (set by whoever holds "
+                        "the house's key: a gateway, kdapp commit)%s",
+                        hex ? "; this one is not a valid compressed point" : "");
         return KD_ERR_BAD_PARAMS;
     }
-    kd_err err = read_u32(params, "chain_length", 1, KD_FAIR_LENGTH_MAX, KD_FAIR_LENGTH_DEFAULT, length, why, why_len);
-    if (!err)
-        err = read_u32(params, "reveal_timeout", 1, KD_HOUSE_TIMEOUT_MAX, KD_HOUSE_TIMEOUT_DEFAULT, timeout, why,
-                       why_len);
-    return err;
+    hex = json_string_value(b);
+    if (!hex || strlen(hex) != 2 * KD_SECRET_BINDING_LEN ||
+        kd_hex_decode(hex, out->binding, KD_SECRET_BINDING_LEN) != 0) {
+        kd_reject_write(why, why_len, "params: house_binding must be 64 hex digits (set with house_key)");
+        return KD_ERR_BAD_PARAMS;
+    }
+    out->timeout = KD_HOUSE_TIMEOUT_DEFAULT;
+    if (t) {
+        if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > KD_HOUSE_TIMEOUT_MAX)
+            return timeout_ok(0, why, why_len);
+        out->timeout = (uint32_t)json_integer_value(t);
+    }
+    return timeout_ok(out->timeout, why, why_len);
+}
+
+void kd_house_params_to_pb(const kd_house_params *p, Kdapp__HouseParams *m)
+{
+    m->key.data = (uint8_t *)p->key.bytes;
+    m->key.len = KD_PUBKEY_LEN;
+    m->binding.data = (uint8_t *)p->binding;
+    m->binding.len = KD_SECRET_BINDING_LEN;
+    m->reveal_timeout = p->timeout;
+}
+
+kd_err kd_house_params_from_pb(const Kdapp__HouseParams *m, kd_house_params *p, kd_reject *rej)
+{
+    memset(p, 0, sizeof *p);
+    if (!m || m->key.len != KD_PUBKEY_LEN || m->binding.len != KD_SECRET_BINDING_LEN)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                             "params: the house's key (33 bytes) and binding (32 bytes) are required");
+    memcpy(p->key.bytes, m->key.data, KD_PUBKEY_LEN);
+    if (kd_pubkey_check(&p->key) != KD_OK)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: the house's key is not a valid compressed point");
+    memcpy(p->binding, m->binding.data, KD_SECRET_BINDING_LEN);
+    p->timeout = m->reveal_timeout ? m->reveal_timeout : KD_HOUSE_TIMEOUT_DEFAULT;
+    char why[KD_REJECT_DETAIL_MAX];
+    if (timeout_ok(p->timeout, why, sizeof why) != KD_OK)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "%s", why);
+    return KD_OK;
 }
 
 kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[32], char *why, size_t why_len)
@@ -189,11 +218,22 @@ kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[3
     return KD_OK;
 }
 
+kd_err kd_house_proof_from_json(const json_t *j, uint8_t out[KD_VRF_PROOF_LEN], char *why, size_t why_len)
+{
+    const char *hex = json_string_value(j);
+    if (!hex || strlen(hex) != 2 * KD_VRF_PROOF_LEN || kd_hex_decode(hex, out, KD_VRF_PROOF_LEN) != 0) {
+        kd_reject_write(why, why_len, "reveal must be the house's VRF proof, %d hex digits (%d bytes)",
+                        2 * KD_VRF_PROOF_LEN, KD_VRF_PROOF_LEN);
+        return KD_ERR_BAD_COMMAND;
+    }
+    return KD_OK;
+}
+
 void kd_house_public_entropy(const kd_house *house, uint32_t round, uint8_t out[KD_FAIR_ENTROPY_LEN])
 {
-    uint8_t b[KD_FAIR_LINK_LEN + 4];
-    memcpy(b, house->chain.head, KD_FAIR_LINK_LEN);
-    kd_put_u32be(b + KD_FAIR_LINK_LEN, round);
+    uint8_t b[KD_PUBKEY_LEN + 4];
+    memcpy(b, house->key.bytes, KD_PUBKEY_LEN);
+    kd_put_u32be(b + KD_PUBKEY_LEN, round);
     kd_sha256(b, sizeof b, out);
 }
 
@@ -202,12 +242,14 @@ void kd_house_public_entropy(const kd_house *house, uint32_t round, uint8_t out[
 void kd_house_encode(const kd_house *house, uint8_t out[KD_HOUSE_ENCODED_LEN])
 {
     size_t n = 0;
-    memcpy(out + n, house->chain.head, KD_FAIR_LINK_LEN);
-    n += KD_FAIR_LINK_LEN;
-    kd_put_u32be(out + n, house->chain.revealed);
-    kd_put_u32be(out + n + 4, house->chain.length);
-    kd_put_u32be(out + n + 8, house->timeout);
+    kd_put_u32be(out, house->episode_id);
+    kd_put_u32be(out + 4, house->timeout);
+    kd_put_u32be(out + 8, house->draws);
     n += 12;
+    memcpy(out + n, house->key.bytes, KD_PUBKEY_LEN);
+    n += KD_PUBKEY_LEN;
+    memcpy(out + n, house->binding, KD_SECRET_BINDING_LEN);
+    n += KD_SECRET_BINDING_LEN;
     out[n++] = house->pending;
     out[n++] = house->asker;
     memcpy(out + n, house->entropy, KD_FAIR_ENTROPY_LEN);
@@ -227,20 +269,21 @@ kd_err kd_house_decode(const uint8_t in[KD_HOUSE_ENCODED_LEN], kd_house *house)
 {
     kd_house h;
     memset(&h, 0, sizeof h);
-    size_t n = 0;
-    memcpy(h.chain.head, in, KD_FAIR_LINK_LEN);
-    n += KD_FAIR_LINK_LEN;
-    h.chain.revealed = kd_get_u32be(in + n);
-    h.chain.length = kd_get_u32be(in + n + 4);
-    h.timeout = kd_get_u32be(in + n + 8);
-    n += 12;
+    size_t n = 12;
+    h.episode_id = kd_get_u32be(in);
+    h.timeout = kd_get_u32be(in + 4);
+    h.draws = kd_get_u32be(in + 8);
+    memcpy(h.key.bytes, in + n, KD_PUBKEY_LEN);
+    n += KD_PUBKEY_LEN;
+    memcpy(h.binding, in + n, KD_SECRET_BINDING_LEN);
+    n += KD_SECRET_BINDING_LEN;
     h.pending = in[n++];
     h.asker = in[n++];
     memcpy(h.entropy, in + n, KD_FAIR_ENTROPY_LEN);
     n += KD_FAIR_ENTROPY_LEN;
     h.asked_daa = kd_get_u64be(in + n);
-    if (h.chain.length == 0 || h.chain.length > KD_FAIR_LENGTH_MAX || h.chain.revealed > h.chain.length ||
-        h.timeout == 0 || h.timeout > KD_HOUSE_TIMEOUT_MAX || h.pending > 1 ||
+    if ((h.key.bytes[0] != 0x02 && h.key.bytes[0] != 0x03) || h.timeout < KD_DEADLINE_MIN ||
+        h.timeout > KD_HOUSE_TIMEOUT_MAX || h.pending > 1 ||
         (!h.pending && (h.asker || h.asked_daa || !all_zero(h.entropy, sizeof h.entropy))))
         return KD_ERR_DECODE;
     *house = h;
@@ -250,10 +293,9 @@ kd_err kd_house_decode(const uint8_t in[KD_HOUSE_ENCODED_LEN], kd_house *house)
 void kd_house_undo_encode(const kd_house_undo *undo, uint8_t out[KD_HOUSE_UNDO_LEN])
 {
     out[0] = undo->kind;
-    memcpy(out + 1, undo->prev_head, KD_FAIR_LINK_LEN);
-    out[1 + KD_FAIR_LINK_LEN] = undo->asker;
-    memcpy(out + 2 + KD_FAIR_LINK_LEN, undo->entropy, KD_FAIR_ENTROPY_LEN);
-    kd_put_u64be(out + 2 + KD_FAIR_LINK_LEN + KD_FAIR_ENTROPY_LEN, undo->asked_daa);
+    out[1] = undo->asker;
+    memcpy(out + 2, undo->entropy, KD_FAIR_ENTROPY_LEN);
+    kd_put_u64be(out + 2 + KD_FAIR_ENTROPY_LEN, undo->asked_daa);
 }
 
 kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *undo)
@@ -261,14 +303,12 @@ kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *
     kd_house_undo u;
     memset(&u, 0, sizeof u);
     u.kind = in[0];
-    memcpy(u.prev_head, in + 1, KD_FAIR_LINK_LEN);
-    u.asker = in[1 + KD_FAIR_LINK_LEN];
-    memcpy(u.entropy, in + 2 + KD_FAIR_LINK_LEN, KD_FAIR_ENTROPY_LEN);
-    u.asked_daa = kd_get_u64be(in + 2 + KD_FAIR_LINK_LEN + KD_FAIR_ENTROPY_LEN);
+    u.asker = in[1];
+    memcpy(u.entropy, in + 2, KD_FAIR_ENTROPY_LEN);
+    u.asked_daa = kd_get_u64be(in + 2 + KD_FAIR_ENTROPY_LEN);
     if (u.kind < KD_HOUSE_OP_ASK || u.kind > KD_HOUSE_OP_CLAIM)
         return KD_ERR_DECODE;
-    if (u.kind == KD_HOUSE_OP_ASK && (u.asker || u.asked_daa || !all_zero(u.prev_head, KD_FAIR_LINK_LEN) ||
-                                      !all_zero(u.entropy, KD_FAIR_ENTROPY_LEN)))
+    if (u.kind == KD_HOUSE_OP_ASK && (u.asker || u.asked_daa || !all_zero(u.entropy, KD_FAIR_ENTROPY_LEN)))
         return KD_ERR_DECODE;
     *undo = u;
     return KD_OK;
@@ -278,10 +318,11 @@ kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *
 
 void kd_house_view_fill(const kd_house *house, Kdapp__HouseView *v)
 {
-    v->chain_head.data = (uint8_t *)house->chain.head;
-    v->chain_head.len = KD_FAIR_LINK_LEN;
-    v->revealed = house->chain.revealed;
-    v->chain_length = house->chain.length;
+    v->key.data = (uint8_t *)house->key.bytes;
+    v->key.len = KD_PUBKEY_LEN;
+    v->binding.data = (uint8_t *)house->binding;
+    v->binding.len = KD_SECRET_BINDING_LEN;
+    v->draws = house->draws;
     v->reveal_timeout = house->timeout;
     v->pending = house->pending != 0;
     if (house->pending) {
@@ -307,10 +348,10 @@ json_t *kd_house_view_json(const Kdapp__HouseView *v, const char *const *seat_na
         return NULL;
     json_t *pending = json_null();
     if (v->pending)
-        pending = json_pack("{s:s, s:o, s:I, s:I}", "asker", v->asker < seats ? seat_names[v->asker] : "?", "entropy",
-                            hex_json(v->entropy), "asked_daa", (json_int_t)v->asked_daa, "deadline_daa",
-                            (json_int_t)(v->asked_daa + v->reveal_timeout));
-    return json_pack("{s:o, s:I, s:I, s:I, s:o}", "chain_head", hex_json(v->chain_head), "revealed",
-                     (json_int_t)v->revealed, "chain_length", (json_int_t)v->chain_length, "reveal_timeout",
-                     (json_int_t)v->reveal_timeout, "pending", pending ? pending : json_null());
+        pending = json_pack("{s:s, s:I, s:o, s:I, s:I}", "asker", v->asker < seats ? seat_names[v->asker] : "?", "draw",
+                            (json_int_t)v->draws + 1, "entropy", hex_json(v->entropy), "asked_daa",
+                            (json_int_t)v->asked_daa, "deadline_daa", (json_int_t)(v->asked_daa + v->reveal_timeout));
+    return json_pack("{s:o, s:o, s:I, s:I, s:o}", "key", hex_json(v->key), "binding", hex_json(v->binding), "draws",
+                     (json_int_t)v->draws, "reveal_timeout", (json_int_t)v->reveal_timeout, "pending",
+                     pending ? pending : json_null());
 }

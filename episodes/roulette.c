@@ -1,6 +1,6 @@
 /*
  * roulette.c — the rules of "roulette" (roulette.h): the bets, their
- * coverage and payouts, a spin on the house's chain, the state and undo
+ * coverage and payouts, a spin answered by the house, the state and undo
  * encodings and the kd_episode_ops. Pure functions.
  *
  * Table bytes: chips, start_chips, rounds, max_rounds, last_win,
@@ -129,7 +129,7 @@ unsigned kd_roulette_outcome(const uint8_t draw[KD_HASH_LEN])
 }
 
 kd_err kd_roulette_state_init(kd_roulette_state *state, const kd_participants *parts, const kd_roulette_params *p,
-                              kd_reject *rej)
+                              uint32_t episode_id, kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
     if (!parts || parts->count != 2)
@@ -141,7 +141,7 @@ kd_err kd_roulette_state_init(kd_roulette_state *state, const kd_participants *p
             return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
                                  "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
                                  i ? "house" : "player");
-    kd_house_init(&state->house, p->commit, p->chain_length, p->reveal_timeout);
+    kd_house_init(&state->house, &p->house, episode_id);
     memcpy(state->players, parts->keys, sizeof state->players);
     state->table.chips = state->table.start_chips = p->start_chips;
     state->table.max_rounds = p->max_rounds;
@@ -230,7 +230,7 @@ static void settle(kd_roulette_table *t, int pocket)
 }
 
 kd_err kd_roulette_execute(kd_roulette_state *s, const kd_roulette_command *c, const kd_pubkey *signer, uint64_t daa,
-                           uint32_t episode_id, kd_roulette_undo *undo, kd_reject *rej)
+                           kd_roulette_undo *undo, kd_reject *rej)
 {
     if (s->table.status != KD_ROULETTE_IN_PROGRESS)
         return kd_reject_rule(rej, "game_over", "the episode is over");
@@ -245,7 +245,7 @@ kd_err kd_roulette_execute(kd_roulette_state *s, const kd_roulette_command *c, c
         if (!signed_by(s, signer, KD_ROULETTE_HOUSE))
             return kd_reject_rule(rej, "not_the_house", "only the house reveals");
         uint8_t draw[KD_HASH_LEN];
-        if ((err = kd_house_reveal(&s->house, c->link, episode_id, draw, &u.house, rej)))
+        if ((err = kd_house_reveal(&s->house, c->proof, draw, &u.house, rej)))
             return err;
         settle(&s->table, (int)kd_roulette_outcome(draw));
     } else {
@@ -351,7 +351,8 @@ kd_err kd_roulette_state_decode(const uint8_t *data, size_t len, kd_roulette_sta
         if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
             return KD_ERR_DECODE;
     if (table_decode(data + 1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN, &s.table) != 0 ||
-        (s.house.pending != 0) != (s.table.n_bets != 0))
+        (s.house.pending != 0) != (s.table.n_bets != 0) ||
+        s.house.draws + (s.table.status == KD_ROULETTE_HOUSE_FORFEIT) != s.table.rounds)
         return KD_ERR_DECODE;
     *state = s;
     return KD_OK;
@@ -397,14 +398,13 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
 static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
                        const kd_block_meta *meta, kd_reject *rej)
 {
-    (void)meta;
     kd_roulette_params p;
     kd_err err = kd_roulette_params_decode(params, len, &p, rej);
     if (err) {
         memset(state, 0, sizeof(kd_roulette_state));
         return err;
     }
-    return kd_roulette_state_init(state, participants, &p, rej);
+    return kd_roulette_state_init(state, participants, &p, meta ? meta->episode_id : 0, rej);
 }
 
 static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
@@ -414,7 +414,7 @@ static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const
     kd_err err = kd_roulette_command_decode(command, len, &cmd, rej);
     if (err)
         return err;
-    return kd_roulette_execute(state, &cmd, signer, meta ? meta->daa : 0, meta ? meta->episode_id : 0, undo, rej);
+    return kd_roulette_execute(state, &cmd, signer, meta ? meta->daa : 0, undo, rej);
 }
 
 static kd_err ops_rollback(void *state, const void *undo) { return kd_roulette_rollback(state, undo); }

@@ -1,5 +1,5 @@
 /*
- * roulette.h — American roulette on the house's hash chain, the "roulette"
+ * roulette.h — American roulette answered by the house's VRF, the "roulette"
  * episode type.
  *
  * 38 pockets: 0, 00 (pocket 37 here) and 1..36. Seats "player" (seat 0)
@@ -42,7 +42,7 @@
 #include "episodes/house.h"
 
 #define KD_ROULETTE_TYPE_NAME "roulette"
-#define KD_ROULETTE_VERSION 1
+#define KD_ROULETTE_VERSION 2
 #define KD_ROULETTE_POCKETS 38
 #define KD_ROULETTE_DOUBLE_ZERO 37
 #define KD_ROULETTE_MAX_BETS 16
@@ -120,12 +120,12 @@ typedef struct {
         uint32_t kind, number, number2, amount;
     } bets[KD_ROULETTE_MAX_BETS + 1]; /* one more than allowed, so too_many_bets reaches the rules */
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
-    uint8_t link[KD_FAIR_LINK_LEN];
+    uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_roulette_command;
 
 typedef struct {
-    uint8_t commit[KD_FAIR_LINK_LEN];
-    uint32_t chain_length, reveal_timeout, start_chips, max_rounds;
+    kd_house_params house;
+    uint32_t start_chips, max_rounds;
 } kd_roulette_params;
 
 extern const kd_episode_ops kd_roulette_ops;
@@ -146,17 +146,18 @@ int kd_roulette_red(unsigned pocket);
 /* The pocket of a draw: kd_fair_below(38) of its stream (37 is 00). */
 unsigned kd_roulette_outcome(const uint8_t draw[KD_HASH_LEN]);
 
+/* Starts episode `episode_id`. Errors: KD_ERR_BAD_PARTICIPANTS. */
 kd_err kd_roulette_state_init(kd_roulette_state *state, const kd_participants *parts, const kd_roulette_params *params,
-                              kd_reject *rej) KD_WARN_UNUSED;
+                              uint32_t episode_id, kd_reject *rej) KD_WARN_UNUSED;
 /*
  * Refusals (KD_ERR_RULE), in order: game_over; unauthorised; not_the_house
  * (a reveal not by the house); not_the_player (bets or a claim not by the
  * player); draw_pending; no_bets, too_many_bets, unknown_bet, bad_bet_number,
- * bad_amount, insufficient_chips; chain_exhausted; no_draw_pending;
- * wrong_link; not_the_asker; deadline_not_passed.
+ * bad_amount, insufficient_chips; no_draw_pending; bad_proof; not_the_asker;
+ * deadline_not_passed.
  */
 kd_err kd_roulette_execute(kd_roulette_state *state, const kd_roulette_command *cmd, const kd_pubkey *signer,
-                           uint64_t daa, uint32_t episode_id, kd_roulette_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
+                           uint64_t daa, kd_roulette_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_roulette_rollback(kd_roulette_state *state, const kd_roulette_undo *undo) KD_WARN_UNUSED;
 kd_err kd_roulette_state_encode(const kd_roulette_state *state, kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_roulette_state_decode(const uint8_t *data, size_t len, kd_roulette_state *state) KD_WARN_UNUSED;

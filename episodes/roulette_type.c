@@ -1,9 +1,9 @@
 /*
  * roulette_type.c — "roulette" in the type table: schemas, JSON of params
  * and commands ({"bets": [{"kind", "number" | "numbers", "amount"}],
- * "entropy": hex}, {"reveal": hex}, {"claim": true}), the view
+ * "entropy": hex}, {"reveal": proof hex}, {"claim": true}), the view
  * (RouletteView) and its renderings, legal moves (one-chip bets, with the
- * public entropy SHA-256(chain head || round): leave "entropy" out at the
+ * public entropy SHA-256(house key || round): leave "entropy" out at the
  * gateway for fresh bytes), random commands, the house's secret hooks.
  * Pocket 00 is 37 on the wire and "00" in JSON.
  */
@@ -16,15 +16,16 @@
 
 static const char *const seat_names[2] = {"player", "house"};
 
-#define RULES_TEXT                                                                                                 \
-    "American roulette: 38 pockets, 0, 00 and 1 to 36. The player puts up to 16 bets on the table with 32 bytes "  \
-    "of entropy; the stakes leave the chips, the house reveals the next link of its committed hash chain and the " \
-    "pocket comes from SHA-256 of the link, the entropy, the episode and the spin. Winning bets pay stake x "      \
-    "(payout + 1): straight 35:1 (one pocket), split 17:1 (two adjacent, or 0-00), street 11:1 (a row of three, "  \
-    "by its first number), corner 8:1 (four, by the lowest), six_line 5:1 (two rows, by the first number), "       \
-    "top_line 6:1 (0, 00, 1, 2, 3), red, black, odd, even, low (1-18), high (19-36) 1:1, dozen and column 2:1 "    \
-    "(number 1 to 3). 0 and 00 lose the outside bets. A house that does not reveal within the reveal timeout "     \
-    "(DAA score) forfeits: the claim pays every bet as if it won and ends the episode. The episode ends when the " \
+#define RULES_TEXT                                                                                                     \
+    "American roulette: 38 pockets, 0, 00 and 1 to 36. The player puts up to 16 bets on the table with 32 bytes "      \
+    "of entropy; the stakes leave the chips, the house reveals its VRF proof for the draw (the episode, the draw "     \
+    "number, the entropy) under the key it committed to, and the pocket comes from the VRF output. Winning bets "      \
+    "pay stake x (payout + 1): straight 35:1 (one pocket), split 17:1 (two adjacent, or 0-00), street 11:1 (a row of " \
+    "three, "                                                                                                          \
+    "by its first number), corner 8:1 (four, by the lowest), six_line 5:1 (two rows, by the first number), "           \
+    "top_line 6:1 (0, 00, 1, 2, 3), red, black, odd, even, low (1-18), high (19-36) 1:1, dozen and column 2:1 "        \
+    "(number 1 to 3). 0 and 00 lose the outside bets. A house that does not reveal within the reveal timeout "         \
+    "(DAA score) forfeits: the claim pays every bet as if it won and ends the episode. The episode ends when the "     \
     "chips are gone or after max_rounds spins."
 
 static const char *status_name(unsigned s)
@@ -261,27 +262,25 @@ static const char command_schema[] =
     "pockets\"},\"amount\":{\"type\":\"integer\",\"minimum\":0}}}},"
     "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random "
     "bytes; the gateway fills it from a CSPRNG when left out\"},"
-    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\"},"
+    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\"},"
     "\"claim\":{\"type\":\"boolean\"}}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {
     kd_roulette_params p;
     memset(&p, 0, sizeof p);
-    kd_err err = kd_house_params_from_json(params, p.commit, &p.chain_length, &p.reveal_timeout, why, why_len);
+    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
     if (err)
         return err;
     const json_t *c = json_object_get(params, "start_chips"), *r = json_object_get(params, "max_rounds");
     p.start_chips = KD_ROULETTE_CHIPS_DEFAULT;
-    p.max_rounds = KD_ROULETTE_ROUNDS_DEFAULT < p.chain_length ? KD_ROULETTE_ROUNDS_DEFAULT : p.chain_length;
+    p.max_rounds = KD_ROULETTE_ROUNDS_DEFAULT;
     if (c && (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > KD_ROULETTE_CHIPS_MAX)) {
         kd_reject_write(why, why_len, "params: start_chips must be an integer from 1 to %u", KD_ROULETTE_CHIPS_MAX);
         return KD_ERR_BAD_PARAMS;
     }
-    if (r && (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > KD_ROULETTE_ROUNDS_MAX ||
-              json_integer_value(r) > p.chain_length)) {
-        kd_reject_write(why, why_len, "params: max_rounds must be an integer from 1 to %u (and at most chain_length)",
-                        KD_ROULETTE_ROUNDS_MAX);
+    if (r && (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > KD_ROULETTE_ROUNDS_MAX)) {
+        kd_reject_write(why, why_len, "params: max_rounds must be an integer from 1 to %u", KD_ROULETTE_ROUNDS_MAX);
         return KD_ERR_BAD_PARAMS;
     }
     if (c)
@@ -355,7 +354,7 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     kd_err err = KD_OK;
     if (!json_is_object(command) || (!!bets + !!reveal + !!claim) != 1) {
         kd_reject_write(why, why_len,
-                        "a roulette command is one of {\"bets\": [...], \"entropy\": hex64}, {\"reveal\": hex64}, "
+                        "a roulette command is one of {\"bets\": [...], \"entropy\": hex64}, {\"reveal\": hex162}, "
                         "{\"claim\": true}");
         return KD_ERR_BAD_COMMAND;
     }
@@ -365,7 +364,7 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
             err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     } else if (reveal) {
         c.kind = KD_ROULETTE_CMD_REVEAL;
-        err = kd_house_hex32_from_json(reveal, "reveal", c.link, why, why_len);
+        err = kd_house_proof_from_json(reveal, c.proof, why, why_len);
     } else {
         c.kind = KD_ROULETTE_CMD_CLAIM;
         if (!json_is_true(claim)) {
@@ -379,13 +378,13 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
 static json_t *command_to_json(const uint8_t *command, size_t len)
 {
     kd_roulette_command c;
-    char hex[65];
+    char hex[2 * KD_VRF_PROOF_LEN + 1];
     if (kd_roulette_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
     if (c.kind == KD_ROULETTE_CMD_CLAIM)
         return json_pack("{s:b}", "claim", 1);
     if (c.kind == KD_ROULETTE_CMD_REVEAL) {
-        kd_hex_encode(c.link, 32, hex);
+        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
         return json_pack("{s:s}", "reveal", hex);
     }
     json_t *bets = json_array();
@@ -471,8 +470,8 @@ static void random_bet(uint64_t *rng, unsigned *kind, unsigned *n, unsigned *n2)
 /*
  * Legal: one to three random bets on the layout within the chips. Illegal,
  * each refused by a rule: a bet off the layout (bad_bet_number), more
- * stake than chips (insufficient_chips), an early claim; the house's wrong
- * link.
+ * stake than chips (insufficient_chips), an early claim; the house's proof
+ * that does not verify (bad_proof).
  */
 static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_t *rng, kd_buf *out)
 {
@@ -502,7 +501,8 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
     }
     if (seat == KD_ROULETTE_HOUSE) {
         c.kind = KD_ROULETTE_CMD_REVEAL;
-        memcpy(c.link, entropy, 32);
+        for (size_t i = 0; i < sizeof c.proof; i++)
+            c.proof[i] = entropy[i % sizeof entropy];
         return kd_roulette_command_encode(&c, out);
     }
     c.n_bets = 1;
@@ -524,9 +524,19 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 
 /* ---------------------------------------------------------------- secrets */
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
+static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
+                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
-    return seat == KD_ROULETTE_HOUSE ? kd_house_commit_json(seed, params, why, why_len) : KD_ERR_UNSUPPORTED;
+    return seat == KD_ROULETTE_HOUSE ? kd_house_commit_json(seed, binding, params, why, why_len) : KD_ERR_UNSUPPORTED;
+}
+
+static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    const kd_roulette_state *s = state_ptr;
+    if (seat != KD_ROULETTE_HOUSE)
+        return KD_ERR_UNSUPPORTED;
+    memcpy(out, s->house.binding, KD_SECRET_BINDING_LEN);
+    return KD_OK;
 }
 
 static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command)
@@ -537,7 +547,7 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     kd_roulette_command c;
     memset(&c, 0, sizeof c);
     c.kind = KD_ROULETTE_CMD_REVEAL;
-    kd_err err = kd_house_owed_link(&s->house, seed, c.link);
+    kd_err err = kd_house_owed_proof(&s->house, seed, c.proof);
     return err ? err : kd_roulette_command_encode(&c, command);
 }
 
@@ -545,7 +555,7 @@ const kd_episode_type kd_roulette_type = {
     .ops = &kd_roulette_ops,
     .title = "Roulette",
     .summary = RULES_TEXT " Seats: player (first participant), house. Command {\"bets\": [{\"kind\": \"red\", "
-                          "\"amount\": 10}], \"entropy\": hex64}; the house's {\"reveal\": hex64}; {\"claim\": true}.",
+                          "\"amount\": 10}], \"entropy\": hex64}; the house's {\"reveal\": hex162}; {\"claim\": true}.",
     .min_seats = 2,
     .max_seats = 2,
     .seat_names = seat_names,
@@ -564,5 +574,7 @@ const kd_episode_type kd_roulette_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .secret_commit = secret_commit,
+    .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .house_seats = 1u << KD_ROULETTE_HOUSE,
 };

@@ -35,8 +35,8 @@ kd_err kd_roulette_command_encode(const kd_roulette_command *c, kd_buf *out)
         cmd.cmd_case = KDAPP__ROULETTE_COMMAND__CMD_BETS;
         cmd.bets = &bets;
     } else if (c->kind == KD_ROULETTE_CMD_REVEAL) {
-        reveal.link.data = (uint8_t *)c->link;
-        reveal.link.len = KD_FAIR_LINK_LEN;
+        reveal.proof.data = (uint8_t *)c->proof;
+        reveal.proof.len = KD_VRF_PROOF_LEN;
         cmd.cmd_case = KDAPP__ROULETTE_COMMAND__CMD_REVEAL;
         cmd.reveal = &reveal;
     } else if (c->kind == KD_ROULETTE_CMD_CLAIM) {
@@ -83,9 +83,9 @@ kd_err kd_roulette_command_decode(const uint8_t *data, size_t len, kd_roulette_c
         }
         memcpy(c->entropy, cmd->bets->entropy.data, KD_FAIR_ENTROPY_LEN);
     } else if (cmd->cmd_case == KDAPP__ROULETTE_COMMAND__CMD_REVEAL && cmd->reveal &&
-               cmd->reveal->link.len == KD_FAIR_LINK_LEN) {
+               cmd->reveal->proof.len == KD_VRF_PROOF_LEN) {
         c->kind = KD_ROULETTE_CMD_REVEAL;
-        memcpy(c->link, cmd->reveal->link.data, KD_FAIR_LINK_LEN);
+        memcpy(c->proof, cmd->reveal->proof.data, KD_VRF_PROOF_LEN);
     } else if (cmd->cmd_case == KDAPP__ROULETTE_COMMAND__CMD_CLAIM && cmd->claim) {
         c->kind = KD_ROULETTE_CMD_CLAIM;
     } else {
@@ -100,10 +100,7 @@ kd_err kd_roulette_params_encode(const kd_roulette_params *p, kd_buf *out)
 {
     Kdapp__RouletteParams params = KDAPP__ROULETTE_PARAMS__INIT;
     Kdapp__HouseParams house = KDAPP__HOUSE_PARAMS__INIT;
-    house.commit.data = (uint8_t *)p->commit;
-    house.commit.len = KD_FAIR_LINK_LEN;
-    house.chain_length = p->chain_length;
-    house.reveal_timeout = p->reveal_timeout;
+    kd_house_params_to_pb(&p->house, &house);
     params.house = &house;
     params.start_chips = p->start_chips;
     params.max_rounds = p->max_rounds;
@@ -124,28 +121,18 @@ kd_err kd_roulette_params_decode(const uint8_t *data, size_t len, kd_roulette_pa
     memset(p, 0, sizeof *p);
     params = len ? kdapp__roulette_params__unpack(&track.base, len, data) : NULL;
     if (!params) {
-        err = track.failed
-                  ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                  : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                  "the params (%zu bytes) are not a RouletteParams with the house's commit", len);
+        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
+                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                                           "the params (%zu bytes) are not a RouletteParams with the house's key", len);
         goto done;
     }
-    if (!params->house || params->house->commit.len != KD_FAIR_LINK_LEN) {
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: the house's commit (32 bytes) is missing");
+    if ((err = kd_house_params_from_pb(params->house, &p->house, rej)))
         goto done;
-    }
-    memcpy(p->commit, params->house->commit.data, KD_FAIR_LINK_LEN);
-    p->chain_length = params->house->chain_length ? params->house->chain_length : KD_FAIR_LENGTH_DEFAULT;
-    p->reveal_timeout = params->house->reveal_timeout ? params->house->reveal_timeout : KD_HOUSE_TIMEOUT_DEFAULT;
     p->start_chips = params->start_chips ? params->start_chips : KD_ROULETTE_CHIPS_DEFAULT;
     p->max_rounds = params->max_rounds ? params->max_rounds : KD_ROULETTE_ROUNDS_DEFAULT;
-    if (p->chain_length > KD_FAIR_LENGTH_MAX || p->reveal_timeout > KD_HOUSE_TIMEOUT_MAX ||
-        p->start_chips > KD_ROULETTE_CHIPS_MAX || p->max_rounds > KD_ROULETTE_ROUNDS_MAX ||
-        p->max_rounds > p->chain_length)
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                            "params: chain_length (1..%u), reveal_timeout (1..%u), start_chips (1..%u) or max_rounds "
-                            "(1..%u, at most chain_length) out of range",
-                            KD_FAIR_LENGTH_MAX, KD_HOUSE_TIMEOUT_MAX, KD_ROULETTE_CHIPS_MAX, KD_ROULETTE_ROUNDS_MAX);
+    if (p->start_chips > KD_ROULETTE_CHIPS_MAX || p->max_rounds > KD_ROULETTE_ROUNDS_MAX)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: start_chips (1..%u) or max_rounds (1..%u) out of range",
+                            KD_ROULETTE_CHIPS_MAX, KD_ROULETTE_ROUNDS_MAX);
 done:
     kdapp__roulette_params__free_unpacked(params, &track.base);
     return err;

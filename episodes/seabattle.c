@@ -55,8 +55,8 @@ int kd_sb_to_move(const kd_sb_state *s)
     return KD_SEAT_NONE;
 }
 
-kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants, const uint8_t roots[2][KD_HASH_LEN],
-                        uint64_t timeout, kd_reject *rej)
+kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants, const kd_sb_params *params,
+                        kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
     if (!participants || participants->count != 2)
@@ -68,12 +68,14 @@ kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants,
             return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
                                  "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
                                  seat_words[i]);
-    if (timeout == 0 || timeout > KD_SB_TIMEOUT_MAX)
-        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "timeout %llu: it must be 1..%u DAA score",
-                             (unsigned long long)timeout, KD_SB_TIMEOUT_MAX);
+    if (params->timeout < KD_DEADLINE_MIN || params->timeout > KD_SB_TIMEOUT_MAX)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                             "timeout %llu: it must be %u..%u DAA score (the rules' floor under every deadline is %u)",
+                             (unsigned long long)params->timeout, KD_DEADLINE_MIN, KD_SB_TIMEOUT_MAX, KD_DEADLINE_MIN);
     memcpy(state->players, participants->keys, sizeof state->players);
-    memcpy(state->roots, roots, sizeof state->roots);
-    state->timeout = timeout;
+    memcpy(state->roots, params->roots, sizeof state->roots);
+    memcpy(state->bindings, params->bindings, sizeof state->bindings);
+    state->timeout = params->timeout;
     state->pending = KD_SB_NO_CELL;
     state->winner = KD_SB_NO_SEAT;
     return KD_OK;
@@ -267,28 +269,29 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
                                  kd_reject *rej)
 {
     (void)config;
-    uint8_t roots[2][KD_HASH_LEN];
-    uint64_t timeout = 0;
-    kd_err err = kd_sb_params_decode(params, len, roots, &timeout, rej);
+    kd_sb_params p;
+    kd_err err = kd_sb_params_decode(params, len, &p, rej);
     if (err)
         return err;
-    if (timeout > KD_SB_TIMEOUT_MAX)
-        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "timeout %llu: it must be 1..%u DAA score",
-                             (unsigned long long)timeout, KD_SB_TIMEOUT_MAX);
-    return kd_sb_params_encode(roots, timeout ? timeout : KD_SB_DEFAULT_TIMEOUT, effective);
+    if (!p.timeout)
+        p.timeout = KD_SB_DEFAULT_TIMEOUT;
+    if (p.timeout < KD_DEADLINE_MIN || p.timeout > KD_SB_TIMEOUT_MAX)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                             "timeout %llu: it must be %u..%u DAA score (the rules' floor under every deadline is %u)",
+                             (unsigned long long)p.timeout, KD_DEADLINE_MIN, KD_SB_TIMEOUT_MAX, KD_DEADLINE_MIN);
+    return kd_sb_params_encode(&p, effective);
 }
 
 static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
                        const kd_block_meta *meta, kd_reject *rej)
 {
     (void)meta;
-    uint8_t roots[2][KD_HASH_LEN];
-    uint64_t timeout = 0;
+    kd_sb_params p;
     memset(state, 0, sizeof(kd_sb_state));
-    kd_err err = kd_sb_params_decode(params, len, roots, &timeout, rej);
+    kd_err err = kd_sb_params_decode(params, len, &p, rej);
     if (err)
         return err;
-    return kd_sb_state_init(state, participants, roots, timeout, rej);
+    return kd_sb_state_init(state, participants, &p, rej);
 }
 
 static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,

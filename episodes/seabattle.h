@@ -28,15 +28,17 @@
  * bytes (padding to 128 = 2^7); node = SHA-256(0x01 || left || right); the
  * root is the node over all 128 leaves. A cell's path is its 7 siblings,
  * bottom-up. A seat's fleet and salts derive from its secret seed
- * (kd_secret_seed): salt(i) = SHA-256("kdapp/seabattle/salt/v1" || seed ||
+ * (kd_secret_seed, bound to the seat's binding, which the params carry
+ * beside its root: engine/crypto.h): salt(i) = SHA-256("kdapp/seabattle/salt/v1" || seed ||
  * i (1 byte)); the fleet is drawn uniformly among legal fleets by rejection
  * (kd_fair_stream over SHA-256("kdapp/seabattle/fleet/v1" || seed): each
  * ship in turn gets an orientation and a position uniformly; the whole
  * placement is redrawn when a ship overlaps or touches an earlier one).
  *
  * Wire formats:
- *   params   SbParams (proto/seabattle.proto); effective params have the
- *            timeout resolved (default 600)
+ *   params   SbParams (proto/seabattle.proto): roots, bindings; effective
+ *            params have the timeout resolved (default 600, at least
+ *            KD_DEADLINE_MIN)
  *   command  SbCommand: shot, answer, reveal, resign, claim (seabattle_wire.c)
  *   state    KD_SB_STATE_LEN bytes (seabattle_codec.c)
  *   undo     version (1), the state before (KD_SB_STATE_LEN bytes) and the
@@ -56,6 +58,7 @@
 #include "engine/episode.h"
 #include "engine/err.h"
 #include "episodes/episode_type.h"
+#include "episodes/fair.h"
 
 #define KD_SB_TYPE_NAME "seabattle"
 #define KD_SB_SIZE 10
@@ -65,12 +68,12 @@
 #define KD_SB_SALT_LEN 32
 #define KD_SB_DEPTH 7 /* 128 leaves */
 #define KD_SB_LEAVES 128
-#define KD_SB_VERSION 1
+#define KD_SB_VERSION 2
 #define KD_SB_NO_CELL 255
 #define KD_SB_NO_SEAT 255
 #define KD_SB_DEFAULT_TIMEOUT 600u
 #define KD_SB_TIMEOUT_MAX 100000000u
-#define KD_SB_STATE_LEN (2 * KD_PUBKEY_LEN + 2 * KD_HASH_LEN + 8 + 8 + 2 * KD_SB_CELLS + 12)
+#define KD_SB_STATE_LEN (2 * KD_PUBKEY_LEN + 2 * KD_HASH_LEN + 2 * KD_SECRET_BINDING_LEN + 8 + 8 + 2 * KD_SB_CELLS + 12)
 #define KD_SB_UNDO_LEN (1 + KD_SB_STATE_LEN + KD_HASH_LEN)
 #define KD_SB_COMMAND_MAX 16 /* bytes of a packed shot, claim or resign, with room */
 
@@ -102,12 +105,13 @@ typedef struct {
     uint64_t since;   /* the DAA score the current wait began at */
     kd_pubkey players[2];
     uint8_t roots[2][KD_HASH_LEN];
-    uint8_t marks[2][KD_SB_CELLS]; /* marks[s]: seat s's board as shot by the other */
-    uint8_t phase;                 /* kd_sb_phase */
-    uint8_t turn;                  /* the shooter */
-    uint8_t pending;               /* the cell shot and unanswered, KD_SB_NO_CELL */
-    uint8_t winner;                /* KD_SB_NO_SEAT until the play ends (provisional in the reveal) */
-    uint8_t reason;                /* kd_sb_reason */
+    uint8_t bindings[2][KD_SECRET_BINDING_LEN]; /* what each seat's fleet is drawn under */
+    uint8_t marks[2][KD_SB_CELLS];              /* marks[s]: seat s's board as shot by the other */
+    uint8_t phase;                              /* kd_sb_phase */
+    uint8_t turn;                               /* the shooter */
+    uint8_t pending;                            /* the cell shot and unanswered, KD_SB_NO_CELL */
+    uint8_t winner;                             /* KD_SB_NO_SEAT until the play ends (provisional in the reveal) */
+    uint8_t reason;                             /* kd_sb_reason */
     uint8_t revealed[2];
     uint8_t pad;
     uint32_t move_count; /* commands applied */
@@ -164,10 +168,18 @@ int kd_sb_fleet_legal(const uint8_t contents[KD_SB_CELLS], char *why, size_t why
 
 /* ---------------------------------------------------- rules (seabattle.c) */
 
-/* Starts a game: two valid keys, the roots and timeout of effective params.
- * Errors: KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS (rej). */
-kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants, const uint8_t roots[2][KD_HASH_LEN],
-                        uint64_t timeout, kd_reject *rej) KD_WARN_UNUSED;
+/* Creation params: each seat's root and binding, the deadline. */
+typedef struct {
+    uint8_t roots[2][KD_HASH_LEN];
+    uint8_t bindings[2][KD_SECRET_BINDING_LEN];
+    uint64_t timeout; /* 0 when absent (decode); KD_DEADLINE_MIN..KD_SB_TIMEOUT_MAX once resolved */
+} kd_sb_params;
+
+/* Starts a game: two valid keys, the effective params. Errors:
+ * KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS (rej: a timeout outside
+ * KD_DEADLINE_MIN..KD_SB_TIMEOUT_MAX). */
+kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants, const kd_sb_params *params,
+                        kd_reject *rej) KD_WARN_UNUSED;
 /*
  * Applies a command signed by `signer` at DAA score `daa`. Refusals
  * (KD_ERR_RULE, code in rej): game_over, unauthorised, not_your_turn,
@@ -204,10 +216,10 @@ kd_err kd_sb_command_encode(const kd_sb_command *cmd, kd_buf *out) KD_WARN_UNUSE
 /* Decodes an SbCommand (form only: lengths of salts and paths). Errors:
  * KD_ERR_BAD_COMMAND (rej), KD_ERR_NOMEM. */
 kd_err kd_sb_command_decode(const uint8_t *data, size_t len, kd_sb_command *cmd, kd_reject *rej) KD_WARN_UNUSED;
-/* SbParams to roots and timeout (0 when absent). Errors: KD_ERR_BAD_PARAMS. */
-kd_err kd_sb_params_decode(const uint8_t *data, size_t len, uint8_t roots[2][KD_HASH_LEN], uint64_t *timeout,
-                           kd_reject *rej) KD_WARN_UNUSED;
-kd_err kd_sb_params_encode(const uint8_t roots[2][KD_HASH_LEN], uint64_t timeout, kd_buf *out) KD_WARN_UNUSED;
+/* SbParams to params (timeout 0 when absent). Errors: KD_ERR_BAD_PARAMS
+ * (a root or binding missing or not 32 bytes). */
+kd_err kd_sb_params_decode(const uint8_t *data, size_t len, kd_sb_params *params, kd_reject *rej) KD_WARN_UNUSED;
+kd_err kd_sb_params_encode(const kd_sb_params *params, kd_buf *out) KD_WARN_UNUSED;
 
 /* The command a seat owes from its seed (an answer, a reveal), encoded;
  * KD_ERR_NO_MOVE when none (the type's secret_duty). */

@@ -1,10 +1,10 @@
 /*
  * seabattle_codec.c — sea battle's state and undo encodings.
  *
- * State (KD_SB_STATE_LEN = 358 bytes): version (1), phase, turn, pending
+ * State (KD_SB_STATE_LEN = 422 bytes): version (2), phase, turn, pending
  * (255: none), winner (255: none), reason, revealed[0], revealed[1],
  * move_count u32 BE, timeout u64 BE, since u64 BE, players (2 x 33),
- * roots (2 x 32), marks (2 x 100). Undo: version, the state before, the
+ * roots (2 x 32), bindings (2 x 32), marks (2 x 100). Undo: version, the state before, the
  * SHA-256 of the state after.
  */
 #include <string.h>
@@ -32,6 +32,8 @@ static void pack(const kd_sb_state *s, uint8_t b[KD_SB_STATE_LEN])
     n += 2 * KD_PUBKEY_LEN;
     memcpy(b + n, s->roots, 2 * KD_HASH_LEN);
     n += 2 * KD_HASH_LEN;
+    memcpy(b + n, s->bindings, 2 * KD_SECRET_BINDING_LEN);
+    n += 2 * KD_SECRET_BINDING_LEN;
     memcpy(b + n, s->marks, 2 * KD_SB_CELLS);
 }
 
@@ -52,7 +54,7 @@ void kd_sb_state_hash(const kd_sb_state *state, uint8_t out[KD_HASH_LEN])
 /* Whether the fields of `s` hold together (the decoder's checks). */
 static int consistent(const kd_sb_state *s)
 {
-    if (s->phase > KD_SB_OVER || s->turn > 1 || s->reason > KD_SB_REASON_NO_REVEAL || s->timeout == 0 ||
+    if (s->phase > KD_SB_OVER || s->turn > 1 || s->reason > KD_SB_REASON_NO_REVEAL || s->timeout < KD_DEADLINE_MIN ||
         s->timeout > KD_SB_TIMEOUT_MAX)
         return 0;
     for (int i = 0; i < 2; i++)
@@ -93,6 +95,8 @@ kd_err kd_sb_state_decode(const uint8_t *data, size_t len, kd_sb_state *state)
     n += 2 * KD_PUBKEY_LEN;
     memcpy(s.roots, data + n, 2 * KD_HASH_LEN);
     n += 2 * KD_HASH_LEN;
+    memcpy(s.bindings, data + n, 2 * KD_SECRET_BINDING_LEN);
+    n += 2 * KD_SECRET_BINDING_LEN;
     memcpy(s.marks, data + n, 2 * KD_SB_CELLS);
     if (!consistent(&s))
         return KD_ERR_DECODE;

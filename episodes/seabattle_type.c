@@ -20,6 +20,7 @@
 #include "episodes/seabattle_int.h"
 
 static const char *const root_names[2] = {"blue_root", "red_root"};
+static const char *const binding_names[2] = {"blue_binding", "red_binding"};
 
 /* ------------------------------------------------------------ status */
 
@@ -42,8 +43,11 @@ static const char params_schema[] =
     "\"blue_root\":{\"type\":\"string\",\"minLength\":64,\"maxLength\":64,\"description\":\"blue's Merkle root over "
     "its 100 cells, hex (added by whoever holds blue's key)\"},"
     "\"red_root\":{\"type\":\"string\",\"minLength\":64,\"maxLength\":64,\"description\":\"red's root, hex\"},"
-    "\"timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000000,\"description\":\"DAA score a seat has to "
-    "answer a shot or reveal its board (default 600, a minute at 10 blocks/s)\"}}}";
+    "\"blue_binding\":{\"type\":\"string\",\"minLength\":64,\"maxLength\":64,\"description\":\"what blue's fleet "
+    "is drawn under, hex (set with blue_root)\"},"
+    "\"red_binding\":{\"type\":\"string\",\"minLength\":64,\"maxLength\":64,\"description\":\"red's binding, hex\"},"
+    "\"timeout\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":100000000,\"description\":\"DAA score a seat has "
+    "to answer a shot or reveal its board (default 600, a minute at 10 blocks/s; at least 100)\"}}}";
 
 static const char command_schema[] =
     "{\"type\":\"object\",\"description\":\"one of shot, answer, reveal, resign, claim\",\"properties\":{"
@@ -68,34 +72,48 @@ static kd_err bad_params(char *why, size_t why_len, const char *what)
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {
-    uint8_t roots[2][KD_HASH_LEN];
+    kd_sb_params p;
+    memset(&p, 0, sizeof p);
     if (!json_is_object(params))
         return bad_params(why, why_len,
-                          "sea battle needs params {\"blue_root\": hex, \"red_root\": hex}: each seat's committed "
-                          "root (a gateway holding a seat's key adds it)");
+                          "sea battle needs params {\"blue_root\": hex, \"blue_binding\": hex, \"red_root\": hex, "
+                          "\"red_binding\": hex}: each seat's commitment (a gateway holding a seat's key adds it)");
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)params, key, v)
     {
-        if (strcmp(key, root_names[0]) && strcmp(key, root_names[1]) && strcmp(key, "timeout")) {
+        if (strcmp(key, root_names[0]) && strcmp(key, root_names[1]) && strcmp(key, binding_names[0]) &&
+            strcmp(key, binding_names[1]) && strcmp(key, "timeout")) {
             kd_reject_write(why, why_len,
-                            "unknown sea-battle param \"%s\": the params are blue_root, red_root, timeout", key);
+                            "unknown sea-battle param \"%s\": the params are blue_root, blue_binding, red_root, "
+                            "red_binding, timeout",
+                            key);
             return KD_ERR_BAD_PARAMS;
         }
     }
     for (int s = 0; s < 2; s++) {
-        const json_t *r = json_object_get(params, root_names[s]);
-        if (!json_is_string(r) || kd_hex_decode(json_string_value(r), roots[s], KD_HASH_LEN) != 0) {
+        const json_t *r = json_object_get(params, root_names[s]), *b = json_object_get(params, binding_names[s]);
+        if (!json_is_string(r) || kd_hex_decode(json_string_value(r), p.roots[s], KD_HASH_LEN) != 0) {
             kd_reject_write(why, why_len, "%s must be 64 hex digits (the seat's Merkle root); it is %s", root_names[s],
                             r ? "malformed" : "missing");
+            return KD_ERR_BAD_PARAMS;
+        }
+        if (!json_is_string(b) || kd_hex_decode(json_string_value(b), p.bindings[s], KD_SECRET_BINDING_LEN) != 0) {
+            kd_reject_write(why, why_len, "%s must be 64 hex digits (set with the seat's root); it is %s",
+                            binding_names[s], b ? "malformed" : "missing");
             return KD_ERR_BAD_PARAMS;
         }
     }
     const json_t *t = json_object_get(params, "timeout");
     json_int_t timeout = t ? (json_is_integer(t) ? json_integer_value(t) : -1) : KD_SB_DEFAULT_TIMEOUT;
-    if (timeout < 1 || timeout > KD_SB_TIMEOUT_MAX)
-        return bad_params(why, why_len, "timeout must be an integer 1..100000000 (DAA score)");
-    return kd_sb_params_encode(roots, (uint64_t)timeout, out);
+    if (timeout < KD_DEADLINE_MIN || timeout > KD_SB_TIMEOUT_MAX) {
+        kd_reject_write(why, why_len,
+                        "timeout must be an integer %u..%u (DAA score; the rules' floor under every deadline is %u)",
+                        KD_DEADLINE_MIN, KD_SB_TIMEOUT_MAX, KD_DEADLINE_MIN);
+        return KD_ERR_BAD_PARAMS;
+    }
+    p.timeout = (uint64_t)timeout;
+    return kd_sb_params_encode(&p, out);
 }
 
 /* Fills `out` (len bytes) from the hex string `v`: 0, or -1. */
@@ -314,25 +332,37 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 
 /* ------------------------------------------------------------ secrets */
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
+static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
+                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
     if (seat != KD_SB_BLUE && seat != KD_SB_RED)
         return KD_ERR_UNSUPPORTED;
     if (!json_is_object(params))
         return bad_params(why, why_len, "sea-battle params are a JSON object");
-    if (json_object_get(params, root_names[seat]))
-        return KD_OK; /* the caller committed itself */
     kd_sb_board *board = malloc(sizeof *board);
     if (!board)
         return KD_ERR_NOMEM;
     uint8_t root[KD_HASH_LEN];
-    char hex[2 * KD_HASH_LEN + 1];
+    char hex[2 * KD_HASH_LEN + 1], binding_hex[2 * KD_SECRET_BINDING_LEN + 1];
     kd_sb_board_from_seed(seed, board);
     kd_sb_root(board, root);
     memset(board, 0, sizeof *board);
     free(board);
     kd_hex_encode(root, KD_HASH_LEN, hex);
-    return json_object_set_new(params, root_names[seat], json_string(hex)) == 0 ? KD_OK : KD_ERR_NOMEM;
+    kd_hex_encode(binding, KD_SECRET_BINDING_LEN, binding_hex);
+    if (json_object_set_new(params, root_names[seat], json_string(hex)) != 0 ||
+        json_object_set_new(params, binding_names[seat], json_string(binding_hex)) != 0)
+        return KD_ERR_NOMEM;
+    return KD_OK;
+}
+
+static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    const kd_sb_state *s = state_ptr;
+    if (seat != KD_SB_BLUE && seat != KD_SB_RED)
+        return KD_ERR_UNSUPPORTED;
+    memcpy(out, s->bindings[seat], KD_SECRET_BINDING_LEN);
+    return KD_OK;
 }
 
 kd_err kd_sb_duty(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *out)
@@ -431,6 +461,7 @@ const kd_episode_type kd_seabattle_type = {
     .bot_command = kd_sb_bot_command,
     .bot_max_depth = 1,
     .secret_commit = secret_commit,
+    .secret_binding = secret_binding,
     .secret_duty = secret_duty,
     .secret_view = secret_view,
 };

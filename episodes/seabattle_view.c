@@ -41,6 +41,8 @@ kd_err kd_sb_view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.move_count = s->move_count;
     v.root_blue = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)s->roots[0]};
     v.root_red = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)s->roots[1]};
+    v.binding_blue = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)s->bindings[0]};
+    v.binding_red = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)s->bindings[1]};
     size_t size = kdapp__sb_view__get_packed_size(&v);
     kd_err err = kd_buf_reserve(out, size);
     if (err)
@@ -58,7 +60,8 @@ int kd_sb_view_decode(const uint8_t *data, size_t len, kd_sb_state *out)
     int rc = -1;
     if (!v || v->n_marks_blue != KD_SB_CELLS || v->n_marks_red != KD_SB_CELLS || v->phase > KD_SB_OVER || v->turn > 1 ||
         v->pending > KD_SB_CELLS || v->winner > 2 || v->reason > KD_SB_REASON_NO_REVEAL || v->revealed_blue > 2 ||
-        v->revealed_red > 2 || v->root_blue.len != KD_HASH_LEN || v->root_red.len != KD_HASH_LEN)
+        v->revealed_red > 2 || v->root_blue.len != KD_HASH_LEN || v->root_red.len != KD_HASH_LEN ||
+        v->binding_blue.len != KD_SECRET_BINDING_LEN || v->binding_red.len != KD_SECRET_BINDING_LEN)
         goto done;
     for (int i = 0; i < KD_SB_CELLS; i++) {
         if (v->marks_blue[i] > KD_SB_SHIPS + 1 || v->marks_red[i] > KD_SB_SHIPS + 1)
@@ -78,6 +81,8 @@ int kd_sb_view_decode(const uint8_t *data, size_t len, kd_sb_state *out)
     out->move_count = v->move_count;
     memcpy(out->roots[0], v->root_blue.data, KD_HASH_LEN);
     memcpy(out->roots[1], v->root_red.data, KD_HASH_LEN);
+    memcpy(out->bindings[0], v->binding_blue.data, KD_SECRET_BINDING_LEN);
+    memcpy(out->bindings[1], v->binding_red.data, KD_SECRET_BINDING_LEN);
     rc = 0;
 done:
     kdapp__sb_view__free_unpacked(v, NULL);
@@ -152,17 +157,18 @@ static json_t *common_json(const kd_sb_state *s)
     if (s->pending != KD_SB_NO_CELL)
         kd_sb_cell_name(s->pending, pending);
     int waiting = s->phase != KD_SB_OVER && (s->pending != KD_SB_NO_CELL || s->phase == KD_SB_REVEAL);
-    return json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o, s:{s:o, s:o}, s:s?, s:s?, s:{s:s, s:s}, s:I, s:o, s:I, "
-                     "s:{s:o, s:o}}",
-                     "stage", phase_name(s->phase), "shooter", kd_sb_seat_names[s->turn], "to_move",
-                     to_move >= 0 ? kd_sb_seat_names[to_move] : NULL, "pending_shot", pending[0] ? pending : NULL,
-                     "board_blue", board_rows(s, 0), "board_red", board_rows(s, 1), "sunk", "blue", sunk_json(s, 0),
-                     "red", sunk_json(s, 1), "leader", s->winner <= 1 ? kd_sb_seat_names[s->winner] : NULL, "reason",
-                     reason_name(s->reason), "revealed", "blue", reveal_name(s->revealed[0]), "red",
-                     reveal_name(s->revealed[1]), "timeout", (json_int_t)s->timeout, "deadline",
-                     waiting ? json_integer((json_int_t)(s->since + s->timeout)) : json_null(), "move_count",
-                     (json_int_t)s->move_count, "roots", "blue", hex_json(s->roots[0], KD_HASH_LEN), "red",
-                     hex_json(s->roots[1], KD_HASH_LEN));
+    return json_pack(
+        "{s:s, s:s, s:s?, s:s?, s:o, s:o, s:{s:o, s:o}, s:s?, s:s?, s:{s:s, s:s}, s:I, s:o, s:I, "
+        "s:{s:o, s:o}, s:{s:o, s:o}}",
+        "stage", phase_name(s->phase), "shooter", kd_sb_seat_names[s->turn], "to_move",
+        to_move >= 0 ? kd_sb_seat_names[to_move] : NULL, "pending_shot", pending[0] ? pending : NULL, "board_blue",
+        board_rows(s, 0), "board_red", board_rows(s, 1), "sunk", "blue", sunk_json(s, 0), "red", sunk_json(s, 1),
+        "leader", s->winner <= 1 ? kd_sb_seat_names[s->winner] : NULL, "reason", reason_name(s->reason), "revealed",
+        "blue", reveal_name(s->revealed[0]), "red", reveal_name(s->revealed[1]), "timeout", (json_int_t)s->timeout,
+        "deadline", waiting ? json_integer((json_int_t)(s->since + s->timeout)) : json_null(), "move_count",
+        (json_int_t)s->move_count, "roots", "blue", hex_json(s->roots[0], KD_HASH_LEN), "red",
+        hex_json(s->roots[1], KD_HASH_LEN), "bindings", "blue", hex_json(s->bindings[0], KD_SECRET_BINDING_LEN), "red",
+        hex_json(s->bindings[1], KD_SECRET_BINDING_LEN));
 }
 
 json_t *kd_sb_view_json(const uint8_t *view, size_t len)

@@ -124,13 +124,11 @@ kd_err kd_sb_command_encode(const kd_sb_command *cmd, kd_buf *out)
     return KD_OK;
 }
 
-kd_err kd_sb_params_decode(const uint8_t *data, size_t len, uint8_t roots[2][KD_HASH_LEN], uint64_t *timeout,
-                           kd_reject *rej)
+kd_err kd_sb_params_decode(const uint8_t *data, size_t len, kd_sb_params *params, kd_reject *rej)
 {
     kd_pb_alloc track;
     kd_pb_alloc_init(&track);
-    memset(roots, 0, 2 * KD_HASH_LEN);
-    *timeout = 0;
+    memset(params, 0, sizeof *params);
     Kdapp__SbParams *p = len ? kdapp__sb_params__unpack(&track.base, len, data) : NULL;
     kd_err err = KD_OK;
     if (!p && track.failed)
@@ -139,21 +137,29 @@ kd_err kd_sb_params_decode(const uint8_t *data, size_t len, uint8_t roots[2][KD_
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
                             "sea battle needs each seat's committed root: SbParams with root_blue and root_red of "
                             "32 bytes each");
+    else if (p->binding_blue.len != KD_SECRET_BINDING_LEN || p->binding_red.len != KD_SECRET_BINDING_LEN)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                            "sea battle needs each seat's binding beside its root: SbParams with binding_blue and "
+                            "binding_red of 32 bytes each");
     else {
-        memcpy(roots[0], p->root_blue.data, KD_HASH_LEN);
-        memcpy(roots[1], p->root_red.data, KD_HASH_LEN);
-        *timeout = p->timeout;
+        memcpy(params->roots[0], p->root_blue.data, KD_HASH_LEN);
+        memcpy(params->roots[1], p->root_red.data, KD_HASH_LEN);
+        memcpy(params->bindings[0], p->binding_blue.data, KD_SECRET_BINDING_LEN);
+        memcpy(params->bindings[1], p->binding_red.data, KD_SECRET_BINDING_LEN);
+        params->timeout = p->timeout;
     }
     kdapp__sb_params__free_unpacked(p, &track.base);
     return err;
 }
 
-kd_err kd_sb_params_encode(const uint8_t roots[2][KD_HASH_LEN], uint64_t timeout, kd_buf *out)
+kd_err kd_sb_params_encode(const kd_sb_params *params, kd_buf *out)
 {
     Kdapp__SbParams p = KDAPP__SB_PARAMS__INIT;
-    p.root_blue = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)roots[0]};
-    p.root_red = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)roots[1]};
-    p.timeout = timeout;
+    p.root_blue = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)params->roots[0]};
+    p.root_red = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)params->roots[1]};
+    p.binding_blue = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)params->bindings[0]};
+    p.binding_red = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)params->bindings[1]};
+    p.timeout = params->timeout;
     size_t size = kdapp__sb_params__get_packed_size(&p);
     kd_err err = kd_buf_reserve(out, size);
     if (err)

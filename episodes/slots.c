@@ -1,6 +1,6 @@
 /*
  * slots.c — the rules of "slots" (slots.h): the published reel strip and
- * paytable, the exact return to player, a spin on the house's chain, the
+ * paytable, the exact return to player, a spin answered by the house, the
  * state and undo encodings and the kd_episode_ops. Pure functions.
  *
  * Table bytes: credits, start_credits, rounds, max_rounds, last_win,
@@ -120,7 +120,7 @@ static void settle(kd_slots_table *t, const uint8_t *stops, uint32_t multiplier)
 }
 
 kd_err kd_slots_execute(kd_slots_state *s, const kd_slots_command *c, const kd_pubkey *signer, uint64_t daa,
-                        uint32_t episode_id, kd_slots_undo *undo, kd_reject *rej)
+                        kd_slots_undo *undo, kd_reject *rej)
 {
     kd_slots_table *t = &s->table;
     if (t->status != KD_SLOTS_IN_PROGRESS)
@@ -136,7 +136,7 @@ kd_err kd_slots_execute(kd_slots_state *s, const kd_slots_command *c, const kd_p
         if (!signed_by(s, signer, KD_SLOTS_HOUSE))
             return kd_reject_rule(rej, "not_the_house", "only the house reveals");
         uint8_t draw[KD_HASH_LEN], stops[KD_SLOTS_REELS];
-        if ((err = kd_house_reveal(&s->house, c->link, episode_id, draw, &u.house, rej)))
+        if ((err = kd_house_reveal(&s->house, c->proof, draw, &u.house, rej)))
             return err;
         kd_slots_outcome(draw, stops);
         settle(t, stops, kd_slots_multiplier(stops));
@@ -232,7 +232,8 @@ static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state_ptr)
         if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
             return KD_ERR_DECODE;
     if (table_decode(data + 1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN, &s.table) != 0 ||
-        (s.house.pending != 0) != (s.table.bet != 0))
+        (s.house.pending != 0) != (s.table.bet != 0) ||
+        s.house.draws + (s.table.status == KD_SLOTS_HOUSE_FORFEIT) != s.table.rounds)
         return KD_ERR_DECODE;
     memcpy(state_ptr, &s, sizeof s);
     return KD_OK;
@@ -279,7 +280,6 @@ static kd_err ops_resolve_params(const void *config, const uint8_t *params, size
 static kd_err ops_init(void *state_ptr, const kd_participants *parts, const uint8_t *params, size_t len,
                        const kd_block_meta *meta, kd_reject *rej)
 {
-    (void)meta;
     kd_slots_state *state = state_ptr;
     memset(state, 0, sizeof *state);
     kd_slots_params p;
@@ -295,7 +295,7 @@ static kd_err ops_init(void *state_ptr, const kd_participants *parts, const uint
             return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
                                  "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
                                  i ? "house" : "player");
-    kd_house_init(&state->house, p.commit, p.chain_length, p.reveal_timeout);
+    kd_house_init(&state->house, &p.house, meta ? meta->episode_id : 0);
     memcpy(state->players, parts->keys, sizeof state->players);
     state->table.credits = state->table.start_credits = p.start_credits;
     state->table.max_rounds = p.max_rounds;
@@ -309,7 +309,7 @@ static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const
     kd_err err = kd_slots_command_decode(command, len, &cmd, rej);
     if (err)
         return err;
-    return kd_slots_execute(state, &cmd, signer, meta ? meta->daa : 0, meta ? meta->episode_id : 0, undo, rej);
+    return kd_slots_execute(state, &cmd, signer, meta ? meta->daa : 0, undo, rej);
 }
 
 static kd_err ops_rollback(void *state, const void *undo) { return kd_slots_rollback(state, undo); }

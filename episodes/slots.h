@@ -1,5 +1,5 @@
 /*
- * slots.h — a three-reel slot machine on the house's hash chain, the
+ * slots.h — a three-reel slot machine answered by the house's VRF, the
  * "slots" episode type.
  *
  * Seats "player" (seat 0) and "house" (seat 1). The player spins with a bet
@@ -29,7 +29,7 @@
 #include "episodes/house.h"
 
 #define KD_SLOTS_TYPE_NAME "slots"
-#define KD_SLOTS_VERSION 1
+#define KD_SLOTS_VERSION 2
 #define KD_SLOTS_REELS 3
 #define KD_SLOTS_STOPS 20
 #define KD_SLOTS_BET_MAX 1000u
@@ -103,12 +103,12 @@ typedef struct {
     uint8_t kind;
     uint32_t bet;
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
-    uint8_t link[KD_FAIR_LINK_LEN];
+    uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_slots_command;
 
 typedef struct {
-    uint8_t commit[KD_FAIR_LINK_LEN];
-    uint32_t chain_length, reveal_timeout, start_credits, max_rounds;
+    kd_house_params house;
+    uint32_t start_credits, max_rounds;
 } kd_slots_params;
 
 extern const kd_episode_ops kd_slots_ops;
@@ -117,10 +117,10 @@ extern const kd_rule_code kd_slots_rule_codes[];
 
 /* Refusals (KD_ERR_RULE), in order: game_over; unauthorised; not_the_house;
  * not_the_player; draw_pending; bad_bet (0 or over 1000);
- * insufficient_credits; chain_exhausted; no_draw_pending; wrong_link;
- * not_the_asker; deadline_not_passed. */
+ * insufficient_credits; no_draw_pending; bad_proof; not_the_asker;
+ * deadline_not_passed. */
 kd_err kd_slots_execute(kd_slots_state *state, const kd_slots_command *cmd, const kd_pubkey *signer, uint64_t daa,
-                        uint32_t episode_id, kd_slots_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
+                        kd_slots_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_slots_rollback(kd_slots_state *state, const kd_slots_undo *undo) KD_WARN_UNUSED;
 /* The state's bytes (see slots.c; decoding is the ops table's). */
 kd_err kd_slots_state_encode(const kd_slots_state *state, kd_buf *out) KD_WARN_UNUSED;

@@ -1,9 +1,9 @@
 /*
  * slots_type.c — "slots" in the type table: schemas, JSON ({"spin": bet,
- * "entropy": hex}, {"reveal": hex}, {"claim": true}), the view (SlotsView)
+ * "entropy": hex}, {"reveal": proof hex}, {"claim": true}), the view (SlotsView)
  * and its renderings (the text shows the strip, the paytable and the exact
  * return to player), legal moves (spins of 1, 5, 10, 50, 100 credits with
- * the public entropy SHA-256(chain head || round)), random commands, the
+ * the public entropy SHA-256(house key || round)), random commands, the
  * house's secret hooks.
  */
 #include <stdio.h>
@@ -15,13 +15,13 @@
 
 static const char *const seat_names[2] = {"player", "house"};
 
-#define RULES_TEXT                                                                                                \
-    "Slot machine: three reels, each the published strip of 20 stops; the player spins with a bet (1 to 1000 "    \
-    "credits) and 32 bytes of entropy, the house reveals the next link of its committed hash chain, the three "   \
-    "stops come from SHA-256 of the link, the entropy, the episode and the spin, and the payline pays bet x the " \
-    "paytable's multiplier (the first line that matches). A house that does not reveal within the reveal "        \
-    "timeout (DAA score) forfeits: the claim pays the bet x 300 and ends the episode. The episode ends when the " \
-    "credits are gone or after max_rounds spins."
+#define RULES_TEXT                                                                                             \
+    "Slot machine: three reels, each the published strip of 20 stops; the player spins with a bet (1 to 1000 " \
+    "credits) and 32 bytes of entropy, the house reveals its VRF proof for the draw (the episode, the draw "   \
+    "number, the entropy) under the key it committed to, the three stops come from the VRF output, and the "   \
+    "payline pays bet x the paytable's multiplier (the first line that matches). A house that does not "       \
+    "reveal within the reveal timeout (DAA score) forfeits: the claim pays the bet x 300 and ends the "        \
+    "episode. The episode ends when the credits are gone or after max_rounds spins."
 
 static const char *status_name(unsigned s)
 {
@@ -213,27 +213,25 @@ static const char command_schema[] =
     "\"spin\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"the bet, 1 to 1000 credits\"},"
     "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random "
     "bytes; the gateway fills it from a CSPRNG when left out\"},"
-    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\"},"
+    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\"},"
     "\"claim\":{\"type\":\"boolean\"}}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {
     kd_slots_params p;
     memset(&p, 0, sizeof p);
-    kd_err err = kd_house_params_from_json(params, p.commit, &p.chain_length, &p.reveal_timeout, why, why_len);
+    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
     if (err)
         return err;
     const json_t *c = json_object_get(params, "start_credits"), *r = json_object_get(params, "max_rounds");
     p.start_credits = KD_SLOTS_CREDITS_DEFAULT;
-    p.max_rounds = KD_SLOTS_ROUNDS_DEFAULT < p.chain_length ? KD_SLOTS_ROUNDS_DEFAULT : p.chain_length;
+    p.max_rounds = KD_SLOTS_ROUNDS_DEFAULT;
     if (c && (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > KD_SLOTS_CREDITS_MAX)) {
         kd_reject_write(why, why_len, "params: start_credits must be an integer from 1 to %u", KD_SLOTS_CREDITS_MAX);
         return KD_ERR_BAD_PARAMS;
     }
-    if (r && (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > KD_SLOTS_ROUNDS_MAX ||
-              json_integer_value(r) > p.chain_length)) {
-        kd_reject_write(why, why_len, "params: max_rounds must be an integer from 1 to %u (and at most chain_length)",
-                        KD_SLOTS_ROUNDS_MAX);
+    if (r && (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > KD_SLOTS_ROUNDS_MAX)) {
+        kd_reject_write(why, why_len, "params: max_rounds must be an integer from 1 to %u", KD_SLOTS_ROUNDS_MAX);
         return KD_ERR_BAD_PARAMS;
     }
     if (c)
@@ -253,7 +251,7 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     kd_err err = KD_OK;
     if (!json_is_object(command) || (!!spin + !!reveal + !!claim) != 1) {
         kd_reject_write(why, why_len,
-                        "a slots command is one of {\"spin\": bet, \"entropy\": hex64}, {\"reveal\": hex64}, "
+                        "a slots command is one of {\"spin\": bet, \"entropy\": hex64}, {\"reveal\": hex162}, "
                         "{\"claim\": true}");
         return KD_ERR_BAD_COMMAND;
     }
@@ -267,7 +265,7 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
         err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     } else if (reveal) {
         c.kind = KD_SLOTS_CMD_REVEAL;
-        err = kd_house_hex32_from_json(reveal, "reveal", c.link, why, why_len);
+        err = kd_house_proof_from_json(reveal, c.proof, why, why_len);
     } else {
         c.kind = KD_SLOTS_CMD_CLAIM;
         if (!json_is_true(claim)) {
@@ -281,13 +279,13 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
 static json_t *command_to_json(const uint8_t *command, size_t len)
 {
     kd_slots_command c;
-    char hex[65];
+    char hex[2 * KD_VRF_PROOF_LEN + 1];
     if (kd_slots_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
     if (c.kind == KD_SLOTS_CMD_CLAIM)
         return json_pack("{s:b}", "claim", 1);
     if (c.kind == KD_SLOTS_CMD_REVEAL) {
-        kd_hex_encode(c.link, 32, hex);
+        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
         return json_pack("{s:s}", "reveal", hex);
     }
     kd_hex_encode(c.entropy, 32, hex);
@@ -330,7 +328,7 @@ static kd_err legal_moves(const void *state_ptr, int seat, kd_legal_moves *out)
 
 /* Legal: a bet of 1..min(credits, 20). Illegal: a bet of 0 or over 1000
  * (bad_bet), more than the credits (insufficient_credits), an early claim;
- * the house's wrong link. */
+ * the house's proof that does not verify (bad_proof). */
 static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_t *rng, kd_buf *out)
 {
     const kd_slots_state *s = state_ptr;
@@ -349,7 +347,8 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
     memset(&c, 0, sizeof c);
     if (seat == KD_SLOTS_HOUSE) {
         c.kind = KD_SLOTS_CMD_REVEAL;
-        memcpy(c.link, entropy, 32);
+        for (size_t i = 0; i < sizeof c.proof; i++)
+            c.proof[i] = entropy[i % sizeof entropy];
         return kd_slots_command_encode(&c, out);
     }
     switch (kd_type_rng_below(rng, 3)) {
@@ -363,9 +362,19 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
     }
 }
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN], json_t *params, char *why, size_t why_len)
+static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
+                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
-    return seat == KD_SLOTS_HOUSE ? kd_house_commit_json(seed, params, why, why_len) : KD_ERR_UNSUPPORTED;
+    return seat == KD_SLOTS_HOUSE ? kd_house_commit_json(seed, binding, params, why, why_len) : KD_ERR_UNSUPPORTED;
+}
+
+static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
+{
+    const kd_slots_state *s = state_ptr;
+    if (seat != KD_SLOTS_HOUSE)
+        return KD_ERR_UNSUPPORTED;
+    memcpy(out, s->house.binding, KD_SECRET_BINDING_LEN);
+    return KD_OK;
 }
 
 static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command)
@@ -376,7 +385,7 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     kd_slots_command c;
     memset(&c, 0, sizeof c);
     c.kind = KD_SLOTS_CMD_REVEAL;
-    kd_err err = kd_house_owed_link(&s->house, seed, c.link);
+    kd_err err = kd_house_owed_proof(&s->house, seed, c.proof);
     return err ? err : kd_slots_command_encode(&c, command);
 }
 
@@ -384,7 +393,7 @@ const kd_episode_type kd_slots_type = {
     .ops = &kd_slots_ops,
     .title = "Slot machine",
     .summary = RULES_TEXT " Seats: player (first participant), house. Command {\"spin\": 10, \"entropy\": hex64}; "
-                          "the house's {\"reveal\": hex64}; {\"claim\": true}.",
+                          "the house's {\"reveal\": hex162}; {\"claim\": true}.",
     .min_seats = 2,
     .max_seats = 2,
     .seat_names = seat_names,
@@ -403,5 +412,7 @@ const kd_episode_type kd_slots_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .secret_commit = secret_commit,
+    .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .house_seats = 1u << KD_SLOTS_HOUSE,
 };

@@ -21,8 +21,8 @@ kd_err kd_slots_command_encode(const kd_slots_command *c, kd_buf *out)
         cmd.cmd_case = KDAPP__SLOTS_COMMAND__CMD_SPIN;
         cmd.spin = &spin;
     } else if (c->kind == KD_SLOTS_CMD_REVEAL) {
-        reveal.link.data = (uint8_t *)c->link;
-        reveal.link.len = KD_FAIR_LINK_LEN;
+        reveal.proof.data = (uint8_t *)c->proof;
+        reveal.proof.len = KD_VRF_PROOF_LEN;
         cmd.cmd_case = KDAPP__SLOTS_COMMAND__CMD_REVEAL;
         cmd.reveal = &reveal;
     } else if (c->kind == KD_SLOTS_CMD_CLAIM) {
@@ -56,9 +56,9 @@ kd_err kd_slots_command_decode(const uint8_t *data, size_t len, kd_slots_command
         c->bet = cmd->spin->bet;
         memcpy(c->entropy, cmd->spin->entropy.data, KD_FAIR_ENTROPY_LEN);
     } else if (cmd->cmd_case == KDAPP__SLOTS_COMMAND__CMD_REVEAL && cmd->reveal &&
-               cmd->reveal->link.len == KD_FAIR_LINK_LEN) {
+               cmd->reveal->proof.len == KD_VRF_PROOF_LEN) {
         c->kind = KD_SLOTS_CMD_REVEAL;
-        memcpy(c->link, cmd->reveal->link.data, KD_FAIR_LINK_LEN);
+        memcpy(c->proof, cmd->reveal->proof.data, KD_VRF_PROOF_LEN);
     } else if (cmd->cmd_case == KDAPP__SLOTS_COMMAND__CMD_CLAIM && cmd->claim) {
         c->kind = KD_SLOTS_CMD_CLAIM;
     } else {
@@ -73,10 +73,7 @@ kd_err kd_slots_params_encode(const kd_slots_params *p, kd_buf *out)
 {
     Kdapp__SlotsParams params = KDAPP__SLOTS_PARAMS__INIT;
     Kdapp__HouseParams house = KDAPP__HOUSE_PARAMS__INIT;
-    house.commit.data = (uint8_t *)p->commit;
-    house.commit.len = KD_FAIR_LINK_LEN;
-    house.chain_length = p->chain_length;
-    house.reveal_timeout = p->reveal_timeout;
+    kd_house_params_to_pb(&p->house, &house);
     params.house = &house;
     params.start_credits = p->start_credits;
     params.max_rounds = p->max_rounds;
@@ -98,25 +95,16 @@ kd_err kd_slots_params_decode(const uint8_t *data, size_t len, kd_slots_params *
     if (!params) {
         err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
                            : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a SlotsParams with the house's commit", len);
+                                           "the params (%zu bytes) are not a SlotsParams with the house's key", len);
         goto done;
     }
-    if (!params->house || params->house->commit.len != KD_FAIR_LINK_LEN) {
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: the house's commit (32 bytes) is missing");
+    if ((err = kd_house_params_from_pb(params->house, &p->house, rej)))
         goto done;
-    }
-    memcpy(p->commit, params->house->commit.data, KD_FAIR_LINK_LEN);
-    p->chain_length = params->house->chain_length ? params->house->chain_length : KD_FAIR_LENGTH_DEFAULT;
-    p->reveal_timeout = params->house->reveal_timeout ? params->house->reveal_timeout : KD_HOUSE_TIMEOUT_DEFAULT;
     p->start_credits = params->start_credits ? params->start_credits : KD_SLOTS_CREDITS_DEFAULT;
     p->max_rounds = params->max_rounds ? params->max_rounds : KD_SLOTS_ROUNDS_DEFAULT;
-    if (p->chain_length > KD_FAIR_LENGTH_MAX || p->reveal_timeout > KD_HOUSE_TIMEOUT_MAX ||
-        p->start_credits > KD_SLOTS_CREDITS_MAX || p->max_rounds > KD_SLOTS_ROUNDS_MAX ||
-        p->max_rounds > p->chain_length)
-        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                            "params: chain_length (1..%u), reveal_timeout (1..%u), start_credits (1..%u) or max_rounds "
-                            "(1..%u, at most chain_length) out of range",
-                            KD_FAIR_LENGTH_MAX, KD_HOUSE_TIMEOUT_MAX, KD_SLOTS_CREDITS_MAX, KD_SLOTS_ROUNDS_MAX);
+    if (p->start_credits > KD_SLOTS_CREDITS_MAX || p->max_rounds > KD_SLOTS_ROUNDS_MAX)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: start_credits (1..%u) or max_rounds (1..%u) out of range",
+                            KD_SLOTS_CREDITS_MAX, KD_SLOTS_ROUNDS_MAX);
 done:
     kdapp__slots_params__free_unpacked(params, &track.base);
     return err;

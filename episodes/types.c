@@ -58,7 +58,8 @@ static int complete(const kd_episode_type *t)
            t->command_schema && t->params_from_json && t->command_from_json && t->command_to_json && t->status &&
            t->view_encode && t->view_json && t->strategy_context && t->render_text && t->prompt && t->legal_moves &&
            t->random_command && t->config_size <= KD_TYPE_CONFIG_MAX && (t->config_size == 0 || t->config_from_env) &&
-           !t->secret_commit == !t->secret_duty && (!t->secret_view || t->secret_duty);
+           !t->secret_commit == !t->secret_duty && !t->secret_commit == !t->secret_binding &&
+           (!t->secret_view || t->secret_duty);
 }
 
 kd_err kd_type_table_add(kd_type_table *table, const kd_episode_type *type)

@@ -2,14 +2,18 @@
  * gateway_duties.c — the gateway acts for the seats whose keys it holds
  * in games with secrets (kd_episode_type.secret_commit / secret_duty).
  *
- * At kdapp_start_episode each such seat commits (kd_gw_commit_secrets):
- * the house to the head of its hash chain, a sea-battle player to its
- * fleet. Then after every view of such an episode the views thread queues
- * the episode (kd_gw_duties_notify), and the duties thread reads it,
- * asks the type what each of those seats owes (a reveal, the answer to a
- * shot), signs it with the seat's key and submits it, waiting for its block
- * before the next. A seat's secret is derived from its key each time
- * (kd_secret_seed): nothing secret is stored beyond the key file.
+ * At kdapp_start_episode each such seat commits (kd_gw_commit_secrets,
+ * through kd_seat_commit for this gateway's store): the house to its VRF
+ * key, a sea-battle player to its fleet, each with a fresh binding. Then
+ * after every view of such an episode the views thread queues the episode
+ * (kd_gw_duties_notify), and the duties thread reads it, asks the type
+ * what each of those seats owes (a reveal, the answer to a shot), signs it
+ * with the seat's key and submits it, waiting for its block before the
+ * next. A seat's secret is derived from its key and the binding in the
+ * state each time (kd_seat_seed), and only when that binding is this key's
+ * for this store: a commitment the gateway did not make (a caller's bogus
+ * one, one copied from another store) is never acted on. Nothing secret is
+ * stored beyond the key file.
  *
  * A duty submitted twice (a view seen again before its block, or a second
  * gateway with the same keys) is refused by the rules the second time;
@@ -21,6 +25,7 @@
 
 #include "engine/logger.h"
 #include "engine/wire.h"
+#include "episodes/secrets.h"
 #include "mcp/gateway/gateway_int.h"
 
 #define DUTY_ROUNDS 16 /* duties paid for one episode before the next is served */
@@ -30,18 +35,20 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
 {
     if (!t->secret_commit)
         return KD_OK;
-    kd_err err = KD_OK;
+    uint8_t store[KD_STORE_ID_LEN];
+    kd_err err = kd_engine_store_id(gw->o.engine, store);
+    if (err) {
+        snprintf(why, why_len, "cannot read the store's id to bind the commitments to: %s", kd_err_str(err));
+        return err;
+    }
     for (size_t seat = 0; !err && seat < parts->count; seat++) {
         kd_key key;
         char name[KD_KEY_NAME_MAX + 1];
         if (kd_gw_find_key(gw, &parts->keys[seat], &key, name, sizeof name) != KD_OK)
             continue; /* a seat whose key is elsewhere commits for itself */
-        uint8_t seed[KD_SECRET_SEED_LEN];
-        kd_secret_seed(&key, t->ops->type_name, id, (int)seat, seed);
-        err = t->secret_commit((int)seat, seed, params, why, why_len);
+        err = kd_seat_commit(t, &key, store, id, (int)seat, params, why, why_len);
         if (err == KD_ERR_UNSUPPORTED)
             err = KD_OK;
-        memset(seed, 0, sizeof seed);
         memset(&key, 0, sizeof key);
     }
     return err;
@@ -63,15 +70,23 @@ void kd_gw_duties_notify(kd_gateway *gw, uint32_t id)
 }
 
 /* The command the seat of `key` owes in `snap` as a signed payload: KD_OK
- * with `payload` filled, KD_ERR_NO_MOVE when it owes nothing. */
-static kd_err duty_payload(const kd_episode_type *t, const kd_episode_snapshot *snap, int seat, const kd_key *key,
-                           kd_buf *payload)
+ * with `payload` filled, KD_ERR_NO_MOVE when it owes nothing or the seat's
+ * commitment is not this key's for this store (never acted on). */
+static kd_err duty_payload(kd_gateway *gw, const kd_episode_type *t, const kd_episode_snapshot *snap, int seat,
+                           const kd_key *key, kd_buf *payload)
 {
-    uint8_t seed[KD_SECRET_SEED_LEN];
-    kd_secret_seed(key, t->ops->type_name, snap->id, seat, seed);
+    uint8_t seed[KD_SECRET_SEED_LEN], store[KD_STORE_ID_LEN];
+    kd_err err = kd_engine_store_id(gw->o.engine, store);
+    if (!err)
+        err = kd_seat_seed(t, key, store, snap->id, seat, snap->state, seed);
+    if (err == KD_ERR_NOT_FOUND)
+        KD_LOG_D("gateway", "duties: episode %u: seat %d's commitment is not this gateway's: nothing done", snap->id,
+                 seat);
+    if (err)
+        return err == KD_ERR_IO ? err : KD_ERR_NO_MOVE;
     kd_buf cmd;
     kd_buf_init(&cmd);
-    kd_err err = t->secret_duty(snap->state, seat, seed, &cmd);
+    err = t->secret_duty(snap->state, seat, seed, &cmd);
     memset(seed, 0, sizeof seed);
     if (!err)
         err = kd_wire_signed_command(snap->id, cmd.data, cmd.len, key, snap->undo_depth, payload);
@@ -97,7 +112,7 @@ static kd_err pay_one(kd_gateway *gw, uint32_t id)
             continue;
         kd_buf payload;
         kd_buf_init(&payload);
-        err = duty_payload(t, &snap, (int)seat, &key, &payload);
+        err = duty_payload(gw, t, &snap, (int)seat, &key, &payload);
         memset(&key, 0, sizeof key);
         kd_gw_outcome out;
         int maybe = 0;
@@ -198,9 +213,9 @@ kd_err kd_gw_own_secret(kd_gateway *gw, const kd_episode_view *v, const json_t *
     void *state = calloc(1, t->ops->state_size);
     kd_err err = state ? t->ops->decode_state(v->state.data, v->state.len, state) : KD_ERR_NOMEM;
     json_t *secret = NULL;
-    if (!err) {
-        uint8_t seed[KD_SECRET_SEED_LEN];
-        kd_secret_seed(&key, t->ops->type_name, v->episode_id, seat, seed);
+    uint8_t seed[KD_SECRET_SEED_LEN], store[KD_STORE_ID_LEN];
+    if (!err && !(err = kd_engine_store_id(gw->o.engine, store)) &&
+        !(err = kd_seat_seed(t, &key, store, v->episode_id, seat, state, seed))) {
         secret = t->secret_view(state, seat, seed);
         memset(seed, 0, sizeof seed);
         err = secret ? KD_OK : KD_ERR_NOMEM;
@@ -211,7 +226,12 @@ kd_err kd_gw_own_secret(kd_gateway *gw, const kd_episode_view *v, const json_t *
                  json_object_set(out, "own_secret", secret)))
         err = KD_ERR_NOMEM;
     json_decref(secret);
-    if (err)
+    if (err == KD_ERR_NOT_FOUND)
+        snprintf(why, why_len,
+                 "%s's commitment in episode %u was not made by this gateway's key for this store: it has no secret "
+                 "to show",
+                 kd_episode_type_seat_name(t, seat), v->episode_id);
+    else if (err)
         snprintf(why, why_len, "cannot show %s's secret in episode %u: %s", kd_episode_type_seat_name(t, seat),
                  v->episode_id, kd_err_str(err));
     return err;

@@ -1,7 +1,7 @@
 // blackjack.test.mjs — blackjack end to end through the MCP gateway, driven by
 // the official MCP TypeScript SDK client over stdio: kdapp_start_episode (the
-// gateway holds the house's key, so it commits the head of the house's hash
-// chain into the params), a bet, a hit and a stand as command JSON, the house's
+// gateway holds the house's key, so it commits the house's VRF key and its
+// binding into the params), a bet, a hit and a stand as command JSON, the house's
 // reveals paid by the gateway by themselves after each block, a refused command
 // with its rule code, the legal moves and the turn prompt's exact command JSON,
 // and the view of the settled round.
@@ -44,8 +44,9 @@ test('blackjack: start, bet, hit, stand, the house revealing by itself, the view
   assert.equal(v0.type, 'blackjack');
   assert.deepEqual(v0.seats, ['house', 'player1']);
   assert.equal(v0.to_move, 1, 'player1 bets first');
-  assert.match(v0.chain.commit, /^[0-9a-f]{64}$/, 'the gateway committed the house chain');
-  assert.equal(v0.chain.head, v0.chain.commit);
+  assert.match(v0.house.key, /^0[23][0-9a-f]{64}$/, "the gateway committed the house's VRF key");
+  assert.match(v0.house.binding, /^[0-9a-f]{64}$/);
+  assert.equal(v0.house.draws, 0);
   assert.equal(v0.table.decks, 2);
   assert.equal(v0.players[0].chips, 1000);
 
@@ -60,7 +61,7 @@ test('blackjack: start, bet, hit, stand, the house revealing by itself, the view
   let v = await until(id, (x) => x.players[0].await !== 'deal', 'the deal');
   assert.equal(v.players[0].hands[0].cards.length, 2);
   assert.equal(v.players[0].dealer.cards.length, v.players[0].await === 'idle' ? 2 : 1);
-  assert.equal(v.chain.revealed, v.players[0].await === 'idle' ? 4 : 3, 'a link a card');
+  assert.equal(v.house.draws, v.players[0].await === 'idle' ? 4 : 3, 'a draw a card');
 
   if (v.players[0].await === 'player') {
     // a bet while the round is on is refused with its rule code
@@ -89,5 +90,5 @@ test('blackjack: start, bet, hit, stand, the house revealing by itself, the view
   assert.equal(v.house_net + p.last_net, 0, 'the house wins what the player loses'); // not -last_net: a push would compare 0 with -0
   assert.equal(p.rounds_played, 1);
   assert.equal(v.to_move, 1, 'player1 may bet again');
-  assert.equal(v.chain.revealed, p.hands[0].cards.length + p.dealer.cards.length);
+  assert.equal(v.house.draws, p.hands[0].cards.length + p.dealer.cards.length);
 });

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "episodes/secrets.h"
+
+const uint8_t BJ_STORE_ID[KD_STORE_ID_LEN] = {'b', 'l', 'a', 'c', 'k', 'j', 'a', 'c', 'k', '-', 't', 'e', 's', 't'};
+
 void bj_setup(bj_fix *f, size_t players, const char *params_json)
 {
     memset(f, 0, sizeof *f);
@@ -22,20 +26,13 @@ void bj_setup(bj_fix *f, size_t players, const char *params_json)
         if (i < players)
             parts.keys[i + 1] = f->players[i].pub;
     }
-    kd_secret_seed(&f->house, KD_BJ_TYPE_NAME, BJ_TEST_ID, KD_BJ_HOUSE, f->seed);
     json_t *params = json_loads(params_json ? params_json : "{}", 0, NULL);
     cr_assert(params);
     char why[200] = "";
-    cr_assert_eq(kd_blackjack_type.secret_commit(KD_BJ_HOUSE, f->seed, params, why, sizeof why), KD_OK, "%s", why);
-    uint32_t length = BJ_TEST_CHAIN;
-    json_t *jl = json_object_get(params, "chain_length");
-    if (jl)
-        length = (uint32_t)json_integer_value(jl);
-    f->links = calloc(length + 1, KD_FAIR_LINK_LEN);
-    cr_assert(f->links);
-    cr_assert_eq(kd_fair_link(f->seed, length, length, f->links[length]), KD_OK);
-    for (uint32_t i = length; i > 0; i--)
-        kd_sha256(f->links[i], KD_FAIR_LINK_LEN, f->links[i - 1]);
+    static const uint8_t nonce[KD_SECRET_NONCE_LEN] = {'b', 'j'}; /* fixed: the same cards each run */
+    cr_assert_eq(kd_seat_commit_nonce(&kd_blackjack_type, &f->house, BJ_STORE_ID, BJ_TEST_ID, KD_BJ_HOUSE, nonce,
+                                      params, why, sizeof why),
+                 KD_OK, "%s", why);
     kd_buf raw, eff;
     kd_buf_init(&raw);
     kd_buf_init(&eff);
@@ -46,12 +43,13 @@ void bj_setup(bj_fix *f, size_t players, const char *params_json)
     uint8_t zero[KD_HASH_LEN] = {0};
     kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = BJ_TEST_ID};
     cr_assert_eq(kd_bj_ops.init(&f->state, &parts, eff.data, eff.len, &meta, &rej), KD_OK, "%s", rej.detail);
-    cr_assert_eq(memcmp(f->state.chain.head, f->links[0], KD_FAIR_LINK_LEN), 0, "the commit is h[0]");
+    cr_assert_eq(kd_seat_seed(&kd_blackjack_type, &f->house, BJ_STORE_ID, BJ_TEST_ID, KD_BJ_HOUSE, &f->state, f->seed),
+                 KD_OK, "the house finds its seed from the state's binding");
     kd_buf_fini(&raw);
     kd_buf_fini(&eff);
 }
 
-void bj_teardown(bj_fix *f) { free(f->links); }
+void bj_teardown(bj_fix *f) { memset(f->seed, 0, sizeof f->seed); }
 
 /* Encodes `s`, decodes it and expects the same bytes and struct. */
 static void roundtrip(const kd_bj_state *s)
@@ -122,13 +120,24 @@ kd_err bj_player(bj_fix *f, size_t seat, kd_bj_action action, uint32_t amount, k
     return bj_exec(f, &f->players[seat - 1], &c, rej);
 }
 
-kd_err bj_reveal(bj_fix *f, size_t seat, kd_reject *rej)
+kd_bj_command bj_reveal_of(const bj_fix *f, uint32_t index, const uint8_t entropy[KD_FAIR_ENTROPY_LEN])
 {
     kd_bj_command c;
     memset(&c, 0, sizeof c);
     c.action = KD_BJ_CMD_REVEAL;
-    c.seat = (uint32_t)seat;
-    memcpy(c.link, f->links[f->state.chain.revealed + 1], KD_FAIR_LINK_LEN);
+    cr_assert_eq(kd_fair_prove(f->seed, BJ_TEST_ID, index, entropy, c.proof), KD_OK);
+    return c;
+}
+
+kd_err bj_reveal(bj_fix *f, size_t seat, kd_reject *rej)
+{
+    int owed = kd_bj_owed(&f->state);
+    static const uint8_t none[KD_FAIR_ENTROPY_LEN] = {0};
+    if (seat && owed >= 0)
+        cr_assert_eq(owed + 1, (int)seat, "the house owes player%d, not player%zu", owed + 1, seat);
+    kd_bj_command c =
+        bj_reveal_of(f, f->state.draws + 1, owed >= 0 ? f->state.players[owed].round.pending.entropy : none);
+    memcpy(f->last_proof, c.proof, KD_VRF_PROOF_LEN);
     return bj_exec(f, &f->house, &c, rej);
 }
 

@@ -3,8 +3,11 @@
  * the engine's ops: naturals, pushes, busts, soft and hard totals, the
  * dealer drawing to 17 and standing on soft 17, splits (aces too),
  * doubles, the no-hole-card dealer blackjack; every refusal with its code;
- * the house's wrong link; a missed deadline claimed; draws checked from the
- * log by an independent computation; a hand rolled back and re-applied.
+ * the house's proofs that do not verify; a missed deadline claimed; the
+ * cards going by the order of the asks with several players waiting, the
+ * house unable to change who gets which (issue 24, B6); draws checked from
+ * the log by an independent computation; a hand rolled back and
+ * re-applied.
  * Every command goes through bj_exec: rollback byte-exact, encodings.
  */
 #include <criterion/criterion.h>
@@ -12,6 +15,7 @@
 
 #include "bj_support.h"
 #include "engine/crypto.h"
+#include "engine/vrf.h"
 
 #define C(r) bj_card(r)
 
@@ -229,8 +233,7 @@ Test(blackjack, refusals_name_their_rule)
     expect_rule(bj_player(&f, 1, KD_BJ_CMD_HIT, 0, &rej), &rej, "no_round");
     expect_rule(bj_player(&f, 1, KD_BJ_CMD_CLAIM, 0, &rej), &rej, "no_round");
     expect_rule(bj_reveal(&f, 1, &rej), &rej, "nothing_owed");
-    expect_rule(bj_reveal(&f, 3, &rej), &rej, "no_such_seat");
-    kd_bj_command r = {.action = KD_BJ_CMD_REVEAL, .seat = 1};
+    kd_bj_command r = {.action = KD_BJ_CMD_REVEAL};
     expect_rule(bj_exec(&f, &f.players[0], &r, &rej), &rej, "unauthorised");
     expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 60, &rej), &rej);
     expect_rule(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej, "round_in_progress");
@@ -272,10 +275,10 @@ Test(blackjack, refusals_name_their_rule)
     bj_teardown(&f);
 }
 
-Test(blackjack, not_enough_chips_for_a_bet_and_chain_exhausted)
+Test(blackjack, not_enough_chips_for_a_bet)
 {
     bj_fix f;
-    bj_setup(&f, 1, "{\"stack\": 100, \"max_bet\": 100, \"chain_length\": 230}");
+    bj_setup(&f, 1, "{\"stack\": 100, \"max_bet\": 100}");
     kd_reject rej = {0};
     open_round(&f, 1, 100, 'T', '6', 'T');
     expect_ok(bj_player(&f, 1, KD_BJ_CMD_STAND, 0, &rej), &rej);
@@ -283,43 +286,28 @@ Test(blackjack, not_enough_chips_for_a_bet_and_chain_exhausted)
     cr_expect_eq(P(&f, 1)->chips, 0);
     cr_expect(kd_bj_over(&f.state), "no chips: over");
     bj_teardown(&f);
-
-    bj_setup(&f, 1, "{\"chain_length\": 230, \"rounds\": 100}");
-    for (int i = 0; i < 40 && f.state.chain.length - f.state.chain.revealed >= KD_BJ_ROUND_LINKS; i++) {
-        open_round(&f, 1, 10, 'T', '9', '8');
-        expect_ok(bj_player(&f, 1, KD_BJ_CMD_STAND, 0, &rej), &rej);
-        bj_deal(&f, 1, C('T'));
-    }
-    expect_rule(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej, "game_over");
-    cr_expect_eq(f.state.chain.revealed, 5 * 24, "24 rounds of 5 cards, then under 112 links are left");
-    bj_teardown(&f);
 }
 
-Test(blackjack, chain_exhausted_with_another_round_on)
-{
-    bj_fix f;
-    bj_setup(&f, 2, "{\"chain_length\": 200}");
-    kd_reject rej = {0};
-    expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej);
-    expect_rule(bj_player(&f, 2, KD_BJ_CMD_BET, 10, &rej), &rej, "chain_exhausted");
-    bj_teardown(&f);
-}
-
-Test(blackjack, a_wrong_link_is_refused)
+Test(blackjack, a_proof_of_anything_else_is_refused)
 {
     bj_fix f;
     bj_setup(&f, 1, NULL);
     kd_reject rej = {0};
     expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej);
-    kd_bj_command c = {.action = KD_BJ_CMD_REVEAL, .seat = 1};
-    memcpy(c.link, f.links[2], KD_FAIR_LINK_LEN); /* skips link 1 */
-    expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "wrong_link");
-    memcpy(c.link, f.links[0], KD_FAIR_LINK_LEN); /* the commit itself */
-    expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "wrong_link");
-    c.link[0] ^= 1;
-    expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "wrong_link");
+    const uint8_t *entropy = P(&f, 1)->round.pending.entropy;
+    kd_bj_command c = bj_reveal_of(&f, 2, entropy); /* skips draw 1 */
+    expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "bad_proof");
+    uint8_t other[KD_FAIR_ENTROPY_LEN];
+    memcpy(other, entropy, sizeof other);
+    other[0] ^= 1;
+    c = bj_reveal_of(&f, 1, other); /* another entropy */
+    expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "bad_proof");
+    c = bj_reveal_of(&f, 1, entropy);
+    c.proof[40] ^= 1;
+    expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "bad_proof");
+    cr_expect_eq(f.state.draws, 0);
     expect_ok(bj_reveal(&f, 1, &rej), &rej);
-    cr_expect_eq(f.state.chain.revealed, 1);
+    cr_expect_eq(f.state.draws, 1);
     bj_teardown(&f);
 }
 
@@ -353,21 +341,21 @@ Test(blackjack, a_missed_deadline_loses_the_hand_to_the_claim)
 }
 
 /* The card of draw `index` computed from the log alone, independently of
- * episodes/: SHA-256 of the documented bytes, 32-bit words big-endian from
- * SHA-256(seed || counter), rejection below the largest multiple, then the
- * k-th card left in card order. */
-static uint8_t independent_card(const uint8_t link[32], const uint8_t entropy[32], uint32_t id, uint32_t index,
-                                const uint8_t shoe[52], uint32_t left)
+ * episodes/: the VRF output of the documented input ("kdapp-draw-v2" ||
+ * id || index || entropy) under the house's key in the params, 32-bit words
+ * big-endian from SHA-256(seed || counter), rejection below the largest
+ * multiple, then the k-th card left in card order. */
+static uint8_t independent_card(const kd_pubkey *key, const uint8_t proof[KD_VRF_PROOF_LEN], const uint8_t entropy[32],
+                                uint32_t id, uint32_t index, const uint8_t shoe[52], uint32_t left)
 {
-    uint8_t buf[13 + 32 + 32 + 8], seed[32], block[36], h[32];
-    memcpy(buf, "kdapp-draw-v1", 13);
-    memcpy(buf + 13, link, 32);
-    memcpy(buf + 45, entropy, 32);
+    uint8_t alpha[13 + 8 + 32], seed[32], block[36], h[32];
+    memcpy(alpha, "kdapp-draw-v2", 13);
     for (int i = 0; i < 4; i++) {
-        buf[77 + i] = (uint8_t)(id >> (24 - 8 * i));
-        buf[81 + i] = (uint8_t)(index >> (24 - 8 * i));
+        alpha[13 + i] = (uint8_t)(id >> (24 - 8 * i));
+        alpha[17 + i] = (uint8_t)(index >> (24 - 8 * i));
     }
-    kd_sha256(buf, sizeof buf, seed);
+    memcpy(alpha + 21, entropy, 32);
+    cr_assert_eq(kd_vrf_verify(key, alpha, sizeof alpha, proof, seed), KD_OK, "draw %u's proof", index);
     uint64_t limit = (1ull << 32) - (1ull << 32) % left;
     uint32_t k = 0;
     for (uint32_t counter = 0;; counter++) {
@@ -412,9 +400,10 @@ Test(blackjack, every_draw_verifies_from_the_log)
             }
             kd_bj_state before = f.state;
             expect_ok(bj_reveal(&f, 1, &rej), &rej);
-            uint32_t i = f.state.chain.revealed;
-            uint8_t want = independent_card(f.links[i], before.players[0].round.pending.entropy, BJ_TEST_ID, i,
-                                            before.shoe, before.shoe_left);
+            uint32_t i = f.state.draws;
+            uint8_t want =
+                independent_card(&f.state.params.house_key, f.last_proof, before.players[0].round.pending.entropy,
+                                 BJ_TEST_ID, i, before.shoe, before.shoe_left);
             cr_expect_eq(before.shoe[want] - 1, f.state.shoe[want], "draw %u took card %u", i, want);
             cards++;
         }
@@ -444,12 +433,10 @@ Test(blackjack, a_hand_rolled_back_and_re_applied_gives_the_same_cards)
         memset(&c, 0, sizeof c);
         int owed = kd_bj_owed(&f.state) == 0;
         if (owed) {
-            c.action = KD_BJ_CMD_REVEAL;
-            c.seat = 1;
-            memcpy(c.link, f.links[f.state.chain.revealed + 1], 32);
+            c = bj_reveal_of(&f, f.state.draws + 1, P(&f, 1)->round.pending.entropy);
             signers[n] = &f.house;
         } else {
-            if (step == 3 || (plan[step] == KD_BJ_CMD_HIT && P(&f, 1)->round.await != KD_BJ_PLAYER))
+            if (step == 3 || (plan[step] != KD_BJ_CMD_BET && P(&f, 1)->round.await != KD_BJ_PLAYER))
                 break;
             c.action = plan[step++];
             c.amount = 10;
@@ -507,8 +494,8 @@ Test(blackjack, encodings_refuse_malformed_bytes)
     cr_assert_eq(kd_bj_command_encode(&bad, &cb), KD_OK);
     cr_expect_eq(kd_bj_command_decode(cb.data, cb.len - 1, &c, &rej), KD_ERR_BAD_COMMAND, "short entropy");
     kd_bj_params p;
-    cr_expect_eq(kd_bj_params_decode(NULL, 0, &p, &rej), KD_ERR_BAD_PARAMS, "no commit");
-    cr_expect(strstr(rej.detail, "house_commit"));
+    cr_expect_eq(kd_bj_params_decode(NULL, 0, &p, &rej), KD_ERR_BAD_PARAMS, "no commitment");
+    cr_expect(strstr(rej.detail, "house_key"));
     kd_buf_fini(&cb);
     kd_buf_fini(&b);
     bj_teardown(&f);
@@ -520,13 +507,13 @@ Test(blackjack, participants_must_be_distinct)
     kd_key k;
     cr_assert_eq(kd_key_test("bj-house", &k), KD_OK);
     parts.keys[0] = parts.keys[1] = k.pub;
-    kd_bj_params p = {
-        .decks = 6, .timeout = 600, .chain_length = 4096, .stack = 1000, .min_bet = 10, .max_bet = 100, .rounds = 10};
+    kd_bj_params p = {.decks = 6, .timeout = 600, .stack = 1000, .min_bet = 10, .max_bet = 100, .rounds = 10};
+    p.house_key = k.pub;
     kd_bj_state s;
     kd_reject rej = {0};
-    cr_expect_eq(kd_bj_state_init(&s, &parts, &p, &rej), KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_eq(kd_bj_state_init(&s, &parts, &p, BJ_TEST_ID, &rej), KD_ERR_BAD_PARTICIPANTS);
     parts.count = 1;
-    cr_expect_eq(kd_bj_state_init(&s, &parts, &p, &rej), KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_eq(kd_bj_state_init(&s, &parts, &p, BJ_TEST_ID, &rej), KD_ERR_BAD_PARTICIPANTS);
 }
 
 Test(blackjack, basic_strategy_table)

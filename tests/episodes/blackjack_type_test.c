@@ -31,7 +31,8 @@ Test(bj_type, identity_and_registration)
     cr_expect_eq(kd_type_table_find(&table, "blackjack"), T);
     json_t *cs = type_test_parse(T->command_schema), *ps = type_test_parse(T->params_schema);
     cr_expect(json_object_get(json_object_get(cs, "properties"), "entropy"), "the gateway fills \"entropy\"");
-    cr_expect(json_object_get(json_object_get(ps, "properties"), "house_commit"));
+    cr_expect(json_object_get(json_object_get(ps, "properties"), "house_key"));
+    cr_expect(!json_object_get(json_object_get(ps, "properties"), "chain_length"), "no chain any more");
     json_decref(cs);
     json_decref(ps);
     for (const kd_rule_code *r = T->rule_codes; r->code; r++)
@@ -44,16 +45,18 @@ Test(bj_type, params_json)
     kd_buf_init(&out);
     char why[300] = "";
     cr_expect_eq(T->params_from_json(NULL, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
-    cr_expect(strstr(why, "house_commit"), "%s", why);
-    json_t *bad = type_test_parse("{\"house_commit\": \"00\", \"decks\": 2}");
+    cr_expect(strstr(why, "house_key"), "%s", why);
+    json_t *bad = type_test_parse("{\"house_key\": \"00\", \"house_binding\": \"00\", \"decks\": 2}");
     cr_expect_eq(T->params_from_json(bad, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
     json_decref(bad);
     bad = type_test_parse("{\"sides\": 2}");
     cr_expect_eq(T->params_from_json(bad, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
     cr_expect(strstr(why, "sides"), "%s", why);
     json_decref(bad);
-    json_t *good = type_test_parse("{\"decks\": 9, \"house_commit\": "
-                                   "\"0101010101010101010101010101010101010101010101010101010101010101\"}");
+    json_t *good =
+        type_test_parse("{\"decks\": 9, \"house_key\": "
+                        "\"0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798\", \"house_binding\": "
+                        "\"0101010101010101010101010101010101010101010101010101010101010101\"}");
     cr_expect_eq(T->params_from_json(good, &out, why, sizeof why), KD_OK);
     kd_buf eff;
     kd_buf_init(&eff);
@@ -91,13 +94,16 @@ Test(bj_type, command_json)
         snprintf(text, sizeof text, "{\"action\": \"%s\", \"entropy\": \"%s\"}", acts[i], e);
         roundtrip(text);
     }
-    snprintf(text, sizeof text, "{\"action\": \"reveal\", \"seat\": 2, \"link\": \"%s\"}", e);
+    snprintf(text, sizeof text, "{\"action\": \"reveal\", \"proof\": \"%s%s%.34s\"}", e, e, e);
     roundtrip(text);
     roundtrip("{\"action\": \"claim\"}");
-    const char *bad[] = {"{\"action\": \"hit\"}", "{\"action\": \"surrender\"}",
+    const char *bad[] = {"{\"action\": \"hit\"}",
+                         "{\"action\": \"surrender\"}",
                          "{\"action\": \"bet\", \"entropy\": "
                          "\"00\", \"amount\": 1}",
-                         "{\"action\": \"reveal\", \"seat\": 1}", "[]"};
+                         "{\"action\": \"reveal\", \"seat\": 1}",
+                         "{\"action\": \"reveal\", \"proof\": \"abab\"}",
+                         "[]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = type_test_parse(bad[i]);
         kd_buf b;
@@ -143,7 +149,8 @@ Test(bj_type, status_view_and_renderings)
     type_test_expect_json(json_object_get(hand, "cards"), "[\"10C\", \"6C\"]");
     cr_expect_eq(json_integer_value(json_object_get(hand, "total")), 16);
     type_test_expect_json(json_object_get(json_object_get(p1, "dealer"), "cards"), "[\"9C\"]");
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "chain"), "revealed")), 3);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "house"), "draws")), 3);
+    cr_expect(json_is_null(json_object_get(json_object_get(j, "house"), "owed")), "nothing owed now");
     cr_expect_eq(json_integer_value(json_object_get(p1, "chips")), 990);
     json_decref(j);
     json_t *ctx = T->strategy_context(v.data, v.len);
@@ -263,37 +270,60 @@ Test(bj_type, random_players_at_a_table_of_three)
 
 Test(bj_type, secrets)
 {
-    uint8_t seed[32];
+    uint8_t seed[32], binding[KD_SECRET_BINDING_LEN];
     memset(seed, 5, sizeof seed);
-    json_t *params = type_test_parse("{\"chain_length\": 200}");
+    memset(binding, 6, sizeof binding);
+    /* a caller's key and binding are replaced: the house commits itself */
+    json_t *params = type_test_parse("{\"house_key\": \"02ab\", \"house_binding\": \"bogus\"}");
     char why[200] = "";
-    cr_expect_eq(T->secret_commit(1, seed, params, why, sizeof why), KD_ERR_UNSUPPORTED, "a player keeps no secret");
-    cr_assert_eq(T->secret_commit(0, seed, params, why, sizeof why), KD_OK);
-    uint8_t h0[32], got[32];
-    cr_assert_eq(kd_fair_link(seed, 200, 0, h0), KD_OK);
-    cr_assert_eq(kd_hex_decode(json_string_value(json_object_get(params, "house_commit")), got, 32), 0);
-    cr_expect_eq(memcmp(h0, got, 32), 0, "the commit is h[0] of a chain of chain_length");
+    cr_expect_eq(T->secret_commit(1, seed, binding, params, why, sizeof why), KD_ERR_UNSUPPORTED,
+                 "a player keeps no secret");
+    cr_assert_eq(T->secret_commit(0, seed, binding, params, why, sizeof why), KD_OK);
+    kd_pubkey want;
+    uint8_t got[KD_PUBKEY_LEN], got_binding[KD_SECRET_BINDING_LEN];
+    cr_assert_eq(kd_fair_house_key(seed, &want), KD_OK);
+    cr_assert_eq(kd_hex_decode(json_string_value(json_object_get(params, "house_key")), got, KD_PUBKEY_LEN), 0);
+    cr_expect_arr_eq(got, want.bytes, KD_PUBKEY_LEN, "the key is the VRF key of the seed");
+    cr_assert_eq(
+        kd_hex_decode(json_string_value(json_object_get(params, "house_binding")), got_binding, KD_SECRET_BINDING_LEN),
+        0);
+    cr_expect_arr_eq(got_binding, binding, KD_SECRET_BINDING_LEN);
+    kd_buf out;
+    kd_buf_init(&out);
+    json_object_set_new(params, "timeout", json_integer(KD_DEADLINE_MIN - 1));
+    cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_OK, "the JSON passes the form...");
+    kd_buf eff;
+    kd_buf_init(&eff);
+    kd_reject rej = {0};
+    cr_expect_eq(kd_bj_ops.resolve_params(NULL, out.data, out.len, &eff, &rej), KD_ERR_BAD_PARAMS,
+                 "...and the rules refuse a timeout under the floor");
+    cr_expect(strstr(rej.detail, "100"), "%s", rej.detail);
+    kd_buf_fini(&eff);
+    kd_buf_fini(&out);
+    json_t *schema = type_test_parse(T->params_schema);
+    cr_expect_eq(json_integer_value(
+                     json_object_get(json_object_get(json_object_get(schema, "properties"), "timeout"), "minimum")),
+                 KD_DEADLINE_MIN);
+    json_decref(schema);
     json_decref(params);
-    params = type_test_parse("{\"house_commit\": \"kept\"}");
-    cr_expect_eq(T->secret_commit(0, seed, params, why, sizeof why), KD_OK);
-    cr_expect_str_eq(json_string_value(json_object_get(params, "house_commit")), "kept");
-    json_decref(params);
-    params = type_test_parse("{\"chain_length\": 5}");
-    cr_expect_eq(T->secret_commit(0, seed, params, why, sizeof why), KD_ERR_BAD_PARAMS);
-    json_decref(params);
-    /* a duty from another seed is no duty */
+    cr_expect_eq(T->house_seats, 1u << KD_BJ_HOUSE, "the dealer serves all comers");
+    /* a duty from another seed is a proof the rules refuse */
     bj_fix f;
     bj_setup(&f, 1, NULL);
-    kd_reject rej = {0};
     cr_assert_eq(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), KD_OK);
     kd_buf cmd;
     kd_buf_init(&cmd);
-    cr_expect_eq(T->secret_duty(&f.state, 0, seed, &cmd), KD_ERR_NO_MOVE);
+    cr_assert_eq(T->secret_duty(&f.state, 0, seed, &cmd), KD_OK);
+    kd_bj_command c;
+    cr_assert_eq(kd_bj_command_decode(cmd.data, cmd.len, &c, NULL), KD_OK);
+    cr_expect_eq(bj_exec(&f, &f.house, &c, &rej), KD_ERR_RULE);
+    cr_expect_str_eq(rej.code, "bad_proof");
+    cmd.len = 0;
     cr_expect_eq(T->secret_duty(&f.state, 1, f.seed, &cmd), KD_ERR_NO_MOVE, "players owe nothing");
     cr_assert_eq(T->secret_duty(&f.state, 0, f.seed, &cmd), KD_OK);
     json_t *j = T->command_to_json(cmd.data, cmd.len);
     cr_expect_str_eq(json_string_value(json_object_get(j, "action")), "reveal");
-    cr_expect_eq(json_integer_value(json_object_get(j, "seat")), 1);
+    cr_expect(json_object_get(j, "proof") && !json_object_get(j, "seat"), "the reveal names no seat");
     json_decref(j);
     kd_legal_moves moves;
     kd_legal_moves_init(&moves);

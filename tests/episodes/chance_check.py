@@ -1,20 +1,40 @@
 #!/usr/bin/env python3
-"""chance_check.py — an independent check of the house's hash chain and of
-every draw, written from the README's description with Python's hashlib
-(not episodes/fair.c).
+"""chance_check.py — an independent check of the house's draws, written
+from the README's and the headers' descriptions with Python's integers and
+hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
 
-  chance_check.py links KEYNAME TYPE EPISODE SEAT LENGTH
-      prints h0 .. h[LENGTH] of the chain of the test key "test:KEYNAME"
-      (one hex link a line): what the house commits to and reveals.
+  chance_check.py house KEYNAME TYPE EPISODE SEAT
+      prints the house's VRF public key and binding ("house_key" and
+      "house_binding" of the params) for the test key "test:KEYNAME" as seat
+      SEAT of episode EPISODE of TYPE, bound to this file's test store id
+      and nonce (the rules do not check a binding's tag: only the key
+      holder does, to recognise its own commitments).
+  chance_check.py prove KEYNAME TYPE EPISODE SEAT INDEX ENTROPY
+      prints the house's proof of draw INDEX for ENTROPY (64 hex) and its
+      output, as the house of `house` above answers it.
+  chance_check.py dice-creation EPISODE TIMEOUT
+      prints the raw EpisodeMessage (hex) that creates dice episode EPISODE
+      for test:player and test:house with the house above and
+      reveal_timeout TIMEOUT, bypassing every JSON check: what a
+      transaction built by hand carries.
+  chance_check.py vrf-verify KEY ALPHA PROOF
+      prints the VRF output of PROOF for ALPHA under KEY (all hex), or
+      fails when it does not verify.
   chance_check.py verify LOG_JSONL [SHOW_JSON...]
       reads `kdapp log --json` (each tx's payload, decoded here by a
-      protobuf reader of its own), replays the chance episodes' (dice, roulette,
-      slots) applied
-      commands in log order (a revert restores the state before its
-      block), checks every revealed link against the one before it (the
-      first against the commit in the params), recomputes each draw and its
-      outcome (dice, pocket, stops), and compares them with each `kdapp show --json` given (recent rolls,
-      recent pockets, last stops). Prints one line per draw.
+      protobuf reader of its own), replays the chance episodes' (dice,
+      roulette, slots) applied commands in log order (a revert restores the
+      state before its block), verifies every reveal's VRF proof against
+      the house's key in the params for the draw's input (episode, draw
+      number, the asking command's entropy), recomputes each outcome (dice,
+      pocket, stops) from the VRF output, and compares them with each
+      `kdapp show --json` given (recent rolls, recent pockets, last stops);
+      in blackjack episodes it verifies every reveal's proof for the
+      entropy of the oldest ask still waiting for cards. Prints one line
+      per draw.
+  chance_check.py vrf-vectors
+      prints known answers of the VRF (engine/vrf.h) for
+      tests/engine/vrf_test.c, each proof verified here first.
 """
 import hashlib
 import json
@@ -26,24 +46,161 @@ def sha(b):
     return hashlib.sha256(b).digest()
 
 
+# ---------------------------------------------------------------- the VRF
+# ECVRF on secp256k1 with SHA-256, suite "kdapp-vrf-v1" (engine/vrf.h),
+# written out here with Python integers: affine points, None the point at
+# infinity, compressed 33-byte strings.
+
+P = 2**256 - 2**32 - 977  # the field
+Q = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141  # the group's order
+G = (0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
+     0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8)
+SUITE = b"kdapp-vrf-v1"
+
+
+def pt_add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0]:
+        if (a[1] + b[1]) % P == 0:
+            return None
+        lam = 3 * a[0] * a[0] * pow(2 * a[1], -1, P) % P
+    else:
+        lam = (b[1] - a[1]) * pow(b[0] - a[0], -1, P) % P
+    x = (lam * lam - a[0] - b[0]) % P
+    return (x, (lam * (a[0] - x) - a[1]) % P)
+
+
+def pt_mul(k, a):
+    r = None
+    while k:
+        if k & 1:
+            r = pt_add(r, a)
+        a = pt_add(a, a)
+        k >>= 1
+    return r
+
+
+def pt_neg(a):
+    return None if a is None else (a[0], (P - a[1]) % P)
+
+
+def pt_bytes(a):
+    return bytes([2 + (a[1] & 1)]) + a[0].to_bytes(32, "big")
+
+
+def pt_parse(b):
+    """The point of a 33-byte compressed string, or None."""
+    if len(b) != 33 or b[0] not in (2, 3):
+        return None
+    x = int.from_bytes(b[1:], "big")
+    if x >= P:
+        return None
+    y2 = (x ** 3 + 7) % P
+    y = pow(y2, (P + 1) // 4, P)
+    if y * y % P != y2:
+        return None
+    if (y & 1) != (b[0] & 1):
+        y = P - y
+    return (x, y)
+
+
+def encode_to_curve(y_str, alpha):
+    """Try and increment: the first 0x02 || Hash(suite || 01 || Y || alpha || ctr || 00) on the curve."""
+    for ctr in range(256):
+        h = b"\x02" + sha(SUITE + b"\x01" + y_str + alpha + bytes([ctr]) + b"\x00")
+        point = pt_parse(h)
+        if point:
+            return point, h
+    raise ValueError("no point for alpha")
+
+
+def vrf_key(seed):
+    """(secret, compressed public key) of a 32-byte seed."""
+    for ctr in range(256):
+        x = int.from_bytes(sha(b"kdapp-vrf-key-v1" + seed + bytes([ctr])), "big")
+        if 0 < x < Q:
+            return x, pt_bytes(pt_mul(x, G))
+    raise ValueError("no key")
+
+
+def vrf_nonce(x, h_str):
+    for ctr in range(256):
+        k = int.from_bytes(sha(SUITE + b"\x04" + x.to_bytes(32, "big") + h_str + bytes([ctr]) + b"\x00"), "big")
+        if 0 < k < Q:
+            return k
+    raise ValueError("no nonce")
+
+
+def vrf_challenge(*points):
+    return sha(SUITE + b"\x02" + b"".join(points) + b"\x00")[:16]
+
+
+def vrf_hash(gamma_str):
+    return sha(SUITE + b"\x03" + gamma_str + b"\x00")
+
+
+def vrf_prove(x, alpha):
+    """The 81-byte proof Gamma || c || s of alpha under secret x."""
+    y_str = pt_bytes(pt_mul(x, G))
+    h, h_str = encode_to_curve(y_str, alpha)
+    gamma = pt_bytes(pt_mul(x, h))
+    k = vrf_nonce(x, h_str)
+    c = vrf_challenge(y_str, h_str, gamma, pt_bytes(pt_mul(k, G)), pt_bytes(pt_mul(k, h)))
+    s = (k + int.from_bytes(c, "big") * x) % Q
+    return gamma + c + s.to_bytes(32, "big")
+
+
+def vrf_verify(y_str, alpha, pi):
+    """beta when pi proves alpha under the public key y_str, else None."""
+    if len(pi) != 81:
+        return None
+    y, gamma = pt_parse(y_str), pt_parse(pi[:33])
+    c, s = int.from_bytes(pi[33:49], "big"), int.from_bytes(pi[49:], "big")
+    if y is None or gamma is None or c == 0 or not 0 < s < Q:
+        return None
+    h, h_str = encode_to_curve(y_str, alpha)
+    u = pt_add(pt_mul(s, G), pt_neg(pt_mul(c, y)))
+    v = pt_add(pt_mul(s, h), pt_neg(pt_mul(c, gamma)))
+    if u is None or v is None or vrf_challenge(y_str, h_str, pi[:33], pt_bytes(u), pt_bytes(v)) != pi[33:49]:
+        return None
+    return vrf_hash(pi[:33])
+
+
 def test_secret(name):
     return sha(b"kdapp-test-key:" + name.encode())
 
 
-def seat_seed(secret, type_name, episode, seat):
-    return sha(b"kdapp-secret-v1" + secret + type_name.encode() + b"\0" + struct.pack(">I", episode) + bytes([seat]))
+TEST_STORE = b"chance_check" + bytes(4)  # 16 bytes: the store these commitments say they are for
+TEST_NONCE = b"chance-check-v1!"  # 16 bytes
 
 
-def chain(seed, length):
-    h = [None] * (length + 1)
-    h[length] = sha(b"kdapp-house-chain-v1" + seed)
-    for i in range(length, 0, -1):
-        h[i - 1] = sha(h[i])
-    return h
+def seat_fields(type_name, episode, seat):
+    return type_name.encode() + b"\0" + struct.pack(">I", episode) + bytes([seat])
 
 
-def draw(link, entropy, episode, index):
-    return sha(b"kdapp-draw-v1" + link + entropy + struct.pack(">I", episode) + struct.pack(">I", index))
+def binding(secret, store, type_name, episode, seat, nonce):
+    """nonce || SHA-256("kdapp/secret-binding/v1" || secret || store || type || 0 || id || seat || nonce)[:16]"""
+    tag = sha(b"kdapp/secret-binding/v1" + secret + store + seat_fields(type_name, episode, seat) + nonce)[:16]
+    return nonce + tag
+
+
+def seat_seed(secret, type_name, episode, seat, bind):
+    return sha(b"kdapp-secret-v2" + secret + seat_fields(type_name, episode, seat) + bind)
+
+
+def house(name, type_name, episode, seat):
+    """(VRF secret, public key, binding) of the test key's seat."""
+    secret = test_secret(name)
+    bind = binding(secret, TEST_STORE, type_name, episode, seat, TEST_NONCE)
+    x, pub = vrf_key(seat_seed(secret, type_name, episode, seat, bind))
+    return x, pub, bind
+
+
+def alpha(episode, index, entropy):
+    return b"kdapp-draw-v2" + struct.pack(">II", episode, index) + entropy
 
 
 def below(seed, n, state):
@@ -64,18 +221,6 @@ def below(seed, n, state):
 def dice(d, count, sides):
     st = {"used": 32, "counter": 0, "block": b""}
     return [below(d, sides, st) + 1 for _ in range(count)]
-
-
-def parse_roll(spec):
-    n, rest = spec.split("d")
-    n = int(n) if n else 1
-    k = 0
-    for sign in "+-":
-        if sign in rest:
-            m, kk = rest.split(sign)
-            k = int(kk) * (1 if sign == "+" else -1)
-            rest = m
-    return n, int(rest), k
 
 
 def fields(b):
@@ -115,36 +260,78 @@ def zigzag(v):
     return (v >> 1) ^ -(v & 1)
 
 
+def reveal_draw(ep, ep_id, proof, entropy, out):
+    """The VRF output of the episode's next draw, checked; out gets a line."""
+    index = ep["draws"] + 1
+    beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
+    assert beta is not None, "episode %d: the proof of draw %d does not verify" % (ep_id, index)
+    ep["draws"] = index
+    return beta, "episode %d draw %d: the proof verifies; output %s; " % (ep_id, index, beta.hex()[:16])
+
+
+def apply_blackjack(ep, ep_id, cmd, out):
+    """Blackjack: a player's ask (bet 1, hit 2, stand 3, double 4, split 5)
+    queues its entropy (in place of its earlier ask: a player asks only
+    when its round waits for no card); a claim (7) takes it out; a reveal
+    (6) must verify for the draw's input with the entropy of a queued ask,
+    and the asks queued before that one are done (the rules answer the
+    oldest waiting ask: blackjack_order_test checks that order, this check
+    the proofs)."""
+    signer = ep["signer"]
+    for num in range(1, 6):
+        if num in cmd:
+            entropy = one(fields(one(cmd, num)), 2 if num == 1 else 1)
+            ep["queue"] = [q for q in ep["queue"] if q[0] != signer] + [(signer, entropy)]
+            return
+    if 7 in cmd:
+        ep["queue"] = [q for q in ep["queue"] if q[0] != signer]
+        return
+    proof = one(fields(one(cmd, 6)), 3)
+    index = ep["draws"] + 1
+    for k, (who, entropy) in enumerate(ep["queue"]):
+        beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
+        if beta is not None:
+            ep["draws"] = index
+            ep["queue"] = ep["queue"][k:]
+            out.append("episode %d draw %d: the proof verifies for the ask of %s; output %s" % (
+                ep_id, index, who[:8].hex(), beta.hex()[:16]))
+            return
+    raise AssertionError("episode %d: the proof of draw %d verifies for no waiting ask" % (ep_id, index))
+
+
 def apply_tx(eps, ep_id, payload, out):
     """Applies one applied EpisodeMessage of a chance episode to `eps`."""
     msg = fields(payload)
     if 2 in msg:  # NewEpisode
         new = fields(one(msg, 2))
         type_name = one(new, 1, b"").decode()
-        if type_name not in ("dice", "roulette", "slots"):
-            return
-        house = fields(one(fields(one(new, 3, b"")), 1, b""))
-        commit = one(house, 1)
-        eps[ep_id] = {"type": type_name, "commit": commit, "head": commit, "index": 0, "pending": None,
-                      "rolls": [], "pockets": [], "stops": None}
+        params = fields(one(new, 3, b""))
+        if type_name in ("dice", "roulette", "slots"):
+            h = fields(one(params, 1, b""))
+            eps[ep_id] = {"type": type_name, "key": one(h, 4), "draws": 0, "pending": None, "rolls": [],
+                          "pockets": [], "stops": None}
+        elif type_name == "blackjack":
+            eps[ep_id] = {"type": type_name, "key": one(params, 9), "draws": 0, "queue": []}
         return
     ep = eps.get(ep_id)
     if ep is None:
         return
-    cmd = fields(one(fields(one(msg, 3, b"")), 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
+    signed = fields(one(msg, 3, b""))
+    cmd = fields(one(signed, 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
+    if ep["type"] == "blackjack":
+        ep["signer"] = one(signed, 2, b"")
+        apply_blackjack(ep, ep_id, cmd, out)
+        return
     if 1 in cmd:  # the ask: a roll, bets or a spin, with the player's entropy
         a = fields(one(cmd, 1))
         if ep["type"] == "dice":
             ep["pending"] = (one(a, 1, 0), one(a, 2, 0), zigzag(one(a, 3, 0)), one(a, 4))
         else:
             ep["pending"] = one(a, 2)
-    elif 2 in cmd:  # reveal
-        link = one(fields(one(cmd, 2)), 1)
-        assert sha(link) == ep["head"], "episode %d: link %d does not hash to the previous" % (ep_id, ep["index"] + 1)
-        ep["head"], ep["index"] = link, ep["index"] + 1
+    elif 2 in cmd:  # reveal: the proof
+        proof = one(fields(one(cmd, 2)), 2)
         entropy = ep["pending"][3] if ep["type"] == "dice" else ep["pending"]
-        d = draw(link, entropy, ep_id, ep["index"])
-        head = "episode %d draw %d: sha256(link) = previous link; draw %s; " % (ep_id, ep["index"], d.hex()[:16])
+        d, head = reveal_draw(ep, ep_id, proof, entropy, out)
         if ep["type"] == "dice":
             count, sides, mod, _ = ep["pending"]
             faces = dice(d, count, sides)
@@ -196,25 +383,78 @@ def verify(log, shows):
         got, want = outcomes(eps[int(ep_id)], show)
         assert got == want, "episode %s: the engine shows %s, the log gives %s" % (ep_id, got, want)
         checked += len(got) if isinstance(got, list) and eps[int(ep_id)]["type"] != "slots" else 1
-    print("ok: %d draws recomputed from the log, %d outcomes checked against the engine" % (
+    print("ok: %d draws verified from the log, %d outcomes checked against the engine" % (
         len(set(l.split(":")[0] for l in out if " draw " in l)), checked))
 
 
+def vrf_vectors():
+    """Known answers for tests/engine/vrf_test.c: (seed, alpha, public key, proof, beta), each checked here."""
+    alphas = [b"", b"abc", b"kdapp-draw-v2" + struct.pack(">II", 7, 1) + bytes(range(32)), bytes([0xA5]) * 200]
+    for n in range(4):
+        seed = sha(b"kdapp vrf vector %d" % n) if n else bytes(32)
+        x, pub = vrf_key(seed)
+        for alpha in alphas[n:] + alphas[:n][:1]:
+            pi = vrf_prove(x, alpha)
+            beta = vrf_verify(pub, alpha, pi)
+            assert beta is not None and vrf_verify(pub, alpha + b"x", pi) is None
+            print("    {\"%s\", \"%s\",\n     \"%s\",\n     \"%s\",\n     \"%s\"}," % (
+                seed.hex(), alpha.hex(), pub.hex(), pi.hex(), beta.hex()))
+
+
+def pb_varint(v):
+    out = b""
+    while True:
+        out += bytes([(v & 0x7F) | (0x80 if v > 0x7F else 0)])
+        v >>= 7
+        if not v:
+            return out
+
+
+def pb(num, value):
+    """One protobuf field: an int as a varint, bytes length-delimited."""
+    if isinstance(value, int):
+        return pb_varint(num << 3) + pb_varint(value)
+    return pb_varint(num << 3 | 2) + pb_varint(len(value)) + value
+
+
+def dice_creation(episode, timeout):
+    """The raw EpisodeMessage creating dice episode `episode` for test:player
+    and test:house with the house's key from `house` and reveal_timeout
+    `timeout`, as a hand-made transaction would carry it."""
+    _, key, bind = house("house", "dice", episode, 1)
+    params = pb(1, pb(3, timeout) + pb(4, key) + pb(5, bind))
+    pubs = [pt_bytes(pt_mul(int.from_bytes(test_secret(n), "big"), G)) for n in ("player", "house")]
+    new = pb(1, b"dice") + pb(2, pubs[0]) + pb(2, pubs[1]) + pb(3, params)
+    return pb(1, episode) + pb(2, new)
+
+
 def main():
-    if sys.argv[1] == "links":
-        name, type_name, ep, seat, length = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-        for h in chain(seat_seed(test_secret(name), type_name, ep, seat), length):
-            print(h.hex())
-        return
-    if sys.argv[1] == "verify":
-        log = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
+    cmd, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
+    if cmd == "vrf-vectors":
+        vrf_vectors()
+    elif cmd == "house" and len(args) == 4:
+        _, pub, bind = house(args[0], args[1], int(args[2]), int(args[3]))
+        print(pub.hex(), bind.hex())
+    elif cmd == "prove" and len(args) == 6:
+        x, pub, _ = house(args[0], args[1], int(args[2]), int(args[3]))
+        pi = vrf_prove(x, alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5])))
+        print(pi.hex(), vrf_verify(pub, alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5])), pi).hex())
+    elif cmd == "dice-creation" and len(args) == 2:
+        print(dice_creation(int(args[0]), int(args[1])).hex())
+    elif cmd == "vrf-verify" and len(args) == 3:
+        beta = vrf_verify(bytes.fromhex(args[0]), bytes.fromhex(args[1]), bytes.fromhex(args[2]))
+        if beta is None:
+            sys.exit("the proof does not verify")
+        print(beta.hex())
+    elif cmd == "verify" and args:
+        log = [json.loads(line) for line in open(args[0]) if line.strip()]
         shows = {}
-        for path in sys.argv[3:]:
+        for path in args[1:]:
             show = json.load(open(path))
             shows[show["episode_id"]] = show
         verify(log, shows)
-        return
-    sys.exit("usage: chance_check.py links|verify ...")
+    else:
+        sys.exit("usage: chance_check.py house|prove|vrf-verify|verify|vrf-vectors ... (see the file's head)")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # chance_kdapp.sh — roulette and slots end to end through the `kdapp` CLI:
-# a block script (the house's chains computed by chance_check.py,
-# independently of episodes/fair.c) with bets and spins, a cheating reveal
-# refused (wrong_link), a reorg after a reveal re-applied exactly, a reorg
+# a block script (the house's keys and proofs computed by chance_check.py,
+# independently of engine/vrf.c) with bets and spins, a cheating reveal
+# refused (bad_proof), a reorg after a reveal re-applied exactly, a reorg
 # after an ask, a house that does not reveal losing to the claim past the
-# DAA deadline; every draw recomputed from `kdapp log --json` alone and
+# DAA deadline; every draw verified from `kdapp log --json` alone and
 # checked against the views; verify; `kdapp show` printing the slot
 # machine's exact return to player; the simulator with its oracle; and a
 # random player through the embedded MCP gateway, the house's reveals paid
@@ -16,34 +16,39 @@ check="$KD_SOURCE_DIR/tests/episodes/chance_check.py"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mapfile -t R < <(python3 "$check" links house roulette 1 1 8)
-mapfile -t S < <(python3 "$check" links house slots 2 1 8)
-mapfile -t R3 < <(python3 "$check" links house roulette 3 1 8)
+read -r RK RB < <(python3 "$check" house house roulette 1 1)
+read -r SK SB < <(python3 "$check" house house slots 2 1)
+read -r R3K R3B < <(python3 "$check" house house roulette 3 1)
 E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
+# proof TYPE EPISODE DRAW ENTROPY: the house's proof of that draw
+proof() { python3 "$check" prove house "$1" "$2" 1 "$3" "$4" | cut -d' ' -f1; }
+R1=$(proof roulette 1 1 "$E1") R2=$(proof roulette 1 2 "$E2") RX=$(proof roulette 1 2 "$E1")
+S1=$(proof slots 2 1 "$E2") S2=$(proof slots 2 2 "$E1") SX=$(proof slots 2 1 "$E1")
 P='"participants": ["test:player", "test:house"]'
+house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 BETS='"bets": [{"kind": "straight", "number": "00", "amount": 5}, {"kind": "red", "amount": 10}, {"kind": "split", "numbers": [17, 20], "amount": 2}, {"kind": "column", "number": 3, "amount": 3}]'
 cat >"$T/chance.jsonl" <<JSONL
-{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "roulette", $P, "params": {"house_commit": "${R[0]}", "chain_length": 8, "reveal_timeout": 50, "start_chips": 100}}}, {"new_episode": {"id": 2, "type": "slots", $P, "params": {"house_commit": "${S[0]}", "chain_length": 8, "reveal_timeout": 50, "start_credits": 100}}}, {"new_episode": {"id": 3, "type": "roulette", $P, "params": {"house_commit": "${R3[0]}", "chain_length": 8, "reveal_timeout": 50}}}]}}
+{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "roulette", $P, "params": {$(house "$RK" "$RB"), "reveal_timeout": 100, "start_chips": 100}}}, {"new_episode": {"id": 2, "type": "slots", $P, "params": {$(house "$SK" "$SB"), "reveal_timeout": 100, "start_credits": 100}}}, {"new_episode": {"id": 3, "type": "roulette", $P, "params": {$(house "$R3K" "$R3B"), "reveal_timeout": 100}}}]}}
 {"accept": {"hash": "b2", "daa": 110, "txs": [{"command": {"episode": 1, "signer": "test:player", $BETS, "entropy": "$E1"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 10, "entropy": "$E2"}}]}}
-# cheating reveals refused (link 2 first), then the right ones
-{"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${R[2]}"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "${R[1]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[2]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[1]}"}}]}}
+# cheating reveals refused (the proof of another draw, of other entropy), then the right ones
+{"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$RX"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "$R1"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "$SX"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "$S1"}}]}}
 {"accept": {"hash": "b4", "daa": 130, "txs": [{"command": {"episode": 1, "signer": "test:player", "bets": [{"kind": "even", "amount": 7}], "entropy": "$E2"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 3, "entropy": "$E1"}}]}}
 # a reorg after the asks: re-included in another block
 {"revert": "b4"}
 {"accept": {"hash": "b4x", "daa": 131, "txs": [{"command": {"episode": 1, "signer": "test:player", "bets": [{"kind": "even", "amount": 7}], "entropy": "$E2"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 3, "entropy": "$E1"}}]}}
-{"accept": {"hash": "b5", "daa": 140, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${R[2]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[2]}"}}]}}
+{"accept": {"hash": "b5", "daa": 140, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$R2"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "$S2"}}]}}
 # a reorg after the reveals: the same reveals give the same draws
 {"revert": "b5"}
-{"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${R[2]}"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "${S[2]}"}}]}}
-# episode 3: the house never reveals; the claim before 200 + 50 is refused, after it pays the straight as won
+{"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$R2"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "$S2"}}]}}
+# episode 3: the house never reveals; the claim before 200 + 100 is refused, after it pays the straight as won
 {"accept": {"hash": "b6", "daa": 200, "txs": [{"command": {"episode": 3, "signer": "test:player", "bets": [{"kind": "straight", "number": 7, "amount": 10}], "entropy": "$E1"}}]}}
-{"accept": {"hash": "b7", "daa": 249, "txs": [{"command": {"episode": 3, "signer": "test:player", "claim": true}}]}}
-{"accept": {"hash": "b8", "daa": 250, "txs": [{"command": {"episode": 3, "signer": "test:player", "claim": true}}]}}
+{"accept": {"hash": "b7", "daa": 299, "txs": [{"command": {"episode": 3, "signer": "test:player", "claim": true}}]}}
+{"accept": {"hash": "b8", "daa": 300, "txs": [{"command": {"episode": 3, "signer": "test:player", "claim": true}}]}}
 JSONL
 "$KDAPP" feed --data "$data" "$T/chance.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
 log=$("$KDAPP" log --data "$data")
-grep -q wrong_link <<<"$log" || fail "the log stores the code wrong_link"
+[ "$(grep -o bad_proof <<<"$log" | wc -l)" = 2 ] || fail "the log stores bad_proof for both cheats: $log"
 grep -q deadline_not_passed <<<"$log" || fail "the log stores deadline_not_passed"
 "$KDAPP" verify --data "$data" >/dev/null || fail "verify"
 for id in 1 2 3; do "$KDAPP" show --data "$data" --json $id >"$T/show$id.json"; done
@@ -55,7 +60,7 @@ tr -d ' \n' <"$T/show1.json" | grep -q '"rounds":2,' || fail "episode 1: two spi
 python3 "$check" verify "$T/log.jsonl" "$T/show1.json" "$T/show2.json" >"$T/check.out" ||
   fail "independent check: $(cat "$T/check.out")"
 cat "$T/check.out"
-grep -q '^ok: 4 draws recomputed from the log' "$T/check.out" || fail "check counts"
+grep -q '^ok: 4 draws verified from the log' "$T/check.out" || fail "check counts"
 text=$("$KDAPP" show --data "$data" 2)
 grep -q 'return to player: 1543/1600 = 96.4375%' <<<"$text" || fail "show prints the exact RTP: $text"
 

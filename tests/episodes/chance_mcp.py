@@ -5,9 +5,10 @@ gateway holds both agent keys, so it commits as the house at
 kdapp_start_episode; the player's roll goes through kdapp_execute_command
 without entropy (the gateway fills it); the house's reveal arrives by
 itself (the gateway's duties); the result shows in the view, and the draw
-is recomputed here from the view's entropy and the revealed link
-(chance_check.py's functions). Bounded polling, no sleeps as
-synchronisation beyond the poll interval."""
+is verified here from the log: the house's proof against the key the view
+shows for the draw's input (the episode, draw 1, the view's entropy), the
+dice from the VRF output (chance_check.py's functions). Bounded polling,
+no sleeps as synchronisation beyond the poll interval."""
 import json
 import os
 import subprocess
@@ -52,8 +53,8 @@ def main():
         started = tool("kdapp_start_episode", {"type": "dice", "participants": ["agent1", "agent2"],
                                                "params": {"max_rolls": 3}})
         ep = started["episode_id"]
-        commit = started["view"]["house"]["chain_head"]
-        print("started dice episode %d; the house (agent2, the gateway) committed h0 = %s" % (ep, commit))
+        key = started["view"]["house"]["key"]
+        print("started dice episode %d; the house (agent2, the gateway) committed its VRF key %s" % (ep, key))
         r = tool("kdapp_execute_command", {"episode_id": ep, "command": {"roll": "2d6+3"}})
         assert r["legal"], r
         entropy = r["view"]["house"]["pending"]["entropy"]
@@ -66,17 +67,29 @@ def main():
             if time.time() > deadline:
                 sys.exit("the house's reveal did not come in 30 s: %s" % json.dumps(view))
             time.sleep(0.05)  # a poll interval, bounded above
-        last, link = view["last_roll"], view["house"]["chain_head"]
-        assert chance_check.sha(bytes.fromhex(link)) == bytes.fromhex(commit), "the revealed link hashes to h0"
-        d = chance_check.draw(bytes.fromhex(link), bytes.fromhex(entropy), ep, 1)
-        faces = chance_check.dice(d, 2, 6)
-        assert last["dice"] == faces and last["total"] == sum(faces) + 3, (last, faces)
-        print("the house revealed by itself: %s = %d, recomputed from the link and the entropy" % (
-            last["dice"], last["total"]))
-        print("ok")
+        last = view["last_roll"]
+        assert view["house"]["key"] == key, "the key does not change"
     finally:
         p.stdin.close()
         p.wait(timeout=30)
+    # the house's proof from the log, verified here
+    log = subprocess.run([kdapp, "log", "--data", data, "--json"], check=True, capture_output=True, text=True).stdout
+    proof = None
+    for entry in (json.loads(line) for line in log.splitlines() if line.strip()):
+        for tx in entry.get("txs", []):
+            if tx.get("applied") and tx["episode"] == ep:
+                cmd = chance_check.fields(chance_check.one(chance_check.fields(chance_check.one(
+                    chance_check.fields(bytes.fromhex(tx["payload"])), 3, b"")), 1, b""))
+                if 2 in cmd:
+                    proof = chance_check.one(chance_check.fields(chance_check.one(cmd, 2)), 2)
+    assert proof, "the house's reveal is in the log"
+    d = chance_check.vrf_verify(bytes.fromhex(key), chance_check.alpha(ep, 1, bytes.fromhex(entropy)), proof)
+    assert d is not None, "the house's proof verifies against the committed key"
+    faces = chance_check.dice(d, 2, 6)
+    assert last["dice"] == faces and last["total"] == sum(faces) + 3, (last, faces)
+    print("the house revealed by itself: %s = %d, recomputed from its proof and the entropy" % (
+        last["dice"], last["total"]))
+    print("ok")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,15 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "episodes/fair.h"
+#include "episodes/secrets.h"
 #include "type_support.h"
+
+const uint8_t CHANCE_STORE_ID[KD_STORE_ID_LEN] = {'c', 'h', 'a', 'n', 'c', 'e', '-', 't', 'e', 's', 't', 's'};
 
 void chance_new(chance_game *g, const kd_episode_type *type, const char *params_text)
 {
@@ -18,20 +23,26 @@ void chance_new(chance_game *g, const kd_episode_type *type, const char *params_
     g->parts.keys[0] = g->player.pub;
     g->parts.keys[1] = g->house.pub;
     g->parts.count = 2;
-    kd_secret_seed(&g->house, type->ops->type_name, CHANCE_EPISODE, 1, g->seed);
     g->state = calloc(1, type->ops->state_size);
     cr_assert(g->state);
     json_t *params = type_test_parse(params_text);
     char why[256] = "";
-    cr_assert_eq(type->secret_commit(1, g->seed, params, why, sizeof why), KD_OK, "%s", why);
-    cr_assert_eq(type->secret_commit(0, g->seed, params, why, sizeof why), KD_ERR_UNSUPPORTED);
+    static const uint8_t nonce[KD_SECRET_NONCE_LEN] = {'c', 'h'}; /* fixed: the same draws each run */
+    cr_assert_eq(
+        kd_seat_commit_nonce(type, &g->house, CHANCE_STORE_ID, CHANCE_EPISODE, 1, nonce, params, why, sizeof why),
+        KD_OK, "%s", why);
+    cr_assert_eq(kd_seat_commit(type, &g->player, CHANCE_STORE_ID, CHANCE_EPISODE, 0, params, why, sizeof why),
+                 KD_ERR_UNSUPPORTED);
     kd_buf raw, eff;
     kd_buf_init(&raw);
     kd_buf_init(&eff);
     cr_assert_eq(type->params_from_json(params, &raw, why, sizeof why), KD_OK, "%s", why);
     kd_reject rej = {{0}, {0}};
     cr_assert_eq(type->ops->resolve_params(NULL, raw.data, raw.len, &eff, &rej), KD_OK, "%s", rej.detail);
-    cr_assert_eq(type->ops->init(g->state, &g->parts, eff.data, eff.len, NULL, &rej), KD_OK, "%s", rej.detail);
+    kd_block_meta meta = {.daa = 1, .episode_id = CHANCE_EPISODE};
+    cr_assert_eq(type->ops->init(g->state, &g->parts, eff.data, eff.len, &meta, &rej), KD_OK, "%s", rej.detail);
+    cr_assert_eq(kd_seat_seed(type, &g->house, CHANCE_STORE_ID, CHANCE_EPISODE, 1, g->state, g->seed), KD_OK,
+                 "the house finds its seed from the state's binding");
     kd_buf_fini(&raw);
     kd_buf_fini(&eff);
     json_decref(params);
@@ -91,6 +102,17 @@ kd_err chance_exec(chance_game *g, const char *text, const kd_key *signer, uint6
     json_decref(back);
     json_decref(j);
     return err;
+}
+
+void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *entropy, char *out,
+                        size_t len)
+{
+    uint8_t ent[KD_FAIR_ENTROPY_LEN], proof[KD_VRF_PROOF_LEN];
+    char hex[2 * KD_VRF_PROOF_LEN + 1];
+    cr_assert_eq(kd_hex_decode(entropy, ent, sizeof ent), 0, "entropy %s", entropy);
+    cr_assert_eq(kd_fair_prove(seed, CHANCE_EPISODE, index, ent, proof), KD_OK);
+    kd_hex_encode(proof, sizeof proof, hex);
+    cr_assert_lt((size_t)snprintf(out, len, "{\"reveal\":\"%s\"}", hex), len);
 }
 
 kd_err chance_reveal(chance_game *g, uint64_t daa, kd_reject *rej)

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# dice_kdapp.sh — dice on the house's hash chain end to end through the
-# `kdapp` CLI: a block script (the house's chain computed here by
-# chance_check.py, independently of episodes/fair.c) with a roll, a
-# cheating reveal refused (wrong_link), reorgs after a reveal and after a
-# roll re-applied exactly, a house that does not reveal losing to the
-# player's claim once the DAA deadline has passed (and not before); every
-# draw recomputed from `kdapp log --json` alone and checked against the
-# engine's view; verify; show; the simulator with its oracle; and a random
-# player through the embedded MCP gateway, the house's reveals arriving by
-# themselves (the gateway holds its key and pays its duties); and a real
-# MCP client session over `kdapp mcp --stdio` (chance_mcp.py).
+# dice_kdapp.sh — dice answered by the house's VRF end to end through the
+# `kdapp` CLI: a block script (the house's key and proofs computed here by
+# chance_check.py, independently of engine/vrf.c) with a roll, a cheating
+# reveal refused (bad_proof: the proof of another draw), reorgs after a
+# reveal and after a roll re-applied exactly, a reorg that takes back a
+# roll and its reveal after which the published proof does not answer the
+# new roll (issue 24, B5), a house that does not reveal losing to the
+# player's claim once the DAA deadline has passed (and not before), a
+# reveal_timeout under the rules' floor refused (B8); every draw verified
+# from `kdapp log --json` alone and checked against the engine's view;
+# verify; show; the simulator with its oracle; and a random player through
+# the embedded MCP gateway, the house's reveals arriving by themselves (the
+# gateway holds its key and pays its duties); and a real MCP client session
+# over `kdapp mcp --stdio` (chance_mcp.py).
 set -euo pipefail
 source "$KD_SOURCE_DIR/tests/integration/lib.sh"
 data="$T/data"
@@ -17,34 +20,52 @@ check="$KD_SOURCE_DIR/tests/episodes/chance_check.py"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mapfile -t L1 < <(python3 "$check" links house dice 1 1 8)
-mapfile -t L2 < <(python3 "$check" links house dice 2 1 8)
+read -r K1 B1 < <(python3 "$check" house house dice 1 1)
+read -r K2 B2 < <(python3 "$check" house house dice 2 1)
 E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
+E3=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+# proof EPISODE DRAW ENTROPY: the house's proof of that draw
+proof() { python3 "$check" prove house dice "$1" 1 "$2" "$3" | cut -d' ' -f1; }
+P11=$(proof 1 1 "$E1") P12=$(proof 1 2 "$E1") P22=$(proof 1 2 "$E2") P23=$(proof 1 3 "$E3") P32=$(proof 1 2 "$E3")
 P='"participants": ["test:player", "test:house"]'
+house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 cat >"$T/dice.jsonl" <<JSONL
-{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "dice", $P, "params": {"house_commit": "${L1[0]}", "chain_length": 8, "reveal_timeout": 50, "max_rolls": 4}}}, {"new_episode": {"id": 2, "type": "dice", $P, "params": {"house_commit": "${L2[0]}", "chain_length": 8, "reveal_timeout": 50}}}]}}
+{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "dice", $P, "params": {$(house "$K1" "$B1"), "reveal_timeout": 100, "max_rolls": 4}}}, {"new_episode": {"id": 2, "type": "dice", $P, "params": {$(house "$K2" "$B2"), "reveal_timeout": 100}}}, {"payload_hex": "$(python3 "$check" dice-creation 3 1)"}, {"payload_hex": "$(python3 "$check" dice-creation 4 100)"}]}}
 {"accept": {"hash": "b2", "daa": 110, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "3d6+2", "entropy": "$E1"}}]}}
-# a cheating house: link 2 before link 1 (wrong_link), then the right one
-{"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[2]}"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[1]}"}}]}}
+# a cheating house: the proof of draw 2 for draw 1 (bad_proof), then the right one
+{"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P12"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "$P11"}}]}}
 {"accept": {"hash": "b4", "daa": 130, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "1d20+5", "entropy": "$E2"}}]}}
-{"accept": {"hash": "b5", "daa": 140, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[2]}"}}]}}
+{"accept": {"hash": "b5", "daa": 140, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P22"}}]}}
 # a reorg after the reveal: the same reveal re-included gives the same draw
 {"revert": "b5"}
-{"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[2]}"}}]}}
-{"accept": {"hash": "b6", "daa": 150, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E1"}}]}}
+{"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P22"}}]}}
+# B5: a reorg takes back the roll and its published reveal; the player rolls
+# draw 2 again with other entropy: the published proof does not answer it
+{"revert": "b5x"}
+{"revert": "b4"}
+{"accept": {"hash": "b4y", "daa": 131, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "1d20+5", "entropy": "$E3"}}]}}
+{"accept": {"hash": "b5y", "daa": 142, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P22"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "$P32"}}]}}
+{"accept": {"hash": "b6", "daa": 150, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E3"}}]}}
 # a reorg after the ask: the roll re-included, then revealed
 {"revert": "b6"}
-{"accept": {"hash": "b6x", "daa": 151, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E1"}}]}}
-{"accept": {"hash": "b7", "daa": 152, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "${L1[3]}"}}]}}
-# episode 2: the house never reveals; a claim before the deadline (200 + 50) is refused, after it wins
+{"accept": {"hash": "b6x", "daa": 151, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E3"}}]}}
+{"accept": {"hash": "b7", "daa": 152, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P23"}}]}}
+# episode 2: the house never reveals; a claim before the deadline (200 + 100) is refused, after it wins
 {"accept": {"hash": "b8", "daa": 200, "txs": [{"command": {"episode": 2, "signer": "test:player", "roll": "1d6", "entropy": "$E1"}}]}}
-{"accept": {"hash": "b9", "daa": 249, "txs": [{"command": {"episode": 2, "signer": "test:player", "claim": true}}]}}
-{"accept": {"hash": "b10", "daa": 250, "txs": [{"command": {"episode": 2, "signer": "test:player", "claim": true}}]}}
+{"accept": {"hash": "b9", "daa": 299, "txs": [{"command": {"episode": 2, "signer": "test:player", "claim": true}}]}}
+{"accept": {"hash": "b10", "daa": 300, "txs": [{"command": {"episode": 2, "signer": "test:player", "claim": true}}]}}
 JSONL
 "$KDAPP" feed --data "$data" "$T/dice.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
-"$KDAPP" log --data "$data" | grep -q wrong_link || fail "the log stores the code wrong_link"
-"$KDAPP" log --data "$data" | grep -q deadline_not_passed || fail "the log stores the code deadline_not_passed"
+log=$("$KDAPP" log --data "$data")
+[ "$(grep -c bad_proof <<<"$log")" = 2 ] || fail "the log stores bad_proof twice (a cheat, the B5 replay): $log"
+grep -q deadline_not_passed <<<"$log" || fail "the log stores the code deadline_not_passed"
+# B8: a hand-made creation with reveal_timeout 1 is refused by the rules
+# (not only by the JSON), naming the floor; the same with 100 is taken
+grep -q '\[2:bad_params\]' <<<"$log" || fail "B8: the log stores bad_params for it: $log"
+grep -q 'reveal_timeout 1 is outside 100' "$T/feed.out" || fail "B8: the rules refuse reveal_timeout 1: $(cat "$T/feed.out")"
+"$KDAPP" show --data "$data" --json 3 >/dev/null 2>&1 && fail "episode 3 (reveal_timeout 1) does not exist"
+"$KDAPP" show --data "$data" --json 4 >/dev/null || fail "episode 4 (reveal_timeout 100) exists"
 "$KDAPP" verify --data "$data" >/dev/null || fail "verify"
 "$KDAPP" show --data "$data" --json 1 >"$T/show1.json"
 "$KDAPP" show --data "$data" --json 2 >"$T/show2.json"
@@ -57,7 +78,7 @@ tr -d ' \n' <"$T/show2.json" | grep -q '"status":"house_forfeit"' || fail "episo
 python3 "$check" verify "$T/log.jsonl" "$T/show1.json" "$T/show2.json" >"$T/check.out" ||
   fail "independent check: $(cat "$T/check.out")"
 cat "$T/check.out"
-grep -q '^ok: 3 draws recomputed from the log, 4 outcomes checked' "$T/check.out" || fail "check counts"
+grep -q '^ok: 3 draws verified from the log, 4 outcomes checked' "$T/check.out" || fail "check counts"
 text=$("$KDAPP" show --data "$data" 1)
 grep -q '#2 1d20+5: \[' <<<"$text" || fail "show renders the rolls: $text"
 

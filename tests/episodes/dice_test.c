@@ -2,9 +2,10 @@
  * dice_test.c — "dice" (episodes/dice.h) and the house (episodes/house.h):
  * rolls revealed and claimed, every refusal with its rule code, byte-exact
  * rollback of every command (roll, reveal, claim) through the encodings,
- * the type-table entry (JSON, views, legal moves, secret hooks), and
- * 10^5 simulated rolls of each die against the exact odds (chi-square,
- * fixed seed, overridable by KD_TEST_SEED).
+ * the deadline floor in the rules (issue 24, B8), the type-table entry
+ * (JSON, views, legal moves, secret hooks), and 10^5 simulated rolls of
+ * each die against the exact odds (chi-square, fixed seed, overridable by
+ * KD_TEST_SEED).
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,9 +19,11 @@
 #include "episodes/dice.h"
 #include "type_support.h"
 
-#define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""
+#define ENT_HEX "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+#define ENT "\"entropy\":\"" ENT_HEX "\""
+#define OTHER_HEX "ff112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 
-Test(dice, roll_reveal_gives_the_draw_of_the_chain)
+Test(dice, roll_reveal_gives_the_draw_of_the_vrf)
 {
     chance_game g;
     chance_new(&g, &kd_dice_type, "{\"max_rolls\": 3}");
@@ -40,11 +43,11 @@ Test(dice, roll_reveal_gives_the_draw_of_the_chain)
     cr_expect_eq(kd_dice_type.random_command(s, KD_DICE_HOUSE, 1, &rng, &b), KD_ERR_NO_MOVE);
     cr_assert_eq(chance_reveal(&g, 130, &rej), KD_OK, "%s", rej.detail);
 
-    /* recompute: link 1 of the house's chain, the draw, three d6 */
-    uint8_t link[32], draw[32], dice[3], ent[32];
-    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link), KD_OK);
-    cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
-    kd_fair_draw(link, ent, CHANCE_EPISODE, 1, draw);
+    /* recompute: the VRF output of draw 1 for the roll's entropy, three d6 */
+    uint8_t proof[KD_VRF_PROOF_LEN], draw[32], dice[3], ent[32];
+    cr_assert_eq(kd_hex_decode(ENT_HEX, ent, 32), 0);
+    cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
+    cr_assert_eq(kd_fair_verify(&s->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
     kd_dice_outcome(draw, 3, 6, dice);
     cr_expect_eq(s->n_recent, 1);
     cr_expect_arr_eq(s->recent[0].dice, dice, 3);
@@ -88,7 +91,7 @@ Test(dice, roll_reveal_gives_the_draw_of_the_chain)
 Test(dice, every_refusal_has_its_rule_code)
 {
     chance_game g;
-    chance_new(&g, &kd_dice_type, "{\"reveal_timeout\": 50}");
+    chance_new(&g, &kd_dice_type, "{\"reveal_timeout\": 100}");
     kd_dice_state *s = g.state;
     kd_reject rej = {{0}, {0}};
     chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d7\"," ENT "}", &g.player, 10, &rej), &rej, "bad_die");
@@ -100,35 +103,31 @@ Test(dice, every_refusal_has_its_rule_code)
     chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.stranger, 10, &rej), &rej, "unauthorised");
     chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", NULL, 10, &rej), &rej, "unauthorised");
     chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 10, &rej), &rej, "no_draw_pending");
-    uint8_t link1[32];
-    char hex[65], text[128];
-    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link1), KD_OK);
-    kd_hex_encode(link1, 32, hex);
-    snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
+    char text[256];
+    chance_reveal_text(g.seed, 1, ENT_HEX, text, sizeof text);
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 10, &rej), &rej, "no_draw_pending");
 
     cr_assert_eq(chance_exec(&g, "{\"roll\":\"2d20\"," ENT "}", &g.player, 100, &rej), KD_OK);
     chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 101, &rej), &rej, "draw_pending");
     chance_expect_rule(&g, chance_exec(&g, text, &g.player, 101, &rej), &rej, "not_the_house");
     chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.house, 101, &rej), &rej, "not_the_player");
-    /* a cheating house: a wrong link, or link 2 (skipping ahead) */
-    uint8_t link2[32];
-    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 2, link2), KD_OK);
-    kd_hex_encode(link2, 32, hex);
-    snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
-    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "wrong_link");
-    link1[0] ^= 1;
-    kd_hex_encode(link1, 32, hex);
-    snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
-    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "wrong_link");
-    /* the deadline: asked at 100, timeout 50 */
-    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 149, &rej), &rej, "deadline_not_passed");
-    cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 150, &rej), KD_OK, "%s", rej.detail);
+    /* a cheating house: the proof of draw 2, of other entropy, of another house's key */
+    chance_reveal_text(g.seed, 2, ENT_HEX, text, sizeof text);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
+    chance_reveal_text(g.seed, 1, OTHER_HEX, text, sizeof text);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
+    uint8_t other[KD_SECRET_SEED_LEN];
+    kd_sha256("another house", 13, other);
+    chance_reveal_text(other, 1, ENT_HEX, text, sizeof text);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
+    /* the deadline: asked at 100, timeout 100 */
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "deadline_not_passed");
+    cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 200, &rej), KD_OK, "%s", rej.detail);
     kd_game_status st = kd_dice_type.status(s);
     cr_expect_eq(st.phase, KD_PHASE_WON);
     cr_expect_eq(st.winner, KD_DICE_PLAYER, "a house that does not reveal loses");
     cr_expect(s->recent[0].claimed);
-    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 151, &rej), &rej, "game_over");
+    chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 201, &rej), &rej, "game_over");
     kd_buf cmd;
     kd_buf_init(&cmd);
     cr_expect_eq(kd_dice_type.secret_duty(s, KD_DICE_HOUSE, g.seed, &cmd), KD_ERR_NO_MOVE);
@@ -163,8 +162,8 @@ Test(dice, malformed_json_names_the_part)
     kd_buf b;
     kd_buf_init(&b);
     char why[256] = "";
-    cr_expect_eq(kd_dice_type.params_from_json(p, &b, why, sizeof why), KD_ERR_BAD_PARAMS, "no house_commit");
-    cr_expect(strstr(why, "house_commit"), "%s", why);
+    cr_expect_eq(kd_dice_type.params_from_json(p, &b, why, sizeof why), KD_ERR_BAD_PARAMS, "no house_key");
+    cr_expect(strstr(why, "house_key"), "%s", why);
     kd_buf_fini(&b);
     json_decref(p);
 }
@@ -174,11 +173,11 @@ Test(dice, malformed_json_names_the_part)
 Test(dice, random_play_rolls_back_exactly)
 {
     chance_game g;
-    chance_new(&g, &kd_dice_type, "{\"max_rolls\": 40, \"reveal_timeout\": 5}");
+    chance_new(&g, &kd_dice_type, "{\"max_rolls\": 40, \"reveal_timeout\": 100}");
     kd_dice_state *s = g.state;
     uint64_t rng = 12345;
     uint64_t daa = 1;
-    for (int step = 0; step < 400 && s->status == KD_DICE_IN_PROGRESS; step++, daa++) {
+    for (int step = 0; step < 400 && s->status == KD_DICE_IN_PROGRESS; step++, daa += 20) {
         kd_buf cmd;
         kd_buf_init(&cmd);
         int seat = kd_dice_type.status(s).to_move;
@@ -202,8 +201,9 @@ Test(dice, random_play_rolls_back_exactly)
 }
 
 /* 10^5 rolls of each die through kd_dice_outcome (one die per draw, the
- * draws from a fixed-seed chain and entropy): chi-square against the
- * uniform odds at p = 0.001 (critical values for df = sides - 1). */
+ * draw seeds SHA-256 outputs of a fixed seed, as the VRF's outputs are):
+ * chi-square against the uniform odds at p = 0.001 (critical values for
+ * df = sides - 1). */
 Test(dice, faces_are_uniform_chi_square)
 {
     static const struct {
@@ -216,12 +216,10 @@ Test(dice, faces_are_uniform_chi_square)
     for (size_t d = 0; d < sizeof dies / sizeof dies[0]; d++) {
         unsigned counts[100] = {0};
         const unsigned n = 100000;
-        uint8_t link[32], ent[32], draw[32];
-        kd_sha256(&seed, sizeof seed, link);
+        uint8_t draw[32];
+        kd_sha256(&seed, sizeof seed, draw);
         for (unsigned i = 0; i < n; i++) {
-            kd_sha256(link, 32, link);
-            kd_sha256(&i, sizeof i, ent);
-            kd_fair_draw(link, ent, CHANCE_EPISODE, i + 1, draw);
+            kd_sha256(draw, 32, draw);
             uint8_t face;
             kd_dice_outcome(draw, 1, dies[d].sides, &face);
             cr_assert(face >= 1 && face <= dies[d].sides);
@@ -235,6 +233,53 @@ Test(dice, faces_are_uniform_chi_square)
     }
 }
 
+/*
+ * Issue 24, B8 (and the timeout of B2): a player chose reveal_timeout 1 and
+ * its claims, sent every few milliseconds, beat the house. The rules now
+ * refuse any deadline under KD_DEADLINE_MIN, from JSON and from raw
+ * params bytes alike (resolve_params and init), so a transaction built by
+ * hand cannot do what the gateway refuses.
+ */
+Test(dice, the_deadline_floor_holds_in_the_rules)
+{
+    chance_game g;
+    chance_new(&g, &kd_dice_type, "{}");
+    const kd_dice_state *s = g.state;
+    kd_dice_params p;
+    memset(&p, 0, sizeof p);
+    p.house.key = s->house.key;
+    memcpy(p.house.binding, s->house.binding, KD_SECRET_BINDING_LEN);
+    p.max_rolls = 5;
+    for (uint32_t t = 1; t <= KD_DEADLINE_MIN; t++) {
+        p.house.timeout = t;
+        kd_buf raw, eff;
+        kd_buf_init(&raw);
+        kd_buf_init(&eff);
+        cr_assert_eq(kd_dice_params_encode(&p, &raw), KD_OK);
+        kd_reject rej = {{0}, {0}};
+        kd_err want = t < KD_DEADLINE_MIN ? KD_ERR_BAD_PARAMS : KD_OK;
+        cr_expect_eq(kd_dice_ops.resolve_params(NULL, raw.data, raw.len, &eff, &rej), want, "resolve, timeout %u", t);
+        if (t < KD_DEADLINE_MIN)
+            cr_expect(strstr(rej.detail, "100"), "the refusal names the floor: %s", rej.detail);
+        kd_dice_state st;
+        kd_block_meta meta = {.daa = 1, .episode_id = CHANCE_EPISODE};
+        cr_expect_eq(kd_dice_ops.init(&st, &g.parts, raw.data, raw.len, &meta, &rej), want, "init, timeout %u", t);
+        kd_buf_fini(&raw);
+        kd_buf_fini(&eff);
+    }
+    /* from JSON: the commitment made, then a caller's timeout of 1 */
+    json_t *j = type_test_parse("{\"reveal_timeout\": 1}");
+    char why[256] = "";
+    cr_assert_eq(kd_house_commit_json(g.seed, s->house.binding, j, why, sizeof why), KD_OK);
+    kd_buf b;
+    kd_buf_init(&b);
+    cr_expect_eq(kd_dice_type.params_from_json(j, &b, why, sizeof why), KD_ERR_BAD_PARAMS);
+    cr_expect(strstr(why, "reveal_timeout 1 ") && strstr(why, "100"), "%s", why);
+    kd_buf_fini(&b);
+    json_decref(j);
+    chance_free(&g);
+}
+
 Test(dice, type_entry_is_complete)
 {
     kd_type_table t;
@@ -244,5 +289,9 @@ Test(dice, type_entry_is_complete)
     json_t *schema = type_test_parse(kd_dice_type.command_schema);
     cr_expect(json_object_get(json_object_get(schema, "properties"), "entropy"), "the gateway fills \"entropy\"");
     json_decref(schema);
-    json_decref(type_test_parse(kd_dice_type.params_schema));
+    json_t *params = type_test_parse(kd_dice_type.params_schema);
+    json_t *timeout = json_object_get(json_object_get(params, "properties"), "reveal_timeout");
+    cr_expect_eq(json_integer_value(json_object_get(timeout, "minimum")), KD_DEADLINE_MIN, "the schema says the floor");
+    json_decref(params);
+    cr_expect_eq(kd_dice_type.house_seats, 1u << KD_DICE_HOUSE);
 }

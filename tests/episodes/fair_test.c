@@ -1,10 +1,9 @@
 /*
- * fair_test.c — the house's hash chain and the draws (episodes/fair.h):
- * links check against their predecessors and against an independent
- * recomputation, a wrong or a repeated link is refused, the chain ends at
- * its length, draws depend on every input, and kd_fair_below is in range
- * and uniform (chi-square over 60,000 draws of a d6 and of 37 pockets,
- * fixed seeds).
+ * fair_test.c — the draws of the house's VRF (episodes/fair.h): the input
+ * laid out as documented, a draw verifies only for its own (key, episode,
+ * index, entropy) and its seed is the VRF output, the house key is the VRF
+ * key of the seed; kd_fair_below is in range and uniform (chi-square over
+ * 60,000 draws of a d6 and of 37 pockets, fixed seeds).
  */
 #include <string.h>
 
@@ -15,62 +14,45 @@
 
 static void seed_of(const char *text, uint8_t seed[KD_SECRET_SEED_LEN]) { kd_sha256(text, strlen(text), seed); }
 
-Test(fair, chain_links_verify_in_order)
+Test(fair, alpha_is_laid_out_as_documented)
 {
-    uint8_t seed[KD_SECRET_SEED_LEN], commit[KD_FAIR_LINK_LEN], link[KD_FAIR_LINK_LEN];
-    seed_of("house", seed);
-    cr_assert_eq(kd_fair_link(seed, 16, 0, commit), KD_OK);
-
-    /* independently: h[16] from the seed, then hash down to h[0] */
-    uint8_t h[KD_FAIR_LINK_LEN], buf[20 + KD_SECRET_SEED_LEN];
-    memcpy(buf, "kdapp-house-chain-v1", 20);
-    memcpy(buf + 20, seed, KD_SECRET_SEED_LEN);
-    kd_sha256(buf, sizeof buf, h);
-    for (int i = 0; i < 16; i++)
-        kd_sha256(h, sizeof h, h);
-    cr_assert_arr_eq(h, commit, sizeof h, "the commit is h[0]");
-
-    kd_fair_chain chain;
-    kd_fair_chain_init(&chain, commit, 16);
-    for (uint32_t i = 1; i <= 16; i++) {
-        cr_assert_eq(kd_fair_link(seed, 16, i, link), KD_OK);
-        uint8_t wrong[KD_FAIR_LINK_LEN];
-        memcpy(wrong, link, sizeof wrong);
-        wrong[7] ^= 1;
-        cr_expect_not(kd_fair_chain_next_ok(&chain, wrong), "a changed link %u is refused", i);
-        if (i < 16) {
-            uint8_t later[KD_FAIR_LINK_LEN];
-            cr_assert_eq(kd_fair_link(seed, 16, i + 1, later), KD_OK);
-            cr_expect_not(kd_fair_chain_next_ok(&chain, later), "link %u may not skip ahead", i + 1);
-        }
-        cr_assert(kd_fair_chain_next_ok(&chain, link), "link %u follows", i);
-        kd_fair_chain_advance(&chain, link);
-        cr_expect_eq(chain.revealed, i);
-        cr_expect_not(kd_fair_chain_next_ok(&chain, link), "link %u may not be revealed twice", i);
-    }
-    uint8_t beyond[KD_FAIR_LINK_LEN] = {0};
-    cr_expect_not(kd_fair_chain_next_ok(&chain, beyond), "a spent chain takes no more links");
-    cr_expect_eq(kd_fair_link(seed, 16, 17, link), KD_ERR_INVALID_ARG);
-    cr_expect_eq(kd_fair_link(seed, 0, 0, link), KD_ERR_INVALID_ARG);
-    cr_expect_eq(kd_fair_link(seed, KD_FAIR_LENGTH_MAX + 1, 0, link), KD_ERR_INVALID_ARG);
+    uint8_t entropy[KD_FAIR_ENTROPY_LEN], alpha[KD_FAIR_ALPHA_LEN];
+    seed_of("entropy", entropy);
+    kd_fair_alpha(0x01020304u, 0x0a0b0c0du, entropy, alpha);
+    cr_expect_eq(KD_FAIR_ALPHA_LEN, 53);
+    cr_expect(memcmp(alpha, "kdapp-draw-v2", 13) == 0);
+    static const uint8_t ids[8] = {1, 2, 3, 4, 0x0a, 0x0b, 0x0c, 0x0d};
+    cr_expect_arr_eq(alpha + 13, ids, 8, "episode id and index, big-endian");
+    cr_expect_arr_eq(alpha + 21, entropy, KD_FAIR_ENTROPY_LEN);
 }
 
 Test(fair, draws_depend_on_every_input)
 {
-    uint8_t link[KD_FAIR_LINK_LEN], entropy[KD_FAIR_ENTROPY_LEN], d[6][KD_HASH_LEN];
-    seed_of("link", link);
+    uint8_t seed[KD_SECRET_SEED_LEN], entropy[KD_FAIR_ENTROPY_LEN], proof[KD_VRF_PROOF_LEN], again[KD_VRF_PROOF_LEN];
+    uint8_t d[2][KD_HASH_LEN], secret[KD_VRF_SECRET_LEN], alpha[KD_FAIR_ALPHA_LEN];
+    kd_pubkey key, vrf_key;
+    seed_of("house seed", seed);
     seed_of("entropy", entropy);
-    kd_fair_draw(link, entropy, 7, 1, d[0]);
-    kd_fair_draw(link, entropy, 7, 1, d[1]);
-    cr_expect_arr_eq(d[0], d[1], KD_HASH_LEN, "a draw is a pure function");
-    kd_fair_draw(link, entropy, 8, 1, d[2]);
-    kd_fair_draw(link, entropy, 7, 2, d[3]);
+    cr_assert_eq(kd_fair_house_key(seed, &key), KD_OK);
+    cr_assert_eq(kd_vrf_key_from_seed(seed, secret, &vrf_key), KD_OK);
+    cr_expect_arr_eq(key.bytes, vrf_key.bytes, KD_PUBKEY_LEN, "the house key is the VRF key of the seed");
+    cr_assert_eq(kd_fair_prove(seed, 7, 1, entropy, proof), KD_OK);
+    cr_assert_eq(kd_fair_prove(seed, 7, 1, entropy, again), KD_OK);
+    cr_expect_arr_eq(proof, again, KD_VRF_PROOF_LEN, "a proof is a pure function");
+    cr_assert_eq(kd_fair_verify(&key, 7, 1, entropy, proof, d[0]), KD_OK);
+    kd_fair_alpha(7, 1, entropy, alpha);
+    cr_assert_eq(kd_vrf_verify(&key, alpha, sizeof alpha, proof, d[1]), KD_OK);
+    cr_expect_arr_eq(d[0], d[1], KD_HASH_LEN, "the draw's seed is the VRF output");
+    cr_expect_eq(kd_fair_verify(&key, 8, 1, entropy, proof, d[1]), KD_ERR_BAD_SIGNATURE, "another episode");
+    cr_expect_eq(kd_fair_verify(&key, 7, 2, entropy, proof, d[1]), KD_ERR_BAD_SIGNATURE, "another index");
     entropy[0] ^= 1;
-    kd_fair_draw(link, entropy, 7, 1, d[4]);
-    link[31] ^= 1;
-    kd_fair_draw(link, entropy, 7, 1, d[5]);
-    for (int i = 2; i < 6; i++)
-        cr_expect(memcmp(d[0], d[i], KD_HASH_LEN) != 0, "changing input %d changes the draw", i);
+    cr_expect_eq(kd_fair_verify(&key, 7, 1, entropy, proof, d[1]), KD_ERR_BAD_SIGNATURE, "another entropy");
+    cr_assert_eq(kd_fair_prove(seed, 7, 1, entropy, again), KD_OK);
+    cr_assert_eq(kd_fair_verify(&key, 7, 1, entropy, again, d[1]), KD_OK);
+    cr_expect(memcmp(d[0], d[1], KD_HASH_LEN) != 0, "another entropy, another draw");
+    seed[0] ^= 1;
+    cr_assert_eq(kd_fair_house_key(seed, &vrf_key), KD_OK);
+    cr_expect_eq(kd_fair_verify(&vrf_key, 7, 1, entropy, again, d[1]), KD_ERR_BAD_SIGNATURE, "another key");
 }
 
 /* Pearson's chi-square of `n` counts against a uniform expectation. */

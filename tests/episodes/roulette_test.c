@@ -1,8 +1,8 @@
 /*
  * roulette_test.c — "roulette" (episodes/roulette.h): the layout (every
- * bet's coverage and payout), a spin paid from the house's chain, every
- * refusal with its rule code, a cheating house (wrong link, no reveal: the
- * claim), byte-exact rollback of bets, reveals and claims, random play, the
+ * bet's coverage and payout), a spin paid from the house's VRF, every
+ * refusal with its rule code, a cheating house (a proof of another draw,
+ * no reveal: the claim), byte-exact rollback of bets, reveals and claims, random play, the
  * type entry, and 10^5 spins against the exact odds (chi-square over the
  * 38 pockets; the observed return of red against 36/38), fixed seed
  * (KD_TEST_SEED overrides).
@@ -69,10 +69,10 @@ Test(roulette, a_spin_pays_from_the_chain)
     cr_expect_eq(lm.count, 0, "the house owes its reveal");
     cr_assert_eq(chance_reveal(&g, 11, &rej), KD_OK, "%s", rej.detail);
 
-    uint8_t link[32], ent[32], draw[32];
-    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link), KD_OK);
+    uint8_t proof[KD_VRF_PROOF_LEN], ent[32], draw[32];
     cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
-    kd_fair_draw(link, ent, CHANCE_EPISODE, 1, draw);
+    cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
+    cr_assert_eq(kd_fair_verify(&st(&g)->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
     unsigned p = kd_roulette_outcome(draw);
     unsigned win = (p == 37 ? 360 : 0) + (kd_roulette_bet_covers(KD_RBET_RED, 0, 0, p) ? 40 : 0) +
                    (p == 17 || p == 18 ? 90 : 0) + (p >= 13 && p <= 24 ? 15 : 0);
@@ -102,7 +102,7 @@ Test(roulette, a_spin_pays_from_the_chain)
 Test(roulette, every_refusal_has_its_rule_code)
 {
     chance_game g;
-    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 50, \"reveal_timeout\": 20}");
+    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 50, \"reveal_timeout\": 100}");
     kd_reject rej = {{0}, {0}};
 #define BET(kind_json) "{\"bets\":[" kind_json "]," ENT "}"
     chance_expect_rule(&g, chance_exec(&g, BET(""), &g.player, 5, &rej), &rej, "no_bets");
@@ -130,21 +130,19 @@ Test(roulette, every_refusal_has_its_rule_code)
                  KD_OK);
     chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.player, 101, &rej), &rej,
                        "draw_pending");
-    uint8_t link2[32];
-    char hex[65], text[128];
-    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 2, link2), KD_OK);
-    kd_hex_encode(link2, 32, hex);
-    snprintf(text, sizeof text, "{\"reveal\":\"%s\"}", hex);
-    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "wrong_link");
+    char text[256];
+    chance_reveal_text(g.seed, 2, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", text,
+                       sizeof text);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
     chance_expect_rule(&g, chance_exec(&g, text, &g.player, 102, &rej), &rej, "not_the_house");
-    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 119, &rej), &rej, "deadline_not_passed");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "deadline_not_passed");
     /* the house did not reveal: the claim pays the straight as won (10 x 36) and ends the episode */
-    cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 120, &rej), KD_OK, "%s", rej.detail);
+    cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 200, &rej), KD_OK, "%s", rej.detail);
     cr_expect_eq(st(&g)->table.chips, 40 + 360);
     kd_game_status s = kd_roulette_type.status(g.state);
     cr_expect_eq(s.phase, KD_PHASE_WON);
     cr_expect_eq(s.winner, KD_ROULETTE_PLAYER);
-    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.player, 121, &rej), &rej,
+    chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.player, 201, &rej), &rej,
                        "game_over");
     chance_free(&g);
 }
@@ -152,9 +150,9 @@ Test(roulette, every_refusal_has_its_rule_code)
 Test(roulette, random_play_rolls_back_exactly)
 {
     chance_game g;
-    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 60, \"max_rounds\": 30, \"reveal_timeout\": 4}");
+    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 60, \"max_rounds\": 30, \"reveal_timeout\": 100}");
     uint64_t rng = 99;
-    for (uint64_t daa = 1; daa < 400 && st(&g)->table.status == KD_ROULETTE_IN_PROGRESS; daa++) {
+    for (uint64_t daa = 1; daa < 8000 && st(&g)->table.status == KD_ROULETTE_IN_PROGRESS; daa += 20) {
         kd_buf cmd;
         kd_buf_init(&cmd);
         int seat = kd_roulette_type.status(g.state).to_move;
@@ -190,12 +188,10 @@ Test(roulette, pockets_and_returns_match_the_odds)
     const unsigned n = 100000;
     unsigned counts[KD_ROULETTE_POCKETS] = {0};
     double red_return = 0;
-    uint8_t link[32], ent[32], draw[32];
-    kd_sha256(&seed, sizeof seed, link);
+    uint8_t draw[32]; /* SHA-256 outputs of a fixed seed, as the VRF's outputs are */
+    kd_sha256(&seed, sizeof seed, draw);
     for (unsigned i = 0; i < n; i++) {
-        kd_sha256(link, 32, link);
-        kd_sha256(&i, sizeof i, ent);
-        kd_fair_draw(link, ent, CHANCE_EPISODE, i + 1, draw);
+        kd_sha256(draw, 32, draw);
         unsigned p = kd_roulette_outcome(draw);
         cr_assert_lt(p, KD_ROULETTE_POCKETS);
         counts[p]++;

@@ -5,26 +5,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+const uint8_t SB_STORE_ID[KD_STORE_ID_LEN] = {'s', 'e', 'a', 'b', 'a', 't', 't', 'l', 'e', '-', 't', 'e', 's', 't'};
+
 void sb_new_game(sb_game *g, const kd_sb_board *boards)
 {
     memset(g, 0, sizeof *g);
     cr_assert_eq(kd_key_test("blue", &g->key[0]), KD_OK);
     cr_assert_eq(kd_key_test("red", &g->key[1]), KD_OK);
     cr_assert_eq(kd_key_test("stranger", &g->stranger), KD_OK);
-    uint8_t roots[2][KD_HASH_LEN];
+    kd_sb_params p;
+    memset(&p, 0, sizeof p);
     for (int s = 0; s < 2; s++) {
-        kd_secret_seed(&g->key[s], KD_SB_TYPE_NAME, SB_EPISODE, s, g->seed[s]);
+        cr_assert_eq(kd_secret_binding_fresh(&g->key[s], SB_STORE_ID, KD_SB_TYPE_NAME, SB_EPISODE, s, g->binding[s]),
+                     KD_OK);
+        kd_secret_seed(&g->key[s], KD_SB_TYPE_NAME, SB_EPISODE, s, g->binding[s], g->seed[s]);
         if (boards)
             g->board[s] = boards[s];
         else
             kd_sb_board_from_seed(g->seed[s], &g->board[s]);
-        kd_sb_root(&g->board[s], roots[s]);
+        kd_sb_root(&g->board[s], p.roots[s]);
+        memcpy(p.bindings[s], g->binding[s], KD_SECRET_BINDING_LEN);
     }
+    p.timeout = SB_TIMEOUT;
     kd_buf params, eff;
     kd_buf_init(&params);
     kd_buf_init(&eff);
     kd_reject rej;
-    cr_assert_eq(kd_sb_params_encode(roots, SB_TIMEOUT, &params), KD_OK);
+    cr_assert_eq(kd_sb_params_encode(&p, &params), KD_OK);
     cr_assert_eq(kd_sb_ops.resolve_params(NULL, params.data, params.len, &eff, &rej), KD_OK);
     kd_participants parts = {.count = 2};
     parts.keys[0] = g->key[0].pub;

@@ -1,7 +1,8 @@
 /*
  * sb_support.h — helpers shared by the sea-battle tests: a game between the
  * test keys "blue" and "red" created through resolve_params and init as
- * the engine does, with each seat's board from its secret seed; commands
+ * the engine does, with each seat's board from its secret seed (bound to a
+ * fresh binding for the test store SB_STORE_ID); commands
  * through the ops table, each checked for a byte-exact rollback and a
  * deterministic re-apply. Test code only; failures are cr_assert'ed.
  */
@@ -15,10 +16,13 @@
 #include "episodes/seabattle.h"
 
 #define SB_EPISODE 7u
-#define SB_TIMEOUT 50u
+#define SB_TIMEOUT 100u /* the rules' floor, KD_DEADLINE_MIN */
+
+extern const uint8_t SB_STORE_ID[KD_STORE_ID_LEN];
 
 typedef struct {
     kd_key key[2], stranger;
+    uint8_t binding[2][KD_SECRET_BINDING_LEN];
     uint8_t seed[2][KD_SECRET_SEED_LEN];
     kd_sb_board board[2]; /* each seat's secret board (from its seed unless a test set its own) */
     kd_sb_state state;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # seabattle_kdapp.sh — sea battle end to end through the `kdapp` CLI: each
-# seat's root committed from its key (`kdapp commit`), shots fed as blocks
+# seat's root committed from its key (`kdapp commit`, bound to the store of
+# --data: another store, or another commitment, gets another fleet, issue
+# 24 B4), shots fed as blocks
 # and every answer and reveal computed with the seat's key (`kdapp duty`);
 # a false opening refused with its code and the truth taken after it; a
 # reorg in the middle of the battle restoring and re-applying exactly; a
@@ -25,10 +27,15 @@ duty() { "$KDAPP" duty --data "$data" --signer "test:$2" "$1"; }
 show() { "$KDAPP" show --data "$data" --json "$1" | tr -d ' \n'; }
 
 # --- creation: each seat commits from its own key
-params=$("$KDAPP" commit --type seabattle --episode 1 --seat blue --signer test:blue --params '{"timeout": 30}')
-params=$("$KDAPP" commit --type seabattle --episode 1 --seat red --signer test:red --params "$params")
+params=$("$KDAPP" commit --data "$data" --type seabattle --episode 1 --seat blue --signer test:blue --params '{"timeout": 100}')
+params=$("$KDAPP" commit --data "$data" --type seabattle --episode 1 --seat red --signer test:red --params "$params")
 grep -q '"blue_root":"[0-9a-f]\{64\}"' <<<"$params" || fail "commit: $params"
-grep -q '"red_root":"[0-9a-f]\{64\}"' <<<"$params" || fail "commit: $params"
+grep -q '"red_root":"[0-9a-f]\{64\}","red_binding":"[0-9a-f]\{64\}"' <<<"$params" ||
+  grep -q '"red_binding":"[0-9a-f]\{64\}","red_root":"[0-9a-f]\{64\}"' <<<"$params" || fail "commit: $params"
+# B4: the same key, the same episode in another store (or committed again): another fleet
+other=$("$KDAPP" commit --data "$T/other" --type seabattle --episode 1 --seat blue --signer test:blue)
+root() { grep -o '"blue_root":"[0-9a-f]*"' <<<"$1"; }
+[ "$(root "$other")" != "$(root "$params")" ] || fail "another store, another fleet: $other"
 block "{\"new_episode\": {\"id\": 1, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"params\": $params}}"
 "$KDAPP" duty --data "$data" --signer test:red 1 2>"$T/none.err" && fail "red owes nothing before a shot"
 grep -q "owes nothing" "$T/none.err" || fail "duty says why: $(cat "$T/none.err")"
@@ -83,14 +90,18 @@ grep -q '"phase":"won","winner":0' <<<"$final" || fail "blue (seat 0) won: $fina
 grep -q '"leader":"blue"' <<<"$final" || fail "blue leads: $final"
 grep -q '"revealed":{"blue":"legal","red":"legal"}' <<<"$final" || fail "both fleets legal: $final"
 
-# --- a missed answer: episode 2 (timeout 5); red never answers
-params=$("$KDAPP" commit --type seabattle --episode 2 --seat blue --signer test:blue --params '{"timeout": 5}')
-params=$("$KDAPP" commit --type seabattle --episode 2 --seat red --signer test:red --params "$params")
+# --- a missed answer: episode 2 (timeout 100, the rules' floor; 99 is refused); red never answers
+params=$("$KDAPP" commit --data "$data" --type seabattle --episode 2 --seat blue --signer test:blue --params '{"timeout": 99}')
+params=$("$KDAPP" commit --data "$data" --type seabattle --episode 2 --seat red --signer test:red --params "$params")
+echo "{\"accept\": {\"hash\": \"t99\", \"txs\": [{\"new_episode\": {\"id\": 2, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"params\": $params}}]}}" >"$T/t99.jsonl"
+"$KDAPP" feed --data "$data" "$T/t99.jsonl" >"$T/feed.out" 2>&1 && fail "a timeout of 99 is refused"
+grep -q 'timeout must be an integer 100' "$T/feed.out" || fail "the refusal names the floor: $(cat "$T/feed.out")"
+params=${params/\"timeout\":99/\"timeout\":100}
 block "{\"new_episode\": {\"id\": 2, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"params\": $params}}"
 block "$(cmd 2 blue '{"shot": "a1"}')"
 block "$(cmd 2 blue '{"claim": true}')"
 "$KDAPP" log --data "$data" | grep -q too_early || fail "a claim before the deadline is too_early"
-n=$((n + 3))
+n=$((n + 100))
 block "$(cmd 2 blue '{"claim": true}')"
 lost=$(show 2)
 grep -q '"leader":"blue"' <<<"$lost" && grep -q '"reason":"no_answer"' <<<"$lost" || fail "red lost by silence: $lost"

@@ -395,7 +395,7 @@ Test(seabattle, encodings_refuse_what_cannot_be)
     cr_expect_eq(b.len, KD_SB_STATE_LEN);
     kd_sb_state s;
     cr_expect_eq(kd_sb_state_decode(b.data, b.len - 1, &s), KD_ERR_DECODE);
-    b.data[0] = 2;
+    b.data[0] = KD_SB_VERSION + 1;
     cr_expect_eq(kd_sb_state_decode(b.data, b.len, &s), KD_ERR_DECODE, "another version");
     b.data[0] = KD_SB_VERSION;
     b.data[1] = 3;

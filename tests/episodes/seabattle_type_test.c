@@ -5,7 +5,8 @@
  * made from them (never a fleet), legal moves, random commands (legal ones
  * execute, illegal ones are refused by a rule of the type, none for a seat
  * that owes a duty), the secret hooks (the root committed from the seed,
- * the duties an opponent's engine accepts) and the hunt-and-target bot.
+ * the duties an opponent's engine accepts, the seat's own binding found
+ * again and nobody else's acted on) and the hunt-and-target bot.
  */
 #define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
@@ -16,6 +17,7 @@
 
 #include "episodes/episode_type.h"
 #include "episodes/seabattle.h"
+#include "episodes/secrets.h"
 #include "sb_support.h"
 #include "type_support.h"
 
@@ -27,7 +29,8 @@ Test(sb_type, identity_and_registration)
     cr_expect_str_eq(T->title, "Sea battle");
     cr_expect_eq(kd_episode_type_seat(T, "blue"), KD_SB_BLUE);
     cr_expect_eq(kd_episode_type_seat(T, "red"), KD_SB_RED);
-    cr_expect(T->secret_commit && T->secret_duty);
+    cr_expect(T->secret_commit && T->secret_duty && T->secret_binding);
+    cr_expect_eq(T->house_seats, 0u, "no seat of sea battle serves all comers");
     kd_type_table table;
     kd_type_table_init(&table);
     cr_expect_eq(kd_type_table_find(&table, "seabattle"), T);
@@ -48,26 +51,62 @@ Test(sb_type, params_json_and_secret_commit)
     kd_buf_init(&out);
     cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
     cr_expect(strstr(why, "blue_root"), "%s", why);
-    cr_assert_eq(T->secret_commit(KD_SB_BLUE, g.seed[0], params, why, sizeof why), KD_OK);
-    cr_assert_eq(T->secret_commit(KD_SB_RED, g.seed[1], params, why, sizeof why), KD_OK);
-    cr_expect_eq(T->secret_commit(2, g.seed[1], params, why, sizeof why), KD_ERR_UNSUPPORTED);
+    /* a caller's root is replaced: the seat commits itself */
+    json_object_set_new(params, "blue_root", json_string("00"));
+    cr_assert_eq(T->secret_commit(KD_SB_BLUE, g.seed[1], g.binding[0], params, why, sizeof why), KD_OK);
+    cr_assert_eq(T->secret_commit(KD_SB_BLUE, g.seed[0], g.binding[0], params, why, sizeof why), KD_OK);
+    cr_assert_eq(T->secret_commit(KD_SB_RED, g.seed[1], g.binding[1], params, why, sizeof why), KD_OK);
+    cr_expect_eq(T->secret_commit(2, g.seed[1], g.binding[1], params, why, sizeof why), KD_ERR_UNSUPPORTED);
     uint8_t root[KD_HASH_LEN];
     char hex[65];
     kd_sb_root(&g.board[0], root);
     kd_hex_encode(root, KD_HASH_LEN, hex);
     cr_expect_str_eq(json_string_value(json_object_get(params, "blue_root")), hex, "the root of the seed's board");
-    /* a member already there is kept */
-    cr_assert_eq(T->secret_commit(KD_SB_BLUE, g.seed[1], params, why, sizeof why), KD_OK);
-    cr_expect_str_eq(json_string_value(json_object_get(params, "blue_root")), hex);
+    kd_hex_encode(g.binding[1], KD_SECRET_BINDING_LEN, hex);
+    cr_expect_str_eq(json_string_value(json_object_get(params, "red_binding")), hex, "the binding beside the root");
     cr_assert_eq(T->params_from_json(params, &out, why, sizeof why), KD_OK, "%s", why);
-    uint8_t roots[2][KD_HASH_LEN];
-    uint64_t timeout;
-    cr_assert_eq(kd_sb_params_decode(out.data, out.len, roots, &timeout, NULL), KD_OK);
-    cr_expect_eq(memcmp(roots, g.state.roots, sizeof roots), 0);
-    cr_expect_eq(timeout, KD_SB_DEFAULT_TIMEOUT);
+    kd_sb_params p;
+    cr_assert_eq(kd_sb_params_decode(out.data, out.len, &p, NULL), KD_OK);
+    cr_expect_eq(memcmp(p.roots, g.state.roots, sizeof p.roots), 0);
+    cr_expect_eq(memcmp(p.bindings, g.state.bindings, sizeof p.bindings), 0);
+    cr_expect_eq(p.timeout, KD_SB_DEFAULT_TIMEOUT);
+    /* each seat finds its seed again from the state's binding; another key, store or episode does not */
+    uint8_t seed[KD_SECRET_SEED_LEN];
+    cr_assert_eq(kd_seat_seed(T, &g.key[0], SB_STORE_ID, SB_EPISODE, KD_SB_BLUE, &g.state, seed), KD_OK);
+    cr_expect_arr_eq(seed, g.seed[0], KD_SECRET_SEED_LEN);
+    cr_expect_eq(kd_seat_seed(T, &g.key[1], SB_STORE_ID, SB_EPISODE, KD_SB_BLUE, &g.state, seed), KD_ERR_NOT_FOUND);
+    static const uint8_t elsewhere[KD_STORE_ID_LEN] = {1};
+    cr_expect_eq(kd_seat_seed(T, &g.key[0], elsewhere, SB_EPISODE, KD_SB_BLUE, &g.state, seed), KD_ERR_NOT_FOUND);
+    cr_expect_eq(kd_seat_seed(T, &g.key[0], SB_STORE_ID, SB_EPISODE + 1, KD_SB_BLUE, &g.state, seed), KD_ERR_NOT_FOUND);
+    cr_expect_eq(kd_seat_seed(T, &g.key[0], SB_STORE_ID, SB_EPISODE, 2, &g.state, seed), KD_ERR_UNSUPPORTED);
+    /* the deadline floor (KD_DEADLINE_MIN) in the JSON and in the rules */
     json_object_set_new(params, "timeout", json_integer(0));
     cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
-    json_object_set_new(params, "timeout", json_integer(20));
+    json_object_set_new(params, "timeout", json_integer(KD_DEADLINE_MIN - 1));
+    cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
+    cr_expect(strstr(why, "100"), "%s", why);
+    p.timeout = KD_DEADLINE_MIN - 1;
+    kd_buf raw, eff;
+    kd_buf_init(&raw);
+    kd_buf_init(&eff);
+    cr_assert_eq(kd_sb_params_encode(&p, &raw), KD_OK);
+    kd_reject rej;
+    cr_expect_eq(kd_sb_ops.resolve_params(NULL, raw.data, raw.len, &eff, &rej), KD_ERR_BAD_PARAMS,
+                 "the rules refuse raw params under the floor");
+    kd_participants parts = {.count = 2};
+    parts.keys[0] = g.key[0].pub;
+    parts.keys[1] = g.key[1].pub;
+    kd_sb_state st;
+    kd_block_meta meta = {.daa = 1, .episode_id = SB_EPISODE};
+    cr_expect_eq(kd_sb_ops.init(&st, &parts, raw.data, raw.len, &meta, &rej), KD_ERR_BAD_PARAMS, "init too");
+    kd_buf_fini(&raw);
+    kd_buf_fini(&eff);
+    json_object_set_new(params, "timeout", json_integer(KD_DEADLINE_MIN));
+    cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_OK, "%s", why);
+    json_object_del(params, "red_binding");
+    cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
+    cr_expect(strstr(why, "red_binding"), "%s", why);
+    cr_assert_eq(T->secret_commit(KD_SB_RED, g.seed[1], g.binding[1], params, why, sizeof why), KD_OK);
     json_object_set_new(params, "size", json_integer(8));
     cr_expect_eq(T->params_from_json(params, &out, why, sizeof why), KD_ERR_BAD_PARAMS);
     cr_expect(strstr(why, "size"), "%s", why);
@@ -289,12 +328,14 @@ static unsigned bot_game(uint64_t seed, int bot_seat)
 
 Test(sb_type, the_bot_hunts_and_targets)
 {
-    /* after a hit on a ship afloat, the bot shoots next to it */
+    /* after a hit on the ship of length 2, afloat, the bot shoots next to it
+     * (for a longer ship near an edge the cell most placements cover may be
+     * two away) */
     sb_game g;
     sb_new_game(&g, NULL);
     kd_reject rej;
     uint32_t ship = 0;
-    while (!g.board[1].contents[ship])
+    while (g.board[1].contents[ship] != 5)
         ship++;
     cr_assert_eq(sb_simple(&g, KD_SB_BLUE, KD_SB_SHOT, ship, &rej), KD_OK);
     cr_assert_eq(sb_pay(&g, KD_SB_RED, &rej), KD_OK);

@@ -1,7 +1,7 @@
 /*
  * slots_test.c — "slots" (episodes/slots.h): the exact return to player
  * (the enumeration against a closed form from the strip's symbol counts),
- * a spin paid from the house's chain, every refusal with its rule code, a
+ * a spin paid from the house's VRF, every refusal with its rule code, a
  * house that does not reveal losing to the claim, byte-exact rollback of
  * spins, reveals and claims, random play, and 10^5 spins: the paytable's
  * lines against their exact probabilities (chi-square, p = 0.001) and the
@@ -75,10 +75,10 @@ Test(slots, a_spin_pays_from_the_chain_and_show_prints_the_rtp)
     cr_assert_eq(chance_exec(&g, "{\"spin\": 10," ENT "}", &g.player, 10, &rej), KD_OK, "%s", rej.detail);
     cr_expect_eq(s->table.credits, 90);
     cr_assert_eq(chance_reveal(&g, 11, &rej), KD_OK, "%s", rej.detail);
-    uint8_t link[32], ent[32], draw[32], stops[3];
-    cr_assert_eq(kd_fair_link(g.seed, KD_FAIR_LENGTH_DEFAULT, 1, link), KD_OK);
+    uint8_t proof[KD_VRF_PROOF_LEN], ent[32], draw[32], stops[3];
     cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
-    kd_fair_draw(link, ent, CHANCE_EPISODE, 1, draw);
+    cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
+    cr_assert_eq(kd_fair_verify(&s->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
     kd_slots_outcome(draw, stops);
     for (int r = 0; r < 3; r++)
         cr_expect_eq(s->table.stops[r], stops[r] + 1);
@@ -107,7 +107,7 @@ Test(slots, a_spin_pays_from_the_chain_and_show_prints_the_rtp)
 Test(slots, every_refusal_has_its_rule_code)
 {
     chance_game g;
-    chance_new(&g, &kd_slots_type, "{\"start_credits\": 30, \"reveal_timeout\": 10}");
+    chance_new(&g, &kd_slots_type, "{\"start_credits\": 30, \"reveal_timeout\": 100}");
     kd_slots_state *s = g.state;
     kd_reject rej = {{0}, {0}};
     chance_expect_rule(&g, chance_exec(&g, "{\"spin\": 0," ENT "}", &g.player, 5, &rej), &rej, "bad_bet");
@@ -118,26 +118,25 @@ Test(slots, every_refusal_has_its_rule_code)
     chance_expect_rule(&g, chance_exec(&g, "{\"claim\": true}", &g.player, 5, &rej), &rej, "no_draw_pending");
     cr_assert_eq(chance_exec(&g, "{\"spin\": 2," ENT "}", &g.player, 50, &rej), KD_OK);
     chance_expect_rule(&g, chance_exec(&g, "{\"spin\": 1," ENT "}", &g.player, 51, &rej), &rej, "draw_pending");
-    chance_expect_rule(&g,
-                       chance_exec(&g,
-                                   "{\"reveal\":\"0000000000000000000000000000000000000000000000000000000000000000\"}",
-                                   &g.house, 51, &rej),
-                       &rej, "wrong_link");
-    chance_expect_rule(&g, chance_exec(&g, "{\"claim\": true}", &g.player, 59, &rej), &rej, "deadline_not_passed");
-    cr_assert_eq(chance_exec(&g, "{\"claim\": true}", &g.player, 60, &rej), KD_OK, "%s", rej.detail);
+    char text[256];
+    chance_reveal_text(g.seed, 2, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", text,
+                       sizeof text);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 51, &rej), &rej, "bad_proof");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\": true}", &g.player, 149, &rej), &rej, "deadline_not_passed");
+    cr_assert_eq(chance_exec(&g, "{\"claim\": true}", &g.player, 150, &rej), KD_OK, "%s", rej.detail);
     cr_expect_eq(s->table.credits, 28 + 2 * 300, "the claim pays the top line");
     cr_expect_eq(kd_slots_type.status(g.state).winner, KD_SLOTS_PLAYER);
-    chance_expect_rule(&g, chance_exec(&g, "{\"spin\": 1," ENT "}", &g.player, 61, &rej), &rej, "game_over");
+    chance_expect_rule(&g, chance_exec(&g, "{\"spin\": 1," ENT "}", &g.player, 151, &rej), &rej, "game_over");
     chance_free(&g);
 }
 
 Test(slots, random_play_rolls_back_exactly)
 {
     chance_game g;
-    chance_new(&g, &kd_slots_type, "{\"start_credits\": 40, \"max_rounds\": 30, \"reveal_timeout\": 4}");
+    chance_new(&g, &kd_slots_type, "{\"start_credits\": 40, \"max_rounds\": 30, \"reveal_timeout\": 100}");
     kd_slots_state *s = g.state;
     uint64_t rng = 7;
-    for (uint64_t daa = 1; daa < 400 && s->table.status == KD_SLOTS_IN_PROGRESS; daa++) {
+    for (uint64_t daa = 1; daa < 8000 && s->table.status == KD_SLOTS_IN_PROGRESS; daa += 20) {
         kd_buf cmd;
         kd_buf_init(&cmd);
         int seat = kd_slots_type.status(g.state).to_move;
@@ -168,12 +167,10 @@ Test(slots, spins_match_the_paytable_odds)
     const unsigned n = 100000;
     uint64_t ways[KD_SLOTS_PAYS], lines[KD_SLOTS_PAYS + 1] = {0}, paid = 0;
     line_ways(ways);
-    uint8_t link[32], ent[32], draw[32], stops[3];
-    kd_sha256(&seed, sizeof seed, link);
+    uint8_t draw[32], stops[3]; /* SHA-256 outputs of a fixed seed, as the VRF's outputs are */
+    kd_sha256(&seed, sizeof seed, draw);
     for (unsigned i = 0; i < n; i++) {
-        kd_sha256(link, 32, link);
-        kd_sha256(&i, sizeof i, ent);
-        kd_fair_draw(link, ent, CHANCE_EPISODE, i + 1, draw);
+        kd_sha256(draw, 32, draw);
         kd_slots_outcome(draw, stops);
         int line = kd_slots_line(stops);
         lines[line < 0 ? KD_SLOTS_PAYS : line]++;

@@ -20,6 +20,7 @@
 #include "episodes/episode_type.h"
 #include "mcp/gateway/gateway.h"
 #include "episodes/seabattle.h"
+#include "episodes/secrets.h"
 #include "pile_type.h"
 
 typedef struct {
@@ -428,14 +429,20 @@ Test(gateway_types, commands_are_checked_against_the_type)
 }
 
 /* The fleet rows of key file `name`'s seat `seat` in episode `id`, as the
- * seat's holder derives them (kd_secret_seed; sea battle's placement). */
+ * seat's holder derives them (kd_seat_seed from the binding in the state,
+ * for this store; sea battle's placement). */
 static void fleet_rows(const char *name, uint32_t id, int seat, char rows[10][11])
 {
     kd_key key;
     char why[256];
     cr_assert_eq(kd_key_load(E.keys, name, &key, why, sizeof why), KD_OK, "%s", why);
-    uint8_t seed[KD_SECRET_SEED_LEN], fleet[100];
-    kd_secret_seed(&key, "seabattle", id, seat, seed);
+    uint8_t seed[KD_SECRET_SEED_LEN], fleet[100], store[KD_STORE_ID_LEN];
+    kd_episode_snapshot snap;
+    cr_assert_eq(kd_engine_episode_read(E.engine, id, &snap), KD_OK);
+    cr_assert_eq(kd_engine_store_id(E.engine, store), KD_OK);
+    cr_assert_eq(kd_seat_seed(&kd_seabattle_type, &key, store, id, seat, snap.state, seed), KD_OK,
+                 "the gateway committed for this store with its key");
+    kd_episode_snapshot_fini(&snap);
     kd_sb_fleet_from_seed(seed, fleet);
     for (int r = 0; r < 10; r++) {
         for (int c = 0; c < 10; c++)
@@ -504,8 +511,8 @@ Test(gateway_types, a_seat_sees_its_own_secret_and_never_the_others)
     kd_hex_encode(other.pub.bytes, KD_PUBKEY_LEN, pub);
     snprintf(start_args, sizeof start_args,
              "{\"type\": \"seabattle\", \"participants\": [\"agent1\", \"%s\"], \"params\": {\"red_root\": "
-             "\"%064d\"}}",
-             pub, 0);
+             "\"%064d\", \"red_binding\": \"%064d\"}}",
+             pub, 0, 0);
     uint32_t id2 = start(start_args);
     snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"red\"}", id2);
     REFUSED("kdapp_get_episode_state", args, "does not hold the key of red");

@@ -3,13 +3,16 @@
  * with secrets (kd_episode_type.secret_commit / secret_duty), as the
  * gateway does for the seats whose keys it holds:
  *
- *   kdapp commit --type T --episode ID --seat SEAT --signer REF [--params JSON]
+ *   kdapp commit [--data DIR] --type T --episode ID --seat SEAT --signer REF [--params JSON]
  *       prints the creation params JSON with what SEAT commits to from
- *       REF's secret for episode ID (kd_secret_seed) added
+ *       REF's secret for episode ID set (kd_seat_commit: a fresh binding
+ *       for the store of --data, which is created when it does not exist)
  *   kdapp duty [--data DIR] --signer REF ID
  *       prints the command JSON REF's seat owes now in episode ID (the
  *       answer to a shot, a reveal), made from its secret; exit 1 with a
- *       sentence when it owes nothing
+ *       sentence when it owes nothing, or when the seat's commitment is not
+ *       REF's for that store (kd_seat_seed): a commitment REF did not make
+ *       is never acted on
  *
  * So a block script, a shell or another client can act for a seat with
  * nothing secret stored beyond the key file.
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "engine/crypto.h"
+#include "episodes/secrets.h"
 #include "handlers/view.h"
 #include "tools/cli/commands.h"
 #include "tools/common/options.h"
@@ -34,10 +38,34 @@ static int print_compact(json_t *j)
     return KD_EXIT_OK;
 }
 
+/* The id of --data's store, which is created when it does not exist yet
+ * (a commitment is bound to the store it is made for). Prints why not. */
+static int store_id_of(kd_cli *cli, uint8_t out[KD_STORE_ID_LEN])
+{
+    char why[512] = "";
+    kd_engine_options opts = {.data_dir = cli->data_dir, .registry = &cli->registry, .read_only = 1};
+    kd_engine *engine = NULL;
+    kd_err err = kd_engine_open(&opts, &engine, why, sizeof why);
+    int rc = KD_EXIT_OK;
+    if (err == KD_ERR_NOT_FOUND)
+        rc = kd_cli_open_engine(cli, NULL, 0, 0, &engine);
+    else if (err) {
+        fprintf(stderr, "kdapp commit: %s\n", why);
+        rc = KD_EXIT_FAIL;
+    }
+    if (!rc && (err = kd_engine_store_id(engine, out)) != KD_OK) {
+        fprintf(stderr, "kdapp commit: cannot read the store's id in %s: %s\n", cli->data_dir, kd_err_str(err));
+        rc = KD_EXIT_FAIL;
+    }
+    kd_engine_close(engine);
+    return rc;
+}
+
 int kd_cmd_commit(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kdapp commit [--keys DIR] --type TYPE --episode ID --seat SEAT --signer REF [--params JSON]\n";
+        "usage: kdapp commit [--data DIR] [--keys DIR] --type TYPE --episode ID --seat SEAT --signer REF "
+        "[--params JSON]\n";
     const char *type_name = NULL, *seat_text = NULL, *signer = NULL, *params_text = "{}";
     uint64_t episode = 0;
     const kd_option opts[] = {KD_CLI_OPTIONS(cli),
@@ -78,11 +106,14 @@ int kd_cmd_commit(kd_cli *cli, int argc, char **argv)
         json_decref(params);
         return KD_EXIT_USAGE;
     }
-    uint8_t seed[KD_SECRET_SEED_LEN];
-    kd_secret_seed(&key, t->ops->type_name, (uint32_t)episode, seat, seed);
+    uint8_t store[KD_STORE_ID_LEN];
+    if ((rc = store_id_of(cli, store))) {
+        memset(&key, 0, sizeof key);
+        json_decref(params);
+        return rc;
+    }
+    kd_err err = kd_seat_commit(t, &key, store, (uint32_t)episode, seat, params, why, sizeof why);
     memset(&key, 0, sizeof key);
-    kd_err err = t->secret_commit(seat, seed, params, why, sizeof why);
-    memset(seed, 0, sizeof seed);
     if (err && err != KD_ERR_UNSUPPORTED) {
         fprintf(stderr, "kdapp commit: %s\n", why[0] ? why : kd_err_str(err));
         json_decref(params);
@@ -101,7 +132,7 @@ static int seat_of(const kd_episode_view *view, const kd_pubkey *pub)
 }
 
 /* The duty of `key`'s seat in `view` as command JSON on stdout. */
-static int print_duty(const kd_episode_view *view, const kd_key *key)
+static int print_duty(const kd_episode_view *view, const kd_key *key, const uint8_t store[KD_STORE_ID_LEN])
 {
     const kd_episode_type *t = view->type;
     int seat = seat_of(view, &key->pub);
@@ -116,14 +147,20 @@ static int print_duty(const kd_episode_view *view, const kd_key *key)
         return KD_EXIT_FAIL;
     }
     uint8_t seed[KD_SECRET_SEED_LEN];
-    kd_secret_seed(key, t->ops->type_name, view->episode_id, seat, seed);
     kd_buf cmd;
     kd_buf_init(&cmd);
-    kd_err err = t->secret_duty(state, seat, seed, &cmd);
+    kd_err err = kd_seat_seed(t, key, store, view->episode_id, seat, state, seed);
+    if (!err)
+        err = t->secret_duty(state, seat, seed, &cmd);
     memset(seed, 0, sizeof seed);
     free(state);
     int rc = KD_EXIT_FAIL;
-    if (err == KD_ERR_NO_MOVE)
+    if (err == KD_ERR_NOT_FOUND || err == KD_ERR_UNSUPPORTED)
+        fprintf(stderr,
+                "kdapp duty: %s's commitment in episode %u was not made by this key for this store: nothing to "
+                "act on\n",
+                kd_episode_type_seat_name(t, seat), view->episode_id);
+    else if (err == KD_ERR_NO_MOVE)
         fprintf(stderr, "kdapp duty: %s owes nothing now in episode %u\n", kd_episode_type_seat_name(t, seat),
                 view->episode_id);
     else if (err)
@@ -160,7 +197,15 @@ int kd_cmd_duty(kd_cli *cli, int argc, char **argv)
     kd_episode_view view;
     kd_episode_view_init(&view);
     kd_read *rd;
-    kd_err err = kd_engine_read_begin(engine, &rd);
+    uint8_t store[KD_STORE_ID_LEN];
+    kd_err err = kd_engine_store_id(engine, store);
+    if (err) {
+        fprintf(stderr, "kdapp duty: cannot read the store's id: %s\n", kd_err_str(err));
+        memset(&key, 0, sizeof key);
+        kd_engine_close(engine);
+        return KD_EXIT_FAIL;
+    }
+    err = kd_engine_read_begin(engine, &rd);
     if (!err)
         err = kd_episode_view_read(&cli->types, rd, (uint32_t)id, &view);
     kd_engine_read_end(rd);
@@ -168,7 +213,7 @@ int kd_cmd_duty(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp duty: cannot read episode %llu: %s\n", (unsigned long long)id, kd_err_str(err));
     else if (view.deleted || !view.type || !view.type->secret_duty)
         fprintf(stderr, "kdapp duty: episode %llu has no secrets to act on\n", (unsigned long long)id);
-    rc = err || view.deleted || !view.type || !view.type->secret_duty ? KD_EXIT_FAIL : print_duty(&view, &key);
+    rc = err || view.deleted || !view.type || !view.type->secret_duty ? KD_EXIT_FAIL : print_duty(&view, &key, store);
     memset(&key, 0, sizeof key);
     kd_episode_view_fini(&view);
     kd_engine_close(engine);

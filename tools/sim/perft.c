@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "engine/crypto.h"
+#include "episodes/secrets.h"
 
 typedef struct {
     const kd_episode_type *type;
@@ -83,7 +84,7 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
     }
     char detail[KD_REJECT_DETAIL_MAX] = "";
     /* a type with secrets: each seat commits from its fresh key, as its
-     * holder would (secret_commit) */
+     * holder would (kd_seat_commit, for perft's own store id) */
     committed = type->secret_commit ? (params ? json_deep_copy(params) : json_object()) : NULL;
     if (type->secret_commit && !committed) {
         err = KD_ERR_NOMEM;
@@ -98,10 +99,8 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
         }
         participants.keys[i] = key.pub;
         if (committed) {
-            uint8_t seed[KD_SECRET_SEED_LEN];
-            kd_secret_seed(&key, ops->type_name, 1, (int)i, seed);
-            err = type->secret_commit((int)i, seed, committed, detail, sizeof detail);
-            memset(seed, 0, sizeof seed);
+            static const uint8_t perft_store[KD_STORE_ID_LEN] = {'k', 'd', 'a', 'p', 'p', '-', 'p', 'e', 'r', 'f', 't'};
+            err = kd_seat_commit(type, &key, perft_store, 1, (int)i, committed, detail, sizeof detail);
             err = err == KD_ERR_UNSUPPORTED ? KD_OK : err;
         }
         memset(&key, 0, sizeof key);

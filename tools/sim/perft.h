@@ -63,8 +63,8 @@ kd_err kd_perft_signers_from_state(kd_perft_signers *signers, const uint8_t *enc
  * type's params_from_json of `params` (NULL: the engine defaults), resolved
  * with ops->resolve_params(config) (`config`: kd_type_table_config's
  * pointer, may be NULL) and ops->init. In a type with secrets each seat's
- * commitment from its fresh key (secret_commit, episode 1) is added to
- * the params first, as the seat's holder would. `state` has ops->state_size bytes.
+ * commitment from its fresh key (kd_seat_commit, episode 1, perft's own
+ * store id) is set in the params first, as the seat's holder would. `state` has ops->state_size bytes.
  * Fills `signers` for those keys. Errors: KD_ERR_INVALID_ARG (seat count),
  * the type's KD_ERR_BAD_PARAMS / KD_ERR_BAD_PARTICIPANTS, KD_ERR_IO (no
  * randomness), KD_ERR_NOMEM; `why` (may be NULL) says what was wrong.

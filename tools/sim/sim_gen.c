@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/bytes.h"
 #include "engine/wire.h"
+#include "episodes/secrets.h"
 
 static uint32_t below(kd_sim_gen *g, uint32_t n) { return n ? kd_type_rng_below(&g->rng, n) : 0; }
 
@@ -15,6 +17,11 @@ kd_err kd_sim_gen_init(kd_sim_gen *g, const kd_type_table *types, const char *on
     g->rng = seed ^ 0x5DEECE66DULL;
     g->next_id = 1;
     g->max_new = 8;
+    uint8_t id_seed[16 + 8], id[KD_HASH_LEN];
+    memcpy(id_seed, "kdapp-sim-store:", 16);
+    kd_put_u64be(id_seed + 16, seed);
+    kd_sha256(id_seed, sizeof id_seed, id);
+    memcpy(g->store_id, id, KD_STORE_ID_LEN);
     for (size_t i = 0; i < KD_SIM_GEN_REPLAY; i++)
         kd_buf_init(&g->replay[i]);
     if (!types->count)
@@ -125,17 +132,22 @@ static json_t *random_params(kd_sim_gen *g, const kd_episode_type *type)
     return params;
 }
 
-/* What the seats commit to in a type with secrets (its secret_commit), each
- * from the secret of its sim key, as a gateway holding those keys would. */
+/* What the seats commit to in a type with secrets (kd_seat_commit), each
+ * from the secret of its sim key for the simulator's store id, as a gateway
+ * holding those keys would; the bindings' nonces come from the generator's
+ * rng, so a seed replays the same run. */
 static kd_err commit_secrets(kd_sim_gen *g, const kd_episode_type *type, uint32_t id, const int *key, size_t seats,
                              json_t *params)
 {
     kd_err err = KD_OK;
     for (size_t s = 0; type->secret_commit && !err && s < seats; s++) {
-        uint8_t seed[KD_SECRET_SEED_LEN];
+        uint8_t nonce[KD_SECRET_NONCE_LEN];
         char why[KD_REJECT_DETAIL_MAX];
-        kd_secret_seed(&g->keys[key[s]], type->ops->type_name, id, (int)s, seed);
-        err = type->secret_commit((int)s, seed, params, why, sizeof why);
+        for (size_t i = 0; i < sizeof nonce; i += 8) {
+            uint64_t r = kd_type_rng_next(&g->rng);
+            memcpy(nonce + i, &r, 8);
+        }
+        err = kd_seat_commit_nonce(type, &g->keys[key[s]], g->store_id, id, (int)s, nonce, params, why, sizeof why);
         if (err == KD_ERR_UNSUPPORTED || err == KD_ERR_BAD_PARAMS)
             err = KD_OK; /* nothing to commit, or params the engine refuses anyway */
     }
@@ -288,10 +300,11 @@ static kd_err scratch_apply(kd_sim_gen *g, kd_sim_scratch_ep *e, const kd_buf *c
  * else the type's random_command. */
 static kd_err seat_command(kd_sim_gen *g, const kd_sim_scratch_ep *e, int seat, int legal, kd_buf *cmd)
 {
-    if (legal && e->type->secret_duty && e->key[seat] >= 0) {
-        uint8_t seed[KD_SECRET_SEED_LEN];
-        kd_secret_seed(&g->keys[e->key[seat]], e->type->ops->type_name, e->id, seat, seed);
+    uint8_t seed[KD_SECRET_SEED_LEN];
+    if (legal && e->type->secret_duty && e->key[seat] >= 0 &&
+        kd_seat_seed(e->type, &g->keys[e->key[seat]], g->store_id, e->id, seat, e->state, seed) == KD_OK) {
         kd_err err = e->type->secret_duty(e->state, seat, seed, cmd);
+        memset(seed, 0, sizeof seed);
         if (err != KD_ERR_NO_MOVE)
             return err;
         cmd->len = 0;

@@ -51,6 +51,7 @@ typedef struct {
     const kd_type_table *types;  /* borrowed */
     const kd_episode_type *only; /* NULL: every type of the table, mixed */
     kd_key keys[KD_SIM_GEN_KEYS];
+    uint8_t store_id[KD_STORE_ID_LEN]; /* the simulator's own, from its seed: what its keys commit for */
     uint64_t rng;
     kd_buf replay[KD_SIM_GEN_REPLAY]; /* signed payloads applied earlier */
     size_t n_replay;
@@ -58,7 +59,8 @@ typedef struct {
     size_t max_new; /* creations one block may add (scratch room) */
 } kd_sim_gen;
 
-/* Prepares a generator: test keys "sim0".."sim5", the rng from `seed`.
+/* Prepares a generator: test keys "sim0".."sim5", the rng and the store id
+ * (SHA-256("kdapp-sim-store:" || seed u64 BE), 16 bytes) from `seed`.
  * Errors: KD_ERR_INVALID_ARG (`only` not in `types`, or an empty table),
  * those of kd_key_test. */
 kd_err kd_sim_gen_init(kd_sim_gen *g, const kd_type_table *types, const char *only, uint64_t seed) KD_WARN_UNUSED;
