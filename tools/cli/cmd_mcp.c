@@ -337,9 +337,12 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     pthread_detach(sig_thread);
 
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    char why[512];
+    if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
+        fprintf(stderr, "kdapp mcp: %s\n", why);
         return KD_EXIT_FAIL;
-    char why[512], inproc_in[64], inproc_views[64], ingest[KD_URL_MAX + 80], publish[KD_URL_MAX + 80];
+    }
+    char inproc_in[64], inproc_views[64], ingest[KD_URL_MAX + 80], publish[KD_URL_MAX + 80];
     snprintf(inproc_in, sizeof inproc_in, "inproc://kdapp-mcp-ingest-%ld", (long)getpid());
     snprintf(inproc_views, sizeof inproc_views, "inproc://kdapp-mcp-views-%ld", (long)getpid());
     snprintf(ingest, sizeof ingest, "%s,%s", inproc_in, ep.ingest);
