@@ -136,9 +136,6 @@ kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN],
  * store, never on one a caller wrote (a bogus commitment) or copied from
  * another store. The store id is the engine's (kd_engine_store_id).
  */
-#ifndef KD_STORE_ID_LEN
-#define KD_STORE_ID_LEN 16
-#endif
 #define KD_SECRET_SEED_LEN 32
 #define KD_SECRET_BINDING_LEN 32
 #define KD_SECRET_NONCE_LEN 16
