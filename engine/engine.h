@@ -265,6 +265,25 @@ kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t
 kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
                        uint8_t block[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
 
+/* What one log entry changed, for a follower of the log (the gateway's
+ * duties thread): whether it applied anything (an applied accept or
+ * revert; refusals and duplicates change nothing), whether it was a
+ * revert, and, for an applied accept, the episodes its applied
+ * transactions touched, each once, in block order (`episodes` is
+ * malloc'ed: kd_log_change_fini frees it). A revert names its block only:
+ * a follower that needs its episodes looks at what it watches again. */
+typedef struct {
+    int applied;
+    int reverted;
+    uint32_t *episodes;
+    size_t n_episodes;
+} kd_log_change;
+/* Reads log entry `seq` into `out` (kd_log_change_fini it, also after an
+ * error). Errors: KD_ERR_NOT_FOUND, KD_ERR_STORE (it does not decode),
+ * KD_ERR_NOMEM. */
+kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
+void kd_log_change_fini(kd_log_change *c);
+
 /* The log positions of the blocks still applied, genesis first (the
  * canonical chain), following parent links from the tip. `*seqs` is
  * malloc'ed (free it); *count may be 0. */
