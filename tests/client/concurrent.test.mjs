@@ -48,8 +48,8 @@ async function agent(client, id, started) {
 }
 
 /** Runs the agents against the gateway at `url`; returns every answer that was not true. */
-async function agentsAgainst(url, dirs) {
-  return withAgents(url, AGENTS, 'agent', async (clients, ids) => {
+async function agentsAgainst(gw, dirs) {
+  return withAgents(gw.url, AGENTS, 'agent', async (clients, ids) => {
     const starts = await Promise.all(clients.map((c, i) => callRaw(c, 'kdapp_start_episode', { episode_id: ids[i] })));
     const agents = await Promise.all(clients.map((c, i) => agent(c, ids[i], starts[i])));
 
@@ -89,11 +89,11 @@ async function agentsAgainst(url, dirs) {
     for (const id of listed.keys())
       if (!created.has(id)) problems.push(`kdapp_list_episodes lists episode ${id}, which no client was told exists`);
     return problems;
-  });
+  }, gw.token);
 }
 
 const checkAgents = async (gw, dirs) => {
-  const problems = await agentsAgainst(gw.url, dirs);
+  const problems = await agentsAgainst(gw, dirs);
   assert.deepEqual(problems, [], `untrue answers:\n${problems.join('\n')}\ngateway stderr:\n${gw.log.text.slice(-3000)}`);
 };
 

@@ -34,7 +34,7 @@ after(async () => {
 });
 
 test('discovery over Streamable HTTP', { timeout: 20000 }, async () => {
-  const c = await httpClient(gw.url);
+  const c = await httpClient(gw.url, 'kdapp-client-test', gw.token);
   clients.push(c);
   assert.ok(c.transport.sessionId, 'the gateway assigned an Mcp-Session-Id');
   await checkDiscovery(c);
@@ -43,8 +43,8 @@ test('discovery over Streamable HTTP', { timeout: 20000 }, async () => {
 });
 
 test('a reorg brings an evicted mark back; a subscriber in another session is told', { timeout: 40000 }, async () => {
-  const a = await httpClient(gw.url, 'player-a');
-  const b = await httpClient(gw.url, 'watcher-b');
+  const a = await httpClient(gw.url, 'player-a', gw.token);
+  const b = await httpClient(gw.url, 'watcher-b', gw.token);
   clients.push(a, b);
   assert.notEqual(a.transport.sessionId, b.transport.sessionId, 'two sessions');
   await discoverTools(a);

@@ -116,7 +116,7 @@ async function timed(what, f) {
 
 test('hundreds of half-open connections lock no agent out and time out; a quiet stream lives on',
   { timeout: 120000 }, async () => {
-    client = await httpClient(gw.url, 'idle-player');
+    client = await httpClient(gw.url, 'idle-player', gw.token);
     await discoverTools(client);
     const id = (await call(client, 'kdapp_start_episode', { cap: CAP })).structuredContent.episode_id;
     const uri = `kdapp://episodes/${id}`;
@@ -131,7 +131,7 @@ test('hundreds of half-open connections lock no agent out and time out; a quiet 
       await timed(`state ${i}`, () => call(client, 'kdapp_get_episode_state', { episode_id: id }));
     }
     await timed('a new session', async () => {
-      const c = await httpClient(gw.url, 'late');
+      const c = await httpClient(gw.url, 'late', gw.token);
       await c.ping();
       await c.close();
     });

@@ -55,8 +55,8 @@ async function agent(client, id) {
   return v;
 }
 
-async function agentsAgainst(url, dirs) {
-  await withAgents(url, AGENTS, 'lossy', async (clients, ids) => {
+async function agentsAgainst(gw, dirs) {
+  await withAgents(gw.url, AGENTS, 'lossy', async (clients, ids) => {
     const views = await Promise.all(clients.map((c, i) => agent(c, ids[i])));
     const stored = storeEpisodes(dirs);
     for (const v of views) {
@@ -65,16 +65,16 @@ async function agentsAgainst(url, dirs) {
     }
     const listed = (await call(clients[0], 'kdapp_list_episodes')).structuredContent.episodes.map((e) => e.episode_id);
     assert.deepEqual(listed.sort(), views.map((v) => v.episode_id).sort());
-  });
+  }, gw.token);
 }
 
 test('attached, subscribed where nobody publishes: every write answered from the log', { timeout: 150000 }, () =>
   withGateway('lossy-up', {
     withUp: true,
     gatewayOpts: (up) => ({ extra: ['--views', nowhere, '--devnet', up.devnet, '--wait-ms', String(WAIT_MS)] }),
-  }, (gw, dirs) => agentsAgainst(gw.url, dirs)));
+  }, (gw, dirs) => agentsAgainst(gw, dirs)));
 
 test('embedded, every second summary dropped (KDAPP_TEST_DROP_SUMMARIES=2)', { timeout: 150000 }, () =>
   withGateway('lossy-embedded', {
     gatewayOpts: () => ({ extra: ['--wait-ms', String(WAIT_MS)], env: { KDAPP_TEST_DROP_SUMMARIES: '2' } }),
-  }, (gw, dirs) => agentsAgainst(gw.url, dirs)));
+  }, (gw, dirs) => agentsAgainst(gw, dirs)));

@@ -23,7 +23,7 @@ let browser;
 before(async () => {
   dirs = scratch('page');
   gw = await httpGateway(dirs, { blockMs: 20 });
-  client = await httpClient(gw.url, 'page-test');
+  client = await httpClient(gw.url, 'page-test', gw.token);
   await discoverTools(client);
   browser = await launchBrowser();
 });

@@ -21,7 +21,7 @@ import chance_check  # noqa: E402
 
 def main():
     kdapp, data, keys = sys.argv[1:4]
-    p = subprocess.Popen([kdapp, "mcp", "--stdio", "--data", data, "--keys", keys], stdin=subprocess.PIPE,
+    p = subprocess.Popen([kdapp, "mcp", "--stdio", "--grant", "agent1,agent2", "--data", data, "--keys", keys], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=open(os.path.join(data + ".err"), "w"), text=True)
     next_id = [0]
 

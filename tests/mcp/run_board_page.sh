@@ -37,10 +37,13 @@ fail() {
     exit 1
 }
 
-# start NAME ADDR: starts a gateway; sets $base (http://127.0.0.1:PORT).
+# start NAME ADDR: starts a gateway granted the agent keys; sets $base
+# (http://127.0.0.1:PORT) and $grant_token, the token it printed for them.
 start() {
     : >"$work/$1.err"
-    "$KDAPP" mcp --http "$2:0" --data "$work/$1.data" --keys "$work/keys" 2>"$work/$1.err" &
+    : >"$work/$1.out"
+    "$KDAPP" mcp --http "$2:0" --grant agent1,agent2 --data "$work/$1.data" --keys "$work/keys" \
+        >"$work/$1.out" 2>"$work/$1.err" &
     pids+=($!)
     local url="" tries=0
     while [ -z "$url" ] && [ $tries -lt 300 ]; do # bounded: 30 s
@@ -49,6 +52,8 @@ start() {
     done
     [ -n "$url" ] || fail "$1: the HTTP gateway did not start"
     base="http://127.0.0.1:${url##*:}"
+    grant_token=$(sed -n 's/^grant agent1,agent2 token \([0-9a-f]\{64\}\)$/\1/p' "$work/$1.out")
+    [ -n "$grant_token" ] || fail "$1: the gateway printed no token for its grant"
 }
 
 # get PATH [curl args...]: the body to $work/body, the headers to
@@ -98,8 +103,8 @@ start_episode() {
     echo "$id"
 }
 
-auth=()
 start plain 127.0.0.1
+auth=(-H "Authorization: Bearer $grant_token") # the MCP session plays as the agents
 
 # 1. the files and their headers
 [ "$(get /)" = 200 ] || fail "/ did not answer 200"

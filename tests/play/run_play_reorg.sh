@@ -68,7 +68,7 @@ cmp -s "$work/two.moves" "$work/three.moves" || fail "the same seed played diffe
 #    is not a move and moves on occupied cells are answered and asked again.
 printf 'centre please\n1 1\n0 0\n0 1\n0 2\n1 0\n1 2\n2 0\n2 1\n2 2\n' >"$work/human.in"
 "$KDAPP" play --x human --o random --cap 9 --seed 5 \
-    --mcp-cmd "'$KDAPP' mcp --data '$work/four.data' --keys '$work/keys'" \
+    --mcp-cmd "'$KDAPP' mcp --grant agent1,agent2 --data '$work/four.data' --keys '$work/keys'" \
     <"$work/human.in" >"$work/four.out" 2>"$work/four.err" || fail "human game exited with $?"
 grep -q 'that is not a move' "$work/four.out" || fail "four: the bad line was not answered"
 grep -q 'won after\|draw after' "$work/four.out" || fail "four: the classic game did not end"
@@ -78,7 +78,8 @@ grep -q 'won after\|draw after' "$work/four.out" || fail "four: the classic game
 # The log exists before the server starts: the background job's redirection
 # happens in the child, and sed must not race it (set -e).
 : >"$work/five.server.err"
-"$KDAPP" mcp --http 127.0.0.1:0 --data "$work/five.data" --keys "$work/keys" 2>"$work/five.server.err" &
+"$KDAPP" mcp --http 127.0.0.1:0 --grant agent1,agent2 --data "$work/five.data" --keys "$work/keys" \
+    >"$work/five.server.out" 2>"$work/five.server.err" &
 server=$!
 url=""
 tries=0
@@ -87,8 +88,11 @@ while [ -z "$url" ] && [ $tries -lt 300 ] && kill -0 "$server" 2>/dev/null; do #
     [ -n "$url" ] || { sleep 0.1; tries=$((tries + 1)); }
 done
 [ -n "$url" ] || { kill "$server" 2>/dev/null; fail "five: the HTTP gateway did not start"; }
-"$KDAPP" play --x search --o random --cap 4 --seed 9 --max-moves 12 --reorg-every 4 --reorg-depth 1 \
-    --mcp-url "$url" >"$work/five.out" 2>"$work/five.err" || { kill "$server"; fail "five: play over HTTP failed"; }
+token=$(sed -n 's/^grant agent1,agent2 token \([0-9a-f]\{64\}\)$/\1/p' "$work/five.server.out")
+[ -n "$token" ] || { kill "$server"; fail "five: the gateway printed no token for its grant"; }
+KDAPP_MCP_TOKEN=$token "$KDAPP" play --x search --o random --cap 4 --seed 9 --max-moves 12 --reorg-every 4 \
+    --reorg-depth 1 --mcp-url "$url" >"$work/five.out" 2>"$work/five.err" ||
+    { kill "$server"; fail "five: play over HTTP failed"; }
 kill "$server"
 wait "$server" || true
 grep -q '^digest: [0-9a-f]\{64\}$' "$work/five.out" || fail "five: no final digest line"

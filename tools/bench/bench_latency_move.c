@@ -181,9 +181,10 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
             return -1;
     }
     snprintf(ms, sizeof ms, "%u", block_ms);
-    char *argv[10] = {(char *)b->kdapp_path, "mcp", "--stdio", "--data", a->data, "--keys", a->keys};
+    char *argv[12] = {
+        (char *)b->kdapp_path, "mcp", "--stdio", "--grant", "agent1,agent2", "--data", a->data, "--keys", a->keys};
     if (block_ms != KD_DEVNET_DEFAULT_BLOCK_MS) /* the default as a user gets it: no flag */
-        argv[7] = "--block-ms", argv[8] = ms;
+        argv[9] = "--block-ms", argv[10] = ms;
     if (kd_bench_proc_spawn(&a->gw, argv, NULL, a->log, 1) != 0) {
         snprintf(why, why_len, "cannot start kdapp mcp --stdio: %s", strerror(errno));
         return -1;

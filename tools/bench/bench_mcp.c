@@ -204,13 +204,17 @@ static int floor_spawn(kd_bench_proc *p, const char *reply, size_t reply_len)
 int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, const char *http, kd_bench_proc *p)
 {
     static const char *const rate_env[] = {RATE_ENV, NULL};
-    char *argv[12];
+    char *argv[14];
     int k = 0;
     argv[k++] = (char *)b->kdapp_path;
     argv[k++] = "mcp";
     argv[k++] = http ? "--http" : "--stdio";
-    if (http)
-        argv[k++] = (char *)http;
+    if (http) {
+        argv[k++] = (char *)http; /* reads only: the public needs no grant */
+    } else {
+        argv[k++] = "--grant"; /* it plays the fixture's moves */
+        argv[k++] = "agent1,agent2";
+    }
     argv[k++] = "--block-ms";
     argv[k++] = "20";
     argv[k++] = "--data";

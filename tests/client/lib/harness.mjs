@@ -65,15 +65,19 @@ function collect(stream, sink) {
   });
 }
 
-function gatewayArgs(dirs, blockMs, extra = []) {
-  return ['mcp', ...extra, '--data', dirs.data, '--keys', dirs.keys, '--block-ms', String(blockMs)];
+/** The seats a test's gateway is started for: the agent keys it creates on first start. */
+export const GRANT = 'agent1,agent2';
+
+function gatewayArgs(dirs, blockMs, extra = [], grant = GRANT) {
+  return ['mcp', ...extra, ...(grant ? ['--grant', grant] : []), '--data', dirs.data, '--keys', dirs.keys,
+    '--block-ms', String(blockMs)];
 }
 
 /** A client connected to a stdio gateway it spawns; close() ends both. */
-export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-test' } = {}) {
+export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-test', grant = GRANT } = {}) {
   const transport = new StdioClientTransport({
     command: KDAPP,
-    args: gatewayArgs(dirs, blockMs),
+    args: gatewayArgs(dirs, blockMs, [], grant),
     stderr: 'pipe',
   });
   const log = { text: '', signal: new Signal() };
@@ -88,9 +92,12 @@ export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-tes
 /** Spawns kdapp with `args`; resolves once ready(stderr so far) returns a value, with that value's
  *  fields, the child, its log and stop() (SIGTERM, then SIGKILL after killMs). */
 async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
-  const child = spawn(KDAPP, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(KDAPP, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const log = { text: '', signal: new Signal() };
+  const out = { text: '', signal: log.signal };
   collect(child.stderr, log);
+  collect(child.stdout, out);
+  log.stdout = out;
   let exited = null;
   const exit = new Promise((resolve) => child.on('exit', (code, sig) => { exited = { code, sig }; log.signal.kick(); resolve(exited); }));
   const found = await log.signal.until(() => {
@@ -112,10 +119,13 @@ async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
   };
 }
 
-/** Spawns `kdapp mcp --http BIND:0` (bind 127.0.0.1 unless given) and resolves its /mcp URL (read
- *  from its stderr) and `base`, the loopback address of its board page. */
-export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bind = '127.0.0.1' } = {}) {
-  return daemon(gatewayArgs(dirs, blockMs, ['--http', `${bind}:0`, ...extra]), {
+/** Spawns `kdapp mcp --http BIND:0 --grant GRANT` (bind 127.0.0.1 unless given; no grant with
+ *  grant: null) and resolves its /mcp URL (read from its stderr), `base`, the loopback address of its
+ *  board page, and `token`, the bearer token of its grant (printed once on its stdout: "grant NAMES
+ *  token T"), null without one. */
+export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bind = '127.0.0.1', grant = GRANT } = {}) {
+  let log;
+  const gw = await daemon(gatewayArgs(dirs, blockMs, ['--http', `${bind}:0`, ...extra], grant), {
     env,
     ready: (text) => {
       const m = /serving MCP on (http:\/\/\S+\/mcp)/.exec(text);
@@ -125,6 +135,13 @@ export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bi
     },
     what: 'the gateway to print "serving MCP on http://…/mcp"',
   });
+  log = gw.log;
+  gw.token = null;
+  if (grant) {
+    gw.token = await log.signal.until(() => /^grant \S+ token ([0-9a-f]{64})$/m.exec(log.stdout.text)?.[1],
+      'the gateway to print its grant\'s token');
+  }
+  return gw;
 }
 
 /** Spawns `kdapp up` (engine + devnet daemon) on dirs.data; resolves once it serves, with its URLs. */
@@ -160,10 +177,10 @@ export async function withGateway(name, { withUp = false, gatewayOpts = () => ({
   }
 }
 
-/** Opens n HTTP clients on `url` at once (their tools discovered), hands them and a fresh block of
- *  n episode ids to fn, and closes them whatever fn does. */
-export async function withAgents(url, n, name, fn) {
-  const clients = await Promise.all(Array.from({ length: n }, (_, i) => httpClient(url, `${name}-${i}`)));
+/** Opens n HTTP clients on `url` at once (with bearer `token`; their tools discovered), hands them
+ *  and a fresh block of n episode ids to fn, and closes them whatever fn does. */
+export async function withAgents(url, n, name, fn, token = null) {
+  const clients = await Promise.all(Array.from({ length: n }, (_, i) => httpClient(url, `${name}-${i}`, token)));
   try {
     await discoverTools(clients[0]);
     const base = 1000 + Math.floor(Math.random() * 1e6);
@@ -196,9 +213,11 @@ export async function listedEpisodes(client) {
   return eps;
 }
 
-export async function httpClient(url, name = 'kdapp-client-test') {
+/** A client of the HTTP gateway at `url`, sending `token` (when given) as its bearer token. */
+export async function httpClient(url, name = 'kdapp-client-test', token = null) {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
   return client;
 }
 
