@@ -389,11 +389,10 @@ static json_t *command_answer(kd_gateway *gw, uint32_t id, const kd_gw_outcome *
     return r;
 }
 
-json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+/* Signs the command of `args` for episode `id` as it stands now, submits it
+ * and waits for its block: NULL with *out filled, or the tool error. */
+static json_t *submit_command(kd_gateway *gw, kd_mcp_session *s, json_t *args, uint32_t id, kd_gw_outcome *out)
 {
-    (void)code, (void)msg, (void)len;
-    kd_gateway *gw = ctx;
-    uint32_t id = (uint32_t)json_integer_value(json_object_get(args, "episode_id"));
     kd_episode_snapshot snap;
     kd_err err = kd_engine_episode_read(gw->o.engine, id, &snap);
     if (err == KD_ERR_NOT_FOUND)
@@ -409,9 +408,8 @@ json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code
                        id, snap.ops->type_name);
     kd_episode_snapshot_fini(&snap);
     char why[512] = "";
-    kd_gw_outcome out;
     int maybe = 0;
-    if (!r && (err = kd_gw_submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why))) {
+    if (!r && (err = kd_gw_submit_and_wait(gw, &payload, out, &maybe, why, sizeof why))) {
         if (maybe)
             r = kd_gw_fail("the command is not confirmed: %s. It may still be applied: kdapp_get_episode_state for "
                            "episode %u shows whether it was (log_seq, and the type's own members)",
@@ -420,6 +418,26 @@ json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code
             r = kd_gw_fail("the command was not submitted: %s", why);
     }
     kd_buf_fini(&payload);
+    return r;
+}
+
+/* How often a command the gateway signed is signed again when another
+ * command (the house's reveal, an answer its duties thread paid) landed
+ * first and made its signature stale while the rules would take it now. */
+#define STALE_RETRIES 3
+
+json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)code, (void)msg, (void)len;
+    kd_gateway *gw = ctx;
+    uint32_t id = (uint32_t)json_integer_value(json_object_get(args, "episode_id"));
+    int signs_here = !json_object_get(args, "signature");
+    kd_gw_outcome out;
+    json_t *r = submit_command(gw, s, args, id, &out);
+    for (int i = 0; !r && signs_here && i < STALE_RETRIES && !out.applied &&
+                    strcmp(out.error_code, kd_err_code(KD_ERR_STALE_COMMAND)) == 0;
+         i++)
+        r = submit_command(gw, s, args, id, &out);
     return r ? r : command_answer(gw, id, &out);
 }
 

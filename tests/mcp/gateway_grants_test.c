@@ -334,3 +334,37 @@ Test(gateway_grants, a_command_overtaken_by_the_house_names_its_rule)
                      gw_text_of(r));
     json_decref(r);
 }
+
+/* The gateway signs a roll while the house's reveal is on its way; the
+ * reveal lands first, so the roll's signature is stale while the rules
+ * would take it now: the gateway signs it again and the agent gets the
+ * roll, not a refusal it did not cause. */
+Test(gateway_grants, a_command_the_gateway_signed_is_signed_again_when_overtaken)
+{
+    static const char *const seats[] = {"agent1", "house"};
+    uint8_t other_store[KD_STORE_ID_LEN];
+    memset(other_store, 0x33, sizeof other_store); /* so the duties thread stays out of it */
+    gw_create_raw(7100, "dice", seats, 2, 2, other_store, NULL, 1);
+    as(BLUE);
+    json_decref(gw_execute(7100, "\"command\": {\"roll\": \"1d6\"}", 0));
+    /* the house's reveal, made from its secret, signed for move 1 */
+    const kd_episode_type *t = kd_type_table_find(&E.types, "dice");
+    kd_key house;
+    gw_key("house", &house);
+    kd_episode_snapshot snap;
+    cr_assert_eq(kd_engine_episode_read(E.engine, 7100, &snap), KD_OK);
+    uint8_t seed[KD_SECRET_SEED_LEN];
+    cr_assert_eq(kd_seat_seed(t, &house, other_store, 7100, 1, snap.state, seed), KD_OK);
+    kd_buf reveal;
+    kd_buf_init(&reveal);
+    cr_assert_eq(t->secret_duty(snap.state, 1, seed, &reveal), KD_OK);
+    cr_assert_eq(kd_wire_signed_command(7100, reveal.data, reveal.len, &house, snap.undo_depth, &E.inject), KD_OK);
+    kd_buf_fini(&reveal);
+    kd_episode_snapshot_fini(&snap);
+    json_t *r = gw_execute(7100, "\"signer\": \"agent1\", \"command\": {\"roll\": \"1d8\"}", 0);
+    json_t *v = json_object_get(gw_sc(r), "view");
+    cr_expect(json_is_true(json_object_get(gw_sc(r), "legal")), "%s", gw_text_of(r));
+    cr_expect_eq(gw_int_at(v, "rolls"), 1, "the first roll was revealed first");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(v, "pending_roll"), "roll")), "1d8");
+    json_decref(r);
+}

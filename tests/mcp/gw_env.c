@@ -58,6 +58,13 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, uint8_t t
                         size_t why_len)
 {
     (void)ctx;
+    if (E.inject.len) { /* another client's transaction lands first */
+        uint8_t other[KD_HASH_LEN];
+        kd_err err = apply_block(E.inject.data, E.inject.len, 0, other, why, why_len);
+        E.inject.len = 0;
+        if (err)
+            return err;
+    }
     return apply_block(payload, len, 0, tx_id, why, why_len);
 }
 
@@ -141,6 +148,7 @@ void gw_env_open(const kd_episode_type *extra, const char *const *grants, size_t
         E.sessions[i] = new_session(i < n ? kd_gateway_grant(E.gw, i) : NULL);
     E.s = E.sessions[0];
     E.next_id = 1;
+    kd_buf_init(&E.inject);
     E.t0_ms = kd_now_ms();
 }
 
@@ -153,6 +161,7 @@ void gw_env_close(void)
     kd_engine_close(E.engine);
     nftw(E.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     nftw(E.keys, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    kd_buf_fini(&E.inject);
 }
 
 void gw_key(const char *name, kd_key *out)

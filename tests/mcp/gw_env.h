@@ -35,6 +35,7 @@ typedef struct {
     uint64_t blocks; /* blocks applied */
     int clock_daa;   /* 1: a block's DAA score is 1 + ms since open / 100 (Kaspa's 10 a second); 0: its number */
     uint64_t t0_ms;
+    kd_buf inject; /* a payload the chain applies, in a block of its own, before the gateway's next one */
 } gw_env;
 
 extern gw_env E;
