@@ -111,7 +111,7 @@ typedef struct {
     unsigned max_streams_per_session;      /* concurrent GET streams [4] */
     unsigned max_event_streams_per_client; /* open streams of one client, on
                                               events_path and the sessions' GETs
-                                              together [8] */
+                                              together [max_sessions_per_client + 8] */
     unsigned max_connections;              /* open connections in all [1000, or the
                                               open-file limit less 256 when lower] */
     unsigned max_connections_per_address;  /* open connections of one client

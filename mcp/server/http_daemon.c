@@ -261,7 +261,10 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     if (h->max_sessions_per_client == 0)
         h->max_sessions_per_client = 1;
     h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
-    h->max_streams_per_client = o.max_event_streams_per_client ? o.max_event_streams_per_client : 8;
+    /* each session its GET stream, and a few pages beside them: a client's
+     * own sessions never close each other's streams */
+    h->max_streams_per_client =
+        o.max_event_streams_per_client ? o.max_event_streams_per_client : h->max_sessions_per_client + 8;
     h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;
     h->keepalive_ms = o.keepalive_ms ? o.keepalive_ms : DEFAULT_KEEPALIVE_MS;
     if (h->keepalive_ms > timeout_s * 500u) /* a quiet stream must never look idle */

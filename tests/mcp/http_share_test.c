@@ -208,10 +208,10 @@ Test(http_share, event_streams_of_one_client_lock_no_one_out)
 {
     enum { N = KD_HTTP_EVENTS_STREAMS_TEST };
 
-    serve((kd_mcp_http_options){0}); /* 8 streams per client */
+    serve((kd_mcp_http_options){0}); /* 24 streams per client: 64 sessions / 4, + 8 */
     open_events(streams, N, NULL);
-    WAIT_FOR(open_count(streams, N) == 8);
-    for (int i = 0; i < N - 8; i++)
+    WAIT_FOR(open_count(streams, N) == 24);
+    for (int i = 0; i < N - 24; i++)
         cr_expect(stream_done(&streams[i]), "the oldest streams were closed: %d", i);
     open_events(&streams[N], 1, B);
     kd_mcp_http_publish(http, "tick", "{\"n\":1}");

@@ -141,8 +141,8 @@ static const env_setting ENV_SETTINGS[] = {
     {"KDAPP_MCP_SESSIONS", "live MCP sessions over HTTP", "64", 1, 1000000, offsetof(mcp_options, sessions)},
     {"KDAPP_MCP_SESSIONS_PER_CLIENT", "MCP sessions one client (a token, or an address without one) holds",
      "a quarter of KDAPP_MCP_SESSIONS", 1, 1000000, offsetof(mcp_options, sessions_per_client)},
-    {"KDAPP_MCP_STREAMS_PER_CLIENT", "event streams one client (a token, or an address without one) holds", "8", 1,
-     1000000, offsetof(mcp_options, streams_per_client)},
+    {"KDAPP_MCP_STREAMS_PER_CLIENT", "event streams one client (a token, or an address without one) holds",
+     "the sessions per client + 8", 1, 1000000, offsetof(mcp_options, streams_per_client)},
 };
 
 /* Reads an optional unsigned setting; 0, or -1 after saying what is wrong.
