@@ -68,8 +68,8 @@ function collect(stream, sink) {
 /** The seats a test's gateway is started for: the agent keys it creates on first start. */
 export const GRANT = 'agent1,agent2';
 
-function gatewayArgs(dirs, blockMs, extra = [], grant = GRANT) {
-  return ['mcp', ...extra, ...(grant ? ['--grant', grant] : []), '--data', dirs.data, '--keys', dirs.keys,
+function gatewayArgs(dirs, blockMs, extra = [], grants = [GRANT]) {
+  return ['mcp', ...extra, ...grants.flatMap((g) => ['--grant', g]), '--data', dirs.data, '--keys', dirs.keys,
     '--block-ms', String(blockMs)];
 }
 
@@ -77,7 +77,7 @@ function gatewayArgs(dirs, blockMs, extra = [], grant = GRANT) {
 export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-test', grant = GRANT } = {}) {
   const transport = new StdioClientTransport({
     command: KDAPP,
-    args: gatewayArgs(dirs, blockMs, [], grant),
+    args: gatewayArgs(dirs, blockMs, [], grant ? [grant] : []),
     stderr: 'pipe',
   });
   const log = { text: '', signal: new Signal() };
@@ -119,13 +119,13 @@ async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
   };
 }
 
-/** Spawns `kdapp mcp --http BIND:0 --grant GRANT` (bind 127.0.0.1 unless given; no grant with
- *  grant: null) and resolves its /mcp URL (read from its stderr), `base`, the loopback address of its
- *  board page, and `token`, the bearer token of its grant (printed once on its stdout: "grant NAMES
- *  token T"), null without one. */
-export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bind = '127.0.0.1', grant = GRANT } = {}) {
+/** Spawns `kdapp mcp --http BIND:0 --grant G ...` (bind 127.0.0.1 unless given; `grants`, each a
+ *  grant, default [GRANT]; [] for none) and resolves its /mcp URL (read from its stderr), `base`, the
+ *  loopback address of its board page, `tokens`, each grant's bearer token by grant (printed once on
+ *  its stdout: "grant NAMES token T"), and `token`, the first grant's (null without one). */
+export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bind = '127.0.0.1', grants = [GRANT] } = {}) {
   let log;
-  const gw = await daemon(gatewayArgs(dirs, blockMs, ['--http', `${bind}:0`, ...extra], grant), {
+  const gw = await daemon(gatewayArgs(dirs, blockMs, ['--http', `${bind}:0`, ...extra], grants), {
     env,
     ready: (text) => {
       const m = /serving MCP on (http:\/\/\S+\/mcp)/.exec(text);
@@ -136,11 +136,12 @@ export async function httpGateway(dirs, { blockMs = 20, extra = [], env = {}, bi
     what: 'the gateway to print "serving MCP on http://…/mcp"',
   });
   log = gw.log;
-  gw.token = null;
-  if (grant) {
-    gw.token = await log.signal.until(() => /^grant \S+ token ([0-9a-f]{64})$/m.exec(log.stdout.text)?.[1],
-      'the gateway to print its grant\'s token');
-  }
+  gw.tokens = {};
+  await log.signal.until(() => {
+    for (const m of log.stdout.text.matchAll(/^grant (\S+) token ([0-9a-f]{64})$/mg)) gw.tokens[m[1]] = m[2];
+    return Object.keys(gw.tokens).length === grants.length;
+  }, 'the gateway to print a token for each grant');
+  gw.token = grants.length ? gw.tokens[grants[0]] : null;
   return gw;
 }
 
