@@ -36,14 +36,15 @@
 /* ------------------------------------------------------------ accepting */
 
 static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
-                           const ProtobufCBinaryData *override, kd_tx_result *r, kd_buf *effective)
+                           const ProtobufCBinaryData *override, int trusted_sig, kd_tx_result *r, kd_buf *effective)
 {
     kd_txn_episode *ep = NULL;
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
     if (err && err != KD_ERR_NOT_FOUND)
         return err;
     kd_participants parts;
-    const kd_registry_entry *type = kd_rules_check_create(c->engine->registry, em, err == KD_OK, &parts, r);
+    const kd_registry_entry *type =
+        kd_rules_check_create(c->engine->registry, em, err == KD_OK, trusted_sig, &parts, r);
     if (!type)
         return KD_OK;
     if ((err = kd_txn_add(c, em->episode_id, type, &ep)))
@@ -134,7 +135,7 @@ typedef struct {
 static kd_err on_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
     apply_ctx *a = ctx;
-    return apply_create(a->c, em, meta, a->override, r, a->effective);
+    return apply_create(a->c, em, meta, a->override, a->trusted_sig, r, a->effective);
 }
 
 static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
@@ -330,17 +331,24 @@ static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *re
     return NULL;
 }
 
-/* Whether a replay may trust its log's signature verdict on tx i: a tx
- * recorded as applied, or rejected by a rule checked after the signature. */
+/* Whether a replay may trust its log's signature verdict on tx i (a
+ * command's signature, a creation's consents): a tx recorded as applied,
+ * or rejected by a rule checked after the signatures, which the same state
+ * refuses again the same way. A verdict on the signatures themselves is
+ * never trusted: skipping the check would apply what was refused. */
 static int replay_trusts_signature(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
 {
     if (!replay || !e->trust_replayed_signatures || i >= replay->n_txs)
         return 0;
     const Kdapp__Store__TxOutcome *o = replay->txs[i];
-    return o->applied || (strcmp(o->error_code, kd_err_code(KD_ERR_BAD_SIGNATURE)) != 0 &&
-                          strcmp(o->error_code, kd_err_code(KD_ERR_BAD_PUBKEY)) != 0 &&
-                          strcmp(o->error_code, kd_err_code(KD_ERR_UNKNOWN_EPISODE)) != 0 &&
-                          strcmp(o->error_code, kd_err_code(KD_ERR_DECODE)) != 0);
+    static const kd_err untrusted[] = {KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY, KD_ERR_UNKNOWN_EPISODE, KD_ERR_DECODE,
+                                       KD_ERR_NO_CONSENT};
+    if (o->applied)
+        return 1;
+    for (size_t k = 0; k < sizeof untrusted / sizeof untrusted[0]; k++)
+        if (strcmp(o->error_code, kd_err_code(untrusted[k])) == 0)
+            return 0;
+    return 1;
 }
 
 /* Step 2. Runs every tx of the block in order: res->txs gets each one's

@@ -92,6 +92,34 @@ void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *com
     EVP_MD_CTX_free(md);
 }
 
+void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_participants *parts, const uint8_t *params,
+                        size_t params_len, uint8_t out[KD_HASH_LEN])
+{
+    const char *type = type_name ? type_name : "";
+    size_t count = parts->count < KD_MAX_PARTICIPANTS ? parts->count : KD_MAX_PARTICIPANTS;
+    uint8_t id[4], n = (uint8_t)count, zero = 0, plen[4];
+    kd_put_u32be(id, episode_id);
+    kd_put_u32be(plen, (uint32_t)params_len);
+    kd_sha256_ctx sha;
+    if (kd_sha256_init(&sha) != KD_OK) {
+        memset(out, 0, KD_HASH_LEN); /* cannot match any real signature */
+        kd_sha256_fini(&sha);
+        return;
+    }
+    kd_sha256_update(&sha, KD_CREATION_DOMAIN, sizeof KD_CREATION_DOMAIN - 1);
+    kd_sha256_update(&sha, id, sizeof id);
+    kd_sha256_update(&sha, type, strlen(type));
+    kd_sha256_update(&sha, &zero, 1);
+    kd_sha256_update(&sha, &n, 1);
+    for (size_t i = 0; i < count; i++)
+        kd_sha256_update(&sha, parts->keys[i].bytes, KD_PUBKEY_LEN);
+    kd_sha256_update(&sha, plen, sizeof plen);
+    if (params_len)
+        kd_sha256_update(&sha, params, params_len);
+    kd_sha256_final(&sha, out);
+    kd_sha256_fini(&sha);
+}
+
 kd_err kd_pubkey_check(const kd_pubkey *pubkey)
 {
     secp256k1_pubkey pk;

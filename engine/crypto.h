@@ -11,6 +11,19 @@
  * another episode, nor into the same episode later (stress mode frees cells,
  * which would otherwise let an old "X to (0,0)" be replayed).
  *
+ * A creation a type wants some seats to agree to (kd_episode_ops.
+ * consent_seats: the house of a chance game decides its own terms) carries
+ * each such seat's signature over the creation digest
+ *
+ *     SHA-256( "kdapp/new-episode/v1" || episode_id (u32 BE) || type_name ||
+ *              0x00 || participant count (u8) || each 33-byte key ||
+ *              params_len (u32 BE) || params )
+ *
+ * with the params as sent in the NewEpisode (not the effective params the
+ * type resolves them to), so a seat signs exactly the bytes it was shown.
+ * The separate domain tag keeps a consent from ever being taken for a
+ * command signature, and the reverse.
+ *
  * Verification uses libsecp256k1's static context and is thread-safe.
  */
 #ifndef KD_ENGINE_CRYPTO_H
@@ -22,6 +35,7 @@
 #include "engine/episode.h"
 
 #define KD_COMMAND_DOMAIN "kdapp/command/v1"
+#define KD_CREATION_DOMAIN "kdapp/new-episode/v1"
 #define KD_SIG_COMPACT_LEN 64
 #define KD_SIG_MAX_LEN 72
 #define KD_KEY_NAME_MAX 64
@@ -48,6 +62,11 @@ kd_err kd_sha256_repeat(uint8_t value[KD_HASH_LEN], uint32_t times) KD_WARN_UNUS
 /* The digest a participant signs for `command` at `counter` (see above). */
 void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
                        uint8_t out[KD_HASH_LEN]);
+
+/* The digest a participant signs to consent to a creation (see above).
+ * `type_name` NULL is taken as "". */
+void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_participants *parts, const uint8_t *params,
+                        size_t params_len, uint8_t out[KD_HASH_LEN]);
 
 /* Checks that `pubkey` is a valid compressed secp256k1 key.
  * Errors: KD_ERR_BAD_PUBKEY. */

@@ -72,7 +72,8 @@
     X(CLOSED, "closed", "closed")                                                                  \
     X(BUSY, "busy", "a limit was reached; try again later")                                        \
     X(UNSUPPORTED, "unsupported", "not supported")                                                 \
-    X(INTERNAL, "internal", "internal error")
+    X(INTERNAL, "internal", "internal error")                                                      \
+    X(NO_CONSENT, "no_consent", "a seat whose consent the episode type requires did not sign the creation")
 
 typedef enum {
 #define KD_ERR_ENUM(name, code, msg) KD_ERR_##name,

@@ -71,8 +71,63 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)
     kd_txn_reject(r, KD_ERR_UNKNOWN_EPISODE, NULL, detail);
 }
 
+/*
+ * The consents of a creation (see kd_episode_ops.consent_seats and
+ * crypto.h). The cheap checks come first and bound the cost: after them
+ * every consent names a distinct seat below the count, so a creation
+ * costs at most KD_MAX_PARTICIPANTS verifications, and the first one that
+ * fails ends the check. A consent a type does not require is held to the
+ * same standard: a bad signature in a creation is refused, never ignored.
+ */
+static int check_consent(const kd_episode_ops *ops, const Kdapp__EpisodeMessage *em, const kd_participants *parts,
+                         kd_tx_result *r)
+{
+    const Kdapp__NewEpisode *ne = em->new_episode;
+    char detail[KD_DETAIL_MAX];
+    uint32_t given = 0;
+    for (size_t i = 0; i < ne->n_consents; i++) {
+        uint32_t seat = ne->consents[i]->seat;
+        if (seat >= parts->count) {
+            snprintf(detail, sizeof detail, "consent %zu names seat %u, but the episode has %zu participants", i, seat,
+                     parts->count);
+            kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
+            return 0;
+        }
+        if (given & (UINT32_C(1) << seat)) {
+            snprintf(detail, sizeof detail, "seat %u consents twice to this creation (consent %zu); give it once", seat,
+                     i);
+            kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
+            return 0;
+        }
+        given |= UINT32_C(1) << seat;
+    }
+    for (uint32_t seat = 0; seat < parts->count; seat++)
+        if ((ops->consent_seats & (UINT32_C(1) << seat)) && !(given & (UINT32_C(1) << seat))) {
+            snprintf(detail, sizeof detail,
+                     "seat %u must consent to this creation (its signature over the creation is missing)", seat);
+            kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
+            return 0;
+        }
+    if (ne->n_consents == 0)
+        return 1;
+    uint8_t digest[KD_HASH_LEN];
+    kd_creation_digest(em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, digest);
+    for (size_t i = 0; i < ne->n_consents; i++) {
+        const Kdapp__SeatConsent *c = ne->consents[i];
+        if (kd_sig_verify(&parts->keys[c->seat], digest, c->signature.data, c->signature.len) != KD_OK) {
+            snprintf(detail, sizeof detail,
+                     "the consent of seat %u does not verify over the creation: episode id, type, participants and "
+                     "params",
+                     c->seat);
+            kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
-                                               kd_participants *parts, kd_tx_result *r)
+                                               int trusted, kd_participants *parts, kd_tx_result *r)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
@@ -114,6 +169,8 @@ const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, cons
         }
     }
     parts->count = ne->n_participants;
+    if (!trusted && !check_consent(type->ops, em, parts, r))
+        return NULL; /* trusted: a replay of our own log whose verdict came after the consents */
     return type;
 }
 

@@ -15,7 +15,9 @@
  *   kd_rules_decode_tx     tx id (32 bytes), payload is an EpisodeMessage
  *   NewEpisode:
  *     kd_rules_check_create  id != 0, not existing, type registered,
- *                            1..8 valid participant keys
+ *                            1..8 valid participant keys, the consents
+ *                            (every seat the type requires signed the
+ *                            creation; every consent given verifies)
  *     kd_rules_init          the type's resolve_params (or the replayed
  *                            effective params) and init
  *   Command:
@@ -58,10 +60,13 @@ void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t
 void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
 
 /* The checks of a NewEpisode before its type runs. `exists`: whether the
- * episode id is taken. Returns the type, with *parts filled, or NULL with
- * r rejected. */
+ * episode id is taken. `trusted` skips the consent signatures (a replay of
+ * our own log whose verdict on this creation was reached after them:
+ * applied, or refused by a later rule). Returns the type,
+ * with *parts filled, or NULL with r rejected (a missing, extra-invalid,
+ * duplicate or out-of-range consent: KD_ERR_NO_CONSENT). */
 const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
-                                               kd_participants *parts, kd_tx_result *r);
+                                               int trusted, kd_participants *parts, kd_tx_result *r);
 
 /* Resolves the parameters into `effective` (appended; `override`, when
  * not NULL, is taken as they are: a replay of recorded parameters) and

@@ -2,6 +2,7 @@
 #include "engine/wire.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "kdapp.pb-c.h"
 
@@ -30,24 +31,70 @@ static kd_err pack_engine_msg(const Kdapp__EngineMsg *m, kd_buf *out)
 kd_err kd_wire_new_episode(uint32_t episode_id, const char *type, const kd_participants *participants,
                            const uint8_t *params, size_t params_len, kd_buf *out)
 {
+    return kd_wire_new_episode_consented(episode_id, type, participants, params, params_len, NULL, 0, out);
+}
+
+kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, const kd_participants *p,
+                                     const uint8_t *params, size_t len, const kd_consent *consents, size_t n,
+                                     kd_buf *out)
+{
     ProtobufCBinaryData parts[KD_MAX_PARTICIPANTS];
-    if (participants->count > KD_MAX_PARTICIPANTS)
+    if (p->count > KD_MAX_PARTICIPANTS)
         return KD_ERR_INVALID_ARG;
-    for (size_t i = 0; i < participants->count; i++) {
-        parts[i].data = (uint8_t *)participants->keys[i].bytes;
+    for (size_t i = 0; i < p->count; i++) {
+        parts[i].data = (uint8_t *)p->keys[i].bytes;
         parts[i].len = KD_PUBKEY_LEN;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (consents[i].sig_len > KD_SIG_MAX_LEN)
+            return KD_ERR_INVALID_ARG;
+    Kdapp__SeatConsent *cs = n ? calloc(n, sizeof *cs) : NULL;
+    Kdapp__SeatConsent **cp = n ? calloc(n, sizeof *cp) : NULL;
+    kd_err err = KD_ERR_NOMEM;
+    if (n && (!cs || !cp))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        Kdapp__SeatConsent init = KDAPP__SEAT_CONSENT__INIT;
+        cs[i] = init;
+        cs[i].seat = consents[i].seat;
+        cs[i].signature.data = (uint8_t *)consents[i].sig;
+        cs[i].signature.len = consents[i].sig_len;
+        cp[i] = &cs[i];
     }
     Kdapp__NewEpisode ne = KDAPP__NEW_EPISODE__INIT;
     ne.episode_type = (char *)type;
-    ne.n_participants = participants->count;
+    ne.n_participants = p->count;
     ne.participants = parts;
     ne.params.data = (uint8_t *)params;
-    ne.params.len = params_len;
+    ne.params.len = len;
+    ne.n_consents = n;
+    ne.consents = cp;
     Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
     m.episode_id = episode_id;
     m.body_case = KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE;
     m.new_episode = &ne;
-    return pack_episode_message(&m, out);
+    err = pack_episode_message(&m, out);
+done:
+    free(cs);
+    free(cp);
+    return err;
+}
+
+kd_err kd_consent_sign(const kd_key *key, uint32_t seat, uint32_t episode_id, const char *type,
+                       const kd_participants *parts, const uint8_t *params, size_t len, kd_consent *out)
+{
+    if (seat >= parts->count || parts->count > KD_MAX_PARTICIPANTS ||
+        memcmp(parts->keys[seat].bytes, key->pub.bytes, KD_PUBKEY_LEN) != 0)
+        return KD_ERR_INVALID_ARG;
+    uint8_t digest[KD_HASH_LEN];
+    kd_creation_digest(episode_id, type, parts, params, len, digest);
+    memset(out, 0, sizeof *out);
+    kd_err err = kd_key_sign(key, digest, out->sig);
+    if (err)
+        return err;
+    out->seat = seat;
+    out->sig_len = KD_SIG_COMPACT_LEN;
+    return KD_OK;
 }
 
 kd_err kd_wire_presigned_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_pubkey *pubkey,

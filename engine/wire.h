@@ -10,9 +10,33 @@
 #include "engine/crypto.h"
 #include "engine/episode.h"
 
-/* EpisodeMessage{episode_id, NewEpisode{type, participants, params}}. */
+/* EpisodeMessage{episode_id, NewEpisode{type, participants, params}}, no
+ * consents. */
 kd_err kd_wire_new_episode(uint32_t episode_id, const char *type, const kd_participants *participants,
                            const uint8_t *params, size_t params_len, kd_buf *out) KD_WARN_UNUSED;
+/* A participant's consent to a creation (NewEpisode.consents): its seat
+ * and its signature over kd_creation_digest (engine/crypto.h). */
+typedef struct {
+    uint32_t seat;
+    uint8_t sig[KD_SIG_MAX_LEN];
+    size_t sig_len;
+} kd_consent;
+
+/* Signs the creation (episode_id, type, participants, params as they will
+ * be sent) as participant `seat` with `key` into *out (a 64-byte compact
+ * signature). Errors: KD_ERR_INVALID_ARG (seat not below parts->count, or
+ * `key` is not that participant's key), KD_ERR_NOMEM, KD_ERR_BAD_KEY.
+ * Thread-safe. */
+kd_err kd_consent_sign(const kd_key *key, uint32_t seat, uint32_t episode_id, const char *type,
+                       const kd_participants *parts, const uint8_t *params, size_t len, kd_consent *out) KD_WARN_UNUSED;
+/* EpisodeMessage{episode_id, NewEpisode{type, participants, params,
+ * consents}} with the `n` consents in the order given (n may be 0; the
+ * engine judges them, so a test may send bad ones). Errors:
+ * KD_ERR_INVALID_ARG (more than KD_MAX_PARTICIPANTS participants, or a
+ * signature longer than KD_SIG_MAX_LEN), KD_ERR_NOMEM. */
+kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, const kd_participants *p,
+                                     const uint8_t *params, size_t len, const kd_consent *consents, size_t n,
+                                     kd_buf *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, SignedCommand} signed by `key` for `counter`
  * (the episode's number of applied commands when it will be applied). */
 kd_err kd_wire_signed_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_key *key,

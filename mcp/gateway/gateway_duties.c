@@ -54,6 +54,25 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
     return err;
 }
 
+kd_err kd_gw_creation_payload(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                              const uint8_t *params, size_t len, kd_buf *payload)
+{
+    kd_consent consents[KD_MAX_PARTICIPANTS];
+    size_t n = 0;
+    kd_err err = KD_OK;
+    for (size_t seat = 0; !err && seat < parts->count; seat++) {
+        kd_key key;
+        char name[KD_KEY_NAME_MAX + 1];
+        if (!(t->ops->consent_seats >> seat & 1) ||
+            kd_gw_find_key(gw, &parts->keys[seat], &key, name, sizeof name) != KD_OK)
+            continue;
+        err = kd_consent_sign(&key, (uint32_t)seat, id, t->ops->type_name, parts, params, len, &consents[n]);
+        n += !err;
+        memset(&key, 0, sizeof key);
+    }
+    return err ? err : kd_wire_new_episode_consented(id, t->ops->type_name, parts, params, len, consents, n, payload);
+}
+
 void kd_gw_duties_notify(kd_gateway *gw, uint32_t id)
 {
     pthread_mutex_lock(&gw->lock);

@@ -180,12 +180,19 @@ kd_err kd_gw_widget_html(kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
                              size_t why_len) KD_WARN_UNUSED;
 
-/* Secrets (gateway_duties.c). Adds to the creation `params` what each seat
- * of `parts` whose key the gateway holds commits to (type->secret_commit,
- * from kd_secret_seed of its key for episode `id`). Errors: the type's,
- * with `why`. */
+/* Secrets (gateway_duties.c). Sets in the creation `params` what each seat
+ * of `parts` whose key the gateway holds commits to (kd_seat_commit of its
+ * key for episode `id` and this gateway's store). Errors: the type's, with
+ * `why`; KD_ERR_IO (no store id or no random bytes). */
 kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
                             json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
+/* The NewEpisode payload of episode `id` with the consents of the seats
+ * the type requires (ops->consent_seats) whose keys the gateway holds,
+ * each signed over these params bytes; a required seat whose key is
+ * elsewhere must consent itself (the engine refuses the creation
+ * no_consent otherwise). Errors: KD_ERR_NOMEM, KD_ERR_BAD_KEY. */
+kd_err kd_gw_creation_payload(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                              const uint8_t *params, size_t len, kd_buf *payload) KD_WARN_UNUSED;
 /* Adds "own_secret" to `out` (an answer about view `v`): what the seat
  * `player` names (its name or number) alone may see, from its key
  * (type->secret_view), when this gateway holds that key. Errors, with a

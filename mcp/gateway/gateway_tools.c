@@ -416,8 +416,8 @@ static json_t *start_payload(kd_gateway *gw, json_t *args, const kd_episode_type
         r = fail("%s (kdapp://types has the params_schema of each type)", why);
     else if (t->params_from_json(params, &pbytes, why, sizeof why) != KD_OK)
         r = fail("params of %s: %s", t->ops->type_name, why);
-    else if (kd_wire_new_episode(id, t->ops->type_name, &parts, pbytes.data, pbytes.len, payload) != KD_OK)
-        r = fail("cannot build the new episode's payload: out of memory");
+    else if (kd_gw_creation_payload(gw, t, id, &parts, pbytes.data, pbytes.len, payload) != KD_OK)
+        r = fail("cannot build the new episode's payload (or sign a consent)");
     json_decref(params);
     kd_buf_fini(&pbytes);
     return r;

@@ -21,13 +21,21 @@
  *   path /mcp? ─no─▶ 404     Host loopback? ─no─▶ 403   Origin ok? ─no─▶ 403
  *   (a web-app path, when there is a page callback: served here, GET only;
  *   the callback decides whether its answer needs the bearer token)
- *   bearer ok? ─no─▶ 401     (/metrics, the events path: served here)
+ *   token ok? ─no─▶ 401      (/metrics, the events path: served here)
  *   GET|POST|DELETE? ─no─▶ 405
  *   MCP-Protocol-Version supported (when present)? ─no─▶ 400
  *   POST: Content-Type json? ─no─▶ 415   Accept json? ─no─▶ 406
  *         Content-Length ≤ limit? ─no─▶ 413
  *   GET:  Accept event-stream? ─no─▶ 406
- *   then the session: id missing ─▶ 400, unknown or ended ─▶ 404
+ *   then the session: id missing ─▶ 400, unknown or ended ─▶ 404,
+ *         another token's ─▶ 403
+ *
+ * "token ok": with bearer_token set or beyond loopback, the request must
+ * carry one of the configured tokens; on loopback without bearer_token it
+ * may carry none (the public), but a token it carries must be a known one
+ * (see kd_http_authenticate). The token a request carried (its index in
+ * h->tokens, or KD_HTTP_NO_TOKEN) is who it is: a session is created for
+ * it, and only it may use that session afterwards.
  *
  * Every refusal carries a JSON-RPC error body (id null unless known) whose
  * message says what was wrong.
@@ -42,8 +50,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "engine/logger.h"
 #include "mcp/server/http_int.h"
 #include "mcp/server/jsonrpc.h"
@@ -54,6 +60,7 @@
 #define H_VERSION "MCP-Protocol-Version"
 #define SESSION_NOT_FOUND (-32001) /* as the reference SDKs answer */
 #define SESSION_NOT_FOUND_MSG "Session not found: it ended or never existed; send initialize for a new one"
+#define SESSION_NOT_YOURS_MSG "Forbidden: this session belongs to another token"
 
 /* An answer built off the polling thread, queued on it. */
 typedef struct {
@@ -78,7 +85,8 @@ typedef struct {
     struct MHD_Connection *conn;
     req_stage stage;
     int too_large;
-    char *sid; /* the request's Mcp-Session-Id, or NULL */
+    kd_http_client_key who; /* the client: the token it carried (authenticate), or its address */
+    char *sid;              /* the request's Mcp-Session-Id, or NULL */
     char *body;
     size_t len, cap;
     kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
@@ -278,21 +286,6 @@ static int origin_ok(const kd_mcp_http *h, const char *origin)
     return n > 0 && loopback_name(rest, n);
 }
 
-static int bearer_ok(const kd_mcp_http *h, const char *auth)
-{
-    size_t n;
-
-    if (h->token == NULL)
-        return 1;
-    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
-        return 0;
-    auth += 7;
-    while (*auth == ' ')
-        auth++;
-    n = strlen(h->token);
-    return strlen(auth) == n && CRYPTO_memcmp(auth, h->token, n) == 0;
-}
-
 /* 1 when the media-type list `v` admits `type` ("text/event-stream"). */
 static int accepts(const char *v, const char *type)
 {
@@ -379,7 +372,9 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, cons
         return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: the web page is read-only (GET)");
     kd_buf_init(&p.body);
-    if (h->page(h->page_ctx, url, bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION)), &p) != KD_OK) {
+    int who;
+    int authorized = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &who) == KD_HTTP_AUTH_OK;
+    if (h->page(h->page_ctx, url, authorized, &p) != KD_OK) {
         kd_buf_fini(&p.body);
         return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
                       "Internal Server Error: the page could not be built");
@@ -401,7 +396,8 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, cons
 }
 
 /* GET events_path: the broadcast event stream (http_events.c). */
-static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, const char *method)
+static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, const char *method,
+                                    const kd_http_client_key *who)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
@@ -413,10 +409,8 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
         return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
-    if ((r = kd_http_events_open(h, c, &status)) == NULL)
-        return refuse(h, c, status, NULL, KD_MCP_LIMIT_EXCEEDED, NULL, NULL,
-                      status == MHD_HTTP_TOO_MANY_REQUESTS ? "Too Many Requests: too many event streams are open"
-                                                           : "Internal error: out of memory");
+    if ((r = kd_http_events_open(h, c, who, &status)) == NULL)
+        return refuse(h, c, status, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL, "Internal error: out of memory");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     page_headers(r);
     ret = MHD_queue_response(c, MHD_HTTP_OK, r);
@@ -425,10 +419,14 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
 }
 
 /* Runs the checks common to every method; returns 1 after queueing a
- * refusal (or the /metrics answer) in *ret. */
-static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret)
+ * refusal (or the /metrics answer) in *ret, else 0 with *who set to the
+ * client: the token the request carried, or its address. */
+static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret,
+                   kd_http_client_key *who)
 {
     const char *v;
+    kd_http_auth auth;
+    int token;
 
     int metrics = h->metrics && strcmp(url, METRICS_PATH) == 0;
     int events = h->events_path && strcmp(url, h->events_path) == 0;
@@ -455,19 +453,20 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         *ret = serve_page(h, c, url, method);
         return 1;
     }
-    if (!bearer_ok(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION))) {
-        v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    if ((auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token)) != KD_HTTP_AUTH_OK) {
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                      v != NULL ? "Bearer realm=\"mcp\", error=\"invalid_token\"" : "Bearer realm=\"mcp\"",
-                      "Unauthorized: %s", v != NULL ? "the bearer token is not valid" : "a bearer token is required");
+                      auth != KD_HTTP_AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\""
+                                                   : "Bearer realm=\"mcp\"",
+                      "Unauthorized: %s", kd_http_auth_problem(auth));
         return 1;
     }
+    kd_http_client_key_of(c, token, who);
     if (metrics) {
         *ret = serve_metrics(h, c, method);
         return 1;
     }
     if (events) {
-        *ret = serve_events(h, c, method);
+        *ret = serve_events(h, c, method, who);
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
@@ -507,18 +506,33 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
 
 /* ---- GET and DELETE ---------------------------------------------------- */
 
-static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid)
+/* Fills `a` with the refusal of a request whose session was not found
+ * (KD_HTTP_UNKNOWN: 404) or is another token's (KD_HTTP_NOT_YOURS: 403). */
+static void session_refusal(answer *a, kd_http_lookup found, json_t *id)
 {
+    if (found == KD_HTTP_NOT_YOURS)
+        fail_with(a, MHD_HTTP_FORBIDDEN, id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL, SESSION_NOT_YOURS_MSG);
+    else
+        fail_with(a, MHD_HTTP_NOT_FOUND, id, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+}
+
+static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid,
+                                       kd_http_lookup found)
+{
+    answer a = {0};
+
     if (sid == NULL)
         return refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: the " H_SESSION " header is required");
-    return refuse(h, c, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+    session_refusal(&a, found, NULL);
+    return answer_send(h, c, &a);
 }
 
-static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
+static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c, const kd_http_client_key *who)
 {
     const char *sid = header(c, H_SESSION);
-    kd_http_session *hs;
+    kd_http_lookup found = KD_HTTP_UNKNOWN;
+    kd_http_session *hs = NULL;
     struct MHD_Response *r;
     enum MHD_Result ret;
     unsigned status;
@@ -526,9 +540,9 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
     if (!accepts(header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
         return refuse(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Not Acceptable: Accept must include text/event-stream");
-    if (sid == NULL || (hs = kd_http_session_find(h, sid)) == NULL)
-        return session_missing(h, c, sid);
-    r = kd_http_sse_open(hs, c, &status);
+    if (sid == NULL || (found = kd_http_session_find(h, sid, who->token, &hs)) != KD_HTTP_FOUND)
+        return session_missing(h, c, sid, found);
+    r = kd_http_sse_open(hs, c, who, &status);
     if (r == NULL) {
         kd_http_session_release(hs, 1);
         if (status == MHD_HTTP_TOO_MANY_REQUESTS)
@@ -545,12 +559,13 @@ static enum MHD_Result handle_get(kd_mcp_http *h, struct MHD_Connection *c)
     return ret;
 }
 
-static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c)
+static enum MHD_Result handle_delete(kd_mcp_http *h, struct MHD_Connection *c, const kd_http_client_key *who)
 {
     const char *sid = header(c, H_SESSION);
+    kd_http_lookup found = KD_HTTP_UNKNOWN;
 
-    if (sid == NULL || kd_http_session_end(h, sid) != 0)
-        return session_missing(h, c, sid);
+    if (sid == NULL || (found = kd_http_session_end(h, sid, who->token)) != KD_HTTP_FOUND)
+        return session_missing(h, c, sid, found);
     return queue(h, c, MHD_HTTP_NO_CONTENT, NULL, NULL, NULL, NULL, NULL);
 }
 
@@ -564,22 +579,31 @@ static void handle_post(kd_mcp_http *h, req *r)
     answer *a = &r->out;
     kd_jsonrpc_msg *m = &r->msg;
     kd_http_session *hs = NULL;
+    kd_http_lookup found;
     kd_mcp_handle_info info;
     char *reply = NULL;
-    int created = 0;
+    int created = 0, per_client;
     kd_err err;
 
     if (r->sid != NULL) {
-        if ((hs = kd_http_session_find(h, r->sid)) == NULL) {
-            fail_with(a, MHD_HTTP_NOT_FOUND, NULL, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
+        if ((found = kd_http_session_find(h, r->sid, r->who.token, &hs)) != KD_HTTP_FOUND) {
+            session_refusal(a, found, NULL);
             goto done;
         }
     } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {
-        err = kd_http_session_create(h, &hs);
+        err = kd_http_session_create(h, &r->who, &hs, &per_client);
+        if (err == KD_ERR_BUSY && per_client) {
+            fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
+                      "Service Unavailable: this client holds its limit of %u sessions (sessions per client) and "
+                      "none is idle (each has a request in flight or an open stream); end one with DELETE or retry "
+                      "later",
+                      h->max_sessions_per_client);
+            goto done;
+        }
         if (err == KD_ERR_BUSY) {
             fail_with(a, MHD_HTTP_SERVICE_UNAVAILABLE, m->id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "30",
-                      "Service Unavailable: the session limit (%u) is reached; end an unused "
-                      "session with DELETE or retry later",
+                      "Service Unavailable: the session limit (%u) is reached and no session is idle; end an "
+                      "unused session with DELETE or retry later",
                       h->max_sessions);
             goto done;
         }
@@ -680,10 +704,10 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
             return MHD_NO;
         *con_cls = r;
         r->stage = REQ_SENT;
-        if (refused(h, c, url, method, &ret))
+        if (refused(h, c, url, method, &ret, &r->who))
             return ret;
         if (strcmp(method, "POST") != 0)
-            return strcmp(method, "GET") == 0 ? handle_get(h, c) : handle_delete(h, c);
+            return strcmp(method, "GET") == 0 ? handle_get(h, c, &r->who) : handle_delete(h, c, &r->who);
         /* The worker reads no header: what it needs is copied now. */
         if ((sid = header(c, H_SESSION)) != NULL && (r->sid = strdup(sid)) == NULL)
             return MHD_NO;

@@ -17,6 +17,12 @@
  *                       being handled and a quiet event stream are
  *                       suspended, not idle, and streams send a keepalive
  *                       at least every half of it
+ *   sessions            64, a quarter of them per client (http_clients.c):
+ *                       one client cannot take them all, and idle ones are
+ *                       shed before a new client is refused
+ *   streams per client  8 (event streams and sessions' GET streams): a
+ *                       browser page holds one, an MCP client one per
+ *                       session it listens on
  *   polling threads     2: they only move bytes
  *   workers             64 at most, started as needed: tool calls that may
  *                       wait (a move waiting for its block) handled at once
@@ -179,6 +185,7 @@ static int sync_init(kd_mcp_http *h)
     kd_log_limit_init(&h->log_mhd, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_refused, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_dropped, LOG_WINDOW_MS, LOG_BURST);
+    kd_log_limit_init(&h->log_shed, LOG_WINDOW_MS, LOG_BURST);
     return 0;
 fail_peers:
     pthread_cond_destroy(&h->cond);
@@ -192,6 +199,7 @@ fail_lock:
 
 static void sync_fini(kd_mcp_http *h)
 {
+    kd_log_limit_fini(&h->log_shed);
     kd_log_limit_fini(&h->log_dropped);
     kd_log_limit_fini(&h->log_refused);
     kd_log_limit_fini(&h->log_mhd);
@@ -205,7 +213,7 @@ static void config_free(kd_mcp_http *h)
 {
     free_list(h->origins, h->n_origins);
     free_list(h->hosts, h->n_hosts);
-    free(h->token);
+    kd_http_tokens_fini(h);
     kd_http_events_fini(h);
     free(h);
 }
@@ -229,8 +237,10 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         KD_LOG_E("mcp", "http: \"%s\" is not an IPv4 or IPv6 address", o.bind_address);
         return KD_ERR_INVALID_ARG;
     }
-    if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0')) {
-        KD_LOG_E("mcp", "http: refusing to listen on %s (beyond loopback) without a bearer token", o.bind_address);
+    if (!loopback && (o.bearer_token == NULL || o.bearer_token[0] == '\0') && o.n_tokens == 0) {
+        KD_LOG_E("mcp",
+                 "http: refusing to listen on %s (beyond loopback) without a token (bearer_token or a seat token)",
+                 o.bind_address);
         return KD_ERR_INVALID_ARG;
     }
     connections = o.max_connections ? o.max_connections : default_connections();
@@ -240,13 +250,18 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         return KD_ERR_NOMEM;
     h->srv = srv;
     h->loopback = loopback;
+    h->token_required = o.bearer_token != NULL || !loopback;
     h->max_body = o.max_body_bytes ? o.max_body_bytes : kd_mcp_server_max_message_bytes(srv);
     h->metrics = o.metrics;
     h->metrics_ctx = o.metrics_ctx;
     h->page = o.page;
     h->page_ctx = o.page_ctx;
     h->max_sessions = o.max_sessions ? o.max_sessions : 64;
+    h->max_sessions_per_client = o.max_sessions_per_client ? o.max_sessions_per_client : h->max_sessions / 4;
+    if (h->max_sessions_per_client == 0)
+        h->max_sessions_per_client = 1;
     h->max_streams = o.max_streams_per_session ? o.max_streams_per_session : 4;
+    h->max_streams_per_client = o.max_event_streams_per_client ? o.max_event_streams_per_client : 8;
     h->idle_s = o.session_idle_timeout_s ? o.session_idle_timeout_s : 3600;
     h->keepalive_ms = o.keepalive_ms ? o.keepalive_ms : DEFAULT_KEEPALIVE_MS;
     if (h->keepalive_ms > timeout_s * 500u) /* a quiet stream must never look idle */
@@ -257,8 +272,10 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->limit_loopback = o.limit_loopback;
     h->n_origins = o.n_allowed_origins;
     h->n_hosts = o.n_allowed_hosts;
-    if ((o.bearer_token != NULL && (h->token = strdup(o.bearer_token)) == NULL) ||
-        copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
+    if ((err = kd_http_tokens_init(h, &o)) != KD_OK)
+        goto fail_config;
+    err = KD_ERR_NOMEM;
+    if (copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
         copy_list(o.allowed_hosts, o.n_allowed_hosts, &h->hosts) != 0 ||
         (o.events_path != NULL && (h->events_path = strdup(o.events_path)) == NULL))
         goto fail_config;
@@ -291,7 +308,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
              "http: serving http://%s%s%s:%u" ENDPOINT "%s; %u connections, %u per address%s, %u s timeout, "
              "%u polling threads",
              strchr(o.bind_address, ':') ? "[" : "", o.bind_address, strchr(o.bind_address, ':') ? "]" : "", h->port,
-             h->token ? " (bearer token required)" : "", connections, h->per_address,
+             h->token_required ? " (bearer token required)" : "", connections, h->per_address,
              h->limit_loopback ? "" : " beyond loopback", timeout_s, poll_threads);
     *out = h;
     return KD_OK;
@@ -331,6 +348,7 @@ void kd_mcp_http_stop(kd_mcp_http *h)
     kd_http_timer_stop(h);
     MHD_stop_daemon(h->daemon); /* no connection is left suspended */
     kd_http_peers_fini(h);
+    kd_http_clients_fini(h);
     sync_fini(h);
     config_free(h);
 }

@@ -11,7 +11,8 @@
  * "event: resync" once and jumps to the newest, so a slow reader costs no
  * memory and learns it must reload. Everything here is under h->lock (see
  * http_int.h for the suspend/resume rule, which is the same as for the
- * MCP streams).
+ * MCP streams). A client's share of streams, and what is closed to make
+ * room when the table is full, is http_clients.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +22,13 @@
 #include "mcp/server/http_int.h"
 
 struct kd_http_events_stream {
+    kd_http_stream_base base;    /* first: conn, suspended, evicted, its client */
     kd_http_events_stream *next; /* h->events_list */
     kd_mcp_http *h;
-    struct MHD_Connection *conn;
     uint64_t next_seq; /* the next event to send */
     char *out;         /* bytes being written */
     size_t out_len, out_off;
     int opened;
-    int suspended;
     struct timespec last_write; /* CLOCK_MONOTONIC */
 };
 
@@ -40,13 +40,7 @@ static double ms_since(const struct timespec *t)
     return (double)(n.tv_sec - t->tv_sec) * 1e3 + (n.tv_nsec - t->tv_nsec) / 1e6;
 }
 
-static void wake_locked(kd_http_events_stream *st)
-{
-    if (st->suspended) {
-        st->suspended = 0;
-        MHD_resume_connection(st->conn);
-    }
-}
+static void wake_locked(kd_http_events_stream *st) { kd_http_stream_wake_locked(&st->base); }
 
 void kd_mcp_http_publish(kd_mcp_http *h, const char *event, const char *data)
 {
@@ -114,13 +108,13 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     pthread_mutex_lock(&h->lock);
     if (st->out_off == st->out_len) {
-        if (h->stopping) {
+        if (h->stopping || st->base.evicted) {
             pthread_mutex_unlock(&h->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }
         if ((text = next_text_locked(h, st)) == NULL) {
-            st->suspended = 1;
-            MHD_suspend_connection(st->conn);
+            st->base.suspended = 1;
+            MHD_suspend_connection(st->base.conn);
             pthread_cond_signal(&h->cond); /* the timer learns of a new deadline */
             pthread_mutex_unlock(&h->lock);
             return 0;
@@ -150,35 +144,38 @@ static void events_free(void *cls)
     for (pp = &h->events_list; *pp != st; pp = &(*pp)->next)
         ;
     *pp = st->next;
-    h->n_events_streams--;
+    kd_http_stream_leave_locked(h, &st->base);
     pthread_mutex_unlock(&h->lock);
     free(st->out);
     free(st);
 }
 
-struct MHD_Response *kd_http_events_open(kd_mcp_http *h, struct MHD_Connection *c, unsigned *status)
+struct MHD_Response *kd_http_events_open(kd_mcp_http *h, struct MHD_Connection *c, const kd_http_client_key *who,
+                                         unsigned *status)
 {
+    kd_http_client_key whose;
     kd_http_events_stream *st;
     struct MHD_Response *r;
+    int evicted;
 
     *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     if ((st = calloc(1, sizeof *st)) == NULL)
         return NULL;
     st->h = h;
-    st->conn = c;
+    st->base.conn = c;
     clock_gettime(CLOCK_MONOTONIC, &st->last_write);
     pthread_mutex_lock(&h->lock);
-    if (h->n_events_streams >= KD_HTTP_EVENTS_STREAMS) {
+    if ((evicted = kd_http_stream_admit_locked(h, &st->base, who, 1, &whose)) < 0) {
         pthread_mutex_unlock(&h->lock);
         free(st);
-        *status = MHD_HTTP_TOO_MANY_REQUESTS;
         return NULL;
     }
     st->next_seq = h->events_next;
     st->next = h->events_list;
     h->events_list = st;
-    h->n_events_streams++;
     pthread_mutex_unlock(&h->lock);
+    if (evicted > 0)
+        kd_http_stream_log_evicted(h, &whose);
     if ((r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, events_read, st, events_free)) == NULL)
         events_free(st);
     return r;
@@ -190,7 +187,7 @@ long kd_http_events_keepalive_locked(kd_mcp_http *h, long cap_ms)
     long next = cap_ms, left;
 
     for (st = h->events_list; st != NULL; st = st->next) {
-        if (!st->suspended)
+        if (!st->base.suspended)
             continue;
         left = (long)(h->keepalive_ms - ms_since(&st->last_write)) + 1;
         if (left <= 1)

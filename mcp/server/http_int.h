@@ -82,6 +82,58 @@ typedef struct kd_http_events_stream kd_http_events_stream; /* a GET on events_p
 #define KD_HTTP_EVENTS_KEPT 64    /* broadcast events kept for slow streams */
 #define KD_HTTP_EVENTS_STREAMS 64 /* open event streams at most */
 
+/* A configured token, kept as its SHA-256 so that every comparison takes
+ * the same time whatever the presented token's length (http.c). */
+typedef struct {
+    unsigned char digest[32];
+    const void *principal; /* NULL for the access token */
+} kd_http_token;
+
+/* Who a request authenticated as: the index of its token in h->tokens, or
+ * KD_HTTP_NO_TOKEN (a tokenless request where none is required). */
+#define KD_HTTP_NO_TOKEN (-1)
+
+/*
+ * A client: its token when the request carried one, else its peer address
+ * (loopback included, so every tokenless loopback program is one client).
+ * The sessions and streams one client may hold are bounded
+ * (http_clients.c), so that one client cannot lock the others out.
+ */
+typedef struct {
+    int token;              /* an index in h->tokens, or KD_HTTP_NO_TOKEN */
+    int family;             /* without a token: AF_INET or AF_INET6 (0: unknown) */
+    unsigned char addr[16]; /* without a token: the address (IPv4 in the first 4) */
+} kd_http_client_key;
+
+typedef struct kd_http_client {
+    struct kd_http_client *next; /* h->clients */
+    kd_http_client_key key;
+    unsigned sessions; /* live and pending sessions */
+    unsigned streams;  /* open streams of both kinds */
+    unsigned events;   /* of which on events_path */
+} kd_http_client;
+
+/*
+ * What the two kinds of streams share (the first member of each): the
+ * list of every open stream, oldest first, and what is needed to close
+ * one to make room. All under h->lock.
+ */
+typedef struct kd_http_stream_base {
+    struct kd_http_stream_base *prev, *next; /* h->streams, oldest first */
+    kd_http_client *client;                  /* counted in; NULL once evicted */
+    struct MHD_Connection *conn;
+    int suspended; /* conn is suspended, waiting for a wake */
+    int evicted;   /* closed to make room: it ends at its next read */
+    int events;    /* on events_path (else a session's GET stream) */
+} kd_http_stream_base;
+
+/* What a lookup by session id found. */
+typedef enum {
+    KD_HTTP_FOUND,
+    KD_HTTP_UNKNOWN,   /* no live session has this id */
+    KD_HTTP_NOT_YOURS, /* it belongs to another token (or to none) */
+} kd_http_lookup;
+
 typedef struct kd_http_msg {
     struct kd_http_msg *next;
     char *text;
@@ -92,9 +144,11 @@ typedef struct kd_http_session {
     kd_mcp_http *http;
     char id[KD_HTTP_SESSION_ID_HEX + 1];
     kd_mcp_session *core;
-    unsigned refs;    /* table + requests in flight + open streams */
-    unsigned busy;    /* requests in flight */
-    unsigned streams; /* open GET streams */
+    int owner;              /* the token it was initialized with, or KD_HTTP_NO_TOKEN */
+    kd_http_client *client; /* who holds it (counted in): while live or pending */
+    unsigned refs;          /* table + requests in flight + open streams */
+    unsigned busy;          /* requests in flight */
+    unsigned streams;       /* open GET streams */
     int in_table, ended;
     struct timespec last_used; /* CLOCK_MONOTONIC */
     kd_http_msg *head, *tail;  /* server messages waiting for a stream */
@@ -128,6 +182,10 @@ void kd_http_pool_stop(kd_http_pool *p);
 
 typedef struct kd_http_peer kd_http_peer;
 
+/* The address of `sa` as (family, 16 bytes: IPv4 in the first 4, an
+ * IPv4-mapped IPv6 address as IPv4); 0, or -1 when it is not an IP
+ * address. */
+int kd_http_addr_key(const struct sockaddr *sa, int *family, unsigned char addr[16]);
 /* libmicrohttpd's accept policy: refuses a client that already holds
  * per_address connections (loopback clients are exempt unless
  * limit_loopback). cls: the transport. */
@@ -149,11 +207,14 @@ struct kd_mcp_http {
     int stopping, timer_running, timer_stop;
     uint16_t port;
     int loopback;
-    char *token;
+    int token_required;    /* bearer_token set, or beyond loopback */
+    kd_http_token *tokens; /* the access token (if any) and the seat tokens */
+    size_t n_tokens;
     char **origins, **hosts;
     size_t n_origins, n_hosts;
     size_t max_body;
     unsigned max_sessions, max_streams, idle_s, keepalive_ms, max_queued;
+    unsigned max_sessions_per_client, max_streams_per_client;
     char keep_alive[32]; /* the Keep-Alive header: "timeout=<connection timeout>" */
     kd_http_session *sessions;
     unsigned n_sessions;                       /* live + pending (reserved) */
@@ -166,6 +227,9 @@ struct kd_mcp_http {
     uint64_t events_next;               /* h->lock: the seq of the next event */
     kd_http_events_stream *events_list; /* h->lock: the open event streams */
     unsigned n_events_streams;          /* h->lock */
+    kd_http_client *clients;            /* h->lock: clients holding sessions or streams */
+    kd_http_stream_base *streams_head;  /* h->lock: every open stream, oldest first */
+    kd_http_stream_base *streams_tail;
 
     pthread_mutex_t peers_lock; /* a leaf: the table below */
     kd_http_peer *peers;        /* addresses holding connections */
@@ -176,41 +240,118 @@ struct kd_mcp_http {
     kd_log_limit log_mhd;     /* libmicrohttpd's messages (e.g. at the connection limit) */
     kd_log_limit log_refused; /* per-address refusals */
     kd_log_limit log_dropped; /* server messages dropped from a full queue */
+    kd_log_limit log_shed;    /* sessions and streams closed to make room */
 };
+
+/* ---- tokens, clients and their share (http_clients.c) ---------------- */
+
+/* Keeps the digests of the access token and the seat tokens in h->tokens
+ * and sets nothing else. KD_ERR_INVALID_ARG, logged with the reason, for
+ * an empty token or one given twice (two principals for one token would
+ * make a session's grant depend on the order of a list); KD_ERR_NOMEM;
+ * KD_ERR_INTERNAL when SHA-256 is unavailable. What was kept stays for
+ * kd_http_tokens_fini. */
+kd_err kd_http_tokens_init(kd_mcp_http *h, const kd_mcp_http_options *o) KD_WARN_UNUSED;
+/* Wipes and frees the digests. */
+void kd_http_tokens_fini(kd_mcp_http *h);
+
+/* What a request's Authorization header proved. */
+typedef enum {
+    KD_HTTP_AUTH_OK,        /* *token: a token's index, or KD_HTTP_NO_TOKEN */
+    KD_HTTP_AUTH_MISSING,   /* none, and one is required */
+    KD_HTTP_AUTH_MALFORMED, /* not "Bearer <token>" */
+    KD_HTTP_AUTH_UNKNOWN,   /* a token that is not configured */
+} kd_http_auth;
+
+/* Checks the Authorization header `auth` (NULL when absent) against the
+ * configured tokens, in constant time. A request without one is the public
+ * (KD_HTTP_NO_TOKEN) only where no token is required; one that carries a
+ * token never falls back to the public. Thread-safe. */
+kd_http_auth kd_http_authenticate(const kd_mcp_http *h, const char *auth, int *token);
+/* What was wrong, for a 401's message ("a bearer token is required"). */
+const char *kd_http_auth_problem(kd_http_auth a);
+
+/* The client making a request on `c` that carried token `who` (an index
+ * in h->tokens, or KD_HTTP_NO_TOKEN: then its peer address). */
+void kd_http_client_key_of(struct MHD_Connection *c, int who, kd_http_client_key *out);
+/* "token #2" or the address, for logs and refusals. */
+void kd_http_client_name(const kd_http_client_key *key, char *buf, size_t len);
+/* The entry of `key` (under h->lock): NULL when it holds nothing. */
+kd_http_client *kd_http_client_find_locked(kd_mcp_http *h, const kd_http_client_key *key);
+/* The same, made when missing; NULL when out of memory. */
+kd_http_client *kd_http_client_get_locked(kd_mcp_http *h, const kd_http_client_key *key);
+/* Frees `cl` when it holds nothing any more (under h->lock). */
+void kd_http_client_put_locked(kd_mcp_http *h, kd_http_client *cl);
+/* Frees what is left of the table (transport stop). */
+void kd_http_clients_fini(kd_mcp_http *h);
+
+/*
+ * Admits a new stream `st` (events: on events_path) of client `key`, under
+ * h->lock: links it as the newest and counts it to its client. To make room
+ * it first closes (evicts) the client's own oldest stream when the client
+ * holds max_streams_per_client, else, for an events stream when
+ * KD_HTTP_EVENTS_STREAMS are open, the oldest events stream of the client
+ * holding the most; *evicted_from (may be NULL) then names whose it was.
+ * Returns the number of streams evicted (0 or 1), or -1 when out of memory
+ * (`st` is not admitted).
+ */
+int kd_http_stream_admit_locked(kd_mcp_http *h, kd_http_stream_base *st, const kd_http_client_key *key, int events,
+                                kd_http_client_key *evicted_from);
+/* Logs (info, rate-limited) that a stream of `whose` was closed to make
+ * room. Call without h->lock. */
+void kd_http_stream_log_evicted(kd_mcp_http *h, const kd_http_client_key *whose);
+/* Unlinks and uncounts a stream that ends (under h->lock); nothing for one
+ * already evicted, which was then. */
+void kd_http_stream_leave_locked(kd_mcp_http *h, kd_http_stream_base *st);
+/* Resumes a stream that waits for something to send (under h->lock). */
+void kd_http_stream_wake_locked(kd_http_stream_base *st);
 
 /* libmicrohttpd's request callbacks (http.c): the checks and handlers. */
 enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                    const char *version, const char *upload, size_t *upload_size, void **con_cls);
 void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
 
-/* Creates a pending session holding one reference for the caller.
- * KD_ERR_BUSY when max_sessions are live; KD_ERR_NOMEM; KD_ERR_INTERNAL
- * when the CSPRNG fails. */
-kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out) KD_WARN_UNUSED;
+/* Creates a pending session of client `who` holding one reference for
+ * the caller; it belongs to who->token (an index in h->tokens, or
+ * KD_HTTP_NO_TOKEN), whose principal its core session gets. When the
+ * client holds max_sessions_per_client, or the table is full, an idle
+ * session is shed first (http_session.c says which). KD_ERR_BUSY when
+ * nothing could be shed (*per_client: 1 when the client's quota was the
+ * limit, 0 when the table's); KD_ERR_NOMEM; KD_ERR_INTERNAL when the CSPRNG
+ * fails. */
+kd_err kd_http_session_create(kd_mcp_http *h, const kd_http_client_key *who, kd_http_session **out,
+                              int *per_client) KD_WARN_UNUSED;
 /* Puts a pending session into the table (its initialize succeeded). */
 void kd_http_session_publish(kd_http_session *hs);
-/* Finds a live session by id, with a reference and counted as busy;
- * NULL when unknown or ended. */
-kd_http_session *kd_http_session_find(kd_mcp_http *h, const char *id);
+/* Finds a live session by id for a request authenticated as `owner`:
+ * KD_HTTP_FOUND with *out referenced and counted as busy; KD_HTTP_UNKNOWN
+ * when no live session has the id; KD_HTTP_NOT_YOURS when it belongs to
+ * another token (the session is left untouched). */
+kd_http_lookup kd_http_session_find(kd_mcp_http *h, const char *id, int owner, kd_http_session **out) KD_WARN_UNUSED;
 /* Releases a reference from create or find (busy is dropped too). */
 void kd_http_session_release(kd_http_session *hs, int was_busy);
-/* Ends the session (DELETE); 0, or -1 when the id is unknown or ended. */
-int kd_http_session_end(kd_mcp_http *h, const char *id);
+/* Ends the session (DELETE) when it belongs to `owner`: KD_HTTP_FOUND
+ * (ended), or KD_HTTP_UNKNOWN / KD_HTTP_NOT_YOURS as for find. */
+kd_http_lookup kd_http_session_end(kd_mcp_http *h, const char *id, int owner) KD_WARN_UNUSED;
 /* Ends every session and wakes every stream (transport stop). */
 void kd_http_session_end_all(kd_mcp_http *h);
 
 /* Opens a text/event-stream response for `hs` (which must be referenced by
- * the caller; the stream takes its own reference) on connection `c`, which
- * the stream suspends while it has nothing to send. NULL with *status set
- * (429 at the stream limit, 500) on failure. Called on a polling thread. */
-struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, unsigned *status);
+ * the caller; the stream takes its own reference) on connection `c` of
+ * client `who`, which the stream suspends while it has nothing to send.
+ * NULL with *status set (429 at the limit of streams per session, 500) on
+ * failure. Called on a polling thread. */
+struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, const kd_http_client_key *who,
+                                      unsigned *status);
 
 /* ---- broadcast event streams (http_events.c) ------------------------- */
 
-/* Opens a text/event-stream of kd_mcp_http_publish's events on `c`,
- * starting after the events already sent. NULL with *status set (429 at
- * KD_HTTP_EVENTS_STREAMS, 500) on failure. Called on a polling thread. */
-struct MHD_Response *kd_http_events_open(kd_mcp_http *h, struct MHD_Connection *c, unsigned *status);
+/* Opens a text/event-stream of kd_mcp_http_publish's events on `c` for
+ * client `who`, starting after the events already sent; a full table makes
+ * room (kd_http_stream_admit_locked). NULL with *status 500 when out of
+ * memory. Called on a polling thread. */
+struct MHD_Response *kd_http_events_open(kd_mcp_http *h, struct MHD_Connection *c, const kd_http_client_key *who,
+                                         unsigned *status);
 /* Resumes event streams whose keepalive is due (under h->lock, from the
  * timer); the milliseconds until the next one is due, at most `cap_ms`. */
 long kd_http_events_keepalive_locked(kd_mcp_http *h, long cap_ms);

@@ -34,13 +34,12 @@ struct kd_http_peer {
     unsigned n; /* open connections */
 };
 
-/* The key of `sa`; 0, or -1 when it is not an IP address or is exempt. */
-static int peer_key(const kd_mcp_http *h, const struct sockaddr *sa, int *family, unsigned char addr[16])
+int kd_http_addr_key(const struct sockaddr *sa, int *family, unsigned char addr[16])
 {
     static const unsigned char V4_MAPPED[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    int loopback;
 
     memset(addr, 0, 16);
+    *family = 0;
     if (sa == NULL)
         return -1;
     if (sa->sa_family == AF_INET) {
@@ -61,6 +60,16 @@ static int peer_key(const kd_mcp_http *h, const struct sockaddr *sa, int *family
     } else {
         return -1;
     }
+    return 0;
+}
+
+/* The key of `sa`; 0, or -1 when it is not an IP address or is exempt. */
+static int peer_key(const kd_mcp_http *h, const struct sockaddr *sa, int *family, unsigned char addr[16])
+{
+    int loopback;
+
+    if (kd_http_addr_key(sa, family, addr) != 0)
+        return -1;
     loopback = *family == AF_INET ? addr[0] == 127 : IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)addr);
     return loopback && !h->limit_loopback ? -1 : 0;
 }

@@ -31,13 +31,12 @@
 #include "mcp/server/http_int.h"
 
 struct kd_http_stream {
-    kd_http_stream *next; /* the session's streams (h->lock) */
+    kd_http_stream_base base; /* first: conn, suspended, evicted, its client */
+    kd_http_stream *next;     /* the session's streams (h->lock) */
     kd_http_session *hs;
-    struct MHD_Connection *conn;
     char *out; /* bytes being written */
     size_t out_len, out_off;
     int opened;
-    int suspended; /* h->lock: conn is suspended, waiting for a wake */
     struct timespec last_write;
 };
 
@@ -52,13 +51,7 @@ static double seconds_since(const struct timespec *t)
 }
 
 /* Resumes a stream that waits for something to send (under h->lock). */
-static void wake_locked(kd_http_stream *st)
-{
-    if (st->suspended) {
-        st->suspended = 0;
-        MHD_resume_connection(st->conn);
-    }
-}
+static void wake_locked(kd_http_stream *st) { kd_http_stream_wake_locked(&st->base); }
 
 static void wake_session_locked(kd_http_session *hs)
 {
@@ -116,6 +109,18 @@ static void hs_send(void *ctx, const char *text)
     }
 }
 
+/* Gives back the slot of a session that leaves the table, or of a
+ * pending one that never entered it (under h->lock). */
+static void leave_locked(kd_mcp_http *h, kd_http_session *hs)
+{
+    h->n_sessions--;
+    if (hs->client != NULL) {
+        hs->client->sessions--;
+        kd_http_client_put_locked(h, hs->client);
+        hs->client = NULL;
+    }
+}
+
 /* Removes from the table sessions unused for idle_s (under h->lock). */
 static void sweep_locked(kd_mcp_http *h, kd_http_session **dropped)
 {
@@ -128,7 +133,7 @@ static void sweep_locked(kd_mcp_http *h, kd_http_session **dropped)
             *dropped = hs;
             hs->in_table = 0;
             hs->ended = 1;
-            h->n_sessions--;
+            leave_locked(h, hs);
             KD_LOG_I("mcp", "http: session %.8s… expired after %u s idle", hs->id, h->idle_s);
         } else {
             pp = &hs->next;
@@ -160,29 +165,129 @@ static void release_dropped(kd_http_session *list)
     }
 }
 
-kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out)
+/* Unlinks `hs` from the table and marks it ended (under h->lock). */
+static void end_locked(kd_mcp_http *h, kd_http_session *hs)
 {
-    kd_http_session *hs = NULL, *dropped = NULL;
+    kd_http_session **pp;
+
+    for (pp = &h->sessions; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == hs) {
+            *pp = hs->next;
+            break;
+        }
+    }
+    hs->next = NULL;
+    hs->in_table = 0;
+    hs->ended = 1;
+    leave_locked(h, hs);
+    wake_session_locked(hs);
+}
+
+/*
+ * The idle session to shed for a new one (under h->lock), or NULL when none
+ * is idle. Idle: no request in flight and no open stream. With `only`, the
+ * least recently used of that client's; else the least recently used of
+ * the client holding the most sessions (among clients with an idle one),
+ * so the heaviest user makes room, never a client with one session while
+ * another holds many.
+ */
+static kd_http_session *shed_candidate_locked(kd_mcp_http *h, const kd_http_client *only)
+{
+    kd_http_session *hs, *best = NULL;
+
+    for (hs = h->sessions; hs != NULL; hs = hs->next) {
+        if (hs->busy > 0 || hs->streams > 0 || hs->client == NULL || (only != NULL && hs->client != only))
+            continue;
+        if (best == NULL || hs->client->sessions > best->client->sessions ||
+            (hs->client->sessions == best->client->sessions &&
+             (hs->last_used.tv_sec < best->last_used.tv_sec ||
+              (hs->last_used.tv_sec == best->last_used.tv_sec && hs->last_used.tv_nsec < best->last_used.tv_nsec))))
+            best = hs;
+    }
+    return best;
+}
+
+/*
+ * Makes room for a session of client `key`, under h->lock: sweeps expired
+ * sessions when a limit is reached, then sheds an idle session — the
+ * client's own when it holds its share, else, when the table is full,
+ * one of the client holding the most. The shed session leaves the table
+ * (its id answers 404 from now on) and goes to *dropped. Returns the
+ * client's entry with the slot reserved; NULL with *per_client set when
+ * nothing could be shed, or with *per_client -1 when out of memory.
+ */
+static kd_http_client *reserve_locked(kd_mcp_http *h, const kd_http_client_key *key, kd_http_session **dropped,
+                                      kd_http_session **shed, kd_http_client_key *shed_from, int *per_client)
+{
+    kd_http_client *cl = kd_http_client_find_locked(h, key);
+    kd_http_session *victim = NULL;
+    int mine;
+
+    *shed = NULL;
+    if (h->n_sessions >= h->max_sessions || (cl != NULL && cl->sessions >= h->max_sessions_per_client)) {
+        sweep_locked(h, dropped);
+        cl = kd_http_client_find_locked(h, key); /* the sweep may have freed it */
+    }
+    mine = cl != NULL && cl->sessions >= h->max_sessions_per_client;
+    if (mine || h->n_sessions >= h->max_sessions) {
+        if ((victim = shed_candidate_locked(h, mine ? cl : NULL)) == NULL) {
+            *per_client = mine;
+            return NULL;
+        }
+        *shed_from = victim->client->key;
+        end_locked(h, victim);
+        victim->next = *dropped;
+        *dropped = victim;
+        *shed = victim;
+    }
+    if ((cl = kd_http_client_get_locked(h, key)) == NULL) {
+        *per_client = -1;
+        return NULL;
+    }
+    h->n_sessions++;
+    cl->sessions++;
+    return cl;
+}
+
+kd_err kd_http_session_create(kd_mcp_http *h, const kd_http_client_key *who, kd_http_session **out, int *per_client)
+{
+    kd_http_session *hs = NULL, *dropped = NULL, *shed = NULL;
     unsigned char rnd[KD_HTTP_SESSION_ID_HEX / 2];
+    kd_http_client_key shed_from;
+    kd_http_client *cl = NULL;
+    char shed_id[9] = "", victim[64], name[64];
     kd_err err;
     size_t i;
 
     *out = NULL;
+    *per_client = 0;
     pthread_mutex_lock(&h->lock);
-    if (h->n_sessions >= h->max_sessions)
-        sweep_locked(h, &dropped);
-    if (h->n_sessions >= h->max_sessions || h->stopping) {
-        pthread_mutex_unlock(&h->lock);
-        release_dropped(dropped);
-        return KD_ERR_BUSY;
-    }
-    h->n_sessions++; /* reserve the slot now; released on failure */
+    if (!h->stopping)
+        cl = reserve_locked(h, who, &dropped, &shed, &shed_from, per_client);
+    if (shed != NULL)
+        snprintf(shed_id, sizeof shed_id, "%.8s", shed->id);
     pthread_mutex_unlock(&h->lock);
     release_dropped(dropped);
+    if (shed_id[0] != '\0') {
+        kd_http_client_name(&shed_from, victim, sizeof victim);
+        kd_http_client_name(who, name, sizeof name);
+        KD_LOG_LIMITED(&h->log_shed, KD_LOG_INFO, "mcp",
+                       "http: shed the idle session %s… of %s to make room for a new session of %s; it now answers "
+                       "404",
+                       shed_id, victim, name);
+    }
+    if (cl == NULL) {
+        if (*per_client < 0) {
+            *per_client = 0;
+            return KD_ERR_NOMEM;
+        }
+        return KD_ERR_BUSY;
+    }
 
     err = KD_ERR_NOMEM;
     if ((hs = calloc(1, sizeof *hs)) == NULL)
         goto fail;
+    hs->client = cl; /* the reservation, given back by leave_locked */
     if (RAND_bytes(rnd, sizeof rnd) != 1) {
         KD_LOG_E("mcp", "http: the CSPRNG failed; no session id can be issued");
         err = KD_ERR_INTERNAL;
@@ -191,18 +296,27 @@ kd_err kd_http_session_create(kd_mcp_http *h, kd_http_session **out)
     for (i = 0; i < sizeof rnd; i++)
         snprintf(hs->id + 2 * i, 3, "%02x", rnd[i]);
     hs->http = h;
+    hs->owner = who->token;
     hs->refs = 1;
     hs->busy = 1;
     now_mono(&hs->last_used);
     if ((err = kd_mcp_session_alloc(h->srv, hs_send, hs, &hs->core)) != KD_OK)
         goto fail;
+    /* before its first message (the initialize the caller handles next) */
+    kd_mcp_session_set_principal(hs->core, who->token >= 0 ? h->tokens[who->token].principal : NULL);
     *out = hs;
     return KD_OK;
 fail:
-    free(hs);
     pthread_mutex_lock(&h->lock);
-    h->n_sessions--;
+    if (hs != NULL) {
+        leave_locked(h, hs);
+    } else {
+        h->n_sessions--;
+        cl->sessions--;
+        kd_http_client_put_locked(h, cl);
+    }
     pthread_mutex_unlock(&h->lock);
+    free(hs);
     return err;
 }
 
@@ -218,24 +332,37 @@ void kd_http_session_publish(kd_http_session *hs)
     pthread_mutex_unlock(&h->lock);
 }
 
-kd_http_session *kd_http_session_find(kd_mcp_http *h, const char *id)
+/* The live session with id `id` (under h->lock), or NULL. */
+static kd_http_session *lookup_locked(kd_mcp_http *h, const char *id)
 {
     kd_http_session *hs;
-    size_t n = strlen(id);
 
-    if (n != KD_HTTP_SESSION_ID_HEX)
+    if (strlen(id) != KD_HTTP_SESSION_ID_HEX)
         return NULL;
+    for (hs = h->sessions; hs != NULL; hs = hs->next)
+        if (!hs->ended && CRYPTO_memcmp(hs->id, id, KD_HTTP_SESSION_ID_HEX) == 0)
+            return hs;
+    return NULL;
+}
+
+kd_http_lookup kd_http_session_find(kd_mcp_http *h, const char *id, int owner, kd_http_session **out)
+{
+    kd_http_lookup found = KD_HTTP_UNKNOWN;
+    kd_http_session *hs;
+
+    *out = NULL;
     pthread_mutex_lock(&h->lock);
-    for (hs = h->sessions; hs != NULL; hs = hs->next) {
-        if (!hs->ended && CRYPTO_memcmp(hs->id, id, n) == 0) {
-            hs->refs++;
-            hs->busy++;
-            now_mono(&hs->last_used);
-            break;
-        }
+    if ((hs = lookup_locked(h, id)) != NULL && hs->owner != owner) {
+        found = KD_HTTP_NOT_YOURS;
+    } else if (hs != NULL) {
+        hs->refs++;
+        hs->busy++;
+        now_mono(&hs->last_used);
+        *out = hs;
+        found = KD_HTTP_FOUND;
     }
     pthread_mutex_unlock(&h->lock);
-    return hs;
+    return found;
 }
 
 void kd_http_session_release(kd_http_session *hs, int was_busy)
@@ -254,49 +381,29 @@ void kd_http_session_release(kd_http_session *hs, int was_busy)
      * its reserved slot. */
     unreserve = refs == 0 && !hs->in_table && !hs->ended;
     if (unreserve)
-        h->n_sessions--;
+        leave_locked(h, hs);
     pthread_mutex_unlock(&h->lock);
     if (refs == 0)
         session_destroy(hs);
 }
 
-/* Unlinks `hs` from the table and marks it ended (under h->lock). */
-static void end_locked(kd_mcp_http *h, kd_http_session *hs)
-{
-    kd_http_session **pp;
-
-    for (pp = &h->sessions; *pp != NULL; pp = &(*pp)->next) {
-        if (*pp == hs) {
-            *pp = hs->next;
-            break;
-        }
-    }
-    hs->next = NULL;
-    hs->in_table = 0;
-    hs->ended = 1;
-    h->n_sessions--;
-    wake_session_locked(hs);
-}
-
-int kd_http_session_end(kd_mcp_http *h, const char *id)
+kd_http_lookup kd_http_session_end(kd_mcp_http *h, const char *id, int owner)
 {
     kd_http_session *hs;
-    size_t n = strlen(id);
 
-    if (n != KD_HTTP_SESSION_ID_HEX)
-        return -1;
     pthread_mutex_lock(&h->lock);
-    for (hs = h->sessions; hs != NULL; hs = hs->next)
-        if (!hs->ended && CRYPTO_memcmp(hs->id, id, n) == 0)
-            break;
+    if ((hs = lookup_locked(h, id)) != NULL && hs->owner != owner) {
+        pthread_mutex_unlock(&h->lock);
+        return KD_HTTP_NOT_YOURS;
+    }
     if (hs != NULL)
         end_locked(h, hs);
     pthread_mutex_unlock(&h->lock);
     if (hs == NULL)
-        return -1;
+        return KD_HTTP_UNKNOWN;
     KD_LOG_I("mcp", "http: session %.8s… ended by the client", hs->id);
     kd_http_session_release(hs, 0); /* the table's reference */
-    return 0;
+    return KD_HTTP_FOUND;
 }
 
 void kd_http_session_end_all(kd_mcp_http *h)
@@ -311,7 +418,7 @@ void kd_http_session_end_all(kd_mcp_http *h)
     for (hs = list; hs != NULL; hs = hs->next) {
         hs->in_table = 0;
         hs->ended = 1;
-        h->n_sessions--;
+        leave_locked(h, hs);
         wake_session_locked(hs);
     }
     pthread_mutex_unlock(&h->lock);
@@ -365,7 +472,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&h->lock);
             return (ssize_t)n;
         }
-        if (h->stopping || hs->ended) {
+        if (h->stopping || hs->ended || st->base.evicted) {
             pthread_mutex_unlock(&h->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }
@@ -387,8 +494,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             /* Nothing to say. Suspending under h->lock orders it before
              * any wake, which also takes h->lock; the timer learns of a
              * new deadline. */
-            st->suspended = 1;
-            MHD_suspend_connection(st->conn);
+            st->base.suspended = 1;
+            MHD_suspend_connection(st->base.conn);
             pthread_cond_signal(&h->cond);
             pthread_mutex_unlock(&h->lock);
             return 0;
@@ -411,6 +518,7 @@ static void sse_free(void *cls)
         ;
     *pp = st->next;
     hs->streams--;
+    kd_http_stream_leave_locked(hs->http, &st->base);
     now_mono(&hs->last_used);
     pthread_mutex_unlock(&hs->http->lock);
     free(st->out);
@@ -418,17 +526,20 @@ static void sse_free(void *cls)
     kd_http_session_release(hs, 0);
 }
 
-struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, unsigned *status)
+struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection *c, const kd_http_client_key *who,
+                                      unsigned *status)
 {
     kd_mcp_http *h = hs->http;
+    kd_http_client_key whose;
     struct MHD_Response *r;
     kd_http_stream *st;
+    int evicted;
 
     *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     if ((st = calloc(1, sizeof *st)) == NULL)
         return NULL;
     st->hs = hs;
-    st->conn = c;
+    st->base.conn = c;
     now_mono(&st->last_write);
     pthread_mutex_lock(&h->lock);
     if (hs->streams >= h->max_streams) {
@@ -437,11 +548,18 @@ struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection
         *status = MHD_HTTP_TOO_MANY_REQUESTS;
         return NULL;
     }
+    if ((evicted = kd_http_stream_admit_locked(h, &st->base, who, 0, &whose)) < 0) {
+        pthread_mutex_unlock(&h->lock);
+        free(st);
+        return NULL;
+    }
     hs->streams++;
     hs->refs++;
     st->next = hs->stream_list;
     hs->stream_list = st;
     pthread_mutex_unlock(&h->lock);
+    if (evicted > 0)
+        kd_http_stream_log_evicted(h, &whose);
     r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, st, sse_free);
     if (r == NULL) {
         sse_free(st);
@@ -467,7 +585,7 @@ static void *timer_main(void *arg)
         next_ms = h->keepalive_ms;
         for (hs = h->sessions; hs != NULL; hs = hs->next) {
             for (st = hs->stream_list; st != NULL; st = st->next) {
-                if (!st->suspended)
+                if (!st->base.suspended)
                     continue;
                 if ((ms = keepalive_in_ms(h, st)) == 0)
                     wake_locked(st);

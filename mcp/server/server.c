@@ -443,6 +443,7 @@ kd_err kd_mcp_session_alloc(kd_mcp_server *srv, kd_mcp_send_fn send, void *send_
     s->tokens = srv->call_burst;
     s->refilled_ns = srv->clock_ns(srv->clock_ctx);
     s->refs = 1;
+    atomic_init(&s->principal, NULL);
     pthread_mutex_lock(&srv->lock);
     s->next = srv->sessions;
     if (srv->sessions != NULL)
@@ -537,6 +538,10 @@ void *kd_mcp_session_user(kd_mcp_session *s)
     pthread_mutex_unlock(&s->lock);
     return u;
 }
+
+void kd_mcp_session_set_principal(kd_mcp_session *s, const void *principal) { atomic_store(&s->principal, principal); }
+
+const void *kd_mcp_session_principal(const kd_mcp_session *s) { return atomic_load(&s->principal); }
 
 int kd_mcp_session_take_token(kd_mcp_session *s)
 {

@@ -260,6 +260,19 @@ const char *kd_mcp_session_protocol(kd_mcp_session *s);
 void kd_mcp_session_set_user(kd_mcp_session *s, void *user);
 void *kd_mcp_session_user(kd_mcp_session *s);
 
+/*
+ * Who the session is: an opaque pointer the program gave the transport for
+ * the credential the session was opened with (the gateway's grant of seats
+ * for a bearer token over HTTP, or the seats a stdio process was started
+ * for). NULL means no grant: the public. The transport sets it before the
+ * session handles its first message and never changes it afterwards; the
+ * server neither interprets nor frees it, so it must outlive the session.
+ * Reading it is thread-safe (tool, provider and prompt callbacks may call
+ * kd_mcp_session_principal on any thread).
+ */
+void kd_mcp_session_set_principal(kd_mcp_session *s, const void *principal);
+const void *kd_mcp_session_principal(const kd_mcp_session *s);
+
 /* Sends notifications/message to this session if its level admits `level`
  * and it is initialized. `data` is stolen. Useful inside tool callbacks. */
 void kd_mcp_session_log(kd_mcp_session *s, kd_mcp_log_level level, const char *logger, json_t *data);

@@ -19,6 +19,7 @@
 #define KD_MCP_SERVER_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "mcp/server/server.h"
 
@@ -80,6 +81,10 @@ struct kd_mcp_session {
     double tokens;        /* call-rate token bucket */
     uint64_t refilled_ns; /* srv->clock_ns at the last refill */
     void *user;
+    /* Set once by the transport before the first message, read by
+     * callbacks on any thread: atomic rather than under s->lock, so the
+     * getter can take a const session. */
+    _Atomic(const void *) principal;
 };
 
 /* Delivers `text` to `s` if it is open and initialized. Takes s->lock. */

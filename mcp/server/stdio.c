@@ -165,6 +165,7 @@ kd_err kd_mcp_stdio_run(kd_mcp_server *srv, const kd_mcp_stdio_options *opts)
         goto fail;
     if ((err = kd_mcp_session_alloc(srv, write_line, &w, &s)) != KD_OK)
         goto fail;
+    kd_mcp_session_set_principal(s, opts->principal);
     KD_LOG_I("mcp", "stdio: serving (line limit %zu bytes)", limit);
     for (;;) {
         pfd[0] = (struct pollfd){.fd = opts->in_fd, .events = POLLIN};

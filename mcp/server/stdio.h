@@ -17,13 +17,16 @@
 #include "mcp/server/server.h"
 
 typedef struct {
-    int in_fd;       /* usually 0 */
-    int out_fd;      /* usually 1 */
-    int stop_fd;     /* the loop returns when this becomes readable
-                        (e.g. the read end of a self-pipe); -1 for none */
-    size_t max_line; /* longest accepted line in bytes; 0: the server's
-                        max_message_bytes. A longer line is discarded and
-                        answered with -32600 naming the limit. */
+    int in_fd;             /* usually 0 */
+    int out_fd;            /* usually 1 */
+    int stop_fd;           /* the loop returns when this becomes readable
+                              (e.g. the read end of a self-pipe); -1 for none */
+    size_t max_line;       /* longest accepted line in bytes; 0: the server's
+                              max_message_bytes. A longer line is discarded and
+                              answered with -32600 naming the limit. */
+    const void *principal; /* the one session's principal (the seats the
+                              process was started for), NULL for the public;
+                              see kd_mcp_session_principal. Not freed. */
 } kd_mcp_stdio_options;
 
 /*

@@ -105,6 +105,27 @@ static json_t *sleep_call(void *ctx, kd_mcp_session *s, json_t *args, int *code,
     return kd_mcp_tool_result(json_pack("{s:I}", "slept_ms", ms), NULL);
 }
 
+static json_t *whoami_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    const char *who = kd_mcp_session_principal(s);
+
+    (void)ctx;
+    (void)args;
+    (void)code;
+    (void)msg;
+    (void)len;
+    return kd_mcp_tool_result(json_pack("{s:o}", "principal", who != NULL ? json_string(who) : json_null()), NULL);
+}
+
+void fake_add_whoami(kd_mcp_server *srv)
+{
+    cr_assert_eq(kd_mcp_server_add_tool(srv, &(kd_mcp_tool){.name = "whoami",
+                                                            .description = "The session's principal.",
+                                                            .quick = 1,
+                                                            .call = whoami_call}),
+                 KD_OK);
+}
+
 kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts)
 {
     kd_mcp_server_options o = {0};

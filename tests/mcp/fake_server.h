@@ -19,6 +19,11 @@
  * version are filled in when missing). Aborts the test on failure. */
 kd_mcp_server *fake_server_new(const kd_mcp_server_options *opts);
 
+/* Registers the quick tool "whoami", which answers {"principal": the
+ * session's principal read as a C string, or null} (the tests give
+ * strings as principals). Aborts the test on failure. */
+void fake_add_whoami(kd_mcp_server *srv);
+
 /* Parses a reply text; aborts the test when it is not a JSON object. */
 json_t *fake_parse(const char *text);
 

@@ -25,6 +25,7 @@ kd_mcp_server *srv;
 kd_mcp_http *http;
 char base[96];
 char host_port[64];
+char source_ip[32];
 
 /* Starts the transport on `srv` with `ho` (NULL: defaults). */
 static void serve_with(const kd_mcp_http_options *ho)
@@ -37,6 +38,7 @@ static void serve_with(const kd_mcp_http_options *ho)
 
 void setup(void)
 {
+    source_ip[0] = '\0';
     curl_global_init(CURL_GLOBAL_DEFAULT);
     srv = fake_server_new(NULL);
     serve_with(&(kd_mcp_http_options){.port = 0, .keepalive_ms = 200});
@@ -153,6 +155,8 @@ CURLcode try_req(resp *out, const char *method, const char *path, const char *si
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    if (source_ip[0] != '\0')
+        curl_easy_setopt(c, CURLOPT_INTERFACE, source_ip);
     rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
     curl_slist_free_all(h);
@@ -262,6 +266,8 @@ static void *stream_main(void *arg)
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+    if (s->source[0] != '\0')
+        curl_easy_setopt(c, CURLOPT_INTERFACE, s->source);
     s->rc = curl_easy_perform(c);
     pthread_mutex_lock(&s->lock);
     s->done = 1;
@@ -277,17 +283,22 @@ void stream_start(stream *s, const char *sid)
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->sid, sizeof s->sid, "%s", sid);
+    snprintf(s->source, sizeof s->source, "%s", source_ip);
     cr_assert_eq(pthread_create(&s->thread, NULL, stream_main, s), 0);
 }
 
-void stream_start_get(stream *s, const char *path, const char *header)
+void stream_start_with(stream *s, const char *path, const char *sid, const char *header)
 {
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->sid, sizeof s->sid, "%s", sid);
     snprintf(s->header, sizeof s->header, "%s", header ? header : "");
+    snprintf(s->source, sizeof s->source, "%s", source_ip);
     cr_assert_eq(pthread_create(&s->thread, NULL, stream_main, s), 0);
 }
+
+void stream_start_get(stream *s, const char *path, const char *header) { stream_start_with(s, path, "", header); }
 
 size_t count(stream *s, const char *needle)
 {

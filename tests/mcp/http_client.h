@@ -23,6 +23,10 @@ extern kd_mcp_http *http;
 extern char base[96];
 extern char host_port[64];
 
+/* The local address requests and streams come from ("" for any): a second
+ * loopback address (127.0.0.2) is a second tokenless client. */
+extern char source_ip[32];
+
 /* Starts the default fixture (keepalive 200 ms), and stops it. */
 void setup(void);
 void teardown(void);
@@ -74,6 +78,7 @@ typedef struct {
     char sid[128];    /* "" for none */
     char path[64];    /* "" for /mcp */
     char header[128]; /* one more request header, or "" */
+    char source[32];  /* source_ip when it started */
     pthread_mutex_t lock;
     char buf[65536];
     size_t len;
@@ -85,6 +90,9 @@ typedef struct {
 void stream_start(stream *s, const char *sid);
 /* A GET event stream of `path` with no session, one extra header (or NULL). */
 void stream_start_get(stream *s, const char *path, const char *header);
+/* A GET event stream of `path` ("" for /mcp) with session `sid` ("" for
+ * none) and one extra header (or NULL), e.g. an Authorization. */
+void stream_start_with(stream *s, const char *path, const char *sid, const char *header);
 /* How many times `needle` occurs in what the stream read. */
 size_t count(stream *s, const char *needle);
 /* 1 once the stream's request ended. */

@@ -318,24 +318,53 @@ Test(http, refuses_public_bind_without_token)
     cr_expect_eq(kd_mcp_http_start(srv, &(kd_mcp_http_options){.bind_address = "nonsense"}, &h), KD_ERR_INVALID_ARG);
 }
 
+/* The limits refuse only when no session is idle (each one here holds an
+ * open stream); idle ones are shed instead (http_share_test.c). */
 Test(http, session_limit)
 {
     char a[128], b[128];
+    stream sa, sb;
     resp r;
 
-    restart(NULL, &(kd_mcp_http_options){.max_sessions = 2});
+    restart(NULL, &(kd_mcp_http_options){.max_sessions = 2, .max_sessions_per_client = 2});
     open_session(a, sizeof a);
     open_session(b, sizeof b);
+    stream_start(&sa, a);
+    stream_start(&sb, b);
+    WAIT_FOR(count(&sa, ": stream open") == 1 && count(&sb, ": stream open") == 1);
+    snprintf(source_ip, sizeof source_ip, "127.0.0.2"); /* another client */
     req(&r, "POST", "/mcp", NULL, INIT, NULL);
+    source_ip[0] = '\0';
     cr_expect_eq(r.status, 503);
     cr_expect_eq(error_code(&r), -32000);
-    cr_expect(strstr(r.body, "session limit (2)") != NULL);
+    cr_expect(strstr(r.body, "session limit (2)") != NULL, "%s", r.body);
+    resp_fini(&r);
+
+    restart(NULL, &(kd_mcp_http_options){.max_sessions = 8, .max_sessions_per_client = 2});
+    pthread_join(sa.thread, NULL); /* the streams ended with the transport */
+    pthread_join(sb.thread, NULL);
+    pthread_mutex_destroy(&sa.lock);
+    pthread_mutex_destroy(&sb.lock);
+    open_session(a, sizeof a);
+    open_session(b, sizeof b);
+    stream_start(&sa, a);
+    stream_start(&sb, b);
+    WAIT_FOR(count(&sa, ": stream open") == 1 && count(&sb, ": stream open") == 1);
+    req(&r, "POST", "/mcp", NULL, INIT, NULL);
+    cr_expect_eq(r.status, 503);
+    cr_expect(strstr(r.body, "limit of 2 sessions (sessions per client)") != NULL, "%s", r.body);
     resp_fini(&r);
     req(&r, "DELETE", "/mcp", a, NULL, NULL);
     resp_fini(&r);
     req(&r, "POST", "/mcp", NULL, INIT, NULL);
     cr_expect_eq(r.status, 200, "a slot frees up after DELETE");
     resp_fini(&r);
+    pthread_join(sa.thread, NULL);
+    kd_mcp_http_stop(http);
+    http = NULL;
+    pthread_join(sb.thread, NULL);
+    pthread_mutex_destroy(&sa.lock);
+    pthread_mutex_destroy(&sb.lock);
 }
 
 /* Counts the 429 answers among `n` tools/list on session `sid`. */

@@ -36,17 +36,24 @@ static void *run_main(void *arg)
     return NULL;
 }
 
-static void start(size_t max_line)
+/* Serves a session whose principal is `principal` (NULL: the public). */
+static void start_as(size_t max_line, const char *principal)
 {
     cr_assert_eq(pipe(to_server), 0);
     cr_assert_eq(pipe(from_server), 0);
     cr_assert_eq(pipe(stop_pipe), 0);
     inlen = 0;
     run.srv = fake_server_new(NULL);
-    run.opts = (kd_mcp_stdio_options){
-        .in_fd = to_server[0], .out_fd = from_server[1], .stop_fd = stop_pipe[0], .max_line = max_line};
+    fake_add_whoami(run.srv);
+    run.opts = (kd_mcp_stdio_options){.in_fd = to_server[0],
+                                      .out_fd = from_server[1],
+                                      .stop_fd = stop_pipe[0],
+                                      .max_line = max_line,
+                                      .principal = principal};
     cr_assert_eq(pthread_create(&run.thread, NULL, run_main, &run), 0);
 }
+
+static void start(size_t max_line) { start_as(max_line, NULL); }
 
 static void finish(void)
 {
@@ -166,3 +173,30 @@ Test(stdio, line_limit)
     close(to_server[1]);
     cr_expect_eq(run.result, KD_OK);
 }
+
+/* The principal of the one session: the seats the process was started for
+ * (the public when none). */
+static void expect_principal(const char *principal)
+{
+    json_t *v, *who;
+
+    start_as(0, principal);
+    send_text(INIT);
+    json_decref(next_line());
+    send_text("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"whoami\"}}\n");
+    v = next_line();
+    who = json_object_get(json_object_get(json_object_get(v, "result"), "structuredContent"), "principal");
+    if (principal != NULL)
+        cr_expect_str_eq(json_string_value(who), principal);
+    else
+        cr_expect(json_is_null(who), "no principal: the public");
+    json_decref(v);
+    close(to_server[1]);
+    finish();
+    cr_expect_eq(run.result, KD_OK);
+}
+
+Test(stdio, principal) { expect_principal("seats red and blue"); }
+
+Test(stdio, no_principal_is_the_public) { expect_principal(NULL); }

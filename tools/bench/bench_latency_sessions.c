@@ -52,10 +52,14 @@ static void raise_fd_limit(void)
 
 static int gateway_start(sessions *ss, uint16_t *port, char *why, size_t why_len)
 {
-    char limit[64], conns[64];
+    /* Every session comes from this one loopback client, each with a GET
+     * stream: its shares must hold them all. */
+    char limit[64], conns[64], per_client[64], streams[64];
     snprintf(limit, sizeof limit, "KDAPP_MCP_SESSIONS=%zu", ss->n + 16);
     snprintf(conns, sizeof conns, "KDAPP_MCP_CONNECTIONS=%zu", ss->n + 64);
-    const char *env[] = {limit, conns, NULL};
+    snprintf(per_client, sizeof per_client, "KDAPP_MCP_SESSIONS_PER_CLIENT=%zu", ss->n + 16);
+    snprintf(streams, sizeof streams, "KDAPP_MCP_STREAMS_PER_CLIENT=%zu", ss->n + 16);
+    const char *env[] = {limit, conns, per_client, streams, NULL};
     char *argv[] = {(char *)ss->b->kdapp_path,
                     "mcp",
                     "--http",

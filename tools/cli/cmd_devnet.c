@@ -33,6 +33,7 @@
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
 #include "tools/script/blockscript.h"
+#include "tools/script/feeder.h"
 
 /* ---------------------------------------------------------------- devnet */
 
@@ -190,8 +191,15 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
 
 /* ---------------------------------------------------------------- submit */
 
+/* The repeatable --consent KEYREF (pointers into argv). */
+typedef struct {
+    const char *refs[KD_MAX_PARTICIPANTS];
+    size_t n;
+} consent_refs;
+
 typedef struct {
     kd_endpoint_urls urls; /* --devnet, and --views (urls.publish) */
+    consent_refs consent;
     uint32_t episode;
     int is_new, has_cap, has_counter, has_row, has_col, wait;
     uint8_t cap, row, col;
@@ -264,6 +272,12 @@ static int tx_json(kd_cli *cli, const submit_args *a, json_t **out)
             tx = (json_decref(tx), NULL);
         else if (!tx)
             json_decref(params);
+        json_t *consent = tx && a->consent.n ? json_array() : NULL;
+        for (size_t i = 0; consent && i < a->consent.n; i++)
+            if (json_array_append_new(consent, json_string(a->consent.refs[i])))
+                consent = (json_decref(consent), NULL);
+        if (tx && a->consent.n && (!consent || json_object_set_new(ne, "consent", consent)))
+            tx = (json_decref(tx), NULL);
     } else {
         uint64_t counter = a->counter;
         char type[KD_TYPE_NAME_MAX] = "";
@@ -328,7 +342,7 @@ static int build_payload(kd_cli *cli, const submit_args *a, kd_buf *out)
     }
     const kd_script_tx *t = &script.ops[0].txs[0];
     if (t->kind == KD_SCRIPT_TX_NEW_EPISODE)
-        err = kd_wire_new_episode(t->episode_id, t->type, &t->participants, t->body, t->body_len, out);
+        err = kd_feeder_new_episode(t, out);
     else
         err = kd_wire_signed_command(t->episode_id, t->body, t->body_len, &t->signer, t->counter, out);
     rc = err ? KD_EXIT_FAIL : KD_EXIT_OK;
@@ -444,12 +458,13 @@ static int wait_verdict(nng_socket sock, const uint8_t tx_id[KD_HASH_LEN], uint6
 
 static const char submit_usage[] =
     "usage: kdapp submit [--devnet URL] [--data DIR] [--keys DIR] --episode ID\n"
-    "         (--new --participants A,B [--type T] [--params JSON | --cap N]\n"
+    "         (--new --participants A,B [--type T] [--params JSON | --cap N] [--consent KEY]...\n"
     "          | --command JSON --signer KEY [--type T] [--counter N]\n"
     "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
     "         [--wait [--views URL] [--timeout MS]]\n"
     "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
-    "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts)\n";
+    "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts);\n"
+    "  --consent KEY (repeatable): that participant signs the creation (a type may require it)\n";
 
 static int parse_player(const char *text, void *value)
 {
@@ -460,6 +475,15 @@ static int parse_player(const char *text, void *value)
         *player = 1;
     else
         return -1;
+    return 0;
+}
+
+static int parse_consent(const char *text, void *value)
+{
+    consent_refs *c = value;
+    if (!text[0] || c->n == KD_MAX_PARTICIPANTS)
+        return -1;
+    c->refs[c->n++] = text;
     return 0;
 }
 
@@ -491,6 +515,11 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
          .max = 9,
          .use = "1 to 8 (stress mode) or 9 (classic)",
          .seen = &a->has_cap},
+        {.name = "consent",
+         .kind = KD_OPT_CUSTOM,
+         .value = &a->consent,
+         .parse = parse_consent,
+         .use = "a key reference, at most 8 times"},
         {.name = "command", .kind = KD_OPT_STRING, .value = &a->command},
         {.name = "row",
          .kind = KD_OPT_UINT,
@@ -532,6 +561,10 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
         return kd_usage_fail(&u);
     if (a->is_new && !a->participants) {
         fprintf(stderr, "kdapp submit: --new needs --participants A,B\n");
+        return KD_EXIT_USAGE;
+    }
+    if (!a->is_new && a->consent.n) {
+        fprintf(stderr, "kdapp submit: --consent signs a creation: it needs --new\n");
         return KD_EXIT_USAGE;
     }
     if (a->is_new && a->params && a->has_cap) {

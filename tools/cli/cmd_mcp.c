@@ -101,6 +101,7 @@ typedef struct {
     /* Settings from the environment (ENV_SETTINGS), 0 = the default. */
     unsigned calls_per_s;                                                     /* KDAPP_MCP_CALLS_PER_S */
     unsigned timeout_s, connections, per_address, threads, workers, sessions; /* the HTTP transport's capacity */
+    unsigned sessions_per_client, streams_per_client;                         /* its shares per client */
     unsigned drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES: a test seam (README) */
     const char *views_url;   /* --views: attach to named daemons */
     const char *devnet_url;  /* --devnet */
@@ -128,6 +129,10 @@ static const env_setting ENV_SETTINGS[] = {
     {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
     {"KDAPP_MCP_WORKERS", "tool calls that may wait, handled at once", "64", 1, 4096, offsetof(mcp_options, workers)},
     {"KDAPP_MCP_SESSIONS", "live MCP sessions over HTTP", "64", 1, 1000000, offsetof(mcp_options, sessions)},
+    {"KDAPP_MCP_SESSIONS_PER_CLIENT", "MCP sessions one client (a token, or an address without one) holds",
+     "a quarter of KDAPP_MCP_SESSIONS", 1, 1000000, offsetof(mcp_options, sessions_per_client)},
+    {"KDAPP_MCP_STREAMS_PER_CLIENT", "event streams one client (a token, or an address without one) holds", "8", 1,
+     1000000, offsetof(mcp_options, streams_per_client)},
 };
 
 /* Reads an optional unsigned setting; 0, or -1 after saying what is wrong.
@@ -288,6 +293,8 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         .poll_threads = o->threads,
         .max_workers = o->workers,
         .max_sessions = o->sessions,
+        .max_sessions_per_client = o->sessions_per_client,
+        .max_event_streams_per_client = o->streams_per_client,
         .metrics = engine_metrics_text,
         .metrics_ctx = engine,
         .page = kd_gateway_page,

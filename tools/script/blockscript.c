@@ -325,9 +325,54 @@ static kd_err convert_move(pctx *c, kd_script_tx *tx)
     return err;
 }
 
+/* "consent": [KEYREF...], each signing the creation as the seat of the
+ * first participant with its pubkey. Runs after the params are converted:
+ * a consent signs their bytes. */
+static kd_err parse_consent(pctx *c, json_t *v, kd_script_tx *tx)
+{
+    if (!json_is_array(v))
+        return fail(c, KD_ERR_PARSE, "consent must be an array of key references");
+    size_t n = json_array_size(v);
+    if (n > KD_MAX_PARTICIPANTS)
+        return fail(c, KD_ERR_PARSE, "consent has %zu entries; at most %d", n, KD_MAX_PARTICIPANTS);
+    if (n && !(tx->consents = calloc(n, sizeof *tx->consents)))
+        return fail(c, KD_ERR_NOMEM, "out of memory");
+    kd_err err = KD_OK;
+    for (size_t i = 0; i < n && !err; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "consent[%zu]", i);
+        kd_script_consent *sc = &tx->consents[i];
+        const char *ref;
+        int hex;
+        kd_key key;
+        if ((err = get_hex_or_name(c, json_array_get(v, i), name, &ref, &hex)))
+            break;
+        if (hex)
+            return fail(c, KD_ERR_PARSE, "%s: a raw pubkey cannot sign; use a key name or \"test:NAME\"", name);
+        if (strlen(ref) >= sizeof sc->ref)
+            return fail(c, KD_ERR_PARSE, "%s is longer than %zu bytes", name, sizeof sc->ref - 1);
+        if ((err = resolve_key(c, ref, name, &key)))
+            break;
+        uint32_t seat = 0;
+        while (seat < tx->participants.count &&
+               memcmp(tx->participants.keys[seat].bytes, key.pub.bytes, KD_PUBKEY_LEN) != 0)
+            seat++;
+        if (seat == tx->participants.count)
+            err = fail(c, KD_ERR_PARSE, "%s: key \"%s\" is not a participant of episode %u, so it cannot consent", name,
+                       ref, tx->episode_id);
+        else if ((err = kd_consent_sign(&key, seat, tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len,
+                                        &sc->sig)))
+            err = fail(c, err, "%s: cannot sign the creation: %s", name, kd_err_str(err));
+        wipe(&key, sizeof key);
+        memcpy(sc->ref, ref, strlen(ref) + 1);
+        tx->consent_count = i + 1;
+    }
+    return err;
+}
+
 static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
 {
-    static const char *const fields[] = {"id", "type", "participants", "cap", "params", NULL};
+    static const char *const fields[] = {"id", "type", "participants", "cap", "params", "consent", NULL};
     kd_err err = check_object(c, o, "new_episode", fields);
     if (err)
         return err;
@@ -370,6 +415,9 @@ static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
     if (params && tx->has_cap)
         return fail(c, KD_ERR_PARSE, "new_episode has both \"params\" and the shorthand \"cap\"; give one");
     if ((err = convert_params(c, tx, params)))
+        return err;
+    json_t *consent = json_object_get(o, "consent");
+    if (consent && (err = parse_consent(c, consent, tx)))
         return err;
     return remember_episode(c, tx);
 }
@@ -713,6 +761,7 @@ void kd_script_op_fini(kd_script_op *op)
         free(op->txs[i].raw);
         free(op->txs[i].json);
         free(op->txs[i].body);
+        free(op->txs[i].consents);
         wipe(&op->txs[i].signer, sizeof op->txs[i].signer);
     }
     free(op->txs);

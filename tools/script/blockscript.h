@@ -19,7 +19,8 @@
  *   event   {"accept": {"hash": H, "daa": N?, "time": MS?, "txs": [TX...]?}}
  *           {"revert": H}
  *   TX      {"new_episode": {"id": 1..2^32-1, "type": S, "participants": [P...],
- *                            "params": {...}? | "cap": 0..255 | null ?}, "tx_id": H?}
+ *                            "params": {...}? | "cap": 0..255 | null ?,
+ *                            "consent": [KEYREF...]?}, "tx_id": H?}
  *           {"command": {"episode": 1..2^32-1, "signer": KEYREF?, "counter": N?,
  *                        "episode_type": S?, "command": {...}}, "tx_id": H?}
  *           {"command": {"episode": ..., "signer": ..., ...the command's own members}}
@@ -37,6 +38,13 @@
  *           characters must be exactly 66 digits.
  *   KEYREF  "test:NAME" (deterministic test key) or the name of a key file in
  *           the key directory (kd_key_resolve). A raw pubkey cannot sign.
+ *
+ * "consent" (at most 8 keys): each key signs the creation
+ * (kd_consent_sign: the episode id, type, participants and the converted
+ * params bytes) as the seat of the first participant whose pubkey it is;
+ * a key that is no participant is an error naming the line and the key.
+ * The same key twice is not refused here, so the engine's refusal of a
+ * seat consenting twice can be tested.
  *
  * Generic forms, for any registered type (episode_type.h): "params" is the
  * type's params JSON (params_from_json) and a command is the type's command
@@ -74,6 +82,7 @@
 #include "engine/crypto.h"
 #include "engine/episode.h"
 #include "engine/err.h"
+#include "engine/wire.h"
 #include "episodes/episode_type.h"
 
 /* Longest accepted line in bytes, without its newline. */
@@ -92,6 +101,12 @@ typedef enum {
     KD_SCRIPT_TX_COMMAND = 4, /* the generic form */
 } kd_script_tx_kind;
 
+/* A new_episode's consent: the signature and the key as written. */
+typedef struct {
+    kd_consent sig;                     /* seat and signature, made at parse time */
+    char ref[KD_SCRIPT_SIGNER_REF_MAX]; /* as written: "test:house" */
+} kd_script_consent;
+
 /* One transaction of an accepted block. Fields not used by `kind` are zero. */
 typedef struct {
     kd_script_tx_kind kind;
@@ -102,6 +117,8 @@ typedef struct {
     kd_participants participants;
     int has_cap; /* shorthand "cap"; 0: the engine's default applies */
     uint32_t cap;
+    kd_script_consent *consents; /* owned; "consent", consent_count entries */
+    size_t consent_count;
     /* generic forms: the "params" / command JSON as written, compact text
      * (owned; NULL for the shorthand and when a new_episode has no params) */
     char *json;

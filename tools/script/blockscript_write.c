@@ -59,12 +59,33 @@ static kd_err put_signer(const kd_script_tx *tx, json_t *body)
     return put(body, "signer", ref) ? KD_ERR_NOMEM : KD_OK;
 }
 
+/* Sets body["consent"] to the consents' key references, when there are any. */
+static kd_err put_consents(const kd_script_tx *tx, json_t *body)
+{
+    if (!tx->consent_count)
+        return KD_OK;
+    json_t *refs = json_array();
+    if (put(body, "consent", refs))
+        return KD_ERR_NOMEM;
+    for (size_t i = 0; i < tx->consent_count; i++) {
+        if (!tx->consents[i].ref[0] || !memchr(tx->consents[i].ref, '\0', sizeof tx->consents[i].ref))
+            return KD_ERR_INVALID_ARG;
+        json_t *ref = json_string(tx->consents[i].ref);
+        if (!ref)
+            return KD_ERR_INVALID_ARG; /* not UTF-8 */
+        if (json_array_append_new(refs, ref))
+            return KD_ERR_NOMEM;
+    }
+    return KD_OK;
+}
+
 /* Rejects what no script line could express, before building anything. */
 static kd_err tx_writable(const kd_script_tx *tx)
 {
     switch (tx->kind) {
     case KD_SCRIPT_TX_NEW_EPISODE:
         return tx->participants.count <= KD_MAX_PARTICIPANTS && memchr(tx->type, '\0', sizeof tx->type) &&
+                       tx->consent_count <= KD_MAX_PARTICIPANTS && (!tx->consent_count || tx->consents) &&
                        (!tx->has_cap || tx->cap <= 255) && !(tx->has_cap && tx->json)
                    ? KD_OK
                    : KD_ERR_INVALID_ARG;
@@ -114,7 +135,7 @@ static kd_err write_tx(const kd_script_tx *tx, json_t *txs)
                 goto fail;
         if (tx->has_cap && put(body, "cap", json_integer(tx->cap)))
             goto fail;
-        if (tx->json && (err = put_json(body, "params", tx->json)))
+        if ((tx->json && (err = put_json(body, "params", tx->json))) || (err = put_consents(tx, body)))
             goto fail;
         err = KD_ERR_NOMEM;
     } else if (tx->kind == KD_SCRIPT_TX_COMMAND) {

@@ -41,6 +41,17 @@ void kd_feeder_free(kd_feeder *f)
     free(f);
 }
 
+kd_err kd_feeder_new_episode(const kd_script_tx *tx, kd_buf *out)
+{
+    kd_consent consents[KD_MAX_PARTICIPANTS];
+    if (tx->consent_count > KD_MAX_PARTICIPANTS)
+        return KD_ERR_INVALID_ARG;
+    for (size_t i = 0; i < tx->consent_count; i++)
+        consents[i] = tx->consents[i].sig;
+    return kd_wire_new_episode_consented(tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, consents,
+                                         tx->consent_count, out);
+}
+
 /* The counter move `i` of `op` is signed for: the script's, or the
  * engine's prediction after txs[0..i) (`run` for a local engine). */
 static kd_err move_counter(kd_feeder *f, kd_dryrun *run, const kd_script_op *op, const kd_wire_tx *txs, size_t i,
@@ -69,7 +80,7 @@ static kd_err encode_tx(kd_feeder *f, kd_dryrun *run, const kd_script_op *op, co
     uint64_t counter = 0;
     switch (tx->kind) {
     case KD_SCRIPT_TX_NEW_EPISODE:
-        err = kd_wire_new_episode(tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, p);
+        err = kd_feeder_new_episode(tx, p);
         break;
     case KD_SCRIPT_TX_MOVE:
     case KD_SCRIPT_TX_COMMAND: /* the command bytes were converted at parse time */

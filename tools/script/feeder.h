@@ -40,6 +40,10 @@ kd_err kd_feeder_alloc_local(kd_engine *engine, kd_feeder **out) KD_WARN_UNUSED;
 kd_err kd_feeder_alloc_remote(kd_feeder_predict_fn predict, void *ctx, kd_feeder **out) KD_WARN_UNUSED;
 void kd_feeder_free(kd_feeder *feeder);
 
+/* The EpisodeMessage of a new_episode tx, with its consents (appended to
+ * `out`). Errors: those of kd_wire_new_episode_consented. */
+kd_err kd_feeder_new_episode(const kd_script_tx *tx, kd_buf *out) KD_WARN_UNUSED;
+
 /* Encodes `op` as an EngineMsg (appended to `out`), each signed move for
  * the counter its episode will have when it is applied. Call it right
  * before sending the op: the counters are read from the engine's state at

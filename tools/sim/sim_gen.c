@@ -194,8 +194,18 @@ static kd_err gen_create(kd_sim_gen *g, kd_sim_scratch *sc, kd_buf *payload)
         params.len = 0;
         err = KD_OK;
     }
+    /* The seats the type wants to consent do (a creation without them is
+     * refused no_consent, which the generator leaves to broken ones). */
+    kd_consent consents[KD_MAX_PARTICIPANTS];
+    size_t n_consents = 0;
+    for (size_t i = 0; !err && !broken && i < parts.count; i++)
+        if ((ops->consent_seats >> i & 1) &&
+            !(err = kd_consent_sign(&g->keys[key[i]], (uint32_t)i, id, ops->type_name, &parts, params.data, params.len,
+                                    &consents[n_consents])))
+            n_consents++;
     if (!err)
-        err = kd_wire_new_episode(id, ops->type_name, &parts, params.data, params.len, payload);
+        err = kd_wire_new_episode_consented(id, ops->type_name, &parts, params.data, params.len, consents, n_consents,
+                                            payload);
     if (err || id == 0 || broken || sc->count == sc->cap)
         goto done;
     for (size_t i = 0; i < sc->count; i++)

@@ -144,6 +144,30 @@ static kd_err insert_ep(snapshot *s, const kd_model_episode *ep)
     return KD_OK;
 }
 
+/* Whether a creation carries the consents its type needs (kd_episode_ops.
+ * consent_seats): every consent names a distinct seat below the count and
+ * verifies over the creation digest, and each required seat has one. */
+static int model_consented(const kd_episode_ops *ops, const Kdapp__EpisodeMessage *em, const kd_participants *parts)
+{
+    const Kdapp__NewEpisode *ne = em->new_episode;
+    uint32_t seen = 0;
+    uint8_t digest[KD_HASH_LEN];
+    kd_creation_digest(em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, digest);
+    for (size_t i = 0; i < ne->n_consents; i++) {
+        uint32_t seat = ne->consents[i]->seat;
+        if (seat >= parts->count || (seen >> seat & 1))
+            return 0;
+        seen |= UINT32_C(1) << seat;
+    }
+    for (size_t i = 0; i < ne->n_consents; i++) {
+        const Kdapp__SeatConsent *c = ne->consents[i];
+        if (kd_sig_verify(&parts->keys[c->seat], digest, c->signature.data, c->signature.len) != KD_OK)
+            return 0;
+    }
+    uint32_t all = parts->count >= 32 ? UINT32_MAX : (UINT32_C(1) << parts->count) - 1;
+    return (ops->consent_seats & all & ~seen) == 0;
+}
+
 /* The engine's rules for one transaction, recomputed. Returns the verdict
  * in *verdict and the episode it changed in *touched (0 = none); only
  * allocation failures are returned. */
@@ -202,6 +226,8 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
             *verdict = KD_ERR_UNKNOWN_TYPE;
         else if (!parts_ok)
             *verdict = KD_ERR_BAD_PARTICIPANTS;
+        else if (!model_consented(type->ops, em, &parts))
+            *verdict = KD_ERR_NO_CONSENT;
         else if ((*verdict = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, &eff, rej)))
             ;
         else if (!(fresh.state = calloc(1, type->ops->state_size)))

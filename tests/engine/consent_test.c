@@ -1,0 +1,409 @@
+/*
+ * consent_test.c — creation consent (kd_episode_ops.consent_seats, the
+ * consent check of engine/rules.c): a test type that is tic-tac-toe with
+ * seat 1 (the "house") required to sign the creation. A creation without
+ * that consent, with a consent by another key, over other params or
+ * another episode id, with a seat named twice or out of range, or with an
+ * extra consent that does not verify, is refused `no_consent` and changes
+ * nothing; a good one applies and plays. The dry run predicts each
+ * verdict; replaying the log, trusted (`kdapp replay`) and not (`kdapp
+ * verify`), reproduces the store. The creation digest is checked against
+ * its layout written out by hand.
+ */
+#include <criterion/criterion.h>
+#include <secp256k1.h>
+#include <string.h>
+
+#include "engine/support.h"
+#include "tools/script/blockscript.h"
+#include "tools/script/feeder.h"
+#include "tools/sim/replay.h"
+
+#define HOUSE_TYPE "house_ttt"
+#define FAR_TYPE "far_ttt"
+
+/* Tic-tac-toe whose seat 1 must consent; and one asking for seat 2's
+ * consent, which a two-seat creation does not have (so: none needed). */
+static kd_episode_ops house_ops, far_ops;
+
+typedef struct {
+    kd_ttt_config cfg;
+    kd_registry reg;
+    kd_engine *engine;
+    char dir[512];
+} cs_env;
+
+static cs_env env;
+
+static void cs_open(cs_env *e)
+{
+    char why[256] = "";
+    memset(e, 0, sizeof *e);
+    et_tmpdir(e->dir, sizeof e->dir);
+    house_ops = kd_tictactoe_ops;
+    house_ops.type_name = HOUSE_TYPE;
+    house_ops.consent_seats = 1u << 1;
+    far_ops = kd_tictactoe_ops;
+    far_ops.type_name = FAR_TYPE;
+    far_ops.consent_seats = 1u << 2;
+    kd_registry_init(&e->reg);
+    ET_ASSERT_OK(kd_registry_add(&e->reg, &kd_tictactoe_ops, &e->cfg));
+    ET_ASSERT_OK(kd_registry_add(&e->reg, &house_ops, &e->cfg));
+    ET_ASSERT_OK(kd_registry_add(&e->reg, &far_ops, &e->cfg));
+    kd_engine_options opts = {.data_dir = e->dir, .registry = &e->reg, .durability = KD_DURABILITY_RELAXED};
+    kd_err err = kd_engine_open(&opts, &e->engine, why, sizeof why);
+    cr_assert_eq(err, KD_OK, "open %s: %s (%s)", e->dir, kd_err_code(err), why);
+}
+
+static void cs_close(cs_env *e)
+{
+    kd_engine_close(e->engine);
+    e->engine = NULL;
+    if (e->dir[0])
+        et_rmtree(e->dir);
+    e->dir[0] = '\0';
+}
+
+static void setup(void) { cs_open(&env); }
+static void teardown(void) { cs_close(&env); }
+
+TestSuite(consent, .init = setup, .fini = teardown, .timeout = 60);
+
+/* alice (seat 0, X) against the house (seat 1, O). */
+static kd_participants players(void)
+{
+    kd_participants p = {.count = 2};
+    p.keys[0] = et_key("alice").pub;
+    p.keys[1] = et_key("house").pub;
+    return p;
+}
+
+/* The consent of `signer` for `seat`, signed over (id, type, parts,
+ * params) whatever the creation that carries it says. */
+static kd_consent forged(const char *signer, uint32_t seat, uint32_t id, const char *type, const kd_participants *parts,
+                         const uint8_t *params, size_t len)
+{
+    kd_key k = et_key(signer);
+    uint8_t digest[KD_HASH_LEN];
+    kd_consent c = {.seat = seat, .sig_len = KD_SIG_COMPACT_LEN};
+    kd_creation_digest(id, type, parts, params, len, digest);
+    ET_ASSERT_OK(kd_key_sign(&k, digest, c.sig));
+    return c;
+}
+
+/* The house's own consent to (id, type, players, params). */
+static kd_consent house_consent(uint32_t id, const char *type, const uint8_t *params, size_t len)
+{
+    kd_participants p = players();
+    kd_key house = et_key("house");
+    kd_consent c;
+    ET_ASSERT_OK(kd_consent_sign(&house, 1, id, type, &p, params, len, &c));
+    return c;
+}
+
+/* The creation payload of `type` for players() with `params` and consents. */
+static void creation(kd_buf *out, uint32_t id, const char *type, const uint8_t *params, size_t len,
+                     const kd_consent *cs, size_t n)
+{
+    kd_participants p = players();
+    out->len = 0;
+    ET_ASSERT_OK(kd_wire_new_episode_consented(id, type, &p, params, len, cs, n, out));
+}
+
+/* Predicts `payload` with a dry run, then applies it alone in block
+ * `name`; expects both verdicts to be `want` ("" = applied) and returns
+ * the detail. A rejection must change no episode. */
+static void expect_verdict(const char *name, const kd_buf *payload, uint32_t id, const char *want, char *detail,
+                           size_t detail_len)
+{
+    kd_dryrun *run;
+    uint8_t block[KD_HASH_LEN], tx_id[KD_HASH_LEN] = {7};
+    et_hash(name, block);
+    kd_block_meta where = {.block_hash = block, .daa = 1, .time_ms = 100, .tx_id = tx_id};
+    kd_tx_result predicted;
+    ET_ASSERT_OK(kd_dryrun_alloc(env.engine, &run));
+    ET_ASSERT_OK(kd_dryrun_tx(run, &where, payload->data, payload->len, &predicted));
+    kd_dryrun_free(run);
+
+    size_t before = et_episode_count(env.engine);
+    et_txs t;
+    et_txs_init(&t);
+    et_add_raw(&t, payload->data, payload->len);
+    kd_msg_result res;
+    et_accept(env.engine, name, &t, &res);
+    cr_assert_eq(res.status, KD_MSG_APPLIED);
+    cr_assert_eq(res.tx_count, 1);
+    const kd_tx_result *r = &res.txs[0];
+    if (want[0]) {
+        ET_EXPECT_REJECTED(*r, want);
+        cr_expect_eq(et_episode_count(env.engine), before, "%s: a refused creation changes nothing", name);
+        kd_episode_snapshot snap;
+        ET_EXPECT_ERR(kd_engine_episode_read(env.engine, id, &snap), KD_ERR_NOT_FOUND);
+    } else {
+        cr_expect(r->applied, "%s: want applied, got %s (%s)", name, r->code, r->detail);
+        cr_expect_eq(et_episode_count(env.engine), before + 1);
+    }
+    cr_expect_eq(predicted.applied, r->applied, "%s: the dry run predicted %s", name,
+                 predicted.applied ? "applied" : predicted.code);
+    cr_expect_str_eq(predicted.code, r->code, "%s: the dry run's code", name);
+    cr_expect_str_eq(predicted.detail, r->detail, "%s: the dry run's sentence", name);
+    if (detail)
+        snprintf(detail, detail_len, "%s", r->detail);
+    kd_msg_result_fini(&res);
+    et_txs_fini(&t);
+}
+
+static void expect_detail(const char *detail, const char *part)
+{
+    cr_expect(strstr(detail, part) != NULL, "\"%s\" should say \"%s\"", detail, part);
+}
+
+Test(consent, the_digest_is_the_documented_layout)
+{
+    kd_participants p = players();
+    const uint8_t params[] = {0x08, 0x03};
+    uint8_t want[KD_HASH_LEN], got[KD_HASH_LEN], buf[256];
+    size_t n = 0;
+    memcpy(buf, "kdapp/new-episode/v1", 20);
+    n = 20;
+    kd_put_u32be(buf + n, 0x01020304);
+    n += 4;
+    memcpy(buf + n, HOUSE_TYPE, strlen(HOUSE_TYPE) + 1); /* the name and its 0x00 */
+    n += strlen(HOUSE_TYPE) + 1;
+    buf[n++] = 2;
+    memcpy(buf + n, p.keys[0].bytes, KD_PUBKEY_LEN);
+    memcpy(buf + n + KD_PUBKEY_LEN, p.keys[1].bytes, KD_PUBKEY_LEN);
+    n += 2 * KD_PUBKEY_LEN;
+    kd_put_u32be(buf + n, sizeof params);
+    n += 4;
+    memcpy(buf + n, params, sizeof params);
+    n += sizeof params;
+    kd_sha256(buf, n, want);
+    kd_creation_digest(0x01020304, HOUSE_TYPE, &p, params, sizeof params, got);
+    et_expect_hash_eq(got, want, "creation digest");
+
+    /* Every part is bound: id, type, participants (and their order), params. */
+    uint8_t other[KD_HASH_LEN];
+    kd_creation_digest(0x01020305, HOUSE_TYPE, &p, params, sizeof params, other);
+    et_expect_hash_ne(got, other, "another id");
+    kd_creation_digest(0x01020304, "tictactoe", &p, params, sizeof params, other);
+    et_expect_hash_ne(got, other, "another type");
+    kd_creation_digest(0x01020304, HOUSE_TYPE, &p, params, 1, other);
+    et_expect_hash_ne(got, other, "other params");
+    kd_pubkey k0 = p.keys[0];
+    p.keys[0] = p.keys[1];
+    p.keys[1] = k0;
+    kd_creation_digest(0x01020304, HOUSE_TYPE, &p, params, sizeof params, other);
+    et_expect_hash_ne(got, other, "the seats swapped");
+}
+
+Test(consent, sign_refuses_a_seat_that_is_not_the_key)
+{
+    kd_participants p = players();
+    kd_key house = et_key("house"), alice = et_key("alice");
+    kd_consent c;
+    ET_EXPECT_ERR(kd_consent_sign(&house, 0, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    ET_EXPECT_ERR(kd_consent_sign(&alice, 2, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    ET_ASSERT_OK(kd_consent_sign(&alice, 0, 1, HOUSE_TYPE, &p, NULL, 0, &c));
+    cr_expect_eq(c.seat, 0);
+    cr_expect_eq(c.sig_len, KD_SIG_COMPACT_LEN);
+}
+
+Test(consent, a_creation_the_house_did_not_sign_is_refused)
+{
+    kd_participants p = players();
+    kd_buf pay, params, other;
+    kd_buf_init(&pay);
+    kd_buf_init(&params);
+    kd_buf_init(&other);
+    ET_ASSERT_OK(kd_ttt_params_encode(3, &params));
+    ET_ASSERT_OK(kd_ttt_params_encode(4, &other));
+    char why[KD_DETAIL_MAX];
+
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, NULL, 0);
+    expect_verdict("missing", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "seat 1 must consent to this creation (its signature over the creation is missing)");
+
+    kd_consent c = forged("mallory", 1, 1, HOUSE_TYPE, &p, params.data, params.len);
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("wrong-key", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "the consent of seat 1 does not verify over the creation");
+
+    c = forged("alice", 1, 1, HOUSE_TYPE, &p, params.data, params.len); /* the player signs for the house */
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("player-signs", &pay, 1, "no_consent", NULL, 0);
+
+    c = house_consent(1, HOUSE_TYPE, other.data, other.len); /* the house agreed to other terms */
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("other-params", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "episode id, type, participants and params");
+
+    c = house_consent(2, HOUSE_TYPE, params.data, params.len); /* for another episode */
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("other-id", &pay, 1, "no_consent", NULL, 0);
+
+    c = house_consent(1, "tictactoe", params.data, params.len); /* for another type */
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("other-type", &pay, 1, "no_consent", NULL, 0);
+
+    kd_consent two[2] = {house_consent(1, HOUSE_TYPE, params.data, params.len),
+                         house_consent(1, HOUSE_TYPE, params.data, params.len)};
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, two, 2);
+    expect_verdict("twice", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "seat 1 consents twice");
+
+    two[1] = two[0];
+    two[1].seat = 2;
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, two, 2);
+    expect_verdict("out-of-range", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "names seat 2, but the episode has 2 participants");
+
+    /* A consent nobody asked for must still verify. */
+    two[1] = forged("mallory", 0, 1, HOUSE_TYPE, &p, params.data, params.len);
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, two, 2);
+    expect_verdict("extra-invalid", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "the consent of seat 0 does not verify");
+    two[1].sig_len = 0; /* an empty signature */
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, two, 2);
+    expect_verdict("extra-empty", &pay, 1, "no_consent", NULL, 0);
+
+    c = house_consent(1, HOUSE_TYPE, params.data, params.len);
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("good", &pay, 1, "", NULL, 0);
+
+    kd_buf_fini(&pay);
+    kd_buf_fini(&params);
+    kd_buf_fini(&other);
+}
+
+Test(consent, good_consents_apply_and_the_game_plays)
+{
+    kd_participants p = players();
+    kd_buf pay;
+    kd_buf_init(&pay);
+    /* Both seats consent (alice's is not required, and verifies). */
+    kd_consent cs[2] = {house_consent(5, HOUSE_TYPE, NULL, 0), forged("alice", 0, 5, HOUSE_TYPE, &p, NULL, 0)};
+    creation(&pay, 5, HOUSE_TYPE, NULL, 0, cs, 2);
+    expect_verdict("both", &pay, 5, "", NULL, 0);
+    /* A DER signature is as good as a compact one. */
+    kd_consent der = house_consent(8, HOUSE_TYPE, NULL, 0);
+    secp256k1_ecdsa_signature sig;
+    size_t der_len = KD_SIG_MAX_LEN;
+    cr_assert(secp256k1_ecdsa_signature_parse_compact(secp256k1_context_static, &sig, der.sig));
+    cr_assert(secp256k1_ecdsa_signature_serialize_der(secp256k1_context_static, der.sig, &der_len, &sig));
+    cr_assert_neq(der_len, KD_SIG_COMPACT_LEN);
+    der.sig_len = der_len;
+    creation(&pay, 8, HOUSE_TYPE, NULL, 0, &der, 1);
+    expect_verdict("der", &pay, 8, "", NULL, 0);
+    /* A type with no consent seats takes a creation without consents. */
+    creation(&pay, 6, "tictactoe", NULL, 0, NULL, 0);
+    expect_verdict("plain", &pay, 6, "", NULL, 0);
+    /* Seat 2 of a two-seat creation does not exist: nothing required. */
+    creation(&pay, 7, FAR_TYPE, NULL, 0, NULL, 0);
+    expect_verdict("far", &pay, 7, "", NULL, 0);
+
+    et_txs t;
+    et_txs_init(&t);
+    et_add_move(&t, 5, 1, 1, 0, "alice", 0);
+    et_add_move(&t, 5, 0, 0, 1, "house", 1);
+    et_accept_ok(env.engine, "moves", &t);
+    kd_episode_snapshot snap;
+    ET_ASSERT_OK(kd_engine_episode_read(env.engine, 5, &snap));
+    cr_expect_eq(snap.undo_depth, 2, "both moves of the consented episode apply");
+    kd_episode_snapshot_fini(&snap);
+    et_txs_fini(&t);
+    kd_buf_fini(&pay);
+}
+
+/* Replays env's log into a fresh engine, trusting the log's signature
+ * verdicts (`kdapp replay`) or not (`kdapp verify`), canonical or full. */
+static void expect_replay(int trust, int canonical)
+{
+    cs_env copy;
+    cs_open(&copy);
+    kd_engine_trust_replayed_signatures(copy.engine, trust);
+    kd_replay_report rep;
+    ET_ASSERT_OK(kd_replay_log(env.engine, copy.engine, canonical, &rep));
+    cr_expect(kd_replay_ok(&rep), "replay (trust %d, canonical %d): %s %s", trust, canonical, rep.first_bad_what,
+              rep.episode_what);
+    cr_expect_eq(et_episode_count(copy.engine), et_episode_count(env.engine));
+    cs_close(&copy);
+}
+
+Test(consent, replay_and_verify_reproduce_refused_and_applied_creations)
+{
+    kd_participants p = players();
+    kd_buf pay;
+    kd_buf_init(&pay);
+    et_txs t;
+    et_txs_init(&t);
+    /* One block: refused (missing, forged), applied, refused (twice). */
+    creation(&pay, 1, HOUSE_TYPE, NULL, 0, NULL, 0);
+    et_add_raw(&t, pay.data, pay.len);
+    kd_consent c = forged("mallory", 1, 1, HOUSE_TYPE, &p, NULL, 0);
+    creation(&pay, 1, HOUSE_TYPE, NULL, 0, &c, 1);
+    et_add_raw(&t, pay.data, pay.len);
+    c = house_consent(2, HOUSE_TYPE, NULL, 0);
+    creation(&pay, 2, HOUSE_TYPE, NULL, 0, &c, 1);
+    et_add_raw(&t, pay.data, pay.len);
+    kd_consent two[2] = {house_consent(3, HOUSE_TYPE, NULL, 0), house_consent(3, HOUSE_TYPE, NULL, 0)};
+    creation(&pay, 3, HOUSE_TYPE, NULL, 0, two, 2);
+    et_add_raw(&t, pay.data, pay.len);
+    kd_msg_result res;
+    et_accept(env.engine, "b1", &t, &res);
+    cr_assert_eq(res.tx_count, 4);
+    ET_EXPECT_REJECTED(res.txs[0], "no_consent");
+    ET_EXPECT_REJECTED(res.txs[1], "no_consent");
+    cr_expect(res.txs[2].applied, "%s", res.txs[2].detail);
+    ET_EXPECT_REJECTED(res.txs[3], "no_consent");
+    kd_msg_result_fini(&res);
+    /* A block that is reverted, and one that stays. */
+    et_txs_clear(&t);
+    c = house_consent(4, HOUSE_TYPE, NULL, 0);
+    creation(&pay, 4, HOUSE_TYPE, NULL, 0, &c, 1);
+    et_add_raw(&t, pay.data, pay.len);
+    et_accept_ok(env.engine, "b2", &t);
+    et_revert_ok(env.engine, "b2");
+    et_txs_clear(&t);
+    et_add_move(&t, 2, 1, 1, 0, "alice", 0);
+    creation(&pay, 1, HOUSE_TYPE, NULL, 0, NULL, 0); /* still refused */
+    et_add_raw(&t, pay.data, pay.len);
+    et_accept_ok(env.engine, "b3", &t);
+    cr_assert_eq(et_episode_count(env.engine), 1);
+
+    for (int trust = 0; trust <= 1; trust++)
+        for (int canonical = 0; canonical <= 1; canonical++)
+            expect_replay(trust, canonical);
+    et_txs_fini(&t);
+    kd_buf_fini(&pay);
+}
+
+/* A block script's "consent" (tools/script): fed to the engine, the
+ * house's consent applies the creation; without it, no_consent. */
+Test(consent, a_block_script_carries_the_consents)
+{
+    static const char text[] =
+        "{\"accept\": {\"hash\": \"s1\", \"txs\": ["
+        "{\"new_episode\": {\"id\": 11, \"type\": \"" HOUSE_TYPE "\", \"participants\": [\"test:alice\", "
+        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:house\"]}},"
+        "{\"new_episode\": {\"id\": 12, \"type\": \"" HOUSE_TYPE "\", \"participants\": [\"test:alice\", "
+        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:alice\"]}}]}}\n";
+    kd_script script;
+    kd_script_init(&script);
+    char why[256] = "";
+    ET_ASSERT_OK(kd_script_parse(text, strlen(text), NULL, &script, why, sizeof why));
+    kd_feeder *feeder;
+    ET_ASSERT_OK(kd_feeder_alloc_local(env.engine, &feeder));
+    kd_buf msg;
+    kd_buf_init(&msg);
+    ET_ASSERT_OK(kd_feeder_encode(feeder, &script.ops[0], &msg));
+    kd_msg_result res;
+    et_ingest(env.engine, &msg, &res);
+    cr_assert_eq(res.tx_count, 2);
+    cr_expect(res.txs[0].applied, "the house consented: %s", res.txs[0].detail);
+    ET_EXPECT_REJECTED(res.txs[1], "no_consent");
+    kd_msg_result_fini(&res);
+    kd_buf_fini(&msg);
+    kd_feeder_free(feeder);
+    kd_script_fini(&script);
+}
