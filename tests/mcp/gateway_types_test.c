@@ -19,8 +19,11 @@
 #include "engine/wire.h"
 #include "episodes/episode_type.h"
 #include "mcp/gateway/gateway.h"
+#include "episodes/dice.h"
 #include "episodes/seabattle.h"
 #include "episodes/secrets.h"
+#include "handlers/handler.h"
+#include "handlers/publisher.h"
 #include "pile_type.h"
 
 typedef struct {
@@ -561,4 +564,86 @@ Test(gateway_types, the_gateway_fills_a_missing_entropy)
     r = execute(id, "\"signer\": \"agent1\", \"command\": {\"roll\": \"d20\"}", 1);
     cr_expect_str_eq(json_string_value(json_object_get(sc(r), "error_code")), "draw_pending", "%s", text_of(r));
     json_decref(r);
+}
+
+/* The dice state of episode `id` as the store has it (zeroed when absent). */
+static void dice_state(uint32_t id, kd_dice_state *out)
+{
+    memset(out, 0, sizeof *out);
+    kd_episode_snapshot snap;
+    if (kd_engine_episode_read(E.engine, id, &snap) != KD_OK)
+        return;
+    memcpy(out, snap.state, sizeof *out);
+    kd_episode_snapshot_fini(&snap);
+}
+
+/*
+ * Issue 24, B3/B4: the gateway acts only on the commitments it made for its
+ * own store. A creation copied from another store (the same house key, its
+ * consent and its binding, made for that store) is valid on this chain, but
+ * its binding is not this store's: the duties thread must never reveal for
+ * it (a proof here would be the other store's draw, computable before the
+ * player asks it there). The gateway's own episode, asked after it, is
+ * revealed: the duties ran past the copied one and left it alone.
+ */
+Test(gateway_types, the_duties_never_act_on_a_commitment_made_for_another_store)
+{
+    /* views published to the gateway, as a node does: its duties follow them */
+    char why[256] = "", url[128];
+    snprintf(url, sizeof url, "inproc://kd-gwtypes-%d", (int)getpid());
+    kd_publisher *pub = NULL;
+    cr_assert_eq(kd_publisher_open(url, &E.types, &pub, why, sizeof why), KD_OK, "%s", why);
+    kd_handler_set handlers;
+    kd_handler_set_init(&handlers);
+    kd_handler h = kd_publisher_handler(pub);
+    cr_assert_eq(kd_handler_set_add(&handlers, &h), KD_OK);
+    kd_handler_set_attach(&handlers, E.engine);
+    for (int i = 0; i < 500 && kd_publisher_subscribers(pub) < 1; i++)
+        usleep(10000); /* the gateway's subscriber connects: up to 5 s */
+    cr_assert_geq(kd_publisher_subscribers(pub), 1, "the gateway subscribes to the views");
+
+    kd_key player, house;
+    cr_assert_eq(kd_key_load(E.keys, "agent1", &player, why, sizeof why), KD_OK, "%s", why);
+    cr_assert_eq(kd_key_load(E.keys, "agent2", &house, why, sizeof why), KD_OK, "%s", why);
+    static const uint8_t elsewhere[KD_STORE_ID_LEN] = {'a', 'n', 'o', 't', 'h', 'e', 'r'};
+    const uint32_t copied = 777;
+    kd_participants parts = {.count = 2};
+    parts.keys[0] = player.pub;
+    parts.keys[1] = house.pub;
+    json_t *params = json_pack("{s:i}", "reveal_timeout", 100);
+    cr_assert_eq(kd_seat_commit(&kd_dice_type, &house, elsewhere, copied, KD_DICE_HOUSE, params, why, sizeof why),
+                 KD_OK, "%s", why);
+    kd_buf raw, payload;
+    kd_buf_init(&raw);
+    kd_buf_init(&payload);
+    cr_assert_eq(kd_dice_type.params_from_json(params, &raw, why, sizeof why), KD_OK, "%s", why);
+    kd_consent consent;
+    cr_assert_eq(kd_consent_sign(&house, KD_DICE_HOUSE, copied, "dice", &parts, raw.data, raw.len, &consent), KD_OK);
+    cr_assert_eq(kd_wire_new_episode_consented(copied, "dice", &parts, raw.data, raw.len, &consent, 1, &payload),
+                 KD_OK);
+    uint8_t tx[KD_HASH_LEN];
+    cr_assert_eq(apply_now(&E, payload.data, payload.len, tx, why, sizeof why), KD_OK, "%s", why);
+    json_decref(execute(copied, "\"signer\": \"agent1\", \"command\": {\"roll\": \"1d6\"}", 0));
+    uint32_t own = start("{\"type\": \"dice\", \"participants\": [\"agent1\", \"agent2\"]}");
+    cr_assert(own);
+    json_decref(execute(own, "\"signer\": \"agent1\", \"command\": {\"roll\": \"1d6\"}", 0));
+    kd_dice_state s;
+    for (int i = 0; i < 1000; i++) { /* the gateway's own roll is revealed by its duties: up to 10 s */
+        dice_state(own, &s);
+        if (s.rolls == 1)
+            break;
+        usleep(10000); /* a poll interval, bounded above */
+    }
+    cr_assert_eq(s.rolls, 1, "the gateway revealed its own commitment's draw");
+    dice_state(copied, &s);
+    cr_expect(s.house.pending && s.rolls == 0, "the copied commitment's draw is never revealed");
+    uint8_t seed[KD_SECRET_SEED_LEN], store[KD_STORE_ID_LEN];
+    cr_assert_eq(kd_engine_store_id(E.engine, store), KD_OK);
+    cr_expect_eq(kd_seat_seed(&kd_dice_type, &house, store, copied, KD_DICE_HOUSE, &s, seed), KD_ERR_NOT_FOUND);
+    memset(&house, 0, sizeof house);
+    json_decref(params);
+    kd_buf_fini(&raw);
+    kd_buf_fini(&payload);
+    kd_engine_set_listener(E.engine, NULL, NULL);
+    kd_publisher_close(pub);
 }
