@@ -83,12 +83,21 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
     const ProtobufCBinaryData *cmd;
     const kd_pubkey *signer;
     kd_pubkey pk;
-    if (!kd_rules_authorise(em, ep->id, ep->undo_depth, c->engine->sig_batch, trusted_sig, &pk, &signer, &cmd, r))
+    uint64_t signed_at;
+    kd_auth auth = kd_rules_authorise(em, ep->id, ep->undo_depth, c->engine->sig_batch, trusted_sig, &pk, &signer, &cmd,
+                                      &signed_at, r);
+    if (auth == KD_AUTH_REFUSED)
         return KD_OK;
     const kd_episode_ops *ops = ep->type->ops;
     size_t undo_off;
     if ((err = kd_txn_arena_reserve(c, ops->undo_size, &undo_off)))
         return err;
+    if (auth == KD_AUTH_STALE) { /* never applied; refused under its real rule */
+        err = kd_rules_refuse_stale(ops, ep->state, &c->scratch, cmd, signer, meta, c->arena.data + undo_off, ep->id,
+                                    signed_at, ep->undo_depth, r);
+        c->arena.len = undo_off;
+        return err;
+    }
     int ok;
     if ((err = kd_rules_execute(ops, ep->state, &c->scratch, cmd, signer, meta, c->arena.data + undo_off, r, &ok)) ||
         !ok) {
@@ -335,14 +344,25 @@ static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *re
  * command's signature, a creation's consents): a tx recorded as applied,
  * or rejected by a rule checked after the signatures, which the same state
  * refuses again the same way. A verdict on the signatures themselves is
- * never trusted: skipping the check would apply what was refused. */
+ * never trusted: skipping the check would apply what was refused.
+ *
+ * A stale command (rules.h, kd_rules_refuse_stale) was refused either by
+ * a rule, run on a copy of the state it now meets again with the same
+ * signer and block, so the trusted replay, skipping the signature, runs
+ * the same pure execute on the same state and is refused by the same rule
+ * (its sentence lacks the note on the move it was signed for, the code
+ * and the state are the same); or as stale_command, when the rules would
+ * have taken it: that verdict is on the signature, and is never trusted
+ * (skipped, the command would apply). */
 static int replay_trusts_signature(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
 {
     if (!replay || !e->trust_replayed_signatures || i >= replay->n_txs)
         return 0;
     const Kdapp__Store__TxOutcome *o = replay->txs[i];
-    static const kd_err untrusted[] = {KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY, KD_ERR_UNKNOWN_EPISODE, KD_ERR_DECODE,
-                                       KD_ERR_NO_CONSENT};
+    static const kd_err untrusted[] = {
+        KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY, KD_ERR_UNKNOWN_EPISODE,
+        KD_ERR_DECODE,        KD_ERR_NO_CONSENT, KD_ERR_STALE_COMMAND,
+    };
     if (o->applied)
         return 1;
     for (size_t k = 0; k < sizeof untrusted / sizeof untrusted[0]; k++)

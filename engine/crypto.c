@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -146,11 +147,18 @@ kd_err kd_key_from_secret(const uint8_t secret[32], kd_key *key)
     return KD_OK;
 }
 
+kd_err kd_random_bytes(uint8_t *out, size_t len)
+{
+    if (len > INT_MAX || RAND_bytes(out, (int)len) != 1)
+        return KD_ERR_IO;
+    return KD_OK;
+}
+
 kd_err kd_key_generate(kd_key *key)
 {
     uint8_t secret[32];
     for (int tries = 0; tries < 16; tries++) {
-        if (RAND_bytes(secret, sizeof secret) != 1)
+        if (kd_random_bytes(secret, sizeof secret))
             return KD_ERR_IO;
         if (kd_key_from_secret(secret, key) == KD_OK)
             return KD_OK;

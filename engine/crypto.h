@@ -11,6 +11,15 @@
  * another episode, nor into the same episode later (stress mode frees cells,
  * which would otherwise let an old "X to (0,0)" be replayed).
  *
+ * A signature that does not verify at the episode's counter c but does at
+ * one of the KD_STALE_WINDOW counters before it is authentic but stale: the
+ * signer saw the episode before another command moved it on (a player's
+ * move while the house's reveal was in flight). Such a command is never
+ * applied; it is refused under the rule that refuses it now, or
+ * "stale_command" when the rules would take it (sign it again for c).
+ * The window bounds what a bad signature costs: at most KD_STALE_WINDOW
+ * extra verifications.
+ *
  * A creation a type wants some seats to agree to (kd_episode_ops.
  * consent_seats: the house of a chance game decides its own terms) carries
  * each such seat's signature over the creation digest
@@ -36,9 +45,18 @@
 
 #define KD_COMMAND_DOMAIN "kdapp/command/v1"
 #define KD_CREATION_DOMAIN "kdapp/new-episode/v1"
+#define KD_STALE_WINDOW 4 /* earlier counters a stale signature is recognised at */
 #define KD_SIG_COMPACT_LEN 64
 #define KD_SIG_MAX_LEN 72
 #define KD_KEY_NAME_MAX 64
+
+/* A store's identity: KD_STORE_ID_LEN random bytes (kd_engine_store_id,
+ * engine/engine.h). */
+#define KD_STORE_ID_LEN 16
+
+/* Fills `out` with `len` bytes from the OS CSPRNG (OpenSSL RAND_bytes).
+ * Errors: KD_ERR_IO. Thread-safe. */
+kd_err kd_random_bytes(uint8_t *out, size_t len) KD_WARN_UNUSED;
 
 /* One-shot SHA-256. */
 void kd_sha256(const void *data, size_t len, uint8_t out[KD_HASH_LEN]);
@@ -112,9 +130,6 @@ kd_err kd_key_sign(const kd_key *key, const uint8_t digest[KD_HASH_LEN],
  * store, never on one a caller wrote (a bogus commitment) or copied from
  * another store. The store id is the engine's (kd_engine_store_id).
  */
-#ifndef KD_STORE_ID_LEN
-#define KD_STORE_ID_LEN 16
-#endif
 #define KD_SECRET_SEED_LEN 32
 #define KD_SECRET_BINDING_LEN 32
 #define KD_SECRET_NONCE_LEN 16

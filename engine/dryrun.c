@@ -156,13 +156,18 @@ static kd_err run_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_b
     const ProtobufCBinaryData *cmd;
     const kd_pubkey *signer;
     kd_pubkey pk;
-    if (!kd_rules_authorise(em, ep->id, ep->counter, NULL, 0, &pk, &signer, &cmd, r))
+    uint64_t signed_at;
+    kd_auth auth = kd_rules_authorise(em, ep->id, ep->counter, NULL, 0, &pk, &signer, &cmd, &signed_at, r);
+    if (auth == KD_AUTH_REFUSED)
         return KD_OK;
     run->undo.len = 0;
     err = kd_buf_reserve(&run->undo, ep->ops->undo_size);
     if (err)
         return err;
     memset(run->undo.data, 0, ep->ops->undo_size);
+    if (auth == KD_AUTH_STALE)
+        return kd_rules_refuse_stale(ep->ops, ep->state, &run->scratch, cmd, signer, meta, run->undo.data, ep->id,
+                                     signed_at, ep->counter, r);
     int ok;
     if ((err = kd_rules_execute(ep->ops, ep->state, &run->scratch, cmd, signer, meta, run->undo.data, r, &ok)) || !ok)
         return err;

@@ -98,7 +98,24 @@ kd_err kd_engine_meta_metrics(kd_engine *engine, MDB_txn *txn, kd_metrics *out)
     return KD_OK;
 }
 
-/* Checks (or, for a new store, writes) the schema version and settings. */
+/* The store id of an existing store (schema 2 writes it at creation). */
+static kd_err read_store_id(MDB_txn *txn, const kd_store *s, uint8_t out[KD_STORE_ID_LEN], char *why, size_t why_len)
+{
+    MDB_val k = kd_val(KD_META_STORE_ID, strlen(KD_META_STORE_ID)), v;
+    int rc = mdb_get(txn, s->meta, &k, &v);
+    if (rc && rc != MDB_NOTFOUND)
+        return kd_store_err(rc, "read store id");
+    if (rc == MDB_NOTFOUND || v.mv_size != KD_STORE_ID_LEN) {
+        snprintf(why, why_len, "data directory %s has no valid store id (%s): it is damaged", s->dir,
+                 rc == MDB_NOTFOUND ? "none" : "not 16 bytes");
+        return KD_ERR_STORE;
+    }
+    memcpy(out, v.mv_data, KD_STORE_ID_LEN);
+    return KD_OK;
+}
+
+/* Checks (or, for a new store, writes) the schema version, the store id
+ * and the settings. */
 static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, size_t why_len)
 {
     kd_store *s = &engine->store;
@@ -127,13 +144,21 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
             goto fail;
         }
         finality = want_finality ? want_finality : KD_DEFAULT_FINALITY;
+        if ((err = kd_random_bytes(engine->store_id, KD_STORE_ID_LEN))) {
+            snprintf(why, why_len, "cannot draw a store id for %s: the OS random generator failed", s->dir);
+            goto fail;
+        }
+        MDB_val k = kd_val(KD_META_STORE_ID, strlen(KD_META_STORE_ID)), v = kd_val(engine->store_id, KD_STORE_ID_LEN);
         if ((err = meta_put_u64(txn, s->meta, KD_META_SCHEMA, KD_SCHEMA_VERSION)) ||
+            (err = kd_store_err(mdb_put(txn, s->meta, &k, &v, 0), "write store id")) ||
             (err = meta_put_u64(txn, s->meta, KD_META_FINALITY, finality)) ||
             (err = meta_put_u64(txn, s->meta, KD_META_NEXT_SEQ, 1)))
             goto fail;
     } else if (!has_finality) {
         snprintf(why, why_len, "data directory %s has no finality setting: it is damaged", s->dir);
         err = KD_ERR_STORE;
+        goto fail;
+    } else if ((err = read_store_id(txn, s, engine->store_id, why, why_len))) {
         goto fail;
     } else if (want_finality && want_finality != finality) {
         snprintf(why, why_len,
@@ -232,3 +257,11 @@ void kd_engine_set_listener(kd_engine *engine, kd_commit_fn fn, void *ctx)
 const kd_registry *kd_engine_registry(const kd_engine *engine) { return engine->registry; }
 
 const char *kd_engine_dir(const kd_engine *engine) { return engine->store.dir; }
+
+kd_err kd_engine_store_id(kd_engine *e, uint8_t out[KD_STORE_ID_LEN])
+{
+    if (!e || !out)
+        return KD_ERR_INVALID_ARG;
+    memcpy(out, e->store_id, KD_STORE_ID_LEN);
+    return KD_OK;
+}

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/crypto.h"
 #include "engine/episode.h"
 #include "engine/metrics.h"
 #include "engine/store.h"
@@ -264,6 +265,25 @@ kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t
 kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
                        uint8_t block[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
 
+/* What one log entry changed, for a follower of the log (the gateway's
+ * duties thread): whether it applied anything (an applied accept or
+ * revert; refusals and duplicates change nothing), whether it was a
+ * revert, and, for an applied accept, the episodes its applied
+ * transactions touched, each once, in block order (`episodes` is
+ * malloc'ed: kd_log_change_fini frees it). A revert names its block only:
+ * a follower that needs its episodes looks at what it watches again. */
+typedef struct {
+    int applied;
+    int reverted;
+    uint32_t *episodes;
+    size_t n_episodes;
+} kd_log_change;
+/* Reads log entry `seq` into `out` (kd_log_change_fini it, also after an
+ * error). Errors: KD_ERR_NOT_FOUND, KD_ERR_STORE (it does not decode),
+ * KD_ERR_NOMEM. */
+kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
+void kd_log_change_fini(kd_log_change *c);
+
 /* The log positions of the blocks still applied, genesis first (the
  * canonical chain), following parent links from the tip. `*seqs` is
  * malloc'ed (free it); *count may be 0. */
@@ -288,12 +308,24 @@ kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx
 const kd_registry *kd_engine_registry(const kd_engine *engine);
 const char *kd_engine_dir(const kd_engine *engine);
 
-/* The store's id, 16 bytes (KD_STORE_ID_LEN, engine/crypto.h): what a
- * seat's secret commitment is bound to, so a key holder acts only on the
- * commitments made for its own store. TEMPORARY in branch `fair` (see
- * store_id_stub.c) until branch `eng` keeps a random id in the store's
- * meta; the signature is eng's. Errors: KD_ERR_IO. Thread-safe. */
-kd_err kd_engine_store_id(kd_engine *engine, uint8_t out[16]) KD_WARN_UNUSED;
+/*
+ * The store id: KD_STORE_ID_LEN random bytes (OpenSSL RAND_bytes) drawn
+ * when the store is created and kept in meta ("store_id"); a store never
+ * changes it, and no two stores share one, also not a replay of a store's
+ * log (`kdapp replay --into NEWDIR` makes a new store, so a new id).
+ *
+ * What it is for: a seat's secret commitment (a house's hash chain) is
+ * bound to the store it was made for, so that two stores holding the same
+ * keys and episode ids get unrelated secrets, and a gateway acts only on
+ * commitments made for its own store.
+ *
+ * Copies the id into `out`. Works on a writable engine and on a read-only
+ * (attached) one alike: the id is read when the engine opens (a store
+ * without one is refused then, as damaged). Errors: KD_ERR_INVALID_ARG
+ * (`e` or `out` NULL). Threading: any thread, any time while the engine
+ * is open; it takes no lock and no transaction.
+ */
+kd_err kd_engine_store_id(kd_engine *e, uint8_t out[KD_STORE_ID_LEN]) KD_WARN_UNUSED;
 
 /* ----------------------------------------------------------------- dry run */
 

@@ -34,46 +34,48 @@
 #define KD_WARN_UNUSED __attribute__((warn_unused_result))
 
 /* X(NAME, short_code, message) */
-#define KD_ERR_TABLE(X)                                                                            \
-    X(OK, "ok", "success")                                                                         \
-    X(NOMEM, "no_memory", "out of memory")                                                         \
-    X(INVALID_ARG, "invalid_argument", "invalid argument")                                         \
-    X(IO, "io", "input/output error")                                                              \
-    X(NO_SPACE, "no_space", "the disk is full")                                                    \
-    X(STORE, "store", "storage error")                                                             \
-    X(MAP_FULL, "map_full", "the data file is full and could not grow")                            \
-    X(SCHEMA, "schema_mismatch", "the data directory has another schema version")                  \
-    X(SETTINGS, "settings_mismatch", "the data directory was created with other settings")         \
-    X(LOCKED, "locked", "the data directory is in use by another process")                         \
-    X(NOT_FOUND, "not_found", "not found")                                                         \
-    X(TOO_LARGE, "too_large", "input exceeds its size limit")                                      \
-    X(DECODE, "decode", "the message does not decode")                                             \
-    X(PARSE, "parse", "the input does not parse")                                                  \
-    X(UNKNOWN_TYPE, "unknown_type", "unknown episode type")                                        \
-    X(UNKNOWN_EPISODE, "unknown_episode", "unknown episode")                                       \
-    X(EPISODE_EXISTS, "episode_exists", "an episode with this id already exists")                  \
-    X(BAD_EPISODE_ID, "bad_episode_id", "episode id 0 is not valid")                               \
-    X(BAD_PARTICIPANTS, "bad_participants", "the participants are not valid")                      \
-    X(BAD_PARAMS, "bad_params", "the episode parameters are not valid")                            \
-    X(BAD_COMMAND, "bad_command", "the command is malformed")                                      \
-    X(BAD_PUBKEY, "bad_pubkey", "the public key is not a valid compressed secp256k1 key")          \
-    X(BAD_SIGNATURE, "bad_signature", "the signature does not verify")                             \
-    X(RULE, "rule", "a rule of the episode type refused it")                                       \
-    X(NO_MOVE, "no_move", "there is no legal move")                                                \
-    X(BAD_HASH, "bad_hash", "a block hash must be 32 bytes")                                       \
-    X(UNKNOWN_BLOCK, "unknown_block", "the block is not applied")                                  \
-    X(NOT_TIP, "not_tip", "the block is not the tip")                                              \
-    X(BEYOND_FINALITY, "beyond_finality",                                                          \
-      "the block is beyond the finality depth; its undo records were pruned: a re-sync is needed") \
-    X(BAD_KEY, "bad_key", "the key file is not valid")                                             \
-    X(EXISTS, "exists", "it already exists")                                                       \
-    X(NET, "network", "network error")                                                             \
-    X(TIMEOUT, "timeout", "timed out")                                                             \
-    X(CLOSED, "closed", "closed")                                                                  \
-    X(BUSY, "busy", "a limit was reached; try again later")                                        \
-    X(UNSUPPORTED, "unsupported", "not supported")                                                 \
-    X(INTERNAL, "internal", "internal error")                                                      \
-    X(NO_CONSENT, "no_consent", "a seat whose consent the episode type requires did not sign the creation")
+#define KD_ERR_TABLE(X)                                                                                           \
+    X(OK, "ok", "success")                                                                                        \
+    X(NOMEM, "no_memory", "out of memory")                                                                        \
+    X(INVALID_ARG, "invalid_argument", "invalid argument")                                                        \
+    X(IO, "io", "input/output error")                                                                             \
+    X(NO_SPACE, "no_space", "the disk is full")                                                                   \
+    X(STORE, "store", "storage error")                                                                            \
+    X(MAP_FULL, "map_full", "the data file is full and could not grow")                                           \
+    X(SCHEMA, "schema_mismatch", "the data directory has another schema version")                                 \
+    X(SETTINGS, "settings_mismatch", "the data directory was created with other settings")                        \
+    X(LOCKED, "locked", "the data directory is in use by another process")                                        \
+    X(NOT_FOUND, "not_found", "not found")                                                                        \
+    X(TOO_LARGE, "too_large", "input exceeds its size limit")                                                     \
+    X(DECODE, "decode", "the message does not decode")                                                            \
+    X(PARSE, "parse", "the input does not parse")                                                                 \
+    X(UNKNOWN_TYPE, "unknown_type", "unknown episode type")                                                       \
+    X(UNKNOWN_EPISODE, "unknown_episode", "unknown episode")                                                      \
+    X(EPISODE_EXISTS, "episode_exists", "an episode with this id already exists")                                 \
+    X(BAD_EPISODE_ID, "bad_episode_id", "episode id 0 is not valid")                                              \
+    X(BAD_PARTICIPANTS, "bad_participants", "the participants are not valid")                                     \
+    X(BAD_PARAMS, "bad_params", "the episode parameters are not valid")                                           \
+    X(BAD_COMMAND, "bad_command", "the command is malformed")                                                     \
+    X(BAD_PUBKEY, "bad_pubkey", "the public key is not a valid compressed secp256k1 key")                         \
+    X(BAD_SIGNATURE, "bad_signature", "the signature does not verify")                                            \
+    X(RULE, "rule", "a rule of the episode type refused it")                                                      \
+    X(NO_MOVE, "no_move", "there is no legal move")                                                               \
+    X(BAD_HASH, "bad_hash", "a block hash must be 32 bytes")                                                      \
+    X(UNKNOWN_BLOCK, "unknown_block", "the block is not applied")                                                 \
+    X(NOT_TIP, "not_tip", "the block is not the tip")                                                             \
+    X(BEYOND_FINALITY, "beyond_finality",                                                                         \
+      "the block is beyond the finality depth; its undo records were pruned: a re-sync is needed")                \
+    X(BAD_KEY, "bad_key", "the key file is not valid")                                                            \
+    X(EXISTS, "exists", "it already exists")                                                                      \
+    X(NET, "network", "network error")                                                                            \
+    X(TIMEOUT, "timeout", "timed out")                                                                            \
+    X(CLOSED, "closed", "closed")                                                                                 \
+    X(BUSY, "busy", "a limit was reached; try again later")                                                       \
+    X(UNSUPPORTED, "unsupported", "not supported")                                                                \
+    X(INTERNAL, "internal", "internal error")                                                                     \
+    X(NO_CONSENT, "no_consent", "a seat whose consent the episode type requires did not sign the creation")       \
+    X(STALE_COMMAND, "stale_command", "the command was signed for an earlier move of the episode: sign it again") \
+    X(DENIED, "denied", "the caller is not granted that key or seat")
 
 typedef enum {
 #define KD_ERR_ENUM(name, code, msg) KD_ERR_##name,

@@ -375,6 +375,56 @@ kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_H
     return err ? err : KD_ERR_NOT_FOUND;
 }
 
+static kd_err note_episode(kd_log_change *c, size_t *cap, uint32_t id)
+{
+    for (size_t i = 0; i < c->n_episodes; i++)
+        if (c->episodes[i] == id)
+            return KD_OK;
+    if (c->n_episodes == *cap) {
+        size_t n = *cap ? 2 * *cap : 16;
+        uint32_t *p = realloc(c->episodes, n * sizeof *p);
+        if (!p)
+            return KD_ERR_NOMEM;
+        c->episodes = p;
+        *cap = n;
+    }
+    c->episodes[c->n_episodes++] = id;
+    return KD_OK;
+}
+
+kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
+{
+    memset(out, 0, sizeof *out);
+    const uint8_t *data;
+    size_t len, cap = 0;
+    kd_err err = kd_read_log_entry(rd, seq, &data, &len);
+    if (err)
+        return err;
+    Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, len, data);
+    Kdapp__EngineMsg *m = le ? kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data) : NULL;
+    if (!m) {
+        KD_LOG_E("engine", "log entry %llu does not decode", (unsigned long long)seq);
+        err = KD_ERR_STORE;
+    } else if (le->status == KDAPP__MSG_STATUS__MSG_APPLIED) {
+        out->applied = 1;
+        out->reverted = m->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED;
+        for (size_t i = 0; !out->reverted && !err && i < le->n_txs; i++)
+            if (le->txs[i]->applied)
+                err = note_episode(out, &cap, le->txs[i]->episode_id);
+    }
+    if (m)
+        kdapp__engine_msg__free_unpacked(m, NULL);
+    if (le)
+        kdapp__store__log_entry__free_unpacked(le, NULL);
+    return err;
+}
+
+void kd_log_change_fini(kd_log_change *c)
+{
+    free(c->episodes);
+    memset(c, 0, sizeof *c);
+}
+
 /* ------------------------------------------------------------- one-shots */
 
 kd_err kd_engine_tip(kd_engine *engine, kd_tip *out)

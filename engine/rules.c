@@ -198,41 +198,93 @@ kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage 
     return KD_OK;
 }
 
-int kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t counter, kd_sig_batch *batch, int trusted,
-                       kd_pubkey *pk, const kd_pubkey **signer, const ProtobufCBinaryData **cmd, kd_tx_result *r)
+/* The verdict on `sig` over command `cmd` of episode `id` at `counter`:
+ * from the batch when it holds it, else verified here. */
+static kd_err verify_at(kd_sig_batch *batch, const kd_pubkey *pk, uint32_t id, uint64_t counter,
+                        const Kdapp__SignedCommand *sc)
+{
+    uint8_t digest[KD_HASH_LEN];
+    kd_err sig = KD_OK;
+    kd_command_digest(id, counter, sc->command.data, sc->command.len, digest);
+    if (!kd_sig_batch_lookup(batch, pk, digest, sc->signature.data, sc->signature.len, &sig))
+        sig = kd_sig_verify(pk, digest, sc->signature.data, sc->signature.len);
+    return sig;
+}
+
+kd_auth kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t counter, kd_sig_batch *batch,
+                           int trusted, kd_pubkey *pk, const kd_pubkey **signer, const ProtobufCBinaryData **cmd,
+                           uint64_t *signed_at, kd_tx_result *r)
 {
     char detail[KD_DETAIL_MAX];
     *signer = NULL;
+    *signed_at = counter;
     if (em->body_case != KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
         *cmd = &em->unsigned_command->command;
-        return 1;
+        return KD_AUTH_OK;
     }
     const Kdapp__SignedCommand *sc = em->signed_command;
     *cmd = &sc->command;
     if (sc->pubkey.len != KD_PUBKEY_LEN) {
         snprintf(detail, sizeof detail, "signer key is %zu bytes, not a 33-byte compressed key", sc->pubkey.len);
         kd_txn_reject(r, KD_ERR_BAD_PUBKEY, NULL, detail);
-        return 0;
+        return KD_AUTH_REFUSED;
     }
     memcpy(pk->bytes, sc->pubkey.data, KD_PUBKEY_LEN);
-    uint8_t digest[KD_HASH_LEN];
-    kd_command_digest(id, counter, sc->command.data, sc->command.len, digest);
-    kd_err sig = KD_OK;
-    if (trusted)
-        ; /* replaying our own log, which recorded this signature as good */
-    else if (!kd_sig_batch_lookup(batch, pk, digest, sc->signature.data, sc->signature.len, &sig))
-        sig = kd_sig_verify(pk, digest, sc->signature.data, sc->signature.len);
-    if (sig) {
-        snprintf(detail, sizeof detail,
-                 sig == KD_ERR_BAD_PUBKEY ? "signer key is not a valid secp256k1 key"
-                                          : "signature does not verify for episode %u at move counter %llu "
-                                            "(signatures are single-use)",
-                 id, (unsigned long long)counter);
-        kd_txn_reject(r, sig, NULL, detail);
-        return 0;
-    }
     *signer = pk;
-    return 1;
+    if (trusted) /* replaying our own log, which recorded this signature as good */
+        return KD_AUTH_OK;
+    kd_err sig = verify_at(batch, pk, id, counter, sc);
+    if (sig == KD_OK)
+        return KD_AUTH_OK;
+    /* Signed for an earlier move? At most KD_STALE_WINDOW more checks, so
+     * a forged signature costs a bounded amount; none for a bad key. */
+    for (uint64_t back = 1; sig == KD_ERR_BAD_SIGNATURE && back <= KD_STALE_WINDOW && back <= counter; back++)
+        if (verify_at(NULL, pk, id, counter - back, sc) == KD_OK) {
+            *signed_at = counter - back;
+            return KD_AUTH_STALE;
+        }
+    *signer = NULL;
+    snprintf(detail, sizeof detail,
+             sig == KD_ERR_BAD_PUBKEY ? "signer key is not a valid secp256k1 key"
+                                      : "signature does not verify for episode %u at move counter %llu "
+                                        "(signatures are single-use)",
+             id, (unsigned long long)counter);
+    kd_txn_reject(r, sig, NULL, detail);
+    return KD_AUTH_REFUSED;
+}
+
+kd_err kd_rules_refuse_stale(const kd_episode_ops *ops, const void *state, kd_buf *scratch,
+                             const ProtobufCBinaryData *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
+                             void *undo, uint32_t id, uint64_t signed_at, uint64_t counter, kd_tx_result *r)
+{
+    /* The rules run on a copy: whether they refuse or accept, the state
+     * stays as it is. */
+    scratch->len = 0;
+    kd_err err = kd_buf_append(scratch, state, ops->state_size);
+    if (err)
+        return err;
+    kd_reject rej = {{0}, {0}};
+    kd_err rule = ops->execute(scratch->data, cmd->data, cmd->len, signer, meta, undo, &rej);
+    scratch->len = 0;
+    char detail[KD_DETAIL_MAX];
+    if (rule) {
+        /* The rule's sentence, cut if it must be so the note always fits. */
+        char note[96]; /* fits two 20-digit counters */
+        int n = snprintf(note, sizeof note, " (signed for move %llu, the episode is at move %llu)",
+                         (unsigned long long)signed_at, (unsigned long long)counter);
+        const char *why = rej.detail[0] ? rej.detail : kd_err_str(rule);
+        size_t room = sizeof detail - 1 - (size_t)n, len = strnlen(why, room);
+        memcpy(detail, why, len);
+        memcpy(detail + len, note, (size_t)n + 1);
+        kd_txn_reject(r, rule, kd_reject_code(rule, &rej), detail);
+        return KD_OK;
+    }
+    snprintf(detail, sizeof detail,
+             "the command was signed for move %llu of episode %u, now at move %llu (another command came first): "
+             "sign it again for move %llu",
+             (unsigned long long)signed_at, id, (unsigned long long)counter, (unsigned long long)counter);
+    kd_txn_reject(r, KD_ERR_STALE_COMMAND, NULL, detail);
+    return KD_OK;
 }
 
 kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch, const ProtobufCBinaryData *cmd,

@@ -22,7 +22,10 @@
  *                            effective params) and init
  *   Command:
  *     kd_rules_authorise     signer key and signature over (id, counter,
- *                            command), or none for an unsigned command
+ *                            command), or none for an unsigned command;
+ *                            or authentic but stale (an earlier counter):
+ *     kd_rules_refuse_stale  refused under the rule that refuses it now
+ *                            (on a copy of the state), else stale_command
  *     kd_rules_execute       the type's execute; a rejection leaves the
  *                            state as it was
  */
@@ -76,14 +79,36 @@ kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage 
                      const ProtobufCBinaryData *override, const kd_participants *parts, const kd_block_meta *meta,
                      void *state, kd_buf *effective, kd_tx_result *r, int *ok) KD_WARN_UNUSED;
 
+/* What kd_rules_authorise decided. */
+typedef enum {
+    KD_AUTH_REFUSED = 0, /* r rejected */
+    KD_AUTH_OK = 1,      /* authorised: run the command */
+    KD_AUTH_STALE = 2,   /* authentic, but signed for the earlier move *signed_at: never applied */
+} kd_auth;
+
 /* Authorises a command on episode `id` whose move counter is `counter`.
  * A signed command needs a 33-byte key and a signature over (id, counter,
  * command) that verifies (looked up in `batch` when not NULL; `trusted`
- * skips the check for a replay of our own log). Sets *cmd, and *signer
- * (pointing at *pk) or NULL for an unsigned command. Returns 1, or 0 with
- * r rejected. */
-int kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t counter, kd_sig_batch *batch, int trusted,
-                       kd_pubkey *pk, const kd_pubkey **signer, const ProtobufCBinaryData **cmd, kd_tx_result *r);
+ * skips the check for a replay of our own log). A signature that verifies
+ * only at one of the KD_STALE_WINDOW counters before (engine/crypto.h) is
+ * KD_AUTH_STALE, with *signed_at that counter: the caller then hands the
+ * command to kd_rules_refuse_stale. Sets *cmd, and *signer (pointing at
+ * *pk) or NULL for an unsigned command. */
+kd_auth kd_rules_authorise(const Kdapp__EpisodeMessage *em, uint32_t id, uint64_t counter, kd_sig_batch *batch,
+                           int trusted, kd_pubkey *pk, const kd_pubkey **signer, const ProtobufCBinaryData **cmd,
+                           uint64_t *signed_at, kd_tx_result *r);
+
+/* Refuses a stale command (KD_AUTH_STALE) under the rule that refuses it
+ * now: ops->execute runs with `signer` on a copy of `state` (kept in
+ * `scratch`; `undo`, ops->undo_size bytes, is scribbled on), so `state` is
+ * untouched whatever the rules say. A refusal keeps the rule's code and
+ * sentence, with " (signed for move signed_at, the episode is at move
+ * counter)"; a command the rules would take is KD_ERR_STALE_COMMAND. r is
+ * always rejected. Errors: KD_ERR_NOMEM. */
+kd_err kd_rules_refuse_stale(const kd_episode_ops *ops, const void *state, kd_buf *scratch,
+                             const ProtobufCBinaryData *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
+                             void *undo, uint32_t id, uint64_t signed_at, uint64_t counter,
+                             kd_tx_result *r) KD_WARN_UNUSED;
 
 /* Runs ops->execute on `state`, filling `undo` (ops->undo_size bytes). A
  * rejected command leaves `state` as it was, even from a type that

@@ -10,7 +10,7 @@
  *   undo      u32 BE id + u64 BE d  -> the type's encoded undo record of the d-th command
  *   reverted  block hash (32)       -> u64 BE log seq of the revert (until re-applied),
  *                                      so a revert re-sent after a crash is a duplicate
- *   meta      name                  -> schema, finality, tip, height, digest, next_seq
+ *   meta      name                  -> schema, store_id, finality, tip, height, digest, next_seq
  *
  * A writable store holds an exclusive lock file (DIR/lock) naming the owner
  * process, so one daemon serves one data directory; read-only stores (the
@@ -26,7 +26,8 @@
 
 #include "engine/err.h"
 
-#define KD_SCHEMA_VERSION 1u
+/* 2: meta holds the store id (store_id); 1 had none. */
+#define KD_SCHEMA_VERSION 2u
 #define KD_UNDO_KEY_LEN 12
 
 typedef enum {

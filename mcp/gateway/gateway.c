@@ -17,7 +17,6 @@
  */
 #include "mcp/gateway/gateway_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <nng/protocol/pubsub0/sub.h>
 #include <stdio.h>
@@ -78,6 +77,7 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
     }
     pthread_mutex_unlock(&gw->lock);
     kdapp__block_summary__free_unpacked(s, NULL);
+    kd_gw_duties_kick(gw); /* a commit: something may be owed */
 }
 
 /* The page's event for a view: its listing and its page JSON, as one
@@ -105,8 +105,8 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://episodes");
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
-    if (v.type && v.type->secret_duty && !v.deleted)
-        kd_gw_duties_notify(gw, v.episode_id);
+    if (v.type && v.type->secret_duty)
+        kd_gw_duties_kick(gw);
     pthread_mutex_lock(&gw->lock);
     int listening = gw->listener != NULL;
     pthread_mutex_unlock(&gw->lock);
@@ -331,92 +331,6 @@ json_t *kd_gw_listing_json(const kd_episode_view *v)
     return e;
 }
 
-/* ------------------------------------------------------------------ keys */
-
-kd_err kd_gw_resolve_key(kd_gateway *gw, const char *ref, int allow_pubkey, kd_key *key, kd_pubkey *pub,
-                         int *has_secret, char *why, size_t why_len)
-{
-    *has_secret = 0;
-    if (allow_pubkey && strlen(ref) == 2 * KD_PUBKEY_LEN && kd_hex_decode(ref, pub->bytes, KD_PUBKEY_LEN) == 0) {
-        if (kd_pubkey_check(pub) != KD_OK) {
-            snprintf(why, why_len, "'%s' is not a valid compressed secp256k1 public key", ref);
-            return KD_ERR_BAD_PUBKEY;
-        }
-        return KD_OK;
-    }
-    kd_err err = kd_key_resolve(gw->keys_dir, ref, key, why, why_len);
-    if (err)
-        return err;
-    *pub = key->pub;
-    *has_secret = 1;
-    return KD_OK;
-}
-
-static int cmp_names(const void *a, const void *b) { return strcmp(a, b); }
-
-size_t kd_gw_list_keys(kd_gateway *gw, char names[][KD_KEY_NAME_MAX + 1], size_t max)
-{
-    DIR *d = opendir(gw->keys_dir);
-    size_t n = 0;
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < max) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || strcmp(e->d_name + len - 4, ".key") != 0 || len - 4 > KD_KEY_NAME_MAX)
-            continue;
-        memcpy(names[n], e->d_name, len - 4);
-        names[n][len - 4] = '\0';
-        if (kd_key_name_valid(names[n]))
-            n++;
-    }
-    closedir(d);
-    qsort(names, n, sizeof names[0], cmp_names);
-    return n;
-}
-
-kd_err kd_gw_find_key(kd_gateway *gw, const kd_pubkey *pub, kd_key *key, char *name, size_t name_len)
-{
-    char names[KD_GW_MAX_AGENTS][KD_KEY_NAME_MAX + 1];
-    size_t n = kd_gw_list_keys(gw, names, KD_GW_MAX_AGENTS);
-    for (size_t i = 0; i < n; i++) {
-        char why[256];
-        if (kd_key_load(gw->keys_dir, names[i], key, why, sizeof why) != KD_OK)
-            continue;
-        if (memcmp(key->pub.bytes, pub->bytes, KD_PUBKEY_LEN) == 0) {
-            snprintf(name, name_len, "%s", names[i]);
-            return KD_OK;
-        }
-    }
-    return KD_ERR_NOT_FOUND;
-}
-
-/* As upstream kdapp: agent keys on first start (agent1, agent2, ... one per
- * seat of the type that needs the most), so an agent can play with zero
- * setup. */
-static kd_err ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
-{
-    char names[1][KD_KEY_NAME_MAX + 1];
-    if (kd_gw_list_keys(gw, names, 1) > 0)
-        return KD_OK;
-    size_t n = kd_gw_max_min_seats(gw);
-    if (n < 2)
-        n = 2;
-    for (size_t i = 0; i < n; i++) {
-        char name[KD_KEY_NAME_MAX + 1];
-        snprintf(name, sizeof name, "agent%zu", i + 1);
-        kd_key key;
-        kd_err err = kd_key_generate(&key);
-        if (!err)
-            err = kd_key_save(gw->keys_dir, name, &key, why, why_len);
-        memset(&key, 0, sizeof key);
-        if (err && err != KD_ERR_EXISTS)
-            return err;
-    }
-    KD_LOG_I("gateway", "created agent keys agent1 to agent%zu in %s", n, gw->keys_dir);
-    return KD_OK;
-}
-
 /* ------------------------------------------------------------- lifecycle */
 
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why, size_t why_len)
@@ -442,8 +356,12 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     }
     if ((err = kd_gw_types_open(gw, opts->types, why, why_len)))
         goto fail_sync;
-    if ((err = ensure_agent_keys(gw, why, why_len)))
+    if ((err = kd_gw_ensure_agent_keys(gw, why, why_len)) || (err = kd_gw_grants_open(gw, why, why_len)))
         goto fail_sync;
+    if ((err = kd_engine_store_id(opts->engine, gw->store_id))) {
+        snprintf(why, why_len, "cannot read the store's id: %s", kd_err_str(err));
+        goto fail_sync;
+    }
     if ((rv = nng_sub0_open(&gw->sub))) {
         snprintf(why, why_len, "cannot open the views socket: %s", nng_strerror(rv));
         err = kd_nng_err(rv, "sub0_open");
@@ -482,6 +400,7 @@ fail:
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
 fail_sync:
+    kd_gw_grants_close(gw);
     kd_gw_types_close(gw);
     pthread_cond_destroy(&gw->changed);
 fail_lock:
@@ -506,6 +425,7 @@ void kd_gateway_close(kd_gateway *gw)
     kd_nng_redialer_stop(gw->views_dialer);
     kd_nng_close(gw->sub);
     nng_aio_free(gw->recv_aio);
+    kd_gw_grants_close(gw);
     kd_gw_types_close(gw);
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);

@@ -58,6 +58,20 @@ typedef struct {
     const kd_type_table *types;
     const char *views_url; /* the engine's publish URL */
     const char *keys_dir;  /* server-side signing keys */
+    /* Seat grants (README "Seats and grants"): each a comma-separated list
+     * of key names of keys_dir ("agent1,agent2"). A session acts for a key
+     * (signs with it, sees its seats' secrets) only when its principal is
+     * a grant holding it: kd_gateway_grant(gw, i) for grants[i], given to
+     * the transport (the stdio session, or an HTTP bearer token). The
+     * duties thread pays what the granted keys' seats owe. */
+    const char *const *grants;
+    size_t n_grants;
+    /* The key (a name of keys_dir) this gateway plays the house with for
+     * all comers, in the seats a type marks as the house's: it commits and
+     * consents to the house's terms at kdapp_start_episode and pays the
+     * house's duties. No session signs with it unless a grant holds it.
+     * NULL: no house. */
+    const char *house;
     kd_gateway_chain chain;
     uint32_t wait_ms; /* how long a write waits for its block [30000] */
     /* Test seam (KDAPP_TEST_DROP_SUMMARIES): drop every Nth block summary
@@ -68,12 +82,20 @@ typedef struct {
 typedef struct kd_gateway kd_gateway;
 
 /* Registers every kdapp tool, resource and prompt on `srv` and starts
- * following the views. Creates the agent keys agent1, agent2, ... (two, or
- * the largest min_seats of the types) when the key directory has no keys.
- * Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys), KD_ERR_INVALID_ARG (no
- * type), KD_ERR_PARSE (a type's schema is not JSON), with `why`. */
+ * following the views, and the duties thread when a grant or the house
+ * names a key. Creates the agent keys agent1, agent2, ... (two, or the
+ * largest min_seats of the types) when the key directory has no keys.
+ * Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys), KD_ERR_NOT_FOUND (a
+ * grant or the house names a key that is not there), KD_ERR_INVALID_ARG
+ * (no type, a bad grant), KD_ERR_PARSE (a type's schema is not JSON), with
+ * `why`. */
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
+/* The principal of grant `i` (opts->grants[i]), for a transport
+ * (kd_mcp_stdio_options.principal, kd_mcp_http_token.principal); NULL when
+ * there is no such grant. Valid while the gateway lives. */
+const void *kd_gateway_grant(const kd_gateway *gw, size_t i);
+
 /*
  * The board page (mcp/web/, README "Board page"): kd_mcp_http_options.page
  * with the gateway as ctx. Serves the built-in files (/ lists the

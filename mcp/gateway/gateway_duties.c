@@ -1,23 +1,33 @@
 /*
- * gateway_duties.c — the gateway acts for the seats whose keys it holds
- * in games with secrets (kd_episode_type.secret_commit / secret_duty).
+ * gateway_duties.c — the duties thread: it pays what the seats the gateway
+ * acts for owe in games with secrets (a house's reveal, the answer to a
+ * shot, a board's reveal at the end), signed with the seat's key.
  *
- * At kdapp_start_episode each such seat commits (kd_gw_commit_secrets,
- * through kd_seat_commit for this gateway's store): the house to its VRF
- * key, a sea-battle player to its fleet, each with a fresh binding. Then
- * after every view of such an episode the views thread queues the episode
- * (kd_gw_duties_notify), and the duties thread reads it, asks the type
- * what each of those seats owes (a reveal, the answer to a shot), signs it
- * with the seat's key and submits it, waiting for its block before the
- * next. A seat's secret is derived from its key and the binding in the
- * state each time (kd_seat_seed), and only when that binding is this key's
- * for this store: a commitment the gateway did not make (a caller's bogus
- * one, one copied from another store) is never acted on. Nothing secret is
- * stored beyond the key file.
+ * Which seats: those kd_gw_acting_key names (a key some grant holds, or the
+ * house's key in a house seat), and only where the seat's commitment is
+ * that key's own for this store (kd_seat_seed): a commitment someone else
+ * made (a bogus one, or one copied from another store) is never answered,
+ * so a secret is never revealed for a chain the gateway did not commit.
  *
- * A duty submitted twice (a view seen again before its block, or a second
- * gateway with the same keys) is refused by the rules the second time;
- * that is logged and changes nothing.
+ * What they owe is found from the store, never from views alone (a
+ * subscriber may miss views):
+ *
+ *   start        every episode of the store is read once; those where an
+ *                acting key is seated in a type with duties are watched
+ *   log entries  the thread follows the engine's log from the tip it
+ *                started at (kd_read_log_change): an accept's episodes are
+ *                checked; a revert checks every watched episode again
+ *   safety net   every RECHECK_MS every watched episode is checked again
+ *
+ * It wakes when a view or a block summary arrives (kd_gw_duties_kick) and
+ * at least every LOG_LOOK_MS. Duties are submitted without waiting for
+ * their blocks (thousands owed at once go out together, so a flood of
+ * episodes cannot make one wait behind the others' blocks); each episode
+ * has at most one duty in flight, keyed by its move counter. A duty still
+ * owed RETRY_MS after it was submitted is looked up in the log: refused by
+ * the rules (logged once; not again at that counter), or never carried
+ * (submitted again: a reorg may have dropped it). The sets grow as needed:
+ * no duty is ever dropped for want of room.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,244 +38,355 @@
 #include "episodes/secrets.h"
 #include "mcp/gateway/gateway_int.h"
 
-#define DUTY_ROUNDS 16 /* duties paid for one episode before the next is served */
+#define LOG_LOOK_MS 250 /* the longest the log goes unread */
+#define RECHECK_MS 5000 /* every watched episode is checked again */
+#define RETRY_MS 2000   /* a duty not carried by then is looked up */
+#define SCAN_PAGE 1024  /* episode ids read at once at start */
 
-kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                            json_t *params, char *why, size_t why_len)
+/* A sorted set of episode ids. */
+typedef struct {
+    uint32_t *ids;
+    size_t n, cap;
+} idset;
+
+/* A duty submitted and not yet seen applied. */
+typedef struct {
+    uint32_t episode_id;
+    uint64_t counter; /* the episode's move counter it was signed for */
+    uint64_t after;   /* the log's newest entry before it was submitted */
+    uint64_t sent_ms;
+    int refused; /* the rules refused it: not again at this counter */
+    uint8_t tx_id[KD_HASH_LEN];
+} in_flight;
+
+struct kd_gw_duties {
+    kd_gateway *gw;
+    pthread_t thread;
+    pthread_cond_t wake; /* gw->lock */
+    int kicked;          /* gw->lock */
+    uint64_t cursor;     /* the newest log entry followed */
+    idset watched, todo;
+    in_flight *flying;
+    size_t n_flying, cap_flying;
+};
+
+/* ------------------------------------------------------------- id sets */
+
+static size_t idset_find(const idset *s, uint32_t id, int *found)
 {
-    if (!t->secret_commit)
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < s->n && s->ids[lo] == id;
+    return lo;
+}
+
+static kd_err idset_add(idset *s, uint32_t id)
+{
+    int found;
+    size_t at = idset_find(s, id, &found);
+    if (found)
         return KD_OK;
-    uint8_t store[KD_STORE_ID_LEN];
-    kd_err err = kd_engine_store_id(gw->o.engine, store);
-    if (err) {
-        snprintf(why, why_len, "cannot read the store's id to bind the commitments to: %s", kd_err_str(err));
-        return err;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        uint32_t *ids = realloc(s->ids, cap * sizeof *ids);
+        if (!ids)
+            return KD_ERR_NOMEM;
+        s->ids = ids;
+        s->cap = cap;
     }
-    for (size_t seat = 0; !err && seat < parts->count; seat++) {
-        kd_key key;
-        char name[KD_KEY_NAME_MAX + 1];
-        if (kd_gw_find_key(gw, &parts->keys[seat], &key, name, sizeof name) != KD_OK)
-            continue; /* a seat whose key is elsewhere commits for itself */
-        err = kd_seat_commit(t, &key, store, id, (int)seat, params, why, why_len);
-        if (err == KD_ERR_UNSUPPORTED)
-            err = KD_OK;
-        memset(&key, 0, sizeof key);
-    }
+    memmove(s->ids + at + 1, s->ids + at, (s->n - at) * sizeof *s->ids);
+    s->ids[at] = id;
+    s->n++;
+    return KD_OK;
+}
+
+static void idset_remove(idset *s, uint32_t id)
+{
+    int found;
+    size_t at = idset_find(s, id, &found);
+    if (!found)
+        return;
+    memmove(s->ids + at, s->ids + at + 1, (s->n - at - 1) * sizeof *s->ids);
+    s->n--;
+}
+
+static kd_err idset_add_all(idset *to, const idset *from)
+{
+    kd_err err = KD_OK;
+    for (size_t i = 0; !err && i < from->n; i++)
+        err = idset_add(to, from->ids[i]);
     return err;
 }
 
-kd_err kd_gw_creation_payload(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                              const uint8_t *params, size_t len, kd_buf *payload)
+/* -------------------------------------------------------------- in flight */
+
+static in_flight *flying_find(kd_gw_duties *d, uint32_t id)
 {
-    kd_consent consents[KD_MAX_PARTICIPANTS];
-    size_t n = 0;
-    kd_err err = KD_OK;
-    for (size_t seat = 0; !err && seat < parts->count; seat++) {
-        kd_key key;
-        char name[KD_KEY_NAME_MAX + 1];
-        if (!(t->ops->consent_seats >> seat & 1) ||
-            kd_gw_find_key(gw, &parts->keys[seat], &key, name, sizeof name) != KD_OK)
-            continue;
-        err = kd_consent_sign(&key, (uint32_t)seat, id, t->ops->type_name, parts, params, len, &consents[n]);
-        n += !err;
-        memset(&key, 0, sizeof key);
-    }
-    return err ? err : kd_wire_new_episode_consented(id, t->ops->type_name, parts, params, len, consents, n, payload);
+    for (size_t i = 0; i < d->n_flying; i++)
+        if (d->flying[i].episode_id == id)
+            return &d->flying[i];
+    return NULL;
 }
 
-void kd_gw_duties_notify(kd_gateway *gw, uint32_t id)
+static void flying_drop(kd_gw_duties *d, in_flight *f) { *f = d->flying[--d->n_flying]; }
+
+static in_flight *flying_new(kd_gw_duties *d)
 {
-    pthread_mutex_lock(&gw->lock);
-    size_t i = 0;
-    while (i < gw->n_duties && gw->duties[i] != id)
-        i++;
-    if (i == gw->n_duties && gw->n_duties < KD_GW_DUTY_QUEUE) {
-        gw->duties[gw->n_duties++] = id;
-        pthread_cond_broadcast(&gw->duty_cond);
-    } else if (i == gw->n_duties) {
-        KD_LOG_W("gateway", "duties: the queue is full; episode %u waits for its next view", id);
+    if (d->n_flying == d->cap_flying) {
+        size_t cap = d->cap_flying ? 2 * d->cap_flying : 64;
+        in_flight *p = realloc(d->flying, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        d->flying = p;
+        d->cap_flying = cap;
     }
-    pthread_mutex_unlock(&gw->lock);
+    return &d->flying[d->n_flying++];
 }
 
-/* The command the seat of `key` owes in `snap` as a signed payload: KD_OK
- * with `payload` filled, KD_ERR_NO_MOVE when it owes nothing or the seat's
- * commitment is not this key's for this store (never acted on). */
-static kd_err duty_payload(kd_gateway *gw, const kd_episode_type *t, const kd_episode_snapshot *snap, int seat,
-                           const kd_key *key, kd_buf *payload)
+/* ------------------------------------------------------------ one episode */
+
+/* Submits the duty of `seat` (its key `k`) in `snap` when it owes one:
+ * KD_OK when submitted (*sent = 1), KD_ERR_NO_MOVE when it owes nothing. */
+static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_episode_snapshot *snap, int seat,
+                          const kd_gw_key *k, uint64_t after)
 {
-    uint8_t seed[KD_SECRET_SEED_LEN], store[KD_STORE_ID_LEN];
-    kd_err err = kd_engine_store_id(gw->o.engine, store);
-    if (!err)
-        err = kd_seat_seed(t, key, store, snap->id, seat, snap->state, seed);
-    if (err == KD_ERR_NOT_FOUND)
-        KD_LOG_D("gateway", "duties: episode %u: seat %d's commitment is not this gateway's: nothing done", snap->id,
-                 seat);
-    if (err)
-        return err == KD_ERR_IO ? err : KD_ERR_NO_MOVE;
-    kd_buf cmd;
+    kd_gateway *gw = d->gw;
+    uint8_t seed[KD_SECRET_SEED_LEN];
+    kd_err err = kd_seat_seed(t, &k->key, gw->store_id, snap->id, seat, snap->state, seed);
+    if (err == KD_ERR_NOT_FOUND || err == KD_ERR_UNSUPPORTED)
+        return KD_ERR_NO_MOVE; /* not its commitment: never act on it */
+    kd_buf cmd, payload;
     kd_buf_init(&cmd);
-    err = t->secret_duty(snap->state, seat, seed, &cmd);
+    kd_buf_init(&payload);
+    if (!err)
+        err = t->secret_duty(snap->state, seat, seed, &cmd);
     memset(seed, 0, sizeof seed);
     if (!err)
-        err = kd_wire_signed_command(snap->id, cmd.data, cmd.len, key, snap->undo_depth, payload);
+        err = kd_wire_signed_command(snap->id, cmd.data, cmd.len, &k->key, snap->undo_depth, &payload);
+    in_flight *f = NULL;
+    char why[512] = "";
+    uint8_t tx_id[KD_HASH_LEN];
+    if (!err && !(err = gw->o.chain.submit(gw->o.chain.ctx, payload.data, payload.len, tx_id, why, sizeof why))) {
+        if (!(f = flying_new(d))) {
+            err = KD_ERR_NOMEM; /* submitted; the next look finds it owed and looks it up */
+        } else {
+            *f = (in_flight){
+                .episode_id = snap->id, .counter = snap->undo_depth, .after = after, .sent_ms = kd_now_ms()};
+            memcpy(f->tx_id, tx_id, KD_HASH_LEN);
+        }
+    } else if (err && err != KD_ERR_NO_MOVE) {
+        KD_LOG_W("gateway", "duties: episode %u: the duty of %s (seat %d) was not submitted: %s", snap->id, k->name,
+                 seat, why[0] ? why : kd_err_str(err));
+    }
     kd_buf_fini(&cmd);
+    kd_buf_fini(&payload);
     return err;
 }
 
-/* Pays one duty of episode `id`, if a seat the gateway holds owes one:
- * KD_OK when one was applied, KD_ERR_NO_MOVE when nothing is owed, another
- * error when it could not be paid (KD_ERR_RULE: the rules refused it). */
-static kd_err pay_one(kd_gateway *gw, uint32_t id)
+/* A duty in flight for `snap`'s counter: still waiting (1), or done with
+ * (0: it was refused and is not sent again, or it is to be sent again). */
+static int still_flying(kd_gw_duties *d, const kd_episode_snapshot *snap, uint64_t now)
 {
+    in_flight *f = flying_find(d, snap->id);
+    if (!f)
+        return 0;
+    if (f->counter != snap->undo_depth) { /* the episode moved on */
+        flying_drop(d, f);
+        return 0;
+    }
+    if (f->refused)
+        return 1;
+    if (now - f->sent_ms < RETRY_MS)
+        return 1;
+    kd_tx_result r;
+    kd_err err = kd_engine_find_tx(d->gw->o.engine, f->after, f->tx_id, &r, NULL, NULL);
+    if (!err && !r.applied) {
+        KD_LOG_I("gateway", "duties: episode %u: the rules refused the duty at move %llu: %s: %s", snap->id,
+                 (unsigned long long)f->counter, r.code, r.detail);
+        f->refused = 1;
+        return 1;
+    }
+    if (!err) /* applied: the counter will move once this read catches up */
+        return 1;
+    flying_drop(d, f); /* never carried (a reorg may have dropped it): again */
+    return 0;
+}
+
+/* Checks episode `id`: whether it is watched, and pays what its acting
+ * seats owe. */
+static void check(kd_gw_duties *d, uint32_t id, uint64_t after, uint64_t now)
+{
+    kd_gateway *gw = d->gw;
     kd_episode_snapshot snap;
     kd_err err = kd_engine_episode_read(gw->o.engine, id, &snap);
-    if (err)
-        return err == KD_ERR_NOT_FOUND ? KD_ERR_NO_MOVE : err;
-    const kd_episode_type *t = kd_gw_type(gw, snap.ops->type_name);
-    err = KD_ERR_NO_MOVE;
-    for (size_t seat = 0; t && t->secret_duty && err == KD_ERR_NO_MOVE && seat < snap.participants.count; seat++) {
-        kd_key key;
-        char name[KD_KEY_NAME_MAX + 1], why[512] = "";
-        if (kd_gw_find_key(gw, &snap.participants.keys[seat], &key, name, sizeof name) != KD_OK)
-            continue;
-        kd_buf payload;
-        kd_buf_init(&payload);
-        err = duty_payload(gw, t, &snap, (int)seat, &key, &payload);
-        memset(&key, 0, sizeof key);
-        kd_gw_outcome out;
-        int maybe = 0;
-        if (!err && !(err = kd_gw_submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why)) && !out.applied) {
-            KD_LOG_I("gateway", "duties: episode %u: the duty of %s (seat %zu) was refused: %s: %s", id, name, seat,
-                     out.error_code, out.error);
-            err = KD_ERR_RULE; /* not again for this view */
-        } else if (err && err != KD_ERR_NO_MOVE)
-            KD_LOG_W("gateway", "duties: episode %u: the duty of %s (seat %zu) was not paid: %s", id, name, seat,
-                     why[0] ? why : kd_err_str(err));
-        kd_buf_fini(&payload);
+    if (err) {
+        if (err == KD_ERR_NOT_FOUND) /* gone (a reverted creation); a re-creation is a new entry */
+            idset_remove(&d->watched, id);
+        return;
     }
+    const kd_episode_type *t = kd_gw_type(gw, snap.ops->type_name);
+    const kd_gw_key *keys[KD_MAX_PARTICIPANTS] = {0};
+    int acting = 0;
+    for (size_t seat = 0; t && t->secret_duty && seat < snap.participants.count; seat++)
+        acting |= (keys[seat] = kd_gw_acting_key(gw, t, (int)seat, &snap.participants.keys[seat])) != NULL;
+    if (!acting) {
+        idset_remove(&d->watched, id);
+        kd_episode_snapshot_fini(&snap);
+        return;
+    }
+    if (idset_add(&d->watched, id) != KD_OK)
+        KD_LOG_W("gateway", "duties: out of memory: episode %u is looked at again in %d ms", id, RECHECK_MS);
+    if (!still_flying(d, &snap, now))
+        for (size_t seat = 0; seat < snap.participants.count; seat++)
+            if (keys[seat] && submit_duty(d, t, &snap, (int)seat, keys[seat], after) != KD_ERR_NO_MOVE)
+                break; /* one duty at a time: the next one follows the move */
     kd_episode_snapshot_fini(&snap);
-    return err;
+}
+
+/* ------------------------------------------------------------ the thread */
+
+/* Watches every episode of the store where an acting key is seated. */
+static void scan_store(kd_gw_duties *d)
+{
+    uint32_t ids[SCAN_PAGE], after = 0;
+    for (;;) {
+        kd_read *rd;
+        size_t n = 0;
+        kd_err err = kd_engine_read_begin(d->gw->o.engine, &rd);
+        if (!err)
+            err = kd_read_episode_ids(rd, after, ids, SCAN_PAGE, &n);
+        kd_engine_read_end(rd);
+        if (err) {
+            KD_LOG_W("gateway", "duties: cannot list the episodes (%s): the log and the views still find them",
+                     kd_err_str(err));
+            return;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (idset_add(&d->todo, ids[i]) != KD_OK)
+                return;
+        if (n < SCAN_PAGE)
+            return;
+        after = ids[n - 1];
+    }
+}
+
+/* Reads the log entries after the cursor into `todo`; returns the tip's
+ * newest entry. */
+static uint64_t follow_log(kd_gw_duties *d)
+{
+    kd_read *rd;
+    kd_tip tip;
+    if (kd_engine_read_begin(d->gw->o.engine, &rd) != KD_OK)
+        return d->cursor;
+    kd_err err = kd_read_tip(rd, &tip);
+    while (!err && d->cursor < tip.last_seq) {
+        kd_log_change c;
+        err = kd_read_log_change(rd, d->cursor + 1, &c);
+        if (!err && c.reverted)
+            err = idset_add_all(&d->todo, &d->watched);
+        for (size_t i = 0; !err && i < c.n_episodes; i++)
+            err = idset_add(&d->todo, c.episodes[i]);
+        kd_log_change_fini(&c);
+        if (err == KD_ERR_NOT_FOUND) /* pruned or not there: nothing to follow */
+            err = KD_OK;
+        if (!err)
+            d->cursor++;
+    }
+    kd_engine_read_end(rd);
+    if (err)
+        KD_LOG_W("gateway", "duties: cannot read log entry %llu (%s): every watched episode is checked again",
+                 (unsigned long long)d->cursor + 1, kd_err_str(err));
+    return d->cursor;
 }
 
 static void *serve_duties(void *arg)
 {
-    kd_gateway *gw = arg;
+    kd_gw_duties *d = arg;
+    kd_gateway *gw = d->gw;
+    kd_tip tip;
+    d->cursor = kd_engine_tip(gw->o.engine, &tip) == KD_OK ? tip.last_seq : 0;
+    scan_store(d);
+    uint64_t last_recheck = kd_now_ms();
     for (;;) {
-        pthread_mutex_lock(&gw->lock);
-        while (!gw->stopping && gw->n_duties == 0)
-            pthread_cond_wait(&gw->duty_cond, &gw->lock);
-        if (gw->stopping) {
-            pthread_mutex_unlock(&gw->lock);
-            return NULL;
+        uint64_t after = follow_log(d), now = kd_now_ms();
+        if (now - last_recheck >= RECHECK_MS) {
+            (void)idset_add_all(&d->todo, &d->watched);
+            last_recheck = now;
         }
-        uint32_t id = gw->duties[0];
-        memmove(gw->duties, gw->duties + 1, (gw->n_duties - 1) * sizeof gw->duties[0]);
-        gw->n_duties--;
+        for (size_t i = 0; i < d->n_flying; i++) /* due to be looked up in the log */
+            if (!d->flying[i].refused && now - d->flying[i].sent_ms >= RETRY_MS)
+                (void)idset_add(&d->todo, d->flying[i].episode_id);
+        idset batch = d->todo;
+        d->todo = (idset){0};
+        for (size_t i = 0; i < batch.n; i++)
+            check(d, batch.ids[i], after, now);
+        free(batch.ids);
+        pthread_mutex_lock(&gw->lock);
+        if (!d->kicked && !gw->stopping) {
+            struct timespec until;
+            kd_deadline_after(&until, LOG_LOOK_MS);
+            pthread_cond_timedwait(&d->wake, &gw->lock, &until);
+        }
+        d->kicked = 0;
+        int stop = gw->stopping;
         pthread_mutex_unlock(&gw->lock);
-        for (int round = 0; round < DUTY_ROUNDS && pay_one(gw, id) == KD_OK; round++)
-            ;
+        if (stop)
+            return NULL;
     }
+}
+
+void kd_gw_duties_kick(kd_gateway *gw)
+{
+    kd_gw_duties *d = gw->duties;
+    if (!d)
+        return;
+    pthread_mutex_lock(&gw->lock);
+    d->kicked = 1;
+    pthread_cond_signal(&d->wake);
+    pthread_mutex_unlock(&gw->lock);
 }
 
 kd_err kd_gw_duties_start(kd_gateway *gw)
 {
-    if (pthread_cond_init(&gw->duty_cond, NULL) != 0)
+    if (gw->n_keys == 0)
+        return KD_OK; /* it acts for nobody */
+    kd_gw_duties *d = calloc(1, sizeof *d);
+    if (!d)
         return KD_ERR_NOMEM;
-    if (pthread_create(&gw->duty_thread, NULL, serve_duties, gw) != 0) {
-        pthread_cond_destroy(&gw->duty_cond);
+    d->gw = gw;
+    if (kd_cond_init_monotonic(&d->wake) != KD_OK) {
+        free(d);
         return KD_ERR_NOMEM;
     }
-    gw->duties_started = 1;
+    if (pthread_create(&d->thread, NULL, serve_duties, d) != 0) {
+        pthread_cond_destroy(&d->wake);
+        free(d);
+        return KD_ERR_NOMEM;
+    }
+    gw->duties = d;
     return KD_OK;
 }
 
 void kd_gw_duties_stop(kd_gateway *gw)
 {
-    if (!gw->duties_started)
+    kd_gw_duties *d = gw->duties;
+    if (!d)
         return;
     pthread_mutex_lock(&gw->lock);
     gw->stopping = 1;
-    pthread_cond_broadcast(&gw->duty_cond);
-    pthread_cond_broadcast(&gw->changed); /* ends a wait for a duty's block */
+    pthread_cond_broadcast(&d->wake);
     pthread_mutex_unlock(&gw->lock);
-    pthread_join(gw->duty_thread, NULL);
-    pthread_cond_destroy(&gw->duty_cond);
-    gw->duties_started = 0;
-}
-
-/* The seat `player` names in `t` (its name, or its number), or KD_SEAT_NONE. */
-static int player_seat(const kd_episode_type *t, size_t seats, const json_t *player)
-{
-    int seat = KD_SEAT_NONE;
-    if (json_is_string(player))
-        seat = kd_episode_type_seat(t, json_string_value(player));
-    else if (json_is_integer(player) && json_integer_value(player) >= 0 &&
-             json_integer_value(player) < (json_int_t)seats)
-        seat = (int)json_integer_value(player);
-    return seat >= 0 && (size_t)seat < seats ? seat : KD_SEAT_NONE;
-}
-
-kd_err kd_gw_own_secret(kd_gateway *gw, const kd_episode_view *v, const json_t *player, json_t *out, char *why,
-                        size_t why_len)
-{
-    const kd_episode_type *t = v->type;
-    if (!t || !t->secret_view || v->deleted) {
-        snprintf(why, why_len, "episode %u (%s) has no secret a seat could see: leave out \"player\"", v->episode_id,
-                 v->type_name);
-        return KD_ERR_UNSUPPORTED;
-    }
-    int seat = player_seat(t, v->participants.count, player);
-    if (seat == KD_SEAT_NONE) {
-        snprintf(why, why_len, "\"player\" must name a seat of episode %u: %s (or 0) or %s (or 1)", v->episode_id,
-                 kd_episode_type_seat_name(t, 0), kd_episode_type_seat_name(t, 1));
-        return KD_ERR_INVALID_ARG;
-    }
-    kd_key key;
-    char name[KD_KEY_NAME_MAX + 1];
-    if (kd_gw_find_key(gw, &v->participants.keys[seat], &key, name, sizeof name) != KD_OK) {
-        snprintf(why, why_len,
-                 "this gateway does not hold the key of %s in episode %u, so it cannot show that seat's secret",
-                 kd_episode_type_seat_name(t, seat), v->episode_id);
-        return KD_ERR_NOT_FOUND;
-    }
-    void *state = calloc(1, t->ops->state_size);
-    kd_err err = state ? t->ops->decode_state(v->state.data, v->state.len, state) : KD_ERR_NOMEM;
-    json_t *secret = NULL;
-    uint8_t seed[KD_SECRET_SEED_LEN], store[KD_STORE_ID_LEN];
-    if (!err && !(err = kd_engine_store_id(gw->o.engine, store)) &&
-        !(err = kd_seat_seed(t, &key, store, v->episode_id, seat, state, seed))) {
-        secret = t->secret_view(state, seat, seed);
-        memset(seed, 0, sizeof seed);
-        err = secret ? KD_OK : KD_ERR_NOMEM;
-    }
-    memset(&key, 0, sizeof key);
-    free(state);
-    if (!err && (json_object_set_new(secret, "seat", json_string(kd_episode_type_seat_name(t, seat))) ||
-                 json_object_set(out, "own_secret", secret)))
-        err = KD_ERR_NOMEM;
-    json_decref(secret);
-    if (err == KD_ERR_NOT_FOUND)
-        snprintf(why, why_len,
-                 "%s's commitment in episode %u was not made by this gateway's key for this store: it has no secret "
-                 "to show",
-                 kd_episode_type_seat_name(t, seat), v->episode_id);
-    else if (err)
-        snprintf(why, why_len, "cannot show %s's secret in episode %u: %s", kd_episode_type_seat_name(t, seat),
-                 v->episode_id, kd_err_str(err));
-    return err;
-}
-
-/* The tool result of `answer` (taken), with the seat's own secret added
- * when `args` name a "player" (kd_gw_own_secret); an error result when it
- * cannot be shown. */
-json_t *kd_gw_with_own_secret(kd_gateway *gw, const kd_episode_view *v, json_t *args, json_t *answer, const char *text)
-{
-    const json_t *player = json_object_get(args, "player");
-    char why[400];
-    if (player && answer && kd_gw_own_secret(gw, v, player, answer, why, sizeof why) != KD_OK) {
-        json_decref(answer);
-        return kd_mcp_tool_error(why);
-    }
-    return kd_mcp_tool_result(answer, text);
+    pthread_join(d->thread, NULL);
+    pthread_cond_destroy(&d->wake);
+    free(d->watched.ids);
+    free(d->todo.ids);
+    free(d->flying);
+    free(d);
+    gw->duties = NULL;
 }

@@ -11,14 +11,32 @@
 #include <pthread.h>
 
 #include "engine/netutil.h"
+#include "engine/wire.h"
 #include "episodes/episode_type.h"
 #include "handlers/view.h"
 #include "mcp/gateway/gateway.h"
 
-#define KD_GW_RECENT 4096     /* tx outcomes remembered for late waiters */
-#define KD_GW_SEEN 4096       /* block summaries remembered by log position */
-#define KD_GW_MAX_AGENTS 64   /* keys listed by kdapp_get_agent_pubkeys */
-#define KD_GW_DUTY_QUEUE 1024 /* episodes waiting for the duties thread */
+#define KD_GW_RECENT 4096   /* tx outcomes remembered for late waiters */
+#define KD_GW_SEEN 4096     /* block summaries remembered by log position */
+#define KD_GW_MAX_AGENTS 64 /* key names read from the key directory at once */
+#define KD_GW_MAX_KEYS 64   /* keys the grants and the house name */
+
+/* A key the gateway acts with (gateway_keys.c): named by a grant, or the
+ * house's. Loaded at open, wiped at close. */
+typedef struct {
+    char name[KD_KEY_NAME_MAX + 1];
+    kd_key key;
+    int granted; /* some grant holds it */
+} kd_gw_key;
+
+/* A seat grant: the keys a session may sign with and whose seats' secrets
+ * it sees. Sessions carry a pointer to one as their principal. */
+typedef struct kd_gw_grant {
+    size_t n;
+    const kd_gw_key *keys[KD_GW_MAX_KEYS];
+} kd_gw_grant;
+
+typedef struct kd_gw_duties kd_gw_duties; /* gateway_duties.c */
 
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
@@ -54,12 +72,14 @@ struct kd_gateway {
     /* gw->lock: who hears of each view update (kd_gateway_set_view_listener) */
     void (*listener)(void *ctx, const char *event, const char *data);
     void *listener_ctx;
-    /* gw->lock: episodes whose seats may owe a duty (gateway_duties.c) */
-    uint32_t duties[KD_GW_DUTY_QUEUE];
-    size_t n_duties;
-    pthread_cond_t duty_cond;
-    pthread_t duty_thread;
-    int duties_started;
+    /* the keys it acts with and for whom (gateway_keys.c); read-only after open */
+    kd_gw_key keys[KD_GW_MAX_KEYS];
+    size_t n_keys;
+    kd_gw_grant *grants; /* o.grants, loaded */
+    size_t n_grants;
+    const kd_gw_key *house; /* the house's key, or NULL */
+    uint8_t store_id[KD_STORE_ID_LEN];
+    kd_gw_duties *duties; /* the duties thread, when a key acts for someone */
 };
 
 /* An episode's line in listings and in the page's events: the summary
@@ -98,14 +118,34 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
  * move_count and cap of its view JSON when it has them. */
 json_t *kd_gw_summary_json(const kd_episode_view *v);
 
-/* Resolves a participant or signer reference (key name, "test:NAME"), or a
- * 66-hex pubkey when `allow_pubkey`. `why` names what was wrong. */
-kd_err kd_gw_resolve_key(kd_gateway *gw, const char *ref, int allow_pubkey, kd_key *key, kd_pubkey *pub,
-                         int *has_secret, char *why, size_t why_len) KD_WARN_UNUSED;
-/* Finds a key in the key directory whose public key is `pub`. */
-kd_err kd_gw_find_key(kd_gateway *gw, const kd_pubkey *pub, kd_key *key, char *name, size_t name_len) KD_WARN_UNUSED;
+/* ---- keys and grants (gateway_keys.c) */
+
+/* The public key of a participant reference: a key name in the key
+ * directory, "test:NAME", or 66 hex digits. `why` names what was wrong. */
+kd_err kd_gw_resolve_pubkey(kd_gateway *gw, const char *ref, kd_pubkey *pub, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Lists key names in the key directory (sorted); returns the count. */
 size_t kd_gw_list_keys(kd_gateway *gw, char names[][KD_KEY_NAME_MAX + 1], size_t max);
+/* Creates agent1, agent2, ... when the key directory holds no key. */
+kd_err kd_gw_ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Loads the keys of o.grants and o.house. Errors: KD_ERR_NOT_FOUND (a
+ * named key is not in the directory), KD_ERR_INVALID_ARG (a bad name, or a
+ * test key), KD_ERR_TOO_LARGE, the key file's errors, with `why`. */
+kd_err kd_gw_grants_open(kd_gateway *gw, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Wipes and frees what kd_gw_grants_open loaded; safe after a failure. */
+void kd_gw_grants_close(kd_gateway *gw);
+/* The grant a session acts under, NULL for the public (no grant). */
+const kd_gw_grant *kd_gw_session_grant(kd_mcp_session *s);
+/* The key of `g` (may be NULL) whose public key is `pub`, or NULL. */
+const kd_gw_key *kd_gw_grant_find(const kd_gw_grant *g, const kd_pubkey *pub);
+/* The key of `g` (may be NULL) named `name`, or NULL. */
+const kd_gw_key *kd_gw_grant_named(const kd_gw_grant *g, const char *name);
+/* "agent1, agent2" (or "no key") into `out`, for messages. */
+void kd_gw_grant_names(const kd_gw_grant *g, char *out, size_t len);
+/* The key the gateway acts with for `seat` of an episode of type `t`
+ * whose participant there is `pub`, without a session (commitments made
+ * for the house, duties): a key some grant holds (any seat), or the house's
+ * key in a seat of t->house_seats. NULL when it acts for nobody there. */
+const kd_gw_key *kd_gw_acting_key(const kd_gateway *gw, const kd_episode_type *t, int seat, const kd_pubkey *pub);
 
 /* ---- episode types (gateway_types.c) */
 
@@ -180,36 +220,67 @@ kd_err kd_gw_widget_html(kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
                              size_t why_len) KD_WARN_UNUSED;
 
-/* Secrets (gateway_duties.c). Sets in the creation `params` what each seat
- * of `parts` whose key the gateway holds commits to (kd_seat_commit of its
- * key for episode `id` and this gateway's store). Errors: the type's, with
- * `why`; KD_ERR_IO (no store id or no random bytes). */
-kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+/* ---- secrets and duties (gateway_secrets.c, gateway_duties.c) */
+
+/* The keys that act in a new episode (kdapp_start_episode), per seat: the
+ * session's granted key of the seat's participant, or the house's key in a
+ * house seat; NULL where the gateway does not act. */
+typedef struct {
+    const kd_gw_key *seat[KD_MAX_PARTICIPANTS];
+} kd_gw_actors;
+void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episode_type *t, const kd_participants *parts,
+                     kd_gw_actors *out);
+/* Adds to the creation `params` what each acting seat commits to
+ * (kd_seat_commit: a fresh binding for this store, the seed from it, the
+ * type's secret_commit), overwriting what the caller put there for those
+ * seats: a commitment is made by its seat's key, never taken from a caller.
+ * Errors: the type's, with `why`. */
+kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_gw_actors *actors,
                             json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
-/* The NewEpisode payload of episode `id` with the consents of the seats
- * the type requires (ops->consent_seats) whose keys the gateway holds,
- * each signed over these params bytes; a required seat whose key is
- * elsewhere must consent itself (the engine refuses the creation
- * no_consent otherwise). Errors: KD_ERR_NOMEM, KD_ERR_BAD_KEY. */
-kd_err kd_gw_creation_payload(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                              const uint8_t *params, size_t len, kd_buf *payload) KD_WARN_UNUSED;
+/* The consents the type requires (ops->consent_seats), signed by the acting
+ * keys over the creation; *n of them in `out`. Errors: KD_ERR_NO_CONSENT
+ * with `why` naming a required seat the gateway does not act for. */
+kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
+                           size_t why_len) KD_WARN_UNUSED;
 /* Adds "own_secret" to `out` (an answer about view `v`): what the seat
- * `player` names (its name or number) alone may see, from its key
- * (type->secret_view), when this gateway holds that key. Errors, with a
- * sentence in `why`: KD_ERR_UNSUPPORTED (the type shows no secret),
- * KD_ERR_INVALID_ARG (no such seat), KD_ERR_NOT_FOUND (the key is not
- * here), KD_ERR_NOMEM, KD_ERR_DECODE. Thread-safe. */
-kd_err kd_gw_own_secret(kd_gateway *gw, const kd_episode_view *v, const json_t *player, json_t *out, char *why,
-                        size_t why_len) KD_WARN_UNUSED;
+ * `player` names (its name or number) alone may see (type->secret_view),
+ * when grant `g` holds that seat's key and the seat's commitment is that
+ * key's for this store. Errors, with a sentence in `why`:
+ * KD_ERR_UNSUPPORTED (the type shows no secret), KD_ERR_INVALID_ARG (no
+ * such seat), KD_ERR_DENIED (the session holds no grant for that seat),
+ * KD_ERR_NOT_FOUND (the commitment is not the key's), KD_ERR_NOMEM,
+ * KD_ERR_DECODE. Thread-safe. */
+kd_err kd_gw_own_secret(kd_gateway *gw, const kd_gw_grant *g, const kd_episode_view *v, const json_t *player,
+                        json_t *out, char *why, size_t why_len) KD_WARN_UNUSED;
 /* The tool result of `answer` (taken) and `text`, with "own_secret" added
- * when `args` name a "player" (kd_gw_own_secret); an error result saying
- * why when it cannot be shown. */
-json_t *kd_gw_with_own_secret(kd_gateway *gw, const kd_episode_view *v, json_t *args, json_t *answer, const char *text);
-/* Queues episode `id` for the duties thread (from the views thread). */
-void kd_gw_duties_notify(kd_gateway *gw, uint32_t id);
-/* Starts and stops the duties thread (stop sets gw->stopping). */
+ * when `args` name a "player" (kd_gw_own_secret for the session's grant);
+ * an error result saying why when it cannot be shown. */
+json_t *kd_gw_with_own_secret(kd_gateway *gw, kd_mcp_session *s, const kd_episode_view *v, json_t *args, json_t *answer,
+                              const char *text);
+/* Wakes the duties thread: the log may hold new entries (views thread). */
+void kd_gw_duties_kick(kd_gateway *gw);
+/* Starts the duties thread when the gateway acts with some key; stops it. */
 kd_err kd_gw_duties_start(kd_gateway *gw) KD_WARN_UNUSED;
 void kd_gw_duties_stop(kd_gateway *gw);
+
+/* ---- the tools (gateway_tools.c: reads and registration; gateway_write.c) */
+
+/* A failed tool result (isError) with a printf-formatted text. */
+json_t *kd_gw_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "episode 5 (<type>)\n" and the type's text board; malloc'ed, NULL when
+ * out of memory. */
+char *kd_gw_view_text(const kd_episode_view *v);
+/* Reads a view (kd_episode_view_init'ed by the caller) or makes the tool
+ * error for it: unknown episode, or a type this gateway does not serve. */
+json_t *kd_gw_read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v);
+/* The legal moves of the seat to move in a view's state, and their text
+ * ("legal moves for X: (0, 0) ..." into `text`, NUL-terminated). */
+json_t *kd_gw_view_moves(const kd_episode_view *v, char *text, size_t text_len);
+/* The writing tools' calls (kd_mcp_tool.call). */
+json_t *kd_gw_tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
+json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
+json_t *kd_gw_tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
 
 /* Registration of the kinds of content. */
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;

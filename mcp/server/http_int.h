@@ -3,8 +3,10 @@
  * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
  * session table, outbound queues, SSE streams and their keepalive timer),
  * http_pool.c (the workers that run POSTs), http_peers.c (connections
- * per client address) and http_events.c (the web app's broadcast event
- * streams, which the keepalive timer serves too). Not public.
+ * per client address), http_events.c (the web app's broadcast event
+ * streams, which the keepalive timer serves too) and http_clients.c (the
+ * tokens, who a client is, and its share of sessions and streams). Not
+ * public.
  *
  * Threads: libmicrohttpd's polling threads (a small pool) serve every
  * socket; none of them ever blocks. A POST whose body is in is handled
@@ -36,13 +38,14 @@
  * answers 404), and the memory goes when the last holder lets go.
  *
  *             POST initialize (no id)
- *                     │ hs_create: reserve a slot, CSPRNG id
+ *                     │ hs_create: reserve a slot (shedding an idle
+ *                     │   session at a limit), CSPRNG id
  *                     ▼
  *   ┌──────────── pending ────initialize failed──▶ discarded
  *   │                 │ initialize ok: hs_publish (Mcp-Session-Id sent)
  *   │                 ▼
- *   │              live ◀──── POST/GET with the id: hs_find (+1 ref)
- *   │                 │ DELETE, idle expiry, transport stop
+ *   │              live ◀──── POST/GET with the id and its token: hs_find (+1 ref)
+ *   │                 │ DELETE, idle expiry, shed for a new one, transport stop
  *   │                 ▼
  *   │              ended: out of the table, streams told to finish,
  *   │                 │   messages dropped; later requests → 404
@@ -50,7 +53,8 @@
  *   └──────────▶   freed (kd_mcp_session_free, then the wrapper)
  *
  * One mutex (h->lock) guards the table, every session's counters, queue
- * and streams, and whether each stream is suspended: a stream suspends its
+ * and streams, the clients and their counts, and whether each stream is
+ * suspended or evicted: a stream suspends its
  * connection and every waker resumes it under h->lock, so a resume always
  * follows its suspend. h->cond wakes the keepalive timer. Lock order:
  * h->lock, then libmicrohttpd's internal locks (suspend and resume take

@@ -19,6 +19,9 @@ import {
 } from './lib/harness.mjs';
 
 const AGENTS = 24;
+/* The agents are one tokenless loopback client: its shares must hold them all, each with its GET stream
+ * (else the gateway sheds the idle sessions of the heaviest client, by design: http_share_test.c). */
+const SHARES = { env: { KDAPP_MCP_SESSIONS_PER_CLIENT: String(2 * AGENTS), KDAPP_MCP_STREAMS_PER_CLIENT: String(2 * AGENTS) } };
 /* X wins along the top row on move 5 (classic mode). */
 const WIN = [[0, 0, 'X'], [1, 0, 'O'], [0, 1, 'X'], [1, 1, 'O'], [0, 2, 'X']].map(([row, col, player]) => ({ row, col, player }));
 
@@ -95,10 +98,10 @@ const checkAgents = async (gw, dirs) => {
 };
 
 test(`${AGENTS} agents at once, gateway attached to \`kdapp up\``, { timeout: 150000 }, () =>
-  withGateway('concurrent-up', { withUp: true }, async (gw, dirs) => {
+  withGateway('concurrent-up', { withUp: true, gatewayOpts: () => SHARES }, async (gw, dirs) => {
     await gw.log.signal.until(() => /attached to the engine/.test(gw.log.text), 'the gateway to attach to `kdapp up`');
     await checkAgents(gw, dirs);
   }));
 
 test(`${AGENTS} agents at once, embedded gateway`, { timeout: 150000 }, () =>
-  withGateway('concurrent-embedded', {}, checkAgents));
+  withGateway('concurrent-embedded', { gatewayOpts: () => SHARES }, checkAgents));

@@ -116,14 +116,8 @@ static void creation(kd_buf *out, uint32_t id, const char *type, const uint8_t *
 static void expect_verdict(const char *name, const kd_buf *payload, uint32_t id, const char *want, char *detail,
                            size_t detail_len)
 {
-    kd_dryrun *run;
-    uint8_t block[KD_HASH_LEN], tx_id[KD_HASH_LEN] = {7};
-    et_hash(name, block);
-    kd_block_meta where = {.block_hash = block, .daa = 1, .time_ms = 100, .tx_id = tx_id};
     kd_tx_result predicted;
-    ET_ASSERT_OK(kd_dryrun_alloc(env.engine, &run));
-    ET_ASSERT_OK(kd_dryrun_tx(run, &where, payload->data, payload->len, &predicted));
-    kd_dryrun_free(run);
+    et_dry_run_one(env.engine, name, payload, &predicted);
 
     size_t before = et_episode_count(env.engine);
     et_txs t;

@@ -167,10 +167,16 @@ static const char *predict_move(walk *w, uint32_t id, uint64_t counter, int key,
     model_ep *m = id <= N_EPISODES + 1 ? &w->model[id] : NULL;
     if (!m || !m->exists)
         return kd_err_code(KD_ERR_UNKNOWN_EPISODE);
-    if (key >= 0 && counter != m->counter)
-        return kd_err_code(KD_ERR_BAD_SIGNATURE);
     kd_ttt_undo undo;
     kd_reject rej = {{0}, {0}};
+    if (key >= 0 && counter != m->counter) {
+        if (counter > m->counter || m->counter - counter > KD_STALE_WINDOW)
+            return kd_err_code(KD_ERR_BAD_SIGNATURE);
+        /* Stale: the rule that refuses it now, on a copy, or stale_command. */
+        kd_ttt_state copy = m->st;
+        kd_err err = kd_ttt_play(&copy, mv, &w->keys[key].pub, &undo, &rej);
+        return err ? code_of(err, &rej) : kd_err_code(KD_ERR_STALE_COMMAND);
+    }
     kd_err err = kd_ttt_play(&m->st, mv, key >= 0 ? &w->keys[key].pub : NULL, &undo, &rej);
     if (err == KD_OK) {
         m->counter++;

@@ -3,7 +3,9 @@
  * are pruned beyond the finality depth and a revert past it is refused
  * without changing anything; a store written by another schema version or
  * with another finality depth is refused at open with a sentence naming
- * the difference; one writer per directory (the lock), readers beside it.
+ * the difference; every store has its own random id, kept for good and
+ * read by read-only engines too; one writer per directory (the lock),
+ * readers beside it.
  * Raw LMDB is used to look at what the API does not show (undo entries)
  * and to forge a foreign schema version.
  */
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "engine/support.h"
+#include "tools/sim/replay.h"
 
 static et_env env, other;
 
@@ -129,6 +132,71 @@ Test(engine_store, a_foreign_schema_version_is_refused_at_open)
     why[0] = '\0';
     err = et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why);
     ET_EXPECT_ERR(err, KD_ERR_SCHEMA);
+    et_env_close(&other);
+}
+
+/* A store of schema 1 (before store ids) is refused like any other. */
+Test(engine_store, a_schema_1_store_is_refused_at_open)
+{
+    et_env_open(&env, 0, 0);
+    et_env_close(&env);
+    et_raw_put_meta_u64(env.dir, "schema", 1);
+    char why[512] = "";
+    ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why), KD_ERR_SCHEMA);
+    cr_expect_not_null(strstr(why, "schema version 1; this kdapp reads version 2"), "%s", why);
+    et_env_close(&other);
+}
+
+Test(engine_store, every_store_has_its_own_id_kept_for_good)
+{
+    uint8_t id[KD_STORE_ID_LEN], again[KD_STORE_ID_LEN], zero[KD_STORE_ID_LEN] = {0};
+    et_env_open(&env, 0, 0);
+    ET_ASSERT_OK(kd_engine_store_id(env.engine, id));
+    cr_expect(memcmp(id, zero, sizeof id) != 0, "a random id, not zeros");
+    kd_buf raw;
+    kd_buf_init(&raw);
+    et_env_close(&env);
+    et_raw_get_meta(env.dir, "store_id", &raw);
+    cr_expect_eq(raw.len, KD_STORE_ID_LEN);
+    cr_expect(raw.len == KD_STORE_ID_LEN && memcmp(raw.data, id, sizeof id) == 0, "meta holds the id");
+    kd_buf_fini(&raw);
+
+    /* Reopened, and attached read-only beside the writer: the same id. */
+    et_env_reopen(&env);
+    ET_ASSERT_OK(kd_engine_store_id(env.engine, again));
+    cr_expect_arr_eq(again, id, sizeof id, "reopened");
+    char why[256] = "";
+    ET_ASSERT_OK(et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why));
+    memset(again, 0, sizeof again);
+    ET_ASSERT_OK(kd_engine_store_id(other.engine, again));
+    cr_expect_arr_eq(again, id, sizeof id, "read-only");
+    et_env_close(&other);
+    ET_EXPECT_ERR(kd_engine_store_id(NULL, again), KD_ERR_INVALID_ARG);
+    ET_EXPECT_ERR(kd_engine_store_id(env.engine, NULL), KD_ERR_INVALID_ARG);
+
+    /* Another store, also one replaying this one's log, has another id. */
+    et_txs t;
+    et_txs_init(&t);
+    et_add_create(&t, 1, "alice", "bob", -1);
+    et_accept_ok(env.engine, "i1", &t);
+    et_txs_fini(&t);
+    et_env_open(&other, 0, 0);
+    kd_replay_report rep;
+    ET_ASSERT_OK(kd_replay_log(env.engine, other.engine, 0, &rep));
+    cr_expect(kd_replay_ok(&rep), "%s", rep.first_bad_what);
+    ET_ASSERT_OK(kd_engine_store_id(other.engine, again));
+    cr_expect(memcmp(again, id, sizeof id) != 0, "a replay is a new store with a new id");
+}
+
+Test(engine_store, a_damaged_store_id_is_refused_at_open)
+{
+    et_env_open(&env, 0, 0);
+    et_env_close(&env);
+    et_raw_put_meta(env.dir, "store_id", "short", 5);
+    char why[512] = "";
+    ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why), KD_ERR_STORE);
+    cr_expect_not_null(strstr(why, "has no valid store id (not 16 bytes): it is damaged"), "%s", why);
+    cr_expect_not_null(strstr(why, env.dir), "%s", why);
     et_env_close(&other);
 }
 

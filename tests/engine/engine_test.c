@@ -597,7 +597,9 @@ Test(engine, a_signed_move_cannot_be_replayed_later_or_into_another_episode)
     kd_buf_init(&first);
     et_move_payload(&first, 1, 0, 0, 0, "alice", 0);
     ET_EXPECT_ERR(accept_one("b2", &first), KD_OK);
-    ET_EXPECT_ERR(accept_one("b3", &first), KD_ERR_BAD_SIGNATURE);
+    /* Authentic but stale (signed for move 0, now at move 1): refused by
+     * the rule that refuses it now, O being to move. */
+    ET_EXPECT_ERR(accept_one("b3", &first), KD_ERR_RULE);
 
     /* O(1,1), X(2,2) evicts X(0,0), O(0,1) evicts O(1,1): X to move and
      * (0,0) is empty again at counter 4. */
@@ -612,7 +614,8 @@ Test(engine, a_signed_move_cannot_be_replayed_later_or_into_another_episode)
     cr_assert_eq(counter, 4);
     cr_assert_eq(s.board[0][0], KD_TTT_EMPTY);
     cr_assert_eq(s.turn, KD_TTT_X);
-    ET_EXPECT_ERR(accept_one("b5", &first), KD_ERR_BAD_SIGNATURE);
+    /* The rules alone would take it now: only its move counter refuses it. */
+    ET_EXPECT_ERR(accept_one("b5", &first), KD_ERR_STALE_COMMAND);
     ET_ASSERT_OK(et_ttt_read(env.engine, 1, &s, &counter));
     cr_expect_eq(counter, 4, "the replay changed nothing");
     cr_expect_eq(s.board[0][0], KD_TTT_EMPTY);
@@ -640,7 +643,8 @@ Test(engine, a_signed_move_cannot_be_replayed_later_or_into_another_episode)
     et_move_payload(&p, 1, 0, 0, 0, "alice", 4);
     ET_EXPECT_ERR(accept_one("b8", &p), KD_OK);
 
-    /* The same payload twice in one block: the second is a replay. */
+    /* The same payload twice in one block: the second is a replay, stale
+     * and refused as X is to move. */
     et_txs_clear(&t);
     p.len = 0;
     et_move_payload(&p, 1, 2, 0, 1, "bob", 5);
@@ -650,7 +654,7 @@ Test(engine, a_signed_move_cannot_be_replayed_later_or_into_another_episode)
     et_accept(env.engine, "b9", &t, &res);
     cr_assert_eq(res.tx_count, 2);
     ET_EXPECT_ERR(res.txs[0].err, KD_OK);
-    ET_EXPECT_ERR(res.txs[1].err, KD_ERR_BAD_SIGNATURE);
+    ET_EXPECT_REJECTED(res.txs[1], "wrong_turn");
     kd_msg_result_fini(&res);
 
     /* After a reorg removes it, the same transaction may be mined again:

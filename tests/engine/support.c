@@ -299,6 +299,18 @@ void et_revert_ok(kd_engine *engine, const char *name)
     kd_msg_result_fini(&res);
 }
 
+void et_dry_run_one(kd_engine *engine, const char *name, const kd_buf *payload, kd_tx_result *out)
+{
+    kd_dryrun *run;
+    uint8_t block[KD_HASH_LEN], tx_id[KD_HASH_LEN] = {7};
+    et_hash(name, block);
+    kd_block_meta where = {.block_hash = block, .daa = 1, .time_ms = 100, .tx_id = tx_id};
+    ET_ASSERT_OK(kd_dryrun_alloc(engine, &run));
+    kd_err err = kd_dryrun_tx(run, &where, payload->data, payload->len, out);
+    kd_dryrun_free(run);
+    ET_ASSERT_OK(err);
+}
+
 /* ------------------------------------------------------------------ reads */
 
 void et_tip(kd_engine *engine, kd_tip *out) { ET_ASSERT_OK(kd_engine_tip(engine, out)); }

@@ -140,6 +140,10 @@ void et_revert(kd_engine *engine, const char *name, kd_msg_result *res);
 void et_accept_ok(kd_engine *engine, const char *name, const et_txs *txs);
 void et_revert_ok(kd_engine *engine, const char *name);
 
+/* What a dry run on `engine` predicts for `payload` alone in block `name`
+ * (daa 1), asserting the dry run itself succeeded. */
+void et_dry_run_one(kd_engine *engine, const char *name, const kd_buf *payload, kd_tx_result *out);
+
 /* ------------------------------------------------------------------ reads */
 
 void et_tip(kd_engine *engine, kd_tip *out);

@@ -107,6 +107,18 @@ for d in mcp-a mcp-b mcp-c mcp-d; do
   fi
 done
 
+# A runtime directory others may use (the attack: another local user made
+# it first, mode 0777, and swapped the sockets): every command that uses
+# the default sockets refuses it, naming it and what to do, and exits 1.
+mkdir -m 700 "$work/run" && mkdir "$work/run/kdapp" && chmod 777 "$work/run/kdapp"
+for cmd in up engine devnet devnet-status watch mcp; do
+  XDG_RUNTIME_DIR="$work/run" timeout 20 "$KDAPP" $cmd --data "$work/run-data" --keys "$keys" </dev/null >/dev/null 2>"$work/err"
+  rc=$?
+  expect_exit 1 "$cmd with a runtime directory open to others"
+  expect_stderr "the runtime directory $work/run/kdapp is not private" "$cmd with a runtime directory open to others"
+  expect_stderr "XDG_RUNTIME_DIR" "$cmd with a runtime directory open to others"
+done
+
 # Sanity: the store is still readable and episode 1 is there.
 "$KDAPP" show --data "$data" 1 >/dev/null 2>"$work/err"
 rc=$?

@@ -7,214 +7,39 @@
  * file's submit, which applies each payload in a block of its own at once
  * (the gateway finds the outcome in the engine's log: nothing publishes).
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine/crypto.h"
 #include "engine/wire.h"
 #include "episodes/episode_type.h"
 #include "mcp/gateway/gateway.h"
-#include "episodes/dice.h"
 #include "episodes/seabattle.h"
 #include "episodes/secrets.h"
-#include "handlers/handler.h"
-#include "handlers/publisher.h"
+#include "gw_env.h"
 #include "pile_type.h"
 
-typedef struct {
-    kd_type_table types;
-    kd_registry reg;
-    kd_engine *engine;
-    kd_mcp_server *srv;
-    kd_gateway *gw;
-    kd_mcp_session *s;
-    char dir[512], keys[512];
-    int next_id;
-    uint64_t blocks;
-} env;
-
-static env E;
-
-/* ------------------------------------------------------------- the chain */
-
-/* Applies `payload` in a block of its own; the tx id is SHA-256 of the block
- * number. */
-static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                        size_t why_len)
-{
-    env *e = ctx;
-    uint8_t n[8], hash[KD_HASH_LEN];
-    e->blocks++;
-    kd_put_u64be(n, e->blocks);
-    kd_sha256(n, sizeof n, tx_id);
-    kd_sha256(tx_id, KD_HASH_LEN, hash);
-    kd_wire_tx tx = {.payload = payload, .payload_len = len};
-    memcpy(tx.tx_id, tx_id, KD_HASH_LEN);
-    kd_buf msg;
-    kd_buf_init(&msg);
-    kd_msg_result res;
-    kd_msg_result_init(&res);
-    kd_err err = kd_wire_accept(hash, e->blocks, e->blocks * 1000, &tx, 1, &msg);
-    if (!err)
-        err = kd_engine_ingest(e->engine, msg.data, msg.len, &res);
-    if (!err && res.status != KD_MSG_APPLIED) {
-        snprintf(why, why_len, "block %llu was not applied: %s", (unsigned long long)e->blocks, res.detail);
-        err = KD_ERR_INTERNAL;
-    }
-    kd_msg_result_fini(&res);
-    kd_buf_fini(&msg);
-    return err;
-}
-
-/* ------------------------------------------------------------- set-up */
-
-static void temp_dir(const char *name, char *out, size_t len)
-{
-    const char *parent = getenv("KD_TEST_TMP");
-    snprintf(out, len, "%s/gwtypes-%s-XXXXXX", parent ? parent : "/tmp", name);
-    cr_assert(mkdtemp(out), "mkdtemp %s", out);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
+/* One session granted every agent key, as the gateway used to act for
+ * every key it held; the grants themselves are gateway_grants_test's. */
 static void setup(void)
 {
-    memset(&E, 0, sizeof E);
-    char why[256] = "";
-    temp_dir("data", E.dir, sizeof E.dir);
-    temp_dir("keys", E.keys, sizeof E.keys);
-    kd_type_table_init(&E.types);
-    cr_assert_eq(kd_type_table_add(&E.types, &pile_type), KD_OK);
-    kd_registry_init(&E.reg);
-    cr_assert_eq(kd_type_table_registry(&E.types, &E.reg), KD_OK);
-    kd_engine_options eo = {.data_dir = E.dir, .registry = &E.reg, .durability = KD_DURABILITY_RELAXED};
-    cr_assert_eq(kd_engine_open(&eo, &E.engine, why, sizeof why), KD_OK, "%s", why);
-    kd_mcp_server_options so = {.name = "kdapp-test", .version = "0", .calls_per_second = 100000, .call_burst = 100000};
-    cr_assert_eq(kd_mcp_server_alloc(&so, &E.srv), KD_OK);
-    char url[128];
-    snprintf(url, sizeof url, "inproc://kd-gwtypes-%d", (int)getpid());
-    kd_gateway_options go = {
-        .engine = E.engine,
-        .types = &E.types,
-        .views_url = url,
-        .keys_dir = E.keys,
-        .chain = {.submit = apply_now, .ctx = &E},
-        .wait_ms = 5000,
-    };
-    cr_assert_eq(kd_gateway_open(&go, E.srv, &E.gw, why, sizeof why), KD_OK, "%s", why);
-    cr_assert_eq(kd_mcp_session_alloc(E.srv, NULL, NULL, &E.s), KD_OK);
-    static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-                               "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-                               "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}";
-    static const char done[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
-    char *reply = NULL;
-    cr_assert_eq(kd_mcp_session_handle(E.s, init, strlen(init), &reply), KD_OK);
-    free(reply);
-    reply = NULL;
-    cr_assert_eq(kd_mcp_session_handle(E.s, done, strlen(done), &reply), KD_OK);
-    free(reply);
-    E.next_id = 1;
+    static const char *const grants[] = {"agent1,agent2,agent3"};
+    gw_env_open(&pile_type, grants, 1, NULL);
 }
 
-static void teardown(void)
-{
-    kd_mcp_session_free(E.s);
-    kd_gateway_close(E.gw);
-    kd_mcp_server_free(E.srv);
-    kd_engine_close(E.engine);
-    nftw(E.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    nftw(E.keys, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+TestSuite(gateway_types, .init = setup, .fini = gw_env_close, .timeout = 60);
 
-TestSuite(gateway_types, .init = setup, .fini = teardown, .timeout = 60);
-
-/* ------------------------------------------------------------- requests */
-
-/* The result of a request (new reference), or the error object when
- * `want_error`; asserts which one came. */
-static json_t *request(const char *method, json_t *params, int want_error)
-{
-    json_t *req =
-        json_pack("{s:s, s:i, s:s, s:o}", "jsonrpc", "2.0", "id", E.next_id++, "method", method, "params", params);
-    char *text = json_dumps(req, JSON_COMPACT);
-    json_decref(req);
-    char *reply = NULL;
-    cr_assert_eq(kd_mcp_session_handle(E.s, text, strlen(text), &reply), KD_OK);
-    json_t *r = json_loads(reply, 0, NULL);
-    cr_assert(r, "%s: a JSON reply", method);
-    json_t *out = json_incref(json_object_get(r, want_error ? "error" : "result"));
-    cr_assert(out, "%s %s: %s", method, text, reply);
-    json_decref(r);
-    free(text);
-    free(reply);
-    return out;
-}
-
-/* tools/call; the whole CallToolResult. Asserts isError is as wanted. */
-static json_t *tool(const char *name, const char *args_json, int want_error)
-{
-    json_t *args = json_loads(args_json, 0, NULL);
-    cr_assert(args, "test arguments parse: %s", args_json);
-    json_t *r = request("tools/call", json_pack("{s:s, s:o}", "name", name, "arguments", args), 0);
-    int is_error = json_is_true(json_object_get(r, "isError"));
-    cr_assert_eq(is_error, want_error, "%s %s: %s", name, args_json,
-                 json_string_value(json_object_get(json_array_get(json_object_get(r, "content"), 0), "text")));
-    return r;
-}
-
-static const char *text_of(json_t *r)
-{
-    return json_string_value(json_object_get(json_array_get(json_object_get(r, "content"), 0), "text"));
-}
-
-static json_t *sc(json_t *r) { return json_object_get(r, "structuredContent"); }
-
-/* The error result's text, which must contain every one of `parts`. */
-static void refused(const char *name, const char *args_json, const char *const *parts)
-{
-    json_t *r = tool(name, args_json, 1);
-    for (; *parts; parts++)
-        cr_expect(strstr(text_of(r), *parts), "%s %s: '%s' names '%s'", name, args_json, text_of(r), *parts);
-    json_decref(r);
-}
-
-#define REFUSED(name, args, ...) refused(name, args, (const char *const[]){__VA_ARGS__, NULL})
-
-static json_int_t int_at(json_t *obj, const char *key) { return json_integer_value(json_object_get(obj, key)); }
-
-static uint32_t start(const char *args_json)
-{
-    json_t *r = tool("kdapp_start_episode", args_json, 0);
-    uint32_t id = (uint32_t)int_at(sc(r), "episode_id");
-    json_decref(r);
-    return id;
-}
-
-static json_t *execute(uint32_t id, const char *rest_json, int want_error)
-{
-    char args[512];
-    snprintf(args, sizeof args, "{\"episode_id\": %u, %s}", id, rest_json);
-    return tool("kdapp_execute_command", args, want_error);
-}
-
-static json_t *legal_moves(uint32_t id)
-{
-    char args[64];
-    snprintf(args, sizeof args, "{\"episode_id\": %u}", id);
-    json_t *r = tool("kdapp_legal_moves", args, 0);
-    json_t *out = json_incref(sc(r));
-    json_decref(r);
-    return out;
-}
+#define request gw_request
+#define tool gw_tool
+#define text_of gw_text_of
+#define sc gw_sc
+#define REFUSED GW_REFUSED
+#define int_at gw_int_at
+#define start gw_start
+#define execute gw_execute
+#define legal_moves gw_legal_moves
 
 /* ------------------------------------------------------------- tests */
 
@@ -518,7 +343,7 @@ Test(gateway_types, a_seat_sees_its_own_secret_and_never_the_others)
              pub, 0, 0);
     uint32_t id2 = start(start_args);
     snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"red\"}", id2);
-    REFUSED("kdapp_get_episode_state", args, "does not hold the key of red");
+    REFUSED("kdapp_get_episode_state", args, "not granted the key of red");
     snprintf(args, sizeof args, "{\"episode_id\": %u, \"player\": \"blue\"}", id2);
     json_decref(tool("kdapp_get_episode_state", args, 0));
     /* a type without secrets says so */
@@ -530,13 +355,22 @@ Test(gateway_types, a_seat_sees_its_own_secret_and_never_the_others)
 /* Entropy for agents: the dice command schema has "entropy"; a roll that
  * leaves it out gets 32 fresh CSPRNG bytes from the gateway (shown in the
  * pending draw), different each time; one that gives it keeps it. The
- * gateway holds the house's key (agent2), so it committed at the start. */
+ * house's commitment is one made for another store, so this gateway never
+ * reveals it and the pending draw stays to be looked at. */
+static uint32_t unrevealed_dice(uint32_t id)
+{
+    static const char *const seats[] = {"agent1", "agent2"};
+    uint8_t other_store[KD_STORE_ID_LEN];
+    memset(other_store, 0x77, sizeof other_store);
+    gw_create_raw(id, "dice", seats, 2, 2, other_store, NULL, 1);
+    return id;
+}
+
 Test(gateway_types, the_gateway_fills_a_missing_entropy)
 {
     char seen[2][65] = {"", ""};
     for (int i = 0; i < 2; i++) {
-        uint32_t id = start("{\"type\": \"dice\", \"participants\": [\"agent1\", \"agent2\"]}");
-        cr_assert(id);
+        uint32_t id = unrevealed_dice(900 + (uint32_t)i);
         json_t *r = execute(id, "\"command\": {\"roll\": \"2d6+1\"}", 0);
         cr_assert(json_is_true(json_object_get(sc(r), "legal")), "%s", text_of(r));
         json_t *view = json_object_get(sc(r), "view");
@@ -550,7 +384,7 @@ Test(gateway_types, the_gateway_fills_a_missing_entropy)
     }
     cr_expect_str_neq(seen[0], seen[1], "fresh bytes for each command");
 
-    uint32_t id = start("{\"type\": \"dice\", \"participants\": [\"agent1\", \"agent2\"]}");
+    uint32_t id = unrevealed_dice(902);
     json_t *r = execute(id,
                         "\"command\": {\"roll\": \"d20\", \"entropy\": "
                         "\"abababababababababababababababababababababababababababababababab\"}",
@@ -564,86 +398,4 @@ Test(gateway_types, the_gateway_fills_a_missing_entropy)
     r = execute(id, "\"signer\": \"agent1\", \"command\": {\"roll\": \"d20\"}", 1);
     cr_expect_str_eq(json_string_value(json_object_get(sc(r), "error_code")), "draw_pending", "%s", text_of(r));
     json_decref(r);
-}
-
-/* The dice state of episode `id` as the store has it (zeroed when absent). */
-static void dice_state(uint32_t id, kd_dice_state *out)
-{
-    memset(out, 0, sizeof *out);
-    kd_episode_snapshot snap;
-    if (kd_engine_episode_read(E.engine, id, &snap) != KD_OK)
-        return;
-    memcpy(out, snap.state, sizeof *out);
-    kd_episode_snapshot_fini(&snap);
-}
-
-/*
- * Issue 24, B3/B4: the gateway acts only on the commitments it made for its
- * own store. A creation copied from another store (the same house key, its
- * consent and its binding, made for that store) is valid on this chain, but
- * its binding is not this store's: the duties thread must never reveal for
- * it (a proof here would be the other store's draw, computable before the
- * player asks it there). The gateway's own episode, asked after it, is
- * revealed: the duties ran past the copied one and left it alone.
- */
-Test(gateway_types, the_duties_never_act_on_a_commitment_made_for_another_store)
-{
-    /* views published to the gateway, as a node does: its duties follow them */
-    char why[256] = "", url[128];
-    snprintf(url, sizeof url, "inproc://kd-gwtypes-%d", (int)getpid());
-    kd_publisher *pub = NULL;
-    cr_assert_eq(kd_publisher_open(url, &E.types, &pub, why, sizeof why), KD_OK, "%s", why);
-    kd_handler_set handlers;
-    kd_handler_set_init(&handlers);
-    kd_handler h = kd_publisher_handler(pub);
-    cr_assert_eq(kd_handler_set_add(&handlers, &h), KD_OK);
-    kd_handler_set_attach(&handlers, E.engine);
-    for (int i = 0; i < 500 && kd_publisher_subscribers(pub) < 1; i++)
-        usleep(10000); /* the gateway's subscriber connects: up to 5 s */
-    cr_assert_geq(kd_publisher_subscribers(pub), 1, "the gateway subscribes to the views");
-
-    kd_key player, house;
-    cr_assert_eq(kd_key_load(E.keys, "agent1", &player, why, sizeof why), KD_OK, "%s", why);
-    cr_assert_eq(kd_key_load(E.keys, "agent2", &house, why, sizeof why), KD_OK, "%s", why);
-    static const uint8_t elsewhere[KD_STORE_ID_LEN] = {'a', 'n', 'o', 't', 'h', 'e', 'r'};
-    const uint32_t copied = 777;
-    kd_participants parts = {.count = 2};
-    parts.keys[0] = player.pub;
-    parts.keys[1] = house.pub;
-    json_t *params = json_pack("{s:i}", "reveal_timeout", 100);
-    cr_assert_eq(kd_seat_commit(&kd_dice_type, &house, elsewhere, copied, KD_DICE_HOUSE, params, why, sizeof why),
-                 KD_OK, "%s", why);
-    kd_buf raw, payload;
-    kd_buf_init(&raw);
-    kd_buf_init(&payload);
-    cr_assert_eq(kd_dice_type.params_from_json(params, &raw, why, sizeof why), KD_OK, "%s", why);
-    kd_consent consent;
-    cr_assert_eq(kd_consent_sign(&house, KD_DICE_HOUSE, copied, "dice", &parts, raw.data, raw.len, &consent), KD_OK);
-    cr_assert_eq(kd_wire_new_episode_consented(copied, "dice", &parts, raw.data, raw.len, &consent, 1, &payload),
-                 KD_OK);
-    uint8_t tx[KD_HASH_LEN];
-    cr_assert_eq(apply_now(&E, payload.data, payload.len, tx, why, sizeof why), KD_OK, "%s", why);
-    json_decref(execute(copied, "\"signer\": \"agent1\", \"command\": {\"roll\": \"1d6\"}", 0));
-    uint32_t own = start("{\"type\": \"dice\", \"participants\": [\"agent1\", \"agent2\"]}");
-    cr_assert(own);
-    json_decref(execute(own, "\"signer\": \"agent1\", \"command\": {\"roll\": \"1d6\"}", 0));
-    kd_dice_state s;
-    for (int i = 0; i < 1000; i++) { /* the gateway's own roll is revealed by its duties: up to 10 s */
-        dice_state(own, &s);
-        if (s.rolls == 1)
-            break;
-        usleep(10000); /* a poll interval, bounded above */
-    }
-    cr_assert_eq(s.rolls, 1, "the gateway revealed its own commitment's draw");
-    dice_state(copied, &s);
-    cr_expect(s.house.pending && s.rolls == 0, "the copied commitment's draw is never revealed");
-    uint8_t seed[KD_SECRET_SEED_LEN], store[KD_STORE_ID_LEN];
-    cr_assert_eq(kd_engine_store_id(E.engine, store), KD_OK);
-    cr_expect_eq(kd_seat_seed(&kd_dice_type, &house, store, copied, KD_DICE_HOUSE, &s, seed), KD_ERR_NOT_FOUND);
-    memset(&house, 0, sizeof house);
-    json_decref(params);
-    kd_buf_fini(&raw);
-    kd_buf_fini(&payload);
-    kd_engine_set_listener(E.engine, NULL, NULL);
-    kd_publisher_close(pub);
 }

@@ -47,15 +47,19 @@ grep -q "latency: block commit → notifications/resources/updated at an MCP cli
   || fail "markdown: no stdio row"
 grep -q "gateway memory per MCP session" "$T/perf.md" || fail "markdown: no sessions figure"
 grep -q "| 20 ms | 4 |" "$T/perf.md" || fail "markdown: no agent-move table"
-# KDAPP_MCP_SESSIONS bounds the sessions: with 2, a third initialize is
-# refused with 503 naming the limit; a malformed value is a usage error
+# KDAPP_MCP_SESSIONS bounds the sessions: with 2, both busy (an open
+# event stream each), a third initialize is refused with 503 naming the
+# limit (an idle one would have been shed instead); a malformed value, or
+# a malformed share per client, is a usage error
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-set +e
-KDAPP_MCP_SESSIONS=0 "$KDAPP" mcp --http 127.0.0.1:0 --data "$T/d" --keys "$T/k" 2>"$T/bad.log"
-rc=$?
-set -e
-[[ $rc == 2 ]] && grep -q "KDAPP_MCP_SESSIONS='0' is not valid" "$T/bad.log" || fail "KDAPP_MCP_SESSIONS=0 accepted (rc $rc)"
-KDAPP_MCP_SESSIONS=2 "$KDAPP" mcp --http 127.0.0.1:0 --data "$T/d" --keys "$T/k" 2>"$T/gw.log" &
+for var in KDAPP_MCP_SESSIONS KDAPP_MCP_SESSIONS_PER_CLIENT KDAPP_MCP_STREAMS_PER_CLIENT; do
+  set +e
+  env "$var=0" "$KDAPP" mcp --http 127.0.0.1:0 --data "$T/d" --keys "$T/k" 2>"$T/bad.log"
+  rc=$?
+  set -e
+  [[ $rc == 2 ]] && grep -q "$var='0' is not valid" "$T/bad.log" || fail "$var=0 accepted (rc $rc)"
+done
+KDAPP_MCP_SESSIONS=2 KDAPP_MCP_SESSIONS_PER_CLIENT=3 "$KDAPP" mcp --http 127.0.0.1:0 --data "$T/d" --keys "$T/k" 2>"$T/gw.log" &
 gw=$!
 port=
 for _ in $(seq 300); do
@@ -65,10 +69,19 @@ for _ in $(seq 300); do
 done
 [[ -n $port ]] || { kill $gw; fail "the gateway did not start: $(cat "$T/gw.log")"; }
 codes=
-for _ in 1 2 3; do
-  codes+=$(curl -s -o "$T/answer" -w '%{http_code} ' -H 'Content-Type: application/json' \
+streams=()
+for i in 1 2 3; do
+  codes+=$(curl -s -o "$T/answer" -D "$T/head" -w '%{http_code} ' -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' --data "$init" "http://127.0.0.1:$port/mcp")
+  sid=$(sed -n 's/^Mcp-Session-Id: *\([0-9a-f]*\).*/\1/Ip' "$T/head")
+  if [[ $i != 3 ]]; then # keep the session busy: its event stream stays open
+    curl -s -N --max-time 60 -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $sid" \
+      "http://127.0.0.1:$port/mcp" >"$T/stream.$i" &
+    streams+=($!)
+    for _ in $(seq 300); do grep -q 'stream open' "$T/stream.$i" && break; sleep 0.1; done
+  fi
 done
+kill "${streams[@]}" 2>/dev/null || true
 kill $gw; wait $gw || true
 [[ $codes == "200 200 503 " ]] || fail "sessions with KDAPP_MCP_SESSIONS=2: $codes"
 grep -q "the session limit (2) is reached" "$T/answer" || fail "the refusal does not name the limit: $(cat "$T/answer")"

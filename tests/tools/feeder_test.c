@@ -41,7 +41,7 @@ static const outcome want[4][3] = {
     {{1, ""}},
     {{0, "wrong_turn"}, {1, ""}},
     {{0, "cell_occupied"}, {1, ""}, {1, ""}},
-    {{0, "bad_signature"}},
+    {{0, "stale_command"}}, /* signed for move 1, at move 3: O's turn, so the rules alone would take it */
 };
 
 /* The predictor of a remote feed, answered by a dry run of the prefix on

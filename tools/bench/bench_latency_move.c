@@ -203,7 +203,9 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
     a->episode = (uint32_t)json_integer_value(
         json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
     json_decref(j);
-    int rv = kd_endpoints_default(a->data, &ep) == KD_OK ? nng_sub0_open(&a->sub) : NNG_EINVAL;
+    if (kd_endpoints_default(a->data, &ep, why, why_len) != KD_OK)
+        return -1;
+    int rv = nng_sub0_open(&a->sub);
     a->sub_open = rv == 0;
     if (rv == 0)
         rv = nng_socket_set(a->sub, NNG_OPT_SUB_SUBSCRIBE, KD_TOPIC_BLOCK, strlen(KD_TOPIC_BLOCK) + 1);

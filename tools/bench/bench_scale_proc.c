@@ -78,7 +78,7 @@ kd_err kd_scale_daemon_feed(const char *data, const kd_buf *msgs, size_t n, char
 {
     kd_endpoints ep;
     kd_ingest_client *c = NULL;
-    kd_err err = kd_endpoints_default(data, &ep);
+    kd_err err = kd_endpoints_default(data, &ep, why, why_len);
     if (!err)
         err = kd_ingest_client_open(ep.ingest, 60000, &c, why, why_len);
     for (size_t i = 0; i < n && !err; i++) {

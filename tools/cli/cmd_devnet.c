@@ -66,8 +66,11 @@ int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp devnet: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     o.listen_urls = urls.devnet;
     o.engine_url = urls.ingest;
     if (!quiet)
@@ -118,8 +121,11 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
     if (depth == 0) /* --depth is required */
         return kd_usage_fail(&u);
     kd_endpoints ep;
-    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp devnet-reorg: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     kd_devnet_client *c = NULL;
     kd_devnet_answer ans;
     memset(&ans, 0, sizeof ans);
@@ -169,8 +175,11 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp devnet-status: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     kd_devnet_client *c = NULL;
     kd_devnet_answer ans;
     char why[512] = "";
@@ -593,8 +602,11 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
     kd_endpoints ep;
-    if (kd_endpoints_resolve(cli->data_dir, &a.urls, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_resolve(cli->data_dir, &a.urls, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp submit: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     kd_buf payload;
     kd_buf_init(&payload);
     kd_devnet_client *c = NULL;

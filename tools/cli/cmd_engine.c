@@ -34,8 +34,11 @@ int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp engine: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     no.ingest_urls = urls.ingest;
     no.publish_urls = urls.publish;
     kd_signals_block();

@@ -156,8 +156,10 @@ int kd_cmd_listen(kd_cli *cli, int argc, char **argv)
     kd_err err = KD_OK;
     if (!engine_url) {
         kd_endpoints ep;
-        if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+        if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
+            fprintf(stderr, "kdapp listen: %s\n", why);
             return KD_EXIT_FAIL;
+        }
         snprintf(inproc, sizeof inproc, "inproc://kdapp-listen-%ld", (long)getpid());
         snprintf(ingest, sizeof ingest, "%s,%s", inproc, ep.ingest);
         no.ingest_urls = ingest;

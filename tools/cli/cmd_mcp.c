@@ -93,6 +93,14 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
 
 /* ------------------------------------------------------------ options */
 
+#define MAX_GRANTS 32
+
+/* The --grant options, in order. */
+typedef struct {
+    const char *specs[MAX_GRANTS];
+    size_t n;
+} grant_list;
+
 typedef struct {
     const char *http;    /* ADDR:PORT, or NULL for stdio */
     char http_addr[128]; /* the address and port of `http` */
@@ -107,6 +115,8 @@ typedef struct {
     const char *devnet_url;  /* --devnet */
     int read_only;
     uint32_t block_ms, wait_ms;
+    grant_list grants; /* --grant NAMES: the seats sessions may act for */
+    const char *house; /* --house NAME: the key it plays the house with */
 } mcp_options;
 
 /* Settings read from the environment: the call rate and the HTTP
@@ -160,7 +170,11 @@ static void usage(FILE *out, const void *ctx)
     (void)out;
     (void)ctx;
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
-          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n",
+          "                 [--grant NAME[,NAME...]]... [--house NAME]\n"
+          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n"
+          "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
+          "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
+          "  --house   the key this gateway plays the house with, for all comers\n",
           stderr);
 }
 
@@ -184,6 +198,35 @@ static int split_http(const char *spec, char *addr, size_t addr_len, uint16_t *p
     return 0;
 }
 
+/* Every --grant as one "a,b,c" (malloc'ed; NULL when out of memory): on
+ * stdio the one session holds them all. */
+static char *join_grants(const grant_list *g)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < g->n; i++)
+        len += strlen(g->specs[i]) + 1;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    out[0] = '\0';
+    for (size_t i = 0; i < g->n; i++) {
+        if (i)
+            strcat(out, ",");
+        strcat(out, g->specs[i]);
+    }
+    return out;
+}
+
+/* --grant NAME[,NAME...], repeatable (KD_OPT_CUSTOM). */
+static int add_grant(const char *text, void *value)
+{
+    grant_list *g = value;
+    if (g->n == MAX_GRANTS || !*text)
+        return -1;
+    g->specs[g->n++] = text;
+    return 0;
+}
+
 static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -197,6 +240,12 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         {.name = "engine", .kind = KD_OPT_STRING, .value = &o->views_url},
         {.name = "devnet", .kind = KD_OPT_STRING, .value = &o->devnet_url},
         {.name = "read-only", .kind = KD_OPT_FLAG, .value = &o->read_only},
+        {.name = "grant",
+         .kind = KD_OPT_CUSTOM,
+         .value = &o->grants,
+         .parse = add_grant,
+         .use = "key names of --keys, comma-separated (at most 32 --grant options)"},
+        {.name = "house", .kind = KD_OPT_STRING, .value = &o->house},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
          .value = &o->block_ms,
@@ -276,17 +325,48 @@ static kd_err engine_metrics_text(void *engine, kd_buf *out)
 /* The gateway's view updates, broadcast on the page's event stream. */
 static void publish_view(void *http, const char *event, const char *data) { kd_mcp_http_publish(http, event, data); }
 
+/* One bearer token per --grant over HTTP: 32 bytes from the CSPRNG as 64
+ * hex digits, printed once on stdout ("grant NAMES token TOKEN"), never
+ * logged. */
+typedef struct {
+    char text[MAX_GRANTS][2 * 32 + 1];
+    kd_mcp_http_token tokens[MAX_GRANTS];
+} grant_tokens;
+
+static int make_tokens(const mcp_options *o, kd_gateway *gw, grant_tokens *t)
+{
+    for (size_t i = 0; i < o->grants.n; i++) {
+        uint8_t raw[32];
+        if (kd_random_bytes(raw, sizeof raw) != KD_OK) {
+            fprintf(stderr, "kdapp mcp: the CSPRNG failed: no token for --grant %s\n", o->grants.specs[i]);
+            return -1;
+        }
+        kd_hex_encode(raw, sizeof raw, t->text[i]);
+        memset(raw, 0, sizeof raw);
+        t->tokens[i] = (kd_mcp_http_token){.token = t->text[i], .principal = kd_gateway_grant(gw, i)};
+        printf("grant %s token %s\n", o->grants.specs[i], t->text[i]);
+    }
+    fflush(stdout);
+    return 0;
+}
+
 static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd_gateway *gw)
 {
     if (!o->http) {
-        kd_mcp_stdio_options so = {.in_fd = 0, .out_fd = 1, .stop_fd = stop_pipe[0]};
+        kd_mcp_stdio_options so = {
+            .in_fd = 0, .out_fd = 1, .stop_fd = stop_pipe[0], .principal = kd_gateway_grant(gw, 0)};
         kd_err err = kd_mcp_stdio_run(srv, &so);
         return err && err != KD_ERR_CLOSED ? KD_EXIT_FAIL : KD_EXIT_OK;
     }
+    grant_tokens tokens;
+    if (make_tokens(o, gw, &tokens) != 0)
+        return KD_EXIT_FAIL;
     kd_mcp_http_options ho = {
         .bind_address = o->http_addr,
         .port = o->http_port,
         .bearer_token = o->token,
+        .tokens = tokens.tokens,
+        .n_tokens = o->grants.n,
         .connection_timeout_s = o->timeout_s,
         .max_connections = o->connections,
         .max_connections_per_address = o->per_address,
@@ -315,6 +395,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         ;
     kd_gateway_set_view_listener(gw, NULL, NULL);
     kd_mcp_http_stop(h);
+    memset(&tokens, 0, sizeof tokens);
     return KD_EXIT_OK;
 }
 
@@ -337,9 +418,12 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     pthread_detach(sig_thread);
 
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    char why[512];
+    if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
+        fprintf(stderr, "kdapp mcp: %s\n", why);
         return KD_EXIT_FAIL;
-    char why[512], inproc_in[64], inproc_views[64], ingest[KD_URL_MAX + 80], publish[KD_URL_MAX + 80];
+    }
+    char inproc_in[64], inproc_views[64], ingest[KD_URL_MAX + 80], publish[KD_URL_MAX + 80];
     snprintf(inproc_in, sizeof inproc_in, "inproc://kdapp-mcp-ingest-%ld", (long)getpid());
     snprintf(inproc_views, sizeof inproc_views, "inproc://kdapp-mcp-views-%ld", (long)getpid());
     snprintf(ingest, sizeof ingest, "%s,%s", inproc_in, ep.ingest);
@@ -350,8 +434,23 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     kd_devnet *dev = NULL;
     kd_devnet_client *client = NULL;
     kd_engine *reader = NULL;
+    /* On stdio the one session gets every --grant's keys; over HTTP each
+     * --grant is a token of its own. */
+    char *stdio_grant = o.http || !o.grants.n ? NULL : join_grants(&o.grants);
+    if (!o.http && o.grants.n && !stdio_grant) {
+        fprintf(stderr, "kdapp mcp: out of memory\n");
+        return KD_EXIT_FAIL;
+    }
+    const char *stdio_grants[1] = {stdio_grant};
     kd_gateway_options go = {
-        .types = &cli->types, .keys_dir = cli->keys_dir, .wait_ms = o.wait_ms, .drop_summaries = o.drop_summaries};
+        .types = &cli->types,
+        .keys_dir = cli->keys_dir,
+        .wait_ms = o.wait_ms,
+        .drop_summaries = o.drop_summaries,
+        .grants = o.http ? o.grants.specs : stdio_grants,
+        .n_grants = o.http ? o.grants.n : o.grants.n > 0,
+        .house = o.house,
+    };
     kd_err err = KD_ERR_LOCKED;
     if (!o.views_url) {
         kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};
@@ -414,6 +513,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     kd_gateway_close(gw);
     kd_mcp_server_free(srv);
 done:
+    free(stdio_grant);
     kd_devnet_close(dev);
     kd_devnet_client_close(client);
     kd_engine_close(reader);

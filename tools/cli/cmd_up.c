@@ -43,8 +43,11 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_default(cli->data_dir, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_default(cli->data_dir, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp up: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     char inproc[64], ingest[KD_URL_MAX + 80];
     snprintf(inproc, sizeof inproc, "inproc://kdapp-up-%ld", (long)getpid());
     snprintf(ingest, sizeof ingest, "%s,%s", inproc, ep.ingest);

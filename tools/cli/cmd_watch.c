@@ -134,8 +134,11 @@ int kd_cmd_watch(kd_cli *cli, int argc, char **argv)
     if (rc || stop)
         return rc;
     kd_endpoints ep;
-    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep) != KD_OK)
+    char ep_why[512];
+    if (kd_endpoints_resolve(cli->data_dir, &urls, &ep, ep_why, sizeof ep_why) != KD_OK) {
+        fprintf(stderr, "kdapp watch: %s\n", ep_why);
         return KD_EXIT_FAIL;
+    }
     const char *url = urls.publish;
     kd_signals_block();
 

@@ -614,8 +614,12 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
     kd_mcp_client_options co = {.url = o->mcp_url, .bearer_token = o->mcp_token, .client_name = "kdapp-play"};
-    char exe[4096];
-    char *argv[] = {exe, "mcp", "--data", (char *)o->data_dir, "--keys", (char *)o->keys_dir, NULL};
+    char exe[4096], grant[KD_MAX_PARTICIPANTS * 12] = "";
+    /* It plays every seat: its gateway is granted the agent keys the
+     * episode's default participants are (agent1 .. agentN). */
+    for (size_t i = 0; i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
+        snprintf(grant + strlen(grant), sizeof grant - strlen(grant), "%sagent%zu", i ? "," : "", i + 1);
+    char *argv[] = {exe, "mcp", "--data", (char *)o->data_dir, "--keys", (char *)o->keys_dir, "--grant", grant, NULL};
     if (!o->mcp_url && o->mcp_cmd) {
         co.command = o->mcp_cmd;
     } else if (!o->mcp_url) {

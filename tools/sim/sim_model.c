@@ -251,6 +251,7 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
                                              : &em->unsigned_command->command;
         kd_pubkey pk;
         const kd_pubkey *signer = NULL;
+        int stale = 0; /* authentic, signed for an earlier move */
         if (!ep) {
             *verdict = KD_ERR_UNKNOWN_EPISODE;
         } else if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
@@ -263,6 +264,14 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
                 kd_command_digest(ep->id, ep->counter, cmd->data, cmd->len, digest);
                 *verdict = kd_sig_verify(&pk, digest, sc->signature.data, sc->signature.len);
                 signer = &pk;
+                /* Signed for one of the KD_STALE_WINDOW moves before? */
+                for (uint64_t c = ep->counter;
+                     *verdict == KD_ERR_BAD_SIGNATURE && c > 0 && ep->counter - c < KD_STALE_WINDOW && !stale;) {
+                    kd_command_digest(ep->id, --c, cmd->data, cmd->len, digest);
+                    stale = kd_sig_verify(&pk, digest, sc->signature.data, sc->signature.len) == KD_OK;
+                }
+                if (stale)
+                    *verdict = KD_OK;
             }
         }
         if (ep && *verdict == KD_OK) {
@@ -273,7 +282,9 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
             } else {
                 memcpy(work, ep->state, ops->state_size);
                 *verdict = ops->execute(work, cmd->data, cmd->len, signer, &meta, undo, rej);
-                if (*verdict == KD_OK) {
+                if (*verdict == KD_OK && stale) /* never applied: the rules alone would take it */
+                    *verdict = KD_ERR_STALE_COMMAND;
+                else if (*verdict == KD_OK) {
                     memcpy(ep->state, work, ops->state_size);
                     ep->counter++;
                     s->moves++;
