@@ -47,24 +47,6 @@ void kd_sha256_fini(kd_sha256_ctx *ctx)
     ctx->md = NULL;
 }
 
-kd_err kd_sha256_repeat(uint8_t value[KD_HASH_LEN], uint32_t times)
-{
-    if (times == 0)
-        return KD_OK;
-    EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL); /* fetched once, not per digest */
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    kd_err err = md && ctx ? KD_OK : KD_ERR_NOMEM;
-    for (uint32_t i = 0; !err && i < times; i++) {
-        unsigned int n = 0;
-        if (EVP_DigestInit_ex2(ctx, md, NULL) != 1 || EVP_DigestUpdate(ctx, value, KD_HASH_LEN) != 1 ||
-            EVP_DigestFinal_ex(ctx, value, &n) != 1)
-            err = KD_ERR_INTERNAL;
-    }
-    EVP_MD_CTX_free(ctx);
-    EVP_MD_free(md);
-    return err;
-}
-
 void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
                        uint8_t out[KD_HASH_LEN])
 {

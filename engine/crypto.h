@@ -71,12 +71,6 @@ void kd_sha256_update(kd_sha256_ctx *ctx, const void *data, size_t len);
 void kd_sha256_final(kd_sha256_ctx *ctx, uint8_t out[KD_HASH_LEN]);
 void kd_sha256_fini(kd_sha256_ctx *ctx);
 
-/* Replaces the 32 bytes of `value` by SHA-256(value), `times` times over
- * (a hash chain), with one digest context for the whole run: far cheaper
- * than `times` calls of kd_sha256. Errors: KD_ERR_NOMEM, KD_ERR_INTERNAL
- * (the digest failed; `value` is then unspecified). */
-kd_err kd_sha256_repeat(uint8_t value[KD_HASH_LEN], uint32_t times) KD_WARN_UNUSED;
-
 /* The digest a participant signs for `command` at `counter` (see above). */
 void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
                        uint8_t out[KD_HASH_LEN]);

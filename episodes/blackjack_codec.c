@@ -249,6 +249,7 @@ static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
 
 const kd_episode_ops kd_bj_ops = {
     .type_name = KD_BJ_TYPE_NAME,
+    .consent_seats = 1u << KD_BJ_HOUSE, /* the house decides its own terms: it signs the creation */
     .state_size = sizeof(kd_bj_state),
     .undo_size = sizeof(kd_bj_undo),
     .resolve_params = ops_resolve_params,

@@ -15,6 +15,7 @@
 
 #include "engine/crypto.h"
 #include "episodes/blackjack.h"
+#include "episodes/house.h"
 
 static const char *const seat_names[KD_MAX_PARTICIPANTS] = {"house",   "player1", "player2", "player3",
                                                             "player4", "player5", "player6", "player7"};
@@ -361,23 +362,8 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
                             const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
-    if (seat != KD_BJ_HOUSE)
-        return KD_ERR_UNSUPPORTED;
-    if (!json_is_object(params)) {
-        kd_reject_write(why, why_len, "blackjack params are a JSON object");
-        return KD_ERR_BAD_PARAMS;
-    }
-    kd_pubkey key;
-    kd_err err = kd_fair_house_key(seed, &key);
-    if (err)
-        return err;
-    char key_hex[2 * KD_PUBKEY_LEN + 1], binding_hex[2 * KD_SECRET_BINDING_LEN + 1];
-    kd_hex_encode(key.bytes, KD_PUBKEY_LEN, key_hex);
-    kd_hex_encode(binding, KD_SECRET_BINDING_LEN, binding_hex);
-    if (json_object_set_new(params, "house_key", json_string(key_hex)) != 0 ||
-        json_object_set_new(params, "house_binding", json_string(binding_hex)) != 0)
-        return KD_ERR_NOMEM;
-    return KD_OK;
+    /* the same members as the chance games' house: house_key, house_binding */
+    return seat == KD_BJ_HOUSE ? kd_house_commit_json(seed, binding, params, why, why_len) : KD_ERR_UNSUPPORTED;
 }
 
 static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])

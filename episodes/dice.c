@@ -398,6 +398,7 @@ static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
 
 const kd_episode_ops kd_dice_ops = {
     .type_name = KD_DICE_TYPE_NAME,
+    .consent_seats = 1u << KD_DICE_HOUSE, /* the house decides its own terms: it signs the creation */
     .state_size = sizeof(kd_dice_state),
     .undo_size = sizeof(kd_dice_undo),
     .resolve_params = ops_resolve_params,

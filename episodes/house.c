@@ -175,8 +175,11 @@ kd_err kd_house_params_from_json(const json_t *params, kd_house_params *out, cha
     }
     out->timeout = KD_HOUSE_TIMEOUT_DEFAULT;
     if (t) {
-        if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > KD_HOUSE_TIMEOUT_MAX)
-            return timeout_ok(0, why, why_len);
+        if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > KD_HOUSE_TIMEOUT_MAX) {
+            kd_reject_write(why, why_len, "params: reveal_timeout must be an integer from %u to %u (DAA score)",
+                            KD_DEADLINE_MIN, KD_HOUSE_TIMEOUT_MAX);
+            return KD_ERR_BAD_PARAMS;
+        }
         out->timeout = (uint32_t)json_integer_value(t);
     }
     return timeout_ok(out->timeout, why, why_len);

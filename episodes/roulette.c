@@ -431,6 +431,7 @@ static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
 
 const kd_episode_ops kd_roulette_ops = {
     .type_name = KD_ROULETTE_TYPE_NAME,
+    .consent_seats = 1u << KD_ROULETTE_HOUSE, /* the house decides its own terms: it signs the creation */
     .state_size = sizeof(kd_roulette_state),
     .undo_size = sizeof(kd_roulette_undo),
     .resolve_params = ops_resolve_params,

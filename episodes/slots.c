@@ -317,6 +317,7 @@ static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_slots
 
 const kd_episode_ops kd_slots_ops = {
     .type_name = KD_SLOTS_TYPE_NAME,
+    .consent_seats = 1u << KD_SLOTS_HOUSE, /* the house decides its own terms: it signs the creation */
     .state_size = sizeof(kd_slots_state),
     .undo_size = sizeof(kd_slots_undo),
     .resolve_params = ops_resolve_params,

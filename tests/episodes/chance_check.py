@@ -14,9 +14,9 @@ hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
       output, as the house of `house` above answers it.
   chance_check.py dice-creation EPISODE TIMEOUT
       prints the raw EpisodeMessage (hex) that creates dice episode EPISODE
-      for test:player and test:house with the house above and
-      reveal_timeout TIMEOUT, bypassing every JSON check: what a
-      transaction built by hand carries.
+      for test:player and test:house with the house above,
+      reveal_timeout TIMEOUT and the house's consent, bypassing every JSON
+      check: what a transaction built by hand carries.
   chance_check.py vrf-verify KEY ALPHA PROOF
       prints the VRF output of PROOF for ALPHA under KEY (all hex), or
       fails when it does not verify.
@@ -417,14 +417,29 @@ def pb(num, value):
     return pb_varint(num << 3 | 2) + pb_varint(len(value)) + value
 
 
+def ecdsa_sign(secret, digest):
+    """A 64-byte compact ECDSA signature (r || s, lower s) of `digest`; the
+    nonce from SHA-256 of the secret and the digest (enough for a test)."""
+    d, z = int.from_bytes(secret, "big"), int.from_bytes(digest, "big")
+    k = int.from_bytes(sha(secret + digest), "big") % Q
+    r = pt_mul(k, G)[0] % Q
+    s = pow(k, -1, Q) * (z + r * d) % Q
+    s = min(s, Q - s)
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
 def dice_creation(episode, timeout):
     """The raw EpisodeMessage creating dice episode `episode` for test:player
     and test:house with the house's key from `house` and reveal_timeout
-    `timeout`, as a hand-made transaction would carry it."""
+    `timeout`, with the house's consent (its signature over the creation
+    digest of engine/crypto.h), as a hand-made transaction would carry it."""
     _, key, bind = house("house", "dice", episode, 1)
     params = pb(1, pb(3, timeout) + pb(4, key) + pb(5, bind))
     pubs = [pt_bytes(pt_mul(int.from_bytes(test_secret(n), "big"), G)) for n in ("player", "house")]
-    new = pb(1, b"dice") + pb(2, pubs[0]) + pb(2, pubs[1]) + pb(3, params)
+    digest = sha(b"kdapp/new-episode/v1" + struct.pack(">I", episode) + b"dice\0" + bytes([2]) + pubs[0] + pubs[1] +
+                 struct.pack(">I", len(params)) + params)
+    consent = pb(1, 1) + pb(2, ecdsa_sign(test_secret("house"), digest))
+    new = pb(1, b"dice") + pb(2, pubs[0]) + pb(2, pubs[1]) + pb(3, params) + pb(4, consent)
     return pb(1, episode) + pb(2, new)
 
 

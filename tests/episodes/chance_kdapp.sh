@@ -25,7 +25,7 @@ E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
 proof() { python3 "$check" prove house "$1" "$2" 1 "$3" "$4" | cut -d' ' -f1; }
 R1=$(proof roulette 1 1 "$E1") R2=$(proof roulette 1 2 "$E2") RX=$(proof roulette 1 2 "$E1")
 S1=$(proof slots 2 1 "$E2") S2=$(proof slots 2 2 "$E1") SX=$(proof slots 2 1 "$E1")
-P='"participants": ["test:player", "test:house"]'
+P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
 house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 BETS='"bets": [{"kind": "straight", "number": "00", "amount": 5}, {"kind": "red", "amount": 10}, {"kind": "split", "numbers": [17, 20], "amount": 2}, {"kind": "column", "number": 3, "amount": 3}]'
 cat >"$T/chance.jsonl" <<JSONL

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """chance_mcp.py KDAPP DATA_DIR KEYS_DIR — a dice episode through a real MCP
 client session with `kdapp mcp --stdio` (embedded engine and devnet): the
-gateway holds both agent keys, so it commits as the house at
+session is granted agent1, the player, and the gateway plays the house with
+agent2 (--house), so it commits and consents as the house at
 kdapp_start_episode; the player's roll goes through kdapp_execute_command
 without entropy (the gateway fills it); the house's reveal arrives by
 itself (the gateway's duties); the result shows in the view, and the draw
@@ -21,8 +22,9 @@ import chance_check  # noqa: E402
 
 def main():
     kdapp, data, keys = sys.argv[1:4]
-    p = subprocess.Popen([kdapp, "mcp", "--stdio", "--grant", "agent1,agent2", "--data", data, "--keys", keys], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=open(os.path.join(data + ".err"), "w"), text=True)
+    p = subprocess.Popen([kdapp, "mcp", "--stdio", "--data", data, "--keys", keys, "--grant", "agent1",
+                          "--house", "agent2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=open(os.path.join(data + ".err"), "w"), text=True)
     next_id = [0]
 
     def call(method, params):

@@ -28,7 +28,7 @@ E3=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 # proof EPISODE DRAW ENTROPY: the house's proof of that draw
 proof() { python3 "$check" prove house dice "$1" 1 "$2" "$3" | cut -d' ' -f1; }
 P11=$(proof 1 1 "$E1") P12=$(proof 1 2 "$E1") P22=$(proof 1 2 "$E2") P23=$(proof 1 3 "$E3") P32=$(proof 1 2 "$E3")
-P='"participants": ["test:player", "test:house"]'
+P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
 house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 cat >"$T/dice.jsonl" <<JSONL
 {"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "dice", $P, "params": {$(house "$K1" "$B1"), "reveal_timeout": 100, "max_rolls": 4}}}, {"new_episode": {"id": 2, "type": "dice", $P, "params": {$(house "$K2" "$B2"), "reveal_timeout": 100}}}, {"payload_hex": "$(python3 "$check" dice-creation 3 1)"}, {"payload_hex": "$(python3 "$check" dice-creation 4 100)"}]}}
