@@ -52,10 +52,11 @@ typedef struct {
 /* A duty submitted and not yet seen applied. */
 typedef struct {
     uint32_t episode_id;
-    uint64_t counter; /* the episode's move counter it was signed for */
-    uint64_t after;   /* the log's newest entry before it was submitted */
+    uint64_t counter;   /* the episode's move counter it was signed for */
+    uint64_t state_seq; /* the log entry of the state it was made from (a reorg may bring the counter back) */
+    uint64_t after;     /* the log's newest entry before it was submitted */
     uint64_t sent_ms;
-    int refused; /* the rules refused it: not again at this counter */
+    int refused; /* the rules refused it: not again for this state */
     uint8_t tx_id[KD_HASH_LEN];
 } in_flight;
 
@@ -151,8 +152,10 @@ static in_flight *flying_new(kd_gw_duties *d)
 
 /* ------------------------------------------------------------ one episode */
 
-/* Submits the duty of `seat` (its key `k`) in `snap` when it owes one:
- * KD_OK when submitted (*sent = 1), KD_ERR_NO_MOVE when it owes nothing. */
+/* Submits the duty of `seat` (its key `k`) in `snap` when it owes one,
+ * noting it in flight: KD_OK when submitted, KD_ERR_NO_MOVE when it owes
+ * nothing (or the commitment is not its own), another error when it could
+ * not be made or sent (logged). */
 static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_episode_snapshot *snap, int seat,
                           const kd_gw_key *k, uint64_t after)
 {
@@ -189,14 +192,16 @@ static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_ep
     return err;
 }
 
-/* A duty in flight for `snap`'s counter: still waiting (1), or done with
- * (0: it was refused and is not sent again, or it is to be sent again). */
+/* Whether a duty is in flight for `snap` as it stands: 1 while it waits
+ * for its block (or was refused by the rules: not sent again for this
+ * state); 0 when there is none, the episode moved on, or it was never
+ * carried and is to be sent again. */
 static int still_flying(kd_gw_duties *d, const kd_episode_snapshot *snap, uint64_t now)
 {
     in_flight *f = flying_find(d, snap->id);
     if (!f)
         return 0;
-    if (f->counter != snap->undo_depth) { /* the episode moved on */
+    if (f->counter != snap->undo_depth || f->state_seq != snap->updated_seq) { /* the episode moved on */
         flying_drop(d, f);
         return 0;
     }
