@@ -375,28 +375,20 @@ kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_H
     return err ? err : KD_ERR_NOT_FOUND;
 }
 
-static kd_err note_episode(kd_log_change *c, size_t *cap, uint32_t id)
+/* Adds `id` to the episodes of `ids` (uint32_t) unless it is there. */
+static kd_err note_episode(kd_buf *ids, uint32_t id)
 {
-    for (size_t i = 0; i < c->n_episodes; i++)
-        if (c->episodes[i] == id)
+    for (size_t i = 0; i < ids->len / sizeof id; i++)
+        if (((const uint32_t *)ids->data)[i] == id)
             return KD_OK;
-    if (c->n_episodes == *cap) {
-        size_t n = *cap ? 2 * *cap : 16;
-        uint32_t *p = realloc(c->episodes, n * sizeof *p);
-        if (!p)
-            return KD_ERR_NOMEM;
-        c->episodes = p;
-        *cap = n;
-    }
-    c->episodes[c->n_episodes++] = id;
-    return KD_OK;
+    return kd_buf_append(ids, &id, sizeof id);
 }
 
 kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
 {
     memset(out, 0, sizeof *out);
     const uint8_t *data;
-    size_t len, cap = 0;
+    size_t len;
     kd_err err = kd_read_log_entry(rd, seq, &data, &len);
     if (err)
         return err;
@@ -408,9 +400,13 @@ kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
     } else if (le->status == KDAPP__MSG_STATUS__MSG_APPLIED) {
         out->applied = 1;
         out->reverted = m->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED;
+        kd_buf ids;
+        kd_buf_init(&ids);
         for (size_t i = 0; !out->reverted && !err && i < le->n_txs; i++)
             if (le->txs[i]->applied)
-                err = note_episode(out, &cap, le->txs[i]->episode_id);
+                err = note_episode(&ids, le->txs[i]->episode_id);
+        out->episodes = (uint32_t *)ids.data; /* kd_log_change_fini frees it */
+        out->n_episodes = ids.len / sizeof(uint32_t);
     }
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);

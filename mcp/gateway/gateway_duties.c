@@ -43,10 +43,9 @@
 #define RETRY_MS 2000   /* a duty not carried by then is looked up */
 #define SCAN_PAGE 1024  /* episode ids read at once at start */
 
-/* A sorted set of episode ids. */
+/* A sorted set of episode ids (uint32_t in a growable buffer). */
 typedef struct {
-    uint32_t *ids;
-    size_t n, cap;
+    kd_buf b;
 } idset;
 
 /* A duty submitted and not yet seen applied. */
@@ -67,87 +66,87 @@ struct kd_gw_duties {
     int kicked;          /* gw->lock */
     uint64_t cursor;     /* the newest log entry followed */
     idset watched, todo;
-    in_flight *flying;
-    size_t n_flying, cap_flying;
+    kd_buf flying; /* in_flight records */
 };
 
 /* ------------------------------------------------------------- id sets */
 
+static uint32_t *idset_ids(const idset *s) { return (uint32_t *)s->b.data; }
+static size_t idset_count(const idset *s) { return s->b.len / sizeof(uint32_t); }
+
 static size_t idset_find(const idset *s, uint32_t id, int *found)
 {
-    size_t lo = 0, hi = s->n;
+    const uint32_t *ids = idset_ids(s);
+    size_t lo = 0, hi = idset_count(s);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->ids[mid] < id)
+        if (ids[mid] < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    *found = lo < s->n && s->ids[lo] == id;
+    *found = lo < idset_count(s) && ids[lo] == id;
     return lo;
 }
 
 static kd_err idset_add(idset *s, uint32_t id)
 {
     int found;
-    size_t at = idset_find(s, id, &found);
+    size_t at = idset_find(s, id, &found), n = idset_count(s);
     if (found)
         return KD_OK;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        uint32_t *ids = realloc(s->ids, cap * sizeof *ids);
-        if (!ids)
-            return KD_ERR_NOMEM;
-        s->ids = ids;
-        s->cap = cap;
-    }
-    memmove(s->ids + at + 1, s->ids + at, (s->n - at) * sizeof *s->ids);
-    s->ids[at] = id;
-    s->n++;
+    kd_err err = kd_buf_reserve(&s->b, sizeof id);
+    if (err)
+        return err;
+    memmove(idset_ids(s) + at + 1, idset_ids(s) + at, (n - at) * sizeof id);
+    idset_ids(s)[at] = id;
+    s->b.len += sizeof id;
     return KD_OK;
 }
 
 static void idset_remove(idset *s, uint32_t id)
 {
     int found;
-    size_t at = idset_find(s, id, &found);
+    size_t at = idset_find(s, id, &found), n = idset_count(s);
     if (!found)
         return;
-    memmove(s->ids + at, s->ids + at + 1, (s->n - at - 1) * sizeof *s->ids);
-    s->n--;
+    memmove(idset_ids(s) + at, idset_ids(s) + at + 1, (n - at - 1) * sizeof id);
+    s->b.len -= sizeof id;
 }
 
 static kd_err idset_add_all(idset *to, const idset *from)
 {
     kd_err err = KD_OK;
-    for (size_t i = 0; !err && i < from->n; i++)
-        err = idset_add(to, from->ids[i]);
+    for (size_t i = 0; !err && i < idset_count(from); i++)
+        err = idset_add(to, idset_ids(from)[i]);
     return err;
 }
 
 /* -------------------------------------------------------------- in flight */
 
+static in_flight *flying_at(kd_gw_duties *d, size_t i) { return (in_flight *)d->flying.data + i; }
+static size_t flying_count(const kd_gw_duties *d) { return d->flying.len / sizeof(in_flight); }
+
 static in_flight *flying_find(kd_gw_duties *d, uint32_t id)
 {
-    for (size_t i = 0; i < d->n_flying; i++)
-        if (d->flying[i].episode_id == id)
-            return &d->flying[i];
+    for (size_t i = 0; i < flying_count(d); i++)
+        if (flying_at(d, i)->episode_id == id)
+            return flying_at(d, i);
     return NULL;
 }
 
-static void flying_drop(kd_gw_duties *d, in_flight *f) { *f = d->flying[--d->n_flying]; }
+static void flying_drop(kd_gw_duties *d, in_flight *f)
+{
+    *f = *flying_at(d, flying_count(d) - 1);
+    d->flying.len -= sizeof *f;
+}
 
 static in_flight *flying_new(kd_gw_duties *d)
 {
-    if (d->n_flying == d->cap_flying) {
-        size_t cap = d->cap_flying ? 2 * d->cap_flying : 64;
-        in_flight *p = realloc(d->flying, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        d->flying = p;
-        d->cap_flying = cap;
-    }
-    return &d->flying[d->n_flying++];
+    if (kd_buf_reserve(&d->flying, sizeof(in_flight)) != KD_OK)
+        return NULL;
+    d->flying.len += sizeof(in_flight);
+    return flying_at(d, flying_count(d) - 1);
 }
 
 /* ------------------------------------------------------------ one episode */
@@ -324,14 +323,16 @@ static void *serve_duties(void *arg)
             (void)idset_add_all(&d->todo, &d->watched);
             last_recheck = now;
         }
-        for (size_t i = 0; i < d->n_flying; i++) /* due to be looked up in the log */
-            if (!d->flying[i].refused && now - d->flying[i].sent_ms >= RETRY_MS)
-                (void)idset_add(&d->todo, d->flying[i].episode_id);
+        for (size_t i = 0; i < flying_count(d); i++) { /* due to be looked up in the log */
+            const in_flight *f = flying_at(d, i);
+            if (!f->refused && now - f->sent_ms >= RETRY_MS)
+                (void)idset_add(&d->todo, f->episode_id);
+        }
         idset batch = d->todo;
-        d->todo = (idset){0};
-        for (size_t i = 0; i < batch.n; i++)
-            check(d, batch.ids[i], after, now);
-        free(batch.ids);
+        kd_buf_init(&d->todo.b);
+        for (size_t i = 0; i < idset_count(&batch); i++)
+            check(d, idset_ids(&batch)[i], after, now);
+        kd_buf_fini(&batch.b);
         pthread_mutex_lock(&gw->lock);
         if (!d->kicked && !gw->stopping) {
             struct timespec until;
@@ -365,6 +366,9 @@ kd_err kd_gw_duties_start(kd_gateway *gw)
     if (!d)
         return KD_ERR_NOMEM;
     d->gw = gw;
+    kd_buf_init(&d->watched.b);
+    kd_buf_init(&d->todo.b);
+    kd_buf_init(&d->flying);
     if (kd_cond_init_monotonic(&d->wake) != KD_OK) {
         free(d);
         return KD_ERR_NOMEM;
@@ -389,9 +393,9 @@ void kd_gw_duties_stop(kd_gateway *gw)
     pthread_mutex_unlock(&gw->lock);
     pthread_join(d->thread, NULL);
     pthread_cond_destroy(&d->wake);
-    free(d->watched.ids);
-    free(d->todo.ids);
-    free(d->flying);
+    kd_buf_fini(&d->watched.b);
+    kd_buf_fini(&d->todo.b);
+    kd_buf_fini(&d->flying);
     free(d);
     gw->duties = NULL;
 }
