@@ -10,7 +10,6 @@
  * everything about it (params and command JSON, status and seat to move,
  * legal moves, renderings) from its entry in the gateway's kd_type_table.
  */
-#include <openssl/rand.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

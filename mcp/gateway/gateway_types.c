@@ -12,7 +12,6 @@
  *        │                 └─► argument checks        (kd_gw_check_json)
  *        └──► legal_moves + command_to_json ──► kd_gw_moves_json
  */
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +191,7 @@ kd_err kd_gw_fill_entropy(const kd_gateway *gw, const kd_episode_type *t, const 
         return KD_OK;
     unsigned char rnd[32];
     char hex[2 * sizeof rnd + 1];
-    if (RAND_bytes(rnd, sizeof rnd) != 1)
+    if (kd_random_bytes(rnd, sizeof rnd) != KD_OK)
         return KD_ERR_IO;
     kd_hex_encode(rnd, sizeof rnd, hex);
     json_t *copy = json_copy((json_t *)command);

@@ -9,7 +9,6 @@
  * the session's granted keys of those seats, or by the house's key in a
  * house seat. A session without a grant signs nothing.
  */
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +104,7 @@ static uint32_t fresh_episode_id(kd_gateway *gw)
 {
     for (int tries = 0; tries < 32; tries++) {
         uint32_t id = 0;
-        if (RAND_bytes((unsigned char *)&id, sizeof id) != 1)
+        if (kd_random_bytes((uint8_t *)&id, sizeof id) != KD_OK)
             continue;
         id &= 0x7fffffffu;
         kd_episode_snapshot snap;
