@@ -442,8 +442,12 @@ json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code
 
 json_t *kd_gw_tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
 {
-    (void)s, (void)code, (void)msg, (void)len;
+    (void)code, (void)msg, (void)len;
     kd_gateway *gw = ctx;
+    const kd_gw_grant *g = kd_gw_session_grant(s);
+    if (!g || g->n == 0)
+        return kd_gw_fail("a reorg changes every episode of the devnet: only a session granted a seat may ask for one "
+                          "(this one reads public state only)");
     json_int_t depth = json_integer_value(json_object_get(args, "depth"));
     char why[512] = "";
     json_t *report = NULL;

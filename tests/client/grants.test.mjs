@@ -65,6 +65,7 @@ test('a session acts and sees only as the seats its token grants', { timeout: 60
     assert.equal(v.own_secret, undefined, `${who}: no secret in the public view`);
   }
   await refused(anon, 'kdapp_execute_command', { episode_id: id, command: { shot: 'c5' } }, /holds no key of the seat to move/);
+  await refused(anon, 'kdapp_simulate_reorg', { depth: 1 }, /only a session granted a seat/);
 
   // blue sees its own fleet and shoots; red's answer comes from the duties thread (red is granted)
   const own = (await call(blue, 'kdapp_get_episode_state', { episode_id: id, player: 'blue' })).structuredContent;
