@@ -114,7 +114,10 @@ static kd_err load_key(kd_gateway *gw, const char *name, kd_gw_key **out, char *
         return KD_ERR_TOO_LARGE;
     }
     if (strncmp(name, "test:", 5) == 0) {
-        snprintf(why, why_len, "'%s' is a public test key: anyone can sign with it, so it needs no grant", name);
+        snprintf(why, why_len,
+                 "'%s' is a public test key: anyone can derive its secret, so it can be neither granted nor "
+                 "the house's (a session signs with a test key without a grant)",
+                 name);
         return KD_ERR_INVALID_ARG;
     }
     kd_gw_key *k = &gw->keys[gw->n_keys];
