@@ -104,8 +104,14 @@ test('a move through MCP appears on the open page; a reorg brings the evicted ma
   assert.ok(back.gone.includes(1), 'the undone move X(0,1) fades out');
   // (negative: drawn before the tool's answer reached this client)
   console.log(`page: the rollback was drawn ${(back.at - answeredAt).toFixed(0)} ms after the reorg was answered`);
-  // the devnet re-includes move 7: the page ends on the same board as the store
-  const stored = storedView(dirs, id);
+  // the devnet re-includes move 7: the page ends on the same board as the store (read once the
+  // store has it again: read at once, it could still be the rolled-back board the page has left)
+  let stored = storedView(dirs, id);
+  for (const until = Date.now() + 10000; stored.move_count < v.move_count && Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 20)); // a poll interval, bounded above
+    stored = storedView(dirs, id);
+  }
+  assert.equal(stored.move_count, v.move_count, 'the devnet re-included move 7');
   await waitForSeq(page, stored.log_seq);
   assert.deepEqual((await drawnBoard(page)).tokens, expectedBoard(stored));
   await screenshot(page, 'page-tictactoe-stress');
