@@ -15,41 +15,18 @@
 #
 # Exits non-zero with the server's log on the first failure.
 set -euo pipefail
-: "${KDAPP:?KDAPP must name the kdapp binary}"
-parent=${KD_TEST_TMP:-/tmp}
-mkdir -p "$parent"
-work=$(mktemp -d "$parent/shares-XXXXXX")
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-unset KDAPP_MCP_TOKEN KDAPP_DATA KDAPP_KEYS KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS
-
-fail() {
+source "$KD_SOURCE_DIR/tests/integration/lib.sh"
+work=$T
+fail() { # lib.sh's cleanup shows the gateway's log (gw.err)
     echo "FAIL: $*" >&2
-    [ -f "$work/gw.err" ] && { echo "--- gateway" >&2; tail -n 40 "$work/gw.err" >&2; }
     exit 1
-}
-
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.1 s.
-wait_for() {
-    local tries=$(($1 * 10)) what=$2
-    shift 2
-    while ! "$@"; do
-        tries=$((tries - 1))
-        [ $tries -gt 0 ] || fail "timed out waiting for $what"
-        sleep 0.1
-    done
 }
 
 KDAPP_MCP_SESSIONS=8 KDAPP_MCP_SESSIONS_PER_CLIENT=2 KDAPP_MCP_STREAMS_PER_CLIENT=2 \
     "$KDAPP" mcp --http 127.0.0.1:0 --data "$work/data" --keys "$work/keys" 2>"$work/gw.err" &
-pids+=($!)
+KD_PIDS+=($!)
 served() { grep -q 'serving MCP on http:' "$work/gw.err"; }
-wait_for 60 "the gateway to start" served
+wait_for 60 served || fail "timed out waiting for the gateway to start"
 url=$(sed -n 's/.*serving MCP on \(http:[^ ]*\)\/mcp.*/\1/p' "$work/gw.err")
 base="http://127.0.0.1:${url##*:}"
 
@@ -70,7 +47,7 @@ ping_status() {
 
 # 1. a dozen sessions at once from one client
 for i in $(seq 1 12); do init 127.0.0.1 "$i" & done
-wait_jobs() { for j in $(jobs -p); do [ "$j" = "${pids[0]}" ] || wait "$j"; done; }
+wait_jobs() { for j in $(jobs -p); do [ "$j" = "${KD_PIDS[0]}" ] || wait "$j"; done; }
 wait_jobs
 live=0 gone=0
 for i in $(seq 1 12); do
@@ -85,9 +62,9 @@ for i in $(seq 1 12); do
     *) fail "session $i answered neither 200 nor 404" ;;
     esac
 done
-[ $live -eq 2 ] && [ $gone -ge 8 ] || fail "127.0.0.1 holds $live sessions ($gone shed), want 2 (8 or more)"
+[ $live -eq 2 ] && [ $gone -ge 8 ] || fail "timed out waiting for 127.0.0.1 holds $live sessions ($gone shed), want 2 (8 or more)"
 init 127.0.0.2 other
-[ "$(ping_status 127.0.0.2 "$(cat "$work/sid.other")")" = 200 ] || fail "127.0.0.2 did not get a session"
+[ "$(ping_status 127.0.0.2 "$(cat "$work/sid.other")")" = 200 ] || fail "timed out waiting for 127.0.0.2 did not get a session"
 
 # 2. a dozen event streams at once from one client
 stream() { # stream FROM N: /api/events into $work/ev.N, in the background
@@ -101,20 +78,20 @@ open_count() {
     echo $n
 }
 all_opened() { [ "$(grep -l ': stream open' "$work"/ev.[0-9]* | wc -l)" -eq 12 ]; }
-wait_for 60 "the dozen streams to open" all_opened
+wait_for 60 all_opened || fail "timed out waiting for the dozen streams to open"
 two_left() { [ "$(open_count)" -eq 2 ]; }
-wait_for 60 "127.0.0.1's streams to come down to 2 (now $(open_count))" two_left
+wait_for 60 two_left || fail "timed out waiting for 127.0.0.1's streams to come down to 2 (now $(open_count))"
 stream 127.0.0.2 other
-pids+=("$(cat "$work/ev.other.pid")")
+KD_PIDS+=("$(cat "$work/ev.other.pid")")
 other_open() { grep -q ': stream open' "$work/ev.other"; }
-wait_for 60 "127.0.0.2's stream to open" other_open
+wait_for 60 other_open || fail "timed out waiting for 127.0.0.2's stream to open"
 sid=$(cat "$work/sid.other")
 curl -s -o "$work/rpc" --interface 127.0.0.2 "${JSON[@]}" -H "Mcp-Session-Id: $sid" \
     -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"kdapp_start_episode","arguments":{}}}' \
     "$base/mcp"
 grep -q '"episode_id"' "$work/rpc" || fail "kdapp_start_episode: $(cat "$work/rpc")"
 got_view() { grep -q '^event: view' "$work/ev.other"; }
-wait_for 60 "the view event on 127.0.0.2's stream" got_view
-[ "$(open_count)" -eq 2 ] || fail "127.0.0.1 holds $(open_count) streams, want 2"
+wait_for 60 got_view || fail "timed out waiting for the view event on 127.0.0.2's stream"
+[ "$(open_count)" -eq 2 ] || fail "timed out waiting for 127.0.0.1 holds $(open_count) streams, want 2"
 for i in $(seq 1 12); do kill "$(cat "$work/ev.$i.pid")" 2>/dev/null || true; done
 echo "shares per client hold"
