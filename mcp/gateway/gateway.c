@@ -105,8 +105,6 @@ static void on_view(kd_gateway *gw, const uint8_t *data, size_t len)
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://episodes");
     if (v.deleted || v.last_event == KD_EVENT_INITIALIZE)
         kd_mcp_server_notify_list_changed(gw->srv, KD_MCP_LIST_RESOURCES);
-    if (v.type && v.type->secret_duty)
-        kd_gw_duties_kick(gw);
     pthread_mutex_lock(&gw->lock);
     int listening = gw->listener != NULL;
     pthread_mutex_unlock(&gw->lock);

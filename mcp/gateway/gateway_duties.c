@@ -19,7 +19,7 @@
  *                checked; a revert checks every watched episode again
  *   safety net   every RECHECK_MS every watched episode is checked again
  *
- * It wakes when a view or a block summary arrives (kd_gw_duties_kick) and
+ * It wakes when a block summary arrives (kd_gw_duties_kick: one a commit) and
  * at least every LOG_LOOK_MS. Duties are submitted without waiting for
  * their blocks (thousands owed at once go out together, so a flood of
  * episodes cannot make one wait behind the others' blocks); each episode

@@ -240,8 +240,8 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
 /* The consents the type requires (ops->consent_seats), signed by the acting
  * keys over the creation; *n of them in `out`. Errors: KD_ERR_NO_CONSENT
  * with `why` naming a required seat the gateway does not act for. */
-kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
+kd_err kd_gw_sign_consents(const kd_episode_type *t, uint32_t id, const kd_participants *parts, const kd_buf *params,
+                           const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
                            size_t why_len) KD_WARN_UNUSED;
 /* Adds "own_secret" to `out` (an answer about view `v`): what the seat
  * `player` names (its name or number) alone may see (type->secret_view),
@@ -258,7 +258,7 @@ kd_err kd_gw_own_secret(kd_gateway *gw, const kd_gw_grant *g, const kd_episode_v
  * an error result saying why when it cannot be shown. */
 json_t *kd_gw_with_own_secret(kd_gateway *gw, kd_mcp_session *s, const kd_episode_view *v, json_t *args, json_t *answer,
                               const char *text);
-/* Wakes the duties thread: the log may hold new entries (views thread). */
+/* Wakes the duties thread: the log holds a new entry (views thread, on a block summary). */
 void kd_gw_duties_kick(kd_gateway *gw);
 /* Starts the duties thread when the gateway acts with some key; stops it. */
 kd_err kd_gw_duties_start(kd_gateway *gw) KD_WARN_UNUSED;

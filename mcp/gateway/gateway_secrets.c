@@ -46,11 +46,9 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
     return err;
 }
 
-kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
-                           size_t why_len)
+kd_err kd_gw_sign_consents(const kd_episode_type *t, uint32_t id, const kd_participants *parts, const kd_buf *params,
+                           const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why, size_t why_len)
 {
-    (void)gw;
     *n = 0;
     for (size_t seat = 0; seat < parts->count; seat++) {
         if (!(t->ops->consent_seats & (1u << seat)))

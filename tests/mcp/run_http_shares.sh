@@ -62,9 +62,9 @@ for i in $(seq 1 12); do
     *) fail "session $i answered neither 200 nor 404" ;;
     esac
 done
-[ $live -eq 2 ] && [ $gone -ge 8 ] || fail "timed out waiting for 127.0.0.1 holds $live sessions ($gone shed), want 2 (8 or more)"
+[ $live -eq 2 ] && [ $gone -ge 8 ] || fail "127.0.0.1 holds $live sessions ($gone shed), want 2 (8 or more)"
 init 127.0.0.2 other
-[ "$(ping_status 127.0.0.2 "$(cat "$work/sid.other")")" = 200 ] || fail "timed out waiting for 127.0.0.2 did not get a session"
+[ "$(ping_status 127.0.0.2 "$(cat "$work/sid.other")")" = 200 ] || fail "127.0.0.2 did not get a session"
 
 # 2. a dozen event streams at once from one client
 stream() { # stream FROM N: /api/events into $work/ev.N, in the background
@@ -92,6 +92,6 @@ curl -s -o "$work/rpc" --interface 127.0.0.2 "${JSON[@]}" -H "Mcp-Session-Id: $s
 grep -q '"episode_id"' "$work/rpc" || fail "kdapp_start_episode: $(cat "$work/rpc")"
 got_view() { grep -q '^event: view' "$work/ev.other"; }
 wait_for 60 got_view || fail "timed out waiting for the view event on 127.0.0.2's stream"
-[ "$(open_count)" -eq 2 ] || fail "timed out waiting for 127.0.0.1 holds $(open_count) streams, want 2"
+[ "$(open_count)" -eq 2 ] || fail "127.0.0.1 holds $(open_count) streams, want 2"
 for i in $(seq 1 12); do kill "$(cat "$work/ev.$i.pid")" 2>/dev/null || true; done
 echo "shares per client hold"
