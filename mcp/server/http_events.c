@@ -108,7 +108,10 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     pthread_mutex_lock(&h->lock);
     if (st->out_off == st->out_len) {
-        if (h->stopping || st->base.evicted) {
+        /* a stream closed for a newer one still says it was open first,
+         * however soon after it came (the client sees the stream, then
+         * its end, never an empty answer) */
+        if (h->stopping || (st->base.evicted && st->opened)) {
             pthread_mutex_unlock(&h->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }

@@ -472,7 +472,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&h->lock);
             return (ssize_t)n;
         }
-        if (h->stopping || hs->ended || st->base.evicted) {
+        if (h->stopping || hs->ended || (st->base.evicted && st->opened)) { /* as http_events.c */
             pthread_mutex_unlock(&h->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
         }
