@@ -87,12 +87,31 @@ class Gateway:
         self.p.wait(timeout=30)
 
 
+def read_log(kdapp, data):
+    """`kdapp log --json`, checked for what it says of the chain: every
+    reverted block names the revert that undid it, which names it back with
+    the same block hash, and its transactions are not canonical."""
+    log = subprocess.run([kdapp, "log", "--data", data, "--json"], check=True, capture_output=True, text=True).stdout
+    entries = [json.loads(line) for line in log.splitlines() if line.strip()]
+    by_seq = {e["seq"]: e for e in entries}
+    for e in entries:
+        if e["kind"] != "accept" or e["status"] != "applied":
+            continue
+        undone = e["reverted_by"]
+        assert e["canonical"] == (undone is None), e
+        if undone is not None:
+            r = by_seq[undone]
+            assert r["kind"] == "revert" and r["reverts"] == e["seq"] and r["block"] == e["block"], (e, r)
+        assert all(tx["canonical"] == (tx["applied"] and e["canonical"]) for tx in e.get("txs", [])), e
+    return entries
+
+
 def reveal_outputs(kdapp, data, ep):
     """The VRF outputs of the house's reveals of episode `ep` in the log, in
-    log order, each with whether its transaction applied."""
-    log = subprocess.run([kdapp, "log", "--data", data, "--json"], check=True, capture_output=True, text=True).stdout
+    log order, each with whether its transaction applied on a block still on
+    the canonical chain."""
     out = []
-    for entry in (json.loads(line) for line in log.splitlines() if line.strip()):
+    for entry in read_log(kdapp, data):
         for tx in entry.get("txs", []):
             if tx.get("episode") != ep or not tx.get("payload"):
                 continue
@@ -100,7 +119,7 @@ def reveal_outputs(kdapp, data, ep):
             cmd = chance_check.fields(chance_check.one(chance_check.fields(signed), 1, b""))
             if 2 in cmd:  # RouletteCommand.reveal: HouseReveal{proof = 2}
                 proof = chance_check.one(chance_check.fields(chance_check.one(cmd, 2)), 2)
-                out.append((bool(tx.get("applied")), chance_check.vrf_hash(proof[:33])))
+                out.append((tx["canonical"], chance_check.vrf_hash(proof[:33])))
     return out
 
 
@@ -121,7 +140,7 @@ def main():
                 "bets": [{"kind": "straight", "number": 17, "amount": 10}]}})
             assert r["legal"], r
             view = gw.view_until(ep, lambda v: v["rounds"] == 1, "the house's reveal")
-            published = [b for applied, b in reveal_outputs(kdapp, data, ep) if applied][-1]
+            published = [b for canonical, b in reveal_outputs(kdapp, data, ep) if canonical][-1]
             assert pocket_of(published) == view["last_pocket"], (pocket_of(published), view["last_pocket"])
             for _ in range(depth - 2):  # blocks after the reveal, so the reorg reaches back to the bet
                 gw.tool("kdapp_start_episode", {"type": "tictactoe", "participants": ["agent1", "house"]})
@@ -131,8 +150,9 @@ def main():
             if depth == 1:
                 # the bet is still there: the house answers it again, the same draw
                 view = gw.view_until(ep, lambda v: v["rounds"] == 1, "the house's new reveal")
-                outputs = [b for applied, b in reveal_outputs(kdapp, data, ep) if applied]
-                assert len(outputs) == 2 and outputs[0] == outputs[1], "the same ask gets the same output"
+                every = reveal_outputs(kdapp, data, ep)
+                assert [c for c, _ in every] == [False, True], "the reverted reveal is marked, its re-answer is not"
+                assert every[0][1] == every[1][1], "the same ask gets the same output"
                 print("depth 1: the reveal was dropped; the bet's new reveal gives the same pocket %s" %
                       view["last_pocket"])
                 continue
@@ -145,10 +165,11 @@ def main():
             view = gw.view_until(ep, lambda v: v["rounds"] == 1, "the house's reveal of the new bet")
             # (a reveal the duties thread sent while the reorg had only reverted
             # the reveal's block is refused once the bet's block is reverted too)
-            outputs = [b for applied, b in reveal_outputs(kdapp, data, ep) if applied]
-            assert len(outputs) == 2, outputs
-            assert outputs[1] != published, "depth %d: the new bet's draw reused the published output" % depth
-            assert pocket_of(outputs[1]) == view["last_pocket"]
+            every = reveal_outputs(kdapp, data, ep)
+            canonical = [b for c, b in every if c]
+            assert len(canonical) == 1 and published in [b for c, b in every if not c], every
+            assert canonical[0] != published, "depth %d: the new bet's draw reused the published output" % depth
+            assert pocket_of(canonical[0]) == view["last_pocket"]
             won = view["last_pocket"] == target
             wins += won
             print("depth %d: bet and reveal dropped; a straight bet on the published output's pocket %s got "

@@ -249,10 +249,103 @@ static json_t *payload_hex(const ProtobufCBinaryData *b)
     return s;
 }
 
+/* An applied accept the chain later left, and the revert entry that undid
+ * it. */
+typedef struct {
+    uint64_t accept, revert;
+} log_undone;
+
+typedef struct {
+    log_undone *by_revert; /* in log order of the reverts */
+    log_undone *by_accept; /* the same pairs, in log order of the accepts */
+    size_t n;
+} log_reverts;
+
+static void log_reverts_fini(log_reverts *r)
+{
+    free(r->by_revert);
+    free(r->by_accept);
+}
+
+static int by_accept_cmp(const void *a, const void *b)
+{
+    const log_undone *x = a, *y = b;
+    return x->accept < y->accept ? -1 : x->accept > y->accept;
+}
+
+/* Pairs every applied revert with the accept it undid: a revert undoes the
+ * newest block still applied, so the applied accepts form a stack. One
+ * pass over entries 1..last; what remains on the stack is the canonical
+ * chain. Errors: storage errors, KD_ERR_NOMEM. */
+static kd_err log_reverts_read(kd_engine *engine, uint64_t last, log_reverts *out)
+{
+    memset(out, 0, sizeof *out);
+    kd_buf stack = {0}, pairs = {0};
+    kd_err err = KD_OK;
+    for (uint64_t seq = 1; !err && seq <= last; seq++) {
+        kd_read *rd;
+        kd_log_change change = {0};
+        err = kd_engine_read_begin(engine, &rd);
+        if (!err) {
+            err = kd_read_log_change(rd, seq, &change);
+            kd_engine_read_end(rd);
+        }
+        if (!err && change.applied && !change.reverted) {
+            err = kd_buf_append(&stack, &seq, sizeof seq);
+        } else if (!err && change.applied) {
+            if (stack.len < sizeof(uint64_t)) {
+                err = KD_ERR_STORE; /* a revert with no block applied */
+            } else {
+                stack.len -= sizeof(uint64_t);
+                log_undone pair = {.revert = seq};
+                memcpy(&pair.accept, stack.data + stack.len, sizeof pair.accept);
+                err = kd_buf_append(&pairs, &pair, sizeof pair);
+            }
+        }
+        kd_log_change_fini(&change);
+    }
+    kd_buf_fini(&stack);
+    out->n = pairs.len / sizeof(log_undone);
+    out->by_revert = (log_undone *)pairs.data;
+    if (!err && out->n) {
+        out->by_accept = malloc(pairs.len);
+        if (!out->by_accept)
+            err = KD_ERR_NOMEM;
+        else {
+            memcpy(out->by_accept, pairs.data, pairs.len);
+            qsort(out->by_accept, out->n, sizeof *out->by_accept, by_accept_cmp);
+        }
+    }
+    if (err)
+        log_reverts_fini(out);
+    return err;
+}
+
+/* The pair whose `accept` (by_accept) or `revert` (by_revert) is `seq`, or
+ * NULL; both arrays are sorted on the field searched. */
+static const log_undone *log_undone_find(const log_undone *pairs, size_t n, uint64_t seq, int by_revert)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t key = by_revert ? pairs[mid].revert : pairs[mid].accept;
+        if (key == seq)
+            return &pairs[mid];
+        if (key < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 /* One log entry as JSON: seq, kind, block, status, height, digest; for an
- * accept its daa and, per tx, the episode, applied (or error_code and
- * error) and the payload (the EpisodeMessage as received, hex). */
-static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
+ * accept its daa, whether the block is still on the canonical chain (and
+ * else the revert that undid it) and, per tx, the episode, applied (or
+ * error_code and error), canonical (applied on a block still on the
+ * chain) and the payload (the EpisodeMessage as received, hex); for an
+ * applied revert the accept entry it undid. */
+static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le, const log_reverts *reverts)
 {
     char hash[2 * KD_HASH_LEN + 1] = "", digest[2 * KD_HASH_LEN + 1] = "";
     const char *kind = "invalid";
@@ -276,15 +369,26 @@ static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le)
         json_object_set_new(j, "error_code", json_string(le->error_code ? le->error_code : ""));
         json_object_set_new(j, "error", json_string(le->error ? le->error : ""));
     }
-    if (j && m && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED)
+    int applied = le->status == KDAPP__MSG_STATUS__MSG_APPLIED;
+    const log_undone *undone = NULL;
+    if (j && m && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED) {
         json_object_set_new(j, "daa", json_integer((json_int_t)m->accepted->accepting_daa));
+        undone = applied ? log_undone_find(reverts->by_accept, reverts->n, seq, 0) : NULL;
+        json_object_set_new(j, "canonical", json_boolean(applied && !undone));
+        json_object_set_new(j, "reverted_by", undone ? json_integer((json_int_t)undone->revert) : json_null());
+    } else if (j && m && m->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED && applied) {
+        const log_undone *pair = log_undone_find(reverts->by_revert, reverts->n, seq, 1);
+        json_object_set_new(j, "reverts", pair ? json_integer((json_int_t)pair->accept) : json_null());
+    }
     if (j && le->n_txs) {
         json_t *txs = json_array();
         for (size_t i = 0; txs && i < le->n_txs; i++) {
             const Kdapp__Store__TxOutcome *o = le->txs[i];
-            json_t *t = o->applied ? json_pack("{s:i, s:b}", "episode", (json_int_t)o->episode_id, "applied", 1)
-                                   : json_pack("{s:i, s:b, s:s, s:s}", "episode", (json_int_t)o->episode_id, "applied",
-                                               0, "error_code", o->error_code, "error", o->error);
+            json_t *t = o->applied
+                            ? json_pack("{s:i, s:b, s:b}", "episode", (json_int_t)o->episode_id, "applied", 1,
+                                        "canonical", applied && !undone)
+                            : json_pack("{s:i, s:b, s:b, s:s, s:s}", "episode", (json_int_t)o->episode_id, "applied", 0,
+                                        "canonical", 0, "error_code", o->error_code, "error", o->error);
             /* the EpisodeMessage as received, so anyone can re-check it
              * from the log alone (the chance games' draws) */
             if (t && h && m->accepted->n_txs == le->n_txs)
@@ -314,6 +418,9 @@ static void print_entry_text(const json_t *j)
         json_array_foreach(txs, i, t) if (!json_is_true(json_object_get(t, "applied")))
             printf(" [%zu:%s]", i, json_string_value(json_object_get(t, "error_code")));
     }
+    const json_t *undone = json_object_get(j, "reverted_by");
+    if (json_is_integer(undone))
+        printf(" reverted by %lld", (long long)json_integer_value(undone));
     if (json_object_get(j, "error"))
         printf(" %s: %s", json_string_value(json_object_get(j, "error_code")),
                json_string_value(json_object_get(j, "error")));
@@ -332,6 +439,12 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
         kd_engine_close(engine);
         return KD_EXIT_FAIL;
     }
+    log_reverts reverts;
+    if (log_reverts_read(engine, tip.last_seq, &reverts) != KD_OK) {
+        fprintf(stderr, "kdapp log: the log cannot be read to pair its reverts with their blocks\n");
+        kd_engine_close(engine);
+        return KD_EXIT_FAIL;
+    }
     for (uint64_t seq = 1; seq <= tip.last_seq; seq++) {
         /* Entries never change once written: a handle per entry, ended
          * before printing. */
@@ -347,7 +460,7 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
             rc = KD_EXIT_FAIL;
             break;
         }
-        json_t *j = entry_json(seq, le);
+        json_t *j = entry_json(seq, le, &reverts);
         kdapp__store__log_entry__free_unpacked(le, NULL);
         if (!j) {
             rc = KD_EXIT_FAIL;
@@ -363,6 +476,7 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
         }
         json_decref(j);
     }
+    log_reverts_fini(&reverts);
     kd_engine_close(engine);
     return rc;
 }
