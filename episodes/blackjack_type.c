@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blackjack.pb-c.h"
 #include "engine/crypto.h"
 #include "episodes/blackjack.h"
 #include "episodes/house.h"
@@ -404,6 +405,7 @@ const kd_episode_type kd_blackjack_type = {
     .params_schema = params_schema,
     .command_schema = command_schema,
     .params_from_json = params_from_json,
+    .params_message = &kdapp__bj_params__descriptor,
     .command_from_json = command_from_json,
     .command_to_json = command_to_json,
     .status = status,

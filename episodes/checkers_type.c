@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkers.pb-c.h"
 #include "episodes/checkers.h"
 
 static const char *const seat_names[2] = {"white", "black"};
@@ -251,6 +252,7 @@ const kd_episode_type kd_checkers_type = {
     .params_schema = params_schema,
     .command_schema = command_schema,
     .params_from_json = params_from_json,
+    .params_message = &kdapp__checkers_params__descriptor,
     .command_from_json = command_from_json,
     .command_to_json = command_to_json,
     .status = kd_ck_status_of,

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <protobuf-c/protobuf-c.h>
 
 #include "engine/bytes.h"
 #include "engine/crypto.h"
@@ -142,6 +143,11 @@ typedef struct kd_episode_type {
      * defaults, which may be zero bytes). Errors: KD_ERR_BAD_PARAMS with
      * `why`, KD_ERR_NOMEM. */
     kd_err (*params_from_json)(const json_t *params, kd_buf *out, char *why, size_t why_len);
+    /* The params message's protobuf-c descriptor (NewEpisode.params and
+     * the effective params the log keeps), so a tool prints a creation's
+     * params in effect without knowing the game (kdapp log --json). NULL:
+     * the params are shown as hex. */
+    const ProtobufCMessageDescriptor *params_message;
     /* Command bytes from the type's command JSON for `seat` (the acting
      * seat, for types whose command names it; KD_SEAT_NONE when unknown).
      * Only the form is checked: legality is the engine's. Errors:

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seabattle.pb-c.h"
 #include "episodes/seabattle.h"
 #include "episodes/seabattle_int.h"
 
@@ -448,6 +449,7 @@ const kd_episode_type kd_seabattle_type = {
     .params_schema = params_schema,
     .command_schema = command_schema,
     .params_from_json = params_from_json,
+    .params_message = &kdapp__sb_params__descriptor,
     .command_from_json = command_from_json,
     .command_to_json = command_to_json,
     .status = status,

@@ -401,6 +401,7 @@ const kd_episode_type kd_slots_type = {
     .params_schema = params_schema,
     .command_schema = command_schema,
     .params_from_json = params_from_json,
+    .params_message = &kdapp__slots_params__descriptor,
     .command_from_json = command_from_json,
     .command_to_json = command_to_json,
     .status = status,

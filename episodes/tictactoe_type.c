@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tictactoe.pb-c.h"
 #include "episodes/episode_type.h"
 #include "episodes/tictactoe.h"
 
@@ -243,6 +244,7 @@ const kd_episode_type kd_tictactoe_type = {
     .params_schema = PARAMS_SCHEMA,
     .command_schema = COMMAND_SCHEMA,
     .params_from_json = params_from_json,
+    .params_message = &kdapp__ttt_params__descriptor,
     .command_from_json = command_from_json,
     .command_to_json = command_to_json,
     .status = status,

@@ -136,6 +136,11 @@ def main():
         for depth in range(1, finality + 1):
             ep = gw.tool("kdapp_start_episode", {"type": "roulette", "participants": ["agent1", "house"],
                                                  "params": {"max_rounds": 10}})["episode_id"]
+            created = [tx for e in read_log(kdapp, data) for tx in e.get("txs", [])
+                       if tx["episode"] == ep and "params" in tx]
+            # the params in effect: the ones given and the defaults filled in
+            assert len(created) == 1 and created[0]["type"] == "roulette", created
+            assert created[0]["params"]["max_rounds"] == 10 and created[0]["params"]["start_chips"] == 1000, created
             r = gw.tool("kdapp_execute_command", {"episode_id": ep, "command": {
                 "bets": [{"kind": "straight", "number": 17, "amount": 10}]}})
             assert r["legal"], r

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/proto_json.h"
 #include "handlers/view.h"
 #include "kdapp.pb-c.h"
 #include "store.pb-c.h"
@@ -339,13 +340,34 @@ static const log_undone *log_undone_find(const log_undone *pairs, size_t n, uint
     return NULL;
 }
 
+/* For an applied creation, its type and the params it was created with
+ * (the log keeps them with the engine's defaults resolved) set in `tx`:
+ * the type's params message as JSON, or hex when this build does not
+ * know the type. Nothing is set for a command. */
+static void creation_json(const kd_type_table *types, const ProtobufCBinaryData *payload,
+                          const ProtobufCBinaryData *effective, json_t *tx)
+{
+    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, payload->len, payload->data);
+    if (em && em->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE) {
+        const char *name = em->new_episode->episode_type;
+        const kd_episode_type *type = kd_type_table_find(types, name);
+        json_t *params =
+            type && type->params_message ? kd_proto_json(type->params_message, effective->data, effective->len) : NULL;
+        json_object_set_new(tx, "type", json_string(name));
+        json_object_set_new(tx, "params", params ? params : payload_hex(effective));
+    }
+    if (em)
+        kdapp__episode_message__free_unpacked(em, NULL);
+}
+
 /* One log entry as JSON: seq, kind, block, status, height, digest; for an
  * accept its daa, whether the block is still on the canonical chain (and
  * else the revert that undid it) and, per tx, the episode, applied (or
  * error_code and error), canonical (applied on a block still on the
  * chain) and the payload (the EpisodeMessage as received, hex); for an
  * applied revert the accept entry it undid. */
-static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le, const log_reverts *reverts)
+static json_t *entry_json(const kd_type_table *types, uint64_t seq, const Kdapp__Store__LogEntry *le,
+                          const log_reverts *reverts)
 {
     char hash[2 * KD_HASH_LEN + 1] = "", digest[2 * KD_HASH_LEN + 1] = "";
     const char *kind = "invalid";
@@ -391,8 +413,11 @@ static json_t *entry_json(uint64_t seq, const Kdapp__Store__LogEntry *le, const 
                                         "canonical", 0, "error_code", o->error_code, "error", o->error);
             /* the EpisodeMessage as received, so anyone can re-check it
              * from the log alone (the chance games' draws) */
-            if (t && h && m->accepted->n_txs == le->n_txs)
+            if (t && h && m->accepted->n_txs == le->n_txs) {
                 json_object_set_new(t, "payload", payload_hex(&m->accepted->txs[i]->payload));
+                if (o->applied)
+                    creation_json(types, &m->accepted->txs[i]->payload, &o->effective_params, t);
+            }
             json_array_append_new(txs, t);
         }
         json_object_set_new(j, "txs", txs);
@@ -460,7 +485,7 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
             rc = KD_EXIT_FAIL;
             break;
         }
-        json_t *j = entry_json(seq, le, &reverts);
+        json_t *j = entry_json(&cli->types, seq, le, &reverts);
         kdapp__store__log_entry__free_unpacked(le, NULL);
         if (!j) {
             rc = KD_EXIT_FAIL;
