@@ -257,8 +257,10 @@ uint8_t kd_bj_draw_card(kd_bj_state *state, const uint8_t seed[KD_HASH_LEN]);
  * nothing_owed. */
 kd_err kd_bj_reveal_seed(kd_bj_state *state, const uint8_t seed[KD_HASH_LEN], uint64_t daa,
                          kd_reject *rej) KD_WARN_UNUSED;
-/* The card a draw seed picks from `shoe` (left cards): the k-th, k uniform below `left`. */
-uint8_t kd_bj_pick(const uint8_t seed[KD_HASH_LEN], const uint8_t shoe[KD_BJ_CARDS], uint32_t left);
+/* The card a draw picks from `shoe` (left cards): the k-th in card order
+ * (each card value counted shoe[c] times), k = kd_fair_below(left) of
+ * `stream`, initialised from the draw's seed. */
+uint8_t kd_bj_pick(kd_fair_stream *stream, const uint8_t shoe[KD_BJ_CARDS], uint32_t left);
 /* A full shoe of `decks` decks. */
 void kd_bj_shoe_fill(kd_bj_state *state);
 

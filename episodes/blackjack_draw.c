@@ -20,11 +20,9 @@ void kd_bj_shoe_fill(kd_bj_state *s)
     s->shoe_left = (uint16_t)(s->params.decks * KD_BJ_CARDS);
 }
 
-uint8_t kd_bj_pick(const uint8_t seed[KD_HASH_LEN], const uint8_t shoe[KD_BJ_CARDS], uint32_t left)
+uint8_t kd_bj_pick(kd_fair_stream *stream, const uint8_t shoe[KD_BJ_CARDS], uint32_t left)
 {
-    kd_fair_stream stream;
-    kd_fair_stream_init(&stream, seed);
-    uint32_t k = kd_fair_below(&stream, left);
+    uint32_t k = kd_fair_below(stream, left);
     uint8_t card = 0;
     while (card + 1 < KD_BJ_CARDS && k >= shoe[card]) {
         k -= shoe[card];
@@ -52,7 +50,8 @@ uint8_t kd_bj_draw_card(kd_bj_state *s, const uint8_t seed[KD_HASH_LEN])
     s->draws++;
     if (s->shoe_left == 0)
         kd_bj_shoe_fill(s);
-    uint8_t card = kd_bj_pick(seed, s->shoe, s->shoe_left);
+    kd_fair_stream stream;
+    uint8_t card = kd_bj_pick(kd_fair_stream_init(&stream, seed), s->shoe, s->shoe_left);
     s->shoe[card]--;
     s->shoe_left--;
     return card;

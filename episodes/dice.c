@@ -27,12 +27,10 @@ int kd_dice_die_ok(uint32_t sides)
     return sides == 4 || sides == 6 || sides == 8 || sides == 10 || sides == 12 || sides == 20 || sides == 100;
 }
 
-void kd_dice_outcome(const uint8_t draw[KD_HASH_LEN], uint32_t count, uint32_t sides, uint8_t *dice)
+void kd_dice_outcome(kd_fair_stream *stream, uint32_t count, uint32_t sides, uint8_t *dice)
 {
-    kd_fair_stream s;
-    kd_fair_stream_init(&s, draw);
     for (uint32_t i = 0; i < count; i++)
-        dice[i] = (uint8_t)(kd_fair_below(&s, sides) + 1);
+        dice[i] = (uint8_t)(kd_fair_below(stream, sides) + 1);
 }
 
 kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, const kd_dice_params *params,
@@ -110,7 +108,8 @@ static void settle(kd_dice_state *s, const uint8_t *draw, kd_dice_undo *u)
     u->pending = s->pending;
     u->prev_status = s->status;
     if (draw) {
-        kd_dice_outcome(draw, r.count, r.sides, r.dice);
+        kd_fair_stream stream;
+        kd_dice_outcome(kd_fair_stream_init(&stream, draw), r.count, r.sides, r.dice);
         int32_t total = r.modifier;
         for (unsigned i = 0; i < r.count; i++)
             total += r.dice[i];

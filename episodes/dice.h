@@ -109,9 +109,10 @@ extern const kd_rule_code kd_dice_rule_codes[];
 /* Whether `sides` is a die the game has (4, 6, 8, 10, 12, 20, 100). */
 int kd_dice_die_ok(uint32_t sides);
 
-/* The outcome of a draw: `count` dice of `sides` from the draw's seed
- * (kd_fair_stream, one kd_fair_below(sides) + 1 per die in order). */
-void kd_dice_outcome(const uint8_t draw[KD_HASH_LEN], uint32_t count, uint32_t sides, uint8_t *dice);
+/* The outcome of a draw: `count` dice of `sides` from `stream`,
+ * initialised from the draw's seed: one kd_fair_below(sides) + 1 per die
+ * in order, all from the one stream. */
+void kd_dice_outcome(kd_fair_stream *stream, uint32_t count, uint32_t sides, uint8_t *dice);
 
 /* Starts episode `episode_id`: two valid participants (player, house).
  * Errors: KD_ERR_BAD_PARTICIPANTS. */

@@ -47,11 +47,12 @@ kd_err kd_fair_verify(const kd_pubkey *key, uint32_t episode_id, uint32_t index,
     return kd_vrf_verify(key, alpha, sizeof alpha, proof, draw);
 }
 
-void kd_fair_stream_init(kd_fair_stream *s, const uint8_t seed[KD_HASH_LEN])
+kd_fair_stream *kd_fair_stream_init(kd_fair_stream *s, const uint8_t seed[KD_HASH_LEN])
 {
     memset(s, 0, sizeof *s);
     memcpy(s->seed, seed, KD_HASH_LEN);
     s->used = KD_HASH_LEN;
+    return s;
 }
 
 static uint32_t next_word(kd_fair_stream *s)
@@ -74,7 +75,10 @@ uint32_t kd_fair_below(kd_fair_stream *s, uint32_t n)
         return 0;
     uint64_t limit = ((uint64_t)1 << 32) - (((uint64_t)1 << 32) % n); /* a multiple of n */
     for (;;) {
+        uint32_t block = s->used + 4 > KD_HASH_LEN ? s->counter : s->counter - 1;
         uint32_t w = next_word(s);
+        if (s->on_word)
+            s->on_word(s->on_word_ctx, block, w, n, limit, w < limit);
         if (w < limit)
             return w % n;
     }

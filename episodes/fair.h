@@ -64,18 +64,30 @@ kd_err kd_fair_verify(const kd_pubkey *key, uint32_t episode_id, uint32_t index,
                       const uint8_t entropy[KD_FAIR_ENTROPY_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
                       uint8_t draw[KD_HASH_LEN]) KD_WARN_UNUSED;
 
+/* What an auditor is told of each word a stream reads (kd_fair_below):
+ * the number of its SHA-256 block, the word, the n asked for, the bound
+ * (the largest multiple of n not above 2^32) and whether the word was kept
+ * (below the bound) or skipped. */
+typedef void (*kd_fair_word_fn)(void *ctx, uint32_t block, uint32_t word, uint32_t n, uint64_t bound, int kept);
+
 /* Uniform numbers from a draw's seed. */
 typedef struct {
     uint8_t seed[KD_HASH_LEN];
     uint32_t counter; /* the next block's number */
     uint8_t block[KD_HASH_LEN];
-    unsigned used; /* bytes of block consumed (32: none left) */
+    unsigned used;           /* bytes of block consumed (32: none left) */
+    kd_fair_word_fn on_word; /* NULL, or told of every word read (kdapp audit) */
+    void *on_word_ctx;
 } kd_fair_stream;
 
-void kd_fair_stream_init(kd_fair_stream *s, const uint8_t seed[KD_HASH_LEN]);
-/* A number uniform in [0, n), n >= 1: 32-bit words from SHA-256(seed ||
- * counter) blocks (counter 4 bytes big-endian, from 0), a word at or above
- * the largest multiple of n below 2^32 being skipped. */
+/* Starts the stream of `seed` (no observer); returns `s`. */
+kd_fair_stream *kd_fair_stream_init(kd_fair_stream *s, const uint8_t seed[KD_HASH_LEN]);
+/* A number uniform in [0, n), n >= 1: 32-bit big-endian words, eight
+ * from each block SHA-256(seed || counter) (counter 4 bytes big-endian,
+ * from 0; the words in block order), one stream for all the numbers of a
+ * draw; the value is word mod n, a word at or above the bound (the largest
+ * multiple of n not above 2^32, so 2^32 itself for n a power of two:
+ * nothing skipped) being skipped. n = 1 reads no word and gives 0. */
 uint32_t kd_fair_below(kd_fair_stream *s, uint32_t n);
 
 #endif

@@ -121,12 +121,7 @@ int kd_roulette_bet_covers(unsigned kind, unsigned n, unsigned n2, unsigned p)
     }
 }
 
-unsigned kd_roulette_outcome(const uint8_t draw[KD_HASH_LEN])
-{
-    kd_fair_stream s;
-    kd_fair_stream_init(&s, draw);
-    return kd_fair_below(&s, KD_ROULETTE_POCKETS);
-}
+unsigned kd_roulette_outcome(kd_fair_stream *stream) { return kd_fair_below(stream, KD_ROULETTE_POCKETS); }
 
 kd_err kd_roulette_state_init(kd_roulette_state *state, const kd_participants *parts, const kd_roulette_params *p,
                               uint32_t episode_id, kd_reject *rej)
@@ -247,7 +242,8 @@ kd_err kd_roulette_execute(kd_roulette_state *s, const kd_roulette_command *c, c
         uint8_t draw[KD_HASH_LEN];
         if ((err = kd_house_reveal(&s->house, c->proof, draw, &u.house, rej)))
             return err;
-        settle(&s->table, (int)kd_roulette_outcome(draw));
+        kd_fair_stream stream;
+        settle(&s->table, (int)kd_roulette_outcome(kd_fair_stream_init(&stream, draw)));
     } else {
         if (!signed_by(s, signer, KD_ROULETTE_PLAYER))
             return kd_reject_rule(rej, "not_the_player", "only the player bets and claims");

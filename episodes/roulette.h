@@ -143,8 +143,9 @@ int kd_roulette_bet_covers(unsigned kind, unsigned number, unsigned number2, uns
 unsigned kd_roulette_payout(unsigned kind);
 /* Whether pocket 1..36 is red. */
 int kd_roulette_red(unsigned pocket);
-/* The pocket of a draw: kd_fair_below(38) of its stream (37 is 00). */
-unsigned kd_roulette_outcome(const uint8_t draw[KD_HASH_LEN]);
+/* The pocket of a draw: kd_fair_below(38) of `stream`, initialised from
+ * the draw's seed (37 is 00). */
+unsigned kd_roulette_outcome(kd_fair_stream *stream);
 
 /* Starts episode `episode_id`. Errors: KD_ERR_BAD_PARTICIPANTS. */
 kd_err kd_roulette_state_init(kd_roulette_state *state, const kd_participants *parts, const kd_roulette_params *params,

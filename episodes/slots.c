@@ -84,12 +84,10 @@ void kd_slots_rtp(uint64_t *numerator, uint64_t *denominator)
     *denominator = den / g;
 }
 
-void kd_slots_outcome(const uint8_t draw[KD_HASH_LEN], uint8_t stops[KD_SLOTS_REELS])
+void kd_slots_outcome(kd_fair_stream *stream, uint8_t stops[KD_SLOTS_REELS])
 {
-    kd_fair_stream st;
-    kd_fair_stream_init(&st, draw);
     for (int r = 0; r < KD_SLOTS_REELS; r++)
-        stops[r] = (uint8_t)kd_fair_below(&st, KD_SLOTS_STOPS);
+        stops[r] = (uint8_t)kd_fair_below(stream, KD_SLOTS_STOPS);
 }
 
 /* ------------------------------------------------------------ rules */
@@ -138,7 +136,8 @@ kd_err kd_slots_execute(kd_slots_state *s, const kd_slots_command *c, const kd_p
         uint8_t draw[KD_HASH_LEN], stops[KD_SLOTS_REELS];
         if ((err = kd_house_reveal(&s->house, c->proof, draw, &u.house, rej)))
             return err;
-        kd_slots_outcome(draw, stops);
+        kd_fair_stream stream;
+        kd_slots_outcome(kd_fair_stream_init(&stream, draw), stops);
         settle(t, stops, kd_slots_multiplier(stops));
     } else if (!signed_by(s, signer, KD_SLOTS_PLAYER)) {
         return kd_reject_rule(rej, "not_the_player", "only the player spins and claims");

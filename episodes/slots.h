@@ -77,8 +77,9 @@ uint32_t kd_slots_multiplier(const uint8_t stops[KD_SLOTS_REELS]);
 /* The exact return to player: sum of the multipliers over every stop
  * combination / 20^3, reduced. */
 void kd_slots_rtp(uint64_t *numerator, uint64_t *denominator);
-/* The stops of a draw (kd_fair_below(20) per reel, in order). */
-void kd_slots_outcome(const uint8_t draw[KD_HASH_LEN], uint8_t stops[KD_SLOTS_REELS]);
+/* The stops of a draw: kd_fair_below(20) per reel, in order, all from
+ * `stream`, initialised from the draw's seed. */
+void kd_slots_outcome(kd_fair_stream *stream, uint8_t stops[KD_SLOTS_REELS]);
 
 typedef struct {
     uint32_t credits, start_credits, rounds, max_rounds, last_win, last_bet, bet; /* bet: pending, 0 none */

@@ -48,7 +48,8 @@ Test(dice, roll_reveal_gives_the_draw_of_the_vrf)
     cr_assert_eq(kd_hex_decode(ENT_HEX, ent, 32), 0);
     cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
     cr_assert_eq(kd_fair_verify(&s->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
-    kd_dice_outcome(draw, 3, 6, dice);
+    kd_fair_stream stream;
+    kd_dice_outcome(kd_fair_stream_init(&stream, draw), 3, 6, dice);
     cr_expect_eq(s->n_recent, 1);
     cr_expect_arr_eq(s->recent[0].dice, dice, 3);
     cr_expect_eq(s->recent[0].total, dice[0] + dice[1] + dice[2] + 2);
@@ -221,7 +222,8 @@ Test(dice, faces_are_uniform_chi_square)
         for (unsigned i = 0; i < n; i++) {
             kd_sha256(draw, 32, draw);
             uint8_t face;
-            kd_dice_outcome(draw, 1, dies[d].sides, &face);
+            kd_fair_stream stream;
+            kd_dice_outcome(kd_fair_stream_init(&stream, draw), 1, dies[d].sides, &face);
             cr_assert(face >= 1 && face <= dies[d].sides);
             counts[face - 1]++;
         }

@@ -73,7 +73,8 @@ Test(roulette, a_spin_pays_from_the_chain)
     cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
     cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
     cr_assert_eq(kd_fair_verify(&st(&g)->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
-    unsigned p = kd_roulette_outcome(draw);
+    kd_fair_stream stream;
+    unsigned p = kd_roulette_outcome(kd_fair_stream_init(&stream, draw));
     unsigned win = (p == 37 ? 360 : 0) + (kd_roulette_bet_covers(KD_RBET_RED, 0, 0, p) ? 40 : 0) +
                    (p == 17 || p == 18 ? 90 : 0) + (p >= 13 && p <= 24 ? 15 : 0);
     cr_expect_eq(st(&g)->table.last_pocket, p + 1);
@@ -192,7 +193,8 @@ Test(roulette, pockets_and_returns_match_the_odds)
     kd_sha256(&seed, sizeof seed, draw);
     for (unsigned i = 0; i < n; i++) {
         kd_sha256(draw, 32, draw);
-        unsigned p = kd_roulette_outcome(draw);
+        kd_fair_stream stream;
+        unsigned p = kd_roulette_outcome(kd_fair_stream_init(&stream, draw));
         cr_assert_lt(p, KD_ROULETTE_POCKETS);
         counts[p]++;
         red_return += kd_roulette_bet_covers(KD_RBET_RED, 0, 0, p) ? 2 : 0;

@@ -79,7 +79,8 @@ Test(slots, a_spin_pays_from_the_chain_and_show_prints_the_rtp)
     cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
     cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
     cr_assert_eq(kd_fair_verify(&s->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
-    kd_slots_outcome(draw, stops);
+    kd_fair_stream stream;
+    kd_slots_outcome(kd_fair_stream_init(&stream, draw), stops);
     for (int r = 0; r < 3; r++)
         cr_expect_eq(s->table.stops[r], stops[r] + 1);
     cr_expect_eq(s->table.credits, 90 + 10 * kd_slots_multiplier(stops));
@@ -171,7 +172,8 @@ Test(slots, spins_match_the_paytable_odds)
     kd_sha256(&seed, sizeof seed, draw);
     for (unsigned i = 0; i < n; i++) {
         kd_sha256(draw, 32, draw);
-        kd_slots_outcome(draw, stops);
+        kd_fair_stream stream;
+        kd_slots_outcome(kd_fair_stream_init(&stream, draw), stops);
         int line = kd_slots_line(stops);
         lines[line < 0 ? KD_SLOTS_PAYS : line]++;
         paid += kd_slots_multiplier(stops);

@@ -10,9 +10,11 @@
 
 static const char usage[] = "usage: kdapp sim [--type T] [--seed S] [--steps N] [--session-steps N] [--finality N]\n"
                             "                 [--max-reorg D] [--reorg-rate P] [--drop-rate P]\n"
-                            "                 [--dir DIR] [--connect URL] [--repro FILE] [--verbose]\n"
+                            "                 [--dir DIR] [--keep] [--connect URL] [--repro FILE] [--verbose]\n"
                             "  --type: simulate one registered type (default: all of them, mixed); the engine\n"
-                            "  defaults of the types come from the environment, as for every command\n";
+                            "  defaults of the types come from the environment, as for every command\n"
+                            "  --keep: keep each session's store under --dir (printed as `sim: session kept:\n"
+                            "  DIR/live`), for kdapp log, show, audit and outside checkers\n";
 
 /* "NAME=VALUE ..." of the types' settings that are set in the environment. */
 static void env_note(const kd_type_table *types, char *out, size_t len)
@@ -60,6 +62,7 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
         {.name = "reorg-rate", .kind = KD_OPT_DOUBLE, .value = &o.p_reorg, .dmax = 1, .use = probability},
         {.name = "drop-rate", .kind = KD_OPT_DOUBLE, .value = &o.p_drop, .dmax = 1, .use = probability},
         {.name = "dir", .kind = KD_OPT_STRING, .value = &o.work_dir},
+        {.name = "keep", .kind = KD_OPT_FLAG, .value = &o.keep},
         {.name = "connect", .kind = KD_OPT_STRING, .value = &o.connect},
         {.name = "repro", .kind = KD_OPT_STRING, .value = &o.repro_path},
         {.name = "verbose", .short_name = 'v', .kind = KD_OPT_FLAG, .value = &o.verbose},

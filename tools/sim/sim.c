@@ -453,7 +453,10 @@ static void session_close(sim *s)
     json_decref(s->repro);
     s->repro = NULL;
     if (s->session_dir[0]) {
-        kd_remove_tree(s->session_dir);
+        if (s->o->keep)
+            fprintf(s->out, "sim: session kept: %s/live\n", s->session_dir);
+        else
+            kd_remove_tree(s->session_dir);
         s->session_dir[0] = '\0';
     }
 }

@@ -41,6 +41,7 @@ typedef struct {
     double p_reorg;             /* chance a step starts a reorg */
     double p_drop;              /* chance a re-included tx is dropped */
     const char *work_dir;       /* where session directories go */
+    int keep;                   /* keep each session's stores (its directory's "live" is the store) */
     const char *connect;        /* drive a daemon at this ingest URL instead */
     const char *repro_path;     /* reproduction script on a mismatch */
     const kd_type_table *types; /* the types and their engine defaults (borrowed, required) */
