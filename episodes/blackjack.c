@@ -328,7 +328,8 @@ kd_err kd_bj_reveal_seed(kd_bj_state *s, const uint8_t seed[KD_HASH_LEN], uint64
     if (owed < 0)
         return kd_reject_rule(rej, "nothing_owed", "no round waits for a card");
     kd_bj_player *p = &s->players[owed];
-    uint8_t card = kd_bj_draw_card(s, seed);
+    kd_fair_stream stream;
+    uint8_t card = kd_bj_draw_card(s, kd_fair_stream_init(&stream, seed));
     p->round.pending.asked_daa = daa; /* the next card's deadline counts from here */
     s->last_reveal_daa = daa;
     place_card(s, p, card);

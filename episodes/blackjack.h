@@ -247,9 +247,11 @@ void kd_bj_pending_ask(kd_bj_pending *p, const uint8_t entropy[KD_FAIR_ENTROPY_L
  * bad_proof. */
 kd_err kd_bj_draw_verify(const kd_bj_state *state, const kd_bj_pending *p, const uint8_t proof[KD_VRF_PROOF_LEN],
                          uint8_t seed[KD_HASH_LEN], kd_reject *rej) KD_WARN_UNUSED;
-/* Draws one card from the shoe with a draw's seed, uniform among the cards
- * left (an empty shoe is refilled first), and counts the draw. */
-uint8_t kd_bj_draw_card(kd_bj_state *state, const uint8_t seed[KD_HASH_LEN]);
+/* Draws one card from the shoe with the numbers of `stream` (started from
+ * a draw's seed), uniform among the cards left (an empty shoe is refilled
+ * first: a full shoe of the table's decks, the cards on the table
+ * included), and counts the draw. */
+uint8_t kd_bj_draw_card(kd_bj_state *state, kd_fair_stream *stream);
 /* What a reveal does once its proof has verified: the round the house owes
  * (kd_bj_owed) takes the card of `seed` at DAA `daa`. kd_bj_apply calls it;
  * statistics over many draws (blackjack_odds_test) call it with seeds of

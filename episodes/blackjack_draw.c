@@ -45,13 +45,12 @@ kd_err kd_bj_draw_verify(const kd_bj_state *s, const kd_bj_pending *p, const uin
     return KD_OK;
 }
 
-uint8_t kd_bj_draw_card(kd_bj_state *s, const uint8_t seed[KD_HASH_LEN])
+uint8_t kd_bj_draw_card(kd_bj_state *s, kd_fair_stream *stream)
 {
     s->draws++;
     if (s->shoe_left == 0)
         kd_bj_shoe_fill(s);
-    kd_fair_stream stream;
-    uint8_t card = kd_bj_pick(kd_fair_stream_init(&stream, seed), s->shoe, s->shoe_left);
+    uint8_t card = kd_bj_pick(stream, s->shoe, s->shoe_left);
     s->shoe[card]--;
     s->shoe_left--;
     return card;

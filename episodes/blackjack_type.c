@@ -391,6 +391,39 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     return err ? err : kd_bj_command_encode(&c, command);
 }
 
+/* ------------------------------------------------------------- audit */
+
+static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw)
+{
+    const kd_bj_state *s = state;
+    kd_bj_command c;
+    kd_reject rej;
+    int owed = kd_bj_owed(s);
+    if (owed < 0 || kd_bj_command_decode(command, len, &c, &rej) != KD_OK || c.action != KD_BJ_CMD_REVEAL)
+        return 0;
+    draw->key = s->params.house_key;
+    draw->episode_id = s->episode_id;
+    draw->index = s->draws + 1;
+    memcpy(draw->entropy, s->players[owed].round.pending.entropy, KD_FAIR_ENTROPY_LEN);
+    memcpy(draw->proof, c.proof, KD_VRF_PROOF_LEN);
+    return 1;
+}
+
+static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
+{
+    kd_bj_state s;
+    memcpy(&s, state, sizeof s);
+    int owed = kd_bj_owed(&s);
+    unsigned left = s.shoe_left;
+    uint8_t card = kd_bj_draw_card(&s, stream);
+    char text[4], seat[24];
+    kd_bj_card_text(card, text);
+    snprintf(seat, sizeof seat, "player%d", owed + 1);
+    unsigned from = left ? left : s.shoe_left + 1u; /* the cards it was drawn from */
+    return json_pack("{s:s, s:s, s:i, s:b}", "to", seat, "card", text, "cards_left", (int)from, "shoe_refilled",
+                     left == 0);
+}
+
 const kd_episode_type kd_blackjack_type = {
     .ops = &kd_bj_ops,
     .title = "Blackjack",
@@ -421,5 +454,7 @@ const kd_episode_type kd_blackjack_type = {
     .secret_commit = secret_commit,
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .draw_of = draw_of,
+    .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_BJ_HOUSE,
 };

@@ -480,6 +480,32 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     return err ? err : kd_dice_command_encode(&c, command);
 }
 
+/* ------------------------------------------------------------- audit */
+
+static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw)
+{
+    kd_dice_command c;
+    kd_reject rej;
+    return kd_dice_command_decode(command, len, &c, &rej) == KD_OK && c.kind == KD_DICE_CMD_REVEAL &&
+           kd_house_draw_of(&((const kd_dice_state *)state)->house, c.proof, draw);
+}
+
+static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
+{
+    const kd_dice_roll *r = &((const kd_dice_state *)state)->pending;
+    uint8_t dice[KD_DICE_MAX_COUNT];
+    kd_dice_outcome(stream, r->count, r->sides, dice);
+    char spec[32];
+    spec_text(r->count, r->sides, r->modifier, spec, sizeof spec);
+    json_t *faces = json_array();
+    int64_t total = r->modifier;
+    for (uint32_t i = 0; faces && i < r->count; i++) {
+        json_array_append_new(faces, json_integer(dice[i]));
+        total += dice[i];
+    }
+    return json_pack("{s:s, s:o, s:I}", "roll", spec, "dice", faces, "total", (json_int_t)total);
+}
+
 const kd_episode_type kd_dice_type = {
     .ops = &kd_dice_ops,
     .title = "Dice",
@@ -506,5 +532,7 @@ const kd_episode_type kd_dice_type = {
     .secret_commit = secret_commit,
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .draw_of = draw_of,
+    .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_DICE_HOUSE,
 };

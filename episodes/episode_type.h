@@ -49,6 +49,7 @@
 #include "engine/crypto.h"
 #include "engine/episode.h"
 #include "engine/err.h"
+#include "episodes/fair.h"
 
 #define KD_SEAT_PUBLIC (-1)
 #define KD_SEAT_NONE (-1)
@@ -257,6 +258,20 @@ typedef struct kd_episode_type {
      * kdapp_get_strategy_context when asked for a "player" whose key it
      * holds; it is never put in a public view. */
     json_t *(*secret_view)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN]);
+    /* ---- audit (optional; both or none: the games that draw)
+     * `kdapp audit` replays an episode from the log through the rules and
+     * shows each draw's derivation: the hooks name the draw a command
+     * answers and what its numbers mean; the caller checks the proof and
+     * reads the numbers (episodes/fair.h). */
+    /* 1 and `draw` filled when `command` answers a draw in `state` (the
+     * house's reveal of the pending draw): the house's key, the draw's
+     * number, the ask's entropy and the proof; 0 when it answers none. */
+    int (*draw_of)(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw);
+    /* The outcome of the draw pending in `state`, its numbers read from
+     * `stream` (started from the draw's VRF output) as the rules read them,
+     * as a JSON object (new reference; NULL on allocation failure), e.g.
+     * {"dice": [5, 4, 4], "total": 15}. */
+    json_t *(*draw_outcome)(const void *state, kd_fair_stream *stream);
     /* The seats that serve all comers as a house (bit s: seat s): the
      * chance games' house seat, blackjack's dealer (seat 0); 0 in the
      * other types. A gateway's house key plays only there. */

@@ -49,6 +49,15 @@
  */
 #define KD_FAIR_ALPHA_LEN (13 + 4 + 4 + KD_FAIR_ENTROPY_LEN)
 
+/* A draw as the house answered it: all anyone needs to check it. */
+typedef struct {
+    kd_pubkey key; /* the house's VRF key (the params' house_key) */
+    uint32_t episode_id;
+    uint32_t index; /* the draw's number in the episode, from 1 */
+    uint8_t entropy[KD_FAIR_ENTROPY_LEN];
+    uint8_t proof[KD_VRF_PROOF_LEN];
+} kd_fair_draw;
+
 /* The VRF input of a draw (above). */
 void kd_fair_alpha(uint32_t episode_id, uint32_t index, const uint8_t entropy[KD_FAIR_ENTROPY_LEN],
                    uint8_t out[KD_FAIR_ALPHA_LEN]);

@@ -65,6 +65,18 @@ kd_err kd_house_reveal(kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], u
     return KD_OK;
 }
 
+int kd_house_draw_of(const kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], kd_fair_draw *out)
+{
+    if (!house->pending)
+        return 0;
+    out->key = house->key;
+    out->episode_id = house->episode_id;
+    out->index = house->draws + 1;
+    memcpy(out->entropy, house->entropy, KD_FAIR_ENTROPY_LEN);
+    memcpy(out->proof, proof, KD_VRF_PROOF_LEN);
+    return 1;
+}
+
 uint64_t kd_house_deadline(const kd_house *house) { return house->asked_daa + house->timeout; }
 
 kd_err kd_house_claim(kd_house *house, int seat, uint64_t daa, kd_house_undo *undo, kd_reject *rej)

@@ -113,6 +113,10 @@ kd_err kd_house_claim(kd_house *house, int seat, uint64_t daa, kd_house_undo *un
  * record that cannot be the house's last change; nothing touched). */
 kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo) KD_WARN_UNUSED;
 
+/* The draw a reveal with `proof` answers: 1 and `out` filled when a draw
+ * is pending, else 0 (for kdapp audit: kd_episode_type.draw_of). */
+int kd_house_draw_of(const kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], kd_fair_draw *out);
+
 /* The DAA score from which the pending draw may be claimed. */
 uint64_t kd_house_deadline(const kd_house *house);
 

@@ -551,6 +551,25 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     return err ? err : kd_roulette_command_encode(&c, command);
 }
 
+/* ------------------------------------------------------------- audit */
+
+static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw)
+{
+    kd_roulette_command c;
+    kd_reject rej;
+    return kd_roulette_command_decode(command, len, &c, &rej) == KD_OK && c.kind == KD_ROULETTE_CMD_REVEAL &&
+           kd_house_draw_of(&((const kd_roulette_state *)state)->house, c.proof, draw);
+}
+
+static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
+{
+    (void)state;
+    unsigned p = kd_roulette_outcome(stream);
+    char text[16];
+    pocket_text(p, text, sizeof text);
+    return json_pack("{s:o, s:s}", "pocket", pocket_json(p), "text", text);
+}
+
 const kd_episode_type kd_roulette_type = {
     .ops = &kd_roulette_ops,
     .title = "Roulette",
@@ -577,5 +596,7 @@ const kd_episode_type kd_roulette_type = {
     .secret_commit = secret_commit,
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .draw_of = draw_of,
+    .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_ROULETTE_HOUSE,
 };

@@ -389,6 +389,31 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     return err ? err : kd_slots_command_encode(&c, command);
 }
 
+/* ------------------------------------------------------------- audit */
+
+static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw)
+{
+    kd_slots_command c;
+    kd_reject rej;
+    return kd_slots_command_decode(command, len, &c, &rej) == KD_OK && c.kind == KD_SLOTS_CMD_REVEAL &&
+           kd_house_draw_of(&((const kd_slots_state *)state)->house, c.proof, draw);
+}
+
+static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
+{
+    const kd_slots_state *s = state;
+    uint8_t stops[KD_SLOTS_REELS];
+    kd_slots_outcome(stream, stops);
+    json_t *stops_json = json_array(), *symbols = json_array();
+    for (int r = 0; stops_json && symbols && r < KD_SLOTS_REELS; r++) {
+        json_array_append_new(stops_json, json_integer(stops[r]));
+        json_array_append_new(symbols, json_string(kd_slots_symbol_names[kd_slots_strip[stops[r]]]));
+    }
+    uint32_t multiplier = kd_slots_multiplier(stops);
+    return json_pack("{s:o, s:o, s:I, s:I}", "stops", stops_json, "symbols", symbols, "multiplier",
+                     (json_int_t)multiplier, "bet", (json_int_t)s->table.bet);
+}
+
 const kd_episode_type kd_slots_type = {
     .ops = &kd_slots_ops,
     .title = "Slot machine",
@@ -415,5 +440,7 @@ const kd_episode_type kd_slots_type = {
     .secret_commit = secret_commit,
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .draw_of = draw_of,
+    .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_SLOTS_HOUSE,
 };

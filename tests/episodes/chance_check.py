@@ -32,6 +32,12 @@ hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
       in blackjack episodes it verifies every reveal's proof for the
       entropy of the oldest ask still waiting for cards. Prints one line
       per draw.
+  chance_check.py audit-check LOG_JSONL AUDIT_JSON...
+      replays the log as `verify` does and checks each `kdapp audit --json`
+      report against it: the same draws of the canonical chain, each proof
+      verifying here for the report's input and key to the same output, the
+      same words read from the output (kept, skipped, bounds) and the same
+      outcome (dice, pocket, stops).
   chance_check.py vrf-vectors
       prints known answers of the VRF (engine/vrf.h) for
       tests/engine/vrf_test.c, each proof verified here first.
@@ -205,7 +211,10 @@ def alpha(episode, index, entropy):
 
 def below(seed, n, state):
     """kd_fair_below: 32-bit big-endian words of SHA-256(seed || counter)
-    blocks, rejecting words at or above the largest multiple of n."""
+    blocks, rejecting words at or above the largest multiple of n not above
+    2^32; n = 1 reads no word."""
+    if n <= 1:
+        return 0
     limit = (1 << 32) - (1 << 32) % n
     while True:
         if state["used"] >= 32:
@@ -266,6 +275,7 @@ def reveal_draw(ep, ep_id, proof, entropy, out):
     beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
     assert beta is not None, "episode %d: the proof of draw %d does not verify" % (ep_id, index)
     ep["draws"] = index
+    ep["seen"].append({"draw": index, "output": beta.hex()})
     return beta, "episode %d draw %d: the proof verifies; output %s; " % (ep_id, index, beta.hex()[:16])
 
 
@@ -292,6 +302,7 @@ def apply_blackjack(ep, ep_id, cmd, out):
         beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
         if beta is not None:
             ep["draws"] = index
+            ep["seen"].append({"draw": index, "output": beta.hex()})
             ep["queue"] = ep["queue"][k:]
             out.append("episode %d draw %d: the proof verifies for the ask of %s; output %s" % (
                 ep_id, index, who[:8].hex(), beta.hex()[:16]))
@@ -309,9 +320,9 @@ def apply_tx(eps, ep_id, payload, out):
         if type_name in ("dice", "roulette", "slots"):
             h = fields(one(params, 1, b""))
             eps[ep_id] = {"type": type_name, "key": one(h, 4), "draws": 0, "pending": None, "rolls": [],
-                          "pockets": [], "stops": None}
+                          "pockets": [], "stops": None, "seen": []}
         elif type_name == "blackjack":
-            eps[ep_id] = {"type": type_name, "key": one(params, 9), "draws": 0, "queue": []}
+            eps[ep_id] = {"type": type_name, "key": one(params, 9), "draws": 0, "queue": [], "seen": []}
         return
     ep = eps.get(ep_id)
     if ep is None:
@@ -336,13 +347,16 @@ def apply_tx(eps, ep_id, payload, out):
             count, sides, mod, _ = ep["pending"]
             faces = dice(d, count, sides)
             ep["rolls"].append({"dice": faces, "total": sum(faces) + mod, "claimed": False})
+            ep["seen"][-1]["outcome"] = {"dice": faces, "total": sum(faces) + mod}
             out.append(head + "%dd%d%+d -> %s = %d" % (count, sides, mod, faces, sum(faces) + mod))
         elif ep["type"] == "roulette":
             pocket = dice(d, 1, 38)[0] - 1
             ep["pockets"].append("00" if pocket == 37 else pocket)
+            ep["seen"][-1]["outcome"] = {"pocket": ep["pockets"][-1]}
             out.append(head + "pocket %s" % ep["pockets"][-1])
         else:
             ep["stops"] = [x - 1 for x in dice(d, 3, 20)]
+            ep["seen"][-1]["outcome"] = {"stops": ep["stops"]}
             out.append(head + "stops %s" % ep["stops"])
         ep["pending"] = None
     elif 3 in cmd:  # claim
@@ -362,9 +376,11 @@ def outcomes(ep, show):
     return show["last_stops"], ep["stops"]
 
 
-def verify(log, shows):
+def replay(log, out):
+    """The chance episodes after the log: reverts give back the state
+    before their block, so what remains is the canonical chain's."""
     import copy
-    eps, stack, out = {}, [], []
+    eps, stack = {}, []
     for entry in log:
         if entry["status"] != "applied":
             continue
@@ -376,6 +392,60 @@ def verify(log, shows):
         elif entry["kind"] == "revert":
             eps = stack.pop()
             out.append("revert: back to the state before the reverted block")
+    return eps
+
+
+def words_of(output, n_list):
+    """The words kd_fair_below reads from `output` for the numbers n_list,
+    as `kdapp audit` lists them."""
+    st, words = {"used": 32, "counter": 0, "block": b""}, []
+    for n in n_list:
+        if n <= 1:
+            continue
+        limit = (1 << 32) - (1 << 32) % n
+        while True:
+            if st["used"] >= 32:
+                st["block"] = sha(output + struct.pack(">I", st["counter"]))
+                st["counter"] += 1
+                st["used"] = 0
+            w = struct.unpack(">I", st["block"][st["used"]:st["used"] + 4])[0]
+            st["used"] += 4
+            words.append({"block": st["counter"] - 1, "word": "%08x" % w, "n": n, "bound": limit, "kept": w < limit})
+            if w < limit:
+                words[-1]["value"] = w % n
+                break
+    return words
+
+
+def audit_check(log, audits):
+    """Each `kdapp audit --json` report against this file's own replay of
+    the log: the same draws, outputs, words and outcomes."""
+    eps = replay(log, [])
+    n = 0
+    for a in audits:
+        ep = eps[a["episode"]]
+        assert a["verdict"] == "ok" and a["replay_matches_store"], a["verdict"]
+        got = [{"draw": d["draw"], "output": d["output"]} for d in a["draws"]]
+        want = [{"draw": s["draw"], "output": s["output"]} for s in ep["seen"]]
+        assert got == want, "episode %d: audit %s, log %s" % (a["episode"], got, want)
+        for d, s in zip(a["draws"], ep["seen"]):
+            assert d["verified"], d
+            assert vrf_verify(bytes.fromhex(d["house_key"]), bytes.fromhex(d["input"]),
+                              bytes.fromhex(d["proof"])) == bytes.fromhex(d["output"]), d
+            ns = [w["n"] for w in d["words"] if w["kept"]]
+            assert d["words"] == words_of(bytes.fromhex(d["output"]), ns), (d["words"], ns)
+            if "outcome" in s:
+                for k, v in s["outcome"].items():
+                    assert d["outcome"][k] == v, "episode %d draw %d: audit %s, log %s" % (
+                        a["episode"], d["draw"], d["outcome"], s["outcome"])
+            n += 1
+    print("ok: %d draws of %d episodes: the audit's outputs, words and outcomes are this check's own" % (
+        n, len(audits)))
+
+
+def verify(log, shows):
+    out = []
+    eps = replay(log, out)
     for line in out:
         print(line)
     checked = 0
@@ -468,8 +538,11 @@ def main():
             show = json.load(open(path))
             shows[show["episode_id"]] = show
         verify(log, shows)
+    elif cmd == "audit-check" and len(args) >= 2:
+        log = [json.loads(line) for line in open(args[0]) if line.strip()]
+        audit_check(log, [json.load(open(path)) for path in args[1:]])
     else:
-        sys.exit("usage: chance_check.py house|prove|vrf-verify|verify|vrf-vectors ... (see the file's head)")
+        sys.exit("usage: chance_check.py house|prove|vrf-verify|verify|audit-check|vrf-vectors ... (see the file's head)")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 /*
  * cmd_query.c — read-only views of a data directory: `show`, `strategy`,
- * `list` and `log`. They open the store read-only, so they work beside a
+ * `list`, `log` and `audit`. They open the store read-only, so they work beside a
  * running daemon.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/audit.h"
 #include "handlers/proto_json.h"
 #include "handlers/view.h"
 #include "kdapp.pb-c.h"
@@ -504,4 +505,37 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
     log_reverts_fini(&reverts);
     kd_engine_close(engine);
     return rc;
+}
+
+int kd_cmd_audit(kd_cli *cli, int argc, char **argv)
+{
+    int json;
+    uint32_t id;
+    kd_engine *engine;
+    int rc = open_query(cli, argc, argv, 1, &json, &id, "kdapp audit [--data DIR] [--json] ID", &engine);
+    if (rc || !engine)
+        return rc;
+    json_t *report;
+    char why[512];
+    kd_err err = kd_audit_episode(engine, &cli->types, id, &report, why, sizeof why);
+    kd_engine_close(engine);
+    if (err) {
+        fprintf(stderr, "kdapp audit: %s\n", why);
+        return err == KD_ERR_NOT_FOUND || err == KD_ERR_UNSUPPORTED || err == KD_ERR_UNKNOWN_TYPE ? KD_EXIT_USAGE
+                                                                                                  : KD_EXIT_FAIL;
+    }
+    int ok = strcmp(json_string_value(json_object_get(report, "verdict")), "ok") == 0;
+    if (json) {
+        rc = print_json(report);
+    } else {
+        kd_buf text;
+        kd_buf_init(&text);
+        err = kd_audit_text(report, &text);
+        if (!err)
+            fwrite(text.data, 1, text.len, stdout);
+        kd_buf_fini(&text);
+        json_decref(report);
+        rc = err ? KD_EXIT_FAIL : KD_EXIT_OK;
+    }
+    return rc ? rc : ok ? KD_EXIT_OK : KD_EXIT_FAIL;
 }
