@@ -1,7 +1,8 @@
 /* kaspa_addr.c — Kaspa addresses (kaspa_addr.h). */
 #include "tools/kaspa/kaspa_addr.h"
 
-#include <stdarg.h>
+#include "tools/kaspa/kaspa_tx.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -121,42 +122,34 @@ kd_err kd_kaddr_encode(const kd_kaddr *addr, char out[KD_KADDR_TEXT_MAX])
     return KD_OK;
 }
 
-__attribute__((format(printf, 3, 4))) static kd_err refuse(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (why && why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return KD_ERR_PARSE;
-}
-
 kd_err kd_kaddr_decode(const char *text, kd_kaddr *out, char *why, size_t why_len)
 {
     const char *colon = text ? strchr(text, ':') : NULL;
     if (!colon)
-        return refuse(why, why_len, "the address has no network prefix (kaspa:, kaspatest:, kaspadev:, kaspasim:)");
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len,
+                            "the address has no network prefix (kaspa:, kaspatest:, kaspadev:, kaspasim:)");
     size_t plen = (size_t)(colon - text);
     int net = -1;
     for (int i = 0; i < 4; i++)
         if (strlen(prefixes[i]) == plen && !memcmp(text, prefixes[i], plen))
             net = i;
     if (net < 0)
-        return refuse(why, why_len, "the address prefix '%.*s' is not kaspa, kaspatest, kaspadev or kaspasim",
-                      (int)(plen > 20 ? 20 : plen), text);
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len,
+                            "the address prefix '%.*s' is not kaspa, kaspatest, kaspadev or kaspasim",
+                            (int)(plen > 20 ? 20 : plen), text);
     const char *body = colon + 1;
     size_t n = strlen(body);
     /* The longest payload (version + 33 bytes) is 55 characters, the
      * shortest valid one (version + 32) 52; then 8 of checksum. */
     if (n < 8 + 52 || n > 8 + 55)
-        return refuse(why, why_len, "the address is %zu characters after its prefix; a Kaspa address has 60 to 63", n);
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len,
+                            "the address is %zu characters after its prefix; a Kaspa address has 60 to 63", n);
     uint8_t five[64];
     for (size_t i = 0; i < n; i++) {
         const char *c = body[i] ? strchr(charset, body[i]) : NULL;
         if (!c)
-            return refuse(why, why_len, "the address has the character '%c', not in Kaspa's (lowercase) alphabet",
-                          body[i]);
+            return kd_kaspa_why(KD_ERR_PARSE, why, why_len,
+                                "the address has the character '%c', not in Kaspa's (lowercase) alphabet", body[i]);
         five[i] = (uint8_t)(c - charset);
     }
     size_t data = n - 8;
@@ -164,7 +157,8 @@ kd_err kd_kaddr_decode(const char *text, kd_kaddr *out, char *why, size_t why_le
     for (size_t i = 0; i < 8; i++)
         want = (want << 5) | five[data + i];
     if (checksum(prefixes[net], five, data) != want)
-        return refuse(why, why_len, "the address checksum is wrong (a mistyped character, or another prefix)");
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len,
+                            "the address checksum is wrong (a mistyped character, or another prefix)");
     uint8_t raw[40];
     size_t k = 0;
     unsigned buf = 0, bits = 0;
@@ -178,14 +172,15 @@ kd_err kd_kaddr_decode(const char *text, kd_kaddr *out, char *why, size_t why_le
         }
     }
     if (bits >= 5 || buf)
-        return refuse(why, why_len, "the address has a padding that no encoder writes");
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len, "the address has a padding that no encoder writes");
     kd_kaddr_version version = (kd_kaddr_version)raw[0];
     size_t want_len = payload_len_of(version);
     if (!want_len)
-        return refuse(why, why_len, "the address version %u is not PubKey (0), PubKeyECDSA (1) or ScriptHash (8)",
-                      raw[0]);
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len,
+                            "the address version %u is not PubKey (0), PubKeyECDSA (1) or ScriptHash (8)", raw[0]);
     if (k - 1 != want_len)
-        return refuse(why, why_len, "the address carries %zu bytes; its version %u takes %zu", k - 1, raw[0], want_len);
+        return kd_kaspa_why(KD_ERR_PARSE, why, why_len, "the address carries %zu bytes; its version %u takes %zu",
+                            k - 1, raw[0], want_len);
     out->net = (kd_kaspa_net)net;
     out->version = version;
     out->payload_len = want_len;

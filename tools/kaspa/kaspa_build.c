@@ -2,7 +2,6 @@
 #include "tools/kaspa/kaspa_build.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,17 +9,6 @@
 /* The fixed point of fee and change converges in two or three rounds (the
  * storage mass of a change grows as the change shrinks); this bounds it. */
 #define FEE_ROUNDS 32
-
-__attribute__((format(printf, 4, 5))) static kd_err say(kd_err err, char *why, size_t why_len, const char *fmt, ...)
-{
-    if (why && why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
 
 /* Indexes of the UTXOs, largest amount first (ties: the given order). */
 static size_t *order_utxos(const kd_kutxo *u, size_t n)
@@ -141,20 +129,21 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
     if (why && why_len)
         why[0] = 0;
     if (!req->n_utxos)
-        return say(KD_ERR_NOT_FOUND, why, why_len, "the wallet has no UTXOs: fund its address first");
+        return kd_kaspa_why(KD_ERR_NOT_FOUND, why, why_len, "the wallet has no UTXOs: fund its address first");
     uint8_t script[KD_KSPK_SCRIPT_MAX];
     size_t script_len;
     if (kd_kaddr_to_script(req->change, script, &script_len))
-        return say(KD_ERR_INVALID_ARG, why, why_len, "the change address is not valid");
+        return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len, "the change address is not valid");
     uint64_t rate = req->fee_rate ? req->fee_rate : KD_KASPA_MIN_RELAY_FEE_RATE;
     size_t header = req->filter ? KD_TX_HEADER_LEN : 0;
     size_t payload_len = header + req->message_len;
     size_t room = payload_room(req, script, script_len);
     if (payload_len > room)
-        return say(KD_ERR_TOO_LARGE, why, why_len,
-                   "the payload of %zu bytes (%zu of message) makes a non-standard transaction: a standard one "
-                   "(mass at most %llu) carries at most %zu bytes of payload",
-                   payload_len, req->message_len, (unsigned long long)KD_KASPA_MAX_STANDARD_MASS, room);
+        return kd_kaspa_why(
+            KD_ERR_TOO_LARGE, why, why_len,
+            "the payload of %zu bytes (%zu of message) makes a non-standard transaction: a standard one "
+            "(mass at most %llu) carries at most %zu bytes of payload",
+            payload_len, req->message_len, (unsigned long long)KD_KASPA_MAX_STANDARD_MASS, room);
     uint8_t *payload = calloc(1, payload_len ? payload_len : 1);
     size_t *order = order_utxos(req->utxos, req->n_utxos);
     kd_kutxo *entries = calloc(req->n_utxos, sizeof *entries);
@@ -190,10 +179,11 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
          * it and what is left would be dust anyway (never burn a real change). */
         kd_ktx_mass(tx, entries, req->rules, &out->mass);
         if (out->mass.total > KD_KASPA_MAX_STANDARD_MASS) {
-            err = say(KD_ERR_TOO_LARGE, why, why_len,
-                      "paying takes more than %zu inputs, over a standard transaction's mass (%llu): consolidate "
-                      "the wallet's UTXOs first",
-                      k - 1, (unsigned long long)KD_KASPA_MAX_STANDARD_MASS);
+            err = kd_kaspa_why(
+                KD_ERR_TOO_LARGE, why, why_len,
+                "paying takes more than %zu inputs, over a standard transaction's mass (%llu): consolidate "
+                "the wallet's UTXOs first",
+                k - 1, (unsigned long long)KD_KASPA_MAX_STANDARD_MASS);
             goto done;
         }
         last_need = kd_kaspa_fee(out->mass.total, rate);
@@ -205,11 +195,12 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
         }
     }
     if (!found) {
-        err = say(KD_ERR_INSUFFICIENT_FUNDS, why, why_len,
-                  "insufficient funds: the transaction needs at least %" PRIu64 " sompi (its fee at mass %" PRIu64
-                  " and %" PRIu64 " sompi/kg, plus a change above dust), the "
-                  "wallet has %" PRIu64 " sompi in %zu UTXO%s",
-                  last_need, last_mass, rate, total_in, req->n_utxos, req->n_utxos == 1 ? "" : "s");
+        err =
+            kd_kaspa_why(KD_ERR_INSUFFICIENT_FUNDS, why, why_len,
+                         "insufficient funds: the transaction needs at least %" PRIu64
+                         " sompi (its fee at mass %" PRIu64 " and %" PRIu64 " sompi/kg, plus a change above dust), the "
+                         "wallet has %" PRIu64 " sompi in %zu UTXO%s",
+                         last_need, last_mass, rate, total_in, req->n_utxos, req->n_utxos == 1 ? "" : "s");
         goto done;
     }
     err = grind(tx, req, &out->nonce, out->id);
@@ -235,7 +226,7 @@ done:
     free(order);
     free(payload);
     if (err && err != KD_ERR_NOMEM && err != KD_ERR_INSUFFICIENT_FUNDS && err != KD_ERR_TOO_LARGE && why && !why[0])
-        say(err, why, why_len, "building the transaction failed: %s", kd_err_str(err));
+        kd_kaspa_why(err, why, why_len, "building the transaction failed: %s", kd_err_str(err));
     if (err) {
         free(out->used);
         memset(out, 0, sizeof *out);

@@ -4,8 +4,21 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+kd_err kd_kaspa_why(kd_err err, char *why, size_t why_len, const char *fmt, ...)
+{
+    if (why && why_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, why_len, fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
 
 /* ---- keyed BLAKE2b-256 ---- */
 

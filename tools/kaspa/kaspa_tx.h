@@ -32,6 +32,10 @@
 #include "engine/err.h"
 
 #define KD_KASPA_HASH_LEN 32
+
+/* Writes a printf-formatted sentence into `why` (may be NULL) and returns
+ * `err`: how every refusal in tools/kaspa says what was wrong. */
+kd_err kd_kaspa_why(kd_err err, char *why, size_t why_len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define KD_KASPA_SUBNET_LEN 20
 
 /* A keyed BLAKE2b-256 (OpenSSL 3's EVP_MAC "BLAKE2BMAC", size 32) whose key

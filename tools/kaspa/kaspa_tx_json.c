@@ -5,7 +5,6 @@
  * come out as written.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,17 +93,6 @@ typedef struct {
     size_t why_len;
 } perr;
 
-__attribute__((format(printf, 2, 3))) static kd_err fail(perr *p, const char *fmt, ...)
-{
-    if (p->why && p->why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(p->why, p->why_len, fmt, ap);
-        va_end(ap);
-    }
-    return KD_ERR_PARSE;
-}
-
 /* A u64 from a JSON integer or a string of decimal digits. 0 or -1. */
 static int get_u64(const json_t *v, uint64_t *out)
 {
@@ -138,9 +126,10 @@ static kd_err field_u64(perr *p, const json_t *obj, const char *where, const cha
 {
     const json_t *v = json_object_get(obj, name);
     if (!v)
-        return fail(p, "%s%s is missing", where, name);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is missing", where, name);
     if (get_u64(v, out) || *out > max)
-        return fail(p, "%s%s is not an integer from 0 to %" PRIu64, where, name, max);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is not an integer from 0 to %" PRIu64, where, name,
+                            max);
     return KD_OK;
 }
 
@@ -151,11 +140,12 @@ static kd_err field_hex(perr *p, const json_t *obj, const char *where, const cha
     *out = NULL;
     *len = 0;
     if (!json_is_string(v))
-        return fail(p, "%s%s is %s", where, name, v ? "not a hex string" : "missing");
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is %s", where, name,
+                            v ? "not a hex string" : "missing");
     const char *s = json_string_value(v);
     size_t n = strlen(s);
     if (n % 2)
-        return fail(p, "%s%s has an odd number of hex digits", where, name);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s has an odd number of hex digits", where, name);
     if (!n)
         return KD_OK;
     *out = malloc(n / 2);
@@ -164,7 +154,7 @@ static kd_err field_hex(perr *p, const json_t *obj, const char *where, const cha
     if (kd_hex_decode(s, *out, n / 2)) {
         free(*out);
         *out = NULL;
-        return fail(p, "%s%s is not hex", where, name);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is not hex", where, name);
     }
     *len = n / 2;
     return KD_OK;
@@ -174,7 +164,7 @@ static kd_err field_fixed_hex(perr *p, const json_t *obj, const char *where, con
 {
     const json_t *v = json_object_get(obj, name);
     if (!json_is_string(v) || strlen(json_string_value(v)) != 2 * len || kd_hex_decode(json_string_value(v), out, len))
-        return fail(p, "%s%s is not %zu bytes of hex", where, name, len);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is not %zu bytes of hex", where, name, len);
     return KD_OK;
 }
 
@@ -183,10 +173,11 @@ static kd_err parse_input(perr *p, const json_t *in, size_t i, kd_ktx *tx)
     char where[48];
     snprintf(where, sizeof where, "inputs[%zu].", i);
     if (!json_is_object(in))
-        return fail(p, "inputs[%zu] is not an object", i);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "inputs[%zu] is not an object", i);
     const json_t *op = json_object_get(in, "previousOutpoint");
     if (!json_is_object(op))
-        return fail(p, "%spreviousOutpoint is %s", where, op ? "not an object" : "missing");
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%spreviousOutpoint is %s", where,
+                            op ? "not an object" : "missing");
     char where_op[80];
     snprintf(where_op, sizeof where_op, "%spreviousOutpoint.", where);
     kd_ktx_outpoint prev;
@@ -221,7 +212,7 @@ static kd_err parse_output(perr *p, const json_t *o, size_t i, kd_ktx *tx)
     char where[48];
     snprintf(where, sizeof where, "outputs[%zu].", i);
     if (!json_is_object(o))
-        return fail(p, "outputs[%zu] is not an object", i);
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "outputs[%zu] is not an object", i);
     uint64_t value, version = 0;
     kd_err err = field_u64(p, o, where, "value", UINT64_MAX, &value);
     if (err)
@@ -232,7 +223,8 @@ static kd_err parse_output(perr *p, const json_t *o, size_t i, kd_ktx *tx)
     if (json_is_string(spk)) {
         err = field_hex(p, o, where, "scriptPublicKey", &bytes, &len);
         if (!err && len < 2)
-            err = fail(p, "%sscriptPublicKey is shorter than its 2-byte version", where);
+            err = kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%sscriptPublicKey is shorter than its 2-byte version",
+                               where);
         if (!err)
             version = (uint64_t)bytes[0] << 8 | bytes[1];
         script = bytes ? bytes + 2 : NULL;
@@ -245,7 +237,8 @@ static kd_err parse_output(perr *p, const json_t *o, size_t i, kd_ktx *tx)
             err = field_hex(p, spk, where_spk, "script", &bytes, &len);
         script = bytes;
     } else {
-        return fail(p, "%sscriptPublicKey is %s", where, spk ? "neither a hex string nor an object" : "missing");
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%sscriptPublicKey is %s", where,
+                            spk ? "neither a hex string nor an object" : "missing");
     }
     if (!err)
         err = kd_ktx_add_output(tx, value, (uint16_t)version, script, len);
@@ -257,12 +250,12 @@ kd_err kd_ktx_json_parse(const json_t *json, kd_ktx **out, char *why, size_t why
 {
     perr p = {why, why_len};
     if (!json_is_object(json))
-        return fail(&p, "the transaction is not a JSON object");
+        return kd_kaspa_why(KD_ERR_PARSE, p.why, p.why_len, "the transaction is not a JSON object");
     const json_t *inputs = json_object_get(json, "inputs"), *outputs = json_object_get(json, "outputs");
     if (!json_is_array(inputs))
-        return fail(&p, "inputs is %s", inputs ? "not an array" : "missing");
+        return kd_kaspa_why(KD_ERR_PARSE, p.why, p.why_len, "inputs is %s", inputs ? "not an array" : "missing");
     if (!json_is_array(outputs))
-        return fail(&p, "outputs is %s", outputs ? "not an array" : "missing");
+        return kd_kaspa_why(KD_ERR_PARSE, p.why, p.why_len, "outputs is %s", outputs ? "not an array" : "missing");
     kd_ktx *tx;
     kd_err err = kd_ktx_alloc(&tx);
     if (err)
