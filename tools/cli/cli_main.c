@@ -41,6 +41,7 @@ static const command commands[] = {
     {"watch", kd_cmd_watch, "draw boards live from an engine's published views"},
     {"up", kd_cmd_up, "engine + devnet in one process (embedded mode)"},
     {"listen", kd_cmd_listen, "follow a kaspad node's virtual chain over wRPC and feed the engine"},
+    {"wallet", kd_cmd_wallet, "a key's Kaspa address; a command as a signed Kaspa transaction (build)"},
 };
 
 static void usage(FILE *out, const kd_type_table *types)

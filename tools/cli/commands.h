@@ -68,5 +68,7 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv);
 /* cmd_secret.c: a seat's commitment and duties from its key. */
 int kd_cmd_commit(kd_cli *cli, int argc, char **argv);
 int kd_cmd_duty(kd_cli *cli, int argc, char **argv);
+/* cmd_wallet.c: a key's Kaspa address; a command as a signed Kaspa transaction. */
+int kd_cmd_wallet(kd_cli *cli, int argc, char **argv);
 
 #endif
