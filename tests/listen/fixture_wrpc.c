@@ -22,6 +22,8 @@
  *   garbage           frames that are not wRPC messages, to every client
  *   script FILE       the chain written as a block script
  *   quit
+ * Besides, "client closed STATUS" when a client closes with a close frame
+ * and "client gone without a close frame (1006)" when one just vanishes.
  * Usage: fixture_wrpc [--seed N]; prints "port P" first.
  */
 #include <jansson.h>
@@ -48,7 +50,7 @@ typedef struct pss {
     struct lws *wsi;
     struct pss *next;
     out_msg *head, *tail;
-    int close_now, drop_on_get_block, subscribed;
+    int close_now, drop_on_get_block, subscribed, peer_closed;
     kd_buf rx;
 } pss;
 
@@ -419,7 +421,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         p->next = s->clients;
         s->clients = p;
         break;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        p->peer_closed = 1;
+        printf("client closed %u\n",
+               len >= 2 ? (unsigned)((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1] : 1005u);
+        fflush(stdout);
+        break;
     case LWS_CALLBACK_CLOSED:
+        if (!p->peer_closed && !p->close_now) {
+            printf("client gone without a close frame (1006)\n");
+            fflush(stdout);
+        }
         for (pss **q = &s->clients; *q; q = &(*q)->next)
             if (*q == p) {
                 *q = p->next;
