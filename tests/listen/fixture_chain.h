@@ -77,4 +77,19 @@ int fx_chain_sink(const fx_chain *c);
  * accepts (header stripped). */
 void fx_chain_write_script(const fx_chain *c, FILE *out);
 
+/* Writes every block (side blocks too) as one JSON document, for a test
+ * to compare a client's reading with: each u64 as a decimal string (a
+ * JavaScript number would round it), hashes in hex.
+ *
+ *   {"network", "sink", "virtualDaaScore", "chain": [genesis .. sink],
+ *    "blocks": [{"hash", "daaScore", "blueScore", "timestamp", "nonce",
+ *                "isChainBlock", "mergeSetBlues", "mergeSetReds",
+ *                "transactions": [{"transactionId", "hash", "payload",
+ *                  "lockTime", "gas", "subnetworkId",
+ *                  "inputs": [{"transactionId", "index", "sequence", "sigOpCount"}],
+ *                  "outputs": [{"value", "scriptPublicKey"}]}]}]}
+ *
+ * Errors: KD_ERR_NOMEM, KD_ERR_IO, KD_ERR_INTERNAL (a tx hash). */
+kd_err fx_chain_write_record(const fx_chain *c, FILE *out) KD_WARN_UNUSED;
+
 #endif

@@ -6,7 +6,7 @@
  * block.rs, header.rs, tx.rs for the payloads), over the chain of
  * fixture_chain.h.
  *
- * Methods: getServerInfo, getBlockDagInfo, getSink, getBlock,
+ * Methods: getServerInfo, getBlockDagInfo, getSink, getBlock, getBlocks,
  * getVirtualChainFromBlock (at most VC_BATCH added blocks per answer, as a
  * node bounds its batches), subscribe (VirtualChainChanged), ping.
  *
@@ -21,6 +21,9 @@
  *   bad-reply         the next getBlock answer has a malformed daaScore
  *   garbage           frames that are not wRPC messages, to every client
  *   script FILE       the chain written as a block script
+ *   record FILE       every block and tx served, u64s as decimal strings
+ *                     (fx_chain_write_record)
+ *   stats             "requests N, ids >= 2^63 M": the requests answered
  *   quit
  * Besides, "client subscribed VirtualChainChanged[ with accepted ids]"
  * once a subscription is in place, "client closed STATUS" when a client closes with a close frame
@@ -65,7 +68,8 @@ typedef struct {
     char **cmds; /* from the control thread */
     size_t n_cmds;
     int quit, arm_drop_mid_reorg, arm_bad_reply;
-    char *last_note[2]; /* without, with accepted ids */
+    uint64_t n_requests, n_big_ids; /* answered; of them with an id >= 2^63 */
+    char *last_note[2];             /* without, with accepted ids */
     struct lws_context *ctx;
 } server;
 
@@ -212,6 +216,45 @@ static json_t *chain_json(server *s, int from, size_t limit, int with_ids, size_
 
 /* ------------------------------------------------------- requests */
 
+static int lookup(server *s, const json_t *params, const char *key, pss *p, uint64_t id, const char *method);
+
+/* getBlocks: from lowHash (the genesis when null) up the selected chain
+ * to the sink, each chain block after the side block it merges, as
+ * GetBlocksResponse {blockHashes, blocks} (blocks only with includeBlocks). */
+static void reply_blocks(server *s, pss *p, uint64_t id, const json_t *params)
+{
+    const fx_chain *c = &s->chain;
+    int low = c->chain[0];
+    if (!json_is_null(json_object_get(params, "lowHash")) &&
+        (low = lookup(s, params, "lowHash", p, id, "getBlocks")) < 0)
+        return;
+    if (!c->blocks[low].on_chain) {
+        reply_error(p, id, "getBlocks", "the fixture answers getBlocks from a block of its selected chain only");
+        return;
+    }
+    int with_blocks = json_is_true(json_object_get(params, "includeBlocks"));
+    int with_txs = json_is_true(json_object_get(params, "includeTransactions"));
+    json_t *hashes = json_array(), *blocks = json_array();
+    size_t pos = 0;
+    while (c->chain[pos] != low)
+        pos++;
+    for (size_t k = pos; k < c->chain_len; k++) {
+        const fx_block *b = &c->blocks[c->chain[k]];
+        const fx_block *two[2] = {k > pos && b->red >= 0 ? &c->blocks[b->red] : NULL, b};
+        for (int i = 0; i < 2; i++) {
+            if (!two[i])
+                continue;
+            json_array_append_new(hashes, jhash(two[i]->hash));
+            if (with_blocks) {
+                json_t *w = block_json(s, two[i], with_txs, 0);
+                json_array_append(blocks, json_object_get(w, "block"));
+                json_decref(w);
+            }
+        }
+    }
+    reply(p, id, "getBlocks", json_pack("{s:o, s:o}", "blockHashes", hashes, "blocks", blocks));
+}
+
 static int lookup(server *s, const json_t *params, const char *key, pss *p, uint64_t id, const char *method)
 {
     uint8_t h[KD_HASH_LEN];
@@ -246,6 +289,8 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
     }
     const fx_chain *c = &s->chain;
     const fx_block *sink = &c->blocks[fx_chain_sink(c)];
+    s->n_requests++;
+    s->n_big_ids += id >> 63;
     if (!strcmp(method, "getServerInfo")) {
         reply(p, id, method,
               /* v0.14's shape (RPC_API_VERSION [0, 1, 0, 0]), that of the pinned WASM SDK; v0.15 made it
@@ -288,6 +333,8 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
                       block_json(s, &c->blocks[i], json_is_true(json_object_get(params, "includeTransactions")), bad));
             }
         }
+    } else if (!strcmp(method, "getBlocks")) {
+        reply_blocks(s, p, id, params);
     } else if (!strcmp(method, "getVirtualChainFromBlock")) {
         int i = lookup(s, params, "startHash", p, id, method);
         if (i >= 0) {
@@ -383,6 +430,14 @@ static void run_command(server *s, char *cmd)
         } else {
             err = KD_ERR_IO;
         }
+    } else if (sscanf(cmd, "record %511s", path) == 1) {
+        FILE *f = fopen(path, "w");
+        err = f ? fx_chain_write_record(&s->chain, f) : KD_ERR_IO;
+        if (f && fclose(f) && !err)
+            err = KD_ERR_IO;
+    } else if (!strcmp(cmd, "stats")) {
+        printf("requests %llu, ids >= 2^63 %llu\n", (unsigned long long)s->n_requests,
+               (unsigned long long)s->n_big_ids);
     } else if (!strcmp(cmd, "quit")) {
         s->quit = 1;
     } else {
