@@ -13,36 +13,114 @@
 #define GENESIS_DAA 1000u
 #define TIME_BASE_MS 1700000000000ull
 
-static void tx_id_of(const uint8_t *payload, size_t len, uint64_t salt, uint8_t out[KD_HASH_LEN])
+/* splitmix64: the fixture's random numbers, a function of the seed. */
+static uint64_t mix64(uint64_t x)
 {
-    kd_sha256_ctx h;
-    uint8_t s[8];
-    kd_put_u64be(s, salt);
-    if (kd_sha256_init(&h) == KD_OK) {
-        kd_sha256_update(&h, "fixture-tx", 10);
-        kd_sha256_update(&h, s, sizeof s);
-        kd_sha256_update(&h, payload, len);
-        kd_sha256_final(&h, out);
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* `n` bytes of the seeded stream `salt`. */
+static void fill_random(uint64_t salt, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint8_t w[8];
+        kd_put_u64be(w, mix64(mix64(salt) + i));
+        memcpy(out + i, w, n - i < 8 ? n - i : 8);
     }
-    kd_sha256_fini(&h);
+}
+
+/* A P2PK output (OP_DATA_32 <x-only key> OP_CHECKSIG, version 0). */
+static kd_err add_p2pk_output(kd_ktx *tx, uint64_t salt, uint64_t value)
+{
+    uint8_t script[34];
+    script[0] = 0x20;
+    fill_random(salt, script + 1, 32);
+    script[33] = 0xac;
+    return kd_ktx_add_output(tx, value, 0, script, sizeof script);
+}
+
+/* The inputs and outputs of a native tx, a function of `salt`: one or two
+ * inputs (OP_DATA_65 <64-byte signature> SIGHASH_ALL), sequences that
+ * are 2^64-1 for every other salt, and a payment plus change. */
+static kd_err fill_tx(kd_ktx *tx, uint64_t salt)
+{
+    kd_err err = KD_OK;
+    size_t n_inputs = 1 + (mix64(salt ^ 0x1f) % 2);
+    for (size_t i = 0; i < n_inputs && !err; i++) {
+        kd_ktx_outpoint prev = {.index = (uint32_t)(mix64(salt + 100 + i) % 4)};
+        fill_random(salt * 31 + i, prev.txid, sizeof prev.txid);
+        uint64_t seq = (salt + i) % 2 ? UINT64_MAX : mix64(salt ^ (0x5e9u + i));
+        uint8_t sig[66];
+        sig[0] = 0x41;
+        fill_random(salt * 37 + i, sig + 1, 64);
+        sig[65] = 0x01;
+        if (!(err = kd_ktx_add_input(tx, &prev, seq, 1)))
+            err = kd_ktx_set_sig_script(tx, tx->n_inputs - 1, sig, sizeof sig);
+    }
+    if (!err)
+        err = add_p2pk_output(tx, salt * 41, 100000000u + mix64(salt + 7) % 1000000000000u);
+    if (!err)
+        err = add_p2pk_output(tx, salt * 43, mix64(salt + 9) % 2900000000000000000u);
+    return err;
 }
 
 /* A tx whose payload is header(prefix, nonce) || body, the nonce ground
  * until the id fits the pattern (want_fit) or does not. */
 static kd_err make_tx(const kd_tx_filter *f, uint64_t salt, const uint8_t *body, size_t len, int want_fit, fx_tx *out)
 {
-    out->len = KD_TX_HEADER_LEN + len;
-    out->payload = malloc(out->len);
-    if (!out->payload)
-        return KD_ERR_NOMEM;
-    memcpy(out->payload + KD_TX_HEADER_LEN, body, len);
-    for (uint32_t nonce = 0;; nonce++) {
-        kd_tx_header_write(f, nonce, out->payload);
-        tx_id_of(out->payload, out->len, salt, out->id);
-        if (kd_tx_filter_id(f, out->id) == want_fit)
+    uint8_t *payload = malloc(KD_TX_HEADER_LEN + len);
+    kd_err err = payload ? kd_ktx_alloc(&out->tx) : KD_ERR_NOMEM;
+    if (!err) {
+        memcpy(payload + KD_TX_HEADER_LEN, body, len);
+        if (!(err = fill_tx(out->tx, salt)))
+            err = kd_ktx_set_payload(out->tx, payload, KD_TX_HEADER_LEN + len);
+    }
+    for (uint32_t nonce = 0; !err; nonce++) {
+        kd_tx_header_write(f, nonce, out->tx->payload);
+        if ((err = kd_ktx_id(out->tx, out->id)) || kd_tx_filter_id(f, out->id) == want_fit)
             break;
     }
-    return KD_OK;
+    free(payload);
+    if (err) {
+        kd_ktx_free(out->tx);
+        out->tx = NULL;
+    }
+    return err;
+}
+
+/* A coinbase (subnetwork 01, no inputs): its payload as rusty-kaspa's
+ * coinbase payload (blue score, subsidy, the miner's script public key)
+ * with the block hash as extra data; one output to the miner. */
+static kd_err make_coinbase(const fx_block *blk, fx_tx *out)
+{
+    uint8_t payload[8 + 8 + 2 + 1 + 34 + KD_HASH_LEN];
+    const uint64_t subsidy = 50000000000u;
+    for (int i = 0; i < 8; i++) {
+        payload[i] = (uint8_t)(blk->daa >> (8 * i));
+        payload[8 + i] = (uint8_t)(subsidy >> (8 * i));
+    }
+    payload[16] = payload[17] = 0;
+    payload[18] = 34;
+    payload[19] = 0x20;
+    fill_random(kd_get_u64be(blk->hash), payload + 20, 32);
+    payload[52] = 0xac;
+    memcpy(payload + 53, blk->hash, KD_HASH_LEN);
+    out->kdapp = 0;
+    kd_err err = kd_ktx_alloc(&out->tx);
+    if (!err) {
+        out->tx->subnetwork_id[0] = 1;
+        if (!(err = kd_ktx_add_output(out->tx, subsidy, 0, payload + 19, 34)) &&
+            !(err = kd_ktx_set_payload(out->tx, payload, sizeof payload)))
+            err = kd_ktx_id(out->tx, out->id);
+    }
+    if (err) {
+        kd_ktx_free(out->tx);
+        out->tx = NULL;
+    }
+    return err;
 }
 
 static kd_err push_pending(fx_chain *c, const fx_tx *tx)
@@ -78,7 +156,7 @@ static kd_err make_game(fx_chain *c)
         err = kd_wire_new_episode(1, "tictactoe", &parts, NULL, 0, &b);
     }
     fx_tx tx = {.kdapp = 1};
-    if (!err && !(err = make_tx(&f, c->seed, b.data, b.len, 1, &tx)))
+    if (!err && !(err = make_tx(&f, c->seed * 1000, b.data, b.len, 1, &tx)))
         err = push_pending(c, &tx);
     for (size_t i = 0; !err && i < sizeof moves / sizeof moves[0]; i++) {
         char why[128];
@@ -93,19 +171,11 @@ static kd_err make_game(fx_chain *c)
             err = kd_wire_signed_command(1, cmd.data, cmd.len, moves[i].x ? &alice : &bob, i, &b);
         kd_buf_fini(&cmd);
         fx_tx t = {.kdapp = 1};
-        if (!err && !(err = make_tx(&f, c->seed, b.data, b.len, 1, &t)))
+        if (!err && !(err = make_tx(&f, c->seed * 1000 + 1 + i, b.data, b.len, 1, &t)))
             err = push_pending(c, &t);
     }
     kd_buf_fini(&b);
     return err;
-}
-
-static uint8_t *dup_bytes(const uint8_t *p, size_t n)
-{
-    uint8_t *q = malloc(n ? n : 1);
-    if (q && n)
-        memcpy(q, p, n);
-    return q;
 }
 
 /* A new block on parent `parent` (-1: genesis) taking the next pending
@@ -131,6 +201,9 @@ static kd_err add_block(fx_chain *c, int parent, int red, int side)
     blk->red = red;
     blk->daa = parent < 0 ? GENESIS_DAA : c->blocks[parent].daa + 1 + (c->branch % 2);
     blk->time_ms = TIME_BASE_MS + blk->daa * 100;
+    blk->nonce = c->n_blocks == 0   ? UINT64_MAX
+                 : c->n_blocks == 1 ? (uint64_t)1 << 63
+                                    : mix64(c->seed * 0x100000001b3ull + c->n_blocks);
     uint8_t seed[8 + 8 + KD_HASH_LEN] = {0};
     kd_put_u64be(seed, c->seed);
     kd_put_u64be(seed + 8, c->branch++);
@@ -143,14 +216,10 @@ static kd_err add_block(fx_chain *c, int parent, int red, int side)
     kd_tx_filter f;
     kd_tx_filter_default(&f);
     /* the coinbase: its id may fit the pattern; the listener skips it */
-    uint8_t cb[KD_HASH_LEN];
-    memcpy(cb, blk->hash, KD_HASH_LEN);
-    blk->txs[0].payload = dup_bytes(cb, sizeof cb);
-    blk->txs[0].len = sizeof cb;
-    tx_id_of(cb, sizeof cb, c->seed ^ 0xc0, blk->txs[0].id);
+    kd_err cb_err = make_coinbase(blk, &blk->txs[0]);
+    if (cb_err)
+        return cb_err;
     blk->n = 1;
-    if (!blk->txs[0].payload)
-        return KD_ERR_NOMEM;
     if (parent >= 0 && c->n_pending) {
         blk->txs[blk->n++] = c->pending[0];
         memmove(c->pending, c->pending + 1, (c->n_pending - 1) * sizeof *c->pending);
@@ -165,8 +234,9 @@ static kd_err add_block(fx_chain *c, int parent, int red, int side)
             blk->n++;
         if (!err && blk->n >= 2 && blk->txs[1].kdapp) {
             fx_tx *u = &blk->txs[blk->n]; /* a copy of the kdapp tx that does not fit the pattern */
-            err = make_tx(&f, c->seed + c->branch + 7, blk->txs[1].payload + KD_TX_HEADER_LEN,
-                          blk->txs[1].len - KD_TX_HEADER_LEN, 0, u);
+            const kd_ktx *k = blk->txs[1].tx;
+            err = make_tx(&f, c->seed + c->branch + 7, k->payload + KD_TX_HEADER_LEN, k->payload_len - KD_TX_HEADER_LEN,
+                          0, u);
             if (!err)
                 blk->n++;
         }
@@ -194,11 +264,11 @@ void fx_chain_fini(fx_chain *c)
 {
     for (size_t i = 0; i < c->n_blocks; i++) {
         for (size_t t = 0; t < c->blocks[i].n; t++)
-            free(c->blocks[i].txs[t].payload);
+            kd_ktx_free(c->blocks[i].txs[t].tx);
         free(c->blocks[i].txs);
     }
     for (size_t i = 0; i < c->n_pending; i++)
-        free(c->pending[i].payload);
+        kd_ktx_free(c->pending[i].tx);
     free(c->pending);
     free(c->blocks);
     free(c->chain);
@@ -246,10 +316,9 @@ kd_err fx_chain_reorg(fx_chain *c, unsigned depth, unsigned n)
             if (!from[f] || from[f]->n < 2 || !from[f]->txs[1].kdapp)
                 continue;
             p[k] = from[f]->txs[1];
-            p[k].payload = dup_bytes(from[f]->txs[1].payload, from[f]->txs[1].len);
-            if (!p[k].payload) {
+            if (kd_ktx_clone(from[f]->txs[1].tx, &p[k].tx)) {
                 for (size_t j = 0; j < k; j++)
-                    free(p[j].payload);
+                    kd_ktx_free(p[j].tx);
                 free(p);
                 return KD_ERR_NOMEM;
             }
@@ -289,16 +358,106 @@ void fx_chain_write_script(const fx_chain *c, FILE *out)
         for (int m = 0; m < 2; m++)
             for (size_t t = 1; merged[m] && t < merged[m]->n; t++) {
                 const fx_tx *tx = &merged[m]->txs[t];
-                if (!kd_tx_filter_id(&f, tx->id) || !kd_tx_filter_payload(&f, tx->payload, tx->len))
+                if (!kd_tx_filter_id(&f, tx->id) || !kd_tx_filter_payload(&f, tx->tx->payload, tx->tx->payload_len))
                     continue;
                 char id[2 * KD_HASH_LEN + 1];
                 kd_hex_encode(tx->id, KD_HASH_LEN, id);
                 fprintf(out, "%s{\"tx_id\": \"%s\", \"payload_hex\": \"", first ? "" : ", ", id);
-                for (size_t k = KD_TX_HEADER_LEN; k < tx->len; k++)
-                    fprintf(out, "%02x", tx->payload[k]);
+                for (size_t k = KD_TX_HEADER_LEN; k < tx->tx->payload_len; k++)
+                    fprintf(out, "%02x", tx->tx->payload[k]);
                 fprintf(out, "\"}");
                 first = 0;
             }
         fprintf(out, "]}}\n");
     }
+}
+
+/* ------------------------------------------------------------- record */
+
+static json_t *hex_json(const uint8_t *p, size_t n)
+{
+    char *text = malloc(2 * n + 1);
+    if (!text)
+        return NULL;
+    kd_hex_encode(p, n, text);
+    json_t *j = json_string(text);
+    free(text);
+    return j;
+}
+
+static json_t *u64_text(uint64_t v)
+{
+    char s[24];
+    snprintf(s, sizeof s, "%llu", (unsigned long long)v);
+    return json_string(s);
+}
+
+static json_t *tx_record(const fx_tx *t)
+{
+    const kd_ktx *tx = t->tx;
+    uint8_t hash[KD_HASH_LEN];
+    if (kd_ktx_hash(tx, 0, hash))
+        return NULL;
+    json_t *ins = json_array(), *outs = json_array();
+    for (size_t i = 0; i < tx->n_inputs; i++) {
+        const kd_ktx_input *in = &tx->inputs[i];
+        json_array_append_new(ins, json_pack("{s:o, s:i, s:o, s:i}", "transactionId", hex_json(in->prev.txid, 32),
+                                             "index", (int)in->prev.index, "sequence", u64_text(in->sequence),
+                                             "sigOpCount", (int)in->sig_op_count));
+    }
+    for (size_t i = 0; i < tx->n_outputs; i++) {
+        const kd_ktx_output *o = &tx->outputs[i];
+        uint8_t *spk = malloc(o->spk.script_len + 2); /* version (big-endian, as serde writes it) | script */
+        if (spk) {
+            spk[0] = (uint8_t)(o->spk.version >> 8);
+            spk[1] = (uint8_t)o->spk.version;
+            memcpy(spk + 2, o->spk.script, o->spk.script_len);
+            json_array_append_new(outs, json_pack("{s:o, s:o}", "value", u64_text(o->value), "scriptPublicKey",
+                                                  hex_json(spk, o->spk.script_len + 2)));
+        }
+        free(spk);
+    }
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "transactionId", hex_json(t->id, KD_HASH_LEN), "hash",
+                     hex_json(hash, KD_HASH_LEN), "payload", hex_json(tx->payload, tx->payload_len), "lockTime",
+                     u64_text(tx->lock_time), "gas", u64_text(tx->gas), "subnetworkId",
+                     hex_json(tx->subnetwork_id, KD_KASPA_SUBNET_LEN), "inputs", ins, "outputs", outs);
+}
+
+kd_err fx_chain_write_record(const fx_chain *c, FILE *out)
+{
+    const fx_block *sink = &c->blocks[fx_chain_sink(c)];
+    json_t *blocks = json_array(), *chain = json_array();
+    kd_err err = blocks && chain ? KD_OK : KD_ERR_NOMEM;
+    for (size_t i = 0; !err && i < c->chain_len; i++)
+        if (json_array_append_new(chain, hex_json(c->blocks[c->chain[i]].hash, KD_HASH_LEN)))
+            err = KD_ERR_NOMEM;
+    for (size_t i = 0; !err && i < c->n_blocks; i++) {
+        const fx_block *b = &c->blocks[i];
+        json_t *txs = json_array(), *blues = json_array(), *reds = json_array();
+        if (b->parent >= 0)
+            json_array_append_new(blues, hex_json(c->blocks[b->parent].hash, KD_HASH_LEN));
+        if (b->red >= 0)
+            json_array_append_new(reds, hex_json(c->blocks[b->red].hash, KD_HASH_LEN));
+        for (size_t t = 0; t < b->n; t++)
+            if (json_array_append_new(txs, tx_record(&b->txs[t])))
+                err = KD_ERR_INTERNAL;
+        json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "hash", hex_json(b->hash, KD_HASH_LEN),
+                              "daaScore", u64_text(b->daa), "blueScore", u64_text(b->daa), "timestamp",
+                              u64_text(b->time_ms), "nonce", u64_text(b->nonce), "isChainBlock", b->on_chain,
+                              "mergeSetBlues", blues, "mergeSetReds", reds, "transactions", txs);
+        if (!err && json_array_append_new(blocks, j))
+            err = KD_ERR_NOMEM;
+    }
+    json_t *doc =
+        err ? NULL
+            : json_pack("{s:s, s:o, s:o, s:O, s:O}", "network", "testnet-10", "sink", hex_json(sink->hash, KD_HASH_LEN),
+                        "virtualDaaScore", u64_text(sink->daa), "chain", chain, "blocks", blocks);
+    if (!err && !doc)
+        err = KD_ERR_NOMEM;
+    if (!err && json_dumpf(doc, out, JSON_COMPACT))
+        err = KD_ERR_IO;
+    json_decref(doc);
+    json_decref(chain);
+    json_decref(blocks);
+    return err;
 }

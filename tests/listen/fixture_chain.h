@@ -14,6 +14,13 @@
  * the listener's pattern (tools/listen/txfilter.h). Noise: a tx with a
  * foreign prefix whose id fits the pattern, and one with our prefix and a
  * real move whose id does not (the listener must drop both).
+ *
+ * Every tx is a whole Kaspa transaction (tools/kaspa/kaspa_tx.h) as a node
+ * serves one: inputs spending made-up outpoints with 66-byte Schnorr
+ * signature scripts and u64 sequences (every other one 2^64-1), P2PK
+ * outputs with values up to 2.9e18 sompi, the coinbase on subnetwork 01;
+ * its id is Kaspa's (kd_ktx_id), so the nonce grinding runs on real ids.
+ * All of it is a function of the seed.
  */
 #ifndef KD_TESTS_FIXTURE_CHAIN_H
 #define KD_TESTS_FIXTURE_CHAIN_H
@@ -24,12 +31,12 @@
 
 #include "engine/crypto.h"
 #include "engine/err.h"
+#include "tools/kaspa/kaspa_tx.h"
 
 typedef struct {
-    uint8_t id[KD_HASH_LEN];
-    uint8_t *payload; /* with the kdapp header when kdapp */
-    size_t len;
-    int kdapp; /* our prefix and the pattern: the listener takes it */
+    uint8_t id[KD_HASH_LEN]; /* kd_ktx_id(tx) */
+    kd_ktx *tx;              /* owned; its payload has the kdapp header when kdapp */
+    int kdapp;               /* our prefix and the pattern: the listener takes it */
 } fx_tx;
 
 typedef struct {
@@ -37,6 +44,7 @@ typedef struct {
     int parent; /* index, -1 for genesis */
     int red;    /* a side block it merges besides its selected parent (a red), or -1 */
     uint64_t daa, time_ms;
+    uint64_t nonce; /* any u64, as a miner's: the genesis 2^64-1, the next 2^63, then random */
     int on_chain;
     fx_tx *txs; /* txs[0] is the coinbase */
     size_t n;
@@ -68,5 +76,20 @@ int fx_chain_sink(const fx_chain *c);
  * each chain block an accept with its hash, daa, time and the kdapp txs it
  * accepts (header stripped). */
 void fx_chain_write_script(const fx_chain *c, FILE *out);
+
+/* Writes every block (side blocks too) as one JSON document, for a test
+ * to compare a client's reading with: each u64 as a decimal string (a
+ * JavaScript number would round it), hashes in hex.
+ *
+ *   {"network", "sink", "virtualDaaScore", "chain": [genesis .. sink],
+ *    "blocks": [{"hash", "daaScore", "blueScore", "timestamp", "nonce",
+ *                "isChainBlock", "mergeSetBlues", "mergeSetReds",
+ *                "transactions": [{"transactionId", "hash", "payload",
+ *                  "lockTime", "gas", "subnetworkId",
+ *                  "inputs": [{"transactionId", "index", "sequence", "sigOpCount"}],
+ *                  "outputs": [{"value", "scriptPublicKey"}]}]}]}
+ *
+ * Errors: KD_ERR_NOMEM, KD_ERR_IO, KD_ERR_INTERNAL (a tx hash). */
+kd_err fx_chain_write_record(const fx_chain *c, FILE *out) KD_WARN_UNUSED;
 
 #endif

@@ -6,7 +6,7 @@
  * block.rs, header.rs, tx.rs for the payloads), over the chain of
  * fixture_chain.h.
  *
- * Methods: getServerInfo, getBlockDagInfo, getSink, getBlock,
+ * Methods: getServerInfo, getBlockDagInfo, getSink, getBlock, getBlocks,
  * getVirtualChainFromBlock (at most VC_BATCH added blocks per answer, as a
  * node bounds its batches), subscribe (VirtualChainChanged), ping.
  *
@@ -21,8 +21,15 @@
  *   bad-reply         the next getBlock answer has a malformed daaScore
  *   garbage           frames that are not wRPC messages, to every client
  *   script FILE       the chain written as a block script
+ *   record FILE       every block and tx served, u64s as decimal strings
+ *                     (fx_chain_write_record)
+ *   stats             "requests N, ids >= 2^63 M": the requests answered
  *   quit
- * Usage: fixture_wrpc [--seed N]; prints "port P" first.
+ * Besides, "client subscribed VirtualChainChanged[ with accepted ids]"
+ * once a subscription is in place, "client closed STATUS" when a client closes with a close frame
+ * and "client gone without a close frame (1006)" when one just vanishes.
+ * Usage: fixture_wrpc [--seed N]; prints "port P" first. FX_TRACE=1 in
+ * the environment logs every request and every frame sent on stderr.
  */
 #include <jansson.h>
 #include <libwebsockets.h>
@@ -33,6 +40,7 @@
 
 #include "engine/bytes.h"
 #include "fixture_chain.h"
+#include "tools/listen/kaspa_rpc.h"
 
 #define VC_BATCH 8u
 #define ZERO_HASH "0000000000000000000000000000000000000000000000000000000000000000"
@@ -48,7 +56,8 @@ typedef struct pss {
     struct lws *wsi;
     struct pss *next;
     out_msg *head, *tail;
-    int close_now, drop_on_get_block, subscribed;
+    int close_now, drop_on_get_block, subscribed, peer_closed;
+    int with_ids; /* subscribed with include_accepted_transaction_ids */
     kd_buf rx;
 } pss;
 
@@ -59,7 +68,8 @@ typedef struct {
     char **cmds; /* from the control thread */
     size_t n_cmds;
     int quit, arm_drop_mid_reorg, arm_bad_reply;
-    char *last_note;
+    uint64_t n_requests, n_big_ids; /* answered; of them with an id >= 2^63 */
+    char *last_note[2];             /* without, with accepted ids */
     struct lws_context *ctx;
 } server;
 
@@ -74,6 +84,8 @@ static json_t *jhash(const uint8_t *h)
 
 static void enqueue(pss *p, const char *text, size_t len, int binary)
 {
+    if (getenv("FX_TRACE"))
+        fprintf(stderr, "fixture: sends %.*s\n", (int)(len > 300 ? 300 : len), text);
     out_msg *m = malloc(sizeof *m + LWS_PRE + len);
     if (!m)
         return;
@@ -91,39 +103,45 @@ static void enqueue(pss *p, const char *text, size_t len, int binary)
 
 static void send_json(pss *p, json_t *msg)
 {
-    char *text = json_dumps(msg, JSON_COMPACT);
+    char *text = kd_kaspa_json_dump(msg);
     if (text)
         enqueue(p, text, strlen(text), 0);
     free(text);
     json_decref(msg);
 }
 
-static void reply(pss *p, json_int_t id, const char *method, json_t *params)
+static void reply(pss *p, uint64_t id, const char *method, json_t *params)
 {
-    send_json(p, json_pack("{s:I, s:s, s:o}", "id", id, "method", method, "params", params));
+    send_json(p, json_pack("{s:o, s:s, s:o}", "id", kd_kaspa_u64_new(id), "method", method, "params", params));
 }
 
-static void reply_error(pss *p, json_int_t id, const char *method, const char *message)
+static void reply_error(pss *p, uint64_t id, const char *method, const char *message)
 {
-    send_json(p, json_pack("{s:I, s:s, s:{s:i, s:s, s:n}}", "id", id, "method", method, "error", "code", 0, "message",
-                           message, "data"));
+    send_json(p, json_pack("{s:o, s:s, s:{s:i, s:s, s:n}}", "id", kd_kaspa_u64_new(id), "method", method, "error",
+                           "code", 0, "message", message, "data"));
 }
 
 /* ------------------------------------------------------- payloads */
 
-static json_t *tx_json(const fx_block *b, const fx_tx *tx, int coinbase)
+/* An RpcTransaction: the transaction as kaspa_tx renders it, with the
+ * verbose data a node adds (compute mass left 0: the fixture does not
+ * weigh its txs). Both "mass" (v0.14) and "computeMass" (v0.15 on) are
+ * there, so either SDK reads it. */
+static json_t *tx_json(const fx_block *b, const fx_tx *tx)
 {
-    char *payload = malloc(2 * tx->len + 1);
-    if (!payload)
+    char *text = NULL, why[160];
+    json_t *j = NULL;
+    uint8_t hash[KD_HASH_LEN];
+    if (kd_ktx_json_render(tx->tx, &text) || kd_ktx_hash(tx->tx, 0, hash) ||
+        kd_kaspa_json_load(text, strlen(text), &j, why, sizeof why)) {
+        free(text);
         return NULL;
-    kd_hex_encode(tx->payload, tx->len, payload);
-    json_t *j = json_pack(
-        "{s:i, s:[], s:[], s:i, s:s, s:i, s:s, s:i, s:i, s:{s:o, s:o, s:i, s:o, s:I}}", "version", 0, "inputs",
-        "outputs", "lockTime", 0, "subnetworkId",
-        coinbase ? "0100000000000000000000000000000000000000" : "0000000000000000000000000000000000000000", "gas", 0,
-        "payload", payload, "storageMass", 0, "mass", 0, "verboseData", "transactionId", jhash(tx->id), "hash",
-        jhash(tx->id), "computeMass", 0, "blockHash", jhash(b->hash), "blockTime", (json_int_t)b->time_ms);
-    free(payload);
+    }
+    free(text);
+    json_object_set_new(j, "verboseData",
+                        json_pack("{s:o, s:o, s:i, s:i, s:o, s:I}", "transactionId", jhash(tx->id), "hash", jhash(hash),
+                                  "mass", 0, "computeMass", 0, "blockHash", jhash(b->hash), "blockTime",
+                                  (json_int_t)b->time_ms));
     return j;
 }
 
@@ -144,15 +162,15 @@ static json_t *block_json(server *s, const fx_block *b, int with_txs, int bad)
     for (size_t t = 0; t < b->n; t++) {
         json_array_append_new(ids, jhash(b->txs[t].id));
         if (with_txs)
-            json_array_append_new(txs, tx_json(b, &b->txs[t], t == 0));
+            json_array_append_new(txs, tx_json(b, &b->txs[t]));
     }
     json_t *daa = bad ? json_string("not-a-number") : json_integer((json_int_t)b->daa);
-    json_t *header =
-        json_pack("{s:o, s:i, s:o, s:s, s:s, s:s, s:I, s:i, s:i, s:o, s:s, s:I, s:o}", "hash", jhash(b->hash),
-                  "version", 1, "parentsByLevel", parents, "hashMerkleRoot", ZERO_HASH, "acceptedIdMerkleRoot",
-                  ZERO_HASH, "utxoCommitment", ZERO_HASH, "timestamp", (json_int_t)b->time_ms, "bits", 486722099,
-                  "nonce", 0, "daaScore", daa, "blueWork", "000000000000000000000000000000000000000000000001",
-                  "blueScore", (json_int_t)b->daa, "pruningPoint", jhash(c->blocks[c->chain[0]].hash));
+    json_t *header = json_pack("{s:o, s:i, s:o, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:s, s:I, s:o}", "hash",
+                               jhash(b->hash), "version", 1, "parentsByLevel", parents, "hashMerkleRoot", ZERO_HASH,
+                               "acceptedIdMerkleRoot", ZERO_HASH, "utxoCommitment", ZERO_HASH, "timestamp",
+                               (json_int_t)b->time_ms, "bits", 486722099, "nonce", kd_kaspa_u64_new(b->nonce),
+                               "daaScore", daa, "blueWork", "000000000000000000000000000000000000000000000001",
+                               "blueScore", (json_int_t)b->daa, "pruningPoint", jhash(c->blocks[c->chain[0]].hash));
     json_t *verbose =
         json_pack("{s:o, s:f, s:o, s:o, s:b, s:I, s:[], s:o, s:o, s:b}", "hash", jhash(b->hash), "difficulty", 1.0,
                   "selectedParentHash", b->parent >= 0 ? jhash(c->blocks[b->parent].hash) : json_string(ZERO_HASH),
@@ -198,7 +216,46 @@ static json_t *chain_json(server *s, int from, size_t limit, int with_ids, size_
 
 /* ------------------------------------------------------- requests */
 
-static int lookup(server *s, const json_t *params, const char *key, pss *p, json_int_t id, const char *method)
+static int lookup(server *s, const json_t *params, const char *key, pss *p, uint64_t id, const char *method);
+
+/* getBlocks: from lowHash (the genesis when null) up the selected chain
+ * to the sink, each chain block after the side block it merges, as
+ * GetBlocksResponse {blockHashes, blocks} (blocks only with includeBlocks). */
+static void reply_blocks(server *s, pss *p, uint64_t id, const json_t *params)
+{
+    const fx_chain *c = &s->chain;
+    int low = c->chain[0];
+    if (!json_is_null(json_object_get(params, "lowHash")) &&
+        (low = lookup(s, params, "lowHash", p, id, "getBlocks")) < 0)
+        return;
+    if (!c->blocks[low].on_chain) {
+        reply_error(p, id, "getBlocks", "the fixture answers getBlocks from a block of its selected chain only");
+        return;
+    }
+    int with_blocks = json_is_true(json_object_get(params, "includeBlocks"));
+    int with_txs = json_is_true(json_object_get(params, "includeTransactions"));
+    json_t *hashes = json_array(), *blocks = json_array();
+    size_t pos = 0;
+    while (c->chain[pos] != low)
+        pos++;
+    for (size_t k = pos; k < c->chain_len; k++) {
+        const fx_block *b = &c->blocks[c->chain[k]];
+        const fx_block *two[2] = {k > pos && b->red >= 0 ? &c->blocks[b->red] : NULL, b};
+        for (int i = 0; i < 2; i++) {
+            if (!two[i])
+                continue;
+            json_array_append_new(hashes, jhash(two[i]->hash));
+            if (with_blocks) {
+                json_t *w = block_json(s, two[i], with_txs, 0);
+                json_array_append(blocks, json_object_get(w, "block"));
+                json_decref(w);
+            }
+        }
+    }
+    reply(p, id, "getBlocks", json_pack("{s:o, s:o}", "blockHashes", hashes, "blocks", blocks));
+}
+
+static int lookup(server *s, const json_t *params, const char *key, pss *p, uint64_t id, const char *method)
 {
     uint8_t h[KD_HASH_LEN];
     const char *text = json_string_value(json_object_get(params, key));
@@ -213,22 +270,34 @@ static int lookup(server *s, const json_t *params, const char *key, pss *p, json
 
 static void handle_request(server *s, pss *p, const char *text, size_t len)
 {
-    json_t *req = json_loadb(text, len, 0, NULL);
+    if (getenv("FX_TRACE"))
+        fprintf(stderr, "fixture: request %.*s\n", (int)len, text);
+    json_t *req;
+    char why[200];
+    uint64_t id;
+    if (kd_kaspa_json_load(text, len, &req, why, sizeof why)) {
+        fprintf(stderr, "fixture: a request that is not JSON: %s\n", why);
+        return;
+    }
     const char *method = json_string_value(json_object_get(req, "method"));
-    const json_t *idj = json_object_get(req, "id");
+    const char *bad_id = kd_kaspa_u64_of(json_object_get(req, "id"), &id);
     json_t *params = json_object_get(req, "params");
-    if (!method || !json_is_integer(idj)) {
+    if (!method || bad_id) {
+        fprintf(stderr, "fixture: a request without a method or a u64 id (%s)\n", bad_id ? bad_id : "no method");
         json_decref(req);
         return;
     }
-    json_int_t id = json_integer_value(idj);
     const fx_chain *c = &s->chain;
     const fx_block *sink = &c->blocks[fx_chain_sink(c)];
+    s->n_requests++;
+    s->n_big_ids += id >> 63;
     if (!strcmp(method, "getServerInfo")) {
         reply(p, id, method,
-              json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 1, "rpcApiRevision", 0, "serverVersion",
-                        "1.0.0-fixture", "networkId", "testnet-10", "hasUtxoIndex", 0, "isSynced", 1, "virtualDaaScore",
-                        (json_int_t)sink->daa));
+              /* v0.14's shape (RPC_API_VERSION [0, 1, 0, 0]), that of the pinned WASM SDK; v0.15 made it
+               * rpcApiVersion and rpcApiRevision, two numbers */
+              json_pack("{s:[i,i,i,i], s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 0, 1, 0, 0, "serverVersion",
+                        "0.14.1-fixture", "networkId", "testnet-10", "hasUtxoIndex", 0, "isSynced", 1,
+                        "virtualDaaScore", (json_int_t)sink->daa));
     } else if (!strcmp(method, "getBlockDagInfo")) {
         reply(p, id, method,
               json_pack("{s:s, s:I, s:I, s:[o], s:f, s:I, s:[o], s:o, s:I, s:o}", "network", "testnet-10", "blockCount",
@@ -241,9 +310,13 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
     } else if (!strcmp(method, "ping")) {
         reply(p, id, method, json_object());
     } else if (!strcmp(method, "subscribe")) {
-        if (json_is_object(json_object_get(params, "VirtualChainChanged"))) {
+        const json_t *scope = json_object_get(params, "VirtualChainChanged");
+        if (json_is_object(scope)) {
             p->subscribed = 1;
+            p->with_ids = json_is_true(json_object_get(scope, "include_accepted_transaction_ids"));
             reply(p, id, method, json_pack("{s:i}", "id", 1));
+            printf("client subscribed VirtualChainChanged%s\n", p->with_ids ? " with accepted ids" : "");
+            fflush(stdout);
         } else {
             reply_error(p, id, method, "unsupported scope");
         }
@@ -260,6 +333,8 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
                       block_json(s, &c->blocks[i], json_is_true(json_object_get(params, "includeTransactions")), bad));
             }
         }
+    } else if (!strcmp(method, "getBlocks")) {
+        reply_blocks(s, p, id, params);
     } else if (!strcmp(method, "getVirtualChainFromBlock")) {
         int i = lookup(s, params, "startHash", p, id, method);
         if (i >= 0) {
@@ -281,25 +356,31 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
 
 /* ------------------------------------------------------- control */
 
-static void broadcast_note(server *s, const char *text)
+/* The last notification to every subscribed client, in the form it
+ * subscribed to. */
+static void broadcast_note(server *s)
 {
-    for (pss *p = s->clients; p; p = p->next)
-        if (p->subscribed)
+    for (pss *p = s->clients; p; p = p->next) {
+        const char *text = s->last_note[p->with_ids];
+        if (p->subscribed && text)
             enqueue(p, text, strlen(text), 0);
+    }
 }
 
-/* The notification of a chain change from `old_sink`. */
+/* The notification of a chain change from `old_sink`, with and without
+ * the accepted ids. */
 static void note_change(server *s, int old_sink)
 {
-    size_t n_removed;
-    json_t *ch = chain_json(s, old_sink, (size_t)-1 / 2, 0, &n_removed);
-    json_t *msg =
-        json_pack("{s:s, s:{s:o}}", "method", "virtualChainChangedNotification", "params", "VirtualChainChanged", ch);
-    free(s->last_note);
-    s->last_note = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (s->last_note)
-        broadcast_note(s, s->last_note);
+    for (int with_ids = 0; with_ids < 2; with_ids++) {
+        size_t n_removed;
+        json_t *ch = chain_json(s, old_sink, (size_t)-1 / 2, with_ids, &n_removed);
+        json_t *msg = json_pack("{s:s, s:{s:o}}", "method", "virtualChainChangedNotification", "params",
+                                "VirtualChainChanged", ch);
+        free(s->last_note[with_ids]);
+        s->last_note[with_ids] = msg ? kd_kaspa_json_dump(msg) : NULL;
+        json_decref(msg);
+    }
+    broadcast_note(s);
 }
 
 static void run_command(server *s, char *cmd)
@@ -315,8 +396,8 @@ static void run_command(server *s, char *cmd)
         if (!(err = fx_chain_reorg(&s->chain, a, b)))
             note_change(s, old_sink);
     } else if (!strcmp(cmd, "dup")) {
-        for (int i = 0; i < 2 && s->last_note; i++)
-            broadcast_note(s, s->last_note);
+        for (int i = 0; i < 2; i++)
+            broadcast_note(s);
     } else if (!strcmp(cmd, "drop")) {
         for (pss *p = s->clients; p; p = p->next) {
             p->close_now = 1;
@@ -349,6 +430,14 @@ static void run_command(server *s, char *cmd)
         } else {
             err = KD_ERR_IO;
         }
+    } else if (sscanf(cmd, "record %511s", path) == 1) {
+        FILE *f = fopen(path, "w");
+        err = f ? fx_chain_write_record(&s->chain, f) : KD_ERR_IO;
+        if (f && fclose(f) && !err)
+            err = KD_ERR_IO;
+    } else if (!strcmp(cmd, "stats")) {
+        printf("requests %llu, ids >= 2^63 %llu\n", (unsigned long long)s->n_requests,
+               (unsigned long long)s->n_big_ids);
     } else if (!strcmp(cmd, "quit")) {
         s->quit = 1;
     } else {
@@ -419,7 +508,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         p->next = s->clients;
         s->clients = p;
         break;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        p->peer_closed = 1;
+        printf("client closed %u\n",
+               len >= 2 ? (unsigned)((const uint8_t *)in)[0] << 8 | ((const uint8_t *)in)[1] : 1005u);
+        fflush(stdout);
+        break;
     case LWS_CALLBACK_CLOSED:
+        if (!p->peer_closed && !p->close_now) {
+            printf("client gone without a close frame (1006)\n");
+            fflush(stdout);
+        }
         for (pss **q = &s->clients; *q; q = &(*q)->next)
             if (*q == p) {
                 *q = p->next;
@@ -505,7 +604,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < s.n_cmds; i++)
         free(s.cmds[i]);
     free(s.cmds);
-    free(s.last_note);
+    free(s.last_note[0]);
+    free(s.last_note[1]);
     fx_chain_fini(&s.chain);
     pthread_mutex_destroy(&s.mu);
     return 0;

@@ -5,6 +5,9 @@
  * malformed shape is refused with a sentence naming the field.
  */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/listen/kaspa_rpc.h"
@@ -389,4 +392,148 @@ Test(txfilter, pattern_prefix_and_grinding)
     cr_expect_eq(prefix, KD_TX_DEFAULT_PREFIX);
     cr_expect_eq(kd_tx_filter_parse_prefix("4b4443", &prefix), -1);
     cr_expect_eq(kd_tx_filter_parse_prefix("zz444331", &prefix), -1);
+}
+
+/* ---------------------------------------------------------- exact u64s */
+
+#define U64_MAX_TEXT "18446744073709551615"
+
+/* A getBlock frame whose header holds `nonce` (text) and whose one input
+ * has `seq`, as the node writes any u64. */
+static kd_err load_header(const char *nonce, const char *seq, uint64_t *got_nonce, uint64_t *got_seq, char *why,
+                          size_t why_len)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"id\":" U64_MAX_TEXT ",\"method\":\"getBlock\",\"params\":{\"block\":{"
+             "\"header\":{\"hash\":\"" H1
+             "\",\"timestamp\":1700000000123,\"nonce\":%s,\"daaScore\":9223372036854775808,"
+             "\"blueScore\":9223372036854775807},\"transactions\":[{\"inputs\":[{\"sequence\":%s}],\"payload\":\"\","
+             "\"verboseData\":{\"transactionId\":\"" HA "\"}}]}}}",
+             nonce, seq);
+    kd_wrpc_frame f;
+    kd_err err = kd_wrpc_frame_parse(text, strlen(text), &f, why, why_len);
+    if (err)
+        return err;
+    cr_expect_eq(f.id, UINT64_MAX, "the id 2^64-1 is read exactly");
+    const json_t *tx = json_array_get(json_object_get(json_object_get(f.params, "block"), "transactions"), 0);
+    const char *problem =
+        kd_kaspa_u64_of(json_object_get(json_array_get(json_object_get(tx, "inputs"), 0), "sequence"), got_seq);
+    kd_kaspa_block b;
+    err = problem ? KD_ERR_PARSE : kd_kaspa_block_parse(f.params, 1, &b, why, why_len);
+    if (problem)
+        snprintf(why, why_len, "sequence: %s", problem);
+    if (!err) {
+        cr_expect_eq(b.daa_score, (uint64_t)1 << 63);
+        cr_expect_eq(b.blue_score, ((uint64_t)1 << 63) - 1);
+        *got_nonce = b.nonce;
+        kd_kaspa_block_fini(&b);
+    }
+    kd_wrpc_frame_fini(&f);
+    return err;
+}
+
+Test(kaspa_u64, every_u64_parses_exactly)
+{
+    static const struct {
+        const char *text;
+        uint64_t value;
+    } cases[] = {
+        {"0", 0},
+        {"9223372036854775807", ((uint64_t)1 << 63) - 1},
+        {"9223372036854775808", (uint64_t)1 << 63},
+        {"12345678901234567890", 12345678901234567890u},
+        {"18446744073709551614", UINT64_MAX - 1},
+        {U64_MAX_TEXT, UINT64_MAX},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[256] = "";
+        uint64_t nonce = 1, seq = 1;
+        cr_expect_eq(load_header(cases[i].text, cases[i].text, &nonce, &seq, why, sizeof why), KD_OK, "%s: %s",
+                     cases[i].text, why);
+        cr_expect_eq(nonce, cases[i].value, "nonce %s", cases[i].text);
+        cr_expect_eq(seq, cases[i].value, "sequence %s", cases[i].text);
+    }
+}
+
+Test(kaspa_u64, what_is_not_a_u64_is_named)
+{
+    static const bad_case cases[] = {
+        {"-1", "block.header.nonce is not a non-negative integer (it is negative)"},
+        {"-9223372036854775809", "block.header.nonce is not a non-negative integer (it is negative)"},
+        {"-18446744073709551616", "block.header.nonce is not a non-negative integer (it is negative)"},
+        {"1.5", "block.header.nonce is not a non-negative integer (it is not an integer (a fraction or an exponent))"},
+        {"1e3", "block.header.nonce is not a non-negative integer (it is not an integer (a fraction or an exponent))"},
+        {"-0.5", "block.header.nonce is not a non-negative integer (it is negative)"},
+        {"18446744073709551616", "block.header.nonce is not a non-negative integer (it is over 2^64-1)"},
+        {"99999999999999999999999999", "block.header.nonce is not a non-negative integer (it is over 2^64-1)"},
+        {"\"5\"", "block.header.nonce is not a non-negative integer (it is not a number)"},
+        {"\"18446744073709551615\"", "block.header.nonce is not a non-negative integer (it is not a number)"},
+        {"null", "block.header.nonce is not a non-negative integer (it is not a number)"},
+        {"018446744073709551615", "the frame is not JSON"}, /* a leading zero: jansson's own refusal */
+        {"\"\\u000018446744073709551615\"", "a string holding \\u0000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[256] = "";
+        uint64_t nonce = 7, seq;
+        cr_expect_eq(load_header(cases[i].text, "0", &nonce, &seq, why, sizeof why), KD_ERR_PARSE, "%s", cases[i].text);
+        cr_expect(strstr(why, cases[i].why), "'%s': got '%s', expected '%s'", cases[i].text, why, cases[i].why);
+        cr_expect_eq(nonce, 7u, "nothing is written on an error");
+    }
+    char why[256] = "";
+    uint64_t nonce, seq;
+    cr_expect_eq(load_header("1", "18446744073709551616", &nonce, &seq, why, sizeof why), KD_ERR_PARSE);
+    cr_expect_str_eq(why, "sequence: it is over 2^64-1");
+    json_t *o = json_pack("{s:i}", "n", 1);
+    cr_expect_eq(kd_kaspa_u64_get(o, "missing", "getX:", &nonce, why, sizeof why), KD_ERR_PARSE);
+    cr_expect_str_eq(why, "getX: missing is not a non-negative integer (it is missing)");
+    json_decref(o);
+}
+
+Test(kaspa_u64, strings_and_reals_are_left_alone)
+{
+    /* digits inside strings (after an escaped quote too) and reals are not integers to tag */
+    const char *text =
+        "{\"a\":\"18446744073709551616\",\"b\":\"x\\\"18446744073709551616\",\"c\":1.8446744073709552e19,"
+        "\"d\":[-9223372036854775808,9223372036854775807]}";
+    char why[256];
+    json_t *j;
+    cr_assert_eq(kd_kaspa_json_load(text, strlen(text), &j, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "a")), "18446744073709551616");
+    cr_expect_str_eq(json_string_value(json_object_get(j, "b")), "x\"18446744073709551616");
+    cr_expect(json_is_real(json_object_get(j, "c")));
+    cr_expect_eq(json_integer_value(json_array_get(json_object_get(j, "d"), 0)), INT64_MIN);
+    json_decref(j);
+    cr_expect_eq(kd_kaspa_json_load("{\"a\":1,\"a\":2}", 13, &j, why, sizeof why), KD_ERR_PARSE);
+    cr_expect(strstr(why, "duplicate"), "%s", why);
+}
+
+Test(kaspa_u64, written_as_bare_numbers)
+{
+    static const uint64_t values[] = {0, 1, ((uint64_t)1 << 63) - 1, (uint64_t)1 << 63, UINT64_MAX};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        json_t *j = json_pack("{s:o, s:s, s:[o]}", "v", kd_kaspa_u64_new(values[i]), "s", "\"quoted\\", "a",
+                              kd_kaspa_u64_new(values[i]));
+        char *text = kd_kaspa_json_dump(j);
+        char want[160];
+        snprintf(want, sizeof want, "{\"v\":%llu,\"s\":\"\\\"quoted\\\\\",\"a\":[%llu]}", (unsigned long long)values[i],
+                 (unsigned long long)values[i]);
+        cr_expect_str_eq(text, want);
+        char why[256];
+        json_t *back;
+        uint64_t v = 0, w = 0;
+        cr_assert_eq(kd_kaspa_json_load(text, strlen(text), &back, why, sizeof why), KD_OK, "%s", why);
+        cr_expect_null(kd_kaspa_u64_of(json_object_get(back, "v"), &v));
+        cr_expect_null(kd_kaspa_u64_of(json_array_get(json_object_get(back, "a"), 0), &w));
+        cr_expect_eq(v, values[i]);
+        cr_expect_eq(w, values[i]);
+        json_decref(back);
+        free(text);
+        json_decref(j);
+    }
+    json_t *p = json_object();
+    char *req = kd_wrpc_request_text(UINT64_MAX, "getSink", p);
+    cr_expect_str_eq(req, "{\"id\":" U64_MAX_TEXT ",\"method\":\"getSink\",\"params\":{}}");
+    free(req);
+    json_decref(p);
 }

@@ -49,11 +49,16 @@ converge() {
   wait_for 20 digest_is "$data" "$WANT" || fail "the listener's engine did not reach the chain $tag (digest $WANT)"
 }
 
-# stop_listener — SIGTERM, a clean exit.
+# stop_listener — SIGTERM, a clean exit, the connection closed with a
+# close frame of status 1000 (not dropped: 1006).
 stop_listener() {
+  local n
+  n=$(count_of "$T/$FX_NAME.out" "^client closed 1000$")
   kill -TERM "$LISTENER_PID"
   wait_exit 15 "$LISTENER_PID" || fail "the listener did not stop"
   ((EXIT_CODE == 0)) || fail "the listener exited $EXIT_CODE"
+  wait_for 10 at_least $((n + 1)) "$T/$FX_NAME.out" "^client closed 1000$" ||
+    fail "the listener did not close with status 1000: $(grep '^client ' "$T/$FX_NAME.out" | tail -1)"
 }
 
 # verify_matches [DATA] — `kdapp verify` passes and its digest is $WANT.

@@ -27,13 +27,173 @@ int kd_kaspa_hash_parse(const char *text, kd_khash out)
     return text && strlen(text) == 2 * KD_HASH_LEN ? kd_hex_decode(text, out, KD_HASH_LEN) : -1;
 }
 
-static int get_u64(const json_t *obj, const char *key, uint64_t *out)
+/* ---------------------------------------------------------- exact u64s */
+
+/* 1 when the integer literal of `n` digits at `d` (negative with `neg`)
+ * does not fit json_int_t. */
+static int too_big(const char *d, size_t n, int neg)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return -1;
-    *out = (uint64_t)json_integer_value(v);
-    return 0;
+    if (n != 19)
+        return n > 19;
+    return memcmp(d, neg ? "9223372036854775808" : "9223372036854775807", 19) > 0;
+}
+
+static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+/* The pass of kaspa_rpc.h: copies `text` into `out` with every integer
+ * literal too big for jansson tagged, and says whether a string holds
+ * \u0000. Tokens it does not understand are copied for jansson to refuse;
+ * a literal with a leading zero is left alone for the same reason. Sets
+ * *tagged to the number of tags. */
+static kd_err tag_big_integers(const char *text, size_t len, kd_buf *out, size_t *tagged, int *has_nul)
+{
+    size_t from = 0;
+    int in_str = 0;
+    *tagged = 0;
+    *has_nul = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\' && i + 1 < len) {
+                if (i + 5 < len && !memcmp(text + i + 1, "u0000", 5))
+                    *has_nul = 1;
+                i++; /* the escaped character, a quote maybe */
+            } else if (ch == '"') {
+                in_str = 0;
+            }
+            continue;
+        }
+        if (ch == '"') {
+            in_str = 1;
+            continue;
+        }
+        if (ch != '-' && !is_digit(ch))
+            continue;
+        size_t start = i, d = i + (ch == '-');
+        size_t end = d;
+        while (end < len && is_digit(text[end]))
+            end++;
+        int real = end < len && (text[end] == '.' || text[end] == 'e' || text[end] == 'E');
+        size_t n = end - d;
+        if (!real && n && !(n > 1 && text[d] == '0') && too_big(text + d, n, ch == '-')) {
+            kd_err err;
+            if ((err = kd_buf_append(out, text + from, start - from)) || (err = kd_buf_append(out, "\"\\u0000", 7)) ||
+                (err = kd_buf_append(out, text + start, end - start)) || (err = kd_buf_append(out, "\"", 1)))
+                return err;
+            from = end;
+            ++*tagged;
+        }
+        i = end - 1; /* end > start: the loop goes on after the token */
+    }
+    return kd_buf_append(out, text + from, len - from);
+}
+
+kd_err kd_kaspa_json_load(const char *text, size_t len, json_t **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    kd_buf b;
+    kd_buf_init(&b);
+    size_t tagged;
+    int has_nul;
+    kd_err err = tag_big_integers(text, len, &b, &tagged, &has_nul);
+    if (err)
+        goto done;
+    if (has_nul) {
+        err = bad(why, why_len, "the JSON has a string holding \\u0000 (a NUL character)");
+        goto done;
+    }
+    json_error_t je;
+    *out = tagged ? json_loadb((const char *)b.data, b.len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je)
+                  : json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!*out)
+        err = bad(why, why_len, "%s at byte %d", je.text, je.position);
+done:
+    kd_buf_fini(&b);
+    return err;
+}
+
+const char *kd_kaspa_u64_of(const json_t *v, uint64_t *out)
+{
+    if (!v)
+        return "it is missing";
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0)
+            return "it is negative";
+        *out = (uint64_t)json_integer_value(v);
+        return NULL;
+    }
+    if (json_is_real(v))
+        return json_real_value(v) < 0 ? "it is negative" : "it is not an integer (a fraction or an exponent)";
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (!s || n < 2 || s[0] != 0)
+        return "it is not a number";
+    if (s[1] == '-')
+        return "it is negative";
+    uint64_t x = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (!is_digit(s[i]))
+            return "it is not a number";
+        unsigned digit = (unsigned)(s[i] - '0');
+        if (x > (UINT64_MAX - digit) / 10)
+            return "it is over 2^64-1";
+        x = x * 10 + digit;
+    }
+    *out = x;
+    return NULL;
+}
+
+kd_err kd_kaspa_u64_get(const json_t *obj, const char *key, const char *what, uint64_t *out, char *why, size_t why_len)
+{
+    const char *problem = kd_kaspa_u64_of(json_object_get(obj, key), out);
+    if (!problem)
+        return KD_OK;
+    size_t n = strlen(what);
+    const char *sep = n == 0 || what[n - 1] == '.' || what[n - 1] == ' ' ? "" : " ";
+    return bad(why, why_len, "%s%s%s is not a non-negative integer (%s)", what, sep, key, problem);
+}
+
+json_t *kd_kaspa_u64_new(uint64_t v)
+{
+    if (v <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)v);
+    char s[24];
+    int n = snprintf(s, sizeof s, "%c%llu", 0, (unsigned long long)v);
+    return json_stringn(s, (size_t)n);
+}
+
+char *kd_kaspa_json_dump(const json_t *j)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    if (!text || !strstr(text, "\"\\u0000"))
+        return text;
+    /* a tag is a whole string: a quote that opens one, \u0000, digits, a quote */
+    size_t len = strlen(text), w = 0;
+    int in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (!in_str && ch == '"' && !strncmp(text + i + 1, "\\u0000", 6)) {
+            size_t e = i + 7;
+            while (is_digit(text[e]) || text[e] == '-')
+                e++;
+            if (text[e] == '"' && e > i + 7) {
+                memmove(text + w, text + i + 7, e - (i + 7));
+                w += e - (i + 7);
+                i = e;
+                continue;
+            }
+        }
+        if (in_str && ch == '\\') {
+            text[w++] = ch;
+            text[w++] = text[++i];
+            continue;
+        }
+        if (ch == '"')
+            in_str = !in_str;
+        text[w++] = ch;
+    }
+    text[w] = 0;
+    return text;
 }
 
 static int get_hash(const json_t *obj, const char *key, kd_khash out)
@@ -69,17 +229,19 @@ static kd_err get_hashes(const json_t *obj, const char *key, const char *what, k
 kd_err kd_wrpc_frame_parse(const char *text, size_t len, kd_wrpc_frame *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
-    json_error_t je;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return bad(why, why_len, "the frame is not JSON (%s at byte %d)", je.text, je.position);
+    json_t *root;
+    char jwhy[200];
+    kd_err err = kd_kaspa_json_load(text, len, &root, jwhy, sizeof jwhy);
+    if (err == KD_ERR_PARSE)
+        return bad(why, why_len, "the frame is not JSON (%s)", jwhy);
+    if (err)
+        return err;
     if (!json_is_object(root)) {
         json_decref(root);
         return bad(why, why_len, "the frame is not a JSON object");
     }
     const json_t *id = json_object_get(root, "id"), *method = json_object_get(root, "method");
     json_t *params = json_object_get(root, "params"), *error = json_object_get(root, "error");
-    kd_err err = KD_OK;
     if (method && !json_is_null(method)) {
         if (!json_is_string(method) || json_string_length(method) >= sizeof out->method) {
             err = bad(why, why_len, "the frame's method is not a short string");
@@ -88,11 +250,11 @@ kd_err kd_wrpc_frame_parse(const char *text, size_t len, kd_wrpc_frame *out, cha
         snprintf(out->method, sizeof out->method, "%s", json_string_value(method));
     }
     if (id && !json_is_null(id)) {
-        if (!json_is_integer(id) || json_integer_value(id) < 0) {
-            err = bad(why, why_len, "the frame's id is not a non-negative integer");
+        const char *problem = kd_kaspa_u64_of(id, &out->id);
+        if (problem) {
+            err = bad(why, why_len, "the frame's id is not a non-negative integer (%s)", problem);
             goto fail;
         }
-        out->id = (uint64_t)json_integer_value(id);
         if (error && !json_is_null(error)) {
             const json_t *msg = json_object_get(error, "message");
             if (!json_is_object(error) || !json_is_string(msg)) {
@@ -133,10 +295,10 @@ void kd_wrpc_frame_fini(kd_wrpc_frame *frame)
 
 char *kd_wrpc_request_text(uint64_t id, const char *method, const json_t *params)
 {
-    json_t *req = json_pack("{s:I, s:s, s:O}", "id", (json_int_t)id, "method", method, "params", params);
+    json_t *req = json_pack("{s:o, s:s, s:O}", "id", kd_kaspa_u64_new(id), "method", method, "params", params);
     if (!req)
         return NULL;
-    char *text = json_dumps(req, JSON_COMPACT);
+    char *text = kd_kaspa_json_dump(req);
     json_decref(req);
     return text;
 }
@@ -254,12 +416,12 @@ kd_err kd_kaspa_block_parse(const json_t *params, int need_txs, kd_kaspa_block *
         return bad(why, why_len, "getBlock: block.header is missing");
     if (get_hash(header, "hash", out->hash))
         return bad(why, why_len, "getBlock: block.header.hash is not a 64-digit hex hash");
-    if (get_u64(header, "daaScore", &out->daa_score))
-        return bad(why, why_len, "getBlock: block.header.daaScore is not a non-negative integer");
-    if (get_u64(header, "timestamp", &out->timestamp_ms))
-        return bad(why, why_len, "getBlock: block.header.timestamp is not a non-negative integer");
-    if (get_u64(header, "blueScore", &out->blue_score))
-        return bad(why, why_len, "getBlock: block.header.blueScore is not a non-negative integer");
+    static const char *const where = "getBlock: block.header.";
+    if ((err = kd_kaspa_u64_get(header, "daaScore", where, &out->daa_score, why, why_len)) ||
+        (err = kd_kaspa_u64_get(header, "timestamp", where, &out->timestamp_ms, why, why_len)) ||
+        (err = kd_kaspa_u64_get(header, "blueScore", where, &out->blue_score, why, why_len)) ||
+        (err = kd_kaspa_u64_get(header, "nonce", where, &out->nonce, why, why_len)))
+        return err;
     const json_t *verbose = json_object_get(block, "verboseData");
     if (json_is_object(verbose)) {
         kd_khash *blues = NULL, *reds = NULL;
@@ -325,9 +487,7 @@ kd_err kd_kaspa_dag_info_parse(const json_t *params, kd_kaspa_dag_info *out, cha
     snprintf(out->network, sizeof out->network, "%s", net);
     if (get_hash(params, "sink", out->sink))
         return bad(why, why_len, "getBlockDagInfo: sink is not a 64-digit hex hash");
-    if (get_u64(params, "virtualDaaScore", &out->virtual_daa_score))
-        return bad(why, why_len, "getBlockDagInfo: virtualDaaScore is not a non-negative integer");
-    return KD_OK;
+    return kd_kaspa_u64_get(params, "virtualDaaScore", "getBlockDagInfo:", &out->virtual_daa_score, why, why_len);
 }
 
 kd_err kd_kaspa_server_info_parse(const json_t *params, kd_kaspa_server_info *out, char *why, size_t why_len)
@@ -342,8 +502,9 @@ kd_err kd_kaspa_server_info_parse(const json_t *params, kd_kaspa_server_info *ou
         return bad(why, why_len, "getServerInfo: serverVersion is missing or not a short string");
     if (!json_is_boolean(synced))
         return bad(why, why_len, "getServerInfo: isSynced is not a boolean");
-    if (get_u64(params, "virtualDaaScore", &out->virtual_daa_score))
-        return bad(why, why_len, "getServerInfo: virtualDaaScore is not a non-negative integer");
+    kd_err err = kd_kaspa_u64_get(params, "virtualDaaScore", "getServerInfo:", &out->virtual_daa_score, why, why_len);
+    if (err)
+        return err;
     snprintf(out->network_id, sizeof out->network_id, "%s", net);
     snprintf(out->server_version, sizeof out->server_version, "%s", ver);
     out->is_synced = json_is_true(synced);

@@ -31,6 +31,51 @@
 #include "engine/crypto.h"
 #include "engine/err.h"
 
+/*
+ * Exact u64s. Kaspa's integers are u64 (a header's nonce, an input's
+ * sequence, amounts, DAA and blue scores, request ids) and serde writes
+ * them as plain JSON numbers up to 18446744073709551615, but jansson's
+ * integers are signed 64-bit: json_loadb refuses a number >= 2^63 ("too
+ * big integer") and a real would round it. So a frame is loaded in two
+ * steps: a pass over the text (outside strings) turns each integer literal
+ * jansson cannot hold into a tagged string, a NUL byte then its digits
+ *
+ *   {"nonce":18446744073709551615}  ->  {"nonce":"\u000018446744073709551615"}
+ *
+ * and jansson loads the result with JSON_ALLOW_NUL. A frame whose own
+ * strings hold \u0000 is refused, as before, so only the pass makes such
+ * strings. kd_kaspa_u64_of reads either form exactly; writing goes the
+ * other way (kd_kaspa_u64_new makes the tag for a value >= 2^63 and
+ * kd_kaspa_json_dump prints it as a bare number again).
+ */
+
+/* Loads JSON text with every integer exact (above). On KD_OK *out is a
+ * new reference. Errors: KD_ERR_PARSE (not JSON, a duplicate key, or a
+ * string holding \u0000) with `why` saying where; KD_ERR_NOMEM. */
+kd_err kd_kaspa_json_load(const char *text, size_t len, json_t **out, char *why, size_t why_len) KD_WARN_UNUSED;
+
+/* Reads a u64 from a value of a kd_kaspa_json_load document (a JSON
+ * integer or the tag). Returns NULL and sets *out, or, leaving *out alone,
+ * a constant phrase saying why it is not one: "it is missing", "it is not
+ * a number", "it is negative", "it is not an integer (a fraction or an
+ * exponent)", "it is over 2^64-1". */
+const char *kd_kaspa_u64_of(const json_t *v, uint64_t *out);
+
+/* Reads obj[key] as a u64, the one reader of every u64 field. Errors:
+ * KD_ERR_PARSE, `why` = "<what>: <key> is not a non-negative integer (<the
+ * phrase above>)" (`what` is the message and path, e.g. "getBlock:
+ * block.header."; it may end in a dot or be a sentence start). */
+kd_err kd_kaspa_u64_get(const json_t *obj, const char *key, const char *what, uint64_t *out, char *why,
+                        size_t why_len) KD_WARN_UNUSED;
+
+/* A JSON value holding `v` exactly: an integer below 2^63, the tag above.
+ * New reference; NULL when out of memory. */
+json_t *kd_kaspa_u64_new(uint64_t v);
+
+/* json_dumps(j, JSON_COMPACT) with every tag printed as the bare number
+ * it stands for. free() the result; NULL when out of memory. */
+char *kd_kaspa_json_dump(const json_t *j);
+
 /* The largest frame the client accepts (a getVirtualChainFromBlock answer
  * of a full batch with accepted ids is a few MiB). */
 #define KD_WRPC_MAX_FRAME ((size_t)64 << 20)
@@ -107,7 +152,7 @@ typedef struct {
  * verboseData, and the transactions when they were asked for. */
 typedef struct {
     kd_khash hash;
-    uint64_t daa_score, timestamp_ms, blue_score;
+    uint64_t daa_score, timestamp_ms, blue_score, nonce;
     int has_verbose, is_chain_block;
     kd_khash *mergeset; /* owned: n_blues blues, then n_reds reds */
     size_t n_blues, n_reds;

@@ -48,6 +48,7 @@ struct kd_wrpc {
 
     kd_buf out; /* LWS_PRE bytes, then the frame */
     int out_pending;
+    int closing; /* kd_wrpc_close: the next writable sends a close frame */
     kd_buf rx;
     int rx_binary, rx_overflow;
     unsigned notes;
@@ -147,6 +148,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         break;
     case LWS_CALLBACK_CLIENT_WRITEABLE:
+        if (c->closing) { /* lws sends the close frame, then waits for the node's */
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+            return -1;
+        }
         if (c->out_pending) {
             size_t n = c->out.len - LWS_PRE;
             c->out_pending = 0;
@@ -338,10 +343,32 @@ kd_err kd_wrpc_open(const char *url, uint32_t timeout_ms, kd_wrpc **out, char *w
     return kd_wrpc_reconnect(c, timeout_ms, why, why_len);
 }
 
+/* Closes an open connection the WebSocket way (RFC 6455 5.5.1): a close
+ * frame with status 1000, then the node's close frame, or
+ * CLOSE_WAIT_MS. An interrupt does not cut this short: it is how a stop
+ * ends. */
+static void close_cleanly(kd_wrpc *c)
+{
+    enum { CLOSE_WAIT_MS = 1000 };
+    if (c->state != ST_OPEN || !c->ctx || !c->wsi)
+        return;
+    c->closing = 1;
+    lws_callback_on_writable(c->wsi);
+    uint64_t deadline = kd_now_ms() + CLOSE_WAIT_MS;
+    for (uint64_t now = kd_now_ms(); c->state == ST_OPEN && now < deadline; now = kd_now_ms()) {
+        c->timer_fired = 0;
+        lws_sul_schedule(c->ctx, 0, &c->sul, on_timer, (lws_usec_t)(deadline - now) * 1000);
+        lws_service(c->ctx, 0);
+        lws_sul_schedule(c->ctx, 0, &c->sul, on_timer, LWS_SET_TIMER_USEC_CANCEL);
+    }
+    c->closing = 0;
+}
+
 void kd_wrpc_close(kd_wrpc *c)
 {
     if (!c)
         return;
+    close_cleanly(c);
     drop_connection(c);
     kd_wrpc_frame_fini(&c->reply);
     kd_buf_fini(&c->out);
