@@ -20,7 +20,7 @@ hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
   chance_check.py vrf-verify KEY ALPHA PROOF
       prints the VRF output of PROOF for ALPHA under KEY (all hex), or
       fails when it does not verify.
-  chance_check.py verify LOG_JSONL [SHOW_JSON...]
+  chance_check.py verify LOG_JSONL [SHOW_JSON|AUDIT_JSON...]
       reads `kdapp log --json` (each tx's payload, decoded here by a
       protobuf reader of its own), replays the chance episodes' (dice,
       roulette, slots) applied commands in log order (a revert restores the
@@ -31,13 +31,10 @@ hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
       `kdapp show --json` given (recent rolls, recent pockets, last stops);
       in blackjack episodes it verifies every reveal's proof for the
       entropy of the oldest ask still waiting for cards. Prints one line
-      per draw.
-  chance_check.py audit-check LOG_JSONL AUDIT_JSON...
-      replays the log as `verify` does and checks each `kdapp audit --json`
-      report against it: the same draws of the canonical chain, each proof
-      verifying here for the report's input and key to the same output, the
-      same words read from the output (kept, skipped, bounds) and the same
-      outcome (dice, pocket, stops).
+      per draw. Each `kdapp audit --json` report given must show the same
+      draws of the canonical chain: the same inputs and proofs (verified
+      here), outputs, words read from each output (kept, skipped, bounds)
+      and outcomes (dice, pocket, stops).
   chance_check.py vrf-vectors
       prints known answers of the VRF (engine/vrf.h) for
       tests/engine/vrf_test.c, each proof verified here first.
@@ -275,7 +272,8 @@ def reveal_draw(ep, ep_id, proof, entropy, out):
     beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
     assert beta is not None, "episode %d: the proof of draw %d does not verify" % (ep_id, index)
     ep["draws"] = index
-    ep["seen"].append({"draw": index, "output": beta.hex()})
+    ep["seen"].append({"draw": index, "output": beta.hex(), "input": alpha(ep_id, index, entropy).hex(),
+                       "proof": proof.hex()})
     return beta, "episode %d draw %d: the proof verifies; output %s; " % (ep_id, index, beta.hex()[:16])
 
 
@@ -302,7 +300,8 @@ def apply_blackjack(ep, ep_id, cmd, out):
         beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
         if beta is not None:
             ep["draws"] = index
-            ep["seen"].append({"draw": index, "output": beta.hex()})
+            ep["seen"].append({"draw": index, "output": beta.hex(), "input": alpha(ep_id, index, entropy).hex(),
+                               "proof": proof.hex()})
             ep["queue"] = ep["queue"][k:]
             out.append("episode %d draw %d: the proof verifies for the ask of %s; output %s" % (
                 ep_id, index, who[:8].hex(), beta.hex()[:16]))
@@ -417,10 +416,10 @@ def words_of(output, n_list):
     return words
 
 
-def audit_check(log, audits):
+def audit_check(eps, audits):
     """Each `kdapp audit --json` report against this file's own replay of
-    the log: the same draws, outputs, words and outcomes."""
-    eps = replay(log, [])
+    the log (`eps`): the same draws, inputs, proofs (verified here by the
+    replay), outputs, words and outcomes."""
     n = 0
     for a in audits:
         ep = eps[a["episode"]]
@@ -429,9 +428,7 @@ def audit_check(log, audits):
         want = [{"draw": s["draw"], "output": s["output"]} for s in ep["seen"]]
         assert got == want, "episode %d: audit %s, log %s" % (a["episode"], got, want)
         for d, s in zip(a["draws"], ep["seen"]):
-            assert d["verified"], d
-            assert vrf_verify(bytes.fromhex(d["house_key"]), bytes.fromhex(d["input"]),
-                              bytes.fromhex(d["proof"])) == bytes.fromhex(d["output"]), d
+            assert d["verified"] and d["input"] == s["input"] and d["proof"] == s["proof"], (d, s)
             ns = [w["n"] for w in d["words"] if w["kept"]]
             assert d["words"] == words_of(bytes.fromhex(d["output"]), ns), (d["words"], ns)
             if "outcome" in s:
@@ -439,22 +436,22 @@ def audit_check(log, audits):
                     assert d["outcome"][k] == v, "episode %d draw %d: audit %s, log %s" % (
                         a["episode"], d["draw"], d["outcome"], s["outcome"])
             n += 1
-    print("ok: %d draws of %d episodes: the audit's outputs, words and outcomes are this check's own" % (
-        n, len(audits)))
+    return n
 
 
-def verify(log, shows):
+def verify(log, shows, audits):
     out = []
     eps = replay(log, out)
     for line in out:
         print(line)
+    audited = audit_check(eps, audits)
     checked = 0
     for ep_id, show in (shows or {}).items():
         got, want = outcomes(eps[int(ep_id)], show)
         assert got == want, "episode %s: the engine shows %s, the log gives %s" % (ep_id, got, want)
         checked += len(got) if isinstance(got, list) and eps[int(ep_id)]["type"] != "slots" else 1
-    print("ok: %d draws verified from the log, %d outcomes checked against the engine" % (
-        len(set(l.split(":")[0] for l in out if " draw " in l)), checked))
+    print("ok: %d draws verified from the log, %d outcomes checked against the engine, %d draws of %d audits "
+          "the same" % (len(set(l.split(":")[0] for l in out if " draw " in l)), checked, audited, len(audits)))
 
 
 def vrf_vectors():
@@ -533,16 +530,16 @@ def main():
         print(beta.hex())
     elif cmd == "verify" and args:
         log = [json.loads(line) for line in open(args[0]) if line.strip()]
-        shows = {}
+        shows, audits = {}, []
         for path in args[1:]:
-            show = json.load(open(path))
-            shows[show["episode_id"]] = show
-        verify(log, shows)
-    elif cmd == "audit-check" and len(args) >= 2:
-        log = [json.loads(line) for line in open(args[0]) if line.strip()]
-        audit_check(log, [json.load(open(path)) for path in args[1:]])
+            doc = json.load(open(path))
+            if "verdict" in doc:
+                audits.append(doc)
+            else:
+                shows[doc["episode_id"]] = doc
+        verify(log, shows, audits)
     else:
-        sys.exit("usage: chance_check.py house|prove|vrf-verify|verify|audit-check|vrf-vectors ... (see the file's head)")
+        sys.exit("usage: chance_check.py house|prove|vrf-verify|verify|vrf-vectors ... (see the file's head)")
 
 
 if __name__ == "__main__":
