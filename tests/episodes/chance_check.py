@@ -29,8 +29,12 @@ hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
       number, the asking command's entropy), recomputes each outcome (dice,
       pocket, stops) from the VRF output, and compares them with each
       `kdapp show --json` given (recent rolls, recent pockets, last stops);
-      in blackjack episodes it verifies every reveal's proof for the
-      entropy of the oldest ask still waiting for cards. Prints one line
+      in blackjack episodes it plays the rules (README "Blackjack") with
+      the params in effect the log gives: every reveal's proof verified for
+      the entropy of the oldest ask still waiting, each card drawn from the
+      shoe, each hand settled; the players' chips, hands, outcomes and
+      dealer, the house's net, the shoe and the draws compared with
+      `kdapp show --json`. Prints one line
       per draw. Each `kdapp audit --json` report given must show the same
       draws of the canonical chain: the same inputs and proofs (verified
       here), outputs, words read from each output (kept, skipped, bounds)
@@ -277,51 +281,207 @@ def reveal_draw(ep, ep_id, proof, entropy, out):
     return beta, "episode %d draw %d: the proof verifies; output %s; " % (ep_id, index, beta.hex()[:16])
 
 
-def apply_blackjack(ep, ep_id, cmd, out):
-    """Blackjack: a player's ask (bet 1, hit 2, stand 3, double 4, split 5)
-    queues its entropy (in place of its earlier ask: a player asks only
-    when its round waits for no card); a claim (7) takes it out; a reveal
-    (6) must verify for the draw's input with the entropy of a queued ask,
-    and the asks queued before that one are done (the rules answer the
-    oldest waiting ask: blackjack_order_test checks that order, this check
-    the proofs)."""
-    signer = ep["signer"]
-    for num in range(1, 6):
-        if num in cmd:
-            entropy = one(fields(one(cmd, num)), 2 if num == 1 else 1)
-            ep["queue"] = [q for q in ep["queue"] if q[0] != signer] + [(signer, entropy)]
+# -------------------------------------------------------------- blackjack
+# The rules as README "Blackjack" states them, for applied commands only
+# (the engine refused the others): cards 0..51, rank card % 13 (0 ace ..
+# 12 king), suit card // 13 (clubs, diamonds, hearts, spades).
+
+def bj_value(card):
+    r = card % 13
+    return 1 if r == 0 else min(r + 1, 10)
+
+
+def bj_total(cards):
+    t = sum(bj_value(c) for c in cards)
+    return t + 10 if any(c % 13 == 0 for c in cards) and t + 10 <= 21 else t
+
+
+def bj_text(card):
+    return "A23456789TJQK"[card % 13].replace("T", "10") + "CDHS"[card // 13]
+
+
+def bj_new(params, n_players):
+    decks = params["decks"]
+    return {"type": "blackjack", "key": bytes.fromhex(params["house_key"]), "draws": 0, "seen": [], "seq": 0,
+            "p": params, "shoe": [decks] * 52, "left": 52 * decks, "house_net": 0,
+            "players": [{"chips": params["stack"], "rounds": 0, "await": "idle", "hands": [], "active": 0,
+                         "dealer": [], "net": 0, "asked": 0, "entropy": b""} for _ in range(n_players)]}
+
+
+def bj_natural(pl):
+    return len(pl["hands"]) == 1 and len(pl["hands"][0]["cards"]) == 2 and bj_total(pl["hands"][0]["cards"]) == 21
+
+
+def bj_settle(ep, pl):
+    dealer = bj_total(pl["dealer"])
+    dealer_bj = len(pl["dealer"]) == 2 and dealer == 21
+    natural, net = bj_natural(pl), 0
+    for h in pl["hands"]:
+        t, back = bj_total(h["cards"]), 0
+        if t > 21:
+            h["outcome"] = "bust"
+        elif natural:
+            h["outcome"] = "push" if dealer_bj else "blackjack"
+            back = h["bet"] if dealer_bj else h["bet"] + h["bet"] * 3 // 2
+        elif dealer_bj:
+            h["outcome"] = "lose"
+        elif dealer > 21 or t > dealer:
+            h["outcome"], back = "win", 2 * h["bet"]
+        else:
+            h["outcome"] = "push" if t == dealer else "lose"
+            back = h["bet"] if t == dealer else 0
+        net += back - h["bet"]
+        pl["chips"] += back
+    pl["net"] = net
+    ep["house_net"] -= net
+    pl["await"] = "idle"
+
+
+def bj_hand_done(ep, pl):
+    if pl["active"] + 1 < len(pl["hands"]):
+        pl["active"] += 1
+        pl["await"] = "card"
+    elif any(bj_total(h["cards"]) <= 21 for h in pl["hands"]):
+        pl["await"] = "dealer"
+    else:
+        bj_settle(ep, pl)
+
+
+def bj_place(ep, pl, card):
+    if pl["await"] == "deal":  # the player's two cards, then the dealer's one
+        hand = pl["hands"][0]["cards"]
+        (hand if len(hand) < 2 else pl["dealer"]).append(card)
+        if not pl["dealer"]:
             return
-    if 7 in cmd:
-        ep["queue"] = [q for q in ep["queue"] if q[0] != signer]
+        if not bj_natural(pl):
+            pl["await"] = "player"
+        elif bj_value(pl["dealer"][0]) in (1, 10):
+            pl["await"] = "dealer"  # the dealer's second card decides the push
+        else:
+            bj_settle(ep, pl)
+    elif pl["await"] == "card":
+        h = pl["hands"][pl["active"]]
+        h["cards"].append(card)
+        t = bj_total(h["cards"])
+        if h["split_aces"] or h["doubled"] or t >= 21 or len(h["cards"]) == 10:
+            bj_hand_done(ep, pl)
+        else:
+            pl["await"] = "player"
+    else:
+        pl["dealer"].append(card)
+        if bj_natural(pl) or bj_total(pl["dealer"]) >= 17 or len(pl["dealer"]) == 10:
+            bj_settle(ep, pl)
+
+
+def bj_owed(ep):
+    """The round the next reveal answers: the oldest ask still waiting."""
+    waiting = [(pl["asked"], i) for i, pl in enumerate(ep["players"]) if pl["await"] in ("deal", "card", "dealer")]
+    return min(waiting)[1] if waiting else None
+
+
+def apply_blackjack(ep, ep_id, signer, cmd, out):
+    """One applied blackjack command (BjCommand: bet 1, hit 2, stand 3,
+    double 4, split 5, reveal 6, claim 7)."""
+    seq = ep["seq"]
+    ep["seq"] += 1
+    if 6 in cmd:  # the house's reveal: the card of the oldest ask waiting
+        i = bj_owed(ep)
+        assert i is not None, "episode %d: a reveal applied while no round waits" % ep_id
+        pl = ep["players"][i]
+        beta, head = reveal_draw(ep, ep_id, one(fields(one(cmd, 6)), 3), pl["entropy"], out)
+        if ep["left"] == 0:  # refilled: a full shoe, the cards on the table included
+            ep["shoe"], ep["left"] = [ep["p"]["decks"]] * 52, 52 * ep["p"]["decks"]
+        k = below(beta, ep["left"], {"used": 32, "counter": 0, "block": b""})
+        card = 0
+        while card < 51 and k >= ep["shoe"][card]:
+            k -= ep["shoe"][card]
+            card += 1
+        ep["shoe"][card] -= 1
+        ep["left"] -= 1
+        bj_place(ep, pl, card)
+        ep["seen"][-1]["outcome"] = {"to": "player%d" % (i + 1), "card": bj_text(card)}
+        out.append(head + "%s to player%d" % (bj_text(card), i + 1))
         return
-    proof = one(fields(one(cmd, 6)), 3)
-    index = ep["draws"] + 1
-    for k, (who, entropy) in enumerate(ep["queue"]):
-        beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
-        if beta is not None:
-            ep["draws"] = index
-            ep["seen"].append({"draw": index, "output": beta.hex(), "input": alpha(ep_id, index, entropy).hex(),
-                               "proof": proof.hex()})
-            ep["queue"] = ep["queue"][k:]
-            out.append("episode %d draw %d: the proof verifies for the ask of %s; output %s" % (
-                ep_id, index, who[:8].hex(), beta.hex()[:16]))
-            return
-    raise AssertionError("episode %d: the proof of draw %d verifies for no waiting ask" % (ep_id, index))
+    i = ep["signers"].index(signer)
+    pl = ep["players"][i]
+    if 7 in cmd:  # a claim: every hand not bust is paid 1:1
+        net = 0
+        for h in pl["hands"]:
+            if bj_total(h["cards"]) > 21:
+                h["outcome"] = "bust"
+                net -= h["bet"]
+            else:
+                h["outcome"] = "claimed"
+                pl["chips"] += 2 * h["bet"]
+                net += h["bet"]
+        pl["net"], pl["await"] = net, "idle"
+        ep["house_net"] -= net
+        out.append("episode %d: player%d claimed its round" % (ep_id, i + 1))
+        return
+    num = next(n for n in range(1, 6) if n in cmd)
+    body = fields(one(cmd, num))
+    pl["entropy"], pl["asked"] = one(body, 2 if num == 1 else 1), seq
+    if num == 1:  # bet: the shoe is refilled when under a quarter is left and no round is on
+        if all(q["await"] == "idle" for q in ep["players"]) and ep["left"] < ep["p"]["decks"] * 13:
+            ep["shoe"], ep["left"] = [ep["p"]["decks"]] * 52, 52 * ep["p"]["decks"]
+        amount = one(body, 1, 0)
+        pl.update({"chips": pl["chips"] - amount, "rounds": pl["rounds"] + 1, "await": "deal", "active": 0,
+                   "dealer": [], "net": 0,
+                   "hands": [{"cards": [], "bet": amount, "doubled": False, "split_aces": False, "outcome": "open"}]})
+        return
+    h = pl["hands"][pl["active"]]
+    if num == 2:  # hit
+        pl["await"] = "card"
+    elif num == 3:  # stand
+        bj_hand_done(ep, pl)
+    elif num == 4:  # double: the bet again, one card
+        pl["chips"] -= h["bet"]
+        h["bet"] *= 2
+        h["doubled"] = True
+        pl["await"] = "card"
+    else:  # split: the second card opens a hand after this one; aces take one card each
+        pl["chips"] -= h["bet"]
+        aces = h["cards"][0] % 13 == 0
+        pl["hands"].insert(pl["active"] + 1, {"cards": [h["cards"][1]], "bet": h["bet"], "doubled": False,
+                                              "split_aces": aces, "outcome": "open"})
+        h["cards"], h["split_aces"] = h["cards"][:1], aces
+        pl["await"] = "card"
 
 
-def apply_tx(eps, ep_id, payload, out):
-    """Applies one applied EpisodeMessage of a chance episode to `eps`."""
+def bj_outcomes(ep, show):
+    """(what the engine shows, what the log gives) of a blackjack episode."""
+    def shown(p):
+        return {"chips": p["chips"], "rounds": p["rounds_played"], "await": p["await"], "net": p["last_net"],
+                "hands": [(h["cards"], h["bet"], h["outcome"]) for h in p["hands"]], "dealer": p["dealer"]["cards"]}
+
+    def mine(p):
+        return {"chips": p["chips"], "rounds": p["rounds"], "await": p["await"], "net": p["net"],
+                "hands": [([bj_text(c) for c in h["cards"]], h["bet"], h["outcome"]) for h in p["hands"]],
+                "dealer": [bj_text(c) for c in p["dealer"]]}
+    got = {"players": [shown(p) for p in show["players"]], "house_net": show["house_net"],
+           "shoe_left": show["shoe"]["left"], "draws": show["house"]["draws"]}
+    want = {"players": [mine(p) for p in ep["players"]], "house_net": ep["house_net"], "shoe_left": ep["left"],
+            "draws": ep["draws"]}
+    return got, want
+
+
+def apply_tx(eps, ep_id, payload, params, out):
+    """Applies one applied EpisodeMessage of a chance episode to `eps`;
+    `params`: a creation's params in effect, as `kdapp log --json` gives
+    them (the defaults filled in)."""
     msg = fields(payload)
     if 2 in msg:  # NewEpisode
         new = fields(one(msg, 2))
         type_name = one(new, 1, b"").decode()
-        params = fields(one(new, 3, b""))
+        params_json, params = params, fields(one(new, 3, b""))
         if type_name in ("dice", "roulette", "slots"):
             h = fields(one(params, 1, b""))
             eps[ep_id] = {"type": type_name, "key": one(h, 4), "draws": 0, "pending": None, "rolls": [],
                           "pockets": [], "stops": None, "seen": []}
         elif type_name == "blackjack":
-            eps[ep_id] = {"type": type_name, "key": one(params, 9), "draws": 0, "queue": [], "seen": []}
+            players = new.get(2, [])[1:]  # the house first
+            eps[ep_id] = bj_new(params_json, len(players))
+            eps[ep_id]["signers"] = players
         return
     ep = eps.get(ep_id)
     if ep is None:
@@ -329,8 +489,7 @@ def apply_tx(eps, ep_id, payload, out):
     signed = fields(one(msg, 3, b""))
     cmd = fields(one(signed, 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
     if ep["type"] == "blackjack":
-        ep["signer"] = one(signed, 2, b"")
-        apply_blackjack(ep, ep_id, cmd, out)
+        apply_blackjack(ep, ep_id, one(signed, 2, b""), cmd, out)
         return
     if 1 in cmd:  # the ask: a roll, bets or a spin, with the player's entropy
         a = fields(one(cmd, 1))
@@ -366,6 +525,8 @@ def apply_tx(eps, ep_id, payload, out):
 
 def outcomes(ep, show):
     """(what the engine shows, what the log gives) for one episode."""
+    if ep["type"] == "blackjack":
+        return bj_outcomes(ep, show)
     if ep["type"] == "dice":
         got = [{"dice": r["dice"], "total": r["total"], "claimed": r["claimed"]} for r in show["recent_rolls"]]
         return got, ep["rolls"][-len(got):] if got else []
@@ -387,7 +548,7 @@ def replay(log, out):
             stack.append(copy.deepcopy(eps))
             for tx in entry.get("txs", []):
                 if tx["applied"]:
-                    apply_tx(eps, tx["episode"], bytes.fromhex(tx["payload"]), out)
+                    apply_tx(eps, tx["episode"], bytes.fromhex(tx["payload"]), tx.get("params"), out)
         elif entry["kind"] == "revert":
             eps = stack.pop()
             out.append("revert: back to the state before the reverted block")
