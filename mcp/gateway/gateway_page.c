@@ -9,7 +9,10 @@
  *   /episodes/{id}        episode.html: one episode (its script reads the id)
  *   /<file>               a built-in file: /app.js, /types/<type>.js, ...
  *   /api/episodes         {"episodes": [listing...]}              (token)
- *   /api/episodes/{id}    {"view", "text", "renderer"}            (token)
+ *   /api/episodes/{id}    {"view", "text", "renderer", "audit"}   (token)
+ *   /api/episodes/{id}/audit {"audit", "text"}: kdapp audit of a game
+ *                         that draws (handlers/audit.h; "audit" in the
+ *                         episode's JSON names it, null for the others)
  *
  * The events (/api/events) are the transport's (kd_mcp_http_publish), fed
  * by the views thread through kd_gateway_set_view_listener: each carries
@@ -21,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/audit.h"
 #include "mcp/gateway/gateway_int.h"
 #include "mcp/gateway/web_assets.h"
 
 #define API_LIST "/api/episodes"
 #define API_ONE "/api/episodes/"
+#define API_AUDIT "/audit"
 #define PAGE_ONE "/episodes/"
 #define JSON_TYPE "application/json"
 #define LIST_MAX 1000 /* episodes in the page's list; the oldest first */
@@ -121,11 +126,47 @@ json_t *kd_gw_page_episode_json(const kd_episode_view *v)
     kd_buf_init(&text);
     if (!v->deleted && kd_episode_view_render(v, KD_RENDER_UNICODE, &text) != KD_OK)
         text.len = 0; /* nothing to draw: the page says so */
-    json_t *j =
-        json_pack("{s:o, s:s%, s:o}", "view", kd_episode_view_json(v), "text", text.data ? (const char *)text.data : "",
-                  text.len, "renderer", kd_web_asset_find(renderer) ? json_string(renderer) : json_null());
+    char audit[64];
+    snprintf(audit, sizeof audit, API_ONE "%u" API_AUDIT, (unsigned)v->episode_id);
+    int draws = v->type && v->type->draw_of;
+    json_t *j = json_pack("{s:o, s:s%, s:o, s:o}", "view", kd_episode_view_json(v), "text",
+                          text.data ? (const char *)text.data : "", text.len, "renderer",
+                          kd_web_asset_find(renderer) ? json_string(renderer) : json_null(), "audit",
+                          draws ? json_string(audit) : json_null());
     kd_buf_fini(&text);
     return j;
+}
+
+/* The audit of episode `id_text` ("123/audit"): the replay of the log, so
+ * the cost grows with the log; behind the page's token like the rest. */
+static kd_err api_audit(kd_gateway *gw, const char *id_text, kd_mcp_http_page *out)
+{
+    char digits[16];
+    size_t n = strlen(id_text) - strlen(API_AUDIT);
+    if (n >= sizeof digits)
+        return answer_error(out, 404, "no such episode: the id is a positive integer");
+    memcpy(digits, id_text, n);
+    digits[n] = '\0';
+    uint32_t id = parse_id(digits);
+    if (!id)
+        return answer_error(out, 404, "no such episode: the id is a positive integer");
+    json_t *report;
+    char why[512];
+    kd_err err = kd_audit_episode(gw->o.engine, gw->types, id, &report, why, sizeof why);
+    if (err == KD_ERR_NOT_FOUND || err == KD_ERR_UNSUPPORTED || err == KD_ERR_UNKNOWN_TYPE)
+        return answer_error(out, 404, why);
+    if (err)
+        return err == KD_ERR_NOMEM ? err : answer_error(out, 500, why);
+    kd_buf text;
+    kd_buf_init(&text);
+    err = kd_audit_text(report, &text);
+    if (!err)
+        err = answer_json(
+            out, 200, json_pack("{s:o, s:s%}", "audit", report, "text", text.data ? (char *)text.data : "", text.len));
+    else
+        json_decref(report);
+    kd_buf_fini(&text);
+    return err;
 }
 
 static kd_err api_one(kd_gateway *gw, const char *id_text, kd_mcp_http_page *out)
@@ -154,7 +195,12 @@ kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_
     if (strcmp(path, API_LIST) == 0 || strncmp(path, API_ONE, strlen(API_ONE)) == 0) {
         if (!authorized)
             return answer_error(out, 401, "a bearer token is required: open the page as http://HOST:PORT/#token=TOKEN");
-        return strcmp(path, API_LIST) == 0 ? api_list(gw, out) : api_one(gw, path + strlen(API_ONE), out);
+        if (strcmp(path, API_LIST) == 0)
+            return api_list(gw, out);
+        size_t n = strlen(path);
+        if (n > strlen(API_AUDIT) && strcmp(path + n - strlen(API_AUDIT), API_AUDIT) == 0)
+            return api_audit(gw, path + strlen(API_ONE), out);
+        return api_one(gw, path + strlen(API_ONE), out);
     }
     const char *file = path;
     if (strcmp(path, "/") == 0)

@@ -50,7 +50,34 @@
     fact(dl, "digest", v.digest);
     fact(dl, "block", v.block_hash);
     last = v;
+    proofLink(j.audit);
   }
+
+  /* A game that draws: its proof, read from the log again each time the
+   * section is opened (kdapp audit; /api/episodes/{id}/audit). */
+  let auditPath = null;
+  function proofLink(path) {
+    const details = document.getElementById("proof");
+    details.hidden = !path;
+    auditPath = path;
+    if (details.open) loadProof(false);
+  }
+
+  /* `opened`: the reader just opened the section (show that it loads);
+   * else a new view came and the proof is brought up to date in place. */
+  async function loadProof(opened) {
+    const pre = document.getElementById("proof-text");
+    if (opened) pre.textContent = "…";
+    try {
+      const j = await kdapp.getJSON(auditPath);
+      pre.textContent = j.text;
+    } catch (e) {
+      pre.textContent = e.message;
+    }
+  }
+  document.getElementById("proof").addEventListener("toggle", (e) => {
+    if (e.target.open && auditPath) loadProof(true);
+  });
 
   function noteUpdate(v) {
     const moves = v.last_event === "command" ? kdapp.lastMoves(v) : []; /* a rollback names no move */

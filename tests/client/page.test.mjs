@@ -181,3 +181,29 @@ test('the token travels only in a header; without it the page says so; a foreign
     tdirs.cleanup();
   }
 });
+
+test('a game that draws shows the proof of every draw, read from the log (kdapp audit)', { timeout: 60000 }, async () => {
+  const started = await call(client, 'kdapp_start_episode', { type: 'dice' });
+  const id = started.structuredContent.episode_id;
+  const roll = await call(client, 'kdapp_execute_command', { episode_id: id, command: { roll: '3d6+2' } });
+  assert.equal(roll.structuredContent.legal, true, roll.content[0].text);
+  const page = await watchedPage(browser);
+  await page.goto(`${gw.base}/episodes/${id}`);
+  await page.waitForSelector('#proof:not([hidden])', { timeout: 10000 });
+  await page.click('#proof summary');
+  // the house's reveal comes by itself; the proof is read again on each opening
+  const deadline = Date.now() + 15000;
+  let text = '';
+  while (!/verdict: ok/.test(text) || !/^draw 1 /m.test(text)) {
+    assert.ok(Date.now() < deadline, `the proof of the roll within 15 s: ${text}`);
+    await page.click('#proof summary'); // close
+    await page.click('#proof summary'); // and open again: a fresh audit
+    await page.waitForFunction(() => document.getElementById('proof-text').textContent !== '…', { timeout: 10000 });
+    text = await page.$eval('#proof-text', (e) => e.textContent);
+  }
+  assert.match(text, /verifies under the house's key [0-9a-f]{66}: yes/);
+  assert.match(text, /outcome +\{"roll":"3d6\+2","dice":\[\d,\d,\d\],"total":\d+\}/);
+  await screenshot(page, 'page-dice-proof');
+  assert.deepEqual(page.problems, [], 'the page logs no error');
+  await page.close();
+});

@@ -8,7 +8,8 @@
 #   2. the checks of /mcp: a foreign Host or Origin is refused (403);
 #   3. the JSON: an episode of each type started through MCP (curl JSON-RPC)
 #      is listed by /api/episodes and shown by /api/episodes/{id} (the view,
-#      the text board, the type's renderer);
+#      the text board, the type's renderer); a dice roll's proof at
+#      /api/episodes/{id}/audit once the gateway's house revealed it;
 #   4. the live stream: /api/events is open, a move through MCP arrives as
 #      an "event: view" for its episode, and a reorg as its rollback;
 #   5. a bearer token (KDAPP_MCP_TOKEN) on a bind beyond loopback: the page's
@@ -42,7 +43,8 @@ fail() {
 start() {
     : >"$work/$1.err"
     : >"$work/$1.out"
-    "$KDAPP" mcp --http "$2:0" --grant agent1,agent2 --data "$work/$1.data" --keys "$work/keys" \
+    [ -f "$work/keys/house.key" ] || for k in agent1 agent2 house; do "$KDAPP" keygen --keys "$work/keys" $k >/dev/null; done
+    "$KDAPP" mcp --http "$2:0" --grant agent1,agent2 --house house --data "$work/$1.data" --keys "$work/keys" \
         >"$work/$1.out" 2>"$work/$1.err" &
     pids+=($!)
     local url="" tries=0
@@ -173,6 +175,26 @@ for t in tictactoe fourinarow checkers chess; do
         fail "/api/episodes/${ids[$t]} ($t): $(cat "$work/body")"
 done
 [ "$(get /api/episodes/4000000000)" = 404 ] || fail "an unknown episode is not a 404"
+[ "$(get "/api/episodes/${ids[chess]}")" = 200 ] || fail "/api/episodes/${ids[chess]} did not answer 200"
+jq -e '.audit == null' "$work/body" >/dev/null || fail "a board game names an audit: $(cat "$work/body")"
+[ "$(get "/api/episodes/${ids[chess]}/audit")" = 404 ] || fail "a board game's audit is not a 404"
+
+# 3b. a game that draws: its episode names its audit, which proves the roll
+# the gateway's house revealed, from the log
+dice=$(start_episode dice)
+[ "$(get "/api/episodes/$dice")" = 200 ] || fail "/api/episodes/$dice did not answer 200"
+jq -e --arg p "/api/episodes/$dice/audit" '.audit == $p' "$work/body" >/dev/null ||
+    fail "the dice episode does not name its audit: $(cat "$work/body")"
+mcp "\"method\":\"tools/call\",\"params\":{\"name\":\"kdapp_execute_command\",\"arguments\":{\"episode_id\":$dice,\"command\":{\"roll\":\"2d6\"}}}"
+jq -e '.result.structuredContent.legal == true' "$work/rpc" >/dev/null || fail "the roll was refused: $(cat "$work/rpc")"
+tries=0
+until [ "$(get "/api/episodes/$dice/audit")" = 200 ] && jq -e '.audit.draws | length == 1' "$work/body" >/dev/null; do
+    [ $tries -lt 150 ] || fail "no audited draw after the house's reveal: $(cat "$work/body")"
+    sleep 0.1
+    tries=$((tries + 1))
+done
+jq -e '.audit.verdict == "ok" and .audit.draws[0].verified and (.audit.draws[0].outcome.dice | length == 2) and
+    (.text | test("verdict: ok"))' "$work/body" >/dev/null || fail "the dice audit: $(cat "$work/body")"
 
 # 4. the live stream: a move through MCP arrives as an event
 curl -s -N -H 'Accept: text/event-stream' -D "$work/events.head" "$base/api/events" >"$work/events.out" &
