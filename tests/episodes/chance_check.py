@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""chance_check.py — an independent check of the house's draws, written
-from the README's and the headers' descriptions with Python's integers and
-hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
+"""chance_check.py — an independent check of the house's draws and of sea
+battle's openings, written from the README's descriptions with Python's
+integers and hashlib (not engine/vrf.c, episodes/fair.c or
+engine/crypto.c): what an outsider who trusts no one runs on a log.
 
   chance_check.py house KEYNAME TYPE EPISODE SEAT
       prints the house's VRF public key and binding ("house_key" and
@@ -22,13 +23,19 @@ hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c).
       fails when it does not verify.
   chance_check.py verify LOG_JSONL [SHOW_JSON|AUDIT_JSON...]
       reads `kdapp log --json` (each tx's payload, decoded here by a
-      protobuf reader of its own), replays the chance episodes' (dice,
-      roulette, slots) applied commands in log order (a revert restores the
-      state before its block), verifies every reveal's VRF proof against
-      the house's key in the params for the draw's input (episode, draw
-      number, the asking command's entropy), recomputes each outcome (dice,
-      pocket, stops) from the VRF output, and compares them with each
-      `kdapp show --json` given (recent rolls, recent pockets, last stops);
+      protobuf reader of its own; each creation's params in effect),
+      replays the chance episodes' (dice, roulette, slots) applied commands
+      in log order (a revert restores the state before its block), verifies
+      every reveal's VRF proof against the house's key in the params for
+      the draw's input (episode, draw number, the asking command's
+      entropy), recomputes each outcome (dice, pocket, stops) from the VRF
+      output and each verdict (roulette's bets paid, the slot machine's
+      payline), and compares them with each `kdapp show --json` given
+      (recent rolls, recent pockets and chips, last stops and credits);
+      in sea battle episodes it checks every opening's Merkle path and
+      every revealed board against the seat's root, plays the rules
+      (hits, sinks, the end of play, legal fleets, claims) and compares the
+      boards, stage, leader, reason and reveals with `kdapp show --json`;
       in blackjack episodes it plays the rules (README "Blackjack") with
       the params in effect the log gives: every reveal's proof verified for
       the entropy of the oldest ask still waiting, each card drawn from the
@@ -329,6 +336,117 @@ def settle_slots(ep, stops):
     ep["bet"] = 0
 
 
+# ------------------------------------------------------------- sea battle
+# README "Sea battle": a Merkle root over 100 cells per seat, each shot
+# answered by an opening of its cell, the boards revealed at the end.
+
+SHIP_LEN = {1: 5, 2: 4, 3: 3, 4: 3, 5: 2}
+
+
+def sb_leaf(i, content, salt):
+    return sha(b"\x00" + bytes([i, content]) + salt)
+
+
+def sb_root(contents, salts):
+    level = [sb_leaf(i, contents[i], salts[32 * i:32 * i + 32]) for i in range(100)] + [bytes(32)] * 28
+    while len(level) > 1:
+        level = [sha(b"\x01" + level[k] + level[k + 1]) for k in range(0, len(level), 2)]
+    return level[0]
+
+
+def sb_path_root(i, content, salt, path):
+    h = sb_leaf(i, content, salt)
+    for sibling in path:
+        h = sha(b"\x01" + h + sibling) if i % 2 == 0 else sha(b"\x01" + sibling + h)
+        i //= 2
+    return h
+
+
+def sb_legal(contents):
+    """Ships 1..5 of lengths 5, 4, 3, 3, 2, each one straight line, no two
+    touching, not even diagonally."""
+    for ship, length in SHIP_LEN.items():
+        cells = [i for i in range(100) if contents[i] == ship]
+        rows, cols = {i // 10 for i in cells}, {i % 10 for i in cells}
+        span = max(i // 10 for i in cells) - min(i // 10 for i in cells) + max(i % 10 for i in cells) - \
+            min(i % 10 for i in cells) + 1 if cells else 0
+        if len(cells) != length or (len(rows) != 1 and len(cols) != 1) or span != length:
+            return False
+    for i in range(100):
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                r, c = i // 10 + dr, i % 10 + dc
+                if contents[i] and 0 <= r < 10 and 0 <= c < 10 and contents[r * 10 + c] not in (0, contents[i]):
+                    return False
+    return True
+
+
+def sb_hits(ep, seat, ship):
+    return sum(1 for m in ep["marks"][seat] if m == ship + 1)
+
+
+def apply_seabattle(ep, ep_id, signer, cmd, out):
+    """One applied SbCommand: shot 1, answer 2, reveal 3, resign 4, claim 5."""
+    seat = ep["signers"].index(signer)
+    if 1 in cmd:
+        ep["pending"] = one(fields(one(cmd, 1)), 1, 0)
+    elif 2 in cmd:
+        a = fields(one(cmd, 2))
+        cell, content = one(a, 1, 0), one(a, 2, 0)
+        assert cell == ep["pending"] and sb_path_root(cell, content, one(a, 3), a.get(4, [])) == ep["roots"][seat], \
+            "episode %d: an opening of cell %d that does not match the root" % (ep_id, cell)
+        ep["marks"][seat][cell] = content + 1
+        ep["pending"], shooter = None, ep["turn"]
+        ep["turn"] = 1 - ep["turn"]
+        if content and all(sb_hits(ep, seat, k) >= n for k, n in SHIP_LEN.items()):
+            ep.update(phase="reveal", winner=shooter, reason="fleet_sunk")
+        elif all(ep["marks"][seat]):
+            ep.update(phase="reveal", winner=shooter, reason="board_exhausted")
+        out.append("episode %d: %s opens %d: %s" % (ep_id, ("blue", "red")[seat], cell,
+                                                    "ship %d" % content if content else "water"))
+    elif 3 in cmd:
+        r = fields(one(cmd, 3))
+        contents, salts = one(r, 1), one(r, 2)
+        assert sb_root(contents, salts) == ep["roots"][seat], "episode %d: a board not its root" % ep_id
+        legal = sb_legal(contents) and all(m in (0, contents[i] + 1) for i, m in enumerate(ep["marks"][seat]))
+        ep["revealed"][seat] = "legal" if legal else "illegal"
+        if ep["revealed"][1 - seat] != "no":
+            w = ep["winner"]
+            if ep["revealed"][w] == "illegal" and ep["revealed"][1 - w] == "legal":
+                ep["winner"] = 1 - w
+            ep["phase"] = "over"
+        out.append("episode %d: %s reveals a %s board" % (ep_id, ("blue", "red")[seat], ep["revealed"][seat]))
+    elif 4 in cmd:
+        ep.update(phase="reveal", winner=1 - seat, reason="resigned", pending=None)
+    else:  # a claim after the deadline
+        if ep["phase"] == "play":
+            ep.update(winner=seat, reason="no_answer", pending=None)
+        elif ep["revealed"][seat] == "legal":
+            ep.update(winner=seat, reason="no_reveal")
+        ep["phase"] = "over"
+
+
+def sb_outcomes(ep, show):
+    """(what the engine shows, what the log gives) of a sea battle."""
+    def board(seat):
+        rows = []
+        for r in range(10):
+            line = ""
+            for c in range(10):
+                i, m = r * 10 + c, ep["marks"][seat][r * 10 + c]
+                if m == 0:
+                    line += "?" if ep["pending"] == i and seat == 1 - ep["turn"] and ep["phase"] == "play" else "."
+                else:
+                    line += "o" if m == 1 else "#" if sb_hits(ep, seat, m - 1) >= SHIP_LEN[m - 1] else "x"
+            rows.append(line)
+        return rows
+    got = {k: show[k] for k in ("stage", "leader", "reason", "revealed", "board_blue", "board_red")}
+    want = {"stage": ep["phase"], "leader": None if ep["winner"] is None else ("blue", "red")[ep["winner"]],
+            "reason": ep["reason"], "revealed": {"blue": ep["revealed"][0], "red": ep["revealed"][1]},
+            "board_blue": board(0), "board_red": board(1)}
+    return got, want
+
+
 # -------------------------------------------------------------- blackjack
 # The rules as README "Blackjack" states them, for applied commands only
 # (the engine refused the others): cards 0..51, rank card % 13 (0 ace ..
@@ -528,6 +646,11 @@ def apply_tx(eps, ep_id, payload, params, out):
                           "pockets": [], "stops": None, "seen": [], "bets": [], "bet": 0,
                           "chips": (params_json or {}).get("start_chips"),
                           "credits": (params_json or {}).get("start_credits")}
+        elif type_name == "seabattle":
+            eps[ep_id] = {"type": type_name, "signers": new.get(2, []), "marks": [[0] * 100, [0] * 100],
+                          "roots": [bytes.fromhex(params_json["root_blue"]), bytes.fromhex(params_json["root_red"])],
+                          "turn": 0, "pending": None, "phase": "play", "winner": None, "reason": None,
+                          "revealed": ["no", "no"], "seen": []}
         elif type_name == "blackjack":
             players = new.get(2, [])[1:]  # the house first
             eps[ep_id] = bj_new(params_json, len(players))
@@ -540,6 +663,9 @@ def apply_tx(eps, ep_id, payload, params, out):
     cmd = fields(one(signed, 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
     if ep["type"] == "blackjack":
         apply_blackjack(ep, ep_id, one(signed, 2, b""), cmd, out)
+        return
+    if ep["type"] == "seabattle":
+        apply_seabattle(ep, ep_id, one(signed, 2, b""), cmd, out)
         return
     if 1 in cmd:  # the ask: a roll, bets or a spin, with the player's entropy
         a = fields(one(cmd, 1))
@@ -589,6 +715,8 @@ def outcomes(ep, show):
     """(what the engine shows, what the log gives) for one episode."""
     if ep["type"] == "blackjack":
         return bj_outcomes(ep, show)
+    if ep["type"] == "seabattle":
+        return sb_outcomes(ep, show)
     if ep["type"] == "dice":
         got = [{"dice": r["dice"], "total": r["total"], "claimed": r["claimed"]} for r in show["recent_rolls"]]
         return got, ep["rolls"][-len(got):] if got else []
@@ -675,7 +803,7 @@ def verify(log, shows, audits):
         # outcomes: the rolls, the pockets, one spin, the players' rounds
         kind = eps[int(ep_id)]["type"]
         checked += len(got) if kind == "dice" else len(got[0]) if kind == "roulette" else \
-            len(got["players"]) if kind == "blackjack" else 1
+            len(got["players"]) if kind == "blackjack" else 1  # a spin, a sea battle
     print("ok: %d draws verified from the log, %d outcomes checked against the engine, %d draws of %d audits "
           "the same" % (len(set(l.split(":")[0] for l in out if " draw " in l)), checked, audited, len(audits)))
 

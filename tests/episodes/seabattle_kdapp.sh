@@ -25,6 +25,22 @@ block() {
 cmd() { echo "{\"command\": {\"episode\": $1, \"episode_type\": \"seabattle\", \"signer\": \"test:$2\", \"command\": $3}}"; }
 duty() { "$KDAPP" duty --data "$data" --signer "test:$2" "$1"; }
 show() { "$KDAPP" show --data "$data" --json "$1" | tr -d ' \n'; }
+# outsider DIR: chance_check.py (written from the README, its own protobuf
+# reader and hashes) replays DIR's `kdapp log --json`, checks every opening
+# and board against its root, plays the rules and compares each episode's
+# boards, stage, leader, reason and reveals with `kdapp show --json`.
+outsider() {
+  local dir=$1 shows=() id
+  "$KDAPP" log --data "$dir" --json >"$T/outsider.log"
+  for id in $("$KDAPP" list --data "$dir" | awk 'NR > 1 && $2 == "seabattle" {print $1}'); do
+    "$KDAPP" show --data "$dir" --json "$id" >"$T/outsider.$id.json"
+    shows+=("$T/outsider.$id.json")
+  done
+  python3 "$KD_SOURCE_DIR/tests/episodes/chance_check.py" verify "$T/outsider.log" "${shows[@]}" >"$T/outsider.out" ||
+    fail "the outside check of $dir: $(tail -3 "$T/outsider.out")"
+  grep -q "^ok: 0 draws verified from the log, ${#shows[@]} outcomes checked" "$T/outsider.out" ||
+    fail "the outside check of $dir checked $(tail -1 "$T/outsider.out")"
+}
 
 # --- creation: each seat commits from its own key
 params=$("$KDAPP" commit --data "$data" --type seabattle --episode 1 --seat blue --signer test:blue --params '{"timeout": 100}')
@@ -107,6 +123,7 @@ lost=$(show 2)
 grep -q '"leader":"blue"' <<<"$lost" && grep -q '"reason":"no_answer"' <<<"$lost" || fail "red lost by silence: $lost"
 
 "$KDAPP" verify --data "$data" >/dev/null || fail "verify"
+outsider "$data"
 text=$("$KDAPP" show --data "$data" 1)
 grep -q 'a b c d e f g h i j' <<<"$text" || fail "show draws the boards: $text"
 
@@ -121,6 +138,7 @@ grep -q 'mismatches *0' "$T/sim.out" || fail "sim mismatches: $(cat "$T/sim.out"
   --quiet >"$T/play.out" || fail "play: $(cat "$T/play.out")"
 grep -Eq 'blue \(search\) won' "$T/play.out" || fail "the bot wins: $(cat "$T/play.out")"
 "$KDAPP" verify --data "$T/play" >/dev/null || fail "verify the played game"
+outsider "$T/play"
 # --- a reorg during a game through the gateway: a shot and its answer
 # reverted and mined again by the devnet, the duty paid again where it was
 # lost. (The re-mined shot lands at another DAA score, which the state
@@ -130,4 +148,5 @@ grep -Eq 'blue \(search\) won' "$T/play.out" || fail "the bot wins: $(cat "$T/pl
   --reorg-every 6 --reorg-depth 2 --quiet >"$T/reorg.out" || fail "play with reorgs: $(cat "$T/reorg.out")"
 grep -q 'reorgs: 1' "$T/reorg.out" || fail "one reorg: $(cat "$T/reorg.out")"
 "$KDAPP" verify --data "$T/reorg" >/dev/null || fail "verify the reorged game"
+outsider "$T/reorg"
 echo "seabattle end to end: ok"
