@@ -105,6 +105,10 @@ kd_err kd_legal_moves_push(kd_legal_moves *list, const uint8_t *command, size_t 
 uint64_t kd_type_rng_next(uint64_t *rng);
 /* Uniform in [0, n); n > 0. */
 uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n);
+/* Bytes as a JSON string of lowercase hex (new reference; NULL on
+ * allocation failure): how every JSON rendering writes keys, hashes,
+ * proofs and payloads. */
+json_t *kd_json_hex(const uint8_t *data, size_t len);
 
 /* ------------------------------------------------------------ the table */
 

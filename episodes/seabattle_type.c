@@ -205,17 +205,6 @@ static json_t *cell_json(uint32_t cell)
     return json_string(name);
 }
 
-static json_t *hex_string(const uint8_t *data, size_t len)
-{
-    char *hex = malloc(2 * len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    json_t *j = json_string(hex);
-    free(hex);
-    return j;
-}
-
 static json_t *to_json(const kd_sb_command *c)
 {
     json_t *path;
@@ -225,15 +214,15 @@ static json_t *to_json(const kd_sb_command *c)
     case KD_SB_ANSWER:
         path = json_array();
         for (int i = 0; path && i < KD_SB_DEPTH; i++)
-            if (json_array_append_new(path, hex_string(c->path[i], KD_HASH_LEN)) != 0) {
+            if (json_array_append_new(path, kd_json_hex(c->path[i], KD_HASH_LEN)) != 0) {
                 json_decref(path);
                 path = NULL;
             }
         return json_pack("{s:{s:o, s:I, s:o, s:o}}", "answer", "cell", cell_json(c->cell), "content",
-                         (json_int_t)c->content, "salt", hex_string(c->salt, KD_SB_SALT_LEN), "path", path);
+                         (json_int_t)c->content, "salt", kd_json_hex(c->salt, KD_SB_SALT_LEN), "path", path);
     case KD_SB_REVEAL_BOARD:
-        return json_pack("{s:{s:o, s:o}}", "reveal", "contents", hex_string(c->contents, KD_SB_CELLS), "salts",
-                         hex_string(&c->salts[0][0], sizeof c->salts));
+        return json_pack("{s:{s:o, s:o}}", "reveal", "contents", kd_json_hex(c->contents, KD_SB_CELLS), "salts",
+                         kd_json_hex(&c->salts[0][0], sizeof c->salts));
     case KD_SB_RESIGN:
         return json_pack("{s:b}", "resign", 1);
     case KD_SB_CLAIM:

@@ -142,13 +142,6 @@ static json_t *sunk_json(const kd_sb_state *s, int b)
     return a;
 }
 
-static json_t *hex_json(const uint8_t *data, size_t len)
-{
-    char hex[2 * KD_HASH_LEN + 1];
-    kd_hex_encode(data, len, hex);
-    return json_string(hex);
-}
-
 /* The members every JSON rendering shares. */
 static json_t *common_json(const kd_sb_state *s)
 {
@@ -166,9 +159,9 @@ static json_t *common_json(const kd_sb_state *s)
         "leader", s->winner <= 1 ? kd_sb_seat_names[s->winner] : NULL, "reason", reason_name(s->reason), "revealed",
         "blue", reveal_name(s->revealed[0]), "red", reveal_name(s->revealed[1]), "timeout", (json_int_t)s->timeout,
         "deadline", waiting ? json_integer((json_int_t)(s->since + s->timeout)) : json_null(), "move_count",
-        (json_int_t)s->move_count, "roots", "blue", hex_json(s->roots[0], KD_HASH_LEN), "red",
-        hex_json(s->roots[1], KD_HASH_LEN), "bindings", "blue", hex_json(s->bindings[0], KD_SECRET_BINDING_LEN), "red",
-        hex_json(s->bindings[1], KD_SECRET_BINDING_LEN));
+        (json_int_t)s->move_count, "roots", "blue", kd_json_hex(s->roots[0], KD_HASH_LEN), "red",
+        kd_json_hex(s->roots[1], KD_HASH_LEN), "bindings", "blue", kd_json_hex(s->bindings[0], KD_SECRET_BINDING_LEN),
+        "red", kd_json_hex(s->bindings[1], KD_SECRET_BINDING_LEN));
 }
 
 json_t *kd_sb_view_json(const uint8_t *view, size_t len)

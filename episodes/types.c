@@ -194,3 +194,14 @@ uint64_t kd_type_rng_next(uint64_t *rng)
 }
 
 uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n) { return (uint32_t)(kd_type_rng_next(rng) % n); }
+
+json_t *kd_json_hex(const uint8_t *data, size_t len)
+{
+    char *hex = malloc(2 * len + 1);
+    if (!hex)
+        return NULL;
+    kd_hex_encode(data, len, hex);
+    json_t *j = json_string(hex);
+    free(hex);
+    return j;
+}

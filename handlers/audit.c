@@ -22,17 +22,6 @@ typedef struct {
     char verdict[512]; /* empty: nothing wrong so far */
 } audit;
 
-static json_t *hex_json(const uint8_t *data, size_t len)
-{
-    char *hex = malloc(2 * len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    json_t *s = json_string(hex);
-    free(hex);
-    return s;
-}
-
 /* Where a transaction of an accepted block ran: the block meta the rules
  * saw, and the position for the report. */
 typedef struct {
@@ -43,7 +32,7 @@ typedef struct {
 static json_t *at_json(const audit_at *at)
 {
     return json_pack("{s:I, s:o, s:I}", "log_seq", (json_int_t)at->seq, "block",
-                     hex_json(at->meta.block_hash, KD_HASH_LEN), "daa", (json_int_t)at->meta.daa);
+                     kd_json_hex(at->meta.block_hash, KD_HASH_LEN), "daa", (json_int_t)at->meta.daa);
 }
 
 static void on_word(void *ctx, uint32_t block, uint32_t word, uint32_t n, uint64_t bound, int kept)
@@ -80,10 +69,10 @@ static kd_err create(audit *a, const Kdapp__NewEpisode *ne, const ProtobufCBinar
     a->parts.count = ne->n_participants < KD_MAX_PARTICIPANTS ? ne->n_participants : KD_MAX_PARTICIPANTS;
     for (size_t i = 0; i < a->parts.count; i++) {
         memcpy(a->parts.keys[i].bytes, ne->participants[i].data, KD_PUBKEY_LEN); /* checked when applied */
-        json_array_append_new(parts, hex_json(ne->participants[i].data, KD_PUBKEY_LEN));
+        json_array_append_new(parts, kd_json_hex(ne->participants[i].data, KD_PUBKEY_LEN));
     }
     json_t *params = a->type->params_message ? kd_proto_json(a->type->params_message, effective->data, effective->len)
-                                             : hex_json(effective->data, effective->len);
+                                             : kd_json_hex(effective->data, effective->len);
     json_object_set_new(a->report, "type", json_string(ne->episode_type));
     json_object_set_new(a->report, "participants", parts);
     json_object_set_new(a->report, "params", params ? params : json_null());
@@ -106,11 +95,11 @@ static json_t *draw_json(audit *a, const kd_fair_draw *d, const audit_at *at)
     if (!j)
         return NULL;
     json_object_set_new(j, "draw", json_integer(d->index));
-    json_object_set_new(j, "tx", hex_json(at->meta.tx_id, KD_HASH_LEN));
-    json_object_set_new(j, "house_key", hex_json(d->key.bytes, KD_PUBKEY_LEN));
-    json_object_set_new(j, "entropy", hex_json(d->entropy, KD_FAIR_ENTROPY_LEN));
-    json_object_set_new(j, "input", hex_json(alpha, sizeof alpha));
-    json_object_set_new(j, "proof", hex_json(d->proof, KD_VRF_PROOF_LEN));
+    json_object_set_new(j, "tx", kd_json_hex(at->meta.tx_id, KD_HASH_LEN));
+    json_object_set_new(j, "house_key", kd_json_hex(d->key.bytes, KD_PUBKEY_LEN));
+    json_object_set_new(j, "entropy", kd_json_hex(d->entropy, KD_FAIR_ENTROPY_LEN));
+    json_object_set_new(j, "input", kd_json_hex(alpha, sizeof alpha));
+    json_object_set_new(j, "proof", kd_json_hex(d->proof, KD_VRF_PROOF_LEN));
     json_object_set_new(j, "verified", json_boolean(verified));
     if (!verified) {
         if (!a->verdict[0])
@@ -125,7 +114,7 @@ static json_t *draw_json(audit *a, const kd_fair_draw *d, const audit_at *at)
     stream.on_word = on_word;
     stream.on_word_ctx = words;
     json_t *outcome = words ? a->type->draw_outcome(a->state, &stream) : NULL;
-    json_object_set_new(j, "output", hex_json(output, KD_HASH_LEN));
+    json_object_set_new(j, "output", kd_json_hex(output, KD_HASH_LEN));
     json_object_set_new(j, "words", words ? words : json_null());
     json_object_set_new(j, "outcome", outcome ? outcome : json_null());
     return j;

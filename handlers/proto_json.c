@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/bytes.h"
+#include "episodes/episode_type.h"
 
 static json_t *message_json(const ProtobufCMessage *msg);
 
@@ -20,17 +20,6 @@ static json_t *u64_json(uint64_t v)
     char text[24];
     snprintf(text, sizeof text, "%llu", (unsigned long long)v);
     return json_string(text);
-}
-
-static json_t *bytes_json(const ProtobufCBinaryData *b)
-{
-    char *hex = malloc(2 * b->len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(b->data, b->len, hex);
-    json_t *s = json_string(hex);
-    free(hex);
-    return s;
 }
 
 static json_t *enum_json(const ProtobufCEnumDescriptor *desc, int value)
@@ -69,8 +58,10 @@ static json_t *value_json(const ProtobufCFieldDescriptor *field, const void *p)
         const char *s = *(char *const *)p;
         return json_string(s ? s : "");
     }
-    case PROTOBUF_C_TYPE_BYTES:
-        return bytes_json(p);
+    case PROTOBUF_C_TYPE_BYTES: {
+        const ProtobufCBinaryData *b = p;
+        return kd_json_hex(b->data, b->len);
+    }
     case PROTOBUF_C_TYPE_MESSAGE: {
         const ProtobufCMessage *m = *(ProtobufCMessage *const *)p;
         return m ? message_json(m) : json_null();

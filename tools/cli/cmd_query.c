@@ -239,18 +239,6 @@ int kd_cmd_list(kd_cli *cli, int argc, char **argv)
     return rc;
 }
 
-/* Bytes as a hex JSON string (new reference). */
-static json_t *payload_hex(const ProtobufCBinaryData *b)
-{
-    char *hex = malloc(2 * b->len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(b->data, b->len, hex);
-    json_t *s = json_string(hex);
-    free(hex);
-    return s;
-}
-
 /* An applied accept the chain later left, and the revert entry that undid
  * it. */
 typedef struct {
@@ -355,7 +343,7 @@ static void creation_json(const kd_type_table *types, const ProtobufCBinaryData 
         json_t *params =
             type && type->params_message ? kd_proto_json(type->params_message, effective->data, effective->len) : NULL;
         json_object_set_new(tx, "type", json_string(name));
-        json_object_set_new(tx, "params", params ? params : payload_hex(effective));
+        json_object_set_new(tx, "params", params ? params : kd_json_hex(effective->data, effective->len));
     }
     if (em)
         kdapp__episode_message__free_unpacked(em, NULL);
@@ -415,7 +403,8 @@ static json_t *entry_json(const kd_type_table *types, uint64_t seq, const Kdapp_
             /* the EpisodeMessage as received, so anyone can re-check it
              * from the log alone (the chance games' draws) */
             if (t && h && m->accepted->n_txs == le->n_txs) {
-                json_object_set_new(t, "payload", payload_hex(&m->accepted->txs[i]->payload));
+                json_object_set_new(t, "payload",
+                                    kd_json_hex(m->accepted->txs[i]->payload.data, m->accepted->txs[i]->payload.len));
                 if (o->applied)
                     creation_json(types, &m->accepted->txs[i]->payload, &o->effective_params, t);
             }

@@ -13,26 +13,6 @@
 
 #define JSON_INT_MAX ((uint64_t)INT64_MAX)
 
-static json_t *hex_string(const uint8_t *data, size_t len)
-{
-    char hex[2 * KD_PUBKEY_LEN + 1];
-    if (2 * len + 1 > sizeof hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    return json_string(hex);
-}
-
-static json_t *raw_hex_string(const uint8_t *data, size_t len)
-{
-    char *hex = malloc(2 * len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    json_t *s = json_string(hex);
-    free(hex);
-    return s;
-}
-
 /* Sets obj[key] = v, taking v even on failure; -1 when v is NULL or the set
  * fails. Lets a chain of puts share one cleanup path. */
 static int put(json_t *obj, const char *key, json_t *v) { return json_object_set_new(obj, key, v); }
@@ -131,7 +111,7 @@ static kd_err write_tx(const kd_script_tx *tx, json_t *txs)
         if (put(body, "type", type) || put(body, "participants", parts))
             goto fail; /* a failed put already released parts */
         for (size_t i = 0; i < tx->participants.count; i++)
-            if (json_array_append_new(parts, hex_string(tx->participants.keys[i].bytes, KD_PUBKEY_LEN)))
+            if (json_array_append_new(parts, kd_json_hex(tx->participants.keys[i].bytes, KD_PUBKEY_LEN)))
                 goto fail;
         if (tx->has_cap && put(body, "cap", json_integer(tx->cap)))
             goto fail;
@@ -165,10 +145,10 @@ static kd_err write_tx(const kd_script_tx *tx, json_t *txs)
         if (tx->has_counter && put(body, "counter", json_integer((json_int_t)tx->counter)))
             goto fail;
     } else {
-        if (put(t, "payload_hex", raw_hex_string(tx->raw, tx->raw_len)))
+        if (put(t, "payload_hex", kd_json_hex(tx->raw, tx->raw_len)))
             goto fail;
     }
-    if (put(t, "tx_id", hex_string(tx->tx_id, KD_HASH_LEN)))
+    if (put(t, "tx_id", kd_json_hex(tx->tx_id, KD_HASH_LEN)))
         goto fail;
     err = KD_OK;
 
@@ -192,13 +172,13 @@ kd_err kd_script_op_write(const kd_script_op *op, kd_buf *out)
     if (!root)
         goto fail;
     if (op->kind == KD_SCRIPT_REVERT) {
-        if (put(root, "revert", hex_string(op->hash, KD_HASH_LEN)))
+        if (put(root, "revert", kd_json_hex(op->hash, KD_HASH_LEN)))
             goto fail;
     } else {
         /* each put takes its value even when it fails, so the borrowed
          * body and txs need no cleanup of their own */
         json_t *body = json_object();
-        if (put(root, "accept", body) || put(body, "hash", hex_string(op->hash, KD_HASH_LEN)) ||
+        if (put(root, "accept", body) || put(body, "hash", kd_json_hex(op->hash, KD_HASH_LEN)) ||
             put(body, "daa", json_integer((json_int_t)op->daa)) ||
             put(body, "time", json_integer((json_int_t)op->time_ms)))
             goto fail;
