@@ -374,17 +374,6 @@ void fx_chain_write_script(const fx_chain *c, FILE *out)
 
 /* ------------------------------------------------------------- record */
 
-static json_t *hex_json(const uint8_t *p, size_t n)
-{
-    char *text = malloc(2 * n + 1);
-    if (!text)
-        return NULL;
-    kd_hex_encode(p, n, text);
-    json_t *j = json_string(text);
-    free(text);
-    return j;
-}
-
 static json_t *u64_text(uint64_t v)
 {
     char s[24];
@@ -401,7 +390,7 @@ static json_t *tx_record(const fx_tx *t)
     json_t *ins = json_array(), *outs = json_array();
     for (size_t i = 0; i < tx->n_inputs; i++) {
         const kd_ktx_input *in = &tx->inputs[i];
-        json_array_append_new(ins, json_pack("{s:o, s:i, s:o, s:i}", "transactionId", hex_json(in->prev.txid, 32),
+        json_array_append_new(ins, json_pack("{s:o, s:i, s:o, s:i}", "transactionId", kd_json_hex(in->prev.txid, 32),
                                              "index", (int)in->prev.index, "sequence", u64_text(in->sequence),
                                              "sigOpCount", (int)in->sig_op_count));
     }
@@ -413,14 +402,14 @@ static json_t *tx_record(const fx_tx *t)
             spk[1] = (uint8_t)o->spk.version;
             memcpy(spk + 2, o->spk.script, o->spk.script_len);
             json_array_append_new(outs, json_pack("{s:o, s:o}", "value", u64_text(o->value), "scriptPublicKey",
-                                                  hex_json(spk, o->spk.script_len + 2)));
+                                                  kd_json_hex(spk, o->spk.script_len + 2)));
         }
         free(spk);
     }
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "transactionId", hex_json(t->id, KD_HASH_LEN), "hash",
-                     hex_json(hash, KD_HASH_LEN), "payload", hex_json(tx->payload, tx->payload_len), "lockTime",
-                     u64_text(tx->lock_time), "gas", u64_text(tx->gas), "subnetworkId",
-                     hex_json(tx->subnetwork_id, KD_KASPA_SUBNET_LEN), "inputs", ins, "outputs", outs);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "transactionId", kd_json_hex(t->id, KD_HASH_LEN),
+                     "hash", kd_json_hex(hash, KD_HASH_LEN), "payload", kd_json_hex(tx->payload, tx->payload_len),
+                     "lockTime", u64_text(tx->lock_time), "gas", u64_text(tx->gas), "subnetworkId",
+                     kd_json_hex(tx->subnetwork_id, KD_KASPA_SUBNET_LEN), "inputs", ins, "outputs", outs);
 }
 
 kd_err fx_chain_write_record(const fx_chain *c, FILE *out)
@@ -429,29 +418,30 @@ kd_err fx_chain_write_record(const fx_chain *c, FILE *out)
     json_t *blocks = json_array(), *chain = json_array();
     kd_err err = blocks && chain ? KD_OK : KD_ERR_NOMEM;
     for (size_t i = 0; !err && i < c->chain_len; i++)
-        if (json_array_append_new(chain, hex_json(c->blocks[c->chain[i]].hash, KD_HASH_LEN)))
+        if (json_array_append_new(chain, kd_json_hex(c->blocks[c->chain[i]].hash, KD_HASH_LEN)))
             err = KD_ERR_NOMEM;
     for (size_t i = 0; !err && i < c->n_blocks; i++) {
         const fx_block *b = &c->blocks[i];
         json_t *txs = json_array(), *blues = json_array(), *reds = json_array();
         if (b->parent >= 0)
-            json_array_append_new(blues, hex_json(c->blocks[b->parent].hash, KD_HASH_LEN));
+            json_array_append_new(blues, kd_json_hex(c->blocks[b->parent].hash, KD_HASH_LEN));
         if (b->red >= 0)
-            json_array_append_new(reds, hex_json(c->blocks[b->red].hash, KD_HASH_LEN));
+            json_array_append_new(reds, kd_json_hex(c->blocks[b->red].hash, KD_HASH_LEN));
         for (size_t t = 0; t < b->n; t++)
             if (json_array_append_new(txs, tx_record(&b->txs[t])))
                 err = KD_ERR_INTERNAL;
-        json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "hash", hex_json(b->hash, KD_HASH_LEN),
-                              "daaScore", u64_text(b->daa), "blueScore", u64_text(b->daa), "timestamp",
-                              u64_text(b->time_ms), "nonce", u64_text(b->nonce), "isChainBlock", b->on_chain,
-                              "mergeSetBlues", blues, "mergeSetReds", reds, "transactions", txs);
+        json_t *j =
+            json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "hash", kd_json_hex(b->hash, KD_HASH_LEN),
+                      "daaScore", u64_text(b->daa), "blueScore", u64_text(b->daa), "timestamp", u64_text(b->time_ms),
+                      "nonce", u64_text(b->nonce), "isChainBlock", b->on_chain, "mergeSetBlues", blues, "mergeSetReds",
+                      reds, "transactions", txs);
         if (!err && json_array_append_new(blocks, j))
             err = KD_ERR_NOMEM;
     }
-    json_t *doc =
-        err ? NULL
-            : json_pack("{s:s, s:o, s:o, s:O, s:O}", "network", "testnet-10", "sink", hex_json(sink->hash, KD_HASH_LEN),
-                        "virtualDaaScore", u64_text(sink->daa), "chain", chain, "blocks", blocks);
+    json_t *doc = err ? NULL
+                      : json_pack("{s:s, s:o, s:o, s:O, s:O}", "network", "testnet-10", "sink",
+                                  kd_json_hex(sink->hash, KD_HASH_LEN), "virtualDaaScore", u64_text(sink->daa), "chain",
+                                  chain, "blocks", blocks);
     if (!err && !doc)
         err = KD_ERR_NOMEM;
     if (!err && json_dumpf(doc, out, JSON_COMPACT))
