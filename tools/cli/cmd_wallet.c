@@ -28,6 +28,7 @@
 #include "tools/kaspa/kaspa_addr.h"
 #include "tools/kaspa/kaspa_build.h"
 #include "tools/kaspa/kaspa_utxo.h"
+#include "tools/listen/kaspa_rpc.h"
 
 #define DEFAULT_KEY "wallet"
 
@@ -89,14 +90,51 @@ static int parse_rules(const char *text, void *value)
     return 0;
 }
 
-static int read_utxos(const char *prog, const char *path, kd_kutxo_list *list)
+/* The bytes of the file `path` (named by option `opt` in errors) into a
+ * new buffer (kd_buf_fini it, also on an error). */
+static int read_file(const char *prog, const char *opt, const char *path, kd_buf *b)
 {
-    json_error_t jerr;
-    json_t *j = json_load_file(path, 0, &jerr);
-    if (!j) {
-        fprintf(stderr, "%s: --utxos %s: %s (line %d)\n", prog, path, jerr.text, jerr.line);
+    kd_buf_init(b);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: %s %s: %s\n", prog, opt, path, strerror(errno));
         return KD_EXIT_USAGE;
     }
+    uint8_t chunk[4096];
+    size_t n;
+    int rc = KD_EXIT_OK;
+    while (rc == KD_EXIT_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (kd_buf_append(b, chunk, n))
+            rc = KD_EXIT_FAIL;
+    if (ferror(f)) {
+        fprintf(stderr, "%s: %s %s: read error\n", prog, opt, path);
+        rc = KD_EXIT_FAIL;
+    }
+    fclose(f);
+    return rc;
+}
+
+/* A JSON file loaded as the node's JSON is (kd_kaspa_json_load: every
+ * u64 exact, also above 2^63). */
+static int load_json(const char *prog, const char *opt, const char *path, json_t **out)
+{
+    kd_buf b;
+    int rc = read_file(prog, opt, path, &b);
+    char why[256];
+    if (!rc && kd_kaspa_json_load(b.data ? (const char *)b.data : "", b.len, out, why, sizeof why)) {
+        fprintf(stderr, "%s: %s %s: %s\n", prog, opt, path, why);
+        rc = KD_EXIT_USAGE;
+    }
+    kd_buf_fini(&b);
+    return rc;
+}
+
+static int read_utxos(const char *prog, const char *path, kd_kutxo_list *list)
+{
+    json_t *j;
+    int rc = load_json(prog, "--utxos", path, &j);
+    if (rc)
+        return rc;
     char why[256] = "";
     kd_err err = kd_kutxo_list_parse(j, list, why, sizeof why);
     json_decref(j);
@@ -120,24 +158,8 @@ static int read_message(const char *prog, const char *hex, const char *path, uin
         }
         return KD_EXIT_OK;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: --payload-file %s: %s\n", prog, path, strerror(errno));
-        return KD_EXIT_USAGE;
-    }
     kd_buf b;
-    kd_buf_init(&b);
-    uint8_t chunk[4096];
-    size_t n;
-    int rc = KD_EXIT_OK;
-    while (rc == KD_EXIT_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (kd_buf_append(&b, chunk, n))
-            rc = KD_EXIT_FAIL;
-    if (ferror(f)) {
-        fprintf(stderr, "%s: --payload-file %s: read error\n", prog, path);
-        rc = KD_EXIT_FAIL;
-    }
-    fclose(f);
+    int rc = read_file(prog, "--payload-file", path, &b);
     *out = b.data;
     *len = b.len;
     return rc;
@@ -293,15 +315,12 @@ static int wallet_verify(kd_cli *cli, int argc, char **argv)
     kd_kutxo_list list = {0};
     if ((rc = read_utxos(u.prog, utxos_path, &list)))
         return rc;
-    json_error_t jerr;
-    json_t *j = json_load_file(tx_path, 0, &jerr);
+    json_t *j = NULL;
     kd_ktx *tx = NULL;
     char why[256] = "";
-    rc = KD_EXIT_USAGE;
-    if (!j) {
-        fprintf(stderr, "%s: --tx %s: %s (line %d)\n", u.prog, tx_path, jerr.text, jerr.line);
+    if ((rc = load_json(u.prog, "--tx", tx_path, &j)))
         goto done;
-    }
+    rc = KD_EXIT_USAGE;
     const json_t *inner = json_object_get(j, "transaction");
     if (kd_ktx_json_parse(inner ? inner : j, &tx, why, sizeof why)) {
         fprintf(stderr, "%s: --tx %s: %s\n", u.prog, tx_path, why);
