@@ -172,12 +172,11 @@ json_t *fx_ledger_utxos(const fx_ledger *l, const fx_chain *c, const json_t *par
             char txid[2 * KD_HASH_LEN + 1], spk[2 * KD_KSPK_SCRIPT_MAX + 5] = "0000";
             kd_hex_encode(u->outpoint.txid, KD_HASH_LEN, txid);
             kd_hex_encode(u->spk.script, len, spk + 4);
-            json_array_append_new(entries, json_pack("{s:s, s:{s:s, s:I}, s:{s:o, s:s, s:o, s:b}}", "address", text,
-                                                     "outpoint", "transactionId", txid, "index",
-                                                     (json_int_t)u->outpoint.index, "utxoEntry", "amount",
-                                                     kd_kaspa_u64_new(u->amount), "scriptPublicKey", spk,
-                                                     "blockDaaScore", kd_kaspa_u64_new(u->block_daa_score),
-                                                     "isCoinbase", 0));
+            json_array_append_new(entries,
+                                  json_pack("{s:s, s:{s:s, s:I}, s:{s:o, s:s, s:o, s:b}}", "address", text, "outpoint",
+                                            "transactionId", txid, "index", (json_int_t)u->outpoint.index, "utxoEntry",
+                                            "amount", kd_kaspa_u64_new(u->amount), "scriptPublicKey", spk,
+                                            "blockDaaScore", kd_kaspa_u64_new(u->block_daa_score), "isCoinbase", 0));
         }
     }
     free(s.u);
@@ -293,8 +292,8 @@ int fx_ledger_submit(fx_ledger *l, fx_chain *c, const json_t *params, char id_he
     if (!rc) {
         kd_tx_filter f;
         kd_tx_filter_default(&f);
-        fx_tx pending = {.tx = tx, .kdapp = kd_tx_filter_payload(&f, tx->payload, tx->payload_len) &&
-                                            kd_tx_filter_id(&f, id)};
+        fx_tx pending = {.tx = tx,
+                         .kdapp = kd_tx_filter_payload(&f, tx->payload, tx->payload_len) && kd_tx_filter_id(&f, id)};
         memcpy(pending.id, id, KD_HASH_LEN);
         if (fx_chain_push_pending(c, &pending)) {
             snprintf(msg, msg_len, "out of memory");

@@ -290,8 +290,9 @@ static int wallet_request(server *s, pss *p, uint64_t id, const char *method, co
         reply(p, id, method, json_pack("{s:s}", "network", s->network));
     } else if (!strcmp(method, "getFeeEstimate")) {
         json_t *b = json_pack("{s:f, s:f}", "feerate", 1.0, "estimatedSeconds", 1.0);
-        reply(p, id, method,
-              json_pack("{s:{s:O, s:[O], s:[O]}}", "estimate", "priorityBucket", b, "normalBuckets", b, "lowBuckets", b));
+        reply(
+            p, id, method,
+            json_pack("{s:{s:O, s:[O], s:[O]}}", "estimate", "priorityBucket", b, "normalBuckets", b, "lowBuckets", b));
         json_decref(b);
     } else if (!strcmp(method, "getUtxosByAddresses")) {
         json_t *r = s->no_utxoindex ? NULL : fx_ledger_utxos(&s->ledger, &s->chain, params, msg, sizeof msg);
@@ -304,8 +305,9 @@ static int wallet_request(server *s, pss *p, uint64_t id, const char *method, co
         uint8_t h[KD_HASH_LEN];
         const char *t = json_string_value(json_object_get(params, "transactionId"));
         if (t && !kd_kaspa_hash_parse(t, h) && fx_ledger_in_mempool(&s->chain, h)) {
-            reply(p, id, method,
-                  json_pack("{s:{s:i, s:{s:s}, s:b}}", "mempoolEntry", "fee", 0, "transaction", "id", t, "isOrphan", 0));
+            reply(
+                p, id, method,
+                json_pack("{s:{s:i, s:{s:s}, s:b}}", "mempoolEntry", "fee", 0, "transaction", "id", t, "isOrphan", 0));
         } else {
             snprintf(msg, sizeof msg, "Transaction %s not found", t ? t : "(none)");
             reply_error(p, id, method, msg);
@@ -669,6 +671,7 @@ int main(int argc, char **argv)
     memset(&s, 0, sizeof s);
     uint64_t seed = 1;
     int no_game = 0;
+    s.idle = 4; /* --block-ms: no block before a transaction comes */
     snprintf(s.network, sizeof s.network, "testnet-10");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)

@@ -143,7 +143,7 @@ static kd_err choose_payer(kd_kwriter *w, const uint8_t *message, size_t len, pa
     Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, len, message);
     const uint8_t *pub = NULL;
     size_t pub_len = 0;
-    const char *whose = "the command";
+    const char *whose = "";
     if (em && em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND && em->signed_command) {
         pub = em->signed_command->pubkey.data;
         pub_len = em->signed_command->pubkey.len;
@@ -164,11 +164,15 @@ static kd_err choose_payer(kd_kwriter *w, const uint8_t *message, size_t len, pa
         kd_hex_encode(pub, pub_len, hex);
     if (em)
         kdapp__episode_message__free_unpacked(em, NULL);
+    if (!p && !pub)
+        return kd_kaspa_why(KD_ERR_DENIED, why, why_len,
+                            "no key pays for this command: it names no signer and no --funding wallet was given "
+                            "(give --funding NAME)");
     if (!p)
         return kd_kaspa_why(KD_ERR_DENIED, why, why_len,
-                            "no key pays for this command: %s%s%s is not a key of %s and no --funding wallet was "
+                            "no key pays for this command: %s %s is not a key of %s and no --funding wallet was "
                             "given (give --funding NAME, or put the seat's key in the key directory)",
-                            whose, hex[0] ? " " : "", hex, w->keys_dir ? w->keys_dir : "the key directory");
+                            whose, hex, w->keys_dir ? w->keys_dir : "the key directory");
     *out = p;
     return KD_OK;
 }
