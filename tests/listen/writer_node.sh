@@ -4,7 +4,9 @@
 # mempool (fixture_ledger.h):
 #   - `kdapp up --rpc` (engine + listener + writer behind the devnet's
 #     control socket): a game played with `kdapp submit --wait`, moves
-#     chained on unconfirmed change, a reorg in the middle; the engine's
+#     chained on unconfirmed change, a reorg in the middle; a board game, a
+#     chance game with the house's duties and sea battle played by agents
+#     through `kdapp mcp` attached to it, with reorgs; the engine's
 #     digest equals that of the fixture's chain fed as a block script,
 #     `kdapp verify` matches, and a second listener (another store) on the
 #     same chain reaches the same digest; a reorg request is refused;
@@ -43,6 +45,32 @@ grep -q "revert " "$T/up.err" || fail "the listener of kdapp up saw no revert"
 [[ -n $TX3 ]] && grep -q "sent transaction $TX3" "$T/up.err" || fail "move 3's tx was not sent"
 "$KDAPP" show --data "$T/data" 5 >"$T/show.out" 2>&1 || fail "show: $(cat "$T/show.out")"
 grep -qiE "won|X wins|winner" "$T/show.out" || fail "the game did not end with X winning: $(cat "$T/show.out")"
+# agents through `kdapp mcp` attached to it (kdapp play --mcp-cmd): a board
+# game, a chance game with the house's duties, and sea battle while the
+# node reorganises; the seats' own new keys have no coins: the funding
+# wallet pays
+play() { # NAME TYPE ARGS...
+  local name=$1 type=$2
+  shift 2
+  "$KDAPP" play --data "$T/data" --keys "$KEYS" --type "$type" "$@" --seed 3 --max-moves 400 --quiet \
+    --mcp-cmd "'$KDAPP' mcp --grant agent1,agent2 --data '$T/data' --keys '$KEYS'" >"$T/$name.out" 2>"$T/$name.err"
+}
+play board tictactoe --x search --o random || fail "the board game: $(cat "$T/board.out" "$T/board.err")"
+fx reorg 2 3
+play chance blackjack --seat player1=search --params '{"rounds": 2}' ||
+  fail "the chance game: $(cat "$T/chance.out" "$T/chance.err")"
+play sea seabattle --seat blue=search --seat red=random &
+SEA=$!
+for i in 1 2 3; do
+  sleep 3
+  fx reorg 2 3
+done
+wait "$SEA" || fail "sea battle: $(tail -5 "$T/sea.out" "$T/sea.err")"
+for g in board chance sea; do
+  grep -Eq "won|draw" "$T/$g.out" || fail "$g: no result: $(cat "$T/$g.out")"
+  grep -q '^digest: [0-9a-f]\{64\}$' "$T/$g.out" || fail "$g: no digest"
+done
+grep -q "not sent" "$T/up.err" && fail "a command was not sent: $(grep 'not sent' "$T/up.err")"
 # a reorg request is refused with a sentence
 "$KDAPP" devnet-reorg --data "$T/data" --depth 1 >"$T/reorg.out" 2>&1 && fail "a reorg request was accepted"
 grep -q "reorganises by itself" "$T/reorg.out" || fail "the reorg refusal does not say why: $(cat "$T/reorg.out")"

@@ -58,13 +58,12 @@ static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, uint8
 {
     rpc_ctx *r = ctx;
     kd_err err = kd_kwriter_submit(r->w, payload, len, tx_id, why, why_len);
-    if (!r->quiet) {
+    if (err) {
+        fprintf(stderr, "kdapp up: a command was not sent: %s\n", why);
+    } else if (!r->quiet) {
         char h[2 * KD_HASH_LEN + 1];
         kd_hex_encode(tx_id, KD_HASH_LEN, h);
-        if (err)
-            fprintf(stderr, "kdapp up: a command was not sent: %s\n", why);
-        else
-            fprintf(stderr, "kdapp up: sent transaction %s\n", h);
+        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
     }
     return err;
 }

@@ -460,7 +460,16 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
     while (!err) {
         kd_kbuild_result res = {0};
         char node[512] = "";
-        if ((err = ensure_connected(w, why, why_len)) || (err = build(w, p, message, len, &res, why, why_len))) {
+        err = ensure_connected(w, why, why_len);
+        if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
+            (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
+            p != w->payers[w->funding_ix]) {
+            /* the seat's own key cannot pay: the funding wallet does */
+            kd_kbuild_result_fini(&res);
+            p = w->payers[w->funding_ix];
+            err = build(w, p, message, len, &res, why, why_len);
+        }
+        if (err) {
             kd_kbuild_result_fini(&res);
             if ((err == KD_ERR_NET || err == KD_ERR_TIMEOUT) && kd_now_ms() + backoff < deadline) {
                 sleep_ms(backoff);
@@ -508,8 +517,12 @@ kd_err kd_kwriter_dry_run(kd_kwriter *w, const uint8_t *message, size_t len, cha
     kd_err err = choose_payer(w, message, len, &p, why, why_len);
     if (!err)
         err = ensure_connected(w, why, why_len);
-    if (!err)
-        err = build(w, p, message, len, &res, why, why_len);
+    if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
+        (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
+        p != w->payers[w->funding_ix]) {
+        kd_kbuild_result_fini(&res);
+        err = build(w, w->payers[w->funding_ix], message, len, &res, why, why_len);
+    }
     if (!err)
         err = kd_ktx_json_render(res.tx, tx_json);
     if (!err && out) {
