@@ -76,7 +76,8 @@
     X(NO_CONSENT, "no_consent", "a seat whose consent the episode type requires did not sign the creation")       \
     X(STALE_COMMAND, "stale_command", "the command was signed for an earlier move of the episode: sign it again") \
     X(DENIED, "denied", "the caller is not granted that key or seat")                                             \
-    X(INSUFFICIENT_FUNDS, "insufficient_funds", "the wallet's coins do not cover the transaction and its fee")
+    X(INSUFFICIENT_FUNDS, "insufficient_funds", "the wallet's coins do not cover the transaction and its fee")    \
+    X(REJECTED, "rejected", "the node rejected the transaction")
 
 typedef enum {
 #define KD_ERR_ENUM(name, code, msg) KD_ERR_##name,

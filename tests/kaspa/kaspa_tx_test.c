@@ -9,6 +9,7 @@
 
 #include "engine/bytes.h"
 #include "tools/kaspa/kaspa_tx.h"
+#include "tools/listen/kaspa_rpc.h"
 
 static void hex32(const char *hex, uint8_t out[32]) { cr_assert_eq(kd_hex_decode(hex, out, 32), 0); }
 
@@ -146,6 +147,29 @@ Test(kaspa_tx, json_round_trip)
     json_decref(j);
     free(quoted);
     free(text);
+}
+
+/* The node's JSON as kd_kaspa_json_load reads it: a sequence of 2^64 - 1
+ * (and a value of 2^63) as bare numbers, through the listener's one u64
+ * reader; a decimal string still reads, a negative or fractional one not. */
+Test(kaspa_tx, json_bare_u64_above_2_63)
+{
+    json_t *j;
+    char why[200] = "";
+    cr_assert_eq(kd_kaspa_json_load(sample_json, strlen(sample_json), &j, why, sizeof why), KD_OK, "%s", why);
+    json_object_set_new(json_array_get(json_object_get(j, "outputs"), 0), "value", kd_kaspa_u64_new(1ull << 63));
+    kd_ktx *tx;
+    cr_assert_eq(kd_ktx_json_parse(j, &tx, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(tx->inputs[0].sequence, UINT64_MAX);
+    cr_expect_eq(tx->outputs[0].value, 1ull << 63);
+    kd_ktx_free(tx);
+    json_object_set_new(j, "lockTime", json_string("18446744073709551616"));
+    cr_expect_eq(kd_ktx_json_parse(j, &tx, why, sizeof why), KD_ERR_PARSE);
+    cr_expect(strstr(why, "lockTime") && strstr(why, "over 2^64-1"), "%s", why);
+    json_object_set_new(j, "lockTime", json_real(1.5));
+    cr_expect_eq(kd_ktx_json_parse(j, &tx, why, sizeof why), KD_ERR_PARSE);
+    cr_expect(strstr(why, "fraction"), "%s", why);
+    json_decref(j);
 }
 
 static void expect_refused(const char *text, const char *needle)

@@ -123,7 +123,7 @@ static kd_err make_coinbase(const fx_block *blk, fx_tx *out)
     return err;
 }
 
-static kd_err push_pending(fx_chain *c, const fx_tx *tx)
+kd_err fx_chain_push_pending(fx_chain *c, const fx_tx *tx)
 {
     fx_tx *p = realloc(c->pending, (c->n_pending + 1) * sizeof *p);
     if (!p)
@@ -157,7 +157,7 @@ static kd_err make_game(fx_chain *c)
     }
     fx_tx tx = {.kdapp = 1};
     if (!err && !(err = make_tx(&f, c->seed * 1000, b.data, b.len, 1, &tx)))
-        err = push_pending(c, &tx);
+        err = fx_chain_push_pending(c, &tx);
     for (size_t i = 0; !err && i < sizeof moves / sizeof moves[0]; i++) {
         char why[128];
         kd_buf cmd;
@@ -172,7 +172,7 @@ static kd_err make_game(fx_chain *c)
         kd_buf_fini(&cmd);
         fx_tx t = {.kdapp = 1};
         if (!err && !(err = make_tx(&f, c->seed * 1000 + 1 + i, b.data, b.len, 1, &t)))
-            err = push_pending(c, &t);
+            err = fx_chain_push_pending(c, &t);
     }
     kd_buf_fini(&b);
     return err;
@@ -273,6 +273,13 @@ void fx_chain_fini(fx_chain *c)
     free(c->blocks);
     free(c->chain);
     memset(c, 0, sizeof *c);
+}
+
+void fx_chain_clear_pending(fx_chain *c)
+{
+    for (size_t i = 0; i < c->n_pending; i++)
+        kd_ktx_free(c->pending[i].tx);
+    c->n_pending = 0;
 }
 
 int fx_chain_sink(const fx_chain *c) { return c->chain[c->chain_len - 1]; }

@@ -65,6 +65,11 @@ typedef struct {
  * every hash (two seeds: two unrelated chains). */
 kd_err fx_chain_init(fx_chain *c, uint64_t seed) KD_WARN_UNUSED;
 void fx_chain_fini(fx_chain *c);
+/* Appends `tx` (its tx now owned by the pool) to the pending pool. */
+kd_err fx_chain_push_pending(fx_chain *c, const fx_tx *tx) KD_WARN_UNUSED;
+/* Empties the pending pool (the scripted game, for a chain that carries
+ * only what clients submit). */
+void fx_chain_clear_pending(fx_chain *c);
 /* Adds n blocks on the sink, each taking the next pending kdapp tx. */
 kd_err fx_chain_grow(fx_chain *c, unsigned n) KD_WARN_UNUSED;
 /* Replaces the newest `depth` chain blocks with `n` new ones. */

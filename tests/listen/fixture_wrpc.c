@@ -8,7 +8,9 @@
  *
  * Methods: getServerInfo, getBlockDagInfo, getSink, getBlock, getBlocks,
  * getVirtualChainFromBlock (at most VC_BATCH added blocks per answer, as a
- * node bounds its batches), subscribe (VirtualChainChanged), ping.
+ * node bounds its batches), subscribe (VirtualChainChanged), ping, and the
+ * wallet's: getUtxosByAddresses, submitTransaction, getMempoolEntry,
+ * getFeeEstimate, getCurrentNetwork (fixture_ledger.h).
  *
  * Control, one command a line on stdin, each answered "ok CMD" on stdout
  * once done (the tests wait on that line, never on time):
@@ -24,11 +26,17 @@
  *   record FILE       every block and tx served, u64s as decimal strings
  *                     (fx_chain_write_record)
  *   stats             "requests N, ids >= 2^63 M": the requests answered
+ *   drop-on-submit    the next submitTransaction is taken, then that
+ *                     connection is closed before the answer
+ *   mempool           "mempool N": the txs waiting for a block
  *   quit
  * Besides, "client subscribed VirtualChainChanged[ with accepted ids]"
  * once a subscription is in place, "client closed STATUS" when a client closes with a close frame
  * and "client gone without a close frame (1006)" when one just vanishes.
- * Usage: fixture_wrpc [--seed N]; prints "port P" first. FX_TRACE=1 in
+ * Usage: fixture_wrpc [--seed N] [--network NAME] [--no-utxoindex] [--no-game]
+ * [--block-ms N]; prints "port P" first. --no-game leaves out the scripted
+ * game; --block-ms mines a block every N ms while transactions wait (and
+ * three more after, so the last one is accepted). FX_TRACE=1 in
  * the environment logs every request and every frame sent on stderr.
  */
 #include <jansson.h>
@@ -37,9 +45,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/bytes.h"
 #include "fixture_chain.h"
+#include "fixture_ledger.h"
 #include "tools/listen/kaspa_rpc.h"
 
 #define VC_BATCH 8u
@@ -63,6 +73,10 @@ typedef struct pss {
 
 typedef struct {
     fx_chain chain;
+    fx_ledger ledger;
+    char network[32];
+    int no_utxoindex, arm_drop_submit;
+    unsigned block_ms, idle;
     pss *clients;
     pthread_mutex_t mu;
     char **cmds; /* from the control thread */
@@ -268,6 +282,55 @@ static int lookup(server *s, const json_t *params, const char *key, pss *p, uint
     return i;
 }
 
+/* The wallet's methods (fixture_ledger.h); 0 when `method` is none of them. */
+static int wallet_request(server *s, pss *p, uint64_t id, const char *method, const json_t *params)
+{
+    char msg[600] = "";
+    if (!strcmp(method, "getCurrentNetwork")) {
+        reply(p, id, method, json_pack("{s:s}", "network", s->network));
+    } else if (!strcmp(method, "getFeeEstimate")) {
+        json_t *b = json_pack("{s:f, s:f}", "feerate", 1.0, "estimatedSeconds", 1.0);
+        reply(
+            p, id, method,
+            json_pack("{s:{s:O, s:[O], s:[O]}}", "estimate", "priorityBucket", b, "normalBuckets", b, "lowBuckets", b));
+        json_decref(b);
+    } else if (!strcmp(method, "getUtxosByAddresses")) {
+        json_t *r = s->no_utxoindex ? NULL : fx_ledger_utxos(&s->ledger, &s->chain, params, msg, sizeof msg);
+        if (r)
+            reply(p, id, method, r);
+        else
+            reply_error(p, id, method,
+                        s->no_utxoindex ? "Method unavailable. Run the node with the --utxoindex argument." : msg);
+    } else if (!strcmp(method, "getMempoolEntry")) {
+        uint8_t h[KD_HASH_LEN];
+        const char *t = json_string_value(json_object_get(params, "transactionId"));
+        if (t && !kd_kaspa_hash_parse(t, h) && fx_ledger_in_mempool(&s->chain, h)) {
+            reply(
+                p, id, method,
+                json_pack("{s:{s:i, s:{s:s}, s:b}}", "mempoolEntry", "fee", 0, "transaction", "id", t, "isOrphan", 0));
+        } else {
+            snprintf(msg, sizeof msg, "Transaction %s not found", t ? t : "(none)");
+            reply_error(p, id, method, msg);
+        }
+    } else if (!strcmp(method, "submitTransaction")) {
+        char hex[2 * KD_HASH_LEN + 1];
+        if (fx_ledger_submit(&s->ledger, &s->chain, params, hex, msg, sizeof msg)) {
+            reply_error(p, id, method, msg);
+        } else if (s->arm_drop_submit) {
+            s->arm_drop_submit = 0; /* taken, but the answer is lost with the connection */
+            p->close_now = 1;
+            lws_callback_on_writable(p->wsi);
+        } else {
+            reply(p, id, method, json_pack("{s:s}", "transactionId", hex));
+        }
+        if (getenv("FX_TRACE"))
+            fprintf(stderr, "fixture: submit %s: %s\n", hex, msg[0] ? msg : "taken");
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static void handle_request(server *s, pss *p, const char *text, size_t len)
 {
     if (getenv("FX_TRACE"))
@@ -296,11 +359,11 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
               /* v0.14's shape (RPC_API_VERSION [0, 1, 0, 0]), that of the pinned WASM SDK; v0.15 made it
                * rpcApiVersion and rpcApiRevision, two numbers */
               json_pack("{s:[i,i,i,i], s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 0, 1, 0, 0, "serverVersion",
-                        "0.14.1-fixture", "networkId", "testnet-10", "hasUtxoIndex", 0, "isSynced", 1,
+                        "0.14.1-fixture", "networkId", s->network, "hasUtxoIndex", !s->no_utxoindex, "isSynced", 1,
                         "virtualDaaScore", (json_int_t)sink->daa));
     } else if (!strcmp(method, "getBlockDagInfo")) {
         reply(p, id, method,
-              json_pack("{s:s, s:I, s:I, s:[o], s:f, s:I, s:[o], s:o, s:I, s:o}", "network", "testnet-10", "blockCount",
+              json_pack("{s:s, s:I, s:I, s:[o], s:f, s:I, s:[o], s:o, s:I, s:o}", "network", s->network, "blockCount",
                         (json_int_t)c->n_blocks, "headerCount", (json_int_t)c->n_blocks, "tipHashes", jhash(sink->hash),
                         "difficulty", 1.0, "pastMedianTime", (json_int_t)sink->time_ms, "virtualParentHashes",
                         jhash(sink->hash), "pruningPointHash", jhash(c->blocks[c->chain[0]].hash), "virtualDaaScore",
@@ -333,6 +396,8 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
                       block_json(s, &c->blocks[i], json_is_true(json_object_get(params, "includeTransactions")), bad));
             }
         }
+    } else if (wallet_request(s, p, id, method, params)) {
+        /* answered */
     } else if (!strcmp(method, "getBlocks")) {
         reply_blocks(s, p, id, params);
     } else if (!strcmp(method, "getVirtualChainFromBlock")) {
@@ -438,6 +503,15 @@ static void run_command(server *s, char *cmd)
     } else if (!strcmp(cmd, "stats")) {
         printf("requests %llu, ids >= 2^63 %llu\n", (unsigned long long)s->n_requests,
                (unsigned long long)s->n_big_ids);
+    } else if (!strcmp(cmd, "drop-on-submit")) {
+        s->arm_drop_submit = 1;
+    } else if (!strcmp(cmd, "mempool")) {
+        printf("mempool %zu\n", s->chain.n_pending);
+    } else if (!strcmp(cmd, "tick")) { /* --block-ms: silent */
+        s->idle = s->chain.n_pending ? 0 : s->idle + 1;
+        if (s->idle < 4 && !fx_chain_grow(&s->chain, 1))
+            note_change(s, old_sink);
+        return;
     } else if (!strcmp(cmd, "quit")) {
         s->quit = 1;
     } else {
@@ -489,6 +563,30 @@ static void *read_stdin(void *arg)
             break;
     }
     return NULL;
+}
+
+/* --block-ms: a "tick" command every block_ms. */
+static void *ticker(void *arg)
+{
+    server *s = arg;
+    for (;;) {
+        struct timespec ts = {.tv_sec = s->block_ms / 1000, .tv_nsec = (long)(s->block_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        char *cmd = strdup("tick");
+        pthread_mutex_lock(&s->mu);
+        int quit = s->quit;
+        char **q = cmd && !quit ? realloc(s->cmds, (s->n_cmds + 1) * sizeof *q) : NULL;
+        if (q) {
+            s->cmds = q;
+            s->cmds[s->n_cmds++] = cmd;
+            cmd = NULL;
+            lws_cancel_service(s->ctx);
+        }
+        pthread_mutex_unlock(&s->mu);
+        free(cmd);
+        if (quit)
+            return NULL;
+    }
 }
 
 /* ------------------------------------------------------- lws */
@@ -571,12 +669,34 @@ int main(int argc, char **argv)
 {
     server s;
     memset(&s, 0, sizeof s);
-    uint64_t seed = argc == 3 && !strcmp(argv[1], "--seed") ? strtoull(argv[2], NULL, 10) : 1;
+    uint64_t seed = 1;
+    int no_game = 0;
+    s.idle = 4; /* --block-ms: no block before a transaction comes */
+    snprintf(s.network, sizeof s.network, "testnet-10");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--network") && i + 1 < argc)
+            snprintf(s.network, sizeof s.network, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--block-ms") && i + 1 < argc)
+            s.block_ms = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--no-utxoindex"))
+            s.no_utxoindex = 1;
+        else if (!strcmp(argv[i], "--no-game"))
+            no_game = 1;
+        else {
+            fprintf(stderr, "fixture: unknown argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    kd_kaspa_net net;
     lws_set_log_level(LLL_ERR, NULL);
-    if (fx_chain_init(&s.chain, seed)) {
+    if (kd_kaspa_net_parse(s.network, &net) || fx_chain_init(&s.chain, seed) || fx_ledger_init(&s.ledger, net)) {
         fprintf(stderr, "fixture: cannot build the chain\n");
         return 1;
     }
+    if (no_game)
+        fx_chain_clear_pending(&s.chain);
     pthread_mutex_init(&s.mu, NULL);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -595,10 +715,16 @@ int main(int argc, char **argv)
     printf("port %d\n", port);
     fflush(stdout);
     pthread_t reader;
-    if (pthread_create(&reader, NULL, read_stdin, &s))
+    pthread_t tick;
+    if (pthread_create(&reader, NULL, read_stdin, &s) || (s.block_ms && pthread_create(&tick, NULL, ticker, &s)))
         return 1;
     while (!s.quit)
         lws_service(s.ctx, 0);
+    if (s.block_ms) {
+        pthread_mutex_lock(&s.mu);
+        pthread_mutex_unlock(&s.mu);
+        pthread_join(tick, NULL);
+    }
     lws_context_destroy(s.ctx);
     pthread_join(reader, NULL);
     for (size_t i = 0; i < s.n_cmds; i++)
@@ -607,6 +733,7 @@ int main(int argc, char **argv)
     free(s.last_note[0]);
     free(s.last_note[1]);
     fx_chain_fini(&s.chain);
+    fx_ledger_fini(&s.ledger);
     pthread_mutex_destroy(&s.mu);
     return 0;
 }

@@ -6,13 +6,14 @@
 FIXTURE=${1:?the fixture binary is the first argument}
 exec {FX_FD}<>"$(mkfifo "$T/ctl" && echo "$T/ctl")"
 
-# start_fixture NAME [SEED] — starts a fixture kaspad; sets FX_PID, RPC.
+# start_fixture NAME [SEED [ARGS...]] — starts a fixture kaspad; sets FX_PID, RPC.
 start_fixture() {
   local name=$1 seed=${2:-1}
+  shift $(($# < 2 ? $# : 2))
   : >"$T/$name.out"
   : >"$T/$name.err"
   # not through bg: an asynchronous command's stdin must be redirected on it
-  "$FIXTURE" --seed "$seed" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
+  "$FIXTURE" --seed "$seed" "$@" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
   FX_PID=$!
   KD_PIDS+=("$FX_PID")
   FX_NAME=$name

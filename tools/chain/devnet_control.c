@@ -14,7 +14,7 @@
 #include "kdapp.pb-c.h"
 
 struct kd_devnet_control {
-    kd_devnet *dev;
+    kd_chain_ops ops;
     nng_socket rep;
     nng_aio *recv_aio; /* stopped by kd_devnet_control_close to end the loop */
     pthread_t thread;
@@ -28,7 +28,7 @@ static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, c
 }
 
 /* Handles one DevnetRequest frame; `out` gets the encoded DevnetReply. */
-static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_buf *out)
+static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size_t len, kd_buf *out)
 {
     Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
     char detail[KD_DETAIL_MAX + 160];
@@ -53,8 +53,11 @@ static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_
                 err = KD_ERR_TOO_LARGE;
             }
         size_t queued = 0;
+        if (!err)
+            detail[0] = 0;
         while (!err && queued < n &&
-               !(err = kd_devnet_submit(d, s->payloads[queued].data, s->payloads[queued].len, ids[queued]))) {
+               !(err = ops->submit(ops->ctx, s->payloads[queued].data, s->payloads[queued].len, ids[queued], detail,
+                                   sizeof detail))) {
             bins[queued].data = ids[queued];
             bins[queued].len = KD_HASH_LEN;
             queued++;
@@ -62,10 +65,14 @@ static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_
         r.n_tx_ids = queued; /* on a late failure: the ids of the payloads queued before it */
         r.tx_ids = bins;
         if (err)
-            reply_error(&r, err, err == KD_ERR_TOO_LARGE ? detail : NULL, detail, sizeof detail);
+            reply_error(&r, err, detail, detail, sizeof detail);
     } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_REORG) {
         const Kdapp__DevnetReorg *g = req->reorg;
-        kd_err err = kd_devnet_reorg(d, g->depth, g->drop_probability, g->reorder, &rr);
+        kd_err err = KD_ERR_UNSUPPORTED;
+        if (ops->reorg)
+            err = ops->reorg(ops->ctx, g->depth, g->drop_probability, g->reorder, &rr);
+        else
+            snprintf(rr.detail, sizeof rr.detail, "%s", ops->no_reorg ? ops->no_reorg : "this chain cannot reorganise");
         r.reverted = rr.reverted;
         r.reincluded = rr.reincluded;
         r.dropped = rr.dropped;
@@ -76,7 +83,7 @@ static kd_err control_handle(kd_devnet *d, const uint8_t *frame, size_t len, kd_
                     sizeof detail);
     }
     kd_devnet_info info;
-    kd_devnet_status(d, &info);
+    ops->status(ops->ctx, &info);
     r.height = info.height;
     r.pending = info.pending;
     if (info.has_tip) {
@@ -110,7 +117,7 @@ static void *serve(void *arg)
             break;
         }
         reply.len = 0;
-        if (control_handle(ctl->dev, nng_msg_body(msg), nng_msg_len(msg), &reply) != KD_OK) {
+        if (control_handle(&ctl->ops, nng_msg_body(msg), nng_msg_len(msg), &reply) != KD_OK) {
             nng_msg_free(msg); /* out of memory: no reply, the client times out */
             continue;
         }
@@ -125,12 +132,34 @@ static void *serve(void *arg)
     return NULL;
 }
 
+static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                            size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    return kd_devnet_submit(ctx, payload, len, tx_id);
+}
+
+static kd_err devnet_reorg(void *ctx, uint32_t depth, double drop, int reorder, kd_devnet_reorg_result *r)
+{
+    return kd_devnet_reorg(ctx, depth, drop, reorder, r);
+}
+
+static void devnet_status(void *ctx, kd_devnet_info *info) { kd_devnet_status(ctx, info); }
+
 kd_err kd_devnet_control_open(kd_devnet *dev, const char *urls, kd_devnet_control **out, char *why, size_t why_len)
+{
+    const kd_chain_ops ops = {.submit = devnet_submit, .reorg = devnet_reorg, .status = devnet_status, .ctx = dev};
+    return kd_chain_control_open(&ops, urls, out, why, why_len);
+}
+
+kd_err kd_chain_control_open(const kd_chain_ops *ops, const char *urls, kd_devnet_control **out, char *why,
+                             size_t why_len)
 {
     kd_devnet_control *ctl = calloc(1, sizeof *ctl);
     if (!ctl)
         return KD_ERR_NOMEM;
-    ctl->dev = dev;
+    ctl->ops = *ops;
     int rv = nng_rep0_open(&ctl->rep);
     if (rv) {
         snprintf(why, why_len, "cannot open the devnet control socket: %s", nng_strerror(rv));

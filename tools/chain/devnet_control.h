@@ -11,6 +11,26 @@
 
 typedef struct kd_devnet_control kd_devnet_control;
 
+/* What the control socket drives: the devnet, or anything else that takes
+ * payloads (`kdapp up --rpc`: a Kaspa node through tools/kaspa's writer).
+ * The functions run on the control thread, one request at a time. */
+typedef struct {
+    /* Queues one payload; its tx id into tx_id. Errors are passed on with
+     * `why` (the reply's sentence). */
+    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                     size_t why_len);
+    /* NULL: every reorg is refused (KD_ERR_UNSUPPORTED) with `no_reorg`. */
+    kd_err (*reorg)(void *ctx, uint32_t depth, double drop, int reorder, kd_devnet_reorg_result *r);
+    void (*status)(void *ctx, kd_devnet_info *info);
+    const char *no_reorg;
+    void *ctx;
+} kd_chain_ops;
+
+/* Serves `ops` (copied; ops->ctx must outlive the socket) on `urls`.
+ * Errors as kd_devnet_control_open. */
+kd_err kd_chain_control_open(const kd_chain_ops *ops, const char *urls, kd_devnet_control **out, char *why,
+                             size_t why_len) KD_WARN_UNUSED;
+
 /* Listens on `urls` (comma-separated) and serves `dev` on a thread of its
  * own. `dev` must outlive the control socket. Errors: KD_ERR_NET,
  * KD_ERR_LOCKED (address in use), KD_ERR_INVALID_ARG, KD_ERR_NOMEM, with

@@ -12,22 +12,217 @@
  * `kdapp devnet-reorg` in other terminals work with no flags. SIGINT or
  * SIGTERM stops the devnet first (no new blocks), then the node (finishing
  * the transaction in progress).
+ *
+ * With --rpc ws://NODE the chain is a Kaspa node instead of the devnet:
+ *
+ *   kaspad ──wRPC──► listener (tools/listen) ──inproc──► engine ingest
+ *     ▲                                                     │
+ *   writer (tools/kaspa) ◄── ipc devnet URL (submit, status) └──► views
+ *
+ * The control socket speaks the devnet's protocol, so `kdapp submit` and
+ * `kdapp mcp` attach unchanged: a submit becomes a Kaspa transaction paid
+ * by the seat's key or the --funding wallet, and its answer is the
+ * transaction's id, which the engine applies once the listener sees the
+ * node accept it on the virtual chain. A reorg request is refused: a real
+ * node reorganises by itself, and the listener follows it.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/bytes.h"
 #include "tools/chain/devnet.h"
+#include "tools/chain/devnet_control.h"
+#include "tools/chain/ingest_client.h"
 #include "tools/chain/node.h"
 #include "tools/chain/report.h"
 #include "tools/cli/commands.h"
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
+#include "tools/kaspa/kaspa_writer.h"
+#include "tools/listen/follower.h"
+#include "tools/listen/kaspa_rpc.h"
+
+/* ------------------------------------------------ --rpc: a Kaspa node */
+
+typedef struct {
+    kd_kwriter *w;
+    kd_listener *l;
+    int quiet;
+} rpc_ctx;
+
+static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                            size_t why_len)
+{
+    rpc_ctx *r = ctx;
+    kd_err err = kd_kwriter_submit(r->w, payload, len, tx_id, why, why_len);
+    if (err) {
+        fprintf(stderr, "kdapp up: a command was not sent: %s\n", why);
+    } else if (!r->quiet) {
+        char h[2 * KD_HASH_LEN + 1];
+        kd_hex_encode(tx_id, KD_HASH_LEN, h);
+        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
+    }
+    return err;
+}
+
+static void writer_status(void *ctx, kd_devnet_info *info)
+{
+    rpc_ctx *r = ctx;
+    kd_kwriter_stats st;
+    kd_kwriter_stats_get(r->w, &st);
+    memset(info, 0, sizeof *info);
+    info->pending = (uint32_t)st.pending;
+}
+
+static void on_listen_event(void *ctx, const kd_listen_event *ev)
+{
+    const rpc_ctx *r = ctx;
+    char h[2 * KD_HASH_LEN + 1] = "";
+    if (ev->hash)
+        kd_hex_encode(ev->hash, KD_HASH_LEN, h);
+    if (ev->kind == KD_LISTEN_EVENT_CONNECTED)
+        fprintf(stderr, "kdapp up: following %s\n", ev->text);
+    else if (ev->kind == KD_LISTEN_EVENT_RETRY)
+        fprintf(stderr, "kdapp up: the listener: %s\n", ev->text);
+    else if (!r->quiet && ev->kind == KD_LISTEN_EVENT_REVERT)
+        fprintf(stderr, "kdapp up: revert %.16s\n", h);
+    else if (!r->quiet && ev->kind == KD_LISTEN_EVENT_ACCEPT && ev->txs_matched)
+        fprintf(stderr, "kdapp up: accept %.16s: %u kdapp tx%s, %u applied\n", h, ev->txs_matched,
+                ev->txs_matched == 1 ? "" : "s", ev->txs_applied);
+}
+
+static void *wait_signal(void *arg)
+{
+    rpc_ctx *r = arg;
+    int sig = kd_signals_wait();
+    fprintf(stderr, "kdapp up: %s received, stopping the listener, then the engine\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM");
+    kd_listener_stop(r->l);
+    return NULL;
+}
+
+static int parse_prefix_opt(const char *text, void *value) { return kd_tx_filter_parse_prefix(text, value); }
+
+static int up_rpc(kd_cli *cli, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: kdapp up --rpc ws://HOST:PORT [--network NET] [--funding NAME] [--payers REF,REF...]\n"
+        "                [--fee-rate SOMPI_PER_KG] [--prefix HEX8] [--data DIR] [--finality N] [--quiet]\n"
+        "Runs the engine, a listener following the Kaspa node and a writer sending commands to it as\n"
+        "transactions, serving the devnet's control socket (kdapp submit, kdapp mcp attach unchanged).\n"
+        "  --network  the network the node must be on (testnet-10, mainnet, ...)\n"
+        "  --funding  the wallet (key name) paying for commands no seat's own key pays for\n"
+        "  --payers   more keys that pay for their own commands (test:NAME, key names)\n";
+    kd_node_options no = {0};
+    kd_kwriter_options wo = {0};
+    kd_listen_options lo = {0};
+    kd_tx_filter_default(&wo.filter);
+    rpc_ctx r = {0};
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "rpc", .kind = KD_OPT_STRING, .value = &wo.rpc_url},
+        {.name = "network", .kind = KD_OPT_STRING, .value = &wo.network},
+        {.name = "funding", .kind = KD_OPT_STRING, .value = &wo.funding},
+        {.name = "payers", .kind = KD_OPT_STRING, .value = &wo.payers},
+        {.name = "fee-rate", .kind = KD_OPT_UINT, .value = &wo.fee_rate, .min = 1, .max = 1000000000000ull},
+        {.name = "prefix",
+         .kind = KD_OPT_CUSTOM,
+         .value = &wo.filter.prefix,
+         .parse = parse_prefix_opt,
+         .use = "8 hex digits"},
+        KD_FINALITY_OPTION(no.finality),
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &r.quiet},
+        {0},
+    };
+    const kd_usage u = {.prog = "kdapp up", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
+    if (wo.network && !kd_kaspa_json_port(wo.network)) {
+        fprintf(stderr, "kdapp up: --network '%s' is not mainnet, testnet-10, testnet-11, devnet or simnet\n",
+                wo.network);
+        return KD_EXIT_USAGE;
+    }
+    kd_endpoints ep;
+    char why[1024];
+    if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
+        fprintf(stderr, "kdapp up: %s\n", why);
+        return KD_EXIT_FAIL;
+    }
+    wo.keys_dir = cli->keys_dir;
+    kd_signals_block();
+    kd_err err = kd_kwriter_open(&wo, &r.w, why, sizeof why);
+    if (err) {
+        fprintf(stderr, "kdapp up: %s\n", why);
+        return err == KD_ERR_INVALID_ARG || err == KD_ERR_NOT_FOUND ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+    }
+    char inproc[64], ingest[KD_URL_MAX + 80];
+    snprintf(inproc, sizeof inproc, "inproc://kdapp-up-%ld", (long)getpid());
+    snprintf(ingest, sizeof ingest, "%s,%s", inproc, ep.ingest);
+    no.ingest_urls = ingest;
+    no.publish_urls = ep.publish;
+    kd_node node;
+    kd_ingest_client *ic = NULL;
+    kd_devnet_control *ctl = NULL;
+    if ((err = kd_node_start(&node, cli, &no, why, sizeof why))) {
+        fprintf(stderr, "kdapp up: %s\n", why);
+        kd_kwriter_close(r.w);
+        return err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+    }
+    char refusal[KD_URL_MAX + 160];
+    snprintf(refusal, sizeof refusal,
+             "the chain is the Kaspa node at %s: it reorganises by itself, never on request (the listener follows "
+             "its reorganisations)",
+             wo.rpc_url);
+    const kd_chain_ops ops = {.submit = writer_submit, .status = writer_status, .no_reorg = refusal, .ctx = &r};
+    lo.rpc_url = wo.rpc_url;
+    lo.network = wo.network;
+    lo.filter = wo.filter;
+    lo.on_event = on_listen_event;
+    lo.event_ctx = &r;
+    if ((err = kd_ingest_client_open(inproc, 1000, &ic, why, sizeof why)) ||
+        (err = (lo.ingest = ic, kd_listener_alloc(&lo, &r.l))) ||
+        (err = kd_chain_control_open(&ops, ep.devnet, &ctl, why, sizeof why))) {
+        fprintf(stderr, "kdapp up: %s\n", err == KD_ERR_NOMEM ? kd_err_str(err) : why);
+        goto done;
+    }
+    fprintf(stderr,
+            "kdapp up: engine, listener and writer running on %s for the Kaspa node %s\n"
+            "  ingest  %s\n  views   %s\n  control %s (submit, status; no reorg)\n",
+            cli->data_dir, wo.rpc_url, ingest, ep.publish, ep.devnet);
+    pthread_t sig_thread;
+    if (pthread_create(&sig_thread, NULL, wait_signal, &r)) {
+        err = KD_ERR_NOMEM;
+        goto done;
+    }
+    err = kd_listener_run(r.l, why, sizeof why);
+    pthread_kill(sig_thread, SIGTERM); /* wakes the signal thread if no signal came */
+    pthread_join(sig_thread, NULL);
+    if (err)
+        fprintf(stderr, "kdapp up: %s\n", why);
+done:
+    kd_devnet_control_close(ctl);
+    kd_listener_free(r.l);
+    kd_ingest_client_close(ic);
+    kd_node_stop(&node);
+    kd_kwriter_close(r.w);
+    if (!err)
+        fprintf(stderr, "kdapp up: stopped cleanly\n");
+    return !err ? KD_EXIT_OK : err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+}
+
+/* ------------------------------------------------ the devnet */
 
 int kd_cmd_up(kd_cli *cli, int argc, char **argv)
 {
-    static const char usage[] = "usage: kdapp up [--data DIR] [--block-ms N] [--finality N] [--seed S] [--quiet]\n";
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--rpc") || !strncmp(argv[i], "--rpc=", 6))
+            return up_rpc(cli, argc, argv);
+    static const char usage[] = "usage: kdapp up [--data DIR] [--block-ms N] [--finality N] [--seed S] [--quiet]\n"
+                                "       kdapp up --rpc ws://HOST:PORT [OPTIONS]   on a Kaspa node (--rpc --help)\n";
     kd_node_options no = {0};
     kd_devnet_options dopts = {0};
     int quiet = 0;

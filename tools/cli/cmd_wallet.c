@@ -8,6 +8,9 @@
  *         [--network NET] [--fee-rate R] [--change ADDR] [--prefix HEX8 |
  *         --no-filter] [--nonce N] [--rules crescendo|v0.14]
  *   kdapp wallet verify --utxos FILE.json --tx FILE.json [--rules ...]
+ *   kdapp wallet balance|utxos --rpc ws://NODE [--key NAME] [--network NET]
+ *   kdapp wallet send --rpc ws://NODE (--payload-hex HEX | --payload-file
+ *         FILE) [--funding NAME] [--network NET] [--fee-rate R] [--dry-run]
  *
  * `build` prints one JSON object: the transaction as the node's JSON
  * (RpcTransaction, what submitTransaction takes) and its id, mass and fee,
@@ -28,6 +31,9 @@
 #include "tools/kaspa/kaspa_addr.h"
 #include "tools/kaspa/kaspa_build.h"
 #include "tools/kaspa/kaspa_utxo.h"
+#include "tools/kaspa/kaspa_wallet.h"
+#include "tools/kaspa/kaspa_writer.h"
+#include "tools/listen/kaspa_rpc.h"
 
 #define DEFAULT_KEY "wallet"
 
@@ -89,14 +95,51 @@ static int parse_rules(const char *text, void *value)
     return 0;
 }
 
-static int read_utxos(const char *prog, const char *path, kd_kutxo_list *list)
+/* The bytes of the file `path` (named by option `opt` in errors) into a
+ * new buffer (kd_buf_fini it, also on an error). */
+static int read_file(const char *prog, const char *opt, const char *path, kd_buf *b)
 {
-    json_error_t jerr;
-    json_t *j = json_load_file(path, 0, &jerr);
-    if (!j) {
-        fprintf(stderr, "%s: --utxos %s: %s (line %d)\n", prog, path, jerr.text, jerr.line);
+    kd_buf_init(b);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: %s %s: %s\n", prog, opt, path, strerror(errno));
         return KD_EXIT_USAGE;
     }
+    uint8_t chunk[4096];
+    size_t n;
+    int rc = KD_EXIT_OK;
+    while (rc == KD_EXIT_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (kd_buf_append(b, chunk, n))
+            rc = KD_EXIT_FAIL;
+    if (ferror(f)) {
+        fprintf(stderr, "%s: %s %s: read error\n", prog, opt, path);
+        rc = KD_EXIT_FAIL;
+    }
+    fclose(f);
+    return rc;
+}
+
+/* A JSON file loaded as the node's JSON is (kd_kaspa_json_load: every
+ * u64 exact, also above 2^63). */
+static int load_json(const char *prog, const char *opt, const char *path, json_t **out)
+{
+    kd_buf b;
+    int rc = read_file(prog, opt, path, &b);
+    char why[256];
+    if (!rc && kd_kaspa_json_load(b.data ? (const char *)b.data : "", b.len, out, why, sizeof why)) {
+        fprintf(stderr, "%s: %s %s: %s\n", prog, opt, path, why);
+        rc = KD_EXIT_USAGE;
+    }
+    kd_buf_fini(&b);
+    return rc;
+}
+
+static int read_utxos(const char *prog, const char *path, kd_kutxo_list *list)
+{
+    json_t *j;
+    int rc = load_json(prog, "--utxos", path, &j);
+    if (rc)
+        return rc;
     char why[256] = "";
     kd_err err = kd_kutxo_list_parse(j, list, why, sizeof why);
     json_decref(j);
@@ -120,24 +163,8 @@ static int read_message(const char *prog, const char *hex, const char *path, uin
         }
         return KD_EXIT_OK;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: --payload-file %s: %s\n", prog, path, strerror(errno));
-        return KD_EXIT_USAGE;
-    }
     kd_buf b;
-    kd_buf_init(&b);
-    uint8_t chunk[4096];
-    size_t n;
-    int rc = KD_EXIT_OK;
-    while (rc == KD_EXIT_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (kd_buf_append(&b, chunk, n))
-            rc = KD_EXIT_FAIL;
-    if (ferror(f)) {
-        fprintf(stderr, "%s: --payload-file %s: read error\n", prog, path);
-        rc = KD_EXIT_FAIL;
-    }
-    fclose(f);
+    int rc = read_file(prog, "--payload-file", path, &b);
     *out = b.data;
     *len = b.len;
     return rc;
@@ -293,15 +320,12 @@ static int wallet_verify(kd_cli *cli, int argc, char **argv)
     kd_kutxo_list list = {0};
     if ((rc = read_utxos(u.prog, utxos_path, &list)))
         return rc;
-    json_error_t jerr;
-    json_t *j = json_load_file(tx_path, 0, &jerr);
+    json_t *j = NULL;
     kd_ktx *tx = NULL;
     char why[256] = "";
-    rc = KD_EXIT_USAGE;
-    if (!j) {
-        fprintf(stderr, "%s: --tx %s: %s (line %d)\n", u.prog, tx_path, jerr.text, jerr.line);
+    if ((rc = load_json(u.prog, "--tx", tx_path, &j)))
         goto done;
-    }
+    rc = KD_EXIT_USAGE;
     const json_t *inner = json_object_get(j, "transaction");
     if (kd_ktx_json_parse(inner ? inner : j, &tx, why, sizeof why)) {
         fprintf(stderr, "%s: --tx %s: %s\n", u.prog, tx_path, why);
@@ -340,6 +364,154 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------ online */
+
+static int exit_of(kd_err err)
+{
+    return err == KD_ERR_INVALID_ARG || err == KD_ERR_NOT_FOUND || err == KD_ERR_UNSUPPORTED || err == KD_ERR_DENIED ||
+                   err == KD_ERR_TOO_LARGE || err == KD_ERR_INSUFFICIENT_FUNDS || err == KD_ERR_REJECTED
+               ? KD_EXIT_USAGE
+               : KD_EXIT_FAIL;
+}
+
+/* `wallet balance` and `wallet utxos`: the key's coins as the node holds them. */
+static int wallet_online(kd_cli *cli, int argc, char **argv, int list)
+{
+    static const char usage[] = "usage: kdapp wallet balance|utxos --rpc ws://HOST:PORT [--keys DIR] [--key NAME]\n"
+                                "         [--network mainnet|testnet-10|testnet-11|devnet|simnet]\n"
+                                "The key's coins as the node holds them (getUtxosByAddresses; kaspad needs "
+                                "--utxoindex).\n";
+    const char *key_name = DEFAULT_KEY, *network = NULL, *rpc = NULL;
+    const kd_option opts[] = {KD_CLI_OPTIONS(cli),
+                              {.name = "rpc", .kind = KD_OPT_STRING, .value = &rpc},
+                              {.name = "key", .kind = KD_OPT_STRING, .value = &key_name},
+                              {.name = "network", .kind = KD_OPT_STRING, .value = &network},
+                              {0}};
+    const kd_usage u = {
+        .prog = list ? "kdapp wallet utxos" : "kdapp wallet balance", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
+    if (!rpc) {
+        fprintf(stderr, "%s: --rpc ws://HOST:PORT is required (kaspad's wRPC JSON endpoint)\n", u.prog);
+        return kd_usage_fail(&u);
+    }
+    kd_kaspa_net net;
+    kd_key key;
+    if ((network && (rc = parse_net(u.prog, network, &net))) || (rc = load_key(cli, u.prog, key_name, &key)))
+        return rc;
+    char why[1024] = "", node_net[32] = "";
+    kd_wrpc *c = NULL;
+    kd_kutxo_list l = {0};
+    kd_kaddr addr;
+    kd_err err = kd_kwallet_connect(rpc, network, 0, &c, &net, node_net, why, sizeof why);
+    if (!err) {
+        kd_kaddr_of_key(&key, net, &addr);
+        err = kd_kwallet_utxos(c, &addr, 0, &l, why, sizeof why);
+    }
+    memset(&key, 0, sizeof key);
+    if (err) {
+        fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
+        rc = exit_of(err);
+        goto done;
+    }
+    char text[KD_KADDR_TEXT_MAX];
+    if (kd_kaddr_encode(&addr, text)) {
+        rc = KD_EXIT_FAIL;
+        goto done;
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        total += l.utxos[i].amount;
+        if (list) {
+            char id[2 * KD_KASPA_HASH_LEN + 1];
+            kd_hex_encode(l.utxos[i].outpoint.txid, KD_KASPA_HASH_LEN, id);
+            printf("%s:%" PRIu32 " %" PRIu64 " sompi\n", id, l.utxos[i].outpoint.index, l.utxos[i].amount);
+        }
+    }
+    printf("%s on %s: %" PRIu64 " sompi (%" PRIu64 ".%08" PRIu64 " KAS) in %zu UTXO%s\n", text, node_net, total,
+           (uint64_t)(total / KD_KASPA_SOMPI_PER_KAS), (uint64_t)(total % KD_KASPA_SOMPI_PER_KAS), l.n,
+           l.n == 1 ? "" : "s");
+done:
+    kd_kutxo_list_fini(&l);
+    kd_wrpc_close(c);
+    return rc;
+}
+
+/* `wallet send`: one command's payload through the writer (kaspa_writer.h),
+ * or with --dry-run the signed transaction printed instead. */
+static int wallet_send(kd_cli *cli, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: kdapp wallet send --rpc ws://HOST:PORT (--payload-hex HEX | --payload-file FILE) [--keys DIR]\n"
+        "         [--funding NAME] [--payers REF,...] [--network NET] [--fee-rate SOMPI_PER_KG] [--dry-run]\n"
+        "Sends one EpisodeMessage as a Kaspa transaction, paid by its signer's key (key directory, --payers)\n"
+        "or the --funding wallet; --dry-run prints the signed transaction as the node's JSON instead.\n";
+    kd_kwriter_options wo = {0};
+    kd_tx_filter_default(&wo.filter);
+    const char *payload_hex = NULL, *payload_file = NULL;
+    int dry = 0;
+    const kd_option opts[] = {
+        KD_CLI_OPTIONS(cli),
+        {.name = "rpc", .kind = KD_OPT_STRING, .value = &wo.rpc_url},
+        {.name = "network", .kind = KD_OPT_STRING, .value = &wo.network},
+        {.name = "funding", .kind = KD_OPT_STRING, .value = &wo.funding},
+        {.name = "payers", .kind = KD_OPT_STRING, .value = &wo.payers},
+        {.name = "payload-hex", .kind = KD_OPT_STRING, .value = &payload_hex},
+        {.name = "payload-file", .kind = KD_OPT_STRING, .value = &payload_file},
+        {.name = "fee-rate", .kind = KD_OPT_UINT, .value = &wo.fee_rate, .min = 1, .max = 1000000000000ull},
+        {.name = "retry-ms", .kind = KD_OPT_UINT, .value = &wo.retry_ms, .size = sizeof wo.retry_ms, .max = 3600000},
+        {.name = "dry-run", .kind = KD_OPT_FLAG, .value = &dry},
+        {0}};
+    const kd_usage u = {.prog = "kdapp wallet send", .print = kd_usage_print_text, .ctx = usage};
+    int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
+    if (rc || stop)
+        return rc;
+    if (!wo.rpc_url || !payload_hex == !payload_file) {
+        fprintf(stderr, "%s: --rpc and one of --payload-hex and --payload-file are required\n", u.prog);
+        return kd_usage_fail(&u);
+    }
+    size_t len = payload_hex ? strlen(payload_hex) / 2 : 0;
+    if (payload_hex && strlen(payload_hex) % 2) {
+        fprintf(stderr, "%s: --payload-hex has an odd number of hex digits\n", u.prog);
+        return KD_EXIT_USAGE;
+    }
+    uint8_t *message = NULL;
+    kd_kwriter *w = NULL;
+    char why[1024] = "", *tx_json = NULL;
+    kd_kbuild_result res = {0};
+    if ((rc = read_message(u.prog, payload_hex, payload_file, &message, &len)))
+        goto done;
+    wo.keys_dir = cli->keys_dir;
+    kd_err err = kd_kwriter_open(&wo, &w, why, sizeof why);
+    uint8_t id[KD_KASPA_HASH_LEN];
+    if (!err && dry)
+        err = kd_kwriter_dry_run(w, message, len, &tx_json, &res, why, sizeof why);
+    else if (!err)
+        err = kd_kwriter_submit(w, message, len, id, why, sizeof why);
+    if (err) {
+        fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
+        rc = exit_of(err);
+        goto done;
+    }
+    if (dry) {
+        char hex[2 * KD_KASPA_HASH_LEN + 1];
+        kd_hex_encode(res.id, KD_KASPA_HASH_LEN, hex);
+        printf("{\"id\":\"%s\",\"fee\":%" PRIu64 ",\"mass\":%" PRIu64 ",\"transaction\":%s}\n", hex, res.fee,
+               res.mass.total, tx_json);
+    } else {
+        char hex[2 * KD_KASPA_HASH_LEN + 1];
+        kd_hex_encode(id, KD_KASPA_HASH_LEN, hex);
+        printf("tx %s\n", hex);
+    }
+done:
+    free(tx_json);
+    kd_kbuild_result_fini(&res);
+    kd_kwriter_close(w);
+    free(message);
+    return rc;
+}
+
 int kd_cmd_wallet(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp wallet address [OPTIONS]   a key's Kaspa address\n"
@@ -347,6 +519,9 @@ int kd_cmd_wallet(kd_cli *cli, int argc, char **argv)
                                 "(offline)\n"
                                 "       kdapp wallet verify [OPTIONS]    check a transaction's signatures against "
                                 "our sighash\n"
+                                "       kdapp wallet balance|utxos --rpc ws://NODE   the key's coins on the node\n"
+                                "       kdapp wallet send --rpc ws://NODE [OPTIONS]  one command as a transaction "
+                                "(--dry-run: print it)\n"
                                 "(kdapp wallet SUBCOMMAND --help for its options)\n";
     if (argc >= 2 && !strcmp(argv[1], "address"))
         return wallet_address(cli, argc - 1, argv + 1);
@@ -354,6 +529,10 @@ int kd_cmd_wallet(kd_cli *cli, int argc, char **argv)
         return wallet_build(cli, argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "verify"))
         return wallet_verify(cli, argc - 1, argv + 1);
+    if (argc >= 2 && (!strcmp(argv[1], "balance") || !strcmp(argv[1], "utxos")))
+        return wallet_online(cli, argc - 1, argv + 1, !strcmp(argv[1], "utxos"));
+    if (argc >= 2 && !strcmp(argv[1], "send"))
+        return wallet_send(cli, argc - 1, argv + 1);
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         fputs(usage, stdout);
         return KD_EXIT_OK;

@@ -11,6 +11,7 @@
 
 #include "engine/bytes.h"
 #include "tools/kaspa/kaspa_tx.h"
+#include "tools/listen/kaspa_rpc.h"
 
 /* Appends `len` bytes as a quoted hex string. */
 static kd_err put_hex(kd_buf *b, const uint8_t *data, size_t len)
@@ -93,33 +94,26 @@ typedef struct {
     size_t why_len;
 } perr;
 
-/* A u64 from a JSON integer or a string of decimal digits. 0 or -1. */
-static int get_u64(const json_t *v, uint64_t *out)
+/* A u64 through the one reader of tools/listen/kaspa_rpc.h (a JSON
+ * integer or the tag kd_kaspa_json_load makes for one >= 2^63); a string
+ * of decimal digits (what a reader limited to signed integers, or the
+ * WASM SDK's bigints, hand over) is read as the tag it would have been.
+ * NULL, or the reader's phrase saying why not. */
+static const char *get_u64(const json_t *v, uint64_t *out)
 {
-    if (json_is_integer(v)) {
-        json_int_t i = json_integer_value(v);
-        if (i < 0)
-            return -1;
-        *out = (uint64_t)i;
-        return 0;
-    }
-    if (!json_is_string(v))
-        return -1;
     const char *s = json_string_value(v);
-    size_t n = strlen(s);
-    if (n == 0 || n > 20)
-        return -1;
-    uint64_t acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (acc > (UINT64_MAX - d) / 10)
-            return -1;
-        acc = acc * 10 + d;
-    }
-    *out = acc;
-    return 0;
+    size_t n = json_string_length(v);
+    if (!s || !s[0] || n > 20 || strspn(s, "0123456789") != n)
+        return kd_kaspa_u64_of(v, out); /* an integer, the tag, or what it says is wrong */
+    char tag[22];
+    tag[0] = 0;
+    memcpy(tag + 1, s, n);
+    json_t *t = json_stringn(tag, n + 1);
+    if (!t)
+        return "it could not be read (out of memory)";
+    const char *problem = kd_kaspa_u64_of(t, out);
+    json_decref(t);
+    return problem;
 }
 
 static kd_err field_u64(perr *p, const json_t *obj, const char *where, const char *name, uint64_t max, uint64_t *out)
@@ -127,9 +121,10 @@ static kd_err field_u64(perr *p, const json_t *obj, const char *where, const cha
     const json_t *v = json_object_get(obj, name);
     if (!v)
         return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is missing", where, name);
-    if (get_u64(v, out) || *out > max)
-        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is not an integer from 0 to %" PRIu64, where, name,
-                            max);
+    const char *problem = get_u64(v, out);
+    if (problem || *out > max)
+        return kd_kaspa_why(KD_ERR_PARSE, p->why, p->why_len, "%s%s is not an integer from 0 to %" PRIu64 " (%s)",
+                            where, name, max, problem ? problem : "it is too large");
     return KD_OK;
 }
 

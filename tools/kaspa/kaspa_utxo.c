@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/listen/kaspa_rpc.h"
+
 /* The entry's fields come through kd_ktx_json_parse's readers: an entry is
  * read as a one-input, one-output transaction would be, so both agree on
  * every spelling (integers or decimal strings, spk string or object). */
@@ -48,7 +50,8 @@ static kd_err parse_entry(const json_t *e, size_t i, kd_kutxo *u, char *why, siz
     u->amount = tx->outputs[0].value;
     u->spk = tx->outputs[0].spk;
     tx->outputs[0].spk.script = NULL; /* the list owns it now */
-    u->block_daa_score = json_is_integer(daa) && json_integer_value(daa) >= 0 ? (uint64_t)json_integer_value(daa) : 0;
+    if (!daa || kd_kaspa_u64_of(daa, &u->block_daa_score))
+        u->block_daa_score = 0; /* informative only: the builder does not read it */
     u->is_coinbase = json_is_true(cb);
     kd_ktx_free(tx);
     if (!u->amount) {

@@ -1,0 +1,611 @@
+/*
+ * kaspa_writer.c — kdapp commands as transactions on a kaspad node
+ * (kaspa_writer.h): who pays, the pending list that chains commands on
+ * unconfirmed change, and the submission that never pays twice.
+ */
+#include "tools/kaspa/kaspa_writer.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/bytes.h"
+#include "engine/netutil.h"
+#include "kdapp.pb-c.h"
+#include "tools/kaspa/kaspa_wallet.h"
+#include "tools/listen/kaspa_rpc.h"
+
+#define DEFAULT_TIMEOUT_MS 10000u
+#define DEFAULT_RETRY_MS 20000u
+#define DEFAULT_GRACE_MS 30000u
+
+/* One of our transactions the node has not settled. */
+typedef struct {
+    uint8_t id[KD_KASPA_HASH_LEN];
+    kd_ktx_outpoint *ins; /* owned */
+    size_t n_ins;
+    int has_change;
+    kd_kutxo change; /* spk borrowed from the payer */
+    uint64_t last_seen_ms;
+} pend;
+
+typedef struct {
+    kd_key key;
+    kd_kaddr addr;
+    uint8_t script[KD_KSPK_SCRIPT_MAX];
+    size_t script_len;
+    pend *pending;
+    size_t n_pending;
+} payer;
+
+struct kd_kwriter {
+    kd_kwriter_options o;
+    char *rpc_url, *network, *keys_dir;
+    payer **payers; /* owned; the funding wallet (if any) is funding_ix */
+    size_t n_payers;
+    long funding_ix;
+    kd_wrpc *c;
+    kd_kaspa_net net;
+    pthread_mutex_t mu;
+    kd_kwriter_stats stats;
+};
+
+static uint32_t timeout_of(const kd_kwriter *w) { return w->o.timeout_ms ? w->o.timeout_ms : DEFAULT_TIMEOUT_MS; }
+
+static void sleep_ms(uint32_t ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void hex_id(const uint8_t id[KD_KASPA_HASH_LEN], char out[2 * KD_KASPA_HASH_LEN + 1])
+{
+    kd_hex_encode(id, KD_KASPA_HASH_LEN, out);
+}
+
+/* ------------------------------------------------------------ payers */
+
+static void pend_fini(pend *p) { free(p->ins); }
+
+static void payer_free(payer *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_pending; i++)
+        pend_fini(&p->pending[i]);
+    free(p->pending);
+    memset(&p->key, 0, sizeof p->key);
+    free(p);
+}
+
+static kd_err payer_add(kd_kwriter *w, const kd_key *key, payer **out)
+{
+    payer **grown = realloc(w->payers, (w->n_payers + 1) * sizeof *grown);
+    if (!grown)
+        return KD_ERR_NOMEM;
+    w->payers = grown;
+    payer *p = calloc(1, sizeof *p);
+    if (!p)
+        return KD_ERR_NOMEM;
+    p->key = *key;
+    kd_kaddr_of_key(key, w->net, &p->addr);
+    if (kd_kaddr_to_script(&p->addr, p->script, &p->script_len)) {
+        payer_free(p);
+        return KD_ERR_INTERNAL;
+    }
+    w->payers[w->n_payers++] = p;
+    *out = p;
+    return KD_OK;
+}
+
+static payer *payer_of_pub(kd_kwriter *w, const uint8_t *pub, size_t len)
+{
+    for (size_t i = 0; i < w->n_payers; i++)
+        if ((long)i != w->funding_ix && len == sizeof w->payers[i]->key.pub &&
+            !memcmp(&w->payers[i]->key.pub, pub, len))
+            return w->payers[i];
+    return NULL;
+}
+
+/* The key of `pub` in the key directory, added as a payer; NULL when the
+ * directory holds none. */
+static payer *payer_from_dir(kd_kwriter *w, const uint8_t *pub, size_t len)
+{
+    DIR *d = w->keys_dir ? opendir(w->keys_dir) : NULL;
+    if (!d)
+        return NULL;
+    payer *found = NULL;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n <= 4 || strcmp(e->d_name + n - 4, ".key"))
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 4), e->d_name);
+        kd_key key;
+        char why[256];
+        if (kd_key_load(w->keys_dir, name, &key, why, sizeof why))
+            continue;
+        if (len == sizeof key.pub && !memcmp(&key.pub, pub, len) && payer_add(w, &key, &found))
+            found = NULL;
+        memset(&key, 0, sizeof key);
+    }
+    closedir(d);
+    return found;
+}
+
+/* Who pays for `message` (kaspa_writer.h). */
+static kd_err choose_payer(kd_kwriter *w, const uint8_t *message, size_t len, payer **out, char *why, size_t why_len)
+{
+    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, len, message);
+    const uint8_t *pub = NULL;
+    size_t pub_len = 0;
+    const char *whose = "";
+    if (em && em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND && em->signed_command) {
+        pub = em->signed_command->pubkey.data;
+        pub_len = em->signed_command->pubkey.len;
+        whose = "the command's signer";
+    } else if (em && em->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE && em->new_episode &&
+               em->new_episode->n_participants) {
+        pub = em->new_episode->participants[0].data;
+        pub_len = em->new_episode->participants[0].len;
+        whose = "the creation's first participant";
+    }
+    payer *p = pub ? payer_of_pub(w, pub, pub_len) : NULL;
+    if (!p && pub)
+        p = payer_from_dir(w, pub, pub_len);
+    if (!p && w->funding_ix >= 0)
+        p = w->payers[w->funding_ix];
+    char hex[2 * 33 + 1] = "";
+    if (pub && pub_len <= 33)
+        kd_hex_encode(pub, pub_len, hex);
+    if (em)
+        kdapp__episode_message__free_unpacked(em, NULL);
+    if (!p && !pub)
+        return kd_kaspa_why(KD_ERR_DENIED, why, why_len,
+                            "no key pays for this command: it names no signer and no --funding wallet was given "
+                            "(give --funding NAME)");
+    if (!p)
+        return kd_kaspa_why(KD_ERR_DENIED, why, why_len,
+                            "no key pays for this command: %s %s is not a key of %s and no --funding wallet was "
+                            "given (give --funding NAME, or put the seat's key in the key directory)",
+                            whose, hex, w->keys_dir ? w->keys_dir : "the key directory");
+    *out = p;
+    return KD_OK;
+}
+
+/* ------------------------------------------------------------ node */
+
+static kd_err ensure_connected(kd_kwriter *w, char *why, size_t why_len)
+{
+    if (w->c && kd_wrpc_connected(w->c))
+        return KD_OK;
+    if (w->c)
+        return kd_wrpc_reconnect(w->c, timeout_of(w), why, why_len);
+    return kd_kwallet_connect(w->rpc_url, w->network, timeout_of(w), &w->c, &w->net, NULL, why, why_len);
+}
+
+/* Asks whether the node's mempool holds `id`: *held 1 or 0. Errors: the
+ * connection's. */
+static kd_err mempool_holds(kd_kwriter *w, const uint8_t id[KD_KASPA_HASH_LEN], int *held, char *why, size_t why_len)
+{
+    char hex[2 * KD_KASPA_HASH_LEN + 1];
+    hex_id(id, hex);
+    json_t *res = NULL, *params = json_pack("{s:s, s:b, s:b}", "transactionId", hex, "includeOrphanPool", 1,
+                                            "filterTransactionPool", 0);
+    if (!params)
+        return KD_ERR_NOMEM;
+    kd_err err = kd_wrpc_call(w->c, "getMempoolEntry", params, timeout_of(w), &res, why, why_len);
+    json_decref(params);
+    json_decref(res);
+    *held = !err;
+    return err == KD_ERR_NOT_FOUND ? KD_OK : err;
+}
+
+static int outpoint_eq(const kd_ktx_outpoint *a, const kd_ktx_outpoint *b)
+{
+    return a->index == b->index && !memcmp(a->txid, b->txid, KD_KASPA_HASH_LEN);
+}
+
+static int in_utxos(const kd_kutxo_list *l, const kd_ktx_outpoint *op)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (outpoint_eq(&l->utxos[i].outpoint, op))
+            return 1;
+    return 0;
+}
+
+/* 1 when a pending tx of `p` other than `skip` has `op` as its change. */
+static int is_pending_change(const payer *p, size_t skip, const kd_ktx_outpoint *op)
+{
+    for (size_t i = 0; i < p->n_pending; i++)
+        if (i != skip && p->pending[i].has_change && outpoint_eq(&p->pending[i].change.outpoint, op))
+            return 1;
+    return 0;
+}
+
+/* Brings the payer's pending list up to date against `utxos` (the
+ * header's table), oldest first. */
+static kd_err refresh_pending(kd_kwriter *w, payer *p, const kd_kutxo_list *utxos, char *why, size_t why_len)
+{
+    uint64_t now = kd_now_ms(), grace = w->o.grace_ms ? w->o.grace_ms : DEFAULT_GRACE_MS;
+    size_t i = 0;
+    while (i < p->n_pending) {
+        pend *t = &p->pending[i];
+        int held;
+        kd_err err = mempool_holds(w, t->id, &held, why, why_len);
+        if (err)
+            return err;
+        int live = 0;
+        for (size_t k = 0; k < t->n_ins && !live; k++)
+            live = in_utxos(utxos, &t->ins[k]) || is_pending_change(p, i, &t->ins[k]);
+        if (held)
+            t->last_seen_ms = now;
+        int keep = held || (live && now - t->last_seen_ms < grace);
+        if (keep) {
+            i++;
+            continue;
+        }
+        if (live)
+            w->stats.given_back++;
+        pend_fini(t);
+        memmove(t, t + 1, (p->n_pending - i - 1) * sizeof *t);
+        p->n_pending--;
+    }
+    return KD_OK;
+}
+
+/* The coins a new command of `p` may spend (the header's formula) into a
+ * new array (free() it; spks borrowed from `utxos` and the payer). */
+static kd_err available_coins(const payer *p, const kd_kutxo_list *utxos, kd_kutxo **out, size_t *n)
+{
+    kd_kutxo *a = calloc(utxos->n + p->n_pending + 1, sizeof *a);
+    if (!a)
+        return KD_ERR_NOMEM;
+    size_t m = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t count = pass ? p->n_pending : utxos->n;
+        for (size_t i = 0; i < count; i++) {
+            const kd_kutxo *u = pass ? &p->pending[i].change : &utxos->utxos[i];
+            if (pass && !p->pending[i].has_change)
+                continue;
+            int spent = 0;
+            for (size_t j = 0; j < p->n_pending && !spent; j++)
+                for (size_t k = 0; k < p->pending[j].n_ins && !spent; k++)
+                    spent = outpoint_eq(&p->pending[j].ins[k], &u->outpoint);
+            if (!spent)
+                a[m++] = *u;
+        }
+    }
+    *out = a;
+    *n = m;
+    return KD_OK;
+}
+
+static kd_err pending_add(payer *p, const kd_kbuild_result *res)
+{
+    pend *grown = realloc(p->pending, (p->n_pending + 1) * sizeof *grown);
+    if (!grown)
+        return KD_ERR_NOMEM;
+    p->pending = grown;
+    pend *t = &p->pending[p->n_pending];
+    memset(t, 0, sizeof *t);
+    t->ins = calloc(res->tx->n_inputs ? res->tx->n_inputs : 1, sizeof *t->ins);
+    if (!t->ins)
+        return KD_ERR_NOMEM;
+    memcpy(t->id, res->id, KD_KASPA_HASH_LEN);
+    for (size_t i = 0; i < res->tx->n_inputs; i++)
+        t->ins[i] = res->tx->inputs[i].prev;
+    t->n_ins = res->tx->n_inputs;
+    if (res->tx->n_outputs) {
+        t->has_change = 1;
+        memcpy(t->change.outpoint.txid, res->id, KD_KASPA_HASH_LEN);
+        t->change.outpoint.index = 0;
+        t->change.amount = res->tx->outputs[0].value;
+        t->change.spk = (kd_kspk){.version = 0, .script = p->script, .script_len = p->script_len};
+    }
+    t->last_seen_ms = kd_now_ms();
+    p->n_pending++;
+    return KD_OK;
+}
+
+/* Builds `message`'s transaction for payer `p` from the node's coins now. */
+static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len, kd_kbuild_result *res, char *why,
+                    size_t why_len)
+{
+    kd_kutxo_list utxos = {0};
+    kd_kutxo *coins = NULL;
+    size_t n_coins = 0;
+    uint64_t rate = w->o.fee_rate;
+    kd_err err = kd_kwallet_utxos(w->c, &p->addr, timeout_of(w), &utxos, why, why_len);
+    if (!err)
+        err = refresh_pending(w, p, &utxos, why, why_len);
+    if (!err && !rate)
+        err = kd_kwallet_fee_rate(w->c, timeout_of(w), &rate, why, why_len);
+    if (!err)
+        err = available_coins(p, &utxos, &coins, &n_coins);
+    uint32_t nonce = 0;
+    if (!err && kd_random_bytes((uint8_t *)&nonce, sizeof nonce))
+        err = KD_ERR_IO;
+    if (!err) {
+        w->stats.fee_rate = rate;
+        const kd_kbuild_req req = {.utxos = coins,
+                                   .n_utxos = n_coins,
+                                   .key = &p->key,
+                                   .change = &p->addr,
+                                   .message = message,
+                                   .message_len = len,
+                                   .filter = &w->o.filter,
+                                   .nonce_start = nonce,
+                                   .fee_rate = rate,
+                                   .rules = KD_KASPA_RULES_CRESCENDO};
+        char inner[400] = "";
+        err = kd_kaspa_build(&req, res, inner, sizeof inner);
+        if (err) {
+            char addr[KD_KADDR_TEXT_MAX] = "";
+            if (kd_kaddr_encode(&p->addr, addr))
+                addr[0] = 0;
+            kd_kaspa_why(err, why, why_len, "%s (the wallet %s%s)", inner[0] ? inner : kd_err_str(err), addr,
+                         p->n_pending ? ", besides the change of its commands the node has not settled yet" : "");
+        }
+    }
+    free(coins);
+    kd_kutxo_list_fini(&utxos);
+    return err;
+}
+
+/* submitTransaction. KD_OK: the node took it. KD_ERR_NOT_FOUND: the node
+ * refused it, its words in `node`. Others: the connection's. */
+static kd_err submit_once(kd_kwriter *w, const kd_ktx *tx, char *node, size_t node_len)
+{
+    char *text = NULL, why[200];
+    json_t *tj = NULL, *res = NULL;
+    kd_err err = kd_ktx_json_render(tx, &text);
+    if (!err)
+        err = kd_kaspa_json_load(text, strlen(text), &tj, why, sizeof why) ? KD_ERR_INTERNAL : KD_OK;
+    free(text);
+    json_t *params = err ? NULL : json_pack("{s:o, s:b}", "transaction", tj, "allowOrphan", 0);
+    if (!err && !params)
+        err = KD_ERR_NOMEM;
+    if (!err)
+        err = kd_wrpc_call(w->c, "submitTransaction", params, timeout_of(w), &res, node, node_len);
+    json_decref(params);
+    json_decref(res);
+    return err;
+}
+
+static int says(const char *node, const char *words) { return strstr(node, words) != NULL; }
+
+/* The node refused because the coins are not (yet) in its UTXO set. */
+static int says_orphan(const char *node) { return says(node, "orphan") || says(node, "lacking a matching UTXO"); }
+
+/* The node already holds the tx (in its mempool or accepted). */
+static int says_held(const char *node)
+{
+    return says(node, "already in the mempool") || says(node, "already accepted");
+}
+
+/* After a dropped submission of `res` (already pending): asks the node,
+ * resends the same transaction, until the node holds it, refuses it, or the
+ * time runs out. */
+static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *res, uint64_t deadline, char *why,
+                             size_t why_len)
+{
+    char hex[2 * KD_KASPA_HASH_LEN + 1], node[512] = "";
+    hex_id(res->id, hex);
+    uint32_t backoff = 100;
+    for (;;) {
+        kd_err err = ensure_connected(w, node, sizeof node);
+        int held = 0;
+        if (!err)
+            err = mempool_holds(w, res->id, &held, node, sizeof node);
+        if (!err && held) {
+            w->stats.recovered++;
+            return KD_OK;
+        }
+        if (!err) {
+            w->stats.resent++;
+            err = submit_once(w, res->tx, node, sizeof node);
+            if (!err || (err == KD_ERR_NOT_FOUND && says_held(node))) {
+                if (!err)
+                    w->stats.submitted++;
+                else
+                    w->stats.recovered++;
+                return KD_OK;
+            }
+            if (err == KD_ERR_NOT_FOUND && says_orphan(node)) {
+                /* accepted already (its coins are gone), or its parent is not: the UTXOs tell */
+                kd_kutxo_list utxos = {0};
+                kd_err uerr = kd_kwallet_utxos(w->c, &p->addr, timeout_of(w), &utxos, node, sizeof node);
+                int gone = 0;
+                for (size_t i = 0; !uerr && i < res->tx->n_inputs && !gone; i++)
+                    gone = !in_utxos(&utxos, &res->tx->inputs[i].prev) &&
+                           !is_pending_change(p, (size_t)-1, &res->tx->inputs[i].prev);
+                kd_kutxo_list_fini(&utxos);
+                if (!uerr && gone) {
+                    w->stats.recovered++;
+                    return KD_OK;
+                }
+            } else if (err == KD_ERR_NOT_FOUND) {
+                /* refused outright: it was never taken, its coins are free */
+                p->n_pending--;
+                pend_fini(&p->pending[p->n_pending]);
+                w->stats.rejected++;
+                return kd_kaspa_why(KD_ERR_REJECTED, why, why_len, "the node rejected transaction %s: \"%s\"", hex,
+                                    node);
+            }
+        }
+        if (kd_now_ms() + backoff >= deadline)
+            return kd_kaspa_why(err == KD_ERR_TIMEOUT ? KD_ERR_TIMEOUT : KD_ERR_NET, why, why_len,
+                                "the connection to the node dropped while transaction %s was submitted, and the node "
+                                "has not said since whether it holds it (%s); it is kept as pending, so its coins are "
+                                "not spent again, and will be resent as it is, never re-signed",
+                                hex, node);
+        sleep_ms(backoff);
+        backoff = backoff < 2000 ? backoff * 2 : 2000;
+    }
+}
+
+kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
+                         size_t why_len)
+{
+    pthread_mutex_lock(&w->mu);
+    uint64_t deadline = kd_now_ms() + (w->o.retry_ms ? w->o.retry_ms : DEFAULT_RETRY_MS);
+    uint32_t backoff = 100;
+    payer *p = NULL;
+    kd_err err = choose_payer(w, message, len, &p, why, why_len);
+    while (!err) {
+        kd_kbuild_result res = {0};
+        char node[512] = "";
+        err = ensure_connected(w, why, why_len);
+        if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
+            (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
+            p != w->payers[w->funding_ix]) {
+            /* the seat's own key cannot pay: the funding wallet does */
+            kd_kbuild_result_fini(&res);
+            p = w->payers[w->funding_ix];
+            err = build(w, p, message, len, &res, why, why_len);
+        }
+        if (err) {
+            kd_kbuild_result_fini(&res);
+            if ((err == KD_ERR_NET || err == KD_ERR_TIMEOUT) && kd_now_ms() + backoff < deadline) {
+                sleep_ms(backoff);
+                backoff = backoff < 2000 ? backoff * 2 : 2000;
+                err = KD_OK;
+                continue;
+            }
+            break;
+        }
+        memcpy(tx_id, res.id, KD_KASPA_HASH_LEN);
+        err = submit_once(w, res.tx, node, sizeof node);
+        if (!err || (err == KD_ERR_NOT_FOUND && says_held(node))) {
+            w->stats.submitted++;
+            err = pending_add(p, &res);
+        } else if (err == KD_ERR_NOT_FOUND && says_orphan(node) && kd_now_ms() + backoff < deadline) {
+            sleep_ms(backoff); /* the previous command's block is not accepted yet: build again */
+            backoff = backoff < 2000 ? backoff * 2 : 2000;
+            err = KD_OK;
+            kd_kbuild_result_fini(&res);
+            continue;
+        } else if (err == KD_ERR_NOT_FOUND) {
+            char hex[2 * KD_KASPA_HASH_LEN + 1];
+            hex_id(res.id, hex);
+            w->stats.rejected++;
+            err = kd_kaspa_why(KD_ERR_REJECTED, why, why_len, "the node rejected transaction %s: \"%s\"", hex, node);
+        } else if (err == KD_ERR_NET || err == KD_ERR_TIMEOUT) {
+            /* the fate of this transaction is unknown: keep its coins, ask */
+            if (!(err = pending_add(p, &res)))
+                err = settle_unknown(w, p, &res, deadline, why, why_len);
+        }
+        kd_kbuild_result_fini(&res);
+        break;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return err;
+}
+
+kd_err kd_kwriter_dry_run(kd_kwriter *w, const uint8_t *message, size_t len, char **tx_json, kd_kbuild_result *out,
+                          char *why, size_t why_len)
+{
+    *tx_json = NULL;
+    pthread_mutex_lock(&w->mu);
+    payer *p = NULL;
+    kd_kbuild_result res = {0};
+    kd_err err = choose_payer(w, message, len, &p, why, why_len);
+    if (!err)
+        err = ensure_connected(w, why, why_len);
+    if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
+        (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
+        p != w->payers[w->funding_ix]) {
+        kd_kbuild_result_fini(&res);
+        err = build(w, w->payers[w->funding_ix], message, len, &res, why, why_len);
+    }
+    if (!err)
+        err = kd_ktx_json_render(res.tx, tx_json);
+    if (!err && out) {
+        *out = res;
+        memset(&res, 0, sizeof res);
+    }
+    kd_kbuild_result_fini(&res);
+    pthread_mutex_unlock(&w->mu);
+    return err;
+}
+
+void kd_kwriter_stats_get(kd_kwriter *w, kd_kwriter_stats *out)
+{
+    pthread_mutex_lock(&w->mu);
+    *out = w->stats;
+    out->pending = 0;
+    for (size_t i = 0; i < w->n_payers; i++)
+        out->pending += w->payers[i]->n_pending;
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* ------------------------------------------------------------ open/close */
+
+static kd_err add_ref(kd_kwriter *w, const char *ref, char *why, size_t why_len)
+{
+    kd_key key;
+    kd_err err = kd_key_resolve(w->keys_dir, ref, &key, why, why_len);
+    payer *p = NULL;
+    if (!err)
+        err = payer_add(w, &key, &p);
+    memset(&key, 0, sizeof key);
+    return err;
+}
+
+kd_err kd_kwriter_open(const kd_kwriter_options *o, kd_kwriter **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    kd_kwriter *w = calloc(1, sizeof *w);
+    if (!w)
+        return KD_ERR_NOMEM;
+    w->o = *o;
+    w->funding_ix = -1;
+    w->rpc_url = o->rpc_url ? strdup(o->rpc_url) : NULL;
+    w->network = o->network ? strdup(o->network) : NULL;
+    w->keys_dir = o->keys_dir ? strdup(o->keys_dir) : NULL;
+    pthread_mutex_init(&w->mu, NULL);
+    kd_err err = w->rpc_url && (!o->network || w->network) && (!o->keys_dir || w->keys_dir) ? KD_OK : KD_ERR_NOMEM;
+    if (!err)
+        err = kd_kwallet_connect(w->rpc_url, w->network, timeout_of(w), &w->c, &w->net, NULL, why, why_len);
+    if (!err && o->funding) {
+        if (!(err = add_ref(w, o->funding, why, why_len)))
+            w->funding_ix = (long)w->n_payers - 1;
+    }
+    if (!err && o->payers) {
+        char *list = strdup(o->payers), *save = NULL;
+        err = list ? KD_OK : KD_ERR_NOMEM;
+        for (char *ref = list ? strtok_r(list, ",", &save) : NULL; ref && !err; ref = strtok_r(NULL, ",", &save))
+            err = add_ref(w, ref, why, why_len);
+        free(list);
+    }
+    if (err) {
+        kd_kwriter_close(w);
+        return err;
+    }
+    w->o.rpc_url = w->rpc_url;
+    w->o.network = w->network;
+    w->o.keys_dir = w->keys_dir;
+    w->o.funding = w->o.payers = NULL;
+    *out = w;
+    return KD_OK;
+}
+
+void kd_kwriter_close(kd_kwriter *w)
+{
+    if (!w)
+        return;
+    kd_wrpc_close(w->c);
+    for (size_t i = 0; i < w->n_payers; i++)
+        payer_free(w->payers[i]);
+    free(w->payers);
+    free(w->rpc_url);
+    free(w->network);
+    free(w->keys_dir);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
