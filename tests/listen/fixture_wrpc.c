@@ -513,7 +513,9 @@ static void run_command(server *s, char *cmd)
             note_change(s, old_sink);
         return;
     } else if (!strcmp(cmd, "quit")) {
+        pthread_mutex_lock(&s->mu); /* the ticker reads it under the lock */
         s->quit = 1;
+        pthread_mutex_unlock(&s->mu);
     } else {
         err = KD_ERR_INVALID_ARG;
     }
@@ -720,11 +722,8 @@ int main(int argc, char **argv)
         return 1;
     while (!s.quit)
         lws_service(s.ctx, 0);
-    if (s.block_ms) {
-        pthread_mutex_lock(&s.mu);
-        pthread_mutex_unlock(&s.mu);
+    if (s.block_ms)
         pthread_join(tick, NULL);
-    }
     lws_context_destroy(s.ctx);
     pthread_join(reader, NULL);
     for (size_t i = 0; i < s.n_cmds; i++)
