@@ -88,12 +88,9 @@ unsigned kd_hm_owes(const kd_hm_state *s, int seat)
 
 int kd_hm_to_move(const kd_hm_state *s)
 {
-    unsigned a = kd_hm_owes(s, 0), b = kd_hm_owes(s, 1);
-    if (a && !b)
+    if (kd_hm_owes(s, 0))
         return 0;
-    if (b && !a)
-        return 1;
-    return KD_SEAT_NONE;
+    return kd_hm_owes(s, 1) ? 1 : KD_SEAT_NONE;
 }
 
 static uint32_t current(const kd_hm_state *s) { return s->bets[0] > s->bets[1] ? s->bets[0] : s->bets[1]; }

@@ -213,7 +213,9 @@ kd_err kd_hm_rollback(kd_hm_state *state, const kd_hm_undo *undo) KD_WARN_UNUSED
 unsigned kd_hm_owes(const kd_hm_state *state, int seat);
 /* The positions whose keys `seat` owes now (bit i: position i). */
 unsigned kd_hm_keys_owed(const kd_hm_state *state, int seat);
-/* The seat that must act now, KD_SEAT_NONE when both or none must. */
+/* The seat that must act now: the first that owes a step (both owe keys
+ * at once for the board: seat 0 is named, the view's owes say both),
+ * KD_SEAT_NONE when none does (the match is over). */
 int kd_hm_to_move(const kd_hm_state *state);
 /* The pot (what both put in this hand). */
 uint32_t kd_hm_pot(const kd_hm_state *state);
