@@ -201,14 +201,14 @@ static json_t *to_json(const view *v)
     json_t *j = json_pack(
         "{s:I, s:s, s:s, s:s, s:o, s:[I,I], s:[I,I], s:[I,I], s:I, s:o, s:o, s:o, s:{s:o, s:o}, s:I, s:I, s:I, s:I, "
         "s:I, s:I, s:o, s:s, s:[I,I], s:I, s:b, s:o, s:o}",
-        "hand", (json_int_t)s->hand, "button", kd_hm_seat_names[s->button & 1], "phase", phase_name(s->phase), "street",
+        "hand", (json_int_t)s->hand, "button", kd_hm_seat_names[s->button & 1], "stage", phase_name(s->phase), "street",
         street_name(s->street), "to_act", seat_name_json(s->to_act), "stacks", (json_int_t)s->stacks[0],
         (json_int_t)s->stacks[1], "bets", (json_int_t)s->bets[0], (json_int_t)s->bets[1], "put", (json_int_t)s->put[0],
         (json_int_t)s->put[1], "pot", (json_int_t)kd_hm_pot(s), "board", cards_json(s->board, KD_HM_BOARD), "shown",
         shown, "hand_values", values, "owes", kd_hm_seat_names[0], owes_json(v->owes[0]), kd_hm_seat_names[1],
         owes_json(v->owes[1]), "min_raise", (json_int_t)s->min_raise, "small_blind", (json_int_t)s->params.small_blind,
         "big_blind", (json_int_t)s->params.big_blind, "hand_limit", (json_int_t)s->params.hand_limit, "timeout",
-        (json_int_t)s->params.timeout, "since", (json_int_t)s->since, "winner",
+        (json_int_t)s->params.timeout, "since", (json_int_t)s->since, "match_winner",
         s->phase == KD_HM_OVER ? seat_name_json(s->winner) : json_null(), "last_result", result_name(s->result),
         "last_won", (json_int_t)s->last_won[0], (json_int_t)s->last_won[1], "move_count", (json_int_t)s->move_count,
         "pot_only", s->params.pot_only != 0, "folded", seat_name_json(s->folded), "move_rules", move_rules(s));
