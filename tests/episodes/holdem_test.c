@@ -7,7 +7,9 @@
  * end.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "episodes/holdem.h"
 #include "episodes/holdem_int.h"
@@ -99,6 +101,17 @@ Test(holdem, showdown_shows_the_cards_the_seats_saw)
         cr_expect_eq(g.state.values[s], kd_hm_eval(seven, 7));
     }
     uint32_t v0 = g.state.values[0], v1 = g.state.values[1];
+    /* the check of a hand: both seats' steps recomputed (timed for the README) */
+    uint8_t hs[2][KD_HASH_LEN];
+    for (int s = 0; s < 2; s++)
+        kd_hm_hand_secret(g.seed[s], g.state.hand, hs[s]);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_expect(kd_hm_check_seat(&g.state, 0, hs[0]) && kd_hm_check_seat(&g.state, 1, hs[1]));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_expect(!kd_hm_check_seat(&g.state, 0, hs[1]), "another secret does not reproduce seat 0's steps");
+    fprintf(stderr, "holdem: the check of a hand (both seats' steps recomputed) took %.2f ms\n",
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     hm_duties(&g);
     if (v0 == v1)
         cr_expect_eq(g.state.result, KD_HM_RESULT_SPLIT);
