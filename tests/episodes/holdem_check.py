@@ -7,64 +7,29 @@ at the end of the hand, and every card opened.
 
 usage: holdem_check.py LOG.json EPISODE HAND
 Prints each step's verdict and the cards; exits 1 when a step fails.
-Pure Python: secp256k1 arithmetic, SHA-256, a protobuf reader.
+Pure Python: the secp256k1 arithmetic and protobuf reader of chance_check.py.
 """
 import hashlib
 import json
+import os
 import sys
 
-P = 2**256 - 2**32 - 977
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from chance_check import G, fields, pt_bytes, pt_mul, pt_parse  # secp256k1, protobuf
+
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-G = (0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
-     0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8)
+decompress, compress, mul = pt_parse, pt_bytes, pt_mul
+
+
+def enc(k, b):
+    """k times the point of `b`, compressed; None when `b` is no point."""
+    pt = decompress(b)
+    return compress(mul(k, pt)) if pt else None
 
 
 def sha(*parts):
     return hashlib.sha256(b"".join(parts)).digest()
-
-
-def decompress(b):
-    if len(b) != 33 or b[0] not in (2, 3):
-        return None
-    x = int.from_bytes(b[1:], "big")
-    if x >= P:
-        return None
-    y2 = (pow(x, 3, P) + 7) % P
-    y = pow(y2, (P + 1) // 4, P)
-    if y * y % P != y2:
-        return None
-    if (y & 1) != (b[0] & 1):
-        y = P - y
-    return (x, y)
-
-
-def compress(pt):
-    return bytes([2 + (pt[1] & 1)]) + pt[0].to_bytes(32, "big")
-
-
-def add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if a[0] == b[0] and (a[1] + b[1]) % P == 0:
-        return None
-    if a == b:
-        lam = 3 * a[0] * a[0] * pow(2 * a[1], -1, P) % P
-    else:
-        lam = (b[1] - a[1]) * pow(b[0] - a[0], -1, P) % P
-    x = (lam * lam - a[0] - b[0]) % P
-    return (x, (lam * (a[0] - x) - a[1]) % P)
-
-
-def mul(k, pt):
-    r = None
-    while k:
-        if k & 1:
-            r = add(r, pt)
-        pt = add(pt, pt)
-        k >>= 1
-    return r
 
 
 def card_points():
@@ -115,34 +80,6 @@ def permutation(hs):
 def keys_of(hs):
     return {"deck": scalar(b"kdapp/holdem/deck-key/v1", hs), "perm": permutation(hs),
             "cards": [scalar(b"kdapp/holdem/card-key/v1", hs, bytes([i])) for i in range(9)]}
-
-
-# ---- protobuf: fields of a message as {number: [values]} (varints as int, lengths as bytes)
-def fields(b):
-    out, i = {}, 0
-    while i < len(b):
-        key, i = varint(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(b, i)
-        elif wt == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        else:
-            raise ValueError("wire type %d" % wt)
-        out.setdefault(num, []).append(v)
-    return out
-
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << s
-        s += 7
-        if not c & 0x80:
-            return v, i
 
 
 KINDS = {1: "shuffle", 2: "lock", 3: "keys", 4: "fold", 5: "check", 6: "call", 7: "raise", 8: "reveal",
@@ -205,13 +142,13 @@ def main():
     deck_in = cards
     for s in (0, 1):
         k = keys_of(secrets[s])
-        deck = [compress(mul(k["deck"], decompress(deck_in[k["perm"][j]]))) for j in range(52)]
+        deck = [enc(k["deck"], deck_in[k["perm"][j]]) for j in range(52)]
         good = deck == split(shuffles[s])
         print("hand %d: seat%d's shuffle %s" % (hand, s, "checks" if good else "FAILS"))
         ok &= good
         lock_in = split(shuffles[1])[:9] if s == 0 else split(locks[0][1][0])
         inv = pow(k["deck"], -1, N)
-        locked = [compress(mul(k["cards"][i] * inv % N, decompress(lock_in[i]))) for i in range(9)]
+        locked = [enc(k["cards"][i] * inv % N, lock_in[i]) for i in range(9)]
         commits = [compress(mul(k["cards"][i], G)) for i in range(9)]
         good = locked == split(locks[s][1][0]) and commits == split(locks[s][2][0])
         good &= all(opened[s][p] == k["cards"][p] for p in opened[s])
@@ -222,8 +159,8 @@ def main():
     final = split(locks[1][1][0])
     names = []
     for pos in range(9):
-        pt = mul(pow(opened[0][pos] * opened[1][pos] % N, -1, N), decompress(final[pos]))
-        c = cards.index(compress(pt)) if pt and compress(pt) in cards else None
+        pt = enc(pow(opened[0][pos] * opened[1][pos] % N, -1, N), final[pos])
+        c = cards.index(pt) if pt in cards else None
         names.append(NAMES[c] if c is not None else "??")
         ok &= c is not None
     ok &= len(set(names)) == 9

@@ -79,6 +79,20 @@ grep -q '"last_won":\[-30,30\]' <<<"$settled" || fail "bob won ann's 30: $settle
 python3 "$KD_SOURCE_DIR/tests/episodes/holdem_check.py" "$T/log.json" 1 1 >"$T/check.out" ||
   fail "holdem_check: $(cat "$T/check.out")"
 grep -q "hand 1: every step checks" "$T/check.out" || fail "holdem_check: $(cat "$T/check.out")"
+# and it catches a log whose second shuffle lost a card (one hex digit of seat 1's deck changed;
+# the steps after it, recomputed from that deck, differ too)
+python3 - "$T/log.json" >"$T/bad.json" <<'PY'
+import json, sys
+for n, line in enumerate(open(sys.argv[1])):
+    e = json.loads(line)
+    if e.get("seq") == 3:
+        p = e["txs"][0]["payload"]
+        e["txs"][0]["payload"] = p[:400] + ("0" if p[400] != "0" else "1") + p[401:]
+    print(json.dumps(e))
+PY
+python3 "$KD_SOURCE_DIR/tests/episodes/holdem_check.py" "$T/bad.json" 1 1 >"$T/bad.out" && fail "a changed shuffle passes the check"
+grep -q "seat1's shuffle FAILS" "$T/bad.out" && grep -q "a step FAILS" "$T/bad.out" ||
+  fail "holdem_check finds the changed shuffle: $(cat "$T/bad.out")"
 # --- a step withheld: in hand 2 ann shuffles, bob never does; ann claims at the deadline
 block "$(cmd 1 ann "$(duty 1 ann)")"
 block "$(cmd 1 ann '{"claim": true}')"

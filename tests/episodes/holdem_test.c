@@ -30,6 +30,18 @@ static void to_preflop(hm_game *g)
     cr_assert_eq(g->state.street, KD_HM_PREFLOP);
 }
 
+/* Pays the shuffles and locks of the hand, no key yet. */
+static void to_locked(hm_game *g)
+{
+    while (g->state.phase != KD_HM_PLAY) {
+        kd_hm_command c;
+        kd_reject rej = {0};
+        int s = kd_hm_to_move(&g->state);
+        hm_duty_command(g, s, &c);
+        ok(hm_cmd(g, s, &c, &rej), &rej);
+    }
+}
+
 Test(holdem, deal_without_a_dealer)
 {
     hm_game g;
@@ -334,13 +346,7 @@ Test(holdem, wrong_key_is_refused)
 {
     hm_game g;
     hm_new(&g, NULL);
-    while (g.state.phase != KD_HM_PLAY) {
-        kd_hm_command c;
-        kd_reject rej = {0};
-        int s = kd_hm_to_move(&g.state);
-        hm_duty_command(&g, s, &c);
-        ok(hm_cmd(&g, s, &c, &rej), &rej);
-    }
+    to_locked(&g);
     kd_hm_command c;
     kd_reject rej = {0};
     hm_duty_command(&g, 1, &c);
@@ -358,13 +364,7 @@ Test(holdem, key_withheld_past_its_deadline_loses)
 {
     hm_game g;
     hm_new(&g, NULL);
-    while (g.state.phase != KD_HM_PLAY) {
-        kd_hm_command c;
-        kd_reject rej = {0};
-        int s = kd_hm_to_move(&g.state);
-        hm_duty_command(&g, s, &c);
-        ok(hm_cmd(&g, s, &c, &rej), &rej);
-    }
+    to_locked(&g);
     kd_hm_command c;
     kd_reject rej = {0};
     hm_duty_command(&g, 0, &c);
