@@ -86,7 +86,8 @@ static void scalar_from(const char *domain, const uint8_t hs[KD_HASH_LEN], const
     size_t d = strlen(domain);
     memcpy(msg, domain, d);
     memcpy(msg + d, hs, KD_HASH_LEN);
-    memcpy(msg + d + KD_HASH_LEN, extra, extra_len);
+    if (extra_len)
+        memcpy(msg + d + KD_HASH_LEN, extra, extra_len);
     size_t n = d + KD_HASH_LEN + extra_len;
     for (unsigned ctr = 0; ctr < 256; ctr++) {
         msg[n] = (uint8_t)ctr;
