@@ -8,10 +8,10 @@
  *   facing a bet    fold below the pot odds (call / (pot + call)) plus a
  *                   margin of 0.05; raise the pot above 0.8; else call
  * Sizes come from the legal list (holdem_type.c). The type table's
- * bot_command sees the public state only: it does not know its own hole
- * cards (they come from the seat's seed), so there its equity is that of
- * a random hand on the board; kd_hm_bot_decide takes the cards when a
- * caller holding the seed has them.
+ * bot_secret_command reads the seat's hole cards from its own_secret
+ * (secret_view's {"hole": ["As", "Kd"]}: `kdapp play` fetches it for a
+ * search seat from the gateway); bot_command sees the public state only,
+ * so there its equity is that of a random hand on the board.
  */
 #include <string.h>
 
@@ -109,6 +109,22 @@ kd_err kd_hm_bot_decide(const kd_hm_state *s, int seat, const uint8_t own[2], ui
     err = kd_buf_append(out, m.moves[pick].command, m.moves[pick].command_len);
     kd_legal_moves_fini(&m);
     return err;
+}
+
+kd_err kd_hm_bot_secret_command(const void *state, int seat, const json_t *own_secret, unsigned depth,
+                                uint64_t tiebreak, kd_buf *out)
+{
+    (void)depth;
+    const kd_hm_state *s = state;
+    if ((seat != 0 && seat != 1) || !(kd_hm_owes(s, seat) & KD_HM_OWE_BET))
+        return KD_ERR_NO_MOVE;
+    uint8_t own[2] = {KD_HM_NO_CARD, KD_HM_NO_CARD};
+    const json_t *hole = json_object_get(own_secret, "hole");
+    for (size_t i = 0; i < 2 && json_array_size(hole) == 2; i++) {
+        int c = kd_hm_card_parse(json_string_value(json_array_get(hole, i)));
+        own[i] = c < 0 ? KD_HM_NO_CARD : (uint8_t)c;
+    }
+    return kd_hm_bot_decide(s, seat, own, tiebreak ^ 0x9e3779b97f4a7c15ull ^ s->move_count, out);
 }
 
 kd_err kd_hm_bot_command(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out)

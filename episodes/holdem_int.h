@@ -30,10 +30,12 @@ kd_err kd_hm_prompt(const uint8_t *view, size_t len, uint32_t episode_id, int se
  * players left zero): 0, or -1 when malformed. */
 int kd_hm_view_decode(const uint8_t *data, size_t len, kd_hm_state *out);
 /* holdem_bot.c: the type's bot_command (public state only: its own cards
- * unknown); the decision for a seat whose hole cards `own` are known
+ * unknown) and bot_secret_command (its cards from own_secret); the decision for a seat whose hole cards `own` are known
  * (KD_HM_NO_CARD: unknown), from `seed`; the Monte Carlo equity of `own`
  * on `board` (KD_HM_NO_CARD: not dealt) against a random hand. */
 kd_err kd_hm_bot_command(const void *state, unsigned depth, uint64_t tiebreak, kd_buf *out);
+kd_err kd_hm_bot_secret_command(const void *state, int seat, const json_t *own_secret, unsigned depth,
+                                uint64_t tiebreak, kd_buf *out);
 kd_err kd_hm_bot_decide(const kd_hm_state *s, int seat, const uint8_t own[2], uint64_t seed, kd_buf *out);
 double kd_hm_equity(const uint8_t board[KD_HM_BOARD], const uint8_t own[2], unsigned samples, uint64_t *rng);
 /* The legal bets of `seat` (holdem_type.c), as the type's legal_moves. */

@@ -461,6 +461,7 @@ const kd_episode_type kd_holdem_type = {
     .random_command = random_command,
     .bot_command = kd_hm_bot_command,
     .bot_max_depth = 1,
+    .bot_secret_command = kd_hm_bot_secret_command,
     .secret_commit = secret_commit,
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,

@@ -264,6 +264,13 @@ Test(hm_type, the_bot_weighs_equity_against_pot_odds)
     cr_assert_eq(kd_hm_command_decode(cmd.data, cmd.len, &c, &rej), KD_OK);
     cr_expect_eq(c.kind, KD_HM_CMD_FOLD);
     cmd.len = 0;
+    json_t *own = json_pack("{s:[s,s]}", "hole", "7c", "2d");
+    cr_assert_eq(T->bot_secret_command(&g.state, 1, own, 1, 7, &cmd), KD_OK);
+    cr_assert_eq(kd_hm_command_decode(cmd.data, cmd.len, &c, &rej), KD_OK);
+    cr_expect_eq(c.kind, KD_HM_CMD_FOLD, "the bot reads its cards from own_secret");
+    json_decref(own);
+    cmd.len = 0;
+    cr_expect_eq(T->bot_secret_command(&g.state, 0, NULL, 1, 7, &cmd), KD_ERR_NO_MOVE, "seat 0 does not bet now");
     cr_expect_eq(T->bot_command(&g.state, 1, 7, &cmd), KD_OK, "the table's bot plays a legal bet");
     cr_expect_eq(hm_exec(&g, &cmd, &g.key[1].pub, &rej), KD_OK);
     kd_buf_fini(&cmd);
