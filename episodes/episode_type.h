@@ -213,6 +213,13 @@ typedef struct kd_episode_type {
      * deep, so `kdapp play`'s search player asks no deeper (and a timed
      * search stops deepening there); 0: no limit. */
     unsigned bot_max_depth;
+    /* Optional (NULL: bot_command only): the bot of a seat that sees its own
+     * secret, for a hidden-information type whose bot needs it (hold'em's
+     * hole cards): `own_secret` is what secret_view gives `seat` (the
+     * gateway's own_secret; borrowed). A caller without it uses
+     * bot_command. Errors: bot_command's. */
+    kd_err (*bot_secret_command)(const void *state, int seat, const json_t *own_secret, unsigned depth,
+                                 uint64_t tiebreak, kd_buf *out);
     /* Optional (NULL: the boards say it all): what changed from state
      * `from` to state `to` of one episode that a board alone does not say,
      * for people, one sentence a line, each ending in '\n', appended to

@@ -15,6 +15,7 @@
 #include "episodes/dice.h"
 #include "episodes/episode_type.h"
 #include "episodes/fourinarow.h"
+#include "episodes/holdem.h"
 #include "episodes/roulette.h"
 #include "episodes/seabattle.h"
 #include "episodes/slots.h"
@@ -34,6 +35,7 @@ const kd_episode_type *const kd_builtin_types[] = {
     &kd_slots_type,
     &kd_blackjack_type,
     &kd_seabattle_type,
+    &kd_holdem_type,
 };
 /* clang-format on */
 const size_t kd_builtin_type_count = sizeof kd_builtin_types / sizeof kd_builtin_types[0];

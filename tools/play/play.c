@@ -233,6 +233,21 @@ static kd_err fetch_prompt(void *ctx, char **text, char *why, size_t why_len)
         p->g->mcp, "kdapp_turn", json_pack("{s:s, s:s}", "episode_id", id, "player", p->seat_name), text, why, why_len);
 }
 
+/* The seat's own_secret from kdapp_get_episode_state with "player". */
+static kd_err fetch_own_secret(void *ctx, json_t **out, char *why, size_t why_len)
+{
+    prompt_ctx *p = ctx;
+    json_t *sc = NULL;
+    *out = NULL;
+    kd_err err = call_ok(p->g, "kdapp_get_episode_state",
+                         json_pack("{s:I, s:s}", "episode_id", (json_int_t)p->g->episode, "player", p->seat_name), &sc,
+                         why, why_len);
+    if (!err)
+        *out = json_incref(json_object_get(sc, "own_secret"));
+    json_decref(sc);
+    return err;
+}
+
 /* The legal moves of `seat`: kdapp_legal_moves when its moves carry the
  * command JSON, else the type's legal_moves over the view's state. */
 static kd_err read_legal(game *g, int seat, const void *state, kd_legal_moves *out, char *why, size_t why_len)
@@ -401,7 +416,8 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
                          .state = now.state,
                          .legal = legal,
                          .get_prompt = fetch_prompt,
-                         .prompt_ctx = &pc};
+                         .prompt_ctx = &pc,
+                         .get_own_secret = fetch_own_secret};
     char feedback[1500], legal_list[700], reason[600];
     const char *fb = NULL;
     unsigned limit = kd_player_retry_limit(p), refused = 0;

@@ -101,17 +101,26 @@ static kd_err search_move(const builtin *b, const kd_play_turn *turn, kd_buf *cm
         cap = turn->type->bot_max_depth; /* deeper asks search no deeper */
     unsigned first = b->budget.think_ms ? 1 : cap;
     kd_err err = KD_OK;
+    /* a seat that sees its own secret (hole cards) plays with it */
+    json_t *own = NULL;
+    char why[200];
+    if (turn->type->bot_secret_command && turn->get_own_secret &&
+        turn->get_own_secret(turn->prompt_ctx, &own, why, sizeof why) != KD_OK)
+        own = NULL;
     for (unsigned d = first; d <= cap; d++) {
         if (d > first && !kd_search_next_fits(budget, now_us() - start, last, prev))
             break;
         uint64_t t0 = now_us();
         cmd->len = 0;
-        if ((err = turn->type->bot_command(turn->state, d, tiebreak, cmd)))
+        err = own ? turn->type->bot_secret_command(turn->state, turn->seat, own, d, tiebreak, cmd)
+                  : turn->type->bot_command(turn->state, d, tiebreak, cmd);
+        if (err)
             break;
         prev = last;
         last = now_us() - t0;
         *reached = d;
     }
+    json_decref(own);
     return err;
 }
 

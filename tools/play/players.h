@@ -81,6 +81,10 @@ typedef struct {
      * Set by the coordinator; players that need no prompt never call it. */
     kd_err (*get_prompt)(void *ctx, char **text, char *why, size_t why_len);
     void *prompt_ctx;
+    /* Fetches what the seat alone sees (the gateway's own_secret for it: a
+     * new reference, NULL when the gateway gives none), for a type with
+     * bot_secret_command; may be NULL. Shares prompt_ctx. */
+    kd_err (*get_own_secret)(void *ctx, json_t **out, char *why, size_t why_len);
 } kd_play_turn;
 
 /*

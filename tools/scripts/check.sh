@@ -70,7 +70,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   KD_WERROR=ON KD_BUILD_DIR=build-asan KD_SANITIZE="address;undefined" tools/scripts/setup.sh -DKD_CRASHPOINTS=ON
   # The long simulator seeds and the Node.js clients run once, below.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-    ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*)$')
+    ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*|holdem_eval_full_test)$')
 
   echo "check: ThreadSanitizer pass (the threaded parts)"
   cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null

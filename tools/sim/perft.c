@@ -34,6 +34,12 @@ typedef struct {
     size_t why_len;
 } walk;
 
+void kd_perft_signers_wipe(kd_perft_signers *signers)
+{
+    memset(signers->seeds, 0, sizeof signers->seeds);
+    signers->seeded = 0;
+}
+
 void kd_perft_signers_from_participants(kd_perft_signers *signers, const kd_participants *participants)
 {
     memset(signers, 0, sizeof *signers);
@@ -74,7 +80,10 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
     kd_buf_init(&effective);
     kd_reject rej = {0};
     kd_participants participants = {0};
+    kd_key keys[KD_MAX_PARTICIPANTS];
     json_t *committed = NULL;
+    static const uint8_t perft_store[KD_STORE_ID_LEN] = {'k', 'd', 'a', 'p', 'p', '-', 'p', 'e', 'r', 'f', 't'};
+    memset(keys, 0, sizeof keys);
     kd_err err = KD_OK;
     if (seats < type->min_seats || seats > type->max_seats) {
         kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", ops->type_name, type->min_seats,
@@ -91,19 +100,17 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
         goto done;
     }
     for (size_t i = 0; i < seats; i++) {
-        kd_key key;
-        err = kd_key_generate(&key);
+        kd_key *key = &keys[i];
+        err = kd_key_generate(key);
         if (err) {
             kd_reject_write(why, why_len, "cannot generate a participant key: %s", kd_err_str(err));
             goto done;
         }
-        participants.keys[i] = key.pub;
+        participants.keys[i] = key->pub;
         if (committed) {
-            static const uint8_t perft_store[KD_STORE_ID_LEN] = {'k', 'd', 'a', 'p', 'p', '-', 'p', 'e', 'r', 'f', 't'};
-            err = kd_seat_commit(type, &key, perft_store, 1, (int)i, committed, detail, sizeof detail);
+            err = kd_seat_commit(type, key, perft_store, 1, (int)i, committed, detail, sizeof detail);
             err = err == KD_ERR_UNSUPPORTED ? KD_OK : err;
         }
-        memset(&key, 0, sizeof key);
         if (err) {
             kd_reject_write(why, why_len, "params: %s", detail[0] ? detail : kd_err_str(err));
             goto done;
@@ -129,7 +136,11 @@ kd_err kd_perft_start(const kd_episode_type *type, const void *config, const jso
         goto done;
     }
     kd_perft_signers_from_participants(signers, &participants);
+    for (size_t i = 0; type->secret_duty && i < seats; i++)
+        if (kd_seat_seed(type, &keys[i], perft_store, 1, (int)i, state, signers->seeds[i]) == KD_OK)
+            signers->seeded |= 1u << i;
 done:
+    memset(keys, 0, sizeof keys);
     json_decref(committed);
     kd_buf_fini(&effective);
     kd_buf_fini(&wire);
@@ -150,7 +161,8 @@ static kd_err fail(walk *w, unsigned ply, const char *what, const kd_legal_move 
 
 /* Executes `move` for `seat`, finding the seat's key among the candidates
  * the first time that seat acts. */
-static kd_err execute_as(walk *w, int seat, const kd_legal_move *move, unsigned ply, void *undo, kd_reject *rej)
+static kd_err execute_as(walk *w, int seat, const uint8_t *command, size_t len, unsigned ply, void *undo,
+                         kd_reject *rej)
 {
     const kd_episode_ops *ops = w->type->ops;
     kd_perft_signers *s = w->signers;
@@ -158,17 +170,66 @@ static kd_err execute_as(walk *w, int seat, const kd_legal_move *move, unsigned 
     kd_block_meta meta = {
         .block_hash = zero, .daa = 2 + ply, .time_ms = 100 * (2 + ply), .tx_id = zero, .episode_id = 1};
     if (seat >= 0 && seat < KD_MAX_PARTICIPANTS && s->seat_key[seat] >= 0)
-        return ops->execute(w->state, move->command, move->command_len, &s->candidates[s->seat_key[seat]], &meta, undo,
-                            rej);
+        return ops->execute(w->state, command, len, &s->candidates[s->seat_key[seat]], &meta, undo, rej);
     kd_err err = KD_ERR_RULE;
     for (size_t c = 0; c < s->candidate_count; c++) {
-        err = ops->execute(w->state, move->command, move->command_len, &s->candidates[c], &meta, undo, rej);
+        err = ops->execute(w->state, command, len, &s->candidates[c], &meta, undo, rej);
         if (err == KD_OK) {
             if (seat >= 0 && seat < KD_MAX_PARTICIPANTS)
                 s->seat_key[seat] = (int)c;
             return KD_OK;
         }
     }
+    return err;
+}
+
+static kd_err count(walk *w, unsigned ply, unsigned depth, uint64_t *nodes);
+
+/* The first duty a seat to move owes from its seed, into `cmd`: its seat,
+ * or -1 when none. */
+static int owed_duty(walk *w, kd_game_status st, kd_buf *cmd)
+{
+    const kd_episode_type *type = w->type;
+    int first = st.to_move == KD_SEAT_NONE ? 0 : st.to_move;
+    int last = st.to_move == KD_SEAT_NONE ? (int)type->max_seats - 1 : st.to_move;
+    for (int seat = first; type->secret_duty && seat <= last; seat++) {
+        if (!(w->signers->seeded & (1u << seat)))
+            continue;
+        cmd->len = 0;
+        if (type->secret_duty(w->state, seat, w->signers->seeds[seat], cmd) == KD_OK)
+            return seat;
+    }
+    return -1;
+}
+
+/* Pays `seat`'s duty `cmd` as a forced step (not a ply), counts below it
+ * and rolls it back. */
+static kd_err forced(walk *w, int seat, const kd_buf *cmd, unsigned ply, unsigned depth, uint64_t *nodes)
+{
+    const kd_episode_ops *ops = w->type->ops;
+    kd_legal_move *m = malloc(sizeof *m);
+    unsigned char *saved = malloc(ops->state_size), *undo = calloc(1, ops->undo_size ? ops->undo_size : 1);
+    kd_err err = m && saved && undo ? KD_OK : KD_ERR_NOMEM;
+    if (!err) {
+        memcpy(saved, w->state, ops->state_size);
+        m->command_len = 0; /* the notation only: the duty's bytes are `cmd` */
+        snprintf(m->notation, sizeof m->notation, "(duty of seat %d)", seat);
+        kd_reject rej;
+        rej.code[0] = rej.detail[0] = '\0';
+        err = execute_as(w, seat, cmd->data, cmd->len, ply, undo, &rej);
+        if (err)
+            err = fail(w, ply, "execute refused the duty", m, rej.detail[0] ? rej.detail : kd_reject_code(err, &rej));
+    }
+    if (!err && !(err = count(w, ply, depth, nodes))) {
+        err = ops->rollback(w->state, undo);
+        if (err)
+            err = fail(w, ply, "rollback failed for", m, kd_err_str(err));
+        else if (memcmp(saved, w->state, ops->state_size) != 0)
+            err = fail(w, ply, "the state's bytes changed after execute and rollback of", m, NULL);
+    }
+    free(m);
+    free(saved);
+    free(undo);
     return err;
 }
 
@@ -197,6 +258,14 @@ static kd_err count(walk *w, unsigned ply, unsigned depth, uint64_t *nodes)
             return err;
         bounds[seat + 1 - first] = moves->count;
     }
+    if (!moves->count && type->secret_duty && w->signers->seeded) {
+        kd_buf cmd;
+        kd_buf_init(&cmd);
+        int seat = owed_duty(w, st, &cmd);
+        kd_err err = seat >= 0 ? forced(w, seat, &cmd, ply, depth, nodes) : KD_OK;
+        kd_buf_fini(&cmd);
+        return err;
+    }
     unsigned char *saved = w->saved + (size_t)ply * kd_record_stride(ops->state_size);
     void *undo = w->undo + (size_t)ply * kd_record_stride(ops->undo_size);
     memcpy(saved, w->state, ops->state_size);
@@ -208,7 +277,7 @@ static kd_err count(walk *w, unsigned ply, unsigned depth, uint64_t *nodes)
         kd_reject rej; /* read only on failure: empty strings, not 192 zeroed bytes per node */
         rej.code[0] = rej.detail[0] = '\0';
         memset(undo, 0, ops->undo_size);
-        kd_err err = execute_as(w, seat, m, ply, undo, &rej);
+        kd_err err = execute_as(w, seat, m->command, m->command_len, ply, undo, &rej);
         if (err) {
             memcpy(w->state, saved, ops->state_size);
             return fail(w, ply, "execute refused the legal move", m,

@@ -48,7 +48,15 @@ typedef struct {
     kd_pubkey candidates[KD_PERFT_MAX_CANDIDATES];
     size_t candidate_count;
     int seat_key[KD_MAX_PARTICIPANTS]; /* index into candidates, -1 while unknown */
+    /* A type with secrets: each seat's seed, when perft made the seat's
+     * key (kd_perft_start), so the walk pays the seat's duties; wiped by
+     * kd_perft_signers_wipe. */
+    uint8_t seeds[KD_MAX_PARTICIPANTS][KD_SECRET_SEED_LEN];
+    unsigned seeded; /* bit s: seeds[s] is seat s's */
 } kd_perft_signers;
+
+/* Wipes the seeds a kd_perft_signers holds. */
+void kd_perft_signers_wipe(kd_perft_signers *signers);
 
 /* Seat i signs with participants->keys[i]. */
 void kd_perft_signers_from_participants(kd_perft_signers *signers, const kd_participants *participants);
@@ -80,6 +88,11 @@ typedef void (*kd_perft_divide_fn)(void *ctx, const kd_legal_move *move, uint64_
  * Counts the move sequences of exactly `depth` plies (at most
  * KD_PERFT_MAX_DEPTH) from `state` (ops->state_size bytes; left exactly as
  * it was on success). `divide` (may be NULL) hears each root move's count.
+ * In a type with secrets, a position where the seats to move have no legal
+ * move but owe a duty (a shuffle, a key, a reveal) has the duty paid from
+ * the seeds in `signers` as a forced step that is not a ply (then rolled
+ * back and checked like a move): so perft walks the choices only, through
+ * the steps the secrets make.
  *
  * Errors: KD_ERR_INVALID_ARG (depth), KD_ERR_NOMEM; KD_ERR_INTERNAL (the
  * type broke its contract) when a rollback does not restore the state's
