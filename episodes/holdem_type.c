@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "holdem.pb-c.h"
 #include "episodes/fair.h"
 #include "episodes/holdem.h"
 #include "episodes/holdem_int.h"
@@ -449,6 +450,7 @@ const kd_episode_type kd_holdem_type = {
     .params_schema = params_schema,
     .command_schema = command_schema,
     .params_from_json = params_from_json,
+    .params_message = &kdapp__hm_params__descriptor,
     .command_from_json = command_from_json,
     .command_to_json = command_to_json,
     .status = status,
