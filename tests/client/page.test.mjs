@@ -207,3 +207,51 @@ test('a game that draws shows the proof of every draw, read from the log (kdapp 
   assert.deepEqual(page.problems, [], 'the page logs no error');
   await page.close();
 });
+
+test("hold'em: the page draws the table (board, pot, stacks, hole cards face down); the seat's own view shows its own two", { timeout: 60000 }, async () => {
+  const started = await call(client, 'kdapp_start_episode', { type: 'holdem' });
+  const id = started.structuredContent.episode_id;
+  // the seats' shuffles and locks come from the gateway's duties thread: wait for a seat to act
+  const deadline = Date.now() + 20000;
+  let v = started.structuredContent.view;
+  while (!v.to_act) {
+    assert.ok(Date.now() < deadline, `a seat to act within 20 s: ${JSON.stringify(v.owes)}`);
+    await new Promise((r) => setTimeout(r, 50)); // polling a condition, bounded above
+    v = (await call(client, 'kdapp_get_episode_state', { episode_id: id })).structuredContent;
+  }
+  const page = await watchedPage(browser);
+  await page.goto(`${gw.base}/episodes/${id}`);
+  await page.waitForSelector('#drawn.holdem', { timeout: 10000 });
+  const table = await page.$eval('#drawn', (t) => ({
+    seats: [...t.querySelectorAll('.seat')].map((s) => ({
+      name: s.dataset.seat, stack: s.querySelector('.stack').textContent, backs: s.querySelectorAll('.card.back').length,
+    })),
+    board: t.querySelectorAll('.middle .card').length,
+    pot: t.querySelector('.pot').textContent,
+  }));
+  assert.deepEqual(table.seats.map((s) => s.name), ['seat1', 'seat0']);
+  for (const s of table.seats) {
+    assert.equal(s.backs, 2, `${s.name}'s hole cards are face down on the public page`);
+    assert.equal(s.stack, `stack ${v.stacks[v.seats.indexOf(s.name)]}`);
+  }
+  assert.equal(table.board, 5, 'five board places');
+  assert.equal(table.pot, `pot ${v.pot}`);
+  await screenshot(page, 'page-holdem');
+  assert.deepEqual(page.problems, [], 'the page logs no error');
+  await page.close();
+
+  // the renderer draws a seat's own two in that seat's own (granted) view
+  const own = (await call(client, 'kdapp_get_episode_state', { episode_id: id, player: 'seat0' })).structuredContent;
+  assert.equal(own.own_secret.seat, 'seat0');
+  assert.equal(own.own_secret.hole.length, 2);
+  const drawn = await browser.newPage();
+  await drawn.goto(`${gw.base}/episodes/${id}`);
+  await drawn.waitForSelector('#drawn.holdem', { timeout: 10000 });
+  const faces = await drawn.evaluate((view) => {
+    const t = kdapp.renderers.holdem(view);
+    return [...t.querySelectorAll('.seat')].map((s) => [...s.querySelectorAll('.card')].map((c) => c.textContent));
+  }, own);
+  assert.equal(faces[1].filter((c) => c.trim()).length, 2, `seat0 sees its own two: ${JSON.stringify(faces)}`);
+  assert.equal(faces[0].filter((c) => c.trim()).length, 0, 'never the other seat\'s');
+  await drawn.close();
+});
