@@ -136,6 +136,17 @@ for cmd in up engine devnet devnet-status watch mcp; do
   expect_stderr "XDG_RUNTIME_DIR" "$cmd with a runtime directory open to others"
 done
 
+# `kdapp bench --dir` on a directory that is not there: a setup failure,
+# said as such, exit 2 (not "5 targets missed").
+"$KDAPP" bench --quick --only engine --dir "$work/no-such-dir" >"$work/out" 2>"$work/err"
+rc=$?
+expect_exit 2 "bench --dir missing"
+expect_stderr "--dir $work/no-such-dir: No such file or directory" "bench --dir missing"
+if grep -q "targets missed" "$work/out"; then
+  echo "FAIL bench --dir missing: it ran and judged targets"
+  fail=1
+fi
+
 # Sanity: the store is still readable and episode 1 is there.
 "$KDAPP" show --data "$data" 1 >/dev/null 2>"$work/err"
 rc=$?

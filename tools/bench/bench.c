@@ -1,6 +1,7 @@
 /* bench.c — `kdapp bench`: the driver, paired comparisons, recording and the reports (bench.h). */
 #include "tools/bench/bench.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -746,6 +747,17 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
     if (!b.work_dir) {
         const char *tmp = getenv("TMPDIR");
         b.work_dir = tmp && *tmp ? tmp : "/tmp"; /* a real disk: fsync costs what it costs */
+    }
+    struct stat st;
+    int dir_err = stat(b.work_dir, &st) != 0             ? errno
+                  : !S_ISDIR(st.st_mode)                 ? ENOTDIR
+                  : access(b.work_dir, W_OK | X_OK) != 0 ? errno
+                                                         : 0;
+    if (dir_err) { /* a setup failure, not a measurement: no target is judged */
+        fprintf(stderr, "kdapp bench: --dir %s: %s; give a directory this user can write, on the disk to measure\n",
+                b.work_dir, strerror(dir_err));
+        json_decref(params_json);
+        return KD_EXIT_USAGE;
     }
     b.results = json_array();
     char machine[512], command[1024];
