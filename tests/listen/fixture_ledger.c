@@ -85,6 +85,18 @@ static int accepted(const fx_chain *c, const uint8_t id[KD_HASH_LEN])
     return 0;
 }
 
+/* Mined into a block of the selected chain, the sink's included: out of the
+ * mempool, though no chain block may have accepted it yet. */
+static int mined(const fx_chain *c, const uint8_t id[KD_HASH_LEN])
+{
+    for (size_t k = 0; k < c->chain_len; k++) {
+        const fx_block *b = &c->blocks[c->chain[k]];
+        if (has_tx(b, id) || (b->red >= 0 && has_tx(&c->blocks[b->red], id)))
+            return 1;
+    }
+    return 0;
+}
+
 int fx_ledger_in_mempool(const fx_chain *c, const uint8_t id[KD_HASH_LEN])
 {
     for (size_t i = 0; i < c->n_pending; i++)
@@ -125,7 +137,8 @@ static kd_err coins_of(const fx_ledger *l, const fx_chain *c, int with_mempool, 
     memcpy(out->u, l->funding, l->n_funding * sizeof *out->u);
     out->n = l->n_funding;
     for (size_t i = 0; i < l->n_subs; i++) { /* in submission order: parents before children */
-        int in = accepted(c, l->sub_ids[i]) || (with_mempool && fx_ledger_in_mempool(c, l->sub_ids[i]));
+        int in = accepted(c, l->sub_ids[i]) ||
+                 (with_mempool && (fx_ledger_in_mempool(c, l->sub_ids[i]) || mined(c, l->sub_ids[i])));
         if (!in)
             continue;
         const kd_ktx *tx = l->subs[i];
@@ -270,7 +283,7 @@ int fx_ledger_submit(fx_ledger *l, fx_chain *c, const json_t *params, char id_he
     int rc = -1;
     if (fx_ledger_in_mempool(c, id))
         snprintf(msg, msg_len, "Rejected transaction %s: transaction %s is already in the mempool", id_hex, id_hex);
-    else if (accepted(c, id))
+    else if (accepted(c, id) || mined(c, id)) /* a resend after its block: never a second copy */
         snprintf(msg, msg_len, "Rejected transaction %s: transaction %s was already accepted by the consensus", id_hex,
                  id_hex);
     else if (!entries)
