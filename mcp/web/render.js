@@ -68,6 +68,23 @@ const kdapp = (() => {
     return (f && f(v)) || [];
   }
 
+  /* One playing card, "Td", "10S" or "3h" -> "10♦" (a rank, then a suit letter
+   * of either case; red for hearts and diamonds); null or "": its back. */
+  const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
+  function card(text) {
+    if (!text) return el("span", "card back", "\u00a0");
+    const suit = text.slice(-1).toLowerCase(), rank = text.slice(0, -1);
+    return el("span", "card " + (suit === "h" || suit === "d" ? "red" : "black"), (rank === "T" ? "10" : rank) + (SUITS[suit] || suit));
+  }
+
+  /* A row of `n` cards (default: as many as `list` has), list[i] face up, the rest face down. */
+  function cards(list, n) {
+    const row = el("span", "cards");
+    const count = n === undefined ? (list ? list.length : 0) : n;
+    for (let i = 0; i < count; i++) row.appendChild(card(list && list[i]));
+    return row;
+  }
+
   const renderers = {}, moveNotes = {};
-  return { el, grid, label, turn, board, lastMoves, renderers, moveNotes };
+  return { el, grid, label, turn, board, lastMoves, card, cards, renderers, moveNotes };
 })();

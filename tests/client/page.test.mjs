@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 
 import { scratch, httpGateway, httpClient, discoverTools, call, CAP, GAME, move } from './lib/harness.mjs';
 import {
-  FOREIGN_HOST, BOARD_TYPES, launchBrowser, watchedPage, screenshot, drawnBoard, expectedBoard, storedView, startEachType,
+  FOREIGN_HOST, BOARD_TYPES, launchBrowser, watchedPage, screenshot, drawnBoard, expectedBoard, storedView, startEachType, playFirstLegal,
 } from './lib/browser.mjs';
 
 let dirs;
@@ -254,4 +254,161 @@ test("hold'em: the page draws the table (board, pot, stacks, hole cards face dow
   assert.equal(faces[1].filter((c) => c.trim()).length, 2, `seat0 sees its own two: ${JSON.stringify(faces)}`);
   assert.equal(faces[0].filter((c) => c.trim()).length, 0, 'never the other seat\'s');
   await drawn.close();
+});
+
+/** The state of episode `id` once `done(view)` holds (the house's reveals and the seats' answers come by
+ *  themselves), polled for at most 15 s. */
+async function settled(id, done, what) {
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    const v = (await call(client, 'kdapp_get_episode_state', { episode_id: id })).structuredContent;
+    if (done(v)) return v;
+    assert.ok(Date.now() < deadline, `${what} within 15 s: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 25)); // polling a condition, bounded above
+  }
+}
+
+/** Opens episode `id`'s page once the store has settled on `view`; `check(page, stored)` reads the drawing. */
+async function drawnPage(type, id, check) {
+  const stored = storedView(dirs, id);
+  const page = await watchedPage(browser);
+  await page.goto(`${gw.base}/episodes/${id}`);
+  await waitForSeq(page, stored.log_seq);
+  await page.waitForSelector(`#drawn.${type === 'dice' ? 'dice-table' : type}`, { timeout: 10000 });
+  await check(page, stored);
+  await screenshot(page, `page-${type}`);
+  assert.deepEqual(page.problems, [], `${type}: the page logs no error`);
+  return page;
+}
+
+const E = (d) => d.repeat(64);
+
+test('the games of chance are drawn: dice, roulette (bets and the winning pocket), slots, blackjack', { timeout: 60000 }, async () => {
+  // dice: the faces of the last roll, its spec and total; a pending roll waits for the house
+  const dice = (await call(client, 'kdapp_start_episode', { type: 'dice' })).structuredContent.episode_id;
+  const asked = await call(client, 'kdapp_execute_command', { episode_id: dice, command: { roll: '3d6+2', entropy: E('4') } });
+  assert.equal(asked.structuredContent.legal, true, asked.content[0].text);
+  await settled(dice, (v) => v.last_roll, 'the roll revealed');
+  let page = await drawnPage('dice', dice, async (p, v) => {
+    const roll = await p.$eval('#drawn .roll.last', (r) => ({
+      spec: r.querySelector('.spec').textContent, faces: [...r.querySelectorAll('.die')].map((d) => Number(d.dataset.face)),
+      pips: [...r.querySelectorAll('.die')].map((d) => d.querySelectorAll('.pip').length), total: r.querySelector('.total').textContent,
+    }));
+    assert.equal(roll.spec, '#1 3d6+2');
+    assert.deepEqual(roll.faces, v.last_roll.dice, 'the dice of the last roll');
+    assert.deepEqual(roll.pips, v.last_roll.dice, 'each d6 drawn with its pips');
+    assert.equal(roll.total, `= ${v.last_roll.total}`);
+  });
+  const waiting = await page.evaluate((view) => {
+    const t = kdapp.renderers.dice(view);
+    return { dice: t.querySelectorAll('.roll.pending .die.waiting').length, text: t.querySelector('.roll.pending .total').textContent };
+  }, asked.structuredContent.view);
+  assert.deepEqual(waiting, { dice: 3, text: "waiting for the house's reveal" }, 'a pending roll waits for the house');
+  await page.close();
+
+  // roulette: the bets on the table marked, the winning pocket of the last spin highlighted
+  const rou = (await call(client, 'kdapp_start_episode', { type: 'roulette' })).structuredContent.episode_id;
+  const bets = [{ kind: 'straight', number: 17, amount: 10 }, { kind: 'corner', number: 25, amount: 4 }, { kind: 'red', amount: 5 }, { kind: 'dozen', number: 3, amount: 2 }];
+  const placed = await call(client, 'kdapp_execute_command', { episode_id: rou, command: { bets, entropy: E('5') } });
+  assert.equal(placed.structuredContent.legal, true, placed.content[0].text);
+  await settled(rou, (v) => v.last_pocket !== null, 'the spin revealed');
+  page = await drawnPage('roulette', rou, async (p, v) => {
+    const drawn = await p.$eval('#drawn', (t) => ({
+      pockets: t.querySelectorAll('.box.pocket').length, win: [...t.querySelectorAll('.box.win')].map((b) => b.dataset.place),
+      reds: [...t.querySelectorAll('.box.pocket.red')].map((b) => Number(b.dataset.place)), chips: t.querySelectorAll('.chip').length,
+      facts: t.textContent,
+    }));
+    assert.equal(drawn.pockets, 38, '0, 00 and 1..36');
+    assert.deepEqual(drawn.win, [String(v.last_pocket)], 'the winning pocket is highlighted');
+    assert.deepEqual(drawn.reds, [1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
+    assert.equal(drawn.chips, 0, 'no bet left on the table after the spin');
+    assert.match(drawn.facts, new RegExp(`chips ${v.chips} \\(started with ${v.start_chips}\\)`));
+  });
+  const table = await page.evaluate((view) => {
+    const t = kdapp.renderers.roulette(view);
+    return {
+      chips: [...t.querySelectorAll('.chip')].map((c) => [c.parentElement.dataset.place, c.textContent]),
+      covered: [...t.querySelectorAll('.covered')].map((b) => b.dataset.place),
+    };
+  }, placed.structuredContent.view);
+  assert.deepEqual(table.chips, [['17', '10'], ['25', '4'], ['dozen 3', '2'], ['red', '5']], 'a chip on the place of each bet');
+  assert.deepEqual(table.covered, ['17', '25', '26', '28', '29'], 'the pockets of the inside bets');
+  await page.close();
+
+  // slots: the symbols at the three stops, bet and win, credits
+  const slots = (await call(client, 'kdapp_start_episode', { type: 'slots' })).structuredContent.episode_id;
+  await playFirstLegal(client, slots);
+  await settled(slots, (v) => v.last_symbols, 'the reels revealed');
+  page = await drawnPage('slots', slots, async (p, v) => {
+    const reels = await p.$$eval('#drawn .reel', (rs) => rs.map((r) => [r.dataset.symbol, r.querySelector('.stop').textContent]));
+    assert.deepEqual(reels, v.last_symbols.map((s, i) => [s, `stop ${v.last_stops[i]}`]), 'the symbols at the stops');
+    const text = await p.$eval('#drawn', (t) => t.textContent);
+    assert.match(text, new RegExp(`bet ${v.last_bet}, ${v.last_win > 0 ? `the line pays ${v.last_win}` : 'no win'}`));
+    assert.match(text, new RegExp(`credits ${v.credits} \\(started with ${v.start_credits}\\)`));
+    assert.equal(await p.$$eval('#drawn .line.paying', (l) => l.length), v.last_win > 0 ? 1 : 0);
+  });
+  await page.close();
+
+  // blackjack: the player's hand and the dealer's cards as cards, totals, the shoe, who acts
+  const bj = (await call(client, 'kdapp_start_episode', { type: 'blackjack' })).structuredContent.episode_id;
+  const bet = await call(client, 'kdapp_execute_command', { episode_id: bj, command: { action: 'bet', amount: 10, entropy: E('1') } });
+  assert.equal(bet.structuredContent.legal, true, bet.content[0].text);
+  await settled(bj, (v) => v.players[0].await === 'player' || v.players[0].await === 'idle', 'the deal');
+  page = await drawnPage('blackjack', bj, async (p, v) => {
+    const pl = v.players[0];
+    const drawn = await p.$eval('#drawn', (t) => ({
+      hand: [...t.querySelectorAll('.hand .card')].map((c) => c.textContent), dealer: [...t.querySelectorAll('.dealer .card')].length,
+      totals: [...t.querySelectorAll('.hand .total, .dealer .total')].map((c) => c.textContent), text: t.textContent,
+    }));
+    const face = (c) => c.slice(0, -1) + { S: '♠', H: '♥', D: '♦', C: '♣' }[c.slice(-1)];
+    assert.deepEqual(drawn.hand, pl.hands[0].cards.map(face), 'the hand drawn as cards');
+    assert.equal(drawn.dealer, pl.dealer.cards.length, "the dealer's cards");
+    const total = (h) => `${h.soft ? 'soft ' : ''}${h.total}`;
+    assert.deepEqual(drawn.totals, [total(pl.dealer), total(pl.hands[0])], 'the totals of the dealer and the hand');
+    assert.match(drawn.text, new RegExp(`shoe ${v.shoe.left} of ${v.shoe.of} cards`));
+    assert.match(drawn.text, pl.await === 'player' ? /player1 to act/ : /player1 to bet/);
+  });
+  await page.close();
+});
+
+test('sea battle: both seas with their shots; a fleet only in its own seat\'s view, never on the public page', { timeout: 60000 }, async () => {
+  const id = (await call(client, 'kdapp_start_episode', { type: 'seabattle' })).structuredContent.episode_id;
+  // blue sinks red's two-cell ship and hits another (this client holds both seats' grants, so it can
+  // read red's fleet); red shoots its first legal cells; each shot answered by the gateway's duties thread
+  const red = (await call(client, 'kdapp_get_episode_state', { episode_id: id, player: 'red' })).structuredContent.own_secret;
+  const two = red.ships.find((sh) => sh.length === 2), other = red.ships.find((sh) => sh.length > 2);
+  const targets = [...two.cells, other.cells[0]];
+  for (let v = null, i = 0; targets.length; i++) {
+    assert.ok(i < 12, `blue's shots within 12 moves: ${targets}`);
+    v = (await call(client, 'kdapp_get_episode_state', { episode_id: id })).structuredContent;
+    if (v.shooter === 'blue') {
+      const r = await call(client, 'kdapp_execute_command', { episode_id: id, command: { shot: targets.shift() } });
+      assert.equal(r.structuredContent.legal, true, r.content[0].text);
+    } else {
+      await playFirstLegal(client, id);
+    }
+    await settled(id, (x) => x.pending_shot === null, `the answer to shot ${i + 1}`);
+  }
+  const page = await drawnPage('seabattle', id, async (p, v) => {
+    const seas = await p.$$eval('#drawn .sea-box', (bs) => bs.map((b) => ({
+      name: b.dataset.sea, cells: [...b.querySelectorAll('.cell')].map((c) => c.className.replace(/^cell /, '').split(' ')[0]),
+    })));
+    const kind = { '.': 'water', o: 'miss', x: 'hit', '#': 'sunk', '?': 'pending' };
+    assert.deepEqual(seas.map((s) => s.name), ['blue', 'red']);
+    for (const s of seas) assert.deepEqual(s.cells, v[`board_${s.name}`].flatMap((row) => [...row].map((ch) => kind[ch])), `${s.name}'s sea as the view has it`);
+    assert.deepEqual(seas[1].cells.filter((c) => c === 'sunk' || c === 'hit').sort(), ['hit', 'sunk', 'sunk'], "red's sunk ship and the hit");
+    assert.deepEqual(v.sunk.red, [two.id]);
+    assert.equal(await p.$$eval('#drawn .ship', (c) => c.length), 0, 'the public page shows no fleet');
+  });
+  // the renderer draws a seat's own fleet in that seat's own (granted) view, on its own sea only
+  const own = (await call(client, 'kdapp_get_episode_state', { episode_id: id, player: 'blue' })).structuredContent;
+  assert.equal(own.own_secret.seat, 'blue');
+  const ships = await page.evaluate((view) => {
+    const t = kdapp.renderers.seabattle(view);
+    return [...t.querySelectorAll('.sea-box')].map((b) => [...b.querySelectorAll('.cell')].map((c) => c.dataset.ship || '.').join(''));
+  }, own);
+  assert.equal(ships[0], own.own_secret.fleet.join('').replace(/[^1-9]/g, '.'), "blue's fleet on blue's sea");
+  assert.equal(ships[1], '.'.repeat(100), "never on red's");
+  assert.equal(await page.$$eval('#drawn .ship', (c) => c.length), 0, 'and still no fleet on the public page');
+  await page.close();
 });

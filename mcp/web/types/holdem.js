@@ -7,21 +7,7 @@
  * (its shuffles, locks and keys) are marked. */
 "use strict";
 (() => {
-  const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
-
-  /* One card, "Td" -> "10♦" (red for hearts and diamonds); null: its back. */
-  function card(text) {
-    if (!text) return kdapp.el("span", "card back", "\u00a0");
-    const suit = text.slice(-1), rank = text.slice(0, -1);
-    return kdapp.el("span", "card " + (suit === "h" || suit === "d" ? "red" : "black"),
-      (rank === "T" ? "10" : rank) + (SUITS[suit] || suit));
-  }
-
-  function cards(list, n) {
-    const row = kdapp.el("span", "cards");
-    for (let i = 0; i < n; i++) row.appendChild(card(list && list[i]));
-    return row;
-  }
+  const cards = kdapp.cards;
 
   kdapp.renderers.holdem = (v) => {
     const table = kdapp.el("div", "holdem");
