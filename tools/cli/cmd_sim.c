@@ -14,7 +14,7 @@ static const char usage[] = "usage: kdapp sim [--type T] [--seed S] [--steps N] 
                             "  --type: simulate one registered type (default: all of them, mixed); the engine\n"
                             "  defaults of the types come from the environment, as for every command\n"
                             "  --keep: keep each session's store under --dir (printed as `sim: session kept:\n"
-                            "  DIR/live`), for kdapp log, show, audit and outside checkers\n";
+                            "  DIR/live`), for kdapp log, show, audit and outside verifiers\n";
 
 /* "NAME=VALUE ..." of the types' settings that are set in the environment. */
 static void env_note(const kd_type_table *types, char *out, size_t len)
