@@ -91,7 +91,7 @@ export async function stdioClient(dirs, { blockMs = 20, name = 'kdapp-client-tes
 
 /** Spawns kdapp with `args`; resolves once ready(stderr so far) returns a value, with that value's
  *  fields, the child, its log and stop() (SIGTERM, then SIGKILL after killMs). */
-async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
+export async function daemon(args, { env = {}, ready, what, killMs = 5000 }) {
   const child = spawn(KDAPP, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const log = { text: '', signal: new Signal() };
   const out = { text: '', signal: log.signal };
