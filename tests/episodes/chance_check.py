@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """chance_check.py — an independent check of the house's draws and of sea
 battle's openings, written from the docs' descriptions
-(episodes/fair-chance.md, episodes/<type>/README.md) with Python's integers and hashlib (not engine/vrf.c, episodes/fair.c or
-engine/crypto.c): what an outsider who trusts no one runs on a log.
+(episodes/fair-chance.md, episodes/<type>/README.md) with Python's
+integers and hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c): what an outsider who trusts no one runs on a log.
 
   chance_check.py house KEYNAME TYPE EPISODE SEAT
       prints the house's VRF public key and binding ("house_key" and
