@@ -149,7 +149,7 @@ def run_block(body, bindir, scratch):
     env = dict(os.environ, XDG_RUNTIME_DIR=run, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     for k in ("KDAPP_DATA", "KDAPP_KEYS"):
         env.pop(k, None)
-    script = "set -e\ntrap 'kill $(jobs -p) 2>/dev/null; wait' EXIT\n" + "\n".join(body) + "\n"
+    script = "set -e\ntrap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT\n" + "\n".join(body) + "\n"
     try:
         p = subprocess.run(["bash", "-c", script], env=env, cwd=work, stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=300)
