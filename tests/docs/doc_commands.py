@@ -21,7 +21,8 @@ The rule, for every *.md under SOURCE_DIR (no .git, node_modules, build*):
   packages or run for minutes, so they are not run).
 - `<!-- doc-test: run -->` on the line before a block *runs* the block:
   bash -e in a fresh scratch directory where build/bin is the binaries'
-  directory and `kdapp` is on PATH, with a private XDG_RUNTIME_DIR, so the
+  directory, proto/, tests/ and tools/ are the repository's, `kdapp` is
+  on PATH, with a private XDG_RUNTIME_DIR, so the
   default ./kdapp-data is new; it must exit 0 within 300 s; jobs it puts
   in the background are ended when it finishes. Its commands are checked
   as above too.
@@ -144,6 +145,8 @@ def run_block(body, bindir, scratch):
     work = tempfile.mkdtemp(prefix="run.", dir=scratch)
     os.makedirs(os.path.join(work, "build"))
     os.symlink(bindir, os.path.join(work, "build", "bin"))
+    for d in ("proto", "tests", "tools"):  # what a block may name by its path in the repository
+        os.symlink(os.path.abspath(os.path.join(SOURCE, d)), os.path.join(work, d))
     run = os.path.join(work, ".run")
     os.mkdir(run, 0o700)
     env = dict(os.environ, XDG_RUNTIME_DIR=run, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
