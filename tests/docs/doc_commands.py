@@ -42,20 +42,13 @@ import subprocess
 import sys
 import tempfile
 
-SKIP_DIRS = {".git", "node_modules"}
+from doc_links import md_files  # the same pages as the link check
+
 FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 SHELL_INFO = {"sh", "bash", "shell", "console", ""}
 ANNOTATION = re.compile(r"^\s*<!--\s*doc-test:\s*(run|skip)\b\s*(.*?)\s*-->\s*$")
 OPERATORS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>", "2>&1", "&>"}
 ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def md_files(root):
-    for d, dirs, files in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
-        for f in sorted(files):
-            if f.endswith(".md"):
-                yield os.path.join(d, f)
 
 
 def blocks(path):
