@@ -30,7 +30,8 @@ The rule, for every *.md under SOURCE_DIR (no .git, node_modules, build*):
   the reason is printed.
 
 The subcommand table of the front page (rows starting `| \\`kdapp NAME`)
-is checked too: `kdapp NAME --help` must exit 0.
+is checked too: `kdapp NAME --help` must exit 0, and every subcommand
+`kdapp --help` lists must have its row.
 
 Prints each failure as FILE:LINE: command: why, and exits 1 on any.
 """
@@ -190,13 +191,22 @@ def main():
                     if why:
                         failures.append("%s:%d: %s" % (rel, start, why))
         front = os.path.join(SOURCE, "README.md")
+        listed = subprocess.run([os.environ["KDAPP"], "--help"], capture_output=True, text=True).stdout
+        listed = re.findall(r"^  ([a-z][a-z-]*) ", listed.split("commands:")[-1].split("\n\n")[0], re.M)
+        if not listed:
+            failures.append("kdapp --help lists no subcommands")
+        rows = set()
         for num, line in enumerate(open(front, encoding="utf-8").read().split("\n"), 1):
             m = re.match(r"^\| `kdapp ([a-z][a-z-]*)", line)
             if m:
+                rows.add(m.group(1))
                 checked += 1
                 why = check_command(["kdapp", m.group(1)], bindir, scratch)
                 if why:
                     failures.append("README.md:%d: kdapp %s: %s" % (num, m.group(1), why))
+        for sub in listed:
+            if sub not in rows:
+                failures.append("README.md: kdapp %s (in kdapp --help) has no row in the subcommand table" % sub)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for x in failures:
