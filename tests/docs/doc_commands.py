@@ -30,8 +30,9 @@ The rule, for every *.md under SOURCE_DIR (no .git, node_modules, build*):
   the reason is printed.
 
 The subcommand table of the front page (rows starting `| \\`kdapp NAME`)
-is checked too: `kdapp NAME --help` must exit 0, and every subcommand
-`kdapp --help` lists must have its row.
+is checked too: `kdapp NAME --help` must exit 0, every --flag the row
+names must be in what it prints (the row's text has no values to parse
+with), and every subcommand `kdapp --help` lists must have its row.
 
 Prints each failure as FILE:LINE: command: why, and exits 1 on any.
 """
@@ -204,6 +205,12 @@ def main():
                 why = check_command(["kdapp", m.group(1)], bindir, scratch)
                 if why:
                     failures.append("README.md:%d: kdapp %s: %s" % (num, m.group(1), why))
+                    continue
+                usage = subprocess.run([os.environ["KDAPP"], m.group(1), "--help"], capture_output=True,
+                                       text=True).stdout
+                for flag in sorted(set(re.findall(r"--[a-z][a-z-]*", line))):
+                    if not re.search(re.escape(flag) + r"\b", usage):
+                        failures.append("README.md:%d: kdapp %s: %s is not in its --help" % (num, m.group(1), flag))
         for sub in listed:
             if sub not in rows:
                 failures.append("README.md: kdapp %s (in kdapp --help) has no row in the subcommand table" % sub)
