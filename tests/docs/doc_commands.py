@@ -207,9 +207,10 @@ def main():
                     failures.append("README.md:%d: kdapp %s: %s" % (num, m.group(1), why))
                     continue
                 usage = subprocess.run([os.environ["KDAPP"], m.group(1), "--help"], capture_output=True,
-                                       text=True).stdout
+                                       text=True)
+                usage = usage.stdout + usage.stderr  # a few subcommands print their help on stderr
                 for flag in sorted(set(re.findall(r"--[a-z][a-z-]*", line))):
-                    if not re.search(re.escape(flag) + r"\b", usage):
+                    if not re.search(re.escape(flag) + r"(?![a-z-])", usage):
                         failures.append("README.md:%d: kdapp %s: %s is not in its --help" % (num, m.group(1), flag))
         for sub in listed:
             if sub not in rows:
