@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """chance_check.py — an independent check of the house's draws and of sea
-battle's openings, written from the README's descriptions with Python's
-integers and hashlib (not engine/vrf.c, episodes/fair.c or
-engine/crypto.c): what an outsider who trusts no one runs on a log.
+battle's openings, written from the docs' descriptions
+(episodes/fair-chance.md, episodes/<type>/README.md) with Python's
+integers and hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c): what an outsider who trusts no one runs on a log.
 
   chance_check.py house KEYNAME TYPE EPISODE SEAT
       prints the house's VRF public key and binding ("house_key" and
@@ -36,7 +36,7 @@ engine/crypto.c): what an outsider who trusts no one runs on a log.
       every revealed board against the seat's root, plays the rules
       (hits, sinks, the end of play, legal fleets, claims) and compares the
       boards, stage, leader, reason and reveals with `kdapp show --json`;
-      in blackjack episodes it plays the rules (README "Blackjack") with
+      in blackjack episodes it plays the rules (episodes/blackjack/README.md) with
       the params in effect the log gives: every reveal's proof verified for
       the entropy of the oldest ask still waiting, each card drawn from the
       shoe, each hand settled; the players' chips, hands, outcomes and
@@ -289,7 +289,7 @@ def reveal_draw(ep, ep_id, proof, entropy, out):
 
 
 # ------------------------------------------------------ roulette and slots
-# README "Roulette" and "Slots": the bets by their kind on the wire, what
+# episodes/roulette/README.md and episodes/slots/README.md: the bets by their kind on the wire, what
 # each covers and pays; the strip and the paytable, first match pays.
 
 RED = {1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36}
@@ -337,7 +337,7 @@ def settle_slots(ep, stops):
 
 
 # ------------------------------------------------------------- sea battle
-# README "Sea battle": a Merkle root over 100 cells per seat, each shot
+# episodes/seabattle/README.md: a Merkle root over 100 cells per seat, each shot
 # answered by an opening of its cell, the boards revealed at the end.
 
 SHIP_LEN = {1: 5, 2: 4, 3: 3, 4: 3, 5: 2}
@@ -448,7 +448,7 @@ def sb_outcomes(ep, show):
 
 
 # -------------------------------------------------------------- blackjack
-# The rules as README "Blackjack" states them, for applied commands only
+# The rules as episodes/blackjack/README.md states them, for applied commands only
 # (the engine refused the others): cards 0..51, rank card % 13 (0 ace ..
 # 12 king), suit card // 13 (clubs, diamonds, hearts, spades).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """holdem_check.py — checks a hold'em hand from `kdapp log --json` alone, as a
-player would, written from the protocol in README.md ("Hold'em") and not
+player would, written from the protocol in episodes/holdem/README.md and not
 from the C code: the commands of the canonical chain (reverted blocks
 dropped), each seat's steps recomputed from the hand secret it published
 at the end of the hand, and every card opened.

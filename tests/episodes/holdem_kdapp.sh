@@ -4,7 +4,7 @@
 # steps); a hand fed as blocks with every shuffle, lock, key and hand secret
 # computed from the seat's key (`kdapp duty`), a wrong key refused, a reorg
 # in the middle of the hand restoring and re-applying the exact bytes, the
-# hand checked by an independent verifier written from the README's
+# hand checked by an independent verifier written from episodes/holdem/README.md's
 # protocol (holdem_check.py, from `kdapp log --json`); a key withheld and
 # lost to the claim at the deadline; `kdapp verify`; the simulator with its
 # oracle; and matches through the embedded MCP gateway (search against

@@ -25,7 +25,7 @@ block() {
 cmd() { echo "{\"command\": {\"episode\": $1, \"episode_type\": \"seabattle\", \"signer\": \"test:$2\", \"command\": $3}}"; }
 duty() { "$KDAPP" duty --data "$data" --signer "test:$2" "$1"; }
 show() { "$KDAPP" show --data "$data" --json "$1" | tr -d ' \n'; }
-# outsider DIR: chance_check.py (written from the README, its own protobuf
+# outsider DIR: chance_check.py (written from the docs, its own protobuf
 # reader and hashes) replays DIR's `kdapp log --json`, checks every opening
 # and board against its root, plays the rules and compares each episode's
 # boards, stage, leader, reason and reveals with `kdapp show --json`.

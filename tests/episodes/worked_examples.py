@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""worked_examples.py — every "by hand" example of the README recomputed
+"""worked_examples.py — every "by hand" example of the docs recomputed
 by hand-written code (chance_check.py's VRF and stream, Python's hashlib),
-not by the engine: the dice roll, the roulette spin, the slot machine's
-spin, the blackjack card and the sea-battle opening. Each figure the README states is checked to be
-in the README as written, so the text and the arithmetic cannot drift.
+not by the engine: the dice roll (episodes/fair-chance.md), the roulette
+spin, the slot machine's spin, the blackjack card and the sea-battle
+opening (each in episodes/<type>/README.md). Each figure a page states is
+checked to be in that page as written, so the text and the arithmetic
+cannot drift.
 
-  worked_examples.py README.md
+  worked_examples.py SOURCE_DIR
 """
+import os
 import hashlib
 import struct
 import sys
@@ -34,12 +37,18 @@ def draw(type_name, entropy, seat=1):
 
 
 def main():
-    readme = open(sys.argv[1]).read()
+    root = sys.argv[1]
+    page = None
+
+    def read(path):
+        nonlocal page
+        page = (path, open(os.path.join(root, path), encoding="utf-8").read())
 
     def stated(*texts):
         for t in texts:
-            assert t in readme, "the README does not state %r" % t
+            assert t in page[1], "%s does not state %r" % (page[0], t)
 
+    read("episodes/fair-chance.md")
     # dice: 3d6+2 with entropy 0011..eeff twice
     ent = bytes.fromhex("00112233445566778899aabbccddeeff" * 2)
     key, out = draw("dice", ent)
@@ -49,6 +58,7 @@ def main():
     stated(key.hex(), out.hex(), " ".join("%08x" % x for x in w), "5 4 4", str(bound(6)))
     print("dice: %s -> %s = %d" % (["%08x" % x for x in w], faces, sum(faces) + 2))
 
+    read("episodes/roulette/README.md")
     # roulette: pocket from one word
     key, out = draw("roulette", E)
     w = words(out, 1)[0]
@@ -57,6 +67,7 @@ def main():
            "mod 38 = 19")
     print("roulette: 0x%08x mod 38 = %d" % (w, w % 38))
 
+    read("episodes/slots/README.md")
     # slots: three stops from one stream, the payline
     key, out = draw("slots", E)
     w = words(out, 3)
@@ -67,6 +78,7 @@ def main():
            "stops 9, 0 and 8")
     print("slots: stops %s, %s, multiplier 0" % (stops, [cc.STRIP[s] for s in stops]))
 
+    read("episodes/blackjack/README.md")
     # blackjack: two decks, the 56th card of a full shoe
     key, out = draw("blackjack", E, seat=0)
     w = words(out, 1)[0]
@@ -74,6 +86,7 @@ def main():
     assert w < bound(104) and k == 56 and k // 2 == 28 and cc.bj_text(28) == "3H"
     stated(out.hex()[:8], out.hex()[-4:], "0x%08x" % w, "(%d)" % bound(104), "mod 104 = 56", "`3H`")
     print("blackjack: 0x%08x mod 104 = %d: card %d, %s" % (w, k, k // 2, cc.bj_text(k // 2)))
+    read("episodes/seabattle/README.md")
     # sea battle: one opening, leaf and path to the root
     fleet = [0] * 100
     for ship, cells in ((1, (0, 10, 20, 30, 40)), (2, (5, 6, 7, 8)), (3, (27, 37, 47)), (4, (72, 73, 74)),
@@ -93,7 +106,7 @@ def main():
     rows = ["".join("." if fleet[r * 10 + c] == 0 else str(fleet[r * 10 + c]) for c in range(10)) for r in range(10)]
     stated(salts[:32].hex(), leaf.hex(), root.hex(), *(p.hex() for p in path), *rows)
     print("sea battle: a1 opens to root %s" % root.hex()[:16])
-    print("ok: the README's five worked examples recomputed")
+    print("ok: the five worked examples of the docs recomputed")
 
 
 if __name__ == "__main__":

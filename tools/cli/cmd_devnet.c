@@ -472,7 +472,7 @@ static const char submit_usage[] =
     "          | --row R --col C --player X|O --signer KEY [--counter N])\n"
     "         [--wait [--views URL] [--timeout MS]]\n"
     "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
-    "  --cap and --row/--col/--player are the block scripts' shorthand (README, Block scripts);\n"
+    "  --cap and --row/--col/--player are the block scripts' shorthand (tools/README.md, Block scripts);\n"
     "  --consent KEY (repeatable): that participant signs the creation (a type may require it)\n";
 
 static int parse_player(const char *text, void *value)

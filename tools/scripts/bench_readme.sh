@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# bench_readme.sh — regenerates the figures of README.md's Performance
-# section from one run on this machine: builds (tools/scripts/setup.sh),
+# bench_readme.sh — regenerates the figures of tools/bench/README.md (the
+# benchmarks' page) from one run on this machine: builds (tools/scripts/setup.sh),
 # then `kdapp bench --scale` (every comparison paired, the latency and scale
 # scenarios, perft of each type) and chess against chess.js
 # (tools/scripts/bench_chess.sh, when node is installed), and replaces what
-# lies between the README's `<!-- bench:begin -->` and `<!-- bench:end -->`
-# lines with the tables they write. The chart, its data and the full JSON
+# lies between that page's `<!-- bench:begin -->` and `<!-- bench:end -->`
+# lines with the tables they write (the chart's link made relative to the
+# page). The chart, its data and the full JSON
 # land in tools/bench/results/. Run it on a quiet machine: it takes about
 # 20 minutes on 2 vCPUs (--scale grows a store to a million episodes).
 #
@@ -21,9 +22,10 @@ results=tools/bench/results
 mkdir -p "$results"
 work=$(mktemp -d "${TMPDIR:-/tmp}/kdapp-bench-readme.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+page=tools/bench/README.md
 
-grep -q '^<!-- bench:begin -->$' README.md && grep -q '^<!-- bench:end -->$' README.md ||
-  { echo "bench_readme: README.md lacks the <!-- bench:begin --> / <!-- bench:end --> lines" >&2; exit 2; }
+grep -q '^<!-- bench:begin -->$' "$page" && grep -q '^<!-- bench:end -->$' "$page" ||
+  { echo "bench_readme: $page lacks the <!-- bench:begin --> / <!-- bench:end --> lines" >&2; exit 2; }
 
 "$kdapp" bench --scale --chart-dir "$results" --json "$results/bench.json" --markdown "$work/bench.md" "$@" |
   tee "$work/bench.txt"
@@ -36,7 +38,8 @@ if command -v node >/dev/null; then
 fi
 
 {
-  cat "$work/bench.md"
+  # the chart is linked from the page, so relative to tools/bench/
+  sed "s#](${results}/#](${results#tools/bench/}/#g" "$work/bench.md"
   if [[ -n $chess ]]; then
     printf '\n**Chess perft against chess.js** (`tools/scripts/bench_chess.sh`, each of our counts followed by one of chess.js'"'"'s)\n\n'
     # only the figures: the machine line is the same as above
@@ -48,6 +51,6 @@ awk -v section="$work/section.md" '
   /^<!-- bench:begin -->$/ { print; while ((getline line < section) > 0) print line; skip = 1; next }
   /^<!-- bench:end -->$/ { skip = 0 }
   !skip { print }
-' README.md >"$work/README.md"
-mv "$work/README.md" README.md
-echo "bench_readme: README.md's Performance figures rewritten (raw output: $results/bench.json)" >&2
+' "$page" >"$work/page.md"
+mv "$work/page.md" "$page"
+echo "bench_readme: $page's figures rewritten (raw output: $results/bench.json)" >&2
