@@ -14,18 +14,17 @@ static const char *status_name(kd_msg_status s)
     return s == KD_MSG_APPLIED ? "applied" : s == KD_MSG_DUPLICATE ? "duplicate" : "refused";
 }
 
-/* Replays one entry and checks its outcome against the recorded one. */
-static kd_err replay_one(kd_engine *src, kd_engine *dst, uint64_t seq, int check_status, kd_buf *buf,
+/* Replays one entry of the source snapshot `src` and checks its outcome
+ * against the recorded one. */
+static kd_err replay_one(kd_read *src, kd_engine *dst, uint64_t seq, int check_status, kd_buf *buf,
                          kd_replay_report *rep)
 {
     buf->len = 0;
-    kd_read *rd;
     const uint8_t *data;
     size_t len;
-    kd_err err = kd_engine_read_begin(src, &rd);
-    if (!err && !(err = kd_read_log_entry(rd, seq, &data, &len)))
-        err = kd_buf_append(buf, data, len); /* a copy: dst writes while we use it */
-    kd_engine_read_end(rd);
+    kd_err err = kd_read_log_entry(src, seq, &data, &len);
+    if (!err)
+        err = kd_buf_append(buf, data, len); /* a copy: it is decoded while dst writes */
     if (err)
         return err;
     Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, buf->len, buf->data);
@@ -76,34 +75,38 @@ done:
     return err;
 }
 
+static kd_err compare(kd_read *a, kd_read *b, kd_replay_report *rep);
+
+/* The whole replay reads one snapshot of the source, from its log to the
+ * episodes it is compared with: a daemon committing beside `kdapp verify`
+ * moves the store on, never the position being checked. */
 kd_err kd_replay_log(kd_engine *src, kd_engine *dst, int canonical_only, kd_replay_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     kd_buf buf;
     kd_buf_init(&buf);
-    kd_err err = KD_OK;
+    kd_read *snap = NULL, *replayed = NULL;
+    uint64_t *seqs = NULL;
+    size_t n = 0;
+    kd_tip tip;
+    kd_err err = kd_engine_read_begin(src, &snap);
+    if (err || (err = kd_read_tip(snap, &tip)))
+        goto done;
     if (canonical_only) {
-        uint64_t *seqs = NULL;
-        size_t n = 0;
-        kd_read *rd;
-        if (!(err = kd_engine_read_begin(src, &rd)))
-            err = kd_read_canonical_seqs(rd, &seqs, &n);
-        kd_engine_read_end(rd);
-        if (err)
+        if ((err = kd_read_canonical_seqs(snap, &seqs, &n)))
             goto done;
         for (size_t i = 0; i < n && !err; i++)
-            err = replay_one(src, dst, seqs[i], 1, &buf, rep);
-        free(seqs);
+            err = replay_one(snap, dst, seqs[i], 1, &buf, rep);
     } else {
-        kd_tip tip;
-        if ((err = kd_engine_tip(src, &tip)))
-            goto done;
         for (uint64_t seq = 1; seq <= tip.last_seq && !err; seq++)
-            err = replay_one(src, dst, seq, 1, &buf, rep);
+            err = replay_one(snap, dst, seq, 1, &buf, rep);
     }
-    if (!err)
-        err = kd_replay_compare(src, dst, rep);
+    if (!err && !(err = kd_engine_read_begin(dst, &replayed)))
+        err = compare(snap, replayed, rep);
 done:
+    kd_engine_read_end(replayed);
+    kd_engine_read_end(snap);
+    free(seqs);
     kd_buf_fini(&buf);
     return err;
 }
