@@ -294,24 +294,42 @@ kd_err kd_key_save(const char *dir, const char *name, const kd_key *key, char *w
         kd_reject_write(why, why_len, "cannot create key directory %s: %s", dir, strerror(errno));
         return KD_ERR_IO;
     }
-    char path[4096];
+    /* Written whole under a temporary name, then linked to its own: a key
+     * file is seen complete or not at all, by a reader or by a second
+     * process creating the same name at the same moment (link never
+     * replaces). */
+    char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/%s.key", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    snprintf(tmp, sizeof tmp, "%s/.%s.key.XXXXXX", dir, name);
+    int fd = mkstemp(tmp); /* mode 0600 */
     if (fd < 0) {
         kd_reject_write(why, why_len, "cannot create key file %s: %s", path, strerror(errno));
-        return errno == EEXIST ? KD_ERR_EXISTS : KD_ERR_IO;
+        return KD_ERR_IO;
     }
     char line[2 * 32 + 2];
     kd_hex_encode(key->secret, 32, line);
     line[64] = '\n';
     ssize_t w = write(fd, line, 65);
     int synced = fsync(fd);
+    int saved = errno;
     close(fd);
     memset(line, 0, sizeof line);
     if (w != 65 || synced != 0) {
-        kd_reject_write(why, why_len, "cannot write key file %s: %s", path, strerror(errno));
-        unlink(path);
+        kd_reject_write(why, why_len, "cannot write key file %s: %s", path, strerror(w < 0 || synced ? saved : EIO));
+        unlink(tmp);
         return KD_ERR_IO;
+    }
+    int linked = link(tmp, path);
+    saved = errno;
+    unlink(tmp);
+    if (linked != 0) {
+        kd_reject_write(why, why_len, "cannot create key file %s: %s", path, strerror(saved));
+        return saved == EEXIST ? KD_ERR_EXISTS : KD_ERR_IO;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) { /* the name survives a crash too */
+        fsync(dfd);
+        close(dfd);
     }
     return KD_OK;
 }

@@ -73,13 +73,30 @@ kd_err kd_gw_resolve_pubkey(kd_gateway *gw, const char *ref, kd_pubkey *pub, cha
     return err;
 }
 
+/* 1 when `name` is one of the agent keys made on first start (agentN). */
+static int is_agent_key(const char *name)
+{
+    return strncmp(name, "agent", 5) == 0 && name[5] >= '1' && name[5] <= '9' &&
+           strspn(name + 6, "0123456789") == strlen(name + 6);
+}
+
 /* As upstream kdapp: agent keys on first start (agent1, agent2, ... one per
  * seat of the type that needs the most), so an agent can play with zero
- * setup once granted them. */
+ * setup once granted them. A directory of the user's own keys is left as it
+ * is; one holding only agent keys gets those still missing, so two gateways
+ * started at once on an empty directory both find every agent key. */
 kd_err kd_gw_ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
 {
-    char names[1][KD_KEY_NAME_MAX + 1];
-    if (kd_gw_list_keys(gw, names, 1) > 0)
+    enum { LOOK = 64 };
+    char(*names)[KD_KEY_NAME_MAX + 1] = malloc(LOOK * sizeof *names);
+    if (!names)
+        return KD_ERR_NOMEM;
+    size_t found = kd_gw_list_keys(gw, names, LOOK);
+    int own_keys = 0;
+    for (size_t i = 0; i < found; i++)
+        own_keys |= !is_agent_key(names[i]);
+    free(names);
+    if (own_keys)
         return KD_OK;
     size_t n = kd_gw_max_min_seats(gw);
     if (n < 2)
@@ -95,7 +112,8 @@ kd_err kd_gw_ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
         if (err && err != KD_ERR_EXISTS)
             return err;
     }
-    KD_LOG_I("gateway", "created agent keys agent1 to agent%zu in %s", n, gw->keys_dir);
+    if (found < n)
+        KD_LOG_I("gateway", "created agent keys agent1 to agent%zu in %s", n, gw->keys_dir);
     return KD_OK;
 }
 
