@@ -218,7 +218,7 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
         snprintf(why, why_len, "the gateway's views socket: %s", nng_strerror(rv));
         return -1;
     }
-    kd_lat_sleep(0.1); /* the subscription reaches the PUB side */
+    kd_bench_sleep(0.1); /* the subscription reaches the PUB side */
     return 0;
 }
 
@@ -227,7 +227,7 @@ static void agent_close(agent *a)
     if (a->sub_open)
         nng_close(a->sub);
     kd_bench_proc_stop(&a->gw, 1);
-    kd_lat_rm_tree(a->dir);
+    kd_bench_rm_tree(a->dir);
     memset(a, 0, sizeof *a);
 }
 
@@ -242,7 +242,7 @@ static int measure(const kd_bench_ctx *b, unsigned block_ms, move_times *t, size
     for (int i = 0; i < WARM_MOVES && rc == 0; i++)
         rc = play(&a, &warm, &warm_late, why, why_len);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        kd_lat_sleep(next_uniform(&a.rng) * block_ms / 1e3);
+        kd_bench_sleep(next_uniform(&a.rng) * block_ms / 1e3);
         rc = play(&a, &t[i], late, why, why_len);
     }
     if (rc != 0)

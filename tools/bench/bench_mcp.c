@@ -22,11 +22,9 @@
  * it measures the gateway and not its limiter, and fails loudly (naming the
  * refusal) when a call is answered with an error.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdint.h>
@@ -56,20 +54,6 @@ static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
                                 "  inputSchema: { episode_id: z.number().int().min(1).max(4294967295) } },\n"
                                 "  async () => reply);\n"
                                 "await server.connect(new StdioServerTransport());\n";
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-/* Removes a scratch directory and everything under it (NULL or "" is a no-op). */
-static void rm_tree(const char *dir)
-{
-    if (dir && *dir)
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* -------------------------------------------------------- stdio client */
 
@@ -306,7 +290,7 @@ fail:
 
 static void fixture_close(kd_bench_fixture *f)
 {
-    rm_tree(f->dir);
+    kd_bench_rm_tree(f->dir);
     free(f->reply);
     free(f->result);
     memset(f, 0, sizeof *f);
@@ -475,7 +459,7 @@ done:
     kd_bench_proc_stop(&gw, 0);
     kd_bench_proc_stop(&ts, 0);
     if (dir[0])
-        rm_tree(dir);
+        kd_bench_rm_tree(dir);
     free(sp.lat.v);
     return missed;
 }

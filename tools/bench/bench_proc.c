@@ -4,12 +4,13 @@
  * buffered line reader with a deadline, the stdio JSON-RPC client, and the
  * small readers of a gateway's log and a process's memory.
  */
-#define _GNU_SOURCE /* pipe2, memrchr, sched_setaffinity */
+#define _GNU_SOURCE /* pipe2, memrchr, sched_setaffinity, nftw */
 
 #include "tools/bench/bench_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +29,7 @@ extern char **environ;
 
 #define READER_MAX ((size_t)64 << 20) /* a line longer than this is an error */
 
-static void sleep_s(double s)
+void kd_bench_sleep(double s)
 {
     struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&t, &t) != 0 && errno == EINTR)
@@ -216,7 +218,7 @@ int kd_bench_proc_reap(kd_bench_proc *p, double deadline)
         }
         if (kd_bench_now() >= deadline)
             return -1;
-        sleep_s(0.005);
+        kd_bench_sleep(0.005);
     }
     return -1;
 }
@@ -311,7 +313,7 @@ uint16_t kd_bench_http_port(kd_bench_proc *p, const char *log, double timeout_s)
             return port;
         if (p && kd_bench_proc_reap(p, 0) >= 0)
             return 0; /* it exited without serving */
-        sleep_s(0.01);
+        kd_bench_sleep(0.01);
     }
     return 0;
 }
@@ -343,6 +345,26 @@ void kd_bench_show_log(const char *path)
     buf[n] = '\0';
     fclose(fp);
     fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void kd_bench_rm_tree(const char *dir)
+{
+    if (dir && *dir)
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void kd_bench_quantiles_us(double *samples, size_t n, double out[3])
+{
+    out[0] = kd_bench_percentile(samples, n, 0.50) * 1e6;
+    out[1] = kd_bench_percentile(samples, n, 0.99) * 1e6;
+    out[2] = n ? samples[n - 1] * 1e6 : 0; /* sorted by the percentile */
 }
 
 /* ------------------------------------------------------------- affinity */

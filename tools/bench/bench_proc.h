@@ -108,6 +108,13 @@ uint16_t kd_bench_http_port(kd_bench_proc *p, const char *log, double timeout_s)
 /* Resident memory (VmRSS) of a process in KiB; 0 when unknown. */
 unsigned long kd_bench_rss_kb(pid_t pid);
 
+/* Sleeps `s` seconds (EINTR resumed). */
+void kd_bench_sleep(double s);
+/* Removes a scratch directory and everything under it (NULL or "": nothing). */
+void kd_bench_rm_tree(const char *dir);
+/* Samples in seconds → p50, p99 and max in microseconds (sorts them). */
+void kd_bench_quantiles_us(double *samples, size_t n, double out[3]);
+
 /* Prints the last kilobyte of a log to stderr, after a failure. */
 void kd_bench_show_log(const char *path);
 
