@@ -35,12 +35,14 @@
 #include <unistd.h>
 
 #include "engine/crypto.h"
+#include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_mcp_int.h"
 
 #define SDK_PIN "@modelcontextprotocol/sdk@1.32.2" /* as tests/client */
 #define ZOD_PIN "zod@3.25.76"
 #define NPM_S 300.0 /* npm install */
 #define RATE_ENV "KDAPP_MCP_CALLS_PER_S=100000000"
+#define FIXTURE_MOVES 6 /* moves played before the strategy context is captured */
 
 /* The TypeScript reference: the same tool answering a fixed result (argv[2]). */
 static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
@@ -211,14 +213,45 @@ int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, con
     return http ? 0 : kd_bench_handshake(p);
 }
 
+/* Plays up to `n` moves of f->episode on `gw` (each the first legal move
+ * kdapp_legal_moves lists; fewer when the game ends). 0, or -1 with why. */
+static int fixture_moves(kd_bench_fixture *f, kd_bench_proc *gw, int n, char *why, size_t why_len)
+{
+    char req[1024], args[128], *ans;
+    size_t len;
+    for (int i = 0; i < n; i++) {
+        snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
+        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_legal_moves", args);
+        json_t *j = len && kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) == 0
+                        ? json_loads(ans, 0, NULL)
+                        : NULL;
+        json_t *moves = json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "moves");
+        json_t *call = json_array_size(moves) ? json_pack("{s:i, s:O}", "episode_id", (json_int_t)f->episode, "command",
+                                                          json_object_get(json_array_get(moves, 0), "command"))
+                                              : NULL;
+        char *text = call ? json_dumps(call, JSON_COMPACT) : NULL;
+        int over = j && moves && !json_array_size(moves);
+        json_decref(j), json_decref(call);
+        if (over)
+            return 0;
+        len = text ? kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", text) : 0;
+        free(text);
+        if (!len || kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
+            snprintf(why, why_len, "move %d was not listed or not applied: %.200s", i + 1, len ? ans : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /*
- * Creates the scratch directory, two keys, and an episode (cap 6) with six
- * moves on a stdio gateway left running in `gw`; captures the strategy
- * context answer. 0, or -1 with the reason in `why`.
+ * Creates the scratch directory, two keys, and an episode of the type the
+ * bench plays (kd_bench_play_type; with --params when that is --type's)
+ * with FIXTURE_MOVES moves on a stdio gateway left running in `gw`;
+ * captures the strategy context answer. 0, or -1 with the reason in `why`.
  */
 static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_proc *gw, char *why, size_t why_len)
 {
-    static const int moves[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 0}, {2, 0}};
     char req[512], args[256], *ans;
     size_t len;
     json_t *j = NULL;
@@ -249,32 +282,31 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
         snprintf(why, why_len, "kdapp mcp --stdio did not start or answer initialize");
         goto fail;
     }
-    len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", "{\"cap\":6}");
-    if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
+    const kd_episode_type *t = kd_bench_play_type(b);
+    json_t *start = t ? json_pack("{s:s}", "type", t->ops->type_name) : NULL;
+    char *start_args = NULL;
+    if (start && b->params && t == b->type)
+        json_object_set(start, "params", (json_t *)b->params);
+    if (!start || !(start_args = json_dumps(start, JSON_COMPACT)) ||
+        !(len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", start_args)) ||
+        kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
         !(j = json_loads(ans, 0, NULL))) {
-        snprintf(why, why_len, "kdapp_start_episode failed");
+        snprintf(why, why_len, "kdapp_start_episode failed%s", t ? "" : ": no type the bench can play alone");
+        json_decref(start), free(start_args);
         goto fail;
     }
+    json_decref(start), free(start_args);
     f->episode = (uint32_t)json_integer_value(
         json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
     json_decref(j), j = NULL;
-    for (int i = 0; i < 6; i++) {
-        snprintf(args, sizeof args,
-                 "{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%d,\"col\":%d,"
-                 "\"player\":\"%c\"}}",
-                 f->episode, moves[i][0], moves[i][1], i % 2 ? 'O' : 'X');
-        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", args);
-        if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
-            snprintf(why, why_len, "move %d was not applied: %.200s", i + 1, ans);
-            goto fail;
-        }
-    }
+    if (fixture_moves(f, gw, FIXTURE_MOVES, why, why_len) != 0)
+        goto fail;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
     len = kd_bench_call_line(req, sizeof req, f->next_id++, KD_BENCH_TOOL, args);
     if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
-        !(j = json_loads(ans, 0, NULL)) || !strstr(ans, "\"next_to_remove\":{") || !(f->reply = malloc(len + 2)) ||
-        !(f->result = json_dumps(json_object_get(j, "result"), JSON_COMPACT))) {
-        snprintf(why, why_len, "the strategy context is missing or has no next_to_remove");
+        !(j = json_loads(ans, 0, NULL)) || !json_object_get(json_object_get(j, "result"), "structuredContent") ||
+        !(f->reply = malloc(len + 2)) || !(f->result = json_dumps(json_object_get(j, "result"), JSON_COMPACT))) {
+        snprintf(why, why_len, "the strategy context is missing");
         goto fail;
     }
     memcpy(f->reply, ans, len);
