@@ -28,6 +28,7 @@
 #include "engine/wire.h"
 #include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_latency_int.h"
+#include "tools/sim/replay.h"
 
 #define EPISODE_ID 1u
 
@@ -281,7 +282,7 @@ void kd_lat_chain_close(kd_lat_chain *c)
     if (c->node_up)
         kd_node_stop(&c->node);
     c->node_up = 0;
-    kd_bench_rm_tree(c->dir);
+    kd_remove_tree(c->dir);
     free(c->state);
     free(c->scratch);
     free(c->stack);

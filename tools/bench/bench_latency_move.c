@@ -35,6 +35,7 @@
 #include "kdapp.pb-c.h"
 #include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_latency_int.h"
+#include "tools/sim/replay.h"
 #include "tools/chain/devnet.h"
 #include "tools/common/endpoints.h"
 
@@ -286,7 +287,7 @@ static void agent_close(agent *a)
     if (a->sub_open)
         nng_close(a->sub);
     kd_bench_proc_stop(&a->gw, 1);
-    kd_bench_rm_tree(a->dir);
+    kd_remove_tree(a->dir);
     memset(a, 0, sizeof *a);
 }
 

@@ -37,6 +37,7 @@
 #include "engine/crypto.h"
 #include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_mcp_int.h"
+#include "tools/sim/replay.h"
 
 #define SDK_PIN "@modelcontextprotocol/sdk@1.32.2" /* as tests/client */
 #define ZOD_PIN "zod@3.25.76"
@@ -322,7 +323,7 @@ fail:
 
 static void fixture_close(kd_bench_fixture *f)
 {
-    kd_bench_rm_tree(f->dir);
+    kd_remove_tree(f->dir);
     free(f->reply);
     free(f->result);
     memset(f, 0, sizeof *f);
@@ -491,7 +492,7 @@ done:
     kd_bench_proc_stop(&gw, 0);
     kd_bench_proc_stop(&ts, 0);
     if (dir[0])
-        kd_bench_rm_tree(dir);
+        kd_remove_tree(dir);
     free(sp.lat.v);
     return missed;
 }

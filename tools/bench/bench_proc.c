@@ -4,13 +4,12 @@
  * buffered line reader with a deadline, the stdio JSON-RPC client, and the
  * small readers of a gateway's log and a process's memory.
  */
-#define _GNU_SOURCE /* pipe2, memrchr, sched_setaffinity, nftw */
+#define _GNU_SOURCE /* pipe2, memrchr, sched_setaffinity */
 
 #include "tools/bench/bench_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -18,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -345,19 +343,6 @@ void kd_bench_show_log(const char *path)
     buf[n] = '\0';
     fclose(fp);
     fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-void kd_bench_rm_tree(const char *dir)
-{
-    if (dir && *dir)
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void kd_bench_quantiles_us(double *samples, size_t n, double out[3])

@@ -110,8 +110,6 @@ unsigned long kd_bench_rss_kb(pid_t pid);
 
 /* Sleeps `s` seconds (EINTR resumed). */
 void kd_bench_sleep(double s);
-/* Removes a scratch directory and everything under it (NULL or "": nothing). */
-void kd_bench_rm_tree(const char *dir);
 /* Samples in seconds → p50, p99 and max in microseconds (sorts them). */
 void kd_bench_quantiles_us(double *samples, size_t n, double out[3]);
 
