@@ -131,24 +131,30 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
+int kd_bench_session_header(const char *data, size_t n, char *sid, size_t cap)
+{
+    static const char name[] = "Mcp-Session-Id:";
+    size_t h = sizeof name - 1;
+    if (n <= h || strncasecmp(data, name, h) != 0)
+        return 0;
+    while (h < n && (data[h] == ' ' || data[h] == '\t'))
+        h++;
+    while (n > h && (data[n - 1] == '\r' || data[n - 1] == '\n' || data[n - 1] == ' '))
+        n--;
+    if (n - h >= cap)
+        return 0;
+    memcpy(sid, data + h, n - h);
+    sid[n - h] = '\0';
+    return 1;
+}
+
 /* Takes the session id; at the end of a GET's head, the stream is open. */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
     conn *c = arg;
     size_t n = size * nmemb;
-    static const char name[] = "Mcp-Session-Id:";
-    if (n > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
-        const char *v = data + sizeof name - 1;
-        size_t len = n - (sizeof name - 1);
-        while (len && (*v == ' ' || *v == '\t'))
-            v++, len--;
-        while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
-            len--;
-        if (len < sizeof c->sid) {
-            memcpy(c->sid, v, len);
-            c->sid[len] = '\0';
-        }
-    } else if (c->step == STEP_STREAM && !c->open && (n == 2 || n == 1) && (data[0] == '\r' || data[0] == '\n')) {
+    if (!kd_bench_session_header(data, n, c->sid, sizeof c->sid) && c->step == STEP_STREAM && !c->open &&
+        (n == 2 || n == 1) && (data[0] == '\r' || data[0] == '\n')) {
         long status = 0;
         curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status == 200) {

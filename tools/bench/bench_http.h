@@ -40,6 +40,11 @@ size_t kd_bench_marks_feed(kd_bench_marks *m, const char *data, size_t n, double
  * when it closed or failed. */
 int kd_bench_marks_drain(kd_bench_marks *m, int fd, double now);
 
+/* When the header line `data` (n bytes, as libcurl's header callback
+ * gets it) is Mcp-Session-Id, copies its value into sid (cap bytes, NUL
+ * included) and returns 1; else 0 (a value too long is not copied). */
+int kd_bench_session_header(const char *data, size_t n, char *sid, size_t cap);
+
 /* A client with no streams; NULL when libcurl or memory fails. */
 kd_bench_http *kd_bench_http_alloc(void);
 /* Closes every stream and frees the client; accepts NULL. */

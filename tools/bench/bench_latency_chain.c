@@ -219,13 +219,8 @@ int kd_lat_chain_open(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t 
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cond, NULL);
     c->rng = 0x6B64617070ULL;
-    if (kd_bench_mkdtemp(b, "latency", c->dir, sizeof c->dir) != 0) {
-        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+    if (kd_bench_scratch(b, "latency", "gateways.log", 0, c->dir, c->data, c->keys, c->log, why, why_len) != 0)
         return -1;
-    }
-    snprintf(c->data, sizeof c->data, "%s/data", c->dir);
-    snprintf(c->keys, sizeof c->keys, "%s/keys", c->dir);
-    snprintf(c->log, sizeof c->log, "%s/gateways.log", c->dir);
     snprintf(c->ingest_url, sizeof c->ingest_url, "ipc://%s/ingest.ipc", c->dir);
     snprintf(c->views_url, sizeof c->views_url, "ipc://%s/views.ipc", c->dir);
     snprintf(c->devnet_url, sizeof c->devnet_url, "ipc://%s/devnet.ipc", c->dir); /* nobody listens: no moves */

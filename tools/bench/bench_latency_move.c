@@ -231,24 +231,8 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
         snprintf(why, why_len, "no type the bench can play alone is registered");
         return -1;
     }
-    if (kd_bench_mkdtemp(b, "agent", a->dir, sizeof a->dir) != 0) {
-        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+    if (kd_bench_scratch(b, "agent", "gateway.log", 1, a->dir, a->data, a->keys, a->log, why, why_len) != 0)
         return -1;
-    }
-    snprintf(a->data, sizeof a->data, "%s/data", a->dir);
-    snprintf(a->keys, sizeof a->keys, "%s/keys", a->dir);
-    snprintf(a->log, sizeof a->log, "%s/gateway.log", a->dir);
-    for (int i = 1; i <= 2; i++) {
-        kd_key key;
-        char name[16];
-        snprintf(name, sizeof name, "agent%d", i);
-        kd_err err = kd_key_generate(&key);
-        if (!err)
-            err = kd_key_save(a->keys, name, &key, why, why_len);
-        memset(&key, 0, sizeof key);
-        if (err)
-            return -1;
-    }
     snprintf(ms, sizeof ms, "%u", block_ms);
     char *argv[12] = {
         (char *)b->kdapp_path, "mcp", "--stdio", "--grant", "agent1,agent2", "--data", a->data, "--keys", a->keys};

@@ -256,29 +256,12 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
     char req[512], args[256], *ans;
     size_t len;
     json_t *j = NULL;
-    kd_key key;
 
     memset(f, 0, sizeof *f);
     kd_bench_proc_init(gw);
     f->next_id = KD_BENCH_ID_BASE;
-    if (kd_bench_mkdtemp(b, "mcp", f->dir, sizeof f->dir) != 0) {
-        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
-        return -1;
-    }
-    snprintf(f->data, sizeof f->data, "%s/data", f->dir);
-    snprintf(f->keys, sizeof f->keys, "%s/keys", f->dir);
-    snprintf(f->log, sizeof f->log, "%s/gateway.log", f->dir);
-    for (int i = 1; i <= 2; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "agent%d", i);
-        if (kd_key_generate(&key) != KD_OK) {
-            snprintf(why, why_len, "cannot generate a key");
-            goto fail;
-        }
-        if (kd_key_save(f->keys, name, &key, why, why_len) != KD_OK)
-            goto fail;
-    }
-    memset(&key, 0, sizeof key);
+    if (kd_bench_scratch(b, "mcp", "gateway.log", 1, f->dir, f->data, f->keys, f->log, why, why_len) != 0)
+        goto fail;
     if (kd_bench_gateway_spawn(b, f, NULL, gw) != 0) {
         snprintf(why, why_len, "kdapp mcp --stdio did not start or answer initialize");
         goto fail;

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "tools/bench/bench_http.h"
 #include "tools/bench/bench_mcp_int.h"
 
 /* Where the client threads wait, warmed up, until all are ready. */
@@ -83,17 +83,9 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 {
     http_client *c = ctx;
-    size_t k = size * n, h = sizeof "Mcp-Session-Id:" - 1;
-    if (k > h && strncasecmp(p, "Mcp-Session-Id:", h) == 0 && !c->sid[0]) {
-        while (h < k && p[h] == ' ')
-            h++;
-        size_t e = k;
-        while (e > h && (p[e - 1] == '\r' || p[e - 1] == '\n'))
-            e--;
-        if (e - h < sizeof c->sid)
-            memcpy(c->sid, p + h, e - h), c->sid[e - h] = '\0';
-    }
-    return k;
+    if (!c->sid[0])
+        kd_bench_session_header(p, size * n, c->sid, sizeof c->sid);
+    return size * n;
 }
 
 /* POSTs `body`; 0 when the answer is 200 with a result (or 202 for a

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/crypto.h"
 #include "tools/bench/bench.h"
 
 extern char **environ;
@@ -343,6 +344,32 @@ void kd_bench_show_log(const char *path)
     buf[n] = '\0';
     fclose(fp);
     fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
+}
+
+int kd_bench_scratch(const kd_bench_ctx *b, const char *tag, const char *log_name, int agents, char *dir, char *data,
+                     char *keys, char *log, char *why, size_t why_len)
+{
+    if (kd_bench_mkdtemp(b, tag, dir, 512) != 0) {
+        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+        return -1;
+    }
+    snprintf(data, 600, "%s/data", dir);
+    snprintf(keys, 600, "%s/keys", dir);
+    snprintf(log, 600, "%s/%s", dir, log_name);
+    for (int i = 1; i <= 2 && agents; i++) {
+        kd_key key;
+        char name[16];
+        snprintf(name, sizeof name, "agent%d", i);
+        kd_err err = kd_key_generate(&key);
+        if (err)
+            snprintf(why, why_len, "cannot generate a key: %s", kd_err_str(err));
+        else
+            err = kd_key_save(keys, name, &key, why, why_len);
+        memset(&key, 0, sizeof key);
+        if (err)
+            return -1;
+    }
+    return 0;
 }
 
 void kd_bench_quantiles_us(double *samples, size_t n, double out[3])
