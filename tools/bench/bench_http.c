@@ -268,7 +268,7 @@ static void step_done(kd_bench_http *h, conn *c, CURLcode rc)
         fail(h, c, "initialize was answered without Mcp-Session-Id");
         return;
     }
-    c->step = c->sid[0] || c->step != STEP_INIT ? c->step + 1 : STEP_STREAM; /* an events stream has no session */
+    c->step++;
     if (step_start(c) != 0)
         fail(h, c, "out of memory");
 }
