@@ -334,6 +334,18 @@ void kd_bench_http_free(kd_bench_http *h)
     free(h);
 }
 
+void kd_bench_curl_setup(void *e, const char *url, size_t (*body_fn)(char *, size_t, size_t, void *),
+                         size_t (*header_fn)(char *, size_t, size_t, void *), void *ctx)
+{
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_fn);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, ctx);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_fn);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, ctx);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+}
+
 /* A new stream on `port` (not yet started); NULL when out of memory. */
 static conn *conn_new(kd_bench_http *h, uint16_t port, const char *path, const char *marker)
 {
@@ -353,16 +365,9 @@ static conn *conn_new(kd_bench_http *h, uint16_t port, const char *path, const c
     kd_bench_marks_init(&c->st, marker);
     c->index = (int)h->n;
     snprintf(c->url, sizeof c->url, "http://127.0.0.1:%u%s", port, path);
-    CURL *e = c->easy;
-    curl_easy_setopt(e, CURLOPT_URL, c->url);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, c);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(KD_BENCH_START_S * 1000));
+    kd_bench_curl_setup(c->easy, c->url, on_body, on_header, c);
+    curl_easy_setopt(c->easy, CURLOPT_PRIVATE, c);
+    curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(KD_BENCH_START_S * 1000));
     h->c[h->n++] = c;
     h->opening++;
     return c;

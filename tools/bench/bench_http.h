@@ -45,6 +45,11 @@ int kd_bench_marks_drain(kd_bench_marks *m, int fd, double now);
  * included) and returns 1; else 0 (a value too long is not copied). */
 int kd_bench_session_header(const char *data, size_t n, char *sid, size_t cap);
 
+/* Sets up easy handle `e` as every bench client uses one: `url`, the body
+ * and header callbacks with `ctx`, no signals, TCP_NODELAY. */
+void kd_bench_curl_setup(void *e, const char *url, size_t (*body_fn)(char *, size_t, size_t, void *),
+                         size_t (*header_fn)(char *, size_t, size_t, void *), void *ctx);
+
 /* A client with no streams; NULL when libcurl or memory fails. */
 kd_bench_http *kd_bench_http_alloc(void);
 /* Closes every stream and frees the client; accepts NULL. */

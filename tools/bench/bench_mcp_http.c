@@ -122,14 +122,8 @@ static void *http_thread(void *arg)
     snprintf(args, sizeof args, "{\"episode_id\":%u}", c->episode);
     if (!h || !hdr || !curl_slist_append(hdr, "Accept: application/json, text/event-stream"))
         goto fail;
-    curl_easy_setopt(h, CURLOPT_URL, c->url);
+    kd_bench_curl_setup(h, c->url, on_body, on_header, c);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(KD_BENCH_CALL_S * 1000));
     if (http_post(h, c, INITIALIZE, 0) != 0)
         goto fail;
