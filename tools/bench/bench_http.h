@@ -8,9 +8,12 @@
  * A stream is not parsed: the client counts a marker (the notification's
  * method name, "event: view") in the bytes as they come, chunked framing
  * included; a marker split across two reads is found through the tail
- * kept from the previous one. Each stream records when the read that
- * brought its latest marker began (the moment epoll returned with its
- * socket readable), which is what the latency scenarios time.
+ * kept from the previous one. Each stream records when the client began
+ * reading the socket that brought its latest marker (stamped per socket
+ * as epoll hands the ready ones over, so a block that reaches 10,000
+ * streams is timed at each of them, never once per batch), which is what
+ * the latency scenarios time: an upper bound on the arrival, the client's
+ * own reading of the streams before it included.
  *
  * Internal to the bench; single-threaded (a client belongs to one thread).
  */
