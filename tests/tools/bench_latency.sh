@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # bench_latency.sh — `kdapp bench --only latency --quick` end to end: the
 # four block-commit → client comparisons against their floor (p50, p99
-# with its target, max), the many-sessions figures, the agent-move table
-# at both block intervals, every figure well formed, nothing FAILED, and
-# the same figures in the --markdown report. Speeds are never asserted.
+# with its target, max), the many-sessions figures, the fan-out
+# comparisons (p99 at many sessions against one, the cost per
+# session at the big size against the small), the agent-move table at both
+# block intervals, every figure well formed, nothing FAILED, and the same
+# figures in the --markdown report. Speeds are never asserted.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$(mktemp -d "${KD_TEST_TMP:-/tmp}/bench-latency.XXXXXX")
@@ -36,6 +38,25 @@ done
 grep -Eq "^$Q  gateway memory per MCP session \(VmRSS with them − without, / sessions\): $N KiB$" <<<"$out" \
   || fail "no memory per session"
 
+# fan-out (issue 27): p99 at the mid size against one session, and the cost
+# per session at the big size against the small, each a paired row with a
+# verdict; the cost per session at each size as a figure
+block=$(grep -F -A 12 "fan-out: block commit → notification at each of 50 MCP sessions over HTTP, against one session" \
+  <<<"$out") || fail "no fan-out p99 comparison"
+grep -Eq "^$Q  p99 +50 sessions +$N us" <<<"$block" || fail "fan-out: no p99 line"
+grep -Eq "^$Q +1 session +$N us" <<<"$block" || fail "fan-out: no one-session line"
+grep -Eq "^$Q +ratio $N .*target <= 3: (met|SHORT|WIDE)$" <<<"$block" || fail "fan-out: no p99 verdict"
+block=$(grep -F -A 12 "fan-out: cost per session of a notification to 100 MCP sessions over HTTP, against 10 sessions" \
+  <<<"$out") || fail "no fan-out linearity comparison"
+grep -Eq "^$Q  per session +100 sessions +$N us" <<<"$block" || fail "fan-out: no per-session line"
+grep -Eq "^$Q +ratio $N .*target <= 1.2: (met|SHORT|WIDE)$" <<<"$block" || fail "fan-out: no linearity verdict"
+for n in 10 50 100; do
+  grep -Eq "^$Q  fan-out cost per session at $n sessions .*: $N us$" <<<"$out" || fail "no cost figure at $n sessions"
+done
+# nothing in the bench names a game: its types come from the type table
+! grep -nE "ttt|tictactoe|tic-tac-toe|chess|checkers|roulette|blackjack|seabattle|holdem|dice|slots|fourinarow" \
+  "$KD_SOURCE_DIR"/tools/bench/*.c "$KD_SOURCE_DIR"/tools/bench/*.h || fail "tools/bench names a game"
+
 grep -Eq "^${Q}latency: a whole move as an agent sees it" <<<"$out" || fail "no agent-move table"
 ms="$N / $N ms"
 grep -Eq "^$Q  100 ms \(default\) \| 4 \| $ms \| $ms \| $ms$" <<<"$out" || fail "no 100 ms row"
@@ -46,6 +67,7 @@ grep -Eq "^${Q}[0-9]+ targets? missed, [0-9]+ too noisy to judge" <<<"$out" || f
 grep -q "latency: block commit → notifications/resources/updated at an MCP client over stdio" "$T/perf.md" \
   || fail "markdown: no stdio row"
 grep -q "gateway memory per MCP session" "$T/perf.md" || fail "markdown: no sessions figure"
+grep -q "fan-out: cost per session of a notification to 100 MCP sessions" "$T/perf.md" || fail "markdown: no fan-out row"
 grep -q "| 20 ms | 4 |" "$T/perf.md" || fail "markdown: no agent-move table"
 # KDAPP_MCP_SESSIONS bounds the sessions: with 2, both busy (an open
 # event stream each), a third initialize is refused with 503 naming the

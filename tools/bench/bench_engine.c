@@ -29,6 +29,8 @@
 #include "episodes/episode_type.h"
 #include "kdapp.pb-c.h"
 #include "tools/bench/bench.h"
+#include "tools/bench/bench_episode.h"
+#include "tools/bench/bench_proc.h"
 #include "tools/chain/ingest_client.h"
 #include "tools/sim/replay.h"
 #include "tools/sim/sim.h"
@@ -80,35 +82,21 @@ typedef struct {
     size_t seats;
 } bench_ep;
 
-/* (Re)creates slot `ep`'s game from `params` (the NewEpisode bytes) and
+/* (Re)creates game `ep` from `params` (the NewEpisode bytes) and
  * appends its creation payload. */
 static kd_err bench_create(const kd_bench_ctx *b, bench_ep *ep, uint32_t id, uint64_t *rng, const kd_key *keys,
                            const kd_buf *params, kd_buf *payload)
 {
-    const kd_episode_ops *ops = b->type->ops;
     ep->id = id;
     ep->counter = 0;
-    ep->seats = b->type->min_seats >= 2 || b->type->max_seats < 2 ? b->type->min_seats : 2;
+    ep->seats = kd_bench_seats(b->type);
     kd_participants parts = {.count = ep->seats};
     int first = (int)(next_rand(rng) % N_KEYS);
     for (size_t i = 0; i < ep->seats; i++) {
         ep->key[i] = (first + (int)i) % N_KEYS;
         parts.keys[i] = keys[ep->key[i]].pub;
     }
-    kd_buf effective;
-    kd_buf_init(&effective);
-    kd_reject rej;
-    uint8_t zero[KD_HASH_LEN] = {0};
-    kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = id};
-    memset(ep->state, 0, ops->state_size);
-    kd_err err = ops->resolve_params(kd_type_table_config(b->types, ops->type_name), params->data, params->len,
-                                     &effective, &rej);
-    if (!err)
-        err = ops->init(ep->state, &parts, effective.data, effective.len, &meta, &rej);
-    if (!err)
-        err = kd_wire_new_episode(id, ops->type_name, &parts, params->data, params->len, payload);
-    kd_buf_fini(&effective);
-    return err;
+    return kd_bench_episode_create(b->types, b->type, params, id, &parts, ep->state, payload);
 }
 
 /* Legal random moves (the type's random_command) over EPISODES games of
@@ -220,29 +208,6 @@ done:
     return err;
 }
 
-/* ------------------------------------------------------- child processes */
-
-static pid_t spawn(const kd_bench_ctx *b, char *const args[])
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0)
-            dup2(devnull, 2);
-        execv(b->kdapp_path, args);
-        _exit(127);
-    }
-    return pid;
-}
-
-static int stop_child(pid_t pid)
-{
-    int status = 0;
-    kill(pid, SIGTERM);
-    waitpid(pid, &status, 0);
-    return status;
-}
-
 /* ---------------------------------------------------------- scenario 1 */
 
 typedef struct {
@@ -303,8 +268,10 @@ static kd_err ingest_run(const kd_bench_ctx *b, const workload *w, char *dir, si
     snprintf(data, sizeof data, "%s/data", dir);
     snprintf(url_in, sizeof url_in, "ipc://%s/in.ipc", dir);
     snprintf(url_pub, sizeof url_pub, "ipc://%s/pub.ipc", dir);
-    char *args[] = {"kdapp", "engine", "--data", data, "--ingest", url_in, "--publish", url_pub, NULL};
-    pid_t pid = spawn(b, args);
+    char *args[] = {(char *)b->kdapp_path, "engine", "--data", data, "--ingest", url_in, "--publish", url_pub, NULL};
+    kd_bench_proc daemon;
+    if (kd_bench_proc_spawn(&daemon, args, NULL, NULL, 0) != 0)
+        return KD_ERR_IO;
     kd_ingest_client *c = NULL;
     char why[256];
     kd_err err = kd_ingest_client_open(url_in, 60000, &c, why, sizeof why);
@@ -323,9 +290,9 @@ static kd_err ingest_run(const kd_bench_ctx *b, const workload *w, char *dir, si
         }
     }
     *rate = (double)w->moves / ((double)(kd_now_us() - t0) / 1e6);
-    *rss_kb = kd_bench_peak_rss_kb(pid);
+    *rss_kb = kd_bench_peak_rss_kb(daemon.pid);
     kd_ingest_client_close(c);
-    stop_child(pid);
+    kd_bench_proc_stop(&daemon, 1);
     return err;
 }
 

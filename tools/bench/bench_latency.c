@@ -66,12 +66,13 @@ typedef struct {
     uint64_t sub_count;
     double sub_last;
     kd_bench_proc stdio, http;
-    kd_lat_stream stdio_s, mcp_s, page_s; /* stdio_s reads the stdio gateway's stdout */
+    kd_bench_marks stdio_s; /* counted on the stdio gateway's stdout */
+    kd_bench_http *web;     /* stream 0: the MCP session's, 1: the page's events */
     /* the floor */
     nng_socket fpub, fsub;
     int floor_open, fwd_up, fwd_pipe[2];
     pthread_t fwd;
-    kd_lat_stream floor_s;
+    kd_bench_marks floor_s; /* counted on fwd_pipe[0] */
     uint8_t *floor_msg;
     size_t floor_len;
     /* samples of the current run, per client */
@@ -153,9 +154,8 @@ static int stdio_open(e2e *e, char *why, size_t why_len)
         snprintf(why, why_len, "the attached stdio gateway did not answer initialize or resources/subscribe");
         return -1;
     }
-    kd_lat_stream_init(&e->stdio_s);
-    e->stdio_s.fd = p->from; /* borrowed: kd_bench_proc_stop closes it */
-    kd_lat_count(&e->stdio_s, MARK_MCP, p->buf + p->off, p->len - p->off);
+    kd_bench_marks_init(&e->stdio_s, MARK_MCP);
+    kd_bench_marks_feed(&e->stdio_s, p->buf + p->off, p->len - p->off, kd_bench_now());
     kd_bench_reader_consume(&p->out, p->len - p->off);
     fcntl(p->from, F_SETFL, fcntl(p->from, F_GETFL) | O_NONBLOCK);
     return 0;
@@ -174,31 +174,31 @@ static int http_open(e2e *e, char *why, size_t why_len)
         return -1;
     }
     snprintf(uri, sizeof uri, "kdapp://episodes/%u", e->chain->episode);
-    if (kd_lat_session_open(&e->mcp_s, port, uri, why, why_len) != 0)
+    double deadline = kd_bench_now() + KD_LAT_START_S;
+    if (!(e->web = kd_bench_http_alloc())) {
+        snprintf(why, why_len, "libcurl did not initialise");
         return -1;
-    return kd_lat_events_open(&e->page_s, port, EVENTS_PATH, why, why_len);
+    }
+    if (kd_bench_http_sessions(e->web, port, 1, uri, deadline, why, why_len) != 0)
+        return -1;
+    return kd_bench_http_events(e->web, port, EVENTS_PATH, MARK_PAGE, deadline, why, why_len);
 }
 
 /* ---------------------------------------------------------- measuring */
 
-static uint64_t ep_count(const e2e *e, int i)
+static const kd_bench_marks *ep_marks(const e2e *e, int i)
 {
-    const kd_lat_stream *s[N_EP] = {NULL, &e->stdio_s, &e->mcp_s, &e->page_s};
-    return i == EP_PUB ? e->sub_count : s[i]->count;
+    return i == EP_STDIO ? &e->stdio_s : kd_bench_http_stream(e->web, i == EP_HTTP ? 0 : 1);
 }
 
-static double ep_last(const e2e *e, int i)
-{
-    const kd_lat_stream *s[N_EP] = {NULL, &e->stdio_s, &e->mcp_s, &e->page_s};
-    return i == EP_PUB ? e->sub_last : s[i]->last;
-}
+static uint64_t ep_count(const e2e *e, int i) { return i == EP_PUB ? e->sub_count : ep_marks(e, i)->count; }
+
+static double ep_last(const e2e *e, int i) { return i == EP_PUB ? e->sub_last : ep_marks(e, i)->last; }
 
 /* Polls every client until each has counted `want[i]` or the deadline.
  * 0; 1 at the deadline; -1 with `why` when a client closed. */
 static int poll_clients(e2e *e, const uint64_t want[N_EP], double deadline, char *why, size_t why_len)
 {
-    kd_lat_stream *s[N_EP] = {NULL, &e->stdio_s, &e->mcp_s, &e->page_s};
-    const char *mark[N_EP] = {NULL, MARK_MCP, MARK_MCP, MARK_PAGE};
     for (;;) {
         int missing = 0;
         for (int i = 0; i < N_EP; i++)
@@ -208,24 +208,26 @@ static int poll_clients(e2e *e, const uint64_t want[N_EP], double deadline, char
         double left = deadline - kd_bench_now();
         if (left <= 0)
             return 1;
-        struct pollfd pf[N_EP];
-        for (int i = 0; i < N_EP; i++)
-            pf[i] = (struct pollfd){.fd = i == EP_PUB ? e->sub_fd : s[i]->fd, .events = POLLIN};
-        int n = poll(pf, N_EP, (int)(left * 1000) + 1);
+        /* the PUB socket, the stdio pipe, and the HTTP streams' epoll set (whose timers want a look now and then) */
+        struct pollfd pf[3] = {{.fd = e->sub_fd, .events = POLLIN},
+                               {.fd = e->stdio.from, .events = POLLIN},
+                               {.fd = kd_bench_http_fd(e->web), .events = POLLIN}};
+        int n = poll(pf, 3, left < 0.05 ? (int)(left * 1000) + 1 : 50);
         double now = kd_bench_now();
         if (n < 0 && errno != EINTR) {
             snprintf(why, why_len, "poll: %s", strerror(errno));
             return -1;
         }
-        for (int i = 0; i < N_EP && n > 0; i++) {
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            int rc = i == EP_PUB ? sub_drain(e, now) : kd_lat_drain(s[i], mark[i], now);
-            if (rc != 0) {
-                snprintf(why, why_len, "%s closed", EP_NAME[i]);
-                return -1;
-            }
+        if ((pf[0].revents & (POLLIN | POLLHUP | POLLERR)) && sub_drain(e, now) != 0) {
+            snprintf(why, why_len, "%s closed", EP_NAME[EP_PUB]);
+            return -1;
         }
+        if ((pf[1].revents & (POLLIN | POLLHUP | POLLERR)) && kd_bench_marks_drain(&e->stdio_s, e->stdio.from, now)) {
+            snprintf(why, why_len, "%s closed", EP_NAME[EP_STDIO]);
+            return -1;
+        }
+        if (kd_bench_http_run(e->web, 0, why, why_len) != 0)
+            return -1;
     }
 }
 
@@ -326,8 +328,7 @@ static int floor_open(e2e *e, char *why, size_t why_len)
         return -1;
     }
     e->fwd_up = 1;
-    kd_lat_stream_init(&e->floor_s);
-    e->floor_s.fd = e->fwd_pipe[0];
+    kd_bench_marks_init(&e->floor_s, MARK_MCP);
     fcntl(e->fwd_pipe[0], F_SETFL, fcntl(e->fwd_pipe[0], F_GETFL) | O_NONBLOCK);
     /* the floor's message: as large as the view frame */
     e->floor_len = e->chain->view_bytes ? e->chain->view_bytes : 256;
@@ -353,10 +354,10 @@ static int floor_once(e2e *e, double wait_s, double *lat, char *why, size_t why_
     double deadline = t0 + wait_s;
     while (e->floor_s.count < want) {
         double left = deadline - kd_bench_now();
-        struct pollfd pf = {.fd = e->floor_s.fd, .events = POLLIN};
+        struct pollfd pf = {.fd = e->fwd_pipe[0], .events = POLLIN};
         if (left <= 0)
             return 1;
-        if (poll(&pf, 1, (int)(left * 1000) + 1) > 0 && kd_lat_drain(&e->floor_s, MARK_MCP, kd_bench_now()) != 0) {
+        if (poll(&pf, 1, (int)(left * 1000) + 1) > 0 && kd_bench_marks_drain(&e->floor_s, pf.fd, kd_bench_now()) != 0) {
             snprintf(why, why_len, "the floor's forwarder stopped");
             return -1;
         }
@@ -376,8 +377,11 @@ static int floor_settle(e2e *e, char *why, size_t why_len)
             snprintf(why, why_len, "the floor's SUB socket never connected");
             return -1;
         }
-    kd_lat_sleep(0.1);
-    kd_lat_drain(&e->floor_s, MARK_MCP, kd_bench_now());
+    kd_bench_sleep(0.1);
+    if (kd_bench_marks_drain(&e->floor_s, e->fwd_pipe[0], kd_bench_now()) != 0) {
+        snprintf(why, why_len, "the floor's forwarder stopped");
+        return -1;
+    }
     return rc;
 }
 
@@ -416,16 +420,15 @@ static int run_side(void *ctx, int side, double *out, char *why, size_t why_len)
         if (rc != 0)
             return -1;
         e->lat[side == 0 ? s->client : 0][e->n++] = one[side == 0 ? s->client : 0];
-        kd_lat_sleep(GAP_S);
+        kd_bench_sleep(GAP_S);
     }
-    kd_lat_quantiles_us(e->lat[side == 0 ? s->client : 0], e->n, out);
+    kd_bench_quantiles_us(e->lat[side == 0 ? s->client : 0], e->n, out);
     return 0;
 }
 
 static void e2e_close(e2e *e)
 {
-    kd_lat_stream_close(&e->mcp_s);
-    kd_lat_stream_close(&e->page_s);
+    kd_bench_http_free(e->web);
     kd_bench_proc_stop(&e->stdio, 1);
     kd_bench_proc_stop(&e->http, 1);
     if (e->sub_open)
@@ -450,7 +453,6 @@ static int e2e_open(const kd_bench_ctx *b, kd_lat_chain *c, e2e *e, char *why, s
     e->b = b, e->chain = c;
     kd_bench_proc_init(&e->stdio);
     kd_bench_proc_init(&e->http);
-    kd_lat_stream_init(&e->stdio_s), kd_lat_stream_init(&e->mcp_s), kd_lat_stream_init(&e->page_s);
     if (sub_open(e, why, why_len) != 0 || stdio_open(e, why, why_len) != 0 || http_open(e, why, why_len) != 0 ||
         settle(e, why, why_len) != 0)
         return -1;
@@ -478,9 +480,10 @@ static int scenario_e2e(const kd_bench_ctx *b, kd_lat_chain *c)
         return N_EP;
     }
     kd_bench_note(b,
-                  "latency: one tic-tac-toe move per block (view frame %zu B), the next block %.0f ms after the "
-                  "last client got the previous one; every client attached for every block",
-                  c->view_bytes, GAP_S * 1e3);
+                  "latency: one %s move per block (or the revert of the last, where every move would end the game; "
+                  "view frame %zu B), the next block %.0f ms after the last client got the previous one; every "
+                  "client attached for every block",
+                  c->type->title, c->view_bytes, GAP_S * 1e3);
     for (int i = 0; i < N_EP; i++) {
         e2e_side side = {.e = &e, .client = i};
         kd_bench_pair p = {
@@ -512,9 +515,9 @@ int kd_bench_latency(const kd_bench_ctx *b)
         missed += N_EP;
     } else {
         missed += scenario_e2e(b, &c);
-        missed += kd_lat_sessions(b, &c);
     }
     kd_lat_chain_close(&c);
+    missed += kd_lat_sessions(b);
     missed += kd_lat_agent_move(b);
     sigaction(SIGPIPE, &old, NULL);
     return missed;

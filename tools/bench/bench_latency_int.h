@@ -1,10 +1,9 @@
 /*
  * bench_latency_int.h — what the end-to-end latency scenarios of `kdapp
- * bench` share (bench_latency*.c): child processes (`kdapp mcp`), a
- * hand-written HTTP/1.1 client for MCP sessions and event streams, the
- * counting of events on a byte stream, and the chain the bench hosts
- * itself (a node in this process, fed one block per move, with the time
- * each block's commit returned). Internal to the bench; single-threaded
+ * bench` share (bench_latency*.c): the chain the bench hosts itself (a node
+ * in this process, fed one block per request, with the time each block's
+ * commit returned); child processes and timing are bench_proc.h's, the
+ * HTTP streams bench_http.h's. Internal to the bench; single-threaded
  * except where noted.
  */
 #ifndef KD_TOOLS_BENCH_LATENCY_INT_H
@@ -17,55 +16,23 @@
 
 #include "engine/crypto.h"
 #include "tools/bench/bench.h"
+#include "tools/bench/bench_http.h"
 #include "tools/bench/bench_proc.h"
 #include "tools/chain/node.h"
 
 #define KD_LAT_START_S KD_BENCH_START_S /* a child opening its store and answering */
 #define KD_LAT_DELIVER_S 5.0            /* one block reaching every client, at most */
 
-/* ----------------------------------------------------------- HTTP client */
-
-/*
- * One MCP session over Streamable HTTP on a connection of its own: the
- * session is created (initialize, notifications/initialized), subscribed
- * to `uri`, and the same connection then carries the session's GET event
- * stream. Blocking sockets during setup; afterwards the caller polls fd
- * and hands what it reads to kd_lat_count.
- */
-typedef struct {
-    int fd;
-    char sid[96];
-    char tail[64]; /* the last bytes seen: a marker split across reads */
-    size_t tail_len;
-    uint64_t count; /* markers seen */
-    double last;    /* kd_bench_now() at the read that saw the last one */
-} kd_lat_stream;
-
-void kd_lat_stream_init(kd_lat_stream *s);
-void kd_lat_stream_close(kd_lat_stream *s);
-/* A session subscribed to `uri` with its GET stream open on port. 0, or -1
- * with a sentence in `why`. */
-int kd_lat_session_open(kd_lat_stream *s, uint16_t port, const char *uri, char *why, size_t why_len);
-/* A GET on `path` answered 200 with an event stream (the page's events). */
-int kd_lat_events_open(kd_lat_stream *s, uint16_t port, const char *path, char *why, size_t why_len);
-/* Counts `marker` in the next `n` bytes of the stream (a marker split
- * between two calls counts once); returns the number found in these. */
-size_t kd_lat_count(kd_lat_stream *s, const char *marker, const char *data, size_t n);
-/* Reads what is there (non-blocking fd) and counts `marker`, stamping
- * s->last when one was found. 0, or -1 when closed or on error. */
-int kd_lat_drain(kd_lat_stream *s, const char *marker, double now);
-
 /* -------------------------------------------------------- hosted chain */
 
 /*
  * The chain the bench hosts: a node (engine, view publisher, ingest
- * server) in this process on a scratch directory, one tic-tac-toe episode
- * in stress mode with cap 2 (at most two marks on the board, so no line
- * and no end: the game goes on for as many blocks as a run needs), and a
- * feeder thread that applies one block with one signed move on request.
- * The engine's commit listener is wrapped so the bench reads the time the
- * block's synced LMDB commit returned (t_commit) before the publisher
- * sends its view.
+ * server) in this process on a scratch directory, one episode of a type the
+ * bench plays alone (kd_bench_play_type) that never ends (a move that would
+ * end it is replaced by the revert of the block before), and a feeder
+ * thread that applies one block on request. The engine's commit listener
+ * is wrapped so the bench reads the time the block's synced LMDB commit
+ * returned (t_commit) before the publisher sends its view.
  */
 typedef struct {
     char dir[512], data[600], keys[600], log[600];
@@ -75,8 +42,10 @@ typedef struct {
     int node_up;
     const kd_episode_type *type;
     uint32_t episode;
-    kd_key keys_[2];
-    void *state, *undo;
+    kd_key keys_[KD_MAX_PARTICIPANTS];
+    void *state, *scratch; /* the game as the feeder plays it; a copy a move is tried on */
+    uint8_t *stack;        /* per applied move: its block hash, then its undo record */
+    size_t depth, stack_cap, stack_stride;
     uint64_t counter, rng, daa;
     /* the feeder thread */
     pthread_t thread;
@@ -108,14 +77,8 @@ int kd_lat_chain_wait(kd_lat_chain *c, double deadline, double *t_commit, char *
 
 /* A whole move as an agent sees it (bench_latency_move.c); targets missed. */
 int kd_lat_agent_move(const kd_bench_ctx *b);
-/* Many HTTP sessions on one gateway attached to `c` (bench_latency_sessions.c). */
-int kd_lat_sessions(const kd_bench_ctx *b, kd_lat_chain *c);
-
-/* Removes a scratch directory and everything under it ("" is a no-op). */
-void kd_lat_rm_tree(const char *dir);
-/* Samples in seconds → p50, p99 and max in microseconds (sorts them). */
-void kd_lat_quantiles_us(double *samples, size_t n, double out[3]);
-/* Sleeps `s` seconds (EINTR resumed). */
-void kd_lat_sleep(double s);
+/* Fan-out to many HTTP sessions, each set on a gateway and chain of its
+ * own (bench_latency_sessions.c); targets missed. */
+int kd_lat_sessions(const kd_bench_ctx *b);
 
 #endif

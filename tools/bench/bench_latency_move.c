@@ -33,7 +33,9 @@
 #include <string.h>
 
 #include "kdapp.pb-c.h"
+#include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_latency_int.h"
+#include "tools/sim/replay.h"
 #include "tools/chain/devnet.h"
 #include "tools/common/endpoints.h"
 
@@ -47,9 +49,9 @@ typedef struct {
     kd_bench_proc gw; /* its stdout read by lines */
     nng_socket sub;
     int sub_open, sub_fd;
+    const kd_episode_type *type; /* kd_bench_play_type: a game the agents play alone */
     uint32_t episode;
     long next_id;
-    unsigned move; /* moves made in the episode */
     uint64_t rng;
 } agent;
 
@@ -139,47 +141,98 @@ static int timed_call(agent *a, const char *line, long id, move_times *t, unsign
     return 0;
 }
 
-/* The next move of the cap-2 game: cell k mod 9 is always free (only the
- * two before it are taken), X on even moves, O on odd. */
-static int play(agent *a, move_times *t, unsigned *late, char *why, size_t why_len)
+/* A tools/call of `tool` with `args` (a JSON object, stolen) on the
+ * gateway, untimed: its structuredContent (new reference), or NULL with why. */
+static json_t *call(agent *a, const char *tool, json_t *args, char *why, size_t why_len)
 {
-    char line[512];
-    unsigned cell = a->move % 9;
     long id = a->next_id++;
-    snprintf(line, sizeof line,
-             "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":\"kdapp_execute_command\","
-             "\"arguments\":{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%u,\"col\":%u,\"player\":\"%c\"}"
-             "}}}\n",
-             id, a->episode, cell / 3, cell % 3, a->move % 2 ? 'O' : 'X');
-    a->move++;
+    json_t *req = json_pack("{s:s, s:I, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", (json_int_t)id, "method",
+                            "tools/call", "params", "name", tool, "arguments", args);
+    char *line = req ? json_dumps(req, JSON_COMPACT) : NULL, *ans;
+    json_t *j = NULL, *out = NULL;
+    size_t len = line ? strlen(line) : 0;
+    if (line && (line = realloc(line, len + 2)) != NULL)
+        line[len] = '\n', line[len + 1] = '\0';
+    if (line && kd_bench_rpc(&a->gw, line, len + 1, id, KD_BENCH_START_S, &ans, NULL) == 0 &&
+        (j = json_loads(ans, 0, NULL)) != NULL)
+        out = json_incref(json_object_get(json_object_get(j, "result"), "structuredContent"));
+    if (!out)
+        snprintf(why, why_len, "%s failed", tool);
+    json_decref(j);
+    json_decref(req);
+    free(line);
+    return out;
+}
+
+/* Starts an episode of the agent's type (with the gateway's granted keys). 0, or -1 with why. */
+static int start_episode(agent *a, char *why, size_t why_len)
+{
+    json_t *r = call(a, "kdapp_start_episode", json_pack("{s:s}", "type", a->type->ops->type_name), why, why_len);
+    a->episode = (uint32_t)json_integer_value(json_object_get(r, "episode_id"));
+    json_decref(r);
+    return a->episode ? 0 : -1;
+}
+
+/* The request line of the next move (a legal move drawn with the agent's
+ * seed; a new episode when the game is over), for request `*id`. 0, or -1. */
+static int next_move(agent *a, char *line, size_t cap, long *id, char *why, size_t why_len)
+{
+    for (int tries = 0; tries < 2; tries++) {
+        json_t *r =
+            call(a, "kdapp_legal_moves", json_pack("{s:i}", "episode_id", (json_int_t)a->episode), why, why_len);
+        json_t *moves = json_object_get(r, "moves");
+        size_t n = json_array_size(moves);
+        if (n) {
+            json_t *cmd =
+                json_object_get(json_array_get(moves, (size_t)(next_uniform(&a->rng) * (double)n) % n), "command");
+            char *text = json_dumps(cmd, JSON_COMPACT);
+            *id = a->next_id++;
+            int k = text ? snprintf(line, cap,
+                                    "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":{\"name\":"
+                                    "\"kdapp_execute_command\",\"arguments\":{\"episode_id\":%u,\"command\":%s}}}\n",
+                                    *id, a->episode, text)
+                         : -1;
+            free(text);
+            json_decref(r);
+            if (k < 0 || (size_t)k >= cap) {
+                snprintf(why, why_len, "a move's request does not fit");
+                return -1;
+            }
+            return 0;
+        }
+        json_decref(r);
+        if (!moves || start_episode(a, why, why_len) != 0)
+            return -1;
+    }
+    snprintf(why, why_len, "a new episode has no legal move");
+    return -1;
+}
+
+/* The next move, its legal moves asked first (untimed), sent after `pause_s`. */
+static int play(agent *a, double pause_s, move_times *t, unsigned *late, char *why, size_t why_len)
+{
+    char line[2048];
+    long id;
+    if (next_move(a, line, sizeof line, &id, why, why_len) != 0)
+        return -1;
+    kd_bench_sleep(pause_s);
     return timed_call(a, line, id, t, late, why, why_len);
 }
 
 static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *why, size_t why_len)
 {
-    char ms[16], *ans;
+    char ms[16];
     kd_endpoints ep;
     memset(a, 0, sizeof *a);
     a->b = b, a->next_id = 10, a->rng = 0x9E3779B97F4A7C15ULL;
+    a->type = kd_bench_play_type(b);
     kd_bench_proc_init(&a->gw);
-    if (kd_bench_mkdtemp(b, "agent", a->dir, sizeof a->dir) != 0) {
-        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+    if (!a->type) {
+        snprintf(why, why_len, "no type the bench can play alone is registered");
         return -1;
     }
-    snprintf(a->data, sizeof a->data, "%s/data", a->dir);
-    snprintf(a->keys, sizeof a->keys, "%s/keys", a->dir);
-    snprintf(a->log, sizeof a->log, "%s/gateway.log", a->dir);
-    for (int i = 1; i <= 2; i++) {
-        kd_key key;
-        char name[16];
-        snprintf(name, sizeof name, "agent%d", i);
-        kd_err err = kd_key_generate(&key);
-        if (!err)
-            err = kd_key_save(a->keys, name, &key, why, why_len);
-        memset(&key, 0, sizeof key);
-        if (err)
-            return -1;
-    }
+    if (kd_bench_scratch(b, "agent", "gateway.log", 1, a->dir, a->data, a->keys, a->log, why, why_len) != 0)
+        return -1;
     snprintf(ms, sizeof ms, "%u", block_ms);
     char *argv[12] = {
         (char *)b->kdapp_path, "mcp", "--stdio", "--grant", "agent1,agent2", "--data", a->data, "--keys", a->keys};
@@ -193,17 +246,8 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
         snprintf(why, why_len, "kdapp mcp --stdio did not answer initialize");
         return -1;
     }
-    static const char start[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
-                                "\"kdapp_start_episode\",\"arguments\":{\"cap\":2}}}\n";
-    json_t *j = NULL;
-    if (kd_bench_rpc(&a->gw, start, sizeof start - 1, 2, KD_LAT_START_S, &ans, NULL) != 0 ||
-        !(j = json_loads(ans, 0, NULL))) {
-        snprintf(why, why_len, "kdapp_start_episode failed");
+    if (start_episode(a, why, why_len) != 0)
         return -1;
-    }
-    a->episode = (uint32_t)json_integer_value(
-        json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
-    json_decref(j);
     if (kd_endpoints_default(a->data, &ep, why, why_len) != KD_OK)
         return -1;
     int rv = nng_sub0_open(&a->sub);
@@ -218,7 +262,7 @@ static int agent_open(const kd_bench_ctx *b, agent *a, unsigned block_ms, char *
         snprintf(why, why_len, "the gateway's views socket: %s", nng_strerror(rv));
         return -1;
     }
-    kd_lat_sleep(0.1); /* the subscription reaches the PUB side */
+    kd_bench_sleep(0.1); /* the subscription reaches the PUB side */
     return 0;
 }
 
@@ -227,7 +271,7 @@ static void agent_close(agent *a)
     if (a->sub_open)
         nng_close(a->sub);
     kd_bench_proc_stop(&a->gw, 1);
-    kd_lat_rm_tree(a->dir);
+    kd_remove_tree(a->dir);
     memset(a, 0, sizeof *a);
 }
 
@@ -240,11 +284,9 @@ static int measure(const kd_bench_ctx *b, unsigned block_ms, move_times *t, size
     unsigned warm_late = 0;
     int rc = agent_open(b, &a, block_ms, why, why_len);
     for (int i = 0; i < WARM_MOVES && rc == 0; i++)
-        rc = play(&a, &warm, &warm_late, why, why_len);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        kd_lat_sleep(next_uniform(&a.rng) * block_ms / 1e3);
-        rc = play(&a, &t[i], late, why, why_len);
-    }
+        rc = play(&a, 0, &warm, &warm_late, why, why_len);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = play(&a, next_uniform(&a.rng) * block_ms / 1e3, &t[i], late, why, why_len);
     if (rc != 0)
         kd_bench_show_log(a.log);
     agent_close(&a);

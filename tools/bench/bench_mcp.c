@@ -22,11 +22,9 @@
  * it measures the gateway and not its limiter, and fails loudly (naming the
  * refusal) when a call is answered with an error.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdint.h>
@@ -37,12 +35,15 @@
 #include <unistd.h>
 
 #include "engine/crypto.h"
+#include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_mcp_int.h"
+#include "tools/sim/replay.h"
 
 #define SDK_PIN "@modelcontextprotocol/sdk@1.32.2" /* as tests/client */
 #define ZOD_PIN "zod@3.25.76"
 #define NPM_S 300.0 /* npm install */
 #define RATE_ENV "KDAPP_MCP_CALLS_PER_S=100000000"
+#define FIXTURE_MOVES 6 /* moves played before the strategy context is captured */
 
 /* The TypeScript reference: the same tool answering a fixed result (argv[2]). */
 static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
@@ -56,20 +57,6 @@ static const char TS_SERVER[] = "import { readFileSync } from 'node:fs';\n"
                                 "  inputSchema: { episode_id: z.number().int().min(1).max(4294967295) } },\n"
                                 "  async () => reply);\n"
                                 "await server.connect(new StdioServerTransport());\n";
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
-/* Removes a scratch directory and everything under it (NULL or "" is a no-op). */
-static void rm_tree(const char *dir)
-{
-    if (dir && *dir)
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* -------------------------------------------------------- stdio client */
 
@@ -227,70 +214,83 @@ int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, con
     return http ? 0 : kd_bench_handshake(p);
 }
 
+/* Plays up to `n` moves of f->episode on `gw` (each the first legal move
+ * kdapp_legal_moves lists; fewer when the game ends). 0, or -1 with why. */
+static int fixture_moves(kd_bench_fixture *f, kd_bench_proc *gw, int n, char *why, size_t why_len)
+{
+    char req[1024], args[128], *ans;
+    size_t len;
+    for (int i = 0; i < n; i++) {
+        snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
+        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_legal_moves", args);
+        json_t *j = len && kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) == 0
+                        ? json_loads(ans, 0, NULL)
+                        : NULL;
+        json_t *moves = json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "moves");
+        json_t *call = json_array_size(moves) ? json_pack("{s:i, s:O}", "episode_id", (json_int_t)f->episode, "command",
+                                                          json_object_get(json_array_get(moves, 0), "command"))
+                                              : NULL;
+        char *text = call ? json_dumps(call, JSON_COMPACT) : NULL;
+        int over = j && moves && !json_array_size(moves);
+        json_decref(j), json_decref(call);
+        if (over)
+            return 0;
+        len = text ? kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", text) : 0;
+        free(text);
+        if (!len || kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
+            snprintf(why, why_len, "move %d was not listed or not applied: %.200s", i + 1, len ? ans : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /*
- * Creates the scratch directory, two keys, and an episode (cap 6) with six
- * moves on a stdio gateway left running in `gw`; captures the strategy
- * context answer. 0, or -1 with the reason in `why`.
+ * Creates the scratch directory, two keys, and an episode of the type the
+ * bench plays (kd_bench_play_type; with --params when that is --type's)
+ * with FIXTURE_MOVES moves on a stdio gateway left running in `gw`;
+ * captures the strategy context answer. 0, or -1 with the reason in `why`.
  */
 static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_proc *gw, char *why, size_t why_len)
 {
-    static const int moves[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 0}, {2, 0}};
     char req[512], args[256], *ans;
     size_t len;
     json_t *j = NULL;
-    kd_key key;
 
     memset(f, 0, sizeof *f);
     kd_bench_proc_init(gw);
     f->next_id = KD_BENCH_ID_BASE;
-    if (kd_bench_mkdtemp(b, "mcp", f->dir, sizeof f->dir) != 0) {
-        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
-        return -1;
-    }
-    snprintf(f->data, sizeof f->data, "%s/data", f->dir);
-    snprintf(f->keys, sizeof f->keys, "%s/keys", f->dir);
-    snprintf(f->log, sizeof f->log, "%s/gateway.log", f->dir);
-    for (int i = 1; i <= 2; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "agent%d", i);
-        if (kd_key_generate(&key) != KD_OK) {
-            snprintf(why, why_len, "cannot generate a key");
-            goto fail;
-        }
-        if (kd_key_save(f->keys, name, &key, why, why_len) != KD_OK)
-            goto fail;
-    }
-    memset(&key, 0, sizeof key);
+    if (kd_bench_scratch(b, "mcp", "gateway.log", 1, f->dir, f->data, f->keys, f->log, why, why_len) != 0)
+        goto fail;
     if (kd_bench_gateway_spawn(b, f, NULL, gw) != 0) {
         snprintf(why, why_len, "kdapp mcp --stdio did not start or answer initialize");
         goto fail;
     }
-    len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", "{\"cap\":6}");
-    if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
+    const kd_episode_type *t = kd_bench_play_type(b);
+    json_t *start = t ? json_pack("{s:s}", "type", t->ops->type_name) : NULL;
+    char *start_args = NULL;
+    if (start && b->params && t == b->type)
+        json_object_set(start, "params", (json_t *)b->params);
+    if (!start || !(start_args = json_dumps(start, JSON_COMPACT)) ||
+        !(len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", start_args)) ||
+        kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
         !(j = json_loads(ans, 0, NULL))) {
-        snprintf(why, why_len, "kdapp_start_episode failed");
+        snprintf(why, why_len, "kdapp_start_episode failed%s", t ? "" : ": no type the bench can play alone");
+        json_decref(start), free(start_args);
         goto fail;
     }
+    json_decref(start), free(start_args);
     f->episode = (uint32_t)json_integer_value(
         json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
     json_decref(j), j = NULL;
-    for (int i = 0; i < 6; i++) {
-        snprintf(args, sizeof args,
-                 "{\"episode_id\":%u,\"command\":{\"type\":\"move\",\"row\":%d,\"col\":%d,"
-                 "\"player\":\"%c\"}}",
-                 f->episode, moves[i][0], moves[i][1], i % 2 ? 'O' : 'X');
-        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", args);
-        if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
-            snprintf(why, why_len, "move %d was not applied: %.200s", i + 1, ans);
-            goto fail;
-        }
-    }
+    if (fixture_moves(f, gw, FIXTURE_MOVES, why, why_len) != 0)
+        goto fail;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
     len = kd_bench_call_line(req, sizeof req, f->next_id++, KD_BENCH_TOOL, args);
     if (kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
-        !(j = json_loads(ans, 0, NULL)) || !strstr(ans, "\"next_to_remove\":{") || !(f->reply = malloc(len + 2)) ||
-        !(f->result = json_dumps(json_object_get(j, "result"), JSON_COMPACT))) {
-        snprintf(why, why_len, "the strategy context is missing or has no next_to_remove");
+        !(j = json_loads(ans, 0, NULL)) || !json_object_get(json_object_get(j, "result"), "structuredContent") ||
+        !(f->reply = malloc(len + 2)) || !(f->result = json_dumps(json_object_get(j, "result"), JSON_COMPACT))) {
+        snprintf(why, why_len, "the strategy context is missing");
         goto fail;
     }
     memcpy(f->reply, ans, len);
@@ -306,7 +306,7 @@ fail:
 
 static void fixture_close(kd_bench_fixture *f)
 {
-    rm_tree(f->dir);
+    kd_remove_tree(f->dir);
     free(f->reply);
     free(f->result);
     memset(f, 0, sizeof *f);
@@ -475,7 +475,7 @@ done:
     kd_bench_proc_stop(&gw, 0);
     kd_bench_proc_stop(&ts, 0);
     if (dir[0])
-        rm_tree(dir);
+        kd_remove_tree(dir);
     free(sp.lat.v);
     return missed;
 }

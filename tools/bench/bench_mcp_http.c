@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "tools/bench/bench_http.h"
 #include "tools/bench/bench_mcp_int.h"
 
 /* Where the client threads wait, warmed up, until all are ready. */
@@ -83,17 +83,9 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 {
     http_client *c = ctx;
-    size_t k = size * n, h = sizeof "Mcp-Session-Id:" - 1;
-    if (k > h && strncasecmp(p, "Mcp-Session-Id:", h) == 0 && !c->sid[0]) {
-        while (h < k && p[h] == ' ')
-            h++;
-        size_t e = k;
-        while (e > h && (p[e - 1] == '\r' || p[e - 1] == '\n'))
-            e--;
-        if (e - h < sizeof c->sid)
-            memcpy(c->sid, p + h, e - h), c->sid[e - h] = '\0';
-    }
-    return k;
+    if (!c->sid[0])
+        kd_bench_session_header(p, size * n, c->sid, sizeof c->sid);
+    return size * n;
 }
 
 /* POSTs `body`; 0 when the answer is 200 with a result (or 202 for a
@@ -130,14 +122,8 @@ static void *http_thread(void *arg)
     snprintf(args, sizeof args, "{\"episode_id\":%u}", c->episode);
     if (!h || !hdr || !curl_slist_append(hdr, "Accept: application/json, text/event-stream"))
         goto fail;
-    curl_easy_setopt(h, CURLOPT_URL, c->url);
+    kd_bench_curl_setup(h, c->url, on_body, on_header, c);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(KD_BENCH_CALL_S * 1000));
     if (http_post(h, c, INITIALIZE, 0) != 0)
         goto fail;

@@ -16,7 +16,7 @@
  *
  * The peer protocol: the command runs under /bin/sh -c, once per run, with
  *
- *   KDAPP_PERFT_TYPE    the type's name ("fourinarow")
+ *   KDAPP_PERFT_TYPE    the type's name (its ops->type_name)
  *   KDAPP_PERFT_DEPTH   the depth (decimal)
  *   KDAPP_PERFT_PARAMS  the --params JSON, compact (unset without --params)
  *

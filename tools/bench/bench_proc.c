@@ -21,13 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/crypto.h"
 #include "tools/bench/bench.h"
 
 extern char **environ;
 
 #define READER_MAX ((size_t)64 << 20) /* a line longer than this is an error */
 
-static void sleep_s(double s)
+void kd_bench_sleep(double s)
 {
     struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&t, &t) != 0 && errno == EINTR)
@@ -216,7 +217,7 @@ int kd_bench_proc_reap(kd_bench_proc *p, double deadline)
         }
         if (kd_bench_now() >= deadline)
             return -1;
-        sleep_s(0.005);
+        kd_bench_sleep(0.005);
     }
     return -1;
 }
@@ -311,7 +312,7 @@ uint16_t kd_bench_http_port(kd_bench_proc *p, const char *log, double timeout_s)
             return port;
         if (p && kd_bench_proc_reap(p, 0) >= 0)
             return 0; /* it exited without serving */
-        sleep_s(0.01);
+        kd_bench_sleep(0.01);
     }
     return 0;
 }
@@ -343,6 +344,39 @@ void kd_bench_show_log(const char *path)
     buf[n] = '\0';
     fclose(fp);
     fprintf(stderr, "kdapp bench: the end of %s:\n%s\n", path, buf);
+}
+
+int kd_bench_scratch(const kd_bench_ctx *b, const char *tag, const char *log_name, int agents, char *dir, char *data,
+                     char *keys, char *log, char *why, size_t why_len)
+{
+    if (kd_bench_mkdtemp(b, tag, dir, 512) != 0) {
+        snprintf(why, why_len, "cannot create a scratch directory under %s", b->work_dir);
+        return -1;
+    }
+    snprintf(data, 600, "%s/data", dir);
+    snprintf(keys, 600, "%s/keys", dir);
+    snprintf(log, 600, "%s/%s", dir, log_name);
+    for (int i = 1; i <= 2 && agents; i++) {
+        kd_key key;
+        char name[16];
+        snprintf(name, sizeof name, "agent%d", i);
+        kd_err err = kd_key_generate(&key);
+        if (err)
+            snprintf(why, why_len, "cannot generate a key: %s", kd_err_str(err));
+        else
+            err = kd_key_save(keys, name, &key, why, why_len);
+        memset(&key, 0, sizeof key);
+        if (err)
+            return -1;
+    }
+    return 0;
+}
+
+void kd_bench_quantiles_us(double *samples, size_t n, double out[3])
+{
+    out[0] = kd_bench_percentile(samples, n, 0.50) * 1e6;
+    out[1] = kd_bench_percentile(samples, n, 0.99) * 1e6;
+    out[2] = n ? samples[n - 1] * 1e6 : 0; /* sorted by the percentile */
 }
 
 /* ------------------------------------------------------------- affinity */

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tools/bench/bench.h"
+
 #define KD_BENCH_START_S 30.0 /* a server opening its store and answering initialize */
 #define KD_BENCH_PROTOCOL "2025-11-25"
 
@@ -107,6 +109,22 @@ uint16_t kd_bench_http_port(kd_bench_proc *p, const char *log, double timeout_s)
 
 /* Resident memory (VmRSS) of a process in KiB; 0 when unknown. */
 unsigned long kd_bench_rss_kb(pid_t pid);
+
+/*
+ * A fresh scratch directory under b->work_dir named after `tag` (dir, 512
+ * bytes) and the paths in it of a store (data), a key directory (keys) and
+ * a log named `log_name` (600 bytes each). With `agents`, the key
+ * directory is created holding two fresh keys, "agent1" and "agent2" (what
+ * `kdapp mcp --grant agent1,agent2` plays with). 0, or -1 with `why`; the
+ * caller removes the directory (kd_remove_tree).
+ */
+int kd_bench_scratch(const kd_bench_ctx *b, const char *tag, const char *log_name, int agents, char *dir, char *data,
+                     char *keys, char *log, char *why, size_t why_len);
+
+/* Sleeps `s` seconds (EINTR resumed). */
+void kd_bench_sleep(double s);
+/* Samples in seconds → p50, p99 and max in microseconds (sorts them). */
+void kd_bench_quantiles_us(double *samples, size_t n, double out[3]);
 
 /* Prints the last kilobyte of a log to stderr, after a failure. */
 void kd_bench_show_log(const char *path);

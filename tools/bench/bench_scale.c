@@ -318,25 +318,27 @@ typedef struct {
     kd_engine *engine;
     kd_scale_probe probe, wide; /* moves on the newest episodes; on episodes from the whole store */
     uint32_t episodes;
-    pid_t daemon;
+    kd_bench_proc daemon;
     kd_bench_fixture fx;
 } side_store;
 
 static void side_fini(side_store *x)
 {
-    kd_scale_daemon_stop(x->daemon);
+    kd_scale_daemon_stop(&x->daemon);
     kd_engine_close(x->engine);
     kd_scale_probe_fini(&x->probe);
     kd_scale_probe_fini(&x->wide);
     if (x->dir[0])
         kd_remove_tree(x->dir);
     memset(x, 0, sizeof *x);
+    kd_bench_proc_init(&x->daemon);
 }
 
 static kd_err side_open(kd_scale_store *s, const char *tag, size_t moves, uint64_t seed, side_store *x, char *why,
                         size_t why_len)
 {
     memset(x, 0, sizeof *x);
+    kd_bench_proc_init(&x->daemon);
     x->episodes = s->episodes;
     if (copy_store(s->b, s->dir, tag, x->dir, sizeof x->dir) != 0) {
         snprintf(why, why_len, "cannot copy the store %.200s into %.200s", s->dir, s->b->work_dir);
@@ -361,11 +363,11 @@ static kd_err side_serve(const kd_bench_ctx *b, kd_scale_store *s, side_store *x
 {
     kd_engine_close(x->engine);
     x->engine = NULL;
-    x->daemon = kd_scale_daemon_spawn(b, x->dir, s->finality, x->log);
+    int up = kd_scale_daemon_spawn(b, x->dir, s->finality, x->log, &x->daemon) == 0;
     kd_buf msgs[6];
     for (int i = 0; i < 6; i++)
         msgs[i] = i % 2 ? x->probe.revert : x->probe.accept;
-    kd_err err = x->daemon > 0 ? kd_scale_daemon_feed(x->dir, msgs, 6, why, why_len) : KD_ERR_IO;
+    kd_err err = up ? kd_scale_daemon_feed(x->dir, msgs, 6, why, why_len) : KD_ERR_IO;
     if (err)
         return err;
     snprintf(x->fx.data, sizeof x->fx.data, "%.400s", x->dir);
@@ -471,7 +473,7 @@ static kd_err pair_queries(scale_run *sr, side_store x[2], scale_row *r, char *w
         sr->missed += kd_bench_paired(sr->b, &p);
         log_summary(&c->log, 0, &r->query_us, &r->query_x);
         log_summary(&c->log, 1, &r->list_us, &r->list_x);
-        r->daemon = kd_scale_mem_of(x[0].daemon);
+        r->daemon = kd_scale_mem_of(x[0].daemon.pid);
         r->gateway = kd_scale_mem_of(c->gw[0].pid);
     }
     kd_bench_proc_stop(&c->gw[0], 0);
@@ -507,6 +509,7 @@ static kd_err checkpoint(scale_run *sr, scale_row *r, char *why, size_t why_len)
     kd_scale_store *s = &sr->grown;
     side_store x[2];
     memset(x, 0, sizeof x);
+    kd_bench_proc_init(&x[0].daemon), kd_bench_proc_init(&x[1].daemon);
     r->episodes = s->episodes;
     r->txs = (double)s->txs;
     kd_scale_store_detach(s);
@@ -671,21 +674,21 @@ int kd_bench_scale(const kd_bench_ctx *b)
     if (!sr)
         return 1;
     sr->b = b;
-    size_t slots = b->quick ? 100 : 1000;
+    size_t lanes = b->quick ? 100 : 1000;
     uint64_t finality = b->quick ? 5 : 100;
     uint32_t ref_n = b->quick ? 100 : 1000, first = 1000, last = 1;
     for (unsigned i = 0; i < b->scale_max_exp; i++)
         last *= 10;
     sr->probe_moves = b->quick ? 50 : 200;
     kd_bench_heading(b, "scale: a store grown to %u episodes of board games (blocks of %zu txs, finality %llu blocks)",
-                     last, slots, (unsigned long long)finality);
+                     last, lanes, (unsigned long long)finality);
     kd_err err = kd_bench_mkdtemp(b, "scale", gdir, sizeof gdir) || kd_bench_mkdtemp(b, "scale-ref", rdir, sizeof rdir)
                      ? KD_ERR_IO
                      : KD_OK;
     if (!err)
-        err = kd_scale_store_open(b, &sr->ref, rdir, "ref", slots, finality, why, sizeof why);
+        err = kd_scale_store_open(b, &sr->ref, rdir, "ref", lanes, finality, why, sizeof why);
     if (!err)
-        err = kd_scale_store_open(b, &sr->grown, gdir, "grown", slots, finality, why, sizeof why);
+        err = kd_scale_store_open(b, &sr->grown, gdir, "grown", lanes, finality, why, sizeof why);
     double t0 = kd_bench_now();
     if (!err && !(err = kd_scale_store_grow(&sr->ref, ref_n, why, sizeof why))) {
         kd_bench_note(b, "reference store: %u episodes, %llu txs, grown in %.1f s", ref_n,

@@ -3,13 +3,13 @@
  * (bench_scale_int.h), and the probe blocks measured on it.
  *
  * The store grows the way a busy chain fills it, only faster: blocks of
- * one transaction per slot (1,000 slots: blocks of about 1,000 txs, one
- * synced commit each). A slot plays one episode: its creation, then one
+ * one transaction per lane (1,000 lanes: blocks of about 1,000 txs, one
+ * synced commit each). A lane plays one episode: its creation, then one
  * signed random legal move per block (the type's random_command, with the
  * seat's test key) until it has made KD_SCALE_MOVES_PER_EP moves or its game
- * ended; then the slot creates the next episode. The kinds of episode
- * rotate over the board games of the type table (those without hidden
- * secrets), so the store holds every kind mixed.
+ * ended; then the lane creates the next episode. The kinds of episode
+ * rotate over the types of the table the bench plays alone
+ * (kd_bench_type_playable), so the store holds every kind mixed.
  *
  * Per block, on the two cores:
  *
@@ -26,9 +26,10 @@
 
 #include "engine/netutil.h"
 #include "engine/wire.h"
+#include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_scale_int.h"
 
-struct kd_scale_slot {
+struct kd_scale_lane {
     uint32_t id; /* 0: no episode yet */
     const kd_episode_type *type;
     uint8_t *state;
@@ -39,39 +40,26 @@ struct kd_scale_slot {
     int done; /* its quota played or its game over: the next block replaces it */
 };
 
-/* The board games: tic-tac-toe in stress mode (cap 6) and classic, then
- * the other types of the table with the engine defaults. */
-static const struct {
-    const char *type, *params, *label;
-} variants[] = {
-    {"tictactoe", "{\"cap\":6}", "tictactoe cap 6"},
-    {"tictactoe", "{\"cap\":9}", "tictactoe classic"},
-    {"fourinarow", NULL, "fourinarow"},
-    {"checkers", NULL, "checkers"},
-    {"chess", NULL, "chess"},
-};
-
+/* Every type of the table the bench plays alone (kd_bench_type_playable),
+ * with its engine defaults. */
 static kd_err add_variants(kd_scale_store *s, size_t *max_state, char *why, size_t why_len)
 {
-    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
-        const kd_episode_type *t = kd_type_table_find(s->b->types, variants[i].type);
-        if (!t || t->secret_commit) /* not built in, or needs a house's secrets: not grown */
+    for (size_t i = 0; i < s->b->types->count && s->n_var < KD_SCALE_VARIANTS_MAX; i++) {
+        const kd_episode_type *t = s->b->types->entries[i].type;
+        if (!kd_bench_type_playable(t) || kd_bench_seats(t) > 2)
             continue;
         kd_scale_variant *v = &s->var[s->n_var];
         kd_buf_init(&v->params);
-        json_t *j = variants[i].params ? json_loads(variants[i].params, 0, NULL) : NULL;
-        kd_err err = t->params_from_json(j, &v->params, why, why_len);
-        json_decref(j);
+        kd_err err = t->params_from_json(NULL, &v->params, why, why_len);
         if (err)
             return err;
         v->type = t;
-        snprintf(v->label, sizeof v->label, "%s", variants[i].label);
         s->n_var++;
         if (t->ops->state_size > *max_state)
             *max_state = t->ops->state_size;
     }
     if (!s->n_var) {
-        snprintf(why, why_len, "none of the board games is in the type table");
+        snprintf(why, why_len, "no type the bench can play alone is in the type table");
         return KD_ERR_NOT_FOUND;
     }
     return KD_OK;
@@ -84,13 +72,13 @@ kd_err kd_scale_engine_open(kd_scale_store *s, const char *dir, int read_only, k
     return kd_engine_open(&o, out, why, why_len);
 }
 
-kd_err kd_scale_store_open(const kd_bench_ctx *b, kd_scale_store *s, const char *dir, const char *tag, size_t slots,
+kd_err kd_scale_store_open(const kd_bench_ctx *b, kd_scale_store *s, const char *dir, const char *tag, size_t lanes,
                            uint64_t finality, char *why, size_t why_len)
 {
     memset(s, 0, sizeof *s);
     s->b = b;
     s->finality = finality;
-    s->n_slots = slots;
+    s->n_lanes = lanes;
     s->rng = 0x5CA1AB1E0DDBA11ULL;
     snprintf(s->dir, sizeof s->dir, "%s", dir);
     snprintf(s->tag, sizeof s->tag, "%s", tag);
@@ -108,16 +96,16 @@ kd_err kd_scale_store_open(const kd_bench_ctx *b, kd_scale_store *s, const char 
         if (s->var[i].type->ops->undo_size > max_undo)
             max_undo = s->var[i].type->ops->undo_size;
     s->stride = kd_record_stride(max_state);
-    s->slots = calloc(slots, sizeof *s->slots);
-    s->states = calloc(slots, s->stride);
+    s->lanes = calloc(lanes, sizeof *s->lanes);
+    s->states = calloc(lanes, s->stride);
     s->undo = calloc(1, max_undo);
-    if (!s->slots || !s->states || !s->undo) {
+    if (!s->lanes || !s->states || !s->undo) {
         err = KD_ERR_NOMEM;
         goto fail;
     }
-    for (size_t i = 0; i < slots; i++) {
-        s->slots[i].state = s->states + i * s->stride;
-        s->slots[i].done = 1;
+    for (size_t i = 0; i < lanes; i++) {
+        s->lanes[i].state = s->states + i * s->stride;
+        s->lanes[i].done = 1;
     }
     if ((err = kd_sig_pool_alloc(0, &s->pool)) || (err = kd_scale_store_attach(s, why, why_len)))
         goto fail;
@@ -144,7 +132,7 @@ void kd_scale_store_close(kd_scale_store *s)
     kd_sig_pool_free(s->pool);
     for (size_t i = 0; i < s->n_var; i++)
         kd_buf_fini(&s->var[i].params);
-    free(s->slots);
+    free(s->lanes);
     free(s->states);
     free(s->undo);
     memset(s, 0, sizeof *s);
@@ -206,38 +194,26 @@ static kd_err sign_all(pending_move *moves, size_t n)
 }
 
 /* Slot `sl` starts episode s->episodes + 1 of the next kind; its creation payload goes to `payload`. */
-static kd_err slot_create(kd_scale_store *s, kd_scale_slot *sl, kd_buf *payload)
+static kd_err lane_create(kd_scale_store *s, kd_scale_lane *sl, kd_buf *payload)
 {
     const kd_scale_variant *v = &s->var[s->episodes % s->n_var];
-    const kd_episode_ops *ops = v->type->ops;
     uint32_t id = ++s->episodes;
-    *sl = (kd_scale_slot){.id = id, .type = v->type, .state = sl->state};
-    sl->seats = v->type->min_seats >= 2 || v->type->max_seats < 2 ? v->type->min_seats : 2;
+    *sl = (kd_scale_lane){.id = id, .type = v->type, .state = sl->state};
+    sl->seats = kd_bench_seats(v->type);
     kd_participants parts = {.count = sl->seats};
     int first = (int)(kd_type_rng_next(&s->rng) % KD_SCALE_KEYS);
     for (size_t i = 0; i < sl->seats && i < 2; i++) {
         sl->key[i] = (first + (int)i) % KD_SCALE_KEYS;
         parts.keys[i] = s->keys[sl->key[i]].pub;
     }
-    kd_buf effective;
-    kd_buf_init(&effective);
-    kd_reject rej;
-    uint8_t zero[KD_HASH_LEN] = {0};
-    kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = id};
     memset(sl->state, 0, s->stride);
-    kd_err err = ops->resolve_params(kd_type_table_config(s->b->types, ops->type_name), v->params.data, v->params.len,
-                                     &effective, &rej);
-    if (!err)
-        err = ops->init(sl->state, &parts, effective.data, effective.len, &meta, &rej);
-    if (!err)
-        err = kd_wire_new_episode(id, ops->type_name, &parts, v->params.data, v->params.len, payload);
-    kd_buf_fini(&effective);
+    kd_err err = kd_bench_episode_create(s->b->types, v->type, &v->params, id, &parts, sl->state, payload);
     return err;
 }
 
-/* Chooses slot `sl`'s next move into `m` (applied to the slot's copy);
+/* Chooses lane `sl`'s next move into `m` (applied to the lane's copy);
  * KD_ERR_NO_MOVE when its game is over. */
-static kd_err slot_move(kd_scale_store *s, kd_scale_slot *sl, pending_move *m)
+static kd_err lane_move(kd_scale_store *s, kd_scale_lane *sl, pending_move *m)
 {
     const kd_episode_type *t = sl->type;
     kd_game_status st = t->status(sl->state);
@@ -283,18 +259,18 @@ static kd_err ingest_block(kd_scale_store *s, const kd_buf *accept, kd_sig_job *
     return err;
 }
 
-/* One block: a tx per slot (a creation or a move). */
+/* One block: a tx per lane (a creation or a move). */
 static kd_err grow_block(kd_scale_store *s, uint32_t target, kd_buf *payloads, pending_move *moves, kd_sig_job *jobs,
                          kd_wire_tx *txs, char *why, size_t why_len)
 {
     size_t n_tx = 0, n_moves = 0;
     kd_err err = KD_OK;
-    for (size_t i = 0; i < s->n_slots && !err; i++) {
-        kd_scale_slot *sl = &s->slots[i];
+    for (size_t i = 0; i < s->n_lanes && !err; i++) {
+        kd_scale_lane *sl = &s->lanes[i];
         payloads[n_tx].len = 0;
         if (!sl->done) {
             pending_move *m = &moves[n_moves];
-            err = slot_move(s, sl, m);
+            err = lane_move(s, sl, m);
             if (!err) {
                 m->payload = &payloads[n_tx++];
                 m->job = &jobs[n_moves++];
@@ -305,7 +281,7 @@ static kd_err grow_block(kd_scale_store *s, uint32_t target, kd_buf *payloads, p
             err = KD_OK;
             sl->done = 1;
         }
-        if (s->episodes < target && !(err = slot_create(s, sl, &payloads[n_tx])))
+        if (s->episodes < target && !(err = lane_create(s, sl, &payloads[n_tx])))
             n_tx++;
     }
     if (!err && n_moves)
@@ -332,18 +308,18 @@ static kd_err grow_block(kd_scale_store *s, uint32_t target, kd_buf *payloads, p
     return err;
 }
 
-/* 1 while a slot's episode has moves left to play. */
+/* 1 while a lane's episode has moves left to play. */
 static int playing(const kd_scale_store *s)
 {
-    for (size_t i = 0; i < s->n_slots; i++)
-        if (!s->slots[i].done)
+    for (size_t i = 0; i < s->n_lanes; i++)
+        if (!s->lanes[i].done)
             return 1;
     return 0;
 }
 
 kd_err kd_scale_store_grow(kd_scale_store *s, uint32_t episodes, char *why, size_t why_len)
 {
-    size_t n = s->n_slots;
+    size_t n = s->n_lanes;
     kd_buf *payloads = calloc(n, sizeof *payloads);
     pending_move *moves = calloc(n, sizeof *moves);
     kd_sig_job *jobs = calloc(n, sizeof *jobs);

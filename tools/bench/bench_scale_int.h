@@ -23,10 +23,9 @@
 typedef struct {
     const kd_episode_type *type;
     kd_buf params; /* NewEpisode params bytes */
-    char label[48];
 } kd_scale_variant;
 
-typedef struct kd_scale_slot kd_scale_slot;
+typedef struct kd_scale_lane kd_scale_lane;
 
 /* A store being grown, with its engine open (or closed between phases). */
 typedef struct {
@@ -38,8 +37,8 @@ typedef struct {
     kd_key keys[KD_SCALE_KEYS];
     kd_scale_variant var[KD_SCALE_VARIANTS_MAX];
     size_t n_var;
-    kd_scale_slot *slots; /* the episodes being played, one tx each per block */
-    size_t n_slots;
+    kd_scale_lane *lanes; /* the episodes being played, one tx each per block */
+    size_t n_lanes;
     uint8_t *states;
     size_t stride;
     void *undo;
@@ -51,11 +50,11 @@ typedef struct {
     char tag[16];
 } kd_scale_store;
 
-/* Creates an empty store in `dir` (txs of `slots` episodes per block,
+/* Creates an empty store in `dir` (txs of `lanes` episodes per block,
  * undo kept for `finality` blocks) with the episode kinds of b->types that
  * need no hidden secrets. Errors: KD_ERR_NOT_FOUND (no such type),
  * KD_ERR_NOMEM, the engine's from kd_engine_open (`why`). */
-kd_err kd_scale_store_open(const kd_bench_ctx *b, kd_scale_store *s, const char *dir, const char *tag, size_t slots,
+kd_err kd_scale_store_open(const kd_bench_ctx *b, kd_scale_store *s, const char *dir, const char *tag, size_t lanes,
                            uint64_t finality, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Closes the engine and frees everything (the directory stays). */
 void kd_scale_store_close(kd_scale_store *s);

@@ -41,37 +41,21 @@ kd_scale_mem kd_scale_mem_of(pid_t pid)
     return m;
 }
 
-pid_t kd_scale_daemon_spawn(const kd_bench_ctx *b, const char *data, uint64_t finality, const char *log)
+int kd_scale_daemon_spawn(const kd_bench_ctx *b, const char *data, uint64_t finality, const char *log, kd_bench_proc *p)
 {
     char fin[24];
     snprintf(fin, sizeof fin, "%llu", (unsigned long long)finality);
     char *args[] = {(char *)b->kdapp_path, "engine", "--data", (char *)data, "--finality", fin, NULL};
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        int null = open("/dev/null", O_RDWR);
-        if (fd >= 0)
-            dup2(fd, 2);
-        if (null >= 0)
-            dup2(null, 0), dup2(null, 1);
-        execv(b->kdapp_path, args);
-        _exit(127);
-    }
-    return pid;
+    return kd_bench_proc_spawn(p, args, NULL, log, 0);
 }
 
-void kd_scale_daemon_stop(pid_t pid)
+void kd_scale_daemon_stop(kd_bench_proc *p)
 {
-    if (pid <= 0)
-        return;
-    kill(pid, SIGTERM);
-    for (int i = 0; i < 300; i++) { /* 30 s, then SIGKILL */
-        if (waitpid(pid, NULL, WNOHANG) == pid)
-            return;
-        usleep(100000);
+    if (p->pid > 0) { /* a daemon closing a large store: 30 s before the bounded stop */
+        kill(p->pid, SIGTERM);
+        kd_bench_proc_reap(p, kd_bench_now() + 30);
     }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    kd_bench_proc_stop(p, 1);
 }
 
 kd_err kd_scale_daemon_feed(const char *data, const kd_buf *msgs, size_t n, char *why, size_t why_len)

@@ -22,10 +22,12 @@ typedef struct {
 kd_scale_mem kd_scale_mem_of(pid_t pid);
 
 /* Starts `kdapp engine --data DATA --finality F` (its default sockets,
- * stderr to `log`); its pid, or -1. */
-pid_t kd_scale_daemon_spawn(const kd_bench_ctx *b, const char *data, uint64_t finality, const char *log);
-/* SIGTERM, a bounded wait, then SIGKILL. Accepts pid <= 0. */
-void kd_scale_daemon_stop(pid_t pid);
+ * stderr to `log`) as `p`. 0, or -1 with errno. */
+int kd_scale_daemon_spawn(const kd_bench_ctx *b, const char *data, uint64_t finality, const char *log,
+                          kd_bench_proc *p);
+/* SIGTERM and up to 30 s for it to exit, then kd_bench_proc_stop. Accepts
+ * a stopped process. */
+void kd_scale_daemon_stop(kd_bench_proc *p);
 /* Sends n encoded EngineMsgs one by one to the daemon on DATA's default
  * ingest socket (waiting up to a minute for it to listen). Errors: those
  * of the ingest client, with `why`. */
