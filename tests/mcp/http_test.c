@@ -5,12 +5,17 @@
  * 405, 406, 413, 415, 429, 503). Connections and timeouts are in
  * http_capacity_test.c.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -634,4 +639,71 @@ Test(http, events_reach_every_stream_with_no_keepalive_to_heal_a_lost_wake, .tim
         pthread_join(s[i].thread, NULL);
         pthread_mutex_destroy(&s[i].lock);
     }
+}
+
+/* Reads what `fd` has within `ms` into `acc` (grown; *len bytes, NUL
+ * after), until `until` (may be NULL) is in it. */
+static void drain(int fd, char **acc, size_t *len, size_t *cap, const char *until, long ms)
+{
+    double deadline = now_s() + ms / 1000.0;
+    while (now_s() < deadline && !(until && *acc && strstr(*acc, until))) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        if (*cap - *len < 65537) {
+            *cap = *cap * 2 + 65537;
+            cr_assert((*acc = realloc(*acc, *cap)) != NULL);
+        }
+        ssize_t got = recv(fd, *acc + *len, 65536, 0);
+        if (got <= 0)
+            break;
+        *len += (size_t)got;
+        (*acc)[*len] = '\0';
+    }
+}
+
+/* The cause of the timeouts of events_broadcast_to_every_stream, made
+ * deterministic: a client that does not read holds its stream more than
+ * the kept events behind, so an event published then reaches it as a
+ * resync (reload everything), never as itself; once it has caught up,
+ * the next event comes as itself. */
+Test(http, an_event_published_while_a_stream_is_far_behind_comes_as_a_resync, .timeout = 120)
+{
+    enum { BIG = 20000, BURST = 400 };
+    char *big = malloc(BIG + 16), *acc = NULL, req[256];
+    size_t len = 0, cap = 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), small = 4096;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(0)};
+
+    restart(NULL, &(kd_mcp_http_options){.bearer_token = "s3cret", .page = test_page, .events_path = "/events"});
+    cr_assert(big && fd >= 0);
+    a.sin_port = htons(kd_mcp_http_port(http));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small); /* before connect: a small window */
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int n = snprintf(req, sizeof req,
+                     "GET /events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer s3cret\r\nAccept: "
+                     "text/event-stream\r\n\r\n",
+                     host_port);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    drain(fd, &acc, &len, &cap, ": stream open", 10000);
+    cr_assert(acc && strstr(acc, ": stream open"));
+    /* far more than the socket buffers hold, unread: the stream stalls */
+    memset(big, 'x', BIG);
+    big[0] = '"';
+    big[BIG - 1] = '"';
+    big[BIG] = '\0';
+    for (int i = 0; i < BURST; i++)
+        kd_mcp_http_publish(http, "big", big);
+    kd_mcp_http_publish(http, "tick", "{\"n\":\"after\"}");
+    drain(fd, &acc, &len, &cap, "event: resync", 30000);
+    cr_assert(strstr(acc, "event: resync"), "a resync in place of what the stream fell behind on");
+    drain(fd, &acc, &len, &cap, NULL, 300); /* whatever follows the resync */
+    cr_expect_null(strstr(acc, "{\"n\":\"after\"}"), "the event published while it was behind is in the resync");
+    kd_mcp_http_publish(http, "tick", "{\"n\":\"caught up\"}");
+    drain(fd, &acc, &len, &cap, "{\"n\":\"caught up\"}", 10000);
+    cr_expect(strstr(acc, "{\"n\":\"caught up\"}"), "caught up: the next event comes as itself");
+    close(fd);
+    free(acc);
+    free(big);
 }
