@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -669,7 +670,7 @@ static void drain(int fd, char **acc, size_t *len, size_t *cap, const char *unti
  * the next event comes as itself. */
 Test(http, an_event_published_while_a_stream_is_far_behind_comes_as_a_resync, .timeout = 120)
 {
-    enum { BIG = 20000, BURST = 400 };
+    enum { BIG = 20000 };
     char *big = malloc(BIG + 16), *acc = NULL, req[256];
     size_t len = 0, cap = 0;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), small = 4096;
@@ -693,13 +694,40 @@ Test(http, an_event_published_while_a_stream_is_far_behind_comes_as_a_resync, .t
     big[0] = '"';
     big[BIG - 1] = '"';
     big[BIG] = '\0';
-    for (int i = 0; i < BURST; i++)
-        kd_mcp_http_publish(http, "big", big);
+    /* Waves of at most the kept events, each written (or not) before the
+     * next, so that no resync comes before the stream stalls; in all more
+     * than the socket buffers can hold (the kernel's largest send buffer
+     * and the small window), so that it does stall. What waits unread
+     * stops growing once the server wrote what it could. */
+    long wmem = 4194304;
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_wmem", "r");
+    if (f != NULL) {
+        long lo, mid;
+        if (fscanf(f, "%ld %ld %ld", &lo, &mid, &wmem) != 3)
+            wmem = 4194304;
+        fclose(f);
+    }
+    int queued = -1;
+    for (long sent = 0; sent < wmem + (1L << 20); sent += (long)KD_HTTP_EVENTS_KEPT_TEST * BIG) {
+        for (int i = 0; i < KD_HTTP_EVENTS_KEPT_TEST; i++)
+            kd_mcp_http_publish(http, "big", big);
+        int was = -2;
+        for (int k = 0; queued != was; k++) {
+            cr_assert_lt(k, 200, "the stream never settled");
+            was = queued;
+            pause_ms(200);
+            cr_assert_eq(ioctl(fd, FIONREAD, &queued), 0);
+        }
+    }
+    /* more than the kept events behind whatever it took last, then the event */
+    for (int i = 0; i <= KD_HTTP_EVENTS_KEPT_TEST; i++)
+        kd_mcp_http_publish(http, "fill", "{}");
     kd_mcp_http_publish(http, "tick", "{\"n\":\"after\"}");
     drain(fd, &acc, &len, &cap, "event: resync", 30000);
     cr_assert(strstr(acc, "event: resync"), "a resync in place of what the stream fell behind on");
     drain(fd, &acc, &len, &cap, NULL, 300); /* whatever follows the resync */
-    cr_expect_null(strstr(acc, "{\"n\":\"after\"}"), "the event published while it was behind is in the resync");
+    cr_expect_null(strstr(acc, "{\"n\":\"after\"}"),
+                   "the event published while it was behind is in the resync (%d bytes were waiting)", queued);
     kd_mcp_http_publish(http, "tick", "{\"n\":\"caught up\"}");
     drain(fd, &acc, &len, &cap, "{\"n\":\"caught up\"}", 10000);
     cr_expect(strstr(acc, "{\"n\":\"caught up\"}"), "caught up: the next event comes as itself");
