@@ -23,8 +23,8 @@
  *   └──────┴──────┴──────┴─── … ───┘
  *   lock i guards the slots s with s % KD_GW_CACHE_STRIPES == i
  *
- * Bounded: a fixed number of slots and of bytes (an answer too large for
- * its share is served but not kept). Invalidated by position: once an
+ * Bounded: a fixed number of slots and of bytes, entries and text counted
+ * (an answer too large for its share is served but not kept). Invalidated by position: once an
  * answer of a newer position is kept, every older one is dead — dropped at
  * once by a sweep, and never served. Answers are immutable and reference
  * counted (kd_mcp_encoded): a reader holds its own reference while its
@@ -40,17 +40,18 @@
 #define KD_GW_CACHE_STRIPES 16
 #define KD_GW_CACHE_BYTES (1u << 20) /* 1 MiB of answers at most */
 
+/* A kept answer; slots hold pointers, so an idle cache costs 4 KiB. */
 typedef struct {
     kd_gw_cache_key key;
-    kd_mcp_encoded *answer; /* NULL: empty */
-    size_t size;
-} slot;
+    kd_mcp_encoded *answer;
+    size_t size; /* counted in c->bytes: the entry and the answer's text */
+} entry;
 
 struct kd_gw_cache {
     pthread_mutex_t locks[KD_GW_CACHE_STRIPES];
-    slot slots[KD_GW_CACHE_SLOTS];
-    _Atomic uint64_t newest; /* the newest position kept: older answers are dead */
-    _Atomic size_t bytes;    /* kept, under the stripes' locks */
+    entry *slots[KD_GW_CACHE_SLOTS]; /* NULL: empty */
+    _Atomic uint64_t newest;         /* the newest position kept: older answers are dead */
+    _Atomic size_t bytes;            /* kept, under the stripes' locks */
     size_t max_bytes;
     _Atomic uint64_t hits, misses;
 };
@@ -72,6 +73,14 @@ static size_t slot_of(const kd_gw_cache_key *k)
     for (p = (const unsigned char *)k->player; *p; p++)
         h = (h ^ *p) * 1099511628211ull;
     return (size_t)(h % KD_GW_CACHE_SLOTS);
+}
+
+static void entry_free(entry *e)
+{
+    if (e) {
+        kd_mcp_encoded_free(e->answer);
+        free(e);
+    }
 }
 
 kd_err kd_gw_cache_alloc(kd_gw_cache **out)
@@ -99,36 +108,35 @@ void kd_gw_cache_free(kd_gw_cache *c)
     if (!c)
         return;
     for (size_t i = 0; i < KD_GW_CACHE_SLOTS; i++)
-        kd_mcp_encoded_free(c->slots[i].answer);
+        entry_free(c->slots[i]);
     for (size_t i = 0; i < KD_GW_CACHE_STRIPES; i++)
         pthread_mutex_destroy(&c->locks[i]);
     free(c);
 }
 
-/* Empties slot `s` (under its stripe's lock); the answer it held, for the
- * caller to drop once the lock is released. */
-static kd_mcp_encoded *take_locked(kd_gw_cache *c, slot *s)
+/* Empties slot `i` (under its stripe's lock); the entry it held, for the
+ * caller to free once the lock is released. */
+static entry *take_locked(kd_gw_cache *c, size_t i)
 {
-    kd_mcp_encoded *old = s->answer;
+    entry *old = c->slots[i];
     if (old)
-        atomic_fetch_sub(&c->bytes, s->size);
-    s->answer = NULL;
-    s->size = 0;
+        atomic_fetch_sub(&c->bytes, old->size);
+    c->slots[i] = NULL;
     return old;
 }
 
 kd_mcp_encoded *kd_gw_cache_get(kd_gw_cache *c, const kd_gw_cache_key *k)
 {
     size_t i = slot_of(k);
-    slot *s = &c->slots[i];
-    kd_mcp_encoded *e = NULL, *dead = NULL;
+    kd_mcp_encoded *e = NULL;
+    entry *s, *dead = NULL;
     pthread_mutex_lock(&c->locks[i % KD_GW_CACHE_STRIPES]);
-    if (s->answer && key_eq(&s->key, k))
+    if ((s = c->slots[i]) != NULL && key_eq(&s->key, k))
         e = kd_mcp_encoded_ref(s->answer);
-    else if (s->answer && s->key.seq < atomic_load(&c->newest))
-        dead = take_locked(c, s);
+    else if (s && s->key.seq < atomic_load(&c->newest))
+        dead = take_locked(c, i);
     pthread_mutex_unlock(&c->locks[i % KD_GW_CACHE_STRIPES]);
-    kd_mcp_encoded_free(dead);
+    entry_free(dead);
     atomic_fetch_add_explicit(e ? &c->hits : &c->misses, 1, memory_order_relaxed);
     return e;
 }
@@ -137,23 +145,23 @@ kd_mcp_encoded *kd_gw_cache_get(kd_gw_cache *c, const kd_gw_cache_key *k)
 static void sweep(kd_gw_cache *c, uint64_t newest)
 {
     for (size_t st = 0; st < KD_GW_CACHE_STRIPES; st++) {
-        kd_mcp_encoded *dead[KD_GW_CACHE_SLOTS / KD_GW_CACHE_STRIPES];
+        entry *dead[KD_GW_CACHE_SLOTS / KD_GW_CACHE_STRIPES];
         size_t n = 0;
         pthread_mutex_lock(&c->locks[st]);
         for (size_t i = st; i < KD_GW_CACHE_SLOTS; i += KD_GW_CACHE_STRIPES)
-            if (c->slots[i].answer && c->slots[i].key.seq < newest)
-                dead[n++] = take_locked(c, &c->slots[i]);
+            if (c->slots[i] && c->slots[i]->key.seq < newest)
+                dead[n++] = take_locked(c, i);
         pthread_mutex_unlock(&c->locks[st]);
         while (n > 0)
-            kd_mcp_encoded_free(dead[--n]);
+            entry_free(dead[--n]);
     }
 }
 
 void kd_gw_cache_put(kd_gw_cache *c, const kd_gw_cache_key *k, kd_mcp_encoded *e)
 {
     uint64_t newest = atomic_load(&c->newest);
-    size_t len, size, i = slot_of(k);
-    kd_mcp_encoded *old = NULL;
+    size_t len, i = slot_of(k);
+    entry *old = NULL, *fresh;
     /* a newer position makes every older answer dead */
     while (k->seq > newest && !atomic_compare_exchange_weak(&c->newest, &newest, k->seq))
         ;
@@ -162,19 +170,21 @@ void kd_gw_cache_put(kd_gw_cache *c, const kd_gw_cache_key *k, kd_mcp_encoded *e
     else if (k->seq < newest)
         return; /* built from an older read: true for its reader, never kept */
     kd_mcp_encoded_text(e, &len);
-    size = sizeof(slot) + len;
-    if (size > c->max_bytes / 16)
-        return; /* too large for its share: served once, not kept */
+    if (sizeof(entry) + len > c->max_bytes / 16 || (fresh = malloc(sizeof *fresh)) == NULL)
+        return; /* too large for its share (or no memory): served once, not kept */
+    fresh->key = *k;
+    fresh->answer = kd_mcp_encoded_ref(e);
+    fresh->size = sizeof(entry) + len;
     pthread_mutex_lock(&c->locks[i % KD_GW_CACHE_STRIPES]);
-    old = take_locked(c, &c->slots[i]);
-    if (atomic_load(&c->bytes) + size <= c->max_bytes && k->seq >= atomic_load(&c->newest)) {
-        c->slots[i].key = *k;
-        c->slots[i].answer = kd_mcp_encoded_ref(e);
-        c->slots[i].size = size;
-        atomic_fetch_add(&c->bytes, size);
+    old = take_locked(c, i);
+    if (atomic_load(&c->bytes) + fresh->size <= c->max_bytes && k->seq >= atomic_load(&c->newest)) {
+        c->slots[i] = fresh;
+        atomic_fetch_add(&c->bytes, fresh->size);
+        fresh = NULL;
     }
     pthread_mutex_unlock(&c->locks[i % KD_GW_CACHE_STRIPES]);
-    kd_mcp_encoded_free(old);
+    entry_free(old);
+    entry_free(fresh);
 }
 
 void kd_gw_cache_stats(kd_gw_cache *c, kd_gateway_cache_stats *out)
@@ -186,7 +196,7 @@ void kd_gw_cache_stats(kd_gw_cache *c, kd_gateway_cache_stats *out)
     for (size_t st = 0; st < KD_GW_CACHE_STRIPES; st++) {
         pthread_mutex_lock(&c->locks[st]);
         for (size_t i = st; i < KD_GW_CACHE_SLOTS; i += KD_GW_CACHE_STRIPES)
-            out->answers += c->slots[i].answer != NULL;
+            out->answers += c->slots[i] != NULL;
         pthread_mutex_unlock(&c->locks[st]);
     }
 }
