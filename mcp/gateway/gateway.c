@@ -352,6 +352,10 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         snprintf(why, why_len, "cannot create the gateway's condition variable");
         goto fail_lock;
     }
+    if ((err = kd_gw_cache_alloc(&gw->cache))) {
+        snprintf(why, why_len, "cannot create the gateway's cache of answers");
+        goto fail_sync;
+    }
     if ((err = kd_gw_types_open(gw, opts->types, why, why_len)))
         goto fail_sync;
     if ((err = kd_gw_ensure_agent_keys(gw, why, why_len)) || (err = kd_gw_grants_open(gw, why, why_len)))
@@ -400,6 +404,7 @@ fail:
 fail_sync:
     kd_gw_grants_close(gw);
     kd_gw_types_close(gw);
+    kd_gw_cache_free(gw->cache);
     pthread_cond_destroy(&gw->changed);
 fail_lock:
     pthread_mutex_destroy(&gw->lock);
@@ -425,7 +430,10 @@ void kd_gateway_close(kd_gateway *gw)
     nng_aio_free(gw->recv_aio);
     kd_gw_grants_close(gw);
     kd_gw_types_close(gw);
+    kd_gw_cache_free(gw->cache);
     pthread_cond_destroy(&gw->changed);
     pthread_mutex_destroy(&gw->lock);
     free(gw);
 }
+
+void kd_gateway_cache_stats_get(kd_gateway *gw, kd_gateway_cache_stats *out) { kd_gw_cache_stats(gw->cache, out); }

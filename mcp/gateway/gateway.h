@@ -129,6 +129,14 @@ void kd_gateway_set_view_listener(kd_gateway *gw, void (*fn)(void *ctx, const ch
                                   void *ctx);
 
 /* Stops following the views and frees. Call after the transports stopped. */
+/* What the cache of answers holds and did (gateway_cache.c): answers
+ * served from it and built, answers kept and their bytes. Thread-safe. */
+typedef struct {
+    uint64_t hits, misses;
+    size_t answers, bytes;
+} kd_gateway_cache_stats;
+void kd_gateway_cache_stats_get(kd_gateway *gw, kd_gateway_cache_stats *out);
+
 void kd_gateway_close(kd_gateway *gw);
 
 #endif

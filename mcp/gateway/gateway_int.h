@@ -37,6 +37,7 @@ typedef struct kd_gw_grant {
 } kd_gw_grant;
 
 typedef struct kd_gw_duties kd_gw_duties; /* gateway_duties.c */
+typedef struct kd_gw_cache kd_gw_cache;   /* gateway_cache.c */
 
 typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
@@ -80,6 +81,7 @@ struct kd_gateway {
     const kd_gw_key *house; /* the house's key, or NULL */
     uint8_t store_id[KD_STORE_ID_LEN];
     kd_gw_duties *duties; /* the duties thread, when a key acts for someone */
+    kd_gw_cache *cache;   /* the read tools' answers by log position */
 };
 
 /* An episode's line in listings and in the page's events: the summary
@@ -263,6 +265,33 @@ void kd_gw_duties_kick(kd_gateway *gw);
 /* Starts the duties thread when the gateway acts with some key; stops it. */
 kd_err kd_gw_duties_start(kd_gateway *gw) KD_WARN_UNUSED;
 void kd_gw_duties_stop(kd_gateway *gw);
+
+/* ---- the cache of answers (gateway_cache.c) */
+
+#define KD_GW_CACHE_PLAYER_MAX 64
+
+/* What an answer is a function of. Zero it (memset) before filling it. */
+typedef struct {
+    int tool;                            /* which read tool */
+    uint32_t episode_id;                 /* its episode_id argument */
+    const void *view_class;              /* NULL: the public; else the grant deciding what "player" may see */
+    char player[KD_GW_CACHE_PLAYER_MAX]; /* the "player" argument as compact JSON, "" when absent */
+    uint64_t seq;                        /* the store's newest log entry, read with the answer */
+    uint8_t digest[KD_HASH_LEN];         /* and its state digest */
+} kd_gw_cache_key;
+
+/* A cache of 512 answers and 1 MiB at most. KD_ERR_NOMEM. */
+kd_err kd_gw_cache_alloc(kd_gw_cache **out) KD_WARN_UNUSED;
+/* Frees it and drops its answers; NULL is a no-op. No call may run. */
+void kd_gw_cache_free(kd_gw_cache *c);
+/* The answer kept for exactly `k` (a reference for the caller), or NULL.
+ * Thread-safe. */
+kd_mcp_encoded *kd_gw_cache_get(kd_gw_cache *c, const kd_gw_cache_key *k);
+/* Keeps `e` (takes its own reference) for `k`, unless a newer position was
+ * kept already or it is too large; a newer position drops every older
+ * answer. Thread-safe. */
+void kd_gw_cache_put(kd_gw_cache *c, const kd_gw_cache_key *k, kd_mcp_encoded *e);
+void kd_gw_cache_stats(kd_gw_cache *c, kd_gateway_cache_stats *out);
 
 /* ---- the tools (gateway_tools.c: reads and registration; gateway_write.c) */
 

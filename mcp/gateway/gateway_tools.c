@@ -86,11 +86,10 @@ char *kd_gw_view_text(const kd_episode_view *v)
     return (char *)b.data;
 }
 
-/* Reads a view (kd_episode_view_init'ed by the caller) or produces the
- * tool error for it: unknown episode, or a type this gateway does not serve. */
-json_t *kd_gw_read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v)
+/* The tool error for a view read that failed with `err`, or whose type
+ * this gateway does not serve; NULL when the view is there to answer. */
+static json_t *view_error(kd_err err, uint32_t id, const kd_episode_view *v)
 {
-    kd_err err = kd_gw_read_view(gw, id, v);
     if (err == KD_ERR_NOT_FOUND)
         return kd_gw_fail("episode %u does not exist; kdapp_list_episodes lists the episodes, "
                           "kdapp_start_episode creates one",
@@ -101,6 +100,13 @@ json_t *kd_gw_read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v)
         return kd_gw_fail("episode %u is of type %s, which this gateway does not serve (kdapp://types lists its types)",
                           id, v->type_name);
     return NULL;
+}
+
+/* Reads a view (kd_episode_view_init'ed by the caller) or produces the
+ * tool error for it: unknown episode, or a type this gateway does not serve. */
+json_t *kd_gw_read_view_or_fail(kd_gateway *gw, uint32_t id, kd_episode_view *v)
+{
+    return view_error(kd_gw_read_view(gw, id, v), id, v);
 }
 
 /* The legal moves of the seat to move in a view's state, and their text
@@ -125,35 +131,30 @@ json_t *kd_gw_view_moves(const kd_episode_view *v, char *text, size_t text_len)
 
 /* ---------------------------------------------------------------- tools */
 
-static json_t *tool_get_state(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+/*
+ * The read tools whose answer is a function of the log position (see
+ * gateway_cache.c): each builds its answer from one view read, and the
+ * answer, encoded once, is kept for every reader of the same position,
+ * arguments and view class.
+ */
+enum { READ_STATE, READ_STRATEGY, READ_MOVES };
+
+typedef json_t *(*build_fn)(kd_gateway *gw, kd_mcp_session *s, json_t *args, const kd_episode_view *v);
+
+static json_t *build_state(kd_gateway *gw, kd_mcp_session *s, json_t *args, const kd_episode_view *v)
 {
-    (void)s, (void)code, (void)msg, (void)len;
-    kd_episode_view v;
-    kd_episode_view_init(&v);
-    json_t *r = kd_gw_read_view_or_fail(ctx, arg_episode(args), &v);
-    if (!r) {
-        char *text = kd_gw_view_text(&v);
-        r = kd_gw_with_own_secret(ctx, s, &v, args, kd_episode_view_json(&v), text);
-        free(text);
-    }
-    kd_episode_view_fini(&v);
+    char *text = kd_gw_view_text(v);
+    json_t *r = kd_gw_with_own_secret(gw, s, v, args, kd_episode_view_json(v), text);
+    free(text);
     return r;
 }
 
-static json_t *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+static json_t *build_strategy(kd_gateway *gw, kd_mcp_session *s, json_t *args, const kd_episode_view *v)
 {
-    (void)s, (void)code, (void)msg, (void)len;
-    kd_episode_view v;
-    kd_episode_view_init(&v);
-    json_t *r = kd_gw_read_view_or_fail(ctx, arg_episode(args), &v);
-    if (!r) {
-        json_t *sc = kd_episode_view_strategy_json(&v);
-        /* the text is the context's JSON, written once with the reply */
-        r = sc ? kd_gw_with_own_secret(ctx, s, &v, args, sc, NULL)
-               : kd_gw_fail("episode %u (%s) has no strategy context", v.episode_id, v.type_name);
-    }
-    kd_episode_view_fini(&v);
-    return r;
+    json_t *sc = kd_episode_view_strategy_json(v);
+    /* the text is the context's JSON, written once with the reply */
+    return sc ? kd_gw_with_own_secret(gw, s, v, args, sc, NULL)
+              : kd_gw_fail("episode %u (%s) has no strategy context", v->episode_id, v->type_name);
 }
 
 /* Copies the members `names` of the view JSON that it has into `out`. */
@@ -166,32 +167,91 @@ static void copy_members(json_t *out, const json_t *view, const char *const *nam
     }
 }
 
-static json_t *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+static json_t *build_moves(kd_gateway *gw, kd_mcp_session *s, json_t *args, const kd_episode_view *v)
 {
-    (void)s, (void)code, (void)msg, (void)len;
+    (void)gw, (void)s, (void)args;
     /* the view members today's clients read beside the moves, and
      * "move_rules": what a type says of the choice beside the list (a
      * capture is mandatory, the side to move is in check) */
     static const char *const kept[] = {"current", "status", "move_rules", NULL};
+    char text[1024];
+    json_t *moves = kd_gw_view_moves(v, text, sizeof text);
+    /* games-mcp's discipline: the player picks exactly one of the list */
+    json_t *out =
+        json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:b, s:b}}", "episode_id", (json_int_t)v->episode_id, "type",
+                  v->type_name, "phase", kd_game_phase_name(v->status.phase), "winner",
+                  kd_gw_seat_json(v->type, v->status.winner), "to_move", kd_gw_seat_json(v->type, v->status.to_move),
+                  "moves", moves, "policy", "must_choose_from_moves", 1, "choose_exactly_one", 1);
+    json_t *vj = out ? kd_episode_view_json(v) : NULL;
+    copy_members(out, vj, kept);
+    json_decref(vj);
+    return out ? kd_mcp_tool_result(out, text) : kd_gw_fail("out of memory");
+}
+
+/* The answer of read tool `tool` to `args` for session `s`: the one kept
+ * for the store's position, or built from a view read at that position
+ * (in the same read handle as the position) and kept. */
+static kd_mcp_encoded *answer(kd_gateway *gw, int tool, kd_mcp_session *s, json_t *args, build_fn build)
+{
+    kd_gw_cache_key k;
+    memset(&k, 0, sizeof k);
+    k.tool = tool;
+    k.episode_id = arg_episode(args);
+    const json_t *player = json_object_get(args, "player");
+    int keep = 1;
+    if (player) {
+        /* what "player" may see is the session's grant's to decide */
+        char *p = json_dumps(player, JSON_COMPACT | JSON_ENCODE_ANY);
+        keep = p && strlen(p) < sizeof k.player;
+        if (keep)
+            memcpy(k.player, p, strlen(p) + 1);
+        free(p);
+        k.view_class = kd_gw_session_grant(s);
+    }
+    kd_read *rd = NULL;
+    kd_tip tip;
+    kd_err err = kd_engine_read_begin(gw->o.engine, &rd);
+    if (!err && !(err = kd_read_tip(rd, &tip))) {
+        k.seq = tip.last_seq;
+        memcpy(k.digest, tip.digest, KD_HASH_LEN);
+        kd_mcp_encoded *e = keep ? kd_gw_cache_get(gw->cache, &k) : NULL;
+        if (e) {
+            kd_engine_read_end(rd);
+            return e;
+        }
+    }
     kd_episode_view v;
     kd_episode_view_init(&v);
-    json_t *r = kd_gw_read_view_or_fail(ctx, arg_episode(args), &v);
-    if (!r) {
-        char text[1024];
-        json_t *moves = kd_gw_view_moves(&v, text, sizeof text);
-        /* games-mcp's discipline: the player picks exactly one of the list */
-        json_t *out =
-            json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:{s:b, s:b}}", "episode_id", (json_int_t)v.episode_id, "type",
-                      v.type_name, "phase", kd_game_phase_name(v.status.phase), "winner",
-                      kd_gw_seat_json(v.type, v.status.winner), "to_move", kd_gw_seat_json(v.type, v.status.to_move),
-                      "moves", moves, "policy", "must_choose_from_moves", 1, "choose_exactly_one", 1);
-        json_t *vj = out ? kd_episode_view_json(&v) : NULL;
-        copy_members(out, vj, kept);
-        json_decref(vj);
-        r = out ? kd_mcp_tool_result(out, text) : kd_gw_fail("out of memory");
-    }
+    if (!err)
+        err = kd_episode_view_read(gw->types, rd, k.episode_id, &v);
+    if (rd)
+        kd_engine_read_end(rd);
+    json_t *r = view_error(err, k.episode_id, &v);
+    if (!r)
+        r = build(gw, s, args, &v);
     kd_episode_view_fini(&v);
-    return r;
+    kd_mcp_encoded *e = kd_mcp_encoded_alloc(r);
+    if (e && keep && (err == KD_OK || err == KD_ERR_NOT_FOUND))
+        kd_gw_cache_put(gw->cache, &k, e);
+    return e;
+}
+
+static kd_mcp_encoded *tool_get_state(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)code, (void)msg, (void)len;
+    return answer(ctx, READ_STATE, s, args, build_state);
+}
+
+static kd_mcp_encoded *tool_strategy(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)code, (void)msg, (void)len;
+    return answer(ctx, READ_STRATEGY, s, args, build_strategy);
+}
+
+static kd_mcp_encoded *tool_legal_moves(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)code, (void)msg, (void)len;
+    return answer(ctx, READ_MOVES, s, args, build_moves);
 }
 
 static json_t *tool_list(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
@@ -332,7 +392,7 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .idempotent_hint = 1,
          .quick = 1,
          .meta_json = KD_GW_WIDGET_META,
-         .call = tool_get_state},
+         .call_encoded = tool_get_state},
         {.name = "kdapp_get_strategy_context",
          .title = "Strategy context",
          .description =
@@ -346,7 +406,7 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,
-         .call = tool_strategy},
+         .call_encoded = tool_strategy},
         {.name = "kdapp_legal_moves",
          .title = "Legal moves",
          .description = "The commands the seat to move may play (none once the game is over), each as the command "
@@ -368,7 +428,7 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,
-         .call = tool_legal_moves},
+         .call_encoded = tool_legal_moves},
         {.name = "kdapp_list_episodes",
          .title = "List episodes",
          .description = "Episodes in id order, 50 a page, each with its type and phase (and its status, move count "

@@ -92,7 +92,7 @@ static const char *next_text_locked(kd_mcp_http *h, kd_http_events_stream *st)
         }
         return h->events[st->next_seq++ % KD_HTTP_EVENTS_KEPT];
     }
-    if (ms_since(&st->last_write) >= h->keepalive_ms)
+    if (ms_since(&st->last_write) >= h->keepalive_ms - KD_HTTP_KEEPALIVE_SLACK_MS(h))
         return ": keepalive\n\n";
     return NULL;
 }
@@ -118,7 +118,7 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
         if ((text = next_text_locked(h, st)) == NULL) {
             st->base.suspended = 1;
             MHD_suspend_connection(st->base.conn);
-            pthread_cond_signal(&h->cond); /* the timer learns of a new deadline */
+            kd_http_timer_note_locked(h, &st->last_write); /* a deadline before the timer's next look */
             pthread_mutex_unlock(&h->lock);
             return 0;
         }
@@ -188,13 +188,15 @@ long kd_http_events_keepalive_locked(kd_mcp_http *h, long cap_ms)
 {
     kd_http_events_stream *st;
     long next = cap_ms, left;
+    double elapsed;
 
     for (st = h->events_list; st != NULL; st = st->next) {
         if (!st->base.suspended)
             continue;
-        left = (long)(h->keepalive_ms - ms_since(&st->last_write)) + 1;
-        if (left <= 1)
-            wake_locked(st);
+        elapsed = ms_since(&st->last_write);
+        left = (long)(h->keepalive_ms - elapsed) + 1;
+        if (elapsed >= h->keepalive_ms - KD_HTTP_KEEPALIVE_SLACK_MS(h))
+            wake_locked(st); /* due, or soon: one pass serves them all */
         else if (left < next)
             next = left;
     }

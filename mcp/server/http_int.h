@@ -206,7 +206,8 @@ struct kd_mcp_http {
     struct MHD_Daemon *daemon;
     kd_http_pool *pool; /* runs POSTs */
     pthread_mutex_t lock;
-    pthread_cond_t cond; /* wakes the timer; CLOCK_MONOTONIC */
+    pthread_cond_t cond;       /* wakes the timer; CLOCK_MONOTONIC */
+    struct timespec timer_due; /* h->lock: when the timer looks next (CLOCK_MONOTONIC) */
     pthread_t timer;
     int stopping, timer_running, timer_stop;
     uint16_t port;
@@ -369,6 +370,16 @@ void kd_http_events_fini(kd_mcp_http *h);
  * keepalive is due. Start: KD_ERR_NOMEM when no thread can start. Stop:
  * after kd_http_session_end_all. */
 kd_err kd_http_timer_start(kd_mcp_http *h) KD_WARN_UNUSED;
+/* A stream has just suspended with its last write at `last_write`: wakes
+ * the timer only when that stream's keepalive falls due before the timer
+ * looks next (under h->lock). A stream that has just written is due a
+ * whole keepalive interval later, never sooner than the timer's next look,
+ * so a notification to N sessions costs no timer pass (each pass walks
+ * every stream: waking it per stream made a broadcast O(N²)). */
+/* A keepalive due within this many milliseconds is sent now, by the pass
+ * that serves the streams due first: at most eight passes per interval. */
+#define KD_HTTP_KEEPALIVE_SLACK_MS(h) ((h)->keepalive_ms / 8)
+void kd_http_timer_note_locked(kd_mcp_http *h, const struct timespec *last_write);
 void kd_http_timer_stop(kd_mcp_http *h);
 
 #endif

@@ -440,12 +440,16 @@ static int set_out(kd_http_stream *st, const char *prefix, const char *text, con
     return 0;
 }
 
-/* Milliseconds until the stream's keepalive is due (0: now). */
+/* Milliseconds until the stream's keepalive is due at the latest; 0 when
+ * it is due now or within the slack (KD_HTTP_KEEPALIVE_SLACK_MS), so that
+ * one timer pass serves every stream due about then. */
 static long keepalive_in_ms(const kd_mcp_http *h, const kd_http_stream *st)
 {
-    double left = h->keepalive_ms - seconds_since(&st->last_write) * 1000.0;
+    double elapsed = seconds_since(&st->last_write) * 1000.0;
 
-    return left <= 0 ? 0 : (long)left + 1;
+    if (elapsed >= h->keepalive_ms - KD_HTTP_KEEPALIVE_SLACK_MS(h))
+        return 0;
+    return (long)(h->keepalive_ms - elapsed) + 1;
 }
 
 /* libmicrohttpd's content reader, on a polling thread: the next bytes of
@@ -493,10 +497,10 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         } else {
             /* Nothing to say. Suspending under h->lock orders it before
              * any wake, which also takes h->lock; the timer learns of a
-             * new deadline. */
+             * deadline sooner than its next look. */
             st->base.suspended = 1;
             MHD_suspend_connection(st->base.conn);
-            pthread_cond_signal(&h->cond);
+            kd_http_timer_note_locked(h, &st->last_write);
             pthread_mutex_unlock(&h->lock);
             return 0;
         }
@@ -570,8 +574,29 @@ struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection
 
 /* ---- keepalive timer --------------------------------------------------- */
 
-/* Resumes every suspended stream whose keepalive is due, and sleeps until
- * the next one is (or a stream suspends, which signals h->cond). */
+/*
+ * Resumes every suspended stream whose keepalive is due (or falls due
+ * within the slack), and sleeps until the next one is due, or until a
+ * stream that suspends is due sooner than that (kd_http_timer_note_locked
+ * signals h->cond).
+ *
+ * Why the timer is not told of every suspend: a pass walks every stream,
+ * and a notification to N sessions suspends N streams again, so a pass per
+ * suspend made a broadcast cost O(N²). A stream that suspends after
+ * writing is due a whole interval later, after the timer's next look, so a
+ * broadcast costs no pass at all. And why the slack: streams due a few
+ * milliseconds apart (a broadcast wrote them all at about the same time)
+ * are served by one pass, so keepalives cost at most eight passes per
+ * interval, O(N) each, however the deadlines are spread.
+ *
+ * A stream is woken for its keepalive only here, and only while it is
+ * suspended; a stream resumed for a message and not yet run is not, and
+ * notes its deadline when it suspends again. A wake is never lost to this
+ * timer: the events test that once timed out with it
+ * (events_broadcast_to_every_stream) had a stream told to resync a second
+ * time, after the event it waited for: a resync skips to the newest event,
+ * and the client reloads (http_events.c).
+ */
 static void *timer_main(void *arg)
 {
     kd_mcp_http *h = arg;
@@ -601,10 +626,25 @@ static void *timer_main(void *arg)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
+        h->timer_due = until;
         pthread_cond_timedwait(&h->cond, &h->lock, &until);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
+}
+
+void kd_http_timer_note_locked(kd_mcp_http *h, const struct timespec *last_write)
+{
+    struct timespec due = *last_write;
+
+    due.tv_sec += h->keepalive_ms / 1000;
+    due.tv_nsec += (long)(h->keepalive_ms % 1000) * 1000000L;
+    if (due.tv_nsec >= 1000000000L) {
+        due.tv_sec++;
+        due.tv_nsec -= 1000000000L;
+    }
+    if (due.tv_sec < h->timer_due.tv_sec || (due.tv_sec == h->timer_due.tv_sec && due.tv_nsec < h->timer_due.tv_nsec))
+        pthread_cond_signal(&h->cond);
 }
 
 kd_err kd_http_timer_start(kd_mcp_http *h)

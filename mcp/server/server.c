@@ -247,7 +247,7 @@ kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
     kd_err err = KD_ERR_PARSE;
     size_t i;
 
-    if (t == NULL || !valid_name(t->name) || t->call == NULL) {
+    if (t == NULL || !valid_name(t->name) || (t->call == NULL && t->call_encoded == NULL)) {
         KD_LOG_E("mcp", "add_tool: a tool needs a name of 1-128 [A-Za-z0-9_.-] and a callback");
         return KD_ERR_INVALID_ARG;
     }
@@ -285,6 +285,7 @@ kd_err kd_mcp_server_add_tool(kd_mcp_server *srv, const kd_mcp_tool *t)
         .def = def,
         .input_schema = json_object_get(def, "inputSchema"),
         .call = t->call,
+        .call_encoded = t->call_encoded,
         .ctx = t->ctx,
     };
     pthread_mutex_unlock(&srv->lock);
@@ -715,79 +716,7 @@ void kd_mcp_server_log(kd_mcp_server *srv, kd_mcp_log_level level, const char *l
         broadcast(srv, kd_jsonrpc_notification("notifications/message", params), want_level, &level);
 }
 
-/* ---- result helpers ---------------------------------------------------- */
-
-static json_t *text_content(const char *text)
-{
-    return json_pack("[{s:s,s:s}]", "type", "text", "text", text != NULL ? text : "");
-}
-
-json_t *kd_mcp_tool_result(json_t *structured, const char *text)
-{
-    json_t *r = json_object(), *content = NULL;
-
-    if (r == NULL)
-        goto fail;
-    /* Without a text, the text is the structured content's JSON: left null
-     * here and written when the reply is encoded (kd_mcp_reply_dumps),
-     * which encodes the tree once for both. */
-    content =
-        text == NULL && structured != NULL ? json_pack("[{s:s,s:n}]", "type", "text", "text") : text_content(text);
-    if (content == NULL || json_object_set_new(r, "content", content) != 0)
-        goto fail;
-    if (structured != NULL) {
-        json_t *st = structured;
-
-        structured = NULL;
-        if (json_object_set_new(r, "structuredContent", st) != 0)
-            goto fail;
-    }
-    return r;
-fail:
-    json_decref(structured);
-    json_decref(r);
-    return NULL;
-}
-
-/*
- * The reply's text. A tool result whose text is its structured content's
- * JSON (left null by kd_mcp_tool_result) gets that JSON, encoded once, as
- * both: the text is filled in, structuredContent taken out, the rest
- * encoded, and the same JSON appended as its last member.
- */
-char *kd_mcp_reply_dumps(json_t *reply)
-{
-    json_t *result = json_object_get(reply, "result");
-    json_t *item = json_array_get(json_object_get(result, "content"), 0);
-    json_t *structured = json_object_get(result, "structuredContent");
-    if (structured == NULL || item == NULL || !json_is_null(json_object_get(item, "text")))
-        return kd_jsonrpc_dumps(reply);
-    char *json = json_dumps(structured, JSON_COMPACT | JSON_ENCODE_ANY), *head = NULL, *out = NULL;
-    if (json == NULL || json_object_set_new(item, "text", json_string(json)) != 0)
-        goto done;
-    json_incref(structured);
-    json_object_del(result, "structuredContent");
-    head = kd_jsonrpc_dumps(reply); /* …,"result":{"content":[…]}} : result is the envelope's last member */
-    size_t head_len = head ? strlen(head) : 0, json_len = strlen(json);
-    static const char member[] = ",\"structuredContent\":";
-    if (head_len >= 2 && strcmp(head + head_len - 2, "}}") == 0 &&
-        (out = malloc(head_len + sizeof member - 1 + json_len + 1)) != NULL) {
-        memcpy(out, head, head_len - 2);
-        memcpy(out + head_len - 2, member, sizeof member - 1);
-        memcpy(out + head_len - 2 + sizeof member - 1, json, json_len);
-        memcpy(out + head_len - 2 + sizeof member - 1 + json_len, "}}", 3);
-    }
-    json_object_set_new(result, "structuredContent", structured);
-done:
-    free(head);
-    free(json);
-    return out;
-}
-
-json_t *kd_mcp_tool_error(const char *text)
-{
-    return json_pack("{s:o,s:b}", "content", text_content(text), "isError", 1);
-}
+/* ---- result helpers (tool results and replies: server_reply.c) ---------- */
 
 json_t *kd_mcp_text_contents(const char *uri, const char *mime_type, const char *text)
 {

@@ -39,6 +39,7 @@
 
 typedef struct kd_mcp_server kd_mcp_server;
 typedef struct kd_mcp_session kd_mcp_session;
+typedef struct kd_mcp_encoded kd_mcp_encoded; /* a tool result encoded once (below) */
 
 /* The MCP log levels (RFC 5424 severities), least severe first. */
 typedef enum {
@@ -112,6 +113,12 @@ typedef struct {
     int quick;  /* answers at once, waiting on nothing (reads, computes):
                    it may run on a transport's event thread (see above) */
     json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
+    /* Optional, in place of call: the result already encoded
+     * (kd_mcp_encoded_alloc), a reference the server drops once the reply
+     * is written. For tools that answer many readers with one result
+     * encoded once (a cache); NULL with the same convention as call. */
+    kd_mcp_encoded *(*call_encoded)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg,
+                                    size_t rpc_msg_len);
     void *ctx;
 } kd_mcp_tool;
 
@@ -292,6 +299,23 @@ json_t *kd_mcp_tool_result(json_t *structured, const char *text);
 
 /* A failed CallToolResult (isError: true) with `text` as its content. */
 json_t *kd_mcp_tool_error(const char *text);
+
+/*
+ * A CallToolResult encoded once as compact JSON, immutable and reference
+ * counted, so that one answer can be the reply to many requests (each
+ * reply is its envelope around these bytes). Thread-safe: references may
+ * be taken and dropped on any thread.
+ */
+/* Encodes `result` (stolen; a kd_mcp_tool_result or kd_mcp_tool_error)
+ * with one reference for the caller; NULL when out of memory. */
+kd_mcp_encoded *kd_mcp_encoded_alloc(json_t *result);
+/* Takes one more reference; returns `e`. */
+kd_mcp_encoded *kd_mcp_encoded_ref(kd_mcp_encoded *e);
+/* Drops a reference; the last frees it. NULL is a no-op. */
+void kd_mcp_encoded_free(kd_mcp_encoded *e);
+/* The JSON text (NUL-terminated) and its length in bytes, valid while a
+ * reference is held. */
+const char *kd_mcp_encoded_text(const kd_mcp_encoded *e, size_t *len);
 
 /* [{uri, mimeType?, text}]: the contents array of a text resource. */
 json_t *kd_mcp_text_contents(const char *uri, const char *mime_type, const char *text);

@@ -29,6 +29,8 @@ typedef struct {
     json_t *def;          /* the Tool object listed by tools/list */
     json_t *input_schema; /* borrowed from def */
     json_t *(*call)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg, size_t rpc_msg_len);
+    kd_mcp_encoded *(*call_encoded)(void *ctx, kd_mcp_session *s, json_t *arguments, int *rpc_code, char *rpc_msg,
+                                    size_t rpc_msg_len); /* or NULL: call */
     void *ctx;
 } kd_mcp_tool_entry;
 
@@ -92,9 +94,13 @@ void kd_mcp_session_deliver(kd_mcp_session *s, const char *text);
 
 /* The text of a reply (a response envelope whose "result" is its last
  * member), with the text of a kd_mcp_tool_result left null filled with
- * the structured content's JSON, encoded once for both (server.c). NULL
+ * the structured content's JSON, encoded once for both (server_reply.c). NULL
  * when out of memory. May fill in `reply`'s text. */
 char *kd_mcp_reply_dumps(json_t *reply);
+/* The text of `reply`, a response envelope whose "result" (its last
+ * member) is JSON null, with the encoded result `e` in its place
+ * (server_reply.c). NULL when out of memory. */
+char *kd_mcp_reply_encoded(json_t *reply, const kd_mcp_encoded *e);
 
 /* Takes one token from the session's call-rate bucket; 0 when empty. */
 int kd_mcp_session_take_token(kd_mcp_session *s);

@@ -35,6 +35,7 @@ typedef struct {
     char msg[512];
     json_t *data; /* error data (owned) */
     kd_mcp_handle_info *info;
+    kd_mcp_encoded *encoded; /* a result already encoded (owned); the method then returns JSON null */
 } call;
 
 typedef json_t *(*method_fn)(call *c);
@@ -251,7 +252,7 @@ static json_t *m_tools_call(call *c)
         }
     }
     pthread_mutex_unlock(&srv->lock);
-    if (t.call == NULL)
+    if (t.call == NULL && t.call_encoded == NULL)
         return fail(c, KD_JSONRPC_INVALID_PARAMS, "Invalid params: unknown tool \"%.64s\"%s", name,
                     srv->read_only ? " (the server is read-only; tools that write are hidden)" : "");
     if (args == NULL && (args = own_args = json_object()) == NULL) {
@@ -267,9 +268,14 @@ static json_t *m_tools_call(call *c)
     }
     json_decref(schema);
     c->msg[0] = '\0';
-    r = t.call(t.ctx, c->s, args, &rpc_code, c->msg, sizeof c->msg);
+    if (t.call_encoded != NULL) {
+        c->encoded = t.call_encoded(t.ctx, c->s, args, &rpc_code, c->msg, sizeof c->msg);
+        r = c->encoded != NULL ? json_null() : NULL;
+    } else {
+        r = t.call(t.ctx, c->s, args, &rpc_code, c->msg, sizeof c->msg);
+    }
     json_decref(own_args);
-    if (r != NULL && !json_is_object(r)) {
+    if (r != NULL && c->encoded == NULL && !json_is_object(r)) {
         KD_LOG_E("mcp", "tool \"%s\" returned a JSON value that is not an object", t.name);
         json_decref(r);
         r = NULL;
@@ -527,7 +533,7 @@ static json_t *m_prompts_get(call *c)
     c->msg[0] = '\0';
     r = p.get(p.ctx, c->s, args, &rpc_code, c->msg, sizeof c->msg);
     json_decref(own);
-    if (r != NULL && !json_is_object(r)) {
+    if (r != NULL && c->encoded == NULL && !json_is_object(r)) {
         json_decref(r);
         r = NULL;
         rpc_code = 0;
@@ -579,8 +585,11 @@ static void handle_notification(kd_mcp_session *s, const kd_jsonrpc_msg *m)
     }
 }
 
-/* Runs one request; returns the reply object (new reference). */
-static json_t *handle_request(kd_mcp_session *s, const kd_jsonrpc_msg *m, kd_mcp_handle_info *info)
+/* Runs one request; returns the reply object (new reference). A result
+ * already encoded goes to *encoded (owned by the caller), the reply's
+ * result then being JSON null in its place. */
+static json_t *handle_request(kd_mcp_session *s, const kd_jsonrpc_msg *m, kd_mcp_handle_info *info,
+                              kd_mcp_encoded **encoded)
 {
     call c;
     json_t *result, *reply;
@@ -616,6 +625,7 @@ static json_t *handle_request(kd_mcp_session *s, const kd_jsonrpc_msg *m, kd_mcp
     }
     c.params = m->params;
     result = METHODS[i].fn(&c);
+    *encoded = c.encoded;
     if (result != NULL)
         return kd_jsonrpc_result(m->id, result);
     if (c.code == 0)
@@ -629,6 +639,7 @@ static json_t *handle_request(kd_mcp_session *s, const kd_jsonrpc_msg *m, kd_mcp
 kd_err kd_mcp_session_handle_msg(kd_mcp_session *s, const kd_jsonrpc_msg *m, char **reply_out, kd_mcp_handle_info *info)
 {
     json_t *reply = NULL;
+    kd_mcp_encoded *encoded = NULL;
 
     *reply_out = NULL;
     if (info != NULL) {
@@ -640,7 +651,7 @@ kd_err kd_mcp_session_handle_msg(kd_mcp_session *s, const kd_jsonrpc_msg *m, cha
         reply = kd_jsonrpc_error(m->id, m->error_code, m->error_message, NULL);
         break;
     case KD_JSONRPC_REQUEST:
-        reply = handle_request(s, m, info);
+        reply = handle_request(s, m, info, &encoded);
         break;
     case KD_JSONRPC_NOTIFICATION:
         handle_notification(s, m);
@@ -650,9 +661,12 @@ kd_err kd_mcp_session_handle_msg(kd_mcp_session *s, const kd_jsonrpc_msg *m, cha
         KD_LOG_D("mcp", "a response from the client was ignored (no request is pending)");
         return KD_OK;
     }
-    if (reply == NULL)
+    if (reply == NULL) {
+        kd_mcp_encoded_free(encoded);
         return KD_ERR_NOMEM;
-    *reply_out = kd_mcp_reply_dumps(reply);
+    }
+    *reply_out = encoded != NULL ? kd_mcp_reply_encoded(reply, encoded) : kd_mcp_reply_dumps(reply);
+    kd_mcp_encoded_free(encoded);
     json_decref(reply);
     return *reply_out != NULL ? KD_OK : KD_ERR_NOMEM;
 }

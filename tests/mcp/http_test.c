@@ -5,11 +5,18 @@
  * 405, 406, 413, 415, 429, 503). Connections and timeouts are in
  * http_capacity_test.c.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -495,6 +502,29 @@ Test(http, page_hook_and_checks)
     resp_fini(&r);
 }
 
+/* 1 when each publisher's events ({"p":P,"n":N}, or {"n":N} for P 0)
+ * follow one another in what the stream read, but where a resync stands
+ * between two of them. */
+static int gapless(stream *st)
+{
+    long last[2] = {-1, -1};
+    int ok = 1;
+    pthread_mutex_lock(&st->lock);
+    for (const char *p = st->buf; ok && (p = strstr(p, "event: ")) != NULL; p++) {
+        int who = 0, n;
+        if (strncmp(p, "event: resync", 13) == 0)
+            last[0] = last[1] = -1;
+        else if (strncmp(p, "event: tick\ndata: ", 18) == 0 &&
+                 (sscanf(p + 18, "{\"p\":%d,\"n\":%d}", &who, &n) == 2 || sscanf(p + 18, "{\"n\":%d}", &n) == 1) &&
+                 who >= 0 && who < 2) {
+            ok = last[who] < 0 || n == last[who] + 1;
+            last[who] = n;
+        }
+    }
+    pthread_mutex_unlock(&st->lock);
+    return ok;
+}
+
 Test(http, events_broadcast_to_every_stream)
 {
     stream a, b;
@@ -519,9 +549,21 @@ Test(http, events_broadcast_to_every_stream)
     snprintf(data, sizeof data, "data: {\"n\":%d}", 3 * KD_HTTP_EVENTS_KEPT_TEST);
     WAIT_FOR((count(&a, data) == 1 || count(&a, "event: resync") > 0) &&
              (count(&b, data) == 1 || count(&b, "event: resync") > 0));
+    /* A stream still more than the kept events behind when the next event
+     * comes is told to resync again, in place of that event too (it
+     * reloads everything): so marks first, until each stream has caught
+     * up; then one event, which must reach both. (Waiting for it right
+     * after the burst timed out now and then under load: a second resync
+     * had taken its place, not a lost wake-up.) */
+    for (int k = 0; count(&a, "event: mark") == 0 || count(&b, "event: mark") == 0; k++) {
+        cr_assert_lt(k, 100, "the streams never caught up with the burst");
+        kd_mcp_http_publish(http, "mark", "{}");
+        pause_ms(100);
+    }
     kd_mcp_http_publish(http, "tick", "{\"n\":\"after\"}");
     WAIT_FOR(count(&a, "{\"n\":\"after\"}") == 1 && count(&b, "{\"n\":\"after\"}") == 1);
     for (stream *s = &a; s; s = s == &a ? &b : NULL) {
+        cr_expect(gapless(s), "a gap without a resync: %s", s->buf);
         size_t ticks = count(s, "event: tick"), resyncs = count(s, "event: resync");
         cr_expect(ticks == 3 * KD_HTTP_EVENTS_KEPT_TEST + 2 || resyncs > 0, "%zu ticks, %zu resyncs", ticks, resyncs);
         cr_expect_eq(count(s, "{\"n\":-1}"), 0);
@@ -533,4 +575,163 @@ Test(http, events_broadcast_to_every_stream)
     cr_expect_eq(a.status, 200);
     pthread_mutex_destroy(&a.lock);
     pthread_mutex_destroy(&b.lock);
+}
+
+static void *publish_run(void *arg)
+{
+    char data[48];
+    int who = (int)(intptr_t)arg;
+    for (int i = 0; i < 300; i++) {
+        snprintf(data, sizeof data, "{\"p\":%d,\"n\":%d}", who, i);
+        kd_mcp_http_publish(http, "tick", data);
+        if (i % 8 == 0)
+            pause_ms(1);
+    }
+    return NULL;
+}
+
+/* Many streams, two publishers at once, and no keepalive in the test's
+ * time (the keepalive timer is the only thing that resumes a stream on its
+ * own): a wake-up lost anywhere between a publish and a stream's write
+ * leaves a stream without the last event. */
+Test(http, events_reach_every_stream_with_no_keepalive_to_heal_a_lost_wake, .timeout = 120)
+{
+    enum { N = 16 };
+    static stream s[N];
+    pthread_t p[2];
+
+    restart(NULL, &(kd_mcp_http_options){.bearer_token = "s3cret",
+                                         .page = test_page,
+                                         .events_path = "/events",
+                                         .keepalive_ms = 60000,
+                                         .max_event_streams_per_client = 64});
+    for (int i = 0; i < N; i++)
+        stream_start_get(&s[i], "/events", "Authorization: Bearer s3cret");
+    for (int i = 0; i < N; i++)
+        WAIT_FOR(count(&s[i], ": stream open") == 1);
+    for (int round = 0; round < 3; round++) {
+        char end[32];
+        for (int k = 0; k < 2; k++)
+            cr_assert_eq(pthread_create(&p[k], NULL, publish_run, (void *)(intptr_t)k), 0);
+        for (int k = 0; k < 2; k++)
+            pthread_join(p[k], NULL);
+        for (int i = 0, k = 0; i < N; k++) { /* caught up: see events_broadcast_to_every_stream */
+            cr_assert_lt(k, 100, "stream %d never caught up", i);
+            kd_mcp_http_publish(http, "mark", "{}");
+            pause_ms(100);
+            while (i < N && count(&s[i], "event: mark") > 0)
+                i++;
+        }
+        snprintf(end, sizeof end, "{\"end\":%d}", round);
+        kd_mcp_http_publish(http, "tick", end);
+        for (int i = 0; i < N; i++) {
+            WAIT_FOR(count(&s[i], end) == 1);
+            cr_expect(gapless(&s[i]), "stream %d: a gap without a resync", i);
+            pthread_mutex_lock(&s[i].lock); /* the next round from an empty buffer */
+            s[i].len = 0;
+            s[i].buf[0] = '\0';
+            pthread_mutex_unlock(&s[i].lock);
+        }
+    }
+    cr_expect_eq(count(&s[0], ": keepalive"), 0, "no keepalive came to heal anything");
+    kd_mcp_http_stop(http);
+    http = NULL;
+    for (int i = 0; i < N; i++) {
+        pthread_join(s[i].thread, NULL);
+        pthread_mutex_destroy(&s[i].lock);
+    }
+}
+
+/* Reads what `fd` has within `ms` into `acc` (grown; *len bytes, NUL
+ * after), until `until` (may be NULL) is in it. */
+static void drain(int fd, char **acc, size_t *len, size_t *cap, const char *until, long ms)
+{
+    double deadline = now_s() + ms / 1000.0;
+    while (now_s() < deadline && !(until && *acc && strstr(*acc, until))) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        if (*cap - *len < 65537) {
+            *cap = *cap * 2 + 65537;
+            cr_assert((*acc = realloc(*acc, *cap)) != NULL);
+        }
+        ssize_t got = recv(fd, *acc + *len, 65536, 0);
+        if (got <= 0)
+            break;
+        *len += (size_t)got;
+        (*acc)[*len] = '\0';
+    }
+}
+
+/* The cause of the timeouts of events_broadcast_to_every_stream, made
+ * deterministic: a client that does not read holds its stream more than
+ * the kept events behind, so an event published then reaches it as a
+ * resync (reload everything), never as itself; once it has caught up,
+ * the next event comes as itself. */
+Test(http, an_event_published_while_a_stream_is_far_behind_comes_as_a_resync, .timeout = 120)
+{
+    enum { BIG = 20000 };
+    char *big = malloc(BIG + 16), *acc = NULL, req[256];
+    size_t len = 0, cap = 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), small = 4096;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(0)};
+
+    restart(NULL, &(kd_mcp_http_options){.bearer_token = "s3cret", .page = test_page, .events_path = "/events"});
+    cr_assert(big && fd >= 0);
+    a.sin_port = htons(kd_mcp_http_port(http));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small); /* before connect: a small window */
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    int n = snprintf(req, sizeof req,
+                     "GET /events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer s3cret\r\nAccept: "
+                     "text/event-stream\r\n\r\n",
+                     host_port);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    drain(fd, &acc, &len, &cap, ": stream open", 10000);
+    cr_assert(acc && strstr(acc, ": stream open"));
+    /* far more than the socket buffers hold, unread: the stream stalls */
+    memset(big, 'x', BIG);
+    big[0] = '"';
+    big[BIG - 1] = '"';
+    big[BIG] = '\0';
+    /* Waves of at most the kept events, each written (or not) before the
+     * next, so that no resync comes before the stream stalls; in all more
+     * than the socket buffers can hold (the kernel's largest send buffer
+     * and the small window), so that it does stall. What waits unread
+     * stops growing once the server wrote what it could. */
+    long wmem = 4194304;
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_wmem", "r");
+    if (f != NULL) {
+        long lo, mid;
+        if (fscanf(f, "%ld %ld %ld", &lo, &mid, &wmem) != 3)
+            wmem = 4194304;
+        fclose(f);
+    }
+    int queued = -1;
+    for (long sent = 0; sent < wmem + (1L << 20); sent += (long)KD_HTTP_EVENTS_KEPT_TEST * BIG) {
+        for (int i = 0; i < KD_HTTP_EVENTS_KEPT_TEST; i++)
+            kd_mcp_http_publish(http, "big", big);
+        int was = -2;
+        for (int k = 0; queued != was; k++) {
+            cr_assert_lt(k, 200, "the stream never settled");
+            was = queued;
+            pause_ms(200);
+            cr_assert_eq(ioctl(fd, FIONREAD, &queued), 0);
+        }
+    }
+    /* more than the kept events behind whatever it took last, then the event */
+    for (int i = 0; i <= KD_HTTP_EVENTS_KEPT_TEST; i++)
+        kd_mcp_http_publish(http, "fill", "{}");
+    kd_mcp_http_publish(http, "tick", "{\"n\":\"after\"}");
+    drain(fd, &acc, &len, &cap, "event: resync", 30000);
+    cr_assert(strstr(acc, "event: resync"), "a resync in place of what the stream fell behind on");
+    drain(fd, &acc, &len, &cap, NULL, 300); /* whatever follows the resync */
+    cr_expect_null(strstr(acc, "{\"n\":\"after\"}"),
+                   "the event published while it was behind is in the resync (%d bytes were waiting)", queued);
+    kd_mcp_http_publish(http, "tick", "{\"n\":\"caught up\"}");
+    drain(fd, &acc, &len, &cap, "{\"n\":\"caught up\"}", 10000);
+    cr_expect(strstr(acc, "{\"n\":\"caught up\"}"), "caught up: the next event comes as itself");
+    close(fd);
+    free(acc);
+    free(big);
 }

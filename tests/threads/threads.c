@@ -491,6 +491,7 @@ typedef struct {
     int next_id;
     pthread_t thread;
     uint64_t rounds;
+    json_int_t last_seq; /* the newest log position this session was answered at */
     char failure[400];
 } asker;
 
@@ -547,12 +548,44 @@ static int view_true(asker *a, json_t *view, const char *what)
     return 0;
 }
 
-/* One round: the state tool, the resource, the list. */
-static void ask_round(asker *a)
+/* The state tool on episode 1, whose answers the gateway keeps by log
+ * position and shares between the sessions: true for its position, and
+ * never older than one this session was given before (an answer kept for
+ * an older position, served after a newer one was read, would be). */
+static int ask_state(asker *a)
 {
     json_t *r = call(a, "tools/call",
                      json_pack("{s:s, s:{s:i}}", "name", "kdapp_get_episode_state", "arguments", "episode_id", 1));
-    int ok = r && view_true(a, json_object_get(r, "structuredContent"), "kdapp_get_episode_state");
+    json_t *sc = json_object_get(r, "structuredContent");
+    json_int_t seq = json_integer_value(json_object_get(sc, "log_seq"));
+    int ok = r && view_true(a, sc, "kdapp_get_episode_state");
+    if (ok && seq < a->last_seq) {
+        snprintf(a->failure, sizeof a->failure,
+                 "kdapp_get_episode_state, round %" PRIu64 ": log seq %lld after %lld: an older position", a->rounds,
+                 (long long)seq, (long long)a->last_seq);
+        ok = 0;
+    }
+    if (ok)
+        a->last_seq = seq;
+    json_decref(r);
+    return ok;
+}
+
+/* One round: the state tool twice and the strategy context (kept answers),
+ * the resource, the list. */
+static void ask_round(asker *a)
+{
+    int ok = ask_state(a) && ask_state(a);
+    json_t *r =
+        ok ? call(a, "tools/call",
+                  json_pack("{s:s, s:{s:i}}", "name", "kdapp_get_strategy_context", "arguments", "episode_id", 1))
+           : NULL;
+    if (ok && (!r || json_is_true(json_object_get(r, "isError")))) {
+        if (r)
+            snprintf(a->failure, sizeof a->failure, "kdapp_get_strategy_context, round %" PRIu64 ": an error",
+                     a->rounds);
+        ok = 0;
+    }
     json_decref(r);
     r = ok ? call(a, "resources/read", json_pack("{s:s}", "uri", "kdapp://episodes/2")) : NULL;
     const char *text = json_string_value(json_object_get(json_array_get(json_object_get(r, "contents"), 0), "text"));
