@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episodes/blackjack.h"
-#include "episodes/checkers.h"
-#include "episodes/chess.h"
-#include "episodes/dice.h"
+#include "episodes/blackjack/blackjack.h"
+#include "episodes/checkers/checkers.h"
+#include "episodes/chess/chess.h"
+#include "episodes/dice/dice.h"
 #include "episodes/episode_type.h"
-#include "episodes/fourinarow.h"
-#include "episodes/holdem.h"
-#include "episodes/roulette.h"
-#include "episodes/seabattle.h"
-#include "episodes/slots.h"
-#include "episodes/tictactoe.h"
+#include "episodes/fourinarow/fourinarow.h"
+#include "episodes/holdem/holdem.h"
+#include "episodes/roulette/roulette.h"
+#include "episodes/seabattle/seabattle.h"
+#include "episodes/slots/slots.h"
+#include "episodes/tictactoe/tictactoe.h"
 
 /* ---------------------------------------------- the registered types */
 

@@ -1,5 +1,5 @@
 /*
- * checkers_test.c — checkers (episodes/checkers*.c): the rules (the start,
+ * checkers_test.c — checkers (episodes/checkers/checkers*.c): the rules (the start,
  * men forward, mandatory capture, a multi-jump to its end, any capturing
  * sequence, crowning ends the move, kings backward, the side without a
  * move loses, the 80-ply draw and its undo, every refusal code, a refused
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episodes/checkers.h"
+#include "episodes/checkers/checkers.h"
 #include "episodes/ck_support.h"
 #include "episodes/episode_type.h"
 

@@ -1,5 +1,5 @@
 /*
- * chess_test.c — chess (episodes/chess*.c): FEN in and out (round trips,
+ * chess_test.c — chess (episodes/chess/chess*.c): FEN in and out (round trips,
  * every refused field, the en-passant square made canonical), the rules
  * (en passant, castling and its rights, promotions, checkmate, stalemate,
  * each automatic draw and its rollback), every refusal code with its
@@ -16,7 +16,7 @@
 
 #include "chess.pb-c.h"
 #include "engine/crypto.h"
-#include "episodes/chess.h"
+#include "episodes/chess/chess.h"
 #include "episodes/chess_support.h"
 #include "episodes/wire_alloc.h"
 

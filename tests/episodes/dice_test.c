@@ -1,5 +1,5 @@
 /*
- * dice_test.c — "dice" (episodes/dice.h) and the house (episodes/house.h):
+ * dice_test.c — "dice" (episodes/dice/dice.h) and the house (episodes/house.h):
  * rolls revealed and claimed, every refusal with its rule code, byte-exact
  * rollback of every command (roll, reveal, claim) through the encodings,
  * the deadline floor in the rules (issue 24, B8), the type-table entry
@@ -16,7 +16,7 @@
 
 #include "chance_support.h"
 #include "engine/crypto.h"
-#include "episodes/dice.h"
+#include "episodes/dice/dice.h"
 #include "type_support.h"
 
 #define ENT_HEX "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"

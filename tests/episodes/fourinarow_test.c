@@ -1,5 +1,5 @@
 /*
- * fourinarow_test.c — four-in-a-row (episodes/fourinarow*.c): the rules
+ * fourinarow_test.c — four-in-a-row (episodes/fourinarow/fourinarow*.c): the rules
  * (drops, every win direction, a draw on a full board, every refusal code,
  * a refused command leaves the state untouched), rollback byte-identical
  * over random playouts (every legal move from random positions), the
@@ -15,7 +15,7 @@
 #include "engine/crypto.h"
 #include "episodes/episode_type.h"
 #include "episodes/fiar_support.h"
-#include "episodes/fourinarow.h"
+#include "episodes/fourinarow/fourinarow.h"
 
 static const kd_episode_type *const T = &kd_fourinarow_type;
 

@@ -1,5 +1,5 @@
 /*
- * roulette_test.c — "roulette" (episodes/roulette.h): the layout (every
+ * roulette_test.c — "roulette" (episodes/roulette/roulette.h): the layout (every
  * bet's coverage and payout), a spin paid from the house's VRF, every
  * refusal with its rule code, a cheating house (a proof of another draw,
  * no reveal: the claim), byte-exact rollback of bets, reveals and claims, random play, the
@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "chance_support.h"
-#include "episodes/roulette.h"
+#include "episodes/roulette/roulette.h"
 #include "type_support.h"
 
 #define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""

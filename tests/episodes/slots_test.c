@@ -1,5 +1,5 @@
 /*
- * slots_test.c — "slots" (episodes/slots.h): the exact return to player
+ * slots_test.c — "slots" (episodes/slots/slots.h): the exact return to player
  * (the enumeration against a closed form from the strip's symbol counts),
  * a spin paid from the house's VRF, every refusal with its rule code, a
  * house that does not reveal losing to the claim, byte-exact rollback of
@@ -16,7 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "chance_support.h"
-#include "episodes/slots.h"
+#include "episodes/slots/slots.h"
 #include "type_support.h"
 
 #define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""

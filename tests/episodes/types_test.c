@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 
 Test(types, builtins_are_complete_and_registered)
 {

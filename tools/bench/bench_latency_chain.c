@@ -25,7 +25,7 @@
 
 #include "engine/netutil.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "tools/bench/bench_latency_int.h"
 
 #define EPISODE_ID 1u
