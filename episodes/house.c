@@ -123,6 +123,14 @@ kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo)
     return KD_OK;
 }
 
+kd_err kd_house_rollback_command(kd_house *house, unsigned kind, const kd_house_undo *undo)
+{
+    static const uint8_t op[4] = {KD_HOUSE_OP_NONE, KD_HOUSE_OP_ASK, KD_HOUSE_OP_REVEAL, KD_HOUSE_OP_CLAIM};
+    if (kind < KD_HOUSE_CMD_ASK || kind > KD_HOUSE_CMD_CLAIM || undo->kind != op[kind])
+        return KD_ERR_DECODE;
+    return kd_house_rollback(house, undo);
+}
+
 kd_err kd_house_owed_proof(const kd_house *house, const uint8_t seed[KD_SECRET_SEED_LEN],
                            uint8_t proof[KD_VRF_PROOF_LEN])
 {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "episodes/blackjack/blackjack.h"
+#include "episodes/ops_adapter.h"
 
 #define STATE_MAX 4096
 
@@ -199,26 +200,8 @@ kd_err kd_bj_state_decode(const uint8_t *data, size_t len, kd_bj_state *state)
 
 /* -------------------------------------------------------- ops table */
 
-static kd_err ops_resolve_params(const void *config, const uint8_t *params, size_t len, kd_buf *effective,
-                                 kd_reject *rej)
-{
-    (void)config;
-    kd_bj_params p;
-    kd_err err = kd_bj_params_decode(params, len, &p, rej);
-    return err ? err : kd_bj_params_encode(&p, effective);
-}
-
-static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
-                       const kd_block_meta *meta, kd_reject *rej)
-{
-    kd_bj_params p;
-    kd_err err = kd_bj_params_decode(params, len, &p, rej);
-    if (err) {
-        memset(state, 0, sizeof(kd_bj_state));
-        return err;
-    }
-    return kd_bj_state_init(state, participants, &p, meta ? meta->episode_id : 0, rej);
-}
+KD_OPS_PARAMS_CODEC(bj);
+KD_OPS_INIT_EPISODE(bj);
 
 static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
                           const kd_block_meta *meta, void *undo, kd_reject *rej)
@@ -228,15 +211,10 @@ static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const
     return err ? err : kd_bj_apply(state, &cmd, signer, meta, undo, rej);
 }
 
-static kd_err ops_rollback(void *state, const void *undo) { return kd_bj_rollback(state, undo); }
+KD_OPS_ROLLBACK(bj);
+KD_OPS_STATE_CODEC(bj);
 
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_bj_state_encode(state, out); }
-
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_bj_state_decode(data, len, state);
-}
-
+/* An undo is the whole state before the command. */
 static kd_err ops_encode_undo(const void *undo, kd_buf *out)
 {
     return kd_bj_state_encode(&((const kd_bj_undo *)undo)->before, out);
@@ -250,14 +228,5 @@ static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
 const kd_episode_ops kd_bj_ops = {
     .type_name = KD_BJ_TYPE_NAME,
     .consent_seats = 1u << KD_BJ_HOUSE, /* the house decides its own terms: it signs the creation */
-    .state_size = sizeof(kd_bj_state),
-    .undo_size = sizeof(kd_bj_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(bj),
 };

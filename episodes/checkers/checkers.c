@@ -6,6 +6,7 @@
  * checkers_moves.c, the texts in checkers_text.c.
  */
 #include "episodes/checkers/checkers.h"
+#include "episodes/ops_adapter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -556,32 +557,9 @@ static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const
     return kd_ck_play(state, &cmd, signer, undo, rej);
 }
 
-static kd_err ops_rollback(void *state, const void *undo) { return kd_ck_rollback(state, undo); }
-
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_ck_state_encode(state, out); }
-
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_ck_state_decode(data, len, state);
-}
-
-static kd_err ops_encode_undo(const void *undo, kd_buf *out) { return kd_ck_undo_encode(undo, out); }
-
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
-{
-    return kd_ck_undo_decode(data, len, undo);
-}
+KD_OPS_CODEC(ck);
 
 const kd_episode_ops kd_ck_ops = {
     .type_name = KD_CK_TYPE_NAME,
-    .state_size = sizeof(kd_ck_state),
-    .undo_size = sizeof(kd_ck_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(ck),
 };

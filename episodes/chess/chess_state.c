@@ -25,6 +25,7 @@
 
 #include "engine/crypto.h"
 #include "episodes/chess/chess.h"
+#include "episodes/ops_adapter.h"
 
 const kd_rule_code kd_chess_rule_codes[] = {
     {"game_over", "the game has ended: checkmate, stalemate or a draw"},
@@ -383,31 +384,10 @@ static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const
 }
 
 static kd_err ops_rollback(void *state, const void *undo) { return kd_chess_unmake(state, undo); }
-
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_chess_state_encode(state, out); }
-
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_chess_state_decode(data, len, state);
-}
-
-static kd_err ops_encode_undo(const void *undo, kd_buf *out) { return kd_chess_undo_encode(undo, out); }
-
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
-{
-    return kd_chess_undo_decode(data, len, undo);
-}
+KD_OPS_STATE_CODEC(chess);
+KD_OPS_UNDO_CODEC(chess);
 
 const kd_episode_ops kd_chess_ops = {
     .type_name = KD_CHESS_TYPE_NAME,
-    .state_size = sizeof(kd_chess_state),
-    .undo_size = sizeof(kd_chess_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(chess),
 };

@@ -8,6 +8,7 @@
  * modifier i16, total i32, index u32, 100 dice (zero beyond count).
  */
 #include "episodes/dice/dice.h"
+#include "episodes/ops_adapter.h"
 
 #include <string.h>
 
@@ -161,15 +162,14 @@ kd_err kd_dice_execute(kd_dice_state *state, const kd_dice_command *cmd, const k
 kd_err kd_dice_rollback(kd_dice_state *state, const kd_dice_undo *undo)
 {
     kd_dice_state s = *state;
-    if (kd_house_rollback(&s.house, &undo->house) != KD_OK)
+    if (kd_house_rollback_command(&s.house, undo->kind, &undo->house) != KD_OK)
         return KD_ERR_DECODE;
     if (undo->kind == KD_DICE_CMD_ROLL) {
-        if (undo->house.kind != KD_HOUSE_OP_ASK || s.pending.count == 0)
+        if (s.pending.count == 0)
             return KD_ERR_DECODE;
         memset(&s.pending, 0, sizeof s.pending);
     } else {
-        if (undo->house.kind != (undo->kind == KD_DICE_CMD_REVEAL ? KD_HOUSE_OP_REVEAL : KD_HOUSE_OP_CLAIM) ||
-            s.n_recent == 0 || s.rolls == 0 || s.recent[s.n_recent - 1].index != s.rolls)
+        if (s.n_recent == 0 || s.rolls == 0 || s.recent[s.n_recent - 1].index != s.rolls)
             return KD_ERR_DECODE;
         memset(&s.recent[--s.n_recent], 0, sizeof s.recent[0]);
         if (undo->evicted_valid) {
@@ -352,60 +352,13 @@ kd_err kd_dice_undo_decode(const uint8_t *data, size_t len, kd_dice_undo *undo)
 
 /* ------------------------------------------------------------ ops */
 
-static kd_err ops_resolve_params(const void *config, const uint8_t *params, size_t len, kd_buf *effective,
-                                 kd_reject *rej)
-{
-    (void)config;
-    kd_dice_params p;
-    kd_err err = kd_dice_params_decode(params, len, &p, rej);
-    return err ? err : kd_dice_params_encode(&p, effective);
-}
-
-static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
-                       const kd_block_meta *meta, kd_reject *rej)
-{
-    kd_dice_params p;
-    kd_err err = kd_dice_params_decode(params, len, &p, rej);
-    if (err) {
-        memset(state, 0, sizeof(kd_dice_state));
-        return err;
-    }
-    return kd_dice_state_init(state, participants, &p, meta ? meta->episode_id : 0, rej);
-}
-
-static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
-                          const kd_block_meta *meta, void *undo, kd_reject *rej)
-{
-    kd_dice_command cmd;
-    kd_err err = kd_dice_command_decode(command, len, &cmd, rej);
-    if (err)
-        return err;
-    return kd_dice_execute(state, &cmd, signer, meta ? meta->daa : 0, undo, rej);
-}
-
-static kd_err ops_rollback(void *state, const void *undo) { return kd_dice_rollback(state, undo); }
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_dice_state_encode(state, out); }
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_dice_state_decode(data, len, state);
-}
-static kd_err ops_encode_undo(const void *undo, kd_buf *out) { return kd_dice_undo_encode(undo, out); }
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
-{
-    return kd_dice_undo_decode(data, len, undo);
-}
+KD_OPS_PARAMS_CODEC(dice);
+KD_OPS_INIT_EPISODE(dice);
+KD_OPS_EXECUTE_DAA(dice, kd_dice_execute);
+KD_OPS_CODEC(dice);
 
 const kd_episode_ops kd_dice_ops = {
     .type_name = KD_DICE_TYPE_NAME,
     .consent_seats = 1u << KD_DICE_HOUSE, /* the house decides its own terms: it signs the creation */
-    .state_size = sizeof(kd_dice_state),
-    .undo_size = sizeof(kd_dice_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(dice),
 };

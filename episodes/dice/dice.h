@@ -52,7 +52,11 @@
 
 enum { KD_DICE_PLAYER = 0, KD_DICE_HOUSE = 1 };
 typedef enum { KD_DICE_IN_PROGRESS = 0, KD_DICE_FINISHED = 1, KD_DICE_HOUSE_FORFEIT = 2 } kd_dice_status;
-typedef enum { KD_DICE_CMD_ROLL = 1, KD_DICE_CMD_REVEAL = 2, KD_DICE_CMD_CLAIM = 3 } kd_dice_cmd_kind;
+typedef enum {
+    KD_DICE_CMD_ROLL = KD_HOUSE_CMD_ASK,
+    KD_DICE_CMD_REVEAL = KD_HOUSE_CMD_REVEAL,
+    KD_DICE_CMD_CLAIM = KD_HOUSE_CMD_CLAIM
+} kd_dice_cmd_kind;
 
 /* One roll: asked (count, sides, modifier), then revealed (dice, total) or
  * claimed. Padding-free, zeroed beyond `count` dice. */

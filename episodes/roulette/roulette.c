@@ -10,6 +10,7 @@
  * Undo: version, house undo, kind, the table before the command.
  */
 #include "episodes/roulette/roulette.h"
+#include "episodes/ops_adapter.h"
 
 #include <string.h>
 
@@ -261,9 +262,7 @@ kd_err kd_roulette_execute(kd_roulette_state *s, const kd_roulette_command *c, c
 kd_err kd_roulette_rollback(kd_roulette_state *state, const kd_roulette_undo *undo)
 {
     kd_roulette_state s = *state;
-    static const uint8_t op[4] = {0, KD_HOUSE_OP_ASK, KD_HOUSE_OP_REVEAL, KD_HOUSE_OP_CLAIM};
-    if (undo->kind < 1 || undo->kind > 3 || undo->house.kind != op[undo->kind] ||
-        kd_house_rollback(&s.house, &undo->house) != KD_OK)
+    if (kd_house_rollback_command(&s.house, undo->kind, &undo->house) != KD_OK)
         return KD_ERR_DECODE;
     s.table = undo->prev;
     *state = s;
@@ -382,60 +381,13 @@ kd_err kd_roulette_undo_decode(const uint8_t *data, size_t len, kd_roulette_undo
 
 /* ------------------------------------------------------------ ops */
 
-static kd_err ops_resolve_params(const void *config, const uint8_t *params, size_t len, kd_buf *effective,
-                                 kd_reject *rej)
-{
-    (void)config;
-    kd_roulette_params p;
-    kd_err err = kd_roulette_params_decode(params, len, &p, rej);
-    return err ? err : kd_roulette_params_encode(&p, effective);
-}
-
-static kd_err ops_init(void *state, const kd_participants *participants, const uint8_t *params, size_t len,
-                       const kd_block_meta *meta, kd_reject *rej)
-{
-    kd_roulette_params p;
-    kd_err err = kd_roulette_params_decode(params, len, &p, rej);
-    if (err) {
-        memset(state, 0, sizeof(kd_roulette_state));
-        return err;
-    }
-    return kd_roulette_state_init(state, participants, &p, meta ? meta->episode_id : 0, rej);
-}
-
-static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
-                          const kd_block_meta *meta, void *undo, kd_reject *rej)
-{
-    kd_roulette_command cmd;
-    kd_err err = kd_roulette_command_decode(command, len, &cmd, rej);
-    if (err)
-        return err;
-    return kd_roulette_execute(state, &cmd, signer, meta ? meta->daa : 0, undo, rej);
-}
-
-static kd_err ops_rollback(void *state, const void *undo) { return kd_roulette_rollback(state, undo); }
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_roulette_state_encode(state, out); }
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_roulette_state_decode(data, len, state);
-}
-static kd_err ops_encode_undo(const void *undo, kd_buf *out) { return kd_roulette_undo_encode(undo, out); }
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
-{
-    return kd_roulette_undo_decode(data, len, undo);
-}
+KD_OPS_PARAMS_CODEC(roulette);
+KD_OPS_INIT_EPISODE(roulette);
+KD_OPS_EXECUTE_DAA(roulette, kd_roulette_execute);
+KD_OPS_CODEC(roulette);
 
 const kd_episode_ops kd_roulette_ops = {
     .type_name = KD_ROULETTE_TYPE_NAME,
     .consent_seats = 1u << KD_ROULETTE_HOUSE, /* the house decides its own terms: it signs the creation */
-    .state_size = sizeof(kd_roulette_state),
-    .undo_size = sizeof(kd_roulette_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(roulette),
 };

@@ -80,7 +80,11 @@ typedef enum {
     KD_ROULETTE_BROKE,
     KD_ROULETTE_HOUSE_FORFEIT
 } kd_roulette_status;
-typedef enum { KD_ROULETTE_CMD_BETS = 1, KD_ROULETTE_CMD_REVEAL, KD_ROULETTE_CMD_CLAIM } kd_roulette_cmd_kind;
+typedef enum {
+    KD_ROULETTE_CMD_BETS = KD_HOUSE_CMD_ASK,
+    KD_ROULETTE_CMD_REVEAL = KD_HOUSE_CMD_REVEAL,
+    KD_ROULETTE_CMD_CLAIM = KD_HOUSE_CMD_CLAIM
+} kd_roulette_cmd_kind;
 
 typedef struct {
     uint32_t amount;

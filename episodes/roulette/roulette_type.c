@@ -522,44 +522,9 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
     }
 }
 
-/* ---------------------------------------------------------------- secrets */
+/* ---------------------------------------------------- secrets and audit */
 
-static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
-                            const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
-{
-    return seat == KD_ROULETTE_HOUSE ? kd_house_commit_json(seed, binding, params, why, why_len) : KD_ERR_UNSUPPORTED;
-}
-
-static kd_err secret_binding(const void *state_ptr, int seat, uint8_t out[KD_SECRET_BINDING_LEN])
-{
-    const kd_roulette_state *s = state_ptr;
-    if (seat != KD_ROULETTE_HOUSE)
-        return KD_ERR_UNSUPPORTED;
-    memcpy(out, s->house.binding, KD_SECRET_BINDING_LEN);
-    return KD_OK;
-}
-
-static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command)
-{
-    const kd_roulette_state *s = state_ptr;
-    if (seat != KD_ROULETTE_HOUSE || s->table.status != KD_ROULETTE_IN_PROGRESS)
-        return KD_ERR_NO_MOVE;
-    kd_roulette_command c;
-    memset(&c, 0, sizeof c);
-    c.kind = KD_ROULETTE_CMD_REVEAL;
-    kd_err err = kd_house_owed_proof(&s->house, seed, c.proof);
-    return err ? err : kd_roulette_command_encode(&c, command);
-}
-
-/* ------------------------------------------------------------- audit */
-
-static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw)
-{
-    kd_roulette_command c;
-    kd_reject rej;
-    return kd_roulette_command_decode(command, len, &c, &rej) == KD_OK && c.kind == KD_ROULETTE_CMD_REVEAL &&
-           kd_house_draw_of(&((const kd_roulette_state *)state)->house, c.proof, draw);
-}
+KD_HOUSE_TYPE_HOOKS(roulette, KD_ROULETTE_HOUSE, s->table.status == KD_ROULETTE_IN_PROGRESS);
 
 static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
 {
@@ -593,10 +558,6 @@ const kd_episode_type kd_roulette_type = {
     .prompt = prompt,
     .legal_moves = legal_moves,
     .random_command = random_command,
-    .secret_commit = secret_commit,
-    .secret_binding = secret_binding,
-    .secret_duty = secret_duty,
-    .draw_of = draw_of,
     .draw_outcome = draw_outcome,
-    .house_seats = 1u << KD_ROULETTE_HOUSE,
+    KD_HOUSE_TYPE_MEMBERS(KD_ROULETTE_HOUSE),
 };

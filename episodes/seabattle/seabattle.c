@@ -5,6 +5,7 @@
  * metadata. Rules and formats in seabattle.h.
  */
 #include "episodes/seabattle/seabattle.h"
+#include "episodes/ops_adapter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -294,41 +295,10 @@ static kd_err ops_init(void *state, const kd_participants *participants, const u
     return kd_sb_state_init(state, participants, &p, rej);
 }
 
-static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
-                          const kd_block_meta *meta, void *undo, kd_reject *rej)
-{
-    kd_sb_command *cmd = calloc(1, sizeof *cmd);
-    if (!cmd)
-        return KD_ERR_NOMEM;
-    kd_err err = kd_sb_command_decode(command, len, cmd, rej);
-    if (!err)
-        err = kd_sb_apply(state, cmd, signer, meta->daa, undo, rej);
-    free(cmd);
-    return err;
-}
-
-static kd_err ops_rollback(void *state, const void *undo) { return kd_sb_rollback(state, undo); }
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_sb_state_encode(state, out); }
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_sb_state_decode(data, len, state);
-}
-static kd_err ops_encode_undo(const void *undo, kd_buf *out) { return kd_sb_undo_encode(undo, out); }
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
-{
-    return kd_sb_undo_decode(data, len, undo);
-}
+KD_OPS_EXECUTE_DAA(sb, kd_sb_apply);
+KD_OPS_CODEC(sb);
 
 const kd_episode_ops kd_sb_ops = {
     .type_name = KD_SB_TYPE_NAME,
-    .state_size = sizeof(kd_sb_state),
-    .undo_size = sizeof(kd_sb_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(sb),
 };

@@ -9,6 +9,7 @@
  * table before the command.
  */
 #include "episodes/slots/slots.h"
+#include "episodes/ops_adapter.h"
 
 #include <string.h>
 
@@ -169,9 +170,7 @@ kd_err kd_slots_execute(kd_slots_state *s, const kd_slots_command *c, const kd_p
 kd_err kd_slots_rollback(kd_slots_state *state, const kd_slots_undo *undo)
 {
     kd_slots_state s = *state;
-    static const uint8_t op[4] = {0, KD_HOUSE_OP_ASK, KD_HOUSE_OP_REVEAL, KD_HOUSE_OP_CLAIM};
-    if (undo->kind < 1 || undo->kind > 3 || undo->house.kind != op[undo->kind] ||
-        kd_house_rollback(&s.house, &undo->house) != KD_OK)
+    if (kd_house_rollback_command(&s.house, undo->kind, &undo->house) != KD_OK)
         return KD_ERR_DECODE;
     s.table = undo->prev;
     *state = s;
@@ -218,7 +217,7 @@ kd_err kd_slots_state_encode(const kd_slots_state *state, kd_buf *out)
     return kd_buf_append(out, b, sizeof b);
 }
 
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state_ptr)
+kd_err kd_slots_state_decode(const uint8_t *data, size_t len, kd_slots_state *state_ptr)
 {
     kd_slots_state s;
     memset(&s, 0, sizeof s);
@@ -238,7 +237,7 @@ static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state_ptr)
     return KD_OK;
 }
 
-static kd_err ops_encode_undo(const void *undo_ptr, kd_buf *out)
+kd_err kd_slots_undo_encode(const kd_slots_undo *undo_ptr, kd_buf *out)
 {
     const kd_slots_undo *undo = undo_ptr;
     uint8_t b[KD_SLOTS_UNDO_LEN];
@@ -249,7 +248,7 @@ static kd_err ops_encode_undo(const void *undo_ptr, kd_buf *out)
     return kd_buf_append(out, b, sizeof b);
 }
 
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo_ptr)
+kd_err kd_slots_undo_decode(const uint8_t *data, size_t len, kd_slots_undo *undo_ptr)
 {
     kd_slots_undo u;
     memset(&u, 0, sizeof u);
@@ -267,14 +266,7 @@ static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo_ptr)
 
 /* ------------------------------------------------------------ ops */
 
-static kd_err ops_resolve_params(const void *config, const uint8_t *params, size_t len, kd_buf *effective,
-                                 kd_reject *rej)
-{
-    (void)config;
-    kd_slots_params p;
-    kd_err err = kd_slots_params_decode(params, len, &p, rej);
-    return err ? err : kd_slots_params_encode(&p, effective);
-}
+KD_OPS_PARAMS_CODEC(slots);
 
 static kd_err ops_init(void *state_ptr, const kd_participants *parts, const uint8_t *params, size_t len,
                        const kd_block_meta *meta, kd_reject *rej)
@@ -301,30 +293,11 @@ static kd_err ops_init(void *state_ptr, const kd_participants *parts, const uint
     return KD_OK;
 }
 
-static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
-                          const kd_block_meta *meta, void *undo, kd_reject *rej)
-{
-    kd_slots_command cmd;
-    kd_err err = kd_slots_command_decode(command, len, &cmd, rej);
-    if (err)
-        return err;
-    return kd_slots_execute(state, &cmd, signer, meta ? meta->daa : 0, undo, rej);
-}
-
-static kd_err ops_rollback(void *state, const void *undo) { return kd_slots_rollback(state, undo); }
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_slots_state_encode(state, out); }
+KD_OPS_EXECUTE_DAA(slots, kd_slots_execute);
+KD_OPS_CODEC(slots);
 
 const kd_episode_ops kd_slots_ops = {
     .type_name = KD_SLOTS_TYPE_NAME,
     .consent_seats = 1u << KD_SLOTS_HOUSE, /* the house decides its own terms: it signs the creation */
-    .state_size = sizeof(kd_slots_state),
-    .undo_size = sizeof(kd_slots_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(slots),
 };

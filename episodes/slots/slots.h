@@ -53,7 +53,11 @@ typedef enum {
     KD_SYM_COUNT
 } kd_slots_symbol;
 typedef enum { KD_SLOTS_IN_PROGRESS = 0, KD_SLOTS_FINISHED, KD_SLOTS_BROKE, KD_SLOTS_HOUSE_FORFEIT } kd_slots_status;
-typedef enum { KD_SLOTS_CMD_SPIN = 1, KD_SLOTS_CMD_REVEAL, KD_SLOTS_CMD_CLAIM } kd_slots_cmd_kind;
+typedef enum {
+    KD_SLOTS_CMD_SPIN = KD_HOUSE_CMD_ASK,
+    KD_SLOTS_CMD_REVEAL = KD_HOUSE_CMD_REVEAL,
+    KD_SLOTS_CMD_CLAIM = KD_HOUSE_CMD_CLAIM
+} kd_slots_cmd_kind;
 
 /* One line of the paytable: three symbols (KD_SYM_COUNT: any symbol but
  * the ones the lines above it name; see kd_slots_line) and the multiplier. */
@@ -123,8 +127,11 @@ extern const kd_rule_code kd_slots_rule_codes[];
 kd_err kd_slots_execute(kd_slots_state *state, const kd_slots_command *cmd, const kd_pubkey *signer, uint64_t daa,
                         kd_slots_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_slots_rollback(kd_slots_state *state, const kd_slots_undo *undo) KD_WARN_UNUSED;
-/* The state's bytes (see slots.c; decoding is the ops table's). */
+/* The state's and an undo's bytes (see slots.c). */
 kd_err kd_slots_state_encode(const kd_slots_state *state, kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_slots_state_decode(const uint8_t *data, size_t len, kd_slots_state *state) KD_WARN_UNUSED;
+kd_err kd_slots_undo_encode(const kd_slots_undo *undo, kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_slots_undo_decode(const uint8_t *data, size_t len, kd_slots_undo *undo) KD_WARN_UNUSED;
 
 kd_err kd_slots_command_encode(const kd_slots_command *cmd, kd_buf *out) KD_WARN_UNUSED;
 kd_err kd_slots_command_decode(const uint8_t *data, size_t len, kd_slots_command *cmd, kd_reject *rej) KD_WARN_UNUSED;

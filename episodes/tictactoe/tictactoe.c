@@ -6,6 +6,7 @@
  * environment, no clock, no I/O.
  */
 #include "episodes/tictactoe/tictactoe.h"
+#include "episodes/ops_adapter.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -468,30 +469,10 @@ static kd_err ops_rollback(void *state, const void *undo)
     return KD_OK;
 }
 
-static kd_err ops_encode_state(const void *state, kd_buf *out) { return kd_ttt_state_encode(state, out); }
-
-static kd_err ops_decode_state(const uint8_t *data, size_t len, void *state)
-{
-    return kd_ttt_state_decode(data, len, state);
-}
-
-static kd_err ops_encode_undo(const void *undo, kd_buf *out) { return kd_ttt_undo_encode(undo, out); }
-
-static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
-{
-    return kd_ttt_undo_decode(data, len, undo);
-}
+KD_OPS_STATE_CODEC(ttt);
+KD_OPS_UNDO_CODEC(ttt);
 
 const kd_episode_ops kd_tictactoe_ops = {
     .type_name = KD_TTT_TYPE_NAME,
-    .state_size = sizeof(kd_ttt_state),
-    .undo_size = sizeof(kd_ttt_undo),
-    .resolve_params = ops_resolve_params,
-    .init = ops_init,
-    .execute = ops_execute,
-    .rollback = ops_rollback,
-    .encode_state = ops_encode_state,
-    .decode_state = ops_decode_state,
-    .encode_undo = ops_encode_undo,
-    .decode_undo = ops_decode_undo,
+    KD_OPS_MEMBERS(ttt),
 };
