@@ -148,35 +148,6 @@ Test(roulette, every_refusal_has_its_rule_code)
     chance_free(&g);
 }
 
-Test(roulette, random_play_rolls_back_exactly)
-{
-    chance_game g;
-    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 60, \"max_rounds\": 30, \"reveal_timeout\": 100}");
-    uint64_t rng = 99;
-    for (uint64_t daa = 1; daa < 8000 && st(&g)->table.status == KD_ROULETTE_IN_PROGRESS; daa += 20) {
-        kd_buf cmd;
-        kd_buf_init(&cmd);
-        int seat = kd_roulette_type.status(g.state).to_move;
-        int legal = kd_type_rng_below(&rng, 4) != 0;
-        kd_err err = seat == KD_ROULETTE_HOUSE && legal
-                         ? kd_roulette_type.secret_duty(g.state, seat, g.seed, &cmd)
-                         : kd_roulette_type.random_command(g.state, seat, legal, &rng, &cmd);
-        cr_assert_eq(err, KD_OK);
-        json_t *j = kd_roulette_type.command_to_json(cmd.data, cmd.len);
-        char *text = json_dumps(j, 0);
-        kd_reject rej = {{0}, {0}};
-        err = chance_exec(&g, text, seat == KD_ROULETTE_HOUSE ? &g.house : &g.player, daa, &rej);
-        if (legal)
-            cr_expect_eq(err, KD_OK, "%s: %s", text, rej.detail);
-        else if (err)
-            cr_expect(type_test_is_rule_code(&kd_roulette_type, rej.code), "%s", rej.code);
-        free(text);
-        json_decref(j);
-        kd_buf_fini(&cmd);
-    }
-    chance_free(&g);
-}
-
 /* 10^5 spins through kd_roulette_outcome: the 38 pockets against 1/38 by
  * chi-square (p = 0.001), and red's observed return against the exact
  * 36/38 within 4 standard deviations (sd = 1/sqrt(n) per unit staked, about

@@ -10,9 +10,16 @@
  *     executes, and its rollback, from the undo record taken through its
  *     bytes (encode_undo → decode_undo, as from disk), gives back the state
  *     byte for byte: the struct (ops->state_size bytes) and its encoding;
- *   - every encoding round-trips: the state (encode → decode → encode), the
+ *     The rollback is also made on the state decoded from its bytes after
+ *     the move (an engine restarted between the move and the reorg);
+ *   - every encoding round-trips: the state (encode → decode → encode, and
+ *     the decoded struct is the state byte for byte), the
  *     undo record (the same) and the command (command_to_json →
  *     command_from_json gives the same bytes);
+ *   - random_command's legal command executes (and rolls back); its illegal
+ *     one is refused by one of the type's rule codes, the state untouched,
+ *     or, when the clock has made it legal (a claim past its deadline:
+ *     the DAA score grows 20 a ply), rolls back like any move;
  *   - when no seat has a legal move but one owes a duty from its secret
  *     (the house's reveal, a deck's key), the duty is paid and checked like
  *     a move.
@@ -37,6 +44,7 @@ typedef struct {
     kd_perft_signers signers;
     void *state;
     unsigned char *before, *after, *undo, *undo_back;
+    size_t refused; /* illegal random commands refused by a rule */
     kd_buf enc_before, enc, enc_again, undo_bytes, undo_again, cmd_again;
     uint64_t rng;
     unsigned game, ply;
@@ -74,6 +82,14 @@ static void walk_fini(walk *w)
         kd_buf_fini(bufs[i]);
 }
 
+static int type_is_rule_code(const kd_episode_type *type, const char *code)
+{
+    for (const kd_rule_code *c = type->rule_codes; c->code; c++)
+        if (!strcmp(c->code, code))
+            return 1;
+    return 0;
+}
+
 static int same(const kd_buf *a, const kd_buf *b) { return a->len == b->len && !memcmp(a->data, b->data, a->len); }
 
 /* The state's encoding round-trips: encode → decode → encode; leaves the
@@ -90,6 +106,9 @@ static void state_round_trip(walk *w)
     cr_assert_eq(ops->encode_state(w->after, &w->enc_again), KD_OK);
     cr_assert(same(&w->enc, &w->enc_again), "%s game %u ply %u: the state's encoding does not round-trip", w->name,
               w->game, w->ply);
+    cr_assert_eq(memcmp(w->after, w->state, ops->state_size), 0,
+                 "%s game %u ply %u: the state decoded from its encoding is not the state, byte for byte", w->name,
+                 w->game, w->ply);
 }
 
 static const kd_pubkey *signer_of(walk *w, int seat)
@@ -102,25 +121,40 @@ static const kd_pubkey *signer_of(walk *w, int seat)
 static kd_block_meta meta_at(const walk *w)
 {
     static const uint8_t zero[KD_HASH_LEN];
-    return (kd_block_meta){
-        .block_hash = zero, .daa = 2 + w->ply, .time_ms = 100 * (2 + (uint64_t)w->ply), .tx_id = zero, .episode_id = 1};
+    return (kd_block_meta){.block_hash = zero,
+                           .daa = 2 + 20 * (uint64_t)w->ply,
+                           .time_ms = 100 * (2 + (uint64_t)w->ply),
+                           .tx_id = zero,
+                           .episode_id = 1};
 }
 
-/* Executes `command` for `seat` into w->undo (the rules must accept it). */
+/* Executes `command` for `seat` into w->undo: KD_OK, or (unless `must`,
+ * when the rules must accept it) the refusal with its code in `rej`. */
+static kd_err try_execute(walk *w, int seat, const uint8_t *command, size_t len, const char *notation, int must,
+                          kd_reject *rej)
+{
+    memset(rej, 0, sizeof *rej);
+    kd_block_meta meta = meta_at(w);
+    memset(w->undo, 0, w->type->ops->undo_size);
+    kd_err err = w->type->ops->execute(w->state, command, len, signer_of(w, seat), &meta, w->undo, rej);
+    if (must)
+        cr_assert_eq(err, KD_OK, "%s game %u ply %u: seat %d's %s refused: %s %s", w->name, w->game, w->ply, seat,
+                     notation, rej->code, rej->detail);
+    return err;
+}
+
 static void execute(walk *w, int seat, const uint8_t *command, size_t len, const char *notation)
 {
     kd_reject rej;
-    memset(&rej, 0, sizeof rej);
-    kd_block_meta meta = meta_at(w);
-    memset(w->undo, 0, w->type->ops->undo_size);
-    kd_err err = w->type->ops->execute(w->state, command, len, signer_of(w, seat), &meta, w->undo, &rej);
-    cr_assert_eq(err, KD_OK, "%s game %u ply %u: seat %d's %s refused: %s %s", w->name, w->game, w->ply, seat, notation,
-                 rej.code, rej.detail);
+    (void)try_execute(w, seat, command, len, notation, 1, &rej);
 }
 
-/* Applies `command`, checks the command and undo encodings, rolls back
- * from the decoded undo and checks the state is back byte for byte. */
-static void apply_and_roll_back(walk *w, int seat, const uint8_t *command, size_t len, const char *notation)
+/* Applies `command` (the rules must accept it unless `must` is 0: then a
+ * refusal is checked to be by a rule, the state untouched), checks the
+ * command and undo encodings, rolls back from the decoded undo, on the
+ * state and on its copy decoded from its bytes, and checks both are back
+ * byte for byte. */
+static void apply_and_roll_back(walk *w, int seat, const uint8_t *command, size_t len, const char *notation, int must)
 {
     const kd_episode_type *type = w->type;
     const kd_episode_ops *ops = type->ops;
@@ -136,7 +170,16 @@ static void apply_and_roll_back(walk *w, int seat, const uint8_t *command, size_
               notation);
 
     memcpy(w->before, w->state, ops->state_size);
-    execute(w, seat, command, len, notation);
+    kd_reject rej;
+    if (try_execute(w, seat, command, len, notation, must, &rej) != KD_OK) {
+        cr_assert(rej.code[0] && type_is_rule_code(type, rej.code),
+                  "%s game %u ply %u: seat %d's illegal %s is not refused by one of the type's rules (code '%s': %s)",
+                  w->name, w->game, w->ply, seat, notation, rej.code, rej.detail);
+        cr_assert_eq(memcmp(w->before, w->state, ops->state_size), 0,
+                     "%s game %u ply %u: the refused %s changed the state", w->name, w->game, w->ply, notation);
+        w->refused++;
+        return;
+    }
     w->undo_bytes.len = w->undo_again.len = 0;
     cr_assert_eq(ops->encode_undo(w->undo, &w->undo_bytes), KD_OK, "%s: encode_undo of %s", w->name, notation);
     memset(w->undo_back, 0, ops->undo_size);
@@ -145,7 +188,12 @@ static void apply_and_roll_back(walk *w, int seat, const uint8_t *command, size_
     cr_assert_eq(ops->encode_undo(w->undo_back, &w->undo_again), KD_OK);
     cr_assert(same(&w->undo_bytes, &w->undo_again), "%s game %u ply %u: the undo of %s does not round-trip", w->name,
               w->game, w->ply, notation);
-    state_round_trip(w);
+    state_round_trip(w); /* w->after: the state decoded from its bytes */
+    cr_assert_eq(ops->rollback(w->after, w->undo_back), KD_OK,
+                 "%s game %u ply %u: rollback of %s on the decoded state failed", w->name, w->game, w->ply, notation);
+    cr_assert_eq(memcmp(w->before, w->after, ops->state_size), 0,
+                 "%s game %u ply %u: the decoded state's bytes changed after execute and rollback of %s", w->name,
+                 w->game, w->ply, notation);
 
     cr_assert_eq(ops->rollback(w->state, w->undo_back), KD_OK, "%s game %u ply %u: rollback of %s failed", w->name,
                  w->game, w->ply, notation);
@@ -175,6 +223,22 @@ static int owed_duty(walk *w, kd_game_status st, kd_buf *cmd, int *seat)
         }
     }
     return 0;
+}
+
+/* random_command's legal and illegal commands for `seat` (a seat to
+ * move), through `cmd`. */
+static void random_commands(walk *w, int seat, kd_buf *cmd)
+{
+    for (int legal = 1; legal >= 0; legal--) {
+        cmd->len = 0;
+        kd_err err = w->type->random_command(w->state, seat, legal, &w->rng, cmd);
+        if (err == KD_ERR_NO_MOVE || (!legal && err == KD_ERR_UNSUPPORTED))
+            continue;
+        cr_assert_eq(err, KD_OK, "%s game %u ply %u: random_command(seat %d, legal %d): %s", w->name, w->game, w->ply,
+                     seat, legal, kd_err_str(err));
+        apply_and_roll_back(w, seat, cmd->data, cmd->len,
+                            legal ? "(a random legal command)" : "(a random illegal command)", legal);
+    }
 }
 
 /* One random game; returns the plies played. */
@@ -209,7 +273,7 @@ static unsigned play_one(walk *w, size_t seats, kd_legal_moves *moves, const voi
             int seat = -1;
             if (!owed_duty(w, st, &duty, &seat))
                 break; /* waiting on a clock or a seat without a key: the walk ends here */
-            apply_and_roll_back(w, seat, duty.data, duty.len, "(duty)");
+            apply_and_roll_back(w, seat, duty.data, duty.len, "(duty)", 1);
             execute(w, seat, duty.data, duty.len, "(duty)");
             continue;
         }
@@ -222,8 +286,10 @@ static unsigned play_one(walk *w, size_t seats, kd_legal_moves *moves, const voi
             while (i >= bounds[k + 1])
                 k++;
             const kd_legal_move *m = &moves->moves[i];
-            apply_and_roll_back(w, seat_of[k], m->command, m->command_len, m->notation);
+            apply_and_roll_back(w, seat_of[k], m->command, m->command_len, m->notation, 1);
         }
+        for (size_t k = 0; k < n_seats; k++)
+            random_commands(w, seat_of[k], &duty);
         size_t k = 0;
         while (pick >= bounds[k + 1])
             k++;
@@ -264,7 +330,8 @@ ParameterizedTest(size_t *index, type_laws, every_type, .timeout = 300)
             seats = type->min_seats;
         plies += play_one(&w, seats, &moves, kd_type_table_config(&table, w.name));
     }
-    cr_log_info("%s: %u plies, %zu moves applied and rolled back", w.name, plies, w.checked);
+    cr_log_info("%s: %u plies, %zu moves applied and rolled back, %zu illegal ones refused", w.name, plies, w.checked,
+                w.refused);
     cr_expect_geq(plies, GAMES, "%s: the random games made no progress", w.name);
     cr_expect_gt(w.checked, 20, "%s: too few moves checked", w.name);
     kd_legal_moves_fini(&moves);
