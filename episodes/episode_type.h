@@ -109,6 +109,13 @@ uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n);
  * allocation failure): how every JSON rendering writes keys, hashes,
  * proofs and payloads. */
 json_t *kd_json_hex(const uint8_t *data, size_t len);
+/* The participants of a new episode of a two-seat game: exactly 2, each a
+ * valid compressed public key. Refusals (KD_ERR_BAD_PARTICIPANTS, a
+ * sentence in `rej`): "<game> needs exactly 2 participants (<seat 0>,
+ * <seat 1>), got N"; "participant I (<seat>) is not a valid compressed
+ * secp256k1 public key". */
+kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
+                          kd_reject *rej) KD_WARN_UNUSED;
 
 /* ------------------------------------------------------------ the table */
 

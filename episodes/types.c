@@ -197,6 +197,20 @@ uint64_t kd_type_rng_next(uint64_t *rng)
 
 uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n) { return (uint32_t)(kd_type_rng_next(rng) % n); }
 
+kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
+                          kd_reject *rej)
+{
+    if (!participants || participants->count != 2)
+        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS, "%s needs exactly 2 participants (%s, %s), got %zu", game,
+                             seat_words[0], seat_words[1], participants ? participants->count : (size_t)0);
+    for (size_t i = 0; i < 2; i++)
+        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
+            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
+                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
+                                 seat_words[i]);
+    return KD_OK;
+}
+
 json_t *kd_json_hex(const uint8_t *data, size_t len)
 {
     char *hex = malloc(2 * len + 1);

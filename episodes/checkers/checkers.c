@@ -124,15 +124,8 @@ kd_err kd_ck_state_init(kd_ck_state *state, const kd_participants *participants,
                         kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
-    if (!participants || participants->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                             "checkers needs exactly 2 participants (white, black), got %zu",
-                             participants ? participants->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
-                                 seat_words[i]);
+    if (kd_two_seats_check(participants, "checkers", seat_words, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     kd_ck_position pos;
     if (start) {
         char why[KD_REJECT_DETAIL_MAX];

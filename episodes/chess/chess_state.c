@@ -69,14 +69,8 @@ kd_err kd_chess_state_init(kd_chess_state *state, const kd_participants *partici
 {
     char why[KD_REJECT_DETAIL_MAX];
     memset(state, 0, sizeof *state);
-    if (!participants || participants->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS, "chess needs exactly 2 participants (white, black), got %zu",
-                             participants ? participants->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
-                                 side_words[i]);
+    if (kd_two_seats_check(participants, "chess", side_words, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     kd_err err = kd_chess_start_from_fen(fen && *fen ? fen : KD_CHESS_START_FEN, state, why, sizeof why);
     if (err) {
         memset(state, 0, sizeof *state);

@@ -38,14 +38,8 @@ kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, co
                           uint32_t episode_id, kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
-    if (!parts || parts->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS, "dice needs exactly 2 participants (player, house), got %zu",
-                             parts ? parts->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&parts->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
-                                 i ? "house" : "player");
+    if (kd_two_seats_check(parts, "dice", (const char *const[2]){"player", "house"}, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     kd_house_init(&state->house, &params->house, episode_id);
     memcpy(state->players, parts->keys, sizeof state->players);
     state->max_rolls = params->max_rolls;

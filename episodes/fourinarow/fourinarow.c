@@ -63,15 +63,8 @@ int kd_fiar_has_line(const uint8_t cells[KD_FIAR_CELLS], uint8_t colour)
 kd_err kd_fiar_state_init(kd_fiar_state *state, const kd_participants *participants, kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
-    if (!participants || participants->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                             "four-in-a-row needs exactly 2 participants (red, yellow), got %zu",
-                             participants ? participants->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
-                                 seat_words[i]);
+    if (kd_two_seats_check(participants, "four-in-a-row", seat_words, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     state->turn = KD_FIAR_RED;
     state->status = KD_FIAR_IN_PROGRESS;
     state->last_column = KD_FIAR_NO_COLUMN;

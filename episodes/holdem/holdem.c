@@ -554,13 +554,8 @@ kd_err kd_hm_state_init(kd_hm_state *state, const kd_participants *participants,
                         kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
-    if (!participants || participants->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS, "hold'em needs exactly 2 participants, got %zu",
-                             participants ? participants->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu is not a valid compressed secp256k1 public key", i + 1);
+    if (kd_two_seats_check(participants, "hold'em", kd_hm_seat_names, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     kd_hm_params p = *params;
     kd_err err = kd_hm_params_resolve(&p, rej);
     if (err)

@@ -60,15 +60,8 @@ kd_err kd_sb_state_init(kd_sb_state *state, const kd_participants *participants,
                         kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
-    if (!participants || participants->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                             "sea battle needs exactly 2 participants (blue, red), got %zu",
-                             participants ? participants->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
-                                 seat_words[i]);
+    if (kd_two_seats_check(participants, "sea battle", seat_words, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     if (params->timeout < KD_DEADLINE_MIN || params->timeout > KD_SB_TIMEOUT_MAX)
         return kd_reject_say(rej, KD_ERR_BAD_PARAMS,
                              "timeout %llu: it must be %u..%u DAA score (the rules' floor under every deadline is %u)",

@@ -277,15 +277,8 @@ static kd_err ops_init(void *state_ptr, const kd_participants *parts, const uint
     kd_err err = kd_slots_params_decode(params, len, &p, rej);
     if (err)
         return err;
-    if (!parts || parts->count != 2)
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                             "slots needs exactly 2 participants (player, house), got %zu",
-                             parts ? parts->count : (size_t)0);
-    for (size_t i = 0; i < 2; i++)
-        if (kd_pubkey_check(&parts->keys[i]) != KD_OK)
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
-                                 i ? "house" : "player");
+    if (kd_two_seats_check(parts, "slots", (const char *const[2]){"player", "house"}, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     kd_house_init(&state->house, &p.house, meta ? meta->episode_id : 0);
     memcpy(state->players, parts->keys, sizeof state->players);
     state->table.credits = state->table.start_credits = p.start_credits;

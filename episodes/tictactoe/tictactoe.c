@@ -85,18 +85,8 @@ uint8_t kd_ttt_cap_resolve(uint32_t wire_cap, const kd_ttt_config *config)
 kd_err kd_ttt_state_init(kd_ttt_state *state, const kd_participants *participants, uint8_t cap, kd_reject *rej)
 {
     memset(state, 0, sizeof *state);
-    if (!participants || participants->count != 2) {
-        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                             "tic-tac-toe needs exactly 2 participants (X then O), got %zu",
-                             participants ? participants->count : (size_t)0);
-    }
-    for (size_t i = 0; i < 2; i++) {
-        if (kd_pubkey_check(&participants->keys[i]) != KD_OK) {
-            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
-                                 "participant %zu (%c) is not a valid compressed secp256k1 public key", i + 1,
-                                 i == 0 ? 'X' : 'O');
-        }
-    }
+    if (kd_two_seats_check(participants, "tic-tac-toe", (const char *const[2]){"X", "O"}, rej) != KD_OK)
+        return KD_ERR_BAD_PARTICIPANTS;
     assert(cap <= KD_TTT_MAX_CAP);
     state->cap = cap <= KD_TTT_MAX_CAP ? cap : 0;
     state->turn = KD_TTT_X;
