@@ -109,6 +109,11 @@ uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n);
  * allocation failure): how every JSON rendering writes keys, hashes,
  * proofs and payloads. */
 json_t *kd_json_hex(const uint8_t *data, size_t len);
+/* The whole number member `name` of a params JSON object into `out`: left
+ * as it is (the default) when absent. Errors: KD_ERR_BAD_PARAMS, `why`:
+ * "params: <name> must be an integer from <lo> to <hi>". */
+kd_err kd_params_uint(const json_t *params, const char *name, uint32_t lo, uint32_t hi, uint32_t *out, char *why,
+                      size_t why_len) KD_WARN_UNUSED;
 /* The participants of a new episode of a two-seat game: exactly 2, each a
  * valid compressed public key. Refusals (KD_ERR_BAD_PARTICIPANTS, a
  * sentence in `rej`): "<game> needs exactly 2 participants (<seat 0>,

@@ -229,6 +229,23 @@ kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[3
 kd_err kd_house_proof_from_json(const json_t *j, uint8_t out[KD_VRF_PROOF_LEN], char *why,
                                 size_t why_len) KD_WARN_UNUSED;
 
+/* Which of a chance command's JSON forms `command` is: the player's ask
+ * (its member `ask`: "roll", "bets", "spin"; the caller reads it and its
+ * "entropy"), the house's {"reveal": hex162} (`proof` filled) or the
+ * player's {"claim": true}; `kind` says which (KD_HOUSE_CMD_*). Errors:
+ * KD_ERR_BAD_COMMAND with `why`: `usage` when `command` is not an object
+ * with exactly one of the three, kd_house_proof_from_json's, "claim must
+ * be true". */
+kd_err kd_house_command_from_json(const json_t *command, const char *ask, const char *usage, unsigned *kind,
+                                  uint8_t proof[KD_VRF_PROOF_LEN], char *why, size_t why_len) KD_WARN_UNUSED;
+/* The JSON of a chance command of `kind` that is the house's reveal
+ * ({"reveal": hex}) or the player's claim ({"claim": true}); NULL for an
+ * ask (the caller writes it: kd_house_ask_json) or on no memory. */
+json_t *kd_house_answer_json(unsigned kind, const uint8_t proof[KD_VRF_PROOF_LEN]);
+/* The JSON of a player's ask: {member: value, "entropy": hex64}; `value`
+ * is stolen (NULL: null). NULL on no memory. */
+json_t *kd_house_ask_json(const char *member, json_t *value, const uint8_t entropy[KD_FAIR_ENTROPY_LEN]);
+
 /* The public entropy a chance type's listed legal moves carry:
  * SHA-256(house key || round as u32 BE). Anyone can compute it (the house
  * too, before it commits), so a player who wants its own randomness gives
@@ -242,6 +259,25 @@ void kd_house_encode(const kd_house *house, uint8_t out[KD_HOUSE_ENCODED_LEN]);
 kd_err kd_house_decode(const uint8_t in[KD_HOUSE_ENCODED_LEN], kd_house *house) KD_WARN_UNUSED;
 void kd_house_undo_encode(const kd_house_undo *undo, uint8_t out[KD_HOUSE_UNDO_LEN]);
 kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *undo) KD_WARN_UNUSED;
+
+/* The head of every chance state's bytes (KD_HOUSE_HEAD_LEN): the type's
+ * `version` byte, the house (kd_house_encode) and the two players' keys.
+ * The decoder checks the version, the house and that each key is a
+ * compressed point's encoding: KD_ERR_DECODE. */
+#define KD_HOUSE_HEAD_LEN (1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN)
+size_t kd_house_head_encode(uint8_t version, const kd_house *house, const kd_pubkey players[2],
+                            uint8_t out[KD_HOUSE_HEAD_LEN]);
+kd_err kd_house_head_decode(const uint8_t in[KD_HOUSE_HEAD_LEN], uint8_t version, kd_house *house,
+                            kd_pubkey players[2]) KD_WARN_UNUSED;
+/* The head of every chance undo's bytes (KD_HOUSE_UNDO_HEAD_LEN): the
+ * `version` byte, the house's undo (kd_house_undo_encode) and the
+ * command's kind (KD_HOUSE_CMD_*). The decoder checks all three:
+ * KD_ERR_DECODE. */
+#define KD_HOUSE_UNDO_HEAD_LEN (2 + KD_HOUSE_UNDO_LEN)
+size_t kd_house_undo_head_encode(uint8_t version, const kd_house_undo *undo, uint8_t kind,
+                                 uint8_t out[KD_HOUSE_UNDO_HEAD_LEN]);
+kd_err kd_house_undo_head_decode(const uint8_t in[KD_HOUSE_UNDO_HEAD_LEN], uint8_t version, kd_house_undo *undo,
+                                 uint8_t *kind) KD_WARN_UNUSED;
 
 /* The house's part of a view (HouseView in proto/chance.proto): fills
  * `v` (HouseView-initialised by the caller) pointing into `house`, which

@@ -197,6 +197,20 @@ uint64_t kd_type_rng_next(uint64_t *rng)
 
 uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n) { return (uint32_t)(kd_type_rng_next(rng) % n); }
 
+kd_err kd_params_uint(const json_t *params, const char *name, uint32_t lo, uint32_t hi, uint32_t *out, char *why,
+                      size_t why_len)
+{
+    const json_t *j = json_object_get(params, name);
+    if (!j)
+        return KD_OK;
+    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi) {
+        kd_reject_write(why, why_len, "params: %s must be an integer from %u to %u", name, (unsigned)lo, (unsigned)hi);
+        return KD_ERR_BAD_PARAMS;
+    }
+    *out = (uint32_t)json_integer_value(j);
+    return KD_OK;
+}
+
 kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
                           kd_reject *rej)
 {

@@ -230,12 +230,7 @@ static int zero(const uint8_t *p, size_t n)
 kd_err kd_dice_state_encode(const kd_dice_state *state, kd_buf *out)
 {
     uint8_t b[KD_DICE_STATE_LEN];
-    size_t n = 0;
-    b[n++] = KD_DICE_VERSION;
-    kd_house_encode(&state->house, b + n);
-    n += KD_HOUSE_ENCODED_LEN;
-    memcpy(b + n, state->players, 2 * KD_PUBKEY_LEN);
-    n += 2 * KD_PUBKEY_LEN;
+    size_t n = kd_house_head_encode(KD_DICE_VERSION, &state->house, state->players, b);
     kd_put_u32be(b + n, state->max_rolls);
     kd_put_u32be(b + n + 4, state->rolls);
     n += 8;
@@ -256,22 +251,14 @@ kd_err kd_dice_state_decode(const uint8_t *data, size_t len, kd_dice_state *stat
     kd_dice_state s;
     memset(&s, 0, sizeof s);
     memset(state, 0, sizeof *state);
-    if (!data || len != KD_DICE_STATE_LEN || data[0] != KD_DICE_VERSION)
+    if (!data || len != KD_DICE_STATE_LEN || kd_house_head_decode(data, KD_DICE_VERSION, &s.house, s.players) != KD_OK)
         return KD_ERR_DECODE;
-    size_t n = 1;
-    if (kd_house_decode(data + n, &s.house) != KD_OK)
-        return KD_ERR_DECODE;
-    n += KD_HOUSE_ENCODED_LEN;
-    memcpy(s.players, data + n, 2 * KD_PUBKEY_LEN);
-    n += 2 * KD_PUBKEY_LEN;
+    size_t n = KD_HOUSE_HEAD_LEN;
     s.max_rolls = kd_get_u32be(data + n);
     s.rolls = kd_get_u32be(data + n + 4);
     n += 8;
     s.status = data[n++];
     s.n_recent = data[n++];
-    for (size_t i = 0; i < 2; i++)
-        if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
-            return KD_ERR_DECODE;
     if (s.max_rolls < 1 || s.max_rolls > KD_DICE_MAX_ROLLS_MAX || s.rolls > s.max_rolls || s.status > 2 ||
         s.n_recent > KD_DICE_RECENT || s.n_recent != (s.rolls < KD_DICE_RECENT ? s.rolls : KD_DICE_RECENT) ||
         (s.status == KD_DICE_FINISHED) != (s.rolls == s.max_rolls && s.status != KD_DICE_HOUSE_FORFEIT) ||
@@ -302,11 +289,7 @@ kd_err kd_dice_undo_encode(const kd_dice_undo *undo, kd_buf *out)
 {
     uint8_t b[KD_DICE_UNDO_LEN];
     memset(b, 0, sizeof b);
-    size_t n = 0;
-    b[n++] = KD_DICE_VERSION;
-    kd_house_undo_encode(&undo->house, b + n);
-    n += KD_HOUSE_UNDO_LEN;
-    b[n++] = undo->kind;
+    size_t n = kd_house_undo_head_encode(KD_DICE_VERSION, &undo->house, undo->kind, b);
     b[n++] = undo->prev_status;
     b[n++] = undo->evicted_valid;
     if (undo->kind != KD_DICE_CMD_ROLL)
@@ -323,17 +306,13 @@ kd_err kd_dice_undo_decode(const uint8_t *data, size_t len, kd_dice_undo *undo)
     kd_dice_undo u;
     memset(&u, 0, sizeof u);
     memset(undo, 0, sizeof *undo);
-    if (!data || len != KD_DICE_UNDO_LEN || data[0] != KD_DICE_VERSION)
+    if (!data || len != KD_DICE_UNDO_LEN ||
+        kd_house_undo_head_decode(data, KD_DICE_VERSION, &u.house, &u.kind) != KD_OK)
         return KD_ERR_DECODE;
-    size_t n = 1;
-    if (kd_house_undo_decode(data + n, &u.house) != KD_OK)
-        return KD_ERR_DECODE;
-    n += KD_HOUSE_UNDO_LEN;
-    u.kind = data[n++];
+    size_t n = KD_HOUSE_UNDO_HEAD_LEN;
     u.prev_status = data[n++];
     u.evicted_valid = data[n++];
-    if (u.kind < KD_DICE_CMD_ROLL || u.kind > KD_DICE_CMD_CLAIM || u.prev_status != KD_DICE_IN_PROGRESS ||
-        u.evicted_valid > 1 || (u.kind == KD_DICE_CMD_ROLL && u.evicted_valid))
+    if (u.prev_status != KD_DICE_IN_PROGRESS || u.evicted_valid > 1 || (u.kind == KD_DICE_CMD_ROLL && u.evicted_valid))
         return KD_ERR_DECODE;
     if (u.kind == KD_DICE_CMD_ROLL ? !zero(data + n, KD_DICE_ROLL_LEN) : roll_decode(data + n, &u.pending, 1) != 0)
         return KD_ERR_DECODE;

@@ -243,18 +243,11 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
 {
     kd_dice_params p;
     memset(&p, 0, sizeof p);
-    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
-    if (err)
-        return err;
-    const json_t *m = json_object_get(params, "max_rolls");
     p.max_rolls = KD_DICE_MAX_ROLLS_DEFAULT;
-    if (m && (!json_is_integer(m) || json_integer_value(m) < 1 || json_integer_value(m) > KD_DICE_MAX_ROLLS_MAX)) {
-        kd_reject_write(why, why_len, "params: max_rolls must be an integer from 1 to %u", KD_DICE_MAX_ROLLS_MAX);
-        return KD_ERR_BAD_PARAMS;
-    }
-    if (m)
-        p.max_rolls = (uint32_t)json_integer_value(m);
-    return kd_dice_params_encode(&p, out);
+    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
+    if (!err)
+        err = kd_params_uint(params, "max_rolls", 1, KD_DICE_MAX_ROLLS_MAX, &p.max_rolls, why, why_len);
+    return err ? err : kd_dice_params_encode(&p, out);
 }
 
 /* Reads a decimal number of at most 6 digits at *s: 0, or -1 (none, or too long). */
@@ -315,32 +308,22 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     (void)seat;
     kd_dice_command c;
     memset(&c, 0, sizeof c);
-    const json_t *roll = json_object_get(command, "roll"), *reveal = json_object_get(command, "reveal"),
-                 *claim = json_object_get(command, "claim");
-    kd_err err = KD_OK;
-    if (!json_is_object(command) || (!!roll + !!reveal + !!claim) != 1) {
-        kd_reject_write(why, why_len,
-                        "a dice command is one of {\"roll\": \"NdM+K\", \"entropy\": hex64}, {\"reveal\": hex162}, "
-                        "{\"claim\": true}");
-        return KD_ERR_BAD_COMMAND;
-    }
-    if (roll) {
-        c.kind = KD_DICE_CMD_ROLL;
+    unsigned kind;
+    kd_err err = kd_house_command_from_json(command, "roll",
+                                            "a dice command is one of {\"roll\": \"NdM+K\", \"entropy\": hex64}, "
+                                            "{\"reveal\": hex162}, {\"claim\": true}",
+                                            &kind, c.proof, why, why_len);
+    if (err)
+        return err;
+    c.kind = (uint8_t)kind;
+    if (kind == KD_HOUSE_CMD_ASK) {
+        const json_t *roll = json_object_get(command, "roll");
         if (!json_is_string(roll)) {
             kd_reject_write(why, why_len, "roll must be a string NdM+K, e.g. \"2d6+3\"");
             return KD_ERR_BAD_COMMAND;
         }
         if (!(err = parse_spec(json_string_value(roll), &c, why, why_len)))
             err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
-    } else if (reveal) {
-        c.kind = KD_DICE_CMD_REVEAL;
-        err = kd_house_proof_from_json(reveal, c.proof, why, why_len);
-    } else {
-        c.kind = KD_DICE_CMD_CLAIM;
-        if (!json_is_true(claim)) {
-            kd_reject_write(why, why_len, "claim must be true");
-            return KD_ERR_BAD_COMMAND;
-        }
     }
     return err ? err : kd_dice_command_encode(&c, out);
 }
@@ -350,16 +333,11 @@ static json_t *command_to_json(const uint8_t *command, size_t len)
     kd_dice_command c;
     if (kd_dice_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
-    char hex[2 * KD_VRF_PROOF_LEN + 1], spec[48];
-    if (c.kind == KD_DICE_CMD_CLAIM)
-        return json_pack("{s:b}", "claim", 1);
-    if (c.kind == KD_DICE_CMD_REVEAL) {
-        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
-        return json_pack("{s:s}", "reveal", hex);
-    }
+    if (c.kind != KD_DICE_CMD_ROLL)
+        return kd_house_answer_json(c.kind, c.proof);
+    char spec[48];
     spec_text(c.count, c.sides, c.modifier, spec, sizeof spec);
-    kd_hex_encode(c.entropy, 32, hex);
-    return json_pack("{s:s, s:s}", "roll", spec, "entropy", hex);
+    return kd_house_ask_json("roll", json_string(spec), c.entropy);
 }
 
 /* ------------------------------------------------------------------ moves */

@@ -319,10 +319,7 @@ static int table_decode(const uint8_t *p, kd_roulette_table *t)
 kd_err kd_roulette_state_encode(const kd_roulette_state *state, kd_buf *out)
 {
     uint8_t b[KD_ROULETTE_STATE_LEN];
-    b[0] = KD_ROULETTE_VERSION;
-    kd_house_encode(&state->house, b + 1);
-    memcpy(b + 1 + KD_HOUSE_ENCODED_LEN, state->players, 2 * KD_PUBKEY_LEN);
-    table_encode(&state->table, b + 1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN);
+    table_encode(&state->table, b + kd_house_head_encode(KD_ROULETTE_VERSION, &state->house, state->players, b));
     return kd_buf_append(out, b, sizeof b);
 }
 
@@ -331,15 +328,9 @@ kd_err kd_roulette_state_decode(const uint8_t *data, size_t len, kd_roulette_sta
     kd_roulette_state s;
     memset(&s, 0, sizeof s);
     memset(state, 0, sizeof *state);
-    if (!data || len != KD_ROULETTE_STATE_LEN || data[0] != KD_ROULETTE_VERSION ||
-        kd_house_decode(data + 1, &s.house) != KD_OK)
-        return KD_ERR_DECODE;
-    memcpy(s.players, data + 1 + KD_HOUSE_ENCODED_LEN, 2 * KD_PUBKEY_LEN);
-    for (int i = 0; i < 2; i++)
-        if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
-            return KD_ERR_DECODE;
-    if (table_decode(data + 1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN, &s.table) != 0 ||
-        (s.house.pending != 0) != (s.table.n_bets != 0) ||
+    if (!data || len != KD_ROULETTE_STATE_LEN ||
+        kd_house_head_decode(data, KD_ROULETTE_VERSION, &s.house, s.players) != KD_OK ||
+        table_decode(data + KD_HOUSE_HEAD_LEN, &s.table) != 0 || (s.house.pending != 0) != (s.table.n_bets != 0) ||
         s.house.draws + (s.table.status == KD_ROULETTE_HOUSE_FORFEIT) != s.table.rounds)
         return KD_ERR_DECODE;
     *state = s;
@@ -349,10 +340,7 @@ kd_err kd_roulette_state_decode(const uint8_t *data, size_t len, kd_roulette_sta
 kd_err kd_roulette_undo_encode(const kd_roulette_undo *undo, kd_buf *out)
 {
     uint8_t b[KD_ROULETTE_UNDO_LEN];
-    b[0] = KD_ROULETTE_VERSION;
-    kd_house_undo_encode(&undo->house, b + 1);
-    b[1 + KD_HOUSE_UNDO_LEN] = undo->kind;
-    table_encode(&undo->prev, b + 2 + KD_HOUSE_UNDO_LEN);
+    table_encode(&undo->prev, b + kd_house_undo_head_encode(KD_ROULETTE_VERSION, &undo->house, undo->kind, b));
     return kd_buf_append(out, b, sizeof b);
 }
 
@@ -361,12 +349,9 @@ kd_err kd_roulette_undo_decode(const uint8_t *data, size_t len, kd_roulette_undo
     kd_roulette_undo u;
     memset(&u, 0, sizeof u);
     memset(undo, 0, sizeof *undo);
-    if (!data || len != KD_ROULETTE_UNDO_LEN || data[0] != KD_ROULETTE_VERSION ||
-        kd_house_undo_decode(data + 1, &u.house) != KD_OK)
-        return KD_ERR_DECODE;
-    u.kind = data[1 + KD_HOUSE_UNDO_LEN];
-    if (u.kind < 1 || u.kind > 3 || table_decode(data + 2 + KD_HOUSE_UNDO_LEN, &u.prev) != 0 ||
-        u.prev.status != KD_ROULETTE_IN_PROGRESS)
+    if (!data || len != KD_ROULETTE_UNDO_LEN ||
+        kd_house_undo_head_decode(data, KD_ROULETTE_VERSION, &u.house, &u.kind) != KD_OK ||
+        table_decode(data + KD_HOUSE_UNDO_HEAD_LEN, &u.prev) != 0 || u.prev.status != KD_ROULETTE_IN_PROGRESS)
         return KD_ERR_DECODE;
     *undo = u;
     return KD_OK;

@@ -269,25 +269,14 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
 {
     kd_roulette_params p;
     memset(&p, 0, sizeof p);
-    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
-    if (err)
-        return err;
-    const json_t *c = json_object_get(params, "start_chips"), *r = json_object_get(params, "max_rounds");
     p.start_chips = KD_ROULETTE_CHIPS_DEFAULT;
     p.max_rounds = KD_ROULETTE_ROUNDS_DEFAULT;
-    if (c && (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > KD_ROULETTE_CHIPS_MAX)) {
-        kd_reject_write(why, why_len, "params: start_chips must be an integer from 1 to %u", KD_ROULETTE_CHIPS_MAX);
-        return KD_ERR_BAD_PARAMS;
-    }
-    if (r && (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > KD_ROULETTE_ROUNDS_MAX)) {
-        kd_reject_write(why, why_len, "params: max_rounds must be an integer from 1 to %u", KD_ROULETTE_ROUNDS_MAX);
-        return KD_ERR_BAD_PARAMS;
-    }
-    if (c)
-        p.start_chips = (uint32_t)json_integer_value(c);
-    if (r)
-        p.max_rounds = (uint32_t)json_integer_value(r);
-    return kd_roulette_params_encode(&p, out);
+    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
+    if (!err)
+        err = kd_params_uint(params, "start_chips", 1, KD_ROULETTE_CHIPS_MAX, &p.start_chips, why, why_len);
+    if (!err)
+        err = kd_params_uint(params, "max_rounds", 1, KD_ROULETTE_ROUNDS_MAX, &p.max_rounds, why, why_len);
+    return err ? err : kd_roulette_params_encode(&p, out);
 }
 
 /* A pocket in JSON: 0..36, or "00" (37). Other integers pass to the rules. */
@@ -349,44 +338,26 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     (void)seat;
     kd_roulette_command c;
     memset(&c, 0, sizeof c);
-    const json_t *bets = json_object_get(command, "bets"), *reveal = json_object_get(command, "reveal"),
-                 *claim = json_object_get(command, "claim");
-    kd_err err = KD_OK;
-    if (!json_is_object(command) || (!!bets + !!reveal + !!claim) != 1) {
-        kd_reject_write(why, why_len,
-                        "a roulette command is one of {\"bets\": [...], \"entropy\": hex64}, {\"reveal\": hex162}, "
-                        "{\"claim\": true}");
-        return KD_ERR_BAD_COMMAND;
-    }
-    if (bets) {
-        c.kind = KD_ROULETTE_CMD_BETS;
-        if (!(err = bets_from_json(bets, &c, why, why_len)))
-            err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
-    } else if (reveal) {
-        c.kind = KD_ROULETTE_CMD_REVEAL;
-        err = kd_house_proof_from_json(reveal, c.proof, why, why_len);
-    } else {
-        c.kind = KD_ROULETTE_CMD_CLAIM;
-        if (!json_is_true(claim)) {
-            kd_reject_write(why, why_len, "claim must be true");
-            return KD_ERR_BAD_COMMAND;
-        }
-    }
+    unsigned kind;
+    kd_err err = kd_house_command_from_json(command, "bets",
+                                            "a roulette command is one of {\"bets\": [...], \"entropy\": hex64}, "
+                                            "{\"reveal\": hex162}, {\"claim\": true}",
+                                            &kind, c.proof, why, why_len);
+    if (err)
+        return err;
+    c.kind = (uint8_t)kind;
+    if (kind == KD_HOUSE_CMD_ASK && !(err = bets_from_json(json_object_get(command, "bets"), &c, why, why_len)))
+        err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
     return err ? err : kd_roulette_command_encode(&c, out);
 }
 
 static json_t *command_to_json(const uint8_t *command, size_t len)
 {
     kd_roulette_command c;
-    char hex[2 * KD_VRF_PROOF_LEN + 1];
     if (kd_roulette_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
-    if (c.kind == KD_ROULETTE_CMD_CLAIM)
-        return json_pack("{s:b}", "claim", 1);
-    if (c.kind == KD_ROULETTE_CMD_REVEAL) {
-        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
-        return json_pack("{s:s}", "reveal", hex);
-    }
+    if (c.kind != KD_ROULETTE_CMD_BETS)
+        return kd_house_answer_json(c.kind, c.proof);
     json_t *bets = json_array();
     for (uint32_t i = 0; bets && i < c.n_bets; i++) {
         const unsigned k = c.bets[i].kind;
@@ -401,8 +372,7 @@ static json_t *command_to_json(const uint8_t *command, size_t len)
                                                                             : json_integer(c.bets[i].number));
         json_array_append_new(bets, b);
     }
-    kd_hex_encode(c.entropy, 32, hex);
-    return json_pack("{s:o, s:s}", "bets", bets ? bets : json_null(), "entropy", hex);
+    return kd_house_ask_json("bets", bets, c.entropy);
 }
 
 /* ------------------------------------------------------------------ moves */

@@ -210,10 +210,7 @@ static int table_decode(const uint8_t *p, kd_slots_table *t)
 kd_err kd_slots_state_encode(const kd_slots_state *state, kd_buf *out)
 {
     uint8_t b[KD_SLOTS_STATE_LEN];
-    b[0] = KD_SLOTS_VERSION;
-    kd_house_encode(&state->house, b + 1);
-    memcpy(b + 1 + KD_HOUSE_ENCODED_LEN, state->players, 2 * KD_PUBKEY_LEN);
-    table_encode(&state->table, b + 1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN);
+    table_encode(&state->table, b + kd_house_head_encode(KD_SLOTS_VERSION, &state->house, state->players, b));
     return kd_buf_append(out, b, sizeof b);
 }
 
@@ -222,45 +219,32 @@ kd_err kd_slots_state_decode(const uint8_t *data, size_t len, kd_slots_state *st
     kd_slots_state s;
     memset(&s, 0, sizeof s);
     memset(state_ptr, 0, sizeof s);
-    if (!data || len != KD_SLOTS_STATE_LEN || data[0] != KD_SLOTS_VERSION ||
-        kd_house_decode(data + 1, &s.house) != KD_OK)
-        return KD_ERR_DECODE;
-    memcpy(s.players, data + 1 + KD_HOUSE_ENCODED_LEN, 2 * KD_PUBKEY_LEN);
-    for (int i = 0; i < 2; i++)
-        if (s.players[i].bytes[0] != 0x02 && s.players[i].bytes[0] != 0x03)
-            return KD_ERR_DECODE;
-    if (table_decode(data + 1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN, &s.table) != 0 ||
-        (s.house.pending != 0) != (s.table.bet != 0) ||
+    if (!data || len != KD_SLOTS_STATE_LEN ||
+        kd_house_head_decode(data, KD_SLOTS_VERSION, &s.house, s.players) != KD_OK ||
+        table_decode(data + KD_HOUSE_HEAD_LEN, &s.table) != 0 || (s.house.pending != 0) != (s.table.bet != 0) ||
         s.house.draws + (s.table.status == KD_SLOTS_HOUSE_FORFEIT) != s.table.rounds)
         return KD_ERR_DECODE;
     memcpy(state_ptr, &s, sizeof s);
     return KD_OK;
 }
 
-kd_err kd_slots_undo_encode(const kd_slots_undo *undo_ptr, kd_buf *out)
+kd_err kd_slots_undo_encode(const kd_slots_undo *undo, kd_buf *out)
 {
-    const kd_slots_undo *undo = undo_ptr;
     uint8_t b[KD_SLOTS_UNDO_LEN];
-    b[0] = KD_SLOTS_VERSION;
-    kd_house_undo_encode(&undo->house, b + 1);
-    b[1 + KD_HOUSE_UNDO_LEN] = undo->kind;
-    table_encode(&undo->prev, b + 2 + KD_HOUSE_UNDO_LEN);
+    table_encode(&undo->prev, b + kd_house_undo_head_encode(KD_SLOTS_VERSION, &undo->house, undo->kind, b));
     return kd_buf_append(out, b, sizeof b);
 }
 
-kd_err kd_slots_undo_decode(const uint8_t *data, size_t len, kd_slots_undo *undo_ptr)
+kd_err kd_slots_undo_decode(const uint8_t *data, size_t len, kd_slots_undo *undo)
 {
     kd_slots_undo u;
     memset(&u, 0, sizeof u);
-    memset(undo_ptr, 0, sizeof u);
-    if (!data || len != KD_SLOTS_UNDO_LEN || data[0] != KD_SLOTS_VERSION ||
-        kd_house_undo_decode(data + 1, &u.house) != KD_OK)
+    memset(undo, 0, sizeof *undo);
+    if (!data || len != KD_SLOTS_UNDO_LEN ||
+        kd_house_undo_head_decode(data, KD_SLOTS_VERSION, &u.house, &u.kind) != KD_OK ||
+        table_decode(data + KD_HOUSE_UNDO_HEAD_LEN, &u.prev) != 0 || u.prev.status != KD_SLOTS_IN_PROGRESS)
         return KD_ERR_DECODE;
-    u.kind = data[1 + KD_HOUSE_UNDO_LEN];
-    if (u.kind < 1 || u.kind > 3 || table_decode(data + 2 + KD_HOUSE_UNDO_LEN, &u.prev) != 0 ||
-        u.prev.status != KD_SLOTS_IN_PROGRESS)
-        return KD_ERR_DECODE;
-    memcpy(undo_ptr, &u, sizeof u);
+    *undo = u;
     return KD_OK;
 }
 

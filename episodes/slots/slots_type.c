@@ -220,25 +220,14 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
 {
     kd_slots_params p;
     memset(&p, 0, sizeof p);
-    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
-    if (err)
-        return err;
-    const json_t *c = json_object_get(params, "start_credits"), *r = json_object_get(params, "max_rounds");
     p.start_credits = KD_SLOTS_CREDITS_DEFAULT;
     p.max_rounds = KD_SLOTS_ROUNDS_DEFAULT;
-    if (c && (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > KD_SLOTS_CREDITS_MAX)) {
-        kd_reject_write(why, why_len, "params: start_credits must be an integer from 1 to %u", KD_SLOTS_CREDITS_MAX);
-        return KD_ERR_BAD_PARAMS;
-    }
-    if (r && (!json_is_integer(r) || json_integer_value(r) < 1 || json_integer_value(r) > KD_SLOTS_ROUNDS_MAX)) {
-        kd_reject_write(why, why_len, "params: max_rounds must be an integer from 1 to %u", KD_SLOTS_ROUNDS_MAX);
-        return KD_ERR_BAD_PARAMS;
-    }
-    if (c)
-        p.start_credits = (uint32_t)json_integer_value(c);
-    if (r)
-        p.max_rounds = (uint32_t)json_integer_value(r);
-    return kd_slots_params_encode(&p, out);
+    kd_err err = kd_house_params_from_json(params, &p.house, why, why_len);
+    if (!err)
+        err = kd_params_uint(params, "start_credits", 1, KD_SLOTS_CREDITS_MAX, &p.start_credits, why, why_len);
+    if (!err)
+        err = kd_params_uint(params, "max_rounds", 1, KD_SLOTS_ROUNDS_MAX, &p.max_rounds, why, why_len);
+    return err ? err : kd_slots_params_encode(&p, out);
 }
 
 static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, char *why, size_t why_len)
@@ -246,32 +235,22 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     (void)seat;
     kd_slots_command c;
     memset(&c, 0, sizeof c);
-    const json_t *spin = json_object_get(command, "spin"), *reveal = json_object_get(command, "reveal"),
-                 *claim = json_object_get(command, "claim");
-    kd_err err = KD_OK;
-    if (!json_is_object(command) || (!!spin + !!reveal + !!claim) != 1) {
-        kd_reject_write(why, why_len,
-                        "a slots command is one of {\"spin\": bet, \"entropy\": hex64}, {\"reveal\": hex162}, "
-                        "{\"claim\": true}");
-        return KD_ERR_BAD_COMMAND;
-    }
-    if (spin) {
-        c.kind = KD_SLOTS_CMD_SPIN;
+    unsigned kind;
+    kd_err err = kd_house_command_from_json(command, "spin",
+                                            "a slots command is one of {\"spin\": bet, \"entropy\": hex64}, "
+                                            "{\"reveal\": hex162}, {\"claim\": true}",
+                                            &kind, c.proof, why, why_len);
+    if (err)
+        return err;
+    c.kind = (uint8_t)kind;
+    if (kind == KD_HOUSE_CMD_ASK) {
+        const json_t *spin = json_object_get(command, "spin");
         if (!json_is_integer(spin) || json_integer_value(spin) < 0 || json_integer_value(spin) > UINT32_MAX) {
             kd_reject_write(why, why_len, "spin is the bet, a whole number of credits");
             return KD_ERR_BAD_COMMAND;
         }
         c.bet = (uint32_t)json_integer_value(spin);
         err = kd_house_hex32_from_json(json_object_get(command, "entropy"), "entropy", c.entropy, why, why_len);
-    } else if (reveal) {
-        c.kind = KD_SLOTS_CMD_REVEAL;
-        err = kd_house_proof_from_json(reveal, c.proof, why, why_len);
-    } else {
-        c.kind = KD_SLOTS_CMD_CLAIM;
-        if (!json_is_true(claim)) {
-            kd_reject_write(why, why_len, "claim must be true");
-            return KD_ERR_BAD_COMMAND;
-        }
     }
     return err ? err : kd_slots_command_encode(&c, out);
 }
@@ -279,17 +258,11 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
 static json_t *command_to_json(const uint8_t *command, size_t len)
 {
     kd_slots_command c;
-    char hex[2 * KD_VRF_PROOF_LEN + 1];
     if (kd_slots_command_decode(command, len, &c, NULL) != KD_OK)
         return NULL;
-    if (c.kind == KD_SLOTS_CMD_CLAIM)
-        return json_pack("{s:b}", "claim", 1);
-    if (c.kind == KD_SLOTS_CMD_REVEAL) {
-        kd_hex_encode(c.proof, KD_VRF_PROOF_LEN, hex);
-        return json_pack("{s:s}", "reveal", hex);
-    }
-    kd_hex_encode(c.entropy, 32, hex);
-    return json_pack("{s:I, s:s}", "spin", (json_int_t)c.bet, "entropy", hex);
+    if (c.kind != KD_SLOTS_CMD_SPIN)
+        return kd_house_answer_json(c.kind, c.proof);
+    return kd_house_ask_json("spin", json_integer(c.bet), c.entropy);
 }
 
 /* ------------------------------------------------------------------ moves */
