@@ -220,6 +220,15 @@ kd_err kd_house_params_from_pb(const struct Kdapp__HouseParams *m, kd_house_para
     .secret_commit = secret_commit, .secret_binding = secret_binding, .secret_duty = secret_duty, .draw_of = draw_of, \
     .house_seats = 1u << (house_seat)
 
+/* The JSON Schema members of a chance command beside the player's ask,
+ * for a chance type's command_schema: "entropy", "reveal", "claim". */
+#define KD_HOUSE_COMMAND_SCHEMA                                                                                    \
+    "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random " \
+    "bytes for the draw; the gateway fills it from a CSPRNG when left out\"},"                                     \
+    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\",\"description\":\"the house's VRF proof "  \
+    "for the pending draw (made from its key)\"},"                                                                 \
+    "\"claim\":{\"type\":\"boolean\",\"description\":\"true: claim a draw the house did not reveal in time\"}"
+
 /* 32 bytes from a JSON string of 64 hex digits (a command's "entropy").
  * Errors: KD_ERR_BAD_COMMAND with `why` naming `name`. */
 kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[32], char *why,

@@ -11,6 +11,7 @@
 
 #include "blackjack.pb-c.h"
 #include "episodes/blackjack/blackjack.h"
+#include "episodes/wire_alloc.h"
 
 static const char *const await_names[] = {"idle", "deal", "player", "card", "dealer"};
 static const char *const outcome_names[] = {"open", "win", "blackjack", "push", "lose", "bust", "claimed"};
@@ -96,12 +97,7 @@ kd_err kd_bj_view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.over = kd_bj_over(s);
     v.n_shoe = KD_BJ_CARDS;
     v.shoe = shoe;
-    size_t size = kdapp__bj_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__bj_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 /* ------------------------------------------------------------- decode */

@@ -128,12 +128,7 @@ kd_err kd_bj_command_encode(const kd_bj_command *cmd, kd_buf *out)
         m.claim = &claim;
         break;
     }
-    size_t size = kdapp__bj_command__get_packed_size(&m);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__bj_command__pack(&m, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&m.base, out);
 }
 
 /* A value, or its default when 0; -1 when outside lo..hi. */
@@ -218,10 +213,5 @@ kd_err kd_bj_params_encode(const kd_bj_params *p, kd_buf *out)
     m.house_key.data = (uint8_t *)p->house_key.bytes;
     m.house_binding.len = KD_SECRET_BINDING_LEN;
     m.house_binding.data = (uint8_t *)p->house_binding;
-    size_t size = kdapp__bj_params__get_packed_size(&m);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__bj_params__pack(&m, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&m.base, out);
 }

@@ -13,6 +13,7 @@
 
 #include "checkers.pb-c.h"
 #include "episodes/checkers/checkers.h"
+#include "episodes/wire_alloc.h"
 
 static const char *const seat_names[2] = {"white", "black"};
 
@@ -60,12 +61,7 @@ kd_err kd_ck_view_encode(const void *state, int seat, kd_buf *out)
     v.quiet_plies = s->quiet;
     v.n_last_move = s->last.count;
     v.last_move = last;
-    size_t size = kdapp__checkers_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__checkers_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 kd_err kd_ck_view_decode(const uint8_t *data, size_t len, kd_ck_view *out)

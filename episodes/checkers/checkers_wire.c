@@ -104,10 +104,5 @@ kd_err kd_ck_params_encode(const kd_ck_position *start, kd_buf *out)
     kd_ck_text_format(start, text);
     Kdapp__CheckersParams params = KDAPP__CHECKERS_PARAMS__INIT;
     params.start = text;
-    size_t size = kdapp__checkers_params__get_packed_size(&params);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__checkers_params__pack(&params, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&params.base, out);
 }

@@ -17,6 +17,7 @@
 
 #include "chess.pb-c.h"
 #include "episodes/chess/chess.h"
+#include "episodes/wire_alloc.h"
 
 static const char *const seat_names[2] = {"white", "black"};
 
@@ -56,12 +57,7 @@ static kd_err view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.last_uci = uci;
     v.last_san = san;
     v.ply = s->ply;
-    size_t size = kdapp__chess_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__chess_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 /* Decodes and checks view bytes: 0, or -1 when malformed (or no memory). */

@@ -88,12 +88,7 @@ kd_err kd_chess_params_encode(const char *fen, kd_buf *out)
 {
     Kdapp__ChessParams params = KDAPP__CHESS_PARAMS__INIT;
     params.fen = (char *)(fen ? fen : "");
-    size_t size = kdapp__chess_params__get_packed_size(&params);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__chess_params__pack(&params, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&params.base, out);
 }
 
 kd_err kd_chess_params_decode(const uint8_t *data, size_t len, char fen[KD_CHESS_FEN_MAX], kd_reject *rej)

@@ -19,6 +19,7 @@
 
 #include "chance.pb-c.h"
 #include "episodes/dice/dice.h"
+#include "episodes/wire_alloc.h"
 
 static const char *const seat_names[2] = {"player", "house"};
 
@@ -73,12 +74,7 @@ static kd_err view_encode(const void *state_ptr, int seat, kd_buf *out)
     }
     v.n_recent = s->n_recent;
     v.recent = rp;
-    size_t size = kdapp__dice_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__dice_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 static Kdapp__DiceView *view_decode(const uint8_t *data, size_t len)
@@ -232,12 +228,7 @@ static const char params_schema[] =
 static const char command_schema[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"roll\":{\"type\":\"string\",\"description\":\"NdM+K: N dice (1-100) of M sides (4, 6, 8, 10, 12, 20, 100) "
-    "plus K (-1000..1000), e.g. 2d6+3, 1d20, d100\"},"
-    "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random "
-    "bytes for the draw; the gateway fills it from a CSPRNG when left out\"},"
-    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\",\"description\":\"the house's VRF proof for "
-    "the pending draw (made from its key)\"},"
-    "\"claim\":{\"type\":\"boolean\",\"description\":\"true: claim a roll the house did not reveal in time\"}}}";
+    "plus K (-1000..1000), e.g. 2d6+3, 1d20, d100\"}," KD_HOUSE_COMMAND_SCHEMA "}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {

@@ -8,15 +8,7 @@
 #include "episodes/dice/dice.h"
 #include "episodes/wire_alloc.h"
 
-static kd_err pack_command(const Kdapp__DiceCommand *cmd, kd_buf *out)
-{
-    size_t size = kdapp__dice_command__get_packed_size(cmd);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__dice_command__pack(cmd, out->data + out->len);
-    return KD_OK;
-}
+static kd_err pack_command(const Kdapp__DiceCommand *cmd, kd_buf *out) { return kd_pb_append(&cmd->base, out); }
 
 kd_err kd_dice_command_encode(const kd_dice_command *c, kd_buf *out)
 {
@@ -104,12 +96,7 @@ kd_err kd_dice_params_encode(const kd_dice_params *p, kd_buf *out)
     kd_house_params_to_pb(&p->house, &house);
     params.house = &house;
     params.max_rolls = p->max_rolls;
-    size_t size = kdapp__dice_params__get_packed_size(&params);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__dice_params__pack(&params, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&params.base, out);
 }
 
 kd_err kd_dice_params_decode(const uint8_t *data, size_t len, kd_dice_params *p, kd_reject *rej)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "episodes/fourinarow/fourinarow.h"
+#include "episodes/wire_alloc.h"
 #include "fourinarow.pb-c.h"
 
 static const char *const seat_names[2] = {"red", "yellow"};
@@ -50,12 +51,7 @@ static kd_err view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.status = (Kdapp__FiarStatus)s->status;
     v.move_count = s->move_count;
     v.last_column = s->last_column < KD_FIAR_COLS ? (uint32_t)s->last_column + 1 : 0;
-    size_t size = kdapp__fiar_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__fiar_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 /* Decodes and checks view bytes: 0, or -1 when malformed (or no memory). */

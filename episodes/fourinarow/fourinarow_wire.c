@@ -47,12 +47,7 @@ kd_err kd_fiar_command_encode(uint32_t column, kd_buf *out)
     drop.column = column;
     cmd.cmd_case = KDAPP__FIAR_COMMAND__CMD_DROP;
     cmd.drop = &drop;
-    size_t size = kdapp__fiar_command__get_packed_size(&cmd);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__fiar_command__pack(&cmd, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&cmd.base, out);
 }
 
 kd_err kd_fiar_params_decode(const uint8_t *data, size_t len, kd_reject *rej)

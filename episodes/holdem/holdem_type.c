@@ -221,17 +221,6 @@ static kd_err command_from_json(const json_t *command, int seat, kd_buf *out, ch
     return err;
 }
 
-static json_t *hex_string(const uint8_t *data, size_t len)
-{
-    char *hex = malloc(2 * len + 1);
-    if (!hex)
-        return NULL;
-    kd_hex_encode(data, len, hex);
-    json_t *j = json_string(hex);
-    free(hex);
-    return j;
-}
-
 static json_t *to_json(const kd_hm_command *c)
 {
     json_t *pos, *keys;
@@ -249,20 +238,20 @@ static json_t *to_json(const kd_hm_command *c)
     case KD_HM_CMD_RAISE:
         return json_pack("{s:I}", "raise", (json_int_t)c->to);
     case KD_HM_CMD_SHUFFLE:
-        return json_pack("{s:o}", "shuffle", hex_string(&c->deck[0][0], sizeof c->deck));
+        return json_pack("{s:o}", "shuffle", kd_json_hex(&c->deck[0][0], sizeof c->deck));
     case KD_HM_CMD_LOCK:
-        return json_pack("{s:{s:o, s:o}}", "lock", "cards", hex_string(&c->cards[0][0], sizeof c->cards), "commits",
-                         hex_string(&c->commits[0][0], sizeof c->commits));
+        return json_pack("{s:{s:o, s:o}}", "lock", "cards", kd_json_hex(&c->cards[0][0], sizeof c->cards), "commits",
+                         kd_json_hex(&c->commits[0][0], sizeof c->commits));
     case KD_HM_CMD_KEYS:
         pos = json_array();
         keys = json_array();
         for (uint32_t i = 0; pos && keys && i < c->n_keys; i++) {
             json_array_append_new(pos, json_integer(c->positions[i]));
-            json_array_append_new(keys, hex_string(c->keys[i], KD_HM_SCALAR_LEN));
+            json_array_append_new(keys, kd_json_hex(c->keys[i], KD_HM_SCALAR_LEN));
         }
         return json_pack("{s:{s:o, s:o}}", "keys", "positions", pos, "keys", keys);
     case KD_HM_CMD_REVEAL:
-        return json_pack("{s:o}", "reveal", hex_string(c->secret, KD_HASH_LEN));
+        return json_pack("{s:o}", "reveal", kd_json_hex(c->secret, KD_HASH_LEN));
     }
     return NULL;
 }

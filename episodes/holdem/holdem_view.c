@@ -11,6 +11,7 @@
 
 #include "episodes/holdem/holdem.h"
 #include "episodes/holdem/holdem_int.h"
+#include "episodes/wire_alloc.h"
 #include "holdem.pb-c.h"
 
 kd_err kd_hm_view_encode(const void *state_ptr, int seat, kd_buf *out)
@@ -54,12 +55,7 @@ kd_err kd_hm_view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.folded = s->folded == KD_HM_NO_SEAT ? 0 : (uint32_t)s->folded + 1;
     v.cheats = s->cheats;
     v.pot_only = s->params.pot_only != 0;
-    size_t size = kdapp__hm_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__hm_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 /* The owes a state decoded from a view must show: kept beside it. */

@@ -160,12 +160,7 @@ kd_err kd_hm_command_encode(const kd_hm_command *c, kd_buf *out)
     default:
         return KD_ERR_INVALID_ARG;
     }
-    size_t size = kdapp__hm_command__get_packed_size(&m);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__hm_command__pack(&m, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&m.base, out);
 }
 
 kd_err kd_hm_params_decode(const uint8_t *data, size_t len, kd_hm_params *params, kd_reject *rej)
@@ -206,12 +201,7 @@ kd_err kd_hm_params_encode(const kd_hm_params *params, kd_buf *out)
     p.hand_limit = params->hand_limit;
     p.timeout = params->timeout;
     p.pot_only = params->pot_only != 0;
-    size_t size = kdapp__hm_params__get_packed_size(&p);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__hm_params__pack(&p, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&p.base, out);
 }
 
 kd_err kd_hm_params_resolve(kd_hm_params *p, kd_reject *rej)

@@ -13,6 +13,7 @@
 
 #include "chance.pb-c.h"
 #include "episodes/roulette/roulette.h"
+#include "episodes/wire_alloc.h"
 
 static const char *const seat_names[2] = {"player", "house"};
 
@@ -80,12 +81,7 @@ static kd_err view_encode(const void *state_ptr, int seat, kd_buf *out)
         recent[i] = t->recent[i];
     v.n_recent = t->n_recent;
     v.recent = recent;
-    size_t size = kdapp__roulette_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__roulette_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 static Kdapp__RouletteView *view_decode(const uint8_t *data, size_t len)
@@ -259,11 +255,7 @@ static const char command_schema[] =
     "first number (street, six_line), the lowest (corner), 1..3 (dozen, column)\"},"
     "\"numbers\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}]},"
     "\"description\":\"a split's two "
-    "pockets\"},\"amount\":{\"type\":\"integer\",\"minimum\":0}}}},"
-    "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random "
-    "bytes; the gateway fills it from a CSPRNG when left out\"},"
-    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\"},"
-    "\"claim\":{\"type\":\"boolean\"}}}";
+    "pockets\"},\"amount\":{\"type\":\"integer\",\"minimum\":0}}}}," KD_HOUSE_COMMAND_SCHEMA "}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {

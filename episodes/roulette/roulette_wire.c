@@ -45,12 +45,7 @@ kd_err kd_roulette_command_encode(const kd_roulette_command *c, kd_buf *out)
     } else {
         return KD_ERR_INVALID_ARG;
     }
-    size_t size = kdapp__roulette_command__get_packed_size(&cmd);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__roulette_command__pack(&cmd, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&cmd.base, out);
 }
 
 kd_err kd_roulette_command_decode(const uint8_t *data, size_t len, kd_roulette_command *c, kd_reject *rej)
@@ -104,12 +99,7 @@ kd_err kd_roulette_params_encode(const kd_roulette_params *p, kd_buf *out)
     params.house = &house;
     params.start_chips = p->start_chips;
     params.max_rounds = p->max_rounds;
-    size_t size = kdapp__roulette_params__get_packed_size(&params);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__roulette_params__pack(&params, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&params.base, out);
 }
 
 kd_err kd_roulette_params_decode(const uint8_t *data, size_t len, kd_roulette_params *p, kd_reject *rej)

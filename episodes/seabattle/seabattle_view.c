@@ -13,6 +13,7 @@
 
 #include "episodes/seabattle/seabattle.h"
 #include "episodes/seabattle/seabattle_int.h"
+#include "episodes/wire_alloc.h"
 #include "seabattle.pb-c.h"
 
 const char *const kd_sb_seat_names[2] = {"blue", "red"};
@@ -43,12 +44,7 @@ kd_err kd_sb_view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.root_red = (ProtobufCBinaryData){KD_HASH_LEN, (uint8_t *)s->roots[1]};
     v.binding_blue = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)s->bindings[0]};
     v.binding_red = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)s->bindings[1]};
-    size_t size = kdapp__sb_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__sb_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 int kd_sb_view_decode(const uint8_t *data, size_t len, kd_sb_state *out)

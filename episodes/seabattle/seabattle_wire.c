@@ -116,12 +116,7 @@ kd_err kd_sb_command_encode(const kd_sb_command *cmd, kd_buf *out)
     default:
         return KD_ERR_INVALID_ARG;
     }
-    size_t size = kdapp__sb_command__get_packed_size(&m);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__sb_command__pack(&m, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&m.base, out);
 }
 
 kd_err kd_sb_params_decode(const uint8_t *data, size_t len, kd_sb_params *params, kd_reject *rej)
@@ -160,10 +155,5 @@ kd_err kd_sb_params_encode(const kd_sb_params *params, kd_buf *out)
     p.binding_blue = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)params->bindings[0]};
     p.binding_red = (ProtobufCBinaryData){KD_SECRET_BINDING_LEN, (uint8_t *)params->bindings[1]};
     p.timeout = params->timeout;
-    size_t size = kdapp__sb_params__get_packed_size(&p);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__sb_params__pack(&p, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&p.base, out);
 }

@@ -12,6 +12,7 @@
 
 #include "chance.pb-c.h"
 #include "episodes/slots/slots.h"
+#include "episodes/wire_alloc.h"
 
 static const char *const seat_names[2] = {"player", "house"};
 
@@ -53,12 +54,7 @@ static kd_err view_encode(const void *state_ptr, int seat, kd_buf *out)
         v.n_last_stops = KD_SLOTS_REELS;
         v.last_stops = stops;
     }
-    size_t size = kdapp__slots_view__get_packed_size(&v);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__slots_view__pack(&v, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&v.base, out);
 }
 
 static Kdapp__SlotsView *view_decode(const uint8_t *data, size_t len)
@@ -208,13 +204,9 @@ static const char params_schema[] =
     "\"start_credits\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"description\":\"default 1000\"},"
     "\"max_rounds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"description\":\"spins, default 100\"}}}";
 
-static const char command_schema[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"spin\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"the bet, 1 to 1000 credits\"},"
-    "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random "
-    "bytes; the gateway fills it from a CSPRNG when left out\"},"
-    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\"},"
-    "\"claim\":{\"type\":\"boolean\"}}}";
+static const char command_schema[] = "{\"type\":\"object\",\"properties\":{"
+                                     "\"spin\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"the bet, 1 to "
+                                     "1000 credits\"}," KD_HOUSE_COMMAND_SCHEMA "}}";
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {

@@ -31,12 +31,7 @@ kd_err kd_slots_command_encode(const kd_slots_command *c, kd_buf *out)
     } else {
         return KD_ERR_INVALID_ARG;
     }
-    size_t size = kdapp__slots_command__get_packed_size(&cmd);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__slots_command__pack(&cmd, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&cmd.base, out);
 }
 
 kd_err kd_slots_command_decode(const uint8_t *data, size_t len, kd_slots_command *c, kd_reject *rej)
@@ -77,12 +72,7 @@ kd_err kd_slots_params_encode(const kd_slots_params *p, kd_buf *out)
     params.house = &house;
     params.start_credits = p->start_credits;
     params.max_rounds = p->max_rounds;
-    size_t size = kdapp__slots_params__get_packed_size(&params);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__slots_params__pack(&params, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&params.base, out);
 }
 
 kd_err kd_slots_params_decode(const uint8_t *data, size_t len, kd_slots_params *p, kd_reject *rej)

@@ -16,6 +16,7 @@
 
 #include "episodes/episode_type.h"
 #include "episodes/tictactoe/tictactoe.h"
+#include "episodes/wire_alloc.h"
 #include "tictactoe.pb-c.h"
 
 const char *kd_ttt_status_name(uint8_t status)
@@ -65,13 +66,7 @@ kd_err kd_ttt_view_encode(const kd_ttt_view *t, kd_buf *out)
     if (t->has_next_to_remove)
         tv.next_to_remove = cell_out(&cells[9], &t->next_to_remove);
     tv.move_count = t->move_count;
-    size_t n = kdapp__ttt_view__get_packed_size(&tv);
-    kd_err err = kd_buf_reserve(out, n);
-    if (err)
-        return err;
-    kdapp__ttt_view__pack(&tv, out->data + out->len);
-    out->len += n;
-    return KD_OK;
+    return kd_pb_append(&tv.base, out);
 }
 
 static int cell_in(const Kdapp__TttCell *c, kd_ttt_cell *out)

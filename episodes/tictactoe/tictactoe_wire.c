@@ -89,12 +89,7 @@ kd_err kd_ttt_move_encode(uint8_t row, uint8_t col, uint8_t player, kd_buf *out)
     cmd.cmd_case = KDAPP__TTT_COMMAND__CMD_MOVE;
     cmd.move = &move;
 
-    size_t size = kdapp__ttt_command__get_packed_size(&cmd);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    out->len += kdapp__ttt_command__pack(&cmd, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&cmd.base, out);
 }
 
 kd_err kd_ttt_params_encode(uint32_t cap, kd_buf *out)
@@ -102,11 +97,5 @@ kd_err kd_ttt_params_encode(uint32_t cap, kd_buf *out)
     Kdapp__TttParams params = KDAPP__TTT_PARAMS__INIT;
     params.cap = cap;
 
-    size_t size = kdapp__ttt_params__get_packed_size(&params);
-    kd_err err = kd_buf_reserve(out, size);
-    if (err)
-        return err;
-    if (size)
-        out->len += kdapp__ttt_params__pack(&params, out->data + out->len);
-    return KD_OK;
+    return kd_pb_append(&params.base, out);
 }
