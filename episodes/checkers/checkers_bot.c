@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "episodes/checkers/checkers.h"
+#include "episodes/bot.h"
 
 #define WIN 100000
 #define INF 1000000
@@ -83,11 +84,7 @@ static int negamax(const kd_ck_position *pos, unsigned quiet, unsigned depth, in
         kd_ck_position child = *pos;
         unsigned q = make(&child, &moves.moves[i]) ? quiet + 1 : 0;
         int score = -negamax(&child, q, depth - 1, -beta, -alpha, ply + 1);
-        if (score > best)
-            best = score;
-        if (best > alpha)
-            alpha = best;
-        if (alpha >= beta)
+        if (kd_bot_cutoff(score, &best, &alpha, beta))
             break;
     }
     return best;
@@ -98,7 +95,7 @@ kd_err kd_ck_bot_command(const void *state_ptr, unsigned depth, uint64_t tiebrea
     const kd_ck_state *s = state_ptr;
     if (s->status != KD_CK_IN_PROGRESS)
         return KD_ERR_NO_MOVE;
-    unsigned d = depth == 0 ? DEFAULT_DEPTH : depth > MAX_DEPTH ? MAX_DEPTH : depth;
+    unsigned d = kd_bot_depth(depth, DEFAULT_DEPTH, MAX_DEPTH);
     kd_ck_position pos;
     memcpy(pos.board, s->board, sizeof pos.board);
     pos.turn = s->turn;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "episodes/chess/chess.h"
+#include "episodes/bot.h"
 
 #define MATE 100000
 #define INF 1000000
@@ -119,11 +120,7 @@ static int negamax(kd_chess_state *s, unsigned depth, int alpha, int beta, int p
         int score = -negamax(s, depth - 1, -beta, -alpha, ply + 1);
         kd_err err = kd_chess_unmake(s, &undo);
         (void)err; /* the record is the move just made */
-        if (score > best)
-            best = score;
-        if (best > alpha)
-            alpha = best;
-        if (alpha >= beta)
+        if (kd_bot_cutoff(score, &best, &alpha, beta))
             break;
     }
     return best;
@@ -135,7 +132,7 @@ kd_err kd_chess_bot_command(const void *state_ptr, unsigned depth, uint64_t tieb
     memcpy(&s, state_ptr, sizeof s);
     if (kd_chess_status_of(&s) != KD_CHESS_IN_PROGRESS)
         return KD_ERR_NO_MOVE;
-    unsigned d = depth == 0 ? DEFAULT_DEPTH : depth > MAX_DEPTH ? MAX_DEPTH : depth;
+    unsigned d = kd_bot_depth(depth, DEFAULT_DEPTH, MAX_DEPTH);
     kd_chess_move moves[KD_CHESS_MOVES_MAX], ties[KD_CHESS_MOVES_MAX];
     int n = kd_chess_legal_moves(&s, moves), best = -INF, n_ties = 0;
     order_moves(&s, moves, n);

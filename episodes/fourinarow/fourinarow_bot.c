@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "episodes/fourinarow/fourinarow.h"
+#include "episodes/bot.h"
 
 #define WIN 100000
 #define INF 1000000
@@ -95,11 +96,7 @@ static int negamax(board *b, uint8_t me, unsigned depth, int alpha, int beta, in
         b->discs--;
         b->heights[col]--;
         b->cells[col * KD_FIAR_ROWS + row] = 0;
-        if (score > best)
-            best = score;
-        if (best > alpha)
-            alpha = best;
-        if (alpha >= beta)
+        if (kd_bot_cutoff(score, &best, &alpha, beta))
             break;
     }
     return best;
@@ -110,7 +107,7 @@ kd_err kd_fiar_bot_command(const void *state_ptr, unsigned depth, uint64_t tiebr
     const kd_fiar_state *s = state_ptr;
     if (s->status != KD_FIAR_IN_PROGRESS)
         return KD_ERR_NO_MOVE;
-    unsigned d = depth == 0 ? DEFAULT_DEPTH : depth > MAX_DEPTH ? MAX_DEPTH : depth;
+    unsigned d = kd_bot_depth(depth, DEFAULT_DEPTH, MAX_DEPTH);
     board b;
     memcpy(b.cells, s->cells, sizeof b.cells);
     memcpy(b.heights, s->heights, sizeof b.heights);
