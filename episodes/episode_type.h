@@ -17,8 +17,14 @@
  *   │               └─ rule codes    ► kdapp://types, docs
  *   └── …one entry per registered type
  *
- * Adding a game is its own files in episodes/ plus one line in types.c
- * (kd_builtin_types); a test may add a type of its own to its table.
+ * Adding a game is its own folder episodes/<game>/ (its .c and .h files and
+ * its README.md), its sources in episodes/CMakeLists.txt and one line in
+ * types.c (kd_builtin_types); a test may add a type of its own to its
+ * table. What every game writes the same way is written once beside this
+ * file: the ops adapters (ops_adapter.h), the house of the chance games
+ * (house.h, fair.h), the seats' secrets (secrets.h), the protobuf helpers
+ * (wire_alloc.h), the bots' alpha-beta step (bot.h); what every type owes
+ * the engine is checked for all at once (tests/episodes/type_laws_test.c).
  *
  * Seats: a type's participants sit in seats 0..n-1 in NewEpisode order
  * (tic-tac-toe: 0 plays X, 1 plays O). KD_SEAT_PUBLIC asks for what anyone
