@@ -17,8 +17,14 @@
  *   │               └─ rule codes    ► kdapp://types, docs
  *   └── …one entry per registered type
  *
- * Adding a game is its own files in episodes/ plus one line in types.c
- * (kd_builtin_types); a test may add a type of its own to its table.
+ * Adding a game is its own folder episodes/<game>/ (its .c and .h files and
+ * its README.md), its sources in episodes/CMakeLists.txt and one line in
+ * types.c (kd_builtin_types); a test may add a type of its own to its
+ * table. What every game writes the same way is written once beside this
+ * file: the ops adapters (ops_adapter.h), the house of the chance games
+ * (house.h, fair.h), the seats' secrets (secrets.h), the protobuf helpers
+ * (wire_alloc.h), the bots' alpha-beta step (bot.h); what every type owes
+ * the engine is checked for all at once (tests/episodes/type_laws_test.c).
  *
  * Seats: a type's participants sit in seats 0..n-1 in NewEpisode order
  * (tic-tac-toe: 0 plays X, 1 plays O). KD_SEAT_PUBLIC asks for what anyone
@@ -109,6 +115,18 @@ uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n);
  * allocation failure): how every JSON rendering writes keys, hashes,
  * proofs and payloads. */
 json_t *kd_json_hex(const uint8_t *data, size_t len);
+/* The whole number member `name` of a params JSON object into `out`: left
+ * as it is (the default) when absent. Errors: KD_ERR_BAD_PARAMS, `why`:
+ * "params: <name> must be an integer from <lo> to <hi>". */
+kd_err kd_params_uint(const json_t *params, const char *name, uint32_t lo, uint32_t hi, uint32_t *out, char *why,
+                      size_t why_len) KD_WARN_UNUSED;
+/* The participants of a new episode of a two-seat game: exactly 2, each a
+ * valid compressed public key. Refusals (KD_ERR_BAD_PARTICIPANTS, a
+ * sentence in `rej`): "<game> needs exactly 2 participants (<seat 0>,
+ * <seat 1>), got N"; "participant I (<seat>) is not a valid compressed
+ * secp256k1 public key". */
+kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
+                          kd_reject *rej) KD_WARN_UNUSED;
 
 /* ------------------------------------------------------------ the table */
 

@@ -123,6 +123,14 @@ kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo)
     return KD_OK;
 }
 
+kd_err kd_house_rollback_command(kd_house *house, unsigned kind, const kd_house_undo *undo)
+{
+    static const uint8_t op[4] = {KD_HOUSE_OP_NONE, KD_HOUSE_OP_ASK, KD_HOUSE_OP_REVEAL, KD_HOUSE_OP_CLAIM};
+    if (kind < KD_HOUSE_CMD_ASK || kind > KD_HOUSE_CMD_CLAIM || undo->kind != op[kind])
+        return KD_ERR_DECODE;
+    return kd_house_rollback(house, undo);
+}
+
 kd_err kd_house_owed_proof(const kd_house *house, const uint8_t seed[KD_SECRET_SEED_LEN],
                            uint8_t proof[KD_VRF_PROOF_LEN])
 {
@@ -244,6 +252,50 @@ kd_err kd_house_proof_from_json(const json_t *j, uint8_t out[KD_VRF_PROOF_LEN], 
     return KD_OK;
 }
 
+kd_err kd_house_command_from_json(const json_t *command, const char *ask, const char *usage, unsigned *kind,
+                                  uint8_t proof[KD_VRF_PROOF_LEN], char *why, size_t why_len)
+{
+    const json_t *a = json_object_get(command, ask), *reveal = json_object_get(command, "reveal"),
+                 *claim = json_object_get(command, "claim");
+    *kind = 0;
+    if (!json_is_object(command) || (!!a + !!reveal + !!claim) != 1) {
+        kd_reject_write(why, why_len, "%s", usage);
+        return KD_ERR_BAD_COMMAND;
+    }
+    if (a) {
+        *kind = KD_HOUSE_CMD_ASK;
+        return KD_OK;
+    }
+    if (reveal) {
+        *kind = KD_HOUSE_CMD_REVEAL;
+        return kd_house_proof_from_json(reveal, proof, why, why_len);
+    }
+    if (!json_is_true(claim)) {
+        kd_reject_write(why, why_len, "claim must be true");
+        return KD_ERR_BAD_COMMAND;
+    }
+    *kind = KD_HOUSE_CMD_CLAIM;
+    return KD_OK;
+}
+
+json_t *kd_house_answer_json(unsigned kind, const uint8_t proof[KD_VRF_PROOF_LEN])
+{
+    if (kind == KD_HOUSE_CMD_CLAIM)
+        return json_pack("{s:b}", "claim", 1);
+    if (kind != KD_HOUSE_CMD_REVEAL)
+        return NULL;
+    char hex[2 * KD_VRF_PROOF_LEN + 1];
+    kd_hex_encode(proof, KD_VRF_PROOF_LEN, hex);
+    return json_pack("{s:s}", "reveal", hex);
+}
+
+json_t *kd_house_ask_json(const char *member, json_t *value, const uint8_t entropy[KD_FAIR_ENTROPY_LEN])
+{
+    char hex[2 * KD_FAIR_ENTROPY_LEN + 1];
+    kd_hex_encode(entropy, KD_FAIR_ENTROPY_LEN, hex);
+    return json_pack("{s:o, s:s}", member, value ? value : json_null(), "entropy", hex);
+}
+
 void kd_house_public_entropy(const kd_house *house, uint32_t round, uint8_t out[KD_FAIR_ENTROPY_LEN])
 {
     uint8_t b[KD_PUBKEY_LEN + 4];
@@ -303,6 +355,44 @@ kd_err kd_house_decode(const uint8_t in[KD_HOUSE_ENCODED_LEN], kd_house *house)
         return KD_ERR_DECODE;
     *house = h;
     return KD_OK;
+}
+
+size_t kd_house_head_encode(uint8_t version, const kd_house *house, const kd_pubkey players[2],
+                            uint8_t out[KD_HOUSE_HEAD_LEN])
+{
+    out[0] = version;
+    kd_house_encode(house, out + 1);
+    memcpy(out + 1 + KD_HOUSE_ENCODED_LEN, players, 2 * KD_PUBKEY_LEN);
+    return KD_HOUSE_HEAD_LEN;
+}
+
+kd_err kd_house_head_decode(const uint8_t in[KD_HOUSE_HEAD_LEN], uint8_t version, kd_house *house, kd_pubkey players[2])
+{
+    if (in[0] != version || kd_house_decode(in + 1, house) != KD_OK)
+        return KD_ERR_DECODE;
+    memcpy(players, in + 1 + KD_HOUSE_ENCODED_LEN, 2 * KD_PUBKEY_LEN);
+    for (int i = 0; i < 2; i++)
+        if (players[i].bytes[0] != 0x02 && players[i].bytes[0] != 0x03)
+            return KD_ERR_DECODE;
+    return KD_OK;
+}
+
+size_t kd_house_undo_head_encode(uint8_t version, const kd_house_undo *undo, uint8_t kind,
+                                 uint8_t out[KD_HOUSE_UNDO_HEAD_LEN])
+{
+    out[0] = version;
+    kd_house_undo_encode(undo, out + 1);
+    out[1 + KD_HOUSE_UNDO_LEN] = kind;
+    return KD_HOUSE_UNDO_HEAD_LEN;
+}
+
+kd_err kd_house_undo_head_decode(const uint8_t in[KD_HOUSE_UNDO_HEAD_LEN], uint8_t version, kd_house_undo *undo,
+                                 uint8_t *kind)
+{
+    if (in[0] != version || kd_house_undo_decode(in + 1, undo) != KD_OK)
+        return KD_ERR_DECODE;
+    *kind = in[1 + KD_HOUSE_UNDO_LEN];
+    return *kind >= KD_HOUSE_CMD_ASK && *kind <= KD_HOUSE_CMD_CLAIM ? KD_OK : KD_ERR_DECODE;
 }
 
 void kd_house_undo_encode(const kd_house_undo *undo, uint8_t out[KD_HOUSE_UNDO_LEN])

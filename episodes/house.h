@@ -113,6 +113,18 @@ kd_err kd_house_claim(kd_house *house, int seat, uint64_t daa, kd_house_undo *un
  * record that cannot be the house's last change; nothing touched). */
 kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo) KD_WARN_UNUSED;
 
+/* The kinds of a chance game's commands, in every chance type's numbering
+ * (kd_dice_cmd_kind, kd_roulette_cmd_kind, kd_slots_cmd_kind): the
+ * player's ask (a roll, bets, a spin), the house's reveal, the player's
+ * claim. */
+enum { KD_HOUSE_CMD_ASK = 1, KD_HOUSE_CMD_REVEAL = 2, KD_HOUSE_CMD_CLAIM = 3 };
+
+/* Gives back the house's part of a chance command of `kind` (above):
+ * KD_ERR_DECODE unless `undo` is the record that kind makes (an ask's, a
+ * reveal's, a claim's), else kd_house_rollback's. The one mapping of a
+ * command to the house's step, for every chance type's rollback. */
+kd_err kd_house_rollback_command(kd_house *house, unsigned kind, const kd_house_undo *undo) KD_WARN_UNUSED;
+
 /* The draw a reveal with `proof` answers: 1 and `out` filled when a draw
  * is pending, else 0 (for kdapp audit: kd_episode_type.draw_of). */
 int kd_house_draw_of(const kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], kd_fair_draw *out);
@@ -158,6 +170,65 @@ kd_err kd_house_params_from_pb(const struct Kdapp__HouseParams *m, kd_house_para
     "\"reveal_timeout\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":864000,\"description\":\"DAA score the " \
     "house has to reveal before the player may claim (default 600, a minute at 10 blocks/s; at least 100)\"}"
 
+/*
+ * The secret and audit hooks of a chance type's kd_episode_type
+ * (episode_type.h), the same for every chance game whose state is a
+ * kd_<p>_state with a kd_house `house` and whose commands are a
+ * kd_<p>_command with `kind` (KD_HOUSE_CMD_*) and `proof`: defines static
+ * secret_commit (the house seat's key and binding, kd_house_commit_json),
+ * secret_binding (the house's, from the state), secret_duty (the proof the
+ * house owes while `live`, an expression of `s`, the const kd_<p>_state *,
+ * is true) and draw_of (a reveal's draw). Used with a ';'; the type's
+ * table names them (KD_HOUSE_TYPE_MEMBERS).
+ */
+#define KD_HOUSE_TYPE_HOOKS(p, house_seat, live)                                                                      \
+    static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],                                     \
+                                const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why,              \
+                                size_t why_len)                                                                       \
+    {                                                                                                                 \
+        return seat == (house_seat) ? kd_house_commit_json(seed, binding, params, why, why_len) : KD_ERR_UNSUPPORTED; \
+    }                                                                                                                 \
+    static kd_err secret_binding(const void *state, int seat, uint8_t out[KD_SECRET_BINDING_LEN])                     \
+    {                                                                                                                 \
+        if (seat != (house_seat))                                                                                     \
+            return KD_ERR_UNSUPPORTED;                                                                                \
+        memcpy(out, ((const kd_##p##_state *)state)->house.binding, KD_SECRET_BINDING_LEN);                           \
+        return KD_OK;                                                                                                 \
+    }                                                                                                                 \
+    static kd_err secret_duty(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN], kd_buf *command)   \
+    {                                                                                                                 \
+        const kd_##p##_state *s = state;                                                                              \
+        if (seat != (house_seat) || !(live))                                                                          \
+            return KD_ERR_NO_MOVE;                                                                                    \
+        kd_##p##_command c;                                                                                           \
+        memset(&c, 0, sizeof c);                                                                                      \
+        c.kind = KD_HOUSE_CMD_REVEAL;                                                                                 \
+        kd_err err = kd_house_owed_proof(&s->house, seed, c.proof);                                                   \
+        return err ? err : kd_##p##_command_encode(&c, command);                                                      \
+    }                                                                                                                 \
+    static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw)                     \
+    {                                                                                                                 \
+        kd_##p##_command c;                                                                                           \
+        kd_reject rej;                                                                                                \
+        return kd_##p##_command_decode(command, len, &c, &rej) == KD_OK && c.kind == KD_HOUSE_CMD_REVEAL &&           \
+               kd_house_draw_of(&((const kd_##p##_state *)state)->house, c.proof, draw);                              \
+    }                                                                                                                 \
+    _Static_assert(sizeof(kd_##p##_command) > 0, "kd_" #p "_command")
+
+/* The kd_episode_type members of KD_HOUSE_TYPE_HOOKS and the house seat. */
+#define KD_HOUSE_TYPE_MEMBERS(house_seat)                                                                             \
+    .secret_commit = secret_commit, .secret_binding = secret_binding, .secret_duty = secret_duty, .draw_of = draw_of, \
+    .house_seats = 1u << (house_seat)
+
+/* The JSON Schema members of a chance command beside the player's ask,
+ * for a chance type's command_schema: "entropy", "reveal", "claim". */
+#define KD_HOUSE_COMMAND_SCHEMA                                                                                    \
+    "\"entropy\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"the player's 32 random " \
+    "bytes for the draw; the gateway fills it from a CSPRNG when left out\"},"                                     \
+    "\"reveal\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{162}$\",\"description\":\"the house's VRF proof "  \
+    "for the pending draw (made from its key)\"},"                                                                 \
+    "\"claim\":{\"type\":\"boolean\",\"description\":\"true: claim a draw the house did not reveal in time\"}"
+
 /* 32 bytes from a JSON string of 64 hex digits (a command's "entropy").
  * Errors: KD_ERR_BAD_COMMAND with `why` naming `name`. */
 kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[32], char *why,
@@ -166,6 +237,23 @@ kd_err kd_house_hex32_from_json(const json_t *j, const char *name, uint8_t out[3
  * Errors: KD_ERR_BAD_COMMAND with `why`. */
 kd_err kd_house_proof_from_json(const json_t *j, uint8_t out[KD_VRF_PROOF_LEN], char *why,
                                 size_t why_len) KD_WARN_UNUSED;
+
+/* Which of a chance command's JSON forms `command` is: the player's ask
+ * (its member `ask`: "roll", "bets", "spin"; the caller reads it and its
+ * "entropy"), the house's {"reveal": hex162} (`proof` filled) or the
+ * player's {"claim": true}; `kind` says which (KD_HOUSE_CMD_*). Errors:
+ * KD_ERR_BAD_COMMAND with `why`: `usage` when `command` is not an object
+ * with exactly one of the three, kd_house_proof_from_json's, "claim must
+ * be true". */
+kd_err kd_house_command_from_json(const json_t *command, const char *ask, const char *usage, unsigned *kind,
+                                  uint8_t proof[KD_VRF_PROOF_LEN], char *why, size_t why_len) KD_WARN_UNUSED;
+/* The JSON of a chance command of `kind` that is the house's reveal
+ * ({"reveal": hex}) or the player's claim ({"claim": true}); NULL for an
+ * ask (the caller writes it: kd_house_ask_json) or on no memory. */
+json_t *kd_house_answer_json(unsigned kind, const uint8_t proof[KD_VRF_PROOF_LEN]);
+/* The JSON of a player's ask: {member: value, "entropy": hex64}; `value`
+ * is stolen (NULL: null). NULL on no memory. */
+json_t *kd_house_ask_json(const char *member, json_t *value, const uint8_t entropy[KD_FAIR_ENTROPY_LEN]);
 
 /* The public entropy a chance type's listed legal moves carry:
  * SHA-256(house key || round as u32 BE). Anyone can compute it (the house
@@ -180,6 +268,25 @@ void kd_house_encode(const kd_house *house, uint8_t out[KD_HOUSE_ENCODED_LEN]);
 kd_err kd_house_decode(const uint8_t in[KD_HOUSE_ENCODED_LEN], kd_house *house) KD_WARN_UNUSED;
 void kd_house_undo_encode(const kd_house_undo *undo, uint8_t out[KD_HOUSE_UNDO_LEN]);
 kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *undo) KD_WARN_UNUSED;
+
+/* The head of every chance state's bytes (KD_HOUSE_HEAD_LEN): the type's
+ * `version` byte, the house (kd_house_encode) and the two players' keys.
+ * The decoder checks the version, the house and that each key is a
+ * compressed point's encoding: KD_ERR_DECODE. */
+#define KD_HOUSE_HEAD_LEN (1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN)
+size_t kd_house_head_encode(uint8_t version, const kd_house *house, const kd_pubkey players[2],
+                            uint8_t out[KD_HOUSE_HEAD_LEN]);
+kd_err kd_house_head_decode(const uint8_t in[KD_HOUSE_HEAD_LEN], uint8_t version, kd_house *house,
+                            kd_pubkey players[2]) KD_WARN_UNUSED;
+/* The head of every chance undo's bytes (KD_HOUSE_UNDO_HEAD_LEN): the
+ * `version` byte, the house's undo (kd_house_undo_encode) and the
+ * command's kind (KD_HOUSE_CMD_*). The decoder checks all three:
+ * KD_ERR_DECODE. */
+#define KD_HOUSE_UNDO_HEAD_LEN (2 + KD_HOUSE_UNDO_LEN)
+size_t kd_house_undo_head_encode(uint8_t version, const kd_house_undo *undo, uint8_t kind,
+                                 uint8_t out[KD_HOUSE_UNDO_HEAD_LEN]);
+kd_err kd_house_undo_head_decode(const uint8_t in[KD_HOUSE_UNDO_HEAD_LEN], uint8_t version, kd_house_undo *undo,
+                                 uint8_t *kind) KD_WARN_UNUSED;
 
 /* The house's part of a view (HouseView in proto/chance.proto): fills
  * `v` (HouseView-initialised by the caller) pointing into `house`, which

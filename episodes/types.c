@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episodes/blackjack.h"
-#include "episodes/checkers.h"
-#include "episodes/chess.h"
-#include "episodes/dice.h"
+#include "episodes/blackjack/blackjack.h"
+#include "episodes/checkers/checkers.h"
+#include "episodes/chess/chess.h"
+#include "episodes/dice/dice.h"
 #include "episodes/episode_type.h"
-#include "episodes/fourinarow.h"
-#include "episodes/holdem.h"
-#include "episodes/roulette.h"
-#include "episodes/seabattle.h"
-#include "episodes/slots.h"
-#include "episodes/tictactoe.h"
+#include "episodes/fourinarow/fourinarow.h"
+#include "episodes/holdem/holdem.h"
+#include "episodes/roulette/roulette.h"
+#include "episodes/seabattle/seabattle.h"
+#include "episodes/slots/slots.h"
+#include "episodes/tictactoe/tictactoe.h"
 
 /* ---------------------------------------------- the registered types */
 
@@ -196,6 +196,34 @@ uint64_t kd_type_rng_next(uint64_t *rng)
 }
 
 uint32_t kd_type_rng_below(uint64_t *rng, uint32_t n) { return (uint32_t)(kd_type_rng_next(rng) % n); }
+
+kd_err kd_params_uint(const json_t *params, const char *name, uint32_t lo, uint32_t hi, uint32_t *out, char *why,
+                      size_t why_len)
+{
+    const json_t *j = json_object_get(params, name);
+    if (!j)
+        return KD_OK;
+    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi) {
+        kd_reject_write(why, why_len, "params: %s must be an integer from %u to %u", name, (unsigned)lo, (unsigned)hi);
+        return KD_ERR_BAD_PARAMS;
+    }
+    *out = (uint32_t)json_integer_value(j);
+    return KD_OK;
+}
+
+kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
+                          kd_reject *rej)
+{
+    if (!participants || participants->count != 2)
+        return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS, "%s needs exactly 2 participants (%s, %s), got %zu", game,
+                             seat_words[0], seat_words[1], participants ? participants->count : (size_t)0);
+    for (size_t i = 0; i < 2; i++)
+        if (kd_pubkey_check(&participants->keys[i]) != KD_OK)
+            return kd_reject_say(rej, KD_ERR_BAD_PARTICIPANTS,
+                                 "participant %zu (%s) is not a valid compressed secp256k1 public key", i + 1,
+                                 seat_words[i]);
+    return KD_OK;
+}
 
 json_t *kd_json_hex(const uint8_t *data, size_t len)
 {

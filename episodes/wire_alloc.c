@@ -1,5 +1,5 @@
-/* wire_alloc.c — the tracking protobuf-c allocator and the arena (see
- * wire_alloc.h). */
+/* wire_alloc.c — the tracking protobuf-c allocator, the arena and the
+ * packing of a message into a kd_buf (see wire_alloc.h). */
 #include "episodes/wire_alloc.h"
 
 #include <stddef.h>
@@ -54,4 +54,13 @@ void kd_pb_arena_init(kd_pb_arena *arena, void *storage, size_t size)
     arena->size = size;
     arena->used = 0;
     arena->failed = 0;
+}
+
+kd_err kd_pb_append(const ProtobufCMessage *msg, kd_buf *out)
+{
+    size_t size = protobuf_c_message_get_packed_size(msg);
+    kd_err err = kd_buf_reserve(out, size);
+    if (!err && size) /* an empty message writes nothing (and data may still be NULL) */
+        out->len += protobuf_c_message_pack(msg, out->data + out->len);
+    return err;
 }

@@ -1,6 +1,7 @@
 /*
- * wire_alloc.h — the protobuf-c allocator every type's wire file unpacks
- * with: plain malloc/free that remembers whether an allocation failed, so
+ * wire_alloc.h — the protobuf-c helpers every type's wire file uses: the
+ * packing of a message into a kd_buf (kd_pb_append), and the allocator it
+ * unpacks with: plain malloc/free that remembers whether an allocation failed, so
  * a decoder can tell "out of memory" (KD_ERR_NOMEM) from "these bytes are
  * not the message" (protobuf-c returns NULL for both).
  *
@@ -17,6 +18,14 @@
 #define KD_EPISODES_WIRE_ALLOC_H
 
 #include <protobuf-c/protobuf-c.h>
+
+#include "engine/bytes.h"
+#include "engine/err.h"
+
+/* Appends the packed bytes of `msg` (any message: &m.base) to `out`: how
+ * every type's wire and view files write a message. Errors: KD_ERR_NOMEM
+ * (nothing appended). */
+kd_err kd_pb_append(const ProtobufCMessage *msg, kd_buf *out) KD_WARN_UNUSED;
 
 typedef struct {
     ProtobufCAllocator base; /* hand &base to protobuf-c */

@@ -19,7 +19,7 @@
 #include "engine/crypto.h"
 #include "engine/engine.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "store.pb-c.h"
 
 /* ------------------------------------------------------------ assertions */

@@ -11,7 +11,7 @@
 #ifndef KD_TESTS_EPISODES_BJ_SUPPORT_H
 #define KD_TESTS_EPISODES_BJ_SUPPORT_H
 
-#include "episodes/blackjack.h"
+#include "episodes/blackjack/blackjack.h"
 
 #define BJ_TEST_ID 7u
 

@@ -1,5 +1,5 @@
 /*
- * blackjack_test.c — the rules of blackjack (episodes/blackjack.c) through
+ * blackjack_test.c — the rules of blackjack (episodes/blackjack/blackjack.c) through
  * the engine's ops: naturals, pushes, busts, soft and hard totals, the
  * dealer drawing to 17 and standing on soft 17, splits (aces too),
  * doubles, the no-hole-card dealer blackjack; every refusal with its code;

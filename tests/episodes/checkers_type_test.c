@@ -1,6 +1,6 @@
 /*
  * checkers_type_test.c — checkers' entry in the type table
- * (kd_checkers_type, episodes/checkers_type.c and checkers_view.c):
+ * (kd_checkers_type, episodes/checkers/checkers_type.c and checkers_view.c):
  * identity and registration, JSON round trips for params and commands and
  * their refusals, status, the view bytes and every rendering made from
  * them (the state text, the move rules, the strategy context, the text
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "episodes/checkers.h"
+#include "episodes/checkers/checkers.h"
 #include "episodes/ck_support.h"
 #include "episodes/episode_type.h"
 #include "type_support.h"

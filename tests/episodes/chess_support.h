@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
-#include "episodes/chess.h"
+#include "episodes/chess/chess.h"
 
 /* The test keys "white", "black" and "stranger"; parts = [white, black]. */
 typedef struct {

@@ -1,6 +1,6 @@
 /*
  * chess_type_test.c — chess's entry in the type table (kd_chess_type,
- * episodes/chess_type.c): identity and registration, JSON for params and
+ * episodes/chess/chess_type.c): identity and registration, JSON for params and
  * commands and their refusals, status, the view bytes and every rendering
  * made from them (FEN, check, last move in UCI and SAN, result, ASCII and
  * Unicode boards, prompt), legal moves (each executes, with UCI notation),
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episodes/chess.h"
+#include "episodes/chess/chess.h"
 #include "episodes/chess_support.h"
 #include "episodes/episode_type.h"
 #include "type_support.h"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
-#include "episodes/checkers.h"
+#include "episodes/checkers/checkers.h"
 
 /* The games-mcp state text of the standard start. */
 #define CK_START_TEXT ".w.w.w.w/w.w.w.w./.w.w.w.w/......../......../b.b.b.b./.b.b.b.b/b.b.b.b. w"

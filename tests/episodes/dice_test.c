@@ -1,5 +1,5 @@
 /*
- * dice_test.c — "dice" (episodes/dice.h) and the house (episodes/house.h):
+ * dice_test.c — "dice" (episodes/dice/dice.h) and the house (episodes/house.h):
  * rolls revealed and claimed, every refusal with its rule code, byte-exact
  * rollback of every command (roll, reveal, claim) through the encodings,
  * the deadline floor in the rules (issue 24, B8), the type-table entry
@@ -16,7 +16,7 @@
 
 #include "chance_support.h"
 #include "engine/crypto.h"
-#include "episodes/dice.h"
+#include "episodes/dice/dice.h"
 #include "type_support.h"
 
 #define ENT_HEX "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -167,38 +167,6 @@ Test(dice, malformed_json_names_the_part)
     cr_expect(strstr(why, "house_key"), "%s", why);
     kd_buf_fini(&b);
     json_decref(p);
-}
-
-/* Random play (fixed seed), including refused commands and claims: every
- * applied command rolls back byte-exactly (exec_json checks it). */
-Test(dice, random_play_rolls_back_exactly)
-{
-    chance_game g;
-    chance_new(&g, &kd_dice_type, "{\"max_rolls\": 40, \"reveal_timeout\": 100}");
-    kd_dice_state *s = g.state;
-    uint64_t rng = 12345;
-    uint64_t daa = 1;
-    for (int step = 0; step < 400 && s->status == KD_DICE_IN_PROGRESS; step++, daa += 20) {
-        kd_buf cmd;
-        kd_buf_init(&cmd);
-        int seat = kd_dice_type.status(s).to_move;
-        int legal = kd_type_rng_below(&rng, 4) != 0;
-        kd_err err = seat == KD_DICE_HOUSE && legal ? kd_dice_type.secret_duty(s, seat, g.seed, &cmd)
-                                                    : kd_dice_type.random_command(s, seat, legal, &rng, &cmd);
-        cr_assert_eq(err, KD_OK);
-        json_t *j = kd_dice_type.command_to_json(cmd.data, cmd.len);
-        char *text = json_dumps(j, 0);
-        kd_reject rej = {{0}, {0}};
-        err = chance_exec(&g, text, seat == KD_DICE_HOUSE ? &g.house : &g.player, daa, &rej);
-        if (legal)
-            cr_expect_eq(err, KD_OK, "%s: %s", text, rej.detail);
-        else if (err)
-            cr_expect(type_test_is_rule_code(&kd_dice_type, rej.code), "%s", rej.code);
-        free(text);
-        json_decref(j);
-        kd_buf_fini(&cmd);
-    }
-    chance_free(&g);
 }
 
 /* 10^5 rolls of each die through kd_dice_outcome (one die per draw, the

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
-#include "episodes/fourinarow.h"
+#include "episodes/fourinarow/fourinarow.h"
 
 /* The test keys "red", "yellow" and "stranger"; parts = [red, yellow]. */
 typedef struct {

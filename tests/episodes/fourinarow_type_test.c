@@ -1,6 +1,6 @@
 /*
  * fourinarow_type_test.c — four-in-a-row's entry in the type table
- * (kd_fourinarow_type, episodes/fourinarow_type.c): identity and
+ * (kd_fourinarow_type, episodes/fourinarow/fourinarow_type.c): identity and
  * registration, JSON round trips for params and commands and their
  * refusals, status, the view bytes and every rendering made from them,
  * legal moves (each executes, nothing else does), random commands (legal
@@ -16,7 +16,7 @@
 #include "episodes/episode_type.h"
 #include "type_support.h"
 #include "episodes/fiar_support.h"
-#include "episodes/fourinarow.h"
+#include "episodes/fourinarow/fourinarow.h"
 
 static const kd_episode_type *const T = &kd_fourinarow_type;
 

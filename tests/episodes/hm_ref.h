@@ -1,6 +1,6 @@
 /*
  * hm_ref.h — a slow reference hand evaluator for the hold'em tests, written
- * apart from episodes/holdem_eval.c: every five-card subset of the hand is
+ * apart from episodes/holdem/holdem_eval.c: every five-card subset of the hand is
  * scored by counting ranks and sorting them, and the best score kept. Its
  * scores use the encoding of holdem_eval.h, so the two must agree exactly.
  */

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
-#include "episodes/holdem.h"
+#include "episodes/holdem/holdem.h"
 
 #define HM_EPISODE 26u
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "episodes/holdem_deck.h"
+#include "episodes/holdem/holdem_deck.h"
 
 static double now_s(void)
 {

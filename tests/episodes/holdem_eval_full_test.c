@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "episodes/holdem_eval.h"
+#include "episodes/holdem/holdem_eval.h"
 
 static double now_s(void)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
-#include "episodes/holdem_eval.h"
+#include "episodes/holdem/holdem_eval.h"
 #include "hm_ref.h"
 
 static uint64_t seed_from_env(void)

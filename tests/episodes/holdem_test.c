@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "episodes/holdem.h"
-#include "episodes/holdem_int.h"
+#include "episodes/holdem/holdem.h"
+#include "episodes/holdem/holdem_int.h"
 #include "hm_support.h"
 
 #define FOLD KD_HM_CMD_FOLD

@@ -9,8 +9,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "episodes/holdem.h"
-#include "episodes/holdem_int.h"
+#include "episodes/holdem/holdem.h"
+#include "episodes/holdem/holdem_int.h"
 #include "episodes/secrets.h"
 #include "hm_support.h"
 #include "type_support.h"

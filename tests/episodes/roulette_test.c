@@ -1,5 +1,5 @@
 /*
- * roulette_test.c — "roulette" (episodes/roulette.h): the layout (every
+ * roulette_test.c — "roulette" (episodes/roulette/roulette.h): the layout (every
  * bet's coverage and payout), a spin paid from the house's VRF, every
  * refusal with its rule code, a cheating house (a proof of another draw,
  * no reveal: the claim), byte-exact rollback of bets, reveals and claims, random play, the
@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "chance_support.h"
-#include "episodes/roulette.h"
+#include "episodes/roulette/roulette.h"
 #include "type_support.h"
 
 #define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""
@@ -145,35 +145,6 @@ Test(roulette, every_refusal_has_its_rule_code)
     cr_expect_eq(s.winner, KD_ROULETTE_PLAYER);
     chance_expect_rule(&g, chance_exec(&g, BET("{\"kind\":\"red\",\"amount\":1}"), &g.player, 201, &rej), &rej,
                        "game_over");
-    chance_free(&g);
-}
-
-Test(roulette, random_play_rolls_back_exactly)
-{
-    chance_game g;
-    chance_new(&g, &kd_roulette_type, "{\"start_chips\": 60, \"max_rounds\": 30, \"reveal_timeout\": 100}");
-    uint64_t rng = 99;
-    for (uint64_t daa = 1; daa < 8000 && st(&g)->table.status == KD_ROULETTE_IN_PROGRESS; daa += 20) {
-        kd_buf cmd;
-        kd_buf_init(&cmd);
-        int seat = kd_roulette_type.status(g.state).to_move;
-        int legal = kd_type_rng_below(&rng, 4) != 0;
-        kd_err err = seat == KD_ROULETTE_HOUSE && legal
-                         ? kd_roulette_type.secret_duty(g.state, seat, g.seed, &cmd)
-                         : kd_roulette_type.random_command(g.state, seat, legal, &rng, &cmd);
-        cr_assert_eq(err, KD_OK);
-        json_t *j = kd_roulette_type.command_to_json(cmd.data, cmd.len);
-        char *text = json_dumps(j, 0);
-        kd_reject rej = {{0}, {0}};
-        err = chance_exec(&g, text, seat == KD_ROULETTE_HOUSE ? &g.house : &g.player, daa, &rej);
-        if (legal)
-            cr_expect_eq(err, KD_OK, "%s: %s", text, rej.detail);
-        else if (err)
-            cr_expect(type_test_is_rule_code(&kd_roulette_type, rej.code), "%s", rej.code);
-        free(text);
-        json_decref(j);
-        kd_buf_fini(&cmd);
-    }
     chance_free(&g);
 }
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
-#include "episodes/seabattle.h"
+#include "episodes/seabattle/seabattle.h"
 
 #define SB_EPISODE 7u
 #define SB_TIMEOUT 100u /* the rules' floor, KD_DEADLINE_MIN */

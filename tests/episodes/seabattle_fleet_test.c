@@ -22,7 +22,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "episodes/seabattle.h"
+#include "episodes/seabattle/seabattle.h"
 
 #define SAMPLES 100000u
 

@@ -1,5 +1,5 @@
 /*
- * seabattle_test.c — sea battle's rules (episodes/seabattle*.c): the Merkle
+ * seabattle_test.c — sea battle's rules (episodes/seabattle/seabattle*.c): the Merkle
  * commitment against an independent computation (Python's hashlib, values
  * below), fleets from seeds, fleet legality, every refusal with its rule
  * code, whole games with the duties paid from the seats' boards, the
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "episodes/seabattle.h"
+#include "episodes/seabattle/seabattle.h"
 #include "sb_support.h"
 
 /* ------------------------------------------------------------ commitment */

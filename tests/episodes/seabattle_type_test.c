@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
-#include "episodes/seabattle.h"
+#include "episodes/seabattle/seabattle.h"
 #include "episodes/secrets.h"
 #include "sb_support.h"
 #include "type_support.h"

@@ -15,7 +15,7 @@
 
 #include <criterion/criterion.h>
 
-#include "episodes/dice.h"
+#include "episodes/dice/dice.h"
 #include "episodes/secrets.h"
 #include "type_support.h"
 

@@ -1,5 +1,5 @@
 /*
- * slots_test.c — "slots" (episodes/slots.h): the exact return to player
+ * slots_test.c — "slots" (episodes/slots/slots.h): the exact return to player
  * (the enumeration against a closed form from the strip's symbol counts),
  * a spin paid from the house's VRF, every refusal with its rule code, a
  * house that does not reveal losing to the claim, byte-exact rollback of
@@ -16,7 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "chance_support.h"
-#include "episodes/slots.h"
+#include "episodes/slots/slots.h"
 #include "type_support.h"
 
 #define ENT "\"entropy\":\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\""
@@ -128,35 +128,6 @@ Test(slots, every_refusal_has_its_rule_code)
     cr_expect_eq(s->table.credits, 28 + 2 * 300, "the claim pays the top line");
     cr_expect_eq(kd_slots_type.status(g.state).winner, KD_SLOTS_PLAYER);
     chance_expect_rule(&g, chance_exec(&g, "{\"spin\": 1," ENT "}", &g.player, 151, &rej), &rej, "game_over");
-    chance_free(&g);
-}
-
-Test(slots, random_play_rolls_back_exactly)
-{
-    chance_game g;
-    chance_new(&g, &kd_slots_type, "{\"start_credits\": 40, \"max_rounds\": 30, \"reveal_timeout\": 100}");
-    kd_slots_state *s = g.state;
-    uint64_t rng = 7;
-    for (uint64_t daa = 1; daa < 8000 && s->table.status == KD_SLOTS_IN_PROGRESS; daa += 20) {
-        kd_buf cmd;
-        kd_buf_init(&cmd);
-        int seat = kd_slots_type.status(g.state).to_move;
-        int legal = kd_type_rng_below(&rng, 4) != 0;
-        kd_err err = seat == KD_SLOTS_HOUSE && legal ? kd_slots_type.secret_duty(g.state, seat, g.seed, &cmd)
-                                                     : kd_slots_type.random_command(g.state, seat, legal, &rng, &cmd);
-        cr_assert_eq(err, KD_OK);
-        json_t *j = kd_slots_type.command_to_json(cmd.data, cmd.len);
-        char *text = json_dumps(j, 0);
-        kd_reject rej = {{0}, {0}};
-        err = chance_exec(&g, text, seat == KD_SLOTS_HOUSE ? &g.house : &g.player, daa, &rej);
-        if (legal)
-            cr_expect_eq(err, KD_OK, "%s: %s", text, rej.detail);
-        else if (err)
-            cr_expect(type_test_is_rule_code(&kd_slots_type, rej.code), "%s", rej.code);
-        free(text);
-        json_decref(j);
-        kd_buf_fini(&cmd);
-    }
     chance_free(&g);
 }
 

@@ -1,6 +1,6 @@
 /*
  * tictactoe_type_test.c — tic-tac-toe's entry in the type table
- * (kd_tictactoe_type, episodes/tictactoe_type.c): every function of the
+ * (kd_tictactoe_type, episodes/tictactoe/tictactoe_type.c): every function of the
  * table. JSON round trips for params and commands and their refusals with a
  * sentence; the engine defaults from a fake environment; status and the
  * seat to move; every legal move executes and nothing else does; a random

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "engine/crypto.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 
 /* The X and O test keys ("x", "o") and the participants list [x, o]. */
 typedef struct {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 
 Test(types, builtins_are_complete_and_registered)
 {
@@ -170,4 +170,26 @@ Test(types, helpers)
         cr_expect_eq(kd_type_rng_next(&a), kd_type_rng_next(&b), "seeded: the same sequence");
     for (int i = 0; i < 1000; i++)
         cr_expect_lt(kd_type_rng_below(&a, 7), 7);
+}
+
+Test(types, two_seats_check_names_the_game_the_count_and_the_seat)
+{
+    static const char *const words[2] = {"white", "black"};
+    kd_key a, b;
+    cr_assert_eq(kd_key_test("two_seats_a", &a), KD_OK);
+    cr_assert_eq(kd_key_test("two_seats_b", &b), KD_OK);
+    kd_participants p = {.count = 2};
+    p.keys[0] = a.pub;
+    p.keys[1] = b.pub;
+    kd_reject rej = {{0}, {0}};
+    cr_expect_eq(kd_two_seats_check(&p, "a game", words, &rej), KD_OK);
+    p.count = 3;
+    cr_expect_eq(kd_two_seats_check(&p, "a game", words, &rej), KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_str_eq(rej.detail, "a game needs exactly 2 participants (white, black), got 3");
+    cr_expect_eq(kd_two_seats_check(NULL, "a game", words, &rej), KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_str_eq(rej.detail, "a game needs exactly 2 participants (white, black), got 0");
+    p.count = 2;
+    p.keys[1].bytes[0] = 0x05;
+    cr_expect_eq(kd_two_seats_check(&p, "a game", words, &rej), KD_ERR_BAD_PARTICIPANTS);
+    cr_expect_str_eq(rej.detail, "participant 2 (black) is not a valid compressed secp256k1 public key");
 }

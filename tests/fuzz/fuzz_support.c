@@ -20,7 +20,7 @@
 
 #include "engine/logger.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "mcp/gateway/gateway.h"
 #include "tools/sim/replay.h"
 

@@ -17,7 +17,7 @@
 
 #include "engine/ingest.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 
 static const char *out_dir;
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engine/crypto.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "handlers/view.h"
 
 /* Two keys for X and O. */

@@ -16,7 +16,7 @@
 #include "engine/wire.h"
 #include "episodes/episode_type.h"
 #include "mcp/gateway/gateway.h"
-#include "episodes/seabattle.h"
+#include "episodes/seabattle/seabattle.h"
 #include "episodes/secrets.h"
 #include "gw_env.h"
 #include "pile_type.h"

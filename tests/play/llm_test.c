@@ -23,7 +23,7 @@
 
 #include "engine/crypto.h"
 #include "episodes/episode_type.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "play/mock_llm.h"
 #include "tools/play/play.h"
 #include "tools/play/players.h"

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "engine/crypto.h"
-#include "episodes/fourinarow.h"
-#include "episodes/tictactoe.h"
+#include "episodes/fourinarow/fourinarow.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "tools/play/players.h"
 
 /* ------------------------------------------------------------- parsing */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "engine/crypto.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "tools/play/players.h"
 
 static uint64_t test_seed(uint64_t fallback)

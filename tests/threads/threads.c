@@ -27,7 +27,7 @@
 #include "engine/logger.h"
 #include "engine/sigcheck.h"
 #include "engine/wire.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "mcp/gateway/gateway.h"
 #include "mcp/server/server.h"
 #include "store.pb-c.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "episodes/episode_type.h"
-#include "episodes/tictactoe.h"
+#include "episodes/tictactoe/tictactoe.h"
 #include "tools/sim/perft.h"
 
 /* ------------------------------------------- the independent brute force */
