@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "engine/support.h"
+#include "store.pb-c.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -419,6 +420,30 @@ size_t et_raw_count(const char *dir, const char *db)
     mdb_txn_abort(txn);
     mdb_env_close(env);
     return st.ms_entries;
+}
+
+size_t et_raw_undo_count(const char *dir)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    size_t n = 0;
+    raw_open(dir, "blocks", 1, &env, &txn, &dbi);
+    int rc = mdb_cursor_open(txn, dbi, &cur);
+    cr_assert_eq(rc, 0, "mdb_cursor_open: %s", mdb_strerror(rc));
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        Kdapp__Store__BlockRecord *rec = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
+        cr_assert_not_null(rec, "a block record does not decode");
+        for (size_t i = 0; i < rec->n_effects; i++)
+            n += rec->effects[i]->undo.len > 0;
+        kdapp__store__block_record__free_unpacked(rec, NULL);
+    }
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return n;
 }
 
 void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len)

@@ -168,6 +168,8 @@ size_t et_episode_count(kd_engine *engine);
 
 /* Entries in the named database of the (closed) store in `dir`. */
 size_t et_raw_count(const char *dir, const char *db);
+/* Undo records kept in the block records of the (closed) store in `dir`. */
+size_t et_raw_undo_count(const char *dir);
 /* Writes meta[name] = value (u64 BE, or any bytes) into the (closed)
  * store in `dir`. */
 void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value);
