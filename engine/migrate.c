@@ -3,12 +3,12 @@
  * write transaction (all of it or nothing: a crash leaves schema 2).
  *
  *   schema 2                               schema 3
- *   episodes  u32 BE id -> EpisodeRecord   states  u64 BE slot -> EpisodeRecord (+ episode_id)
+ *   episodes  u32 BE id -> EpisodeRecord   states  u64 BE slot -> EpisodeRecord
  *                                          ids     u32 BE id -> u64 BE slot
  *   undo      id + depth -> undo record    blocks  each unpruned record's command effects
  *                                                  carry their undo record
  *
- * Slots are given in id order (schema 2 kept no creation order); episodes
+ * Slot numbers are given in id order (schema 2 kept no creation order); episodes
  * created after the upgrade follow the last one. What the rules see (the
  * states, undo depths, digests, the log) is unchanged, so the store's
  * fingerprint and digest are the same before and after.
@@ -116,7 +116,6 @@ static kd_err move_episodes(MDB_txn *txn, kd_store *s, MDB_dbi episodes, char *w
         uint8_t id[4], slot_be[8];
         memcpy(id, k.mv_data, 4);
         kd_put_u64be(slot_be, slot);
-        rec->episode_id = kd_get_u32be(id);
         MDB_val ik = kd_val(id, 4), iv = kd_val(slot_be, 8);
         if (!(err = put_packed(txn, s->states, slot_be, 8, &rec->base, "write episode")))
             err = kd_store_err(mdb_put(txn, s->ids, &ik, &iv, 0), "write episode id");

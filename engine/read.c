@@ -239,7 +239,7 @@ kd_err kd_read_fingerprint(kd_read *rd, uint8_t out[KD_HASH_LEN])
         rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
     /* Only what the rules determine: not the log positions, which differ
      * between a live store and a replay of its canonical chain, nor the
-     * slots, which differ when a creation was reverted; in id order. */
+     * slot numbers, which differ when a creation was reverted; in id order. */
     while (rc == 0) {
         if (k.mv_size != 4) {
             err = KD_ERR_STORE;

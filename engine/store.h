@@ -8,12 +8,12 @@
  *                                      with the undo records of its commands (until final)
  *   heights   u64 BE height         -> block hash of the applied block at that height (unpruned window)
  *   ids       u32 BE episode id     -> u64 BE slot of the episode in `states`
- *   states    u64 BE slot           -> EpisodeRecord: id, type, participants, state, undo depth
+ *   states    u64 BE slot           -> EpisodeRecord: type, participants, state, undo depth
  *   reverted  block hash (32)       -> u64 BE log seq of the revert (until re-applied),
  *                                      so a revert re-sent after a crash is a duplicate
  *   meta      name                  -> schema, store_id, finality, tip, height, digest, next_seq
  *
- * Why slots (schema 3): episode ids are chosen by whoever creates the
+ * Why a slot (schema 3): episode ids are chosen by whoever creates the
  * episode (the gateway draws them at random), so records keyed by id put
  * the games being played all over the tree, and a block of moves dirtied
  * a leaf page per game, pages that lie far apart in a large file (each

@@ -87,8 +87,14 @@ void kd_txn_fini(kd_txn *c)
 
 kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, const char *what)
 {
+    return kd_txn_put_flags(c, dbi, k, klen, v, vlen, 0, what);
+}
+
+kd_err kd_txn_put_flags(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, unsigned flags,
+                        const char *what)
+{
     MDB_val key = kd_val(k, klen), val = kd_val(v, vlen);
-    int rc = mdb_put(c->txn, dbi, &key, &val, 0);
+    int rc = mdb_put(c->txn, dbi, &key, &val, flags);
     if (rc == 0)
         KD_CRASHPOINT("after_put"); /* crash test: a half-written transaction */
     return kd_store_err(rc, what);
@@ -318,7 +324,6 @@ kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint
         rec.updated_block.data = (uint8_t *)block;
         rec.updated_block.len = KD_HASH_LEN;
         rec.last_event = (Kdapp__ViewEvent)ep->last_event;
-        rec.episode_id = ep->id;
         size_t n = kdapp__store__episode_record__get_packed_size(&rec);
         uint8_t *buf = malloc(n ? n : 1);
         if (!buf)
@@ -369,7 +374,7 @@ kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry)
     if (!buf)
         return KD_ERR_NOMEM;
     kdapp__store__log_entry__pack(entry, buf);
-    kd_err err = kd_txn_put(c, c->engine->store.log, key, 8, buf, n, "append log");
+    kd_err err = kd_txn_put_flags(c, c->engine->store.log, key, 8, buf, n, MDB_APPEND, "append log");
     free(buf);
     return err;
 }

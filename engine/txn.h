@@ -134,6 +134,9 @@ void kd_txn_fini(kd_txn *c);
 kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen,
                   const char *what) KD_WARN_UNUSED;
 kd_err kd_txn_del(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const char *what) KD_WARN_UNUSED;
+/* kd_txn_put with mdb_put's flags (MDB_APPEND: the key is past the last). */
+kd_err kd_txn_put_flags(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, unsigned flags,
+                        const char *what) KD_WARN_UNUSED;
 /* Records an event for the listener / an effect for the block record. */
 kd_err kd_txn_add_event(kd_txn *c, kd_event_kind kind, uint32_t id, kd_txn_event **out) KD_WARN_UNUSED;
 /* A command's effect carries its encoded undo record (`undo`, `undo_len`
