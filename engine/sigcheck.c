@@ -72,9 +72,9 @@ static void *worker(void *arg)
 
 kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out)
 {
-    if (!threads) { /* one per core: see sigcheck.h */
+    if (!threads) { /* one core is the writer's, and the writer verifies too */
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 1 ? (unsigned)n : 1;
+        threads = n > 1 ? (unsigned)n - 1 : 1;
     }
     kd_sig_pool *p = calloc(1, sizeof *p);
     if (!p)

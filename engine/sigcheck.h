@@ -45,12 +45,8 @@ int kd_sig_batch_lookup(kd_sig_batch *batch, const kd_pubkey *pubkey, const uint
 
 typedef struct kd_sig_pool kd_sig_pool;
 
-/* A pool of `threads` verifier threads (0: one per core). Not one per
- * core but the writer's: the writer spends most of a block asleep in its
- * synced commit, and a pool that left its core idle meanwhile checked
- * 0.68 of what all cores check (issue 27); the writer's own work (decode,
- * apply, encode, put) is a tenth of its CPU time in a profile of the
- * daemon's ingest, so sharing the cores costs it little. */
+/* A pool of `threads` verifier threads (0: one per core but the writer's,
+ * at least one). */
 kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out) KD_WARN_UNUSED;
 void kd_sig_pool_free(kd_sig_pool *pool);
 
