@@ -7,14 +7,24 @@
  * The undo bookkeeping of one block:
  *
  *   blocks[B] = { seq, height h, parent P, digest D, effects:
- *                 [ (7, CREATE, 0), (7, COMMAND, 1), (9, COMMAND, 42) ] }
- *   undo[(7,1)] = undo record of episode 7's first command
- *   undo[(9,42)] = undo record of episode 9's 42nd command
+ *                 [ (7, CREATE, 0, -),
+ *                   (7, COMMAND, 1, undo record of episode 7's first command),
+ *                   (9, COMMAND, 42, undo record of episode 9's 42nd command) ] }
  *
- * Revert walks the effects newest first: a COMMAND pops undo[(id, depth)]
- * and rolls the state back; a CREATE deletes the episode. When a block
- * falls `finality` blocks below the tip, its undo records are deleted and
- * its record keeps only what idempotence and digests need (final = true).
+ * Revert walks the effects newest first: a COMMAND checks the episode is
+ * at its depth, rolls the state back with the effect's undo record; a
+ * CREATE deletes the episode. When a block falls `finality` blocks below
+ * the tip, its record is rewritten without its effects (the undo records
+ * go with them) and keeps only what idempotence and digests need (final =
+ * true).
+ *
+ * Why the undo records live in the block's record (schema 3; schema 2 had
+ * a db "undo" keyed by episode id and depth): a block of 200 moves on 200
+ * games put 200 records at 200 places of that tree, each dirtying its own
+ * leaf page, and pruning deleted them again at as many places; in a large
+ * store those pages lie far apart in the file and a synced commit writes
+ * each on its own. In the block's record they are one value on
+ * consecutive pages, written and freed as one.
  *
  * Digest: D(B) = SHA-256(D(P) || B || for each episode B touched, by id:
  * id (u32 BE) || SHA-256(encoded state) or 32 zero bytes when deleted).
@@ -62,7 +72,7 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
     ep->dirty = 1;
     ep->last_event = KD_EVENT_INITIALIZE;
     kd_txn_event *ev;
-    if ((err = kd_txn_add_effect(c, ep->id, KDAPP__STORE__EFFECT_KIND__EFFECT_CREATE, 0)) ||
+    if ((err = kd_txn_add_effect(c, ep->id, KDAPP__STORE__EFFECT_KIND__EFFECT_CREATE, 0, NULL, 0)) ||
         (err = kd_txn_add_event(c, KD_EVENT_INITIALIZE, ep->id, &ev)))
         return err;
     r->applied = 1;
@@ -107,15 +117,12 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
     c->scratch.len = 0;
     if ((err = ops->encode_undo(c->arena.data + undo_off, &c->scratch)))
         return err;
-    uint8_t key[KD_UNDO_KEY_LEN];
-    kd_undo_key(key, ep->id, ep->undo_depth + 1);
-    if ((err = kd_txn_put(c, c->engine->store.undo, key, sizeof key, c->scratch.data, c->scratch.len, "write undo")))
-        return err;
     ep->undo_depth++;
     ep->dirty = 1;
     ep->last_event = KD_EVENT_COMMAND;
     kd_txn_event *ev;
-    if ((err = kd_txn_add_effect(c, ep->id, KDAPP__STORE__EFFECT_KIND__EFFECT_COMMAND, ep->undo_depth)) ||
+    if ((err = kd_txn_add_effect(c, ep->id, KDAPP__STORE__EFFECT_KIND__EFFECT_COMMAND, ep->undo_depth, c->scratch.data,
+                                 c->scratch.len)) ||
         (err = kd_txn_add_event(c, KD_EVENT_COMMAND, ep->id, &ev)))
         return err;
     size_t command_off;
@@ -163,8 +170,10 @@ static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, 
     return kd_rules_run_tx(ba, index, &handlers, &a, r);
 }
 
-/* Makes the block at `height` final: deletes its undo records and strips
- * its effects. Blocks that are already final (or absent) are left alone. */
+/* Makes the block at `height` final: strips its effects, and with them
+ * its undo records (one record rewritten: the pages its undo records
+ * took are freed together). Blocks that are already final (or absent)
+ * are left alone. */
 static kd_err prune_height(kd_txn *c, uint64_t height)
 {
     kd_store *s = &c->engine->store;
@@ -184,21 +193,11 @@ static kd_err prune_height(kd_txn *c, uint64_t height)
     Kdapp__Store__BlockRecord *rec = NULL;
     if ((err = kd_txn_read_block(c, hash, &rec)))
         return err == KD_ERR_NOT_FOUND ? KD_ERR_STORE : err;
-    for (size_t i = 0; i < rec->n_effects && !err; i++) {
-        const Kdapp__Store__Effect *e = rec->effects[i];
-        if (e->kind != KDAPP__STORE__EFFECT_KIND__EFFECT_COMMAND)
-            continue;
-        uint8_t ukey[KD_UNDO_KEY_LEN];
-        kd_undo_key(ukey, e->episode_id, e->undo_depth);
-        err = kd_txn_del(c, s->undo, ukey, sizeof ukey, "prune undo");
-    }
-    if (!err) {
-        size_t n_effects = rec->n_effects;
-        rec->final = 1;
-        rec->n_effects = 0; /* pack without them; restored for free_unpacked */
-        err = kd_txn_write_block(c, hash, rec);
-        rec->n_effects = n_effects;
-    }
+    size_t n_effects = rec->n_effects;
+    rec->final = 1;
+    rec->n_effects = 0; /* pack without them; restored for free_unpacked */
+    err = kd_txn_write_block(c, hash, rec);
+    rec->n_effects = n_effects;
     if (!err)
         err = kd_txn_del(c, s->heights, hkey, 8, "prune height");
     kdapp__store__block_record__free_unpacked(rec, NULL);
@@ -432,6 +431,7 @@ static kd_err write_block(kd_txn *c, const Kdapp__BlockAccepted *ba, const kd_ch
     Kdapp__Store__Effect **effect_ptrs = calloc(c->n_effects ? c->n_effects : 1, sizeof *effect_ptrs);
     if (!effect_ptrs)
         return KD_ERR_NOMEM;
+    kd_txn_effects_fix(c);
     for (size_t i = 0; i < c->n_effects; i++)
         effect_ptrs[i] = &c->effects[i];
     Kdapp__Store__BlockRecord rec = KDAPP__STORE__BLOCK_RECORD__INIT;

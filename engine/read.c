@@ -141,14 +141,9 @@ kd_err kd_read_episode(kd_read *rd, uint32_t id, kd_episode_snapshot *out)
 {
     kd_engine *engine = rd->engine;
     memset(out, 0, sizeof *out);
-    uint8_t key[4];
-    kd_put_u32be(key, id);
     Kdapp__Store__EpisodeRecord *rec = NULL;
-    MDB_val k = kd_val(key, 4), v;
-    int rc = mdb_get(rd->txn, engine->store.episodes, &k, &v);
-    if (rc == MDB_NOTFOUND)
-        return KD_ERR_NOT_FOUND;
-    kd_err err = kd_store_err(rc, "read episode");
+    MDB_val v;
+    kd_err err = kd_store_get_episode(rd->txn, &engine->store, id, &v);
     if (err)
         return err;
     rec = kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
@@ -195,7 +190,7 @@ kd_err kd_read_episode_ids(kd_read *rd, uint32_t after, uint32_t *ids, size_t ma
     uint8_t key[4];
     kd_put_u32be(key, after);
     MDB_val k = kd_val(key, 4), v;
-    int rc = mdb_cursor_open(rd->txn, rd->engine->store.episodes, &cur);
+    int rc = mdb_cursor_open(rd->txn, rd->engine->store.ids, &cur);
     if (rc == 0)
         rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
     while (rc == 0 && *count < max) {
@@ -238,13 +233,20 @@ kd_err kd_read_fingerprint(kd_read *rd, uint8_t out[KD_HASH_LEN])
     if ((err = kd_read_tip(rd, &tip)))
         goto done;
     kd_sha256_update(&sha, tip.digest, KD_HASH_LEN);
-    int rc = mdb_cursor_open(rd->txn, rd->engine->store.episodes, &cur);
+    int rc = mdb_cursor_open(rd->txn, rd->engine->store.ids, &cur);
     MDB_val k, v;
     if (rc == 0)
         rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
     /* Only what the rules determine: not the log positions, which differ
-     * between a live store and a replay of its canonical chain. */
+     * between a live store and a replay of its canonical chain, nor the
+     * slot numbers, which differ when a creation was reverted; in id order. */
     while (rc == 0) {
+        if (k.mv_size != 4) {
+            err = KD_ERR_STORE;
+            goto done;
+        }
+        if ((err = kd_store_get_episode(rd->txn, &rd->engine->store, kd_get_u32be(k.mv_data), &v)))
+            goto done;
         Kdapp__Store__EpisodeRecord *rec = kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
         if (!rec) {
             err = KD_ERR_STORE;

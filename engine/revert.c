@@ -43,15 +43,10 @@ static kd_err revert_effect(kd_txn *c, const Kdapp__Store__Effect *fx)
         return KD_ERR_STORE;
     }
     const kd_episode_ops *ops = ep->type->ops;
-    uint8_t key[KD_UNDO_KEY_LEN];
-    kd_undo_key(key, ep->id, ep->undo_depth);
-    MDB_val k = kd_val(key, sizeof key), v;
-    if ((err = kd_store_err(mdb_get(c->txn, c->engine->store.undo, &k, &v), "read undo")))
-        return err == KD_ERR_NOT_FOUND ? KD_ERR_STORE : err;
     size_t off;
     if ((err = kd_txn_arena_reserve(c, ops->undo_size, &off)))
         return err;
-    if (ops->decode_undo(v.mv_data, v.mv_size, c->arena.data + off) != KD_OK) {
+    if (ops->decode_undo(fx->undo.data, fx->undo.len, c->arena.data + off) != KD_OK) {
         KD_LOG_E("engine", "revert: undo record (%u, %llu) does not decode", ep->id,
                  (unsigned long long)ep->undo_depth);
         return KD_ERR_STORE;
@@ -61,8 +56,6 @@ static kd_err revert_effect(kd_txn *c, const Kdapp__Store__Effect *fx)
                  (unsigned long long)ep->undo_depth);
         return KD_ERR_STORE;
     }
-    if ((err = kd_txn_del(c, c->engine->store.undo, key, sizeof key, "delete undo")))
-        return err;
     ep->undo_depth--;
     ep->dirty = 1;
     ep->last_event = KD_EVENT_ROLLBACK;

@@ -39,10 +39,62 @@ kd_err kd_store_err(int rc, const char *what)
     }
 }
 
-void kd_undo_key(uint8_t key[KD_UNDO_KEY_LEN], uint32_t episode_id, uint64_t depth)
+kd_err kd_store_slot_of(MDB_txn *txn, const kd_store *store, uint32_t id, uint64_t *slot)
 {
-    kd_put_u32be(key, episode_id);
-    kd_put_u64be(key + 4, depth);
+    uint8_t key[4];
+    kd_put_u32be(key, id);
+    MDB_val k = kd_val(key, 4), v;
+    int rc = mdb_get(txn, store->ids, &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return KD_ERR_NOT_FOUND;
+    if (rc)
+        return kd_store_err(rc, "read episode id");
+    if (v.mv_size != 8) {
+        KD_LOG_E("store", "episode %u: its slot is %zu bytes, not 8", id, v.mv_size);
+        return KD_ERR_STORE;
+    }
+    *slot = kd_get_u64be(v.mv_data);
+    return KD_OK;
+}
+
+kd_err kd_store_next_slot(MDB_txn *txn, const kd_store *store, uint64_t *slot)
+{
+    MDB_cursor *cur;
+    MDB_val k, v;
+    int rc = mdb_cursor_open(txn, store->states, &cur);
+    if (rc)
+        return kd_store_err(rc, "open states");
+    rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+    mdb_cursor_close(cur);
+    if (rc == MDB_NOTFOUND) {
+        *slot = 1;
+        return KD_OK;
+    }
+    if (rc)
+        return kd_store_err(rc, "read the last slot");
+    if (k.mv_size != 8) {
+        KD_LOG_E("store", "a key of states is %zu bytes, not 8", k.mv_size);
+        return KD_ERR_STORE;
+    }
+    *slot = kd_get_u64be(k.mv_data) + 1;
+    return KD_OK;
+}
+
+kd_err kd_store_get_episode(MDB_txn *txn, const kd_store *store, uint32_t id, MDB_val *v)
+{
+    uint64_t slot;
+    kd_err err = kd_store_slot_of(txn, store, id, &slot);
+    if (err)
+        return err;
+    uint8_t key[8];
+    kd_put_u64be(key, slot);
+    MDB_val k = kd_val(key, 8);
+    int rc = mdb_get(txn, store->states, &k, v);
+    if (rc == MDB_NOTFOUND) {
+        KD_LOG_E("store", "episode %u: slot %llu is empty", id, (unsigned long long)slot);
+        return KD_ERR_STORE;
+    }
+    return kd_store_err(rc, "read episode");
 }
 
 /* Takes DIR/lock exclusively and writes our pid into it. */
@@ -74,9 +126,9 @@ static kd_err take_lock(kd_store *store, char *why, size_t why_len)
 
 static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
 {
-    static const char *const names[] = {"log", "blocks", "heights", "episodes", "undo", "reverted", "meta"};
-    MDB_dbi *dbis[] = {&store->log,  &store->blocks,   &store->heights, &store->episodes,
-                       &store->undo, &store->reverted, &store->meta};
+    static const char *const names[] = {"log", "blocks", "heights", "ids", "states", "reverted", "meta"};
+    MDB_dbi *dbis[] = {&store->log,    &store->blocks,   &store->heights, &store->ids,
+                       &store->states, &store->reverted, &store->meta};
     MDB_txn *txn = NULL;
     unsigned flags = store->read_only ? 0 : MDB_CREATE;
     int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &txn);
@@ -84,6 +136,13 @@ static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
         goto fail;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         rc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
+        /* A schema-2 store has neither: a reader leaves them closed and
+         * the schema check refuses the store (engine.c), a writer
+         * creates them and upgrades it. */
+        if (rc == MDB_NOTFOUND && store->read_only && (dbis[i] == &store->ids || dbis[i] == &store->states)) {
+            *dbis[i] = 0;
+            rc = 0;
+        }
         if (rc)
             goto fail;
     }

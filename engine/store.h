@@ -5,12 +5,22 @@
  *
  *   log       u64 BE seq            -> LogEntry (store.proto): each message as received + outcome
  *   blocks    block hash (32)       -> BlockRecord: log seq, height, parent, digest, effects
+ *                                      with the undo records of its commands (until final)
  *   heights   u64 BE height         -> block hash of the applied block at that height (unpruned window)
- *   episodes  u32 BE id             -> EpisodeRecord: type, participants, state, undo depth
- *   undo      u32 BE id + u64 BE d  -> the type's encoded undo record of the d-th command
+ *   ids       u32 BE episode id     -> u64 BE slot of the episode in `states`
+ *   states    u64 BE slot           -> EpisodeRecord: type, participants, state, undo depth
  *   reverted  block hash (32)       -> u64 BE log seq of the revert (until re-applied),
  *                                      so a revert re-sent after a crash is a duplicate
  *   meta      name                  -> schema, store_id, finality, tip, height, digest, next_seq
+ *
+ * Why a slot (schema 3): episode ids are chosen by whoever creates the
+ * episode (the gateway draws them at random), so records keyed by id put
+ * the games being played all over the tree, and a block of moves dirtied
+ * a leaf page per game, pages that lie far apart in a large file (each
+ * written on its own by a synced commit). A slot follows creation order
+ * (the last slot + 1), so the newest episodes, the live ones, share leaf
+ * pages at the end of `states` however their ids fall; `ids` is written
+ * only when an episode is created or deleted, and only read by moves.
  *
  * A writable store holds an exclusive lock file (DIR/lock) naming the owner
  * process, so one daemon serves one data directory; read-only stores (the
@@ -26,9 +36,10 @@
 
 #include "engine/err.h"
 
-/* 2: meta holds the store id (store_id); 1 had none. */
-#define KD_SCHEMA_VERSION 2u
-#define KD_UNDO_KEY_LEN 12
+/* 3: episodes in `states` by slot with the index `ids`, undo records in
+ * the block records (2 had `episodes` by id and `undo`; kd_store_migrate
+ * upgrades it); 2: meta holds the store id (store_id); 1 had none. */
+#define KD_SCHEMA_VERSION 3u
 
 typedef enum {
     KD_DURABILITY_SYNC = 0,    /* every commit synced before it returns (default) */
@@ -37,7 +48,7 @@ typedef enum {
 
 typedef struct {
     MDB_env *env;
-    MDB_dbi log, blocks, heights, episodes, undo, reverted, meta;
+    MDB_dbi log, blocks, heights, ids, states, reverted, meta;
     int lock_fd; /* -1 for read-only stores */
     int read_only;
     size_t map_size;
@@ -81,6 +92,20 @@ static inline MDB_val kd_val(const void *data, size_t len)
     return v;
 }
 
-void kd_undo_key(uint8_t key[KD_UNDO_KEY_LEN], uint32_t episode_id, uint64_t depth);
+/* The slot of episode `id` (KD_ERR_NOT_FOUND when it does not exist), and
+ * the slot after the last one (1 in an empty store). */
+kd_err kd_store_slot_of(MDB_txn *txn, const kd_store *store, uint32_t id, uint64_t *slot) KD_WARN_UNUSED;
+kd_err kd_store_next_slot(MDB_txn *txn, const kd_store *store, uint64_t *slot) KD_WARN_UNUSED;
+/* Reads episode `id`'s record: *v points into the map (valid until the
+ * next write of the transaction or its end). KD_ERR_NOT_FOUND when absent. */
+kd_err kd_store_get_episode(MDB_txn *txn, const kd_store *store, uint32_t id, MDB_val *v) KD_WARN_UNUSED;
+
+/* Upgrades a schema-2 store to schema 3 in the write transaction `txn`
+ * (engine/migrate.c): each unpruned block record gets its undo records
+ * from `undo`, each episode moves from `episodes` (by id) to `states` (a
+ * slot in id order) and `ids`, and the two old databases are dropped.
+ * Errors: KD_ERR_STORE (a record does not decode or an undo record is
+ * missing: `why` says which), LMDB's translated. */
+kd_err kd_store_migrate_2_to_3(MDB_txn *txn, kd_store *store, char *why, size_t why_len) KD_WARN_UNUSED;
 
 #endif

@@ -40,6 +40,7 @@ void kd_txn_init(kd_txn *c, kd_engine *engine)
     c->engine = engine;
     kd_buf_init(&c->arena);
     kd_buf_init(&c->scratch);
+    kd_buf_init(&c->undo_enc);
 }
 
 /* Stored episode records carry a kdapp.ViewEvent; the numbers are the
@@ -77,6 +78,8 @@ void kd_txn_fini(kd_txn *c)
     free(c->eps);
     free(c->events);
     free(c->effects);
+    free(c->undo_offs);
+    kd_buf_fini(&c->undo_enc);
     kd_buf_fini(&c->arena);
     kd_buf_fini(&c->scratch);
     memset(c, 0, sizeof *c);
@@ -84,8 +87,14 @@ void kd_txn_fini(kd_txn *c)
 
 kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, const char *what)
 {
+    return kd_txn_put_flags(c, dbi, k, klen, v, vlen, 0, what);
+}
+
+kd_err kd_txn_put_flags(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, unsigned flags,
+                        const char *what)
+{
     MDB_val key = kd_val(k, klen), val = kd_val(v, vlen);
-    int rc = mdb_put(c->txn, dbi, &key, &val, 0);
+    int rc = mdb_put(c->txn, dbi, &key, &val, flags);
     if (rc == 0)
         KD_CRASHPOINT("after_put"); /* crash test: a half-written transaction */
     return kd_store_err(rc, what);
@@ -111,17 +120,30 @@ kd_err kd_txn_add_event(kd_txn *c, kd_event_kind kind, uint32_t id, kd_txn_event
     return KD_OK;
 }
 
-kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, uint64_t depth)
+kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, uint64_t depth, const uint8_t *undo,
+                         size_t undo_len)
 {
     kd_err err = kd_grow_array((void **)&c->effects, &c->cap_effects, c->n_effects + 1, sizeof *c->effects);
+    if (!err)
+        err = kd_grow_array((void **)&c->undo_offs, &c->cap_undo_offs, c->n_effects + 1, sizeof *c->undo_offs);
+    if (!err && undo_len)
+        err = kd_buf_append(&c->undo_enc, undo, undo_len);
     if (err)
         return err;
     Kdapp__Store__Effect init = KDAPP__STORE__EFFECT__INIT;
     init.episode_id = id;
     init.kind = kind;
     init.undo_depth = depth;
+    init.undo.len = undo_len;
+    c->undo_offs[c->n_effects] = c->undo_enc.len - undo_len;
     c->effects[c->n_effects++] = init;
     return KD_OK;
+}
+
+void kd_txn_effects_fix(kd_txn *c)
+{
+    for (size_t i = 0; i < c->n_effects; i++)
+        c->effects[i].undo.data = c->effects[i].undo.len ? c->undo_enc.data + c->undo_offs[i] : NULL;
 }
 
 /* Reserves `size` zeroed bytes in the arena (undo records and command
@@ -174,14 +196,19 @@ kd_err kd_txn_get(kd_txn *c, uint32_t id, kd_txn_episode **out)
         *out = ep;
         return ep->deleted ? KD_ERR_NOT_FOUND : KD_OK;
     }
-    uint8_t key[4];
-    kd_put_u32be(key, id);
-    MDB_val k = kd_val(key, 4), v;
-    int rc = mdb_get(c->txn, c->engine->store.episodes, &k, &v);
-    if (rc == MDB_NOTFOUND)
-        return KD_ERR_NOT_FOUND;
-    kd_err err = kd_store_err(rc, "read episode");
+    uint64_t slot;
+    kd_err err = kd_store_slot_of(c->txn, &c->engine->store, id, &slot);
     if (err)
+        return err;
+    uint8_t key[8];
+    kd_put_u64be(key, slot);
+    MDB_val k = kd_val(key, 8), v;
+    int rc = mdb_get(c->txn, c->engine->store.states, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+        KD_LOG_E("engine", "episode %u: slot %llu is empty", id, (unsigned long long)slot);
+        return KD_ERR_STORE;
+    }
+    if ((err = kd_store_err(rc, "read episode")))
         return err;
     Kdapp__Store__EpisodeRecord *rec = kdapp__store__episode_record__unpack(NULL, v.mv_size, v.mv_data);
     if (!rec) {
@@ -196,6 +223,7 @@ kd_err kd_txn_get(kd_txn *c, uint32_t id, kd_txn_episode **out)
     }
     if ((err = kd_txn_add(c, id, type, &ep)))
         goto done;
+    ep->slot = slot;
     ep->creation_daa = rec->creation_daa;
     ep->undo_depth = rec->undo_depth;
     ep->last_event = (kd_event_kind)rec->last_event;
@@ -225,6 +253,29 @@ static int cmp_ws_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A new episode's slot: the one after the last, then counting on. */
+static kd_err assign_slot(kd_txn *c, kd_txn_episode *ep)
+{
+    kd_err err;
+    if (!c->next_slot && (err = kd_store_next_slot(c->txn, &c->engine->store, &c->next_slot)))
+        return err;
+    ep->slot = c->next_slot++;
+    uint8_t id[4], slot[8];
+    kd_put_u32be(id, ep->id);
+    kd_put_u64be(slot, ep->slot);
+    return kd_txn_put(c, c->engine->store.ids, id, 4, slot, 8, "write episode id");
+}
+
+/* Deletes a stored episode: its record and its id. */
+static kd_err delete_episode(kd_txn *c, const kd_txn_episode *ep)
+{
+    uint8_t id[4], slot[8];
+    kd_put_u32be(id, ep->id);
+    kd_put_u64be(slot, ep->slot);
+    kd_err err = kd_txn_del(c, c->engine->store.states, slot, 8, "delete episode");
+    return err ? err : kd_txn_del(c, c->engine->store.ids, id, 4, "delete episode id");
+}
+
 /* Writes every dirty episode back (or deletes it) in id order, extending
  * the digest with each one's state hash. */
 kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint64_t seq)
@@ -236,15 +287,18 @@ kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint
         kd_txn_episode *ep = &c->eps[i];
         if (!ep->dirty)
             continue;
-        uint8_t key[4], state_hash[KD_HASH_LEN] = {0};
+        uint8_t key[4], slot[8], state_hash[KD_HASH_LEN] = {0};
         kd_put_u32be(key, ep->id);
         kd_sha256_update(digest, key, 4);
         if (ep->deleted) {
             kd_sha256_update(digest, state_hash, KD_HASH_LEN);
-            if ((err = kd_txn_del(c, c->engine->store.episodes, key, 4, "delete episode")))
+            if (ep->slot && (err = delete_episode(c, ep)))
                 return err;
             continue;
         }
+        if (!ep->slot && (err = assign_slot(c, ep)))
+            return err;
+        kd_put_u64be(slot, ep->slot);
         c->scratch.len = 0;
         if ((err = ep->type->ops->encode_state(ep->state, &c->scratch)))
             return err;
@@ -275,7 +329,7 @@ kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint
         if (!buf)
             return KD_ERR_NOMEM;
         kdapp__store__episode_record__pack(&rec, buf);
-        err = kd_txn_put(c, c->engine->store.episodes, key, 4, buf, n, "write episode");
+        err = kd_txn_put(c, c->engine->store.states, slot, 8, buf, n, "write episode");
         free(buf);
         if (err)
             return err;
@@ -320,7 +374,7 @@ kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry)
     if (!buf)
         return KD_ERR_NOMEM;
     kdapp__store__log_entry__pack(entry, buf);
-    kd_err err = kd_txn_put(c, c->engine->store.log, key, 8, buf, n, "append log");
+    kd_err err = kd_txn_put_flags(c, c->engine->store.log, key, 8, buf, n, MDB_APPEND, "append log");
     free(buf);
     return err;
 }

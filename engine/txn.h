@@ -74,6 +74,7 @@ typedef struct {
     uint64_t creation_daa;
     uint8_t created_in[KD_HASH_LEN];
     uint64_t undo_depth;
+    uint64_t slot; /* its key in `states` (store.h); 0 for an episode created in this transaction */
     void *state;
     int dirty, deleted;
     kd_event_kind last_event;
@@ -101,7 +102,11 @@ typedef struct {
     kd_buf arena;
     Kdapp__Store__Effect *effects;
     size_t n_effects, cap_effects;
+    size_t *undo_offs; /* [n_effects]: where each effect's undo record starts in undo_enc */
+    size_t cap_undo_offs;
+    kd_buf undo_enc; /* the encoded undo records of the effects, back to back */
     kd_buf scratch;
+    uint64_t next_slot; /* the slot of the next creation; 0 until the first is written */
 } kd_txn;
 
 typedef struct {
@@ -129,9 +134,19 @@ void kd_txn_fini(kd_txn *c);
 kd_err kd_txn_put(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen,
                   const char *what) KD_WARN_UNUSED;
 kd_err kd_txn_del(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const char *what) KD_WARN_UNUSED;
+/* kd_txn_put with mdb_put's flags (MDB_APPEND: the key is past the last). */
+kd_err kd_txn_put_flags(kd_txn *c, MDB_dbi dbi, const void *k, size_t klen, const void *v, size_t vlen, unsigned flags,
+                        const char *what) KD_WARN_UNUSED;
 /* Records an event for the listener / an effect for the block record. */
 kd_err kd_txn_add_event(kd_txn *c, kd_event_kind kind, uint32_t id, kd_txn_event **out) KD_WARN_UNUSED;
-kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, uint64_t depth) KD_WARN_UNUSED;
+/* A command's effect carries its encoded undo record (`undo`, `undo_len`
+ * bytes, copied); a creation's none (NULL, 0). The effects' undo.data
+ * point into c->undo_enc only after kd_txn_effects_fix. */
+kd_err kd_txn_add_effect(kd_txn *c, uint32_t id, Kdapp__Store__EffectKind kind, uint64_t depth, const uint8_t *undo,
+                         size_t undo_len) KD_WARN_UNUSED;
+/* Points each effect's undo at its bytes (valid until the next
+ * kd_txn_add_effect or kd_txn_fini). */
+void kd_txn_effects_fix(kd_txn *c);
 /* Reserves `size` zeroed bytes in the arena at an offset aligned to
  * KD_RECORD_ALIGN (an undo record may be any struct); the offset stays valid. */
 kd_err kd_txn_arena_reserve(kd_txn *c, size_t size, size_t *off) KD_WARN_UNUSED;

@@ -49,7 +49,7 @@ Test(engine_store, revert_beyond_finality_is_refused_and_undo_is_pruned)
     cr_expect_eq(tip.finality_depth, 3);
 
     et_env_close(&env);
-    cr_expect_eq(et_raw_count(env.dir, "undo"), 3, "only the last 3 blocks keep undo records");
+    cr_expect_eq(et_raw_undo_count(env.dir), 3, "only the last 3 blocks keep undo records");
     et_env_reopen(&env);
 
     et_revert_ok(env.engine, "f10");
@@ -99,7 +99,7 @@ Test(engine_store, revert_beyond_finality_is_refused_and_undo_is_pruned)
         et_accept_ok(env.engine, name, &t);
     }
     et_env_close(&env);
-    cr_expect_eq(et_raw_count(env.dir, "undo"), 3);
+    cr_expect_eq(et_raw_undo_count(env.dir), 3);
     et_env_reopen(&env);
     et_revert_ok(env.engine, "g12");
     et_revert_ok(env.engine, "g11");
@@ -143,7 +143,7 @@ Test(engine_store, a_schema_1_store_is_refused_at_open)
     et_raw_put_meta_u64(env.dir, "schema", 1);
     char why[512] = "";
     ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why), KD_ERR_SCHEMA);
-    cr_expect_not_null(strstr(why, "schema version 1; this kdapp reads version 2"), "%s", why);
+    cr_expect_not_null(strstr(why, "schema version 1; this kdapp reads version 3"), "%s", why);
     et_env_close(&other);
 }
 

@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "engine/support.h"
+#include "store.pb-c.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -419,6 +420,135 @@ size_t et_raw_count(const char *dir, const char *db)
     mdb_txn_abort(txn);
     mdb_env_close(env);
     return st.ms_entries;
+}
+
+size_t et_raw_undo_count(const char *dir)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    size_t n = 0;
+    raw_open(dir, "blocks", 1, &env, &txn, &dbi);
+    int rc = mdb_cursor_open(txn, dbi, &cur);
+    cr_assert_eq(rc, 0, "mdb_cursor_open: %s", mdb_strerror(rc));
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        Kdapp__Store__BlockRecord *rec = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
+        cr_assert_not_null(rec, "a block record does not decode");
+        for (size_t i = 0; i < rec->n_effects; i++)
+            n += rec->effects[i]->undo.len > 0;
+        kdapp__store__block_record__free_unpacked(rec, NULL);
+    }
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return n;
+}
+
+int et_raw_slot(const char *dir, uint32_t id, uint64_t *slot)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    uint8_t key[4];
+    kd_put_u32be(key, id);
+    raw_open(dir, "ids", 1, &env, &txn, &dbi);
+    MDB_val k = {4, key}, v;
+    int rc = mdb_get(txn, dbi, &k, &v);
+    cr_assert(rc == 0 || rc == MDB_NOTFOUND, "mdb_get ids: %s", mdb_strerror(rc));
+    if (rc == 0) {
+        cr_assert_eq(v.mv_size, 8, "a slot is 8 bytes");
+        *slot = kd_get_u64be(v.mv_data);
+    }
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return rc == 0;
+}
+
+/* Packs `m` and puts it under `key` of `dbi`. */
+static void raw_put_packed(MDB_txn *txn, MDB_dbi dbi, void *key, size_t klen, const ProtobufCMessage *m)
+{
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = malloc(n ? n : 1);
+    cr_assert_not_null(buf);
+    protobuf_c_message_pack(m, buf);
+    MDB_val k = {klen, key}, v = {n, buf};
+    int rc = mdb_put(txn, dbi, &k, &v, 0);
+    cr_assert_eq(rc, 0, "mdb_put: %s", mdb_strerror(rc));
+    free(buf);
+}
+
+void et_raw_downgrade_to_schema_2(const char *dir)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi ids, states, blocks, episodes, undo, meta;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    raw_open(dir, "ids", 0, &env, &txn, &ids);
+    int rc = mdb_dbi_open(txn, "states", 0, &states) || mdb_dbi_open(txn, "blocks", 0, &blocks) ||
+             mdb_dbi_open(txn, "meta", 0, &meta) || mdb_dbi_open(txn, "episodes", MDB_CREATE, &episodes) ||
+             mdb_dbi_open(txn, "undo", MDB_CREATE, &undo);
+    cr_assert_eq(rc, 0, "open the databases of %s", dir);
+    /* episodes[id] = the record of states[ids[id]] */
+    cr_assert_eq(mdb_cursor_open(txn, ids, &cur), 0);
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        uint8_t id[4];
+        memcpy(id, k.mv_data, 4);
+        MDB_val sv;
+        cr_assert_eq(mdb_get(txn, states, &v, &sv), 0, "the slot of an id holds a record");
+        Kdapp__Store__EpisodeRecord *rec = kdapp__store__episode_record__unpack(NULL, sv.mv_size, sv.mv_data);
+        cr_assert_not_null(rec);
+        raw_put_packed(txn, episodes, id, 4, &rec->base);
+        kdapp__store__episode_record__free_unpacked(rec, NULL);
+    }
+    mdb_cursor_close(cur);
+    /* undo[(id, depth)] = each effect's undo record, taken out of its block */
+    cr_assert_eq(mdb_cursor_open(txn, blocks, &cur), 0);
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        uint8_t hash[32];
+        cr_assert_eq(k.mv_size, sizeof hash);
+        memcpy(hash, k.mv_data, sizeof hash);
+        Kdapp__Store__BlockRecord *rec = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
+        cr_assert_not_null(rec);
+        for (size_t i = 0; i < rec->n_effects; i++) {
+            Kdapp__Store__Effect *fx = rec->effects[i];
+            if (!fx->undo.len)
+                continue;
+            uint8_t key[12];
+            kd_put_u32be(key, fx->episode_id);
+            kd_put_u64be(key + 4, fx->undo_depth);
+            MDB_val uk = {sizeof key, key}, uv = {fx->undo.len, fx->undo.data};
+            cr_assert_eq(mdb_put(txn, undo, &uk, &uv, 0), 0);
+            free(fx->undo.data);
+            fx->undo = (ProtobufCBinaryData){0, NULL};
+        }
+        raw_put_packed(txn, blocks, hash, sizeof hash, &rec->base);
+        kdapp__store__block_record__free_unpacked(rec, NULL);
+    }
+    mdb_cursor_close(cur);
+    cr_assert_eq(mdb_drop(txn, states, 1), 0);
+    cr_assert_eq(mdb_drop(txn, ids, 1), 0);
+    uint8_t two[8];
+    kd_put_u64be(two, 2);
+    MDB_val sk = {6, "schema"}, sv = {8, two};
+    cr_assert_eq(mdb_put(txn, meta, &sk, &sv, 0), 0);
+    rc = mdb_txn_commit(txn);
+    cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+int et_raw_has_db(const char *dir, const char *db)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    raw_open(dir, "meta", 1, &env, &txn, &dbi);
+    int rc = mdb_dbi_open(txn, db, 0, &dbi);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return rc == 0;
 }
 
 void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len)

@@ -168,6 +168,17 @@ size_t et_episode_count(kd_engine *engine);
 
 /* Entries in the named database of the (closed) store in `dir`. */
 size_t et_raw_count(const char *dir, const char *db);
+/* Undo records kept in the block records of the (closed) store in `dir`. */
+size_t et_raw_undo_count(const char *dir);
+/* Sets *slot to episode `id`'s slot in `states` and returns 1; 0 when
+ * `ids` does not have it. */
+int et_raw_slot(const char *dir, uint32_t id, uint64_t *slot);
+/* Rewrites the (closed) store in `dir` as schema 2 stored it: episodes by
+ * id in "episodes", undo records in "undo" keyed by id and depth, no
+ * "states" nor "ids", meta schema 2. */
+void et_raw_downgrade_to_schema_2(const char *dir);
+/* 1 when the (closed) store in `dir` has the named database. */
+int et_raw_has_db(const char *dir, const char *db);
 /* Writes meta[name] = value (u64 BE, or any bytes) into the (closed)
  * store in `dir`. */
 void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value);

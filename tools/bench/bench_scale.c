@@ -34,6 +34,7 @@
 
 #include "tools/bench/bench_scale_int.h"
 #include "tools/bench/bench_scale_proc.h"
+#include "store.pb-c.h"
 #include "tools/sim/replay.h"
 
 #define MAX_ROWS 6
@@ -139,6 +140,33 @@ static unsigned page_size(MDB_env *env)
     return mdb_env_stat(env, &st) == 0 ? st.ms_psize : 0;
 }
 
+/* The undo records a store keeps (in the records of its unpruned blocks,
+ * the ones `heights` lists): their bytes and their number. */
+static void undo_size(MDB_txn *txn, double *bytes, double *records)
+{
+    MDB_dbi heights, blocks;
+    MDB_cursor *cur = NULL;
+    MDB_val k, v;
+    *bytes = *records = 0;
+    if (mdb_dbi_open(txn, "heights", 0, &heights) || mdb_dbi_open(txn, "blocks", 0, &blocks) ||
+        mdb_cursor_open(txn, heights, &cur))
+        return;
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        MDB_val bv;
+        Kdapp__Store__BlockRecord *rec = mdb_get(txn, blocks, &v, &bv) == 0
+                                             ? kdapp__store__block_record__unpack(NULL, bv.mv_size, bv.mv_data)
+                                             : NULL;
+        for (size_t i = 0; rec && i < rec->n_effects; i++)
+            if (rec->effects[i]->undo.len) {
+                *bytes += (double)rec->effects[i]->undo.len;
+                *records += 1;
+            }
+        if (rec)
+            kdapp__store__block_record__free_unpacked(rec, NULL);
+    }
+    mdb_cursor_close(cur);
+}
+
 /* What each database of the store takes, read with LMDB's statistics
  * (the engine closed). */
 static void measure_size(const char *dir, uint64_t txs, uint32_t episodes, scale_row *r)
@@ -150,7 +178,7 @@ static void measure_size(const char *dir, uint64_t txs, uint32_t episodes, scale
     if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 8) || mdb_env_open(env, dir, MDB_RDONLY, 0600) ||
         mdb_txn_begin(env, NULL, MDB_RDONLY, &txn))
         goto done;
-    static const char *const names[] = {"log", "undo", "episodes"};
+    static const char *const names[] = {"log", "blocks", "states"};
     double bytes[3] = {0}, entries[3] = {0};
     for (int i = 0; i < 3; i++) {
         MDB_dbi dbi;
@@ -161,9 +189,10 @@ static void measure_size(const char *dir, uint64_t txs, uint32_t episodes, scale
         }
     }
     r->log_per_tx = txs ? bytes[0] / (double)txs : 0;
-    r->undo_mib = bytes[1] / 1048576.0;
-    r->undo_records = entries[1];
-    r->undo_per_record = entries[1] ? bytes[1] / entries[1] : 0;
+    undo_size(txn, &r->undo_mib, &r->undo_records);
+    r->undo_per_record = r->undo_records ? r->undo_mib / r->undo_records : 0;
+    r->undo_mib /= 1048576.0;
+    (void)entries;
     r->state_per_ep = episodes ? bytes[2] / episodes : 0;
     r->free_mib = free_pages(txn) * (double)page_size(env) / 1048576.0;
 done:
@@ -206,7 +235,31 @@ typedef struct {
     const kd_bench_ctx *b;
     run_log log;
     double commit_s[2], apply_s[2]; /* [side]: the synced commits of the applies, and the applies, in all */
+    /* [side][probe][apply, revert]: what the commits wrote, from /proc/self/io */
+    double wrote_pages[2][2][2], wrote_runs[2][2][2], commits[2][2];
 } apply_ctx;
+
+/* The bytes this process passed to write calls and the number of those
+ * calls (wchar, syscw of /proc/self/io): LMDB writes a commit's dirty
+ * pages with one pwrite per run of consecutive page numbers, then its
+ * meta page, so the deltas over a commit give the pages it wrote and how
+ * scattered they lay in the file. 0 when /proc is not there. */
+static void proc_io(double *wchar, double *syscw)
+{
+    *wchar = *syscw = 0;
+    FILE *fp = fopen("/proc/self/io", "r");
+    if (!fp)
+        return;
+    char line[128];
+    unsigned long long v;
+    while (fgets(line, sizeof line, fp)) {
+        if (sscanf(line, "wchar: %llu", &v) == 1)
+            *wchar = (double)v;
+        else if (sscanf(line, "syscw: %llu", &v) == 1)
+            *syscw = (double)v;
+    }
+    fclose(fp);
+}
 
 static kd_err ingest(kd_engine *e, const kd_buf *msg, size_t want_txs)
 {
@@ -223,20 +276,30 @@ static kd_err ingest(kd_engine *e, const kd_buf *msg, size_t want_txs)
 }
 
 /* Applies and reverts probe `p` once, adding the times (s) to t[0], t[1]. */
-static kd_err apply_cycle(apply_ctx *c, int side, kd_scale_probe *p, double *t)
+static kd_err apply_cycle(apply_ctx *c, int side, int k, kd_scale_probe *p, double *t)
 {
     kd_engine *e = c->engine[side];
     kd_sig_batch *batch = kd_sig_pool_start(c->pool, p->jobs, p->moves);
     kd_engine_use_sig_batch(e, batch);
+    double io[3][2];
+    proc_io(&io[0][0], &io[0][1]);
     double t0 = kd_bench_now();
     kd_err err = ingest(e, &p->accept, p->moves);
     double t1 = kd_bench_now();
     c->commit_s[side] += (double)kd_engine_last_commit_us(e) / 1e6;
     c->apply_s[side] += t1 - t0;
+    proc_io(&io[1][0], &io[1][1]);
     if (!err)
         err = ingest(e, &p->revert, 0);
     t[0] += t1 - t0;
     t[1] += kd_bench_now() - t1;
+    proc_io(&io[2][0], &io[2][1]);
+    double psize = (double)sysconf(_SC_PAGESIZE); /* LMDB's page is the OS page */
+    for (int r = 0; r < 2 && psize > 0; r++) {
+        c->wrote_pages[side][k][r] += (io[r + 1][0] - io[r][0]) / psize;
+        c->wrote_runs[side][k][r] += io[r + 1][1] - io[r][1];
+    }
+    c->commits[side][k]++;
     kd_engine_use_sig_batch(e, NULL);
     kd_sig_pool_finish(c->pool, batch);
     return err;
@@ -251,8 +314,8 @@ static int apply_run(void *ctx, int side, double *out, char *why, size_t why_len
     size_t cycles = 0;
     kd_err err = KD_OK;
     while (!err && (cycles < 3 || kd_bench_now() < t_end)) {
-        if (!(err = apply_cycle(c, side, c->probe[side][0], t)))
-            err = apply_cycle(c, side, c->probe[side][1], t + 2);
+        if (!(err = apply_cycle(c, side, 0, c->probe[side][0], t)))
+            err = apply_cycle(c, side, 1, c->probe[side][1], t + 2);
         cycles++;
     }
     if (err) {
@@ -429,6 +492,17 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
                       "episodes) and %.0f %% (%u episodes)",
                       100 * c->commit_s[0] / (c->apply_s[0] > 0 ? c->apply_s[0] : 1), x[0].episodes,
                       100 * c->commit_s[1] / (c->apply_s[1] > 0 ? c->apply_s[1] : 1), x[1].episodes);
+        static const char *const probe_name[2] = {"newest", "whole store"};
+        for (int k = 0; k < 2; k++)
+            for (int side = 0; side < 2; side++) {
+                double n = c->commits[side][k] > 0 ? c->commits[side][k] : 1;
+                kd_bench_note(sr->b,
+                              "pages written per commit (%s, %u episodes): apply %.0f in %.0f runs, revert %.0f in "
+                              "%.0f runs (a run: consecutive pages, one write call)",
+                              probe_name[k], x[side].episodes, c->wrote_pages[side][k][0] / n,
+                              c->wrote_runs[side][k][0] / n, c->wrote_pages[side][k][1] / n,
+                              c->wrote_runs[side][k][1] / n);
+            }
     } else
         snprintf(why, why_len, "no verifier pool: %s", kd_err_str(err));
     kd_sig_pool_free(c->pool);
