@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tools/bench/bench.h"
@@ -47,13 +46,6 @@
 #define GROW_MAX_S 2.0
 #define GROW_MAX_DEPTH 24u
 #define PEER_OUTPUT_MAX (64u * 1024u)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The start position of one type, with the keys that sign its moves. */
 typedef struct {
@@ -86,9 +78,9 @@ static void position_close(position *p)
 /* One count of `depth` plies, timed. */
 static kd_err count_timed(position *p, unsigned depth, uint64_t *nodes, double *secs, char *why, size_t why_len)
 {
-    double start = now_s();
+    double start = kd_bench_now();
     kd_err err = kd_perft_count(p->type, &p->signers, p->state, depth, NULL, NULL, nodes, why, why_len);
-    *secs = now_s() - start;
+    *secs = kd_bench_now() - start;
     return err;
 }
 
@@ -190,10 +182,10 @@ static kd_err peer_env_init(peer_env *e, const char *type_name, unsigned depth, 
  * first. An allocation failure is kept in *err and the reading goes on. */
 static int peer_read_output(int fd, double timeout_s, kd_buf *text, kd_err *err)
 {
-    double deadline = now_s() + timeout_s;
+    double deadline = kd_bench_now() + timeout_s;
     char chunk[4096];
     for (;;) {
-        double left = deadline - now_s();
+        double left = deadline - kd_bench_now();
         if (left <= 0)
             return 1;
         struct pollfd p = {.fd = fd, .events = POLLIN};
