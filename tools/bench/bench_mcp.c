@@ -218,29 +218,25 @@ int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, con
  * kdapp_legal_moves lists; fewer when the game ends). 0, or -1 with why. */
 static int fixture_moves(kd_bench_fixture *f, kd_bench_proc *gw, int n, char *why, size_t why_len)
 {
-    char req[1024], args[128], *ans;
-    size_t len;
     for (int i = 0; i < n; i++) {
-        snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
-        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_legal_moves", args);
-        json_t *j = len && kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) == 0
-                        ? json_loads(ans, 0, NULL)
-                        : NULL;
-        json_t *moves = json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "moves");
-        json_t *call = json_array_size(moves) ? json_pack("{s:i, s:O}", "episode_id", (json_int_t)f->episode, "command",
-                                                          json_object_get(json_array_get(moves, 0), "command"))
-                                              : NULL;
-        char *text = call ? json_dumps(call, JSON_COMPACT) : NULL;
-        int over = j && moves && !json_array_size(moves);
-        json_decref(j), json_decref(call);
-        if (over)
+        json_t *r = kd_bench_call_json(gw, &f->next_id, "kdapp_legal_moves",
+                                       json_pack("{s:i}", "episode_id", (json_int_t)f->episode), why, why_len);
+        json_t *moves = json_object_get(r, "moves"), *done = NULL;
+        if (moves && !json_array_size(moves)) { /* the game is over */
+            json_decref(r);
             return 0;
-        len = text ? kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", text) : 0;
-        free(text);
-        if (!len || kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
-            snprintf(why, why_len, "move %d was not listed or not applied: %.200s", i + 1, len ? ans : "");
+        }
+        if (json_array_size(moves))
+            done = kd_bench_call_json(gw, &f->next_id, "kdapp_execute_command",
+                                      json_pack("{s:i, s:O}", "episode_id", (json_int_t)f->episode, "command",
+                                                json_object_get(json_array_get(moves, 0), "command")),
+                                      why, why_len);
+        json_decref(r);
+        if (!done) {
+            snprintf(why, why_len, "move %d was not listed or not applied", i + 1);
             return -1;
         }
+        json_decref(done);
     }
     return 0;
 }
@@ -268,21 +264,15 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
     }
     const kd_episode_type *t = kd_bench_play_type(b);
     json_t *start = t ? json_pack("{s:s}", "type", t->ops->type_name) : NULL;
-    char *start_args = NULL;
     if (start && b->params && t == b->type)
         json_object_set(start, "params", (json_t *)b->params);
-    if (!start || !(start_args = json_dumps(start, JSON_COMPACT)) ||
-        !(len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", start_args)) ||
-        kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
-        !(j = json_loads(ans, 0, NULL))) {
+    j = kd_bench_call_json(gw, &f->next_id, "kdapp_start_episode", start, why, why_len);
+    f->episode = (uint32_t)json_integer_value(json_object_get(j, "episode_id"));
+    json_decref(j), j = NULL;
+    if (!f->episode) {
         snprintf(why, why_len, "kdapp_start_episode failed%s", t ? "" : ": no type the bench can play alone");
-        json_decref(start), free(start_args);
         goto fail;
     }
-    json_decref(start), free(start_args);
-    f->episode = (uint32_t)json_integer_value(
-        json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
-    json_decref(j), j = NULL;
     if (fixture_moves(f, gw, FIXTURE_MOVES, why, why_len) != 0)
         goto fail;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);

@@ -286,6 +286,27 @@ int kd_bench_rpc(kd_bench_proc *p, const char *req, size_t req_len, long id, dou
     }
 }
 
+json_t *kd_bench_call_json(kd_bench_proc *p, long *next_id, const char *tool, json_t *args, char *why, size_t why_len)
+{
+    long id = (*next_id)++;
+    json_t *req = json_pack("{s:s, s:I, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", (json_int_t)id, "method",
+                            "tools/call", "params", "name", tool, "arguments", args);
+    char *line = req ? json_dumps(req, JSON_COMPACT) : NULL, *ans;
+    json_t *j = NULL, *out = NULL;
+    size_t len = line ? strlen(line) : 0;
+    if (line && (line = realloc(line, len + 2)) != NULL)
+        line[len] = '\n', line[len + 1] = '\0';
+    if (line && kd_bench_rpc(p, line, len + 1, id, KD_BENCH_START_S, &ans, NULL) == 0 &&
+        (j = json_loads(ans, 0, NULL)) != NULL)
+        out = json_incref(json_object_get(json_object_get(j, "result"), "structuredContent"));
+    if (!out)
+        snprintf(why, why_len, "%s failed", tool);
+    json_decref(j);
+    json_decref(req);
+    free(line);
+    return out;
+}
+
 int kd_bench_handshake(kd_bench_proc *p)
 {
     static const char init[] =

@@ -102,6 +102,11 @@ int kd_bench_proc_stop(kd_bench_proc *p, int term);
 int kd_bench_rpc(kd_bench_proc *p, const char *req, size_t req_len, long id, double timeout_s, char **ans,
                  size_t *ans_len);
 
+/* A tools/call of `tool` with `args` (a JSON object, stolen; NULL fails)
+ * as request *next_id (then incremented), untimed (KD_BENCH_START_S at
+ * most): its structuredContent (new reference), or NULL with why. */
+json_t *kd_bench_call_json(kd_bench_proc *p, long *next_id, const char *tool, json_t *args, char *why, size_t why_len);
+
 /* initialize (id 1), then notifications/initialized. 0, or -1. */
 int kd_bench_handshake(kd_bench_proc *p);
 
