@@ -123,29 +123,12 @@ static int sub_open(e2e *e, char *why, size_t why_len)
     return rv ? -1 : 0;
 }
 
-/* `kdapp mcp` attached to the hosted node: --stdio, or --http on a free port. */
-static int gateway_spawn(e2e *e, kd_bench_proc *p, int http)
-{
-    char *argv[16] = {(char *)e->b->kdapp_path, "mcp"};
-    int k = 2;
-    argv[k++] = http ? "--http" : "--stdio";
-    if (http)
-        argv[k++] = "127.0.0.1:0";
-    char *rest[] = {"--data",  e->chain->data,      "--keys",   e->chain->keys,
-                    "--views", e->chain->views_url, "--devnet", e->chain->devnet_url};
-    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-        argv[k++] = rest[i];
-    return kd_bench_proc_spawn(p, argv, NULL, e->chain->log, !http);
-}
-
 static int stdio_open(e2e *e, char *why, size_t why_len)
 {
     kd_bench_proc *p = &e->stdio;
     char line[256];
-    if (gateway_spawn(e, p, 0) != 0) {
-        snprintf(why, why_len, "cannot start kdapp mcp --stdio: %s", strerror(errno));
+    if (kd_lat_gateway(e->b, e->chain, NULL, e->chain->log, p, NULL, why, why_len) != 0)
         return -1;
-    }
     int n = snprintf(line, sizeof line,
                      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":"
                      "\"kdapp://episodes/%u\"}}\n",
@@ -164,15 +147,9 @@ static int stdio_open(e2e *e, char *why, size_t why_len)
 static int http_open(e2e *e, char *why, size_t why_len)
 {
     char uri[64];
-    if (gateway_spawn(e, &e->http, 1) != 0) {
-        snprintf(why, why_len, "cannot start kdapp mcp --http: %s", strerror(errno));
+    uint16_t port;
+    if (kd_lat_gateway(e->b, e->chain, NULL, e->chain->log, &e->http, &port, why, why_len) != 0)
         return -1;
-    }
-    uint16_t port = kd_bench_http_port(&e->http, e->chain->log, KD_LAT_START_S);
-    if (!port) {
-        snprintf(why, why_len, "kdapp mcp --http did not say its port");
-        return -1;
-    }
     snprintf(uri, sizeof uri, "kdapp://episodes/%u", e->chain->episode);
     double deadline = kd_bench_now() + KD_LAT_START_S;
     if (!(e->web = kd_bench_http_alloc())) {

@@ -25,7 +25,6 @@
  * since the first many-sessions scenario (p50, p99, max, the gateway's
  * memory per session: (VmRSS with them − without) / sessions).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,29 +85,8 @@ static int gateway_start(fanset *s, uint16_t *port, char *why, size_t why_len)
     snprintf(per_client, sizeof per_client, "KDAPP_MCP_SESSIONS_PER_CLIENT=%zu", s->n + 16);
     snprintf(streams, sizeof streams, "KDAPP_MCP_STREAMS_PER_CLIENT=%zu", s->n + 16);
     const char *env[] = {limit, conns, per_client, streams, NULL};
-    char *argv[] = {(char *)s->b->kdapp_path,
-                    "mcp",
-                    "--http",
-                    "127.0.0.1:0",
-                    "--data",
-                    s->chain.data,
-                    "--keys",
-                    s->chain.keys,
-                    "--views",
-                    s->chain.views_url,
-                    "--devnet",
-                    s->chain.devnet_url,
-                    NULL};
     snprintf(s->log, sizeof s->log, "%s/sessions.log", s->chain.dir);
-    if (kd_bench_proc_spawn(&s->gw, argv, env, s->log, 0) != 0) {
-        snprintf(why, why_len, "cannot start kdapp mcp --http: %s", strerror(errno));
-        return -1;
-    }
-    if ((*port = kd_bench_http_port(&s->gw, s->log, KD_LAT_START_S)) == 0) {
-        snprintf(why, why_len, "the sessions' gateway did not say its port");
-        return -1;
-    }
-    return 0;
+    return kd_lat_gateway(s->b, &s->chain, env, s->log, &s->gw, port, why, why_len);
 }
 
 /* Reads until every stream has `want` notifications; 0, 1 at the deadline, -1 with why. */

@@ -70,38 +70,19 @@ size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, cons
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
-/* Latencies of one run, grown as needed. */
-typedef struct {
-    double *v;
-    size_t n, cap;
-} lat_vec;
-
-static int lat_push(lat_vec *l, double x)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 4096;
-        double *nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        l->v = nv, l->cap = cap;
-    }
-    l->v[l->n++] = x;
-    return 0;
-}
-
 /*
  * Calls the strategy context (or, with `raw`, sends `raw` to a baseline
  * child) for at least `min_s` seconds; each round trip's latency into `lat`
  * (emptied first). Returns the seconds it took, or -1 on the first failed
  * call (its answer in `why`).
  */
-static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, double min_s,
-                          lat_vec *lat, char *why, size_t why_len)
+static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, double min_s, kd_buf *lat,
+                          char *why, size_t why_len)
 {
     char req[256], args[64], *ans = NULL;
     size_t ans_len = 0;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", episode);
-    lat->n = 0;
+    lat->len = 0;
     double t0 = kd_bench_now(), t = t0;
     while (t - t0 < min_s) {
         long id = raw ? -1 : (*next_id)++;
@@ -111,8 +92,8 @@ static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, l
             snprintf(why, why_len, "%.300s", rc < 0 ? "no answer (closed or timed out)" : ans);
             return -1;
         }
-        double t1 = kd_bench_now();
-        if (lat_push(lat, t1 - t) != 0) {
+        double t1 = kd_bench_now(), one = t1 - t;
+        if (kd_buf_append(lat, &one, sizeof one) != KD_OK) {
             snprintf(why, why_len, "out of memory");
             return -1;
         }
@@ -316,7 +297,7 @@ typedef struct {
     const char *raw; /* the floor's request line, or NULL: both sides take calls */
     int memory;      /* report each side's peak memory as a fourth metric */
     int pin;         /* client and server on one CPU during each run (kd_bench_pin_with) */
-    lat_vec lat;
+    kd_buf lat;      /* the run's latencies, doubles */
 } stdio_pair;
 
 /* Metrics: calls/s, p50 and p99 in microseconds, peak memory in KiB. */
@@ -332,10 +313,11 @@ static int stdio_run(void *ctx, int side, double *out, char *why, size_t why_len
         kd_bench_unpin_with(pid);
     if (secs <= 0)
         return -1;
-    size_t n = sp->lat.n;
+    size_t n = sp->lat.len / sizeof(double);
+    double *lat = (double *)(void *)sp->lat.data;
     out[0] = (double)n / secs;
-    out[1] = kd_bench_percentile(sp->lat.v, n, 0.50) * 1e6;
-    out[2] = kd_bench_percentile(sp->lat.v, n, 0.99) * 1e6;
+    out[1] = kd_bench_percentile(lat, n, 0.50) * 1e6;
+    out[2] = kd_bench_percentile(lat, n, 0.99) * 1e6;
     if (sp->memory)
         out[3] = (double)kd_bench_peak_rss_kb(sp->side[side]->pid);
     return 0;
@@ -372,7 +354,7 @@ static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_p
     kd_bench_figure(b, "stdio.gateway_peak_kib", "MCP over stdio: gateway peak memory",
                     (double)kd_bench_peak_rss_kb(gw->pid), "KiB", NULL);
     kd_bench_proc_stop(&floor, 0);
-    free(sp.lat.v);
+    kd_buf_fini(&sp.lat);
     return missed;
 }
 
@@ -466,7 +448,7 @@ done:
     kd_bench_proc_stop(&ts, 0);
     if (dir[0])
         kd_remove_tree(dir);
-    free(sp.lat.v);
+    kd_buf_fini(&sp.lat);
     return missed;
 }
 
