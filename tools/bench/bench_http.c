@@ -281,7 +281,10 @@ static void step_done(kd_bench_http *h, conn *c, CURLcode rc)
     if ((status != 200 && status != 202) ||
         (c->step == STEP_CALL ? c->st.count || !strstr(c->body, "\"result\":") : !!strstr(c->body, "\"error\":"))) {
         char what[64];
-        snprintf(what, sizeof what, "step %d answered HTTP %ld", c->step + 1, status);
+        if (c->step == STEP_CALL && c->st.count)
+            snprintf(what, sizeof what, "call %zu was answered with isError", c->made + 1);
+        else
+            snprintf(what, sizeof what, "step %d answered HTTP %ld", c->step + 1, status);
         fail(h, c, what);
         return;
     }
