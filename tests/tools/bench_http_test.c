@@ -3,7 +3,9 @@
  * process (libmicrohttpd, a thread per connection): sessions set up in
  * their four steps and counted on their event streams, a marker split
  * across reads counted once, a refused step and an ended stream reported
- * with what failed, and the count of streams still missing a notification. */
+ * with what failed, and the count of streams still missing a notification;
+ * sessions calling a tool (warm-up, the gate, timed calls, DELETE) and a
+ * tool error reported. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -26,6 +28,9 @@ typedef struct {
     unsigned published; /* notifications every stream is to send */
     unsigned sessions;  /* initialized */
     int refuse_init;    /* answer initialize with 503 */
+    int tool_error;     /* answer tools/call with isError */
+    unsigned calls;     /* tools/call requests answered */
+    unsigned deletes;   /* DELETE requests (sessions ended) */
     int stop;           /* end every stream */
 } server;
 
@@ -107,6 +112,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (strstr(u->body, "notifications/initialized"))
         return answer(c, 202, "", NULL);
+    if (strcmp(method, "DELETE") == 0 || strstr(u->body, "\"tools/call\"")) {
+        pthread_mutex_lock(&srv.lock);
+        int del = strcmp(method, "DELETE") == 0, err = srv.tool_error;
+        srv.deletes += del, srv.calls += !del;
+        pthread_mutex_unlock(&srv.lock);
+        return answer(c, MHD_HTTP_OK,
+                      del   ? ""
+                      : err ? "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[],\"isError\":true}}"
+                            : "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}",
+                      NULL);
+    }
     return answer(c, MHD_HTTP_OK, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}", NULL);
 }
 
@@ -221,6 +237,49 @@ Test(bench_http, a_stream_that_ends_is_an_error)
     cr_expect_eq(rc, -1);
     cr_expect(strstr(why, "the stream ended"), "why: %s", why);
     kd_bench_http_free(h);
+}
+
+/* on_warm: how many calls the server had answered when every session was warm. */
+static void note_warm(void *ctx)
+{
+    unsigned *at = ctx;
+    pthread_mutex_lock(&srv.lock);
+    at[0]++, at[1] = srv.calls;
+    pthread_mutex_unlock(&srv.lock);
+}
+
+Test(bench_http, calls_warm_up_then_are_timed_and_every_session_ends_with_delete)
+{
+    unsigned warm[2] = {0, 0};
+    char why[512] = "";
+    kd_bench_calls k = {.port = srv.port,
+                        .sessions = 3,
+                        .warm = 2,
+                        .calls = 5,
+                        .args = "{\"episode_id\":1}",
+                        .on_warm = note_warm,
+                        .ctx = warm};
+    cr_assert_eq(kd_bench_http_calls(&k, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(warm[0], 1u, "on_warm is called once");
+    cr_assert_eq(warm[1], 6u, "on_warm comes after the 2 warm-up calls of each of 3 sessions, before any timed one");
+    cr_assert_eq(srv.calls, 21u, "3 sessions × (2 + 5) calls, got %u", srv.calls);
+    cr_assert_eq(srv.deletes, 3u, "each session ends with DELETE, got %u", srv.deletes);
+    cr_assert(k.end > k.start, "the timed calls take time");
+}
+
+Test(bench_http, a_call_answered_with_is_error_fails_and_says_so)
+{
+    unsigned warm[2] = {0, 0};
+    char why[512] = "";
+    srv.tool_error = 1;
+    kd_bench_calls k = {
+        .port = srv.port, .sessions = 1, .warm = 1, .calls = 1, .args = "{}", .on_warm = note_warm, .ctx = warm};
+    cr_assert_eq(kd_bench_http_calls(&k, why, sizeof why), -1);
+    cr_assert(strstr(why, "call 1 was answered with isError"), "why: %s", why);
+    cr_assert_eq(warm[0], 1u, "on_warm is called after a failure too (a waiting gate is released)");
+    k.sessions = 65;
+    cr_assert_eq(kd_bench_http_calls(&k, why, sizeof why), -1);
+    cr_assert(strstr(why, "65 sessions (1 to 64)"), "why: %s", why);
 }
 
 Test(bench_marks, a_marker_split_across_reads_counts_once, .timeout = 10)

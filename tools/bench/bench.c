@@ -273,6 +273,21 @@ static int run_side(const kd_bench_pair *p, int side, double *out, char *why, si
     return p->run(p->ctx, side, out, why, why_len);
 }
 
+/* Metric k of one side over the pairs (rows of b->repeats × nm in `v`,
+ * sorted in `col`): its line, and its stat. */
+static kd_bench_stat side_line(const kd_bench_ctx *b, const char *name, const char *who, const char *unit,
+                               const double *v, size_t nm, size_t k, double *col)
+{
+    size_t pairs = (size_t)b->repeats;
+    char f[3][48];
+    for (size_t i = 0; i < pairs; i++)
+        col[i] = v[i * nm + k];
+    kd_bench_stat s = kd_bench_stat_of(col, pairs);
+    fmt_num(s.median, f[0], sizeof f[0]), fmt_num(s.min, f[1], sizeof f[1]), fmt_num(s.max, f[2], sizeof f[2]);
+    kd_bench_note(b, "%-11s %-32.32s %10s %-8s (min %s, max %s)", name, who, f[0], unit, f[1], f[2]);
+    return s;
+}
+
 int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p)
 {
     size_t pairs = (size_t)b->repeats, nm = p->n_metrics;
@@ -307,20 +322,11 @@ int kd_bench_paired(const kd_bench_ctx *b, const kd_bench_pair *p)
         const kd_bench_metric *m = &p->metrics[k];
         for (size_t i = 0; i < pairs; i++)
             ratio[i] = base[i * nm + k] > 0 ? subj[i * nm + k] / base[i * nm + k] : 0;
-        kd_bench_stat rs = kd_bench_stat_of(ratio, pairs);
-        for (size_t i = 0; i < pairs; i++)
-            col[i] = subj[i * nm + k];
-        kd_bench_stat ss = kd_bench_stat_of(col, pairs);
-        for (size_t i = 0; i < pairs; i++)
-            col[i] = base[i * nm + k];
-        kd_bench_stat bs = kd_bench_stat_of(col, pairs);
+        kd_bench_stat rs = kd_bench_stat_of(ratio, pairs),
+                      ss = side_line(b, m->name, p->subject, m->unit, subj, nm, k, col),
+                      bs = side_line(b, "", p->baseline, m->unit, base, nm, k, col);
         const char *v = kd_bench_verdict(b, m->target, m->higher_is_better, rs);
         double spread = rs.median > 0 ? (rs.max - rs.min) / rs.median : 0;
-        char f[6][48];
-        fmt_num(ss.median, f[0], sizeof f[0]), fmt_num(ss.min, f[1], sizeof f[1]), fmt_num(ss.max, f[2], sizeof f[2]);
-        fmt_num(bs.median, f[3], sizeof f[3]), fmt_num(bs.min, f[4], sizeof f[4]), fmt_num(bs.max, f[5], sizeof f[5]);
-        kd_bench_note(b, "%-11s %-32.32s %10s %-8s (min %s, max %s)", m->name, p->subject, f[0], m->unit, f[1], f[2]);
-        kd_bench_note(b, "%-11s %-32.32s %10s %-8s (min %s, max %s)", "", p->baseline, f[3], m->unit, f[4], f[5]);
         if (m->target > 0)
             kd_bench_note(b, "%-11s ratio %.3g (min %.3g, max %.3g, spread %.0f%%), target %s %.3g: %s", "", rs.median,
                           rs.min, rs.max, spread * 100, m->higher_is_better ? ">=" : "<=", m->target, v);
@@ -396,20 +402,17 @@ static void markdown_pairs(FILE *f, const json_t *results)
         json_t *m;
         json_array_foreach(json_object_get(e, "metrics"), k, m)
         {
-            char sv[160], bv[160], r[48], lo[48], hi[48], t[48] = "";
-            char ub[48];
+            char sv[160], bv[160], r[160], t[48] = "", ub[48];
             const char *unit = md_unit(str(m, "unit"), ub, sizeof ub);
             fmt_stat(json_object_get(m, "subject"), unit, sv, sizeof sv);
             fmt_stat(json_object_get(m, "baseline"), unit, bv, sizeof bv);
             const json_t *ratio = json_object_get(m, "ratio");
-            snprintf(r, sizeof r, "%.2f", num(ratio, "median"));
-            snprintf(lo, sizeof lo, "%.2f", num(ratio, "min"));
-            snprintf(hi, sizeof hi, "%.2f", num(ratio, "max"));
+            snprintf(r, sizeof r, "%.2f (%.2f–%.2f)", num(ratio, "median"), num(ratio, "min"), num(ratio, "max"));
             if (num(m, "target") > 0)
                 snprintf(t, sizeof t, "%s %.2g", json_is_true(json_object_get(m, "higher_is_better")) ? "≥" : "≤",
                          num(m, "target"));
-            fprintf(f, "| %s | %s | %s | %s: %s | %s (%s–%s) | %s | %s |\n", k ? "" : str(e, "scenario"),
-                    str(m, "name"), sv, str(e, "baseline"), bv, r, lo, hi, t, str(m, "verdict"));
+            fprintf(f, "| %s | %s | %s | %s: %s | %s | %s | %s |\n", k ? "" : str(e, "scenario"), str(m, "name"), sv,
+                    str(e, "baseline"), bv, r, t, str(m, "verdict"));
         }
     }
 }
@@ -627,38 +630,25 @@ static int run_groups(const kd_bench_ctx *b, const char *only, kd_err *err, char
     return missed;
 }
 
+#define OPT_UINT(n, v, lo, hi, u)                                                                        \
+    {                                                                                                    \
+        .name = n, .kind = KD_OPT_UINT, .value = &(v), .size = sizeof(v), .min = lo, .max = hi, .use = u \
+    }
+#define OPT_DOUBLE(n, v, lo, hi, u)                                                       \
+    {                                                                                     \
+        .name = n, .kind = KD_OPT_DOUBLE, .value = &(v), .dmin = lo, .dmax = hi, .use = u \
+    }
+
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
 {
     kd_bench_ctx b = {.repeats = 5, .max_spread = 0.25, .peer_timeout_s = 600, .out = stdout, .types = &cli->types};
     const char *only = NULL, *type = NULL, *params = NULL, *json_path = NULL, *md_path = NULL;
     const kd_option opts[] = {
         {.name = "quick", .kind = KD_OPT_FLAG, .value = &b.quick},
-        {.name = "repeats",
-         .kind = KD_OPT_UINT,
-         .value = &b.repeats,
-         .size = sizeof b.repeats,
-         .min = 1,
-         .max = 100,
-         .use = "1 to 100"},
-        {.name = "seconds",
-         .kind = KD_OPT_DOUBLE,
-         .value = &b.run_s,
-         .dmin = 0.01,
-         .dmax = 600,
-         .use = "seconds, 0.01 to 600"},
-        {.name = "max-spread",
-         .kind = KD_OPT_DOUBLE,
-         .value = &b.max_spread,
-         .dmin = 0.001,
-         .dmax = 100,
-         .use = "a fraction above 0"},
-        {.name = "soak",
-         .kind = KD_OPT_UINT,
-         .value = &b.soak_minutes,
-         .size = sizeof b.soak_minutes,
-         .min = 1,
-         .max = 24 * 60,
-         .use = "minutes, 1 to 1440"},
+        OPT_UINT("repeats", b.repeats, 1, 100, "1 to 100"),
+        OPT_DOUBLE("seconds", b.run_s, 0.01, 600, "seconds, 0.01 to 600"),
+        OPT_DOUBLE("max-spread", b.max_spread, 0.001, 100, "a fraction above 0"),
+        OPT_UINT("soak", b.soak_minutes, 1, 24 * 60, "minutes, 1 to 1440"),
         {.name = "dir", .kind = KD_OPT_STRING, .value = &b.work_dir},
         {.name = "json", .kind = KD_OPT_STRING, .value = &json_path},
         {.name = "markdown", .kind = KD_OPT_STRING, .value = &md_path},
@@ -668,37 +658,14 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          .parse = parse_only,
          .use = "engine, mcp, latency or perft"},
         {.name = "scale", .kind = KD_OPT_FLAG, .value = &b.scale},
-        {.name = "scale-max",
-         .kind = KD_OPT_UINT,
-         .value = &b.scale_max_exp,
-         .size = sizeof b.scale_max_exp,
-         .min = 3,
-         .max = 6,
-         .use = "3 to 6"},
+        OPT_UINT("scale-max", b.scale_max_exp, 3, 6, "3 to 6"),
         {.name = "chart-dir", .kind = KD_OPT_STRING, .value = &b.chart_dir},
         {.name = "type", .kind = KD_OPT_STRING, .value = &type},
         {.name = "params", .kind = KD_OPT_STRING, .value = &params},
-        {.name = "perft-depth",
-         .kind = KD_OPT_UINT,
-         .value = &b.perft_depth,
-         .size = sizeof b.perft_depth,
-         .min = 1,
-         .max = KD_PERFT_MAX_DEPTH,
-         .use = "1 to 64"},
+        OPT_UINT("perft-depth", b.perft_depth, 1, KD_PERFT_MAX_DEPTH, "1 to 64"),
         {.name = "peer", .kind = KD_OPT_STRING, .value = &b.peer},
-        {.name = "peer-target",
-         .kind = KD_OPT_DOUBLE,
-         .value = &b.peer_target,
-         .dmin = 0.001,
-         .dmax = 1e6,
-         .use = "a ratio above 0"},
-        {.name = "peer-timeout",
-         .kind = KD_OPT_UINT,
-         .value = &b.peer_timeout_s,
-         .size = sizeof b.peer_timeout_s,
-         .min = 1,
-         .max = 86400,
-         .use = "seconds, 1 to 86400"},
+        OPT_DOUBLE("peer-target", b.peer_target, 0.001, 1e6, "a ratio above 0"),
+        OPT_UINT("peer-timeout", b.peer_timeout_s, 1, 86400, "seconds, 1 to 86400"),
         {0},
     };
     const kd_usage u = {.prog = "kdapp bench", .print = kd_usage_print_text, .ctx = bench_usage};

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "tools/bench/bench.h"
+#include "tools/bench/bench_mcp_int.h" /* kd_bench_call_line, KD_BENCH_TOOL, KD_BENCH_CALL_S */
 #include "tools/bench/bench_proc.h"
 
 #define PARALLEL 64 /* sessions in setup at once */
@@ -34,15 +35,21 @@
 #define MARK_MCP "notifications/resources/updated"
 #define BODY_KEEP 240 /* bytes of a setup answer kept for an error message */
 
-enum { STEP_INIT, STEP_INITIALIZED, STEP_SUBSCRIBE, STEP_STREAM };
+#define MARK_ISERROR "\"isError\":true" /* counted on call answers */
+
+enum { STEP_INIT, STEP_INITIALIZED, STEP_SUBSCRIBE, STEP_STREAM, STEP_CALL, STEP_DELETE };
 
 typedef struct {
     kd_bench_marks st;
     kd_bench_http *h;
     CURL *easy;
     struct curl_slist *hdr;
-    char url[96], sid[96], sub[320];
+    char url[96], sid[96], sub[320]; /* sub: the subscribe request, or the call's args */
+    char call[320];
     int step, open, index;
+    long id;
+    size_t made, warm, calls; /* calls answered; the warm-up and the timed ones (0: a stream) */
+    double end;               /* when its last timed call was answered */
     char body[BODY_KEEP + 1];
     size_t body_len;
 } conn;
@@ -54,7 +61,8 @@ struct kd_bench_http {
     double timer_at; /* when it falls due (kd_bench_now) */
     conn **c;
     size_t n, cap;
-    size_t opening; /* streams not yet open */
+    size_t opening;  /* streams not yet open (callers: not yet warmed up) */
+    size_t finished; /* callers done, DELETE answered */
     uint64_t want;
     size_t missing;
     double now; /* when the current wake-up began */
@@ -124,6 +132,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
             c->h->missing--;
         return n;
     }
+    if (c->step == STEP_CALL)
+        kd_bench_marks_feed(&c->st, data, n, 0);
     size_t room = BODY_KEEP - c->body_len, k = n < room ? n : room;
     memcpy(c->body + c->body_len, data, k);
     c->body_len += k;
@@ -131,7 +141,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
-int kd_bench_session_header(const char *data, size_t n, char *sid, size_t cap)
+/* The value of an Mcp-Session-Id header line into sid: 1, else 0. */
+static int session_header(const char *data, size_t n, char *sid, size_t cap)
 {
     static const char name[] = "Mcp-Session-Id:";
     size_t h = sizeof name - 1;
@@ -153,8 +164,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
     conn *c = arg;
     size_t n = size * nmemb;
-    if (!kd_bench_session_header(data, n, c->sid, sizeof c->sid) && c->step == STEP_STREAM && !c->open &&
-        (n == 2 || n == 1) && (data[0] == '\r' || data[0] == '\n')) {
+    if (!session_header(data, n, c->sid, sizeof c->sid) && c->step == STEP_STREAM && !c->open && (n == 2 || n == 1) &&
+        (data[0] == '\r' || data[0] == '\n')) {
         long status = 0;
         curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
         if (status == 200) {
@@ -217,12 +228,17 @@ static int step_start(conn *c)
             return -1;
     }
     CURL *e = c->easy;
-    if (c->step == STEP_STREAM) {
+    if (c->step == STEP_DELETE) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else if (c->step == STEP_STREAM) {
         if (!(c->hdr = curl_slist_append(c->hdr, "Accept: text/event-stream")))
             return -1;
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     } else {
         const char *body = c->step == STEP_INIT ? init : c->step == STEP_INITIALIZED ? done : c->sub;
+        if (c->step == STEP_CALL && kd_bench_call_line(c->call, sizeof c->call, c->id++, KD_BENCH_TOOL, c->sub))
+            body = c->call;
         if (!(c->hdr = curl_slist_append(c->hdr, "Content-Type: application/json")) ||
             !(c->hdr = curl_slist_append(c->hdr, "Accept: application/json, text/event-stream")))
             return -1;
@@ -247,6 +263,10 @@ static void step_done(kd_bench_http *h, conn *c, CURLcode rc)
     long status = 0;
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     curl_multi_remove_handle(h->multi, c->easy);
+    if (c->step == STEP_DELETE) {
+        h->finished++;
+        return;
+    }
     if (c->step == STEP_STREAM) {
         fail(h, c,
              rc != CURLE_OK  ? curl_easy_strerror(rc)
@@ -258,9 +278,13 @@ static void step_done(kd_bench_http *h, conn *c, CURLcode rc)
         fail(h, c, curl_easy_strerror(rc));
         return;
     }
-    if ((status != 200 && status != 202) || strstr(c->body, "\"error\":")) {
+    if ((status != 200 && status != 202) ||
+        (c->step == STEP_CALL ? c->st.count || !strstr(c->body, "\"result\":") : !!strstr(c->body, "\"error\":"))) {
         char what[64];
-        snprintf(what, sizeof what, "step %d answered HTTP %ld", c->step + 1, status);
+        if (c->step == STEP_CALL && c->st.count)
+            snprintf(what, sizeof what, "call %zu was answered with isError", c->made + 1);
+        else
+            snprintf(what, sizeof what, "step %d answered HTTP %ld", c->step + 1, status);
         fail(h, c, what);
         return;
     }
@@ -268,7 +292,18 @@ static void step_done(kd_bench_http *h, conn *c, CURLcode rc)
         fail(h, c, "initialize was answered without Mcp-Session-Id");
         return;
     }
-    c->step++;
+    if (c->step == STEP_CALL) {
+        if (++c->made == c->warm) { /* parked until every caller is warm */
+            h->opening--;
+            return;
+        }
+        if (c->made == c->warm + c->calls) {
+            c->end = kd_bench_now();
+            c->step = STEP_DELETE; /* end the session: repeats stay under the session limit */
+        }
+    } else {
+        c->step = c->step == STEP_INITIALIZED && c->calls ? STEP_CALL : c->step + 1;
+    }
     if (step_start(c) != 0)
         fail(h, c, "out of memory");
 }
@@ -334,18 +369,6 @@ void kd_bench_http_free(kd_bench_http *h)
     free(h);
 }
 
-void kd_bench_curl_setup(void *e, const char *url, size_t (*body_fn)(char *, size_t, size_t, void *),
-                         size_t (*header_fn)(char *, size_t, size_t, void *), void *ctx)
-{
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_fn);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, ctx);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_fn);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, ctx);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-}
-
 /* A new stream on `port` (not yet started); NULL when out of memory. */
 static conn *conn_new(kd_bench_http *h, uint16_t port, const char *path, const char *marker)
 {
@@ -365,7 +388,13 @@ static conn *conn_new(kd_bench_http *h, uint16_t port, const char *path, const c
     kd_bench_marks_init(&c->st, marker);
     c->index = (int)h->n;
     snprintf(c->url, sizeof c->url, "http://127.0.0.1:%u%s", port, path);
-    kd_bench_curl_setup(c->easy, c->url, on_body, on_header, c);
+    curl_easy_setopt(c->easy, CURLOPT_URL, c->url);
+    curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(c->easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
+    curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->easy, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(c->easy, CURLOPT_PRIVATE, c);
     curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(KD_BENCH_START_S * 1000));
     h->c[h->n++] = c;
@@ -411,6 +440,50 @@ int kd_bench_http_sessions(kd_bench_http *h, uint16_t port, size_t n, const char
                  "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"%s\"}}", uri);
     }
     return open_pending(h, first, deadline, why, why_len);
+}
+
+int kd_bench_http_calls(kd_bench_calls *k, char *why, size_t why_len)
+{
+    kd_bench_http *h = kd_bench_http_alloc();
+    int rc = -1, warm = 0;
+    if (!h || !k->sessions || k->sessions > PARALLEL || !k->warm || !k->calls) {
+        snprintf(why, why_len, h ? "%u sessions (1 to %d) of at least one call" : "libcurl did not initialise",
+                 k->sessions, PARALLEL);
+        goto done;
+    }
+    for (unsigned i = 0; i < k->sessions; i++) {
+        conn *c = conn_new(h, k->port, "/mcp", MARK_ISERROR);
+        if (!c) {
+            snprintf(why, why_len, "out of memory for session %u", i + 1);
+            goto done;
+        }
+        c->id = KD_BENCH_ID_BASE, c->warm = k->warm, c->calls = k->calls;
+        snprintf(c->sub, sizeof c->sub, "%s", k->args);
+        curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, (long)(KD_BENCH_CALL_S * 1000));
+    }
+    double deadline = kd_bench_now() + KD_BENCH_START_S + (double)k->warm * KD_BENCH_CALL_S;
+    if (open_pending(h, 0, deadline, why, why_len) != 0)
+        goto done;
+    warm = 1;
+    if (k->on_warm)
+        k->on_warm(k->ctx);
+    k->start = k->end = kd_bench_now();
+    for (size_t i = 0; i < h->n; i++)
+        if (step_start(h->c[i]) != 0) {
+            snprintf(why, why_len, "out of memory");
+            goto done;
+        }
+    while (h->finished < h->n)
+        if (kd_bench_http_run(h, 0.05, why, why_len) != 0)
+            goto done;
+    for (size_t i = 0; i < h->n; i++)
+        k->end = h->c[i]->end > k->end ? h->c[i]->end : k->end;
+    rc = 0;
+done:
+    if (!warm && k->on_warm)
+        k->on_warm(k->ctx);
+    kd_bench_http_free(h);
+    return rc;
 }
 
 int kd_bench_http_events(kd_bench_http *h, uint16_t port, const char *path, const char *marker, double deadline,

@@ -43,16 +43,6 @@ size_t kd_bench_marks_feed(kd_bench_marks *m, const char *data, size_t n, double
  * when it closed or failed. */
 int kd_bench_marks_drain(kd_bench_marks *m, int fd, double now);
 
-/* When the header line `data` (n bytes, as libcurl's header callback
- * gets it) is Mcp-Session-Id, copies its value into sid (cap bytes, NUL
- * included) and returns 1; else 0 (a value too long is not copied). */
-int kd_bench_session_header(const char *data, size_t n, char *sid, size_t cap);
-
-/* Sets up easy handle `e` as every bench client uses one: `url`, the body
- * and header callbacks with `ctx`, no signals, TCP_NODELAY. */
-void kd_bench_curl_setup(void *e, const char *url, size_t (*body_fn)(char *, size_t, size_t, void *),
-                         size_t (*header_fn)(char *, size_t, size_t, void *), void *ctx);
-
 /* A client with no streams; NULL when libcurl or memory fails. */
 kd_bench_http *kd_bench_http_alloc(void);
 /* Closes every stream and frees the client; accepts NULL. */
@@ -69,6 +59,21 @@ void kd_bench_http_free(kd_bench_http *h);
  */
 int kd_bench_http_sessions(kd_bench_http *h, uint16_t port, size_t n, const char *uri, double deadline, char *why,
                            size_t why_len);
+/* Sessions calling one tool over and over (kd_bench_http_calls). */
+typedef struct {
+    uint16_t port;              /* the gateway at 127.0.0.1:port */
+    unsigned sessions;          /* 1 to 64, each on a keep-alive connection of its own */
+    size_t warm, calls;         /* warm-up calls, then timed ones, per session (both at least 1) */
+    const char *args;           /* KD_BENCH_TOOL's arguments, JSON */
+    void (*on_warm)(void *ctx); /* called once every session is warm (may be NULL) */
+    void *ctx;
+    double start, end; /* out: when on_warm returned, when the last call was answered */
+} kd_bench_calls;
+
+/* Runs `k` on a client of its own (initialize, the calls, DELETE) and
+ * frees it. 0, or -1 with `why` (an answer not 200 with a result, or one
+ * with isError). on_warm is called even after a failure. */
+int kd_bench_http_calls(kd_bench_calls *k, char *why, size_t why_len);
 /* Opens one GET `path` event stream (the page's events) counting `marker`
  * (a static string). 0, or -1 with `why`. */
 int kd_bench_http_events(kd_bench_http *h, uint16_t port, const char *path, const char *marker, double deadline,

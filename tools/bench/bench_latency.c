@@ -75,9 +75,7 @@ typedef struct {
     kd_bench_marks floor_s; /* counted on fwd_pipe[0] */
     uint8_t *floor_msg;
     size_t floor_len;
-    /* samples of the current run, per client */
-    double *lat[N_EP];
-    size_t n, cap;
+    kd_buf lat; /* the current run's latencies (doubles) at its one client */
 } e2e;
 
 typedef struct {
@@ -123,29 +121,12 @@ static int sub_open(e2e *e, char *why, size_t why_len)
     return rv ? -1 : 0;
 }
 
-/* `kdapp mcp` attached to the hosted node: --stdio, or --http on a free port. */
-static int gateway_spawn(e2e *e, kd_bench_proc *p, int http)
-{
-    char *argv[16] = {(char *)e->b->kdapp_path, "mcp"};
-    int k = 2;
-    argv[k++] = http ? "--http" : "--stdio";
-    if (http)
-        argv[k++] = "127.0.0.1:0";
-    char *rest[] = {"--data",  e->chain->data,      "--keys",   e->chain->keys,
-                    "--views", e->chain->views_url, "--devnet", e->chain->devnet_url};
-    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-        argv[k++] = rest[i];
-    return kd_bench_proc_spawn(p, argv, NULL, e->chain->log, !http);
-}
-
 static int stdio_open(e2e *e, char *why, size_t why_len)
 {
     kd_bench_proc *p = &e->stdio;
     char line[256];
-    if (gateway_spawn(e, p, 0) != 0) {
-        snprintf(why, why_len, "cannot start kdapp mcp --stdio: %s", strerror(errno));
+    if (kd_lat_gateway(e->b, e->chain, NULL, e->chain->log, p, NULL, why, why_len) != 0)
         return -1;
-    }
     int n = snprintf(line, sizeof line,
                      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":"
                      "\"kdapp://episodes/%u\"}}\n",
@@ -164,15 +145,9 @@ static int stdio_open(e2e *e, char *why, size_t why_len)
 static int http_open(e2e *e, char *why, size_t why_len)
 {
     char uri[64];
-    if (gateway_spawn(e, &e->http, 1) != 0) {
-        snprintf(why, why_len, "cannot start kdapp mcp --http: %s", strerror(errno));
+    uint16_t port;
+    if (kd_lat_gateway(e->b, e->chain, NULL, e->chain->log, &e->http, &port, why, why_len) != 0)
         return -1;
-    }
-    uint16_t port = kd_bench_http_port(&e->http, e->chain->log, KD_LAT_START_S);
-    if (!port) {
-        snprintf(why, why_len, "kdapp mcp --http did not say its port");
-        return -1;
-    }
     snprintf(uri, sizeof uri, "kdapp://episodes/%u", e->chain->episode);
     double deadline = kd_bench_now() + KD_LAT_START_S;
     if (!(e->web = kd_bench_http_alloc())) {
@@ -387,42 +362,27 @@ static int floor_settle(e2e *e, char *why, size_t why_len)
 
 /* --------------------------------------------------------------- runs */
 
-static int grow(e2e *e)
-{
-    if (e->n < e->cap)
-        return 0;
-    size_t cap = e->cap ? 2 * e->cap : 1024;
-    for (int i = 0; i < N_EP; i++) {
-        double *nl = realloc(e->lat[i], cap * sizeof *nl);
-        if (!nl)
-            return -1;
-        e->lat[i] = nl;
-    }
-    e->cap = cap;
-    return 0;
-}
-
 static int run_side(void *ctx, int side, double *out, char *why, size_t why_len)
 {
     e2e_side *s = ctx;
     e2e *e = s->e;
     double start = kd_bench_now(), one[N_EP];
-    e->n = 0;
+    int client = side == 0 ? s->client : 0;
+    e->lat.len = 0;
     size_t min_samples = e->b->quick ? MIN_SAMPLES_QUICK : MIN_SAMPLES;
-    while (e->n < min_samples || kd_bench_now() - start < e->b->run_s) {
-        if (grow(e) != 0) {
-            snprintf(why, why_len, "out of memory");
-            return -1;
-        }
+    while (e->lat.len < min_samples * sizeof(double) || kd_bench_now() - start < e->b->run_s) {
         int rc = side == 0 ? measure_block(e, one, why, why_len) : floor_once(e, KD_LAT_DELIVER_S, one, why, why_len);
         if (rc == 1)
             snprintf(why, why_len, "a floor message was lost");
         if (rc != 0)
             return -1;
-        e->lat[side == 0 ? s->client : 0][e->n++] = one[side == 0 ? s->client : 0];
+        if (kd_buf_append(&e->lat, &one[client], sizeof one[client]) != KD_OK) {
+            snprintf(why, why_len, "out of memory");
+            return -1;
+        }
         kd_bench_sleep(GAP_S);
     }
-    kd_bench_quantiles_us(e->lat[side == 0 ? s->client : 0], e->n, out);
+    kd_bench_quantiles_us((double *)(void *)e->lat.data, e->lat.len / sizeof(double), out);
     return 0;
 }
 
@@ -441,8 +401,7 @@ static void e2e_close(e2e *e)
         pthread_join(e->fwd, NULL);
     for (int i = 0; i < 2 && e->fwd_up; i++)
         close(e->fwd_pipe[i]);
-    for (int i = 0; i < N_EP; i++)
-        free(e->lat[i]);
+    kd_buf_fini(&e->lat);
     free(e->floor_msg);
     memset(e, 0, sizeof *e);
 }

@@ -318,3 +318,30 @@ int kd_lat_chain_wait(kd_lat_chain *c, double deadline, double *t_commit, char *
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
+
+int kd_lat_gateway(const kd_bench_ctx *b, const kd_lat_chain *c, const char *const *env, const char *log,
+                   kd_bench_proc *p, uint16_t *port, char *why, size_t why_len)
+{
+    char *argv[] = {(char *)b->kdapp_path,
+                    "mcp",
+                    "--data",
+                    (char *)c->data,
+                    "--keys",
+                    (char *)c->keys,
+                    "--views",
+                    (char *)c->views_url,
+                    "--devnet",
+                    (char *)c->devnet_url,
+                    port ? "--http" : "--stdio",
+                    port ? "127.0.0.1:0" : NULL,
+                    NULL};
+    if (kd_bench_proc_spawn(p, argv, env, log, port ? 0 : KD_BENCH_PIPES) != 0) {
+        snprintf(why, why_len, "cannot start kdapp mcp %s: %s", argv[10], strerror(errno));
+        return -1;
+    }
+    if (port && (*port = kd_bench_http_port(p, log, KD_LAT_START_S)) == 0) {
+        snprintf(why, why_len, "kdapp mcp --http did not say its port");
+        return -1;
+    }
+    return 0;
+}

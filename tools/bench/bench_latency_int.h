@@ -73,6 +73,13 @@ void kd_lat_chain_request(kd_lat_chain *c);
  * *t_commit. 0, or -1 with `why` (the block failed or was not applied). */
 int kd_lat_chain_wait(kd_lat_chain *c, double deadline, double *t_commit, char *why, size_t why_len);
 
+/* Starts `kdapp mcp` attached to the hosted chain, `env` added to its
+ * environment and its stderr into `log`: with `port`, --http on a free
+ * port (read into *port from the log); else --stdio on pipes (initialize
+ * not sent). 0, or -1 with `why`. */
+int kd_lat_gateway(const kd_bench_ctx *b, const kd_lat_chain *c, const char *const *env, const char *log,
+                   kd_bench_proc *p, uint16_t *port, char *why, size_t why_len);
+
 /* ------------------------------------------------------------ scenarios */
 
 /* A whole move as an agent sees it (bench_latency_move.c); targets missed. */

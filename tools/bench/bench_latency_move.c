@@ -141,33 +141,11 @@ static int timed_call(agent *a, const char *line, long id, move_times *t, unsign
     return 0;
 }
 
-/* A tools/call of `tool` with `args` (a JSON object, stolen) on the
- * gateway, untimed: its structuredContent (new reference), or NULL with why. */
-static json_t *call(agent *a, const char *tool, json_t *args, char *why, size_t why_len)
-{
-    long id = a->next_id++;
-    json_t *req = json_pack("{s:s, s:I, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", (json_int_t)id, "method",
-                            "tools/call", "params", "name", tool, "arguments", args);
-    char *line = req ? json_dumps(req, JSON_COMPACT) : NULL, *ans;
-    json_t *j = NULL, *out = NULL;
-    size_t len = line ? strlen(line) : 0;
-    if (line && (line = realloc(line, len + 2)) != NULL)
-        line[len] = '\n', line[len + 1] = '\0';
-    if (line && kd_bench_rpc(&a->gw, line, len + 1, id, KD_BENCH_START_S, &ans, NULL) == 0 &&
-        (j = json_loads(ans, 0, NULL)) != NULL)
-        out = json_incref(json_object_get(json_object_get(j, "result"), "structuredContent"));
-    if (!out)
-        snprintf(why, why_len, "%s failed", tool);
-    json_decref(j);
-    json_decref(req);
-    free(line);
-    return out;
-}
-
 /* Starts an episode of the agent's type (with the gateway's granted keys). 0, or -1 with why. */
 static int start_episode(agent *a, char *why, size_t why_len)
 {
-    json_t *r = call(a, "kdapp_start_episode", json_pack("{s:s}", "type", a->type->ops->type_name), why, why_len);
+    json_t *r = kd_bench_call_json(&a->gw, &a->next_id, "kdapp_start_episode",
+                                   json_pack("{s:s}", "type", a->type->ops->type_name), why, why_len);
     a->episode = (uint32_t)json_integer_value(json_object_get(r, "episode_id"));
     json_decref(r);
     return a->episode ? 0 : -1;
@@ -178,8 +156,8 @@ static int start_episode(agent *a, char *why, size_t why_len)
 static int next_move(agent *a, char *line, size_t cap, long *id, char *why, size_t why_len)
 {
     for (int tries = 0; tries < 2; tries++) {
-        json_t *r =
-            call(a, "kdapp_legal_moves", json_pack("{s:i}", "episode_id", (json_int_t)a->episode), why, why_len);
+        json_t *r = kd_bench_call_json(&a->gw, &a->next_id, "kdapp_legal_moves",
+                                       json_pack("{s:i}", "episode_id", (json_int_t)a->episode), why, why_len);
         json_t *moves = json_object_get(r, "moves");
         size_t n = json_array_size(moves);
         if (n) {

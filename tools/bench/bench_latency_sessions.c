@@ -25,7 +25,6 @@
  * since the first many-sessions scenario (p50, p99, max, the gateway's
  * memory per session: (VmRSS with them − without) / sessions).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,29 +85,8 @@ static int gateway_start(fanset *s, uint16_t *port, char *why, size_t why_len)
     snprintf(per_client, sizeof per_client, "KDAPP_MCP_SESSIONS_PER_CLIENT=%zu", s->n + 16);
     snprintf(streams, sizeof streams, "KDAPP_MCP_STREAMS_PER_CLIENT=%zu", s->n + 16);
     const char *env[] = {limit, conns, per_client, streams, NULL};
-    char *argv[] = {(char *)s->b->kdapp_path,
-                    "mcp",
-                    "--http",
-                    "127.0.0.1:0",
-                    "--data",
-                    s->chain.data,
-                    "--keys",
-                    s->chain.keys,
-                    "--views",
-                    s->chain.views_url,
-                    "--devnet",
-                    s->chain.devnet_url,
-                    NULL};
     snprintf(s->log, sizeof s->log, "%s/sessions.log", s->chain.dir);
-    if (kd_bench_proc_spawn(&s->gw, argv, env, s->log, 0) != 0) {
-        snprintf(why, why_len, "cannot start kdapp mcp --http: %s", strerror(errno));
-        return -1;
-    }
-    if ((*port = kd_bench_http_port(&s->gw, s->log, KD_LAT_START_S)) == 0) {
-        snprintf(why, why_len, "the sessions' gateway did not say its port");
-        return -1;
-    }
-    return 0;
+    return kd_lat_gateway(s->b, &s->chain, env, s->log, &s->gw, port, why, why_len);
 }
 
 /* Reads until every stream has `want` notifications; 0, 1 at the deadline, -1 with why. */
@@ -334,79 +312,65 @@ static void cost_figure(const kd_bench_ctx *b, const fanset *s)
     kd_bench_figure(b, id, what, kd_bench_percentile(s->cost, s->blocks, 0.5) * 1e6, "us", NULL);
 }
 
-int kd_lat_sessions(const kd_bench_ctx *b)
+/* One pair of sets, `n_big` sessions against `n_small`: judged on the p99,
+ * or (linear) on the cost per session. The number of targets missed. */
+static int fan_pair(const kd_bench_ctx *b, size_t n_big, size_t n_small, int linear, const char *scenario)
 {
-    const size_t *n = SIZES[b->quick ? 1 : 0];
+    static const kd_bench_metric metrics[2][3] = {
+        {{"p99", "us", 3, 0}, {"p50", "us", 0, 0}, {"max", "us", 0, 0}},
+        {{"per session", "us", 1.2, 0}, {"p50", "us", 0, 0}, {"p99", "us", 0, 0}},
+    };
     fanset big, small;
-    char why[600] = "", text[2][64], scenario[256];
-    int missed = 0;
-
-    /* p99 at the mid size against one session */
-    kd_bench_heading(b,
-                     "latency: %zu MCP sessions over HTTP on one gateway, each subscribed to the same episode with "
-                     "its SSE stream open",
-                     n[2]);
-    fanset_init(b, &big, n[2]);
-    fanset_init(b, &small, n[0]);
+    char why[600] = "", text[2][64];
+    int missed = 1;
+    fanset_init(b, &big, n_big);
+    fanset_init(b, &small, n_small);
+    snprintf(text[0], sizeof text[0], "%zu sessions", n_big);
+    snprintf(text[1], sizeof text[1], "%zu session%s", n_small, n_small > 1 ? "s" : "");
     if (open_pair(&big, &small, why, sizeof why) != 0) {
+        if (linear)
+            kd_bench_heading(b, "%s", scenario);
         kd_bench_note(b, "FAILED: %s", why);
-        missed += 1;
     } else {
-        fanpair fp = {.set = {&big, &small}, .linear = 0};
-        snprintf(text[0], sizeof text[0], "%zu sessions", n[2]);
-        snprintf(scenario, sizeof scenario,
-                 "fan-out: block commit → notification at each of %zu MCP sessions over HTTP, against one session",
-                 n[2]);
-        kd_bench_pair p = {
-            .id = "fanout-p99",
-            .scenario = scenario,
-            .subject = text[0],
-            .baseline = "1 session",
-            .metrics = {{"p99", "us", 3, 0}, {"p50", "us", 0, 0}, {"max", "us", 0, 0}},
-            .n_metrics = 3,
-            .run = pair_side,
-            .ctx = &fp,
-        };
-        missed += kd_bench_paired(b, &p);
-        if (!fp.failed) { /* the pair's last run of the subject */
+        fanpair fp = {.set = {&big, &small}, .linear = linear};
+        kd_bench_pair p = {.id = linear ? "fanout-linear" : "fanout-p99",
+                           .scenario = scenario,
+                           .subject = text[0],
+                           .baseline = text[1],
+                           .n_metrics = 3,
+                           .run = pair_side,
+                           .ctx = &fp};
+        memcpy(p.metrics, metrics[linear], sizeof metrics[linear]);
+        missed = kd_bench_paired(b, &p);
+        if (linear) {
+            kd_bench_note(b, "fan-out: each size on a gateway of its own, attached to a chain of its own (the other "
+                             "set idle); per session = (last arrival − first) / (sessions − 1) per block, p50 over "
+                             "blocks");
+            cost_figure(b, &small);
+            cost_figure(b, &big);
+        } else if (!fp.failed) { /* the pair's last run of the subject */
             mid_figures(b, &big);
             cost_figure(b, &big);
         }
     }
     fanset_close(&big);
     fanset_close(&small);
+    return missed;
+}
 
-    /* linear: the big size against the small */
+int kd_lat_sessions(const kd_bench_ctx *b)
+{
+    const size_t *n = SIZES[b->quick ? 1 : 0];
+    char scenario[256];
+    kd_bench_heading(b,
+                     "latency: %zu MCP sessions over HTTP on one gateway, each subscribed to the same episode with "
+                     "its SSE stream open",
+                     n[2]);
+    snprintf(scenario, sizeof scenario,
+             "fan-out: block commit → notification at each of %zu MCP sessions over HTTP, against one session", n[2]);
+    int missed = fan_pair(b, n[2], n[0], 0, scenario);
     snprintf(scenario, sizeof scenario,
              "fan-out: cost per session of a notification to %zu MCP sessions over HTTP, against %zu sessions", n[3],
              n[1]);
-    fanset_init(b, &big, n[3]);
-    fanset_init(b, &small, n[1]);
-    if (open_pair(&big, &small, why, sizeof why) != 0) {
-        kd_bench_heading(b, "%s", scenario);
-        kd_bench_note(b, "FAILED: %s", why);
-        missed += 1;
-    } else {
-        fanpair fp = {.set = {&big, &small}, .linear = 1};
-        snprintf(text[0], sizeof text[0], "%zu sessions", n[3]);
-        snprintf(text[1], sizeof text[1], "%zu sessions", n[1]);
-        kd_bench_pair p = {
-            .id = "fanout-linear",
-            .scenario = scenario,
-            .subject = text[0],
-            .baseline = text[1],
-            .metrics = {{"per session", "us", 1.2, 0}, {"p50", "us", 0, 0}, {"p99", "us", 0, 0}},
-            .n_metrics = 3,
-            .run = pair_side,
-            .ctx = &fp,
-        };
-        missed += kd_bench_paired(b, &p);
-        kd_bench_note(b, "fan-out: each size on a gateway of its own, attached to a chain of its own (the other set "
-                         "idle); per session = (last arrival − first) / (sessions − 1) per block, p50 over blocks");
-        cost_figure(b, &small);
-        cost_figure(b, &big);
-    }
-    fanset_close(&big);
-    fanset_close(&small);
-    return missed;
+    return missed + fan_pair(b, n[3], n[1], 1, scenario);
 }

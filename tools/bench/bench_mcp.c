@@ -70,38 +70,19 @@ size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, cons
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
-/* Latencies of one run, grown as needed. */
-typedef struct {
-    double *v;
-    size_t n, cap;
-} lat_vec;
-
-static int lat_push(lat_vec *l, double x)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 4096;
-        double *nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        l->v = nv, l->cap = cap;
-    }
-    l->v[l->n++] = x;
-    return 0;
-}
-
 /*
  * Calls the strategy context (or, with `raw`, sends `raw` to a baseline
  * child) for at least `min_s` seconds; each round trip's latency into `lat`
  * (emptied first). Returns the seconds it took, or -1 on the first failed
  * call (its answer in `why`).
  */
-static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, double min_s,
-                          lat_vec *lat, char *why, size_t why_len)
+static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, long *next_id, double min_s, kd_buf *lat,
+                          char *why, size_t why_len)
 {
     char req[256], args[64], *ans = NULL;
     size_t ans_len = 0;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", episode);
-    lat->n = 0;
+    lat->len = 0;
     double t0 = kd_bench_now(), t = t0;
     while (t - t0 < min_s) {
         long id = raw ? -1 : (*next_id)++;
@@ -111,8 +92,8 @@ static double timed_calls(kd_bench_proc *p, uint32_t episode, const char *raw, l
             snprintf(why, why_len, "%.300s", rc < 0 ? "no answer (closed or timed out)" : ans);
             return -1;
         }
-        double t1 = kd_bench_now();
-        if (lat_push(lat, t1 - t) != 0) {
+        double t1 = kd_bench_now(), one = t1 - t;
+        if (kd_buf_append(lat, &one, sizeof one) != KD_OK) {
             snprintf(why, why_len, "out of memory");
             return -1;
         }
@@ -218,29 +199,25 @@ int kd_bench_gateway_spawn(const kd_bench_ctx *b, const kd_bench_fixture *f, con
  * kdapp_legal_moves lists; fewer when the game ends). 0, or -1 with why. */
 static int fixture_moves(kd_bench_fixture *f, kd_bench_proc *gw, int n, char *why, size_t why_len)
 {
-    char req[1024], args[128], *ans;
-    size_t len;
     for (int i = 0; i < n; i++) {
-        snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
-        len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_legal_moves", args);
-        json_t *j = len && kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) == 0
-                        ? json_loads(ans, 0, NULL)
-                        : NULL;
-        json_t *moves = json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "moves");
-        json_t *call = json_array_size(moves) ? json_pack("{s:i, s:O}", "episode_id", (json_int_t)f->episode, "command",
-                                                          json_object_get(json_array_get(moves, 0), "command"))
-                                              : NULL;
-        char *text = call ? json_dumps(call, JSON_COMPACT) : NULL;
-        int over = j && moves && !json_array_size(moves);
-        json_decref(j), json_decref(call);
-        if (over)
+        json_t *r = kd_bench_call_json(gw, &f->next_id, "kdapp_legal_moves",
+                                       json_pack("{s:i}", "episode_id", (json_int_t)f->episode), why, why_len);
+        json_t *moves = json_object_get(r, "moves"), *done = NULL;
+        if (moves && !json_array_size(moves)) { /* the game is over */
+            json_decref(r);
             return 0;
-        len = text ? kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_execute_command", text) : 0;
-        free(text);
-        if (!len || kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0) {
-            snprintf(why, why_len, "move %d was not listed or not applied: %.200s", i + 1, len ? ans : "");
+        }
+        if (json_array_size(moves))
+            done = kd_bench_call_json(gw, &f->next_id, "kdapp_execute_command",
+                                      json_pack("{s:i, s:O}", "episode_id", (json_int_t)f->episode, "command",
+                                                json_object_get(json_array_get(moves, 0), "command")),
+                                      why, why_len);
+        json_decref(r);
+        if (!done) {
+            snprintf(why, why_len, "move %d was not listed or not applied", i + 1);
             return -1;
         }
+        json_decref(done);
     }
     return 0;
 }
@@ -268,21 +245,15 @@ static int fixture_open(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_pro
     }
     const kd_episode_type *t = kd_bench_play_type(b);
     json_t *start = t ? json_pack("{s:s}", "type", t->ops->type_name) : NULL;
-    char *start_args = NULL;
     if (start && b->params && t == b->type)
         json_object_set(start, "params", (json_t *)b->params);
-    if (!start || !(start_args = json_dumps(start, JSON_COMPACT)) ||
-        !(len = kd_bench_call_line(req, sizeof req, f->next_id++, "kdapp_start_episode", start_args)) ||
-        kd_bench_rpc(gw, req, len, f->next_id - 1, KD_BENCH_CALL_S, &ans, &len) != 0 ||
-        !(j = json_loads(ans, 0, NULL))) {
+    j = kd_bench_call_json(gw, &f->next_id, "kdapp_start_episode", start, why, why_len);
+    f->episode = (uint32_t)json_integer_value(json_object_get(j, "episode_id"));
+    json_decref(j), j = NULL;
+    if (!f->episode) {
         snprintf(why, why_len, "kdapp_start_episode failed%s", t ? "" : ": no type the bench can play alone");
-        json_decref(start), free(start_args);
         goto fail;
     }
-    json_decref(start), free(start_args);
-    f->episode = (uint32_t)json_integer_value(
-        json_object_get(json_object_get(json_object_get(j, "result"), "structuredContent"), "episode_id"));
-    json_decref(j), j = NULL;
     if (fixture_moves(f, gw, FIXTURE_MOVES, why, why_len) != 0)
         goto fail;
     snprintf(args, sizeof args, "{\"episode_id\":%u}", f->episode);
@@ -326,7 +297,7 @@ typedef struct {
     const char *raw; /* the floor's request line, or NULL: both sides take calls */
     int memory;      /* report each side's peak memory as a fourth metric */
     int pin;         /* client and server on one CPU during each run (kd_bench_pin_with) */
-    lat_vec lat;
+    kd_buf lat;      /* the run's latencies, doubles */
 } stdio_pair;
 
 /* Metrics: calls/s, p50 and p99 in microseconds, peak memory in KiB. */
@@ -342,10 +313,11 @@ static int stdio_run(void *ctx, int side, double *out, char *why, size_t why_len
         kd_bench_unpin_with(pid);
     if (secs <= 0)
         return -1;
-    size_t n = sp->lat.n;
+    size_t n = sp->lat.len / sizeof(double);
+    double *lat = (double *)(void *)sp->lat.data;
     out[0] = (double)n / secs;
-    out[1] = kd_bench_percentile(sp->lat.v, n, 0.50) * 1e6;
-    out[2] = kd_bench_percentile(sp->lat.v, n, 0.99) * 1e6;
+    out[1] = kd_bench_percentile(lat, n, 0.50) * 1e6;
+    out[2] = kd_bench_percentile(lat, n, 0.99) * 1e6;
     if (sp->memory)
         out[3] = (double)kd_bench_peak_rss_kb(sp->side[side]->pid);
     return 0;
@@ -382,7 +354,7 @@ static int scenario_stdio(const kd_bench_ctx *b, kd_bench_fixture *f, kd_bench_p
     kd_bench_figure(b, "stdio.gateway_peak_kib", "MCP over stdio: gateway peak memory",
                     (double)kd_bench_peak_rss_kb(gw->pid), "KiB", NULL);
     kd_bench_proc_stop(&floor, 0);
-    free(sp.lat.v);
+    kd_buf_fini(&sp.lat);
     return missed;
 }
 
@@ -476,7 +448,7 @@ done:
     kd_bench_proc_stop(&ts, 0);
     if (dir[0])
         kd_remove_tree(dir);
-    free(sp.lat.v);
+    kd_buf_fini(&sp.lat);
     return missed;
 }
 

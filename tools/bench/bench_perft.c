@@ -31,29 +31,19 @@
  * group is killed: the shell and whatever it started).
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tools/bench/bench.h"
+#include "tools/bench/bench_proc.h"
 #include "tools/sim/perft.h"
 
 #define GROW_TARGET_S 0.5
 #define QUICK_TARGET_S 0.2
 #define GROW_MAX_S 2.0
 #define GROW_MAX_DEPTH 24u
-#define PEER_OUTPUT_MAX (64u * 1024u)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The start position of one type, with the keys that sign its moves. */
 typedef struct {
@@ -86,9 +76,9 @@ static void position_close(position *p)
 /* One count of `depth` plies, timed. */
 static kd_err count_timed(position *p, unsigned depth, uint64_t *nodes, double *secs, char *why, size_t why_len)
 {
-    double start = now_s();
+    double start = kd_bench_now();
     kd_err err = kd_perft_count(p->type, &p->signers, p->state, depth, NULL, NULL, nodes, why, why_len);
-    *secs = now_s() - start;
+    *secs = kd_bench_now() - start;
     return err;
 }
 
@@ -133,85 +123,6 @@ static int parse_peer_line(const char *line, uint64_t *nodes, double *secs)
     return 0;
 }
 
-extern char **environ;
-
-/* The peer's environment, made before the fork (the child only execs):
- * this process's, with the protocol's variables set or removed. */
-typedef struct {
-    char **vars;  /* NULL-terminated: entries of environ, then own[] */
-    char *own[3]; /* "KDAPP_PERFT_TYPE=...", "..._DEPTH=...", "..._PARAMS=..." (or NULL) */
-} peer_env;
-
-static void peer_env_fini(peer_env *e)
-{
-    for (size_t i = 0; i < 3; i++)
-        free(e->own[i]);
-    free(e->vars);
-    memset(e, 0, sizeof *e);
-}
-
-static char *env_entry(const char *name, const char *value)
-{
-    size_t len = strlen(name) + strlen(value) + 2;
-    char *entry = malloc(len);
-    if (entry)
-        snprintf(entry, len, "%s=%s", name, value);
-    return entry;
-}
-
-/* Errors: KD_ERR_NOMEM. */
-static kd_err peer_env_init(peer_env *e, const char *type_name, unsigned depth, const char *params)
-{
-    memset(e, 0, sizeof *e);
-    char depth_text[16];
-    snprintf(depth_text, sizeof depth_text, "%u", depth);
-    size_t n = 0, k = 0;
-    while (environ && environ[n])
-        n++;
-    e->own[0] = env_entry("KDAPP_PERFT_TYPE", type_name);
-    e->own[1] = env_entry("KDAPP_PERFT_DEPTH", depth_text);
-    e->own[2] = params ? env_entry("KDAPP_PERFT_PARAMS", params) : NULL;
-    e->vars = calloc(n + 4, sizeof *e->vars);
-    if (!e->own[0] || !e->own[1] || (params && !e->own[2]) || !e->vars) {
-        peer_env_fini(e);
-        return KD_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "KDAPP_PERFT_", 12) != 0)
-            e->vars[k++] = environ[i];
-    for (size_t i = 0; i < 3; i++)
-        if (e->own[i])
-            e->vars[k++] = e->own[i];
-    return KD_OK;
-}
-
-/* Reads the peer's stdout from `fd` into `text` (up to PEER_OUTPUT_MAX;
- * the rest is drained) until it closes; returns 1 when `timeout_s` passes
- * first. An allocation failure is kept in *err and the reading goes on. */
-static int peer_read_output(int fd, double timeout_s, kd_buf *text, kd_err *err)
-{
-    double deadline = now_s() + timeout_s;
-    char chunk[4096];
-    for (;;) {
-        double left = deadline - now_s();
-        if (left <= 0)
-            return 1;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready <= 0)
-            return ready == 0;
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        if (text->len < PEER_OUTPUT_MAX && !*err)
-            *err = kd_buf_append(text, chunk, (size_t)n);
-    }
-}
-
 /*
  * Runs the peer once (see the top of the file) and reads its result.
  * Errors, with a sentence in `why`: KD_ERR_IO (it could not be started or
@@ -221,67 +132,53 @@ static int peer_read_output(int fd, double timeout_s, kd_buf *text, kd_err *err)
 static kd_err peer_run(const kd_bench_ctx *b, const kd_episode_type *type, unsigned depth, const char *params,
                        uint64_t *nodes, double *secs, char *why, size_t why_len)
 {
-    int fds[2];
-    peer_env env;
-    if (peer_env_init(&env, type->ops->type_name, depth, params) != KD_OK)
+    char *argv[] = {"/bin/sh", "-c", (char *)b->peer, NULL}, *env[4] = {NULL}, *line;
+    char depth_text[40], type_text[160];
+    kd_bench_proc p;
+    kd_buf param_text;
+    kd_buf_init(&param_text);
+    snprintf(depth_text, sizeof depth_text, "KDAPP_PERFT_DEPTH=%u", depth);
+    snprintf(type_text, sizeof type_text, "KDAPP_PERFT_TYPE=%s", type->ops->type_name);
+    if (kd_buf_append(&param_text, "KDAPP_PERFT_PARAMS", 18) || /* without --params: unset */
+        (params && (kd_buf_append(&param_text, "=", 1) || kd_buf_append(&param_text, params, strlen(params)))) ||
+        kd_buf_append(&param_text, "", 1)) {
+        kd_buf_fini(&param_text);
         return KD_ERR_NOMEM;
-    if (pipe(fds) != 0) {
-        kd_reject_write(why, why_len, "--peer: pipe: %s", strerror(errno));
-        peer_env_fini(&env);
+    }
+    env[0] = type_text, env[1] = depth_text, env[2] = (char *)param_text.data;
+    int rc = kd_bench_proc_spawn(&p, argv, (const char *const *)env, NULL,
+                                 KD_BENCH_PIPES | KD_BENCH_GROUP | KD_BENCH_STDERR);
+    kd_buf_fini(&param_text);
+    if (rc != 0) {
+        kd_reject_write(why, why_len, "--peer: cannot start /bin/sh: %s", strerror(errno));
         return KD_ERR_IO;
     }
-    fflush(b->out);
-    pid_t pid = fork();
-    if (pid == 0) { /* the child: its own process group, stdout into the pipe, then /bin/sh -c */
-        setpgid(0, 0);
-        close(fds[0]);
-        if (dup2(fds[1], STDOUT_FILENO) >= 0)
-            execle("/bin/sh", "sh", "-c", b->peer, (char *)NULL, env.vars);
-        _exit(127);
-    }
-    close(fds[1]);
-    peer_env_fini(&env);
-    if (pid < 0) {
-        close(fds[0]);
-        kd_reject_write(why, why_len, "--peer: fork: %s", strerror(errno));
-        return KD_ERR_IO;
-    }
-    kd_err err = KD_OK;
-    kd_buf text;
-    kd_buf_init(&text);
-    int timed_out = peer_read_output(fds[0], (double)b->peer_timeout_s, &text, &err);
-    close(fds[0]);
-    if (timed_out)
-        kill(-pid, SIGKILL); /* the group: the shell and what it started */
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (timed_out) {
+    close(p.to); /* no input */
+    p.to = -1;
+    double deadline = kd_bench_now() + (double)b->peer_timeout_s;
+    int found = 0;
+    while (kd_bench_read_line(&p.out, deadline, &line, NULL) == 0)
+        found = found || parse_peer_line(line, nodes, secs) == 0;
+    if (!found && p.len > p.off) /* a last line without its newline */
+        found = parse_peer_line(p.buf + p.off, nodes, secs) == 0;
+    int st = kd_bench_now() < deadline ? kd_bench_proc_reap(&p, deadline) : -1;
+    if (st < 0) {
+        kill(-p.pid, SIGKILL); /* the group: the shell and what it started */
+        kd_bench_proc_stop(&p, 0);
         kd_reject_write(why, why_len, "--peer '%s' did not finish within %u s (--peer-timeout): stopped", b->peer,
                         b->peer_timeout_s);
-        err = KD_ERR_TIMEOUT;
-        goto done;
+        return KD_ERR_TIMEOUT;
     }
-    if (!err)
-        err = kd_buf_append(&text, "", 1);
-    if (err)
-        goto done;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    kd_bench_proc_stop(&p, 0);
+    if (st != 0) {
         kd_reject_write(why, why_len, "--peer '%s' %s %d", b->peer,
-                        WIFEXITED(status) ? "exited with status" : "was killed by signal",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-        err = KD_ERR_IO;
-        goto done;
+                        st < 128 ? "exited with status" : "was killed by signal", st < 128 ? st : st - 128);
+        return KD_ERR_IO;
     }
-    char *save = NULL, *line = strtok_r((char *)text.data, "\n", &save);
-    for (; line; line = strtok_r(NULL, "\n", &save))
-        if (parse_peer_line(line, nodes, secs) == 0)
-            goto done;
+    if (found)
+        return KD_OK;
     kd_reject_write(why, why_len, "--peer '%s' printed no line 'nodes N seconds S' (S > 0)", b->peer);
-    err = KD_ERR_PARSE;
-done:
-    kd_buf_fini(&text);
-    return err;
+    return KD_ERR_PARSE;
 }
 
 /* One side's runs: the best (least) and median seconds. */

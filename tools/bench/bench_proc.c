@@ -139,28 +139,36 @@ void kd_bench_proc_init(kd_bench_proc *p)
     kd_bench_reader_init(&p->out, -1);
 }
 
-/* Our environment with `env` (may be NULL) after it; NULL when out of memory. */
+/* Our environment with `env` (may be NULL) after it, where an entry
+ * without '=' removes that name from ours; NULL when out of memory. */
 static char **env_with(const char *const *env)
 {
-    size_t n = 0, k = 0;
+    size_t n = 0, k = 0, o = 0;
     while (environ[n])
         n++;
     while (env && env[k])
         k++;
     char **envp = calloc(n + k + 1, sizeof *envp);
-    if (envp) {
-        memcpy(envp, environ, n * sizeof *envp);
-        if (k)
-            memcpy(envp + n, env, k * sizeof *envp);
+    for (size_t i = 0; envp && i < n; i++) {
+        int drop = 0;
+        for (size_t j = 0; j < k && !drop; j++)
+            drop = !strchr(env[j], '=') && strncmp(environ[i], env[j], strlen(env[j])) == 0 &&
+                   environ[i][strlen(env[j])] == '=';
+        if (!drop)
+            envp[o++] = environ[i];
     }
+    for (size_t j = 0; envp && j < k; j++)
+        if (strchr(env[j], '='))
+            envp[o++] = (char *)env[j];
     return envp;
 }
 
-int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const *env, const char *log, int pipes)
+int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const *env, const char *log, int flags)
 {
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, fa_ok = 0, rc = -1;
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, fa_ok = 0, rc = -1, pipes = flags & KD_BENCH_PIPES;
     char **envp = env_with(env);
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
 
     kd_bench_proc_init(p);
     if (!envp)
@@ -170,7 +178,8 @@ int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const 
     if ((errno = posix_spawn_file_actions_init(&fa)) != 0)
         goto done;
     fa_ok = 1;
-    posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (!(flags & KD_BENCH_STDERR))
+        posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (pipes) {
         posix_spawn_file_actions_adddup2(&fa, in[0], 0);
         posix_spawn_file_actions_adddup2(&fa, out[1], 1);
@@ -178,7 +187,11 @@ int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const 
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_adddup2(&fa, 2, 1);
     }
-    if ((errno = posix_spawnp(&p->pid, argv[0], &fa, NULL, argv, envp)) != 0) {
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, flags & KD_BENCH_GROUP ? POSIX_SPAWN_SETPGROUP : 0);
+    errno = posix_spawnp(&p->pid, argv[0], &fa, &attr, argv, envp);
+    posix_spawnattr_destroy(&attr);
+    if (errno != 0) {
         p->pid = -1;
         goto done;
     }
@@ -271,6 +284,27 @@ int kd_bench_rpc(kd_bench_proc *p, const char *req, size_t req_len, long id, dou
             *ans_len = len;
         return id < 0 || (strstr(line, "\"result\":") && !strstr(line, "\"isError\":true")) ? 0 : 1;
     }
+}
+
+json_t *kd_bench_call_json(kd_bench_proc *p, long *next_id, const char *tool, json_t *args, char *why, size_t why_len)
+{
+    long id = (*next_id)++;
+    json_t *req = json_pack("{s:s, s:I, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", (json_int_t)id, "method",
+                            "tools/call", "params", "name", tool, "arguments", args);
+    char *line = req ? json_dumps(req, JSON_COMPACT) : NULL, *ans;
+    json_t *j = NULL, *out = NULL;
+    size_t len = line ? strlen(line) : 0;
+    if (line && (line = realloc(line, len + 2)) != NULL)
+        line[len] = '\n', line[len + 1] = '\0';
+    if (line && kd_bench_rpc(p, line, len + 1, id, KD_BENCH_START_S, &ans, NULL) == 0 &&
+        (j = json_loads(ans, 0, NULL)) != NULL)
+        out = json_incref(json_object_get(json_object_get(j, "result"), "structuredContent"));
+    if (!out)
+        snprintf(why, why_len, "%s failed", tool);
+    json_decref(j);
+    json_decref(req);
+    free(line);
+    return out;
 }
 
 int kd_bench_handshake(kd_bench_proc *p)

@@ -68,11 +68,16 @@ void kd_bench_proc_init(kd_bench_proc *p);
 
 /*
  * Starts argv (PATH searched) with the NULL-terminated `env` strings (may be
- * NULL) added to ours, stderr appended to `log` (NULL: /dev/null). With
- * `pipes`, its stdin and stdout are pipes to us; without, stdin is /dev/null
- * and stdout goes to the log too. 0, or -1 with errno (p stays stopped).
+ * NULL) added to ours ("NAME" without '=' removes NAME), stderr appended to
+ * `log` (NULL: /dev/null). With KD_BENCH_PIPES in `flags`, its stdin and
+ * stdout are pipes to us; without, stdin is /dev/null and stdout goes to
+ * the log too. KD_BENCH_GROUP: in a process group of its own (pid);
+ * KD_BENCH_STDERR: stderr stays ours. 0, or -1 with errno (p stays stopped).
  */
-int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const *env, const char *log, int pipes);
+#define KD_BENCH_PIPES 1
+#define KD_BENCH_GROUP 2
+#define KD_BENCH_STDERR 4
+int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const *env, const char *log, int flags);
 
 /* Waits until `deadline` for the child to exit: its exit status (128 +
  * signal when killed), or -1 when it is still running (or already gone). */
@@ -96,6 +101,11 @@ int kd_bench_proc_stop(kd_bench_proc *p, int term);
  */
 int kd_bench_rpc(kd_bench_proc *p, const char *req, size_t req_len, long id, double timeout_s, char **ans,
                  size_t *ans_len);
+
+/* A tools/call of `tool` with `args` (a JSON object, stolen; NULL fails)
+ * as request *next_id (then incremented), untimed (KD_BENCH_START_S at
+ * most): its structuredContent (new reference), or NULL with why. */
+json_t *kd_bench_call_json(kd_bench_proc *p, long *next_id, const char *tool, json_t *args, char *why, size_t why_len);
 
 /* initialize (id 1), then notifications/initialized. 0, or -1. */
 int kd_bench_handshake(kd_bench_proc *p);
