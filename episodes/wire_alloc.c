@@ -2,7 +2,9 @@
  * packing of a message into a kd_buf (see wire_alloc.h). */
 #include "episodes/wire_alloc.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static void *track_malloc(void *data, size_t size)
@@ -63,4 +65,19 @@ kd_err kd_pb_append(const ProtobufCMessage *msg, kd_buf *out)
     if (!err && size) /* an empty message writes nothing (and data may still be NULL) */
         out->len += protobuf_c_message_pack(msg, out->data + out->len);
     return err;
+}
+
+kd_err kd_pb_unpack_refused(const kd_pb_alloc *track, kd_reject *rej, const char *part, kd_err bad, const char *fmt,
+                            ...)
+{
+    if (track->failed)
+        return kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the %s", part);
+    if (rej) {
+        rej->code[0] = '\0';
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(rej->detail, sizeof rej->detail, fmt, ap);
+        va_end(ap);
+    }
+    return bad;
 }

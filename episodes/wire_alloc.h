@@ -8,7 +8,9 @@
  *   kd_pb_alloc track;
  *   kd_pb_alloc_init(&track);
  *   msg = kdapp__x__unpack(&track.base, len, data);
- *   if (!msg) return track.failed ? KD_ERR_NOMEM : KD_ERR_DECODE;
+ *   if (!msg)
+ *       return kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+ *                                   "the command (%zu bytes) is not a valid X message", len);
  *   ...
  *   kdapp__x__free_unpacked(msg, &track.base);
  *
@@ -20,6 +22,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "engine/bytes.h"
+#include "engine/episode.h"
 #include "engine/err.h"
 
 /* Appends the packed bytes of `msg` (any message: &m.base) to `out`: how
@@ -33,6 +36,13 @@ typedef struct {
 } kd_pb_alloc;
 
 void kd_pb_alloc_init(kd_pb_alloc *alloc);
+
+/* Says in `rej` (may be NULL) why an unpack with `track` returned NULL, and
+ * returns the error: KD_ERR_NOMEM ("out of memory while decoding the
+ * PART") when an allocation failed, else `bad` with the sentence `fmt`
+ * (the bytes are not the message). */
+kd_err kd_pb_unpack_refused(const kd_pb_alloc *track, kd_reject *rej, const char *part, kd_err bad, const char *fmt,
+                            ...) __attribute__((format(printf, 5, 6)));
 
 /*
  * An arena on the caller's storage for unpacking a small message without

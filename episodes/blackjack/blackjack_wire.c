@@ -153,9 +153,8 @@ kd_err kd_bj_params_decode(const uint8_t *data, size_t len, kd_bj_params *p, kd_
     memset(p, 0, sizeof *p);
     Kdapp__BjParams *m = len ? kdapp__bj_params__unpack(&track.base, len, data) : NULL;
     if (len && !m) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a valid BjParams message", len);
+        err = kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                   "the params (%zu bytes) are not a valid BjParams message", len);
         goto done;
     }
     if (!m || m->house_key.len != KD_PUBKEY_LEN || m->house_binding.len != KD_SECRET_BINDING_LEN) {

@@ -25,9 +25,8 @@ kd_err kd_ck_command_decode(const uint8_t *data, size_t len, kd_ck_command *out,
     }
     cmd = kdapp__checkers_command__unpack(&track.base, len, data);
     if (!cmd) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
-                           : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
-                                           "the command (%zu bytes) is not a valid CheckersCommand message", len);
+        err = kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+                                   "the command (%zu bytes) is not a valid CheckersCommand message", len);
         goto done;
     }
     out->count = cmd->n_squares > UINT32_MAX ? UINT32_MAX : (uint32_t)cmd->n_squares;
@@ -72,9 +71,8 @@ kd_err kd_ck_params_decode(const uint8_t *data, size_t len, kd_ck_position *star
         goto done; /* the standard start */
     params = kdapp__checkers_params__unpack(&track.base, len, data);
     if (!params) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a valid CheckersParams message", len);
+        err = kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                   "the params (%zu bytes) are not a valid CheckersParams message", len);
         goto done;
     }
     if (params->base.n_unknown_fields > 0) {

@@ -101,9 +101,8 @@ kd_err kd_chess_params_decode(const uint8_t *data, size_t len, char fen[KD_CHESS
         return KD_OK; /* the standard position */
     Kdapp__ChessParams *params = kdapp__chess_params__unpack(&track.base, len, data);
     if (!params)
-        return track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                            : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                            "the params (%zu bytes) are not a valid ChessParams message", len);
+        return kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                    "the params (%zu bytes) are not a valid ChessParams message", len);
     if (params->base.n_unknown_fields > 0)
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "chess params have one field, fen");
     else if (strlen(params->fen) >= KD_CHESS_FEN_MAX)

@@ -55,9 +55,8 @@ kd_err kd_dice_command_decode(const uint8_t *data, size_t len, kd_dice_command *
     }
     cmd = kdapp__dice_command__unpack(&track.base, len, data);
     if (!cmd) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
-                           : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
-                                           "the command (%zu bytes) is not a valid DiceCommand message", len);
+        err = kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+                                   "the command (%zu bytes) is not a valid DiceCommand message", len);
         goto done;
     }
     if (cmd->cmd_case == KDAPP__DICE_COMMAND__CMD_ROLL && cmd->roll) {
@@ -108,9 +107,8 @@ kd_err kd_dice_params_decode(const uint8_t *data, size_t len, kd_dice_params *p,
     memset(p, 0, sizeof *p);
     params = len ? kdapp__dice_params__unpack(&track.base, len, data) : NULL;
     if (!params) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a DiceParams with the house's key", len);
+        err = kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                   "the params (%zu bytes) are not a DiceParams with the house's key", len);
         goto done;
     }
     if ((err = kd_house_params_from_pb(params->house, &p->house, rej)))

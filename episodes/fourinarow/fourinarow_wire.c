@@ -25,9 +25,8 @@ kd_err kd_fiar_command_decode(const uint8_t *data, size_t len, uint32_t *column,
     }
     cmd = kdapp__fiar_command__unpack(&track.base, len, data);
     if (!cmd) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
-                           : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
-                                           "the command (%zu bytes) is not a valid FiarCommand message", len);
+        err = kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+                                   "the command (%zu bytes) is not a valid FiarCommand message", len);
         goto done;
     }
     if (cmd->cmd_case != KDAPP__FIAR_COMMAND__CMD_DROP || !cmd->drop) {
@@ -61,9 +60,8 @@ kd_err kd_fiar_params_decode(const uint8_t *data, size_t len, kd_reject *rej)
         goto done; /* nothing to set */
     params = kdapp__fiar_params__unpack(&track.base, len, data);
     if (!params) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a valid FiarParams message", len);
+        err = kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                   "the params (%zu bytes) are not a valid FiarParams message", len);
         goto done;
     }
     if (params->base.n_unknown_fields > 0)

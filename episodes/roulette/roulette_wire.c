@@ -57,9 +57,8 @@ kd_err kd_roulette_command_decode(const uint8_t *data, size_t len, kd_roulette_c
     memset(c, 0, sizeof *c);
     cmd = data && len ? kdapp__roulette_command__unpack(&track.base, len, data) : NULL;
     if (!cmd) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
-                           : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
-                                           "the command (%zu bytes) is not a valid RouletteCommand message", len);
+        err = kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+                                   "the command (%zu bytes) is not a valid RouletteCommand message", len);
         goto done;
     }
     if (cmd->cmd_case == KDAPP__ROULETTE_COMMAND__CMD_BETS && cmd->bets) {
@@ -111,9 +110,8 @@ kd_err kd_roulette_params_decode(const uint8_t *data, size_t len, kd_roulette_pa
     memset(p, 0, sizeof *p);
     params = len ? kdapp__roulette_params__unpack(&track.base, len, data) : NULL;
     if (!params) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a RouletteParams with the house's key", len);
+        err = kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                   "the params (%zu bytes) are not a RouletteParams with the house's key", len);
         goto done;
     }
     if ((err = kd_house_params_from_pb(params->house, &p->house, rej)))

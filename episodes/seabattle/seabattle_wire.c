@@ -64,9 +64,8 @@ kd_err kd_sb_command_decode(const uint8_t *data, size_t len, kd_sb_command *cmd,
     Kdapp__SbCommand *m = kdapp__sb_command__unpack(&track.base, len, data);
     kd_err err;
     if (!m)
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
-                           : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
-                                           "the command (%zu bytes) is not a valid SbCommand message", len);
+        err = kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+                                   "the command (%zu bytes) is not a valid SbCommand message", len);
     else
         err = from_message(m, cmd, rej);
     kdapp__sb_command__free_unpacked(m, &track.base);

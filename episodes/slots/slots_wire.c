@@ -42,9 +42,8 @@ kd_err kd_slots_command_decode(const uint8_t *data, size_t len, kd_slots_command
     memset(c, 0, sizeof *c);
     Kdapp__SlotsCommand *cmd = data && len ? kdapp__slots_command__unpack(&track.base, len, data) : NULL;
     if (!cmd) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the command")
-                           : kd_reject_say(rej, KD_ERR_BAD_COMMAND,
-                                           "the command (%zu bytes) is not a valid SlotsCommand message", len);
+        err = kd_pb_unpack_refused(&track, rej, "command", KD_ERR_BAD_COMMAND,
+                                   "the command (%zu bytes) is not a valid SlotsCommand message", len);
     } else if (cmd->cmd_case == KDAPP__SLOTS_COMMAND__CMD_SPIN && cmd->spin &&
                cmd->spin->entropy.len == KD_FAIR_ENTROPY_LEN) {
         c->kind = KD_SLOTS_CMD_SPIN;
@@ -83,9 +82,8 @@ kd_err kd_slots_params_decode(const uint8_t *data, size_t len, kd_slots_params *
     memset(p, 0, sizeof *p);
     Kdapp__SlotsParams *params = len ? kdapp__slots_params__unpack(&track.base, len, data) : NULL;
     if (!params) {
-        err = track.failed ? kd_reject_say(rej, KD_ERR_NOMEM, "out of memory while decoding the params")
-                           : kd_reject_say(rej, KD_ERR_BAD_PARAMS,
-                                           "the params (%zu bytes) are not a SlotsParams with the house's key", len);
+        err = kd_pb_unpack_refused(&track, rej, "params", KD_ERR_BAD_PARAMS,
+                                   "the params (%zu bytes) are not a SlotsParams with the house's key", len);
         goto done;
     }
     if ((err = kd_house_params_from_pb(params->house, &p->house, rej)))
