@@ -25,7 +25,7 @@ function freePort() {
   });
 }
 
-const served = (word) => (text) => (new RegExp(`stopped|serving|${word}`).test(text) ? {} : null);
+const served = (line) => (text) => (line.test(text) ? {} : null);
 
 test('three gateways attached over NNG tcp to one engine play the same games', { timeout: 120000 }, async () => {
   const dirs = scratch('scaleout');
@@ -34,9 +34,9 @@ test('three gateways attached over NNG tcp to one engine play the same games', {
   const clients = [];
   try {
     procs.push(await daemon(['engine', '--data', dirs.data, '--ingest', ingest, '--publish', views],
-      { ready: served('kdapp engine: serving'), what: 'kdapp engine to serve' }));
+      { ready: served(/kdapp engine: serving/), what: 'kdapp engine to serve' }));
     procs.push(await daemon(['devnet', '--data', dirs.data, '--engine', ingest, '--listen', devnet, '--block-ms', '20'],
-      { ready: served('control'), what: 'kdapp devnet to serve' }));
+      { ready: served(/^\s+control tcp:/m), what: 'kdapp devnet to serve' }));
     const gws = [];
     for (let i = 0; i < GATEWAYS; i++) {
       const gw = await httpGateway(dirs, { extra: ['--views', views, '--devnet', devnet] });
