@@ -542,7 +542,7 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 }
 
 static const char bench_usage[] =
-    "usage: kdapp bench [--quick] [--repeats N] [--seconds S] [--only engine|mcp|latency|perft] [--dir DIR]\n"
+    "usage: kdapp bench [--quick] [--repeats N] [--seconds S] [--only engine|mcp|latency|fanout|perft] [--dir DIR]\n"
     "                   [--json FILE] [--markdown FILE] [--soak MINUTES]\n"
     "                   [--scale [--scale-max N] [--chart-dir DIR]]\n"
     "                   [--type T] [--params JSON] [--perft-depth N]\n"
@@ -563,7 +563,7 @@ static const char bench_usage[] =
     "  --peer-target R: the ratio of nodes/s ours/peer to reach (met or SHORT)\n"
     "  --peer-timeout S: a peer run not finished after S seconds is stopped and fails [600]\n";
 
-static const char *const groups[] = {"engine", "mcp", "latency", "perft"};
+static const char *const groups[] = {"engine", "mcp", "latency", "fanout", "perft"};
 
 static int parse_only(const char *text, void *value)
 {
@@ -623,6 +623,8 @@ static int run_groups(const kd_bench_ctx *b, const char *only, kd_err *err, char
         missed += kd_bench_mcp(b);
     if (!only || strcmp(only, "latency") == 0)
         missed += kd_bench_latency(b);
+    else if (strcmp(only, "fanout") == 0)
+        missed += kd_bench_fanout(b);
     if (!only || strcmp(only, "perft") == 0)
         *err = kd_bench_perft(b, &missed, why, why_len);
     if (!*err && b->scale)

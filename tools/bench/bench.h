@@ -165,6 +165,10 @@ int kd_bench_mcp(const kd_bench_ctx *b);
  * hop plus one write; a whole move as an agent sees it; many sessions
  * (bench_latency.c). */
 int kd_bench_latency(const kd_bench_ctx *b);
+/* Fan-out: block commit → notification at many MCP sessions over HTTP,
+ * each set on a gateway and chain of its own (bench_latency_sessions.c;
+ * part of kd_bench_latency, alone with --only fanout). */
+int kd_bench_fanout(const kd_bench_ctx *b);
 /* --scale: cost as the store grows to 10^scale_max_exp episodes, with a
  * table and a gnuplot chart in b->chart_dir (bench_scale.c). */
 int kd_bench_scale(const kd_bench_ctx *b);

@@ -476,7 +476,7 @@ int kd_bench_latency(const kd_bench_ctx *b)
         missed += scenario_e2e(b, &c);
     }
     kd_lat_chain_close(&c);
-    missed += kd_lat_sessions(b);
+    missed += kd_bench_fanout(b);
     missed += kd_lat_agent_move(b);
     sigaction(SIGPIPE, &old, NULL);
     return missed;

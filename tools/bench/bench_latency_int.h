@@ -84,8 +84,5 @@ int kd_lat_gateway(const kd_bench_ctx *b, const kd_lat_chain *c, const char *con
 
 /* A whole move as an agent sees it (bench_latency_move.c); targets missed. */
 int kd_lat_agent_move(const kd_bench_ctx *b);
-/* Fan-out to many HTTP sessions, each set on a gateway and chain of its
- * own (bench_latency_sessions.c); targets missed. */
-int kd_lat_sessions(const kd_bench_ctx *b);
 
 #endif

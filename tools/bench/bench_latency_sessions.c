@@ -27,6 +27,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -358,10 +359,12 @@ static int fan_pair(const kd_bench_ctx *b, size_t n_big, size_t n_small, int lin
     return missed;
 }
 
-int kd_lat_sessions(const kd_bench_ctx *b)
+int kd_bench_fanout(const kd_bench_ctx *b)
 {
     const size_t *n = SIZES[b->quick ? 1 : 0];
     char scenario[256];
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGPIPE, &ign, &old); /* a client that dies mid-write is an error to report */
     kd_bench_heading(b,
                      "latency: %zu MCP sessions over HTTP on one gateway, each subscribed to the same episode with "
                      "its SSE stream open",
@@ -372,5 +375,7 @@ int kd_lat_sessions(const kd_bench_ctx *b)
     snprintf(scenario, sizeof scenario,
              "fan-out: cost per session of a notification to %zu MCP sessions over HTTP, against %zu sessions", n[3],
              n[1]);
-    return missed + fan_pair(b, n[3], n[1], 1, scenario);
+    missed += fan_pair(b, n[3], n[1], 1, scenario);
+    sigaction(SIGPIPE, &old, NULL);
+    return missed;
 }
