@@ -117,13 +117,40 @@ static uint64_t *counter_of(kd_read *rd, predicted_counter **map, size_t *n, uin
     return &p[(*n)++].counter;
 }
 
-/* Lists the signature checks of a request with the digests they will most
- * likely be checked against (every earlier command applies). The stored
- * counters are read through one handle, ended before the writer ingests. */
-static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, kd_sig_job **out, size_t *n_out)
+/* The signature checks of a request, in the array the pool reads. */
+typedef struct {
+    kd_sig_job *jobs;
+    size_t count;
+    kd_sig_batch *batch; /* NULL until the first jobs are handed over */
+} sig_plan;
+
+/* Hands the jobs planned so far to the pool. */
+static void hand_over(kd_sig_pool *pool, sig_plan *plan)
 {
-    kd_sig_job *jobs = NULL;
-    size_t n = 0, cap = 0;
+    if (!plan->count)
+        return;
+    if (!plan->batch)
+        plan->batch = kd_sig_pool_start(pool, plan->jobs, plan->count);
+    else
+        kd_sig_pool_extend(pool, plan->batch, plan->count);
+}
+
+/* Lists the signature checks of a request with the digests they will most
+ * likely be checked against (every earlier command applies), handing each
+ * block's to the pool as soon as it is planned. The stored counters are
+ * read through one handle, ended before the writer ingests. A failure
+ * leaves the plan as far as it got: the writer verifies the rest itself. */
+static kd_err plan_sig_jobs(kd_engine *engine, kd_sig_pool *pool, const Kdapp__IngestRequest *req, sig_plan *plan)
+{
+    size_t cap = 0;
+    for (size_t m = 0; m < req->n_msgs; m++)
+        if (req->msgs[m]->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED)
+            cap += req->msgs[m]->accepted->n_txs;
+    if (!cap)
+        return KD_OK;
+    /* in place until the batch is finished: the pool reads it meanwhile */
+    if (!(plan->jobs = malloc(cap * sizeof *plan->jobs)))
+        return KD_ERR_NOMEM;
     predicted_counter *map = NULL;
     size_t n_map = 0;
     kd_read *rd;
@@ -147,17 +174,7 @@ static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, 
             } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
                 const Kdapp__SignedCommand *sc = ep->signed_command;
                 if (sc->pubkey.len == KD_PUBKEY_LEN && sc->signature.len <= KD_SIG_MAX_LEN) {
-                    if (n == cap) {
-                        cap = cap ? 2 * cap : 256;
-                        kd_sig_job *p = realloc(jobs, cap * sizeof *p);
-                        if (!p) {
-                            err = KD_ERR_NOMEM;
-                            kdapp__episode_message__free_unpacked(ep, NULL);
-                            break;
-                        }
-                        jobs = p;
-                    }
-                    kd_sig_job *j = &jobs[n++];
+                    kd_sig_job *j = &plan->jobs[plan->count++];
                     kd_command_digest(ep->episode_id, *counter, sc->command.data, sc->command.len, j->digest);
                     memcpy(j->pubkey.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
                     memcpy(j->sig, sc->signature.data, sc->signature.len);
@@ -169,16 +186,11 @@ static kd_err plan_sig_jobs(kd_engine *engine, const Kdapp__IngestRequest *req, 
             }
             kdapp__episode_message__free_unpacked(ep, NULL);
         }
+        hand_over(pool, plan);
     }
     kd_engine_read_end(rd);
     free(map);
-    if (err) {
-        free(jobs);
-        return err;
-    }
-    *out = jobs;
-    *n_out = n;
-    return KD_OK;
+    return err;
 }
 
 /* Adds episode `id` to the counters of a dry run's answer, once. */
@@ -318,9 +330,7 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     }
     kd_err err = KD_OK, failed = KD_OK;
     kd_msg_result *results = NULL;
-    kd_sig_job *jobs = NULL;
-    size_t n_jobs = 0;
-    kd_sig_batch *batch = NULL;
+    sig_plan plan = {0};
     kd_buf msg;
     kd_buf_init(&msg);
     size_t done_count = 0;
@@ -341,9 +351,9 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     }
     if (req->source_tip_time_ms) /* stored with the commits of this request */
         kd_engine_note_source_tip(engine, req->source_tip_time_ms);
-    if (pool && plan_sig_jobs(engine, req, &jobs, &n_jobs) == KD_OK && n_jobs) {
-        batch = kd_sig_pool_start(pool, jobs, n_jobs);
-        kd_engine_use_sig_batch(engine, batch);
+    if (pool) {
+        (void)!plan_sig_jobs(engine, pool, req, &plan); /* a short plan only costs time */
+        kd_engine_use_sig_batch(engine, plan.batch);
     }
     detail[0] = '\0';
     for (size_t i = 0; i < req->n_msgs; i++) {
@@ -376,11 +386,11 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     if (!err)
         err = failed;
 done:
-    if (batch) {
+    if (plan.batch) {
         kd_engine_use_sig_batch(engine, NULL);
-        kd_sig_pool_finish(pool, batch);
+        kd_sig_pool_finish(pool, plan.batch);
     }
-    free(jobs);
+    free(plan.jobs);
     if (results)
         for (size_t i = 0; i < req->n_msgs; i++)
             kd_msg_result_fini(&results[i]);

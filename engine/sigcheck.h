@@ -9,8 +9,13 @@
  * and syncs the blocks before:
  *
  *   request: [block 1][block 2][block 3] ...
- *   pool:     verify 1  verify 2  verify 3 ...        (all cores)
- *   writer:             apply 1 + fsync  apply 2 + fsync ...
+ *   writer:   plan 1  plan 2  plan 3 ...  apply 1 + fsync  apply 2 + fsync ...
+ *   pool:             verify 1  verify 2  verify 3 ...    (all cores)
+ *
+ * The jobs of a block go to the pool as soon as the writer has planned
+ * them. The pool has a verifier per core but the writer's, and one more
+ * at the lowest priority that only takes the writer's core while the
+ * writer waits for its sync.
  *
  * The writer looks a check up by (pubkey, digest, signature): a verdict is
  * a pure function of those bytes, so a hit is exactly as good as verifying
@@ -46,13 +51,18 @@ int kd_sig_batch_lookup(kd_sig_batch *batch, const kd_pubkey *pubkey, const uint
 typedef struct kd_sig_pool kd_sig_pool;
 
 /* A pool of `threads` verifier threads (0: one per core but the writer's,
- * at least one). */
+ * at least one, plus the low-priority one for the writer's core). */
 kd_err kd_sig_pool_alloc(unsigned threads, kd_sig_pool **out) KD_WARN_UNUSED;
 void kd_sig_pool_free(kd_sig_pool *pool);
 
-/* Hands `jobs` (owned by the caller, alive until kd_sig_pool_finish) to
- * the pool and returns at once. One batch at a time per pool. */
+/* Hands `jobs` (owned by the caller, alive and in place until
+ * kd_sig_pool_finish) to the pool and returns at once. One batch at a time
+ * per pool. */
 kd_sig_batch *kd_sig_pool_start(kd_sig_pool *pool, kd_sig_job *jobs, size_t count);
+/* Hands over the batch's jobs up to `count` (more than before, in the same
+ * array): the pool verifies the first blocks of a request while the writer
+ * still plans the rest. */
+void kd_sig_pool_extend(kd_sig_pool *pool, kd_sig_batch *batch, size_t count);
 /* Waits for the pool to be done with the batch (claimed jobs finish;
  * queued ones are dropped) and releases it. */
 void kd_sig_pool_finish(kd_sig_pool *pool, kd_sig_batch *batch);

@@ -391,7 +391,7 @@ static int write_here(void *ctx, th_report *rep)
     kd_buf frame, reply;
     kd_buf_init(&frame);
     kd_buf_init(&reply);
-    int rc = kd_sig_pool_alloc(2, &pool) == KD_OK ? 0 : fail(rep, "cannot start the signature pool");
+    int rc = kd_sig_pool_alloc(0, &pool) == KD_OK ? 0 : fail(rep, "cannot start the signature pool");
     for (size_t b = 0; !rc && b < GROWTH_BLOCKS; b += PER_REQUEST) {
         size_t n = GROWTH_BLOCKS - b < PER_REQUEST ? GROWTH_BLOCKS - b : PER_REQUEST;
         kd_ingest_reply r = {0};
