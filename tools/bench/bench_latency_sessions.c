@@ -25,9 +25,9 @@
  * since the first many-sessions scenario (p50, p99, max, the gateway's
  * memory per session: (VmRSS with them − without) / sessions).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 
