@@ -221,6 +221,7 @@ kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why,
         return KD_ERR_NOMEM;
     engine->registry = opts->registry;
     engine->store.lock_fd = -1;
+    engine->store.readers_fd = -1;
     /* Writers first: readers arriving while a map change waits queue
      * behind it (read.c), so a busy gateway cannot starve it. */
     pthread_rwlockattr_t attr;

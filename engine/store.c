@@ -97,31 +97,69 @@ kd_err kd_store_get_episode(MDB_txn *txn, const kd_store *store, uint32_t id, MD
     return kd_store_err(rc, "read episode");
 }
 
-/* Takes DIR/lock exclusively and writes our pid into it. */
-static kd_err take_lock(kd_store *store, char *why, size_t why_len)
+/* Opens DIR/`name` (creating it) and flocks it with `how` (LOCK_EX or
+ * LOCK_SH, never waiting). *fd is -1 when the lock is held elsewhere
+ * (KD_ERR_LOCKED, with the descriptor closed), or on KD_ERR_IO. */
+static kd_err flock_file(const char *dir, const char *name, int how, int *fd, char *why, size_t why_len)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/lock", store->dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (*fd < 0) {
         snprintf(why, why_len, "cannot open lock file %s: %s", path, strerror(errno));
         return KD_ERR_IO;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        char pid[32] = {0};
-        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+    if (flock(*fd, how | LOCK_NB) == 0)
+        return KD_OK;
+    int e = errno;
+    close(*fd);
+    *fd = -1;
+    if (e == EWOULDBLOCK)
+        return KD_ERR_LOCKED;
+    snprintf(why, why_len, "cannot lock %s: %s", path, strerror(e));
+    return KD_ERR_IO;
+}
+
+/* Takes DIR/lock exclusively and writes our pid into it. */
+static kd_err take_lock(kd_store *store, char *why, size_t why_len)
+{
+    int fd;
+    kd_err err = flock_file(store->dir, "lock", LOCK_EX, &fd, why, why_len);
+    if (err == KD_ERR_LOCKED) {
+        char path[4200], pid[32] = {0};
+        snprintf(path, sizeof path, "%s/lock", store->dir);
+        int rd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = rd >= 0 ? pread(rd, pid, sizeof pid - 1, 0) : -1;
+        if (rd >= 0)
+            close(rd);
         if (n > 0 && pid[n - 1] == '\n')
             pid[n - 1] = '\0';
         snprintf(why, why_len, "data directory %s is in use by process %s", store->dir, n > 0 ? pid : "(unknown)");
-        close(fd);
-        return KD_ERR_LOCKED;
     }
+    if (err)
+        return err;
     char pid[32];
     int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)
-        KD_LOG_W("store", "cannot write pid into %s: %s", path, strerror(errno));
+        KD_LOG_W("store", "cannot write pid into %s/lock: %s", store->dir, strerror(errno));
     store->lock_fd = fd;
     return KD_OK;
+}
+
+/* Takes DIR/readers.lock shared (a read-only store) or exclusively
+ * (kd_store_compact, which must have no reader). */
+static kd_err take_readers_lock(kd_store *store, int how, char *why, size_t why_len)
+{
+    kd_err err = flock_file(store->dir, "readers.lock", how, &store->readers_fd, why, why_len);
+    if (err == KD_ERR_LOCKED && how == LOCK_SH)
+        snprintf(why, why_len, "data directory %s is being compacted (kdapp compact): open it when that ends",
+                 store->dir);
+    else if (err == KD_ERR_LOCKED)
+        snprintf(why, why_len,
+                 "data directory %s is open for reading (a gateway attached with kdapp mcp, or another kdapp "
+                 "command): stop it first",
+                 store->dir);
+    return err;
 }
 
 static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
@@ -163,6 +201,7 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
     kd_err err = KD_OK;
     memset(store, 0, sizeof *store);
     store->lock_fd = -1;
+    store->readers_fd = -1;
     store->read_only = opts->read_only;
     if (strlen(opts->dir) >= sizeof store->dir) {
         snprintf(why, why_len, "data directory path is too long");
@@ -182,8 +221,9 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
         snprintf(why, why_len, "cannot create data directory %s: %s", store->dir, strerror(errno));
         return KD_ERR_IO;
     }
-    if (!opts->read_only && (err = take_lock(store, why, why_len)) != KD_OK)
-        return err;
+    err = opts->read_only ? take_readers_lock(store, LOCK_SH, why, why_len) : take_lock(store, why, why_len);
+    if (err)
+        goto fail;
 
     int rc = mdb_env_create(&store->env);
     if (rc) {
@@ -226,7 +266,10 @@ void kd_store_close(kd_store *store)
     store->env = NULL;
     if (store->lock_fd >= 0)
         close(store->lock_fd); /* releases the flock */
+    if (store->readers_fd >= 0)
+        close(store->readers_fd);
     store->lock_fd = -1;
+    store->readers_fd = -1;
 }
 
 kd_err kd_store_grow(kd_store *store)
@@ -256,4 +299,88 @@ kd_err kd_store_adopt_map(kd_store *store)
         store->map_size = info.me_mapsize;
     }
     return KD_OK;
+}
+
+/* The file is written beside data.mdb, synced, and renamed over it: a
+ * crash leaves either the old file or the new one, each whole, and at
+ * most a stale DIR/data.mdb.compacting that the next run overwrites. */
+static kd_err copy_compacted(kd_store *store, const char *tmp, uint64_t *bytes, char *why, size_t why_len)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(why, why_len, "cannot create %s: %s", tmp, strerror(errno));
+        return errno == ENOSPC ? KD_ERR_NO_SPACE : KD_ERR_IO;
+    }
+    kd_err err = KD_OK;
+    struct stat st;
+    int rc = mdb_env_copyfd2(store->env, fd, MDB_CP_COMPACT);
+    if (rc) {
+        snprintf(why, why_len, "cannot write the compacted copy %s: %s", tmp, mdb_strerror(rc));
+        err = kd_store_err(rc, "mdb_env_copyfd2");
+    } else if (fsync(fd) != 0 || fstat(fd, &st) != 0) {
+        snprintf(why, why_len, "cannot sync the compacted copy %s: %s", tmp, strerror(errno));
+        err = errno == ENOSPC ? KD_ERR_NO_SPACE : KD_ERR_IO;
+    } else
+        *bytes = (uint64_t)st.st_size;
+    if (close(fd) != 0 && !err) {
+        snprintf(why, why_len, "cannot close the compacted copy %s: %s", tmp, strerror(errno));
+        err = KD_ERR_IO;
+    }
+    return err;
+}
+
+kd_err kd_store_compact(const char *dir, kd_store_compaction *out, char *why, size_t why_len)
+{
+    kd_store store;
+    memset(&store, 0, sizeof store);
+    store.lock_fd = store.readers_fd = -1;
+    memset(out, 0, sizeof *out);
+    char data[4200], tmp[4200];
+    if (strlen(dir) >= sizeof store.dir) {
+        snprintf(why, why_len, "data directory path is too long");
+        return KD_ERR_INVALID_ARG;
+    }
+    strcpy(store.dir, dir);
+    snprintf(data, sizeof data, "%s/data.mdb", dir);
+    snprintf(tmp, sizeof tmp, "%s/data.mdb.compacting", dir);
+    struct stat st;
+    if (stat(data, &st) != 0) {
+        snprintf(why, why_len, "no kdapp data in %s (%s)", dir, strerror(errno));
+        return KD_ERR_NOT_FOUND;
+    }
+    out->bytes_before = (uint64_t)st.st_size;
+    /* The writer and every reader are shut out: a process with the old
+     * file mapped would go on reading it after the rename. */
+    kd_err err = take_lock(&store, why, why_len);
+    if (!err)
+        err = take_readers_lock(&store, LOCK_EX, why, why_len);
+    int rc = err ? 0 : mdb_env_create(&store.env);
+    if (!err && !rc && !(rc = mdb_env_set_maxdbs(store.env, 10)))
+        rc = mdb_env_open(store.env, dir, MDB_NOTLS | MDB_RDONLY, 0600);
+    if (rc) {
+        snprintf(why, why_len, "cannot open LMDB environment in %s: %s", dir, mdb_strerror(rc));
+        err = kd_store_err(rc, "mdb_env_open");
+    }
+    if (!err && (err = copy_compacted(&store, tmp, &out->bytes_after, why, why_len)) != KD_OK)
+        unlink(tmp);
+    if (store.env)
+        mdb_env_close(store.env); /* the old file unmapped before it is replaced */
+    store.env = NULL;
+    if (!err && rename(tmp, data) != 0) {
+        snprintf(why, why_len, "cannot replace %s with %s: %s", data, tmp, strerror(errno));
+        unlink(tmp);
+        err = KD_ERR_IO;
+    }
+    if (!err) {
+        /* Either file is a whole store: a lost rename only loses the gain. */
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || fsync(dfd) != 0)
+            KD_LOG_W("store", "cannot sync directory %s after compacting: %s", dir, strerror(errno));
+        if (dfd >= 0)
+            close(dfd);
+        KD_LOG_I("store", "compacted %s: %llu KiB -> %llu KiB", dir, (unsigned long long)(out->bytes_before >> 10),
+                 (unsigned long long)(out->bytes_after >> 10));
+    }
+    kd_store_close(&store);
+    return err;
 }

@@ -24,8 +24,8 @@
  *
  * A writable store holds an exclusive lock file (DIR/lock) naming the owner
  * process, so one daemon serves one data directory; read-only stores (the
- * gateway attached to a running daemon) take no lock and keep read
- * transactions short.
+ * gateway attached to a running daemon) hold DIR/readers.lock shared, which
+ * only kd_store_compact takes exclusively, and keep read transactions short.
  */
 #ifndef KD_ENGINE_STORE_H
 #define KD_ENGINE_STORE_H
@@ -49,7 +49,8 @@ typedef enum {
 typedef struct {
     MDB_env *env;
     MDB_dbi log, blocks, heights, ids, states, reverted, meta;
-    int lock_fd; /* -1 for read-only stores */
+    int lock_fd;    /* DIR/lock, held exclusively by a writable store; -1 for read-only stores */
+    int readers_fd; /* DIR/readers.lock, held shared by a read-only store; -1 for writable stores */
     int read_only;
     size_t map_size;
     size_t max_map_size;
@@ -70,6 +71,27 @@ typedef struct {
 kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Closes the environment and releases the lock. Accepts a zeroed store. */
 void kd_store_close(kd_store *store);
+
+/*
+ * Compaction: a store grown for long has a free list of pages all over its
+ * file, and every commit reuses some, so a block's pages land far apart
+ * and its synced commit waits on scattered writes. A compacted copy has
+ * no free list: the live pages lie in key order and later commits reuse
+ * pages freed near each other (tools/bench/README.md has the figures).
+ *
+ * kd_store_compact rewrites DIR/data.mdb as LMDB's compacted copy
+ * (MDB_CP_COMPACT): written to DIR/data.mdb.compacting, synced, renamed
+ * over data.mdb. It needs the store to itself: no writer (DIR/lock) and no
+ * reader (DIR/readers.lock), else KD_ERR_LOCKED with `why` saying which;
+ * readers that try to open meanwhile are refused the same way. The copy
+ * needs free disk space for the live pages (KD_ERR_NO_SPACE, with the old
+ * file untouched). Errors also: KD_ERR_NOT_FOUND (no data.mdb), KD_ERR_IO,
+ * KD_ERR_STORE. Contents, log and digest are unchanged.
+ */
+typedef struct {
+    uint64_t bytes_before, bytes_after; /* data.mdb's size */
+} kd_store_compaction;
+kd_err kd_store_compact(const char *dir, kd_store_compaction *out, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Changing the map size remaps the file under every transaction of the
  * process, so LMDB allows it only while none is open: the caller holds the

@@ -5,13 +5,18 @@
  * with another finality depth is refused at open with a sentence naming
  * the difference; every store has its own random id, kept for good and
  * read by read-only engines too; one writer per directory (the lock),
- * readers beside it.
+ * readers beside it; compaction only with the store to itself, keeping
+ * every record.
  * Raw LMDB is used to look at what the API does not show (undo entries)
  * and to forge a foreign schema version.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/support.h"
 #include "tools/sim/replay.h"
@@ -280,4 +285,109 @@ Test(engine_store, read_only_open_of_an_empty_directory_is_not_found)
     cr_expect(why[0] != '\0');
     et_env_close(&other);
     et_rmtree(dir);
+}
+
+/* A store with free pages: blocks of creations and moves, half of them
+ * reverted, so the copies their commits replaced lie on the free list. */
+static void grow_with_free_pages(kd_engine *engine)
+{
+    et_txs t;
+    et_txs_init(&t);
+    char name[32];
+    for (int b = 0; b < 40; b++) {
+        et_txs_clear(&t);
+        for (uint32_t i = 1; i <= 20; i++)
+            et_add_create(&t, (uint32_t)b * 20 + i, "alice", "bob", 6);
+        block_name(name, sizeof name, "grow", b);
+        et_accept_ok(engine, name, &t);
+        if (b % 2) {
+            et_revert_ok(engine, name);
+            block_name(name, sizeof name, "again", b);
+            et_accept_ok(engine, name, &t);
+        }
+    }
+    et_txs_fini(&t);
+}
+
+static kd_err hold_readers_lock(const char *dir, int how, int *fd)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/readers.lock", dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    cr_assert(*fd >= 0, "open %s", path);
+    return flock(*fd, how | LOCK_NB) == 0 ? KD_OK : KD_ERR_LOCKED;
+}
+
+Test(engine_store, compacting_needs_the_store_to_itself_and_keeps_every_record)
+{
+    et_env_open(&env, 0, 0);
+    grow_with_free_pages(env.engine);
+    uint8_t before[KD_HASH_LEN], after[KD_HASH_LEN];
+    kd_tip tip0, tip1;
+    et_fingerprint(env.engine, before);
+    et_tip(env.engine, &tip0);
+    size_t episodes = et_episode_count(env.engine);
+
+    kd_store_compaction done;
+    char why[512] = "";
+    ET_EXPECT_ERR(kd_store_compact(env.dir, &done, why, sizeof why), KD_ERR_LOCKED);
+    cr_expect(strstr(why, "in use by process") != NULL, "the refusal names the writer: %s", why);
+    et_env_close(&env);
+
+    cr_assert_eq(et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why), KD_OK, "reader: %s", why);
+    ET_EXPECT_ERR(kd_store_compact(env.dir, &done, why, sizeof why), KD_ERR_LOCKED);
+    cr_expect(strstr(why, "open for reading") != NULL, "the refusal names the reader: %s", why);
+    et_env_close(&other);
+
+    /* What a crash mid-copy leaves is overwritten. */
+    char stale[600];
+    snprintf(stale, sizeof stale, "%s/data.mdb.compacting", env.dir);
+    FILE *fp = fopen(stale, "w");
+    cr_assert_not_null(fp);
+    fputs("half a copy", fp);
+    fclose(fp);
+
+    ET_ASSERT_OK(kd_store_compact(env.dir, &done, why, sizeof why));
+    cr_expect_lt(done.bytes_after, done.bytes_before, "the free pages are gone: %llu -> %llu bytes",
+                 (unsigned long long)done.bytes_before, (unsigned long long)done.bytes_after);
+    struct stat st;
+    cr_expect_neq(stat(stale, &st), 0, "no copy is left beside data.mdb");
+
+    /* The same store, and a writable one. */
+    et_env_reopen(&env);
+    et_fingerprint(env.engine, after);
+    et_expect_hash_eq(before, after, "the episodes after compacting");
+    et_tip(env.engine, &tip1);
+    cr_expect_eq(tip1.height, tip0.height);
+    cr_expect_eq(tip1.last_seq, tip0.last_seq);
+    et_expect_hash_eq(tip0.digest, tip1.digest, "the digest after compacting");
+    cr_expect_eq(et_episode_count(env.engine), episodes);
+    /* New blocks commit and revert, and so does the newest block from
+     * before: its undo records came through. */
+    et_txs t;
+    et_txs_init(&t);
+    et_add_create(&t, 5000, "alice", "bob", 6);
+    et_accept_ok(env.engine, "after", &t);
+    et_revert_ok(env.engine, "after");
+    et_revert_ok(env.engine, "again39");
+    et_env_reopen(&env);
+    cr_expect_eq(et_episode_count(env.engine), episodes - 20);
+    et_txs_fini(&t);
+}
+
+Test(engine_store, a_reader_is_refused_while_the_store_is_compacted)
+{
+    et_env_open(&env, 0, 0);
+    et_env_close(&env);
+    int fd;
+    ET_ASSERT_OK(hold_readers_lock(env.dir, LOCK_EX, &fd));
+    char why[512] = "";
+    ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why), KD_ERR_LOCKED);
+    cr_expect(strstr(why, "being compacted") != NULL, "the refusal says why: %s", why);
+    et_env_close(&other);
+    close(fd);
+    cr_assert_eq(et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why), KD_OK, "after: %s", why);
+    /* And a reader holds it shared: compaction would wait for it. */
+    ET_EXPECT_ERR(hold_readers_lock(env.dir, LOCK_EX, &fd), KD_ERR_LOCKED);
+    close(fd);
 }

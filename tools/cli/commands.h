@@ -65,6 +65,7 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv);
 int kd_cmd_mcp(kd_cli *cli, int argc, char **argv);
 int kd_cmd_play(kd_cli *cli, int argc, char **argv);
 int kd_cmd_stats(kd_cli *cli, int argc, char **argv);
+int kd_cmd_compact(kd_cli *cli, int argc, char **argv);
 /* cmd_secret.c: a seat's commitment and duties from its key. */
 int kd_cmd_commit(kd_cli *cli, int argc, char **argv);
 int kd_cmd_duty(kd_cli *cli, int argc, char **argv);
