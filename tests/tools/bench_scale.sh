@@ -22,23 +22,27 @@ grep -Eq "^${Q}scale: 1000 episodes: grown by [0-9]+ txs in $num s" <<<"$out" ||
 for m in 'apply' 'revert' 'apply all' 'revert all' 'strategy' 'list page'; do
   grep -Eq "^${Q}  $m +store of 1000 episodes +$num us/(move|call)" <<<"$out" || fail "no subject line for '$m'"
 done
-# four ratios against 1.2 (the newest episodes, the strategy, the list page),
-# two against 2 (episodes drawn from the whole store)
+# six ratios against 1.2 (the newest episodes as grown and compacted, the
+# strategy, the list page), four against 2 (episodes drawn from the whole
+# store, as grown and compacted)
 ratio="^${Q}  +ratio $num \\(min $num, max $num, spread [0-9]+%\\), target <="
-[[ $(grep -Ec "$ratio 1.2: (met|SHORT|WIDE)" <<<"$out") == 4 && $(grep -Ec "$ratio 2: (met|SHORT|WIDE)" <<<"$out") == 2 ]] ||
-  fail "not four ratio lines against 1.2 and two against 2"
+[[ $(grep -Ec "$ratio 1.2: (met|SHORT|WIDE)" <<<"$out") == 6 && $(grep -Ec "$ratio 2: (met|SHORT|WIDE)" <<<"$out") == 4 ]] ||
+  fail "not six ratio lines against 1.2 and four against 2"
+grep -Eq "^${Q}  compacted the copy of 1000 episodes in $num s: $num MiB -> $num MiB" <<<"$out" || fail "no compaction line"
+grep -Eq "^${Q}  pages written per commit \\(newest, 1000 episodes, compacted\\): apply [0-9]+ in [0-9]+ runs" <<<"$out" ||
+  fail "no page counts of the compacted store"
 grep -Eq "^${Q}  LMDB file $num MiB, [0-9]+ B per tx; the log [0-9]+ B per tx" <<<"$out" || fail "no size line"
 grep -Eq "^${Q}  replay of the whole log: $num s, [0-9]+ tx/s" <<<"$out" || fail "no replay line"
 grep -Eq "^${Q}  engine daemon: $num MiB anonymous, $num MiB resident" <<<"$out" || fail "no memory line"
-# The table: one row of twelve cells for 10^3 episodes.
+# The table: one row of fourteen cells for 10^3 episodes.
 row=$(grep -E "^${Q}  1000 \| " <<<"$out") || fail "no table row"
-[[ $(awk -F' \\| ' '{print NF}' <<<"$row") == 12 ]] || fail "the row has not twelve cells: $row"
+[[ $(awk -F' \\| ' '{print NF}' <<<"$row") == 14 ]] || fail "the row has not fourteen cells: $row"
 
 tsv="$T/charts/scale.tsv"
 [[ -s $tsv && -s $T/charts/scale.gp ]] || fail "no scale.tsv or scale.gp"
 head -1 "$tsv" | grep -q '^# episodes	txs	log_entries	apply_us' || fail "scale.tsv header"
 [[ $(grep -vc '^#' "$tsv") == 1 ]] || fail "scale.tsv has not one row"
-awk -F'\t' '!/^#/ { if (NF != 25 || $1 != 1000 || $2 < 1000) exit 1; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) exit 1 }' "$tsv" ||
+awk -F'\t' '!/^#/ { if (NF != 33 || $1 != 1000 || $2 < 1000) exit 1; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) exit 1 }' "$tsv" ||
   fail "scale.tsv row: $(tail -1 "$tsv")"
 if command -v gnuplot >/dev/null; then
   grep -q '<svg' "$T/charts/scale.svg" || fail "no scale.svg"

@@ -12,7 +12,10 @@
  *            does (kd_replay_log, signatures recorded good trusted);
  *   apply    a block of signed moves on live episodes drawn from the whole
  *   revert   store applied then reverted, again and again (on a copy, so
- *            the grown store keeps only the growth in its log);
+ *            the grown store keeps only the growth in its log); then the
+ *            same on that copy and the reference's compacted (`kdapp
+ *            compact`, kd_store_compact), which puts the pages of a
+ *            commit back together;
  *   queries  kdapp_get_strategy_context and a kdapp_list_episodes page in
  *            the middle of the list, through a stdio gateway attached to an
  *            engine daemon on the copy;
@@ -42,10 +45,16 @@
 #define LIST_TOOL "kdapp_list_episodes"
 #define RECENT 1000 /* the newest episodes: the games of the day */
 
+/* Apply and revert per move (us) and their ratios to the reference. */
 typedef struct {
-    double episodes, txs, entries, grow_s;
     double apply_us, apply_x, revert_us, revert_x;     /* on the newest episodes (the games being played) */
     double wapply_us, wapply_x, wrevert_us, wrevert_x; /* on episodes drawn from the whole store */
+} apply_figures;
+
+typedef struct {
+    double episodes, txs, entries, grow_s;
+    apply_figures grown;     /* the store as it grew */
+    apply_figures compacted; /* the same after kd_store_compact (the reference's copy too) */
     double query_us, query_x, list_us, list_x;
     double replay_s, replay_tps;
     double file_mib, bytes_per_tx, log_per_tx, undo_mib, undo_records, undo_per_record, state_per_ep;
@@ -451,8 +460,9 @@ typedef struct {
     int missed;
 } scale_run;
 
-/* Apply and revert per move, paired against the reference. */
-static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why, size_t why_len)
+/* Apply and revert per move, paired against the reference; `stage` names
+ * the stores' state in the scenario ("as grown", "compacted"). */
+static kd_err pair_apply(scale_run *sr, side_store x[2], const char *stage, apply_figures *f, char *why, size_t why_len)
 {
     apply_ctx *c = calloc(1, sizeof *c);
     if (!c)
@@ -461,15 +471,18 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
                      .probe = {{&x[0].probe, &x[0].wide}, {&x[1].probe, &x[1].wide}},
                      .b = sr->b};
     kd_err err = kd_sig_pool_alloc(1, &c->pool);
-    char scenario[160], subject[64], baseline[64];
+    char scenario[200], subject[64], baseline[64];
     snprintf(scenario, sizeof scenario,
-             "scale %u episodes: apply and revert of blocks of %zu moves on live episodes, among the newest %d and "
-             "(all) drawn from the whole store",
-             x[0].episodes, x[0].probe.moves, RECENT);
+             "scale %u episodes, %s: apply and revert of blocks of %zu moves on live episodes, among the newest %d "
+             "and (all) drawn from the whole store",
+             x[0].episodes, stage, x[0].probe.moves, RECENT);
     snprintf(subject, sizeof subject, "store of %u episodes", x[0].episodes);
     snprintf(baseline, sizeof baseline, "store of %u episodes", x[1].episodes);
-    char id[32];
-    snprintf(id, sizeof id, "scale_apply_%u", x[0].episodes);
+    char id[48];
+    if (strcmp(stage, "as grown") == 0)
+        snprintf(id, sizeof id, "scale_apply_%u", x[0].episodes);
+    else
+        snprintf(id, sizeof id, "scale_apply_%s_%u", stage, x[0].episodes);
     kd_bench_pair p = {.id = id,
                        .scenario = scenario,
                        .subject = subject,
@@ -484,10 +497,10 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
                        .ctx = c};
     if (!err) {
         sr->missed += kd_bench_paired(sr->b, &p);
-        log_summary(&c->log, 0, &r->apply_us, &r->apply_x);
-        log_summary(&c->log, 1, &r->revert_us, &r->revert_x);
-        log_summary(&c->log, 2, &r->wapply_us, &r->wapply_x);
-        log_summary(&c->log, 3, &r->wrevert_us, &r->wrevert_x);
+        log_summary(&c->log, 0, &f->apply_us, &f->apply_x);
+        log_summary(&c->log, 1, &f->revert_us, &f->revert_x);
+        log_summary(&c->log, 2, &f->wapply_us, &f->wapply_x);
+        log_summary(&c->log, 3, &f->wrevert_us, &f->wrevert_x);
         kd_bench_note(sr->b,
                       "of the applies' time, the synced commit (LMDB's mdb_txn_commit) took %.0f %% (%u "
                       "episodes) and %.0f %% (%u episodes)",
@@ -498,9 +511,9 @@ static kd_err pair_apply(scale_run *sr, side_store x[2], scale_row *r, char *why
             for (int side = 0; side < 2; side++) {
                 double n = c->commits[side][k] > 0 ? c->commits[side][k] : 1;
                 kd_bench_note(sr->b,
-                              "pages written per commit (%s, %u episodes): apply %.0f in %.0f runs, revert %.0f in "
-                              "%.0f runs (a run: consecutive pages, one write call)",
-                              probe_name[k], x[side].episodes, c->wrote_pages[side][k][0] / n,
+                              "pages written per commit (%s, %u episodes, %s): apply %.0f in %.0f runs, revert %.0f "
+                              "in %.0f runs (a run: consecutive pages, one write call)",
+                              probe_name[k], x[side].episodes, stage, c->wrote_pages[side][k][0] / n,
                               c->wrote_runs[side][k][0] / n, c->wrote_pages[side][k][1] / n,
                               c->wrote_runs[side][k][1] / n);
             }
@@ -559,6 +572,26 @@ static kd_err pair_queries(scale_run *sr, side_store x[2], scale_row *r, char *w
     return err;
 }
 
+/* Both copies compacted as `kdapp compact` does (their daemons stopped:
+ * it needs the store to itself), then apply and revert paired again. */
+static kd_err pair_compacted(scale_run *sr, side_store x[2], scale_row *r, char *why, size_t why_len)
+{
+    kd_err err = KD_OK;
+    for (int i = 0; i < 2 && !err; i++) {
+        kd_scale_store *s = i ? &sr->ref : &sr->grown;
+        kd_store_compaction done;
+        kd_scale_daemon_stop(&x[i].daemon);
+        double t0 = kd_bench_now();
+        if (!(err = kd_store_compact(x[i].dir, &done, why, why_len))) {
+            kd_bench_note(sr->b, "compacted the copy of %u episodes in %.1f s: %.1f MiB -> %.1f MiB", x[i].episodes,
+                          kd_bench_now() - t0, (double)done.bytes_before / 1048576.0,
+                          (double)done.bytes_after / 1048576.0);
+            err = kd_scale_engine_open(s, x[i].dir, 0, &x[i].engine, why, why_len);
+        }
+    }
+    return err ? err : pair_apply(sr, x, "compacted", &r->compacted, why, why_len);
+}
+
 static void note_row(const kd_bench_ctx *b, const scale_row *r, uint64_t finality)
 {
     kd_bench_note(b, "%.0f episodes, %.0f txs in %.0f log entries (blocks); grown in %.1f s", r->episodes, r->txs,
@@ -596,9 +629,11 @@ static kd_err checkpoint(scale_run *sr, scale_row *r, char *why, size_t why_len)
     if (!err)
         err = side_open(&sr->ref, "scale-ref", sr->probe_moves, 0xBEEFULL, &x[1], why, why_len);
     if (!err)
-        err = pair_apply(sr, x, r, why, why_len);
+        err = pair_apply(sr, x, "as grown", &r->grown, why, why_len);
     if (!err)
         err = pair_queries(sr, x, r, why, why_len);
+    if (!err)
+        err = pair_compacted(sr, x, r, why, why_len);
     side_fini(&x[0]);
     side_fini(&x[1]);
     if (!err)
@@ -613,17 +648,21 @@ static void write_data(FILE *fp, const scale_row *rows, size_t n)
     fprintf(fp, "# episodes\ttxs\tlog_entries\tapply_us\trevert_us\tquery_us\tlist_us\treplay_s\treplay_tx_s\t"
                 "file_mib\tbytes_per_tx\tundo_mib\tdaemon_anon_mib\tdaemon_rss_mib\tgateway_anon_mib\t"
                 "gateway_peak_mib\tapply_x\trevert_x\tquery_x\tlist_x\tapply_all_us\trevert_all_us\tapply_all_x\t"
-                "revert_all_x\tfree_mib\n");
+                "revert_all_x\tfree_mib\tcompacted_apply_us\tcompacted_revert_us\tcompacted_apply_x\t"
+                "compacted_revert_x\tcompacted_apply_all_us\tcompacted_revert_all_us\tcompacted_apply_all_x\t"
+                "compacted_revert_all_x\n");
     for (size_t i = 0; i < n; i++) {
         const scale_row *r = &rows[i];
+        const apply_figures *g = &r->grown, *c = &r->compacted;
         fprintf(fp,
                 "%.0f\t%.0f\t%.0f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.0f\t%.2f\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t"
-                "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n",
-                r->episodes, r->txs, r->entries, r->apply_us, r->revert_us, r->query_us, r->list_us, r->replay_s,
+                "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n",
+                r->episodes, r->txs, r->entries, g->apply_us, g->revert_us, r->query_us, r->list_us, r->replay_s,
                 r->replay_tps, r->file_mib, r->bytes_per_tx, r->undo_mib, r->daemon.anon_kb / 1024.0,
-                r->daemon.rss_kb / 1024.0, r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0, r->apply_x,
-                r->revert_x, r->query_x, r->list_x, r->wapply_us, r->wrevert_us, r->wapply_x, r->wrevert_x,
-                r->free_mib);
+                r->daemon.rss_kb / 1024.0, r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0, g->apply_x,
+                g->revert_x, r->query_x, r->list_x, g->wapply_us, g->wrevert_us, g->wapply_x, g->wrevert_x, r->free_mib,
+                c->apply_us, c->revert_us, c->apply_x, c->revert_x, c->wapply_us, c->wrevert_us, c->wapply_x,
+                c->wrevert_x);
     }
 }
 
@@ -644,6 +683,8 @@ static const char gnuplot_script[] =
     "     '' using 1:5 with linespoints title 'revert / move', \\\n"
     "     '' using 1:21 with linespoints title 'apply / move, whole store', \\\n"
     "     '' using 1:22 with linespoints title 'revert / move, whole store', \\\n"
+    "     '' using 1:26 with linespoints title 'apply / move, compacted', \\\n"
+    "     '' using 1:30 with linespoints title 'apply / move, whole store, compacted', \\\n"
     "     '' using 1:6 with linespoints title 'strategy context', \\\n"
     "     '' using 1:7 with linespoints title 'list page'\n"
     "set ylabel 'MiB, seconds'\n"
@@ -701,6 +742,8 @@ static void report(const kd_bench_ctx *b, const scale_row *rows, size_t n)
                                           "apply us/move (x ref)",
                                           "revert us/move (x ref)",
                                           "apply / revert us/move, whole store (x ref)",
+                                          "compacted: apply / revert us/move (x ref)",
+                                          "compacted, whole store: apply / revert us/move (x ref)",
                                           "strategy us (x ref)",
                                           "list page us (x ref)",
                                           "replay s (tx/s)",
@@ -716,16 +759,19 @@ static void report(const kd_bench_ctx *b, const scale_row *rows, size_t n)
         char(*c)[W] = cells[i];
         snprintf(c[0], W, "%.0f", r->episodes);
         snprintf(c[1], W, "%.0f (%.0f)", r->txs, r->entries);
-        snprintf(c[2], W, "%.2f (%.2f)", r->apply_us, r->apply_x);
-        snprintf(c[3], W, "%.2f (%.2f)", r->revert_us, r->revert_x);
-        snprintf(c[4], W, "%.2f (%.2f) / %.2f (%.2f)", r->wapply_us, r->wapply_x, r->wrevert_us, r->wrevert_x);
-        snprintf(c[5], W, "%.0f (%.2f)", r->query_us, r->query_x);
-        snprintf(c[6], W, "%.0f (%.2f)", r->list_us, r->list_x);
-        snprintf(c[7], W, "%.2f (%.0f)", r->replay_s, r->replay_tps);
-        snprintf(c[8], W, "%.1f (%.0f)", r->file_mib, r->bytes_per_tx);
-        snprintf(c[9], W, "%.2f (%.0f)", r->undo_mib, r->undo_records);
-        snprintf(c[10], W, "%.1f / %.1f", r->daemon.anon_kb / 1024.0, r->daemon.rss_kb / 1024.0);
-        snprintf(c[11], W, "%.1f / %.1f", r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0);
+        const apply_figures *g = &r->grown, *z = &r->compacted;
+        snprintf(c[2], W, "%.2f (%.2f)", g->apply_us, g->apply_x);
+        snprintf(c[3], W, "%.2f (%.2f)", g->revert_us, g->revert_x);
+        snprintf(c[4], W, "%.2f (%.2f) / %.2f (%.2f)", g->wapply_us, g->wapply_x, g->wrevert_us, g->wrevert_x);
+        snprintf(c[5], W, "%.2f (%.2f) / %.2f (%.2f)", z->apply_us, z->apply_x, z->revert_us, z->revert_x);
+        snprintf(c[6], W, "%.2f (%.2f) / %.2f (%.2f)", z->wapply_us, z->wapply_x, z->wrevert_us, z->wrevert_x);
+        snprintf(c[7], W, "%.0f (%.2f)", r->query_us, r->query_x);
+        snprintf(c[8], W, "%.0f (%.2f)", r->list_us, r->list_x);
+        snprintf(c[9], W, "%.2f (%.0f)", r->replay_s, r->replay_tps);
+        snprintf(c[10], W, "%.1f (%.0f)", r->file_mib, r->bytes_per_tx);
+        snprintf(c[11], W, "%.2f (%.0f)", r->undo_mib, r->undo_records);
+        snprintf(c[12], W, "%.1f / %.1f", r->daemon.anon_kb / 1024.0, r->daemon.rss_kb / 1024.0);
+        snprintf(c[13], W, "%.1f / %.1f", r->gateway.anon_kb / 1024.0, r->gateway.hwm_kb / 1024.0);
         for (size_t k = 0; k < NC; k++)
             rowp[i * NC + k] = c[k];
     }
