@@ -121,18 +121,21 @@ static uint64_t *counter_of(kd_read *rd, predicted_counter **map, size_t *n, uin
 typedef struct {
     kd_sig_job *jobs;
     size_t count;
+    size_t handed;       /* of count, the jobs the pool has */
     kd_sig_batch *batch; /* NULL until the first jobs are handed over */
 } sig_plan;
 
-/* Hands the jobs planned so far to the pool. */
+/* Hands the jobs planned since the last call to the pool (a block of
+ * creations only adds none: the verifiers are not woken for it). */
 static void hand_over(kd_sig_pool *pool, sig_plan *plan)
 {
-    if (!plan->count)
+    if (plan->count == plan->handed)
         return;
     if (!plan->batch)
         plan->batch = kd_sig_pool_start(pool, plan->jobs, plan->count);
     else
         kd_sig_pool_extend(pool, plan->batch, plan->count);
+    plan->handed = plan->count;
 }
 
 /* Lists the signature checks of a request with the digests they will most

@@ -2,6 +2,7 @@
 #include "tools/bench/bench.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -738,7 +739,13 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          b.run_s, b.work_dir, load0);
     kd_err err = KD_OK;
     char why[1200] = "";
+    /* A child that dies while the bench writes to it (a gateway, a
+     * client) is an error the scenario reports, not a SIGPIPE that ends
+     * the bench; children get the default back (kd_bench_proc_spawn). */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGPIPE, &ign, &old);
     int missed = run_groups(&b, only, &err, why, sizeof why);
+    sigaction(SIGPIPE, &old, NULL);
     double load1 = kd_bench_load();
     json_decref(params_json);
     if (err) {

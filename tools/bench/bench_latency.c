@@ -34,7 +34,6 @@
 #include <nng/protocol/pubsub0/pub.h>
 #include <nng/protocol/pubsub0/sub.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,11 +462,9 @@ static int scenario_e2e(const kd_bench_ctx *b, kd_lat_chain *c)
 
 int kd_bench_latency(const kd_bench_ctx *b)
 {
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
     kd_lat_chain c;
     char why[512] = "";
     int missed = 0;
-    sigaction(SIGPIPE, &ign, &old); /* a client that dies mid-write is an error to report */
     if (kd_lat_chain_open(b, &c, why, sizeof why) != 0) {
         kd_bench_heading(b, "latency: block commit → clients");
         kd_bench_note(b, "FAILED: cannot host the chain: %s", why);
@@ -478,6 +475,5 @@ int kd_bench_latency(const kd_bench_ctx *b)
     kd_lat_chain_close(&c);
     missed += kd_bench_fanout(b);
     missed += kd_lat_agent_move(b);
-    sigaction(SIGPIPE, &old, NULL);
     return missed;
 }

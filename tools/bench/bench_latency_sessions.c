@@ -25,7 +25,6 @@
  * since the first many-sessions scenario (p50, p99, max, the gateway's
  * memory per session: (VmRSS with them − without) / sessions).
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,8 +362,6 @@ int kd_bench_fanout(const kd_bench_ctx *b)
 {
     const size_t *n = SIZES[b->quick ? 1 : 0];
     char scenario[256];
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
-    sigaction(SIGPIPE, &ign, &old); /* a client that dies mid-write is an error to report */
     kd_bench_heading(b,
                      "latency: %zu MCP sessions over HTTP on one gateway, each subscribed to the same episode with "
                      "its SSE stream open",
@@ -376,6 +373,5 @@ int kd_bench_fanout(const kd_bench_ctx *b)
              "fan-out: cost per session of a notification to %zu MCP sessions over HTTP, against %zu sessions", n[3],
              n[1]);
     missed += fan_pair(b, n[3], n[1], 1, scenario);
-    sigaction(SIGPIPE, &old, NULL);
     return missed;
 }

@@ -188,7 +188,12 @@ int kd_bench_proc_spawn(kd_bench_proc *p, char *const argv[], const char *const 
         posix_spawn_file_actions_adddup2(&fa, 2, 1);
     }
     posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, flags & KD_BENCH_GROUP ? POSIX_SPAWN_SETPGROUP : 0);
+    sigset_t dfl; /* the bench ignores SIGPIPE; a child (a --peer script) runs as from a shell */
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &dfl);
+    posix_spawnattr_setflags(&attr,
+                             (short)(POSIX_SPAWN_SETSIGDEF | (flags & KD_BENCH_GROUP ? POSIX_SPAWN_SETPGROUP : 0)));
     errno = posix_spawnp(&p->pid, argv[0], &fa, &attr, argv, envp);
     posix_spawnattr_destroy(&attr);
     if (errno != 0) {
