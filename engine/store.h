@@ -73,11 +73,13 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
 void kd_store_close(kd_store *store);
 
 /*
- * Compaction: a store grown for long has a free list of pages all over its
- * file, and every commit reuses some, so a block's pages land far apart
- * and its synced commit waits on scattered writes. A compacted copy has
- * no free list: the live pages lie in key order and later commits reuse
- * pages freed near each other (tools/bench/README.md has the figures).
+ * Compaction: in a store grown for long, the pages a commit writes lie far
+ * apart in the file (the free pages it reuses are wherever earlier commits
+ * freed them, and the trees' pages are in no order), and its synced
+ * commit waits longer on them. A compacted copy has each tree's live pages
+ * in order and no free list: the next commits write at the end of the
+ * file, later ones reuse the pages those freed, near each other
+ * (tools/bench/README.md has the figures).
  *
  * kd_store_compact rewrites DIR/data.mdb as LMDB's compacted copy
  * (MDB_CP_COMPACT): written to DIR/data.mdb.compacting, synced, renamed
