@@ -308,8 +308,9 @@ static kd_err copy_compacted(kd_store *store, const char *tmp, uint64_t *bytes, 
 {
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        snprintf(why, why_len, "cannot create %s: %s", tmp, strerror(errno));
-        return errno == ENOSPC ? KD_ERR_NO_SPACE : KD_ERR_IO;
+        int e = errno;
+        snprintf(why, why_len, "cannot create %s: %s", tmp, strerror(e));
+        return e == ENOSPC ? KD_ERR_NO_SPACE : KD_ERR_IO;
     }
     kd_err err = KD_OK;
     struct stat st;
@@ -318,8 +319,9 @@ static kd_err copy_compacted(kd_store *store, const char *tmp, uint64_t *bytes, 
         snprintf(why, why_len, "cannot write the compacted copy %s: %s", tmp, mdb_strerror(rc));
         err = kd_store_err(rc, "mdb_env_copyfd2");
     } else if (fsync(fd) != 0 || fstat(fd, &st) != 0) {
-        snprintf(why, why_len, "cannot sync the compacted copy %s: %s", tmp, strerror(errno));
-        err = errno == ENOSPC ? KD_ERR_NO_SPACE : KD_ERR_IO;
+        int e = errno;
+        snprintf(why, why_len, "cannot sync the compacted copy %s: %s", tmp, strerror(e));
+        err = e == ENOSPC ? KD_ERR_NO_SPACE : KD_ERR_IO;
     } else
         *bytes = (uint64_t)st.st_size;
     if (close(fd) != 0 && !err) {
