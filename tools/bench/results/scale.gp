@@ -14,6 +14,8 @@ plot 'scale.tsv' using 1:4 with linespoints title 'apply / move', \
      '' using 1:5 with linespoints title 'revert / move', \
      '' using 1:21 with linespoints title 'apply / move, whole store', \
      '' using 1:22 with linespoints title 'revert / move, whole store', \
+     '' using 1:26 with linespoints title 'apply / move, compacted', \
+     '' using 1:30 with linespoints title 'apply / move, whole store, compacted', \
      '' using 1:6 with linespoints title 'strategy context', \
      '' using 1:7 with linespoints title 'list page'
 set ylabel 'MiB, seconds'
