@@ -25,7 +25,7 @@ static const command commands[] = {
     {"audit", kd_cmd_audit, "prove an episode's draws from the log, step by step (--json for machines)"},
     {"stats", kd_cmd_stats, "print the engine's metrics (--prometheus for the text format)"},
     {"replay", kd_cmd_replay, "rebuild a store from a data directory's log (--into NEWDIR)"},
-    {"compact", kd_cmd_compact, "rewrite the data file without its free pages (the store to itself: stop the daemon)"},
+    {"compact", kd_cmd_compact, "rewrite the data file compacted, so commits write near each other (daemon stopped)"},
     {"verify", kd_cmd_verify, "check that replaying the log reproduces the live store exactly"},
     {"mcp", kd_cmd_mcp, "MCP gateway for agents (stdio, or --http ADDR:PORT)"},
     {"commit", kd_cmd_commit, "print creation params with a seat's commitment from its key (types with secrets)"},

@@ -1,7 +1,7 @@
 /* cmd_compact.c — `kdapp compact`: rewrites a data directory's LMDB file
- * without its free pages (kd_store_compact), while nothing else has it
- * open, so the commits of a long-grown store write pages that lie
- * together again. */
+ * as LMDB's compacted copy (kd_store_compact), while nothing else has it
+ * open, so the commits of a long-grown store write near each other
+ * again. */
 #include <stdio.h>
 
 #include "tools/cli/commands.h"
