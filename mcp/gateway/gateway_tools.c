@@ -170,10 +170,12 @@ static void copy_members(json_t *out, const json_t *view, const char *const *nam
 static json_t *build_moves(kd_gateway *gw, kd_mcp_session *s, json_t *args, const kd_episode_view *v)
 {
     (void)gw, (void)s, (void)args;
-    /* the view members today's clients read beside the moves, and
+    /* the view members today's clients read beside the moves;
      * "move_rules": what a type says of the choice beside the list (a
-     * capture is mandatory, the side to move is in check) */
-    static const char *const kept[] = {"current", "status", "move_rules", NULL};
+     * capture is mandatory, the side to move is in check); "log_seq": the
+     * log entry the list is for, so a client that read the state apart
+     * can tell whether the episode moved in between */
+    static const char *const kept[] = {"current", "status", "move_rules", "log_seq", NULL};
     char text[1024];
     json_t *moves = kd_gw_view_moves(v, text, sizeof text);
     /* games-mcp's discipline: the player picks exactly one of the list */

@@ -182,6 +182,8 @@ test('checkers through the gateway: a forced capture, its move_rules and the cho
   assert.deepEqual(lm.move_rules, { must_capture: true, forced_captures: ['c5e3'] });
   assert.deepEqual(lm.policy, { must_choose_from_moves: true, choose_exactly_one: true });
   const view = (await call(client, 'kdapp_get_episode_state', { episode_id: id })).structuredContent;
+  assert.ok(Number.isInteger(lm.log_seq) && lm.log_seq > 0, 'the list names the log entry it is for');
+  assert.equal(lm.log_seq, view.log_seq, 'the list and the state read with nothing between are of one entry');
   const no = await call(client, 'kdapp_execute_command', { episode_id: id, command: { move: 'c5b4' } });
   assert.equal(no.structuredContent.legal, false);
   assert.equal(no.structuredContent.error_code, 'capture_required');
@@ -190,6 +192,8 @@ test('checkers through the gateway: a forced capture, its move_rules and the cho
   assert.equal(yes.structuredContent.legal, true, yes.content[0].text);
   assert.equal(yes.structuredContent.view.state_text, '......../......../......../......../......../....w.../......../........ b');
   assert.equal(yes.structuredContent.view.phase, 'won', 'black has nothing left to move');
+  const after = (await call(client, 'kdapp_legal_moves', { episode_id: id })).structuredContent;
+  assert.ok(after.log_seq > lm.log_seq, 'a move makes the list of a later entry');
 });
 
 test('chess through the gateway: a FEN start, UCI in, SAN and FEN out, an illegal move refused', { timeout: 20000 }, async () => {

@@ -248,15 +248,21 @@ static kd_err fetch_own_secret(void *ctx, json_t **out, char *why, size_t why_le
     return err;
 }
 
-/* The legal moves of `seat`: kdapp_legal_moves when its moves carry the
- * command JSON, else the type's legal_moves over the view's state. */
-static kd_err read_legal(game *g, int seat, const void *state, kd_legal_moves *out, char *why, size_t why_len)
+/* The legal moves of `seat` in the view `now`: kdapp_legal_moves when its
+ * moves carry the command JSON, else the type's legal_moves over the
+ * view's state. *moved is set when the gateway's list is for another log
+ * entry than `now` (the episode moved between the two reads). */
+static kd_err read_legal(game *g, int seat, const pview *now, kd_legal_moves *out, int *moved, char *why,
+                         size_t why_len)
 {
     kd_legal_moves_clear(out);
+    *moved = 0;
     json_t *sc = NULL;
     kd_err err = call_ok(g, "kdapp_legal_moves", episode_args(g), &sc, why, why_len);
     if (err)
         return err;
+    const json_t *seq = json_object_get(sc, "log_seq");
+    *moved = json_is_integer(seq) && (uint64_t)json_integer_value(seq) != now->log_seq;
     json_t *moves = json_object_get(sc, "moves");
     int generic = json_array_size(moves) > 0 && json_is_object(json_object_get(json_array_get(moves, 0), "command"));
     kd_buf cmd;
@@ -274,7 +280,7 @@ static kd_err read_legal(game *g, int seat, const void *state, kd_legal_moves *o
     }
     kd_buf_fini(&cmd);
     json_decref(sc);
-    return err || generic ? err : g->type->legal_moves(state, seat, out);
+    return err || generic ? err : g->type->legal_moves(now->state, seat, out);
 }
 
 /* ---------------------------------------------------------------- turns */
@@ -378,23 +384,45 @@ static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size
     }
 }
 
+/* The view, the acting seat and its legal moves, all of one log entry:
+ * the two reads are made again while the episode moves between them (a
+ * block, a reorg), so a player never searches one state and picks from
+ * another's moves. */
+static kd_err read_turn(game *g, pview *now, int *seat, kd_legal_moves *legal, char *why, size_t why_len)
+{
+    enum { TRIES = 100 }; /* with a pause between: seconds of a chain that never stops moving */
+    for (int t = 0; t < TRIES; t++) {
+        int exists, moved = 0;
+        kd_err err = read_state(g, now, &exists, NULL, why, why_len);
+        if (!err && !exists) {
+            kd_reject_write(why, why_len, "episode %u is gone", g->episode);
+            err = KD_ERR_NOT_FOUND;
+        }
+        *seat = err ? KD_SEAT_NONE : acting_seat(g, now, legal);
+        if (!err && *seat == KD_SEAT_NONE) {
+            kd_reject_write(why, why_len, "no seat may act in episode %u", g->episode);
+            err = KD_ERR_DECODE;
+        }
+        if (!err)
+            err = read_legal(g, *seat, now, legal, &moved, why, why_len);
+        if (err || !moved)
+            return err;
+        pview_fini(now);
+        poll_pause();
+    }
+    kd_reject_write(why, why_len, "episode %u moved between every read of its state and its legal moves (%d tries)",
+                    g->episode, (int)TRIES);
+    return KD_ERR_BUSY;
+}
+
 /* Plays one turn: view, legal moves, player (with retries and the
  * fallback), move. */
 static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_len)
 {
     pview now = {0};
-    int exists;
-    kd_err err = read_state(g, &now, &exists, NULL, why, why_len);
-    if (!err && !exists) {
-        kd_reject_write(why, why_len, "episode %u is gone", g->episode);
-        err = KD_ERR_NOT_FOUND;
-    }
-    int seat = err ? KD_SEAT_NONE : acting_seat(g, &now, legal);
-    if (!err && seat == KD_SEAT_NONE) {
-        kd_reject_write(why, why_len, "no seat may act in episode %u", g->episode);
-        err = KD_ERR_DECODE;
-    }
-    if (!err && !(err = read_legal(g, seat, now.state, legal, why, why_len)) && !legal->count && g->type->secret_duty) {
+    int seat;
+    kd_err err = read_turn(g, &now, &seat, legal, why, why_len);
+    if (!err && !legal->count && g->type->secret_duty) {
         err = wait_for_duty(g, seat, &now, why, why_len);
         pview_fini(&now);
         return err;
