@@ -13,9 +13,8 @@
  *   apply    a block of signed moves on live episodes drawn from the whole
  *   revert   store applied then reverted, again and again (on a copy, so
  *            the grown store keeps only the growth in its log); then the
- *            same on that copy and the reference's compacted (`kdapp
- *            compact`, kd_store_compact), which puts the pages of a
- *            commit back together;
+ *            same after that copy and the reference's are compacted
+ *            (`kdapp compact`, kd_store_compact);
  *   queries  kdapp_get_strategy_context and a kdapp_list_episodes page in
  *            the middle of the list, through a stdio gateway attached to an
  *            engine daemon on the copy;
