@@ -196,27 +196,44 @@ fail:
     return rc == MDB_NOTFOUND ? KD_ERR_NOT_FOUND : kd_store_err(rc, "open databases");
 }
 
-kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, size_t why_len)
+/* A closed store on `dir`: no environment, no lock held. */
+static kd_err store_init(kd_store *store, const char *dir, char *why, size_t why_len)
 {
-    kd_err err = KD_OK;
     memset(store, 0, sizeof *store);
     store->lock_fd = -1;
     store->readers_fd = -1;
-    store->read_only = opts->read_only;
-    if (strlen(opts->dir) >= sizeof store->dir) {
+    if (strlen(dir) >= sizeof store->dir) {
         snprintf(why, why_len, "data directory path is too long");
         return KD_ERR_INVALID_ARG;
     }
-    strcpy(store->dir, opts->dir);
+    strcpy(store->dir, dir);
+    return KD_OK;
+}
 
+/* DIR/data.mdb's size; KD_ERR_NOT_FOUND when there is none. */
+static kd_err data_size(const kd_store *store, uint64_t *bytes, char *why, size_t why_len)
+{
+    char path[4200];
     struct stat st;
+    snprintf(path, sizeof path, "%s/data.mdb", store->dir);
+    if (stat(path, &st) != 0) {
+        snprintf(why, why_len, "no kdapp data in %s (%s)", store->dir, strerror(errno));
+        return KD_ERR_NOT_FOUND;
+    }
+    *bytes = (uint64_t)st.st_size;
+    return KD_OK;
+}
+
+kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, size_t why_len)
+{
+    kd_err err = store_init(store, opts->dir, why, why_len);
+    if (err)
+        return err;
+    store->read_only = opts->read_only;
+    uint64_t bytes;
     if (opts->read_only) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/data.mdb", store->dir);
-        if (stat(path, &st) != 0) {
-            snprintf(why, why_len, "no kdapp data in %s (%s)", store->dir, strerror(errno));
-            return KD_ERR_NOT_FOUND;
-        }
+        if ((err = data_size(store, &bytes, why, why_len)) != KD_OK)
+            return err;
     } else if (mkdir(store->dir, 0700) != 0 && errno != EEXIST) {
         snprintf(why, why_len, "cannot create data directory %s: %s", store->dir, strerror(errno));
         return KD_ERR_IO;
@@ -334,26 +351,18 @@ static kd_err copy_compacted(kd_store *store, const char *tmp, uint64_t *bytes, 
 kd_err kd_store_compact(const char *dir, kd_store_compaction *out, char *why, size_t why_len)
 {
     kd_store store;
-    memset(&store, 0, sizeof store);
-    store.lock_fd = store.readers_fd = -1;
     memset(out, 0, sizeof *out);
+    kd_err err = store_init(&store, dir, why, why_len);
+    if (!err)
+        err = data_size(&store, &out->bytes_before, why, why_len);
+    if (err)
+        return err;
     char data[4200], tmp[4200];
-    if (strlen(dir) >= sizeof store.dir) {
-        snprintf(why, why_len, "data directory path is too long");
-        return KD_ERR_INVALID_ARG;
-    }
-    strcpy(store.dir, dir);
     snprintf(data, sizeof data, "%s/data.mdb", dir);
     snprintf(tmp, sizeof tmp, "%s/data.mdb.compacting", dir);
-    struct stat st;
-    if (stat(data, &st) != 0) {
-        snprintf(why, why_len, "no kdapp data in %s (%s)", dir, strerror(errno));
-        return KD_ERR_NOT_FOUND;
-    }
-    out->bytes_before = (uint64_t)st.st_size;
     /* The writer and every reader are shut out: a process with the old
      * file mapped would go on reading it after the rename. */
-    kd_err err = take_lock(&store, why, why_len);
+    err = take_lock(&store, why, why_len);
     if (!err)
         err = take_readers_lock(&store, LOCK_EX, why, why_len);
     int rc = err ? 0 : mdb_env_create(&store.env);
