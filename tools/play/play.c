@@ -263,6 +263,10 @@ static kd_err read_legal(game *g, int seat, const pview *now, kd_legal_moves *ou
         return err;
     const json_t *seq = json_object_get(sc, "log_seq");
     *moved = json_is_integer(seq) && (uint64_t)json_integer_value(seq) != now->log_seq;
+    if (*moved) { /* the caller reads both again: the list is not kept */
+        json_decref(sc);
+        return KD_OK;
+    }
     json_t *moves = json_object_get(sc, "moves");
     int generic = json_array_size(moves) > 0 && json_is_object(json_object_get(json_array_get(moves, 0), "command"));
     kd_buf cmd;
