@@ -8,7 +8,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <secp256k1.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,10 +18,24 @@
 
 #include "engine/episode.h"
 
+/* OpenSSL 3 looks EVP_sha256()'s implementation up in its provider
+ * tables at every digest (a lock and a hash lookup, a tenth of a move's
+ * own work in the writer); fetched once, it is used directly. */
+static EVP_MD *sha256_fetched;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void) { sha256_fetched = EVP_MD_fetch(NULL, "SHA256", NULL); }
+
+static const EVP_MD *sha256_md(void)
+{
+    pthread_once(&sha256_once, sha256_fetch);
+    return sha256_fetched ? sha256_fetched : EVP_sha256();
+}
+
 void kd_sha256(const void *data, size_t len, uint8_t out[KD_HASH_LEN])
 {
     unsigned int n = 0;
-    EVP_Digest(data, len, out, &n, EVP_sha256(), NULL);
+    EVP_Digest(data, len, out, &n, sha256_md(), NULL);
 }
 
 kd_err kd_sha256_init(kd_sha256_ctx *ctx)
@@ -28,7 +44,7 @@ kd_err kd_sha256_init(kd_sha256_ctx *ctx)
     ctx->md = md;
     if (!md)
         return KD_ERR_NOMEM;
-    if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+    if (EVP_DigestInit_ex(md, sha256_md(), NULL) != 1)
         return KD_ERR_INTERNAL;
     return KD_OK;
 }
@@ -64,7 +80,7 @@ void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *com
     }
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     unsigned int n = 0;
-    if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+    if (!md || EVP_DigestInit_ex(md, sha256_md(), NULL) != 1) {
         memset(out, 0, KD_HASH_LEN); /* cannot match any real signature */
         EVP_MD_CTX_free(md);
         return;
@@ -103,12 +119,66 @@ void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_par
     kd_sha256_fini(&sha);
 }
 
+/* Parsed public keys, per thread. Parsing a compressed key costs a square
+ * root in the field, about a sixth of an ECDSA check, and a player signs
+ * every move with the one key it sat down with. Direct-mapped; a slot
+ * answers only for all 33 bytes equal, and only valid keys are kept, so a
+ * hit is exactly what parsing again would give (keys that collide on a
+ * slot only cost the parse). Allocated on a thread's first check and freed
+ * when the thread ends: threads that never check a key pay nothing. */
+#define PUBKEY_CACHE_SLOTS 256
+
+typedef struct {
+    uint8_t bytes[KD_PUBKEY_LEN];
+    uint8_t used;
+    secp256k1_pubkey parsed;
+} pubkey_slot;
+
+static _Thread_local pubkey_slot *pubkey_cache;
+static pthread_key_t pubkey_cache_key;
+static int pubkey_cache_keyed;
+static pthread_once_t pubkey_cache_once = PTHREAD_ONCE_INIT;
+
+static void pubkey_cache_key_make(void) { pubkey_cache_keyed = pthread_key_create(&pubkey_cache_key, free) == 0; }
+
+static pubkey_slot *pubkey_cache_slot(const kd_pubkey *pubkey)
+{
+    if (!pubkey_cache) {
+        pthread_once(&pubkey_cache_once, pubkey_cache_key_make);
+        pubkey_slot *slots = pubkey_cache_keyed ? calloc(PUBKEY_CACHE_SLOTS, sizeof *slots) : NULL;
+        if (!slots)
+            return NULL; /* parse every time */
+        if (pthread_setspecific(pubkey_cache_key, slots) != 0) {
+            free(slots);
+            return NULL;
+        }
+        pubkey_cache = slots;
+    }
+    /* bytes 1.. are the x coordinate: uniform for real keys */
+    return &pubkey_cache[(pubkey->bytes[1] | (unsigned)pubkey->bytes[2] << 8) % PUBKEY_CACHE_SLOTS];
+}
+
+static int pubkey_parse(const kd_pubkey *pubkey, secp256k1_pubkey *out)
+{
+    pubkey_slot *slot = pubkey_cache_slot(pubkey);
+    if (slot && slot->used && memcmp(slot->bytes, pubkey->bytes, KD_PUBKEY_LEN) == 0) {
+        *out = slot->parsed;
+        return 1;
+    }
+    if (!secp256k1_ec_pubkey_parse(secp256k1_context_static, out, pubkey->bytes, KD_PUBKEY_LEN))
+        return 0;
+    if (slot) {
+        memcpy(slot->bytes, pubkey->bytes, KD_PUBKEY_LEN);
+        slot->parsed = *out;
+        slot->used = 1;
+    }
+    return 1;
+}
+
 kd_err kd_pubkey_check(const kd_pubkey *pubkey)
 {
     secp256k1_pubkey pk;
-    if (!secp256k1_ec_pubkey_parse(secp256k1_context_static, &pk, pubkey->bytes, KD_PUBKEY_LEN))
-        return KD_ERR_BAD_PUBKEY;
-    return KD_OK;
+    return pubkey_parse(pubkey, &pk) ? KD_OK : KD_ERR_BAD_PUBKEY;
 }
 
 kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig, size_t sig_len)
@@ -116,7 +186,7 @@ kd_err kd_sig_verify(const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
     const secp256k1_context *ctx = secp256k1_context_static;
     secp256k1_pubkey pk;
     secp256k1_ecdsa_signature s;
-    if (!secp256k1_ec_pubkey_parse(ctx, &pk, pubkey->bytes, KD_PUBKEY_LEN))
+    if (!pubkey_parse(pubkey, &pk))
         return KD_ERR_BAD_PUBKEY;
     /* An empty signature field decodes to (NULL, 0); libsecp256k1 declares
      * its input non-null, so refuse it here (found by fuzz_payload). */
