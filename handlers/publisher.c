@@ -18,6 +18,7 @@ struct kd_publisher {
     const kd_type_table *types;
     kd_type_table builtin; /* when the caller gave no table */
     kd_episode_view view;  /* reused for every view (writer thread only) */
+    nng_aio *send_aio;     /* reused for every send (writer thread only): nng_send allocates one a call */
     atomic_uint_fast64_t sent;
     atomic_int subscribers;
     kd_buf frame;
@@ -45,9 +46,15 @@ kd_err kd_publisher_open(const char *urls, const kd_type_table *types, kd_publis
     kd_episode_view_init(&p->view);
     kd_type_table_init(&p->builtin);
     p->types = types ? types : &p->builtin;
-    int rv = nng_pub0_open(&p->sock);
+    int rv = nng_aio_alloc(&p->send_aio, NULL, NULL);
     if (rv) {
+        free(p);
+        return KD_ERR_NOMEM;
+    }
+    nng_aio_set_timeout(p->send_aio, NNG_DURATION_ZERO); /* as NNG_FLAG_NONBLOCK */
+    if ((rv = nng_pub0_open(&p->sock))) {
         snprintf(why, why_len, "cannot open the publish socket: %s", nng_strerror(rv));
+        nng_aio_free(p->send_aio);
         free(p);
         return kd_nng_err(rv, "pub0_open");
     }
@@ -61,6 +68,7 @@ kd_err kd_publisher_open(const char *urls, const kd_type_table *types, kd_publis
     }
     if (err) {
         kd_nng_close(p->sock);
+        nng_aio_free(p->send_aio);
         free(p);
         return err;
     }
@@ -73,6 +81,7 @@ void kd_publisher_close(kd_publisher *p)
     if (!p)
         return;
     kd_nng_close(p->sock);
+    nng_aio_free(p->send_aio);
     kd_buf_fini(&p->frame);
     kd_episode_view_fini(&p->view);
     free(p);
@@ -84,8 +93,18 @@ int kd_publisher_subscribers(const kd_publisher *p) { return atomic_load(&p->sub
 
 static void send_frame(kd_publisher *p)
 {
-    /* PUB never blocks: with no room the message is dropped for that subscriber. */
-    int rv = nng_send(p->sock, p->frame.data, p->frame.len, NNG_FLAG_NONBLOCK);
+    /* PUB never blocks: with no room the message is dropped for that
+     * subscriber, and the send completes before nng_send_aio returns. */
+    nng_msg *msg;
+    int rv = nng_msg_alloc(&msg, p->frame.len);
+    if (rv == 0) {
+        memcpy(nng_msg_body(msg), p->frame.data, p->frame.len);
+        nng_aio_set_msg(p->send_aio, msg);
+        nng_send_aio(p->sock, p->send_aio);
+        nng_aio_wait(p->send_aio);
+        if ((rv = nng_aio_result(p->send_aio)))
+            nng_msg_free(msg); /* a failed send leaves the message with us */
+    }
     if (rv == 0)
         atomic_fetch_add(&p->sent, 1);
     else
