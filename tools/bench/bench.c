@@ -527,6 +527,25 @@ unsigned long kd_bench_peak_rss_kb(pid_t pid)
     return kb;
 }
 
+double kd_bench_cpu_s(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, pid ? "/proc/%ld/stat" : "/proc/self/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    /* the command name may hold spaces and parentheses: fields follow the last ')' */
+    const char *rest = strrchr(text, ')');
+    unsigned long long utime, stime;
+    if (!rest || sscanf(rest + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+        return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? (double)(utime + stime) / (double)hz : -1;
+}
+
 unsigned long long kd_bench_file_size(const char *data_dir)
 {
     char path[4200];

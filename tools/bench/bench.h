@@ -152,6 +152,9 @@ void kd_bench_heading(const kd_bench_ctx *b, const char *fmt, ...) __attribute__
 /* Peak resident memory in KiB of a process (0 = this one), from
  * /proc/PID/status VmHWM; 0 when unknown. */
 unsigned long kd_bench_peak_rss_kb(pid_t pid);
+/* CPU time in seconds (user + system, all threads) a process (0 = this
+ * one) has used so far, from /proc/PID/stat; -1 when unknown. */
+double kd_bench_cpu_s(pid_t pid);
 /* Size in bytes of DIR/data.mdb (0 when missing). */
 unsigned long long kd_bench_file_size(const char *data_dir);
 /* A fresh scratch directory under b->work_dir (caller removes it). */

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "tools/bench/bench_latency_int.h"
 
@@ -53,6 +54,7 @@ typedef struct {
     size_t n_lat, cap_lat;
     double *first, *last, *cost; /* per block of the run */
     size_t blocks, cap_blocks;
+    double cpu_gw, cpu_bench; /* CPU seconds the run took in the gateway and in this process (-1: unknown) */
 } fanset;
 
 /* Lets this process (and the gateways it starts) open a socket per session. */
@@ -206,6 +208,7 @@ static int grow(fanset *s)
 static int fanset_run(fanset *s, char *why, size_t why_len)
 {
     double start = kd_bench_now(), t0, deliver_s = KD_LAT_DELIVER_S + (double)s->n * 5e-4;
+    double gw0 = kd_bench_cpu_s(s->gw.pid), self0 = kd_bench_cpu_s(0);
     s->n_lat = s->blocks = 0;
     while (s->blocks < MIN_BLOCKS || kd_bench_now() - start < s->b->run_s) {
         if (grow(s) != 0) {
@@ -231,6 +234,9 @@ static int fanset_run(fanset *s, char *why, size_t why_len)
         s->blocks++;
         kd_bench_sleep(GAP_S);
     }
+    double gw1 = kd_bench_cpu_s(s->gw.pid), self1 = kd_bench_cpu_s(0);
+    s->cpu_gw = gw0 >= 0 && gw1 >= 0 ? gw1 - gw0 : -1;
+    s->cpu_bench = self0 >= 0 && self1 >= 0 ? self1 - self0 : -1;
     return 0;
 }
 
@@ -300,6 +306,14 @@ static void mid_figures(const kd_bench_ctx *b, fanset *s)
                   kd_bench_percentile(s->first, s->blocks, 0.5) * 1e6,
                   kd_bench_percentile(s->last, s->blocks, 0.5) * 1e6, s->n);
     kd_bench_note(b, "sessions: gateway VmRSS %lu KiB without sessions, %lu KiB with %zu", s->rss0, s->rss_n, s->n);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (s->cpu_gw >= 0 && s->cpu_bench >= 0 && s->blocks && cores > 0) {
+        double per_block = (s->cpu_gw + s->cpu_bench) / (double)s->blocks;
+        kd_bench_note(b,
+                      "sessions: one block's %zu notifications took %.1f ms of CPU (gateway and bench): at least "
+                      "%.1f ms on %ld cores, a floor under the last arrival whatever the gateway does",
+                      s->n, per_block * 1e3, per_block * 1e3 / (double)cores, cores);
+    }
 }
 
 /* A figure per size: the cost of one more session, from the last run of its set. */
@@ -310,6 +324,12 @@ static void cost_figure(const kd_bench_ctx *b, const fanset *s)
     snprintf(what, sizeof what, "fan-out cost per session at %zu sessions ((last − first arrival) / (n − 1), p50)",
              s->n);
     kd_bench_figure(b, id, what, kd_bench_percentile(s->cost, s->blocks, 0.5) * 1e6, "us", NULL);
+    /* Which side a growing cost is on: both share the cores. */
+    if (s->cpu_gw >= 0 && s->cpu_bench >= 0 && s->n_lat)
+        kd_bench_note(b,
+                      "fan-out CPU per notification at %zu sessions: gateway %.1f us, the bench reading it %.1f us "
+                      "(%zu notifications)",
+                      s->n, s->cpu_gw / (double)s->n_lat * 1e6, s->cpu_bench / (double)s->n_lat * 1e6, s->n_lat);
 }
 
 /* One pair of sets, `n_big` sessions against `n_small`: judged on the p99,
