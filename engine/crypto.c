@@ -139,7 +139,18 @@ static pthread_key_t pubkey_cache_key;
 static int pubkey_cache_keyed;
 static pthread_once_t pubkey_cache_once = PTHREAD_ONCE_INIT;
 
-static void pubkey_cache_key_make(void) { pubkey_cache_keyed = pthread_key_create(&pubkey_cache_key, free) == 0; }
+/* At the thread's end; a check after it (from another key's destructor)
+ * would allocate again rather than use freed slots. */
+static void pubkey_cache_free(void *slots)
+{
+    free(slots);
+    pubkey_cache = NULL;
+}
+
+static void pubkey_cache_key_make(void)
+{
+    pubkey_cache_keyed = pthread_key_create(&pubkey_cache_key, pubkey_cache_free) == 0;
+}
 
 static pubkey_slot *pubkey_cache_slot(const kd_pubkey *pubkey)
 {
