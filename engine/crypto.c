@@ -120,7 +120,7 @@ void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_par
 }
 
 /* Parsed public keys, per thread. Parsing a compressed key costs a square
- * root in the field, about a sixth of an ECDSA check, and a player signs
+ * root in the field, about an eighth of an ECDSA check, and a player signs
  * every move with the one key it sat down with. Direct-mapped; a slot
  * answers only for all 33 bytes equal, and only valid keys are kept, so a
  * hit is exactly what parsing again would give (keys that collide on a

@@ -94,7 +94,7 @@ int kd_publisher_subscribers(const kd_publisher *p) { return atomic_load(&p->sub
 static void send_frame(kd_publisher *p)
 {
     /* PUB never blocks: with no room the message is dropped for that
-     * subscriber, and the send completes before nng_send_aio returns. */
+     * subscriber, so the wait returns at once. */
     nng_msg *msg;
     int rv = nng_msg_alloc(&msg, p->frame.len);
     if (rv == 0) {
