@@ -78,8 +78,7 @@ void kd_store_close(kd_store *store);
  * freed them, and the trees' pages are in no order), and its synced
  * commit waits longer on them. A compacted copy has each tree's live pages
  * in order and no free list, so the next commits write at the end of the
- * file. At 10^6 episodes that brought a revert back to its cost in a young
- * store and an apply from 3.3 to 2.1 times it (tools/bench/README.md).
+ * file (tools/bench/README.md measures a move before and after).
  *
  * kd_store_compact rewrites DIR/data.mdb as LMDB's compacted copy
  * (MDB_CP_COMPACT): written to DIR/data.mdb.compacting, synced, renamed
