@@ -563,25 +563,20 @@ done:
     return err;
 }
 
-static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kdapp__Store__LogEntry *replay,
-                     kd_msg_result *res)
+/* Applies the decoded message `m`, whose encoding `msg` goes to the log. */
+static kd_err ingest_decoded(kd_engine *engine, const Kdapp__EngineMsg *m, const uint8_t *msg, size_t len,
+                             const Kdapp__Store__LogEntry *replay, kd_msg_result *res)
 {
     kd_msg_result_init(res);
     if (engine->store.read_only) {
         snprintf(res->detail, sizeof res->detail, "the engine is open read-only");
         return KD_ERR_UNSUPPORTED;
     }
-    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, len, msg);
-    if (!m) {
-        snprintf(res->detail, sizeof res->detail, "message (%zu bytes) is not a kdapp.EngineMsg", len);
+    if (m->kind_case != KDAPP__ENGINE_MSG__KIND_ACCEPTED && m->kind_case != KDAPP__ENGINE_MSG__KIND_REVERTED) {
+        snprintf(res->detail, sizeof res->detail, "EngineMsg carries neither accepted nor reverted");
         return KD_ERR_DECODE;
     }
     kd_err err = KD_OK;
-    if (m->kind_case != KDAPP__ENGINE_MSG__KIND_ACCEPTED && m->kind_case != KDAPP__ENGINE_MSG__KIND_REVERTED) {
-        snprintf(res->detail, sizeof res->detail, "EngineMsg carries neither accepted nor reverted");
-        err = KD_ERR_DECODE;
-        goto done;
-    }
     uint64_t t0 = kd_now_us();
     for (int grows = 0;; grows++) {
         err = process(engine, m, msg, len, replay, res);
@@ -605,7 +600,19 @@ static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kd
         kd_histogram_observe(&engine->metrics.hist[h], h, kd_now_us() - t0);
         engine->metrics_unsaved = 1;
     }
-done:
+    return err;
+}
+
+static kd_err ingest(kd_engine *engine, const uint8_t *msg, size_t len, const Kdapp__Store__LogEntry *replay,
+                     kd_msg_result *res)
+{
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, len, msg);
+    if (!m) {
+        kd_msg_result_init(res);
+        snprintf(res->detail, sizeof res->detail, "message (%zu bytes) is not a kdapp.EngineMsg", len);
+        return KD_ERR_DECODE;
+    }
+    kd_err err = ingest_decoded(engine, m, msg, len, replay, res);
     kdapp__engine_msg__free_unpacked(m, NULL);
     return err;
 }
@@ -613,6 +620,12 @@ done:
 kd_err kd_engine_ingest(kd_engine *engine, const uint8_t *msg, size_t len, kd_msg_result *res)
 {
     return ingest(engine, msg, len, NULL, res);
+}
+
+kd_err kd_engine_ingest_decoded(kd_engine *engine, const struct Kdapp__EngineMsg *m, const uint8_t *msg, size_t len,
+                                kd_msg_result *res)
+{
+    return ingest_decoded(engine, m, msg, len, NULL, res);
 }
 
 kd_err kd_engine_replay_entry(kd_engine *engine, const uint8_t *entry, size_t len, kd_msg_result *res)

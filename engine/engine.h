@@ -107,6 +107,13 @@ void kd_msg_result_fini(kd_msg_result *res);
  * KD_ERR_IO, KD_ERR_STORE, KD_ERR_NOMEM, KD_ERR_UNSUPPORTED (read-only). */
 kd_err kd_engine_ingest(kd_engine *engine, const uint8_t *msg, size_t len, kd_msg_result *res) KD_WARN_UNUSED;
 
+/* The same for a message the caller has decoded already (the daemon's
+ * requests carry them decoded): `msg` must be `m` encoded, the bytes the
+ * log keeps. Errors as kd_engine_ingest. */
+struct Kdapp__EngineMsg;
+kd_err kd_engine_ingest_decoded(kd_engine *engine, const struct Kdapp__EngineMsg *m, const uint8_t *msg, size_t len,
+                                kd_msg_result *res) KD_WARN_UNUSED;
+
 /* Lets the writer use signature verdicts computed ahead (engine/sigcheck.h)
  * for the following ingests, until called again (NULL: none). */
 struct kd_sig_batch;

@@ -360,14 +360,15 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     }
     detail[0] = '\0';
     for (size_t i = 0; i < req->n_msgs; i++) {
-        /* The event as received, re-encoded canonically. */
+        /* The event as received, re-encoded canonically for the log;
+         * the engine applies the decoded one. */
         msg.len = 0;
         size_t n = kdapp__engine_msg__get_packed_size(req->msgs[i]);
         if ((failed = kd_buf_reserve(&msg, n)))
             break;
         kdapp__engine_msg__pack(req->msgs[i], msg.data);
         msg.len = n;
-        failed = kd_engine_ingest(engine, msg.data, msg.len, &results[i]);
+        failed = kd_engine_ingest_decoded(engine, req->msgs[i], msg.data, msg.len, &results[i]);
         if (failed == KD_ERR_DECODE) {
             /* An event the engine cannot read is refused on its own. */
             results[i].status = KD_MSG_REFUSED;
