@@ -128,6 +128,22 @@ kd_err kd_params_uint(const json_t *params, const char *name, uint32_t lo, uint3
 kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
                           kd_reject *rej) KD_WARN_UNUSED;
 
+/* ------------------------------------------------------- the house's terms */
+
+/* One of the terms a house consents to (kd_episode_type.house_terms): a
+ * whole number of the creation params that bounds what the house stakes
+ * or owes (start chips, the largest bet, rounds, its time to reveal). A
+ * gateway playing the house for all comers (`kdapp mcp --house`) signs
+ * its consent only to a creation whose every term lies within its limits:
+ * these defaults, or its operator's (`--house-limit NAME=MAX`,
+ * `NAME=MIN..MAX`). */
+typedef struct {
+    const char *name;    /* the params member: "start_chips" */
+    const char *meaning; /* for docs and refusals: "the player's chips at the start" */
+    uint32_t min, max;   /* the limits a house keeps unless its operator sets others */
+} kd_house_term;
+#define KD_HOUSE_TERMS_MAX 8
+
 /* ------------------------------------------------------------ the table */
 
 /* One rule of the type that can refuse a command: its stable short code
@@ -305,6 +321,16 @@ typedef struct kd_episode_type {
      * chance games' house seat, blackjack's dealer (seat 0); 0 in the
      * other types. A gateway's house key plays only there. */
     unsigned house_seats;
+    /* ---- the house's terms (both or none; every type with house_seats has
+     * them): the terms its house consents to, at most KD_HOUSE_TERMS_MAX,
+     * ending with {NULL}, and their values in a creation:
+     * house_term_values fills values[i] for house_terms[i] from the
+     * effective params (what resolve_params made of NewEpisode.params: the
+     * episode as it will be created). Errors: KD_ERR_BAD_PARAMS with a
+     * sentence in `rej`. The gateway checks them generically
+     * (mcp/gateway/gateway_terms.c). */
+    const kd_house_term *house_terms;
+    kd_err (*house_term_values)(const uint8_t *params, size_t len, uint32_t values[KD_HOUSE_TERMS_MAX], kd_reject *rej);
 } kd_episode_type;
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */

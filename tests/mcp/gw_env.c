@@ -276,8 +276,8 @@ void gw_create_raw(uint32_t id, const char *type_name, const char *const *names,
     size_t n_consents = 0;
     for (size_t i = 0; i < n; i++)
         if (t->ops->consent_seats & (1u << i))
-            cr_assert_eq(kd_consent_sign(&keys[i], (uint32_t)i, id, type_name, &parts, pbytes.data, pbytes.len,
-                                         &consents[n_consents++]),
+            cr_assert_eq(kd_consent_sign(&keys[i], (uint32_t)i, kd_engine_chain(E.engine), id, type_name, &parts,
+                                         pbytes.data, pbytes.len, &consents[n_consents++]),
                          KD_OK);
     cr_assert_eq(
         kd_wire_new_episode_consented(id, type_name, &parts, pbytes.data, pbytes.len, consents, n_consents, &payload),

@@ -1,0 +1,197 @@
+/*
+ * gateway_terms.c — the terms the house consents to.
+ *
+ * A gateway started with a house (`kdapp mcp --house NAME`) plays it for
+ * all comers: any session, a tokenless one included, may start a chance
+ * game against it, and the house signs its consent to the creation
+ * (gateway_secrets.c). What it consents to is bounded here. Each type
+ * declares the terms its house consents to and their default limits
+ * (kd_episode_type.house_terms: start chips, the largest bet, rounds, the
+ * time to reveal); the operator may set others:
+ *
+ *   --house-limit start_chips=10000            every type with that term: at most 10000
+ *   --house-limit roulette.start_chips=1..500  roulette only: 1 to 500
+ *   --house-limit reveal_timeout=600..864000   the house wants at least 600 DAA to reveal
+ *
+ * Before the house signs, the creation's effective params (what the type's
+ * resolve_params makes of them: the episode as the engine will create it)
+ * are read back through the type's house_term_values and every term is
+ * held to its limits; a creation outside them is refused with a sentence
+ * naming the term, the value and the limit. Only the house's consent is
+ * bounded: a session granted a key consents for it to whatever it asks.
+ *
+ * The limits are fixed at open and only read afterwards (any thread).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/gateway/gateway_int.h"
+
+/* The index of `name` among t's house terms, or -1. */
+static int term_index(const kd_episode_type *t, const char *name, size_t len)
+{
+    for (int i = 0; t->house_terms && t->house_terms[i].name; i++)
+        if (strlen(t->house_terms[i].name) == len && memcmp(t->house_terms[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+/* Every type's terms, "roulette: start_chips, max_rounds, reveal_timeout;
+ * ...", into `out`. */
+static void terms_list(const kd_gateway *gw, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < gw->types->count && at < len; i++) {
+        const kd_episode_type *t = gw->types->entries[i].type;
+        if (!t->house_terms || !t->house_terms[0].name)
+            continue;
+        at += (size_t)snprintf(out + at, len - at, "%s%s:", at ? "; " : "", t->ops->type_name);
+        for (int k = 0; t->house_terms[k].name && at < len; k++)
+            at += (size_t)snprintf(out + at, len - at, "%s %s", k ? "," : "", t->house_terms[k].name);
+    }
+}
+
+/* A whole number 0..UINT32_MAX of exactly `len` digits. */
+static int parse_u32(const char *text, size_t len, uint32_t *out)
+{
+    char buf[16];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] < '0' || buf[i] > '9')
+            return -1;
+    errno = 0;
+    unsigned long long v = strtoull(buf, NULL, 10);
+    if (errno || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Applies one --house-limit spec: [TYPE.]NAME=MAX or [TYPE.]NAME=MIN..MAX. */
+static kd_err apply_limit(kd_gateway *gw, const char *spec, char *why, size_t why_len)
+{
+    const char *eq = strchr(spec, '=');
+    const char *dot = eq ? memchr(spec, '.', (size_t)(eq - spec)) : NULL;
+    const char *name = dot ? dot + 1 : spec;
+    const char *range = eq ? strstr(eq + 1, "..") : NULL;
+    uint32_t lo = 0, hi = 0;
+    int has_lo = range != NULL;
+    if (!eq || eq == name ||
+        (range ? parse_u32(eq + 1, (size_t)(range - eq - 1), &lo) || parse_u32(range + 2, strlen(range + 2), &hi)
+               : parse_u32(eq + 1, strlen(eq + 1), &hi))) {
+        snprintf(why, why_len,
+                 "house limit '%.80s' is not NAME=MAX or NAME=MIN..MAX (a term and whole numbers, e.g. "
+                 "start_chips=10000 or roulette.max_rounds=1..100)",
+                 spec);
+        return KD_ERR_INVALID_ARG;
+    }
+    if (has_lo && lo > hi) {
+        snprintf(why, why_len, "house limit '%.80s': the least value %u is above the largest %u", spec, lo, hi);
+        return KD_ERR_INVALID_ARG;
+    }
+    size_t matched = 0;
+    for (size_t i = 0; i < gw->types->count; i++) {
+        const kd_episode_type *t = gw->types->entries[i].type;
+        if (dot && (strlen(t->ops->type_name) != (size_t)(dot - spec) ||
+                    memcmp(t->ops->type_name, spec, (size_t)(dot - spec)) != 0))
+            continue;
+        int k = term_index(t, name, (size_t)(eq - name));
+        if (k < 0)
+            continue;
+        if (has_lo)
+            gw->term_min[i][k] = lo;
+        gw->term_max[i][k] = hi;
+        matched++;
+    }
+    if (!matched) {
+        char list[600];
+        terms_list(gw, list, sizeof list);
+        snprintf(why, why_len, "house limit '%.80s': %s (the house's terms: %s)", spec,
+                 dot ? "that type's house has no such term" : "no type's house has a term of that name",
+                 list[0] ? list : "none: no type has a house");
+        return KD_ERR_INVALID_ARG;
+    }
+    return KD_OK;
+}
+
+kd_err kd_gw_terms_open(kd_gateway *gw, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < gw->types->count; i++) {
+        const kd_episode_type *t = gw->types->entries[i].type;
+        for (int k = 0; t->house_terms && t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX; k++) {
+            gw->term_min[i][k] = t->house_terms[k].min;
+            gw->term_max[i][k] = t->house_terms[k].max;
+        }
+    }
+    if (gw->o.n_house_limits && !gw->o.house) {
+        snprintf(why, why_len, "a house limit (--house-limit) bounds the house's consent: it needs a house (--house)");
+        return KD_ERR_INVALID_ARG;
+    }
+    for (size_t j = 0; j < gw->o.n_house_limits; j++) {
+        kd_err err = apply_limit(gw, gw->o.house_limits[j], why, why_len);
+        if (err)
+            return err;
+    }
+    return KD_OK;
+}
+
+/* The index of `t` in the gateway's table. */
+static size_t type_index(const kd_gateway *gw, const kd_episode_type *t)
+{
+    size_t i = 0;
+    while (i < gw->types->count && gw->types->entries[i].type != t)
+        i++;
+    return i;
+}
+
+kd_err kd_gw_terms_check(const kd_gateway *gw, const kd_episode_type *t, const kd_buf *params, char *why,
+                         size_t why_len)
+{
+    size_t i = type_index(gw, t);
+    if (i == gw->types->count || !t->house_terms || !t->house_term_values)
+        return KD_OK; /* a type without terms: nothing the house stakes */
+    kd_buf effective;
+    kd_buf_init(&effective);
+    kd_reject rej = {{0}, {0}};
+    uint32_t values[KD_HOUSE_TERMS_MAX] = {0};
+    kd_err err = t->ops->resolve_params(kd_type_table_config(gw->types, t->ops->type_name), params->data, params->len,
+                                        &effective, &rej);
+    if (!err)
+        err = t->house_term_values(effective.data, effective.len, values, &rej);
+    kd_buf_fini(&effective);
+    if (err) {
+        snprintf(why, why_len, "params of %s: %s", t->ops->type_name, rej.detail[0] ? rej.detail : kd_err_str(err));
+        return err;
+    }
+    for (int k = 0; t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX; k++) {
+        uint32_t lo = gw->term_min[i][k], hi = gw->term_max[i][k];
+        if (values[k] >= lo && values[k] <= hi)
+            continue;
+        snprintf(why, why_len,
+                 "the house consents to %s only with %s from %u to %u (%s: its operator's limit), and this "
+                 "creation asks for %s %u: ask within the limit (kdapp://types lists the house's terms)",
+                 t->ops->type_name, t->house_terms[k].name, lo, hi, t->house_terms[k].meaning, t->house_terms[k].name,
+                 values[k]);
+        return KD_ERR_DENIED;
+    }
+    return KD_OK;
+}
+
+json_t *kd_gw_terms_json(const kd_gateway *gw, const kd_episode_type *t)
+{
+    size_t i = type_index(gw, t);
+    json_t *a = json_array();
+    for (int k = 0; a && i < gw->types->count && t->house_terms && t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX;
+         k++)
+        if (json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I}", "name", t->house_terms[k].name, "meaning",
+                                               t->house_terms[k].meaning, "min", (json_int_t)gw->term_min[i][k], "max",
+                                               (json_int_t)gw->term_max[i][k])))
+            a = (json_decref(a), NULL);
+    return a;
+}
