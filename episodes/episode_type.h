@@ -138,7 +138,9 @@ kd_err kd_two_seats_check(const kd_participants *participants, const char *game,
  * these defaults, or its operator's (`--house-limit NAME=MAX`,
  * `NAME=MIN..MAX`). */
 typedef struct {
-    const char *name;    /* the params member: "start_chips" */
+    const char *name;    /* the params JSON member: "start_chips" */
+    const char *field;   /* where the params message (params_message) holds it, dotted: "house.reveal_timeout";
+                            NULL: the field of that name at the top */
     const char *meaning; /* for docs and refusals: "the player's chips at the start" */
     uint32_t min, max;   /* the limits a house keeps unless its operator sets others */
 } kd_house_term;
@@ -321,16 +323,13 @@ typedef struct kd_episode_type {
      * chance games' house seat, blackjack's dealer (seat 0); 0 in the
      * other types. A gateway's house key plays only there. */
     unsigned house_seats;
-    /* ---- the house's terms (both or none; every type with house_seats has
-     * them): the terms its house consents to, at most KD_HOUSE_TERMS_MAX,
-     * ending with {NULL}, and their values in a creation:
-     * house_term_values fills values[i] for house_terms[i] from the
-     * effective params (what resolve_params made of NewEpisode.params: the
-     * episode as it will be created). Errors: KD_ERR_BAD_PARAMS with a
-     * sentence in `rej`. The gateway checks them generically
-     * (mcp/gateway/gateway_terms.c). */
+    /* ---- the house's terms (every type with house_seats has them): the
+     * terms its house consents to, at most KD_HOUSE_TERMS_MAX, ending
+     * with {NULL}; NULL: none. Each is a whole number of the params
+     * message (params_message) as resolve_params makes it (the episode as
+     * it will be created, every default named), which the gateway reads
+     * generically (mcp/gateway/gateway_terms.c). */
     const kd_house_term *house_terms;
-    kd_err (*house_term_values)(const uint8_t *params, size_t len, uint32_t values[KD_HOUSE_TERMS_MAX], kd_reject *rej);
 } kd_episode_type;
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */

@@ -175,11 +175,11 @@ kd_err kd_house_params_from_pb(const struct Kdapp__HouseParams *m, kd_house_para
  * only to a reveal_timeout of at least KD_HOUSE_TIMEOUT_TERM_MIN DAA score
  * (30 s at 10 blocks a second): room for its reveal to reach the chain. */
 #define KD_HOUSE_TIMEOUT_TERM_MIN 300u
-#define KD_HOUSE_TIMEOUT_TERM                                                                                         \
-    {                                                                                                                 \
-        "reveal_timeout", "DAA score the house has to reveal a draw", KD_HOUSE_TIMEOUT_TERM_MIN, KD_HOUSE_TIMEOUT_MAX \
+#define KD_HOUSE_TIMEOUT_TERM                                                                 \
+    {                                                                                         \
+        "reveal_timeout", "house.reveal_timeout", "DAA score the house has to reveal a draw", \
+            KD_HOUSE_TIMEOUT_TERM_MIN, KD_HOUSE_TIMEOUT_MAX                                   \
     }
-
 /*
  * The secret and audit hooks of a chance type's kd_episode_type
  * (episode_type.h), the same for every chance game whose state is a

@@ -427,27 +427,13 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
 /* The house's terms (episode_type.h): each player's stack, the bets, the
  * rounds, the dealer's time for each card. */
 static const kd_house_term house_terms[] = {
-    {"stack", "each player's chips at the start", 1, 10000},
-    {"min_bet", "the smallest bet", 1, 1000},
-    {"max_bet", "the largest bet", 1, 1000},
-    {"rounds", "rounds each player may play", 1, 100},
-    {"timeout", "DAA score the house has for each card", KD_HOUSE_TIMEOUT_TERM_MIN, KD_BJ_TIMEOUT_MAX},
-    {NULL, NULL, 0, 0},
+    {"stack", NULL, "each player's chips at the start", 1, 10000},
+    {"min_bet", NULL, "the smallest bet", 1, 1000},
+    {"max_bet", NULL, "the largest bet", 1, 1000},
+    {"rounds", NULL, "rounds each player may play", 1, 100},
+    {"timeout", NULL, "DAA score the house has for each card", KD_HOUSE_TIMEOUT_TERM_MIN, KD_BJ_TIMEOUT_MAX},
+    {NULL, NULL, NULL, 0, 0},
 };
-
-static kd_err house_term_values(const uint8_t *params, size_t len, uint32_t values[KD_HOUSE_TERMS_MAX], kd_reject *rej)
-{
-    kd_bj_params p;
-    kd_err err = kd_bj_params_decode(params, len, &p, rej);
-    if (!err) {
-        values[0] = p.stack;
-        values[1] = p.min_bet;
-        values[2] = p.max_bet;
-        values[3] = p.rounds;
-        values[4] = p.timeout;
-    }
-    return err;
-}
 
 const kd_episode_type kd_blackjack_type = {
     .ops = &kd_bj_ops,
@@ -483,5 +469,4 @@ const kd_episode_type kd_blackjack_type = {
     .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_BJ_HOUSE,
     .house_terms = house_terms,
-    .house_term_values = house_term_values,
 };

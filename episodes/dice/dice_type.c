@@ -440,21 +440,10 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
 
 /* The house's terms (episode_type.h): the rolls it answers, its time to reveal. */
 static const kd_house_term house_terms[] = {
-    {"max_rolls", "rolls before the episode ends", 1, 1000},
+    {"max_rolls", NULL, "rolls before the episode ends", 1, 1000},
     KD_HOUSE_TIMEOUT_TERM,
-    {NULL, NULL, 0, 0},
+    {NULL, NULL, NULL, 0, 0},
 };
-
-static kd_err house_term_values(const uint8_t *params, size_t len, uint32_t values[KD_HOUSE_TERMS_MAX], kd_reject *rej)
-{
-    kd_dice_params p;
-    kd_err err = kd_dice_params_decode(params, len, &p, rej);
-    if (!err) {
-        values[0] = p.max_rolls;
-        values[1] = p.house.timeout;
-    }
-    return err;
-}
 
 const kd_episode_type kd_dice_type = {
     .ops = &kd_dice_ops,
@@ -481,6 +470,5 @@ const kd_episode_type kd_dice_type = {
     .random_command = random_command,
     .draw_outcome = draw_outcome,
     .house_terms = house_terms,
-    .house_term_values = house_term_values,
     KD_HOUSE_TYPE_MEMBERS(KD_DICE_HOUSE),
 };

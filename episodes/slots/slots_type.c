@@ -349,23 +349,11 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
 /* The house's terms (episode_type.h): the player's credits, the spins,
  * its time to reveal. */
 static const kd_house_term house_terms[] = {
-    {"start_credits", "the player's credits at the start", 1, 10000},
-    {"max_rounds", "spins before the episode ends", 1, 1000},
+    {"start_credits", NULL, "the player's credits at the start", 1, 10000},
+    {"max_rounds", NULL, "spins before the episode ends", 1, 1000},
     KD_HOUSE_TIMEOUT_TERM,
-    {NULL, NULL, 0, 0},
+    {NULL, NULL, NULL, 0, 0},
 };
-
-static kd_err house_term_values(const uint8_t *params, size_t len, uint32_t values[KD_HOUSE_TERMS_MAX], kd_reject *rej)
-{
-    kd_slots_params p;
-    kd_err err = kd_slots_params_decode(params, len, &p, rej);
-    if (!err) {
-        values[0] = p.start_credits;
-        values[1] = p.max_rounds;
-        values[2] = p.house.timeout;
-    }
-    return err;
-}
 
 const kd_episode_type kd_slots_type = {
     .ops = &kd_slots_ops,
@@ -393,5 +381,4 @@ const kd_episode_type kd_slots_type = {
     .draw_outcome = draw_outcome,
     KD_HOUSE_TYPE_MEMBERS(KD_SLOTS_HOUSE),
     .house_terms = house_terms,
-    .house_term_values = house_term_values,
 };

@@ -14,11 +14,13 @@
  *   --house-limit reveal_timeout=600..864000   the house wants at least 600 DAA to reveal
  *
  * Before the house signs, the creation's effective params (what the type's
- * resolve_params makes of them: the episode as the engine will create it)
- * are read back through the type's house_term_values and every term is
- * held to its limits; a creation outside them is refused with a sentence
- * naming the term, the value and the limit. Only the house's consent is
- * bounded: a session granted a key consents for it to whatever it asks.
+ * resolve_params makes of them: the episode as the engine will create it,
+ * every default named) are read through the type's params message
+ * (params_message, handlers/proto_json.h: no game known here), and every
+ * term, at its field, is held to its limits; a creation outside them is
+ * refused with a sentence naming the term, the value and the limit. Only
+ * the house's consent is bounded: a session granted a key consents for it
+ * to whatever it asks.
  *
  * The limits are fixed at open and only read afterwards (any thread).
  */
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/proto_json.h"
 #include "mcp/gateway/gateway_int.h"
 
 /* The index of `name` among t's house terms, or -1. */
@@ -150,37 +153,62 @@ static size_t type_index(const kd_gateway *gw, const kd_episode_type *t)
     return i;
 }
 
+/* The whole number at term `k`'s field of the params `j` (JSON of the
+ * params message); 0 when it is not there. */
+static int term_value(const kd_house_term *term, const json_t *j, uint32_t *out)
+{
+    const char *path = term->field ? term->field : term->name;
+    while (j && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        char key[64];
+        if (n >= sizeof key)
+            return 0;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        j = json_object_get(j, key);
+        path += dot ? n + 1 : n;
+    }
+    if (!json_is_integer(j) || json_integer_value(j) < 0 || json_integer_value(j) > UINT32_MAX)
+        return 0;
+    *out = (uint32_t)json_integer_value(j);
+    return 1;
+}
+
 kd_err kd_gw_terms_check(const kd_gateway *gw, const kd_episode_type *t, const kd_buf *params, char *why,
                          size_t why_len)
 {
     size_t i = type_index(gw, t);
-    if (i == gw->types->count || !t->house_terms || !t->house_term_values)
+    if (i == gw->types->count || !t->house_terms)
         return KD_OK; /* a type without terms: nothing the house stakes */
     kd_buf effective;
     kd_buf_init(&effective);
     kd_reject rej = {{0}, {0}};
-    uint32_t values[KD_HOUSE_TERMS_MAX] = {0};
     kd_err err = t->ops->resolve_params(kd_type_table_config(gw->types, t->ops->type_name), params->data, params->len,
                                         &effective, &rej);
-    if (!err)
-        err = t->house_term_values(effective.data, effective.len, values, &rej);
+    json_t *j = !err && t->params_message ? kd_proto_json(t->params_message, effective.data, effective.len) : NULL;
     kd_buf_fini(&effective);
     if (err) {
         snprintf(why, why_len, "params of %s: %s", t->ops->type_name, rej.detail[0] ? rej.detail : kd_err_str(err));
         return err;
     }
-    for (int k = 0; t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX; k++) {
-        uint32_t lo = gw->term_min[i][k], hi = gw->term_max[i][k];
-        if (values[k] >= lo && values[k] <= hi)
-            continue;
-        snprintf(why, why_len,
-                 "the house consents to %s only with %s from %u to %u (%s: its operator's limit), and this "
-                 "creation asks for %s %u: ask within the limit (kdapp://types lists the house's terms)",
-                 t->ops->type_name, t->house_terms[k].name, lo, hi, t->house_terms[k].meaning, t->house_terms[k].name,
-                 values[k]);
-        return KD_ERR_DENIED;
+    for (int k = 0; t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX && !err; k++) {
+        const kd_house_term *term = &t->house_terms[k];
+        uint32_t v = 0, lo = gw->term_min[i][k], hi = gw->term_max[i][k];
+        if (!term_value(term, j, &v)) {
+            snprintf(why, why_len, "the house cannot read the term %s of %s in its params: it consents to nothing",
+                     term->name, t->ops->type_name);
+            err = j ? KD_ERR_INTERNAL : KD_ERR_NOMEM;
+        } else if (v < lo || v > hi) {
+            snprintf(why, why_len,
+                     "the house consents to %s only with %s from %u to %u (%s: its operator's limit), and this "
+                     "creation asks for %s %u: ask within the limit (kdapp://types lists the house's terms)",
+                     t->ops->type_name, term->name, lo, hi, term->meaning, term->name, v);
+            err = KD_ERR_DENIED;
+        }
     }
-    return KD_OK;
+    json_decref(j);
+    return err;
 }
 
 json_t *kd_gw_terms_json(const kd_gateway *gw, const kd_episode_type *t)
