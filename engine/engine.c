@@ -163,10 +163,16 @@ static kd_err meta_chain(kd_engine *engine, MDB_txn *txn, const char *want, int 
         return kd_store_err(mdb_put(txn, s->meta, &k, &cv, 0), "write chain");
     }
     if (!kd_chain_matches(engine->chain, want)) {
-        snprintf(why, why_len,
-                 "data directory %s follows chain %s, not %s: a store follows one chain (use a new data directory "
-                 "for %s)",
-                 s->dir, engine->chain, want, want);
+        if (strcmp(want, KD_CHAIN_LOCAL) == 0)
+            snprintf(why, why_len,
+                     "data directory %s follows chain %s, not a local chain (a devnet's): a store follows one chain, "
+                     "so give the devnet a new data directory",
+                     s->dir, engine->chain);
+        else
+            snprintf(why, why_len,
+                     "data directory %s follows chain %s, not %s: a store follows one chain (use a new data "
+                     "directory for %s)",
+                     s->dir, engine->chain, want, want);
         return KD_ERR_SETTINGS;
     }
     return KD_OK;

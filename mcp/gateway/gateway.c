@@ -360,7 +360,8 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         goto fail_sync;
     if ((err = kd_gw_ensure_agent_keys(gw, why, why_len)) || (err = kd_gw_grants_open(gw, why, why_len)))
         goto fail_sync;
-    if ((err = kd_gw_terms_open(gw, why, why_len)))
+    if ((err = kd_gw_limits_make(gw->types, opts->house, opts->house_limits, opts->n_house_limits, &gw->limits, why,
+                                 why_len)))
         goto fail_sync;
     if ((err = kd_engine_store_id(opts->engine, gw->store_id))) {
         snprintf(why, why_len, "cannot read the store's id: %s", kd_err_str(err));

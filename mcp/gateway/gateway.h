@@ -97,6 +97,14 @@ typedef struct kd_gateway kd_gateway;
  * is not JSON), with `why`. */
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
+/* Checks the house limits kd_gateway_open would take (`limits`, n of them,
+ * kd_gateway_options.house_limits, with `house`) against `types` (NULL:
+ * the built-in types) without opening anything, so a program refuses them
+ * before it starts. Errors: KD_ERR_INVALID_ARG with a sentence in `why`
+ * naming the limit and what is wrong with it. Thread-safe. */
+kd_err kd_gateway_house_limits_check(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                                     char *why, size_t why_len) KD_WARN_UNUSED;
+
 /* The principal of grant `i` (opts->grants[i]), for a transport
  * (kd_mcp_stdio_options.principal, kd_mcp_http_token.principal); NULL when
  * there is no such grant. Valid while the gateway lives. */

@@ -37,6 +37,12 @@ typedef struct kd_gw_grant {
     const kd_gw_key *keys[KD_GW_MAX_KEYS];
 } kd_gw_grant;
 
+/* The limits of the house's terms per type: min[i][k] and max[i][k] for
+ * types->entries[i]'s house_terms[k] (gateway_terms.c). */
+typedef struct {
+    uint32_t min[KD_TYPES_MAX][KD_HOUSE_TERMS_MAX], max[KD_TYPES_MAX][KD_HOUSE_TERMS_MAX];
+} kd_gw_limits;
+
 typedef struct kd_gw_duties kd_gw_duties; /* gateway_duties.c */
 typedef struct kd_gw_cache kd_gw_cache;   /* gateway_cache.c */
 
@@ -82,11 +88,9 @@ struct kd_gateway {
     const kd_gw_key *house; /* the house's key, or NULL */
     uint8_t store_id[KD_STORE_ID_LEN];
     char chain[KD_CHAIN_MAX]; /* the chain the store follows: what consents sign (engine/chain.h) */
-    /* the limits of the house's terms per type (types->entries[i]'s
-     * house_terms[k]), fixed at open (gateway_terms.c) */
-    uint32_t term_min[KD_TYPES_MAX][KD_HOUSE_TERMS_MAX], term_max[KD_TYPES_MAX][KD_HOUSE_TERMS_MAX];
-    kd_gw_duties *duties; /* the duties thread, when a key acts for someone */
-    kd_gw_cache *cache;   /* the read tools' answers by log position */
+    kd_gw_limits limits;      /* of the house's terms, fixed at open (gateway_terms.c) */
+    kd_gw_duties *duties;     /* the duties thread, when a key acts for someone */
+    kd_gw_cache *cache;       /* the read tools' answers by log position */
 };
 
 /* An episode's line in listings and in the page's events: the summary
@@ -258,11 +262,13 @@ kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint3
 
 /* ---- the house's terms (gateway_terms.c) */
 
-/* Fills the limits of every type's house terms: the type's defaults, then
- * the options' house_limits in order. Errors: KD_ERR_INVALID_ARG with
- * `why` (a limit that is not [TYPE.]NAME=MAX or =MIN..MAX, names no term
- * of a type's house, or comes without a house). */
-kd_err kd_gw_terms_open(kd_gateway *gw, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Fills `out` with the limits of every type's house terms: the types'
+ * defaults, then the operator's `limits` (n of them) in order.
+ * Errors: KD_ERR_INVALID_ARG with `why` (a limit that is not
+ * [TYPE.]NAME=MAX or =MIN..MAX, names no term of a type's house, or comes
+ * without a `house`). */
+kd_err kd_gw_limits_make(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                         kd_gw_limits *out, char *why, size_t why_len) KD_WARN_UNUSED;
 /* KD_OK when the creation params `params` (NewEpisode.params bytes) of a
  * `t` episode keep every term of its house within the limits. Errors:
  * KD_ERR_DENIED with `why` naming the term, the value and the limit;

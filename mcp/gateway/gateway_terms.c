@@ -43,12 +43,12 @@ static int term_index(const kd_episode_type *t, const char *name, size_t len)
 
 /* Every type's terms, "roulette: start_chips, max_rounds, reveal_timeout;
  * ...", into `out`. */
-static void terms_list(const kd_gateway *gw, char *out, size_t len)
+static void terms_list(const kd_type_table *types, char *out, size_t len)
 {
     size_t at = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < gw->types->count && at < len; i++) {
-        const kd_episode_type *t = gw->types->entries[i].type;
+    for (size_t i = 0; i < types->count && at < len; i++) {
+        const kd_episode_type *t = types->entries[i].type;
         if (!t->house_terms || !t->house_terms[0].name)
             continue;
         at += (size_t)snprintf(out + at, len - at, "%s%s:", at ? "; " : "", t->ops->type_name);
@@ -77,7 +77,7 @@ static int parse_u32(const char *text, size_t len, uint32_t *out)
 }
 
 /* Applies one --house-limit spec: [TYPE.]NAME=MAX or [TYPE.]NAME=MIN..MAX. */
-static kd_err apply_limit(kd_gateway *gw, const char *spec, char *why, size_t why_len)
+static kd_err apply_limit(const kd_type_table *types, kd_gw_limits *out, const char *spec, char *why, size_t why_len)
 {
     const char *eq = strchr(spec, '=');
     const char *dot = eq ? memchr(spec, '.', (size_t)(eq - spec)) : NULL;
@@ -99,8 +99,8 @@ static kd_err apply_limit(kd_gateway *gw, const char *spec, char *why, size_t wh
         return KD_ERR_INVALID_ARG;
     }
     size_t matched = 0;
-    for (size_t i = 0; i < gw->types->count; i++) {
-        const kd_episode_type *t = gw->types->entries[i].type;
+    for (size_t i = 0; i < types->count; i++) {
+        const kd_episode_type *t = types->entries[i].type;
         if (dot && (strlen(t->ops->type_name) != (size_t)(dot - spec) ||
                     memcmp(t->ops->type_name, spec, (size_t)(dot - spec)) != 0))
             continue;
@@ -108,13 +108,13 @@ static kd_err apply_limit(kd_gateway *gw, const char *spec, char *why, size_t wh
         if (k < 0)
             continue;
         if (has_lo)
-            gw->term_min[i][k] = lo;
-        gw->term_max[i][k] = hi;
+            out->min[i][k] = lo;
+        out->max[i][k] = hi;
         matched++;
     }
     if (!matched) {
         char list[600];
-        terms_list(gw, list, sizeof list);
+        terms_list(types, list, sizeof list);
         snprintf(why, why_len, "house limit '%.80s': %s (the house's terms: %s)", spec,
                  dot ? "that type's house has no such term" : "no type's house has a term of that name",
                  list[0] ? list : "none: no type has a house");
@@ -123,25 +123,39 @@ static kd_err apply_limit(kd_gateway *gw, const char *spec, char *why, size_t wh
     return KD_OK;
 }
 
-kd_err kd_gw_terms_open(kd_gateway *gw, char *why, size_t why_len)
+kd_err kd_gw_limits_make(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                         kd_gw_limits *out, char *why, size_t why_len)
 {
-    for (size_t i = 0; i < gw->types->count; i++) {
-        const kd_episode_type *t = gw->types->entries[i].type;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < types->count && i < KD_TYPES_MAX; i++) {
+        const kd_episode_type *t = types->entries[i].type;
         for (int k = 0; t->house_terms && t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX; k++) {
-            gw->term_min[i][k] = t->house_terms[k].min;
-            gw->term_max[i][k] = t->house_terms[k].max;
+            out->min[i][k] = t->house_terms[k].min;
+            out->max[i][k] = t->house_terms[k].max;
         }
     }
-    if (gw->o.n_house_limits && !gw->o.house) {
+    if (n && !house) {
         snprintf(why, why_len, "a house limit (--house-limit) bounds the house's consent: it needs a house (--house)");
         return KD_ERR_INVALID_ARG;
     }
-    for (size_t j = 0; j < gw->o.n_house_limits; j++) {
-        kd_err err = apply_limit(gw, gw->o.house_limits[j], why, why_len);
+    for (size_t j = 0; j < n; j++) {
+        kd_err err = apply_limit(types, out, limits[j], why, why_len);
         if (err)
             return err;
     }
     return KD_OK;
+}
+
+kd_err kd_gateway_house_limits_check(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                                     char *why, size_t why_len)
+{
+    kd_type_table builtin;
+    if (!types) {
+        kd_type_table_init(&builtin);
+        types = &builtin;
+    }
+    kd_gw_limits scratch;
+    return kd_gw_limits_make(types, house, limits, n, &scratch, why, why_len);
 }
 
 /* The index of `t` in the gateway's table. */
@@ -194,7 +208,7 @@ kd_err kd_gw_terms_check(const kd_gateway *gw, const kd_episode_type *t, const k
     }
     for (int k = 0; t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX && !err; k++) {
         const kd_house_term *term = &t->house_terms[k];
-        uint32_t v = 0, lo = gw->term_min[i][k], hi = gw->term_max[i][k];
+        uint32_t v = 0, lo = gw->limits.min[i][k], hi = gw->limits.max[i][k];
         if (!term_value(term, j, &v)) {
             snprintf(why, why_len, "the house cannot read the term %s of %s in its params: it consents to nothing",
                      term->name, t->ops->type_name);
@@ -218,8 +232,8 @@ json_t *kd_gw_terms_json(const kd_gateway *gw, const kd_episode_type *t)
     for (int k = 0; a && i < gw->types->count && t->house_terms && t->house_terms[k].name && k < KD_HOUSE_TERMS_MAX;
          k++)
         if (json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I}", "name", t->house_terms[k].name, "meaning",
-                                               t->house_terms[k].meaning, "min", (json_int_t)gw->term_min[i][k], "max",
-                                               (json_int_t)gw->term_max[i][k])))
+                                               t->house_terms[k].meaning, "min", (json_int_t)gw->limits.min[i][k],
+                                               "max", (json_int_t)gw->limits.max[i][k])))
             a = (json_decref(a), NULL);
     return a;
 }

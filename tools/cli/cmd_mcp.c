@@ -220,8 +220,9 @@ static char *join_grants(const grant_list *g)
     return out;
 }
 
-/* --grant NAME[,NAME...], repeatable (KD_OPT_CUSTOM). */
-static int add_grant(const char *text, void *value)
+/* A repeatable option into its list (KD_OPT_CUSTOM): --grant NAME[,NAME...],
+ * --house-limit SPEC. */
+static int add_spec(const char *text, void *value)
 {
     grant_list *g = value;
     if (g->n == MAX_GRANTS || !*text)
@@ -246,13 +247,13 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         {.name = "grant",
          .kind = KD_OPT_CUSTOM,
          .value = &o->grants,
-         .parse = add_grant,
+         .parse = add_spec,
          .use = "key names of --keys, comma-separated (at most 32 --grant options)"},
         {.name = "house", .kind = KD_OPT_STRING, .value = &o->house},
         {.name = "house-limit",
          .kind = KD_OPT_CUSTOM,
          .value = &o->limits,
-         .parse = add_grant,
+         .parse = add_spec,
          .use = "[TYPE.]TERM=MAX or [TYPE.]TERM=MIN..MAX (at most 32 --house-limit options)"},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
@@ -286,6 +287,11 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         const env_setting *e = &ENV_SETTINGS[i];
         if (env_unsigned(e->name, e->min, e->max, e->what, e->dflt, (unsigned *)((char *)o + e->offset)) != 0)
             return KD_EXIT_USAGE;
+    }
+    char why[800];
+    if (kd_gateway_house_limits_check(&cli->types, o->house, o->limits.specs, o->limits.n, why, sizeof why)) {
+        fprintf(stderr, "kdapp mcp: %s\n", why);
+        return KD_EXIT_USAGE;
     }
     if (!o->http)
         return KD_EXIT_OK;
@@ -467,7 +473,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         err = kd_node_start(&node, cli, &no, why, sizeof why);
         if (err && err != KD_ERR_LOCKED) {
             fprintf(stderr, "kdapp mcp: %s\n", why);
-            return KD_EXIT_FAIL;
+            return err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         }
     }
     if (!err) { /* embedded */

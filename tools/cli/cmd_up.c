@@ -268,7 +268,7 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     kd_err err = kd_node_start(&node, cli, &no, why, sizeof why);
     if (err) {
         fprintf(stderr, "kdapp up: %s\n", why);
-        return err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        return err == KD_ERR_LOCKED || err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     dopts.listen_urls = ep.devnet;
     dopts.engine_url = inproc;
