@@ -455,7 +455,7 @@ done:
     return err;
 }
 
-kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, kd_buf *out)
+kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, const char *chain, kd_buf *out)
 {
     if (n > KD_DRYRUN_MAX_EPISODES)
         return KD_ERR_INVALID_ARG;
@@ -471,6 +471,8 @@ kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, siz
     dr.episodes = (uint32_t *)episodes;
     Kdapp__IngestRequest req = KDAPP__INGEST_REQUEST__INIT;
     req.dry_run = &dr;
+    if (chain && chain[0])
+        req.chain = (char *)chain;
     size_t len = kdapp__ingest_request__get_packed_size(&req);
     kd_err err = kd_buf_reserve(out, len);
     if (!err) {

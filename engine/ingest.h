@@ -55,10 +55,12 @@ kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t 
 
 /* Client: an IngestRequest asking for a dry run (engine.h) of `block`, an
  * encoded EngineMsg{BlockAccepted}, reporting the move counters of the
- * episodes its txs name and of `episodes` (n of them) afterwards. Nothing
- * is applied. Errors: KD_ERR_INVALID_ARG (not an accepted block, or more
+ * episodes its txs name and of `episodes` (n of them) afterwards, naming
+ * `chain` (NULL: none; see kd_ingest_request_pack_source). Nothing is
+ * applied. Errors: KD_ERR_INVALID_ARG (not an accepted block, or more
  * than KD_DRYRUN_MAX_EPISODES), KD_ERR_NOMEM. */
-kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, const char *chain,
+                              kd_buf *out) KD_WARN_UNUSED;
 
 /* An episode's move counter as a dry run predicts it. */
 typedef struct {

@@ -104,7 +104,7 @@ kd_err kd_ingest_client_dry_run(kd_ingest_client *c, const kd_buf *block, const 
 {
     kd_buf frame;
     kd_buf_init(&frame);
-    kd_err err = kd_ingest_dry_run_pack(block, episodes, n, &frame);
+    kd_err err = kd_ingest_dry_run_pack(block, episodes, n, c->chain, &frame);
     if (!err)
         err = exchange(c, &frame, reply);
     kd_buf_fini(&frame);
