@@ -177,7 +177,7 @@ static void usage(FILE *out, const void *ctx)
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
           "  --house   the key this gateway plays the house with, for all comers\n"
           "  --house-limit  a limit on a term the house consents to, over the type's default\n"
-          "            (start_chips=10000, roulette.max_rounds=1..100; kdapp://types lists the terms)\n",
+          "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n",
           stderr);
 }
 
