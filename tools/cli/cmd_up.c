@@ -53,19 +53,33 @@ typedef struct {
     int quiet;
 } rpc_ctx;
 
-static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+/* Says what became of a write: refused with why, or sent. */
+static kd_err writer_said(const rpc_ctx *r, kd_err err, const char *what, const uint8_t tx_id[KD_HASH_LEN],
+                          const char *why)
 {
-    rpc_ctx *r = ctx;
-    kd_err err = kd_kwriter_submit(r->w, payload, len, tx_id, why, why_len);
     if (err) {
-        fprintf(stderr, "kdapp up: a command was not sent: %s\n", why);
+        fprintf(stderr, "kdapp up: %s was not sent: %s\n", what, why);
     } else if (!r->quiet) {
         char h[2 * KD_HASH_LEN + 1];
         kd_hex_encode(tx_id, KD_HASH_LEN, h);
         fprintf(stderr, "kdapp up: sent transaction %s\n", h);
     }
     return err;
+}
+
+static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, const kd_chain_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
+{
+    rpc_ctx *r = ctx;
+    return writer_said(r, kd_kwriter_submit(r->w, payload, len, spend, tx_id, why, why_len), "a command", tx_id, why);
+}
+
+static kd_err writer_submit_tx(void *ctx, const char *json, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                               size_t why_len)
+{
+    rpc_ctx *r = ctx;
+    return writer_said(r, kd_kwriter_submit_tx(r->w, json, len, tx_id, why, why_len), "a client's transaction", tx_id,
+                       why);
 }
 
 static void writer_status(void *ctx, kd_devnet_info *info)
@@ -106,26 +120,38 @@ static void *wait_signal(void *arg)
 
 static int parse_prefix_opt(const char *text, void *value) { return kd_tx_filter_parse_prefix(text, value); }
 
+static int parse_budget_opt(const char *text, void *value) { return kd_kbudget_parse(text, value); }
+
 static int up_rpc(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kdapp up --rpc ws://HOST:PORT [--network NET] [--funding NAME] [--payers REF,REF...]\n"
-        "                [--fee-rate SOMPI_PER_KG] [--prefix HEX8] [--data DIR] [--finality N] [--quiet]\n"
+        "usage: kdapp up --rpc ws://HOST:PORT [--network NET] [--funding NAME] [--funding-budget G,H,T]\n"
+        "                [--payers REF,REF...] [--fee-rate SOMPI_PER_KG] [--prefix HEX8] [--data DIR]\n"
+        "                [--finality N] [--quiet]\n"
         "Runs the engine, a listener following the Kaspa node and a writer sending commands to it as\n"
         "transactions, serving the devnet's control socket (kdapp submit, kdapp mcp attach unchanged).\n"
-        "  --network  the network the node must be on (testnet-10, mainnet, ...)\n"
-        "  --funding  the wallet (key name) paying for commands no seat's own key pays for\n"
-        "  --payers   more keys that pay for their own commands (test:NAME, key names)\n";
+        "  --network         the network the node must be on (testnet-10, mainnet, ...)\n"
+        "  --funding         the wallet (key name) paying for the grants' commands no seat's own key pays for\n"
+        "                    (never for a gateway session without a grant)\n"
+        "  --funding-budget  what the funding wallet pays at most, in sompi: per grant, per hour, in total\n"
+        "                    (each a number or none; default 100000000,200000000,1000000000: 1, 2, 10 KAS)\n"
+        "  --payers          more keys that pay for their own commands (test:NAME, key names)\n";
     kd_node_options no = {0};
     kd_kwriter_options wo = {0};
     kd_listen_options lo = {0};
     kd_tx_filter_default(&wo.filter);
+    kd_kbudget_default(&wo.budget);
     rpc_ctx r = {0};
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
         {.name = "rpc", .kind = KD_OPT_STRING, .value = &wo.rpc_url},
         {.name = "network", .kind = KD_OPT_STRING, .value = &wo.network},
         {.name = "funding", .kind = KD_OPT_STRING, .value = &wo.funding},
+        {.name = "funding-budget",
+         .kind = KD_OPT_CUSTOM,
+         .value = &wo.budget,
+         .parse = parse_budget_opt,
+         .use = "GRANT,HOUR,TOTAL in sompi, each a number or none (e.g. 100000000,200000000,1000000000)"},
         {.name = "payers", .kind = KD_OPT_STRING, .value = &wo.payers},
         {.name = "fee-rate", .kind = KD_OPT_UINT, .value = &wo.fee_rate, .min = 1, .max = 1000000000000ull},
         {.name = "prefix",
@@ -153,6 +179,9 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_FAIL;
     }
     wo.keys_dir = cli->keys_dir;
+    char ledger[4200];
+    snprintf(ledger, sizeof ledger, "%s/%s", cli->data_dir, KD_KLEDGER_FILE);
+    wo.ledger_path = ledger;
     kd_signals_block();
     kd_err err = kd_kwriter_open(&wo, &r.w, why, sizeof why);
     if (err) {
@@ -177,7 +206,11 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
              "the chain is the Kaspa node at %s: it reorganises by itself, never on request (the listener follows "
              "its reorganisations)",
              wo.rpc_url);
-    const kd_chain_ops ops = {.submit = writer_submit, .status = writer_status, .no_reorg = refusal, .ctx = &r};
+    const kd_chain_ops ops = {.submit = writer_submit,
+                              .submit_tx = writer_submit_tx,
+                              .status = writer_status,
+                              .no_reorg = refusal,
+                              .ctx = &r};
     lo.rpc_url = wo.rpc_url;
     lo.network = wo.network;
     lo.filter = wo.filter;

@@ -488,7 +488,7 @@ static int wallet_send(kd_cli *cli, int argc, char **argv)
     if (!err && dry)
         err = kd_kwriter_dry_run(w, message, len, &tx_json, &res, why, sizeof why);
     else if (!err)
-        err = kd_kwriter_submit(w, message, len, id, why, sizeof why);
+        err = kd_kwriter_submit(w, message, len, NULL, id, why, sizeof why);
     if (err) {
         fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
         rc = exit_of(err);
