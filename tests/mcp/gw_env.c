@@ -54,10 +54,16 @@ static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint
 }
 
 /* The gateway's chain: each payload in a block of its own, at once. */
-static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                        size_t why_len)
+static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                        uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     (void)ctx;
+    E.spend = *spend;
+    E.spends++;
+    if (E.refuse_unpaid && spend->kind == KD_GATEWAY_SPEND_SESSION && !spend->grant[0]) {
+        snprintf(why, why_len, "no wallet pays for a session without a grant (gw_env)");
+        return KD_ERR_DENIED;
+    }
     if (E.inject.len) { /* another client's transaction lands first */
         uint8_t other[KD_HASH_LEN];
         kd_err err = apply_block(E.inject.data, E.inject.len, 0, other, why, why_len);

@@ -35,7 +35,10 @@ typedef struct {
     uint64_t blocks; /* blocks applied */
     int clock_daa;   /* 1: a block's DAA score is 1 + ms since open / 100 (Kaspa's 10 a second); 0: its number */
     uint64_t t0_ms;
-    kd_buf inject; /* a payload the chain applies, in a block of its own, before the gateway's next one */
+    kd_buf inject;          /* a payload the chain applies, in a block of its own, before the gateway's next one */
+    kd_gateway_spend spend; /* who asked for the last payload the chain took or refused */
+    uint64_t spends;        /* payloads submitted */
+    int refuse_unpaid;      /* 1: refuse a session without a grant (KD_ERR_DENIED), as a chain that costs coins */
 } gw_env;
 
 extern gw_env E;

@@ -259,6 +259,13 @@ kd_err kd_kledger_load(const char *path, kd_kledger *out, char *why, size_t why_
     return KD_OK;
 }
 
+kd_err kd_kledger_load_dir(const char *data_dir, kd_kledger *out, char *why, size_t why_len)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", data_dir, KD_KLEDGER_FILE);
+    return kd_kledger_load(path, out, why, why_len);
+}
+
 static json_t *to_json(const kd_kledger *l)
 {
     json_t *wallets = json_array(), *grants = json_array(), *minutes = json_array(), *refused = json_object();

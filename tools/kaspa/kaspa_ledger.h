@@ -116,6 +116,9 @@ void kd_kledger_charge(kd_kledger *l, const char *name, const char *address, int
  * KD_ERR_IO, KD_ERR_PARSE (not a ledger: names the file and what is
  * wrong), KD_ERR_NOMEM. */
 kd_err kd_kledger_load(const char *path, kd_kledger *out, char *why, size_t why_len) KD_WARN_UNUSED;
+/* Reads DATA/spend.json of the data directory `data_dir`, as
+ * kd_kledger_load. */
+kd_err kd_kledger_load_dir(const char *data_dir, kd_kledger *out, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Writes `path` whole (temporary file, then rename; mode 0600). Errors:
  * KD_ERR_IO, KD_ERR_NOMEM, with a sentence. */
 kd_err kd_kledger_save(const char *path, const kd_kledger *l, char *why, size_t why_len) KD_WARN_UNUSED;
