@@ -22,7 +22,8 @@ struct kd_devnet_control {
 
 static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
+    if (detail != buf || !*buf) /* the sentence may already be in buf: never copy it onto itself */
+        snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
     r->error_code = (char *)kd_err_code(err);
     r->error = buf;
 }
@@ -71,7 +72,7 @@ static kd_err spend_from_wire(const Kdapp__DevnetSpend *w, kd_chain_spend *out, 
 static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size_t len, kd_buf *out)
 {
     Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
-    char detail[KD_DETAIL_MAX + 160];
+    char detail[1024]; /* the chain's sentence (a payer's refusal names wallets and budgets) */
     uint8_t(*ids)[KD_HASH_LEN] = NULL;
     ProtobufCBinaryData *bins = NULL;
     kd_devnet_reorg_result rr;

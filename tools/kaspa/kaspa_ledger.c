@@ -320,8 +320,17 @@ kd_err kd_kledger_save(const char *path, const kd_kledger *l, char *why, size_t 
 
 /* ------------------------------------------------------------ text */
 
+/* Drops the NUL a text that ends in one counts (kd_metrics_prometheus's),
+ * so what follows is appended to the text. */
+static void unterminate(kd_buf *out)
+{
+    if (out->len && out->data[out->len - 1] == '\0')
+        out->len--;
+}
+
 kd_err kd_kledger_text(const kd_kledger *l, uint64_t now_ms, kd_buf *out)
 {
+    unterminate(out);
     kd_err err = KD_OK;
     for (size_t i = 0; !err && i < l->n_wallets; i++) {
         const kd_kledger_wallet *w = &l->wallets[i];
@@ -345,7 +354,7 @@ kd_err kd_kledger_text(const kd_kledger *l, uint64_t now_ms, kd_buf *out)
         }
     if (!err && any)
         err = kd_buf_appendf(out, "\n");
-    return err;
+    return err ? err : kd_buf_append(out, "", 1);
 }
 
 /* A label value with `"`, `\` and newlines escaped (Prometheus text). */
@@ -364,6 +373,7 @@ kd_err kd_kledger_prometheus(const kd_kledger *l, uint64_t now_ms, kd_buf *out)
     static const char *const metric[2] = {"kdapp_wallet_spent_sompi_total", "kdapp_wallet_transactions_total"};
     static const char *const help[2] = {"Fees a wallet of the writer paid, sompi.",
                                         "Transactions a wallet of the writer paid for."};
+    unterminate(out);
     kd_err err = KD_OK;
     for (int m = 0; m < 2 && !err; m++) {
         err = kd_buf_appendf(out, "# HELP %s %s\n# TYPE %s counter\n", metric[m], help[m], metric[m]);
@@ -395,5 +405,5 @@ kd_err kd_kledger_prometheus(const kd_kledger *l, uint64_t now_ms, kd_buf *out)
     for (int r = 0; !err && r < KD_KREFUSE_COUNT_; r++)
         err = kd_buf_appendf(out, "kdapp_wallet_refusals_total{reason=\"%s\"} %" PRIu64 "\n", REFUSE_NAMES[r],
                              l->refused[r]);
-    return err;
+    return err ? err : kd_buf_append(out, "", 1);
 }

@@ -123,7 +123,9 @@ kd_err kd_kledger_load_dir(const char *data_dir, kd_kledger *out, char *why, siz
  * KD_ERR_IO, KD_ERR_NOMEM, with a sentence. */
 kd_err kd_kledger_save(const char *path, const kd_kledger *l, char *why, size_t why_len) KD_WARN_UNUSED;
 
-/* The lines of `kdapp stats` (appended, NUL-terminated): each wallet's
+/* The lines of `kdapp stats` (appended, NUL-terminated, the NUL counted in
+ * out->len as kd_metrics_prometheus counts it; a NUL `out` ends with is
+ * dropped first, so the two append to each other): each wallet's
  * spending, the funding wallet's per grant and last hour, the refusals.
  * Errors: KD_ERR_NOMEM. */
 kd_err kd_kledger_text(const kd_kledger *l, uint64_t now_ms, kd_buf *out) KD_WARN_UNUSED;
