@@ -58,8 +58,10 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
                         uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     (void)ctx;
-    E.spend = *spend;
-    E.spends++;
+    pthread_mutex_lock(&chain_lock);
+    E.spend[spend->kind == KD_GATEWAY_SPEND_DUTY] = *spend;
+    E.spends[spend->kind == KD_GATEWAY_SPEND_DUTY]++;
+    pthread_mutex_unlock(&chain_lock);
     if (E.refuse_unpaid && spend->kind == KD_GATEWAY_SPEND_SESSION && !spend->grant[0]) {
         snprintf(why, why_len, "no wallet pays for a session without a grant (gw_env)");
         return KD_ERR_DENIED;
@@ -72,6 +74,15 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
             return err;
     }
     return apply_block(payload, len, 0, tx_id, why, why_len);
+}
+
+uint64_t gw_last_spend(int duty, kd_gateway_spend *out)
+{
+    pthread_mutex_lock(&chain_lock);
+    *out = E.spend[duty != 0];
+    uint64_t n = E.spends[duty != 0];
+    pthread_mutex_unlock(&chain_lock);
+    return n;
 }
 
 void gw_apply(const uint8_t *payload, size_t len, uint64_t daa)
