@@ -176,6 +176,19 @@ is_error && fail "the stranger's own transaction was refused: $(text)"
 # a transaction the listener would never read is refused with the reason
 call anon kdapp_submit_transaction '{"transaction":{"version":0}}'
 refused "a malformed transaction" "not the node's JSON of a Kaspa transaction"
+PAY=$(jq -r .transaction.payload "$T/own.json")
+bad_tx() { jq -c --arg p "$1" '{transaction: (.transaction | .payload = $p | tojson)}' "$T/own.json"; }
+call anon kdapp_submit_transaction "$(bad_tx "00000000${PAY:8}")"
+refused "a foreign prefix" "does not start with this chain's kdapp header"
+call anon kdapp_submit_transaction "$(bad_tx "${PAY:0:16}ff")"
+refused "a payload that is no EpisodeMessage" "is not an EpisodeMessage"
+off=0
+for k in 1 2 3; do # another nonce: its id fits the pattern once in 1024
+  call anon kdapp_submit_transaction "$(bad_tx "${PAY:0:8}$(printf '%08x' $((0x${PAY:8:8} ^ k)))${PAY:16}")"
+  is_error || fail "a tampered transaction was taken"
+  text | grep -q "does not fit the listener's pattern" && off=1
+done
+((off)) || fail "an id off the pattern is not named: $(text)"
 settle
 [[ $(balance test:erin "$T/own") == $((E0 - OWN_FEE)) ]] || fail "self-pay: erin did not pay exactly its fee"
 [[ $(balance test:funder) == "$F2" ]] || fail "self-pay: the funding wallet paid"
