@@ -111,6 +111,23 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
     return err;
 }
 
+/* Whether the chain at `url` takes transactions clients pay for themselves
+ * (`kdapp up --rpc`: a Kaspa node), asked once at start with a short
+ * timeout; never asked when its ipc:// socket is not there (a data
+ * directory held by `kdapp engine` alone has none). */
+static int chain_takes_transactions(const char *url)
+{
+    if (!strncmp(url, "ipc://", 6) && access(url + 6, F_OK) != 0)
+        return 0;
+    kd_devnet_client *probe = NULL;
+    kd_devnet_answer ans = {0};
+    char ignored[512];
+    int takes = kd_devnet_client_open(url, 2000, &probe, ignored, sizeof ignored) == KD_OK &&
+                kd_devnet_client_status(probe, &ans, ignored, sizeof ignored) == KD_OK && ans.takes_transactions;
+    kd_devnet_client_close(probe);
+    return takes;
+}
+
 /* ------------------------------------------------------------ options */
 
 #define MAX_GRANTS 32
@@ -524,10 +541,7 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         go.engine = reader;
         go.views_url = o.views_url ? o.views_url : ep.publish;
         go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
-        /* A chain of real transactions (kdapp up --rpc) takes those clients pay for themselves. */
-        kd_devnet_answer ans = {0};
-        char ignored[512];
-        if (kd_devnet_client_status(client, &ans, ignored, sizeof ignored) == KD_OK && ans.takes_transactions)
+        if (chain_takes_transactions(devnet))
             go.chain.submit_tx = client_submit_tx;
         fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
                 devnet);

@@ -76,7 +76,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios kd_fixture_wrpc
   rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
-  tsan_tests='^(threads_scenarios|listen_(growth|reorg|faults|restart|writer_node)|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle|page|blackjack|grants)|play_reorg_games|mcp_board_page|mcp_http_shares)$'
+  tsan_tests='^(threads_scenarios|listen_(growth|reorg|faults|restart|writer_node|payer_node)|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle|page|blackjack|grants)|play_reorg_games|mcp_board_page|mcp_http_shares)$'
   tsan_rc=0
   (cd build-tsan && ctest --output-on-failure --timeout 600 -j"$jobs" -R "$tsan_tests") || tsan_rc=$?
   if compgen -G 'build-tsan/tsan-reports/*' >/dev/null; then
