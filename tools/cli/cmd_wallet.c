@@ -6,7 +6,7 @@
  *   kdapp wallet build --utxos FILE.json (--payload-hex HEX | --payload-file
  *         FILE) [--key NAME]
  *         [--network NET] [--fee-rate R] [--change ADDR] [--prefix HEX8 |
- *         --no-filter] [--nonce N] [--rules crescendo|v0.14]
+ *         --no-filter] [--nonce N] [--rules crescendo|v0.14] [--daa-score N]
  *   kdapp wallet verify --utxos FILE.json --tx FILE.json [--rules ...]
  *   kdapp wallet balance|utxos --rpc ws://NODE [--key NAME] [--network NET]
  *   kdapp wallet send --rpc ws://NODE (--payload-hex HEX | --payload-file
@@ -170,7 +170,7 @@ static int read_message(const char *prog, const char *hex, const char *path, uin
     return rc;
 }
 
-static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_rules rules)
+static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_rules rules, uint64_t fee_rate)
 {
     char *tx_json = NULL, id[2 * KD_KASPA_HASH_LEN + 1];
     if (kd_ktx_json_render(res->tx, &tx_json))
@@ -179,10 +179,11 @@ static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_
     printf("{\"id\":\"%s\",\"network\":\"%s\",\"rules\":\"%s\",\"nonce\":%" PRIu32
            ",\"inputs\":%zu,\"totalIn\":%" PRIu64 ",\"fee\":%" PRIu64 ",\"change\":%" PRIu64 ",\"mass\":%" PRIu64
            ",\"computeMass\":%" PRIu64 ",\"storageMass\":%" PRIu64 ",\"transientMass\":%" PRIu64 ",\"size\":%" PRIu64
-           ",\"transaction\":%s}\n",
+           ",\"feeMass\":%" PRIu64 ",\"minFee\":%" PRIu64 ",\"feeRate\":%" PRIu64 ",\"transaction\":%s}\n",
            id, kd_kaspa_net_prefix(net), rules == KD_KASPA_RULES_CRESCENDO ? "crescendo" : "v0.14", res->nonce,
            res->tx->n_inputs, res->total_in, res->fee, res->change, res->mass.total, res->mass.compute,
-           res->mass.storage, res->mass.transient, res->mass.size, tx_json);
+           res->mass.storage, res->mass.transient, res->mass.size, res->mass.fee_mass,
+           kd_kaspa_min_fee(&res->mass, rules), fee_rate, tx_json);
     free(tx_json);
     return KD_EXIT_OK;
 }
@@ -193,12 +194,15 @@ static int wallet_build(kd_cli *cli, int argc, char **argv)
         "usage: kdapp wallet build --utxos FILE.json (--payload-hex HEX | --payload-file FILE) [--keys DIR]\n"
         "         [--key NAME] [--network mainnet|testnet-10|testnet-11|devnet|simnet]\n"
         "         [--fee-rate SOMPI_PER_KG] [--change ADDRESS] [--prefix HEX8 | --no-filter] [--nonce N]\n"
-        "         [--rules crescendo|v0.14]\n"
-        "Builds and signs the transaction of a command offline and prints it as the node's JSON.\n";
+        "         [--rules crescendo|v0.14] [--daa-score N]\n"
+        "Builds and signs the transaction of a command offline and prints it as the node's JSON.\n"
+        "--fee-rate defaults to the minimum relay fee rate (100000 sompi/kg, kaspad v2's; 1000 under v0.14);\n"
+        "--daa-score is the node's virtualDaaScore (getBlockDagInfo), needed to spend coinbase UTXOs\n"
+        "(spendable 1000 DAA scores after their block).\n";
     const char *key_name = DEFAULT_KEY, *network = "mainnet", *utxos_path = NULL, *payload_hex = NULL;
     const char *change_text = NULL, *prefix = NULL, *payload_file = NULL;
-    uint64_t fee_rate = KD_KASPA_MIN_RELAY_FEE_RATE, nonce = 0;
-    int no_filter = 0, nonce_seen = 0;
+    uint64_t fee_rate = 0, nonce = 0, daa_score = 0;
+    int no_filter = 0, nonce_seen = 0, daa_seen = 0;
     kd_kaspa_rules rules = KD_KASPA_RULES_CRESCENDO;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
@@ -213,6 +217,7 @@ static int wallet_build(kd_cli *cli, int argc, char **argv)
         {.name = "fee-rate", .kind = KD_OPT_UINT, .value = &fee_rate, .min = 1, .max = 1000000000000ull},
         {.name = "nonce", .kind = KD_OPT_UINT, .value = &nonce, .max = UINT32_MAX, .seen = &nonce_seen},
         {.name = "rules", .kind = KD_OPT_CUSTOM, .value = &rules, .parse = parse_rules, .use = "crescendo or v0.14"},
+        {.name = "daa-score", .kind = KD_OPT_UINT, .value = &daa_score, .max = UINT64_MAX, .seen = &daa_seen},
         {0}};
     const kd_usage u = {.prog = "kdapp wallet build", .print = kd_usage_print_text, .ctx = usage};
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
@@ -276,14 +281,16 @@ static int wallet_build(kd_cli *cli, int argc, char **argv)
                                .filter = no_filter ? NULL : &filter,
                                .nonce_start = start,
                                .fee_rate = fee_rate,
-                               .rules = rules};
+                               .rules = rules,
+                               .daa_score = daa_score,
+                               .has_daa_score = daa_seen};
     kd_err err = kd_kaspa_build(&req, &res, why, sizeof why);
     if (err) {
         fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
         rc = err == KD_ERR_NOMEM || err == KD_ERR_INTERNAL || err == KD_ERR_IO ? KD_EXIT_FAIL : KD_EXIT_USAGE;
         goto done;
     }
-    rc = print_result(&res, net, rules);
+    rc = print_result(&res, net, rules, fee_rate ? fee_rate : kd_kaspa_fee_floor(rules));
 done:
     memset(&key, 0, sizeof key);
     kd_kbuild_result_fini(&res);

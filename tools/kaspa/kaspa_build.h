@@ -12,9 +12,17 @@
  *            rusty-kaspa's wallet does)
  *   payload  prefix (u32 LE) | nonce (u32 LE) | message, the nonce ground
  *            until the id fits the filter's pattern (about 1024 tries)
- *   fee      the fee of the node's mass (kaspa_mass.h) at the fee rate
+ *   fee      the minimum fee of kaspad v2's rule plus the priority of the
+ *            fee rate above the floor (kd_kaspa_tx_fee, kaspa_mass.h):
+ *            exactly the minimum at the floor rate, never more
  *
- * and refuses with a sentence: no UTXOs (KD_ERR_NOT_FOUND), a payload that
+ * Coinbase UTXOs are spent only once mature at the node's virtual DAA
+ * score (req.daa_score); a build without it refuses a coinbase UTXO.
+ *
+ * and refuses with a sentence naming the amounts: a fee rate below the
+ * floor (KD_ERR_INVALID_ARG), a coinbase UTXO without a DAA score
+ * (KD_ERR_INVALID_ARG), no UTXOs or only immature ones
+ * (KD_ERR_NOT_FOUND), a payload that
  * makes the transaction non-standard (KD_ERR_TOO_LARGE, saying how many
  * bytes fit), funds that do not cover the fee (KD_ERR_INSUFFICIENT_FUNDS,
  * saying how much is needed and how much there is), more inputs than a
@@ -50,8 +58,13 @@ typedef struct {
      * id is not ground. */
     const kd_tx_filter *filter;
     uint32_t nonce_start; /* the first nonce tried */
-    uint64_t fee_rate;    /* sompi per 1000 grams; 0 = KD_KASPA_MIN_RELAY_FEE_RATE */
+    uint64_t fee_rate;    /* sompi per 1000 grams; 0 = the rules' floor (kd_kaspa_fee_floor); below it: refused */
     kd_kaspa_rules rules;
+    /* The node's virtual DAA score: coinbase UTXOs younger than
+     * KD_KASPA_COINBASE_MATURITY at it are left out. Without it
+     * (has_daa_score 0) a coinbase UTXO is refused. */
+    uint64_t daa_score;
+    int has_daa_score;
 } kd_kbuild_req;
 
 typedef struct {

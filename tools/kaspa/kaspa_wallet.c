@@ -85,6 +85,24 @@ kd_err kd_kwallet_utxos(kd_wrpc *c, const kd_kaddr *addr, uint32_t timeout_ms, k
     return err;
 }
 
+kd_err kd_kwallet_daa_score(kd_wrpc *c, uint32_t timeout_ms, uint64_t *daa, char *why, size_t why_len)
+{
+    json_t *res = NULL, *params = json_object();
+    if (!params)
+        return KD_ERR_NOMEM;
+    char node[256] = "";
+    kd_err err = kd_wrpc_call(c, "getBlockDagInfo", params, timeout_of(timeout_ms), &res, node, sizeof node);
+    json_decref(params);
+    if (err)
+        return kd_kaspa_why(err, why, why_len, "getBlockDagInfo: %s", node);
+    kd_kaspa_dag_info di;
+    err = kd_kaspa_dag_info_parse(res, &di, why, why_len);
+    json_decref(res);
+    if (!err)
+        *daa = di.virtual_daa_score;
+    return err;
+}
+
 kd_err kd_kwallet_fee_rate(kd_wrpc *c, uint32_t timeout_ms, uint64_t *rate, char *why, size_t why_len)
 {
     *rate = KD_KASPA_MIN_RELAY_FEE_RATE;

@@ -325,6 +325,9 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
         err = refresh_pending(w, p, &utxos, why, why_len);
     if (!err && !rate)
         err = kd_kwallet_fee_rate(w->c, timeout_of(w), &rate, why, why_len);
+    uint64_t daa = 0; /* coinbase maturity is judged at the node's virtual DAA score */
+    if (!err)
+        err = kd_kwallet_daa_score(w->c, timeout_of(w), &daa, why, why_len);
     if (!err)
         err = available_coins(p, &utxos, &coins, &n_coins);
     uint32_t nonce = 0;
@@ -341,7 +344,9 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
                                    .filter = &w->o.filter,
                                    .nonce_start = nonce,
                                    .fee_rate = rate,
-                                   .rules = KD_KASPA_RULES_CRESCENDO};
+                                   .rules = KD_KASPA_RULES_CRESCENDO,
+                                   .daa_score = daa,
+                                   .has_daa_score = 1};
         char inner[400] = "";
         err = kd_kaspa_build(&req, res, inner, sizeof inner);
         if (err) {
