@@ -76,8 +76,11 @@ void fx_ledger_fini(fx_ledger *l)
 {
     for (size_t i = 0; i < l->n_funding; i++)
         free(l->funding[i].spk.script);
-    for (size_t i = 0; i < l->n_subs; i++)
+    for (size_t i = 0; i < l->n_subs; i++) {
         kd_ktx_free(l->subs[i]);
+        free(l->sub_lines ? l->sub_lines[i] : NULL);
+    }
+    free(l->sub_lines);
     free(l->funding);
     free(l->subs);
     free(l->sub_ids);
@@ -373,6 +376,27 @@ int fx_ledger_submit(fx_ledger *l, fx_chain *c, const json_t *params, char id_he
         snprintf(msg, msg_len, "out of memory");
     else
         rc = check(l, c, tx, id_hex, entries, msg, msg_len);
+    char *line = NULL; /* the record of an accepted one, for fx_ledger_write_subs */
+    if (!rc) {
+        json_t *ents = json_array(), *rec = NULL;
+        for (size_t i = 0; ents && i < tx->n_inputs; i++) {
+            char spk[2 * KD_KSPK_SCRIPT_MAX + 5] = "0000";
+            if (entries[i].spk.script_len <= KD_KSPK_SCRIPT_MAX)
+                kd_hex_encode(entries[i].spk.script, entries[i].spk.script_len, spk + 4);
+            json_array_append_new(ents, json_pack("{s:o, s:s}", "amount", kd_kaspa_u64_new(entries[i].amount),
+                                                  "scriptPublicKey", spk));
+        }
+        rec = ents ? json_pack("{s:s, s:O, s:o}", "id", id_hex, "transaction", tj, "entries", ents) : NULL;
+        line = rec ? kd_kaspa_json_dump(rec) : NULL;
+        json_decref(rec);
+        char **lines = line ? realloc(l->sub_lines, (l->n_subs + 1) * sizeof *lines) : NULL;
+        if (lines) {
+            l->sub_lines = lines;
+        } else {
+            rc = -1;
+            snprintf(msg, msg_len, "out of memory");
+        }
+    }
     free(entries);
     kd_ktx *keep = NULL;
     kd_ktx **subs = rc ? NULL : realloc(l->subs, (l->n_subs + 1) * sizeof *subs);
@@ -398,10 +422,21 @@ int fx_ledger_submit(fx_ledger *l, fx_chain *c, const json_t *params, char id_he
         } else {
             tx = NULL; /* the pool owns it */
             l->subs[l->n_subs] = keep;
+            l->sub_lines[l->n_subs] = line;
+            line = NULL;
             memcpy(l->sub_ids[l->n_subs], id, KD_HASH_LEN);
             l->n_subs++;
         }
     }
+    free(line);
     kd_ktx_free(tx);
     return rc;
+}
+
+kd_err fx_ledger_write_subs(const fx_ledger *l, FILE *out)
+{
+    for (size_t i = 0; i < l->n_subs; i++)
+        if (fprintf(out, "%s\n", l->sub_lines[i]) < 0)
+            return KD_ERR_IO;
+    return KD_OK;
 }

@@ -39,6 +39,7 @@
 #define KD_TESTS_FIXTURE_LEDGER_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "fixture_chain.h"
 #include "tools/kaspa/kaspa_addr.h"
@@ -60,7 +61,14 @@ typedef struct {
     uint8_t (*sub_ids)[KD_HASH_LEN];
     size_t n_subs;
     uint64_t min_rate; /* sompi per 1000 grams: the kaspad's default, or --min-relay-fee */
+    char **sub_lines;  /* per accepted submission: {"id", "transaction", "entries"} (fx_ledger_write_subs) */
 } fx_ledger;
+
+/* Writes every accepted submission, one JSON a line: its id, the
+ * transaction as submitted and the entries it spends ({amount,
+ * scriptPublicKey}, in input order), for an outside check
+ * (tests/kaspa/kaspa_check.py subs). */
+kd_err fx_ledger_write_subs(const fx_ledger *l, FILE *out) KD_WARN_UNUSED;
 
 kd_err fx_ledger_init(fx_ledger *l, kd_kaspa_net net, fx_kaspad kaspad) KD_WARN_UNUSED;
 void fx_ledger_fini(fx_ledger *l);

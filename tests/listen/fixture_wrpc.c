@@ -29,6 +29,8 @@
  *   drop-on-submit    the next submitTransaction is taken, then that
  *                     connection is closed before the answer
  *   mempool           "mempool N": the txs waiting for a block
+ *   subs FILE         every accepted submission with the entries it spends,
+ *                     one JSON a line (fx_ledger_write_subs)
  *   min-relay-fee N   the mempool's minimum relay fee rate, sompi/kg (kaspad's
  *                     --minrelaytxfee); getFeeEstimate follows it
  *   nest-reply        the next request is answered by a 200,000-deep nested
@@ -564,6 +566,11 @@ static void run_command(server *s, char *cmd)
                (unsigned long long)s->n_big_ids);
     } else if (!strcmp(cmd, "drop-on-submit")) {
         s->arm_drop_submit = 1;
+    } else if (sscanf(cmd, "subs %511s", path) == 1) {
+        FILE *f = fopen(path, "w");
+        err = f ? fx_ledger_write_subs(&s->ledger, f) : KD_ERR_IO;
+        if (f && fclose(f) && !err)
+            err = KD_ERR_IO;
     } else if (sscanf(cmd, "min-relay-fee %u", &a) == 1) {
         s->ledger.min_rate = a;
     } else if (!strcmp(cmd, "nest-reply")) {

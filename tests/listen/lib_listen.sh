@@ -4,6 +4,8 @@
 # of the fixture's chain fed as a block script). Every wait is a bounded
 # poll on a condition.
 FIXTURE=${1:?the fixture binary is the first argument}
+# the kaspad the fixture plays (fixture_wrpc.c --kaspad): the second argument, 2.0.1 by default
+FX_KASPAD=${2:-2.0.1}
 exec {FX_FD}<>"$(mkfifo "$T/ctl" && echo "$T/ctl")"
 
 # start_fixture NAME [SEED [ARGS...]] — starts a fixture kaspad; sets FX_PID, RPC.
@@ -13,7 +15,7 @@ start_fixture() {
   : >"$T/$name.out"
   : >"$T/$name.err"
   # not through bg: an asynchronous command's stdin must be redirected on it
-  "$FIXTURE" --seed "$seed" "$@" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
+  "$FIXTURE" --seed "$seed" --kaspad "$FX_KASPAD" "$@" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
   FX_PID=$!
   KD_PIDS+=("$FX_PID")
   FX_NAME=$name

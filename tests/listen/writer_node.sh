@@ -13,9 +13,10 @@
 #   - `kdapp wallet balance|utxos|send`: the coins, a dry run that submits
 #     nothing, and the faults: a node on another network, a node without
 #     --utxoindex (in its words), no key to pay, a wallet without coins,
-#     insufficient funds, a payload over the limit, a tx the node rejects
-#     (its words passed on), and a node dropping the connection mid-submit
-#     (the tx is found held, nothing is paid twice).
+#     insufficient funds, a payload over the limit, a rate under kaspad v2's
+#     floor, a tx the node rejects (its words passed on), an immature
+#     coinbase output left out, and a node dropping the connection
+#     mid-submit (the tx is found held, nothing is paid twice).
 source "$(dirname "$0")/../integration/lib.sh"
 source "$(dirname "$0")/lib_listen.sh"
 start_fixture fx 3 --no-game --block-ms 100
@@ -125,8 +126,16 @@ expect_fail nocoins "test:pauper\|no UTXO\|no coins\|UTXOs" send --funding test:
 expect_fail funds "insufficient\|not cover\|needs" send --funding test:carol --fee-rate 1000000000000
 head -c 30000 /dev/zero >"$T/big.bin"
 expect_fail big "bytes" "${W[@]}" send --rpc "$RPC" --keys "$KEYS" --payload-file "$T/big.bin" --funding test:carol
-expect_fail rejected "the node rejected transaction .*Rejected transaction .*under the required amount" \
-  send --funding test:carol --fee-rate 1
+# a rate under kaspad v2's floor is refused before anything is sent, naming both
+expect_fail lowrate "below the minimum relay fee rate of 100000 sompi/kg" send --funding test:carol --fee-rate 1000
+# a node whose floor is above the rate paid refuses it, in its words (v2.0.1's)
+fx min-relay-fee 300000
+expect_fail rejected "the node rejected transaction .*Rejected transaction .*under the required amount of [0-9]* for compute mass" \
+  send --funding test:carol --fee-rate 100000
+fx min-relay-fee 100000
+# the largest coin of test:miner is an immature coinbase output: the writer leaves it out (the node
+# would refuse it: ImmatureCoinbaseSpend), and pays with its mature 2 KAS
+send --funding test:miner >"$T/miner.out" 2>&1 || fail "the wallet with an immature coinbase: $(cat "$T/miner.out")"
 # the node drops the connection mid-submit: the tx is found held, paid once
 fx drop-on-submit
 send --funding test:carol >"$T/drop.out" 2>&1 || fail "the send across a dropped connection failed: $(cat "$T/drop.out")"
