@@ -14,7 +14,8 @@
 #     nothing, and the faults: a node on another network, a node without
 #     --utxoindex (in its words), no key to pay, a wallet without coins,
 #     insufficient funds, a payload over the limit, a rate under kaspad v2's
-#     floor, a tx the node rejects (its words passed on), an immature
+#     floor, a tx the node rejects (its words passed on whole, by `wallet
+#     send` and through `kdapp up --rpc` to `kdapp submit`), an immature
 #     coinbase output left out, and a node dropping the connection
 #     mid-submit (the tx is found held, nothing is paid twice).
 source "$(dirname "$0")/../integration/lib.sh"
@@ -130,8 +131,18 @@ expect_fail big "bytes" "${W[@]}" send --rpc "$RPC" --keys "$KEYS" --payload-fil
 expect_fail lowrate "below the minimum relay fee rate of 100000 sompi/kg" send --funding test:carol --fee-rate 1000
 # a node whose floor is above the rate paid refuses it, in its words (v2.0.1's)
 fx min-relay-fee 300000
-expect_fail rejected "the node rejected transaction .*Rejected transaction .*under the required amount of [0-9]*" \
-  send --funding test:carol --fee-rate 100000
+# (whole: the sentence ends with the mass and the closing quote; it is longer than 256 bytes)
+REFUSAL='the node rejected transaction .*Rejected transaction .*under the required amount of [0-9]* for compute mass [0-9]*"'
+expect_fail rejected "$REFUSAL" send --funding test:carol --fee-rate 100000
+# and reaches `kdapp submit` whole through `kdapp up --rpc`
+bg up2 "$KDAPP" up --rpc "$RPC" --network testnet-10 --data "$T/data" --keys "$KEYS" --funding test:carol \
+  --fee-rate 100000
+UP2_PID=$BG_PID
+wait_for 20 file_has "$T/up2.err" "following kaspad" || fail "the second kdapp up did not follow: $(cat "$T/up2.err")"
+expect_fail uprejected "$REFUSAL" "$KDAPP" submit --data "$T/data" --keys "$KEYS" --episode 9 --new \
+  --participants test:alice,test:bob --type tictactoe
+kill -TERM "$UP2_PID"
+wait_exit 15 "$UP2_PID" || fail "the second kdapp up --rpc did not stop"
 fx min-relay-fee 100000
 # the largest coin of test:miner is an immature coinbase output: the writer leaves it out (the node
 # would refuse it: ImmatureCoinbaseSpend), and pays with its mature 2 KAS

@@ -20,9 +20,12 @@ struct kd_devnet_control {
     pthread_t thread;
 };
 
+/* `detail` may be `buf` itself (a sentence already there): never copied
+ * onto itself (snprintf with overlapping buffers lost it). */
 static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
+    if (detail != buf || !*buf)
+        snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
     r->error_code = (char *)kd_err_code(err);
     r->error = buf;
 }
@@ -31,7 +34,7 @@ static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, c
 static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size_t len, kd_buf *out)
 {
     Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
-    char detail[KD_DETAIL_MAX + 160];
+    char detail[KD_CHAIN_WHY_MAX];
     uint8_t(*ids)[KD_HASH_LEN] = NULL;
     ProtobufCBinaryData *bins = NULL;
     kd_devnet_reorg_result rr;

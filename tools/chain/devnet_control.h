@@ -16,7 +16,8 @@ typedef struct kd_devnet_control kd_devnet_control;
  * The functions run on the control thread, one request at a time. */
 typedef struct {
     /* Queues one payload; its tx id into tx_id. Errors are passed on with
-     * `why` (the reply's sentence). */
+     * `why` (the reply's sentence; KD_CHAIN_WHY_MAX bytes of room: a Kaspa
+     * node's refusal is quoted whole). */
     kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
                      size_t why_len);
     /* NULL: every reorg is refused (KD_ERR_UNSUPPORTED) with `no_reorg`. */

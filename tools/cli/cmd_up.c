@@ -41,6 +41,7 @@
 #include "tools/cli/commands.h"
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
+#include "tools/kaspa/kaspa_wallet.h"
 #include "tools/kaspa/kaspa_writer.h"
 #include "tools/listen/follower.h"
 #include "tools/listen/kaspa_rpc.h"
@@ -147,7 +148,7 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_USAGE;
     }
     kd_endpoints ep;
-    char why[1024];
+    char why[KD_KWALLET_WHY_MAX];
     if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
         fprintf(stderr, "kdapp up: %s\n", why);
         return KD_EXIT_FAIL;

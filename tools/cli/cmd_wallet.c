@@ -407,7 +407,7 @@ static int wallet_online(kd_cli *cli, int argc, char **argv, int list)
     kd_key key;
     if ((network && (rc = parse_net(u.prog, network, &net))) || (rc = load_key(cli, u.prog, key_name, &key)))
         return rc;
-    char why[1024] = "", node_net[32] = "";
+    char why[KD_KWALLET_WHY_MAX] = "", node_net[32] = "";
     kd_wrpc *c = NULL;
     kd_kutxo_list l = {0};
     kd_kaddr addr;
@@ -485,7 +485,7 @@ static int wallet_send(kd_cli *cli, int argc, char **argv)
     }
     uint8_t *message = NULL;
     kd_kwriter *w = NULL;
-    char why[1024] = "", *tx_json = NULL;
+    char why[KD_KWALLET_WHY_MAX] = "", *tx_json = NULL;
     kd_kbuild_result res = {0};
     if ((rc = read_message(u.prog, payload_hex, payload_file, &message, &len)))
         goto done;

@@ -59,7 +59,7 @@ kd_err kd_kwallet_utxos(kd_wrpc *c, const kd_kaddr *addr, uint32_t timeout_ms, k
                         size_t why_len)
 {
     memset(out, 0, sizeof *out);
-    char text[KD_KADDR_TEXT_MAX], node[256] = "";
+    char text[KD_KADDR_TEXT_MAX], node[KD_KWALLET_NODE_MAX] = "";
     if (kd_kaddr_encode(addr, text))
         return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len, "the wallet's address does not encode");
     json_t *res = NULL, *params = json_pack("{s:[s]}", "addresses", text);
@@ -90,7 +90,7 @@ kd_err kd_kwallet_daa_score(kd_wrpc *c, uint32_t timeout_ms, uint64_t *daa, char
     json_t *res = NULL, *params = json_object();
     if (!params)
         return KD_ERR_NOMEM;
-    char node[256] = "";
+    char node[KD_KWALLET_NODE_MAX] = "";
     kd_err err = kd_wrpc_call(c, "getBlockDagInfo", params, timeout_of(timeout_ms), &res, node, sizeof node);
     json_decref(params);
     if (err)
@@ -109,7 +109,7 @@ kd_err kd_kwallet_fee_rate(kd_wrpc *c, uint32_t timeout_ms, uint64_t *rate, char
     json_t *res = NULL, *params = json_object();
     if (!params)
         return KD_ERR_NOMEM;
-    char node[256] = "";
+    char node[KD_KWALLET_NODE_MAX] = "";
     kd_err err = kd_wrpc_call(c, "getFeeEstimate", params, timeout_of(timeout_ms), &res, node, sizeof node);
     json_decref(params);
     if (err == KD_ERR_NOT_FOUND || err == KD_ERR_PARSE)

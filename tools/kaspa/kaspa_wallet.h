@@ -21,6 +21,13 @@
 #include "tools/kaspa/kaspa_utxo.h"
 #include "tools/listen/wrpc_client.h"
 
+/* Room for a node's refusal, quoted whole (kaspad's longest name two
+ * transaction ids, amounts and masses: about 300 bytes)... */
+#define KD_KWALLET_NODE_MAX 1024
+/* ...and for a sentence that quotes one: the size of a `why` buffer given
+ * to the functions here and to the writer's (kaspa_writer.h). */
+#define KD_KWALLET_WHY_MAX 2048
+
 /* Connects to `url` and reads the node's network (getServerInfo).
  * `network` ("testnet-10", ...; NULL: whatever the node runs) must equal
  * the node's networkId. On KD_OK *out is connected and *net is the node's

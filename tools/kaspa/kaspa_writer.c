@@ -399,7 +399,7 @@ static int says_held(const char *node)
 static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *res, uint64_t deadline, char *why,
                              size_t why_len)
 {
-    char hex[2 * KD_KASPA_HASH_LEN + 1], node[512] = "";
+    char hex[2 * KD_KASPA_HASH_LEN + 1], node[KD_KWALLET_NODE_MAX] = "";
     hex_id(res->id, hex);
     uint32_t backoff = 100;
     for (;;) {
@@ -464,7 +464,7 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
     kd_err err = choose_payer(w, message, len, &p, why, why_len);
     while (!err) {
         kd_kbuild_result res = {0};
-        char node[512] = "";
+        char node[KD_KWALLET_NODE_MAX] = "";
         err = ensure_connected(w, why, why_len);
         if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
             (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
