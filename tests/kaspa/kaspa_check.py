@@ -20,7 +20,8 @@ BIP340 Schnorr written out below).
       storage masses, each within the standard 100,000, and the fee against
       kaspad v2's rule: fee >= max(compute, ceil(transient / 2)) x R / 1000
       (R = 100,000 sompi/kg); with --exact, a transaction with a change
-      output pays exactly that. Prints one line a transaction; exits 1 on
+      output pays exactly that, and one without pays more only when a
+      change could not hold the rest (dust, or over a standard mass). Prints one line a transaction; exits 1 on
       the first failure, saying what is wrong.
 """
 import hashlib
@@ -325,6 +326,11 @@ def relay_fee(mass, rate):
     return min(fee or rate, MAX_SOMPI)
 
 
+def is_dust(value, script_len):
+    """v1.1's mempool is_transaction_output_dust at its 1,000 sompi/kg."""
+    return value * 1000 // (3 * (8 + 2 + 8 + script_len + 148)) < 1000
+
+
 # ------------------------------------------------------------- JSON forms
 
 
@@ -408,6 +414,20 @@ def check_tx(j, utxos, exact=False, rate=MIN_RELAY_FEE, claimed_id=None):
         raise Bad(f'the fee {fee} is under kaspad v2\'s minimum {need} (mass {fee_mass} at {rate} sompi/kg)')
     if exact and tx.outputs and fee != need:
         raise Bad(f'the fee {fee} is not exactly the minimum {need} (mass {fee_mass} at {rate} sompi/kg)')
+    if exact and not tx.outputs and fee > need:
+        # a leftover paid as fee: only when no change output back to the
+        # first input's script could have held it
+        e0 = entries[0]
+        trial = Tx(tx.version, tx.inputs, [out(1, e0['ver'], e0['script'])], tx.lock_time, tx.subnet, tx.gas,
+                   tx.payload)
+        _, c2, t2, _ = masses(trial, entries)
+        change = fee - relay_fee(max(c2, -(-t2 // 2)), rate)
+        if change > 0 and not is_dust(change, len(e0['script'])):
+            trial.outputs[0]['value'] = change
+            _, _, _, s2 = masses(trial, entries)
+            if max(c2, t2, s2) <= STANDARD_MASS:
+                raise Bad(f'the fee {fee} pays a leftover of {fee - need} sompi, yet a change of {change} sompi '
+                          f'would have been standard (storage mass {s2})')
     return (f'{txid}: {len(tx.inputs)} in, {len(tx.outputs)} out, payload {len(tx.payload)} B, size {size}, '
             f'compute {compute}, transient {transient}, storage {storage}, fee {fee} >= {need}: ok')
 

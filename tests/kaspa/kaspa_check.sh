@@ -3,14 +3,17 @@
 # kaspa_check.py (Python's standard library, written from rusty-kaspa
 # v2.0.1's source) first agrees with rusty-kaspa's own test vectors
 # (kaspa_vectors.json), refuses a tampered transaction, then checks
-#   - `kdapp wallet build` in 18 shapes (1 to 4 inputs, with change or
+#   - `kdapp wallet build` in 20 shapes (1 to 4 inputs, with change or
 #     without, payloads of 8 to 24,736 bytes (the 8-byte header, then 0 to 24,728 of message), five networks): id, sighash and
 #     BIP340 signatures, masses, and a fee of exactly kaspad v2's minimum
-#     (max(compute, transient / 2) x 100,000 sompi/kg) when there is change;
+#     (max(compute, transient / 2) x 100,000 sompi/kg) when there is change,
+#     and more without only when no change could hold the rest (a leftover
+#     that a change too small for KIP-9's storage mass cannot hold);
 #   - every transaction a fixture kaspad took from `kdapp wallet send`,
 #     playing v2.0.1 and v1.1.0: among them a wallet whose largest coin is
 #     an immature coinbase output (it must be left out: the node refuses it
-#     in its own words) and one whose mature coinbase output pays.
+#     in its own words), one whose mature coinbase output pays and one
+#     whose only coin leaves a leftover no change can hold.
 # It also shows the refusals: a --fee-rate under the floor (by the builder),
 # a node whose floor is above the rate paid (in the node's words), and a
 # coinbase entry without the DAA score offline.
@@ -85,7 +88,13 @@ shape carol devnet 100 0 $(nochange 2 100)
 shape dave simnet 0 0 $(nochange 3 0)
 shape erin testnet-11 1000 0 $(nochange 1 1000)
 shape frank testnet-10 4 0 $(nochange 4 4)
-((n == 18)) || fail "not 18 shapes"
+# 0.01 KAS alone: what is left after the fee can be no change (KIP-9): it goes to the fee, said so
+shape frank testnet-11 4 0 1000000
+grep -q "includes a leftover of 877600 sompi above the minimum" "$T/b$((n - 1)).err" ||
+  fail "the leftover was not reported: $(cat "$T/b$((n - 1)).err")"
+# ...unless another UTXO makes room for a change
+shape frank testnet-11 4 1 1000000 1000000
+((n == 20)) || fail "not 20 shapes"
 for k in 1 2 3 4; do grep -qx "$k" "$T/inputs" || fail "no build spent $k inputs: $(tr '\n' ' ' <"$T/inputs")"; done
 # the checker is no rubber stamp: a changed output value (another id, a wrong signature) fails it
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['transaction']['outputs'][0]['value']-=1; j.pop('id')
@@ -125,6 +134,9 @@ for version in 2.0.1 1.1.0; do
     fail "$version: the wallet with an immature coinbase output: $(cat "$T/s4.out")"
   # test:minter's 700 KAS coinbase output is mature: it pays
   send --funding test:minter --payload-hex 03 >"$T/s5.out" 2>&1 || fail "$version minter: $(cat "$T/s5.out")"
+  # test:scrap's 0.01 KAS leaves what no change output can hold: paid as fee, reported
+  send --funding test:scrap --payload-hex 05 >"$T/s7.out" 2>&1 || fail "$version scrap: $(cat "$T/s7.out")"
+  grep -q "includes a leftover of" "$T/s7.out" || fail "$version: the leftover was not reported: $(cat "$T/s7.out")"
   # a node whose floor is above the rate paid refuses, in its words
   fxc min-relay-fee 250000
   send --funding test:carol --payload-hex 04 --fee-rate 100000 >"$T/s6.out" 2>&1 && fail "$version: underpaid tx taken"
@@ -133,7 +145,7 @@ for version in 2.0.1 1.1.0; do
   fxc "subs $T/subs$version.jsonl"
   "${CHECK[@]}" subs "$T/subs$version.jsonl" --exact >"$T/subs$version.out" ||
     fail "kaspad $version: a submitted tx fails the outside check: $(tail -1 "$T/subs$version.out")"
-  grep -q "kaspa_check: 5 transactions ok" "$T/subs$version.out" || fail "$version: $(cat "$T/subs$version.out")"
+  grep -q "kaspa_check: 6 transactions ok" "$T/subs$version.out" || fail "$version: $(cat "$T/subs$version.out")"
   # the miner's transaction spent the 2 KAS output, not the immature coinbase one
   python3 -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1])][3]
 assert [e['amount'] for e in d['entries']] == [200000000], d['entries']" "$T/subs$version.jsonl" ||

@@ -327,6 +327,93 @@ Test(kaspa_build, coinbase_maturity)
               "%s", why);
 }
 
+/* What is left after the fee, when no change output can hold it: a dust
+ * one goes to the fee; a larger one that a change cannot hold (a change
+ * under about 0.012 KAS after a move's fee weighs a storage mass over the
+ * standard 100,000 grams: KIP-9) makes the builder take another input, and
+ * only when none makes room goes to the fee, reported (leftover,
+ * kd_kbuild_note). Before: "insufficient funds" for a wallet holding eight
+ * times the fee. */
+Test(kaspa_build, leftover_goes_to_the_fee_only_when_nothing_else_fits)
+{
+    kd_key key;
+    cr_assert_eq(kd_key_test("builder", &key), KD_OK);
+    kd_kaddr change;
+    kd_kaddr_of_key(&key, KD_KNET_TESTNET, &change);
+    uint8_t script[KD_KSPK_SCRIPT_MAX];
+    size_t len;
+    cr_assert_eq(kd_kaddr_to_script(&change, script, &len), KD_OK);
+    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1000000, .spk = {0, script, len}},
+                     {.outpoint = {.index = 1}, .amount = 1000000, .spk = {0, script, len}}};
+    kd_tx_filter filter;
+    kd_tx_filter_default(&filter);
+    static const uint8_t msg[] = {10, 11, 12, 13};
+    kd_kbuild_req req = {.utxos = u,
+                         .n_utxos = 1,
+                         .key = &key,
+                         .change = &change,
+                         .message = msg,
+                         .message_len = sizeof msg,
+                         .filter = &filter,
+                         .rules = KD_KASPA_RULES_CRESCENDO};
+    kd_kbuild_result res;
+    char why[400], note[512];
+    /* 0.01 KAS alone: covered (the minimum without change is 122,400 sompi), but a change of
+     * 836,400 would weigh about 10^12 / 836,400 − 10^12 / 10^6 = 195,600 grams: paid as fee, said so */
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.tx->n_inputs, 1);
+    cr_expect_eq(res.tx->n_outputs, 0);
+    cr_expect_eq(res.fee, 1000000);
+    uint64_t min = kd_kaspa_min_fee(&res.mass, KD_KASPA_RULES_CRESCENDO);
+    cr_expect_eq(min, 122400);
+    cr_expect_eq(res.leftover, 1000000 - min);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_MASS);
+    cr_expect_gt(kd_kbuild_note(&res, note, sizeof note), 0);
+    cr_expect(strstr(note, "the fee of 1000000 sompi includes a leftover of 877600 sompi above the minimum") &&
+                  strstr(note, "storage mass"),
+              "%s", note);
+    cr_expect_eq(kd_ktx_verify_input(res.tx, &u[0], 0, KD_KASPA_RULES_CRESCENDO), KD_OK);
+    kd_kbuild_result_fini(&res);
+    /* A second UTXO makes room for a change: taken, nothing left over, exactly the minimum */
+    req.n_utxos = 2;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.tx->n_inputs, 2);
+    cr_expect_eq(res.tx->n_outputs, 1);
+    cr_expect_eq(res.leftover, 0);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_NONE);
+    cr_expect_eq(res.fee, kd_kaspa_min_fee(&res.mass, KD_KASPA_RULES_CRESCENDO));
+    cr_expect_eq(kd_kbuild_note(&res, note, sizeof note), 0);
+    cr_expect_str_eq(note, "");
+    kd_kbuild_result_fini(&res);
+    /* Too little for a change to pay its own output (600 sompi over the minimum): to the fee, said so */
+    req.n_utxos = 1;
+    u[0].amount = 122400 + 600;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.leftover, 600);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_COST);
+    cr_expect_gt(kd_kbuild_note(&res, note, sizeof note), 0);
+    kd_kbuild_result_fini(&res);
+    /* Dust (under 600 sompi): to the fee, as rusty-kaspa's wallet does; still said */
+    u[0].amount = 122400 + 599;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.leftover, 599);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_DUST);
+    cr_expect(kd_kbuild_note(&res, note, sizeof note) && strstr(note, "dust"), "%s", note);
+    kd_kbuild_result_fini(&res);
+    /* Exactly the minimum: nothing left over, no note */
+    u[0].amount = 122400;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.fee, 122400);
+    cr_expect_eq(res.leftover, 0);
+    cr_expect_eq(kd_kbuild_note(&res, note, sizeof note), 0);
+    kd_kbuild_result_fini(&res);
+    /* One sompi short: refused, naming what it needs and what there is */
+    u[0].amount = 122399;
+    cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_INSUFFICIENT_FUNDS);
+    cr_expect(strstr(why, "needs at least 122400 sompi") && strstr(why, "the wallet has 122399 sompi in 1 UTXO"), "%s",
+              why);
+}
+
 /* A coinbase entry without its block's DAA score cannot be judged mature:
  * the list refuses it, naming the entry. */
 Test(kaspa_utxo, coinbase_needs_its_daa_score)

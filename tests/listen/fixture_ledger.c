@@ -16,12 +16,19 @@ static const char *const funded[] = {"alice", "bob", "carol", "dave", "erin", "f
 #define FUNDING_AMOUNT (1000ull * KD_KASPA_SOMPI_PER_KAS)
 #define MAX_STANDARD_MASS 100000ull
 
-/* The coinbase holders: key, amount (KAS), DAA score, coinbase or not. */
+/* The coinbase holders, and scrap (one coin of 0.01 KAS: what is left after
+ * a move's fee is too small for a change output, KIP-9): key, amount
+ * (sompi), DAA score, coinbase or not. */
+#define KAS KD_KASPA_SOMPI_PER_KAS
 static const struct {
     const char *key;
-    uint64_t kas, daa;
+    uint64_t sompi, daa;
     int coinbase;
-} minted[] = {{"miner", 500, 1000, 1}, {"miner", 2, 1000, 0}, {"minter", 700, 0, 1}, {"minter", 1, 1000, 0}};
+} minted[] = {{"miner", 500 * KAS, 1000, 1},
+              {"miner", 2 * KAS, 1000, 0},
+              {"minter", 700 * KAS, 0, 1},
+              {"minter", 1 * KAS, 1000, 0},
+              {"scrap", KAS / 100, 1000, 0}};
 
 static kd_err add_funding(fx_ledger *l, const char *name, int i, uint64_t amount, uint64_t daa, int coinbase)
 {
@@ -67,8 +74,7 @@ kd_err fx_ledger_init(fx_ledger *l, kd_kaspa_net net, fx_kaspad kaspad)
         for (int i = 0; i < FUNDING_PER_KEY && !err; i++)
             err = add_funding(l, funded[k], i, FUNDING_AMOUNT, 1000, 0);
     for (size_t k = 0; k < sizeof minted / sizeof *minted && !err; k++)
-        err = add_funding(l, minted[k].key, (int)k, minted[k].kas * KD_KASPA_SOMPI_PER_KAS, minted[k].daa,
-                          minted[k].coinbase);
+        err = add_funding(l, minted[k].key, (int)k, minted[k].sompi, minted[k].daa, minted[k].coinbase);
     return err;
 }
 
@@ -383,8 +389,8 @@ int fx_ledger_submit(fx_ledger *l, fx_chain *c, const json_t *params, char id_he
             char spk[2 * KD_KSPK_SCRIPT_MAX + 5] = "0000";
             if (entries[i].spk.script_len <= KD_KSPK_SCRIPT_MAX)
                 kd_hex_encode(entries[i].spk.script, entries[i].spk.script_len, spk + 4);
-            json_array_append_new(ents, json_pack("{s:o, s:s}", "amount", kd_kaspa_u64_new(entries[i].amount),
-                                                  "scriptPublicKey", spk));
+            json_array_append_new(
+                ents, json_pack("{s:o, s:s}", "amount", kd_kaspa_u64_new(entries[i].amount), "scriptPublicKey", spk));
         }
         rec = ents ? json_pack("{s:s, s:O, s:o}", "id", id_hex, "transaction", tj, "entries", ents) : NULL;
         line = rec ? kd_kaspa_json_dump(rec) : NULL;

@@ -33,7 +33,8 @@
  * network; and coinbase outputs: test:miner has a 500 KAS coinbase output
  * of DAA score 1000 (the genesis's: immature for the next 1000 DAA scores)
  * and a 2 KAS output, test:minter a 700 KAS coinbase output of DAA score 0
- * (mature) and a 1 KAS output.
+ * (mature) and a 1 KAS output; test:scrap one output of 0.01 KAS (a
+ * move leaves too little of it for a change output: KIP-9).
  */
 #ifndef KD_TESTS_FIXTURE_LEDGER_H
 #define KD_TESTS_FIXTURE_LEDGER_H

@@ -26,6 +26,7 @@
  * node accept it on the virtual chain. A reorg request is refused: a real
  * node reorganises by itself, and the listener follows it.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,14 +59,19 @@ static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, uint8
                             size_t why_len)
 {
     rpc_ctx *r = ctx;
-    kd_err err = kd_kwriter_submit(r->w, payload, len, tx_id, why, why_len);
+    kd_kbuild_result res;
+    kd_err err = kd_kwriter_submit(r->w, payload, len, tx_id, &res, why, why_len);
     if (err) {
         fprintf(stderr, "kdapp up: a command was not sent: %s\n", why);
-    } else if (!r->quiet) {
-        char h[2 * KD_HASH_LEN + 1];
+    } else {
+        char h[2 * KD_HASH_LEN + 1], note[512];
         kd_hex_encode(tx_id, KD_HASH_LEN, h);
-        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
+        if (!r->quiet)
+            fprintf(stderr, "kdapp up: sent transaction %s, fee %" PRIu64 " sompi\n", h, res.fee);
+        if (kd_kbuild_note(&res, note, sizeof note)) /* never silent, even with --quiet */
+            fprintf(stderr, "kdapp up: transaction %s: %s\n", h, note);
     }
+    kd_kbuild_result_fini(&res);
     return err;
 }
 

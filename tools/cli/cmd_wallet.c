@@ -179,12 +179,16 @@ static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_
     printf("{\"id\":\"%s\",\"network\":\"%s\",\"rules\":\"%s\",\"nonce\":%" PRIu32
            ",\"inputs\":%zu,\"totalIn\":%" PRIu64 ",\"fee\":%" PRIu64 ",\"change\":%" PRIu64 ",\"mass\":%" PRIu64
            ",\"computeMass\":%" PRIu64 ",\"storageMass\":%" PRIu64 ",\"transientMass\":%" PRIu64 ",\"size\":%" PRIu64
-           ",\"feeMass\":%" PRIu64 ",\"minFee\":%" PRIu64 ",\"feeRate\":%" PRIu64 ",\"transaction\":%s}\n",
+           ",\"feeMass\":%" PRIu64 ",\"minFee\":%" PRIu64 ",\"feeRate\":%" PRIu64 ",\"leftover\":%" PRIu64
+           ",\"transaction\":%s}\n",
            id, kd_kaspa_net_prefix(net), rules == KD_KASPA_RULES_CRESCENDO ? "crescendo" : "v0.14", res->nonce,
            res->tx->n_inputs, res->total_in, res->fee, res->change, res->mass.total, res->mass.compute,
            res->mass.storage, res->mass.transient, res->mass.size, res->mass.fee_mass,
-           kd_kaspa_min_fee(&res->mass, rules), fee_rate, tx_json);
+           kd_kaspa_min_fee(&res->mass, rules), fee_rate, res->leftover, tx_json);
     free(tx_json);
+    char note[512];
+    if (kd_kbuild_note(res, note, sizeof note))
+        fprintf(stderr, "kdapp wallet build: %s\n", note);
     return KD_EXIT_OK;
 }
 
@@ -495,22 +499,23 @@ static int wallet_send(kd_cli *cli, int argc, char **argv)
     if (!err && dry)
         err = kd_kwriter_dry_run(w, message, len, &tx_json, &res, why, sizeof why);
     else if (!err)
-        err = kd_kwriter_submit(w, message, len, id, why, sizeof why);
+        err = kd_kwriter_submit(w, message, len, id, &res, why, sizeof why);
     if (err) {
         fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
         rc = exit_of(err);
         goto done;
     }
+    char hex[2 * KD_KASPA_HASH_LEN + 1], note[512];
     if (dry) {
-        char hex[2 * KD_KASPA_HASH_LEN + 1];
         kd_hex_encode(res.id, KD_KASPA_HASH_LEN, hex);
-        printf("{\"id\":\"%s\",\"fee\":%" PRIu64 ",\"mass\":%" PRIu64 ",\"transaction\":%s}\n", hex, res.fee,
-               res.mass.total, tx_json);
+        printf("{\"id\":\"%s\",\"fee\":%" PRIu64 ",\"leftover\":%" PRIu64 ",\"mass\":%" PRIu64 ",\"transaction\":%s}\n",
+               hex, res.fee, res.leftover, res.mass.total, tx_json);
     } else {
-        char hex[2 * KD_KASPA_HASH_LEN + 1];
         kd_hex_encode(id, KD_KASPA_HASH_LEN, hex);
-        printf("tx %s\n", hex);
+        printf("tx %s\nfee %" PRIu64 "\n", hex, res.fee);
     }
+    if (kd_kbuild_note(&res, note, sizeof note))
+        fprintf(stderr, "%s: %s\n", u.prog, note);
 done:
     free(tx_json);
     kd_kbuild_result_fini(&res);

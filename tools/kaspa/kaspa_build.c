@@ -102,12 +102,14 @@ static kd_err skeleton(const kd_kbuild_req *req, const size_t *order, size_t k, 
 }
 
 /* Settles the change output of `tx` (which has none yet): 1 with the change
- * in place and its fee, 0 when no change fits (dust, non-standard mass, or
- * the fee eats it all); -1 when out of memory. */
+ * in place and its fee, 0 when no change fits (*no_change says why: dust,
+ * a non-standard mass, or the fee eats it all); -1 when out of memory. */
 static int settle_change(kd_ktx *tx, const kd_kutxo *entries, const kd_kbuild_req *req, const uint8_t *script,
-                         size_t script_len, uint64_t total_in, uint64_t rate, uint64_t *fee_out, kd_kmass *mass)
+                         size_t script_len, uint64_t total_in, uint64_t rate, uint64_t *fee_out, kd_kmass *mass,
+                         kd_kleftover *no_change)
 {
     uint64_t fee = 0;
+    *no_change = KD_KLEFTOVER_COST;
     if (kd_ktx_add_output(tx, total_in, 0, script, script_len))
         return -1;
     for (int round = 0; round < FEE_ROUNDS; round++) {
@@ -115,8 +117,14 @@ static int settle_change(kd_ktx *tx, const kd_kutxo *entries, const kd_kbuild_re
         kd_ktx_mass(tx, entries, req->rules, mass);
         uint64_t need = kd_kaspa_tx_fee(mass, req->rules, rate);
         if (need <= fee) {
-            if (kd_kaspa_output_is_dust(total_in - fee, script_len) || mass->total > KD_KASPA_MAX_STANDARD_MASS)
+            if (kd_kaspa_output_is_dust(total_in - fee, script_len)) {
+                *no_change = KD_KLEFTOVER_DUST;
                 break;
+            }
+            if (mass->total > KD_KASPA_MAX_STANDARD_MASS) {
+                *no_change = KD_KLEFTOVER_MASS;
+                break;
+            }
             *fee_out = fee;
             return 1;
         }
@@ -230,6 +238,11 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
 
     uint64_t total_in = 0, fee = 0, last_need = 0, last_mass = 0;
     int found = 0;
+    /* The fewest inputs whose leftover no change output can hold (see
+     * below): paid as fee only when no number of inputs makes room. */
+    size_t stranded_k = 0;
+    uint64_t stranded_left = 0;
+    kd_kleftover stranded_why = KD_KLEFTOVER_NONE, no_change;
     for (size_t k = 1; k <= n_ok && !found; k++) {
         total_in += req->utxos[order[k - 1]].amount;
         kd_ktx_free(tx);
@@ -237,7 +250,7 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
         err = skeleton(req, order, k, payload, payload_len, entries, &tx);
         if (err)
             goto done;
-        int got = settle_change(tx, entries, req, script, script_len, total_in, rate, &fee, &out->mass);
+        int got = settle_change(tx, entries, req, script, script_len, total_in, rate, &fee, &out->mass, &no_change);
         if (got < 0) {
             err = KD_ERR_NOMEM;
             goto done;
@@ -264,7 +277,35 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
             found = 1;
             fee = total_in;
             out->change = 0;
+            out->leftover = total_in - last_need;
+            out->leftover_why = out->leftover ? KD_KLEFTOVER_DUST : KD_KLEFTOVER_NONE;
+        } else if (total_in >= last_need && (!stranded_k || total_in - last_need < stranded_left)) {
+            /* covered, but what is left can be no change: a change this
+             * small weighs a storage mass over the standard limit (KIP-9:
+             * 10^12 / value grams, less what the inputs bring) or costs
+             * more fee than it holds; another input may make room */
+            stranded_k = k;
+            stranded_left = total_in - last_need;
+            stranded_why = no_change == KD_KLEFTOVER_DUST ? KD_KLEFTOVER_COST : no_change;
         }
+    }
+    if (!found && stranded_k) {
+        /* no number of inputs makes room for a change: the leftover goes to
+         * the fee, reported as such (kd_kbuild_note), rather than refusing
+         * a payment the wallet covers */
+        total_in = 0;
+        for (size_t i = 0; i < stranded_k; i++)
+            total_in += req->utxos[order[i]].amount;
+        kd_ktx_free(tx);
+        tx = NULL;
+        err = skeleton(req, order, stranded_k, payload, payload_len, entries, &tx);
+        if (err)
+            goto done;
+        found = 1;
+        fee = total_in;
+        out->change = 0;
+        out->leftover = stranded_left;
+        out->leftover_why = stranded_why;
     }
     if (!found) {
         char also[200] = "";
@@ -276,7 +317,7 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
         err = kd_kaspa_why(KD_ERR_INSUFFICIENT_FUNDS, why, why_len,
                            "insufficient funds: the transaction needs at least %" PRIu64
                            " sompi (its fee at mass %" PRIu64 " and %" PRIu64
-                           " sompi/kg, plus a change above dust), the wallet has %" PRIu64 " sompi in %zu UTXO%s%s",
+                           " sompi/kg, with no change output), the wallet has %" PRIu64 " sompi in %zu UTXO%s%s",
                            last_need, last_mass, rate, total_in, n_ok, n_ok == 1 ? "" : "s", also);
         goto done;
     }
@@ -309,6 +350,27 @@ done:
         memset(out, 0, sizeof *out);
     }
     return err;
+}
+
+size_t kd_kbuild_note(const kd_kbuild_result *res, char *buf, size_t len)
+{
+    static const char *const why[] = {
+        [KD_KLEFTOVER_DUST] = "it would be dust (worth less than a third of the fee of spending it)",
+        [KD_KLEFTOVER_MASS] = "a change that small weighs a storage mass over the standard transaction's "
+                              "(KIP-9: about 10^12 / its value, in grams)",
+        [KD_KLEFTOVER_COST] = "after paying for its own output it would be dust or nothing",
+    };
+    if (!res->leftover || res->leftover_why <= KD_KLEFTOVER_NONE || res->leftover_why > KD_KLEFTOVER_COST) {
+        if (buf && len)
+            buf[0] = 0;
+        return 0;
+    }
+    int n = snprintf(buf, len,
+                     "the fee of %" PRIu64 " sompi includes a leftover of %" PRIu64
+                     " sompi above the minimum: no change output could hold it (%s), and no other UTXO of the "
+                     "wallet made room for one; send the wallet a larger UTXO to avoid this",
+                     res->fee, res->leftover, why[res->leftover_why]);
+    return n < 0 ? 0 : (size_t)n;
 }
 
 void kd_kbuild_result_fini(kd_kbuild_result *res)

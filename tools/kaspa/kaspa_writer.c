@@ -362,6 +362,33 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
     return err;
 }
 
+/* Builds for payer *pp, or for the funding wallet (then *pp) when *pp's
+ * key has no coins or too few, or pays only by leaving a leftover to the
+ * fee that the funding wallet would not (kaspa_build.h: a leftover is paid
+ * only when no wallet at hand has room for a change; a dust one, a few
+ * hundred sompi, is paid as rusty-kaspa's wallet does). */
+static kd_err build_paid(kd_kwriter *w, payer **pp, const uint8_t *message, size_t len, kd_kbuild_result *res,
+                         char *why, size_t why_len)
+{
+    kd_err err = build(w, *pp, message, len, res, why, why_len);
+    payer *f = w->funding_ix >= 0 ? w->payers[w->funding_ix] : NULL;
+    int cannot = err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS;
+    int stranded = !err && res->leftover_why != KD_KLEFTOVER_NONE && res->leftover_why != KD_KLEFTOVER_DUST;
+    if (!f || f == *pp || (!cannot && !stranded))
+        return err;
+    kd_kbuild_result alt = {0};
+    char alt_why[KD_KWALLET_WHY_MAX];
+    kd_err aerr = build(w, f, message, len, &alt, cannot ? why : alt_why, cannot ? why_len : sizeof alt_why);
+    if (cannot || (!aerr && alt.leftover < res->leftover)) {
+        kd_kbuild_result_fini(res);
+        *res = alt;
+        *pp = f;
+        return aerr;
+    }
+    kd_kbuild_result_fini(&alt);
+    return KD_OK;
+}
+
 /* submitTransaction. KD_OK: the node took it. KD_ERR_NOT_FOUND: the node
  * refused it, its words in `node`. Others: the connection's. */
 static kd_err submit_once(kd_kwriter *w, const kd_ktx *tx, char *node, size_t node_len)
@@ -454,9 +481,11 @@ static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *re
     }
 }
 
-kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
-                         size_t why_len)
+kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN],
+                         kd_kbuild_result *out, char *why, size_t why_len)
 {
+    if (out)
+        memset(out, 0, sizeof *out);
     pthread_mutex_lock(&w->mu);
     uint64_t deadline = kd_now_ms() + (w->o.retry_ms ? w->o.retry_ms : DEFAULT_RETRY_MS);
     uint32_t backoff = 100;
@@ -466,14 +495,8 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
         kd_kbuild_result res = {0};
         char node[KD_KWALLET_NODE_MAX] = "";
         err = ensure_connected(w, why, why_len);
-        if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
-            (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
-            p != w->payers[w->funding_ix]) {
-            /* the seat's own key cannot pay: the funding wallet does */
-            kd_kbuild_result_fini(&res);
-            p = w->payers[w->funding_ix];
-            err = build(w, p, message, len, &res, why, why_len);
-        }
+        if (!err)
+            err = build_paid(w, &p, message, len, &res, why, why_len);
         if (err) {
             kd_kbuild_result_fini(&res);
             if ((err == KD_ERR_NET || err == KD_ERR_TIMEOUT) && kd_now_ms() + backoff < deadline) {
@@ -505,6 +528,10 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
             if (!(err = pending_add(p, &res)))
                 err = settle_unknown(w, p, &res, deadline, why, why_len);
         }
+        if (!err && out) {
+            *out = res;
+            memset(&res, 0, sizeof res);
+        }
         kd_kbuild_result_fini(&res);
         break;
     }
@@ -522,12 +549,8 @@ kd_err kd_kwriter_dry_run(kd_kwriter *w, const uint8_t *message, size_t len, cha
     kd_err err = choose_payer(w, message, len, &p, why, why_len);
     if (!err)
         err = ensure_connected(w, why, why_len);
-    if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
-        (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
-        p != w->payers[w->funding_ix]) {
-        kd_kbuild_result_fini(&res);
-        err = build(w, w->payers[w->funding_ix], message, len, &res, why, why_len);
-    }
+    if (!err)
+        err = build_paid(w, &p, message, len, &res, why, why_len);
     if (!err)
         err = kd_ktx_json_render(res.tx, tx_json);
     if (!err && out) {

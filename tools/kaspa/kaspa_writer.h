@@ -76,7 +76,9 @@ void kd_kwriter_close(kd_kwriter *w);
 
 /* Sends one command: `message` is the EpisodeMessage (the header is the
  * writer's). On KD_OK tx_id is the Kaspa id of the transaction the node
- * holds. Errors, each with a sentence in `why`: KD_ERR_DENIED (no key pays
+ * holds, and `out` (may be NULL) the build of it: its fee, masses and any
+ * leftover paid as fee (show kd_kbuild_note; release with
+ * kd_kbuild_result_fini). Errors, each with a sentence in `why`: KD_ERR_DENIED (no key pays
  * for it), KD_ERR_INSUFFICIENT_FUNDS, KD_ERR_NOT_FOUND (the payer has no
  * coins), KD_ERR_TOO_LARGE (over the standard mass), KD_ERR_UNSUPPORTED
  * (the node has no --utxoindex), KD_ERR_REJECTED (the node refused the
@@ -84,8 +86,8 @@ void kd_kwriter_close(kd_kwriter *w);
  * stayed unreachable: nothing was submitted, or — `why` says which — a
  * submission whose fate is unknown; the writer asks again before the next
  * command spends the same coins), KD_ERR_NOMEM, KD_ERR_INTERNAL. */
-kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
-                         size_t why_len) KD_WARN_UNUSED;
+kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN],
+                         kd_kbuild_result *out, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Builds and signs the command's transaction as kd_kwriter_submit would,
  * without submitting it (the dry run): *tx_json is the node's JSON of it
