@@ -201,24 +201,35 @@ Test(kaspa_mass, compute_storage_fee_and_dust)
     kd_ktx_free(tx);
 }
 
-Test(kaspa_build, refusals_name_the_problem)
-{
+/* The builder tests' wallet: a test key, its testnet address (the change)
+ * and its P2PK script (what its UTXOs pay). */
+typedef struct {
     kd_key key;
-    cr_assert_eq(kd_key_test("builder", &key), KD_OK);
     kd_kaddr change;
-    kd_kaddr_of_key(&key, KD_KNET_TESTNET, &change);
     uint8_t script[KD_KSPK_SCRIPT_MAX];
     size_t len;
-    cr_assert_eq(kd_kaddr_to_script(&change, script, &len), KD_OK);
-    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1200, .spk = {0, script, len}},
-                     {.outpoint = {.index = 1}, .amount = 300, .spk = {0, script, len}}};
+} builder;
+
+static void builder_init(builder *b)
+{
+    cr_assert_eq(kd_key_test("builder", &b->key), KD_OK);
+    kd_kaddr_of_key(&b->key, KD_KNET_TESTNET, &b->change);
+    cr_assert_eq(kd_kaddr_to_script(&b->change, b->script, &b->len), KD_OK);
+}
+
+Test(kaspa_build, refusals_name_the_problem)
+{
+    builder b;
+    builder_init(&b);
+    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1200, .spk = {0, b.script, b.len}},
+                     {.outpoint = {.index = 1}, .amount = 300, .spk = {0, b.script, b.len}}};
     kd_tx_filter filter;
     kd_tx_filter_default(&filter);
     static const uint8_t msg[] = {1, 2, 3};
     kd_kbuild_req req = {.utxos = u,
                          .n_utxos = 0,
-                         .key = &key,
-                         .change = &change,
+                         .key = &b.key,
+                         .change = &b.change,
                          .message = msg,
                          .message_len = 3,
                          .filter = &filter,
@@ -268,25 +279,21 @@ Test(kaspa_build, refusals_name_the_problem)
  * given; without one, a coinbase UTXO is refused. */
 Test(kaspa_build, coinbase_maturity)
 {
-    kd_key key;
-    cr_assert_eq(kd_key_test("builder", &key), KD_OK);
-    kd_kaddr change;
-    kd_kaddr_of_key(&key, KD_KNET_TESTNET, &change);
-    uint8_t script[KD_KSPK_SCRIPT_MAX];
-    size_t len;
-    cr_assert_eq(kd_kaddr_to_script(&change, script, &len), KD_OK);
+    builder b;
+    builder_init(&b);
     /* A 500 KAS coinbase at the tip's DAA score, and a mature 2 KAS UTXO. */
-    kd_kutxo u[2] = {{.outpoint = {.index = 0},
-                      .amount = 50000000000ull,
-                      .spk = {0, script, len},
-                      .block_daa_score = 5000,
-                      .is_coinbase = 1},
-                     {.outpoint = {.index = 1}, .amount = 200000000, .spk = {0, script, len}, .block_daa_score = 10}};
+    kd_kutxo u[2] = {
+        {.outpoint = {.index = 0},
+         .amount = 50000000000ull,
+         .spk = {0, b.script, b.len},
+         .block_daa_score = 5000,
+         .is_coinbase = 1},
+        {.outpoint = {.index = 1}, .amount = 200000000, .spk = {0, b.script, b.len}, .block_daa_score = 10}};
     static const uint8_t msg[] = {1, 2, 3};
     kd_kbuild_req req = {.utxos = u,
                          .n_utxos = 2,
-                         .key = &key,
-                         .change = &change,
+                         .key = &b.key,
+                         .change = &b.change,
                          .message = msg,
                          .message_len = 3,
                          .rules = KD_KASPA_RULES_CRESCENDO};
@@ -336,22 +343,17 @@ Test(kaspa_build, coinbase_maturity)
  * times the fee. */
 Test(kaspa_build, leftover_goes_to_the_fee_only_when_nothing_else_fits)
 {
-    kd_key key;
-    cr_assert_eq(kd_key_test("builder", &key), KD_OK);
-    kd_kaddr change;
-    kd_kaddr_of_key(&key, KD_KNET_TESTNET, &change);
-    uint8_t script[KD_KSPK_SCRIPT_MAX];
-    size_t len;
-    cr_assert_eq(kd_kaddr_to_script(&change, script, &len), KD_OK);
-    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1000000, .spk = {0, script, len}},
-                     {.outpoint = {.index = 1}, .amount = 1000000, .spk = {0, script, len}}};
+    builder b;
+    builder_init(&b);
+    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1000000, .spk = {0, b.script, b.len}},
+                     {.outpoint = {.index = 1}, .amount = 1000000, .spk = {0, b.script, b.len}}};
     kd_tx_filter filter;
     kd_tx_filter_default(&filter);
     static const uint8_t msg[] = {10, 11, 12, 13};
     kd_kbuild_req req = {.utxos = u,
                          .n_utxos = 1,
-                         .key = &key,
-                         .change = &change,
+                         .key = &b.key,
+                         .change = &b.change,
                          .message = msg,
                          .message_len = sizeof msg,
                          .filter = &filter,
