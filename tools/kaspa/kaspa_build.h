@@ -14,7 +14,8 @@
  *            until the id fits the filter's pattern (about 1024 tries)
  *   fee      the minimum fee of kaspad v2's rule plus the priority of the
  *            fee rate above the floor (kd_kaspa_tx_fee, kaspa_mass.h):
- *            exactly the minimum at the floor rate, never more
+ *            exactly the minimum at the floor rate, never more but for
+ *            a leftover no change output can hold (below)
  *
  * Coinbase UTXOs are spent only once mature at the node's virtual DAA
  * score (req.daa_score); a build without it refuses a coinbase UTXO.

@@ -8,7 +8,9 @@
  * Who pays: a signed command's own signer when its key is in the key
  * directory (or among the extra payers), a creation's first participant
  * likewise; otherwise, or when that key has no coins to pay with, the
- * funding wallet; otherwise a refusal that says so.
+ * funding wallet; otherwise a refusal that says so. The funding wallet
+ * also pays when the key could pay only by leaving a leftover to the fee
+ * (kaspa_build.h) and the funding wallet would not.
  *
  * Chaining. Each paying key has a list of its own transactions the node
  * has not settled yet (the pending list). A new command spends
