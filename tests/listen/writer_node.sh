@@ -93,7 +93,8 @@ verify_matches
 # a second store following the same chain reaches the same digest
 GENESIS=$(grep -m1 -o '"hash": "[0-9a-f]*"' "$T/w1.jsonl" | grep -o '[0-9a-f]\{64\}')
 start_listener second --data "$T/data2" --from "$GENESIS"
-wait_for 30 digest_is "$T/data2" "$WANT" || fail "a second listener did not reach the digest $WANT"
+catch_up "$T/data2" "$WANT" ||
+  fail "a second listener stopped short of the digest $WANT, at height $(height_of "$T/data2")"
 
 # ---- the wallet online
 "${W[@]}" balance --rpc "$RPC" --key test:alice --keys "$KEYS" >"$T/bal.out" 2>&1 || fail "balance: $(cat "$T/bal.out")"
