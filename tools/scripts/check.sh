@@ -14,8 +14,9 @@
 # (build-tsan, only what it runs) runs the threaded parts: readers racing
 # a growing map and MCP sessions racing the writer (tests/threads), the
 # engine daemon (ingest server, signature pool, publisher), the devnet,
-# `kdapp listen` (embedded engine) against its fixture kaspad, a hostile one too (tests/listen),
-# the gateway attached and embedded under the Node.js MCP clients (its
+# `kdapp listen` (embedded engine) against its fixture kaspad, a hostile
+# one too (tests/listen), the gateway attached and embedded under the
+# Node.js MCP clients (its
 # duties thread paying a blackjack house's reveals among them), the board
 # page in chromium, and the HTTP transport's shares per client under curl
 # (sessions shed and streams closed from several threads).
