@@ -16,9 +16,9 @@
 # engine daemon (ingest server, signature pool, publisher), the devnet,
 # `kdapp listen` (embedded engine) against its fixture kaspad, a hostile
 # one too (tests/listen), the gateway attached and embedded under the
-# Node.js MCP clients (its
-# duties thread paying a blackjack house's reveals among them), the board
-# page in chromium, and the HTTP transport's shares per client under curl
+# Node.js MCP clients (its duties thread paying a blackjack house's
+# reveals among them), the board page in chromium, and the HTTP
+# transport's shares per client under curl
 # (sessions shed and streams closed from several threads).
 # Criterion cannot run under ThreadSanitizer (tests/threads/threads.h), so
 # the Criterion tests are not in it. Any report, from a test or from a
