@@ -20,6 +20,8 @@ struct kd_devnet_control {
     pthread_t thread;
 };
 
+/* `detail` may be `buf` itself (a sentence already there): never copied
+ * onto itself (snprintf with overlapping buffers lost it). */
 static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
 {
     if (detail != buf || !*buf) /* the sentence may already be in buf: never copy it onto itself */
@@ -72,7 +74,8 @@ static kd_err spend_from_wire(const Kdapp__DevnetSpend *w, kd_chain_spend *out, 
 static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size_t len, kd_buf *out)
 {
     Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
-    char detail[1024]; /* the chain's sentence (a payer's refusal names wallets and budgets) */
+    /* the chain's sentence: a node's refusal whole, a payer's naming wallets and budgets */
+    char detail[KD_CHAIN_WHY_MAX];
     uint8_t(*ids)[KD_HASH_LEN] = NULL;
     ProtobufCBinaryData *bins = NULL;
     kd_devnet_reorg_result rr;

@@ -19,7 +19,8 @@ typedef struct {
     /* Queues one payload; its tx id into tx_id. `spend` says who asked
      * (spend.h; NULL: the owner): a chain that pays for transactions pays
      * only as it allows. Errors are passed on with `why` (the reply's
-     * sentence). */
+     * sentence; KD_CHAIN_WHY_MAX bytes of room: a Kaspa node's refusal is
+     * quoted whole). */
     kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, const kd_chain_spend *spend,
                      uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
     /* Sends a transaction the client built, signed and pays for (the node's

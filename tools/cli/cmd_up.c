@@ -26,6 +26,7 @@
  * node accept it on the virtual chain. A reorg request is refused: a real
  * node reorganises by itself, and the listener follows it.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 #include "tools/cli/commands.h"
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
+#include "tools/kaspa/kaspa_wallet.h"
 #include "tools/kaspa/kaspa_writer.h"
 #include "tools/listen/follower.h"
 #include "tools/listen/kaspa_rpc.h"
@@ -53,33 +55,42 @@ typedef struct {
     int quiet;
 } rpc_ctx;
 
-/* Says what became of a write: refused with why, or sent. */
+/* Says what became of a write: refused with why, or sent (with its fee,
+ * and any leftover paid as fee: never silent, even with --quiet). `res`
+ * may be NULL (a client's own transaction: none of ours paid). */
 static kd_err writer_said(const rpc_ctx *r, kd_err err, const char *what, const uint8_t tx_id[KD_HASH_LEN],
-                          const char *why)
+                          const kd_kbuild_result *res, const char *why)
 {
     if (err) {
         fprintf(stderr, "kdapp up: %s was not sent: %s\n", what, why);
-    } else if (!r->quiet) {
-        char h[2 * KD_HASH_LEN + 1];
-        kd_hex_encode(tx_id, KD_HASH_LEN, h);
-        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
+        return err;
     }
+    char h[2 * KD_HASH_LEN + 1], note[512];
+    kd_hex_encode(tx_id, KD_HASH_LEN, h);
+    if (!r->quiet && res)
+        fprintf(stderr, "kdapp up: sent transaction %s, fee %" PRIu64 " sompi\n", h, res->fee);
+    else if (!r->quiet)
+        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
+    if (res && kd_kbuild_note(res, note, sizeof note))
+        fprintf(stderr, "kdapp up: transaction %s: %s\n", h, note);
     return err;
 }
-
 static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, const kd_chain_spend *spend,
                             uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     rpc_ctx *r = ctx;
-    return writer_said(r, kd_kwriter_submit(r->w, payload, len, spend, tx_id, why, why_len), "a command", tx_id, why);
+    kd_kbuild_result res;
+    kd_err err = kd_kwriter_submit(r->w, payload, len, spend, tx_id, &res, why, why_len);
+    err = writer_said(r, err, "a command", tx_id, &res, why);
+    kd_kbuild_result_fini(&res);
+    return err;
 }
-
 static kd_err writer_submit_tx(void *ctx, const char *json, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
                                size_t why_len)
 {
     rpc_ctx *r = ctx;
     return writer_said(r, kd_kwriter_submit_tx(r->w, json, len, tx_id, why, why_len), "a client's transaction", tx_id,
-                       why);
+                       NULL, why);
 }
 
 static void writer_status(void *ctx, kd_devnet_info *info)
@@ -173,7 +184,7 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_USAGE;
     }
     kd_endpoints ep;
-    char why[1024];
+    char why[KD_KWALLET_WHY_MAX];
     if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
         fprintf(stderr, "kdapp up: %s\n", why);
         return KD_EXIT_FAIL;

@@ -419,6 +419,9 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
         err = refresh_pending(w, p, &utxos, why, why_len);
     if (!err && !rate)
         err = kd_kwallet_fee_rate(w->c, timeout_of(w), &rate, why, why_len);
+    uint64_t daa = 0; /* coinbase maturity is judged at the node's virtual DAA score */
+    if (!err)
+        err = kd_kwallet_daa_score(w->c, timeout_of(w), &daa, why, why_len);
     if (!err)
         err = available_coins(p, &utxos, &coins, &n_coins);
     uint32_t nonce = 0;
@@ -435,7 +438,9 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
                                    .filter = &w->o.filter,
                                    .nonce_start = nonce,
                                    .fee_rate = rate,
-                                   .rules = KD_KASPA_RULES_CRESCENDO};
+                                   .rules = KD_KASPA_RULES_CRESCENDO,
+                                   .daa_score = daa,
+                                   .has_daa_score = 1};
         char inner[400] = "";
         err = kd_kaspa_build(&req, res, inner, sizeof inner);
         if (err) {
@@ -488,7 +493,7 @@ static int says_held(const char *node)
 static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *res, uint64_t deadline, char *why,
                              size_t why_len)
 {
-    char hex[2 * KD_KASPA_HASH_LEN + 1], node[512] = "";
+    char hex[2 * KD_KASPA_HASH_LEN + 1], node[KD_KWALLET_NODE_MAX] = "";
     hex_id(res->id, hex);
     uint32_t backoff = 100;
     for (;;) {
@@ -543,19 +548,31 @@ static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *re
     }
 }
 
-/* Builds `message`'s transaction for *p; when the seat's own key has no
- * coins to pay with, for the funding wallet instead if `spend` lets it
- * pay (*p is then the funding wallet). A funding wallet's transaction must
- * fit its budgets (kaspa_ledger.h): else KD_ERR_DENIED naming them. */
+/* Builds `message`'s transaction for *p; the funding wallet builds it
+ * instead (*p is then the funding wallet) if `spend` lets it pay and either
+ * the seat's own key has no coins to pay with, or the key could pay only by
+ * leaving a leftover to the fee (kaspa_build.h) that the funding wallet
+ * would not leave. A funding wallet's transaction must fit its budgets
+ * (kaspa_ledger.h): else KD_ERR_DENIED naming them. */
 static kd_err build_paid(kd_kwriter *w, payer **p, const kd_chain_spend *spend, const uint8_t *message, size_t len,
                          kd_kbuild_result *res, char *why, size_t why_len)
 {
     payer *f = funding_of(w);
     kd_err err = build(w, *p, message, len, res, why, why_len);
-    if ((err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && f && *p != f && funding_may_pay(spend)) {
-        kd_kbuild_result_fini(res); /* the seat's own key cannot pay: the funding wallet does */
-        *p = f;
-        err = build(w, *p, message, len, res, why, why_len);
+    int cannot = err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS;
+    int stranded = !err && res->leftover_why != KD_KLEFTOVER_NONE && res->leftover_why != KD_KLEFTOVER_DUST;
+    if (f && *p != f && (cannot || stranded) && funding_may_pay(spend)) {
+        kd_kbuild_result alt = {0};
+        char alt_why[KD_KWALLET_WHY_MAX];
+        kd_err aerr = build(w, f, message, len, &alt, cannot ? why : alt_why, cannot ? why_len : sizeof alt_why);
+        if (cannot || (!aerr && alt.leftover < res->leftover)) {
+            kd_kbuild_result_fini(res);
+            *res = alt;
+            *p = f;
+            err = aerr;
+        } else {
+            kd_kbuild_result_fini(&alt);
+        }
     }
     kd_krefuse reason;
     char inner[400];
@@ -588,8 +605,10 @@ static void charge(kd_kwriter *w, const payer *p, const kd_chain_spend *spend, u
 }
 
 kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, const kd_chain_spend *spend,
-                         uint8_t tx_id[KD_KASPA_HASH_LEN], char *why, size_t why_len)
+                         uint8_t tx_id[KD_KASPA_HASH_LEN], kd_kbuild_result *out, char *why, size_t why_len)
 {
+    if (out)
+        memset(out, 0, sizeof *out);
     pthread_mutex_lock(&w->mu);
     uint64_t deadline = kd_now_ms() + (w->o.retry_ms ? w->o.retry_ms : DEFAULT_RETRY_MS);
     uint32_t backoff = 100;
@@ -597,7 +616,7 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, cons
     kd_err err = choose_payer(w, message, len, spend, &p, why, why_len);
     while (!err) {
         kd_kbuild_result res = {0};
-        char node[512] = "";
+        char node[KD_KWALLET_NODE_MAX] = "";
         payer *chosen = p;
         err = ensure_connected(w, why, why_len);
         if (!err)
@@ -635,6 +654,10 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, cons
                 err = settle_unknown(w, chosen, &res, deadline, why, why_len);
             if (err != KD_ERR_REJECTED) /* taken, or perhaps: the budget counts it */
                 charge(w, chosen, spend, res.fee);
+        }
+        if (!err && out) {
+            *out = res;
+            memset(&res, 0, sizeof res);
         }
         kd_kbuild_result_fini(&res);
         break;

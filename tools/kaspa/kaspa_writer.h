@@ -28,6 +28,10 @@
  * itself (kd_kwriter_submit_tx): the writer checks that the listener will
  * see it and passes it on; none of the writer's wallets pays.
  *
+ * The funding wallet also pays when the key could pay only by leaving a
+ * leftover to the fee (kaspa_build.h) and the funding wallet would not, if
+ * the request may spend it.
+ *
  * Chaining. Each paying key has a list of its own transactions the node
  * has not settled yet (the pending list). A new command spends
  *
@@ -103,9 +107,12 @@ void kd_kwriter_close(kd_kwriter *w);
 
 /* Sends one command: `message` is the EpisodeMessage (the header is the
  * writer's), asked for by `spend` (NULL: the owner). On KD_OK tx_id is the
- * Kaspa id of the transaction the node holds. Errors, each with a sentence
- * in `why`: KD_ERR_DENIED (no wallet may pay for it: the sentence names the
- * wallet and why, a missing grant or a budget), KD_ERR_INSUFFICIENT_FUNDS, KD_ERR_NOT_FOUND (the payer has no
+ * Kaspa id of the transaction the node holds, and `out` (may be NULL) the
+ * build of it: its fee, masses and any leftover paid as fee (show
+ * kd_kbuild_note; release with kd_kbuild_result_fini). Errors, each with a
+ * sentence in `why`: KD_ERR_DENIED (no wallet may pay for it: the sentence
+ * names the wallet and why, a missing grant or a budget),
+ * KD_ERR_INSUFFICIENT_FUNDS, KD_ERR_NOT_FOUND (the payer has no
  * coins), KD_ERR_TOO_LARGE (over the standard mass), KD_ERR_UNSUPPORTED
  * (the node has no --utxoindex), KD_ERR_REJECTED (the node refused the
  * transaction: its words are quoted), KD_ERR_NET / KD_ERR_TIMEOUT (the node
@@ -113,7 +120,8 @@ void kd_kwriter_close(kd_kwriter *w);
  * submission whose fate is unknown; the writer asks again before the next
  * command spends the same coins), KD_ERR_NOMEM, KD_ERR_INTERNAL. */
 kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, const kd_chain_spend *spend,
-                         uint8_t tx_id[KD_KASPA_HASH_LEN], char *why, size_t why_len) KD_WARN_UNUSED;
+                         uint8_t tx_id[KD_KASPA_HASH_LEN], kd_kbuild_result *out, char *why,
+                         size_t why_len) KD_WARN_UNUSED;
 
 /* Sends a transaction a client built, signed and pays for: `json` (len
  * bytes) is the node's JSON of it (what submitTransaction takes), or an
