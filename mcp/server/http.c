@@ -69,6 +69,7 @@ typedef struct {
     const char *ctype; /* static strings, or NULL */
     const char *xname, *xvalue;
     char sid[KD_HTTP_SESSION_ID_HEX + 1]; /* Mcp-Session-Id to send, or "" */
+    int close;                            /* Connection: close */
 } answer;
 
 /* Where a request is (on_request is called again at each step). */
@@ -130,6 +131,8 @@ static enum MHD_Result answer_send(const kd_mcp_http *h, struct MHD_Connection *
         MHD_add_response_header(r, H_SESSION, a->sid);
     if (a->xname != NULL)
         MHD_add_response_header(r, a->xname, a->xvalue);
+    if (a->close)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     /* Tells clients that pool connections (undici, behind the TypeScript
      * SDK) when an idle one will be closed, so they stop reusing it first
@@ -362,7 +365,8 @@ static void page_headers(struct MHD_Response *r)
 }
 
 /* GET on any other path: the web app the program supplies. */
-static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method)
+static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method,
+                                  int authorized)
 {
     kd_mcp_http_page p = {0};
     struct MHD_Response *r;
@@ -372,8 +376,6 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, cons
         return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: the web page is read-only (GET)");
     kd_buf_init(&p.body);
-    int who;
-    int authorized = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &who) == KD_HTTP_AUTH_OK;
     if (h->page(h->page_ctx, url, authorized, &p) != KD_OK) {
         kd_buf_fini(&p.body);
         return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
@@ -418,6 +420,27 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     return ret;
 }
 
+/* Counts the connection to `cls` (http_conns.c): 1, or 0 when the share
+ * of `cls` is full. */
+static int identified(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls)
+{
+    return kd_http_conn_identify(h, c, cls) == 0;
+}
+
+/* The answer to a request beyond the share of its class: 503, and the
+ * connection closes. */
+static enum MHD_Result refuse_share(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls)
+{
+    answer a = {0};
+
+    fail_with(&a, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "5",
+              "Service Unavailable: the clients without a token hold their share of connections (%u %s); retry "
+              "later, or use a token",
+              h->max_class[cls], cls == KD_HTTP_PUBLIC ? "for the web page and /metrics" : "on " ENDPOINT);
+    a.close = 1;
+    return answer_send(h, c, &a);
+}
+
 /* Runs the checks common to every method; returns 1 after queueing a
  * refusal (or the /metrics answer) in *ret, else 0 with *who set to the
  * client: the token the request carried, or its address. */
@@ -449,15 +472,27 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
                       "Forbidden: Origin is not allowed");
         return 1;
     }
+    auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token);
     if (page) { /* its public files need no token; its data does (serve_page) */
-        *ret = serve_page(h, c, url, method);
+        int authorized = auth == KD_HTTP_AUTH_OK;
+
+        *ret = identified(h, c, authorized && token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC)
+                   ? serve_page(h, c, url, method, authorized)
+                   : refuse_share(h, c, KD_HTTP_PUBLIC);
         return 1;
     }
-    if ((auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token)) != KD_HTTP_AUTH_OK) {
+    if (auth != KD_HTTP_AUTH_OK) {
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       auth != KD_HTTP_AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\""
                                                    : "Bearer realm=\"mcp\"",
                       "Unauthorized: %s", kd_http_auth_problem(auth));
+        return 1;
+    }
+    kd_http_class cls = token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED
+                        : metrics || events       ? KD_HTTP_PUBLIC
+                                                  : KD_HTTP_TOKENLESS;
+    if (!identified(h, c, cls)) {
+        *ret = refuse_share(h, c, cls);
         return 1;
     }
     kd_http_client_key_of(c, token, who);
@@ -658,6 +693,7 @@ static void run_post(kd_http_job *job)
  * so the worker's resume always follows). */
 static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, req *r)
 {
+    kd_http_conn_served(h, c); /* the whole request is in: its deadline stops */
     r->stage = REQ_SENT;
     if (r->too_large)
         return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
@@ -704,6 +740,8 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
             return MHD_NO;
         *con_cls = r;
         r->stage = REQ_SENT;
+        if (strcmp(method, "POST") != 0) /* the whole request is in */
+            kd_http_conn_served(h, c);
         if (refused(h, c, url, method, &ret, &r->who))
             return ret;
         if (strcmp(method, "POST") != 0)
@@ -758,9 +796,8 @@ void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, e
 {
     req *r = *con_cls;
 
-    (void)cls;
-    (void)c;
     (void)toe;
+    kd_http_conn_ended(cls, c); /* it waits for its next request */
     if (r != NULL) {
         free(r->out.body);
         free(r->sid);

@@ -56,6 +56,11 @@
  * thread and are closed after connection_timeout_s without traffic; one
  * client address beyond loopback holds at most
  * max_connections_per_address of them (http_daemon.c explains the values).
+ * A request must come in whole within request_timeout_s, however slowly
+ * its bytes trickle. Clients without a token, on loopback too, share a
+ * bounded number of connections (waiting for a request, serving /mcp,
+ * serving the web app), so that the rest of max_connections stays for
+ * the holders of tokens (http_conns.c).
  */
 #ifndef KD_MCP_HTTP_H
 #define KD_MCP_HTTP_H
@@ -123,6 +128,23 @@ typedef struct {
                                               request, an idle keep-alive. Not a
                                               POST being handled, nor a quiet
                                               event stream [30] */
+    unsigned request_timeout_s;            /* a connection that has not sent a whole
+                                              request (headers and body) within this
+                                              long of its opening, or of the end of
+                                              its previous request, is closed, however
+                                              its bytes trickle [10] */
+    unsigned max_waiting_connections;      /* connections waiting for a request that
+                                              are not known as a granted client's
+                                              (none has come yet, or the last one had
+                                              no token); a new one beyond them closes
+                                              the oldest [max_connections / 8] */
+    unsigned max_tokenless_connections;    /* connections serving /mcp requests
+                                              without a token; more answer 503
+                                              [max_connections / 8] */
+    unsigned max_public_connections;       /* connections serving the web app,
+                                              /metrics and events_path without a
+                                              token; more answer 503
+                                              [max_connections / 8, at least 80] */
     unsigned poll_threads;                 /* threads that serve the sockets [2] */
     unsigned max_workers;                  /* POSTs handled at once; more wait
                                               their turn [64] */

@@ -2,8 +2,8 @@
  * http_int.h — the inside of the Streamable HTTP transport, shared by
  * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
  * session table, outbound queues, SSE streams and their keepalive timer),
- * http_pool.c (the workers that run POSTs), http_peers.c (connections
- * per client address), http_events.c (the web app's broadcast event
+ * http_pool.c (the workers that run POSTs), http_conns.c (connections
+ * per client address and per class, and their request deadline), http_events.c (the web app's broadcast event
  * streams, which the keepalive timer serves too) and http_clients.c (the
  * tokens, who a client is, and its share of sessions and streams). Not
  * public.
@@ -62,7 +62,8 @@
  * callback, which takes only a log limiter's leaf lock). The core
  * session's send callback (hs_send) takes h->lock; nothing here calls into
  * the core session while holding h->lock (see server_int.h's lock order).
- * The worker pool and the per-address table have their own leaf locks.
+ * The worker pool and the connection tables (conns_lock) have their own
+ * leaf locks.
  */
 #ifndef KD_MCP_HTTP_INT_H
 #define KD_MCP_HTTP_INT_H
@@ -182,9 +183,19 @@ kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job) KD_WARN_UNUSED;
  * pool. NULL is a no-op. */
 void kd_http_pool_stop(kd_http_pool *p);
 
-/* ---- connections per client address (http_peers.c) ------------------- */
+/* ---- connections: per address, per class, deadlines (http_conns.c) -- */
 
 typedef struct kd_http_peer kd_http_peer;
+typedef struct kd_http_conn kd_http_conn;
+
+/* Whom a connection's request serves, known once its headers are in. */
+typedef enum {
+    KD_HTTP_GRANTED,   /* it carried a configured token */
+    KD_HTTP_TOKENLESS, /* /mcp without a token (loopback, no bearer_token) */
+    KD_HTTP_PUBLIC,    /* without a token: the web app, /metrics, the events
+                          path, and refusals answered at once */
+    KD_HTTP_CLASSES
+} kd_http_class;
 
 /* The address of `sa` as (family, 16 bytes: IPv4 in the first 4, an
  * IPv4-mapped IPv6 address as IPv4); 0, or -1 when it is not an IP
@@ -194,12 +205,32 @@ int kd_http_addr_key(const struct sockaddr *sa, int *family, unsigned char addr[
  * per_address connections (loopback clients are exempt unless
  * limit_loopback). cls: the transport. */
 enum MHD_Result kd_http_peer_admit(void *cls, const struct sockaddr *addr, socklen_t len);
-/* MHD_OPTION_NOTIFY_CONNECTION: counts each connection to its address
- * from start to close. */
-void kd_http_peer_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection starts waiting for its first
+ * request (a stranger; the oldest waiting strangers beyond max_waiting are
+ * closed to make room), and is counted to its address from start to
+ * close. cls: the transport. */
+void kd_http_conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                          enum MHD_ConnectionNotificationCode code);
-/* Frees what is left of the table (nothing once the daemon stopped). */
-void kd_http_peers_fini(kd_mcp_http *h);
+/* The headers of the request on `c` are in, and it serves `cls`: the
+ * connection is no longer a stranger to shed, and is counted to `cls`
+ * until the request ends. 0, or -1 when `cls`'s share is full (nothing is
+ * counted: the caller answers 503 and closes). Polling thread. */
+int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls) KD_WARN_UNUSED;
+/* The whole request on `c` is in (its headers, and a POST's body): its
+ * deadline stops. Polling thread. */
+void kd_http_conn_served(kd_mcp_http *h, struct MHD_Connection *c);
+/* The request on `c` ended (libmicrohttpd's completion callback): the
+ * connection is uncounted from its class and waits for its next request,
+ * its deadline running again; a stranger again unless the request carried
+ * a token. Polling thread. */
+void kd_http_conn_ended(kd_mcp_http *h, struct MHD_Connection *c);
+/* Closes the connections whose request has not come in whole within
+ * request_ms of their wait's start, and the oldest strangers beyond
+ * max_waiting that have had their grace (the timer, under h->lock); the
+ * milliseconds until it should look again, at most `cap_ms`. */
+long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms);
+/* Frees what is left of the tables (nothing once the daemon stopped). */
+void kd_http_conns_fini(kd_mcp_http *h);
 
 struct kd_mcp_http {
     kd_mcp_server *srv;
@@ -220,7 +251,7 @@ struct kd_mcp_http {
     size_t max_body;
     unsigned max_sessions, max_streams, idle_s, keepalive_ms, max_queued;
     unsigned max_sessions_per_client, max_streams_per_client;
-    char keep_alive[32]; /* the Keep-Alive header: "timeout=<connection timeout>" */
+    char keep_alive[32]; /* the Keep-Alive header: "timeout=<the shorter of the timeout and the deadline>" */
     kd_http_session *sessions;
     unsigned n_sessions;                       /* live + pending (reserved) */
     kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */
@@ -236,16 +267,25 @@ struct kd_mcp_http {
     kd_http_stream_base *streams_head;  /* h->lock: every open stream, oldest first */
     kd_http_stream_base *streams_tail;
 
-    pthread_mutex_t peers_lock; /* a leaf: the table below */
+    pthread_mutex_t conns_lock; /* a leaf: the tables below (http_conns.c) */
     kd_http_peer *peers;        /* addresses holding connections */
     unsigned per_address;       /* connections per address */
     int limit_loopback;
+    kd_http_conn *waiting_head, *waiting_tail;     /* connections whose deadline runs, oldest first */
+    kd_http_conn *strangers_head, *strangers_tail; /* of which not known as granted, oldest first */
+    unsigned n_strangers;                          /* on that list */
+    unsigned n_class[KD_HTTP_CLASSES];             /* connections serving a request of each class */
+    unsigned max_waiting;                          /* strangers waiting for a request */
+    unsigned max_class[KD_HTTP_CLASSES];           /* per class; 0: no share (granted) */
+    unsigned request_ms;                           /* a request's total deadline */
+    unsigned grace_ms;                             /* a new stranger's time to send its headers */
 
     /* Repeated warnings, each limited (engine/logger.h). */
     kd_log_limit log_mhd;     /* libmicrohttpd's messages (e.g. at the connection limit) */
     kd_log_limit log_refused; /* per-address refusals */
     kd_log_limit log_dropped; /* server messages dropped from a full queue */
     kd_log_limit log_shed;    /* sessions and streams closed to make room */
+    kd_log_limit log_conns;   /* connections closed at their deadline or to make room */
 };
 
 /* ---- tokens, clients and their share (http_clients.c) ---------------- */
