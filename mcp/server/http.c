@@ -420,11 +420,12 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     return ret;
 }
 
-/* Counts the connection to `cls` (http_conns.c): 1, or 0 when the share
- * of `cls` is full. */
-static int identified(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls)
+/* Counts the connection to `cls` (http_conns.c): 1, or 0 when the request
+ * `holds` its connection (a POST, a stream) and the share of `cls` is
+ * full. */
+static int identified(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds)
 {
-    return kd_http_conn_identify(h, c, cls) == 0;
+    return kd_http_conn_identify(h, c, cls, holds) == 0;
 }
 
 /* The answer to a request beyond the share of its class: 503, and the
@@ -476,9 +477,8 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     if (page) { /* its public files need no token; its data does (serve_page) */
         int authorized = auth == KD_HTTP_AUTH_OK;
 
-        *ret = identified(h, c, authorized && token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC)
-                   ? serve_page(h, c, url, method, authorized)
-                   : refuse_share(h, c, KD_HTTP_PUBLIC);
+        (void)identified(h, c, authorized && token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC, 0);
+        *ret = serve_page(h, c, url, method, authorized);
         return 1;
     }
     if (auth != KD_HTTP_AUTH_OK) {
@@ -491,7 +491,7 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     kd_http_class cls = token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED
                         : metrics || events       ? KD_HTTP_PUBLIC
                                                   : KD_HTTP_TOKENLESS;
-    if (!identified(h, c, cls)) {
+    if (!identified(h, c, cls, !metrics && strcmp(method, "DELETE") != 0)) {
         *ret = refuse_share(h, c, cls);
         return 1;
     }

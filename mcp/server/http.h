@@ -136,8 +136,9 @@ typedef struct {
     unsigned max_waiting_connections;      /* connections waiting for a request that
                                               are not known as a granted client's
                                               (none has come yet, or the last one had
-                                              no token); a new one beyond them closes
-                                              the oldest [max_connections / 8] */
+                                              no token); beyond them the oldest one
+                                              that has had half a second to send its
+                                              headers is closed [max_connections / 8] */
     unsigned max_tokenless_connections;    /* connections serving /mcp requests
                                               without a token; more answer 503
                                               [max_connections / 8] */

@@ -19,31 +19,49 @@
  *              sweeps, the oldest first: kd_http_conns_sweep).
  *   stranger   a waiting connection not known to be a granted client's:
  *              it has carried no request yet, or its last one had no
- *              token. At most max_waiting of them: a new connection beyond
- *              that closes the oldest, so a flood of them never keeps a
- *              newcomer out (a granted agent's headers come in
- *              milliseconds, long before it is the oldest) and only ever
- *              holds max_waiting sockets.
+ *              token. At most max_waiting of them once they have had
+ *              their grace (grace_ms, half a second): beyond that, a new
+ *              connection, or the sweep, closes the oldest. So a flood of
+ *              them never keeps a newcomer out and holds max_waiting
+ *              sockets, plus those it opened within the last grace.
  *   counted    from its headers to the end of its request, to its class:
  *                granted    it carried a token: no share but the
  *                           connection limit
  *                tokenless  /mcp without a token: at most
- *                           max_class[KD_HTTP_TOKENLESS], the next one
- *                           answers 503 and closes
+ *                           max_class[KD_HTTP_TOKENLESS]; beyond, a
+ *                           request that may hold its connection (a POST,
+ *                           a GET stream) answers 503 and closes
  *                public     the web app, /metrics, the events stream, a
- *                           refusal: at most max_class[KD_HTTP_PUBLIC]
+ *                           refusal: at most max_class[KD_HTTP_PUBLIC];
+ *                           beyond, an events stream answers 503
+ *              A request answered at once (a DELETE, a file of the web
+ *              app, /metrics) is counted, never refused: it holds its
+ *              connection no longer than its answer takes.
  *
  *   accept ─▶ waiting, stranger ─headers─▶ counted ─whole request─▶ served
  *               ▲   │ request_ms, or the oldest      (a POST's body    │
- *               │   ▼ of too many strangers           still runs the   │
+ *               │   ▼ of too many old strangers       still runs the   │
  *               │  closed                             deadline)        │
  *               └─ waiting (a stranger unless it carried a token) ◀─ ended
  *
+ * Why a grace, and not simply the oldest: a flood that opens again what
+ * was closed comes in bursts, which are accepted from the listen queue
+ * faster than a polling thread reads the requests already in, so a
+ * granted agent's fresh connection was at times the oldest of the
+ * strangers before its headers were read, and was closed (the attack's
+ * test saw it). Its grace is time, which no burst can spend: a client has
+ * half a second from accept to send its headers, and takes milliseconds.
+ * A flood that opens more than max_waiting connections per grace holds
+ * more while they are young, up to the connection limit; a granted
+ * agent's connection then waits in the listen queue until the sweep
+ * closes the old ones, a grace at most.
+ *
  * So clients without a token hold at most max_waiting + the tokenless and
- * public shares, on loopback too, and the rest of the connection limit
- * stays for granted ones. libmicrohttpd splits its connection limit
- * between its polling threads and stops accepting on a full one only, so
- * the shares' defaults (http_daemon.c) sum to less than one thread's part.
+ * public shares, on loopback too, beside the connections they opened
+ * within the last grace, and the rest of the connection limit stays for
+ * granted ones. libmicrohttpd splits its connection limit between its
+ * polling threads and stops accepting on a full one only, so the shares'
+ * defaults (http_daemon.c) sum to less than one thread's part.
  *
  * Closing: shutdown(2) on the connection's socket, from any thread; its
  * polling thread then reads the end of the stream and closes it. The
@@ -367,7 +385,7 @@ void kd_http_conn_notify(void *cls, struct MHD_Connection *c, void **socket_cont
 
 /* ---- a request's course ------------------------------------------------ */
 
-int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls)
+int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds)
 {
     kd_http_conn *k = conn_of(c);
     unsigned held = 0;
@@ -378,7 +396,7 @@ int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_clas
     pthread_mutex_lock(&h->conns_lock);
     unlink_stranger_locked(h, k);
     uncount_locked(h, k);
-    if (h->max_class[cls] > 0 && h->n_class[cls] >= h->max_class[cls]) {
+    if (holds && h->max_class[cls] > 0 && h->n_class[cls] >= h->max_class[cls]) {
         held = h->n_class[cls];
         ok = 0;
     } else {

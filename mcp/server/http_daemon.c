@@ -14,7 +14,8 @@
  *                       take every slot
  *   without a token     an eighth of the connections each (http_conns.c):
  *                       waiting for a request and not known as a granted
- *                       client's (a new one closes the oldest), serving
+ *                       client's (beyond them the oldest is closed, once
+ *                       it has had half a second, its grace), serving
  *                       /mcp without a token, serving the web app (at
  *                       least 80: its 64 event streams and the files) —
  *                       three eighths in all, less than the share of one
@@ -89,7 +90,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
-    KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
+    /* A client that goes away mid-request is no fault of ours, nor is a
+     * connection we closed at its deadline or to make room (http_conns.c) */
+    KD_LOG_LIMITED(&h->log_mhd, strstr(line, "connection closure") != NULL ? KD_LOG_DEBUG : KD_LOG_WARN, "mcp",
+                   "http (libmicrohttpd): %s", line);
 }
 
 /* Parses the bind address; sets loopback. 0, or -1 when not an address. */

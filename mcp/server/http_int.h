@@ -213,9 +213,11 @@ void kd_http_conn_notify(void *cls, struct MHD_Connection *c, void **socket_cont
                          enum MHD_ConnectionNotificationCode code);
 /* The headers of the request on `c` are in, and it serves `cls`: the
  * connection is no longer a stranger to shed, and is counted to `cls`
- * until the request ends. 0, or -1 when `cls`'s share is full (nothing is
- * counted: the caller answers 503 and closes). Polling thread. */
-int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls) KD_WARN_UNUSED;
+ * until the request ends. 0, or -1 when the request `holds` its connection
+ * beyond an answer at once (a POST, a stream) and `cls`'s share is full
+ * (nothing is counted: the caller answers 503 and closes). Polling
+ * thread. */
+int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds) KD_WARN_UNUSED;
 /* The whole request on `c` is in (its headers, and a POST's body): its
  * deadline stops. Polling thread. */
 void kd_http_conn_served(kd_mcp_http *h, struct MHD_Connection *c);

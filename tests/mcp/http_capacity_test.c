@@ -2,8 +2,14 @@
  * http_capacity_test.c — the HTTP transport under idle and half-open
  * connections: hundreds of them beside a served client, their timeout, a
  * slow tool call and a quiet event stream that outlive it, the limit of
- * connections per address and its rate-limited log.
+ * connections per address and its rate-limited log; a request's total
+ * deadline against a trickle, and the shares of connections of the
+ * clients without a token (issue 37, R4; mcp_http_slowloris is the attack
+ * itself against `kdapp mcp --http`).
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,4 +117,161 @@ Test(http_capacity, per_address_limit_and_quiet_refusals)
     for (i = 1; i < LIMIT; i++)
         close(held[i]);
     kd_log_set_sink(NULL, NULL);
+}
+
+/* A raw connection to the transport that sends `head` at once. */
+static int raw_open(const char *head)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(kd_mcp_http_port(http))};
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    (void)send(fd, head, strlen(head), MSG_NOSIGNAL);
+    return fd;
+}
+
+/* Sends `line` on `fd` every `every_ms` (the attack's pace, not a wait)
+ * until the server closes it, for at most `limit_s`; 1 when it closed. */
+static int trickle_until_closed(int fd, const char *line, long every_ms, double limit_s)
+{
+    double end = now_s() + limit_s;
+    int fds[1] = {fd};
+
+    while (now_s() < end) {
+        if (send(fd, line, strlen(line), MSG_NOSIGNAL) < 0 || closed_count(fds, 1) == 1) {
+            if (fds[0] >= 0)
+                close(fd);
+            return 1;
+        }
+        pause_ms(every_ms);
+    }
+    close(fd);
+    return 0;
+}
+
+/* Issue 37, R4, one socket: a header line, or a byte of a body, every
+ * tenth of a second never lets the idle timeout (30 s here) fire; the
+ * request deadline (1 s here) closes it all the same. A whole request on a
+ * connection kept alive is served, and its next one gets a deadline of
+ * its own. */
+Test(http_capacity, a_trickle_is_closed_at_the_request_deadline)
+{
+    char sid[128];
+    resp r;
+
+    restart(NULL, &(kd_mcp_http_options){.connection_timeout_s = 30, .request_timeout_s = 1});
+    cr_expect(trickle_until_closed(raw_open("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"), "X-Trickle: a\r\n", 100, 20),
+              "a trickle of header lines holds its connection beyond the request deadline");
+    cr_expect(trickle_until_closed(raw_open("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                                            "application/json\r\nAccept: application/json, text/event-stream\r\n"
+                                            "Content-Length: 4000\r\n\r\n"),
+                                   " ", 100, 20),
+              "a trickle of body bytes holds its connection beyond the request deadline");
+    open_session(sid, sizeof sid);
+    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", NULL);
+    cr_expect_eq(r.status, 200, "a whole request is served: %ld", r.status);
+    resp_fini(&r);
+}
+
+/* Connections waiting for a request without a token are at most
+ * max_waiting once they have had their grace (half a second): the oldest
+ * are closed first, however many are opened; a granted client is served
+ * beside them. Loopback, as in R4. */
+Test(http_capacity, waiting_strangers_are_bounded_oldest_first)
+{
+    enum { WAITING = 8, OPENED = 40 };
+    static int fds[OPENED];
+    resp r;
+    int i;
+
+    restart(NULL, &(kd_mcp_http_options){
+                      .bearer_token = "s3cret", .request_timeout_s = 120, .max_waiting_connections = WAITING});
+    for (i = 0; i < OPENED; i++)
+        fds[i] = half_open();
+    WAIT_FOR(closed_count(fds, OPENED - WAITING) == OPENED - WAITING);
+    cr_expect_eq(closed_count(fds + OPENED - WAITING, WAITING), 0, "the newest %d stay", WAITING);
+    req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){"Authorization: Bearer s3cret", NULL});
+    cr_expect_eq(r.status, 200, "a granted client beside them: %ld", r.status);
+    resp_fini(&r);
+    for (i = OPENED - WAITING; i < OPENED; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+static const kd_mcp_http_token SEAT[] = {{.token = "seat-token-0123456789", .principal = "seat"}};
+#define SEAT_AUTH "Authorization: Bearer seat-token-0123456789"
+
+static kd_err small_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+{
+    (void)ctx;
+    (void)path;
+    (void)authorized;
+    out->status = 200;
+    out->content_type = "text/plain";
+    return kd_buf_append(&out->body, "page", 4);
+}
+
+static kd_err small_metrics(void *ctx, kd_buf *out)
+{
+    (void)ctx;
+    return kd_buf_append(out, "up 1\n", 6);
+}
+
+/* Connections serving requests without a token have shares of their own,
+ * on /mcp and on the web page: the next request that would hold its
+ * connection (a POST, a stream) answers 503, names the share, says when to
+ * retry and closes; one answered at once (a DELETE, a file, /metrics) is
+ * never refused; a token's requests are never counted to them. */
+Test(http_capacity, tokenless_and_public_shares)
+{
+    char sid[2][128];
+    stream s[2], ev;
+    resp r;
+    int i;
+
+    restart(NULL, &(kd_mcp_http_options){.tokens = SEAT,
+                                         .n_tokens = 1,
+                                         .max_tokenless_connections = 2,
+                                         .max_public_connections = 1,
+                                         .page = small_page,
+                                         .metrics = small_metrics,
+                                         .events_path = "/events"});
+    for (i = 0; i < 2; i++) { /* two tokenless streams hold the /mcp share */
+        open_session(sid[i], sizeof sid[i]);
+        stream_start(&s[i], sid[i]);
+        WAIT_FOR(count(&s[i], ": stream open") == 1);
+    }
+    req(&r, "POST", "/mcp", sid[0], "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}", NULL);
+    cr_expect_eq(r.status, 503, "a third tokenless request: %ld", r.status);
+    cr_expect(r.body != NULL && strstr(r.body, "share of connections (2 on /mcp)") != NULL, "%s", r.body);
+    cr_expect_str_eq(r.retry_after, "5");
+    cr_expect_str_eq(r.connection, "close");
+    resp_fini(&r);
+    req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){SEAT_AUTH, NULL});
+    cr_expect_eq(r.status, 200, "a granted client is not counted to it: %ld", r.status);
+    resp_fini(&r);
+    cr_expect_eq(status_of("/"), 200, "the page has a share of its own");
+    cr_expect_eq(status_of("/metrics"), 200, "so has /metrics");
+
+    stream_start_get(&ev, "/events", NULL); /* holds the page's share */
+    WAIT_FOR(count(&ev, ": stream open") == 1);
+    req(&r, "GET", "/events", NULL, NULL, (const char *[]){"Accept: text/event-stream", NULL});
+    cr_expect_eq(r.status, 503, "a second events stream beyond the page's share: %ld", r.status);
+    cr_expect(r.body != NULL && strstr(r.body, "for the web page and /metrics") != NULL, "%s", r.body);
+    resp_fini(&r);
+    cr_expect_eq(status_of("/"), 200, "a file of the page is answered at once: never refused");
+    cr_expect_eq(status_of("/metrics"), 200, "nor is /metrics");
+
+    for (i = 0; i < 2; i++) {
+        req(&r, "DELETE", "/mcp", sid[i], NULL, NULL);
+        resp_fini(&r);
+        pthread_join(s[i].thread, NULL);
+        pthread_mutex_destroy(&s[i].lock);
+    }
+    kd_mcp_http_stop(http); /* the events stream ends with the transport */
+    http = NULL;
+    pthread_join(ev.thread, NULL);
+    pthread_mutex_destroy(&ev.lock);
 }
