@@ -21,9 +21,13 @@
  *              it has carried no request yet, or its last one had no
  *              token. At most max_waiting of them once they have had
  *              their grace (grace_ms, half a second): beyond that, a new
- *              connection, or the sweep, closes the oldest. So a flood of
- *              them never keeps a newcomer out and holds max_waiting
- *              sockets, plus those it opened within the last grace.
+ *              connection, or the sweep, closes the oldest, the fresh
+ *              ones (never a request yet) before those kept alive after
+ *              one, so that a flood of fresh connections does not cut a
+ *              tokenless client's pooled connection under its next
+ *              request. So a flood of them never keeps a newcomer out and
+ *              holds max_waiting sockets, plus those it opened within the
+ *              last grace.
  *   counted    from its headers to the end of its request, to its class:
  *                granted    it carried a token: no share but the
  *                           connection limit
@@ -109,6 +113,7 @@ struct kd_http_conn {
     unsigned char addr[16];
     struct timespec since; /* CLOCK_MONOTONIC: when its wait began */
     int waiting, stranger; /* on each list */
+    int returning;         /* it has carried a request: a kept-alive stranger, shed after the fresh */
     int cls;               /* the class it is counted to, or -1 */
     int granted;           /* its last request carried a token */
     int closing;           /* shut down: its polling thread closes it */
@@ -250,9 +255,9 @@ static void wait_locked(kd_mcp_http *h, kd_http_conn *k)
         return;
     k->stranger = 1;
     k->snext = NULL;
-    k->sprev = h->strangers_tail;
-    *(h->strangers_tail != NULL ? &h->strangers_tail->snext : &h->strangers_head) = k;
-    h->strangers_tail = k;
+    k->sprev = h->strangers_tail[k->returning];
+    *(k->sprev != NULL ? &k->sprev->snext : &h->strangers_head[k->returning]) = k;
+    h->strangers_tail[k->returning] = k;
     h->n_strangers++;
 }
 
@@ -260,8 +265,8 @@ static void unlink_stranger_locked(kd_mcp_http *h, kd_http_conn *k)
 {
     if (!k->stranger)
         return;
-    *(k->sprev != NULL ? &k->sprev->snext : &h->strangers_head) = k->snext;
-    *(k->snext != NULL ? &k->snext->sprev : &h->strangers_tail) = k->sprev;
+    *(k->sprev != NULL ? &k->sprev->snext : &h->strangers_head[k->returning]) = k->snext;
+    *(k->snext != NULL ? &k->snext->sprev : &h->strangers_tail[k->returning]) = k->sprev;
     k->sprev = k->snext = NULL;
     k->stranger = 0;
     h->n_strangers--;
@@ -311,14 +316,28 @@ static int old_enough(const kd_mcp_http *h, const kd_http_conn *k, const struct 
     return ms_between(&k->since, now) >= (long)h->grace_ms;
 }
 
-/* Closes the oldest strangers beyond max_waiting that have waited their
- * grace (never `keep`); the number closed. */
+/* The stranger to close for room (never `keep`): the oldest fresh one
+ * that has had its grace, else the oldest kept-alive one; NULL when none
+ * has. */
+static kd_http_conn *victim_locked(kd_mcp_http *h, const kd_http_conn *keep, const struct timespec *now)
+{
+    kd_http_conn *k;
+    int i;
+
+    for (i = 0; i < 2; i++)
+        if ((k = h->strangers_head[i]) != NULL && k != keep && old_enough(h, k, now))
+            return k;
+    return NULL;
+}
+
+/* Closes the oldest strangers beyond max_waiting that have had their
+ * grace, fresh ones first (never `keep`); the number closed. */
 static unsigned shed_locked(kd_mcp_http *h, const kd_http_conn *keep, const struct timespec *now)
 {
     kd_http_conn *k;
     unsigned n = 0;
 
-    while (h->n_strangers > h->max_waiting && (k = h->strangers_head) != keep && old_enough(h, k, now)) {
+    while (h->n_strangers > h->max_waiting && (k = victim_locked(h, keep, now)) != NULL) {
         close_locked(h, k);
         n++;
     }
@@ -433,6 +452,7 @@ void kd_http_conn_ended(kd_mcp_http *h, struct MHD_Connection *c)
     pthread_mutex_lock(&h->conns_lock);
     uncount_locked(h, k);
     unlink_waiting_locked(h, k);
+    k->returning = 1;
     if (!k->closing)
         wait_locked(h, k);
     pthread_mutex_unlock(&h->conns_lock);

@@ -273,14 +273,15 @@ struct kd_mcp_http {
     kd_http_peer *peers;        /* addresses holding connections */
     unsigned per_address;       /* connections per address */
     int limit_loopback;
-    kd_http_conn *waiting_head, *waiting_tail;     /* connections whose deadline runs, oldest first */
-    kd_http_conn *strangers_head, *strangers_tail; /* of which not known as granted, oldest first */
-    unsigned n_strangers;                          /* on that list */
-    unsigned n_class[KD_HTTP_CLASSES];             /* connections serving a request of each class */
-    unsigned max_waiting;                          /* strangers waiting for a request */
-    unsigned max_class[KD_HTTP_CLASSES];           /* per class; 0: no share (granted) */
-    unsigned request_ms;                           /* a request's total deadline */
-    unsigned grace_ms;                             /* a new stranger's time to send its headers */
+    kd_http_conn *waiting_head, *waiting_tail; /* connections whose deadline runs, oldest first */
+    kd_http_conn *strangers_head[2];           /* of which not known as granted, oldest first: */
+    kd_http_conn *strangers_tail[2];           /*   [0] fresh, [1] kept alive after a request */
+    unsigned n_strangers;                      /* on those lists */
+    unsigned n_class[KD_HTTP_CLASSES];         /* connections serving a request of each class */
+    unsigned max_waiting;                      /* strangers waiting for a request */
+    unsigned max_class[KD_HTTP_CLASSES];       /* per class; 0: no share (granted) */
+    unsigned request_ms;                       /* a request's total deadline */
+    unsigned grace_ms;                         /* a new stranger's time to send its headers */
 
     /* Repeated warnings, each limited (engine/logger.h). */
     kd_log_limit log_mhd;     /* libmicrohttpd's messages (e.g. at the connection limit) */
