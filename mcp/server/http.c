@@ -92,6 +92,11 @@ typedef struct {
     size_t len, cap;
     kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
     answer out;
+    /* A costly page, built on a worker (serve_page): */
+    int page, authorized;
+    char *url;
+    kd_mcp_http_page pg;
+    kd_err pg_err;
 } req;
 
 /* ---- responses --------------------------------------------------------- */
@@ -364,37 +369,110 @@ static void page_headers(struct MHD_Response *r)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 }
 
-/* GET on any other path: the web app the program supplies. */
-static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method,
-                                  int authorized)
+/* Asks the program for its answer to a GET of `url` (kd_buf_init'ed
+ * here). */
+static kd_err page_build(kd_mcp_http *h, const char *url, int authorized, kd_mcp_http_page *p)
 {
-    kd_mcp_http_page p = {0};
+    memset(p, 0, sizeof *p);
+    kd_buf_init(&p->body);
+    return h->page(h->page_ctx, url, authorized, p);
+}
+
+/* Queues the answer page_build made (`built`: what it returned); its body
+ * goes to libmicrohttpd. */
+static enum MHD_Result page_send(kd_mcp_http *h, struct MHD_Connection *c, kd_mcp_http_page *p, kd_err built)
+{
     struct MHD_Response *r;
     enum MHD_Result ret;
+
+    if (built != KD_OK) {
+        kd_buf_fini(&p->body);
+        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal Server Error: the page could not be built");
+    }
+    r = MHD_create_response_from_buffer(p->body.len, p->body.len ? p->body.data : (void *)"",
+                                        p->body.len ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (r == NULL) {
+        kd_buf_fini(&p->body);
+        return MHD_NO;
+    }
+    if (p->body.len)
+        kd_buf_init(&p->body); /* libmicrohttpd frees it */
+    else
+        kd_buf_fini(&p->body);
+    if (p->content_type != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, p->content_type);
+    if (p->status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mcp\"");
+    page_headers(r);
+    ret = MHD_queue_response(c, p->status ? p->status : MHD_HTTP_NOT_FOUND, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* The worker's side of a costly page: build it, then hand the connection
+ * back. */
+static void run_page(kd_http_job *job)
+{
+    req *r = (req *)job;
+    struct MHD_Connection *c = r->conn;
+
+    r->pg_err = page_build(r->h, r->url, r->authorized, &r->pg);
+    r->stage = REQ_READY;
+    MHD_resume_connection(c); /* r may be gone from here on */
+}
+
+static int identified(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds);
+static enum MHD_Result refuse_share(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls);
+
+/*
+ * GET on any other path: the web app the program supplies, answered at
+ * once on this polling thread; a costly path (page_costly) within its
+ * client's rate is built on a worker instead, the connection suspended
+ * until the answer is ready, as a slow POST is.
+ */
+static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char *url, const char *method,
+                                  int authorized)
+{
+    kd_http_class cls = r->who.token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC;
+    kd_mcp_http_page p;
+    char retry[16];
+    unsigned wait;
 
     if (strcmp(method, "GET") != 0)
         return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: the web page is read-only (GET)");
-    kd_buf_init(&p.body);
-    if (h->page(h->page_ctx, url, authorized, &p) != KD_OK) {
-        kd_buf_fini(&p.body);
-        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
-                      "Internal Server Error: the page could not be built");
+    if (h->page_costly == NULL || !h->page_costly(h->page_ctx, url)) {
+        (void)identified(h, c, cls, 0); /* answered at once: never refused */
+        kd_err built = page_build(h, url, authorized, &p);
+        return page_send(h, c, &p, built);
     }
-    r = MHD_create_response_from_buffer(p.body.len, p.body.len ? p.body.data : (void *)"",
-                                        p.body.len ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-    if (r == NULL) {
-        kd_buf_fini(&p.body);
+    if ((wait = kd_http_rate_take(h, &r->who)) > 0) {
+        snprintf(retry, sizeof retry, "%u", wait);
+        return refuse(h, c, MHD_HTTP_TOO_MANY_REQUESTS, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, retry,
+                      "Too Many Requests: %s path costs a replay; each client (its token, else its address) may ask "
+                      "for %u a second, and the clients without a token %u together; retry in %u s",
+                      url, h->costly_per_s, 4 * h->costly_per_s, wait);
+    }
+    if (!identified(h, c, cls, 1))
+        return refuse_share(h, c, cls);
+    if ((r->url = strdup(url)) == NULL)
         return MHD_NO;
+    r->h = h;
+    r->conn = c;
+    r->page = 1;
+    r->authorized = authorized;
+    r->job.run = run_page;
+    r->stage = REQ_RUNNING;
+    MHD_suspend_connection(c);
+    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
+        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "5",
+                  "Service Unavailable: the server is stopping or out of threads; retry later");
+        r->page = 0;
+        r->stage = REQ_READY;
+        MHD_resume_connection(c);
     }
-    if (p.content_type != NULL)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, p.content_type);
-    if (p.status == MHD_HTTP_UNAUTHORIZED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mcp\"");
-    page_headers(r);
-    ret = MHD_queue_response(c, p.status ? p.status : MHD_HTTP_NOT_FOUND, r);
-    MHD_destroy_response(r);
-    return ret;
+    return MHD_YES;
 }
 
 /* GET events_path: the broadcast event stream (http_events.c). */
@@ -443,10 +521,11 @@ static enum MHD_Result refuse_share(kd_mcp_http *h, struct MHD_Connection *c, kd
 }
 
 /* Runs the checks common to every method; returns 1 after queueing a
- * refusal (or the /metrics answer) in *ret, else 0 with *who set to the
- * client: the token the request carried, or its address. */
-static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret,
-                   kd_http_client_key *who)
+ * refusal (or the answer of /metrics, the web app or the events path) in
+ * *ret, else 0 with r->who set to the client: the token the request
+ * carried, or its address. */
+static int refused(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char *url, const char *method,
+                   enum MHD_Result *ret)
 {
     const char *v;
     kd_http_auth auth;
@@ -475,10 +554,8 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
     }
     auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token);
     if (page) { /* its public files need no token; its data does (serve_page) */
-        int authorized = auth == KD_HTTP_AUTH_OK;
-
-        (void)identified(h, c, authorized && token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC, 0);
-        *ret = serve_page(h, c, url, method, authorized);
+        kd_http_client_key_of(c, auth == KD_HTTP_AUTH_OK ? token : KD_HTTP_NO_TOKEN, &r->who);
+        *ret = serve_page(h, c, r, url, method, auth == KD_HTTP_AUTH_OK);
         return 1;
     }
     if (auth != KD_HTTP_AUTH_OK) {
@@ -495,13 +572,13 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         *ret = refuse_share(h, c, cls);
         return 1;
     }
-    kd_http_client_key_of(c, token, who);
+    kd_http_client_key_of(c, token, &r->who);
     if (metrics) {
         *ret = serve_metrics(h, c, method);
         return 1;
     }
     if (events) {
-        *ret = serve_events(h, c, method, who);
+        *ret = serve_events(h, c, method, &r->who);
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
@@ -742,7 +819,7 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
         r->stage = REQ_SENT;
         if (strcmp(method, "POST") != 0) /* the whole request is in */
             kd_http_conn_served(h, c);
-        if (refused(h, c, url, method, &ret, &r->who))
+        if (refused(h, c, r, url, method, &ret))
             return ret;
         if (strcmp(method, "POST") != 0)
             return strcmp(method, "GET") == 0 ? handle_get(h, c, &r->who) : handle_delete(h, c, &r->who);
@@ -755,7 +832,7 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
     switch (r->stage) {
     case REQ_READY:
         r->stage = REQ_SENT;
-        return answer_send(h, c, &r->out);
+        return r->page ? page_send(h, c, &r->pg, r->pg_err) : answer_send(h, c, &r->out);
     case REQ_RUNNING: /* not called while suspended */
     case REQ_SENT:
         *upload_size = 0;
@@ -800,6 +877,8 @@ void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, e
     kd_http_conn_ended(cls, c); /* it waits for its next request */
     if (r != NULL) {
         free(r->out.body);
+        kd_buf_fini(&r->pg.body);
+        free(r->url);
         free(r->sid);
         free(r->body);
         free(r);

@@ -174,6 +174,16 @@ typedef struct {
      * polling thread: thread-safe and quick. An error answers 500. */
     kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out);
     void *page_ctx;
+    /* Optional: 1 when a GET of `path` costs more than a file (an audit
+     * that replays a log). Such a request runs on a worker, never on a
+     * polling thread, and each client (its token, else its address) may
+     * make costly_per_s of them a second, in bursts of costly_burst; all
+     * the clients without a token together four times that. Beyond, 429
+     * with Retry-After. Called on a polling thread with page_ctx:
+     * thread-safe and quick. */
+    int (*page_costly)(void *ctx, const char *path);
+    unsigned costly_per_s; /* [4] */
+    unsigned costly_burst; /* [4 * costly_per_s] */
     /* Optional, e.g. "/api/events": a GET there (a token required as on
      * /mcp) opens a text/event-stream of what kd_mcp_http_publish
      * broadcasts. */

@@ -39,6 +39,11 @@
  *   streams per client  8 (event streams and sessions' GET streams): a
  *                       browser page holds one, an MCP client one per
  *                       session it listens on
+ *   costly page paths   4 a second per client, in bursts of 16 (and 16
+ *                       a second for all the clients without a token): an
+ *                       audit replays its episode's log, on a worker; a
+ *                       viewer asks for one when it opens the proof and
+ *                       as each move comes
  *   polling threads     2: they only move bytes
  *   workers             64 at most, started as needed: tool calls that may
  *                       wait (a move waiting for its block) handled at once
@@ -67,6 +72,7 @@
 #define DEFAULT_PER_ADDRESS 64u
 #define DEFAULT_TIMEOUT_S 30u
 #define DEFAULT_REQUEST_S 10u
+#define DEFAULT_COSTLY_PER_S 4u
 #define GRACE_MS 500u /* a new connection's time to send its headers before a newcomer may close it */
 #define DEFAULT_POLL_THREADS 2u
 #define DEFAULT_WORKERS 64u
@@ -203,12 +209,16 @@ static int sync_init(kd_mcp_http *h)
     pthread_condattr_destroy(&ca);
     if (pthread_mutex_init(&h->conns_lock, NULL) != 0)
         goto fail_peers;
+    if (pthread_mutex_init(&h->rate_lock, NULL) != 0)
+        goto fail_rate;
     kd_log_limit_init(&h->log_mhd, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_refused, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_dropped, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_shed, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_conns, LOG_WINDOW_MS, LOG_BURST);
     return 0;
+fail_rate:
+    pthread_mutex_destroy(&h->conns_lock);
 fail_peers:
     pthread_cond_destroy(&h->cond);
 fail_cond:
@@ -226,6 +236,7 @@ static void sync_fini(kd_mcp_http *h)
     kd_log_limit_fini(&h->log_dropped);
     kd_log_limit_fini(&h->log_refused);
     kd_log_limit_fini(&h->log_mhd);
+    pthread_mutex_destroy(&h->rate_lock);
     pthread_mutex_destroy(&h->conns_lock);
     pthread_cond_destroy(&h->cond);
     pthread_mutex_destroy(&h->lock);
@@ -236,6 +247,7 @@ static void config_free(kd_mcp_http *h)
 {
     free_list(h->origins, h->n_origins);
     free_list(h->hosts, h->n_hosts);
+    kd_http_rates_fini(h);
     kd_http_tokens_fini(h);
     kd_http_events_fini(h);
     free(h);
@@ -281,6 +293,9 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->metrics_ctx = o.metrics_ctx;
     h->page = o.page;
     h->page_ctx = o.page_ctx;
+    h->page_costly = o.page_costly;
+    h->costly_per_s = o.costly_per_s ? o.costly_per_s : DEFAULT_COSTLY_PER_S;
+    h->costly_burst = o.costly_burst ? o.costly_burst : 4 * h->costly_per_s;
     h->max_sessions = o.max_sessions ? o.max_sessions : 64;
     h->max_sessions_per_client = o.max_sessions_per_client ? o.max_sessions_per_client : h->max_sessions / 4;
     if (h->max_sessions_per_client == 0)
@@ -307,7 +322,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
                                                                           : KD_HTTP_EVENTS_STREAMS + 16u;
     h->n_origins = o.n_allowed_origins;
     h->n_hosts = o.n_allowed_hosts;
-    if ((err = kd_http_tokens_init(h, &o)) != KD_OK)
+    if ((err = kd_http_tokens_init(h, &o)) != KD_OK || (err = kd_http_rates_init(h)) != KD_OK)
         goto fail_config;
     err = KD_ERR_NOMEM;
     if (copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||

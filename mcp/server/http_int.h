@@ -234,6 +234,19 @@ long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms);
 /* Frees what is left of the tables (nothing once the daemon stopped). */
 void kd_http_conns_fini(kd_mcp_http *h);
 
+/* ---- the rate of costly requests per client (http_rate.c) ------------ */
+
+typedef struct kd_http_bucket kd_http_bucket;
+typedef struct kd_http_rates kd_http_rates;
+
+/* The buckets of the configured tokens (after kd_http_tokens_init) and
+ * the table of addresses. KD_ERR_NOMEM. */
+kd_err kd_http_rates_init(kd_mcp_http *h) KD_WARN_UNUSED;
+void kd_http_rates_fini(kd_mcp_http *h);
+/* Takes one costly request of client `who`: 0 when it may go, else the
+ * seconds until one would (for Retry-After). Thread-safe. */
+unsigned kd_http_rate_take(kd_mcp_http *h, const kd_http_client_key *who);
+
 struct kd_mcp_http {
     kd_mcp_server *srv;
     struct MHD_Daemon *daemon;
@@ -260,6 +273,10 @@ struct kd_mcp_http {
     void *metrics_ctx;
     kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out); /* or NULL */
     void *page_ctx;
+    int (*page_costly)(void *ctx, const char *path); /* or NULL */
+    unsigned costly_per_s, costly_burst;             /* per client */
+    pthread_mutex_t rate_lock;                       /* a leaf: rates */
+    kd_http_rates *rates;
     char *events_path;                  /* or NULL */
     char *events[KD_HTTP_EVENTS_KEPT];  /* h->lock: the last events, by seq % KD_HTTP_EVENTS_KEPT */
     uint64_t events_next;               /* h->lock: the seq of the next event */

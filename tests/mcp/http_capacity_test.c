@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -274,4 +275,130 @@ Test(http_capacity, tokenless_and_public_shares)
     http = NULL;
     pthread_join(ev.thread, NULL);
     pthread_mutex_destroy(&ev.lock);
+}
+
+/* A web app with two costly paths: /costly, and /slow, which waits in the
+ * callback until the test opens the gate. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_entered, gate_open;
+
+static kd_err costly_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+{
+    (void)ctx;
+    (void)authorized;
+    if (strcmp(path, "/slow") == 0) {
+        pthread_mutex_lock(&gate_lock);
+        gate_entered = 1;
+        pthread_cond_broadcast(&gate_cond);
+        while (!gate_open)
+            pthread_cond_wait(&gate_cond, &gate_lock);
+        pthread_mutex_unlock(&gate_lock);
+    }
+    out->status = 200;
+    out->content_type = "text/plain";
+    return kd_buf_append(&out->body, path, strlen(path));
+}
+
+static int is_costly(void *ctx, const char *path)
+{
+    (void)ctx;
+    return strcmp(path, "/costly") == 0 || strcmp(path, "/slow") == 0;
+}
+
+static int gate_was_entered(void)
+{
+    pthread_mutex_lock(&gate_lock);
+    int v = gate_entered;
+    pthread_mutex_unlock(&gate_lock);
+    return v;
+}
+
+static void *get_slow(void *arg)
+{
+    resp *r = arg;
+
+    memset(r, 0, sizeof *r);
+    if (try_req(r, "GET", "/slow", NULL, NULL, NULL) != CURLE_OK)
+        r->status = -1;
+    return NULL;
+}
+
+/* The status of a GET of /costly from `source` ("" for 127.0.0.1) with
+ * `auth` (or NULL); its Retry-After in `retry` when it is 429. */
+static long costly_status(const char *source, const char *auth, char *retry, size_t cap)
+{
+    resp r;
+    long status;
+
+    snprintf(source_ip, sizeof source_ip, "%s", source);
+    req(&r, "GET", "/costly", NULL, NULL, (const char *[]){auth, NULL});
+    status = r.status;
+    if (status == 429) {
+        cr_expect(r.body != NULL &&
+                      strstr(r.body, "each client (its token, else its address) may ask for 1 a second") != NULL,
+                  "the 429 names the rate: %s", r.body);
+        if (retry != NULL)
+            snprintf(retry, cap, "%s", r.retry_after);
+    }
+    resp_fini(&r);
+    source_ip[0] = '\0';
+    return status;
+}
+
+/* Issue 37, R6: a costly path of the web app (the gateway's audit) runs on
+ * a worker, so that the only polling thread serves others while it runs;
+ * and each client, its token or its address, has its own rate of them,
+ * with all the clients without a token sharing four times one client's,
+ * so that no number of loopback addresses multiplies it. */
+Test(http_capacity, costly_pages_run_on_a_worker_at_a_rate_per_client)
+{
+    char sid[128], retry[32] = "";
+    pthread_t t;
+    resp slow, r;
+    int i, refused_first = 0;
+
+    restart(NULL, &(kd_mcp_http_options){.poll_threads = 1,
+                                         .tokens = SEAT,
+                                         .n_tokens = 1,
+                                         .page = costly_page,
+                                         .page_costly = is_costly,
+                                         .costly_per_s = 1,
+                                         .costly_burst = 2});
+    /* a costly page waits on a worker; the one polling thread answers the rest */
+    cr_assert_eq(pthread_create(&t, NULL, get_slow, &slow), 0);
+    WAIT_FOR(gate_was_entered());
+    cr_expect_eq(status_of("/"), 200, "a file while the costly page is built");
+    open_session(sid, sizeof sid);
+    req(&r, "POST", "/mcp", sid, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", NULL);
+    cr_expect_eq(r.status, 200, "a call while the costly page is built: %ld", r.status);
+    resp_fini(&r);
+    pthread_mutex_lock(&gate_lock);
+    gate_open = 1;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+    pthread_join(t, NULL);
+    cr_expect_eq(slow.status, 200, "the costly page: %ld", slow.status);
+    cr_expect(slow.body != NULL && strcmp(slow.body, "/slow") == 0);
+    resp_fini(&slow);
+
+    /* 127.0.0.1 took one of its two with /slow */
+    cr_expect_eq(costly_status("", NULL, NULL, 0), 200);
+    cr_expect_eq(costly_status("", NULL, retry, sizeof retry), 429, "beyond the address's burst");
+    cr_expect_str_eq(retry, "1");
+    /* a token has its own */
+    cr_expect_eq(costly_status("", SEAT_AUTH, NULL, 0), 200);
+    cr_expect_eq(costly_status("", SEAT_AUTH, NULL, 0), 200);
+    cr_expect_eq(costly_status("", SEAT_AUTH, NULL, 0), 429, "beyond the token's burst");
+    /* other addresses have their own, within the share of every client
+     * without a token: 8 at once, 4 a second */
+    for (i = 2; i < 22 && !refused_first; i++) {
+        char ip[32];
+
+        snprintf(ip, sizeof ip, "127.0.0.%d", i);
+        refused_first = costly_status(ip, NULL, NULL, 0) == 429;
+        if (!refused_first)
+            (void)costly_status(ip, NULL, NULL, 0);
+    }
+    cr_expect(refused_first, "new addresses shared the tokenless clients' rate");
 }

@@ -392,6 +392,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         .metrics_ctx = engine,
         .page = kd_gateway_page,
         .page_ctx = gw,
+        .page_costly = kd_gateway_page_costly,
         .events_path = KD_GATEWAY_EVENTS_PATH,
     };
     kd_mcp_http *h;

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""http_audit_flood.py — issue 37's R6 against `kdapp mcp --http` ($KDAPP),
+as it was done: 16 tokenless threads ask for /api/episodes/{id}/audit of a
+dice episode as fast as they can, while a granted agent (a --grant token)
+calls tools and reads its own audit.
+
+On 826780f every audit was served, each a replay of the whole log on one of
+the two polling threads, and the granted agent's calls went from 2 ms to
+3.9 s. Now the route has a rate per client (the token, else the address),
+and all the clients without a token share one as well:
+
+  1. the flood is answered 429 with Retry-After beyond the rate, and the
+     audits it was served are within the rate for the time it ran (the
+     tokenless clients' share: 16 a second, in bursts of 64);
+  2. the granted agent's calls are all answered, and so is its own audit
+     (its token has its own rate).
+
+No timed assertion: the granted calls' times are printed; the waits are
+bounded only so that a failure ends. Exits non-zero, with the gateway's
+log, on the first failure.
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+THREADS = 16
+FLOOD_S = 8.0
+CALL_TIMEOUT_S = 60.0  # a failure bound
+TOKENLESS_PER_S, TOKENLESS_BURST = 16, 64  # the gateway's defaults (mcp/README.md "Capacity over HTTP")
+
+
+class Fail(Exception):
+    pass
+
+
+def wait_for(what, cond, limit_s, pace_s=0.05):
+    end = time.monotonic() + limit_s
+    while not cond():
+        if time.monotonic() > end:
+            raise Fail("timed out after %.0f s waiting for %s" % (limit_s, what))
+        time.sleep(pace_s)
+
+
+def request(port, method, path, body=None, token=None, sid=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CALL_TIMEOUT_S)
+    headers = {}
+    if body is not None:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if sid:
+        headers["Mcp-Session-Id"] = sid
+    try:
+        conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+        r = conn.getresponse()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
+    except (OSError, http.client.HTTPException) as e:
+        raise Fail("%s %s: no answer within %.0f s (%s)" % (method, path, CALL_TIMEOUT_S, e))
+    finally:
+        conn.close()
+
+
+class Session:
+    def __init__(self, port, token):
+        self.port, self.token, self.next_id = port, token, 1
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "granted", "version": "1"}}}
+        status, headers, body = request(port, "POST", "/mcp", init, token)
+        if status != 200 or "mcp-session-id" not in headers:
+            raise Fail("initialize answered %d: %s" % (status, body[:300]))
+        self.sid = headers["mcp-session-id"]
+        request(port, "POST", "/mcp", {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, self.sid)
+
+    def tool(self, name, args):
+        self.next_id += 1
+        call = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+        status, _, body = request(self.port, "POST", "/mcp", call, self.token, self.sid)
+        reply = json.loads(body) if status == 200 else {}
+        result = reply.get("result", {})
+        if status != 200 or result.get("isError"):
+            raise Fail("%s answered %d: %s" % (name, status, body[:300]))
+        return result.get("structuredContent", {})
+
+
+def main():
+    kdapp = os.environ["KDAPP"]
+    parent = os.environ.get("KD_TEST_TMP", tempfile.gettempdir())
+    os.makedirs(parent, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="auditflood-", dir=parent if len(parent) < 60 else "/tmp")
+    env = dict(os.environ, XDG_RUNTIME_DIR=os.path.join(work, "run"))
+    for k in ("KDAPP_DATA", "KDAPP_KEYS", "KDAPP_MCP_TOKEN"):
+        env.pop(k, None)
+    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
+    keys = os.path.join(work, "keys")
+    for k in ("agent1", "agent2", "house"):
+        subprocess.run([kdapp, "keygen", "--keys", keys, k], env=env, check=True, stdout=subprocess.DEVNULL)
+    out = open(os.path.join(work, "gw.out"), "w+")
+    err = open(os.path.join(work, "gw.err"), "w+")
+    gw = subprocess.Popen([kdapp, "mcp", "--http", "127.0.0.1:0", "--grant", "agent1,agent2", "--house", "house",
+                           "--data", os.path.join(work, "data"), "--keys", keys], env=env, stdout=out, stderr=err)
+    stop = threading.Event()
+    ok = False
+    try:
+        def log():
+            with open(err.name) as f:
+                return f.read()
+
+        wait_for("the gateway to serve", lambda: "serving MCP on http:" in log(), 60)
+        port = int(re.search(r"serving MCP on http://[^ ]*:(\d+)/mcp", log()).group(1))
+        with open(out.name) as f:
+            token = re.search(r"^grant agent1,agent2 token ([0-9a-f]{64})$", f.read(), re.M).group(1)
+
+        s = Session(port, token)
+        dice = s.tool("kdapp_start_episode", {"type": "dice"})["episode_id"]
+        if not s.tool("kdapp_execute_command", {"episode_id": dice, "command": {"roll": "2d6"}}).get("legal"):
+            raise Fail("the roll was refused")
+        audit = "/api/episodes/%d/audit" % dice
+
+        def revealed():
+            status, _, body = request(port, "GET", audit, token=token)
+            return status == 200 and len(json.loads(body)["audit"]["draws"]) == 1
+
+        wait_for("the house's reveal in the audit", revealed, 60, pace_s=0.5)  # within the token's rate
+
+        # 1. the flood, 16 tokenless threads
+        counts = {"ok": 0, "limited": 0, "other": []}
+        lock = threading.Lock()
+
+        def flood():
+            while not stop.is_set():
+                try:
+                    status, headers, body = request(port, "GET", audit)
+                except Fail as e:
+                    status, headers, body = 0, {}, str(e)
+                with lock:
+                    if status == 200:
+                        counts["ok"] += 1
+                    elif status == 429 and headers.get("retry-after", "").isdigit() and "Too Many Requests" in body:
+                        counts["limited"] += 1
+                    else:
+                        counts["other"].append("%d %s" % (status, body[:200]))
+
+        threads = [threading.Thread(target=flood, daemon=True) for _ in range(THREADS)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        # 2. the granted agent beside it
+        times = []
+        while time.monotonic() - t0 < FLOOD_S:
+            t = time.monotonic()
+            s.tool("kdapp_get_episode_state", {"episode_id": dice})
+            times.append(time.monotonic() - t)
+            status, _, _ = request(port, "GET", audit, token=token)
+            if status != 200:
+                raise Fail("the granted agent's own audit answered %d during the flood" % status)
+            time.sleep(0.25)  # pacing the agent's calls (and its audits, within its rate), not waiting for anything
+        stop.set()
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - t0
+        times.sort()
+        print("%d tokenless threads for %.1f s: %d audits served, %d answered 429; %d granted calls beside them: "
+              "median %.0f ms, max %.0f ms" % (THREADS, elapsed, counts["ok"], counts["limited"], len(times),
+                                               times[len(times) // 2] * 1000, times[-1] * 1000))
+        if counts["other"]:
+            raise Fail("the flood got other answers: %s" % counts["other"][:3])
+        if counts["limited"] == 0:
+            raise Fail("no audit of the flood was refused (429 with Retry-After): the route has no rate")
+        most = TOKENLESS_PER_S * elapsed + TOKENLESS_BURST
+        if counts["ok"] > most:
+            raise Fail("the flood was served %d audits in %.1f s, beyond the rate (%.0f)" %
+                       (counts["ok"], elapsed, most))
+        ok = True
+    except Fail as e:
+        print("FAIL: %s" % e, file=sys.stderr)
+    finally:
+        stop.set()
+        gw.terminate()
+        try:
+            gw.wait(30)
+        except subprocess.TimeoutExpired:
+            gw.kill()
+            gw.wait()
+        if not ok:
+            with open(err.name) as f:
+                sys.stderr.write("--- gateway log (last 40 lines)\n" + "".join(f.readlines()[-40:]))
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
