@@ -463,6 +463,7 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req 
     r->page = 1;
     r->authorized = authorized;
     r->job.run = run_page;
+    r->job.stranger = r->who.token == KD_HTTP_NO_TOKEN;
     r->stage = REQ_RUNNING;
     MHD_suspend_connection(c);
     if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
@@ -789,6 +790,7 @@ static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, r
     r->h = h;
     r->conn = c;
     r->job.run = run_post;
+    r->job.stranger = r->who.token == KD_HTTP_NO_TOKEN;
     r->stage = REQ_RUNNING;
     MHD_suspend_connection(c);
     if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {

@@ -168,6 +168,7 @@ typedef struct kd_http_session {
 typedef struct kd_http_job {
     struct kd_http_job *next;
     void (*run)(struct kd_http_job *job);
+    int stranger; /* for a client without a token: runs on three quarters of the workers at most */
 } kd_http_job;
 
 typedef struct kd_http_pool kd_http_pool;
@@ -176,7 +177,9 @@ typedef struct kd_http_pool kd_http_pool;
  * keeps them until stop. KD_ERR_NOMEM. */
 kd_err kd_http_pool_start(unsigned max_threads, kd_http_pool **out) KD_WARN_UNUSED;
 /* Queues `job`; a thread takes it at once when one is idle or may be
- * started, else when one is free (first in, first out). KD_ERR_CLOSED once
+ * started, else when one is free (first in, first out; a granted job
+ * before a stranger's, and a stranger's only while fewer than three
+ * quarters of max_threads run strangers' jobs). KD_ERR_CLOSED once
  * stop has begun; KD_ERR_NOMEM when no thread runs and none can start. */
 kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job) KD_WARN_UNUSED;
 /* Refuses new jobs, runs the queued ones, joins the threads and frees the

@@ -402,3 +402,91 @@ Test(http_capacity, costly_pages_run_on_a_worker_at_a_rate_per_client)
     }
     cr_expect(refused_first, "new addresses shared the tokenless clients' rate");
 }
+
+/* A tool that waits until the test opens its gate ("hold"). */
+static int holds_in, holds_open;
+
+static json_t *hold_call(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)ctx, (void)s, (void)args, (void)code, (void)msg, (void)len;
+    pthread_mutex_lock(&gate_lock);
+    holds_in++;
+    pthread_cond_broadcast(&gate_cond);
+    while (!holds_open)
+        pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+    return kd_mcp_tool_result(json_pack("{s:b}", "held", 1), NULL);
+}
+
+static int holds_running(void)
+{
+    pthread_mutex_lock(&gate_lock);
+    int n = holds_in;
+    pthread_mutex_unlock(&gate_lock);
+    return n;
+}
+
+typedef struct {
+    char sid[128];
+    resp r;
+} hold_req;
+
+static void *post_hold(void *arg)
+{
+    hold_req *x = arg;
+
+    memset(&x->r, 0, sizeof x->r);
+    if (try_req(&x->r, "POST", "/mcp", x->sid,
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"hold\"}}",
+                NULL) != CURLE_OK)
+        x->r.status = -1;
+    return NULL;
+}
+
+/* A quarter of the workers is kept for tokens: tool calls without a token
+ * that wait (here until the test lets them go) hold three of four workers
+ * at most, the fourth waits its turn, and a granted call is served on the
+ * worker kept for it. Before, they held all four and the granted call
+ * waited for them. */
+Test(http_capacity, a_quarter_of_the_workers_is_kept_for_tokens)
+{
+    enum { HOLDS = 4 };
+    static hold_req x[HOLDS];
+    pthread_t t[HOLDS];
+    char sid[128];
+    resp r;
+    int i;
+
+    cr_assert_eq(kd_mcp_server_add_tool(
+                     srv, &(kd_mcp_tool){.name = "hold", .description = "Waits for the test.", .call = hold_call}),
+                 KD_OK);
+    restart(NULL, &(kd_mcp_http_options){.tokens = SEAT, .n_tokens = 1, .max_workers = HOLDS});
+    for (i = 0; i < HOLDS; i++) {
+        open_session(x[i].sid, sizeof x[i].sid);
+        cr_assert_eq(pthread_create(&t[i], NULL, post_hold, &x[i]), 0);
+    }
+    WAIT_FOR(holds_running() == HOLDS - 1);
+
+    req(&r, "POST", "/mcp", NULL, INIT, (const char *[]){SEAT_AUTH, NULL});
+    cr_assert_eq(r.status, 200);
+    snprintf(sid, sizeof sid, "%s", r.sid);
+    resp_fini(&r);
+    req(&r, "POST", "/mcp", sid,
+        "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":"
+        "1}}}",
+        (const char *[]){SEAT_AUTH, NULL});
+    cr_expect_eq(r.status, 200, "the granted call beside three held workers: %ld %s", r.status, r.body);
+    resp_fini(&r);
+    cr_expect_eq(holds_running(), HOLDS - 1, "the fourth call without a token still waits its turn");
+
+    pthread_mutex_lock(&gate_lock);
+    holds_open = 1;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+    for (i = 0; i < HOLDS; i++) {
+        pthread_join(t[i], NULL);
+        cr_expect_eq(x[i].r.status, 200, "held call %d: %ld", i, x[i].r.status);
+        resp_fini(&x[i].r);
+    }
+    cr_expect_eq(holds_running(), HOLDS);
+}
