@@ -450,9 +450,9 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req 
     if ((wait = kd_http_rate_take(h, &r->who)) > 0) {
         snprintf(retry, sizeof retry, "%u", wait);
         return refuse(h, c, MHD_HTTP_TOO_MANY_REQUESTS, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, retry,
-                      "Too Many Requests: %s path costs a replay; each client (its token, else its address) may ask "
-                      "for %u a second, and the clients without a token %u together; retry in %u s",
-                      url, h->costly_per_s, 4 * h->costly_per_s, wait);
+                      "Too Many Requests: %.80s is costly; each client (its token, else its address) may ask for %u "
+                      "a second, and the clients without a token %u together; retry in %u s",
+                      url, h->costly_per_s, KD_HTTP_COSTLY_TOKENLESS * h->costly_per_s, wait);
     }
     if (!identified(h, c, cls, 1))
         return refuse_share(h, c, cls);

@@ -242,6 +242,8 @@ void kd_http_conns_fini(kd_mcp_http *h);
 typedef struct kd_http_bucket kd_http_bucket;
 typedef struct kd_http_rates kd_http_rates;
 
+#define KD_HTTP_COSTLY_TOKENLESS 4u /* the clients without a token together: this many clients' rate */
+
 /* The buckets of the configured tokens (after kd_http_tokens_init) and
  * the table of addresses. KD_ERR_NOMEM. */
 kd_err kd_http_rates_init(kd_mcp_http *h) KD_WARN_UNUSED;

@@ -26,8 +26,8 @@
 
 #include "mcp/server/http_int.h"
 
-#define RATE_ADDRS 64       /* addresses remembered */
-#define TOKENLESS_FACTOR 4u /* the clients without a token together: this many clients' rate */
+#define RATE_ADDRS 64 /* addresses remembered */
+#define TOKENLESS_FACTOR KD_HTTP_COSTLY_TOKENLESS
 
 struct kd_http_bucket {
     double tokens;

@@ -272,6 +272,9 @@ static void figures(const kd_bench_ctx *b, const char *id, const char *what, kd_
     snprintf(key, sizeof key, "http.%s_p50_ms", id);
     snprintf(name, sizeof name, "%s: p50 of %zu calls", what, n);
     kd_bench_figure(b, key, name, q[0] / 1000, "ms", NULL);
+    snprintf(key, sizeof key, "http.%s_p99_ms", id);
+    snprintf(name, sizeof name, "%s: p99", what);
+    kd_bench_figure(b, key, name, q[1] / 1000, "ms", NULL);
     snprintf(key, sizeof key, "http.%s_max_ms", id);
     snprintf(name, sizeof name, "%s: max", what);
     kd_bench_figure(b, key, name, q[2] / 1000, "ms", NULL);
