@@ -410,6 +410,31 @@ static enum MHD_Result page_send(kd_mcp_http *h, struct MHD_Connection *c, kd_mc
     return ret;
 }
 
+/* Suspends `c` and hands `r` to a worker that runs `run` and resumes it
+ * with the answer ready (suspended first, so that the resume always
+ * follows); a request without a token is a stranger's job (http_pool.c).
+ * When no worker takes it, the answer is a 503 at once. */
+static enum MHD_Result to_worker(kd_mcp_http *h, struct MHD_Connection *c, req *r, void (*run)(kd_http_job *job))
+{
+    r->h = h;
+    r->conn = c;
+    r->job.run = run;
+    r->job.stranger = r->who.token == KD_HTTP_NO_TOKEN;
+    r->stage = REQ_RUNNING;
+    MHD_suspend_connection(c);
+    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
+        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->page ? NULL : r->msg.id, KD_MCP_LIMIT_EXCEEDED,
+                  MHD_HTTP_HEADER_RETRY_AFTER, "5",
+                  "Service Unavailable: the server is stopping or out of threads; retry later");
+        if (!r->page)
+            kd_jsonrpc_msg_fini(&r->msg);
+        r->page = 0; /* the answer is r->out */
+        r->stage = REQ_READY;
+        MHD_resume_connection(c);
+    }
+    return MHD_YES;
+}
+
 /* The worker's side of a costly page: build it, then hand the connection
  * back. */
 static void run_page(kd_http_job *job)
@@ -458,22 +483,9 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req 
         return refuse_share(h, c, cls);
     if ((r->url = strdup(url)) == NULL)
         return MHD_NO;
-    r->h = h;
-    r->conn = c;
     r->page = 1;
     r->authorized = authorized;
-    r->job.run = run_page;
-    r->job.stranger = r->who.token == KD_HTTP_NO_TOKEN;
-    r->stage = REQ_RUNNING;
-    MHD_suspend_connection(c);
-    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
-        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "5",
-                  "Service Unavailable: the server is stopping or out of threads; retry later");
-        r->page = 0;
-        r->stage = REQ_READY;
-        MHD_resume_connection(c);
-    }
-    return MHD_YES;
+    return to_worker(h, c, r, run_page);
 }
 
 /* GET events_path: the broadcast event stream (http_events.c). */
@@ -787,20 +799,7 @@ static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, r
         handle_post(h, r);
         return answer_send(h, c, &r->out);
     }
-    r->h = h;
-    r->conn = c;
-    r->job.run = run_post;
-    r->job.stranger = r->who.token == KD_HTTP_NO_TOKEN;
-    r->stage = REQ_RUNNING;
-    MHD_suspend_connection(c);
-    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
-        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->msg.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER,
-                  "5", "Service Unavailable: the server is stopping or out of threads; retry later");
-        kd_jsonrpc_msg_fini(&r->msg);
-        r->stage = REQ_READY;
-        MHD_resume_connection(c);
-    }
-    return MHD_YES;
+    return to_worker(h, c, r, run_post);
 }
 
 /* ---- libmicrohttpd callbacks ------------------------------------------ */

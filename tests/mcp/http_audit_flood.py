@@ -22,30 +22,17 @@ log, on the first failure.
 import http.client
 import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gateway_proc import Fail, Gateway, wait_for  # noqa: E402
 
 THREADS = 16
 FLOOD_S = 8.0
 CALL_TIMEOUT_S = 60.0  # a failure bound
 TOKENLESS_PER_S, TOKENLESS_BURST = 16, 64  # the gateway's defaults (mcp/README.md "Capacity over HTTP")
-
-
-class Fail(Exception):
-    pass
-
-
-def wait_for(what, cond, limit_s, pace_s=0.05):
-    end = time.monotonic() + limit_s
-    while not cond():
-        if time.monotonic() > end:
-            raise Fail("timed out after %.0f s waiting for %s" % (limit_s, what))
-        time.sleep(pace_s)
 
 
 def request(port, method, path, body=None, token=None, sid=None):
@@ -92,32 +79,13 @@ class Session:
 
 
 def main():
-    kdapp = os.environ["KDAPP"]
-    parent = os.environ.get("KD_TEST_TMP", tempfile.gettempdir())
-    os.makedirs(parent, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="auditflood-", dir=parent if len(parent) < 60 else "/tmp")
-    env = dict(os.environ, XDG_RUNTIME_DIR=os.path.join(work, "run"))
-    for k in ("KDAPP_DATA", "KDAPP_KEYS", "KDAPP_MCP_TOKEN"):
-        env.pop(k, None)
-    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
-    keys = os.path.join(work, "keys")
-    for k in ("agent1", "agent2", "house"):
-        subprocess.run([kdapp, "keygen", "--keys", keys, k], env=env, check=True, stdout=subprocess.DEVNULL)
-    out = open(os.path.join(work, "gw.out"), "w+")
-    err = open(os.path.join(work, "gw.err"), "w+")
-    gw = subprocess.Popen([kdapp, "mcp", "--http", "127.0.0.1:0", "--grant", "agent1,agent2", "--house", "house",
-                           "--data", os.path.join(work, "data"), "--keys", keys], env=env, stdout=out, stderr=err)
+    gw = None
     stop = threading.Event()
     ok = False
     try:
-        def log():
-            with open(err.name) as f:
-                return f.read()
-
-        wait_for("the gateway to serve", lambda: "serving MCP on http:" in log(), 60)
-        port = int(re.search(r"serving MCP on http://[^ ]*:(\d+)/mcp", log()).group(1))
-        with open(out.name) as f:
-            token = re.search(r"^grant agent1,agent2 token ([0-9a-f]{64})$", f.read(), re.M).group(1)
+        gw = Gateway("auditflood", ["agent1", "agent2", "house"],
+                     ["--grant", "agent1,agent2", "--house", "house"])
+        port, token = gw.port, gw.token("agent1,agent2")
 
         s = Session(port, token)
         dice = s.tool("kdapp_start_episode", {"type": "dice"})["episode_id"]
@@ -184,16 +152,8 @@ def main():
         print("FAIL: %s" % e, file=sys.stderr)
     finally:
         stop.set()
-        gw.terminate()
-        try:
-            gw.wait(30)
-        except subprocess.TimeoutExpired:
-            gw.kill()
-            gw.wait()
-        if not ok:
-            with open(err.name) as f:
-                sys.stderr.write("--- gateway log (last 40 lines)\n" + "".join(f.readlines()[-40:]))
-        shutil.rmtree(work, ignore_errors=True)
+        if gw is not None:
+            gw.stop(ok)
     return 0 if ok else 1
 
 

@@ -23,34 +23,21 @@ non-zero, with the gateway's log, on the first failure.
 import http.client
 import json
 import os
-import re
 import resource
 import select
-import shutil
 import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gateway_proc import Fail, Gateway, wait_for  # noqa: E402
 
 TRICKLERS = 1010
 LINE_EVERY_S = 8.0
 REOPEN_S = 1.0
 HOLD_S = 20.0  # beyond a request deadline (10 s) and a line (8 s)
 CALL_TIMEOUT_S = 60.0  # a failure bound: on 826780f the call never came back
-
-
-class Fail(Exception):
-    pass
-
-
-def wait_for(what, cond, limit_s):
-    end = time.monotonic() + limit_s
-    while not cond():
-        if time.monotonic() > end:
-            raise Fail("timed out after %.0f s waiting for %s" % (limit_s, what))
-        time.sleep(0.05)
 
 
 class Tricklers:
@@ -193,39 +180,20 @@ def granted_call(port, token):
 
 
 def main():
-    kdapp = os.environ["KDAPP"]
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = 4096  # the gateway's 1,000 connections and its own 256, the tricklers, the rest
     if hard != resource.RLIM_INFINITY and hard < want:
-        raise Fail("the open-file limit is %d; this test needs %d (ulimit -n)" % (hard, want))
+        print("FAIL: the open-file limit is %d; this test needs %d (ulimit -n)" % (hard, want), file=sys.stderr)
+        return 1
     if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))  # the gateway inherits it
 
-    parent = os.environ.get("KD_TEST_TMP", tempfile.gettempdir())
-    os.makedirs(parent, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="slowloris-", dir=parent if len(parent) < 60 else "/tmp")
-    env = dict(os.environ, XDG_RUNTIME_DIR=os.path.join(work, "run"))
-    for k in ("KDAPP_DATA", "KDAPP_KEYS", "KDAPP_MCP_TOKEN"):
-        env.pop(k, None)
-    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
-    keys = os.path.join(work, "keys")
-    subprocess.run([kdapp, "keygen", "--keys", keys, "agent1"], env=env, check=True, stdout=subprocess.DEVNULL)
-    out = open(os.path.join(work, "gw.out"), "w+")
-    err = open(os.path.join(work, "gw.err"), "w+")
-    gw = subprocess.Popen([kdapp, "mcp", "--http", "127.0.0.1:0", "--grant", "agent1",
-                           "--data", os.path.join(work, "data"), "--keys", keys],
-                          env=env, stdout=out, stderr=err)
+    gw = None
     tricklers = None
     ok = False
     try:
-        def log():
-            with open(err.name) as f:
-                return f.read()
-
-        wait_for("the gateway to serve", lambda: "serving MCP on http:" in log(), 60)
-        port = int(re.search(r"serving MCP on http://[^ ]*:(\d+)/mcp", log()).group(1))
-        with open(out.name) as f:
-            token = re.search(r"^grant agent1 token ([0-9a-f]{64})$", f.read(), re.M).group(1)
+        gw = Gateway("slowloris", ["agent1"], ["--grant", "agent1"])
+        port, token = gw.port, gw.token("agent1")
 
         # 1. the tricklers, held; a granted call, the page and /metrics beside them
         tricklers = Tricklers(port)
@@ -258,16 +226,8 @@ def main():
         if tricklers is not None:
             tricklers.stop = True
             tricklers.thread.join()
-        gw.terminate()
-        try:
-            gw.wait(30)
-        except subprocess.TimeoutExpired:
-            gw.kill()
-            gw.wait()
-        if not ok:
-            with open(err.name) as f:
-                sys.stderr.write("--- gateway log (last 40 lines)\n" + "".join(f.readlines()[-40:]))
-        shutil.rmtree(work, ignore_errors=True)
+        if gw is not None:
+            gw.stop(ok)
     return 0 if ok else 1
 
 
