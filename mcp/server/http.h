@@ -130,9 +130,10 @@ typedef struct {
                                               event stream [30] */
     unsigned request_timeout_s;            /* a connection that has not sent a whole
                                               request (headers and body) within this
-                                              long of its opening, or of the end of
-                                              its previous request, is closed, however
-                                              its bytes trickle [10] */
+                                              long of its opening is closed, however
+                                              its bytes trickle; kept alive after a
+                                              request, within connection_timeout_s
+                                              and this long of that answer [10] */
     unsigned max_waiting_connections;      /* connections waiting for a request that
                                               are not known as a granted client's
                                               (none has come yet, or the last one had

@@ -15,8 +15,12 @@
  *   waiting    from accept, or from the end of its previous request (kept
  *              alive), until its next request is wholly in: the headers,
  *              and a POST's body. It is closed once it has waited
- *              request_ms, however its bytes trickle (the keepalive timer
- *              sweeps, the oldest first: kd_http_conns_sweep).
+ *              request_ms since its accept, however its bytes trickle;
+ *              kept alive, kept_ms (the idle timeout its answers
+ *              announced in Keep-Alive, during which a client may pick
+ *              it from its pool) and request_ms since its previous
+ *              answer. The keepalive timer sweeps, the oldest first
+ *              (kd_http_conns_sweep).
  *   stranger   a waiting connection not known to be a granted client's:
  *              it has carried no request yet, or its last one had no
  *              token. At most max_waiting of them once they have had
@@ -105,8 +109,8 @@ struct kd_http_peer {
 };
 
 struct kd_http_conn {
-    kd_http_conn *prev, *next;   /* h->waiting_*: while its deadline runs */
-    kd_http_conn *sprev, *snext; /* h->strangers_*: while a waiting stranger */
+    kd_http_conn *prev, *next;   /* h->waiting_*[returning]: while its deadline runs */
+    kd_http_conn *sprev, *snext; /* h->strangers_*[returning]: while a waiting stranger */
     kd_http_peer *peer;          /* its address's count, or NULL (exempt) */
     int fd;
     int family; /* its address, for logs (0: unknown) */
@@ -248,9 +252,9 @@ static void wait_locked(kd_mcp_http *h, kd_http_conn *k)
     now_mono(&k->since);
     k->waiting = 1;
     k->next = NULL;
-    k->prev = h->waiting_tail;
-    *(h->waiting_tail != NULL ? &h->waiting_tail->next : &h->waiting_head) = k;
-    h->waiting_tail = k;
+    k->prev = h->waiting_tail[k->returning];
+    *(k->prev != NULL ? &k->prev->next : &h->waiting_head[k->returning]) = k;
+    h->waiting_tail[k->returning] = k;
     if (k->granted)
         return;
     k->stranger = 1;
@@ -277,8 +281,8 @@ static void unlink_waiting_locked(kd_mcp_http *h, kd_http_conn *k)
     unlink_stranger_locked(h, k);
     if (!k->waiting)
         return;
-    *(k->prev != NULL ? &k->prev->next : &h->waiting_head) = k->next;
-    *(k->next != NULL ? &k->next->prev : &h->waiting_tail) = k->prev;
+    *(k->prev != NULL ? &k->prev->next : &h->waiting_head[k->returning]) = k->next;
+    *(k->next != NULL ? &k->next->prev : &h->waiting_tail[k->returning]) = k->prev;
     k->prev = k->next = NULL;
     k->waiting = 0;
 }
@@ -464,6 +468,7 @@ long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms)
     kd_http_conn *k;
     unsigned closed = 0, shed;
     long left = cap_ms;
+    int i;
     char text[INET6_ADDRSTRLEN + 32] = "";
 
     /* A connection may start waiting at any moment, due a whole deadline
@@ -475,13 +480,17 @@ long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms)
         cap_ms = 1;
     now_mono(&now);
     pthread_mutex_lock(&h->conns_lock);
-    while ((k = h->waiting_head) != NULL && (left = (long)h->request_ms - ms_between(&k->since, &now)) <= 0) {
-        if (closed++ == 0)
-            addr_text(k->family, k->addr, text, sizeof text);
-        close_locked(h, k);
+    for (i = 0; i < 2; i++) {
+        long allowed = (long)h->request_ms + (i ? (long)h->kept_ms : 0);
+
+        while ((k = h->waiting_head[i]) != NULL && (left = allowed - ms_between(&k->since, &now)) <= 0) {
+            if (closed++ == 0)
+                addr_text(k->family, k->addr, text, sizeof text);
+            close_locked(h, k);
+        }
+        if (k != NULL && left < cap_ms)
+            cap_ms = left;
     }
-    if (k != NULL && left < cap_ms)
-        cap_ms = left;
     shed = shed_locked(h, NULL, &now);
     pthread_mutex_unlock(&h->conns_lock);
     if (shed > 0)
@@ -492,8 +501,8 @@ long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms)
     if (closed > 0)
         KD_LOG_LIMITED(&h->log_conns, KD_LOG_INFO, "mcp",
                        "http: closed %u connection%s (the first from %s) that had not sent a whole request within "
-                       "%u ms",
-                       closed, closed > 1 ? "s" : "", text, h->request_ms);
+                       "%u ms of its opening, or of its previous answer and the %u ms a kept-alive one may idle",
+                       closed, closed > 1 ? "s" : "", text, h->request_ms, h->kept_ms);
     return cap_ms;
 }
 

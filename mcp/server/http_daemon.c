@@ -26,13 +26,14 @@
  *                       being handled and a quiet event stream are
  *                       suspended, not idle, and streams send a keepalive
  *                       at least every half of it
- *   request deadline    10 s from a connection's opening, or from the end
- *                       of its previous request, to the whole next request
- *                       (headers and body), however its bytes trickle:
- *                       a request of the largest body takes milliseconds
- *                       on loopback; answers say Keep-Alive: timeout=10 so
- *                       that clients that pool connections drop an idle
- *                       one before it is closed
+ *   request deadline    10 s from a connection's opening to its whole
+ *                       first request (headers and body), however its
+ *                       bytes trickle: a request of the largest body takes
+ *                       milliseconds on loopback. Kept alive, the
+ *                       connection timeout that answers announce
+ *                       (Keep-Alive: timeout=30: a pooling client may pick
+ *                       it until then) and 10 s more from the end of the
+ *                       previous request
  *   sessions            64, a quarter of them per client (http_clients.c):
  *                       one client cannot take them all, and idle ones are
  *                       shed before a new client is refused
@@ -310,10 +311,11 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     if (h->keepalive_ms > timeout_s * 500u) /* a quiet stream must never look idle */
         h->keepalive_ms = timeout_s * 500u;
     h->max_queued = o.max_queued ? o.max_queued : 256;
-    snprintf(h->keep_alive, sizeof h->keep_alive, "timeout=%u", request_s < timeout_s ? request_s : timeout_s);
+    snprintf(h->keep_alive, sizeof h->keep_alive, "timeout=%u", timeout_s);
     h->per_address = o.max_connections_per_address ? o.max_connections_per_address : DEFAULT_PER_ADDRESS;
     h->limit_loopback = o.limit_loopback;
     h->request_ms = request_s * 1000u;
+    h->kept_ms = timeout_s * 1000u;
     h->grace_ms = GRACE_MS < h->request_ms / 2 ? GRACE_MS : h->request_ms / 2;
     h->max_waiting = o.max_waiting_connections ? o.max_waiting_connections : share;
     h->max_class[KD_HTTP_TOKENLESS] = o.max_tokenless_connections ? o.max_tokenless_connections : share;

@@ -230,7 +230,8 @@ void kd_http_conn_served(kd_mcp_http *h, struct MHD_Connection *c);
  * a token. Polling thread. */
 void kd_http_conn_ended(kd_mcp_http *h, struct MHD_Connection *c);
 /* Closes the connections whose request has not come in whole within
- * request_ms of their wait's start, and the oldest strangers beyond
+ * request_ms of their wait's start (kept_ms more when kept alive after a
+ * request), and the oldest strangers beyond
  * max_waiting that have had their grace (the timer, under h->lock); the
  * milliseconds until it should look again, at most `cap_ms`. */
 long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms);
@@ -271,7 +272,7 @@ struct kd_mcp_http {
     size_t max_body;
     unsigned max_sessions, max_streams, idle_s, keepalive_ms, max_queued;
     unsigned max_sessions_per_client, max_streams_per_client;
-    char keep_alive[32]; /* the Keep-Alive header: "timeout=<the shorter of the timeout and the deadline>" */
+    char keep_alive[32]; /* the Keep-Alive header: "timeout=<connection timeout>" */
     kd_http_session *sessions;
     unsigned n_sessions;                       /* live + pending (reserved) */
     kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */
@@ -295,15 +296,17 @@ struct kd_mcp_http {
     kd_http_peer *peers;        /* addresses holding connections */
     unsigned per_address;       /* connections per address */
     int limit_loopback;
-    kd_http_conn *waiting_head, *waiting_tail; /* connections whose deadline runs, oldest first */
-    kd_http_conn *strangers_head[2];           /* of which not known as granted, oldest first: */
-    kd_http_conn *strangers_tail[2];           /*   [0] fresh, [1] kept alive after a request */
-    unsigned n_strangers;                      /* on those lists */
-    unsigned n_class[KD_HTTP_CLASSES];         /* connections serving a request of each class */
-    unsigned max_waiting;                      /* strangers waiting for a request */
-    unsigned max_class[KD_HTTP_CLASSES];       /* per class; 0: no share (granted) */
-    unsigned request_ms;                       /* a request's total deadline */
-    unsigned grace_ms;                         /* a new stranger's time to send its headers */
+    kd_http_conn *waiting_head[2];       /* connections whose deadline runs, oldest first: */
+    kd_http_conn *waiting_tail[2];       /*   [0] fresh, [1] kept alive after a request */
+    kd_http_conn *strangers_head[2];     /* of which not known as granted, oldest first: */
+    kd_http_conn *strangers_tail[2];     /*   [0] fresh, [1] kept alive after a request */
+    unsigned n_strangers;                /* on those lists */
+    unsigned n_class[KD_HTTP_CLASSES];   /* connections serving a request of each class */
+    unsigned max_waiting;                /* strangers waiting for a request */
+    unsigned max_class[KD_HTTP_CLASSES]; /* per class; 0: no share (granted) */
+    unsigned request_ms;                 /* a request's total deadline */
+    unsigned kept_ms;                    /* and before it, a kept-alive connection's idle time */
+    unsigned grace_ms;                   /* a new stranger's time to send its headers */
 
     /* Repeated warnings, each limited (engine/logger.h). */
     kd_log_limit log_mhd;     /* libmicrohttpd's messages (e.g. at the connection limit) */
