@@ -187,8 +187,10 @@ Test(http_capacity, waiting_strangers_are_bounded_oldest_first)
     resp r;
     int i;
 
-    restart(NULL, &(kd_mcp_http_options){
-                      .bearer_token = "s3cret", .request_timeout_s = 120, .max_waiting_connections = WAITING});
+    restart(NULL, &(kd_mcp_http_options){.bearer_token = "s3cret",
+                                         .request_timeout_s = 120,
+                                         .max_waiting_connections = WAITING,
+                                         .poll_threads = 1}); /* accepted in the order opened */
     for (i = 0; i < OPENED; i++)
         fds[i] = half_open();
     WAIT_FOR(closed_count(fds, OPENED - WAITING) == OPENED - WAITING);
