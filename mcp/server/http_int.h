@@ -2,11 +2,12 @@
  * http_int.h — the inside of the Streamable HTTP transport, shared by
  * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
  * session table, outbound queues, SSE streams and their keepalive timer),
- * http_pool.c (the workers that run POSTs), http_conns.c (connections
- * per client address and per class, and their request deadline), http_events.c (the web app's broadcast event
- * streams, which the keepalive timer serves too) and http_clients.c (the
- * tokens, who a client is, and its share of sessions and streams). Not
- * public.
+ * http_pool.c (the workers that run slow POSTs and costly pages),
+ * http_conns.c (connections per client address and per class, and their
+ * request deadline), http_rate.c (the rate of costly pages per client),
+ * http_events.c (the web app's broadcast event streams, which the
+ * keepalive timer serves too) and http_clients.c (the tokens, who a client
+ * is, and its share of sessions and streams). Not public.
  *
  * Threads: libmicrohttpd's polling threads (a small pool) serve every
  * socket; none of them ever blocks. A POST whose body is in is handled
@@ -62,8 +63,8 @@
  * callback, which takes only a log limiter's leaf lock). The core
  * session's send callback (hs_send) takes h->lock; nothing here calls into
  * the core session while holding h->lock (see server_int.h's lock order).
- * The worker pool and the connection tables (conns_lock) have their own
- * leaf locks.
+ * The worker pool, the connection tables (conns_lock) and the rates of
+ * costly requests (rate_lock) have their own leaf locks.
  */
 #ifndef KD_MCP_HTTP_INT_H
 #define KD_MCP_HTTP_INT_H
