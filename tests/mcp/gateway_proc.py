@@ -1,9 +1,11 @@
 """gateway_proc.py — what the Python attack tests of `kdapp mcp --http`
 share (http_slowloris.py, http_audit_flood.py): a scratch directory with
 fresh keys, the gateway started on it with grants and read for its port and
-the token of each grant, bounded waits, and its end, with the end of its
-log after a failure. Environment: KDAPP (the binary), KD_TEST_TMP (the
-scratch parent)."""
+the token of each grant, bounded waits, its end (with the end of its log
+after a failure), a request on a new connection and a granted MCP session.
+Environment: KDAPP (the binary), KD_TEST_TMP (the scratch parent)."""
+import http.client
+import json
 import os
 import re
 import shutil
@@ -11,6 +13,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+
+CALL_TIMEOUT_S = 60.0  # a failure bound: on 826780f a granted call beside R4's flood never came back
 
 
 class Fail(Exception):
@@ -80,3 +85,54 @@ class Gateway:
         if not ok:
             sys.stderr.write("--- gateway log (last 40 lines)\n" + "".join(self.log().splitlines(True)[-40:]))
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+def request(port, method, path, body=None, token=None, sid=None):
+    """One request on a new connection (a JSON body when `body` is not
+    None): (status, headers with lower-case names, body text). Fail when no
+    answer comes within CALL_TIMEOUT_S."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CALL_TIMEOUT_S)
+    headers = {}
+    if body is not None:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if sid:
+        headers["Mcp-Session-Id"] = sid
+    try:
+        conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+        r = conn.getresponse()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
+    except (OSError, http.client.HTTPException) as e:
+        what = " " + body["method"] if body is not None and "method" in body else ""
+        raise Fail("%s %s%s: no answer within %.0f s (%s)" % (method, path, what, CALL_TIMEOUT_S, e))
+    finally:
+        conn.close()
+
+
+class Session:
+    """An MCP session on /mcp with `token` (initialize, then
+    notifications/initialized); .tool(name, args) calls a tool and returns
+    its structuredContent, Fail on an error."""
+
+    def __init__(self, port, token):
+        self.port, self.token, self.next_id = port, token, 1
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "granted", "version": "1"}}}
+        status, headers, body = request(port, "POST", "/mcp", init, token)
+        if status != 200 or "mcp-session-id" not in headers:
+            raise Fail("initialize answered %d: %s" % (status, body[:300]))
+        self.sid = headers["mcp-session-id"]
+        request(port, "POST", "/mcp", {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, self.sid)
+
+    def tool(self, name, args):
+        self.next_id += 1
+        call = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+        status, _, body = request(self.port, "POST", "/mcp", call, self.token, self.sid)
+        reply = json.loads(body) if status == 200 else {}
+        result = reply.get("result", {})
+        if status != 200 or "result" not in reply or result.get("isError"):
+            raise Fail("%s answered %d: %s" % (name, status, body[:300]))
+        return result.get("structuredContent", {})

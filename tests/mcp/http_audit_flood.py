@@ -19,7 +19,6 @@ No timed assertion: the granted calls' times are printed; the waits are
 bounded only so that a failure ends. Exits non-zero, with the gateway's
 log, on the first failure.
 """
-import http.client
 import json
 import os
 import sys
@@ -27,55 +26,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_proc import Fail, Gateway, wait_for  # noqa: E402
+from gateway_proc import Fail, Gateway, Session, request, wait_for  # noqa: E402
 
 THREADS = 16
 FLOOD_S = 8.0
-CALL_TIMEOUT_S = 60.0  # a failure bound
 TOKENLESS_PER_S, TOKENLESS_BURST = 16, 64  # the gateway's defaults (mcp/README.md "Capacity over HTTP")
-
-
-def request(port, method, path, body=None, token=None, sid=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CALL_TIMEOUT_S)
-    headers = {}
-    if body is not None:
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if sid:
-        headers["Mcp-Session-Id"] = sid
-    try:
-        conn.request(method, path, json.dumps(body) if body is not None else None, headers)
-        r = conn.getresponse()
-        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read().decode()
-    except (OSError, http.client.HTTPException) as e:
-        raise Fail("%s %s: no answer within %.0f s (%s)" % (method, path, CALL_TIMEOUT_S, e))
-    finally:
-        conn.close()
-
-
-class Session:
-    def __init__(self, port, token):
-        self.port, self.token, self.next_id = port, token, 1
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                           "clientInfo": {"name": "granted", "version": "1"}}}
-        status, headers, body = request(port, "POST", "/mcp", init, token)
-        if status != 200 or "mcp-session-id" not in headers:
-            raise Fail("initialize answered %d: %s" % (status, body[:300]))
-        self.sid = headers["mcp-session-id"]
-        request(port, "POST", "/mcp", {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, self.sid)
-
-    def tool(self, name, args):
-        self.next_id += 1
-        call = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
-                "params": {"name": name, "arguments": args}}
-        status, _, body = request(self.port, "POST", "/mcp", call, self.token, self.sid)
-        reply = json.loads(body) if status == 200 else {}
-        result = reply.get("result", {})
-        if status != 200 or result.get("isError"):
-            raise Fail("%s answered %d: %s" % (name, status, body[:300]))
-        return result.get("structuredContent", {})
 
 
 def main():

@@ -20,8 +20,6 @@ No timed assertion: the waits are bounded only so that a failure ends
 (ctest's timeout is generous); the granted call's time is printed. Exits
 non-zero, with the gateway's log, on the first failure.
 """
-import http.client
-import json
 import os
 import resource
 import select
@@ -31,13 +29,12 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_proc import Fail, Gateway, wait_for  # noqa: E402
+from gateway_proc import Fail, Gateway, Session, request, wait_for  # noqa: E402
 
 TRICKLERS = 1010
 LINE_EVERY_S = 8.0
 REOPEN_S = 1.0
 HOLD_S = 20.0  # beyond a request deadline (10 s) and a line (8 s)
-CALL_TIMEOUT_S = 60.0  # a failure bound: on 826780f the call never came back
 
 
 class Tricklers:
@@ -131,51 +128,10 @@ class Tricklers:
             self.socks.clear()
 
 
-def post(port, path, body, token=None, sid=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CALL_TIMEOUT_S)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if sid:
-        headers["Mcp-Session-Id"] = sid
-    try:
-        conn.request("POST", path, json.dumps(body), headers)
-        r = conn.getresponse()
-        return r.status, r.getheader("Mcp-Session-Id"), r.read().decode()
-    except (OSError, http.client.HTTPException) as e:
-        raise Fail("POST %s %s: no answer within %.0f s (%s)" % (path, body.get("method"), CALL_TIMEOUT_S, e))
-    finally:
-        conn.close()
-
-
-def get(port, path):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CALL_TIMEOUT_S)
-    try:
-        conn.request("GET", path)
-        r = conn.getresponse()
-        r.read()
-        return r.status
-    except (OSError, http.client.HTTPException) as e:
-        raise Fail("GET %s: no answer within %.0f s (%s)" % (path, CALL_TIMEOUT_S, e))
-    finally:
-        conn.close()
-
-
 def granted_call(port, token):
-    """initialize with the grant's token, then a tool call; its seconds."""
+    """A session with the grant's token (initialize, notifications/initialized), then a tool call; its seconds."""
     t0 = time.monotonic()
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "granted", "version": "1"}}}
-    status, sid, body = post(port, "/mcp", init, token)
-    if status != 200 or not sid:
-        raise Fail("the granted initialize answered %d: %s" % (status, body[:300]))
-    post(port, "/mcp", {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, sid)
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "kdapp_get_agent_pubkeys", "arguments": {}}}
-    status, _, body = post(port, "/mcp", call, token, sid)
-    if status != 200 or '"result"' not in body or '"isError":true' in body:
-        raise Fail("the granted tool call answered %d: %s" % (status, body[:300]))
+    Session(port, token).tool("kdapp_get_agent_pubkeys", {})
     return time.monotonic() - t0
 
 
@@ -204,7 +160,7 @@ def main():
         while time.monotonic() < end:
             times.append(granted_call(port, token))
             for path in ("/", "/metrics"):
-                status = get(port, path)
+                status = request(port, "GET", path)[0]
                 if status != 200:
                     raise Fail("GET %s beside the tricklers answered %d" % (path, status))
             time.sleep(0.5)  # pacing the calls, not waiting for anything
