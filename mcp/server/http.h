@@ -135,11 +135,12 @@ typedef struct {
                                               request, within connection_timeout_s
                                               and this long of that answer [10] */
     unsigned max_waiting_connections;      /* connections waiting for a request that
-                                              are not known as a granted client's
-                                              (none has come yet, or the last one had
-                                              no token); beyond them the oldest one
-                                              that has had half a second to send its
-                                              headers is closed [max_connections / 8] */
+                                              are not known as a granted client's:
+                                              this many that never sent one, and this
+                                              many kept alive after one without a
+                                              token; beyond either, its oldest that
+                                              has had half a second to send its
+                                              headers is closed [max_connections / 16] */
     unsigned max_tokenless_connections;    /* connections serving /mcp requests
                                               without a token; more answer 503
                                               [max_connections / 8] */

@@ -23,15 +23,16 @@
  *              (kd_http_conns_sweep).
  *   stranger   a waiting connection not known to be a granted client's:
  *              it has carried no request yet, or its last one had no
- *              token. At most max_waiting of them once they have had
- *              their grace (grace_ms, half a second): beyond that, a new
- *              connection, or the sweep, closes the oldest, the fresh
- *              ones (never a request yet) before those kept alive after
- *              one, so that a flood of fresh connections does not cut a
- *              tokenless client's pooled connection under its next
- *              request. So a flood of them never keeps a newcomer out and
- *              holds max_waiting sockets, plus those it opened within the
- *              last grace.
+ *              token. At most max_waiting fresh ones (never a request
+ *              yet) and max_waiting kept alive after one, once they have
+ *              had their grace (grace_ms, half a second): beyond that, a
+ *              new connection, or the sweep, closes the oldest of the
+ *              same list, so that a flood of fresh connections never cuts
+ *              a tokenless client's pooled connection under its next
+ *              request (client_idle: an SDK client beside 300 half-open
+ *              sockets). So a flood of them never keeps a newcomer out and
+ *              holds 2 * max_waiting sockets, plus those it opened within
+ *              the last grace.
  *   counted    from its headers to the end of its request, to its class:
  *                granted    it carried a token: no share but the
  *                           connection limit
@@ -64,8 +65,8 @@
  * agent's connection then waits in the listen queue until the sweep
  * closes the old ones, a grace at most.
  *
- * So clients without a token hold at most max_waiting + the tokenless and
- * public shares, on loopback too, beside the connections they opened
+ * So clients without a token hold at most 2 * max_waiting + the tokenless
+ * and public shares, on loopback too, beside the connections they opened
  * within the last grace, and the rest of the connection limit stays for
  * granted ones. libmicrohttpd splits its connection limit between its
  * polling threads and stops accepting on a full one only, so the shares'
@@ -262,7 +263,7 @@ static void wait_locked(kd_mcp_http *h, kd_http_conn *k)
     k->sprev = h->strangers_tail[k->returning];
     *(k->sprev != NULL ? &k->sprev->snext : &h->strangers_head[k->returning]) = k;
     h->strangers_tail[k->returning] = k;
-    h->n_strangers++;
+    h->n_strangers[k->returning]++;
 }
 
 static void unlink_stranger_locked(kd_mcp_http *h, kd_http_conn *k)
@@ -273,7 +274,7 @@ static void unlink_stranger_locked(kd_mcp_http *h, kd_http_conn *k)
     *(k->snext != NULL ? &k->snext->sprev : &h->strangers_tail[k->returning]) = k->sprev;
     k->sprev = k->snext = NULL;
     k->stranger = 0;
-    h->n_strangers--;
+    h->n_strangers[k->returning]--;
 }
 
 static void unlink_waiting_locked(kd_mcp_http *h, kd_http_conn *k)
@@ -320,31 +321,22 @@ static int old_enough(const kd_mcp_http *h, const kd_http_conn *k, const struct 
     return ms_between(&k->since, now) >= (long)h->grace_ms;
 }
 
-/* The stranger to close for room (never `keep`): the oldest fresh one
- * that has had its grace, else the oldest kept-alive one; NULL when none
- * has. */
-static kd_http_conn *victim_locked(kd_mcp_http *h, const kd_http_conn *keep, const struct timespec *now)
-{
-    kd_http_conn *k;
-    int i;
-
-    for (i = 0; i < 2; i++)
-        if ((k = h->strangers_head[i]) != NULL && k != keep && old_enough(h, k, now))
-            return k;
-    return NULL;
-}
-
-/* Closes the oldest strangers beyond max_waiting that have had their
- * grace, fresh ones first (never `keep`); the number closed. */
+/* Closes the oldest strangers of each list beyond max_waiting on it that
+ * have had their grace (never `keep`); the number closed. A list makes
+ * room among its own: a flood of fresh connections never closes a
+ * client's pooled one under its next request. */
 static unsigned shed_locked(kd_mcp_http *h, const kd_http_conn *keep, const struct timespec *now)
 {
     kd_http_conn *k;
     unsigned n = 0;
+    int i;
 
-    while (h->n_strangers > h->max_waiting && (k = victim_locked(h, keep, now)) != NULL) {
-        close_locked(h, k);
-        n++;
-    }
+    for (i = 0; i < 2; i++)
+        while (h->n_strangers[i] > h->max_waiting && (k = h->strangers_head[i]) != NULL && k != keep &&
+               old_enough(h, k, now)) {
+            close_locked(h, k);
+            n++;
+        }
     return n;
 }
 

@@ -14,8 +14,10 @@
  *                       take every slot
  *   without a token     an eighth of the connections each (http_conns.c):
  *                       waiting for a request and not known as a granted
- *                       client's (beyond them the oldest is closed, once
- *                       it has had half a second, its grace), serving
+ *                       client's, half of it for fresh ones and half for
+ *                       those kept alive after a request (beyond either
+ *                       half its oldest is closed, once it has had half a
+ *                       second, its grace), serving
  *                       /mcp without a token, serving the web app (at
  *                       least 80: its 64 event streams and the files) —
  *                       three eighths in all, less than the share of one
@@ -317,7 +319,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->request_ms = request_s * 1000u;
     h->kept_ms = timeout_s * 1000u;
     h->grace_ms = GRACE_MS < h->request_ms / 2 ? GRACE_MS : h->request_ms / 2;
-    h->max_waiting = o.max_waiting_connections ? o.max_waiting_connections : share;
+    h->max_waiting = o.max_waiting_connections ? o.max_waiting_connections : share / 2 ? share / 2 : 1;
     h->max_class[KD_HTTP_TOKENLESS] = o.max_tokenless_connections ? o.max_tokenless_connections : share;
     h->max_class[KD_HTTP_PUBLIC] = o.max_public_connections               ? o.max_public_connections
                                    : share > KD_HTTP_EVENTS_STREAMS + 16u ? share

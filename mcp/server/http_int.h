@@ -301,9 +301,9 @@ struct kd_mcp_http {
     kd_http_conn *waiting_tail[2];       /*   [0] fresh, [1] kept alive after a request */
     kd_http_conn *strangers_head[2];     /* of which not known as granted, oldest first: */
     kd_http_conn *strangers_tail[2];     /*   [0] fresh, [1] kept alive after a request */
-    unsigned n_strangers;                /* on those lists */
+    unsigned n_strangers[2];             /* on each of those lists */
     unsigned n_class[KD_HTTP_CLASSES];   /* connections serving a request of each class */
-    unsigned max_waiting;                /* strangers waiting for a request */
+    unsigned max_waiting;                /* strangers waiting for a request, on each list */
     unsigned max_class[KD_HTTP_CLASSES]; /* per class; 0: no share (granted) */
     unsigned request_ms;                 /* a request's total deadline */
     unsigned kept_ms;                    /* and before it, a kept-alive connection's idle time */

@@ -203,6 +203,63 @@ Test(http_capacity, waiting_strangers_are_bounded_oldest_first)
             close(fds[i]);
 }
 
+/* Sends `request` on `fd` and reads its whole answer (headers, and a body
+ * of Content-Length) into `buf`; 1 when one came. */
+static int raw_exchange(int fd, const char *request, char *buf, size_t cap)
+{
+    struct timeval tv = {.tv_sec = 20};
+    size_t len = 0;
+    const char *end, *cl;
+    ssize_t got;
+
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0)
+        return 0;
+    buf[0] = '\0';
+    for (;;) {
+        if ((end = strstr(buf, "\r\n\r\n")) != NULL && (cl = strstr(buf, "\r\nContent-Length:")) != NULL && cl < end &&
+            len >= (size_t)(end + 4 - buf) + strtoul(cl + 17, NULL, 10))
+            return 1;
+        if (len + 1 >= cap || (got = recv(fd, buf + len, cap - len - 1, 0)) <= 0)
+            return 0;
+        len += (size_t)got;
+        buf[len] = '\0';
+    }
+}
+
+/* A tokenless client's pooled connection, kept alive after its request,
+ * is not closed to make room for a flood of fresh connections: those
+ * make room among their own (client_idle: the SDK client beside 300
+ * half-open sockets). */
+Test(http_capacity, a_pooled_connection_outlives_a_flood_of_fresh_ones)
+{
+    enum { WAITING = 8, OPENED = 40 };
+    static int fds[OPENED];
+    char buf[8192], post[1024];
+    int i, pooled;
+
+    restart(NULL,
+            &(kd_mcp_http_options){.request_timeout_s = 120, .max_waiting_connections = WAITING, .poll_threads = 1});
+    snprintf(post, sizeof post,
+             "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, "
+             "text/event-stream\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(INIT), INIT);
+    pooled = raw_open("");
+    cr_assert(raw_exchange(pooled, post, buf, sizeof buf) && strncmp(buf, "HTTP/1.1 200", 12) == 0 &&
+                  strstr(buf, "Connection: close") == NULL,
+              "the first answer on the pooled connection keeps it: %s", buf);
+    pause_ms(600); /* the pooled connection idles beyond a newcomer's grace (half a second): the scenario, not a wait */
+    for (i = 0; i < OPENED; i++)
+        fds[i] = half_open();
+    WAIT_FOR(closed_count(fds, OPENED - WAITING) == OPENED - WAITING);
+    cr_expect(raw_exchange(pooled, post, buf, sizeof buf) && strncmp(buf, "HTTP/1.1 200", 12) == 0,
+              "the pooled connection still serves: %s", buf);
+    close(pooled);
+    for (i = OPENED - WAITING; i < OPENED; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
 static const kd_mcp_http_token SEAT[] = {{.token = "seat-token-0123456789", .principal = "seat"}};
 #define SEAT_AUTH "Authorization: Bearer seat-token-0123456789"
 
