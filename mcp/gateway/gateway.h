@@ -157,6 +157,10 @@ const void *kd_gateway_grant(const kd_gateway *gw, size_t i);
  * Errors: KD_ERR_NOMEM. Thread-safe (each call reads on its own).
  */
 kd_err kd_gateway_page(void *gw, const char *path, int authorized, kd_mcp_http_page *out) KD_WARN_UNUSED;
+/* kd_mcp_http_options.page_costly: 1 for /api/episodes/{id}/audit (it
+ * replays the episode's log), so that the transport runs it on a worker
+ * and limits each client's rate of them. Thread-safe. */
+int kd_gateway_page_costly(void *gw, const char *path);
 
 /* The protocol extensions the gateway's content needs the server to offer
  * (kd_mcp_server_options.extensions_json): MCP Apps, for the board widget

@@ -146,6 +146,7 @@ typedef struct {
     /* Settings from the environment (ENV_SETTINGS), 0 = the default. */
     unsigned calls_per_s;                                                     /* KDAPP_MCP_CALLS_PER_S */
     unsigned timeout_s, connections, per_address, threads, workers, sessions; /* the HTTP transport's capacity */
+    unsigned request_s, waiting, tokenless, public_conns;                     /* its shares without a token */
     unsigned sessions_per_client, streams_per_client;                         /* its shares per client */
     unsigned drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES: a test seam (README) */
     const char *views_url;   /* --views: attach to named daemons */
@@ -171,7 +172,16 @@ static const env_setting ENV_SETTINGS[] = {
      offsetof(mcp_options, calls_per_s)},
     {"KDAPP_MCP_TIMEOUT_S", "seconds without traffic before a connection is closed", "30", 1, 86400,
      offsetof(mcp_options, timeout_s)},
+    {"KDAPP_MCP_REQUEST_S", "seconds a connection has to send a whole request", "10", 1, 86400,
+     offsetof(mcp_options, request_s)},
     {"KDAPP_MCP_CONNECTIONS", "open connections in all", "1000", 1, 1000000, offsetof(mcp_options, connections)},
+    {"KDAPP_MCP_CONNECTIONS_WAITING",
+     "connections waiting for a request without a token: fresh ones, and as many kept alive after one",
+     "a sixteenth of KDAPP_MCP_CONNECTIONS", 1, 1000000, offsetof(mcp_options, waiting)},
+    {"KDAPP_MCP_CONNECTIONS_TOKENLESS", "connections serving /mcp without a token",
+     "an eighth of KDAPP_MCP_CONNECTIONS", 1, 1000000, offsetof(mcp_options, tokenless)},
+    {"KDAPP_MCP_CONNECTIONS_PUBLIC", "connections serving the board page and /metrics without a token",
+     "an eighth of KDAPP_MCP_CONNECTIONS, at least 80", 1, 1000000, offsetof(mcp_options, public_conns)},
     {"KDAPP_MCP_CONNECTIONS_PER_ADDRESS", "open connections per client address beyond loopback", "64", 1, 1000000,
      offsetof(mcp_options, per_address)},
     {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
@@ -439,7 +449,11 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, metrics_src *msrc, kd
         .tokens = tokens.tokens,
         .n_tokens = o->grants.n,
         .connection_timeout_s = o->timeout_s,
+        .request_timeout_s = o->request_s,
         .max_connections = o->connections,
+        .max_waiting_connections = o->waiting,
+        .max_tokenless_connections = o->tokenless,
+        .max_public_connections = o->public_conns,
         .max_connections_per_address = o->per_address,
         .poll_threads = o->threads,
         .max_workers = o->workers,
@@ -450,6 +464,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, metrics_src *msrc, kd
         .metrics_ctx = msrc,
         .page = kd_gateway_page,
         .page_ctx = gw,
+        .page_costly = kd_gateway_page_costly,
         .events_path = KD_GATEWAY_EVENTS_PATH,
     };
     kd_mcp_http *h;
