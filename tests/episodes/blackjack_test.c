@@ -294,7 +294,7 @@ Test(blackjack, a_proof_of_anything_else_is_refused)
     bj_setup(&f, 1, NULL);
     kd_reject rej = {0};
     expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej);
-    const uint8_t *entropy = P(&f, 1)->round.pending.entropy;
+    const uint8_t *entropy = P(&f, 1)->round.pending.ask;
     kd_bj_command c = bj_reveal_of(&f, 2, entropy); /* skips draw 1 */
     expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "bad_proof");
     uint8_t other[KD_FAIR_ENTROPY_LEN];
@@ -341,20 +341,20 @@ Test(blackjack, a_missed_deadline_loses_the_hand_to_the_claim)
 }
 
 /* The card of draw `index` computed from the log alone, independently of
- * episodes/: the VRF output of the documented input ("kdapp-draw-v2" ||
- * id || index || entropy) under the house's key in the params, 32-bit words
+ * episodes/: the VRF output of the documented input ("kdapp-draw-v3" ||
+ * id || index || SHA-256 of the ask's bytes) under the house's key in the params, 32-bit words
  * big-endian from SHA-256(seed || counter), rejection below the largest
  * multiple, then the k-th card left in card order. */
-static uint8_t independent_card(const kd_pubkey *key, const uint8_t proof[KD_VRF_PROOF_LEN], const uint8_t entropy[32],
+static uint8_t independent_card(const kd_pubkey *key, const uint8_t proof[KD_VRF_PROOF_LEN], const uint8_t ask[32],
                                 uint32_t id, uint32_t index, const uint8_t shoe[52], uint32_t left)
 {
     uint8_t alpha[13 + 8 + 32], seed[32], block[36], h[32];
-    memcpy(alpha, "kdapp-draw-v2", 13);
+    memcpy(alpha, "kdapp-draw-v3", 13);
     for (int i = 0; i < 4; i++) {
         alpha[13 + i] = (uint8_t)(id >> (24 - 8 * i));
         alpha[17 + i] = (uint8_t)(index >> (24 - 8 * i));
     }
-    memcpy(alpha + 21, entropy, 32);
+    memcpy(alpha + 21, ask, 32);
     cr_assert_eq(kd_vrf_verify(key, alpha, sizeof alpha, proof, seed), KD_OK, "draw %u's proof", index);
     uint64_t limit = (1ull << 32) - (1ull << 32) % left;
     uint32_t k = 0;
@@ -402,7 +402,7 @@ Test(blackjack, every_draw_verifies_from_the_log)
             expect_ok(bj_reveal(&f, 1, &rej), &rej);
             uint32_t i = f.state.draws;
             uint8_t want =
-                independent_card(&f.state.params.house_key, f.last_proof, before.players[0].round.pending.entropy,
+                independent_card(&f.state.params.house_key, f.last_proof, before.players[0].round.pending.ask,
                                  BJ_TEST_ID, i, before.shoe, before.shoe_left);
             cr_expect_eq(before.shoe[want] - 1, f.state.shoe[want], "draw %u took card %u", i, want);
             cards++;
@@ -433,7 +433,7 @@ Test(blackjack, a_hand_rolled_back_and_re_applied_gives_the_same_cards)
         memset(&c, 0, sizeof c);
         int owed = kd_bj_owed(&f.state) == 0;
         if (owed) {
-            c = bj_reveal_of(&f, f.state.draws + 1, P(&f, 1)->round.pending.entropy);
+            c = bj_reveal_of(&f, f.state.draws + 1, P(&f, 1)->round.pending.ask);
             signers[n] = &f.house;
         } else {
             if (step == 3 || (plan[step] != KD_BJ_CMD_BET && P(&f, 1)->round.await != KD_BJ_PLAYER))
