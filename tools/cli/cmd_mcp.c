@@ -28,6 +28,7 @@
 
 #include "engine/logger.h"
 #include "engine/netutil.h"
+#include "episodes/house.h"
 #include "mcp/gateway/gateway.h"
 #include "mcp/server/http.h"
 #include "mcp/server/stdio.h"
@@ -83,6 +84,19 @@ static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, uint8
     return err;
 }
 
+static kd_err devnet_advance(void *ctx, uint64_t daa, char *why, size_t why_len)
+{
+    kd_err err = kd_devnet_advance(ctx, daa);
+    if (err)
+        snprintf(why, why_len, "the devnet mines no more: %s", kd_err_str(err));
+    return err;
+}
+
+static kd_err client_advance(void *ctx, uint64_t daa, char *why, size_t why_len)
+{
+    return kd_devnet_client_advance(ctx, daa, NULL, why, why_len);
+}
+
 static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len)
 {
     kd_devnet_answer ans = {0};
@@ -115,8 +129,10 @@ typedef struct {
     const char *devnet_url;  /* --devnet */
     int read_only;
     uint32_t block_ms, wait_ms;
-    grant_list grants; /* --grant NAMES: the seats sessions may act for */
-    const char *house; /* --house NAME: the key it plays the house with */
+    grant_list grants;     /* --grant NAMES: the seats sessions may act for */
+    const char *house;     /* --house NAME: the key it plays the house with */
+    int reveal_depth_set;  /* --reveal-depth given */
+    uint32_t reveal_depth; /* the house's term: DAA score an ask is deep before the house reveals it */
 } mcp_options;
 
 /* Settings read from the environment: the call rate and the HTTP
@@ -170,11 +186,13 @@ static void usage(FILE *out, const void *ctx)
     (void)out;
     (void)ctx;
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
-          "                 [--grant NAME[,NAME...]]... [--house NAME]\n"
+          "                 [--grant NAME[,NAME...]]... [--house NAME] [--reveal-depth N]\n"
           "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n"
           "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
-          "  --house   the key this gateway plays the house with, for all comers\n",
+          "  --house   the key this gateway plays the house with, for all comers\n"
+          "  --reveal-depth  the house's term: the DAA score an ask's block must be deep before the\n"
+          "            house reveals it (default 2 on the devnet, 100 on a Kaspa node; 0 to 864000)\n",
           stderr);
 }
 
@@ -227,6 +245,18 @@ static int add_grant(const char *text, void *value)
     return 0;
 }
 
+/* --reveal-depth N (KD_OPT_CUSTOM): 0 to KD_HOUSE_DEPTH_MAX. */
+static int set_reveal_depth(const char *text, void *value)
+{
+    mcp_options *o = value;
+    uint64_t v;
+    if (kd_cli_parse_u64(text, 0, KD_HOUSE_DEPTH_MAX, &v) != 0)
+        return -1;
+    o->reveal_depth = (uint32_t)v;
+    o->reveal_depth_set = 1;
+    return 0;
+}
+
 static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -246,6 +276,11 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
          .parse = add_grant,
          .use = "key names of --keys, comma-separated (at most 32 --grant options)"},
         {.name = "house", .kind = KD_OPT_STRING, .value = &o->house},
+        {.name = "reveal-depth",
+         .kind = KD_OPT_CUSTOM,
+         .value = o,
+         .parse = set_reveal_depth,
+         .use = "DAA score from 0 to 864000 (the house's reveal depth)"},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
          .value = &o->block_ms,
@@ -399,6 +434,25 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
     return KD_EXIT_OK;
 }
 
+/* The house's default reveal depth on the chain behind a control socket:
+ * the devnet's (it mines on demand), else a Kaspa node's; the safe one
+ * when the chain does not answer. Asked only when there is a house. */
+static uint32_t chain_depth(kd_devnet_client *client, const char *house)
+{
+    kd_devnet_answer ans = {0};
+    char why[256] = "";
+    if (!house)
+        return KD_HOUSE_DEPTH_KASPA;
+    if (kd_devnet_client_status(client, &ans, why, sizeof why) != KD_OK) {
+        fprintf(stderr,
+                "kdapp mcp: the chain did not say what it is (%s): the house reveals at depth %u, a Kaspa "
+                "node's (--reveal-depth sets it)\n",
+                why, KD_HOUSE_DEPTH_KASPA);
+        return KD_HOUSE_DEPTH_KASPA;
+    }
+    return ans.on_demand ? KD_HOUSE_DEPTH_DEVNET : KD_HOUSE_DEPTH_KASPA;
+}
+
 int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
 {
     mcp_options o;
@@ -470,7 +524,9 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         }
         go.engine = node.engine;
         go.views_url = inproc_views;
-        go.chain = (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .ctx = dev};
+        go.chain =
+            (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .advance = devnet_advance, .ctx = dev};
+        go.reveal_depth = o.reveal_depth_set ? o.reveal_depth : KD_HOUSE_DEPTH_DEVNET;
         fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
     } else { /* attached */
         if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &reader)))
@@ -483,7 +539,9 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         }
         go.engine = reader;
         go.views_url = o.views_url ? o.views_url : ep.publish;
-        go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
+        go.chain = (kd_gateway_chain){
+            .submit = client_submit, .reorg = client_reorg, .advance = client_advance, .ctx = client};
+        go.reveal_depth = o.reveal_depth_set ? o.reveal_depth : chain_depth(client, o.house);
         fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
                 devnet);
     }
