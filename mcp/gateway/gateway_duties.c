@@ -48,10 +48,11 @@
  *                 own signed payload is submitted again, before any duty
  *                 of that loop, the oldest of its episode first and again
  *                 whenever the episode's move counter moves, until the log
- *                 applies it again: a player cannot take back a losing ask
- *                 by leaving it out of the new chain. It wins the race
- *                 only with a command the chain orders first (the residual
- *                 risk: mcp/security.md).
+ *                 applies it again (or another command of its signer in
+ *                 that episode took its place): a player cannot take back
+ *                 a losing ask by leaving it out of the new chain. It wins
+ *                 the race only with a command the chain orders first,
+ *                 which draws anew (the residual risk: mcp/security.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ typedef struct {
 /* A command of another seat in an episode where the house sits (above). */
 typedef struct {
     uint32_t episode_id;
+    kd_pubkey signer; /* its signer (zero: unsigned) */
     int answered;     /* the house answered after it */
     int dropped;      /* a reorg reverted its block; not applied again since */
     uint64_t height;  /* the chain height of the block that applied it */
@@ -256,6 +258,10 @@ static kd_err asks_accept(kd_gw_duties *d, kd_read *rd, const kd_log_change *c)
             continue;
         }
         const uint8_t *payload = c->payloads.data + cmd->at;
+        kd_pubkey signer;
+        memset(&signer, 0, sizeof signer);
+        if (cmd->has_signer)
+            signer = cmd->signer;
         ask_rec *again = NULL;
         for (size_t k = 0; !again && k < ask_count(d); k++) {
             ask_rec *r = ask_at(d, k);
@@ -269,7 +275,13 @@ static kd_err asks_accept(kd_gw_duties *d, kd_read *rd, const kd_log_change *c)
             memcpy(again->block, c->block, KD_HASH_LEN);
             continue;
         }
+        for (size_t k = ask_count(d); k-- > 0;) { /* its signer moved on: what it dropped cannot come back */
+            ask_rec *r = ask_at(d, k);
+            if (r->dropped && r->episode_id == cmd->episode_id && memcmp(&r->signer, &signer, sizeof signer) == 0)
+                asks_remove(d, k);
+        }
         ask_rec r = {.episode_id = cmd->episode_id,
+                     .signer = signer,
                      .height = c->height,
                      .payload = malloc(cmd->len ? cmd->len : 1),
                      .len = cmd->len};
