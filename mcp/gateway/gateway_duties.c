@@ -41,7 +41,8 @@
  *                 at again whenever the tip moves.
  *   no free withdrawal
  *                 every command of another seat in an episode where the
- *                 house sits is kept (its payload, from the log) until its
+ *                 gateway acts in a house seat (its house key, or a
+ *                 granted key there) is kept (its payload, from the log) until its
  *                 block is final; once the house answers after it (a duty
  *                 applied or sent in that episode) it is "answered". When a
  *                 reorg reverts an answered command's block, the player's
@@ -85,6 +86,12 @@ typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
 } in_flight;
 
+/* An episode where the gateway acts in a house seat, and that seat's key. */
+typedef struct {
+    uint32_t id;
+    kd_pubkey house;
+} house_ep;
+
 /* A command of another seat in an episode where the house sits (above). */
 typedef struct {
     uint32_t episode_id;
@@ -111,7 +118,7 @@ struct kd_gw_duties {
     int tip_known;     /* the newest applied entry is an accept: tip_daa is the tip's */
     idset waiting;     /* episodes whose duty waits for the tip's DAA score */
     uint64_t advanced; /* the DAA score the chain was last asked to mine to */
-    idset house_eps;   /* episodes where the house sits in a house seat */
+    kd_buf house_eps;  /* house_ep records, by id: episodes where the gateway acts in a house seat */
     idset other_eps;   /* episodes looked at where it does not */
     kd_buf asks;       /* ask_rec records, in log order */
 };
@@ -223,25 +230,56 @@ static void asks_answered(kd_gw_duties *d, uint32_t id)
             ask_at(d, i)->answered = 1;
 }
 
-/* Whether the house sits in a house seat of episode `id` (read once, then
- * remembered); 0 when it cannot be read. */
-static int house_sits(kd_gw_duties *d, kd_read *rd, uint32_t id)
+/* The house_ep of episode `id`, or where it would go (*found 0). */
+static size_t house_ep_find(const kd_gw_duties *d, uint32_t id, int *found)
 {
-    if (idset_has(&d->house_eps, id))
-        return 1;
+    const house_ep *e = (const house_ep *)d->house_eps.data;
+    size_t lo = 0, hi = d->house_eps.len / sizeof *e;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < d->house_eps.len / sizeof *e && e[lo].id == id;
+    return lo;
+}
+
+/* The key of the house seat the gateway acts for in episode `id` (read
+ * once, then remembered), or NULL where it acts in none (or cannot read). */
+static const kd_pubkey *house_of(kd_gw_duties *d, kd_read *rd, uint32_t id)
+{
+    int found;
+    size_t at = house_ep_find(d, id, &found);
+    if (found)
+        return &((const house_ep *)d->house_eps.data)[at].house;
     if (idset_has(&d->other_eps, id))
-        return 0;
+        return NULL;
     kd_episode_snapshot snap;
     if (kd_read_episode(rd, id, &snap) != KD_OK)
-        return 0;
+        return NULL;
     const kd_episode_type *t = kd_gw_type(d->gw, snap.ops->type_name);
+    house_ep e = {.id = id};
     int sits = 0;
-    for (size_t seat = 0; t && seat < snap.participants.count && seat < 32; seat++)
-        sits |= (t->house_seats & (1u << seat)) &&
-                memcmp(snap.participants.keys[seat].bytes, d->gw->house->key.pub.bytes, KD_PUBKEY_LEN) == 0;
+    for (size_t seat = 0; t && !sits && seat < snap.participants.count && seat < 32; seat++)
+        if ((t->house_seats & (1u << seat)) && kd_gw_acting_key(d->gw, t, (int)seat, &snap.participants.keys[seat])) {
+            e.house = snap.participants.keys[seat];
+            sits = 1;
+        }
     kd_episode_snapshot_fini(&snap);
-    (void)idset_add(sits ? &d->house_eps : &d->other_eps, id);
-    return sits;
+    if (!sits) {
+        (void)idset_add(&d->other_eps, id);
+        return NULL;
+    }
+    if (kd_buf_reserve(&d->house_eps, sizeof e) != KD_OK)
+        return NULL; /* out of memory: looked at again next time */
+    house_ep *list = (house_ep *)d->house_eps.data;
+    size_t n = d->house_eps.len / sizeof e;
+    memmove(&list[at + 1], &list[at], (n - at) * sizeof e);
+    list[at] = e;
+    d->house_eps.len += sizeof e;
+    return &list[at].house;
 }
 
 /* Keeps the commands an applied accept applied in the house's episodes
@@ -251,9 +289,10 @@ static kd_err asks_accept(kd_gw_duties *d, kd_read *rd, const kd_log_change *c)
     const kd_log_command *cmds = (const kd_log_command *)c->commands.data;
     for (size_t i = 0; i < c->commands.len / sizeof *cmds; i++) {
         const kd_log_command *cmd = &cmds[i];
-        if (!house_sits(d, rd, cmd->episode_id))
+        const kd_pubkey *house = house_of(d, rd, cmd->episode_id);
+        if (!house)
             continue;
-        if (cmd->has_signer && memcmp(cmd->signer.bytes, d->gw->house->key.pub.bytes, KD_PUBKEY_LEN) == 0) {
+        if (cmd->has_signer && memcmp(cmd->signer.bytes, house->bytes, KD_PUBKEY_LEN) == 0) {
             asks_answered(d, cmd->episode_id);
             continue;
         }
@@ -536,13 +575,13 @@ static uint64_t follow_log(kd_gw_duties *d)
     d->finality = tip.finality_depth;
     while (!err && d->cursor < tip.last_seq) {
         kd_log_change c;
-        err = d->gw->house ? kd_read_log_commands(rd, d->cursor + 1, &c) : kd_read_log_change(rd, d->cursor + 1, &c);
+        err = kd_read_log_commands(rd, d->cursor + 1, &c);
         if (!err && c.applied)
             note_tip(d, &c);
         if (!err && c.reverted) {
             asks_revert(d, c.block);
             err = idset_add_all(&d->todo, &d->watched);
-        } else if (!err && c.applied && d->gw->house) {
+        } else if (!err && c.applied) {
             err = asks_accept(d, rd, &c);
         }
         for (size_t i = 0; !err && i < c.n_episodes; i++)
@@ -648,7 +687,7 @@ kd_err kd_gw_duties_start(kd_gateway *gw)
     kd_buf_init(&d->todo.b);
     kd_buf_init(&d->flying);
     kd_buf_init(&d->waiting.b);
-    kd_buf_init(&d->house_eps.b);
+    kd_buf_init(&d->house_eps);
     kd_buf_init(&d->other_eps.b);
     kd_buf_init(&d->asks);
     if (kd_cond_init_monotonic(&d->wake) != KD_OK) {
@@ -679,7 +718,7 @@ void kd_gw_duties_stop(kd_gateway *gw)
     kd_buf_fini(&d->todo.b);
     kd_buf_fini(&d->flying);
     kd_buf_fini(&d->waiting.b);
-    kd_buf_fini(&d->house_eps.b);
+    kd_buf_fini(&d->house_eps);
     kd_buf_fini(&d->other_eps.b);
     while (ask_count(d))
         asks_remove(d, ask_count(d) - 1);

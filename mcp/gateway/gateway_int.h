@@ -237,7 +237,8 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
  * type's secret_commit), overwriting what the caller put there for those
  * seats: a commitment is made by its seat's key, never taken from a caller;
  * and, in a house seat the gateway's house plays, the house's own terms
- * (its reveal depth: kd_house_terms_json).
+ * (its reveal depth: kd_house_terms_json; a granted key in a house seat
+ * names its own in the params).
  * Errors: the type's, with `why`. */
 kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_gw_actors *actors,
                             json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
