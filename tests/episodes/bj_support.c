@@ -125,7 +125,7 @@ kd_bj_command bj_reveal_of(const bj_fix *f, uint32_t index, const uint8_t entrop
     kd_bj_command c;
     memset(&c, 0, sizeof c);
     c.action = KD_BJ_CMD_REVEAL;
-    cr_assert_eq(kd_fair_prove(f->seed, KD_FAIR_DRAW_V3, BJ_TEST_ID, index, entropy, c.proof), KD_OK);
+    cr_assert_eq(kd_fair_prove(f->seed, f->state.params.draw_input, BJ_TEST_ID, index, entropy, c.proof), KD_OK);
     return c;
 }
 
