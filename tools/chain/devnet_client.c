@@ -179,6 +179,17 @@ kd_err kd_devnet_client_submit(kd_devnet_client *c, const kd_buf *payloads, size
     return err;
 }
 
+/* A request whose reply says nothing but the common answer (`ans`). */
+static kd_err ask(kd_devnet_client *c, const Kdapp__DevnetRequest *req, kd_devnet_answer *ans, char *why,
+                  size_t why_len)
+{
+    Kdapp__DevnetReply *r = NULL;
+    kd_err err = roundtrip(c, req, &r, ans, why, why_len);
+    if (r)
+        kdapp__devnet_reply__free_unpacked(r, NULL);
+    return err;
+}
+
 kd_err kd_devnet_client_reorg(kd_devnet_client *c, uint32_t depth, double drop, int reorder, kd_devnet_answer *ans,
                               char *why, size_t why_len)
 {
@@ -189,11 +200,7 @@ kd_err kd_devnet_client_reorg(kd_devnet_client *c, uint32_t depth, double drop, 
     Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
     req.kind_case = KDAPP__DEVNET_REQUEST__KIND_REORG;
     req.reorg = &g;
-    Kdapp__DevnetReply *r = NULL;
-    kd_err err = roundtrip(c, &req, &r, ans, why, why_len);
-    if (r)
-        kdapp__devnet_reply__free_unpacked(r, NULL);
-    return err;
+    return ask(c, &req, ans, why, why_len);
 }
 
 kd_err kd_devnet_client_advance(kd_devnet_client *c, uint64_t daa, kd_devnet_answer *ans, char *why, size_t why_len)
@@ -203,11 +210,7 @@ kd_err kd_devnet_client_advance(kd_devnet_client *c, uint64_t daa, kd_devnet_ans
     Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
     req.kind_case = KDAPP__DEVNET_REQUEST__KIND_ADVANCE;
     req.advance = &a;
-    Kdapp__DevnetReply *r = NULL;
-    kd_err err = roundtrip(c, &req, &r, ans, why, why_len);
-    if (r)
-        kdapp__devnet_reply__free_unpacked(r, NULL);
-    return err;
+    return ask(c, &req, ans, why, why_len);
 }
 
 kd_err kd_devnet_client_status(kd_devnet_client *c, kd_devnet_answer *ans, char *why, size_t why_len)
@@ -216,9 +219,5 @@ kd_err kd_devnet_client_status(kd_devnet_client *c, kd_devnet_answer *ans, char 
     Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
     req.kind_case = KDAPP__DEVNET_REQUEST__KIND_STATUS;
     req.status = &st;
-    Kdapp__DevnetReply *r = NULL;
-    kd_err err = roundtrip(c, &req, &r, ans, why, why_len);
-    if (r)
-        kdapp__devnet_reply__free_unpacked(r, NULL);
-    return err;
+    return ask(c, &req, ans, why, why_len);
 }
