@@ -121,6 +121,7 @@ struct kd_gw_duties {
     kd_buf house_eps;  /* house_ep records, by id: episodes where the gateway acts in a house seat */
     idset other_eps;   /* episodes looked at where it does not */
     kd_buf asks;       /* ask_rec records, in log order */
+    size_t n_dropped;  /* of them, dropped */
 };
 
 /* ------------------------------------------------------------- id sets */
@@ -217,6 +218,7 @@ static size_t ask_count(const kd_gw_duties *d) { return d->asks.len / sizeof(ask
 
 static void asks_remove(kd_gw_duties *d, size_t i)
 {
+    d->n_dropped -= ask_at(d, i)->dropped;
     free(ask_at(d, i)->payload);
     memmove(ask_at(d, i), ask_at(d, i + 1), (ask_count(d) - i - 1) * sizeof(ask_rec));
     d->asks.len -= sizeof(ask_rec);
@@ -302,7 +304,7 @@ static kd_err asks_accept(kd_gw_duties *d, kd_read *rd, const kd_log_change *c)
         if (cmd->has_signer)
             signer = cmd->signer;
         ask_rec *again = NULL;
-        for (size_t k = 0; !again && k < ask_count(d); k++) {
+        for (size_t k = 0; d->n_dropped && !again && k < ask_count(d); k++) {
             ask_rec *r = ask_at(d, k);
             if (r->dropped && r->episode_id == cmd->episode_id && r->len == cmd->len &&
                 memcmp(r->payload, payload, cmd->len) == 0)
@@ -310,11 +312,12 @@ static kd_err asks_accept(kd_gw_duties *d, kd_read *rd, const kd_log_change *c)
         }
         if (again) { /* applied again: re-included, or sent again by the house */
             again->dropped = 0;
+            d->n_dropped--;
             again->height = c->height;
             memcpy(again->block, c->block, KD_HASH_LEN);
             continue;
         }
-        for (size_t k = ask_count(d); k-- > 0;) { /* its signer moved on: what it dropped cannot come back */
+        for (size_t k = d->n_dropped ? ask_count(d) : 0; k-- > 0;) { /* its signer moved on: what it dropped is gone */
             ask_rec *r = ask_at(d, k);
             if (r->dropped && r->episode_id == cmd->episode_id && memcmp(&r->signer, &signer, sizeof signer) == 0)
                 asks_remove(d, k);
@@ -351,15 +354,24 @@ static void asks_revert(kd_gw_duties *d, const uint8_t block[KD_HASH_LEN])
         }
         r->dropped = 1;
         r->sent_at = UINT64_MAX;
+        d->n_dropped++;
     }
 }
 
 /* Forgets the commands whose block is final (no reorg reaches it). */
 static void asks_prune(kd_gw_duties *d)
 {
-    for (size_t i = ask_count(d); i-- > 0;)
-        if (d->finality && ask_at(d, i)->height + d->finality <= d->tip_height)
-            asks_remove(d, i);
+    size_t kept = 0, n = ask_count(d);
+    for (size_t i = 0; i < n; i++) {
+        ask_rec *r = ask_at(d, i);
+        if (d->finality && r->height + d->finality <= d->tip_height) {
+            d->n_dropped -= r->dropped;
+            free(r->payload);
+        } else {
+            *ask_at(d, kept++) = *r;
+        }
+    }
+    d->asks.len = kept * sizeof(ask_rec);
 }
 
 /* Sends again, before any duty, the oldest dropped answered command of
@@ -368,12 +380,14 @@ static void asks_prune(kd_gw_duties *d)
 static void asks_resubmit(kd_gw_duties *d)
 {
     kd_gateway *gw = d->gw;
-    for (size_t i = 0; i < ask_count(d); i++) {
+    for (size_t i = 0; d->n_dropped && i < ask_count(d); i++) {
         ask_rec *r = ask_at(d, i);
+        if (!r->dropped)
+            continue;
         int older = 0;
         for (size_t k = 0; k < i && !older; k++)
             older = ask_at(d, k)->dropped && ask_at(d, k)->episode_id == r->episode_id;
-        if (!r->dropped || older)
+        if (older)
             continue;
         kd_episode_snapshot snap;
         if (kd_engine_episode_read(gw->o.engine, r->episode_id, &snap) != KD_OK)
