@@ -42,11 +42,14 @@
  *   no free withdrawal
  *                 every command of another seat in an episode where the
  *                 gateway acts in a house seat (its house key, or a
- *                 granted key there) is kept (its payload, from the log) until its
- *                 block is final; once the house answers after it (a duty
- *                 applied or sent in that episode) it is "answered". When a
- *                 reorg reverts an answered command's block, the player's
- *                 own signed payload is submitted again, before any duty
+ *                 granted key there) whose commitment it made for this
+ *                 store (an episode it consented to) is kept (its payload,
+ *                 from the log) until its block is final; once the house
+ *                 answers after it (a duty applied or sent in that
+ *                 episode) it is "answered". When a reorg reverts an
+ *                 answered command's block, the player's own signed
+ *                 payload is submitted again, as that seat's own duty (its
+ *                 key pays on a chain of fees), before any duty
  *                 of that loop, the oldest of its episode first and again
  *                 whenever the episode's move counter moves, until the log
  *                 applies it again (or another command of its signer in
@@ -90,6 +93,7 @@ typedef struct {
 typedef struct {
     uint32_t id;
     kd_pubkey house;
+    const kd_gw_key *key; /* the gateway's key for it (pays for sending a dropped ask again) */
 } house_ep;
 
 /* A command of another seat in an episode where the house sits (above). */
@@ -249,7 +253,9 @@ static size_t house_ep_find(const kd_gw_duties *d, uint32_t id, int *found)
 }
 
 /* The key of the house seat the gateway acts for in episode `id` (read
- * once, then remembered), or NULL where it acts in none (or cannot read). */
+ * once, then remembered), or NULL where it acts in none, where the seat's
+ * commitment is not one its key made for this store (an episode it did
+ * not consent to: it pays nothing there), or where it cannot read. */
 static const kd_pubkey *house_of(kd_gw_duties *d, kd_read *rd, uint32_t id)
 {
     int found;
@@ -264,11 +270,15 @@ static const kd_pubkey *house_of(kd_gw_duties *d, kd_read *rd, uint32_t id)
     const kd_episode_type *t = kd_gw_type(d->gw, snap.ops->type_name);
     house_ep e = {.id = id};
     int sits = 0;
+    uint8_t seed[KD_SECRET_SEED_LEN];
     for (size_t seat = 0; t && !sits && seat < snap.participants.count && seat < 32; seat++)
-        if ((t->house_seats & (1u << seat)) && kd_gw_acting_key(d->gw, t, (int)seat, &snap.participants.keys[seat])) {
-            e.house = snap.participants.keys[seat];
+        if ((t->house_seats & (1u << seat)) &&
+            (e.key = kd_gw_acting_key(d->gw, t, (int)seat, &snap.participants.keys[seat])) &&
+            kd_seat_seed(t, &e.key->key, d->gw->store_id, id, (int)seat, snap.state, seed) == KD_OK) {
+            e.house = snap.participants.keys[seat]; /* its own commitment: an episode it consented to */
             sits = 1;
         }
+    memset(seed, 0, sizeof seed);
     kd_episode_snapshot_fini(&snap);
     if (!sits) {
         (void)idset_add(&d->other_eps, id);
@@ -396,9 +406,16 @@ static void asks_resubmit(kd_gw_duties *d)
         kd_episode_snapshot_fini(&snap);
         if (counter == r->sent_at)
             continue;
+        int found;
+        size_t at = house_ep_find(d, r->episode_id, &found);
+        if (!found)
+            continue; /* kept only for the house's episodes: not reached */
+        /* the house's own duty, in an episode it consented to: its seat's key pays */
         char why[512] = "";
         uint8_t tx_id[KD_HASH_LEN];
-        kd_err err = gw->o.chain.submit(gw->o.chain.ctx, r->payload, r->len, tx_id, why, sizeof why);
+        kd_gateway_spend spend; /* that key, under its grant's or the house's budget */
+        kd_gw_spend_of_duty(gw, ((const house_ep *)d->house_eps.data)[at].key, &spend);
+        kd_err err = gw->o.chain.submit(gw->o.chain.ctx, r->payload, r->len, &spend, tx_id, why, sizeof why);
         if (err) {
             KD_LOG_W("gateway", "duties: episode %u: the player's dropped ask could not be sent again: %s",
                      r->episode_id, why[0] ? why : kd_err_str(err));
@@ -437,7 +454,10 @@ static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_ep
     in_flight *f = NULL;
     char why[512] = "";
     uint8_t tx_id[KD_HASH_LEN];
-    if (!err && !(err = gw->o.chain.submit(gw->o.chain.ctx, payload.data, payload.len, tx_id, why, sizeof why))) {
+    kd_gateway_spend spend; /* the duty's own key pays (its grant's or the house's budget) */
+    kd_gw_spend_of_duty(gw, k, &spend);
+    if (!err &&
+        !(err = gw->o.chain.submit(gw->o.chain.ctx, payload.data, payload.len, &spend, tx_id, why, sizeof why))) {
         if (!(f = flying_new(d))) {
             err = KD_ERR_NOMEM; /* submitted; the next look finds it owed and looks it up */
         } else {

@@ -38,8 +38,7 @@ kd_err chance_exec(chance_game *g, const char *text, const kd_key *signer, uint6
  * input 3) for the 64-hex `ask` (the 32 bytes the input ends with), proved
  * from `seed` (the house's, or another, to cheat) into `out` (at least 200
  * bytes). */
-void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *ask, char *out,
-                        size_t len);
+void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *ask, char *out, size_t len);
 /* The 32 bytes a draw asked by the command JSON `text` has in its input:
  * SHA-256 of the command's bytes (kd_fair_ask_digest), into `out`, and as
  * 64 hex digits into `hex` (NULL: not wanted; else 65 bytes). */
