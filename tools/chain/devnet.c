@@ -253,7 +253,8 @@ static kd_err block_take(kd_devnet *d, dblock *b)
     b->txs = malloc((n ? n : 1) * sizeof *b->txs); /* an empty block: kd_devnet_advance */
     if (!b->txs)
         return KD_ERR_NOMEM;
-    memcpy(b->txs, d->items + d->head, n * sizeof *b->txs);
+    if (n) /* an empty queue may have no items at all */
+        memcpy(b->txs, d->items + d->head, n * sizeof *b->txs);
     b->n = n;
     d->head += n;
     d->count -= n;
