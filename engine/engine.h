@@ -285,18 +285,38 @@ kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_H
  * revert; refusals and duplicates change nothing), whether it was a
  * revert, and, for an applied accept, the episodes its applied
  * transactions touched, each once, in block order (`episodes` is
- * malloc'ed: kd_log_change_fini frees it). A revert names its block only:
- * a follower that needs its episodes looks at what it watches again. */
+ * malloc'ed: kd_log_change_fini frees it), and its block's DAA score (a
+ * house that reveals an ask only once it is deep enough measures the tip
+ * by it). A revert names its block only: a follower that needs its
+ * episodes looks at what it watches again. */
+/* A command an applied accept applied (kd_read_log_commands). */
+typedef struct {
+    uint32_t episode_id;
+    int has_signer;
+    kd_pubkey signer;
+    size_t at, len; /* its payload (the EpisodeMessage as carried) in kd_log_change.payloads */
+} kd_log_command;
 typedef struct {
     int applied;
     int reverted;
     uint32_t *episodes;
     size_t n_episodes;
+    uint64_t daa;               /* an applied accept: its block's DAA score; else 0 */
+    uint64_t height;            /* an applied entry: the chain's height after it */
+    uint8_t block[KD_HASH_LEN]; /* an applied entry: the block accepted or reverted */
+    kd_buf commands;            /* kd_read_log_commands of an applied accept: kd_log_command records, in block order */
+    kd_buf payloads;            /* their payloads */
 } kd_log_change;
 /* Reads log entry `seq` into `out` (kd_log_change_fini it, also after an
  * error). Errors: KD_ERR_NOT_FOUND, KD_ERR_STORE (it does not decode),
  * KD_ERR_NOMEM. */
 kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
+/* kd_read_log_change, and for an applied accept the commands it applied
+ * (signed or not; creations left out) with their payloads copied: for a
+ * follower that must send again what a reorg dropped (the gateway's duties
+ * thread re-submits a player's ask its house answered). Errors: as
+ * kd_read_log_change. */
+kd_err kd_read_log_commands(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
 void kd_log_change_fini(kd_log_change *c);
 
 /* The log positions of the blocks still applied, genesis first (the

@@ -386,9 +386,34 @@ static kd_err note_episode(kd_buf *ids, uint32_t id)
     return kd_buf_append(ids, &id, sizeof id);
 }
 
-kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
+/* Adds the applied command of `payload` (an EpisodeMessage) to `out`. */
+static kd_err note_command(kd_log_change *out, uint32_t episode_id, const ProtobufCBinaryData *payload)
+{
+    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, payload->len, payload->data);
+    if (!em)
+        return KD_ERR_STORE;
+    kd_err err = KD_OK;
+    if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND ||
+        em->body_case == KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND) {
+        kd_log_command c = {.episode_id = episode_id, .at = out->payloads.len, .len = payload->len};
+        const Kdapp__SignedCommand *sc = em->signed_command;
+        if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND && sc->pubkey.len == KD_PUBKEY_LEN) {
+            c.has_signer = 1;
+            memcpy(c.signer.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
+        }
+        err = kd_buf_append(&out->payloads, payload->data, payload->len);
+        if (!err)
+            err = kd_buf_append(&out->commands, &c, sizeof c);
+    }
+    kdapp__episode_message__free_unpacked(em, NULL);
+    return err;
+}
+
+static kd_err read_change(kd_read *rd, uint64_t seq, kd_log_change *out, int with_commands)
 {
     memset(out, 0, sizeof *out);
+    kd_buf_init(&out->commands);
+    kd_buf_init(&out->payloads);
     const uint8_t *data;
     size_t len;
     kd_err err = kd_read_log_entry(rd, seq, &data, &len);
@@ -402,13 +427,24 @@ kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
     } else if (le->status == KDAPP__MSG_STATUS__MSG_APPLIED) {
         out->applied = 1;
         out->reverted = m->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED;
+        out->daa = out->reverted ? 0 : m->accepted->accepting_daa;
+        out->height = le->tip_height;
+        const ProtobufCBinaryData *hash = out->reverted ? &m->reverted->accepting_hash : &m->accepted->accepting_hash;
+        if (hash->len == KD_HASH_LEN)
+            memcpy(out->block, hash->data, KD_HASH_LEN);
         kd_buf ids;
         kd_buf_init(&ids);
-        for (size_t i = 0; !out->reverted && !err && i < le->n_txs; i++)
-            if (le->txs[i]->applied)
-                err = note_episode(&ids, le->txs[i]->episode_id);
+        for (size_t i = 0; !out->reverted && !err && i < le->n_txs; i++) {
+            if (!le->txs[i]->applied)
+                continue;
+            err = note_episode(&ids, le->txs[i]->episode_id);
+            if (!err && with_commands && i < m->accepted->n_txs)
+                err = note_command(out, le->txs[i]->episode_id, &m->accepted->txs[i]->payload);
+        }
         out->episodes = (uint32_t *)ids.data; /* kd_log_change_fini frees it */
         out->n_episodes = ids.len / sizeof(uint32_t);
+        if (err == KD_ERR_STORE)
+            KD_LOG_E("engine", "log entry %llu: an applied payload does not decode", (unsigned long long)seq);
     }
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);
@@ -417,9 +453,15 @@ kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
     return err;
 }
 
+kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) { return read_change(rd, seq, out, 0); }
+
+kd_err kd_read_log_commands(kd_read *rd, uint64_t seq, kd_log_change *out) { return read_change(rd, seq, out, 1); }
+
 void kd_log_change_fini(kd_log_change *c)
 {
     free(c->episodes);
+    kd_buf_fini(&c->commands);
+    kd_buf_fini(&c->payloads);
     memset(c, 0, sizeof *c);
 }
 

@@ -16,7 +16,13 @@
  *   {"episode", "type", "participants": [hex], "params": {...},
  *    "created": {"log_seq", "block", "daa"},
  *    "draws": [{"draw", "log_seq", "block", "daa", "tx", "house_key",
- *               "entropy", "input", "proof", "verified", "output",
+ *               "draw_input" (3, or 2 for episodes created before
+ *               issue 37), "input_parts": {"tag", "tag_hex",
+ *               "episode_id", "draw", "ask_sha256" (version 2:
+ *               "entropy")}, "ask": {"log_seq", "tx", "command": the
+ *               ask's bytes} (version 3; null when no applied command
+ *               hashes to it) or "entropy" (version 2), "input", "proof",
+ *               "verified", "output",
  *               "words": [{"block", "word", "n", "bound", "kept", "value"}],
  *               "outcome": {...}}],
  *    "commands": applied commands replayed,

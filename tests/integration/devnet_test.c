@@ -2,8 +2,10 @@
  * devnet_test.c — the devnet (tools/devnet.c) against a real engine behind
  * a real ingest server: blocks from submitted payloads, reorgs that revert
  * and re-include (with drop and reorder), a revert the engine refuses
- * (beyond its finality depth), argument errors, and the control socket
- * through the client (tools/devnet_client.c), bad frames included.
+ * (beyond its finality depth), argument errors, empty blocks mined on
+ * request up to a DAA score (advance: a house waiting for its reveal
+ * depth), and the control socket through the client
+ * (tools/devnet_client.c), bad frames included.
  *
  * The engine listens on inproc:// (the embedded mode's transport) and, for
  * the control socket tests, the devnet on ipc:// in the test directory.
@@ -235,7 +237,51 @@ Test(devnet, tx_ids_are_unique_for_equal_payloads)
     idle(); /* junk payloads are rejected by the engine, the devnet goes on */
 }
 
+/* The devnet mines only when something waits: an advance asks for empty
+ * blocks until the newest one's DAA score reaches it (a house waiting for
+ * its reveal depth); a lower or equal one asks nothing more. */
+Test(devnet, advance_mines_empty_blocks_up_to_a_daa_score)
+{
+    submit_create(3, 6);
+    idle();
+    kd_devnet_info before, after;
+    kd_devnet_status(dev, &before);
+    cr_assert_geq(before.daa, 1);
+    ET_ASSERT_OK(kd_devnet_advance(dev, before.daa + 3));
+    idle();
+    kd_devnet_status(dev, &after);
+    cr_expect_eq(after.daa, before.daa + 3, "three empty blocks");
+    cr_expect_eq(after.height, before.height + 3);
+    kd_tip tip;
+    et_tip(env.engine, &tip);
+    cr_expect_eq(tip.height, after.height, "the engine applied them");
+    ET_ASSERT_OK(kd_devnet_advance(dev, before.daa + 1));
+    idle();
+    kd_devnet_status(dev, &before);
+    cr_expect_eq(before.daa, after.daa, "nothing more for a score already reached");
+    cr_expect_eq(moves_of(3), 0);
+}
+
 TestSuite(devnet_control, .init = setup_control, .fini = teardown, .timeout = 60);
+
+/* Through the control socket: the status says the devnet mines on demand,
+ * and an advance mines up to the score asked. */
+Test(devnet_control, client_advance_and_on_demand)
+{
+    kd_devnet_client *c = NULL;
+    char why[512] = "";
+    ET_ASSERT_OK(kd_devnet_client_open(control_url, 20000, &c, why, sizeof why));
+    kd_devnet_answer ans;
+    ET_ASSERT_OK(kd_devnet_client_status(c, &ans, why, sizeof why));
+    cr_expect_eq(ans.on_demand, 1, "the devnet mines on demand");
+    ET_ASSERT_OK(kd_devnet_client_advance(c, 2, &ans, why, sizeof why));
+    idle();
+    kd_devnet_info info;
+    kd_devnet_status(dev, &info);
+    cr_expect_eq(info.daa, 2);
+    cr_expect_eq(info.height, 2, "two empty blocks");
+    kd_devnet_client_close(c);
+}
 
 Test(devnet_control, client_submit_status_reorg)
 {

@@ -71,6 +71,7 @@ struct kd_devnet {
     dblock *ring;
     size_t ring_head, ring_len;
     uint64_t height, daa, nonce, tx_counter, blocks_sent;
+    uint64_t mine_until; /* kd_devnet_advance: empty blocks are mined until daa reaches it */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
     uint8_t salt[KD_HASH_LEN]; /* per-run: genesis parent and tx id salt */
@@ -249,10 +250,11 @@ static kd_err block_take(kd_devnet *d, dblock *b)
            (n == 0 || bytes + d->items[d->head + n].len <= BLOCK_MAX_BYTES))
         bytes += d->items[d->head + n++].len;
     memset(b, 0, sizeof *b);
-    b->txs = malloc(n * sizeof *b->txs);
+    b->txs = malloc((n ? n : 1) * sizeof *b->txs); /* an empty block: kd_devnet_advance */
     if (!b->txs)
         return KD_ERR_NOMEM;
-    memcpy(b->txs, d->items + d->head, n * sizeof *b->txs);
+    if (n) /* an empty queue may have no items at all */
+        memcpy(b->txs, d->items + d->head, n * sizeof *b->txs);
     b->n = n;
     d->head += n;
     d->count -= n;
@@ -323,8 +325,8 @@ static void *produce(void *arg)
             pthread_cond_timedwait(&d->cv, &d->mu, &ts);
             continue;
         }
-        due = now + d->opts.block_ms; /* the next tick, whatever this one does */
-        if (d->busy || d->count == 0) /* a reorg holds the sequence, or nothing to mine */
+        due = now + d->opts.block_ms;                              /* the next tick, whatever this one does */
+        if (d->busy || (d->count == 0 && d->daa >= d->mine_until)) /* a reorg holds the sequence, or nothing to mine */
             continue;
         dblock b;
         if (block_take(d, &b) != KD_OK) {
@@ -551,6 +553,18 @@ unlock:
     return err;
 }
 
+kd_err kd_devnet_advance(kd_devnet *d, uint64_t daa)
+{
+    pthread_mutex_lock(&d->mu);
+    kd_err err = atomic_load(&d->stop) ? KD_ERR_CLOSED : KD_OK;
+    if (!err && daa > d->mine_until) {
+        d->mine_until = daa;
+        pthread_cond_broadcast(&d->cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return err;
+}
+
 void kd_devnet_status(kd_devnet *d, kd_devnet_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -559,6 +573,7 @@ void kd_devnet_status(kd_devnet *d, kd_devnet_info *out)
     out->blocks_sent = d->blocks_sent;
     out->pending = (uint32_t)d->count;
     out->busy = d->busy;
+    out->daa = d->daa;
     out->has_tip = d->has_tip;
     memcpy(out->tip, d->tip, KD_HASH_LEN);
     out->engine_tip = d->engine_tip;
@@ -571,7 +586,7 @@ kd_err kd_devnet_wait_idle(kd_devnet *d, uint32_t timeout_ms)
     kd_deadline_after(&ts, timeout_ms);
     kd_err err = KD_OK;
     pthread_mutex_lock(&d->mu);
-    while ((d->count > 0 || d->busy) && !atomic_load(&d->stop) && !err) {
+    while ((d->count > 0 || d->busy || d->daa < d->mine_until) && !atomic_load(&d->stop) && !err) {
         if (timeout_ms == 0)
             pthread_cond_wait(&d->cv, &d->mu);
         else if (pthread_cond_timedwait(&d->cv, &d->mu, &ts) != 0)
