@@ -79,6 +79,13 @@ kd_err kd_engine_meta_tip(kd_engine *engine, MDB_txn *txn, kd_tip *out, uint64_t
     if (!found)
         next = 1;
     out->last_seq = next - 1;
+    /* The unpruned blocks are exactly the applied blocks still in
+     * `heights` (pruning and reverting delete their entries). */
+    MDB_stat st;
+    int src = mdb_stat(txn, s->heights, &st);
+    if (src)
+        return kd_store_err(src, "count heights");
+    out->revertible = st.ms_entries;
     if (next_seq)
         *next_seq = next;
     return KD_OK;

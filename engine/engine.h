@@ -114,6 +114,20 @@ struct Kdapp__EngineMsg;
 kd_err kd_engine_ingest_decoded(kd_engine *engine, const struct Kdapp__EngineMsg *m, const uint8_t *msg, size_t len,
                                 kd_msg_result *res) KD_WARN_UNUSED;
 
+/* Applies `n` decoded kdapp.EngineMsg{BlockReverted} in order, as a reorg
+ * sends them (newest block first): each is applied, refused or a
+ * duplicate exactly as by kd_engine_ingest_decoded, with its own log entry
+ * and res[i], but up to 1,024 of them share one write transaction, synced
+ * once, and readers see the chain before them or after them, never
+ * half-way; the listener hears each after that commit. A shared
+ * transaction that fails (a full map, a storage error) keeps nothing, and
+ * its reverts are then applied one by one. *done gets the number of
+ * verdicts (res[0 .. *done)). Errors as kd_engine_ingest, for the event
+ * res[*done] (its detail says why), the earlier ones kept;
+ * KD_ERR_INVALID_ARG (nothing done) when an event is not a revert. */
+kd_err kd_engine_ingest_reverts(kd_engine *engine, struct Kdapp__EngineMsg *const *m, size_t n, kd_msg_result *res,
+                                size_t *done) KD_WARN_UNUSED;
+
 /* Lets the writer use signature verdicts computed ahead (engine/sigcheck.h)
  * for the following ingests, until called again (NULL: none). */
 struct kd_sig_batch;
@@ -233,9 +247,16 @@ typedef struct {
     uint8_t digest[KD_HASH_LEN];
     uint64_t last_seq; /* newest log entry, 0 when empty */
     uint64_t finality_depth;
+    /* How many blocks, counted from the tip, a revert can still undo: the
+     * applied blocks above the finality horizon (at most finality_depth,
+     * and fewer after a reorg: the block a reorg returns to was made final
+     * when the chain was higher, and stays final). A reorg deeper than
+     * this is refused (beyond_finality). */
+    uint64_t revertible;
 } kd_tip;
 
-/* The tip: applied block, height, digest, newest log entry. */
+/* The tip: applied block, height, digest, newest log entry, finality
+ * depth and revertible depth. */
 kd_err kd_read_tip(kd_read *rd, kd_tip *out) KD_WARN_UNUSED;
 
 /* A copy of one episode, independent of any transaction. */

@@ -123,6 +123,10 @@ typedef struct {
  * devnet is closed: an engine that went down with no block in flight makes
  * the reorg wait for its return, and it completes then).
  *
+ * A depth beyond the store's finality (more blocks than the engine's last
+ * reply said a revert can still undo, kd_tip.revertible) is refused with
+ * KD_ERR_BEYOND_FINALITY and nothing is reverted.
+ *
  * Returns KD_OK when every revert was applied. When the engine refuses one
  * (e.g. beyond its finality depth, or the tip is not ours), the blocks
  * reverted before it are still handled and counted, and the engine's error
