@@ -67,6 +67,7 @@ struct kd_devnet {
     /* pending: items[head .. head+count) */
     dtx *items;
     size_t head, count, cap;
+    size_t catchup; /* of them, the txs a reorg put back at the front, not yet in a block again */
 
     /* applied chain, a ring of at most KD_DEVNET_CHAIN_MAX, oldest at ring_head */
     dblock *ring;
@@ -259,6 +260,7 @@ static kd_err block_take(kd_devnet *d, dblock *b)
     b->n = n;
     d->head += n;
     d->count -= n;
+    d->catchup -= n < d->catchup ? n : d->catchup;
     if (d->count == 0)
         d->head = 0;
     memcpy(b->parent, d->has_tip ? d->tip : d->salt, KD_HASH_LEN);
@@ -329,6 +331,11 @@ static void *produce(void *arg)
         due = now + d->opts.block_ms; /* the next tick, whatever this one does */
         if (d->busy || d->count == 0) /* a reorg holds the sequence, or nothing to mine */
             continue;
+        /* Txs a reorg put back are mined again block after block, without
+         * waiting for the ticks: a real chain's new branch carries them
+         * already, and a move sent meanwhile queues behind them. */
+        if (d->catchup)
+            due = now;
         dblock b;
         if (block_take(d, &b) != KD_OK) {
             KD_LOG_E("devnet", "out of memory building a block");
@@ -463,6 +470,8 @@ static kd_err requeue(kd_devnet *d, size_t k, double drop, int reorder, kd_devne
     d->height -= k;
     res->reincluded = (uint32_t)n;
     kd_err err = queue_push_front(d, txs, n);
+    if (!err)
+        d->catchup += n;
     if (err)
         txs_free(txs, n);
     else

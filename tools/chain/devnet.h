@@ -9,7 +9,9 @@
  * the last N blocks are reverted (one IngestRequest carrying the
  * BlockReverted messages newest first) and their transactions go back to the
  * front of the pending queue, optionally thinned out and shuffled, to be
- * re-included in new blocks, the way a real reorg may re-mine them.
+ * re-included in new blocks, the way a real reorg may re-mine them: those
+ * blocks follow each other without waiting for block_ms, as a real
+ * chain's new branch carries them already.
  *
  *     submit ──► pending ──(producer, every block_ms)──► block ──► engine
  *                  ▲                                        │ ack
