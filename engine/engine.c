@@ -136,20 +136,22 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
     if ((err = meta_get_u64(txn, s->meta, KD_META_SCHEMA, &schema, &has_schema)) ||
         (err = meta_get_u64(txn, s->meta, KD_META_FINALITY, &finality, &has_finality)))
         goto fail;
-    if (has_schema && schema == 2 && s->read_only) {
+    if (has_schema && (schema == 2 || schema == 3) && s->read_only) {
         snprintf(why, why_len,
-                 "data directory %s has schema version 2; this kdapp reads version %u: open it once with a "
+                 "data directory %s has schema version %llu; this kdapp reads version %u: open it once with a "
                  "writing kdapp (kdapp engine --data %s), which upgrades it in place, then attach again",
-                 s->dir, KD_SCHEMA_VERSION, s->dir);
+                 s->dir, (unsigned long long)schema, KD_SCHEMA_VERSION, s->dir);
         err = KD_ERR_SCHEMA;
         goto fail;
     }
-    if (has_schema && schema == 2) { /* upgraded in this transaction: all or nothing */
-        if ((err = kd_store_migrate_2_to_3(txn, s, why, why_len)) ||
+    if (has_schema && (schema == 2 || schema == 3)) { /* upgraded in this transaction: all or nothing */
+        uint64_t from = schema;
+        if ((schema == 2 && (err = kd_store_migrate_2_to_3(txn, s, why, why_len))) ||
+            (err = kd_store_migrate_3_to_4(txn, s, why, why_len)) ||
             (err = meta_put_u64(txn, s->meta, KD_META_SCHEMA, KD_SCHEMA_VERSION))) {
             if (!why[0])
-                snprintf(why, why_len, "cannot upgrade data directory %s from schema 2 to %u: %s", s->dir,
-                         KD_SCHEMA_VERSION, kd_err_str(err));
+                snprintf(why, why_len, "cannot upgrade data directory %s from schema %llu to %u: %s", s->dir,
+                         (unsigned long long)from, KD_SCHEMA_VERSION, kd_err_str(err));
             goto fail;
         }
         schema = KD_SCHEMA_VERSION;
@@ -157,7 +159,7 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
     if (has_schema && schema != KD_SCHEMA_VERSION) {
         snprintf(why, why_len,
                  "data directory %s has schema version %llu; this kdapp reads version %u and upgrades "
-                 "only version 2 (replay its log with a matching kdapp, or use a new directory)",
+                 "only versions 2 and 3 (replay its log with a matching kdapp, or use a new directory)",
                  s->dir, (unsigned long long)schema, KD_SCHEMA_VERSION);
         err = KD_ERR_SCHEMA;
         goto fail;

@@ -312,6 +312,31 @@ typedef struct {
 kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
 void kd_log_change_fini(kd_log_change *c);
 
+/* One log entry that changed an episode (kd_read_episode_history). */
+typedef struct {
+    uint64_t seq;
+    int reverted; /* 0: an accept that applied a transaction of it (its creation included); 1: a revert of a
+                     block that changed it */
+} kd_history_entry;
+
+/* The log entries that changed episode `id`, oldest first, read from the
+ * store's index (engine/store.h, `history`) in time proportional to their
+ * number, not to the log's: its creation and every accept that applied
+ * one of its transactions, and every revert of a block that changed it.
+ * Accepts whose blocks a reorg took away are listed too (with the revert
+ * after them); kd_read_block_seq tells whether an accept's block is still
+ * applied by that entry. An index that a reverted creation's slot left
+ * behind may list older entries of that slot: never applied ones (their
+ * blocks are not applied by them). `*out` is malloc'ed (free it); *count
+ * may be 0 only for a damaged store. Errors: KD_ERR_NOT_FOUND (no episode
+ * `id`), KD_ERR_NOMEM, storage errors. */
+kd_err kd_read_episode_history(kd_read *rd, uint32_t id, kd_history_entry **out, size_t *count) KD_WARN_UNUSED;
+
+/* The log position of the entry that applied block `hash`, while it is
+ * applied. Errors: KD_ERR_NOT_FOUND (not applied: never, or reverted),
+ * KD_ERR_STORE (its record does not decode). */
+kd_err kd_read_block_seq(kd_read *rd, const uint8_t hash[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
+
 /* The log positions of the blocks still applied, genesis first (the
  * canonical chain), following parent links from the tip. `*seqs` is
  * malloc'ed (free it); *count may be 0. */

@@ -76,8 +76,9 @@ static kd_err revert_effect(kd_txn *c, const Kdapp__Store__Effect *fx)
  *   parent_position  where the chain stands after: the parent, its digest
  *   write_revert     the episodes written back, the block's record and
  *                    height deleted, the block marked reverted
- *   commit_revert    the log entry and the metrics, the commit, then the
- *                    answer and the commit listener
+ *   commit_revert    the history index (store.h), the log entry and the
+ *                    metrics, the commit, then the answer and the
+ *                    commit listener
  *
  * The writes happen in that order (the crash tests name the points
  * between them: tests/crash).
@@ -215,7 +216,9 @@ static kd_err commit_revert(kd_txn *c, const uint8_t *hash, const Kdapp__Store__
     entry.tip_height = pos->height;
     kd_metrics m;
     count_revert(c->engine, rec, parent_time, &m);
-    kd_err err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
+    kd_err err = kd_txn_write_history(c, seq, KD_HISTORY_REVERT);
+    if (!err)
+        err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
     if (err)
         return err;
     res->status = KD_MSG_APPLIED;

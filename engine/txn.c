@@ -364,6 +364,20 @@ kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, 
     return KD_OK;
 }
 
+kd_err kd_txn_write_history(kd_txn *c, uint64_t seq, uint8_t kind)
+{
+    kd_err err = KD_OK;
+    for (size_t i = 0; i < c->n_eps && !err; i++) {
+        const kd_txn_episode *ep = &c->eps[i];
+        if (!ep->dirty || !ep->slot)
+            continue;
+        uint8_t key[KD_HISTORY_KEY_LEN];
+        kd_store_history_key(ep->slot, seq, key);
+        err = kd_txn_put(c, c->engine->store.history, key, sizeof key, &kind, 1, "write history");
+    }
+    return err;
+}
+
 /* Appends the log entry for `seq`. */
 kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry)
 {

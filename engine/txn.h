@@ -172,6 +172,12 @@ kd_err kd_txn_get(kd_txn *c, uint32_t id, kd_txn_episode **out) KD_WARN_UNUSED;
  * `digest` with each one's id and state hash. */
 kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint64_t seq) KD_WARN_UNUSED;
 
+/* Notes log entry `seq` in `history` (store.h) under every episode the
+ * transaction changed (dirty in the working set: created, moved, rolled
+ * back or deleted), as `kind` (KD_HISTORY_ACCEPT or _REVERT). After
+ * kd_txn_flush, which gives new episodes their slots. */
+kd_err kd_txn_write_history(kd_txn *c, uint64_t seq, uint8_t kind) KD_WARN_UNUSED;
+
 /* The writes of every commit. */
 kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, kd_metrics *m) KD_WARN_UNUSED;
 kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry) KD_WARN_UNUSED;

@@ -399,7 +399,7 @@ static void raw_open(const char *dir, const char *db, int read_only, MDB_env **e
 {
     int rc = mdb_env_create(env);
     cr_assert_eq(rc, 0, "mdb_env_create: %s", mdb_strerror(rc));
-    mdb_env_set_maxdbs(*env, 8);
+    mdb_env_set_maxdbs(*env, 16);
     rc = mdb_env_open(*env, dir, read_only ? MDB_RDONLY : 0, 0600);
     cr_assert_eq(rc, 0, "mdb_env_open %s: %s", dir, mdb_strerror(rc));
     rc = mdb_txn_begin(*env, NULL, read_only ? MDB_RDONLY : 0, txn);
@@ -530,12 +530,51 @@ void et_raw_downgrade_to_schema_2(const char *dir)
     mdb_cursor_close(cur);
     cr_assert_eq(mdb_drop(txn, states, 1), 0);
     cr_assert_eq(mdb_drop(txn, ids, 1), 0);
+    MDB_dbi history;
+    if (mdb_dbi_open(txn, "history", 0, &history) == 0) /* schema 4's */
+        cr_assert_eq(mdb_drop(txn, history, 1), 0);
     uint8_t two[8];
     kd_put_u64be(two, 2);
     MDB_val sk = {6, "schema"}, sv = {8, two};
     cr_assert_eq(mdb_put(txn, meta, &sk, &sv, 0), 0);
     rc = mdb_txn_commit(txn);
     cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+void et_raw_downgrade_to_schema_3(const char *dir)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi history, meta;
+    raw_open(dir, "history", 0, &env, &txn, &history);
+    cr_assert_eq(mdb_drop(txn, history, 1), 0);
+    cr_assert_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+    uint8_t three[8];
+    kd_put_u64be(three, 3);
+    MDB_val sk = {6, "schema"}, sv = {8, three};
+    cr_assert_eq(mdb_put(txn, meta, &sk, &sv, 0), 0);
+    int rc = mdb_txn_commit(txn);
+    cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+void et_raw_history(const char *dir, kd_buf *out)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    raw_open(dir, "history", 1, &env, &txn, &dbi);
+    cr_assert_eq(mdb_cursor_open(txn, dbi, &cur), 0);
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        cr_assert(k.mv_size == 16 && v.mv_size == 1, "a history entry is %zu + %zu bytes", k.mv_size, v.mv_size);
+        cr_assert_eq(kd_buf_append(out, k.mv_data, 16), KD_OK);
+        cr_assert_eq(kd_buf_append(out, v.mv_data, 1), KD_OK);
+    }
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
     mdb_env_close(env);
 }
 

@@ -177,6 +177,12 @@ int et_raw_slot(const char *dir, uint32_t id, uint64_t *slot);
  * id in "episodes", undo records in "undo" keyed by id and depth, no
  * "states" nor "ids", meta schema 2. */
 void et_raw_downgrade_to_schema_2(const char *dir);
+/* Rewrites the (closed) store in `dir` as schema 3 stored it: no
+ * "history", meta schema 3. */
+void et_raw_downgrade_to_schema_3(const char *dir);
+/* Appends every entry of "history" of the (closed) store in `dir` to
+ * `out`, in key order: its 16-byte key (slot, seq) and 1-byte value. */
+void et_raw_history(const char *dir, kd_buf *out);
 /* 1 when the (closed) store in `dir` has the named database. */
 int et_raw_has_db(const char *dir, const char *db);
 /* Writes meta[name] = value (u64 BE, or any bytes) into the (closed)

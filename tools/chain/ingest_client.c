@@ -34,12 +34,16 @@
  *   send(E) ── same key: take r1 back ── wait 1 s ── reply of r1
  *   send(F) ── another key: a new request (r1 stays parked until replaced)
  *
- * NNG re-sends a request only when the connection that carried it closes
- * (the engine restarted: NNG_OPT_REQ_RESENDTIME is infinite), so a slow
- * engine gets each request once. An engine that cannot even build an error
- * reply closes the connection (engine/ingest_server.c), which makes NNG send
- * it again.
+ * NNG sends a request again at once when the connection that carried it
+ * closes (the engine restarted), and otherwise only after RESEND_MS
+ * without an answer, far longer than any request takes, so a slow engine
+ * gets each request once. (NNG must have a resend time: without one, a
+ * closed connection fails the request with NNG_ECONNRESET instead of
+ * sending it again.) An engine that cannot even build an error reply
+ * closes the connection (engine/ingest_server.c), which makes NNG send it
+ * again.
  */
+#define RESEND_MS (10 * 60 * 1000)
 typedef struct flight {
     struct kd_ingest_client *client;
     nng_ctx ctx;
@@ -166,7 +170,7 @@ static kd_err flight_start(kd_ingest_client *c, const kd_buf *frame, const uint8
         free(f);
         return kd_nng_err(rv, "request context");
     }
-    if ((rv = nng_ctx_set_ms(f->ctx, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE)) ||
+    if ((rv = nng_ctx_set_ms(f->ctx, NNG_OPT_REQ_RESENDTIME, RESEND_MS)) ||
         (rv = nng_aio_alloc(&f->aio, flight_cb, f)) || (rv = nng_msg_alloc(&msg, frame->len))) {
         flight_free(f);
         return kd_nng_err(rv, "request");

@@ -1,7 +1,7 @@
 /*
  * ingest_client.h — a listener's side of ingest: an NNG REQ socket dialed
- * to the engine. Each request is sent once; NNG sends it again only when
- * the connection that carried it closes (a restarted engine), and re-dials
+ * to the engine. Each request is sent once; NNG sends it again when the
+ * connection that carried it closes (a restarted engine), and re-dials
  * the engine; kd_nng_redialer (engine/netutil.h) dials again where NNG
  * 1.5.2's dialer gives up. A wait that times out leaves its request in
  * flight, and sending the same events again waits for that request rather
