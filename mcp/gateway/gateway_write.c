@@ -457,8 +457,7 @@ json_t *kd_gw_tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
         /* The engine would refuse the revert of the first final block and
          * every one after it: refused here, nothing sent. */
         return kd_gw_fail("the reorg did not happen: a reorg of %lld blocks reaches beyond the store's finality: only "
-                          "the last %llu block%s can be reverted (finality depth %llu; the blocks below are final, "
-                          "their undo records pruned)",
+                          "the last %llu block%s can be reverted (finality depth %llu)",
                           (long long)depth, (unsigned long long)tip.revertible, tip.revertible == 1 ? "" : "s",
                           (unsigned long long)tip.finality_depth);
     char why[512] = "";
