@@ -120,8 +120,9 @@ kd_err kd_engine_ingest_decoded(kd_engine *engine, const struct Kdapp__EngineMsg
  * and res[i], but up to 1,024 of them share one write transaction, synced
  * once, and readers see the chain before them or after them, never
  * half-way; the listener hears each after that commit. A shared
- * transaction that fails (a full map, a storage error) keeps nothing, and
- * its reverts are then applied one by one. *done gets the number of
+ * transaction that fails keeps nothing: after a full map it grows the map
+ * and starts over, after any other error its reverts are applied one by
+ * one. *done gets the number of
  * verdicts (res[0 .. *done)). Errors as kd_engine_ingest, for the event
  * res[*done] (its detail says why), the earlier ones kept;
  * KD_ERR_INVALID_ARG (nothing done) when an event is not a revert. */

@@ -254,6 +254,8 @@ kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint
 
 /* Most reverts one shared transaction carries; a longer run is split. */
 #define REVERT_BATCH_MAX 1024
+/* Times a run's full map may grow before it is applied one by one. */
+#define MAX_GROWS 12
 
 /*
  * Why a reorg's reverts share one write transaction: each event used to be
@@ -269,8 +271,10 @@ kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint
  *             the engine's cached tip follows, the listener waits)
  *   commit ok:  the listener hears each revert in order
  *   any error:  abort; the engine's cached tip, next position and metrics
- *               go back to the snapshot; the caller applies the k reverts
- *               one by one (kd_engine_ingest_decoded, which grows a full map)
+ *               go back to the snapshot; a full map grows and the run
+ *               starts over, any other error has the caller apply the k
+ *               reverts one by one (kd_engine_ingest_decoded, which says
+ *               what failed)
  */
 static kd_err revert_batch(kd_engine *e, struct Kdapp__EngineMsg *const *m, size_t k, kd_msg_result *res)
 {
@@ -352,12 +356,17 @@ kd_err kd_engine_ingest_reverts(kd_engine *e, struct Kdapp__EngineMsg *const *m,
     kd_buf_init(&msg);
     while (*done < n && !err) {
         size_t k = n - *done < REVERT_BATCH_MAX ? n - *done : REVERT_BATCH_MAX;
-        if (k > 1 && !e->store.read_only && revert_batch(e, m + *done, k, res + *done) == KD_OK) {
+        kd_err berr = k > 1 && !e->store.read_only ? KD_ERR_MAP_FULL : KD_ERR_UNSUPPORTED;
+        /* A full map grows (no transaction open) and the run starts over. */
+        for (int grows = 0; berr == KD_ERR_MAP_FULL && grows <= MAX_GROWS; grows++)
+            if ((berr = revert_batch(e, m + *done, k, res + *done)) == KD_ERR_MAP_FULL && kd_engine_map_grow(e))
+                break;
+        if (!berr) {
             *done += k;
             continue;
         }
-        /* One at a time: a single revert, or a batch that failed (each
-         * now in its own transaction, growing a full map if need be). */
+        /* One at a time: a single revert, or a run that failed otherwise
+         * (each now in its own transaction, which says what failed). */
         for (size_t i = 0; i < k && !err; i++) {
             size_t len = kdapp__engine_msg__get_packed_size(m[*done]);
             if (!(err = kd_buf_reserve(&msg, len))) {
