@@ -1,0 +1,399 @@
+/*
+ * bench_reorg.c — the two costs of issue 37 that grew with the store, each
+ * against what it cost before, in the same run:
+ *
+ *   audit   one chance-game episode's audit (kdapp audit) while the log
+ *           around it grows by blocks of 1,000 creations: through the index
+ *           of its own log entries (schema 4), against reading and
+ *           decoding every block of the canonical chain, which is what the
+ *           audit did before the index (R6)
+ *   reorg   a reorg of 1,000 blocks (--quick: 50) of 10 creations each: its
+ *           reverts in one synced transaction (kd_engine_ingest_reverts),
+ *           against each revert in its own, which is what every reorg did
+ *           before (R7)
+ *
+ * Both are single figures (median of a few runs), not paired comparisons:
+ * one side's setup (a grown log, a thousand applied blocks) is the point.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/crypto.h"
+#include "engine/netutil.h"
+#include "engine/wire.h"
+#include "handlers/audit.h"
+#include "kdapp.pb-c.h"
+#include "store.pb-c.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/bench_episode.h"
+#include "tools/sim/replay.h"
+#include "tools/sim/sim.h"
+
+/* Creations of the bench's playable type among two test keys. */
+typedef struct {
+    const kd_bench_ctx *b;
+    const kd_episode_type *type;
+    kd_buf params;
+    kd_participants parts;
+    void *state;
+    uint64_t daa;
+} maker;
+
+static kd_err maker_init(maker *mk, const kd_bench_ctx *b)
+{
+    memset(mk, 0, sizeof *mk);
+    mk->b = b;
+    kd_buf_init(&mk->params);
+    mk->type = kd_bench_play_type(b);
+    if (!mk->type)
+        return KD_ERR_UNSUPPORTED;
+    char why[KD_REJECT_DETAIL_MAX];
+    kd_err err = mk->type->params_from_json(mk->type == b->type ? b->params : NULL, &mk->params, why, sizeof why);
+    mk->parts.count = kd_bench_seats(mk->type);
+    for (size_t i = 0; i < mk->parts.count && !err; i++) {
+        char name[16];
+        kd_key key;
+        snprintf(name, sizeof name, "reorg%zu", i);
+        if (!(err = kd_key_test(name, &key)))
+            mk->parts.keys[i] = key.pub;
+    }
+    if (!err && !(mk->state = calloc(1, mk->type->ops->state_size)))
+        err = KD_ERR_NOMEM;
+    mk->daa = 1u << 30; /* above any DAA of a store it joins */
+    return err;
+}
+
+static void maker_fini(maker *mk)
+{
+    kd_buf_fini(&mk->params);
+    free(mk->state);
+}
+
+/* EngineMsg{BlockAccepted} `tag`-`n` with `k` creations from id `first`. */
+static kd_err creations_block(maker *mk, const char *tag, size_t n, uint32_t first, size_t k, kd_buf *out)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s-%zu", tag, n);
+    uint8_t hash[KD_HASH_LEN];
+    kd_sha256(name, strlen(name), hash);
+    kd_wire_tx *txs = calloc(k, sizeof *txs);
+    kd_buf *payloads = calloc(k, sizeof *payloads);
+    kd_err err = txs && payloads ? KD_OK : KD_ERR_NOMEM;
+    for (size_t i = 0; i < k && !err; i++) {
+        kd_buf_init(&payloads[i]);
+        err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, first + (uint32_t)i, &mk->parts, mk->state,
+                                      &payloads[i]);
+        uint8_t idx[40];
+        memcpy(idx, hash, KD_HASH_LEN);
+        kd_put_u64be(idx + KD_HASH_LEN, i);
+        kd_sha256(idx, sizeof idx, txs[i].tx_id);
+        txs[i].payload = payloads[i].data;
+        txs[i].payload_len = payloads[i].len;
+    }
+    if (!err)
+        err = kd_wire_accept(hash, mk->daa++, kd_wall_ms(), txs, k, out);
+    for (size_t i = 0; payloads && i < k; i++)
+        kd_buf_fini(&payloads[i]);
+    free(payloads);
+    free(txs);
+    return err;
+}
+
+static kd_err open_store(const kd_bench_ctx *b, const char *dir, uint64_t finality, kd_registry *reg, kd_engine **out)
+{
+    kd_registry_init(reg);
+    kd_err err = kd_type_table_registry(b->types, reg);
+    kd_engine_options o = {.data_dir = dir, .registry = reg, .finality_depth = finality};
+    char why[256];
+    return err ? err : kd_engine_open(&o, out, why, sizeof why);
+}
+
+static kd_err ingest_applied(kd_engine *e, const kd_buf *msg)
+{
+    kd_msg_result r;
+    kd_err err = kd_engine_ingest(e, msg->data, msg->len, &r);
+    if (!err && r.status != KD_MSG_APPLIED)
+        err = KD_ERR_INTERNAL;
+    kd_msg_result_fini(&r);
+    return err;
+}
+
+/* ----------------------------------------------------------------- audit */
+
+/* A store with the chance games of the first type that has draws, made by
+ * `kdapp sim` (reorgs included) in `work`; its path into `store`. */
+static kd_err chance_store(const kd_bench_ctx *b, const char *work, char *store, size_t len)
+{
+    const char *type = NULL;
+    for (size_t i = 0; i < b->types->count && !type; i++)
+        if (b->types->entries[i].type->draw_of)
+            type = b->types->entries[i].type->ops->type_name;
+    if (!type)
+        return KD_ERR_UNSUPPORTED;
+    kd_sim_options o;
+    kd_sim_options_default(&o);
+    o.seed = 37;
+    o.steps = o.session_steps = b->quick ? 80 : 300;
+    o.work_dir = work;
+    o.keep = 1;
+    o.types = b->types;
+    o.type = type;
+    kd_sim_summary sum;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&text, &size);
+    if (!mem)
+        return KD_ERR_NOMEM;
+    kd_err err = kd_sim_run(&o, &sum, mem);
+    fclose(mem);
+    const char *kept = text ? strstr(text, "sim: session kept: ") : NULL;
+    if (!err && (!kept || sum.mismatches))
+        err = KD_ERR_INTERNAL;
+    if (!err) {
+        kept += strlen("sim: session kept: ");
+        size_t n = strcspn(kept, "\n");
+        snprintf(store, len, "%.*s", (int)n, kept);
+    }
+    free(text);
+    return err;
+}
+
+/* The episode of the store whose audit replays the most draws. */
+static kd_err audited_episode(kd_engine *e, const kd_type_table *types, uint32_t *id)
+{
+    uint32_t ids[256];
+    size_t n = 0, best = 0;
+    kd_read *rd;
+    kd_err err = kd_engine_read_begin(e, &rd);
+    if (!err) {
+        err = kd_read_episode_ids(rd, 0, ids, sizeof ids / sizeof *ids, &n);
+        kd_engine_read_end(rd);
+    }
+    *id = 0;
+    for (size_t i = 0; i < n && !err; i++) {
+        json_t *audit = NULL;
+        char why[256];
+        if (kd_audit_episode(e, types, ids[i], &audit, why, sizeof why) != KD_OK)
+            continue; /* a type without draws */
+        size_t draws = json_array_size(json_object_get(audit, "draws"));
+        if (draws > best || !*id) {
+            best = draws;
+            *id = ids[i];
+        }
+        json_decref(audit);
+    }
+    return !err && !*id ? KD_ERR_NOT_FOUND : err;
+}
+
+/* What the audit read before the index: every block of the canonical
+ * chain, each log entry and its message decoded. *txs gets their count. */
+static kd_err read_chain(kd_engine *e, uint64_t *txs)
+{
+    kd_read *rd;
+    uint64_t *seqs = NULL;
+    size_t n = 0;
+    *txs = 0;
+    kd_err err = kd_engine_read_begin(e, &rd);
+    if (err)
+        return err;
+    err = kd_read_canonical_seqs(rd, &seqs, &n);
+    for (size_t i = 0; i < n && !err; i++) {
+        const uint8_t *data;
+        size_t len;
+        if ((err = kd_read_log_entry(rd, seqs[i], &data, &len)))
+            break;
+        Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, len, data);
+        Kdapp__EngineMsg *m = le ? kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data) : NULL;
+        if (!m)
+            err = KD_ERR_STORE;
+        else if (m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED)
+            *txs += m->accepted->n_txs;
+        if (m)
+            kdapp__engine_msg__free_unpacked(m, NULL);
+        if (le)
+            kdapp__store__log_entry__free_unpacked(le, NULL);
+    }
+    free(seqs);
+    kd_engine_read_end(rd);
+    return err;
+}
+
+#define AUDIT_RUNS 5
+#define AUDIT_LEVELS 3
+
+/* Median ms of AUDIT_RUNS audits of `id`, and of as many chain reads. */
+static kd_err time_audit(const kd_bench_ctx *b, kd_engine *e, uint32_t id, double *audit_ms, double *chain_ms,
+                         uint64_t *txs)
+{
+    double a[AUDIT_RUNS], c[AUDIT_RUNS];
+    kd_err err = KD_OK;
+    for (int i = 0; i < AUDIT_RUNS && !err; i++) {
+        json_t *audit = NULL;
+        char why[256];
+        double t0 = kd_bench_now();
+        err = kd_audit_episode(e, b->types, id, &audit, why, sizeof why);
+        a[i] = (kd_bench_now() - t0) * 1e3;
+        if (!err && strcmp(json_string_value(json_object_get(audit, "verdict")), "ok") != 0)
+            err = KD_ERR_INTERNAL;
+        json_decref(audit);
+        t0 = kd_bench_now();
+        if (!err)
+            err = read_chain(e, txs);
+        c[i] = (kd_bench_now() - t0) * 1e3;
+    }
+    *audit_ms = kd_bench_stat_of(a, AUDIT_RUNS).median;
+    *chain_ms = kd_bench_stat_of(c, AUDIT_RUNS).median;
+    return err;
+}
+
+static int run_audit(const kd_bench_ctx *b, maker *mk)
+{
+    char work[4200], store[4400];
+    kd_registry reg;
+    kd_engine *e = NULL;
+    uint32_t id = 0;
+    if (kd_bench_mkdtemp(b, "audit", work, sizeof work)) {
+        kd_bench_note(b, "audit: cannot make a directory in %s", b->work_dir);
+        return 1;
+    }
+    kd_err err = chance_store(b, work, store, sizeof store);
+    if (!err)
+        err = open_store(b, store, 0, &reg, &e);
+    if (!err)
+        err = audited_episode(e, b->types, &id);
+    kd_bench_heading(b, "audit: one chance game's audit as the log around it grows (issue 37, R6)");
+    static const size_t added[AUDIT_LEVELS] = {0, 10, 100}, added_quick[AUDIT_LEVELS] = {0, 1, 10};
+    char cells[AUDIT_LEVELS][3][32];
+    const char *rows[AUDIT_LEVELS * 3];
+    double audit_ms = 0, chain_ms = 0;
+    size_t blocks = 0;
+    kd_buf block;
+    kd_buf_init(&block);
+    for (size_t level = 0; level < AUDIT_LEVELS && !err; level++) {
+        size_t want = b->quick ? added_quick[level] : added[level];
+        for (; blocks < want && !err; blocks++) {
+            block.len = 0;
+            if (!(err = creations_block(mk, "audit-pad", blocks, 1000000u + (uint32_t)blocks * 1000u, 1000, &block)))
+                err = ingest_applied(e, &block);
+        }
+        uint64_t txs = 0;
+        if (!err)
+            err = time_audit(b, e, id, &audit_ms, &chain_ms, &txs);
+        snprintf(cells[level][0], sizeof cells[level][0], "%llu", (unsigned long long)txs);
+        snprintf(cells[level][1], sizeof cells[level][1], "%.2f", audit_ms);
+        snprintf(cells[level][2], sizeof cells[level][2], "%.1f", chain_ms);
+        for (int c = 0; c < 3; c++)
+            rows[level * 3 + c] = cells[level][c];
+    }
+    kd_buf_fini(&block);
+    if (err) {
+        kd_bench_note(b, "audit: failed (%s)", kd_err_str(err));
+    } else {
+        static const char *const columns[] = {"txs on the chain", "audit through the index, ms",
+                                              "reading the chain as before, ms"};
+        kd_bench_table(b, "audit", "An audit's cost as the log grows (one chance game, median of 5)", columns, 3, rows,
+                       AUDIT_LEVELS, NULL);
+        kd_bench_figure(b, "audit.index_ms", "audit of one chance game, the grown log, through the index", audit_ms,
+                        "ms", NULL);
+        kd_bench_figure(b, "audit.chain_ms", "the same log read as the audit read it before (every block)", chain_ms,
+                        "ms", NULL);
+    }
+    kd_engine_close(e);
+    kd_remove_tree(work);
+    return err ? 1 : 0;
+}
+
+/* ----------------------------------------------------------------- reorg */
+
+/* Applies `depth` blocks of 10 creations, then reverts them newest first,
+ * in one transaction (batched) or each in its own; *ms the reverts' time. */
+static kd_err time_reorg(maker *mk, kd_engine *e, const char *tag, uint32_t first_id, size_t depth, int batched,
+                         double *ms)
+{
+    Kdapp__EngineMsg **m = calloc(depth, sizeof *m);
+    kd_msg_result *res = calloc(depth, sizeof *res);
+    kd_buf block, rev;
+    kd_buf_init(&block);
+    kd_buf_init(&rev);
+    kd_err err = m && res ? KD_OK : KD_ERR_NOMEM;
+    for (size_t i = 0; i < depth && !err; i++) {
+        block.len = rev.len = 0;
+        if ((err = creations_block(mk, tag, i, first_id + (uint32_t)i * 10u, 10, &block)) ||
+            (err = ingest_applied(e, &block)))
+            break;
+        Kdapp__EngineMsg *a = kdapp__engine_msg__unpack(NULL, block.len, block.data);
+        if (!a || (err = kd_wire_revert(a->accepted->accepting_hash.data, &rev)))
+            err = err ? err : KD_ERR_DECODE;
+        if (a)
+            kdapp__engine_msg__free_unpacked(a, NULL);
+        if (!err && !(m[depth - 1 - i] = kdapp__engine_msg__unpack(NULL, rev.len, rev.data)))
+            err = KD_ERR_DECODE;
+    }
+    double t0 = kd_bench_now();
+    size_t done = 0;
+    if (!err && batched)
+        err = kd_engine_ingest_reverts(e, m, depth, res, &done);
+    for (size_t i = 0; !err && !batched && i < depth; i++, done++) {
+        size_t len = kdapp__engine_msg__get_packed_size(m[i]);
+        rev.len = 0;
+        if (!(err = kd_buf_reserve(&rev, len))) {
+            rev.len = kdapp__engine_msg__pack(m[i], rev.data);
+            err = kd_engine_ingest_decoded(e, m[i], rev.data, rev.len, &res[i]);
+        }
+    }
+    *ms = (kd_bench_now() - t0) * 1e3;
+    for (size_t i = 0; i < done && !err; i++)
+        if (res[i].status != KD_MSG_APPLIED)
+            err = KD_ERR_INTERNAL;
+    for (size_t i = 0; res && i < depth; i++)
+        kd_msg_result_fini(&res[i]);
+    for (size_t i = 0; m && i < depth; i++)
+        if (m[i])
+            kdapp__engine_msg__free_unpacked(m[i], NULL);
+    free(m);
+    free(res);
+    kd_buf_fini(&block);
+    kd_buf_fini(&rev);
+    return err;
+}
+
+static int run_reorg(const kd_bench_ctx *b, maker *mk)
+{
+    size_t depth = b->quick ? 50 : 1000;
+    char dir[4200];
+    kd_registry reg;
+    kd_engine *e = NULL;
+    double one_ms = 0, each_ms = 0;
+    kd_err err = kd_bench_mkdtemp(b, "reorg", dir, sizeof dir) ? KD_ERR_IO : open_store(b, dir, depth, &reg, &e);
+    if (!err)
+        err = time_reorg(mk, e, "reorg-each", 1u << 30, depth, 0, &each_ms);
+    if (!err)
+        err = time_reorg(mk, e, "reorg-one", 1u << 31, depth, 1, &one_ms);
+    kd_bench_heading(b, "reorg: %zu blocks of 10 creations reverted, each commit synced (issue 37, R7)", depth);
+    if (err) {
+        kd_bench_note(b, "reorg: failed (%s)", kd_err_str(err));
+    } else {
+        kd_bench_figure(b, "reorg.one_txn_ms", "a reorg's reverts in one transaction, one sync", one_ms, "ms", NULL);
+        kd_bench_figure(b, "reorg.each_ms", "the same reorg, each revert synced on its own (before)", each_ms, "ms",
+                        NULL);
+    }
+    kd_engine_close(e);
+    kd_remove_tree(dir);
+    return err ? 1 : 0;
+}
+
+int kd_bench_reorg(const kd_bench_ctx *b)
+{
+    maker mk;
+    int failed = 0;
+    if (maker_init(&mk, b) != KD_OK) {
+        kd_bench_note(b, "audit and reorg: no type the bench can create episodes of");
+        maker_fini(&mk);
+        return 2;
+    }
+    failed += run_audit(b, &mk);
+    failed += run_reorg(b, &mk);
+    maker_fini(&mk);
+    return failed;
+}
