@@ -16,7 +16,9 @@
  *              B is the tip               -> effects undone newest first,
  *                                            the parent becomes the tip
  *
- * Reverting a creation deletes the episode. After each commit the commit
+ * Reverting a creation deletes the episode. The reverts of a reorg may
+ * share one transaction instead (kd_engine_ingest_reverts), each still
+ * with its own verdict and log entry. After each commit the commit
  * listener (handlers/) is told which episodes changed and how.
  *
  * Threading: one thread at a time may call kd_engine_ingest / replay (the

@@ -195,7 +195,7 @@ static kd_err list_episodes(MDB_txn *txn, kd_store *s, history_build *b, char *w
     int rc = err ? MDB_NOTFOUND : mdb_cursor_get(cur, &k, &v, MDB_FIRST);
     for (; !err && rc == 0 && b->n_eps < st.ms_entries; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         live_episode *e = &b->eps[b->n_eps];
-        MDB_val sv, bv;
+        MDB_val sv;
         Kdapp__Store__EpisodeRecord *rec = NULL;
         Kdapp__Store__BlockRecord *blk = NULL;
         if (k.mv_size == 4 && v.mv_size == 8) {
@@ -205,11 +205,8 @@ static kd_err list_episodes(MDB_txn *txn, kd_store *s, history_build *b, char *w
             if (mdb_get(txn, s->states, &sk, &sv) == 0)
                 rec = kdapp__store__episode_record__unpack(NULL, sv.mv_size, sv.mv_data);
         }
-        if (rec && rec->created_in.len == 32) {
-            MDB_val bk = kd_val(rec->created_in.data, 32);
-            if (mdb_get(txn, s->blocks, &bk, &bv) == 0)
-                blk = kdapp__store__block_record__unpack(NULL, bv.mv_size, bv.mv_data);
-        }
+        if (rec && rec->created_in.len == 32 && kd_store_read_block(txn, s, rec->created_in.data, &blk) != KD_OK)
+            blk = NULL;
         if (blk) {
             e->created = blk->log_seq;
             b->n_eps++;

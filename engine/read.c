@@ -365,18 +365,10 @@ kd_err kd_read_episode_history(kd_read *rd, uint32_t id, kd_history_entry **out,
 
 kd_err kd_read_block_seq(kd_read *rd, const uint8_t hash[KD_HASH_LEN], uint64_t *seq)
 {
-    MDB_val k = kd_val(hash, KD_HASH_LEN), v;
-    int rc = mdb_get(rd->txn, rd->engine->store.blocks, &k, &v);
-    if (rc == MDB_NOTFOUND)
-        return KD_ERR_NOT_FOUND;
-    kd_err err = kd_store_err(rc, "read block");
+    Kdapp__Store__BlockRecord *rec = NULL;
+    kd_err err = kd_store_read_block(rd->txn, &rd->engine->store, hash, &rec);
     if (err)
         return err;
-    Kdapp__Store__BlockRecord *rec = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
-    if (!rec) {
-        KD_LOG_E("engine", "a block record does not decode");
-        return KD_ERR_STORE;
-    }
     *seq = rec->log_seq;
     kdapp__store__block_record__free_unpacked(rec, NULL);
     return KD_OK;

@@ -11,6 +11,7 @@
 
 #include "engine/bytes.h"
 #include "engine/logger.h"
+#include "store.pb-c.h"
 
 #define DEFAULT_MAP_SIZE ((size_t)256 << 20)
 #define MAX_MAP_SIZE ((size_t)1 << 40)
@@ -84,6 +85,23 @@ void kd_store_history_key(uint64_t slot, uint64_t seq, uint8_t key[KD_HISTORY_KE
 {
     kd_put_u64be(key, slot);
     kd_put_u64be(key + 8, seq);
+}
+
+kd_err kd_store_read_block(MDB_txn *txn, const kd_store *store, const uint8_t *hash, Kdapp__Store__BlockRecord **out)
+{
+    MDB_val k = kd_val(hash, 32), v;
+    int rc = mdb_get(txn, store->blocks, &k, &v);
+    *out = NULL;
+    if (rc == MDB_NOTFOUND)
+        return KD_ERR_NOT_FOUND;
+    kd_err err = kd_store_err(rc, "read block");
+    if (err)
+        return err;
+    if (!(*out = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data))) {
+        KD_LOG_E("store", "a block record of %s does not decode", store->dir);
+        return KD_ERR_STORE;
+    }
+    return KD_OK;
 }
 
 kd_err kd_store_get_episode(MDB_txn *txn, const kd_store *store, uint32_t id, MDB_val *v)

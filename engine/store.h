@@ -141,6 +141,13 @@ static inline MDB_val kd_val(const void *data, size_t len)
  * the slot after the last one (1 in an empty store). */
 kd_err kd_store_slot_of(MDB_txn *txn, const kd_store *store, uint32_t id, uint64_t *slot) KD_WARN_UNUSED;
 kd_err kd_store_next_slot(MDB_txn *txn, const kd_store *store, uint64_t *slot) KD_WARN_UNUSED;
+/* Reads the record of block `hash` (32 bytes) into *out, which the caller
+ * frees (kdapp__store__block_record__free_unpacked). Errors:
+ * KD_ERR_NOT_FOUND (not applied), KD_ERR_STORE (it does not decode),
+ * LMDB's translated. */
+struct Kdapp__Store__BlockRecord;
+kd_err kd_store_read_block(MDB_txn *txn, const kd_store *store, const uint8_t *hash,
+                           struct Kdapp__Store__BlockRecord **out) KD_WARN_UNUSED;
 /* Reads episode `id`'s record: *v points into the map (valid until the
  * next write of the transaction or its end). KD_ERR_NOT_FOUND when absent. */
 kd_err kd_store_get_episode(MDB_txn *txn, const kd_store *store, uint32_t id, MDB_val *v) KD_WARN_UNUSED;

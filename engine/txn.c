@@ -395,20 +395,7 @@ kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry)
 
 kd_err kd_txn_read_block(kd_txn *c, const uint8_t *hash, Kdapp__Store__BlockRecord **out)
 {
-    MDB_val k = kd_val(hash, KD_HASH_LEN), v;
-    int rc = mdb_get(c->txn, c->engine->store.blocks, &k, &v);
-    *out = NULL;
-    if (rc == MDB_NOTFOUND)
-        return KD_ERR_NOT_FOUND;
-    kd_err err = kd_store_err(rc, "read block");
-    if (err)
-        return err;
-    *out = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
-    if (!*out) {
-        KD_LOG_E("engine", "stored block record does not decode");
-        return KD_ERR_STORE;
-    }
-    return KD_OK;
+    return kd_store_read_block(c->txn, &c->engine->store, hash, out);
 }
 
 kd_err kd_txn_write_block(kd_txn *c, const uint8_t *hash, const Kdapp__Store__BlockRecord *rec)
