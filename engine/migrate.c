@@ -31,6 +31,7 @@
 #include "engine/bytes.h"
 #include "engine/logger.h"
 #include "engine/store.h"
+#include "engine/txn.h"
 #include "store.pb-c.h"
 
 /* Puts the packed `rec` under `key` of `dbi`. */
@@ -258,14 +259,9 @@ static kd_err note_accept(history_build *b, const Kdapp__Store__LogEntry *le, ui
             seen = le->txs[j]->applied && le->txs[j]->episode_id == o->episode_id;
         if (seen)
             continue;
-        if (b->n_notes == b->cap_notes) {
-            size_t cap = b->cap_notes ? b->cap_notes * 2 : 1024;
-            history_note *p = realloc(b->notes, cap * sizeof *p);
-            if (!p)
-                return KD_ERR_NOMEM;
-            b->notes = p;
-            b->cap_notes = cap;
-        }
+        kd_err err = kd_grow_array((void **)&b->notes, &b->cap_notes, b->n_notes + 1, sizeof *b->notes);
+        if (err)
+            return err;
         b->notes[b->n_notes++] = (history_note){.slot = e->slot, .seq = seq, .kind = kind};
     }
     return KD_OK;
@@ -320,17 +316,7 @@ static kd_err walk_log(MDB_txn *txn, kd_store *s, history_build *b, char *why, s
         } else if (le->status != KDAPP__MSG_STATUS__MSG_APPLIED || !m) {
             /* refused: it changed nothing */
         } else if (m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED) {
-            if (depth == cap) {
-                size_t ncap = cap ? cap * 2 : 1024;
-                uint64_t *p = realloc(stack, ncap * sizeof *p);
-                if (!p)
-                    err = KD_ERR_NOMEM;
-                else {
-                    stack = p;
-                    cap = ncap;
-                }
-            }
-            if (!err) {
+            if (!(err = kd_grow_array((void **)&stack, &cap, depth + 1, sizeof *stack))) {
                 stack[depth++] = seq;
                 err = note_accept(b, le, seq, seq, KD_HISTORY_ACCEPT);
             }

@@ -174,12 +174,7 @@ Test(engine_history, reverts_sharing_a_transaction_index_as_one_by_one)
     kd_msg_result res[3];
     for (int i = 0; i < 3; i++) {
         et_revert_ok(other.engine, names[i]);
-        kd_buf b;
-        kd_buf_init(&b);
-        et_revert_msg(names[i], &b);
-        m[i] = kdapp__engine_msg__unpack(NULL, b.len, b.data);
-        cr_assert_not_null(m[i]);
-        kd_buf_fini(&b);
+        m[i] = et_revert_decoded(names[i]);
     }
     size_t done = 0;
     ET_ASSERT_OK(kd_engine_ingest_reverts(env.engine, m, 3, res, &done));

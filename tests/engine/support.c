@@ -155,6 +155,49 @@ kd_key et_key(const char *name)
 
 /* --------------------------------------------------------------- payloads */
 
+struct Kdapp__EngineMsg *et_revert_decoded(const char *name)
+{
+    kd_buf buf;
+    kd_buf_init(&buf);
+    et_revert_msg(name, &buf);
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, buf.len, buf.data);
+    cr_assert_not_null(m, "the revert of %s decodes", name);
+    kd_buf_fini(&buf);
+    return m;
+}
+
+void et_fill_block(int i, et_txs *t)
+{
+    et_txs_clear(t);
+    uint32_t base = 1 + (uint32_t)(i / 4) * 8;
+    if (i % 4 == 0) {
+        for (uint32_t e = 0; e < 8; e++)
+            et_add_create(t, base + e, "alice", "bob", 6);
+        return;
+    }
+    /* three stress moves per episode: X, O, X on rows i%4-1 */
+    int r = i % 4 - 1;
+    for (uint32_t e = 0; e < 8; e++) {
+        uint64_t counter = (uint64_t)(2 * r);
+        et_add_move(t, base + e, (uint8_t)r, 0, 0, "alice", counter);
+        et_add_move(t, base + e, (uint8_t)r, 1, 1, "bob", counter + 1);
+    }
+}
+
+void et_expect_same_store(kd_engine *a, kd_engine *b)
+{
+    uint8_t fa[KD_HASH_LEN], fb[KD_HASH_LEN];
+    kd_tip ta, tb;
+    et_fingerprint(a, fa);
+    et_fingerprint(b, fb);
+    et_tip(a, &ta);
+    et_tip(b, &tb);
+    et_expect_hash_eq(fa, fb, "the same episodes");
+    et_expect_hash_eq(ta.digest, tb.digest, "the same digest");
+    cr_expect_eq(ta.height, tb.height, "the same height");
+    cr_expect_eq(ta.last_seq, tb.last_seq, "the same log length");
+}
+
 void et_txs_init(et_txs *txs) { memset(txs, 0, sizeof *txs); }
 
 void et_txs_clear(et_txs *txs)

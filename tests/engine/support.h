@@ -130,6 +130,17 @@ void et_accept_msg(const char *name, const et_txs *txs, kd_buf *out);
 /* EngineMsg{BlockReverted} for block `name`. */
 void et_revert_msg(const char *name, kd_buf *out);
 
+/* EngineMsg{BlockReverted} for block `name`, decoded as a request carries
+ * it (free with kdapp__engine_msg__free_unpacked). */
+struct Kdapp__EngineMsg *et_revert_decoded(const char *name);
+
+/* Block `i` of a workload that grows the store: 8 creations of stress
+ * games when i % 4 == 0, else X and O moves in each of them. */
+void et_fill_block(int i, et_txs *t);
+
+/* Expects two engines to hold the same episodes, digest and log length. */
+void et_expect_same_store(kd_engine *a, kd_engine *b);
+
 /* Ingests `msg`, asserting that the engine reached a verdict (KD_OK);
  * `res` is initialised here and released by the caller. */
 void et_ingest(kd_engine *engine, const kd_buf *msg, kd_msg_result *res);
