@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "engine/crashpoint.h"
 #include "engine/crypto.h"
 #include "engine/logger.h"
 #include "kdapp.pb-c.h"
@@ -155,6 +156,7 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
             goto fail;
         }
         schema = KD_SCHEMA_VERSION;
+        KD_CRASHPOINT("upgraded"); /* crash test: the upgrade written, not committed */
     }
     if (has_schema && schema != KD_SCHEMA_VERSION) {
         snprintf(why, why_len,

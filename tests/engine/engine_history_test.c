@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/bytes.h"
 #include "engine/store.h"
@@ -282,3 +283,53 @@ Test(engine_history, a_schema_2_store_is_upgraded_to_4)
     kd_buf_fini(&live);
     kd_buf_fini(&upgraded);
 }
+
+#ifdef KD_CRASHPOINTS
+/* The child: the store of build() forged as schema 3, then opened by a
+ * writer that aborts with the upgrade written and not committed. */
+static void crash_in_upgrade(void *ctx)
+{
+    char why[256];
+    if (et_env_attach(&env, ctx, 0, 0, 0, why, sizeof why) != KD_OK)
+        _exit(4);
+    build(env.engine);
+    et_env_close(&env);
+    et_raw_downgrade_to_schema_3(ctx);
+    if (et_env_attach(&env, ctx, 0, 0, 0, why, sizeof why) == KD_OK) /* aborts first */
+        _exit(5);
+}
+
+Test(engine_history, a_crash_in_the_upgrade_leaves_schema_3_and_the_next_open_upgrades_it)
+{
+    char dir[512];
+    et_tmpdir(dir, sizeof dir);
+    et_crash_child("upgraded", crash_in_upgrade, dir); /* before this process uses an engine */
+    kd_buf meta, live, upgraded;
+    kd_buf_init(&meta);
+    kd_buf_init(&live);
+    kd_buf_init(&upgraded);
+    et_raw_get_meta(dir, "schema", &meta);
+    cr_assert(meta.len == 8 && kd_get_u64be(meta.data) == 3, "the crashed upgrade left schema 3");
+    /* What the live store writes. */
+    et_env_open(&other, 0, 0);
+    build(other.engine);
+    et_env_close(&other);
+    et_raw_history(other.dir, &live);
+    /* The next writer upgrades it whole. */
+    char why[256];
+    cr_assert_eq(et_env_attach(&env, dir, 0, 0, 0, why, sizeof why), KD_OK, "%s", why);
+    env.own_dir = 1;
+    expect_history(env.engine, 10, "1:a 2:a 4:a 5:r 7:a");
+    expect_history(env.engine, 20, "1:a 3:a");
+    et_env_close(&env);
+    et_raw_history(dir, &upgraded);
+    cr_expect(live.len == upgraded.len && memcmp(live.data, upgraded.data, live.len) == 0,
+              "the index is the one the live store wrote");
+    meta.len = 0;
+    et_raw_get_meta(dir, "schema", &meta);
+    cr_expect(meta.len == 8 && kd_get_u64be(meta.data) == KD_SCHEMA_VERSION, "schema %u written", KD_SCHEMA_VERSION);
+    kd_buf_fini(&meta);
+    kd_buf_fini(&live);
+    kd_buf_fini(&upgraded);
+}
+#endif

@@ -7,11 +7,15 @@
  * whole run is durable, with that revert's own tip and digest; a run whose
  * transaction fills the map is applied again one by one, growing it; the
  * revertible depth (kd_tip.revertible) counts the blocks above the
- * finality horizon, which a reorg does not lower.
+ * finality horizon, which a reorg does not lower; a crash before the
+ * run's commit leaves none of it, one after leaves all of it, and the
+ * reorg sent again ends where an uncrashed store ends (KD_CRASHPOINTS
+ * builds).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/logger.h"
 #include "engine/support.h"
@@ -265,3 +269,93 @@ Test(engine_reorg, the_revertible_depth_stops_at_the_finality_horizon)
     et_tip(a.engine, &tip);
     cr_expect_eq(tip.revertible, 1, "only the block since");
 }
+
+#ifdef KD_CRASHPOINTS
+enum { CRASH_BLOCKS = 8, CRASH_DEPTH = 5 };
+
+static void crash_build(kd_engine *e)
+{
+    et_txs t;
+    et_txs_init(&t);
+    for (int i = 0; i < CRASH_BLOCKS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", i);
+        et_fill_block(i, &t);
+        et_accept_ok(e, name, &t);
+    }
+    et_txs_fini(&t);
+}
+
+/* The reorg of the last CRASH_DEPTH blocks, in one call; the verdicts in res. */
+static void crash_reorg(kd_engine *e, kd_msg_result *res)
+{
+    struct Kdapp__EngineMsg *m[CRASH_DEPTH];
+    for (int i = 0; i < CRASH_DEPTH; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", CRASH_BLOCKS - 1 - i);
+        m[i] = et_revert_decoded(name);
+    }
+    size_t done = 0;
+    ET_ASSERT_OK(kd_engine_ingest_reverts(e, m, CRASH_DEPTH, res, &done));
+    cr_expect_eq(done, CRASH_DEPTH);
+    for (int i = 0; i < CRASH_DEPTH; i++)
+        kdapp__engine_msg__free_unpacked(m[i], NULL);
+}
+
+static void crash_in_reorg(void *ctx)
+{
+    char why[256];
+    if (et_env_attach(&a, ctx, 0, 0, 0, why, sizeof why) != KD_OK)
+        _exit(4);
+    crash_build(a.engine);
+    kd_msg_result res[CRASH_DEPTH];
+    crash_reorg(a.engine, res); /* aborts in the run's commit */
+}
+
+Test(engine_reorg, a_crash_in_a_reorg_leaves_all_of_it_or_none_and_the_reorg_sent_again_ends_the_same)
+{
+    /* each block's commit is one hit; the run's, the ninth */
+    static const struct {
+        const char *at;
+        int committed;
+    } cases[] = {{"before_commit:9", 0}, {"after_commit:9", 1}};
+    char dirs[2][512];
+    for (size_t c = 0; c < 2; c++) { /* every child first: this process then uses engines */
+        et_tmpdir(dirs[c], sizeof dirs[c]);
+        et_crash_child(cases[c].at, crash_in_reorg, dirs[c]);
+    }
+    for (size_t c = 0; c < 2; c++) {
+        kd_msg_result res[CRASH_DEPTH];
+        et_env_open(&b, 0, 0);
+        crash_build(b.engine);
+        char why[256];
+        cr_assert_eq(et_env_attach(&a, dirs[c], 0, 0, 0, why, sizeof why), KD_OK, "%s: %s", cases[c].at, why);
+        a.own_dir = 1;
+        kd_tip tip;
+        et_tip(a.engine, &tip);
+        cr_expect_eq(tip.height, cases[c].committed ? CRASH_BLOCKS - CRASH_DEPTH : CRASH_BLOCKS, "%s: height %llu",
+                     cases[c].at, (unsigned long long)tip.height);
+        if (cases[c].committed) {
+            crash_reorg(b.engine, res);
+            for (int i = 0; i < CRASH_DEPTH; i++)
+                kd_msg_result_fini(&res[i]);
+        }
+        et_expect_same_store(a.engine, b.engine);
+        /* The reorg was not acknowledged: its sender sends it again. */
+        crash_reorg(a.engine, res);
+        for (int i = 0; i < CRASH_DEPTH; i++) {
+            cr_expect_eq(res[i].status, cases[c].committed ? KD_MSG_DUPLICATE : KD_MSG_APPLIED, "%s: revert %d: %s",
+                         cases[c].at, i, res[i].detail);
+            kd_msg_result_fini(&res[i]);
+        }
+        if (!cases[c].committed) {
+            crash_reorg(b.engine, res);
+            for (int i = 0; i < CRASH_DEPTH; i++)
+                kd_msg_result_fini(&res[i]);
+        }
+        et_expect_same_store(a.engine, b.engine);
+        et_env_fini(&a);
+        et_env_fini(&b);
+    }
+}
+#endif

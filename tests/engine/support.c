@@ -9,12 +9,15 @@
 #include "store.pb-c.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <lmdb.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ assertions */
@@ -132,6 +135,22 @@ void et_env_reopen(et_env *env)
     kd_engine_options opts = {.data_dir = env->dir, .registry = &env->reg};
     kd_err err = kd_engine_open(&opts, &env->engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "reopen %s: %s (%s)", env->dir, kd_err_code(err), why);
+}
+
+void et_crash_child(const char *at, void (*fn)(void *ctx), void *ctx)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        setenv("KDAPP_CRASH_AT", at, 1);
+        fn(ctx);
+        _exit(3); /* the point was not reached */
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid: %s", strerror(errno));
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "the child did not abort at %s (status 0x%x)", at,
+              status);
 }
 
 void et_env_fini(et_env *env)

@@ -86,6 +86,12 @@ void et_env_reopen(et_env *env);
 /* Closes the engine and removes the directory when it owns it. */
 void et_env_fini(et_env *env);
 
+/* Runs fn(ctx) in a child process with KDAPP_CRASH_AT=`at` (a build with
+ * KD_CRASHPOINTS=ON, engine/crashpoint.h) and asserts that it aborted. The
+ * points are read at the first one a process reaches, so call it before
+ * this process has used an engine; the child builds its store itself. */
+void et_crash_child(const char *at, void (*fn)(void *ctx), void *ctx);
+
 /* ------------------------------------------------------------ test keys */
 
 /* The deterministic test key "test:NAME" (asserting success). */
