@@ -261,8 +261,9 @@ done:
  *   flush_with_digest  the touched episodes written back; the digest
  *   write_block        the block record, its height, the revert mark
  *                      cleared, the block beyond finality pruned
- *   commit_accept      the log entry and the metrics, the commit, then
- *                      the answer and the commit listener
+ *   commit_accept      the history index (store.h), the log entry and
+ *                      the metrics, the commit, then the answer and the
+ *                      commit listener
  *
  * The writes happen in that order (the crash tests name the points
  * between them: tests/crash).
@@ -502,7 +503,9 @@ static kd_err commit_accept(kd_txn *c, const Kdapp__BlockAccepted *ba, const uin
     entry.tip_height = pos->height;
     kd_metrics m;
     count_accept(c->engine, ba, res, o->applied, &m);
-    kd_err err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
+    kd_err err = kd_txn_write_history(c, seq, KD_HISTORY_ACCEPT);
+    if (!err)
+        err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
     if (err)
         return err;
     res->status = KD_MSG_APPLIED;

@@ -74,6 +74,8 @@ static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t
         reply.tip_hash.len = KD_HASH_LEN;
     }
     reply.tip_height = tip.height;
+    reply.finality_depth = tip.finality_depth;
+    reply.revertible = tip.revertible;
     reply.digest.data = tip.digest;
     reply.digest.len = KD_HASH_LEN;
     reply.error_code = (char *)(req_err ? kd_err_code(req_err) : "");
@@ -373,6 +375,23 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     }
     detail[0] = '\0';
     for (size_t i = 0; i < req->n_msgs; i++) {
+        size_t run = 0; /* a reorg: consecutive reverts, applied together */
+        while (i + run < req->n_msgs && req->msgs[i + run]->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED)
+            run++;
+        if (run > 1) {
+            size_t ok = 0;
+            failed = kd_engine_ingest_reverts(engine, req->msgs + i, run, results + i, &ok);
+            done_count = i + ok;
+            if (failed) {
+                snprintf(detail, sizeof detail,
+                         "chain event %zu could not be stored: %.100s; later events were not applied", i + ok,
+                         results[i + ok].detail);
+                KD_LOG_E("ingest", "%s", detail);
+                break;
+            }
+            i += run - 1;
+            continue;
+        }
         /* The event as received, re-encoded canonically for the log;
          * the engine applies the decoded one. */
         msg.len = 0;
@@ -567,6 +586,8 @@ kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply 
     out->tip.has_tip = rep->tip_hash.len == KD_HASH_LEN;
     copy_hash(out->tip.hash, &rep->tip_hash);
     out->tip.height = rep->tip_height;
+    out->tip.finality_depth = rep->finality_depth;
+    out->tip.revertible = rep->revertible;
     copy_hash(out->tip.digest, &rep->digest);
     out->err = rep->error_code && *rep->error_code ? kd_err_from_code(rep->error_code) : KD_OK;
     snprintf(out->detail, sizeof out->detail, "%s", rep->error ? rep->error : "");

@@ -320,6 +320,60 @@ kd_err kd_read_canonical_seqs(kd_read *rd, uint64_t **seqs, size_t *count)
     return KD_OK;
 }
 
+kd_err kd_read_episode_history(kd_read *rd, uint32_t id, kd_history_entry **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    const kd_store *s = &rd->engine->store;
+    uint64_t slot;
+    kd_err err = kd_store_slot_of(rd->txn, s, id, &slot);
+    if (err)
+        return err;
+    kd_buf found;
+    kd_buf_init(&found);
+    uint8_t key[KD_HISTORY_KEY_LEN];
+    kd_store_history_key(slot, 0, key);
+    MDB_cursor *cur = NULL;
+    MDB_val k = kd_val(key, sizeof key), v;
+    int rc = mdb_cursor_open(rd->txn, s->history, &cur);
+    if (rc == 0)
+        rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    for (; rc == 0 && !err; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        if (k.mv_size != KD_HISTORY_KEY_LEN || v.mv_size != 1) {
+            KD_LOG_E("engine", "an entry of the history index is %zu + %zu bytes, not 16 + 1", k.mv_size, v.mv_size);
+            err = KD_ERR_STORE;
+            break;
+        }
+        if (kd_get_u64be(k.mv_data) != slot)
+            break;
+        kd_history_entry e = {.seq = kd_get_u64be((const uint8_t *)k.mv_data + 8),
+                              .reverted = *(const uint8_t *)v.mv_data == KD_HISTORY_REVERT};
+        err = kd_buf_append(&found, &e, sizeof e);
+    }
+    if (!err && rc != 0 && rc != MDB_NOTFOUND)
+        err = kd_store_err(rc, "read history");
+    if (cur)
+        mdb_cursor_close(cur);
+    if (err) {
+        kd_buf_fini(&found);
+        return err;
+    }
+    *out = (kd_history_entry *)found.data; /* the caller frees it */
+    *count = found.len / sizeof **out;
+    return KD_OK;
+}
+
+kd_err kd_read_block_seq(kd_read *rd, const uint8_t hash[KD_HASH_LEN], uint64_t *seq)
+{
+    Kdapp__Store__BlockRecord *rec = NULL;
+    kd_err err = kd_store_read_block(rd->txn, &rd->engine->store, hash, &rec);
+    if (err)
+        return err;
+    *seq = rec->log_seq;
+    kdapp__store__block_record__free_unpacked(rec, NULL);
+    return KD_OK;
+}
+
 /* Looks for `tx_id` in one log entry; 1 when found (out filled). */
 static int entry_has_tx(const Kdapp__Store__LogEntry *le, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
                         uint8_t block[KD_HASH_LEN])

@@ -202,13 +202,31 @@ static void command(audit *a, const Kdapp__EpisodeMessage *em, const audit_at *a
                  (unsigned long long)at->seq, rej.code, rej.detail);
 }
 
-/* Replays the transactions of episode `a->id` that log entry `seq` applied. */
-static kd_err entry(audit *a, uint64_t seq, const uint8_t *data, size_t len, char *why, size_t why_len)
+/* Whether accept `ba`, logged at `seq`, is on the canonical chain: its
+ * block is still applied, by this very entry (a block reverted and
+ * applied again has a later entry). */
+static kd_err canonical(kd_read *rd, const Kdapp__BlockAccepted *ba, uint64_t seq, int *yes)
+{
+    uint64_t applied_at = 0;
+    *yes = 0;
+    if (ba->accepting_hash.len != KD_HASH_LEN)
+        return KD_OK;
+    kd_err err = kd_read_block_seq(rd, ba->accepting_hash.data, &applied_at);
+    *yes = !err && applied_at == seq;
+    return err == KD_ERR_NOT_FOUND ? KD_OK : err;
+}
+
+/* Replays the transactions of episode `a->id` that log entry `seq`
+ * applied, when its block is on the canonical chain. */
+static kd_err entry(audit *a, kd_read *rd, uint64_t seq, const uint8_t *data, size_t len, char *why, size_t why_len)
 {
     Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, len, data);
     Kdapp__EngineMsg *m = le ? kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data) : NULL;
     kd_err err = m ? KD_OK : KD_ERR_STORE;
-    if (!err && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED && m->accepted->n_txs == le->n_txs) {
+    int on_chain = 0;
+    if (!err && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED && (err = canonical(rd, m->accepted, seq, &on_chain)))
+        goto done;
+    if (!err && on_chain && m->accepted->n_txs == le->n_txs) {
         const Kdapp__BlockAccepted *ba = m->accepted;
         for (size_t i = 0; !err && !a->verdict[0] && i < le->n_txs; i++) {
             const Kdapp__Store__TxOutcome *o = le->txs[i];
@@ -236,6 +254,7 @@ static kd_err entry(audit *a, uint64_t seq, const uint8_t *data, size_t len, cha
     }
     if (err == KD_ERR_STORE)
         snprintf(why, why_len, "log entry %llu does not decode", (unsigned long long)seq);
+done:
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);
     if (le)
@@ -267,19 +286,26 @@ static kd_err compare_with_store(audit *a, kd_read *rd, int *same)
     return err;
 }
 
+/* The episode's own log entries (the store's index: the audit costs the
+ * episode's length, not the log's), its accepts on the canonical chain
+ * replayed in log order. */
 static kd_err replay(audit *a, kd_read *rd, char *why, size_t why_len)
 {
-    uint64_t *seqs = NULL;
+    kd_history_entry *hist = NULL;
     size_t n = 0;
-    kd_err err = kd_read_canonical_seqs(rd, &seqs, &n);
+    kd_err err = kd_read_episode_history(rd, a->id, &hist, &n);
+    if (err == KD_ERR_NOT_FOUND)
+        err = KD_OK; /* no such episode: said below */
     for (size_t i = 0; !err && !a->verdict[0] && i < n; i++) {
         const uint8_t *data;
         size_t len;
-        err = kd_read_log_entry(rd, seqs[i], &data, &len);
+        if (hist[i].reverted)
+            continue;
+        err = kd_read_log_entry(rd, hist[i].seq, &data, &len);
         if (!err)
-            err = entry(a, seqs[i], data, len, why, why_len);
+            err = entry(a, rd, hist[i].seq, data, len, why, why_len);
     }
-    free(seqs);
+    free(hist);
     if (!err && !a->type) {
         snprintf(why, why_len, "episode %u was not created on the chain this store follows", a->id);
         return KD_ERR_NOT_FOUND;

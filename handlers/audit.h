@@ -3,7 +3,10 @@
  *
  * The episode is replayed from its creation through its type's own rules
  * (kd_episode_ops: resolve nothing, the log keeps the params in effect),
- * with the transactions of the canonical chain only, in log order. Each
+ * with the transactions of the canonical chain only, in log order, found
+ * through the store's index of the episode's own log entries
+ * (kd_read_episode_history): an audit reads that episode's entries, not
+ * the whole log, so its cost does not grow with the store. Each
  * command that answers a draw (kd_episode_type.draw_of) is shown as anyone
  * can re-check it by hand: the VRF input, the proof and whether it
  * verifies under the house's committed key, the output, every word its

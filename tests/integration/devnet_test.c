@@ -190,7 +190,12 @@ Test(devnet, reorg_with_reorder_keeps_every_tx)
     cr_expect_leq(moves_of(4), 4);
 }
 
-Test(devnet, revert_beyond_finality_is_refused_with_the_engines_reason)
+/* A reorg deeper than the blocks the engine can still revert is refused by
+ * the devnet before anything is sent (the engine would refuse the first
+ * final block and every revert after it); at that depth it happens. Right
+ * after it, the new tip is itself final: any reorg reaching below the
+ * blocks made since is refused the same way (issue 37, R7). */
+Test(devnet, reorg_beyond_finality_is_refused_before_anything_is_reverted)
 {
     play_four_blocks(5);
     for (uint8_t i = 0; i < 4; i++) { /* more blocks than the finality depth */
@@ -199,15 +204,27 @@ Test(devnet, revert_beyond_finality_is_refused_with_the_engines_reason)
     }
     kd_devnet_info s0;
     kd_devnet_status(dev, &s0);
+    cr_assert_eq(s0.engine_tip.revertible, FINALITY);
     kd_devnet_reorg_result r;
-    kd_err err = kd_devnet_reorg(dev, 8, 0.0, 0, &r);
+    kd_err err = kd_devnet_reorg(dev, FINALITY + 1, 0.0, 0, &r);
     ET_EXPECT_ERR(err, KD_ERR_BEYOND_FINALITY);
-    ET_EXPECT_ERR(r.engine_err, KD_ERR_BEYOND_FINALITY);
-    cr_expect_lt(r.reverted, 8);
-    cr_expect_neq(r.detail[0], '\0');
-    cr_expect_eq(r.height, s0.height - r.reverted, "the reverts before the refusal count");
-    idle();
+    ET_EXPECT_ERR(r.engine_err, KD_OK);
+    cr_expect_eq(r.reverted, 0);
+    cr_expect(strstr(r.detail, "beyond the store's finality: only the last 4 blocks can be reverted") != NULL, "%s",
+              r.detail);
+    cr_expect_eq(r.height, s0.height);
     kd_tip tip;
+    et_tip(env.engine, &tip);
+    cr_expect_eq(tip.height, s0.height, "nothing was reverted");
+
+    ET_ASSERT_OK(kd_devnet_reorg(dev, FINALITY, 1.0, 0, &r)); /* its txs dropped: no new block */
+    cr_expect_eq(r.reverted, FINALITY);
+    kd_devnet_status(dev, &s0);
+    cr_expect_eq(s0.engine_tip.revertible, 0, "the tip a reorg returns to is final");
+    err = kd_devnet_reorg(dev, 1, 0.0, 0, &r);
+    ET_EXPECT_ERR(err, KD_ERR_BEYOND_FINALITY);
+    cr_expect_eq(r.reverted, 0);
+    cr_expect(strstr(r.detail, "only the last 0 blocks can be reverted") != NULL, "%s", r.detail);
     et_tip(env.engine, &tip);
     kd_devnet_info s1;
     kd_devnet_status(dev, &s1);

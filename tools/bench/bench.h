@@ -172,6 +172,11 @@ int kd_bench_latency(const kd_bench_ctx *b);
  * each set on a gateway and chain of its own (bench_latency_sessions.c;
  * part of kd_bench_latency, alone with --only fanout). */
 int kd_bench_fanout(const kd_bench_ctx *b);
+/* Issue 37's costs that grew with the store: an audit as the log grows,
+ * through the index against reading the whole chain; a reorg of 1,000
+ * blocks in one transaction against one per revert (bench_reorg.c; part
+ * of kd_bench_engine). Returns the number of scenarios that failed. */
+int kd_bench_reorg(const kd_bench_ctx *b);
 /* --scale: cost as the store grows to 10^scale_max_exp episodes, with a
  * table and a gnuplot chart in b->chart_dir (bench_scale.c). */
 int kd_bench_scale(const kd_bench_ctx *b);

@@ -9,10 +9,12 @@
  * the last N blocks are reverted (one IngestRequest carrying the
  * BlockReverted messages newest first) and their transactions go back to the
  * front of the pending queue, optionally thinned out and shuffled, to be
- * re-included in new blocks, the way a real reorg may re-mine them. It
- * mines only when transactions wait, or when asked to advance (empty
- * blocks until a DAA score: a house waiting until an ask is deep enough,
- * where Kaspa's blocks would come by themselves).
+ * re-included in new blocks, the way a real reorg may re-mine them: those
+ * blocks follow each other without waiting for block_ms, as a real
+ * chain's new branch carries them already. It mines only when
+ * transactions wait, or when asked to advance (empty blocks until a DAA
+ * score: a house waiting until an ask is deep enough, where Kaspa's
+ * blocks would come by themselves).
  *
  *     submit ──► pending ──(producer, every block_ms)──► block ──► engine
  *                  ▲                                        │ ack
@@ -129,6 +131,10 @@ typedef struct {
  * for the engine's acknowledgement of the reverts (indefinitely, unless the
  * devnet is closed: an engine that went down with no block in flight makes
  * the reorg wait for its return, and it completes then).
+ *
+ * A depth beyond the store's finality (more blocks than the engine's last
+ * reply said a revert can still undo, kd_tip.revertible) is refused with
+ * KD_ERR_BEYOND_FINALITY and nothing is reverted.
  *
  * Returns KD_OK when every revert was applied. When the engine refuses one
  * (e.g. beyond its finality depth, or the tip is not ours), the blocks
