@@ -80,7 +80,7 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
 }
 
 static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, int trusted_sig,
-                            kd_tx_result *r)
+                            int trusted_applied, kd_tx_result *r)
 {
     kd_txn_episode *ep;
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
@@ -109,7 +109,8 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
         return err;
     }
     int ok;
-    if ((err = kd_rules_execute(ops, ep->state, &c->scratch, cmd, signer, meta, c->arena.data + undo_off, r, &ok)) ||
+    if ((err = kd_rules_execute(ops, ep->state, &c->scratch, cmd, signer, meta, c->engine->sig_batch, trusted_applied,
+                                c->arena.data + undo_off, r, &ok)) ||
         !ok) {
         c->arena.len = undo_off;
         return err;
@@ -144,7 +145,8 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
 typedef struct {
     kd_txn *c;
     const ProtobufCBinaryData *override;
-    int trusted_sig;
+    int trusted_sig;     /* replay_trusts_signature */
+    int trusted_applied; /* and the log applied it: its precheck held */
     kd_buf *effective;
 } apply_ctx;
 
@@ -157,7 +159,7 @@ static kd_err on_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_blo
 static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
     apply_ctx *a = ctx;
-    return apply_command(a->c, em, meta, a->trusted_sig, r);
+    return apply_command(a->c, em, meta, a->trusted_sig, a->trusted_applied, r);
 }
 
 /* Applies one transaction; rejections go into `r`, only storage failures
@@ -166,7 +168,11 @@ static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, 
                        int trusted_sig, kd_tx_result *r, kd_buf *effective)
 {
     static const kd_rules_handlers handlers = {.create = on_create, .command = on_command};
-    apply_ctx a = {.c = c, .override = override, .trusted_sig = trusted_sig, .effective = effective};
+    apply_ctx a = {.c = c,
+                   .override = override,
+                   .trusted_sig = trusted_sig != 0,
+                   .trusted_applied = trusted_sig == 2,
+                   .effective = effective};
     return kd_rules_run_tx(ba, index, &handlers, &a, r);
 }
 
@@ -352,7 +358,11 @@ static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *re
  * (its sentence lacks the note on the move it was signed for, the code
  * and the state are the same); or as stale_command, when the rules would
  * have taken it: that verdict is on the signature, and is never trusted
- * (skipped, the command would apply). */
+ * (skipped, the command would apply).
+ *
+ * 2 for a tx recorded as applied: then the precheck of its type held too
+ * (a proof it carries), which the replay trusts as well; 1 for a refusal
+ * the replay may trust the signature of but must decide again; 0. */
 static int replay_trusts_signature(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
 {
     if (!replay || !e->trust_replayed_signatures || i >= replay->n_txs)
@@ -363,7 +373,7 @@ static int replay_trusts_signature(const kd_engine *e, const Kdapp__Store__LogEn
         KD_ERR_DECODE,        KD_ERR_NO_CONSENT, KD_ERR_STALE_COMMAND,
     };
     if (o->applied)
-        return 1;
+        return 2; /* and the type's precheck held: it applied (kd_rules_execute) */
     for (size_t k = 0; k < sizeof untrusted / sizeof untrusted[0]; k++)
         if (strcmp(o->error_code, kd_err_code(untrusted[k])) == 0)
             return 0;

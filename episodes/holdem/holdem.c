@@ -449,7 +449,22 @@ kd_err kd_hm_proof_check(const kd_hm_state *s, int seat, const kd_hm_command *c,
     return KD_OK;
 }
 
-static kd_err do_shuffle(kd_hm_state *s, int seat, const kd_hm_command *c, kd_reject *rej)
+/* The proof of a shuffle or lock: the verdict the engine found ahead
+ * (kd_hm_precheck: the same check on this very command and state), else
+ * checked here. */
+static kd_err proof_verdict(const kd_hm_state *s, int seat, const kd_hm_command *c, const kd_precheck *pre,
+                            kd_reject *rej)
+{
+    if (!proved(s))
+        return KD_OK;
+    if (!pre)
+        return kd_hm_proof_check(s, seat, c, rej);
+    if (pre->verdict && rej)
+        *rej = pre->rej;
+    return pre->verdict;
+}
+
+static kd_err do_shuffle(kd_hm_state *s, int seat, const kd_hm_command *c, const kd_precheck *pre, kd_reject *rej)
 {
     if (s->phase != KD_HM_SHUFFLE)
         return kd_reject_rule(rej, "wrong_phase", "the deck is shuffled at the start of a hand only");
@@ -460,7 +475,7 @@ static kd_err do_shuffle(kd_hm_state *s, int seat, const kd_hm_command *c, kd_re
             return kd_reject_rule(rej, "bad_deck", "point %d of the shuffle is not a valid compressed point", j);
     if (!points_distinct(c->deck, KD_HM_CARDS))
         return kd_reject_rule(rej, "duplicate_point", "the shuffle holds the same point twice");
-    kd_err err = kd_hm_proof_check(s, seat, c, rej);
+    kd_err err = proof_verdict(s, seat, c, pre, rej);
     if (err)
         return err;
     memcpy(s->deck[seat], c->deck, sizeof s->deck[seat]);
@@ -473,7 +488,7 @@ static kd_err do_shuffle(kd_hm_state *s, int seat, const kd_hm_command *c, kd_re
     return KD_OK;
 }
 
-static kd_err do_lock(kd_hm_state *s, int seat, const kd_hm_command *c, kd_reject *rej)
+static kd_err do_lock(kd_hm_state *s, int seat, const kd_hm_command *c, const kd_precheck *pre, kd_reject *rej)
 {
     if (s->phase != KD_HM_LOCK)
         return kd_reject_rule(rej, "wrong_phase", "the deck is locked after both shuffles only");
@@ -484,7 +499,7 @@ static kd_err do_lock(kd_hm_state *s, int seat, const kd_hm_command *c, kd_rejec
             return kd_reject_rule(rej, "bad_lock", "position %d of the lock is not a valid compressed point", i);
     if (!points_distinct(c->cards, KD_HM_DEALT))
         return kd_reject_rule(rej, "duplicate_point", "the lock holds the same point twice");
-    kd_err err = kd_hm_proof_check(s, seat, c, rej);
+    kd_err err = proof_verdict(s, seat, c, pre, rej);
     if (err)
         return err;
     memcpy(s->locked[seat], c->cards, sizeof s->locked[seat]);
@@ -655,13 +670,14 @@ static int seat_of(const kd_hm_state *s, const kd_pubkey *signer, kd_reject *rej
     return -1;
 }
 
-static kd_err dispatch(kd_hm_state *s, int seat, const kd_hm_command *c, uint64_t daa, kd_reject *rej)
+static kd_err dispatch(kd_hm_state *s, int seat, const kd_hm_command *c, uint64_t daa, const kd_precheck *pre,
+                       kd_reject *rej)
 {
     switch (c->kind) {
     case KD_HM_CMD_SHUFFLE:
-        return do_shuffle(s, seat, c, rej);
+        return do_shuffle(s, seat, c, pre, rej);
     case KD_HM_CMD_LOCK:
-        return do_lock(s, seat, c, rej);
+        return do_lock(s, seat, c, pre, rej);
     case KD_HM_CMD_KEYS:
         return do_keys(s, seat, c, daa, rej);
     case KD_HM_CMD_FOLD:
@@ -681,9 +697,10 @@ static kd_err dispatch(kd_hm_state *s, int seat, const kd_hm_command *c, uint64_
     return kd_reject_say(rej, KD_ERR_BAD_COMMAND, "unknown hold'em command");
 }
 
-kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, uint64_t daa,
+kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
                    kd_hm_undo *undo, kd_reject *rej)
 {
+    uint64_t daa = meta ? meta->daa : 0;
     if (state->phase == KD_HM_OVER)
         return kd_reject_rule(rej, "game_over", "the match is over");
     int seat = seat_of(state, signer, rej);
@@ -693,7 +710,7 @@ kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey
     if (!s)
         return KD_ERR_NOMEM;
     *s = *state;
-    kd_err err = dispatch(s, seat, cmd, daa, rej);
+    kd_err err = dispatch(s, seat, cmd, daa, meta ? meta->precheck : NULL, rej);
     if (!err) {
         s->since = daa; /* every step starts the next wait */
         s->move_count++;
@@ -775,10 +792,101 @@ static kd_err ops_init(void *state, const kd_participants *participants, const u
     return err;
 }
 
-KD_OPS_EXECUTE_DAA(hm, kd_hm_apply);
+static kd_err ops_execute(void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                          const kd_block_meta *meta, void *undo, kd_reject *rej)
+{
+    kd_hm_command *cmd = calloc(1, sizeof *cmd);
+    if (!cmd)
+        return KD_ERR_NOMEM;
+    kd_err err = kd_hm_command_decode(command, len, cmd, rej);
+    if (!err)
+        err = kd_hm_apply(state, cmd, signer, meta, undo, rej);
+    free(cmd);
+    return err;
+}
+
+/*
+ * The precheck (engine/episode.h): the proof of a protocol 2 shuffle or
+ * lock, checked by the engine's verifier pool ahead of the writer. Its key
+ * hashes everything kd_hm_proof_check reads: the episode, hand, seat and
+ * its key, the step's input (the deck before it, or the deck or lock the
+ * lock starts from, and the seat's deck key) and the command's bytes:
+ *
+ *   SHA-256("kdapp/holdem/precheck/v1" || episode (u32 BE) || hand (u32 BE)
+ *           || seat || seat's key || input || deck key || command)
+ */
+typedef struct {
+    kd_hm_command cmd;
+    int seat;
+} precheck_of;
+
+/* The seat whose shuffle or lock of protocol 2 `command` is, now: 0 and
+ * `out` filled, or -1 (nothing to precheck: the rules refuse it cheaply or
+ * it carries no proof). */
+static int precheck_command(const kd_hm_state *s, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                            precheck_of *out)
+{
+    if (!proved(s) || !signer || kd_hm_command_decode(command, len, &out->cmd, NULL) != KD_OK || !out->cmd.proved)
+        return -1;
+    out->seat = -1;
+    for (int i = 0; i < 2; i++)
+        if (memcmp(signer->bytes, s->players[i].bytes, KD_PUBKEY_LEN) == 0)
+            out->seat = i;
+    int step = out->cmd.kind == KD_HM_CMD_SHUFFLE ? KD_HM_SHUFFLE : out->cmd.kind == KD_HM_CMD_LOCK ? KD_HM_LOCK : -1;
+    return out->seat >= 0 && s->phase == step && s->step == out->seat ? 0 : -1;
+}
+
+static int ops_precheck_key(const void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                            uint32_t episode_id, uint8_t key[KD_HASH_LEN])
+{
+    (void)episode_id; /* the state's: proofs are bound to it */
+    const kd_hm_state *s = state;
+    precheck_of *p = malloc(sizeof *p);
+    kd_sha256_ctx h;
+    int has = p && precheck_command(s, command, len, signer, p) == 0 && kd_sha256_init(&h) == KD_OK;
+    if (has) {
+        static const char tag[] = "kdapp/holdem/precheck/v1";
+        kd_hm_bind bind;
+        uint8_t head[9];
+        kd_hm_bind_of(s, p->seat, &bind);
+        kd_put_u32be(head, bind.episode);
+        kd_put_u32be(head + 4, bind.hand);
+        head[8] = bind.seat;
+        kd_sha256_update(&h, tag, sizeof tag - 1);
+        kd_sha256_update(&h, head, sizeof head);
+        kd_sha256_update(&h, bind.signer.bytes, KD_PUBKEY_LEN);
+        if (p->cmd.kind == KD_HM_CMD_SHUFFLE && p->seat == 1)
+            kd_sha256_update(&h, s->deck[0], sizeof s->deck[0]);
+        if (p->cmd.kind == KD_HM_CMD_LOCK)
+            kd_sha256_update(&h, p->seat == 0 ? s->deck[1][0] : s->locked[0][0], KD_HM_LOCK_LEN);
+        if (p->cmd.kind == KD_HM_CMD_LOCK)
+            kd_sha256_update(&h, s->xkeys[p->seat], KD_HM_POINT_LEN);
+        kd_sha256_update(&h, command, len);
+        kd_sha256_final(&h, key);
+        kd_sha256_fini(&h);
+    }
+    free(p);
+    return has;
+}
+
+static kd_err ops_precheck(const void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                           uint32_t episode_id, kd_reject *rej)
+{
+    (void)episode_id;
+    precheck_of *p = malloc(sizeof *p);
+    if (!p)
+        return KD_ERR_NOMEM;
+    kd_err err =
+        precheck_command(state, command, len, signer, p) == 0 ? kd_hm_proof_check(state, p->seat, &p->cmd, rej) : KD_OK;
+    free(p);
+    return err;
+}
+
 KD_OPS_CODEC(hm);
 
 const kd_episode_ops kd_hm_ops = {
     .type_name = KD_HM_TYPE_NAME,
     KD_OPS_MEMBERS(hm),
+    .precheck_key = ops_precheck_key,
+    .precheck = ops_precheck,
 };

@@ -243,10 +243,11 @@ extern const char *const kd_hm_seat_names[2];
 /* Starts a match. Errors: KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS. */
 kd_err kd_hm_state_init(kd_hm_state *state, const kd_participants *participants, const kd_hm_params *params,
                         kd_reject *rej) KD_WARN_UNUSED;
-/* Applies a command signed by `signer` at DAA score `daa`. Refusals
- * (KD_ERR_RULE, code in rej): see kd_hm_rule_codes. On error `state` is
- * untouched. */
-kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, uint64_t daa,
+/* Applies a command signed by `signer` in the block `meta` describes (may
+ * be NULL: DAA score 0; its precheck: the verdict on the step's proof,
+ * found ahead by the engine; NULL: checked here). Refusals (KD_ERR_RULE,
+ * code in rej): see kd_hm_rule_codes. On error `state` is untouched. */
+kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
                    kd_hm_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 /* Inverts the command that produced `undo`. Errors: KD_ERR_DECODE. */
 kd_err kd_hm_rollback(kd_hm_state *state, const kd_hm_undo *undo) KD_WARN_UNUSED;
