@@ -1,8 +1,9 @@
 /*
  * holdem_type.c — hold'em's entry in the type table: schemas, JSON for
  * params and commands, status, legal bets, random commands, and the secret
- * hooks (a seat's binding at creation; its shuffles, locks, keys and hand
- * secrets as duties; its own hole cards as its secret view). Views are in
+ * hooks (a seat's binding at creation; its shuffles and locks with their
+ * proofs, its keys and shows or mucks as duties, protocol 1's hand secrets;
+ * its own hole cards as its secret view). Views are in
  * holdem_view.c, the bot in holdem_bot.c. Pure functions.
  *
  * Command JSON:
@@ -415,7 +416,7 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
                             const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
-    (void)seed; /* a seat commits to nothing but its binding: its steps are checked at the end of each hand */
+    (void)seed; /* a seat commits to nothing but its binding: each hand's deck key comes with its proved shuffle */
     if (seat != 0 && seat != 1)
         return KD_ERR_UNSUPPORTED;
     if (!json_is_object(params))

@@ -326,6 +326,13 @@ static kd_err render(const view *v, kd_buf *out)
         err = append(out, "match over: %s\n", s->winner <= 1 ? kd_hm_seat_names[s->winner] : "a draw");
     else if (!err && s->result != KD_HM_RESULT_NONE)
         err = append(out, "last hand: %s (%+d / %+d)\n", result_name(s->result), s->last_won[0], s->last_won[1]);
+    for (int i = 0; !err && s->params.protocol >= 2 && i < 2; i++) /* what the last hand showed */
+        if (s->last_shown[i][0] != KD_HM_NO_CARD) {
+            char shown[16], value[48];
+            cards_text(s->last_shown[i], 2, shown, sizeof shown);
+            kd_hm_value_text(s->last_values[i], value, sizeof value);
+            err = append(out, "  %s showed %s: %s\n", kd_hm_seat_names[i], shown, value);
+        }
     return err;
 }
 

@@ -12,9 +12,12 @@ usage:
       every hand of the episode (or only HAND); prints each step's verdict
       and the cards shown; exits 1 when a step fails.
   holdem_check.py dleq LOG.json EPISODE HAND SEAT POSITION
-      one lock proof worked through: every hash input and intermediate
-      value of the check of SEAT's proof for POSITION (README.md, "One
-      proof by hand").
+      one lock proof of a log worked through: every hash input and
+      intermediate value of the check of SEAT's proof for POSITION.
+  holdem_check.py example
+      README.md's "One proof by hand": a lock made and proved here from a
+      fixed hand secret, its proof for position 0 checked step by step
+      (tests/episodes/holdem_proof_test.c makes the same proof in C).
 
 Pure Python: its own secp256k1 arithmetic (Jacobian coordinates, a
 multi-scalar product) beside chance_check.py's affine points and protobuf
@@ -317,7 +320,60 @@ def load(path, episode):
     return players, hands(cmds)
 
 
+def derived_scalar(domain, hs, extra=b""):
+    """A seat's key: the first SHA-256(domain || hs || extra || ctr) in [1, n - 1]."""
+    for ctr in range(256):
+        k = int.from_bytes(sha(domain, hs, extra, bytes([ctr])), "big")
+        if 0 < k < N:
+            return k
+    raise ValueError("no scalar")
+
+
+def example():
+    """A lock of the cards 2c..4c (as if they were the deck before it) by a
+    seat whose hand secret is SHA-256("kdapp/holdem/example"), bound to
+    episode 1, hand 1, seat 0 and the key G; its proof for position 0 made
+    as the seats make theirs, then checked as the rules check it."""
+    hs = sha(b"kdapp/holdem/example")
+    x = derived_scalar(b"kdapp/holdem/deck-key/v1", hs)
+    k = [derived_scalar(b"kdapp/holdem/card-key/v1", hs, bytes([i])) for i in range(DEALT)]
+    key = pt_bytes(mul(x, G))
+    ins = b"".join(CARD_POINTS[:DEALT])
+    m = [k[i] * pow(x, -1, N) % N for i in range(DEALT)]
+    outs = b"".join(pt_bytes(mul(m[i], pt_parse(CARD_POINTS[i]))) for i in range(DEALT))
+    commits = b"".join(pt_bytes(mul(k[i], G)) for i in range(DEALT))
+    bind = bind_bytes(1, 1, 0, pt_bytes(G))
+    lam = lock_digest(bind, key, ins, outs, commits)
+    nu = sha(b"kdapp/holdem/lock-nonce/v1", hs, lam)
+    w = scalar_of(nu, "w", 0)
+    r1, r2 = pt_bytes(mul(w, pt_parse(key))), pt_bytes(mul(w, pt_parse(CARD_POINTS[0])))
+    e = scalar_of(sha(lam, b"\x00", r1, r2), "c", 0)
+    s = (w + e * m[0]) % N
+    print("the statement (bound to episode 1, hand 1, seat 0 and the key G):")
+    print("  H = x·G  %s" % key.hex())
+    print("  In_0     %s   (the card 2c)" % CARD_POINTS[0].hex())
+    print("  L_0      %s" % outs[:33].hex())
+    print("  K_0      %s" % commits[:33].hex())
+    print("  lambda = SHA-256(\"kdapp/holdem/lock/v1\" || bind || H || In || L || K)")
+    print("           %s" % lam.hex())
+    print("the prover: w, R1 = w·H, R2 = w·In_0, e, s = w + e·m_0")
+    print("  R1       %s" % r1.hex())
+    print("  R2       %s" % r2.hex())
+    print("  proof    e %064x" % e)
+    print("           s %064x" % s)
+    proofs = (e.to_bytes(32, "big") + s.to_bytes(32, "big")) * DEALT  # only position 0 is checked
+    lam2, e2, s2, q1, q2, check = dleq_parts(bind, key, ins, outs, commits, proofs, 0)
+    print("the verifier: R1 = s·H - e·K_0, R2 = s·In_0 - e·L_0, e again = scalar_of(SHA-256(lambda || 00 || R1 || R2), 'c', 0)")
+    print("  R1       %s" % pt_bytes(q1).hex())
+    print("  R2       %s" % pt_bytes(q2).hex())
+    print("  e again  %064x" % check)
+    print("verifies" if check == e else "FAILS")
+    return 0 if check == e else 1
+
+
 def main(argv):
+    if len(argv) == 2 and argv[1] == "example":
+        return example()
     if len(argv) >= 7 and argv[1] == "dleq":
         episode, hand, seat, pos = int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6])
         players, by_hand = load(argv[2], episode)

@@ -27,6 +27,12 @@ duty() { "$KDAPP" duty --data "$data" --signer "test:$2" "$1"; }
 show() { "$KDAPP" show --data "$data" --json "$1" | tr -d ' \n'; }
 state_of() { grep -o '"state":"[0-9a-f]*"' <<<"$1"; }
 
+# --- the README lists every rule code hold'em can answer
+codes=$(sed -n '/kd_hm_rule_codes\[\] = {/,/{NULL, NULL}/p' "$KD_SOURCE_DIR/episodes/holdem/holdem.c" | grep -o '{"[a-z_]*"' | tr -d '{"')
+[[ $(wc -w <<<"$codes") -ge 24 ]] || fail "rule codes not found in holdem.c: $codes"
+for c in $codes; do
+  grep -q "^| \`$c\` |" "$KD_SOURCE_DIR/episodes/holdem/README.md" || fail "README.md does not list rule code $c"
+done
 # --- perft: the betting tree from the start (fold, call, min raise, pot, all in)
 out=$("$KDAPP" perft holdem --depth 1)
 grep -qw 5 <<<"$out" || fail "perft holdem depth 1: want 5, got: $out"

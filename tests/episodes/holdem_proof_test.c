@@ -253,3 +253,37 @@ Test(holdem_proof, locks_verify_and_forged_ones_fail)
                  KD_OK);
     cr_expect_eq(bad, 8);
 }
+
+/* The proof README.md works through by hand ("One proof by hand"), made
+ * here as the seats make theirs: the same bytes as holdem_check.py's own
+ * prover (`holdem_check.py example`), written from the README. */
+Test(holdem_proof, the_readme_example_is_this_proof)
+{
+    uint8_t hs[KD_HASH_LEN];
+    kd_sha256("kdapp/holdem/example", 20, hs);
+    kd_hm_keys k;
+    kd_hm_keys_derive(hs, &k);
+    kd_hm_point cards[KD_HM_CARDS], out[KD_HM_DEALT], commits[KD_HM_DEALT], key;
+    cr_assert_eq(kd_hm_card_points(cards), KD_OK);
+    kd_hm_bind bind = {.episode = 1, .hand = 1, .seat = 0};
+    static const uint8_t g[KD_PUBKEY_LEN] = {0x02, 0x79, 0xbe, 0x66, 0x7e, 0xf9, 0xdc, 0xbb, 0xac, 0x55, 0xa0,
+                                             0x62, 0x95, 0xce, 0x87, 0x0b, 0x07, 0x02, 0x9b, 0xfc, 0xdb, 0x2d,
+                                             0xce, 0x28, 0xd9, 0x59, 0xf2, 0x81, 0x5b, 0x16, 0xf8, 0x17, 0x98};
+    memcpy(bind.signer.bytes, g, sizeof g);
+    uint8_t proofs[KD_HM_LOCK_PROOF_LEN];
+    cr_assert_eq(kd_hm_lock_prove(&bind, &k, (const kd_hm_point *)cards, out, commits, proofs), KD_OK);
+    cr_assert_eq(kd_hm_commit(k.deck_key, key), KD_OK);
+    char hex[2 * KD_HM_DLEQ_LEN + 1], point[2 * KD_HM_POINT_LEN + 1];
+    kd_hex_encode(key, KD_HM_POINT_LEN, point);
+    cr_expect_str_eq(point, "036d02483ec658dea2207ef24b021a0abaea01f867096a9444c1814d534dec5852");
+    kd_hex_encode(out[0], KD_HM_POINT_LEN, point);
+    cr_expect_str_eq(point, "026c07f1f6c99c2360f19cbd395edbef4923c3ee25afaa70c7590a0263f21a86ae");
+    kd_hex_encode(proofs, KD_HM_DLEQ_LEN, hex);
+    cr_expect_str_eq(hex, "56a1e719379800b1fa1e7b6205dd689cbd8a5edc65c07c7da3253a5d46d8634c"
+                          "db3adf756d2deb5ba24cde43df63e37dc2bf1180eb753c929812159bd64329fe");
+    int bad = 99;
+    cr_assert_eq(kd_hm_lock_verify(&bind, key, (const kd_hm_point *)cards, (const kd_hm_point *)out,
+                                   (const kd_hm_point *)commits, proofs, &bad),
+                 KD_OK);
+    cr_expect_eq(bad, -1);
+}
