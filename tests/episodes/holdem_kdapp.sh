@@ -7,7 +7,9 @@
 # restoring and re-applying the exact bytes, a fold that publishes nothing,
 # a showdown where the loser mucks; every proof checked by an independent
 # verifier written from episodes/holdem/README.md (holdem_check.py, from
-# `kdapp log --json`), which finds a changed shuffle; a step withheld and
+# `kdapp log --json`), which finds a changed shuffle; an outsider with the
+# whole log who learns the hole cards of a protocol 1 fold and of no
+# protocol 2 fold (holdem_outsider.py); a step withheld and
 # lost to the claim at the deadline; `kdapp verify`; the simulator with
 # its oracle; and matches through the embedded MCP gateway (search against
 # random), one of them with reorgs.
@@ -112,6 +114,29 @@ grep -q "hand 1: every step checks" "$T/check.out" && grep -q "hand 2: every ste
   fail "holdem_check: $(cat "$T/check.out")"
 grep -q "hand 1: board .. .. ..; no hand shown" "$T/check.out" || fail "the fold shows nothing: $(cat "$T/check.out")"
 grep -q "hand 2: board .. .. .. .. ..; seat0 showed" "$T/check.out" || fail "ann's hand is shown: $(cat "$T/check.out")"
+# --- an outsider with the whole public log tries to learn the hole cards (holdem_outsider.py: every published
+# key, every 32-byte string of the log read as a key and as a hand secret, every point of the log). On a
+# protocol 1 log (holdem_v1_fold.jsonl: a hand folded on the flop, made by kdapp before protocol 2) it finds
+# both seats' hole cards, as issue 40's verifier did; here it finds none of the folded hand's, and of hand 2
+# only what was shown
+python3 "$KD_SOURCE_DIR/tests/episodes/holdem_outsider.py" "$KD_SOURCE_DIR/tests/episodes/holdem_v1_fold.jsonl" 1 \
+  >"$T/v1.out" || fail "outsider on protocol 1: $(cat "$T/v1.out")"
+grep -q "hand 1: seat0's hole cards .. ..$" "$T/v1.out" && grep -q "hand 1: seat1's hole cards .. ..$" "$T/v1.out" ||
+  fail "the outsider opens a protocol 1 fold: $(cat "$T/v1.out")"
+python3 "$KD_SOURCE_DIR/tests/episodes/holdem_outsider.py" "$T/log.json" 1 1 2 >"$T/outsider.out" ||
+  fail "outsider: $(cat "$T/outsider.out")"
+grep -q "hand 1: seat0's hole cards unknown" "$T/outsider.out" &&
+  grep -q "hand 1: seat1's hole cards unknown" "$T/outsider.out" ||
+  fail "a folded hand's hole cards are derived from the log: $(cat "$T/outsider.out")"
+grep -q "hand 1: [0-9]* keys tried" "$T/outsider.out" || fail "the outsider tried: $(cat "$T/outsider.out")"
+shown0=$(grep -o "seat0 showed .. .." "$T/check.out" | tail -1 | cut -d' ' -f3-)
+grep -q "hand 2: seat0's hole cards $shown0$" "$T/outsider.out" ||
+  fail "the outsider sees ann's shown hand ($shown0): $(cat "$T/outsider.out")"
+if grep -q "hand 2: board .*seat1 showed" "$T/check.out"; then
+  grep -q "hand 2: seat1's hole cards .. ..$" "$T/outsider.out" || fail "bob showed: $(cat "$T/outsider.out")"
+else
+  grep -q "hand 2: seat1's hole cards unknown" "$T/outsider.out" || fail "bob mucked: $(cat "$T/outsider.out")"
+fi
 # and it catches a log whose second shuffle lost a card (one hex digit of seat 1's deck changed)
 python3 - "$T/log.json" >"$T/bad.json" <<'PY'
 import json, sys

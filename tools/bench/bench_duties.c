@@ -14,6 +14,10 @@
  *   writer    for a type with a precheck: the precheck alone (what the
  *             engine's verifier pool runs ahead), and execute given its
  *             verdict (what is left on the single writer)
+ *   baseline  right after, in the same run: the check of a signature of
+ *             the same command (its digest and a secp256k1 ECDSA verify),
+ *             what the engine does for every command; each time above is
+ *             also given as a ratio to it
  *
  * and measured in bytes: its transaction payload (EpisodeMessage with a
  * SignedCommand and a 72-byte signature, the longest DER ECDSA). The report
@@ -27,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/crypto.h"
 #include "engine/wire.h"
 #include "tools/bench/bench.h"
 #include "tools/sim/perft.h"
@@ -39,7 +44,7 @@
 /* The samples of one kind of duty command. */
 typedef struct {
     char name[32];
-    double prove[MAX_SAMPLES], verify[MAX_SAMPLES], pool[MAX_SAMPLES], writer[MAX_SAMPLES];
+    double prove[MAX_SAMPLES], verify[MAX_SAMPLES], pool[MAX_SAMPLES], writer[MAX_SAMPLES], sig[MAX_SAMPLES];
     size_t n;
     size_t payload; /* the largest */
 } kind_samples;
@@ -50,7 +55,8 @@ typedef struct {
     kd_perft_signers signers;
     kind_samples kinds[MAX_KINDS];
     size_t n_kinds;
-    double spent; /* CPU seconds of duties so far */
+    kd_key signer; /* the baseline's: a key whose signature of each duty is checked */
+    double spent;  /* CPU seconds of duties so far */
 } duty_run;
 
 static double cpu_now(void)
@@ -131,6 +137,20 @@ static int measure(duty_run *r, int seat, const kd_buf *cmd, double proving, uin
     if (err) {
         kd_reject_write(why, why_len, "%s refuses seat %d's own duty: %s %s", ops->type_name, seat, rej.code,
                         rej.detail);
+        return -1;
+    }
+    uint8_t digest[KD_HASH_LEN], compact[KD_SIG_COMPACT_LEN];
+    kd_command_digest(1, i, cmd->data, cmd->len, digest);
+    if (kd_key_sign(&r->signer, digest, compact) != KD_OK) {
+        kd_reject_write(why, why_len, "the baseline's signature failed");
+        return -1;
+    }
+    t0 = cpu_now();
+    kd_command_digest(1, i, cmd->data, cmd->len, digest);
+    err = kd_sig_verify(&r->signer.pub, digest, compact, sizeof compact);
+    k->sig[i] = cpu_now() - t0;
+    if (err) {
+        kd_reject_write(why, why_len, "the baseline's signature check failed: %s", kd_err_str(err));
         return -1;
     }
     kd_buf payload;
@@ -218,6 +238,15 @@ static void report(const kd_bench_ctx *b, duty_run *r)
             {"pool", "its precheck, run ahead by the engine's verifier pool", k->pool},
             {"writer", "taken by the rules given the precheck's verdict (the single writer)", k->writer},
         };
+        double base[MAX_SAMPLES];
+        for (size_t s = 0; s < k->n; s++)
+            base[s] = k->sig[s] * 1e3;
+        kd_bench_stat sig = kd_bench_stat_of(base, k->n);
+        snprintf(id, sizeof id, "duties.%s.%s.baseline", name, k->name);
+        snprintf(what, sizeof what,
+                 "%s %s, baseline (same run): its signature checked (digest + secp256k1 verify), median of %zu", name,
+                 k->name, k->n);
+        kd_bench_figure(b, id, what, sig.median, "ms", &sig);
         for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
             if (p >= 2 && !r->type->ops->precheck)
                 break;
@@ -228,6 +257,11 @@ static void report(const kd_bench_ctx *b, duty_run *r)
             snprintf(id, sizeof id, "duties.%s.%s.%s", name, k->name, parts[p].tag);
             snprintf(what, sizeof what, "%s %s, %s, median of %zu", name, k->name, parts[p].text, k->n);
             kd_bench_figure(b, id, what, st.median, "ms", &st);
+            if (sig.median > 0) {
+                snprintf(id, sizeof id, "duties.%s.%s.%s_ratio", name, k->name, parts[p].tag);
+                snprintf(what, sizeof what, "%s %s, %s / baseline (signature checks)", name, k->name, parts[p].tag);
+                kd_bench_figure(b, id, what, st.median / sig.median, "x", NULL);
+            }
         }
         snprintf(id, sizeof id, "duties.%s.%s.payload", name, k->name);
         snprintf(what, sizeof what, "%s %s, transaction payload (a 72-byte signature)", name, k->name);
@@ -242,10 +276,12 @@ static kd_err bench_type(const kd_bench_ctx *b, const kd_episode_type *type, cha
     if (!r)
         return KD_ERR_NOMEM;
     r->type = type;
+    kd_err err = kd_key_test("bench-duties", &r->signer);
     r->state = calloc(1, ops->state_size);
     r->copy = calloc(1, ops->state_size);
     r->undo = calloc(1, ops->undo_size);
-    kd_err err = r->state && r->copy && r->undo ? KD_OK : KD_ERR_NOMEM;
+    if (!err && !(r->state && r->copy && r->undo))
+        err = KD_ERR_NOMEM;
     size_t seats = type->min_seats >= 2 || type->max_seats < 2 ? type->min_seats : 2;
     if (!err)
         err = kd_perft_start(type, kd_type_table_config(b->types, ops->type_name), b->params, seats, r->state,
@@ -255,6 +291,7 @@ static kd_err bench_type(const kd_bench_ctx *b, const kd_episode_type *type, cha
     if (!err)
         report(b, r);
     kd_perft_signers_wipe(&r->signers);
+    memset(&r->signer, 0, sizeof r->signer);
     free(r->state);
     free(r->copy);
     free(r->undo);
