@@ -12,7 +12,9 @@
 #   4. a human (stdin) against random in a classic game, through --mcp-cmd;
 #   5. a game through Streamable HTTP (--mcp-url, `kdapp mcp --http`);
 #   6. a game against a gateway allowing 3 calls a second: the calls it
-#      refuses under its rate limit are sent again and the game completes.
+#      refuses under its rate limit are sent again and the game completes;
+#   7. a game of chance with no player named (`--type dice` alone): the
+#      player rolls at random, the house's seat is the gateway's.
 #
 # Exits non-zero with the output of the failing step.
 set -eu
@@ -103,5 +105,10 @@ grep -q '^digest: [0-9a-f]\{64\}$' "$work/five.out" || fail "five: no final dige
 KDAPP_MCP_CALLS_PER_S=3 "$KDAPP" play --data "$work/six.data" --keys "$work/keys" --x random --o random \
     --seed 4 --max-moves 3 >"$work/six.out" 2>"$work/six.err" || fail "six: play under a call-rate limit failed"
 grep -q '^digest: [0-9a-f]\{64\}$' "$work/six.out" || fail "six: no final digest line"
+
+# seven: a type without a bot and with a house seat plays with --type alone
+game seven --type dice --seed 6 --max-moves 4
+grep -q 'player: random, house: house' "$work/seven.out" || fail "seven: not the default players"
+grep -q 'house house: the gateway holding its key paid its duties' "$work/seven.out" || fail "seven: no house line"
 
 echo "play games with reorgs: ok"

@@ -17,9 +17,27 @@
 #include "tools/common/options.h"
 #include "tools/play/play.h"
 
+/* The registered types, each with its seats and their default players
+ * (from the type table: kd_play_default_player). */
+static void usage_types(FILE *out, const kd_type_table *types)
+{
+    fprintf(out, "types, their seats and each seat's default player:\n");
+    for (size_t i = 0; i < types->count; i++) {
+        const kd_episode_type *t = types->entries[i].type;
+        fprintf(out, "  %-11s", t->ops->type_name);
+        for (size_t s = 0; s < t->min_seats && s < KD_PLAY_MAX_SEATS; s++)
+            fprintf(out, "%s%s=%s", s ? ", " : " ", kd_episode_type_seat_name(t, (int)s),
+                    kd_play_default_player(t, (int)s));
+        if (t->max_seats > t->min_seats) /* a seat named beyond them is seated too */
+            fprintf(out, "; up to %s=%s", kd_episode_type_seat_name(t, (int)t->max_seats - 1),
+                    kd_play_default_player(t, (int)t->max_seats - 1));
+        fputc('\n', out);
+    }
+    fprintf(out, "  (house: the gateway holds the seat's key and pays its duties, as the house)\n");
+}
+
 static void usage(FILE *out, const void *ctx)
 {
-    (void)ctx;
     fprintf(
         out,
         "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
@@ -27,14 +45,17 @@ static void usage(FILE *out, const void *ctx)
         "                  [--depth D] [--think-ms T]\n"
         "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
         "\n"
+        "Every type plays with `kdapp play --type T` alone: a seat no player is named for\n"
+        "gets its default (below).\n"
+        "\n"
         "players: random | search (the type's bot) | llm:URL (OpenAI-compatible, e.g.\n"
-        "         llm:http://127.0.0.1:1234/v1) | human\n"
+        "         llm:http://127.0.0.1:1234/v1) | human | house (the gateway acts for the seat)\n"
         "         search:depth=N (N plies) | search:ms=T (deepening within T ms a move)\n"
         "         | search:ms=T:depth=N (no deeper than N); plain search: --depth, --think-ms\n"
         "  --type T        the episode type [the first registered]\n"
         "  --params JSON   its creation params (an object) [the engine defaults]\n"
         "  --cap N         shorthand for --params '{\"cap\": N}'\n"
-        "  --players LIST  one player per seat, in seat order [search for every seat]\n"
+        "  --players LIST  one player per seat, in seat order [each seat's default]\n"
         "  --seat S=P      the player of seat S (its name, e.g. X, or its number from 0); repeatable\n"
         "  --x, --o        the players of the first and the second seat\n"
         "  --seed S        drives every random choice, so a game replays exactly [random, printed]\n"
@@ -50,6 +71,8 @@ static void usage(FILE *out, const void *ctx)
         "  --quiet         print only the result\n"
         "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",
         KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
+    if (ctx)
+        usage_types(out, ctx);
 }
 
 /* --seat NAME=PLAYER, repeatable: kept as written, resolved once the type
@@ -90,11 +113,7 @@ static int assign_seats(const seat_args *seats, const kd_episode_type *type, kd_
         }
         o->players[seat] = eq + 1;
     }
-    for (size_t s = 0; s < KD_PLAY_MAX_SEATS; s++) /* seats before a named one play search */
-        for (size_t later = s + 1; !o->players[s] && later < KD_PLAY_MAX_SEATS; later++)
-            if (o->players[later])
-                o->players[s] = "search";
-    return KD_EXIT_OK;
+    return KD_EXIT_OK; /* the seats left get their type's default player (play.c) */
 }
 
 int kd_cmd_play(kd_cli *cli, int argc, char **argv)
@@ -170,7 +189,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &o.quiet},
         {0},
     };
-    const kd_usage u = {.prog = "kdapp play", .print = usage};
+    const kd_usage u = {.prog = "kdapp play", .print = usage, .ctx = &cli->types};
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
@@ -207,8 +226,6 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.players[0] = x;
     if (second)
         o.players[1] = second;
-    if (second && !o.players[0])
-        o.players[0] = "search";
     const kd_episode_type *type = o.type             ? kd_cli_find_type(cli, o.type)
                                   : cli->types.count ? cli->types.entries[0].type
                                                      : NULL;

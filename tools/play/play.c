@@ -706,6 +706,10 @@ static void print_result(game *g, const char *digest)
         fprintf(out, "stopped at --max-moves %u, game in progress\n", g->moves);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
+        if (kd_player_is_house(g->players[i])) {
+            fprintf(out, "  %s house: the gateway holding its key paid its duties\n", seat_name(g, (int)i));
+            continue;
+        }
         fprintf(out, "  %s %-8s %u moves, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
                 kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
         if (s.depth_max)
@@ -727,9 +731,10 @@ static kd_err setup(game *g, char *why, size_t why_len)
         kd_reject_write(why, why_len, "'%s' is not a registered episode type", o->type ? o->type : "");
         return KD_ERR_INVALID_ARG;
     }
-    size_t given = 0;
-    while (given < KD_PLAY_MAX_SEATS && o->players[given])
-        given++;
+    size_t given = 0; /* seats up to the last one named */
+    for (size_t i = 0; i < KD_PLAY_MAX_SEATS; i++)
+        if (o->players[i])
+            given = i + 1;
     g->seats = g->type->min_seats > given ? g->type->min_seats : given;
     if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS) {
         kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name,
@@ -746,7 +751,8 @@ static kd_err setup(game *g, char *why, size_t why_len)
                                 .in = o->in,
                                 .out = g->out,
                                 .log = o->log};
-        kd_err err = kd_player_alloc(o->players[i] ? o->players[i] : "search", &po, &g->players[i], why, why_len);
+        const char *spec = o->players[i] ? o->players[i] : kd_play_default_player(g->type, (int)i);
+        kd_err err = kd_player_alloc(spec, &po, &g->players[i], why, why_len);
         if (err)
             return err;
         if (kd_player_needs_bot(g->players[i]) && !g->type->bot_command) {

@@ -34,7 +34,7 @@ typedef struct {
     const kd_type_table *types;             /* the registered types (borrowed, required) */
     const char *type;                       /* the episode's type [the first registered] */
     const char *params;                     /* its params JSON (an object; NULL: the engine defaults) */
-    const char *players[KD_PLAY_MAX_SEATS]; /* player spec per seat (players.h) [search] */
+    const char *players[KD_PLAY_MAX_SEATS]; /* player spec per seat (players.h) [kd_play_default_player] */
     const char *mcp_url;                    /* a Streamable HTTP gateway; or */
     const char *mcp_cmd;                    /* a stdio gateway started with /bin/sh -c; or, neither set: */
     const char *self_exe;                   /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
