@@ -68,6 +68,10 @@ typedef struct {
     const char *seat_name;
 } prompt_ctx;
 
+/* 1 once the caller asked to stop (Ctrl-C): the turn in progress ends,
+ * then the result lines and the resume command are printed. */
+static int stopping(const game *g) { return g->o->stop && atomic_load(g->o->stop); }
+
 __attribute__((format(printf, 2, 3))) static void show(game *g, const char *fmt, ...)
 {
     if (g->o->quiet)
@@ -377,7 +381,7 @@ static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size
             return KD_OK;
         }
         pview_fini(&next);
-        if (err)
+        if (err || stopping(g))
             return err;
         if (kd_now_ms() >= deadline) {
             kd_reject_write(why, why_len, "%s owes a move only its key's holder can make, and none came in %u ms",
@@ -664,10 +668,15 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
     kd_mcp_client_options co = {.url = o->mcp_url, .bearer_token = o->mcp_token, .client_name = "kdapp-play"};
     char exe[4096], grant[KD_MAX_PARTICIPANTS * 12] = "";
     /* It plays every seat: its gateway is granted the agent keys the
-     * episode's default participants are (agent1 .. agentN). */
-    for (size_t i = 0; i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
+     * episode's default participants are (agent1 .. agentN), or, resuming,
+     * the keys that sit in its seats (kd_play_resume_find). */
+    for (size_t i = 0; !o->grant && i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
         snprintf(grant + strlen(grant), sizeof grant - strlen(grant), "%sagent%zu", i ? "," : "", i + 1);
-    char *argv[] = {exe, "mcp", "--data", (char *)o->data_dir, "--keys", (char *)o->keys_dir, "--grant", grant, NULL};
+    char *argv[] = {exe,       "mcp",
+                    "--data",  (char *)o->data_dir,
+                    "--keys",  (char *)o->keys_dir,
+                    "--grant", o->grant ? (char *)o->grant : grant,
+                    NULL};
     if (!o->mcp_url && o->mcp_cmd) {
         co.command = o->mcp_cmd;
     } else if (!o->mcp_url) {
@@ -702,6 +711,8 @@ static void print_result(game *g, const char *digest)
                 g->moves);
     else if (v->phase == KD_PHASE_DRAW)
         fprintf(out, "draw after %u moves\n", g->moves);
+    else if (g->res->stopped)
+        fprintf(out, "stopped after %u moves, game in progress\n", g->moves);
     else
         fprintf(out, "stopped at --max-moves %u, game in progress\n", g->moves);
     for (size_t i = 0; i < g->seats; i++) {
@@ -719,26 +730,36 @@ static void print_result(game *g, const char *digest)
     if (g->o->reorg_every)
         fprintf(out, "  reorgs: %u\n", g->res->reorgs);
     fprintf(out, "digest: %s\n", digest);
+    if (v->phase == KD_PHASE_IN_PROGRESS)
+        fprintf(out, "resume: kdapp play --episode %u%s\n", g->episode, g->o->resume_args ? g->o->resume_args : "");
     fflush(out);
 }
 
-/* The type and one player per seat. */
-static kd_err setup(game *g, char *why, size_t why_len)
+/* The type (`type`, else --type, else the first registered) and one
+ * player per seat: `seats` of them when resuming an episode, else as many
+ * as named, at least the type's minimum. */
+static kd_err setup(game *g, const char *type, size_t seats, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
-    g->type = o->type ? kd_type_table_find(o->types, o->type) : o->types->count ? o->types->entries[0].type : NULL;
+    if (!type)
+        type = o->type;
+    g->type = type ? kd_type_table_find(o->types, type) : o->types->count ? o->types->entries[0].type : NULL;
     if (!g->type) {
-        kd_reject_write(why, why_len, "'%s' is not a registered episode type", o->type ? o->type : "");
+        kd_reject_write(why, why_len, "'%s' is not a registered episode type", type ? type : "");
         return KD_ERR_INVALID_ARG;
     }
     size_t given = 0; /* seats up to the last one named */
     for (size_t i = 0; i < KD_PLAY_MAX_SEATS; i++)
         if (o->players[i])
             given = i + 1;
-    g->seats = g->type->min_seats > given ? g->type->min_seats : given;
-    if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS) {
-        kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name,
-                        g->type->min_seats, g->type->max_seats, given);
+    g->seats = seats ? seats : g->type->min_seats > given ? g->type->min_seats : given;
+    if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS || given > g->seats) {
+        if (seats)
+            kd_reject_write(why, why_len, "episode %u seats %zu players, and a player is named for seat %zu",
+                            o->episode, seats, given - 1);
+        else
+            kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name,
+                            g->type->min_seats, g->type->max_seats, given);
         return KD_ERR_INVALID_ARG;
     }
     for (size_t i = 0; i < g->seats; i++) {
@@ -767,6 +788,43 @@ static kd_err setup(game *g, char *why, size_t why_len)
     return KD_OK;
 }
 
+/* Resuming: the episode's view from the gateway gives the type and the
+ * seats (then the players are set up), and is the position play goes on
+ * from. */
+static kd_err resume_episode(game *g, char *why, size_t why_len)
+{
+    const kd_play_options *o = g->o;
+    json_t *sc = NULL;
+    int is_error = 0;
+    g->episode = o->episode;
+    kd_err err =
+        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
+    if (!err && (is_error || !sc || json_is_true(json_object_get(sc, "deleted")))) {
+        char text[600];
+        snprintf(text, sizeof text, "%s", why);
+        kd_reject_write(why, why_len, "episode %u cannot be resumed: %s", o->episode,
+                        text[0] ? text : "its creation was rolled back");
+        err = KD_ERR_NOT_FOUND;
+    }
+    const char *type = json_string_value(json_object_get(sc, "type"));
+    size_t seats = json_array_size(json_object_get(sc, "seats"));
+    if (!err && (!type || !seats)) {
+        kd_reject_write(why, why_len, "the gateway's view of episode %u names no type or seats", o->episode);
+        err = KD_ERR_DECODE;
+    }
+    if (!err && o->type && strcmp(o->type, type) != 0) {
+        kd_reject_write(why, why_len, "episode %u is %s, not %s (leave out --type when resuming)", o->episode, type,
+                        o->type);
+        err = KD_ERR_INVALID_ARG;
+    }
+    if (!err)
+        err = setup(g, type, seats, why, why_len);
+    if (!err)
+        err = pview_parse(g, sc, &g->last, why, why_len);
+    json_decref(sc);
+    return err;
+}
+
 kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, size_t why_len)
 {
     memset(res, 0, sizeof *res);
@@ -774,21 +832,28 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
     game g = {.o = o, .out = o->out ? o->out : stdout, .res = res};
     kd_legal_moves legal;
     kd_legal_moves_init(&legal);
-    kd_err err = setup(&g, why, why_len);
-    if (!err)
+    kd_err err;
+    if (o->episode) { /* the gateway first: the episode says its type and seats */
         err = open_gateway(&g, why, why_len);
-    if (!err)
-        err = start_episode(&g, why, why_len);
+        if (!err)
+            err = resume_episode(&g, why, why_len);
+    } else {
+        err = setup(&g, NULL, 0, why, why_len);
+        if (!err)
+            err = open_gateway(&g, why, why_len);
+        if (!err)
+            err = start_episode(&g, why, why_len);
+    }
     if (err)
         goto done;
     res->episode_id = g.episode;
     uint32_t max_moves = o->max_moves ? o->max_moves : KD_PLAY_DEFAULT_MAX_MOVES;
-    show(&g, "kdapp play: episode %u (%s) |", g.episode, g.type->title);
+    show(&g, "kdapp play: %s episode %u (%s) |", o->episode ? "resuming" : "started", g.episode, g.type->title);
     for (size_t i = 0; i < g.seats; i++)
         show(&g, "%s %s: %s", i ? "," : "", seat_name(&g, (int)i), kd_player_name(g.players[i]));
     show(&g, " | seed %llu\n", (unsigned long long)o->seed);
     print_board(&g, g.last.state);
-    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves) {
+    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves && !stopping(&g)) {
         if ((err = play_turn(&g, &legal, why, why_len)))
             goto done;
         /* Also after a winning move: the win is rolled back and mined again. */
@@ -804,6 +869,7 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
         pview_fini(&g.last);
         g.last = final;
     }
+    res->stopped = g.last.phase == KD_PHASE_IN_PROGRESS && stopping(&g);
     res->phase = g.last.phase;
     res->winner = g.last.phase == KD_PHASE_WON ? g.last.winner : KD_SEAT_NONE;
     res->move_count = g.moves;
