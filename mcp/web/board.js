@@ -1,6 +1,8 @@
 /* board.js: one episode at /episodes/{id}: its board (drawn by the type's
  * renderer, /types/<type>.js, when the type has one, else the type's text
- * board), whose turn it is, the digest and log position the view reflects,
+ * board), whose turn it is, the position the view reflects (the log entry
+ * that changed the episode last, and the block height then) with the
+ * digest after that position,
  * and the updates seen since the page opened, drawn from the events of
  * /api/events as they come. */
 "use strict";
@@ -46,9 +48,9 @@
     fact(dl, "status", v.status || v.phase);
     if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
     fact(dl, "last event", v.last_event);
-    fact(dl, "log seq", v.log_seq);
-    fact(dl, "digest", v.digest);
-    fact(dl, "block", v.block_hash);
+    fact(dl, "position", kdapp.position(v));
+    fact(dl, "digest there", v.digest);
+    fact(dl, "block hash", v.block_hash);
     last = v;
     proofLink(j.audit);
   }

@@ -43,6 +43,13 @@ const kdapp = (() => {
     return v.to_move !== null ? v.seats[v.to_move] + " to move" : "nobody to move";
   }
 
+  /* The position a view reflects, in words: the log entry that changed the
+   * episode last and the chain height after it (the digest shown beside
+   * it is the one after that entry), and whether a reorg can still undo it. */
+  function position(v) {
+    return "log entry " + v.log_seq + ", block height " + v.height + (v.final ? " (final)" : " (a reorg may still undo it)");
+  }
+
   /* The board of view `v` (against `prev`, the view drawn before, or null):
    * the type's renderer when it has one, else `text` (the text board). */
   function board(v, prev, text) {
@@ -86,5 +93,5 @@ const kdapp = (() => {
   }
 
   const renderers = {}, moveNotes = {};
-  return { el, grid, label, turn, board, lastMoves, card, cards, renderers, moveNotes };
+  return { el, grid, label, turn, position, board, lastMoves, card, cards, renderers, moveNotes };
 })();

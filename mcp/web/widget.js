@@ -71,8 +71,8 @@
     const moves = kdapp.lastMoves(v);
     if (moves.length) fact(dl, moves.length > 1 ? "last moves" : "last move", moves.join(" "));
     if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
-    fact(dl, "log seq", v.log_seq);
-    fact(dl, "digest", String(v.digest || "").slice(0, 16) + "…");
+    fact(dl, "position", kdapp.position(v));
+    fact(dl, "digest there", String(v.digest || "").slice(0, 16) + "…");
     last = v;
   }
 

@@ -38,8 +38,8 @@ after(async () => {
 /** Waits until the page's facts say it reflects log position `seq`. */
 function waitForSeq(page, seq) {
   return page.waitForFunction((want) => {
-    const dt = [...document.querySelectorAll('#facts dt')].find((d) => d.textContent === 'log seq');
-    return dt && dt.nextElementSibling.textContent === String(want);
+    const dt = [...document.querySelectorAll('#facts dt')].find((d) => d.textContent === 'position');
+    return dt && dt.nextElementSibling.textContent.startsWith('log entry ' + want + ',');
   }, { timeout: 10000 }, seq);
 }
 
