@@ -158,6 +158,7 @@ typedef struct {
     size_t command_len;
     const kd_pubkey *signer; /* KD_EVENT_COMMAND: the verified signer, or NULL */
     const void *undo;        /* COMMAND and ROLLBACK of a command: the undo record; NULL for creations */
+    uint64_t moves;          /* the move counter after the whole commit: commands applied (undo depth) */
 } kd_episode_event;
 
 typedef struct {

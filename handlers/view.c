@@ -64,6 +64,7 @@ kd_err kd_episode_view_from_event(const kd_type_table *types, const kd_episode_e
     out->log_seq = commit->log_seq;
     memcpy(out->digest, commit->digest, KD_HASH_LEN);
     out->height = commit->tip_height; /* at the tip: never final yet */
+    out->moves = event->moves;
     out->deleted = event->state == NULL;
     return fill_state(out, types, event->ops, event->state);
 }
@@ -77,6 +78,7 @@ kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episod
     out->last_event = snap->last_event;
     memcpy(out->block_hash, snap->updated_block, KD_HASH_LEN);
     out->log_seq = snap->updated_seq;
+    out->moves = snap->undo_depth;
     if (digest)
         memcpy(out->digest, digest, KD_HASH_LEN);
     return fill_state(out, types, snap->ops, snap->state);
@@ -124,6 +126,7 @@ kd_err kd_episode_view_pack(const kd_episode_view *view, kd_buf *out)
     ev.digest.data = (uint8_t *)view->digest;
     ev.digest.len = KD_HASH_LEN;
     ev.height = view->height;
+    ev.moves = view->moves;
     ev.deleted = view->deleted;
     ev.view.data = view->view.data;
     ev.view.len = view->view.len;
@@ -195,6 +198,7 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
     out->log_seq = ev->log_seq;
     memcpy(out->digest, ev->digest.data, KD_HASH_LEN);
     out->height = ev->height;
+    out->moves = ev->moves;
     out->deleted = ev->deleted;
     out->status.phase = (kd_game_phase)ev->phase;
     out->status.winner = seat_in(ev->winner, ev->n_participants);

@@ -45,8 +45,9 @@ typedef struct {
     uint64_t log_seq;
     uint8_t digest[KD_HASH_LEN];
     uint64_t height;
-    int final;   /* that position is beyond the finality depth: no reorg undoes it (read from the store only) */
-    int deleted; /* the creation was rolled back: no state, no view */
+    int final;      /* that position is beyond the finality depth: no reorg undoes it (read from the store only) */
+    int deleted;    /* the creation was rolled back: no state, no view */
+    uint64_t moves; /* the move counter: commands applied (a seat's choice or a duty paid for it) */
     kd_game_status status; /* in progress with nobody to move when deleted or unknown */
     kd_buf view;           /* the type's public view message (view_encode, KD_SEAT_PUBLIC) */
     kd_buf state;          /* the type's encoded engine state (ops->encode_state) */
@@ -88,7 +89,9 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
 
 /* The enriched view as JSON (new reference, NULL on allocation failure):
  * the generic fields {episode_id, type, participants[hex], last_event,
- * block_hash, log_seq, digest, height, final, deleted, phase ("in_progress" | "won" |
+ * block_hash, log_seq, digest, height, final, deleted, move_count (the
+ * move counter: every command applied, a seat's choice or a duty paid for
+ * it, as signatures count them), phase ("in_progress" | "won" |
  * "draw"), winner (seat or null), to_move (seat or null), seats (names, one
  * per participant), state (hex)}, then the type's view_json members at the
  * top level; a type's member never replaces a generic one of the same

@@ -81,6 +81,7 @@ static void view_of(const kd_type_table *types, const kd_ttt_state *s, uint32_t 
     snap.last_event = KD_EVENT_COMMAND;
     memset(snap.updated_block, 0x11, KD_HASH_LEN);
     snap.updated_seq = 77;
+    snap.undo_depth = s->move_count; /* every command a move */
     snap.state = (void *)s;
     uint8_t digest[KD_HASH_LEN];
     memset(digest, 0x22, sizeof digest);
@@ -372,9 +373,9 @@ Test(view, episode_view_json_golden)
     expect_json(j, want);
     /* The generic members come first, then the type's, in their order. */
     static const char *const order[] = {
-        "episode_id", "type",    "participants", "last_event",   "block_hash",     "log_seq",   "digest", "height",
-        "final",      "deleted", "phase",        "winner",       "to_move",        "seats",     "state",  "board",
-        "current",    "status",  "cap",          "recent_moves", "next_to_remove", "move_count"};
+        "episode_id", "type",    "participants", "last_event", "block_hash",   "log_seq",       "digest", "height",
+        "final",      "deleted", "move_count",   "phase",      "winner",       "to_move",       "seats",  "state",
+        "board",      "current", "status",       "cap",        "recent_moves", "next_to_remove"};
     size_t i = 0;
     const char *key;
     json_t *value;

@@ -110,5 +110,12 @@ grep -q '^digest: [0-9a-f]\{64\}$' "$work/six.out" || fail "six: no final digest
 game seven --type dice --seed 6 --max-moves 4
 grep -q 'player: random, house: house' "$work/seven.out" || fail "seven: not the default players"
 grep -q 'house house: the gateway holding its key paid its duties' "$work/seven.out" || fail "seven: no house line"
+# one move, counted alike everywhere: play's count is kdapp list's and the
+# view's (every command applied: the 4 rolls and the house's reveals)
+moves=$(sed -n 's/^episode [0-9]*: stopped at --max-moves 4, game in progress at \([0-9]*\) moves (4 chosen .*/\1/p' \
+    "$work/seven.out")
+[ -n "$moves" ] && [ "$moves" -gt 4 ] || fail "seven: no count of moves beside the 4 chosen"
+"$KDAPP" list --data "$work/seven.data" | awk -v m="$moves" '$2 == "dice" && $4 == m { ok = 1 } END { exit !ok }' ||
+    fail "seven: kdapp list does not show $moves moves: $("$KDAPP" list --data "$work/seven.data")"
 
 echo "play games with reorgs: ok"

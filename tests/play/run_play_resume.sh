@@ -35,7 +35,8 @@ grep -q "^episode $id: stopped at --max-moves 6, game in progress" "$work/one.ou
 kd play --episode "$id" --seed 5 --max-moves 30 >"$work/one.resumed.out" 2>"$work/one.resumed.err" ||
     fail "resuming hold'em exited $?"
 grep -q "^kdapp play: resuming episode $id (.*hold'em" "$work/one.resumed.out" || fail "one: not resumed"
-grep -q "^move 30: \|won after\|draw after" "$work/one.resumed.out" || fail "one: the resumed game did not go on"
+grep -q "stopped at --max-moves 30, game in progress at\|won after\|draw after" "$work/one.resumed.out" ||
+    fail "one: the resumed game did not go on"
 kd verify >"$work/one.verify.out" 2>&1 || fail "one: verify failed"
 
 # 2. SIGINT stops a chess game after its turn
@@ -58,7 +59,7 @@ wait "$play" || rc=$?
 grep -q 'stopping after this turn' "$work/two.err" || fail "two: no word that it stops"
 id=$(sed -n 's/^resume: kdapp play --episode \([0-9]*\) .*$/\1/p' "$work/two.out")
 [ -n "$id" ] || fail "two: no resume line"
-grep -q "^episode $id: stopped after [0-9]* moves, game in progress" "$work/two.out" || fail "two: no summary"
+grep -q "^episode $id: stopped at [0-9]* moves, game in progress" "$work/two.out" || fail "two: no summary"
 kd play --episode "$id" --max-moves 400 >"$work/two.resumed.out" 2>"$work/two.resumed.err" ||
     fail "resuming chess exited $?"
 grep -Eq "^episode $id: (white|black) \(search\) won after|^episode $id: draw after" "$work/two.resumed.out" ||

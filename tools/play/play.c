@@ -47,6 +47,9 @@ typedef struct {
     char *state_hex;  /* owned */
     void *state;      /* ops->state_size bytes, owned */
     uint64_t log_seq; /* the log entry the view reflects */
+    uint64_t moves;   /* the episode's move counter ("move_count": every command applied) */
+    uint64_t height;  /* the chain height after that log entry */
+    int final;        /* that position is beyond the finality depth */
     int by_command;   /* its last event is a command (not a creation or a rollback) */
 } pview;
 
@@ -58,7 +61,7 @@ typedef struct {
     size_t seats;
     kd_player *players[KD_PLAY_MAX_SEATS];
     uint32_t episode;
-    uint32_t moves; /* moves the gateway accepted */
+    uint32_t moves; /* moves the players chose that the gateway accepted, in this run */
     pview last;     /* the latest view the gateway sent */
     kd_play_result *res;
 } game;
@@ -123,6 +126,9 @@ static kd_err pview_parse(game *g, const json_t *j, pview *v, char *why, size_t 
     v->winner = seat_of(json_object_get(j, "winner"));
     v->to_move = seat_of(json_object_get(j, "to_move"));
     v->log_seq = (uint64_t)json_integer_value(json_object_get(j, "log_seq"));
+    v->moves = (uint64_t)json_integer_value(json_object_get(j, "move_count"));
+    v->height = (uint64_t)json_integer_value(json_object_get(j, "height"));
+    v->final = json_is_true(json_object_get(j, "final"));
     const char *event = json_string_value(json_object_get(j, "last_event"));
     v->by_command = event && strcmp(event, "command") == 0;
     size_t len = strlen(hex) / 2;
@@ -506,7 +512,8 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
         }
         kd_player_note_move(p);
         g->moves++;
-        show(g, "\nmove %u: %s (%s) plays %s", g->moves, pc.seat_name, kd_player_name(p), m.notation);
+        show(g, "\nmove %llu: %s (%s) plays %s", (unsigned long long)g->last.moves, pc.seat_name, kd_player_name(p),
+             m.notation);
         show_change(g, now.state, g->last.state, "; ", "");
         show(g, "%s\n", fallback ? " [random fallback]" : "");
         print_board(g, g->last.state);
@@ -705,23 +712,27 @@ static void print_result(game *g, const char *digest)
 {
     const pview *v = &g->last;
     FILE *out = g->out;
+    unsigned long long moves = (unsigned long long)v->moves;
     fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
     if (v->phase == KD_PHASE_WON && (size_t)v->winner < g->seats)
-        fprintf(out, "%s (%s) won after %u moves\n", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
-                g->moves);
+        fprintf(out, "%s (%s) won after %llu moves", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
+                moves);
     else if (v->phase == KD_PHASE_DRAW)
-        fprintf(out, "draw after %u moves\n", g->moves);
+        fprintf(out, "draw after %llu moves", moves);
     else if (g->res->stopped)
-        fprintf(out, "stopped after %u moves, game in progress\n", g->moves);
+        fprintf(out, "stopped at %llu moves, game in progress", moves);
     else
-        fprintf(out, "stopped at --max-moves %u, game in progress\n", g->moves);
+        fprintf(out, "stopped at --max-moves %u, game in progress at %llu moves", g->moves, moves);
+    if (g->moves != v->moves) /* a move is any command applied: a duty paid for a seat too */
+        fprintf(out, " (%u chosen by the players in this run)", g->moves);
+    fputc('\n', out);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
         if (kd_player_is_house(g->players[i])) {
             fprintf(out, "  %s house: the gateway holding its key paid its duties\n", seat_name(g, (int)i));
             continue;
         }
-        fprintf(out, "  %s %-8s %u moves, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
+        fprintf(out, "  %s %-8s %u moves chosen, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
                 kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
         if (s.depth_max)
             fprintf(out, ", searched %u..%u plies, at most %u ms a move", s.depth_min, s.depth_max, s.think_ms_max);
@@ -872,7 +883,8 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
     res->stopped = g.last.phase == KD_PHASE_IN_PROGRESS && stopping(&g);
     res->phase = g.last.phase;
     res->winner = g.last.phase == KD_PHASE_WON ? g.last.winner : KD_SEAT_NONE;
-    res->move_count = g.moves;
+    res->move_count = (uint32_t)g.last.moves;
+    res->chosen = g.moves;
     snprintf(res->digest, sizeof res->digest, "%s", digest);
     print_result(&g, digest);
 done:

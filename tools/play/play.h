@@ -65,7 +65,8 @@ typedef struct {
     int stopped;         /* ended by opts->stop, the game in progress */
     kd_game_phase phase; /* at the end */
     int winner;          /* the winning seat, or KD_SEAT_NONE */
-    uint32_t move_count; /* moves the gateway accepted */
+    uint32_t move_count; /* the episode's move counter at the end: every command applied, duties included */
+    uint32_t chosen;     /* the moves the players chose in this run (--max-moves counts these) */
     uint32_t reorgs;     /* reorgs performed */
     char digest[65];     /* the final chained digest (hex) */
     size_t seats;
