@@ -506,9 +506,15 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     if ((err = kd_gateway_open(&go, srv, &gw, why, sizeof why))) {
         fprintf(stderr, "kdapp mcp: %s\n", why);
         kd_mcp_server_free(srv);
-        rc = KD_EXIT_FAIL;
+        rc = err == KD_ERR_NOT_FOUND || err == KD_ERR_INVALID_ARG || err == KD_ERR_BAD_KEY ? KD_EXIT_USAGE
+                                                                                           : KD_EXIT_FAIL;
         goto done;
     }
+    if (kd_gateway_made_keys(gw)[0]) /* a new identity is never made without a word */
+        fprintf(stderr,
+                "kdapp mcp: made new keys %s in %s, which held no key (a directory named by mistake? "
+                "--keys DIR or KDAPP_KEYS names yours)\n",
+                kd_gateway_made_keys(gw), cli->keys_dir);
     rc = serve(srv, &o, go.engine, gw);
     kd_gateway_close(gw);
     kd_mcp_server_free(srv);

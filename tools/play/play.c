@@ -713,16 +713,17 @@ static void print_result(game *g, const char *digest)
     const pview *v = &g->last;
     FILE *out = g->out;
     unsigned long long moves = (unsigned long long)v->moves;
+    const char *plural = moves == 1 ? "" : "s";
     fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
     if (v->phase == KD_PHASE_WON && (size_t)v->winner < g->seats)
-        fprintf(out, "%s (%s) won after %llu moves", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
-                moves);
+        fprintf(out, "%s (%s) won after %llu move%s", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
+                moves, plural);
     else if (v->phase == KD_PHASE_DRAW)
-        fprintf(out, "draw after %llu moves", moves);
+        fprintf(out, "draw after %llu move%s", moves, plural);
     else if (g->res->stopped)
-        fprintf(out, "stopped at %llu moves, game in progress", moves);
+        fprintf(out, "stopped at %llu move%s, game in progress", moves, plural);
     else
-        fprintf(out, "stopped at --max-moves %u, game in progress at %llu moves", g->moves, moves);
+        fprintf(out, "stopped at --max-moves %u, game in progress at %llu move%s", g->moves, moves, plural);
     if (g->moves != v->moves) /* a move is any command applied: a duty paid for a seat too */
         fprintf(out, " (%u chosen by the players in this run)", g->moves);
     fputc('\n', out);
