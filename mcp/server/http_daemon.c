@@ -287,8 +287,9 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     if ((err = kd_http_pool_start(o.max_workers ? o.max_workers : DEFAULT_WORKERS, &h->pool)) != KD_OK)
         goto fail_sync;
     if ((fd = listen_on(&ss, sslen, &h->port)) < 0) {
-        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(errno));
-        err = KD_ERR_NET;
+        int e = errno;
+        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(e));
+        err = e == EADDRINUSE ? KD_ERR_EXISTS : KD_ERR_NET; /* in use: the caller names the fix */
         goto fail_pool;
     }
     if ((err = kd_http_timer_start(h)) != KD_OK)

@@ -22,7 +22,8 @@ The rule, for every *.md under SOURCE_DIR (no .git, node_modules, build*):
 - `<!-- doc-test: run -->` on the line before a block *runs* the block:
   bash -e in a fresh scratch directory where build/bin is the binaries'
   directory, proto/, tests/ and tools/ are the repository's, `kdapp` is
-  on PATH, with a private XDG_RUNTIME_DIR, so the
+  on PATH, with a private XDG_RUNTIME_DIR (in /tmp: a socket's path
+  holds 107 bytes, and the scratch directory may be deep), so the
   default ./kdapp-data is new; it must exit 0 within 300 s; jobs it puts
   in the background are ended when it finishes. Its commands are checked
   as above too.
@@ -170,8 +171,10 @@ def run_block(body, bindir, scratch):
     os.symlink(bindir, os.path.join(work, "build", "bin"))
     for d in ("proto", "tests", "tools"):  # what a block may name by its path in the repository
         os.symlink(os.path.abspath(os.path.join(SOURCE, d)), os.path.join(work, d))
-    run = os.path.join(work, ".run")
-    os.mkdir(run, 0o700)
+    # The runtime directory holds the default ipc:// sockets, whose paths a
+    # socket address limits to 107 bytes: in /tmp, not under the scratch
+    # directory, so the suite passes from a clone however deep.
+    run = tempfile.mkdtemp(prefix="kd-doc.", dir="/tmp")
     env = dict(os.environ, XDG_RUNTIME_DIR=run, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     for k in ("KDAPP_DATA", "KDAPP_KEYS"):
         env.pop(k, None)
@@ -181,6 +184,8 @@ def run_block(body, bindir, scratch):
                            capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "the block did not finish within 300 s"
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
     if p.returncode != 0:
         tail = "\n    ".join((p.stdout + p.stderr).strip().split("\n")[-8:])
         return "the block exited %d; its last lines:\n    %s" % (p.returncode, tail)

@@ -383,8 +383,18 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
     };
     kd_mcp_http *h;
     kd_err err = kd_mcp_http_start(srv, &ho, &h);
+    if (err == KD_ERR_EXISTS) {
+        fprintf(stderr,
+                "kdapp mcp: cannot serve HTTP on %s: the address is in use (another kdapp mcp, or another server): "
+                "stop that one, or give another port (--http %s%s%s:0 takes a free one and prints it)\n",
+                o->http, strchr(o->http_addr, ':') ? "[" : "", o->http_addr, strchr(o->http_addr, ':') ? "]" : "");
+        return KD_EXIT_USAGE;
+    }
     if (err) {
-        fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
+        fprintf(stderr,
+                "kdapp mcp: cannot serve HTTP on %s: %s (the log line above says why): check that the address is "
+                "one of this machine's and the port is 1 to 65535\n",
+                o->http, kd_err_str(err));
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     kd_gateway_set_view_listener(gw, publish_view, h);

@@ -316,9 +316,8 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
                                   : cli->types.count ? cli->types.entries[0].type
                                                      : NULL;
     if (!type && !(o.episode && !o.type)) {
-        fprintf(stderr, "kdapp play: --type '%s' is not a registered episode type\n", o.type ? o.type : "");
         free(players);
-        return KD_EXIT_USAGE;
+        return kd_cli_unknown_type(cli, "kdapp play", "--type", o.type);
     }
     if (!type && seats.count) {
         fprintf(stderr, "kdapp play: --seat needs the type's seats: give --type with --episode and --mcp-url\n");
