@@ -59,9 +59,28 @@
 
 static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* 1 when a libmicrohttpd message only says that the client went away (a
+ * send after the peer closed or reset, a request cut short): a client that
+ * disconnects, as clients do after their answer or when they stop a
+ * stream, is no warning. */
+int kd_http_peer_gone(const char *msg)
+{
+    static const char *const gone[] = {
+        "Failed to send",   /* the headers, body, chunked body or footers: the peer closed */
+        "closed by remote", /* "Connection was closed by remote side with incomplete request." */
+        "forcibly closed by remote peer",
+        "Connection socket is closed",
+    };
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+        if (strstr(msg, gone[i]))
+            return 1;
+    return 0;
+}
+
 /* libmicrohttpd's messages. One arrives per refused connection at the
  * connection limit, under libmicrohttpd's own lock: limited, and taking
- * only the limiter's leaf lock. */
+ * only the limiter's leaf lock. A client that went away is logged at
+ * debug level only. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     kd_mcp_http *h = cls;
@@ -72,7 +91,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
-    KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
+    if (kd_http_peer_gone(line))
+        KD_LOG_D("mcp", "http (libmicrohttpd): %s (the client went away)", line);
+    else
+        KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
 }
 
 /* Parses the bind address; sets loopback. 0, or -1 when not an address. */

@@ -182,6 +182,12 @@ kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job) KD_WARN_UNUSED;
  * pool. NULL is a no-op. */
 void kd_http_pool_stop(kd_http_pool *p);
 
+/* ---- libmicrohttpd's messages (http_daemon.c) -------------------------- */
+
+/* 1 when a libmicrohttpd message only says the client went away (logged
+ * at debug level, not as a warning). */
+int kd_http_peer_gone(const char *msg);
+
 /* ---- connections per client address (http_peers.c) ------------------- */
 
 typedef struct kd_http_peer kd_http_peer;

@@ -15,6 +15,7 @@
 #          its hashed socket); a runtime directory so deep a socket's path
 #          passes the 107 bytes a socket address holds
 #   types  `--type chesss`: the registered types listed
+#   quiet  `play --quiet` prints the result and nothing else
 #   sim    `kdapp sim --dir` naming a missing directory
 #
 # Each case prints its command on failure with what it printed.
@@ -44,6 +45,16 @@ expect() {
 # --- keys
 expect 0 "made new keys agent1, agent2 in $work/nokeysdir, which held no key" \
     "$KDAPP" play --data "$work/d1" --keys "$work/nokeysdir" --type tictactoe --max-moves 1 --quiet
+# --quiet prints only the result: nothing on stderr (the gateway's notices
+# too), stdout from the result line on
+"$KDAPP" play --data "$work/d1" --keys "$work/nokeysdir" --type tictactoe --max-moves 2 --quiet \
+    </dev/null >"$work/out" 2>"$work/err"
+if [ -s "$work/err" ] || ! head -1 "$work/out" | grep -q '^episode [0-9]*: '; then
+    echo "FAIL: play --quiet printed more than the result" >&2
+    sed 's/^/    out: /' "$work/out" >&2
+    sed 's/^/    err: /' "$work/err" >&2
+    failures=$((failures + 1))
+fi
 expect 2 "there is no key bob in $work/other (no file $work/other/bob.key): run \`kdapp keygen bob --keys $work/other\` first" \
     "$KDAPP" mcp --data "$work/d2" --keys "$work/other" --grant bob
 [ ! -e "$work/other/agent1.key" ] || { echo "FAIL: --grant bob made agent keys" >&2; failures=$((failures + 1)); }

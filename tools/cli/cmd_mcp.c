@@ -117,6 +117,7 @@ typedef struct {
     uint32_t block_ms, wait_ms;
     grant_list grants; /* --grant NAMES: the seats sessions may act for */
     const char *house; /* --house NAME: the key it plays the house with */
+    int quiet;         /* --quiet: no notice on stderr, the log at error level (unless KDAPP_LOG says) */
 } mcp_options;
 
 /* Settings read from the environment: the call rate and the HTTP
@@ -171,10 +172,11 @@ static void usage(FILE *out, const void *ctx)
     (void)ctx;
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
           "                 [--grant NAME[,NAME...]]... [--house NAME]\n"
-          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n"
+          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N] [--quiet]\n"
           "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
-          "  --house   the key this gateway plays the house with, for all comers\n",
+          "  --house   the key this gateway plays the house with, for all comers\n"
+          "  --quiet   no notices on stderr, and the log at error level unless KDAPP_LOG sets it\n",
           stderr);
 }
 
@@ -246,6 +248,7 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
          .parse = add_grant,
          .use = "key names of --keys, comma-separated (at most 32 --grant options)"},
         {.name = "house", .kind = KD_OPT_STRING, .value = &o->house},
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &o->quiet},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
          .value = &o->block_ms,
@@ -415,6 +418,9 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     int rc = parse(cli, argc, argv, &o);
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
+    const char *level = getenv("KDAPP_LOG");
+    if (o.quiet && !(level && *level))
+        kd_log_set_level(KD_LOG_ERROR);
     kd_signals_block();
     if (pipe(stop_pipe) != 0) {
         perror("kdapp mcp: pipe");
@@ -481,7 +487,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         go.engine = node.engine;
         go.views_url = inproc_views;
         go.chain = (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .ctx = dev};
-        fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
+        if (!o.quiet)
+            fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
     } else { /* attached */
         if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &reader)))
             goto done;

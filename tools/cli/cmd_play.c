@@ -119,7 +119,7 @@ static void usage(FILE *out, const void *ctx)
         "  --mcp-url URL   a Streamable HTTP gateway (`kdapp mcp --http ...`) [embedded]\n"
         "  --mcp-cmd CMD   a stdio MCP gateway started with /bin/sh -c CMD [embedded]\n"
         "  --model M       the model llm players ask for\n"
-        "  --quiet         print only the result\n"
+        "  --quiet         print only the result (its gateway too: no notices, the log at error level)\n"
         "Ctrl-C stops after the turn in progress (a second one at once) and prints the command\n"
         "that resumes the game (exit 130); a game left at --max-moves prints it too.\n"
         "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",

@@ -679,10 +679,15 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
      * the keys that sit in its seats (kd_play_resume_find). */
     for (size_t i = 0; !o->grant && i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
         snprintf(grant + strlen(grant), sizeof grant - strlen(grant), "%sagent%zu", i ? "," : "", i + 1);
-    char *argv[] = {exe,       "mcp",
-                    "--data",  (char *)o->data_dir,
-                    "--keys",  (char *)o->keys_dir,
-                    "--grant", o->grant ? (char *)o->grant : grant,
+    char *argv[] = {exe,
+                    "mcp",
+                    "--data",
+                    (char *)o->data_dir,
+                    "--keys",
+                    (char *)o->keys_dir,
+                    "--grant",
+                    o->grant ? (char *)o->grant : grant,
+                    o->quiet ? "--quiet" : NULL,
                     NULL};
     if (!o->mcp_url && o->mcp_cmd) {
         co.command = o->mcp_cmd;
