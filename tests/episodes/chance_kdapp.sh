@@ -49,7 +49,7 @@ JSONL
 "$KDAPP" feed --data "$data" "$T/chance.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
 log=$("$KDAPP" log --data "$data")
 [ "$(grep -o bad_proof <<<"$log" | wc -l)" = 2 ] || fail "the log stores bad_proof for both cheats: $log"
-grep -q deadline_not_passed <<<"$log" || fail "the log stores deadline_not_passed"
+grep -q too_early <<<"$log" || fail "the log stores too_early"
 "$KDAPP" verify --data "$data" >/dev/null || fail "verify"
 for id in 1 2 3; do "$KDAPP" show --data "$data" --json $id >"$T/show$id.json"; done
 tr -d ' \n' <"$T/show3.json" | grep -q '"chips":1350,' || fail "episode 3: 990 + 10 x 36 after the claim: $(cat "$T/show3.json")"

@@ -59,7 +59,7 @@ JSONL
 "$KDAPP" feed --data "$data" "$T/dice.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
 log=$("$KDAPP" log --data "$data")
 [ "$(grep -c bad_proof <<<"$log")" = 2 ] || fail "the log stores bad_proof twice (a cheat, the B5 replay): $log"
-grep -q deadline_not_passed <<<"$log" || fail "the log stores the code deadline_not_passed"
+grep -q too_early <<<"$log" || fail "the log stores the code too_early"
 # B8: a hand-made creation with reveal_timeout 1 is refused by the rules
 # (not only by the JSON), naming the floor; the same with 100 is taken
 grep -q '\[2:bad_params\]' <<<"$log" || fail "B8: the log stores bad_params for it: $log"

@@ -104,7 +104,7 @@ Test(house, ask_reveal_claim_and_their_undo)
     cr_expect_eq(kd_house_claim(&h, 1, 300, &u, &rej), KD_ERR_RULE);
     cr_expect_str_eq(rej.code, "not_the_asker");
     cr_expect_eq(kd_house_claim(&h, 0, 299, &u, &rej), KD_ERR_RULE);
-    cr_expect_str_eq(rej.code, "deadline_not_passed");
+    cr_expect_str_eq(rej.code, "too_early");
     cr_expect_eq(kd_house_deadline(&h), 300);
     cr_assert_eq(kd_house_claim(&h, 0, 300, &u, &rej), KD_OK);
     expect_roundtrip(&h, &u);
