@@ -74,6 +74,9 @@ printf 'centre please\n1 1\n0 0\n0 1\n0 2\n1 0\n1 2\n2 0\n2 1\n2 2\n' >"$work/hu
     <"$work/human.in" >"$work/four.out" 2>"$work/four.err" || fail "human game exited with $?"
 grep -q 'that is not a move' "$work/four.out" || fail "four: the bad line was not answered"
 grep -q 'won after\|draw after' "$work/four.out" || fail "four: the classic game did not end"
+# a result at the tip is said as of its block, not as final (issue 41)
+grep -Eq '(won|draw) after [0-9]+ moves?.*, (as of block [0-9]+ \(not final yet|final at block [0-9]+)' "$work/four.out" ||
+    fail "four: the result does not say how final it is: $(grep 'after' "$work/four.out")"
 "$KDAPP" verify --data "$work/four.data" >"$work/four.verify.out" 2>&1 || fail "four: kdapp verify failed"
 
 # 5. through Streamable HTTP (--mcp-url) against `kdapp mcp --http` on a free port.

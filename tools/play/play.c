@@ -731,6 +731,13 @@ static void print_result(game *g, const char *digest)
         fprintf(out, "stopped at --max-moves %u, game in progress at %llu move%s", g->moves, moves, plural);
     if (g->moves != v->moves) /* a move is any command applied: a duty paid for a seat too */
         fprintf(out, " (%u chosen by the players in this run)", g->moves);
+    /* A result is final only beyond the finality depth: before that a reorg
+     * may still undo its last moves (a dice game's "draw after 12 moves"
+     * left at 9 of 12, in progress), so it is said as of its block. */
+    if (v->phase != KD_PHASE_IN_PROGRESS)
+        fprintf(out,
+                v->final ? ", final at block %llu" : ", as of block %llu (not final yet: a reorg may still undo it)",
+                (unsigned long long)v->height);
     fputc('\n', out);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
