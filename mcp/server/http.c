@@ -457,7 +457,9 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       auth != KD_HTTP_AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\""
                                                    : "Bearer realm=\"mcp\"",
-                      "Unauthorized: %s", kd_http_auth_problem(auth));
+                      "Unauthorized: %s: send a token kdapp mcp printed at start (\"grant NAMES token T\" for a seat, "
+                      "or KDAPP_MCP_TOKEN) as Authorization: Bearer T; this gateway does no OAuth",
+                      kd_http_auth_problem(auth));
         return 1;
     }
     kd_http_client_key_of(c, token, who);
