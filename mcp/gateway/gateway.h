@@ -33,15 +33,51 @@
 #include "mcp/server/http.h"
 #include "mcp/server/server.h"
 
+/* Who asked for a write, said with every payload the gateway submits, so
+ * that a chain whose transactions cost coins (`kdapp up --rpc`) pays only
+ * as it allows (tools/chain/spend.h is the chain's side; the devnet costs
+ * nothing and ignores it):
+ *
+ *   SESSION  a tool call: the keys of the session's grant, and the grant's
+ *            name, under which a funding wallet keeps its budget; a session
+ *            without a grant names neither, so no one's coins pay for it
+ *   DUTY     what the duties thread owes with one of its keys (a reveal, an
+ *            opening): that key, and the grant holding it, or "house:NAME"
+ *            for the house's own duties (in episodes it consented to: the
+ *            duties thread answers only commitments its key made)
+ */
+typedef enum {
+    KD_GATEWAY_SPEND_SESSION = 1,
+    KD_GATEWAY_SPEND_DUTY = 2,
+} kd_gateway_spend_kind;
+
+#define KD_GATEWAY_SPEND_KEYS 64
+#define KD_GATEWAY_GRANT_NAME_MAX 256
+
+typedef struct {
+    kd_gateway_spend_kind kind;
+    char grant[KD_GATEWAY_GRANT_NAME_MAX]; /* "" for none */
+    size_t n_keys;
+    kd_pubkey keys[KD_GATEWAY_SPEND_KEYS];
+} kd_gateway_spend;
+
 /* How the gateway reaches the chain (filled by the program: an in-process
  * devnet, or a client of a devnet daemon). Its functions are called from
  * the transports' threads, any number at once. */
 typedef struct {
-    /* Queues one payload; writes its tx id. Errors name themselves in why.
-     * KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it unknown whether
-     * the chain queued the payload; any other error means it did not. */
-    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                     size_t why_len);
+    /* Queues one payload asked for by `spend` (never NULL); writes its tx
+     * id. Errors name themselves in why. KD_ERR_DENIED: no wallet may pay
+     * for it (the sentence names the wallet and why). KD_ERR_TIMEOUT,
+     * KD_ERR_NET and KD_ERR_CLOSED leave it unknown whether the chain
+     * queued the payload; any other error means it did not. */
+    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                     uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
+    /* Sends a transaction the client built, signed and pays for itself (the
+     * node's JSON, NUL-terminated); writes its id. NULL when the chain takes
+     * none (then kdapp_submit_transaction is not offered). Errors as
+     * submit: KD_ERR_INVALID_ARG (not a transaction the chain can carry),
+     * KD_ERR_REJECTED (the node's words). */
+    kd_err (*submit_tx)(void *ctx, const char *json, uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
     /* Reverts the last `depth` blocks and re-includes their txs; NULL when
      * the chain cannot (then kdapp_simulate_reorg is not offered). Errors
      * as submit: KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it
@@ -72,6 +108,12 @@ typedef struct {
      * house's duties. No session signs with it unless a grant holds it.
      * NULL: no house. */
     const char *house;
+    /* The limits its operator sets on the house's terms (gateway_terms.c),
+     * each "[TYPE.]NAME=MAX" or "[TYPE.]NAME=MIN..MAX" over a type's
+     * declared defaults (kd_episode_type.house_terms): the house consents
+     * only to creations within them. Needs `house`. */
+    const char *const *house_limits;
+    size_t n_house_limits;
     kd_gateway_chain chain;
     uint32_t wait_ms; /* how long a write waits for its block [30000] */
     /* Test seam (KDAPP_TEST_DROP_SUMMARIES): drop every Nth block summary
@@ -87,10 +129,18 @@ typedef struct kd_gateway kd_gateway;
  * largest min_seats of the types) when the key directory has no keys.
  * Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys), KD_ERR_NOT_FOUND (a
  * grant or the house names a key that is not there), KD_ERR_INVALID_ARG
- * (no type, a bad grant), KD_ERR_PARSE (a type's schema is not JSON), with
- * `why`. */
+ * (no type, a bad grant, a bad house limit), KD_ERR_PARSE (a type's schema
+ * is not JSON), with `why`. */
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
+/* Checks the house limits kd_gateway_open would take (`limits`, n of them,
+ * kd_gateway_options.house_limits, with `house`) against `types` (NULL:
+ * the built-in types) without opening anything, so a program refuses them
+ * before it starts. Errors: KD_ERR_INVALID_ARG with a sentence in `why`
+ * naming the limit and what is wrong with it. Thread-safe. */
+kd_err kd_gateway_house_limits_check(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                                     char *why, size_t why_len) KD_WARN_UNUSED;
+
 /* The principal of grant `i` (opts->grants[i]), for a transport
  * (kd_mcp_stdio_options.principal, kd_mcp_http_token.principal); NULL when
  * there is no such grant. Valid while the gateway lives. */

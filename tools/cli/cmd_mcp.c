@@ -37,6 +37,7 @@
 #include "tools/chain/devnet_client.h"
 #include "tools/common/endpoints.h"
 #include "tools/chain/node.h"
+#include "tools/kaspa/kaspa_ledger.h"
 
 #define INSTRUCTIONS                                                                                    \
     "kdapp gateway: game episodes on a chain that can reorganise. Start a game with "                   \
@@ -47,9 +48,10 @@
 
 /* ------------------------------------------------------------- chains */
 
-static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
+    (void)spend; /* the devnet costs nothing */
     kd_err err = kd_devnet_submit(ctx, payload, len, tx_id);
     if (err)
         snprintf(why, why_len, "the devnet refused the transaction: %s", kd_err_str(err));
@@ -72,15 +74,33 @@ static kd_err devnet_reorg(void *ctx, uint32_t depth, json_t **report, char *why
     return err;
 }
 
-static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+/* The gateway's who-asked as the chain's (the same members: gateway.h,
+ * tools/chain/spend.h). */
+static void chain_spend_of(const kd_gateway_spend *g, kd_chain_spend *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = g->kind == KD_GATEWAY_SPEND_DUTY ? KD_SPEND_DUTY : KD_SPEND_SESSION;
+    snprintf(c->grant, sizeof c->grant, "%s", g->grant);
+    c->n_keys = g->n_keys < KD_SPEND_KEYS_MAX ? g->n_keys : KD_SPEND_KEYS_MAX;
+    memcpy(c->keys, g->keys, c->n_keys * sizeof c->keys[0]);
+}
+
+static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     kd_buf p = {.data = (uint8_t *)payload, .len = len, .cap = len};
     uint8_t ids[1][KD_HASH_LEN];
-    kd_err err = kd_devnet_client_submit(ctx, &p, 1, ids, NULL, NULL, why, why_len);
+    kd_chain_spend cs;
+    chain_spend_of(spend, &cs);
+    kd_err err = kd_devnet_client_submit_as(ctx, &p, 1, &cs, ids, NULL, NULL, why, why_len);
     if (!err)
         memcpy(tx_id, ids[0], KD_HASH_LEN);
     return err;
+}
+
+static kd_err client_submit_tx(void *ctx, const char *json, uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
+{
+    return kd_devnet_client_submit_tx(ctx, json, tx_id, NULL, why, why_len);
 }
 
 static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len)
@@ -89,6 +109,23 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
     kd_err err = kd_devnet_client_reorg(ctx, depth, 0.0, 0, &ans, why, why_len);
     *report = reorg_report(ans.reverted, ans.reincluded, ans.dropped, ans.height);
     return err;
+}
+
+/* Whether the chain at `url` takes transactions clients pay for themselves
+ * (`kdapp up --rpc`: a Kaspa node), asked once at start with a short
+ * timeout; never asked when its ipc:// socket is not there (a data
+ * directory held by `kdapp engine` alone has none). */
+static int chain_takes_transactions(const char *url)
+{
+    if (!strncmp(url, "ipc://", 6) && access(url + 6, F_OK) != 0)
+        return 0;
+    kd_devnet_client *probe = NULL;
+    kd_devnet_answer ans = {0};
+    char ignored[512];
+    int takes = kd_devnet_client_open(url, 2000, &probe, ignored, sizeof ignored) == KD_OK &&
+                kd_devnet_client_status(probe, &ans, ignored, sizeof ignored) == KD_OK && ans.takes_transactions;
+    kd_devnet_client_close(probe);
+    return takes;
 }
 
 /* ------------------------------------------------------------ options */
@@ -117,6 +154,7 @@ typedef struct {
     uint32_t block_ms, wait_ms;
     grant_list grants; /* --grant NAMES: the seats sessions may act for */
     const char *house; /* --house NAME: the key it plays the house with */
+    grant_list limits; /* --house-limit [TYPE.]NAME=MAX|MIN..MAX: what the house consents to */
     int quiet;         /* --quiet: no notice on stderr, the log at error level (unless KDAPP_LOG says) */
 } mcp_options;
 
@@ -171,11 +209,13 @@ static void usage(FILE *out, const void *ctx)
     (void)out;
     (void)ctx;
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
-          "                 [--grant NAME[,NAME...]]... [--house NAME]\n"
+          "                 [--grant NAME[,NAME...]]... [--house NAME [--house-limit [TYPE.]TERM=MAX|MIN..MAX]...]\n"
           "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N] [--quiet]\n"
           "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
           "  --house   the key this gateway plays the house with, for all comers\n"
+          "  --house-limit  a limit on a term the house consents to, over the type's default\n"
+          "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n"
           "  --quiet   no notices on stderr, and the log at error level unless KDAPP_LOG sets it\n",
           stderr);
 }
@@ -219,8 +259,9 @@ static char *join_grants(const grant_list *g)
     return out;
 }
 
-/* --grant NAME[,NAME...], repeatable (KD_OPT_CUSTOM). */
-static int add_grant(const char *text, void *value)
+/* A repeatable option into its list (KD_OPT_CUSTOM): --grant NAME[,NAME...],
+ * --house-limit SPEC. */
+static int add_spec(const char *text, void *value)
 {
     grant_list *g = value;
     if (g->n == MAX_GRANTS || !*text)
@@ -245,9 +286,14 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         {.name = "grant",
          .kind = KD_OPT_CUSTOM,
          .value = &o->grants,
-         .parse = add_grant,
+         .parse = add_spec,
          .use = "key names of --keys, comma-separated (at most 32 --grant options)"},
         {.name = "house", .kind = KD_OPT_STRING, .value = &o->house},
+        {.name = "house-limit",
+         .kind = KD_OPT_CUSTOM,
+         .value = &o->limits,
+         .parse = add_spec,
+         .use = "[TYPE.]TERM=MAX or [TYPE.]TERM=MIN..MAX (at most 32 --house-limit options)"},
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &o->quiet},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
@@ -282,6 +328,11 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         if (env_unsigned(e->name, e->min, e->max, e->what, e->dflt, (unsigned *)((char *)o + e->offset)) != 0)
             return KD_EXIT_USAGE;
     }
+    char why[800];
+    if (kd_gateway_house_limits_check(&cli->types, o->house, o->limits.specs, o->limits.n, why, sizeof why)) {
+        fprintf(stderr, "kdapp mcp: %s\n", why);
+        return KD_EXIT_USAGE;
+    }
     if (!o->http)
         return KD_EXIT_OK;
     if (split_http(o->http, o->http_addr, sizeof o->http_addr, &o->http_port) != 0) {
@@ -313,16 +364,36 @@ static void *wait_for_signal(void *arg)
     return NULL;
 }
 
-/* GET /metrics: the engine's metrics as stored with its last commit. */
-static kd_err engine_metrics_text(void *engine, kd_buf *out)
+/* What /metrics reads: the engine, and the data directory whose ledger of
+ * payments (tools/kaspa/kaspa_ledger.h, kept by `kdapp up --rpc`) it
+ * shows when there is one. */
+typedef struct {
+    kd_engine *engine;
+    const char *data_dir;
+} metrics_src;
+
+/* GET /metrics: the engine's metrics as stored with its last commit, and
+ * what the Kaspa writer's wallets paid. */
+static kd_err engine_metrics_text(void *ctx, kd_buf *out)
 {
+    const metrics_src *src = ctx;
     kd_metrics m;
     kd_read *rd;
-    kd_err err = kd_engine_read_begin(engine, &rd);
+    kd_err err = kd_engine_read_begin(src->engine, &rd);
     if (!err)
         err = kd_read_metrics(rd, &m);
     kd_engine_read_end(rd);
-    return err ? err : kd_metrics_prometheus(&m, kd_wall_ms(), out);
+    if (!err)
+        err = kd_metrics_prometheus(&m, kd_wall_ms(), out);
+    kd_kledger *l = err ? NULL : malloc(sizeof *l);
+    char why[600];
+    kd_err lerr = l ? kd_kledger_load_dir(src->data_dir, l, why, sizeof why) : KD_ERR_NOMEM;
+    if (!lerr)
+        err = kd_kledger_prometheus(l, kd_wall_ms(), out);
+    else if (l && lerr != KD_ERR_NOT_FOUND)
+        KD_LOG_W("mcp", "/metrics without the wallets' payments: %s", why);
+    free(l);
+    return err;
 }
 
 /* The gateway's view updates, broadcast on the page's event stream. */
@@ -353,7 +424,7 @@ static int make_tokens(const mcp_options *o, kd_gateway *gw, grant_tokens *t)
     return 0;
 }
 
-static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd_gateway *gw)
+static int serve(kd_mcp_server *srv, const mcp_options *o, metrics_src *msrc, kd_gateway *gw)
 {
     if (!o->http) {
         kd_mcp_stdio_options so = {
@@ -379,7 +450,7 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         .max_sessions_per_client = o->sessions_per_client,
         .max_event_streams_per_client = o->streams_per_client,
         .metrics = engine_metrics_text,
-        .metrics_ctx = engine,
+        .metrics_ctx = msrc,
         .page = kd_gateway_page,
         .page_ctx = gw,
         .events_path = KD_GATEWAY_EVENTS_PATH,
@@ -466,14 +537,16 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         .grants = o.http ? o.grants.specs : stdio_grants,
         .n_grants = o.http ? o.grants.n : o.grants.n > 0,
         .house = o.house,
+        .house_limits = o.limits.specs,
+        .n_house_limits = o.limits.n,
     };
     kd_err err = KD_ERR_LOCKED;
     if (!o.views_url) {
-        kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};
+        kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish, .chain = KD_CHAIN_LOCAL};
         err = kd_node_start(&node, cli, &no, why, sizeof why);
         if (err && err != KD_ERR_LOCKED) {
             fprintf(stderr, "kdapp mcp: %s\n", why);
-            return KD_EXIT_FAIL;
+            return err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         }
     }
     if (!err) { /* embedded */
@@ -501,6 +574,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         go.engine = reader;
         go.views_url = o.views_url ? o.views_url : ep.publish;
         go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
+        if (chain_takes_transactions(devnet))
+            go.chain.submit_tx = client_submit_tx;
         fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
                 devnet);
     }
@@ -532,7 +607,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
                 "kdapp mcp: made new keys %s in %s, which held no key (a directory named by mistake? "
                 "--keys DIR or KDAPP_KEYS names yours)\n",
                 kd_gateway_made_keys(gw), cli->keys_dir);
-    rc = serve(srv, &o, go.engine, gw);
+    metrics_src msrc = {.engine = go.engine, .data_dir = cli->data_dir};
+    rc = serve(srv, &o, &msrc, gw);
     kd_gateway_close(gw);
     kd_mcp_server_free(srv);
 done:

@@ -89,7 +89,8 @@ static void hex_of(const uint8_t h[KD_HASH_LEN], char out[2 * KD_HASH_LEN + 1]) 
 
 static int permanent(kd_err err)
 {
-    return err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE || err == KD_ERR_INVALID_ARG || err == KD_ERR_UNSUPPORTED;
+    return err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE || err == KD_ERR_INVALID_ARG || err == KD_ERR_UNSUPPORTED ||
+           err == KD_ERR_WRONG_CHAIN;
 }
 
 /* Sends until the engine answers (re-sends are idempotent: accepts by
@@ -496,6 +497,19 @@ static kd_err catch_up(kd_listener *l, char *why, size_t why_len)
         json_decref(res);
         if (err)
             return err;
+        uint64_t finality = l->o.finality_depth ? l->o.finality_depth : KD_KASPA_FINALITY_DEPTH;
+        if (ch.n_removed > finality) {
+            char first[2 * KD_HASH_LEN + 1];
+            hex_of(ch.removed[ch.n_removed - 1], first);
+            snprintf(why, why_len,
+                     "the node reports a reorg of %zu chain blocks (back to %s), deeper than the finality depth of "
+                     "%llu blocks: the engine cannot revert past finality, so nothing of it was applied. A node "
+                     "never reorganises past Kaspa's finality (%u chain blocks); check the node, or follow it into a "
+                     "new data directory (a re-sync)",
+                     ch.n_removed, first, (unsigned long long)finality, KD_KASPA_FINALITY_DEPTH);
+            kd_kaspa_chain_fini(&ch);
+            return KD_ERR_BEYOND_FINALITY;
+        }
         size_t n = ch.n_removed + ch.n_added;
         if (n == 0) {
             kd_kaspa_chain_fini(&ch);
@@ -594,7 +608,7 @@ static int fatal(kd_err err)
 {
     return err == KD_ERR_INVALID_ARG || err == KD_ERR_NOMEM || err == KD_ERR_BEYOND_FINALITY || err == KD_ERR_NOT_TIP ||
            err == KD_ERR_UNKNOWN_BLOCK || err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE ||
-           err == KD_ERR_UNSUPPORTED || err == KD_ERR_BAD_HASH;
+           err == KD_ERR_UNSUPPORTED || err == KD_ERR_BAD_HASH || err == KD_ERR_WRONG_CHAIN;
 }
 
 kd_err kd_listener_run(kd_listener *l, char *why, size_t why_len)
