@@ -300,6 +300,8 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     return KD_OK;
 }
 
+const char *kd_gateway_made_keys(const kd_gateway *gw) { return gw->made_keys; }
+
 json_t *kd_gw_summary_json(const kd_episode_view *v)
 {
     /* the members of the type's view a listing shows, when it has them */

@@ -64,6 +64,7 @@ struct kd_gateway {
     json_t *command_schema[KD_TYPES_MAX]; /* and its command_schema */
     char views_url[512];
     char keys_dir[4096];
+    char made_keys[KD_GW_MAX_AGENTS * 12]; /* the agent keys made at open ("agent1, agent2"), else "" */
     kd_mcp_server *srv;
     nng_socket sub;
     kd_nng_redialer *views_dialer; /* keeps dialing the views when NNG 1.5.2 gives up */

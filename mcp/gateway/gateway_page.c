@@ -9,7 +9,8 @@
  *   /episodes/{id}        episode.html: one episode (its script reads the id)
  *   /<file>               a built-in file: /app.js, /types/<type>.js, ...
  *   /api/episodes         {"episodes": [listing...]}              (token)
- *   /api/episodes/{id}    {"view", "text", "renderer", "audit"}   (token)
+ *   /api/episodes/{id}    {"view", "text", "renderer", "audit", "title",
+ *                         "rules": the type's title and summary}   (token)
  *   /api/episodes/{id}/audit {"audit", "text"}: kdapp audit of a game
  *                         that draws (handlers/audit.h; "audit" in the
  *                         episode's JSON names it, null for the others);
@@ -130,10 +131,12 @@ json_t *kd_gw_page_episode_json(const kd_episode_view *v)
     char audit[64];
     snprintf(audit, sizeof audit, API_ONE "%u" API_AUDIT, (unsigned)v->episode_id);
     int draws = v->type && v->type->draw_of;
-    json_t *j = json_pack("{s:o, s:s%, s:o, s:o}", "view", kd_episode_view_json(v), "text",
+    json_t *j = json_pack("{s:o, s:s%, s:o, s:o, s:o, s:o}", "view", kd_episode_view_json(v), "text",
                           text.data ? (const char *)text.data : "", text.len, "renderer",
                           kd_web_asset_find(renderer) ? json_string(renderer) : json_null(), "audit",
-                          draws ? json_string(audit) : json_null());
+                          draws ? json_string(audit) : json_null(), "title",
+                          v->type ? json_string(v->type->title) : json_null(), "rules",
+                          v->type && v->type->summary ? json_string(v->type->summary) : json_null());
     kd_buf_fini(&text);
     return j;
 }

@@ -156,20 +156,20 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
     return rc;
 }
 
-/* The STATUS, MOVES and MODE columns of `kdapp list`, from the type's view
- * members "status", "move_count" and "cap" where it has them ("-", 0, "-"
- * otherwise; the phase when it has no status). */
+/* The STATUS, MOVES and MODE columns of `kdapp list`: the type's view
+ * members "status" and "cap" where it has them ("-" otherwise; the phase
+ * when it has no status), and the move counter (every command applied). */
 static void list_columns(const kd_episode_view *v, char *status, size_t status_len, unsigned *moves, char *mode,
                          size_t mode_len)
 {
     json_t *own = v->type && v->view.len ? v->type->view_json(v->view.data, v->view.len) : NULL;
-    json_t *st = json_object_get(own, "status"), *mc = json_object_get(own, "move_count");
+    json_t *st = json_object_get(own, "status");
     json_t *cap = json_object_get(own, "cap");
     snprintf(status, status_len, "%s",
              json_is_string(st) ? json_string_value(st)
              : own              ? kd_game_phase_name(v->status.phase)
                                 : "-");
-    *moves = json_is_integer(mc) ? (unsigned)json_integer_value(mc) : 0;
+    *moves = (unsigned)v->moves; /* the move counter, for every type */
     if (json_is_integer(cap))
         snprintf(mode, mode_len, "stress %u", (unsigned)json_integer_value(cap));
     else
