@@ -323,6 +323,8 @@ Test(holdem, missing_card_is_caught_at_the_check)
     cr_expect_eq(g.state.cheats, 1u);
     cr_expect_eq(g.state.winner, 1);
     cr_expect_eq(g.state.end, KD_HM_END_CHEAT);
+    cr_expect_eq(kd_holdem_type.seat_result(&g.state, 0), KD_RESULT_CHEAT, "ratings count the cheat as a loss");
+    cr_expect_eq(kd_holdem_type.seat_result(&g.state, 1), KD_RESULT_WIN);
     if (pot)
         cr_expect_eq(g.state.last_won[1], pot, "the honest seat takes the whole pot");
     else
