@@ -46,7 +46,7 @@
 /* ------------------------------------------------------------ accepting */
 
 static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
-                           const ProtobufCBinaryData *override, int trusted_sig, kd_tx_result *r, kd_buf *effective)
+                           const ProtobufCBinaryData *override, unsigned trust, kd_tx_result *r, kd_buf *effective)
 {
     kd_txn_episode *ep = NULL;
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
@@ -54,7 +54,7 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
         return err;
     kd_participants parts;
     const kd_registry_entry *type =
-        kd_rules_check_create(c->engine->registry, em, err == KD_OK, trusted_sig, &parts, r);
+        kd_rules_check_create(c->engine->registry, c->engine->chain, em, err == KD_OK, trust, &parts, r);
     if (!type)
         return KD_OK;
     if ((err = kd_txn_add(c, em->episode_id, type, &ep)))
@@ -144,29 +144,29 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
 typedef struct {
     kd_txn *c;
     const ProtobufCBinaryData *override;
-    int trusted_sig;
+    unsigned trust; /* KD_RULES_TRUSTED, KD_RULES_LEGACY (rules.h) */
     kd_buf *effective;
 } apply_ctx;
 
 static kd_err on_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
     apply_ctx *a = ctx;
-    return apply_create(a->c, em, meta, a->override, a->trusted_sig, r, a->effective);
+    return apply_create(a->c, em, meta, a->override, a->trust, r, a->effective);
 }
 
 static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
     apply_ctx *a = ctx;
-    return apply_command(a->c, em, meta, a->trusted_sig, r);
+    return apply_command(a->c, em, meta, (a->trust & KD_RULES_TRUSTED) != 0, r);
 }
 
 /* Applies one transaction; rejections go into `r`, only storage failures
  * are returned. */
 static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, const ProtobufCBinaryData *override,
-                       int trusted_sig, kd_tx_result *r, kd_buf *effective)
+                       unsigned trust, kd_tx_result *r, kd_buf *effective)
 {
     static const kd_rules_handlers handlers = {.create = on_create, .command = on_command};
-    apply_ctx a = {.c = c, .override = override, .trusted_sig = trusted_sig, .effective = effective};
+    apply_ctx a = {.c = c, .override = override, .trust = trust, .effective = effective};
     return kd_rules_run_tx(ba, index, &handlers, &a, r);
 }
 
@@ -339,8 +339,12 @@ static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *re
     return NULL;
 }
 
-/* Whether a replay may trust its log's signature verdict on tx i (a
- * command's signature, a creation's consents): a tx recorded as applied,
+/* How far a replay may trust its log on tx i (rules.h): KD_RULES_LEGACY
+ * for a tx recorded as applied (a creation made before consents named
+ * their chain verifies with its v1 consent), and KD_RULES_TRUSTED when
+ * `kdapp replay` trusts the signature verdicts (kd_engine_trust_replayed_
+ * signatures) and the log's verdict on tx i may be trusted (a command's
+ * signature, a creation's consents): a tx recorded as applied,
  * or rejected by a rule checked after the signatures, which the same state
  * refuses again the same way. A verdict on the signatures themselves is
  * never trusted: skipping the check would apply what was refused.
@@ -353,21 +357,24 @@ static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *re
  * and the state are the same); or as stale_command, when the rules would
  * have taken it: that verdict is on the signature, and is never trusted
  * (skipped, the command would apply). */
-static int replay_trusts_signature(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
+static unsigned replay_trust(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
 {
-    if (!replay || !e->trust_replayed_signatures || i >= replay->n_txs)
+    if (!replay || i >= replay->n_txs)
         return 0;
     const Kdapp__Store__TxOutcome *o = replay->txs[i];
+    unsigned legacy = o->applied ? KD_RULES_LEGACY : 0;
+    if (!e->trust_replayed_signatures)
+        return legacy;
     static const kd_err untrusted[] = {
         KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY, KD_ERR_UNKNOWN_EPISODE,
         KD_ERR_DECODE,        KD_ERR_NO_CONSENT, KD_ERR_STALE_COMMAND,
     };
     if (o->applied)
-        return 1;
+        return legacy | KD_RULES_TRUSTED;
     for (size_t k = 0; k < sizeof untrusted / sizeof untrusted[0]; k++)
         if (strcmp(o->error_code, kd_err_code(untrusted[k])) == 0)
             return 0;
-    return 1;
+    return KD_RULES_TRUSTED;
 }
 
 /* Step 2. Runs every tx of the block in order: res->txs gets each one's
@@ -383,8 +390,8 @@ static kd_err run_txs(kd_txn *c, const Kdapp__BlockAccepted *ba, const Kdapp__St
     kd_err err = tx_outcomes_alloc(out, ba->n_txs);
     for (size_t i = 0; i < ba->n_txs && !err; i++) {
         const kd_tx_result *r = &res->txs[i];
-        if ((err = apply_tx(c, ba, i, replay_params(replay, i), replay_trusts_signature(c->engine, replay, i),
-                            &res->txs[i], &out->effective[i])))
+        if ((err = apply_tx(c, ba, i, replay_params(replay, i), replay_trust(c->engine, replay, i), &res->txs[i],
+                            &out->effective[i])))
             break;
         Kdapp__Store__TxOutcome o = KDAPP__STORE__TX_OUTCOME__INIT;
         o.applied = r->applied;

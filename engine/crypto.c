@@ -91,8 +91,27 @@ void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *com
     EVP_MD_CTX_free(md);
 }
 
-void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_participants *parts, const uint8_t *params,
-                        size_t params_len, uint8_t out[KD_HASH_LEN])
+void kd_bound_digest_begin(kd_sha256_ctx *sha, const char *domain, const char *chain, uint32_t episode_id,
+                           const char *type_name)
+{
+    const char *type = type_name ? type_name : "";
+    size_t clen = chain ? strlen(chain) : 0;
+    uint8_t id[4], n = (uint8_t)(clen > 255 ? 255 : clen), zero = 0;
+    kd_put_u32be(id, episode_id);
+    kd_sha256_update(sha, domain, strlen(domain));
+    kd_sha256_update(sha, &n, 1);
+    if (n)
+        kd_sha256_update(sha, chain, n);
+    kd_sha256_update(sha, id, sizeof id);
+    kd_sha256_update(sha, type, strlen(type));
+    kd_sha256_update(sha, &zero, 1);
+}
+
+/* The creation digest after its head (the domain, and in v2 the chain):
+ * id, type, participants, params. */
+static void creation_digest(int v1, const char *chain, uint32_t episode_id, const char *type_name,
+                            const kd_participants *parts, const uint8_t *params, size_t params_len,
+                            uint8_t out[KD_HASH_LEN])
 {
     const char *type = type_name ? type_name : "";
     size_t count = parts->count < KD_MAX_PARTICIPANTS ? parts->count : KD_MAX_PARTICIPANTS;
@@ -105,10 +124,14 @@ void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_par
         kd_sha256_fini(&sha);
         return;
     }
-    kd_sha256_update(&sha, KD_CREATION_DOMAIN, sizeof KD_CREATION_DOMAIN - 1);
-    kd_sha256_update(&sha, id, sizeof id);
-    kd_sha256_update(&sha, type, strlen(type));
-    kd_sha256_update(&sha, &zero, 1);
+    if (v1) {
+        kd_sha256_update(&sha, KD_CREATION_DOMAIN_V1, sizeof KD_CREATION_DOMAIN_V1 - 1);
+        kd_sha256_update(&sha, id, sizeof id);
+        kd_sha256_update(&sha, type, strlen(type));
+        kd_sha256_update(&sha, &zero, 1);
+    } else {
+        kd_bound_digest_begin(&sha, KD_CREATION_DOMAIN, chain, episode_id, type);
+    }
     kd_sha256_update(&sha, &n, 1);
     for (size_t i = 0; i < count; i++)
         kd_sha256_update(&sha, parts->keys[i].bytes, KD_PUBKEY_LEN);
@@ -117,6 +140,18 @@ void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_par
         kd_sha256_update(&sha, params, params_len);
     kd_sha256_final(&sha, out);
     kd_sha256_fini(&sha);
+}
+
+void kd_creation_digest(const char *chain, uint32_t episode_id, const char *type_name, const kd_participants *parts,
+                        const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN])
+{
+    creation_digest(0, chain, episode_id, type_name, parts, params, params_len, out);
+}
+
+void kd_creation_digest_v1(uint32_t episode_id, const char *type_name, const kd_participants *parts,
+                           const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN])
+{
+    creation_digest(1, NULL, episode_id, type_name, parts, params, params_len, out);
 }
 
 /* Parsed public keys, per thread. Parsing a compressed key costs a square

@@ -24,14 +24,29 @@
  * consent_seats: the house of a chance game decides its own terms) carries
  * each such seat's signature over the creation digest
  *
- *     SHA-256( "kdapp/new-episode/v1" || episode_id (u32 BE) || type_name ||
- *              0x00 || participant count (u8) || each 33-byte key ||
+ *     SHA-256( "kdapp/new-episode/v2" || chain length (u8) || chain ||
+ *              episode_id (u32 BE) || type_name || 0x00 ||
+ *              participant count (u8) || each 33-byte key ||
  *              params_len (u32 BE) || params )
  *
  * with the params as sent in the NewEpisode (not the effective params the
- * type resolves them to), so a seat signs exactly the bytes it was shown.
- * The separate domain tag keeps a consent from ever being taken for a
- * command signature, and the reverse.
+ * type resolves them to), so a seat signs exactly the bytes it was shown,
+ * and `chain` the name of the chain the creation is for (engine/chain.h:
+ * "kaspa:testnet-10", "local:<store id>"), so a consent verifies on that
+ * chain only: copied into a store of another chain, the creation is
+ * refused. The episode id makes it good for one episode only. The
+ * separate domain tag keeps a consent from ever being taken for a command
+ * signature, and the reverse.
+ *
+ * Version 1 ("kdapp/new-episode/v1", the same without the chain) named no
+ * chain. A new creation with a v1 consent is refused; a v1 consent is
+ * still verified where a replayed log recorded its creation as applied
+ * (rules.h), so logs written before v2 replay unchanged.
+ *
+ * Every digest that binds keys to an episode on a chain (a creation's
+ * consent; a seat's join to come) starts the same way, through
+ * kd_bound_digest_begin: its domain tag, then the chain, the episode id and
+ * the type.
  *
  * Verification uses libsecp256k1's static context and is thread-safe.
  */
@@ -44,8 +59,9 @@
 #include "engine/episode.h"
 
 #define KD_COMMAND_DOMAIN "kdapp/command/v1"
-#define KD_CREATION_DOMAIN "kdapp/new-episode/v1"
-#define KD_STALE_WINDOW 4 /* earlier counters a stale signature is recognised at */
+#define KD_CREATION_DOMAIN "kdapp/new-episode/v2"
+#define KD_CREATION_DOMAIN_V1 "kdapp/new-episode/v1" /* replay of logs written before v2 only */
+#define KD_STALE_WINDOW 4                            /* earlier counters a stale signature is recognised at */
 #define KD_SIG_COMPACT_LEN 64
 #define KD_SIG_MAX_LEN 72
 #define KD_KEY_NAME_MAX 64
@@ -75,10 +91,22 @@ void kd_sha256_fini(kd_sha256_ctx *ctx);
 void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *command, size_t len,
                        uint8_t out[KD_HASH_LEN]);
 
-/* The digest a participant signs to consent to a creation (see above).
- * `type_name` NULL is taken as "". */
-void kd_creation_digest(uint32_t episode_id, const char *type_name, const kd_participants *parts, const uint8_t *params,
-                        size_t params_len, uint8_t out[KD_HASH_LEN]);
+/* Starts `sha` (kd_sha256_init'ed by the caller) on a digest that binds
+ * keys to episode `episode_id` of type `type_name` on chain `chain`:
+ * domain || chain length (u8) || chain || episode_id (u32 BE) || type_name
+ * || 0x00. NULL `chain` or `type_name` is taken as "". The caller adds
+ * what it binds (a creation: the participants and the params) and ends
+ * the digest. */
+void kd_bound_digest_begin(kd_sha256_ctx *sha, const char *domain, const char *chain, uint32_t episode_id,
+                           const char *type_name);
+/* The digest a participant signs to consent to a creation on `chain` (see
+ * above). `type_name` NULL is taken as "". */
+void kd_creation_digest(const char *chain, uint32_t episode_id, const char *type_name, const kd_participants *parts,
+                        const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN]);
+/* The digest of version 1 (no chain): only to verify the consents of a
+ * replayed log entry that recorded its creation as applied. */
+void kd_creation_digest_v1(uint32_t episode_id, const char *type_name, const kd_participants *parts,
+                           const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN]);
 
 /* Checks that `pubkey` is a valid compressed secp256k1 key.
  * Errors: KD_ERR_BAD_PUBKEY. */

@@ -120,8 +120,8 @@ static kd_err run_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_bl
     if (err)
         return err;
     kd_participants parts;
-    const kd_registry_entry *type =
-        kd_rules_check_create(kd_engine_registry(run->engine), em, ep->exists, 0, &parts, r);
+    const kd_registry_entry *type = kd_rules_check_create(kd_engine_registry(run->engine), kd_engine_chain(run->engine),
+                                                          em, ep->exists, 0, &parts, r);
     if (!type)
         return KD_OK;
     void *state = calloc(1, type->ops->state_size);

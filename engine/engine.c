@@ -114,9 +114,73 @@ static kd_err read_store_id(MDB_txn *txn, const kd_store *s, uint8_t out[KD_STOR
     return KD_OK;
 }
 
-/* Checks (or, for a new store, writes) the schema version, the store id
- * and the settings. */
-static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, size_t why_len)
+/* The chain the store follows (chain.h) into engine->chain: written when
+ * the store is new (`want` when it names a chain, else the store's own
+ * local chain); read, and checked against `want`, when it exists. A store
+ * made before chains were named has none: it reads as its own local
+ * chain, and a writable open naming a chain adopts that one (its log has
+ * only v1 consents, which name no chain). */
+static kd_err meta_chain(kd_engine *engine, MDB_txn *txn, const char *want, int created, char *why, size_t why_len)
+{
+    kd_store *s = &engine->store;
+    MDB_val k = kd_val(KD_META_CHAIN, strlen(KD_META_CHAIN)), v;
+    int named = want && want[0] && strcmp(want, KD_CHAIN_LOCAL) != 0;
+    int rc = created ? MDB_NOTFOUND : mdb_get(txn, s->meta, &k, &v);
+    if (rc && rc != MDB_NOTFOUND)
+        return kd_store_err(rc, "read chain");
+    if (rc == 0) {
+        if (v.mv_size == 0 || v.mv_size >= KD_CHAIN_MAX) {
+            snprintf(why, why_len, "data directory %s has no valid chain name (%zu bytes): it is damaged", s->dir,
+                     v.mv_size);
+            return KD_ERR_STORE;
+        }
+        memcpy(engine->chain, v.mv_data, v.mv_size);
+        engine->chain[v.mv_size] = '\0';
+        if (!kd_chain_valid(engine->chain)) {
+            snprintf(why, why_len, "data directory %s names no valid chain ('%s'): it is damaged", s->dir,
+                     engine->chain);
+            return KD_ERR_STORE;
+        }
+    } else if (named && !s->read_only) {
+        snprintf(engine->chain, sizeof engine->chain, "%s", want);
+        if (!created)
+            KD_LOG_I("engine", "data directory %s names no chain (made before chains were named): it follows %s now",
+                     s->dir, want);
+    } else {
+        kd_chain_local(engine->store_id, engine->chain);
+        if (!created && !kd_chain_matches(engine->chain, want)) {
+            snprintf(why, why_len,
+                     "data directory %s names no chain (made before chains were named), and read-only it reads as "
+                     "%s, not %s",
+                     s->dir, engine->chain, want);
+            return KD_ERR_SETTINGS;
+        }
+        if (!created)
+            return KD_OK; /* read as local, written only once an open names a chain */
+    }
+    if (rc == MDB_NOTFOUND) {
+        MDB_val cv = kd_val(engine->chain, strlen(engine->chain));
+        return kd_store_err(mdb_put(txn, s->meta, &k, &cv, 0), "write chain");
+    }
+    if (!kd_chain_matches(engine->chain, want)) {
+        if (strcmp(want, KD_CHAIN_LOCAL) == 0)
+            snprintf(why, why_len,
+                     "data directory %s follows chain %s, not a local chain (a devnet's): a store follows one chain, "
+                     "so give the devnet a new data directory",
+                     s->dir, engine->chain);
+        else
+            snprintf(why, why_len,
+                     "data directory %s follows chain %s, not %s: a store follows one chain (use a new data "
+                     "directory for %s)",
+                     s->dir, engine->chain, want, want);
+        return KD_ERR_SETTINGS;
+    }
+    return KD_OK;
+}
+
+/* Checks (or, for a new store, writes) the schema version, the store id,
+ * the settings and the chain. */
+static kd_err check_meta(kd_engine *engine, uint64_t want_finality, const char *want_chain, char *why, size_t why_len)
 {
     kd_store *s = &engine->store;
     MDB_txn *txn = NULL;
@@ -187,6 +251,8 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, char *why, s
         goto fail;
     }
     engine->finality = finality;
+    if ((err = meta_chain(engine, txn, want_chain, !has_schema, why, why_len)))
+        goto fail;
     if ((err = kd_engine_meta_tip(engine, txn, &engine->tip, &engine->next_seq)))
         goto fail;
     if ((err = kd_engine_meta_metrics(engine, txn, &engine->metrics)))
@@ -216,6 +282,8 @@ kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why,
         snprintf(why, why_len, "engine options need a data directory and a registry");
         return KD_ERR_INVALID_ARG;
     }
+    if ((err = kd_chain_check(opts->chain, why, why_len)))
+        return err;
     kd_engine *engine = calloc(1, sizeof *engine);
     if (!engine)
         return KD_ERR_NOMEM;
@@ -245,7 +313,7 @@ kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why,
     };
     if ((err = kd_store_open(&engine->store, &so, why, why_len)))
         goto fail;
-    if ((err = check_meta(engine, opts->finality_depth, why, why_len)))
+    if ((err = check_meta(engine, opts->finality_depth, opts->chain, why, why_len)))
         goto fail;
     *out = engine;
     return KD_OK;
@@ -284,3 +352,5 @@ kd_err kd_engine_store_id(kd_engine *e, uint8_t out[KD_STORE_ID_LEN])
     memcpy(out, e->store_id, KD_STORE_ID_LEN);
     return KD_OK;
 }
+
+const char *kd_engine_chain(const kd_engine *e) { return e->chain; }

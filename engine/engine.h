@@ -47,11 +47,19 @@ typedef struct {
     kd_durability durability;
     size_t map_size;     /* initial map; 0: default (256 MiB) */
     size_t max_map_size; /* the map grows up to this; 0: default (1 TiB) */
+    /* The chain the store follows (engine/chain.h): a chain name (a new
+     * store follows it; an existing one must, or the open is refused
+     * with KD_ERR_SETTINGS), "local" (any local chain; a new store: its
+     * own), or NULL (whatever the store follows; a new store: its own
+     * local chain). */
+    const char *chain;
 } kd_engine_options;
 
 /* Opens the engine on a data directory (creating it unless read-only).
- * Errors: KD_ERR_LOCKED, KD_ERR_SCHEMA, KD_ERR_SETTINGS, KD_ERR_NOT_FOUND,
- * KD_ERR_IO, KD_ERR_STORE, KD_ERR_NOMEM; `why` gets a sentence. */
+ * Errors: KD_ERR_LOCKED, KD_ERR_SCHEMA, KD_ERR_SETTINGS (another finality
+ * depth or chain), KD_ERR_NOT_FOUND, KD_ERR_INVALID_ARG (opts->chain is
+ * not a chain name), KD_ERR_IO, KD_ERR_STORE, KD_ERR_NOMEM; `why` gets a
+ * sentence. */
 kd_err kd_engine_open(const kd_engine_options *opts, kd_engine **out, char *why, size_t why_len) KD_WARN_UNUSED;
 /* Closes; accepts NULL. */
 void kd_engine_close(kd_engine *engine);
@@ -333,6 +341,20 @@ const char *kd_engine_dir(const kd_engine *engine);
  * is open; it takes no lock and no transaction.
  */
 kd_err kd_engine_store_id(kd_engine *e, uint8_t out[KD_STORE_ID_LEN]) KD_WARN_UNUSED;
+
+/*
+ * The chain the store follows (engine/chain.h): "kaspa:<network id>" or
+ * "local:<store id>", fixed when the store was created (kd_engine_options.
+ * chain) and kept in meta ("chain"); a store made before chains were
+ * named reads as the local chain of its own store id until an open names
+ * one. What every consent to a creation in this store must sign
+ * (kd_consent_sign): the gateway, block scripts and `kdapp submit` sign
+ * for it. `kdapp replay` and `kdapp verify` carry it to the new store.
+ *
+ * The string lives as long as the engine. Any thread, any time while the
+ * engine is open; no lock, no transaction.
+ */
+const char *kd_engine_chain(const kd_engine *e);
 
 /* ----------------------------------------------------------------- dry run */
 

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "engine/chain.h"
 #include "engine/crypto.h"
 #include "engine/engine.h"
 #include "engine/metrics.h"
@@ -17,6 +18,7 @@
 /* meta keys */
 #define KD_META_SCHEMA "schema"
 #define KD_META_STORE_ID "store_id"
+#define KD_META_CHAIN "chain"
 #define KD_META_FINALITY "finality"
 #define KD_META_TIP "tip"
 #define KD_META_HEIGHT "height"
@@ -29,6 +31,7 @@ struct kd_engine {
     const kd_registry *registry;
     uint64_t finality;
     uint8_t store_id[KD_STORE_ID_LEN]; /* read (or made) at open; never changes */
+    char chain[KD_CHAIN_MAX];          /* the chain it follows (chain.h); set at open, never changes */
     kd_commit_fn listener;
     void *listener_ctx;
     /* Writer's view of meta, loaded at open and updated after each commit. */

@@ -74,6 +74,7 @@
     X(UNSUPPORTED, "unsupported", "not supported")                                                                \
     X(INTERNAL, "internal", "internal error")                                                                     \
     X(NO_CONSENT, "no_consent", "a seat whose consent the episode type requires did not sign the creation")       \
+    X(WRONG_CHAIN, "wrong_chain", "the request is for another chain than the store follows")                      \
     X(STALE_COMMAND, "stale_command", "the command was signed for an earlier move of the episode: sign it again") \
     X(DENIED, "denied", "the caller is not granted that key or seat")                                             \
     X(INSUFFICIENT_FUNDS, "insufficient_funds", "the wallet's coins do not cover the transaction and its fee")    \

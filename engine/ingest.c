@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/chain.h"
 #include "engine/logger.h"
 #include "engine/sigcheck.h"
 #include "kdapp.pb-c.h"
@@ -78,6 +79,7 @@ static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t
     reply.error_code = (char *)(req_err ? kd_err_code(req_err) : "");
     reply.error = (char *)(req_err ? req_detail : "");
     reply.dry_run = dry;
+    reply.chain = (char *)kd_engine_chain(engine);
     size_t n = kdapp__ingest_reply__get_packed_size(&reply);
     if ((err = kd_buf_reserve(out, n)))
         goto done;
@@ -337,6 +339,17 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     kd_buf msg;
     kd_buf_init(&msg);
     size_t done_count = 0;
+    if (!kd_chain_matches(kd_engine_chain(engine), req->chain)) {
+        /* A feeder of another chain: nothing of it may reach this store
+         * (its consents would not verify, its blocks are not this chain's). */
+        char wrong[400];
+        snprintf(wrong, sizeof wrong,
+                 "the store follows chain %.63s, not %.63s: feed that chain to a store of its own "
+                 "(kdapp engine --chain %.63s --data NEWDIR)",
+                 kd_engine_chain(engine), req->chain, req->chain);
+        err = pack_reply(engine, NULL, 0, KD_ERR_WRONG_CHAIN, wrong, NULL, reply);
+        goto done;
+    }
     if (req->dry_run) {
         err = handle_dry_run(engine, req, reply);
         goto done;
@@ -406,10 +419,11 @@ done:
 
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out)
 {
-    return kd_ingest_request_pack_source(msgs, count, 0, out);
+    return kd_ingest_request_pack_source(msgs, count, 0, NULL, out);
 }
 
-kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms, kd_buf *out)
+kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms, const char *chain,
+                                     kd_buf *out)
 {
     Kdapp__EngineMsg **ptrs = calloc(count ? count : 1, sizeof *ptrs);
     kd_err err = KD_ERR_NOMEM;
@@ -427,6 +441,8 @@ kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t 
     req.n_msgs = count;
     req.msgs = ptrs;
     req.source_tip_time_ms = source_tip_time_ms;
+    if (chain && chain[0])
+        req.chain = (char *)chain;
     size_t n = kdapp__ingest_request__get_packed_size(&req);
     if ((err = kd_buf_reserve(out, n)))
         goto done;
@@ -439,7 +455,7 @@ done:
     return err;
 }
 
-kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, kd_buf *out)
+kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, const char *chain, kd_buf *out)
 {
     if (n > KD_DRYRUN_MAX_EPISODES)
         return KD_ERR_INVALID_ARG;
@@ -455,6 +471,8 @@ kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, siz
     dr.episodes = (uint32_t *)episodes;
     Kdapp__IngestRequest req = KDAPP__INGEST_REQUEST__INIT;
     req.dry_run = &dr;
+    if (chain && chain[0])
+        req.chain = (char *)chain;
     size_t len = kdapp__ingest_request__get_packed_size(&req);
     kd_err err = kd_buf_reserve(out, len);
     if (!err) {
@@ -552,6 +570,8 @@ kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply 
     copy_hash(out->tip.digest, &rep->digest);
     out->err = rep->error_code && *rep->error_code ? kd_err_from_code(rep->error_code) : KD_OK;
     snprintf(out->detail, sizeof out->detail, "%s", rep->error ? rep->error : "");
+    if (rep->chain && kd_chain_valid(rep->chain))
+        snprintf(out->chain, sizeof out->chain, "%s", rep->chain);
     err = KD_OK;
 done:
     kdapp__ingest_reply__free_unpacked(rep, NULL);

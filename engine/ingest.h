@@ -9,10 +9,17 @@
  * Limits (documented in the README): a request frame is at most
  * KD_INGEST_MAX_BYTES and carries at most KD_INGEST_MAX_MSGS chain events;
  * a larger one is answered with error_code "too_large" and nothing applied.
+ *
+ * Chains (engine/chain.h): a request may name the chain its blocks come
+ * from (IngestRequest.chain); an engine whose store follows another one
+ * answers error_code "wrong_chain" with a sentence naming both and applies
+ * nothing. Every reply names the store's chain (IngestReply.chain), so a
+ * feeder signs the consents of its creations for it.
  */
 #ifndef KD_ENGINE_INGEST_H
 #define KD_ENGINE_INGEST_H
 
+#include "engine/chain.h"
 #include "engine/engine.h"
 
 #define KD_INGEST_MAX_BYTES ((size_t)16 << 20)
@@ -37,8 +44,10 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
 /* Client: an IngestRequest frame from encoded EngineMsgs. */
 kd_err kd_ingest_request_pack(const kd_buf *msgs, size_t count, kd_buf *out) KD_WARN_UNUSED;
 /* The same, telling the engine the time (ms) of the feeder's chain
- * source's tip (IngestRequest.source_tip_time_ms; 0: not told). */
-kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms,
+ * source's tip (IngestRequest.source_tip_time_ms; 0: not told) and the
+ * chain its blocks come from (IngestRequest.chain, engine/chain.h: a chain
+ * name, "local", or NULL: none named). */
+kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t source_tip_time_ms, const char *chain,
                                      kd_buf *out) KD_WARN_UNUSED;
 
 /* Most episodes one dry run reports (those its txs name plus those asked for). */
@@ -46,10 +55,12 @@ kd_err kd_ingest_request_pack_source(const kd_buf *msgs, size_t count, uint64_t 
 
 /* Client: an IngestRequest asking for a dry run (engine.h) of `block`, an
  * encoded EngineMsg{BlockAccepted}, reporting the move counters of the
- * episodes its txs name and of `episodes` (n of them) afterwards. Nothing
- * is applied. Errors: KD_ERR_INVALID_ARG (not an accepted block, or more
+ * episodes its txs name and of `episodes` (n of them) afterwards, naming
+ * `chain` (NULL: none; see kd_ingest_request_pack_source). Nothing is
+ * applied. Errors: KD_ERR_INVALID_ARG (not an accepted block, or more
  * than KD_DRYRUN_MAX_EPISODES), KD_ERR_NOMEM. */
-kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, kd_buf *out) KD_WARN_UNUSED;
+kd_err kd_ingest_dry_run_pack(const kd_buf *block, const uint32_t *episodes, size_t n, const char *chain,
+                              kd_buf *out) KD_WARN_UNUSED;
 
 /* An episode's move counter as a dry run predicts it. */
 typedef struct {
@@ -63,8 +74,10 @@ typedef struct {
     kd_msg_result *results; /* owned, count entries */
     size_t count;
     kd_tip tip; /* has_tip, hash, height, digest */
-    kd_err err; /* request-level error (KD_OK when none) */
+    kd_err err; /* request-level error (KD_OK when none; KD_ERR_WRONG_CHAIN: the
+                   store follows another chain than the request named) */
     char detail[KD_DETAIL_MAX];
+    char chain[KD_CHAIN_MAX]; /* the chain the engine's store follows ("" from an engine that predates it) */
     /* The answer to a dry run (results is then empty): each tx's predicted
      * outcome in dry_run.txs, and the counters. */
     int has_dry_run;

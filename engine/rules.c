@@ -75,12 +75,14 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)
  * The consents of a creation (see kd_episode_ops.consent_seats and
  * crypto.h). The cheap checks come first and bound the cost: after them
  * every consent names a distinct seat below the count, so a creation
- * costs at most KD_MAX_PARTICIPANTS verifications, and the first one that
- * fails ends the check. A consent a type does not require is held to the
- * same standard: a bad signature in a creation is refused, never ignored.
+ * costs at most KD_MAX_PARTICIPANTS verifications (twice that when one
+ * fails: the second tells a v1 consent or another chain's from a forgery
+ * in the sentence), and the first one that fails ends the check. A
+ * consent a type does not require is held to the same standard: a bad
+ * signature in a creation is refused, never ignored.
  */
-static int check_consent(const kd_episode_ops *ops, const Kdapp__EpisodeMessage *em, const kd_participants *parts,
-                         kd_tx_result *r)
+static int check_consent(const kd_episode_ops *ops, const char *chain, const Kdapp__EpisodeMessage *em,
+                         const kd_participants *parts, unsigned trust, kd_tx_result *r)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
@@ -110,24 +112,36 @@ static int check_consent(const kd_episode_ops *ops, const Kdapp__EpisodeMessage 
         }
     if (ne->n_consents == 0)
         return 1;
-    uint8_t digest[KD_HASH_LEN];
-    kd_creation_digest(em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, digest);
+    uint8_t digest[KD_HASH_LEN], v1[KD_HASH_LEN];
+    kd_creation_digest(chain, em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, digest);
+    kd_creation_digest_v1(em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, v1);
     for (size_t i = 0; i < ne->n_consents; i++) {
         const Kdapp__SeatConsent *c = ne->consents[i];
-        if (kd_sig_verify(&parts->keys[c->seat], digest, c->signature.data, c->signature.len) != KD_OK) {
+        const kd_pubkey *key = &parts->keys[c->seat];
+        if (kd_sig_verify(key, digest, c->signature.data, c->signature.len) == KD_OK)
+            continue;
+        int old = kd_sig_verify(key, v1, c->signature.data, c->signature.len) == KD_OK;
+        if (old && (trust & KD_RULES_LEGACY))
+            continue; /* a log written before v2 recorded it applied */
+        if (old)
             snprintf(detail, sizeof detail,
-                     "the consent of seat %u does not verify over the creation: episode id, type, participants and "
-                     "params",
-                     c->seat);
-            kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
-            return 0;
-        }
+                     "the consent of seat %u is of version 1, which names no chain: a new creation needs the "
+                     "seat's consent for chain %s (kdapp/new-episode/v2)",
+                     c->seat, chain);
+        else
+            snprintf(detail, sizeof detail,
+                     "the consent of seat %u does not verify over this creation on chain %s (episode id, type, "
+                     "participants, params): made for another chain, store or creation",
+                     c->seat, chain);
+        kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
+        return 0;
     }
     return 1;
 }
 
-const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
-                                               int trusted, kd_participants *parts, kd_tx_result *r)
+const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const char *chain,
+                                               const Kdapp__EpisodeMessage *em, int exists, unsigned trust,
+                                               kd_participants *parts, kd_tx_result *r)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
@@ -169,7 +183,7 @@ const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, cons
         }
     }
     parts->count = ne->n_participants;
-    if (!trusted && !check_consent(type->ops, em, parts, r))
+    if (!(trust & KD_RULES_TRUSTED) && !check_consent(type->ops, chain, em, parts, trust, r))
         return NULL; /* trusted: a replay of our own log whose verdict came after the consents */
     return type;
 }

@@ -62,14 +62,23 @@ void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t
 /* The rejection of a command for an episode that does not exist. */
 void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
 
-/* The checks of a NewEpisode before its type runs. `exists`: whether the
- * episode id is taken. `trusted` skips the consent signatures (a replay of
- * our own log whose verdict on this creation was reached after them:
- * applied, or refused by a later rule). Returns the type,
+/* How far a replay trusts its log (kd_rules_check_create's `trust`). */
+#define KD_RULES_TRUSTED 1u /* skip the signatures: the log's verdict came after them (replay.c) */
+#define KD_RULES_LEGACY 2u  /* the log recorded the creation as applied: a v1 consent verifies too */
+
+/* The checks of a NewEpisode before its type runs, on a store following
+ * `chain` (engine/chain.h). `exists`: whether the episode id is taken.
+ * `trust`: KD_RULES_TRUSTED skips the consent signatures (a replay of our
+ * own log whose verdict on this creation was reached after them: applied,
+ * or refused by a later rule); KD_RULES_LEGACY takes a consent of version
+ * 1 (crypto.h: no chain) as well, for a replayed creation its log
+ * recorded as applied, made before consents named their chain; without
+ * it a v1 consent is refused with a sentence saying so. Returns the type,
  * with *parts filled, or NULL with r rejected (a missing, extra-invalid,
- * duplicate or out-of-range consent: KD_ERR_NO_CONSENT). */
-const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const Kdapp__EpisodeMessage *em, int exists,
-                                               int trusted, kd_participants *parts, kd_tx_result *r);
+ * duplicate, out-of-range or other chain's consent: KD_ERR_NO_CONSENT). */
+const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const char *chain,
+                                               const Kdapp__EpisodeMessage *em, int exists, unsigned trust,
+                                               kd_participants *parts, kd_tx_result *r);
 
 /* Resolves the parameters into `effective` (appended; `override`, when
  * not NULL, is taken as they are: a replay of recorded parameters) and

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/chain.h"
 #include "kdapp.pb-c.h"
 
 static kd_err pack_episode_message(const Kdapp__EpisodeMessage *m, kd_buf *out)
@@ -80,14 +81,14 @@ done:
     return err;
 }
 
-kd_err kd_consent_sign(const kd_key *key, uint32_t seat, uint32_t episode_id, const char *type,
+kd_err kd_consent_sign(const kd_key *key, uint32_t seat, const char *chain, uint32_t episode_id, const char *type,
                        const kd_participants *parts, const uint8_t *params, size_t len, kd_consent *out)
 {
-    if (seat >= parts->count || parts->count > KD_MAX_PARTICIPANTS ||
+    if (seat >= parts->count || parts->count > KD_MAX_PARTICIPANTS || !kd_chain_valid(chain) ||
         memcmp(parts->keys[seat].bytes, key->pub.bytes, KD_PUBKEY_LEN) != 0)
         return KD_ERR_INVALID_ARG;
     uint8_t digest[KD_HASH_LEN];
-    kd_creation_digest(episode_id, type, parts, params, len, digest);
+    kd_creation_digest(chain, episode_id, type, parts, params, len, digest);
     memset(out, 0, sizeof *out);
     kd_err err = kd_key_sign(key, digest, out->sig);
     if (err)

@@ -23,11 +23,13 @@ typedef struct {
 } kd_consent;
 
 /* Signs the creation (episode_id, type, participants, params as they will
- * be sent) as participant `seat` with `key` into *out (a 64-byte compact
- * signature). Errors: KD_ERR_INVALID_ARG (seat not below parts->count, or
- * `key` is not that participant's key), KD_ERR_NOMEM, KD_ERR_BAD_KEY.
- * Thread-safe. */
-kd_err kd_consent_sign(const kd_key *key, uint32_t seat, uint32_t episode_id, const char *type,
+ * be sent) on `chain` (engine/chain.h: the chain of the store it is for,
+ * kd_engine_chain) as participant `seat` with `key` into *out (a 64-byte
+ * compact signature over kd_creation_digest, v2). Errors:
+ * KD_ERR_INVALID_ARG (seat not below parts->count, `key` is not that
+ * participant's key, or `chain` is not a chain name), KD_ERR_NOMEM,
+ * KD_ERR_BAD_KEY. Thread-safe. */
+kd_err kd_consent_sign(const kd_key *key, uint32_t seat, const char *chain, uint32_t episode_id, const char *type,
                        const kd_participants *parts, const uint8_t *params, size_t len, kd_consent *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, NewEpisode{type, participants, params,
  * consents}} with the `n` consents in the order given (n may be 0; the

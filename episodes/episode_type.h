@@ -144,6 +144,24 @@ kd_err kd_params_uint(const json_t *params, const char *name, uint32_t lo, uint3
 kd_err kd_two_seats_check(const kd_participants *participants, const char *game, const char *const seat_words[2],
                           kd_reject *rej) KD_WARN_UNUSED;
 
+/* ------------------------------------------------------- the house's terms */
+
+/* One of the terms a house consents to (kd_episode_type.house_terms): a
+ * whole number of the creation params that bounds what the house stakes
+ * or owes (start chips, the largest bet, rounds, its time to reveal). A
+ * gateway playing the house for all comers (`kdapp mcp --house`) signs
+ * its consent only to a creation whose every term lies within its limits:
+ * these defaults, or its operator's (`--house-limit NAME=MAX`,
+ * `NAME=MIN..MAX`). */
+typedef struct {
+    const char *name;    /* the params JSON member: "start_chips" */
+    const char *field;   /* where the params message (params_message) holds it, dotted: "house.reveal_timeout";
+                            NULL: the field of that name at the top */
+    const char *meaning; /* for docs and refusals: "the player's chips at the start" */
+    uint32_t min, max;   /* the limits a house keeps unless its operator sets others */
+} kd_house_term;
+#define KD_HOUSE_TERMS_MAX 8
+
 /* ------------------------------------------------------------ the table */
 
 /* One rule of the type that can refuse a command: its stable short code
@@ -321,6 +339,13 @@ typedef struct kd_episode_type {
      * chance games' house seat, blackjack's dealer (seat 0); 0 in the
      * other types. A gateway's house key plays only there. */
     unsigned house_seats;
+    /* ---- the house's terms (every type with house_seats has them): the
+     * terms its house consents to, at most KD_HOUSE_TERMS_MAX, ending
+     * with {NULL}; NULL: none. Each is a whole number of the params
+     * message (params_message) as resolve_params makes it (the episode as
+     * it will be created, every default named), which the gateway reads
+     * generically (mcp/gateway/gateway_terms.c). */
+    const kd_house_term *house_terms;
     /* ---- outcome (optional; NULL: from status, the winner wins, every
      * other seat loses, a draw is a draw for all)
      * How `seat` came out of the game in `state`: KD_RESULT_NONE while it

@@ -170,6 +170,16 @@ kd_err kd_house_params_from_pb(const struct Kdapp__HouseParams *m, kd_house_para
     "\"reveal_timeout\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":864000,\"description\":\"DAA score the " \
     "house has to reveal before the player may claim (default 600, a minute at 10 blocks/s; at least 100)\"}"
 
+/* The term every chance game's house keeps (kd_house_term, episode_type.h):
+ * its time to reveal. Unless its operator says otherwise, a house consents
+ * only to a reveal_timeout of at least KD_HOUSE_TIMEOUT_TERM_MIN DAA score
+ * (30 s at 10 blocks a second): room for its reveal to reach the chain. */
+#define KD_HOUSE_TIMEOUT_TERM_MIN 300u
+#define KD_HOUSE_TIMEOUT_TERM                                                                 \
+    {                                                                                         \
+        "reveal_timeout", "house.reveal_timeout", "DAA score the house has to reveal a draw", \
+            KD_HOUSE_TIMEOUT_TERM_MIN, KD_HOUSE_TIMEOUT_MAX                                   \
+    }
 /*
  * The secret and audit hooks of a chance type's kd_episode_type
  * (episode_type.h), the same for every chance game whose state is a

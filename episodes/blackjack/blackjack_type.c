@@ -424,6 +424,17 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
                      left == 0);
 }
 
+/* The house's terms (episode_type.h): each player's stack, the bets, the
+ * rounds, the dealer's time for each card. */
+static const kd_house_term house_terms[] = {
+    {"stack", NULL, "each player's chips at the start", 1, 10000},
+    {"min_bet", NULL, "the smallest bet", 1, 1000},
+    {"max_bet", NULL, "the largest bet", 1, 1000},
+    {"rounds", NULL, "rounds each player may play", 1, 100},
+    {"timeout", NULL, "DAA score the house has for each card", KD_HOUSE_TIMEOUT_TERM_MIN, KD_BJ_TIMEOUT_MAX},
+    {NULL, NULL, NULL, 0, 0},
+};
+
 const kd_episode_type kd_blackjack_type = {
     .ops = &kd_bj_ops,
     .title = "Blackjack",
@@ -457,4 +468,5 @@ const kd_episode_type kd_blackjack_type = {
     .draw_of = draw_of,
     .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_BJ_HOUSE,
+    .house_terms = house_terms,
 };

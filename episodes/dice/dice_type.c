@@ -438,6 +438,13 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
     return json_pack("{s:s, s:o, s:I}", "roll", spec, "dice", faces, "total", (json_int_t)total);
 }
 
+/* The house's terms (episode_type.h): the rolls it answers, its time to reveal. */
+static const kd_house_term house_terms[] = {
+    {"max_rolls", NULL, "rolls before the episode ends", 1, 1000},
+    KD_HOUSE_TIMEOUT_TERM,
+    {NULL, NULL, NULL, 0, 0},
+};
+
 const kd_episode_type kd_dice_type = {
     .ops = &kd_dice_ops,
     .title = "Dice",
@@ -462,5 +469,6 @@ const kd_episode_type kd_dice_type = {
     .legal_moves = legal_moves,
     .random_command = random_command,
     .draw_outcome = draw_outcome,
+    .house_terms = house_terms,
     KD_HOUSE_TYPE_MEMBERS(KD_DICE_HOUSE),
 };

@@ -497,6 +497,15 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
     return json_pack("{s:o, s:s}", "pocket", pocket_json(p), "text", text);
 }
 
+/* The house's terms (episode_type.h): what the player starts with (a
+ * straight bet pays 35 times its stake), the spins, its time to reveal. */
+static const kd_house_term house_terms[] = {
+    {"start_chips", NULL, "the player's chips at the start", 1, 10000},
+    {"max_rounds", NULL, "spins before the episode ends", 1, 1000},
+    KD_HOUSE_TIMEOUT_TERM,
+    {NULL, NULL, NULL, 0, 0},
+};
+
 const kd_episode_type kd_roulette_type = {
     .ops = &kd_roulette_ops,
     .title = "Roulette",
@@ -522,4 +531,5 @@ const kd_episode_type kd_roulette_type = {
     .random_command = random_command,
     .draw_outcome = draw_outcome,
     KD_HOUSE_TYPE_MEMBERS(KD_ROULETTE_HOUSE),
+    .house_terms = house_terms,
 };

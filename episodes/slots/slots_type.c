@@ -346,6 +346,15 @@ static json_t *draw_outcome(const void *state, kd_fair_stream *stream)
                      (json_int_t)multiplier, "bet", (json_int_t)s->table.bet);
 }
 
+/* The house's terms (episode_type.h): the player's credits, the spins,
+ * its time to reveal. */
+static const kd_house_term house_terms[] = {
+    {"start_credits", NULL, "the player's credits at the start", 1, 10000},
+    {"max_rounds", NULL, "spins before the episode ends", 1, 1000},
+    KD_HOUSE_TIMEOUT_TERM,
+    {NULL, NULL, NULL, 0, 0},
+};
+
 const kd_episode_type kd_slots_type = {
     .ops = &kd_slots_ops,
     .title = "Slot machine",
@@ -371,4 +380,5 @@ const kd_episode_type kd_slots_type = {
     .random_command = random_command,
     .draw_outcome = draw_outcome,
     KD_HOUSE_TYPE_MEMBERS(KD_SLOTS_HOUSE),
+    .house_terms = house_terms,
 };

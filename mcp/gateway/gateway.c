@@ -361,10 +361,14 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
         goto fail_sync;
     if ((err = kd_gw_ensure_agent_keys(gw, why, why_len)) || (err = kd_gw_grants_open(gw, why, why_len)))
         goto fail_sync;
+    if ((err = kd_gw_limits_make(gw->types, opts->house, opts->house_limits, opts->n_house_limits, &gw->limits, why,
+                                 why_len)))
+        goto fail_sync;
     if ((err = kd_engine_store_id(opts->engine, gw->store_id))) {
         snprintf(why, why_len, "cannot read the store's id: %s", kd_err_str(err));
         goto fail_sync;
     }
+    snprintf(gw->chain, sizeof gw->chain, "%s", kd_engine_chain(opts->engine));
     if ((rv = nng_sub0_open(&gw->sub))) {
         snprintf(why, why_len, "cannot open the views socket: %s", nng_strerror(rv));
         err = kd_nng_err(rv, "sub0_open");

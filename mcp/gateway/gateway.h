@@ -108,6 +108,12 @@ typedef struct {
      * house's duties. No session signs with it unless a grant holds it.
      * NULL: no house. */
     const char *house;
+    /* The limits its operator sets on the house's terms (gateway_terms.c),
+     * each "[TYPE.]NAME=MAX" or "[TYPE.]NAME=MIN..MAX" over a type's
+     * declared defaults (kd_episode_type.house_terms): the house consents
+     * only to creations within them. Needs `house`. */
+    const char *const *house_limits;
+    size_t n_house_limits;
     kd_gateway_chain chain;
     uint32_t wait_ms; /* how long a write waits for its block [30000] */
     /* Test seam (KDAPP_TEST_DROP_SUMMARIES): drop every Nth block summary
@@ -123,10 +129,18 @@ typedef struct kd_gateway kd_gateway;
  * largest min_seats of the types) when the key directory has no keys.
  * Errors: KD_ERR_NET (views URL), KD_ERR_IO (keys), KD_ERR_NOT_FOUND (a
  * grant or the house names a key that is not there), KD_ERR_INVALID_ARG
- * (no type, a bad grant), KD_ERR_PARSE (a type's schema is not JSON), with
- * `why`. */
+ * (no type, a bad grant, a bad house limit), KD_ERR_PARSE (a type's schema
+ * is not JSON), with `why`. */
 kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_gateway **out, char *why,
                        size_t why_len) KD_WARN_UNUSED;
+/* Checks the house limits kd_gateway_open would take (`limits`, n of them,
+ * kd_gateway_options.house_limits, with `house`) against `types` (NULL:
+ * the built-in types) without opening anything, so a program refuses them
+ * before it starts. Errors: KD_ERR_INVALID_ARG with a sentence in `why`
+ * naming the limit and what is wrong with it. Thread-safe. */
+kd_err kd_gateway_house_limits_check(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                                     char *why, size_t why_len) KD_WARN_UNUSED;
+
 /* The principal of grant `i` (opts->grants[i]), for a transport
  * (kd_mcp_stdio_options.principal, kd_mcp_http_token.principal); NULL when
  * there is no such grant. Valid while the gateway lives. */

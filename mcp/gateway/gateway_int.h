@@ -10,6 +10,7 @@
 #include <nng/nng.h>
 #include <pthread.h>
 
+#include "engine/chain.h"
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "episodes/episode_type.h"
@@ -36,6 +37,12 @@ typedef struct kd_gw_grant {
     size_t n;
     const kd_gw_key *keys[KD_GW_MAX_KEYS];
 } kd_gw_grant;
+
+/* The limits of the house's terms per type: min[i][k] and max[i][k] for
+ * types->entries[i]'s house_terms[k] (gateway_terms.c). */
+typedef struct {
+    uint32_t min[KD_TYPES_MAX][KD_HOUSE_TERMS_MAX], max[KD_TYPES_MAX][KD_HOUSE_TERMS_MAX];
+} kd_gw_limits;
 
 typedef struct kd_gw_duties kd_gw_duties; /* gateway_duties.c */
 typedef struct kd_gw_cache kd_gw_cache;   /* gateway_cache.c */
@@ -81,8 +88,10 @@ struct kd_gateway {
     size_t n_grants;
     const kd_gw_key *house; /* the house's key, or NULL */
     uint8_t store_id[KD_STORE_ID_LEN];
-    kd_gw_duties *duties; /* the duties thread, when a key acts for someone */
-    kd_gw_cache *cache;   /* the read tools' answers by log position */
+    char chain[KD_CHAIN_MAX]; /* the chain the store follows: what consents sign (engine/chain.h) */
+    kd_gw_limits limits;      /* of the house's terms, fixed at open (gateway_terms.c) */
+    kd_gw_duties *duties;     /* the duties thread, when a key acts for someone */
+    kd_gw_cache *cache;       /* the read tools' answers by log position */
 };
 
 /* An episode's line in listings and in the page's events: the summary
@@ -233,9 +242,11 @@ kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, const kd_gat
 
 /* The keys that act in a new episode (kdapp_start_episode), per seat: the
  * session's granted key of the seat's participant, or the house's key in a
- * house seat; NULL where the gateway does not act. */
+ * house seat (bit seat of `as_house`: the house acts there for all comers,
+ * not for this session's grant); NULL where the gateway does not act. */
 typedef struct {
     const kd_gw_key *seat[KD_MAX_PARTICIPANTS];
+    uint32_t as_house;
 } kd_gw_actors;
 void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episode_type *t, const kd_participants *parts,
                      kd_gw_actors *out);
@@ -247,11 +258,35 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
 kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_gw_actors *actors,
                             json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
 /* The consents the type requires (ops->consent_seats), signed by the acting
- * keys over the creation; *n of them in `out`. Errors: KD_ERR_NO_CONSENT
- * with `why` naming a required seat the gateway does not act for. */
-kd_err kd_gw_sign_consents(const kd_episode_type *t, uint32_t id, const kd_participants *parts, const kd_buf *params,
-                           const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
+ * keys over the creation on the store's chain (gw->chain); *n of them in
+ * `out`. The house consents (a seat in actors->as_house) only to params
+ * within its terms (kd_gw_terms_check). Errors: KD_ERR_NO_CONSENT with
+ * `why` naming a required seat the gateway does not act for; those of
+ * kd_gw_terms_check. */
+kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
                            size_t why_len) KD_WARN_UNUSED;
+
+/* ---- the house's terms (gateway_terms.c) */
+
+/* Fills `out` with the limits of every type's house terms: the types'
+ * defaults, then the operator's `limits` (n of them) in order.
+ * Errors: KD_ERR_INVALID_ARG with `why` (a limit that is not
+ * [TYPE.]NAME=MAX or =MIN..MAX, names no term of a type's house, or comes
+ * without a `house`). */
+kd_err kd_gw_limits_make(const kd_type_table *types, const char *house, const char *const *limits, size_t n,
+                         kd_gw_limits *out, char *why, size_t why_len) KD_WARN_UNUSED;
+/* KD_OK when the creation params `params` (NewEpisode.params bytes) of a
+ * `t` episode keep every term of its house within the limits. Errors:
+ * KD_ERR_DENIED with `why` naming the term, the value and the limit;
+ * KD_ERR_BAD_PARAMS (and the type's other refusals) when the params do not
+ * resolve; KD_ERR_NOMEM. Thread-safe. */
+kd_err kd_gw_terms_check(const kd_gateway *gw, const kd_episode_type *t, const kd_buf *params, char *why,
+                         size_t why_len) KD_WARN_UNUSED;
+/* The house's terms of `t` with the limits in effect, [{name, meaning,
+ * min, max}] ([] for a type without a house); new reference, NULL when
+ * out of memory. */
+json_t *kd_gw_terms_json(const kd_gateway *gw, const kd_episode_type *t);
 /* Adds "own_secret" to `out` (an answer about view `v`): what the seat
  * `player` names (its name or number) alone may see (type->secret_view),
  * when grant `g` holds that seat's key and the seat's commitment is that

@@ -2,6 +2,7 @@
  * gateway_secrets.c — what the gateway does with a seat's key besides
  * signing commands: commit the seat's secret at kdapp_start_episode, sign
  * the consents a type requires of a seat (the house agreeing to its terms),
+ * on the store's chain (the house only within its terms: gateway_terms.c),
  * and show a seat's own secret to the session granted that seat.
  *
  * The keys come from gateway_keys.c: the session's grant, or the house's
@@ -24,8 +25,10 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
         const kd_gw_key *k = kd_gw_grant_find(g, &parts->keys[seat]);
         int house_seat = seat < 32 && (t->house_seats & (1u << seat));
         if (!k && house_seat && gw->house &&
-            memcmp(gw->house->key.pub.bytes, parts->keys[seat].bytes, KD_PUBKEY_LEN) == 0)
+            memcmp(gw->house->key.pub.bytes, parts->keys[seat].bytes, KD_PUBKEY_LEN) == 0) {
             k = gw->house;
+            out->as_house |= UINT32_C(1) << seat;
+        }
         out->seat[seat] = k;
     }
 }
@@ -46,8 +49,9 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
     return err;
 }
 
-kd_err kd_gw_sign_consents(const kd_episode_type *t, uint32_t id, const kd_participants *parts, const kd_buf *params,
-                           const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why, size_t why_len)
+kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
+                           size_t why_len)
 {
     *n = 0;
     for (size_t seat = 0; seat < parts->count; seat++) {
@@ -61,8 +65,12 @@ kd_err kd_gw_sign_consents(const kd_episode_type *t, uint32_t id, const kd_parti
                      kd_episode_type_seat_name(t, (int)seat), t->ops->type_name);
             return KD_ERR_NO_CONSENT;
         }
-        kd_err err = kd_consent_sign(&actors->seat[seat]->key, (uint32_t)seat, id, t->ops->type_name, parts,
-                                     params->data, params->len, &out[*n]);
+        /* The house consents for all comers: only within its terms. */
+        kd_err err = actors->as_house & (UINT32_C(1) << seat) ? kd_gw_terms_check(gw, t, params, why, why_len) : KD_OK;
+        if (err)
+            return err;
+        err = kd_consent_sign(&actors->seat[seat]->key, (uint32_t)seat, gw->chain, id, t->ops->type_name, parts,
+                              params->data, params->len, &out[*n]);
         if (err) {
             snprintf(why, why_len, "cannot sign the consent of seat %s: %s", kd_episode_type_seat_name(t, (int)seat),
                      kd_err_str(err));

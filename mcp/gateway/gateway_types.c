@@ -308,11 +308,15 @@ static json_t *type_json(const kd_gateway *gw, size_t i)
         json_array_append_new(env, json_string(*e));
     /* copies: the parsed schemas are shared by every session's thread, and
      * taking a reference would write their reference count */
-    return json_pack("{s:s, s:s, s:s, s:{s:o, s:I, s:I}, s:o, s:o, s:o, s:o}", "name", t->ops->type_name, "title",
-                     t->title, "summary", t->summary ? t->summary : "", "seats", "names", seats, "min",
-                     (json_int_t)t->min_seats, "max", (json_int_t)t->max_seats, "params_schema",
-                     json_deep_copy(gw->params_schema[i]), "command_schema", json_deep_copy(gw->command_schema[i]),
-                     "rule_codes", codes, "env", env);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:{s:o, s:I, s:I}, s:o, s:o, s:o, s:o}", "name", t->ops->type_name, "title",
+                          t->title, "summary", t->summary ? t->summary : "", "seats", "names", seats, "min",
+                          (json_int_t)t->min_seats, "max", (json_int_t)t->max_seats, "params_schema",
+                          json_deep_copy(gw->params_schema[i]), "command_schema", json_deep_copy(gw->command_schema[i]),
+                          "rule_codes", codes, "env", env);
+    /* what the house this gateway plays consents to (gateway_terms.c) */
+    if (j && gw->house && t->house_terms && json_object_set_new(j, "house_terms", kd_gw_terms_json(gw, t)))
+        j = (json_decref(j), NULL);
+    return j;
 }
 
 json_t *kd_gw_types_json(const kd_gateway *gw)

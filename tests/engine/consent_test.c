@@ -2,19 +2,25 @@
  * consent_test.c — creation consent (kd_episode_ops.consent_seats, the
  * consent check of engine/rules.c): a test type that is tic-tac-toe with
  * seat 1 (the "house") required to sign the creation. A creation without
- * that consent, with a consent by another key, over other params or
- * another episode id, with a seat named twice or out of range, or with an
- * extra consent that does not verify, is refused `no_consent` and changes
- * nothing; a good one applies and plays. The dry run predicts each
- * verdict; replaying the log, trusted (`kdapp replay`) and not (`kdapp
- * verify`), reproduces the store. The creation digest is checked against
- * its layout written out by hand.
+ * that consent, with a consent by another key, over other params, another
+ * episode id or another chain, of version 1 (no chain), with a seat named
+ * twice or out of range, or with an extra consent that does not verify,
+ * is refused `no_consent` and changes nothing; a good one applies and
+ * plays. The dry run predicts each verdict; replaying the log, trusted
+ * (`kdapp replay`) and not (`kdapp verify`), into a store of the same
+ * chain reproduces the store, and a log written before v2 (a v1 consent
+ * recorded applied) replays too. The creation digest is checked against
+ * its layout written out by hand. The chain a store follows (engine/
+ * chain.h): made at creation, kept, checked at open, adopted once by a
+ * store made before chains were named, and named by ingest requests.
  */
 #include <criterion/criterion.h>
 #include <secp256k1.h>
 #include <string.h>
 
+#include "engine/ingest.h"
 #include "engine/support.h"
+#include "store.pb-c.h"
 #include "tools/script/blockscript.h"
 #include "tools/script/feeder.h"
 #include "tools/sim/replay.h"
@@ -35,7 +41,8 @@ typedef struct {
 
 static cs_env env;
 
-static void cs_open(cs_env *e)
+/* Opens a new store in e (following `chain`: NULL for its own local one). */
+static void cs_open_chain(cs_env *e, const char *chain)
 {
     char why[256] = "";
     memset(e, 0, sizeof *e);
@@ -50,10 +57,13 @@ static void cs_open(cs_env *e)
     ET_ASSERT_OK(kd_registry_add(&e->reg, &kd_tictactoe_ops, &e->cfg));
     ET_ASSERT_OK(kd_registry_add(&e->reg, &house_ops, &e->cfg));
     ET_ASSERT_OK(kd_registry_add(&e->reg, &far_ops, &e->cfg));
-    kd_engine_options opts = {.data_dir = e->dir, .registry = &e->reg, .durability = KD_DURABILITY_RELAXED};
+    kd_engine_options opts = {
+        .data_dir = e->dir, .registry = &e->reg, .durability = KD_DURABILITY_RELAXED, .chain = chain};
     kd_err err = kd_engine_open(&opts, &e->engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "open %s: %s (%s)", e->dir, kd_err_code(err), why);
 }
+
+static void cs_open(cs_env *e) { cs_open_chain(e, NULL); }
 
 static void cs_close(cs_env *e)
 {
@@ -79,25 +89,43 @@ static kd_participants players(void)
 }
 
 /* The consent of `signer` for `seat`, signed over (id, type, parts,
- * params) whatever the creation that carries it says. */
+ * params) on env's chain whatever the creation that carries it says. */
 static kd_consent forged(const char *signer, uint32_t seat, uint32_t id, const char *type, const kd_participants *parts,
                          const uint8_t *params, size_t len)
 {
     kd_key k = et_key(signer);
     uint8_t digest[KD_HASH_LEN];
     kd_consent c = {.seat = seat, .sig_len = KD_SIG_COMPACT_LEN};
-    kd_creation_digest(id, type, parts, params, len, digest);
+    kd_creation_digest(kd_engine_chain(env.engine), id, type, parts, params, len, digest);
     ET_ASSERT_OK(kd_key_sign(&k, digest, c.sig));
     return c;
 }
 
-/* The house's own consent to (id, type, players, params). */
-static kd_consent house_consent(uint32_t id, const char *type, const uint8_t *params, size_t len)
+/* The house's own consent to (id, type, players, params) on `chain`. */
+static kd_consent house_consent_on(const char *chain, uint32_t id, const char *type, const uint8_t *params, size_t len)
 {
     kd_participants p = players();
     kd_key house = et_key("house");
     kd_consent c;
-    ET_ASSERT_OK(kd_consent_sign(&house, 1, id, type, &p, params, len, &c));
+    ET_ASSERT_OK(kd_consent_sign(&house, 1, chain, id, type, &p, params, len, &c));
+    return c;
+}
+
+/* ... on env's chain. */
+static kd_consent house_consent(uint32_t id, const char *type, const uint8_t *params, size_t len)
+{
+    return house_consent_on(kd_engine_chain(env.engine), id, type, params, len);
+}
+
+/* The house's consent of version 1 (no chain), as a log written before v2 holds it. */
+static kd_consent house_consent_v1(uint32_t id, const char *type, const uint8_t *params, size_t len)
+{
+    kd_participants p = players();
+    kd_key house = et_key("house");
+    uint8_t digest[KD_HASH_LEN];
+    kd_consent c = {.seat = 1, .sig_len = KD_SIG_COMPACT_LEN};
+    kd_creation_digest_v1(id, type, &p, params, len, digest);
+    ET_ASSERT_OK(kd_key_sign(&house, digest, c.sig));
     return c;
 }
 
@@ -152,42 +180,68 @@ static void expect_detail(const char *detail, const char *part)
     cr_expect(strstr(detail, part) != NULL, "\"%s\" should say \"%s\"", detail, part);
 }
 
+/* The head of a creation digest written out by hand: the domain, in v2
+ * the chain (its length, its bytes), the id, the type and its 0x00. */
+static size_t head(uint8_t *buf, const char *domain, const char *chain, uint32_t id, const char *type)
+{
+    size_t n = strlen(domain);
+    memcpy(buf, domain, n);
+    if (chain) {
+        buf[n++] = (uint8_t)strlen(chain);
+        memcpy(buf + n, chain, strlen(chain));
+        n += strlen(chain);
+    }
+    kd_put_u32be(buf + n, id);
+    n += 4;
+    memcpy(buf + n, type, strlen(type) + 1); /* the name and its 0x00 */
+    return n + strlen(type) + 1;
+}
+
+/* The rest: participant count, keys, params length, params. */
+static size_t tail(uint8_t *buf, size_t n, const kd_participants *p, const uint8_t *params, size_t len)
+{
+    buf[n++] = (uint8_t)p->count;
+    for (size_t i = 0; i < p->count; i++, n += KD_PUBKEY_LEN)
+        memcpy(buf + n, p->keys[i].bytes, KD_PUBKEY_LEN);
+    kd_put_u32be(buf + n, (uint32_t)len);
+    memcpy(buf + n + 4, params, len);
+    return n + 4 + len;
+}
+
 Test(consent, the_digest_is_the_documented_layout)
 {
     kd_participants p = players();
     const uint8_t params[] = {0x08, 0x03};
+    const char *chain = "kaspa:testnet-10";
     uint8_t want[KD_HASH_LEN], got[KD_HASH_LEN], buf[256];
-    size_t n = 0;
-    memcpy(buf, "kdapp/new-episode/v1", 20);
-    n = 20;
-    kd_put_u32be(buf + n, 0x01020304);
-    n += 4;
-    memcpy(buf + n, HOUSE_TYPE, strlen(HOUSE_TYPE) + 1); /* the name and its 0x00 */
-    n += strlen(HOUSE_TYPE) + 1;
-    buf[n++] = 2;
-    memcpy(buf + n, p.keys[0].bytes, KD_PUBKEY_LEN);
-    memcpy(buf + n + KD_PUBKEY_LEN, p.keys[1].bytes, KD_PUBKEY_LEN);
-    n += 2 * KD_PUBKEY_LEN;
-    kd_put_u32be(buf + n, sizeof params);
-    n += 4;
-    memcpy(buf + n, params, sizeof params);
-    n += sizeof params;
+    size_t n = tail(buf, head(buf, "kdapp/new-episode/v2", chain, 0x01020304, HOUSE_TYPE), &p, params, sizeof params);
     kd_sha256(buf, n, want);
-    kd_creation_digest(0x01020304, HOUSE_TYPE, &p, params, sizeof params, got);
-    et_expect_hash_eq(got, want, "creation digest");
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, got);
+    et_expect_hash_eq(got, want, "creation digest v2");
+    uint8_t v1[KD_HASH_LEN];
+    n = tail(buf, head(buf, "kdapp/new-episode/v1", NULL, 0x01020304, HOUSE_TYPE), &p, params, sizeof params);
+    kd_sha256(buf, n, want);
+    kd_creation_digest_v1(0x01020304, HOUSE_TYPE, &p, params, sizeof params, v1);
+    et_expect_hash_eq(v1, want, "creation digest v1");
+    et_expect_hash_ne(got, v1, "v2 differs from v1");
 
-    /* Every part is bound: id, type, participants (and their order), params. */
+    /* Every part is bound: chain, id, type, participants (and their order), params. */
     uint8_t other[KD_HASH_LEN];
-    kd_creation_digest(0x01020305, HOUSE_TYPE, &p, params, sizeof params, other);
+    kd_creation_digest("kaspa:mainnet", 0x01020304, HOUSE_TYPE, &p, params, sizeof params, other);
+    et_expect_hash_ne(got, other, "another chain");
+    kd_creation_digest("local:00112233445566778899aabbccddeeff", 0x01020304, HOUSE_TYPE, &p, params, sizeof params,
+                       other);
+    et_expect_hash_ne(got, other, "a local chain");
+    kd_creation_digest(chain, 0x01020305, HOUSE_TYPE, &p, params, sizeof params, other);
     et_expect_hash_ne(got, other, "another id");
-    kd_creation_digest(0x01020304, "tictactoe", &p, params, sizeof params, other);
+    kd_creation_digest(chain, 0x01020304, "tictactoe", &p, params, sizeof params, other);
     et_expect_hash_ne(got, other, "another type");
-    kd_creation_digest(0x01020304, HOUSE_TYPE, &p, params, 1, other);
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, 1, other);
     et_expect_hash_ne(got, other, "other params");
     kd_pubkey k0 = p.keys[0];
     p.keys[0] = p.keys[1];
     p.keys[1] = k0;
-    kd_creation_digest(0x01020304, HOUSE_TYPE, &p, params, sizeof params, other);
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, other);
     et_expect_hash_ne(got, other, "the seats swapped");
 }
 
@@ -196,9 +250,14 @@ Test(consent, sign_refuses_a_seat_that_is_not_the_key)
     kd_participants p = players();
     kd_key house = et_key("house"), alice = et_key("alice");
     kd_consent c;
-    ET_EXPECT_ERR(kd_consent_sign(&house, 0, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
-    ET_EXPECT_ERR(kd_consent_sign(&alice, 2, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
-    ET_ASSERT_OK(kd_consent_sign(&alice, 0, 1, HOUSE_TYPE, &p, NULL, 0, &c));
+    const char *chain = kd_engine_chain(env.engine);
+    ET_EXPECT_ERR(kd_consent_sign(&house, 0, chain, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    ET_EXPECT_ERR(kd_consent_sign(&alice, 2, chain, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    /* a consent names a chain: not none, not a class of them, not a typo */
+    ET_EXPECT_ERR(kd_consent_sign(&alice, 0, NULL, 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    ET_EXPECT_ERR(kd_consent_sign(&alice, 0, "local", 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    ET_EXPECT_ERR(kd_consent_sign(&alice, 0, "kaspa:Mainnet", 1, HOUSE_TYPE, &p, NULL, 0, &c), KD_ERR_INVALID_ARG);
+    ET_ASSERT_OK(kd_consent_sign(&alice, 0, chain, 1, HOUSE_TYPE, &p, NULL, 0, &c));
     cr_expect_eq(c.seat, 0);
     cr_expect_eq(c.sig_len, KD_SIG_COMPACT_LEN);
 }
@@ -221,7 +280,7 @@ Test(consent, a_creation_the_house_did_not_sign_is_refused)
     kd_consent c = forged("mallory", 1, 1, HOUSE_TYPE, &p, params.data, params.len);
     creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
     expect_verdict("wrong-key", &pay, 1, "no_consent", why, sizeof why);
-    expect_detail(why, "the consent of seat 1 does not verify over the creation");
+    expect_detail(why, "the consent of seat 1 does not verify over this creation on chain local:");
 
     c = forged("alice", 1, 1, HOUSE_TYPE, &p, params.data, params.len); /* the player signs for the house */
     creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
@@ -230,7 +289,24 @@ Test(consent, a_creation_the_house_did_not_sign_is_refused)
     c = house_consent(1, HOUSE_TYPE, other.data, other.len); /* the house agreed to other terms */
     creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
     expect_verdict("other-params", &pay, 1, "no_consent", why, sizeof why);
-    expect_detail(why, "episode id, type, participants and params");
+    expect_detail(why, "(episode id, type, participants, params)");
+
+    /* R5: the house's consent for another chain (a copy of a creation
+     * made for another store's chain, or for a Kaspa network) */
+    c = house_consent_on("local:00112233445566778899aabbccddeeff", 1, HOUSE_TYPE, params.data, params.len);
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("other-local-chain", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "made for another chain, store or creation");
+    c = house_consent_on("kaspa:testnet-10", 1, HOUSE_TYPE, params.data, params.len);
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("kaspa-chain", &pay, 1, "no_consent", NULL, 0);
+
+    /* a consent of version 1 names no chain: refused for a new creation */
+    c = house_consent_v1(1, HOUSE_TYPE, params.data, params.len);
+    creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
+    expect_verdict("v1", &pay, 1, "no_consent", why, sizeof why);
+    expect_detail(why, "the consent of seat 1 is of version 1, which names no chain");
+    expect_detail(why, kd_engine_chain(env.engine));
 
     c = house_consent(2, HOUSE_TYPE, params.data, params.len); /* for another episode */
     creation(&pay, 1, HOUSE_TYPE, params.data, params.len, &c, 1);
@@ -309,12 +385,14 @@ Test(consent, good_consents_apply_and_the_game_plays)
     kd_buf_fini(&pay);
 }
 
-/* Replays env's log into a fresh engine, trusting the log's signature
- * verdicts (`kdapp replay`) or not (`kdapp verify`), canonical or full. */
+/* Replays env's log into a fresh engine following env's chain, trusting
+ * the log's signature verdicts (`kdapp replay`) or not (`kdapp verify`),
+ * canonical or full. */
 static void expect_replay(int trust, int canonical)
 {
     cs_env copy;
-    cs_open(&copy);
+    cs_open_chain(&copy, kd_engine_chain(env.engine));
+    cr_expect_str_eq(kd_engine_chain(copy.engine), kd_engine_chain(env.engine));
     kd_engine_trust_replayed_signatures(copy.engine, trust);
     kd_replay_report rep;
     ET_ASSERT_OK(kd_replay_log(env.engine, copy.engine, canonical, &rep));
@@ -368,8 +446,200 @@ Test(consent, replay_and_verify_reproduce_refused_and_applied_creations)
     for (int trust = 0; trust <= 1; trust++)
         for (int canonical = 0; canonical <= 1; canonical++)
             expect_replay(trust, canonical);
+    /* verified into a store of its own chain: the consents are for
+     * another chain there, so the consented creation diverges */
+    cs_env other;
+    cs_open(&other);
+    kd_replay_report rep;
+    ET_ASSERT_OK(kd_replay_log(env.engine, other.engine, 0, &rep));
+    cr_expect(!kd_replay_ok(&rep), "a replay into another chain's store cannot reproduce the consented creation");
+    cr_expect_eq(rep.first_bad_seq, 1, "the block of the consented creation: %s", rep.first_bad_what);
+    cs_close(&other);
     et_txs_fini(&t);
     kd_buf_fini(&pay);
+}
+
+/* One log entry as a store written before v2 keeps it: the block `name`
+ * carrying `payload`, its one tx recorded applied (or refused with
+ * `code`). */
+static void old_entry(const char *name, const kd_buf *payload, uint32_t id, const char *code, kd_buf *out)
+{
+    et_txs t;
+    et_txs_init(&t);
+    et_add_raw(&t, payload->data, payload->len);
+    kd_buf msg;
+    kd_buf_init(&msg);
+    et_accept_msg(name, &t, &msg);
+    Kdapp__Store__TxOutcome o = KDAPP__STORE__TX_OUTCOME__INIT, *op = &o;
+    o.applied = code == NULL;
+    o.episode_id = id;
+    o.error_code = (char *)(code ? code : "");
+    o.error = (char *)"";
+    Kdapp__Store__LogEntry le = KDAPP__STORE__LOG_ENTRY__INIT;
+    le.message.data = msg.data;
+    le.message.len = msg.len;
+    le.status = KDAPP__MSG_STATUS__MSG_APPLIED;
+    le.n_txs = 1;
+    le.txs = &op;
+    out->len = 0;
+    ET_ASSERT_OK(kd_buf_reserve(out, kdapp__store__log_entry__get_packed_size(&le)));
+    out->len = kdapp__store__log_entry__pack(&le, out->data);
+    kd_buf_fini(&msg);
+    et_txs_fini(&t);
+}
+
+/* A log written before consents named their chain holds v1 consents: a
+ * replay (`kdapp verify`: every signature checked; `kdapp replay`:
+ * trusted) applies the creations it recorded applied, and still refuses
+ * the ones it recorded refused. */
+Test(consent, a_log_written_before_v2_replays)
+{
+    kd_buf pay, entry;
+    kd_buf_init(&pay);
+    kd_buf_init(&entry);
+    for (int trust = 0; trust <= 1; trust++) {
+        cs_env old;
+        cs_open(&old);
+        kd_engine_trust_replayed_signatures(old.engine, trust);
+        kd_consent c = house_consent_v1(21, HOUSE_TYPE, NULL, 0);
+        creation(&pay, 21, HOUSE_TYPE, NULL, 0, &c, 1);
+        old_entry("old1", &pay, 21, NULL, &entry);
+        kd_msg_result res;
+        ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
+        cr_assert_eq(res.tx_count, 1);
+        cr_expect(res.txs[0].applied, "trust %d: the v1 consent recorded applied replays: %s", trust,
+                  res.txs[0].detail);
+        kd_msg_result_fini(&res);
+        /* a forged log: a creation recorded applied whose v1 consent does
+         * not verify (signed over other params): `kdapp verify` refuses
+         * it, `kdapp replay` trusts its own log */
+        c = house_consent_v1(22, HOUSE_TYPE, (const uint8_t *)"\x08\x03", 2);
+        creation(&pay, 22, HOUSE_TYPE, NULL, 0, &c, 1);
+        old_entry("old2", &pay, 22, NULL, &entry);
+        ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
+        cr_assert_eq(res.tx_count, 1);
+        if (trust)
+            cr_expect(res.txs[0].applied, "trusted: %s", res.txs[0].detail);
+        else
+            ET_EXPECT_REJECTED(res.txs[0], "no_consent");
+        kd_msg_result_fini(&res);
+        /* a v1 consent the old log recorded refused stays refused: the
+         * log's no_consent is never trusted, and v1 counts only for what
+         * it recorded applied */
+        c = house_consent_v1(23, HOUSE_TYPE, NULL, 0);
+        creation(&pay, 23, HOUSE_TYPE, NULL, 0, &c, 1);
+        old_entry("old3", &pay, 23, "no_consent", &entry);
+        ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
+        cr_assert_eq(res.tx_count, 1);
+        ET_EXPECT_REJECTED(res.txs[0], "no_consent");
+        kd_msg_result_fini(&res);
+        cr_expect_eq(et_episode_count(old.engine), trust ? 2u : 1u);
+        cs_close(&old);
+    }
+    kd_buf_fini(&entry);
+    kd_buf_fini(&pay);
+}
+
+/* The chain a store follows: made at creation (its own local chain, or
+ * the one the open names), kept, and checked at every later open. */
+Test(consent, a_store_follows_one_chain)
+{
+    uint8_t id[KD_STORE_ID_LEN];
+    char local[KD_CHAIN_MAX];
+    ET_ASSERT_OK(kd_engine_store_id(env.engine, id));
+    kd_chain_local(id, local);
+    cr_expect_str_eq(kd_engine_chain(env.engine), local, "a new store follows its own local chain");
+    cr_expect(kd_chain_valid(local));
+
+    cs_env k;
+    cs_open_chain(&k, "kaspa:testnet-10");
+    cr_expect_str_eq(kd_engine_chain(k.engine), "kaspa:testnet-10");
+    kd_engine_close(k.engine);
+    k.engine = NULL;
+    char why[256] = "";
+    kd_engine *e = NULL;
+    kd_engine_options o = {.data_dir = k.dir, .registry = &k.reg, .chain = "kaspa:mainnet"};
+    ET_EXPECT_ERR(kd_engine_open(&o, &e, why, sizeof why), KD_ERR_SETTINGS);
+    expect_detail(why, "follows chain kaspa:testnet-10, not kaspa:mainnet");
+    o.chain = KD_CHAIN_LOCAL;
+    ET_EXPECT_ERR(kd_engine_open(&o, &e, why, sizeof why), KD_ERR_SETTINGS);
+    o.chain = "kaspa:Main net";
+    ET_EXPECT_ERR(kd_engine_open(&o, &e, why, sizeof why), KD_ERR_INVALID_ARG);
+    expect_detail(why, "is not a chain name");
+    o.chain = NULL; /* whatever it follows */
+    ET_ASSERT_OK(kd_engine_open(&o, &e, why, sizeof why));
+    cr_expect_str_eq(kd_engine_chain(e), "kaspa:testnet-10");
+    kd_engine_close(e);
+    o.read_only = 1;
+    ET_ASSERT_OK(kd_engine_open(&o, &e, why, sizeof why));
+    cr_expect_str_eq(kd_engine_chain(e), "kaspa:testnet-10", "read-only too");
+    kd_engine_close(e);
+    o.read_only = 0;
+
+    /* A store made before chains were named reads as its own local
+     * chain, and adopts the first chain a writable open names. */
+    et_raw_del_meta(k.dir, "chain");
+    ET_ASSERT_OK(kd_engine_open(&o, &e, why, sizeof why));
+    ET_ASSERT_OK(kd_engine_store_id(e, id));
+    kd_chain_local(id, local);
+    cr_expect_str_eq(kd_engine_chain(e), local);
+    kd_engine_close(e);
+    o.chain = KD_CHAIN_LOCAL;
+    ET_ASSERT_OK(kd_engine_open(&o, &e, why, sizeof why));
+    kd_engine_close(e);
+    o.chain = "kaspa:testnet-11";
+    o.read_only = 1; /* read-only adopts nothing */
+    ET_EXPECT_ERR(kd_engine_open(&o, &e, why, sizeof why), KD_ERR_SETTINGS);
+    expect_detail(why, "made before chains were named");
+    o.read_only = 0;
+    ET_ASSERT_OK(kd_engine_open(&o, &e, why, sizeof why));
+    cr_expect_str_eq(kd_engine_chain(e), "kaspa:testnet-11", "adopted");
+    kd_engine_close(e);
+    o.chain = NULL;
+    ET_ASSERT_OK(kd_engine_open(&o, &e, why, sizeof why));
+    cr_expect_str_eq(kd_engine_chain(e), "kaspa:testnet-11", "kept");
+    kd_engine_close(e);
+    cs_close(&k);
+}
+
+/* An ingest request names its chain: a store of another chain refuses
+ * it (wrong_chain) and applies nothing; every reply names the store's. */
+Test(consent, a_request_for_another_chain_is_refused)
+{
+    et_txs t;
+    et_txs_init(&t);
+    kd_buf msg, frame, reply;
+    kd_buf_init(&msg);
+    kd_buf_init(&frame);
+    kd_buf_init(&reply);
+    et_add_create(&t, 31, "alice", "bob", 0);
+    et_accept_msg("c1", &t, &msg);
+    static const char *const names[] = {"kaspa:testnet-10", "local:00112233445566778899aabbccddeeff", NULL,
+                                        KD_CHAIN_LOCAL};
+    for (size_t i = 0; i < 4; i++) {
+        frame.len = reply.len = 0;
+        ET_ASSERT_OK(kd_ingest_request_pack_source(&msg, 1, 0, names[i], &frame));
+        ET_ASSERT_OK(kd_ingest_handle(env.engine, frame.data, frame.len, &reply));
+        kd_ingest_reply r;
+        ET_ASSERT_OK(kd_ingest_reply_unpack(reply.data, reply.len, &r));
+        cr_expect_str_eq(r.chain, kd_engine_chain(env.engine), "every reply names the store's chain");
+        if (i < 2) {
+            cr_expect_eq(r.err, KD_ERR_WRONG_CHAIN, "%s: %s", names[i], kd_err_code(r.err));
+            cr_expect_eq(r.count, 0);
+            expect_detail(r.detail, kd_engine_chain(env.engine));
+            expect_detail(r.detail, names[i]);
+            cr_expect_eq(et_episode_count(env.engine), 0, "nothing applied");
+        } else {
+            cr_expect_eq(r.err, KD_OK, "%s: %s %s", names[i] ? names[i] : "none", kd_err_code(r.err), r.detail);
+            cr_expect_eq(r.count, 1);
+        }
+        kd_ingest_reply_fini(&r);
+    }
+    cr_expect_eq(et_episode_count(env.engine), 1);
+    kd_buf_fini(&reply);
+    kd_buf_fini(&frame);
+    kd_buf_fini(&msg);
+    et_txs_fini(&t);
 }
 
 /* A block script's "consent" (tools/script): fed to the engine, the

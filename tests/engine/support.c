@@ -565,6 +565,20 @@ void et_raw_put_meta(const char *dir, const char *name, const void *value, size_
     mdb_env_close(env);
 }
 
+void et_raw_del_meta(const char *dir, const char *name)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    raw_open(dir, "meta", 0, &env, &txn, &dbi);
+    MDB_val k = {strlen(name), (void *)name};
+    int rc = mdb_del(txn, dbi, &k, NULL);
+    cr_assert_eq(rc, 0, "mdb_del %s: %s", name, mdb_strerror(rc));
+    rc = mdb_txn_commit(txn);
+    cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
 void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value)
 {
     uint8_t b[8];

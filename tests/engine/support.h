@@ -183,6 +183,8 @@ int et_raw_has_db(const char *dir, const char *db);
  * store in `dir`. */
 void et_raw_put_meta_u64(const char *dir, const char *name, uint64_t value);
 void et_raw_put_meta(const char *dir, const char *name, const void *value, size_t len);
+/* Deletes meta[name] (it must be there) from the (closed) store in `dir`. */
+void et_raw_del_meta(const char *dir, const char *name);
 /* Appends meta[name] of the (closed) store in `dir` to `out`. */
 void et_raw_get_meta(const char *dir, const char *name, kd_buf *out);
 

@@ -13,11 +13,12 @@ integers and hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c): wha
   chance_check.py prove KEYNAME TYPE EPISODE SEAT INDEX ENTROPY
       prints the house's proof of draw INDEX for ENTROPY (64 hex) and its
       output, as the house of `house` above answers it.
-  chance_check.py dice-creation EPISODE TIMEOUT
+  chance_check.py dice-creation EPISODE TIMEOUT CHAIN
       prints the raw EpisodeMessage (hex) that creates dice episode EPISODE
       for test:player and test:house with the house above,
-      reveal_timeout TIMEOUT and the house's consent, bypassing every JSON
-      check: what a transaction built by hand carries.
+      reveal_timeout TIMEOUT and the house's consent for the store's chain
+      CHAIN (`kdapp stats` names it), bypassing every JSON check: what a
+      transaction built by hand carries.
   chance_check.py vrf-verify KEY ALPHA PROOF
       prints the VRF output of PROOF for ALPHA under KEY (all hex), or
       fails when it does not verify.
@@ -849,16 +850,17 @@ def ecdsa_sign(secret, digest):
     return r.to_bytes(32, "big") + s.to_bytes(32, "big")
 
 
-def dice_creation(episode, timeout):
+def dice_creation(episode, timeout, chain):
     """The raw EpisodeMessage creating dice episode `episode` for test:player
     and test:house with the house's key from `house` and reveal_timeout
     `timeout`, with the house's consent (its signature over the creation
-    digest of engine/crypto.h), as a hand-made transaction would carry it."""
+    digest of engine/crypto.h, v2: for the chain `chain`), as a hand-made
+    transaction would carry it."""
     _, key, bind = house("house", "dice", episode, 1)
     params = pb(1, pb(3, timeout) + pb(4, key) + pb(5, bind))
     pubs = [pt_bytes(pt_mul(int.from_bytes(test_secret(n), "big"), G)) for n in ("player", "house")]
-    digest = sha(b"kdapp/new-episode/v1" + struct.pack(">I", episode) + b"dice\0" + bytes([2]) + pubs[0] + pubs[1] +
-                 struct.pack(">I", len(params)) + params)
+    digest = sha(b"kdapp/new-episode/v2" + bytes([len(chain)]) + chain.encode() + struct.pack(">I", episode) +
+                 b"dice\0" + bytes([2]) + pubs[0] + pubs[1] + struct.pack(">I", len(params)) + params)
     consent = pb(1, 1) + pb(2, ecdsa_sign(test_secret("house"), digest))
     new = pb(1, b"dice") + pb(2, pubs[0]) + pb(2, pubs[1]) + pb(3, params) + pb(4, consent)
     return pb(1, episode) + pb(2, new)
@@ -875,8 +877,8 @@ def main():
         x, pub, _ = house(args[0], args[1], int(args[2]), int(args[3]))
         pi = vrf_prove(x, alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5])))
         print(pi.hex(), vrf_verify(pub, alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5])), pi).hex())
-    elif cmd == "dice-creation" and len(args) == 2:
-        print(dice_creation(int(args[0]), int(args[1])).hex())
+    elif cmd == "dice-creation" and len(args) == 3:
+        print(dice_creation(int(args[0]), int(args[1]), args[2]).hex())
     elif cmd == "vrf-verify" and len(args) == 3:
         beta = vrf_verify(bytes.fromhex(args[0]), bytes.fromhex(args[1]), bytes.fromhex(args[2]))
         if beta is None:

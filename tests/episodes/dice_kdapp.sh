@@ -29,9 +29,13 @@ E3=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 proof() { python3 "$check" prove house dice "$1" 1 "$2" "$3" | cut -d' ' -f1; }
 P11=$(proof 1 1 "$E1") P12=$(proof 1 2 "$E1") P22=$(proof 1 2 "$E2") P23=$(proof 1 3 "$E3") P32=$(proof 1 2 "$E3")
 P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
+# the store first: a hand-made consent signs its chain (kdapp stats names it)
+: | "$KDAPP" feed --data "$data" - >/dev/null || fail "cannot create the store"
+CHAIN=$("$KDAPP" stats --data "$data" | awk '$1 == "chain" {print $2}')
+[[ $CHAIN == local:* ]] || fail "kdapp stats names no local chain: $("$KDAPP" stats --data "$data")"
 house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 cat >"$T/dice.jsonl" <<JSONL
-{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "dice", $P, "params": {$(house "$K1" "$B1"), "reveal_timeout": 100, "max_rolls": 4}}}, {"new_episode": {"id": 2, "type": "dice", $P, "params": {$(house "$K2" "$B2"), "reveal_timeout": 100}}}, {"payload_hex": "$(python3 "$check" dice-creation 3 1)"}, {"payload_hex": "$(python3 "$check" dice-creation 4 100)"}]}}
+{"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "dice", $P, "params": {$(house "$K1" "$B1"), "reveal_timeout": 100, "max_rolls": 4}}}, {"new_episode": {"id": 2, "type": "dice", $P, "params": {$(house "$K2" "$B2"), "reveal_timeout": 100}}}, {"payload_hex": "$(python3 "$check" dice-creation 3 1 "$CHAIN")"}, {"payload_hex": "$(python3 "$check" dice-creation 4 100 "$CHAIN")"}]}}
 {"accept": {"hash": "b2", "daa": 110, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "3d6+2", "entropy": "$E1"}}]}}
 # a cheating house: the proof of draw 2 for draw 1 (bad_proof), then the right one
 {"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P12"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "$P11"}}]}}

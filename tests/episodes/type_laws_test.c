@@ -27,6 +27,11 @@
  *     agrees with the status: none in progress, the winner's a win and
  *     every other seat's a loss of some kind, a draw for all in a draw.
  *
+ * And of a type's table alone: a type whose seats serve as a house states
+ * the terms its house consents to (house_terms; none without a house
+ * seat), each a member of its params schema, a whole-number field of its
+ * params message, with default limits min <= max.
+ *
  * Game-specific rules stay in each game's own tests.
  */
 #include <criterion/criterion.h>
@@ -360,4 +365,56 @@ ParameterizedTest(size_t *index, type_laws, every_type, .timeout = 300)
     cr_expect_gt(w.checked, 20, "%s: too few moves checked", w.name);
     kd_legal_moves_fini(&moves);
     walk_fini(&w);
+}
+
+/* 1 when the dotted `path` names a uint32 field of `desc` (through
+ * nested messages). */
+static int whole_field(const ProtobufCMessageDescriptor *desc, const char *path)
+{
+    char part[64];
+    while (desc && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof part)
+            return 0;
+        memcpy(part, path, n);
+        part[n] = '\0';
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(desc, part);
+        if (!f)
+            return 0;
+        if (!dot)
+            return f->type == PROTOBUF_C_TYPE_UINT32 && f->label != PROTOBUF_C_LABEL_REPEATED;
+        if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+            return 0;
+        desc = f->descriptor;
+        path = dot + 1;
+    }
+    return 0;
+}
+
+Test(type_laws, a_house_states_its_terms)
+{
+    for (size_t i = 0; i < kd_builtin_type_count; i++) {
+        const kd_episode_type *t = kd_builtin_types[i];
+        const char *name = t->ops->type_name;
+        cr_expect_eq(!t->house_seats, !t->house_terms, "%s: a house seat, and only one, has terms", name);
+        if (!t->house_terms)
+            continue;
+        json_error_t jerr;
+        json_t *schema = json_loads(t->params_schema, 0, &jerr);
+        cr_assert(schema, "%s: params_schema: %s", name, jerr.text);
+        json_t *props = json_object_get(schema, "properties");
+        size_t k = 0;
+        for (; t->house_terms[k].name; k++) {
+            const kd_house_term *term = &t->house_terms[k];
+            cr_expect(term->meaning && term->meaning[0], "%s.%s: says what it means", name, term->name);
+            cr_expect_leq(term->min, term->max, "%s.%s: min <= max", name, term->name);
+            cr_expect(json_object_get(props, term->name), "%s.%s: a member of the params schema", name, term->name);
+            cr_expect(whole_field(t->params_message, term->field ? term->field : term->name),
+                      "%s.%s: a whole-number field of the params message", name, term->name);
+        }
+        cr_expect_gt(k, 0, "%s: at least one term", name);
+        cr_expect_leq(k, KD_HOUSE_TERMS_MAX, "%s: at most KD_HOUSE_TERMS_MAX terms", name);
+        json_decref(schema);
+    }
 }

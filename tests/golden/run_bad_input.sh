@@ -5,7 +5,10 @@
 #   - a malformed block-script line: "line N:" on stderr, no line of the
 #     script applied (not even the valid ones before it);
 #   - `kdapp show 99` on an episode that does not exist;
-#   - KDAPP_TTT_MAX_SYMBOLS=abc: the variable is named.
+#   - KDAPP_TTT_MAX_SYMBOLS=abc: the variable is named;
+#   - a chain that is none, another chain than the store's, a devnet on a
+#     Kaspa store, a consent with no store to read the chain of;
+#   - a house limit the gateway cannot use.
 set -u
 
 : "${KDAPP:?KDAPP must name the kdapp binary}"
@@ -117,7 +120,16 @@ expect_stderr "a key name is empty" "mcp --grant 'agent1,'"
 rc=$?
 expect_exit 1 "mcp --house test:house"
 expect_stderr "public test key" "mcp --house test:house"
-for d in mcp-a mcp-b mcp-c mcp-d mcp-e; do
+# A house limit the gateway cannot use: refused before anything starts.
+"$KDAPP" mcp --data "$work/mcp-g" --keys "$keys" --house agent1 --house-limit chips=5 </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "mcp --house-limit chips=5"
+expect_stderr "house limit 'chips=5': no type's house has a term of that name" "mcp --house-limit chips=5"
+"$KDAPP" mcp --data "$work/mcp-g" --keys "$keys" --house-limit start_chips=5 </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "mcp --house-limit without --house"
+expect_stderr "it needs a house (--house)" "mcp --house-limit without --house"
+for d in mcp-a mcp-b mcp-c mcp-d mcp-e mcp-g; do
   if [ -e "$work/$d" ]; then
     echo "FAIL: a refused mcp command created $d"
     fail=1
@@ -146,6 +158,35 @@ if grep -q "targets missed" "$work/out"; then
   echo "FAIL bench --dir missing: it ran and judged targets"
   fail=1
 fi
+
+# The chain a store follows: a name that is none (no store made), another
+# chain than the store's, a devnet (kdapp up) on a store of a Kaspa network,
+# a consent with no store to name the chain of.
+"$KDAPP" feed --data "$work/chain-a" --keys "$keys" --chain kaspa:Main "$work/good.jsonl" >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "feed --chain kaspa:Main"
+expect_stderr "chain 'kaspa:Main' is not a chain name" "feed --chain kaspa:Main"
+if [ -e "$work/chain-a" ]; then
+    echo "FAIL: a refused --chain created a store"
+    fail=1
+fi
+"$KDAPP" feed --data "$data" --keys "$keys" --chain kaspa:mainnet "$work/good.jsonl" >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "feed --chain kaspa:mainnet into a local store"
+expect_stderr "follows chain local:" "feed --chain kaspa:mainnet into a local store"
+expect_stderr "not kaspa:mainnet" "feed --chain kaspa:mainnet into a local store"
+: | "$KDAPP" feed --quiet --data "$work/chain-k" --chain kaspa:testnet-10 - >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 0 "a store of kaspa:testnet-10"
+timeout 20 "$KDAPP" up --quiet --data "$work/chain-k" </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "kdapp up (a devnet) on a store of kaspa:testnet-10"
+expect_stderr "follows chain kaspa:testnet-10, not a local chain" "kdapp up (a devnet) on a store of kaspa:testnet-10"
+"$KDAPP" submit --data "$work/no-store" --keys "$keys" --episode 5 --new --type dice \
+    --participants test:player,test:house --consent test:house >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "submit --consent without a store"
+expect_stderr "holds no store to read it from" "submit --consent without a store"
 
 # Sanity: the store is still readable and episode 1 is there.
 "$KDAPP" show --data "$data" 1 >/dev/null 2>"$work/err"

@@ -208,7 +208,7 @@ Test(ingest_server, dry_run_predicts_and_applies_nothing)
     kd_buf_init(&frame);
     et_accept_msg("dry", &txs, &block);
     uint32_t asked[] = {9};
-    ET_ASSERT_OK(kd_ingest_dry_run_pack(&block, asked, 1, &frame));
+    ET_ASSERT_OK(kd_ingest_dry_run_pack(&block, asked, 1, NULL, &frame));
     kd_ingest_reply r;
     roundtrip(frame.data, frame.len, &r);
     cr_expect_eq(r.err, KD_OK, "%s", r.detail);

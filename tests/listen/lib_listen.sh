@@ -61,11 +61,14 @@ catch_up() {
 }
 
 # converge TAG [DATA] — the fixture's chain as a block script, fed into a
-# new directory; waits until DATA (default $T/data) has the same digest.
+# new directory following the fixture's network (kaspa:testnet-10: the
+# consents of its creations name it); waits until DATA (default $T/data)
+# has the same digest.
 converge() {
   local tag=$1 data=${2:-$T/data}
   fx "script $T/$tag.jsonl"
-  "$KDAPP" feed --data "$T/fed_$tag" "$T/$tag.jsonl" >"$T/fed_$tag.out" || fail "the block script $tag did not feed"
+  "$KDAPP" feed --data "$T/fed_$tag" --chain kaspa:testnet-10 "$T/$tag.jsonl" >"$T/fed_$tag.out" ||
+    fail "the block script $tag did not feed"
   WANT=$(last_digest "$T/fed_$tag.out")
   [[ -n $WANT ]] || fail "no digest from feeding $tag"
   wait_for 20 digest_is "$data" "$WANT" || fail "the listener's engine did not reach the chain $tag (digest $WANT)"

@@ -3,7 +3,8 @@
 # block of the node's chain; --from a hash the node does not know (a clear
 # stop); an engine whose tip the node does not know (another chain, as
 # after pruning or a reorg deeper than the node keeps: a clear stop saying
-# a re-sync is needed and how); a node on another network; bad arguments.
+# a re-sync is needed and how); a node on another network; an engine
+# whose store follows another chain; bad arguments.
 source "$(dirname "$0")/../integration/lib.sh"
 source "$(dirname "$0")/lib_listen.sh"
 start_fixture fx
@@ -43,6 +44,18 @@ start_listener net --data "$T/net" --network mainnet
 wait_exit 20 "$LISTENER_PID" || fail "a node on another network should stop the listener"
 ((EXIT_CODE == 2)) || fail "another network: exit $EXIT_CODE, expected 2"
 file_has "$T/net.err" "is on testnet-10, not mainnet" || fail "the stop should name both networks"
+
+# A `kdapp engine` whose store follows another chain (its own local one):
+# the listener's requests name kaspa:testnet-10, the engine refuses them
+# (wrong_chain) and the listener stops with its sentence; nothing applied.
+start_engine local "$T/local" "ipc://$T/local-ingest.ipc" "ipc://$T/local-views.ipc"
+start_listener wrong --engine "ipc://$T/local-ingest.ipc"
+wait_exit 20 "$LISTENER_PID" || fail "an engine of another chain should stop the listener"
+((EXIT_CODE == 1)) || fail "an engine of another chain: exit $EXIT_CODE, expected 1"
+file_has "$T/wrong.err" "follows chain local:[0-9a-f]*, not kaspa:testnet-10" || fail "the stop should name both chains"
+kill -TERM "$ENGINE_PID"
+wait_exit 15 "$ENGINE_PID" || fail "the engine did not stop"
+"$KDAPP" stats --data "$T/local" | grep -q "height 0," || fail "the engine of another chain applied something"
 
 "$KDAPP" listen --data "$T/x" --rpc "http://127.0.0.1:1" 2>"$T/url.err" && fail "an http:// URL should be refused"
 file_has "$T/url.err" "not a ws:// or wss:// URL" || fail "the URL error should say what is wrong"

@@ -127,6 +127,12 @@ static kd_mcp_session *new_session(const void *principal)
 
 void gw_env_open(const kd_episode_type *extra, const char *const *grants, size_t n, const char *house)
 {
+    gw_env_open_limits(extra, grants, n, house, NULL, 0);
+}
+
+void gw_env_open_limits(const kd_episode_type *extra, const char *const *grants, size_t n, const char *house,
+                        const char *const *limits, size_t n_limits)
+{
     cr_assert(n < GW_ENV_SESSIONS);
     memset(&E, 0, sizeof E);
     char why[512] = "";
@@ -159,6 +165,8 @@ void gw_env_open(const kd_episode_type *extra, const char *const *grants, size_t
         .grants = grants,
         .n_grants = n,
         .house = house,
+        .house_limits = limits,
+        .n_house_limits = n_limits,
     };
     cr_assert_eq(kd_gateway_open(&go, E.srv, &E.gw, why, sizeof why), KD_OK, "%s", why);
     for (size_t i = 0; i <= n; i++)
@@ -293,8 +301,8 @@ void gw_create_raw(uint32_t id, const char *type_name, const char *const *names,
     size_t n_consents = 0;
     for (size_t i = 0; i < n; i++)
         if (t->ops->consent_seats & (1u << i))
-            cr_assert_eq(kd_consent_sign(&keys[i], (uint32_t)i, id, type_name, &parts, pbytes.data, pbytes.len,
-                                         &consents[n_consents++]),
+            cr_assert_eq(kd_consent_sign(&keys[i], (uint32_t)i, kd_engine_chain(E.engine), id, type_name, &parts,
+                                         pbytes.data, pbytes.len, &consents[n_consents++]),
                          KD_OK);
     cr_assert_eq(
         kd_wire_new_episode_consented(id, type_name, &parts, pbytes.data, pbytes.len, consents, n_consents, &payload),

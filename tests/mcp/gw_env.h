@@ -48,6 +48,10 @@ extern gw_env E;
  * one initialized session per grant (sessions[i] has grant i) plus a
  * public one (sessions[n]). E.s is sessions[0]. Asserts on failure. */
 void gw_env_open(const kd_episode_type *extra, const char *const *grants, size_t n, const char *house);
+/* The same, with the house's operator limits `limits` (n_limits of them,
+ * kd_gateway_options.house_limits). */
+void gw_env_open_limits(const kd_episode_type *extra, const char *const *grants, size_t n, const char *house,
+                        const char *const *limits, size_t n_limits);
 void gw_env_close(void);
 
 /* The JSON-RPC result (new reference), or the error when `want_error`. */

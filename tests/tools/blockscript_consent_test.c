@@ -1,7 +1,8 @@
 /*
  * blockscript_consent_test.c — a new_episode's "consent" in block scripts
- * (tools/script/blockscript.c): each key signs the creation as the seat
- * whose pubkey it is, over the converted params bytes; the line written
+ * (tools/script/blockscript.c): each key is the seat whose pubkey it is,
+ * and the feed signs the creation with it over the converted params bytes
+ * for the chain it is given (tools/script/feeder.c); the line written
  * back parses to the same consents; a key that is no participant, a raw
  * pubkey, a reference that does not resolve and a malformed list are
  * errors naming the line and the key.
@@ -12,6 +13,10 @@
 #include "engine/crypto.h"
 #include "engine/wire.h"
 #include "tools/script/blockscript.h"
+#include "tools/script/feeder.h"
+#include "kdapp.pb-c.h"
+
+#define CHAIN "local:0123456789abcdef0123456789abcdef"
 
 #define LINE(consent)                                                                                   \
     "{\"accept\": {\"hash\": \"b1\", \"txs\": [{\"new_episode\": {\"id\": 9, \"type\": \"tictactoe\", " \
@@ -30,16 +35,30 @@ static kd_pubkey pub(const char *name)
     return k.pub;
 }
 
-/* The consent verifies for its seat's key over the tx's creation. */
+/* Consent i names its seat and key, and the feed's payload carries its
+ * signature, which verifies for the seat's key over the tx's creation on
+ * CHAIN (and on no other chain). */
 static void expect_consent(const kd_script_tx *tx, size_t i, uint32_t seat, const char *ref)
 {
     const kd_script_consent *c = &tx->consents[i];
-    cr_expect_eq(c->sig.seat, seat, "consent %zu: seat %u, want %u", i, c->sig.seat, seat);
+    cr_expect_eq(c->seat, seat, "consent %zu: seat %u, want %u", i, c->seat, seat);
     cr_expect_str_eq(c->ref, ref);
+    kd_buf p;
+    kd_buf_init(&p);
+    cr_assert_eq(kd_feeder_new_episode(tx, CHAIN, &p), KD_OK);
+    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, p.len, p.data);
+    cr_assert(em && em->new_episode && em->new_episode->n_consents == tx->consent_count);
+    const Kdapp__SeatConsent *sc = em->new_episode->consents[i];
+    cr_expect_eq(sc->seat, seat);
     uint8_t digest[KD_HASH_LEN];
-    kd_creation_digest(tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, digest);
-    cr_expect_eq(kd_sig_verify(&tx->participants.keys[seat], digest, c->sig.sig, c->sig.sig_len), KD_OK,
-                 "consent %zu signs the creation with its params bytes", i);
+    kd_creation_digest(CHAIN, tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, digest);
+    cr_expect_eq(kd_sig_verify(&tx->participants.keys[seat], digest, sc->signature.data, sc->signature.len), KD_OK,
+                 "consent %zu signs the creation with its params bytes on the chain", i);
+    kd_creation_digest("kaspa:mainnet", tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, digest);
+    cr_expect_neq(kd_sig_verify(&tx->participants.keys[seat], digest, sc->signature.data, sc->signature.len), KD_OK,
+                  "consent %zu is for its chain only", i);
+    kdapp__episode_message__free_unpacked(em, NULL);
+    kd_buf_fini(&p);
 }
 
 Test(blockscript_consent, each_key_signs_as_its_seat)
@@ -55,17 +74,14 @@ Test(blockscript_consent, each_key_signs_as_its_seat)
     kd_pubkey house = pub("house");
     cr_expect_arr_eq(tx->participants.keys[1].bytes, house.bytes, KD_PUBKEY_LEN);
 
-    /* The payload carries them, in order. */
+    /* A consent needs a chain name to sign for. */
     kd_buf p;
     kd_buf_init(&p);
-    kd_consent cs[2] = {tx->consents[0].sig, tx->consents[1].sig};
-    cr_assert_eq(
-        kd_wire_new_episode_consented(tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, cs, 2, &p),
-        KD_OK);
-    cr_expect_gt(p.len, 2 * KD_SIG_COMPACT_LEN);
+    cr_expect_eq(kd_feeder_new_episode(tx, "local", &p), KD_ERR_INVALID_ARG);
+    cr_expect_eq(kd_feeder_new_episode(tx, "", &p), KD_ERR_INVALID_ARG);
     kd_buf_fini(&p);
 
-    /* Written back and parsed again: the same keys, seats and signatures. */
+    /* Written back and parsed again: the same keys and seats. */
     kd_buf line;
     kd_buf_init(&line);
     cr_assert_eq(kd_script_op_write(&s.ops[0], &line), KD_OK);
@@ -77,10 +93,9 @@ Test(blockscript_consent, each_key_signs_as_its_seat)
     const kd_script_tx *tx2 = &again.ops[0].txs[0];
     cr_assert_eq(tx2->consent_count, 2);
     for (size_t i = 0; i < 2; i++) {
-        cr_expect_eq(tx2->consents[i].sig.seat, tx->consents[i].sig.seat);
+        cr_expect_eq(tx2->consents[i].seat, tx->consents[i].seat);
         cr_expect_str_eq(tx2->consents[i].ref, tx->consents[i].ref);
-        cr_expect_eq(tx2->consents[i].sig.sig_len, tx->consents[i].sig.sig_len);
-        cr_expect_arr_eq(tx2->consents[i].sig.sig, tx->consents[i].sig.sig, tx->consents[i].sig.sig_len);
+        cr_expect_arr_eq(tx2->consents[i].key.pub.bytes, tx->consents[i].key.pub.bytes, KD_PUBKEY_LEN);
     }
     kd_script_fini(&again);
     kd_buf_fini(&line);

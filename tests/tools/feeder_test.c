@@ -104,7 +104,7 @@ Test(feeder, signs_after_rejected_moves_local_and_remote)
     feed_and_check(&local, f, d1);
     kd_feeder_free(f);
 
-    ET_ASSERT_OK(kd_feeder_alloc_remote(predict_by_dry_run, remote.engine, &f));
+    ET_ASSERT_OK(kd_feeder_alloc_remote(predict_by_dry_run, remote.engine, kd_engine_chain(remote.engine), &f));
     feed_and_check(&remote, f, d2);
     kd_feeder_free(f);
 

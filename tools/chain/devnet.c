@@ -629,7 +629,10 @@ kd_err kd_devnet_open(const kd_devnet_options *opts, kd_devnet **out, char *why,
         goto fail_alloc;
     }
     pthread_mutex_init(&d->mu, NULL);
-    if ((err = kd_ingest_client_open(d->engine_url, EXCHANGE_TIMEOUT_MS, &d->client, why, why_len)))
+    /* A devnet is a local chain: a store that follows a Kaspa network
+     * refuses its blocks (wrong_chain) instead of mixing two chains. */
+    if ((err = kd_ingest_client_open(d->engine_url, EXCHANGE_TIMEOUT_MS, &d->client, why, why_len)) ||
+        (err = kd_ingest_client_name_chain(d->client, KD_CHAIN_LOCAL)))
         goto fail;
     err = KD_ERR_NOMEM;
     if (pthread_create(&d->producer, NULL, produce, d) != 0) {

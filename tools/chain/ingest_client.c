@@ -12,8 +12,9 @@
 
 struct kd_ingest_client {
     nng_socket sock;
-    kd_nng_redialer *dialer; /* re-dials when NNG's dialer gives up (netutil.h) */
-    nng_duration timeout_ms; /* per request; NNG_DURATION_INFINITE: none */
+    kd_nng_redialer *dialer;  /* re-dials when NNG's dialer gives up (netutil.h) */
+    nng_duration timeout_ms;  /* per request; NNG_DURATION_INFINITE: none */
+    char chain[KD_CHAIN_MAX]; /* what every request names ("": none) */
 };
 
 kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_client **out, char *why, size_t why_len)
@@ -58,6 +59,15 @@ void kd_ingest_client_close(kd_ingest_client *c)
     free(c);
 }
 
+kd_err kd_ingest_client_name_chain(kd_ingest_client *c, const char *chain)
+{
+    char why[8];
+    if (kd_chain_check(chain, why, sizeof why))
+        return KD_ERR_INVALID_ARG;
+    snprintf(c->chain, sizeof c->chain, "%s", chain ? chain : "");
+    return KD_OK;
+}
+
 /* Sends `frame` as one request, in a context of its own, and waits for
  * the reply. Re-sent by NNG until answered: accepts, reverts and dry runs
  * are idempotent. */
@@ -82,7 +92,7 @@ kd_err kd_ingest_client_send_source(kd_ingest_client *c, const kd_buf *msgs, siz
 {
     kd_buf frame;
     kd_buf_init(&frame);
-    kd_err err = kd_ingest_request_pack_source(msgs, count, source_tip_time_ms, &frame);
+    kd_err err = kd_ingest_request_pack_source(msgs, count, source_tip_time_ms, c->chain, &frame);
     if (!err)
         err = exchange(c, &frame, reply);
     kd_buf_fini(&frame);
@@ -94,7 +104,7 @@ kd_err kd_ingest_client_dry_run(kd_ingest_client *c, const kd_buf *block, const 
 {
     kd_buf frame;
     kd_buf_init(&frame);
-    kd_err err = kd_ingest_dry_run_pack(block, episodes, n, &frame);
+    kd_err err = kd_ingest_dry_run_pack(block, episodes, n, c->chain, &frame);
     if (!err)
         err = exchange(c, &frame, reply);
     kd_buf_fini(&frame);

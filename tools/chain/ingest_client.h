@@ -23,6 +23,14 @@ kd_err kd_ingest_client_open(const char *url, uint32_t timeout_ms, kd_ingest_cli
 /* Closes; accepts NULL. Call once no request is in progress. */
 void kd_ingest_client_close(kd_ingest_client *client);
 
+/* Makes every later request name `chain` (IngestRequest.chain,
+ * engine/chain.h: a chain name, or "local" for any local chain; NULL or
+ * "": none), so an engine whose store follows another chain refuses it
+ * (reply->err KD_ERR_WRONG_CHAIN) instead of applying it. Call before
+ * the client is shared or used. Errors: KD_ERR_INVALID_ARG (not a chain
+ * name nor "local"). */
+kd_err kd_ingest_client_name_chain(kd_ingest_client *client, const char *chain) KD_WARN_UNUSED;
+
 /* Sends `count` encoded EngineMsgs as one IngestRequest and waits for the
  * reply. Errors: KD_ERR_TIMEOUT, KD_ERR_NET, KD_ERR_DECODE (bad reply). */
 kd_err kd_ingest_client_send(kd_ingest_client *client, const kd_buf *msgs, size_t count,

@@ -13,6 +13,7 @@ kd_err kd_node_start(kd_node *node, kd_cli *cli, const kd_node_options *opts, ch
         .registry = &cli->registry,
         .finality_depth = opts->finality,
         .durability = opts->durability,
+        .chain = opts->chain ? opts->chain : cli->chain,
     };
     kd_err err = kd_engine_open(&eo, &node->engine, why, why_len);
     if (err)

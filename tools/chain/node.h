@@ -18,6 +18,7 @@ typedef struct {
     const char *publish_urls; /* comma-separated; required */
     uint64_t finality;        /* 0: stored / default */
     kd_durability durability;
+    const char *chain; /* the chain the store follows (engine/chain.h); NULL: cli->chain */
 } kd_node_options;
 
 typedef struct {

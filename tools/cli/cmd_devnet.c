@@ -350,11 +350,31 @@ static int build_payload(kd_cli *cli, const submit_args *a, kd_buf *out)
         goto done;
     }
     const kd_script_tx *t = &script.ops[0].txs[0];
-    if (t->kind == KD_SCRIPT_TX_NEW_EPISODE)
-        err = kd_feeder_new_episode(t, out);
-    else
+    if (t->kind != KD_SCRIPT_TX_NEW_EPISODE) {
         err = kd_wire_signed_command(t->episode_id, t->body, t->body_len, &t->signer, t->counter, out);
-    rc = err ? KD_EXIT_FAIL : KD_EXIT_OK;
+        rc = err ? KD_EXIT_FAIL : KD_EXIT_OK;
+        goto done;
+    }
+    /* A consent signs the chain of the store the creation is for. */
+    char chain[KD_CHAIN_MAX] = "";
+    if (cli->chain)
+        snprintf(chain, sizeof chain, "%s", cli->chain);
+    else if (t->consent_count && !kd_cli_store_chain(cli, NULL, chain)) {
+        fprintf(stderr,
+                "kdapp submit: a consent names the chain of the store it is for, and %s holds no store to read it "
+                "from: give the devnet's --data DIR, or --chain\n",
+                cli->data_dir);
+        rc = KD_EXIT_USAGE;
+        goto done;
+    }
+    if ((err = kd_feeder_new_episode(t, chain, out))) {
+        fprintf(stderr, "kdapp submit: cannot sign the consents: %s\n",
+                err == KD_ERR_INVALID_ARG ? "--chain is not a chain name (kaspa:NETWORK, local:<32 hex digits>)"
+                                          : kd_err_str(err));
+        rc = err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        goto done;
+    }
+    rc = KD_EXIT_OK;
 done:
     kd_script_fini(&script);
     free(text);
@@ -473,7 +493,8 @@ static const char submit_usage[] =
     "         [--wait [--views URL] [--timeout MS]]\n"
     "  --command is the type's command JSON (the type of the episode in --data, or --type);\n"
     "  --cap and --row/--col/--player are the block scripts' shorthand (tools/README.md, Block scripts);\n"
-    "  --consent KEY (repeatable): that participant signs the creation (a type may require it)\n";
+    "  --consent KEY (repeatable): that participant signs the creation (a type may require it), for the chain\n"
+    "    of the store in --data, or --chain CHAIN\n";
 
 static int parse_player(const char *text, void *value)
 {
@@ -529,6 +550,7 @@ static int parse_submit(kd_cli *cli, int argc, char **argv, submit_args *a)
          .value = &a->consent,
          .parse = parse_consent,
          .use = "a key reference, at most 8 times"},
+        KD_CHAIN_OPTION(cli),
         {.name = "command", .kind = KD_OPT_STRING, .value = &a->command},
         {.name = "row",
          .kind = KD_OPT_UINT,

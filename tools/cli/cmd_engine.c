@@ -13,8 +13,11 @@
 
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
 {
-    static const char usage[] = "usage: kdapp engine [--data DIR] [--ingest URLS] [--publish URLS] "
-                                "[--finality N] [--durability sync|relaxed]\n";
+    static const char usage[] =
+        "usage: kdapp engine [--data DIR] [--ingest URLS] [--publish URLS] [--finality N] [--durability sync|relaxed]\n"
+        "                    [--chain kaspa:NETWORK]\n"
+        "  --chain  the chain the store follows: kaspa:NETWORK for `kdapp listen --engine` (kaspa:testnet-10),\n"
+        "           else its own local chain (the devnet, feeds); a new store keeps it, an existing one must match\n";
     kd_endpoint_urls urls = {0};
     kd_node_options no = {0};
     const kd_option opts[] = {
@@ -22,6 +25,7 @@ int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
         {.name = "ingest", .kind = KD_OPT_STRING, .value = &urls.ingest},
         {.name = "publish", .kind = KD_OPT_STRING, .value = &urls.publish},
         KD_FINALITY_OPTION(no.finality),
+        KD_CHAIN_OPTION(cli),
         {.name = "durability",
          .kind = KD_OPT_CUSTOM,
          .value = &no.durability,
@@ -47,10 +51,11 @@ int kd_cmd_engine(kd_cli *cli, int argc, char **argv)
     kd_err err = kd_node_start(&node, cli, &no, why, sizeof why);
     if (err) {
         fprintf(stderr, "kdapp engine: %s\n", why);
-        return err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        return err == KD_ERR_LOCKED || err == KD_ERR_SETTINGS || err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE
+                                                                                           : KD_EXIT_FAIL;
     }
-    fprintf(stderr, "kdapp engine: serving %s\n  ingest  %s\n  views   %s\n", cli->data_dir, no.ingest_urls,
-            no.publish_urls);
+    fprintf(stderr, "kdapp engine: serving %s (chain %s)\n  ingest  %s\n  views   %s\n", cli->data_dir,
+            kd_engine_chain(node.engine), no.ingest_urls, no.publish_urls);
     int sig = kd_signals_wait();
     fprintf(stderr, "kdapp engine: %s received, finishing the current transaction\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/wire.h"
 #include "tools/chain/ingest_client.h"
 #include "tools/chain/report.h"
 #include "tools/cli/commands.h"
@@ -18,8 +19,11 @@ static void usage(FILE *out, const void *ctx)
 {
     (void)out;
     (void)ctx;
-    fputs("usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--quiet]\n"
-          "                  [--connect URL [--timeout MS]] FILE|-\n",
+    fputs("usage: kdapp feed [--data DIR] [--keys DIR] [--finality N] [--chain CHAIN] [--quiet]\n"
+          "                  [--connect URL [--timeout MS]] FILE|-\n"
+          "  --chain  the chain of the store fed (engine/chain.h: kaspa:NETWORK, local:<store id>): a new\n"
+          "           store follows it, the consents of the script's creations are signed for it\n"
+          "           (default: the store's own; with --connect, the daemon's, and requests name it)\n",
           stderr);
 }
 
@@ -49,19 +53,52 @@ static kd_err predict_remote(void *ctx, const kd_buf *earlier, uint32_t episode_
     return err;
 }
 
+/* The chain the consents are signed for: --chain (then every request
+ * names it, so a daemon of another chain refuses them), else the one the
+ * daemon names in its answer to an empty dry run. */
+static kd_err remote_chain(kd_cli *cli, kd_ingest_client *client, char out[KD_CHAIN_MAX], char *why, size_t why_len)
+{
+    if (cli->chain) {
+        snprintf(out, KD_CHAIN_MAX, "%s", cli->chain);
+        kd_err err = kd_ingest_client_name_chain(client, cli->chain);
+        if (err)
+            snprintf(why, why_len, "--chain '%.80s' is not a chain name (kaspa:NETWORK, local:<32 hex digits>)",
+                     cli->chain);
+        return err;
+    }
+    uint8_t none[KD_HASH_LEN] = {0};
+    kd_buf block;
+    kd_buf_init(&block);
+    kd_ingest_reply reply;
+    kd_err err = kd_wire_accept(none, 0, 0, NULL, 0, &block);
+    if (!err && !(err = kd_ingest_client_dry_run(client, &block, NULL, 0, &reply))) {
+        snprintf(out, KD_CHAIN_MAX, "%s", reply.chain);
+        kd_ingest_reply_fini(&reply);
+        if (!out[0]) {
+            snprintf(why, why_len, "the engine names no chain (it predates chains): give --chain");
+            err = KD_ERR_INVALID_ARG;
+        }
+    } else if (err) {
+        snprintf(why, why_len, "cannot ask the engine for its chain: %s", kd_err_str(err));
+    }
+    kd_buf_fini(&block);
+    return err;
+}
+
 /* Sends each op to a daemon over NNG; each signed move's counter comes
  * from a dry run on the daemon (tools/feeder.h). */
 static int feed_remote(kd_cli *cli, const kd_script *script, const char *url, uint32_t timeout_ms, int quiet)
 {
-    (void)cli;
     remote_predictor pred = {.client = NULL};
     kd_feeder *feeder = NULL;
     kd_buf msg;
     kd_buf_init(&msg);
-    char why[512];
+    char why[512], chain[KD_CHAIN_MAX];
     int rc = KD_EXIT_OK;
     kd_err err = kd_ingest_client_open(url, timeout_ms, &pred.client, why, sizeof why);
-    if (err || (err = kd_feeder_alloc_remote(predict_remote, &pred, &feeder))) {
+    if (!err)
+        err = remote_chain(cli, pred.client, chain, why, sizeof why);
+    if (err || (err = kd_feeder_alloc_remote(predict_remote, &pred, chain, &feeder))) {
         fprintf(stderr, "kdapp feed: %s\n", err == KD_ERR_NOMEM ? "out of memory" : why);
         rc = err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         goto done;
@@ -106,6 +143,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv)
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
         KD_FINALITY_OPTION(finality),
+        KD_CHAIN_OPTION(cli),
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &quiet},
         {.name = "connect", .kind = KD_OPT_STRING, .value = &connect},
         {.name = "timeout",

@@ -25,6 +25,7 @@
 #include "tools/common/options.h"
 #include "tools/listen/follower.h"
 #include "tools/listen/kaspa_rpc.h"
+#include "tools/listen/network.h"
 
 static const char usage_text[] =
     "usage: kdapp listen [--rpc ws://HOST:PORT] [--network mainnet|testnet-10|testnet-11|devnet|simnet]\n"
@@ -153,7 +154,18 @@ int kd_cmd_listen(kd_cli *cli, int argc, char **argv)
     kd_node node;
     int node_started = 0;
     char why[1024], inproc[64], ingest[KD_URL_MAX + 80];
-    kd_err err = KD_OK;
+    /* The chain the store follows, kaspa:<network>: --network, the
+     * store's, or the node's (engine/chain.h). */
+    char store_chain[KD_CHAIN_MAX] = "", chain[KD_CHAIN_MAX];
+    if (!engine_url)
+        (void)kd_cli_store_chain(cli, NULL, store_chain);
+    kd_err err = kd_listen_chain(rpc, network, store_chain, lo.rpc_timeout_ms ? lo.rpc_timeout_ms : 10000, chain, why,
+                                 sizeof why);
+    if (err) {
+        fprintf(stderr, "kdapp listen: %s\n", why);
+        return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+    }
+    no.chain = chain;
     if (!engine_url) {
         kd_endpoints ep;
         if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
@@ -166,14 +178,15 @@ int kd_cmd_listen(kd_cli *cli, int argc, char **argv)
         no.publish_urls = ep.publish;
         if ((err = kd_node_start(&node, cli, &no, why, sizeof why))) {
             fprintf(stderr, "kdapp listen: %s\n", why);
-            return err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+            return err == KD_ERR_LOCKED || err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         }
         node_started = 1;
         engine_url = inproc;
     }
     kd_ingest_client *ic = NULL;
     kd_listener *l = NULL;
-    if ((err = kd_ingest_client_open(engine_url, 1000, &ic, why, sizeof why))) {
+    if ((err = kd_ingest_client_open(engine_url, 1000, &ic, why, sizeof why)) ||
+        (err = kd_ingest_client_name_chain(ic, chain))) {
         fprintf(stderr, "kdapp listen: the engine at %s: %s\n", engine_url, why);
         goto done;
     }
@@ -185,7 +198,7 @@ int kd_cmd_listen(kd_cli *cli, int argc, char **argv)
         kd_engine_read_end(rd);
     }
     lo.rpc_url = rpc;
-    lo.network = network;
+    lo.network = chain + sizeof KD_CHAIN_KASPA - 1; /* the node must stay on the store's network */
     lo.ingest = ic;
     lo.from = has_from ? from : NULL;
     lo.on_event = on_event;
@@ -194,7 +207,8 @@ int kd_cmd_listen(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp listen: %s\n", kd_err_str(err));
         goto done;
     }
-    fprintf(stderr, "kdapp listen: following %s into %s\n", rpc, node_started ? cli->data_dir : engine_url);
+    fprintf(stderr, "kdapp listen: following %s into %s (chain %s)\n", rpc, node_started ? cli->data_dir : engine_url,
+            chain);
     sig_ctx sc = {.l = l};
     pthread_t sig_thread;
     if (pthread_create(&sig_thread, NULL, wait_signal, &sc)) {

@@ -154,6 +154,7 @@ typedef struct {
     uint32_t block_ms, wait_ms;
     grant_list grants; /* --grant NAMES: the seats sessions may act for */
     const char *house; /* --house NAME: the key it plays the house with */
+    grant_list limits; /* --house-limit [TYPE.]NAME=MAX|MIN..MAX: what the house consents to */
 } mcp_options;
 
 /* Settings read from the environment: the call rate and the HTTP
@@ -207,11 +208,13 @@ static void usage(FILE *out, const void *ctx)
     (void)out;
     (void)ctx;
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
-          "                 [--grant NAME[,NAME...]]... [--house NAME]\n"
+          "                 [--grant NAME[,NAME...]]... [--house NAME [--house-limit [TYPE.]TERM=MAX|MIN..MAX]...]\n"
           "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n"
           "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
-          "  --house   the key this gateway plays the house with, for all comers\n",
+          "  --house   the key this gateway plays the house with, for all comers\n"
+          "  --house-limit  a limit on a term the house consents to, over the type's default\n"
+          "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n",
           stderr);
 }
 
@@ -254,8 +257,9 @@ static char *join_grants(const grant_list *g)
     return out;
 }
 
-/* --grant NAME[,NAME...], repeatable (KD_OPT_CUSTOM). */
-static int add_grant(const char *text, void *value)
+/* A repeatable option into its list (KD_OPT_CUSTOM): --grant NAME[,NAME...],
+ * --house-limit SPEC. */
+static int add_spec(const char *text, void *value)
 {
     grant_list *g = value;
     if (g->n == MAX_GRANTS || !*text)
@@ -280,9 +284,14 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         {.name = "grant",
          .kind = KD_OPT_CUSTOM,
          .value = &o->grants,
-         .parse = add_grant,
+         .parse = add_spec,
          .use = "key names of --keys, comma-separated (at most 32 --grant options)"},
         {.name = "house", .kind = KD_OPT_STRING, .value = &o->house},
+        {.name = "house-limit",
+         .kind = KD_OPT_CUSTOM,
+         .value = &o->limits,
+         .parse = add_spec,
+         .use = "[TYPE.]TERM=MAX or [TYPE.]TERM=MIN..MAX (at most 32 --house-limit options)"},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
          .value = &o->block_ms,
@@ -315,6 +324,11 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
         const env_setting *e = &ENV_SETTINGS[i];
         if (env_unsigned(e->name, e->min, e->max, e->what, e->dflt, (unsigned *)((char *)o + e->offset)) != 0)
             return KD_EXIT_USAGE;
+    }
+    char why[800];
+    if (kd_gateway_house_limits_check(&cli->types, o->house, o->limits.specs, o->limits.n, why, sizeof why)) {
+        fprintf(stderr, "kdapp mcp: %s\n", why);
+        return KD_EXIT_USAGE;
     }
     if (!o->http)
         return KD_EXIT_OK;
@@ -507,14 +521,16 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         .grants = o.http ? o.grants.specs : stdio_grants,
         .n_grants = o.http ? o.grants.n : o.grants.n > 0,
         .house = o.house,
+        .house_limits = o.limits.specs,
+        .n_house_limits = o.limits.n,
     };
     kd_err err = KD_ERR_LOCKED;
     if (!o.views_url) {
-        kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish};
+        kd_node_options no = {.ingest_urls = ingest, .publish_urls = publish, .chain = KD_CHAIN_LOCAL};
         err = kd_node_start(&node, cli, &no, why, sizeof why);
         if (err && err != KD_ERR_LOCKED) {
             fprintf(stderr, "kdapp mcp: %s\n", why);
-            return KD_EXIT_FAIL;
+            return err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         }
     }
     if (!err) { /* embedded */

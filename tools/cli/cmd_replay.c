@@ -37,7 +37,8 @@ static int replay_into(kd_cli *cli, kd_engine *src, const char *dir, int canonic
     kd_engine *dst = NULL;
     if (kd_engine_tip(src, &tip) != KD_OK)
         return KD_EXIT_FAIL;
-    int rc = kd_cli_open_engine(cli, dir, 0, tip.finality_depth, &dst);
+    /* The new store follows the source's chain: its creations' consents sign it. */
+    int rc = kd_cli_open_store(cli, dir, 0, tip.finality_depth, kd_engine_chain(src), &dst);
     if (rc)
         return rc;
     kd_tip dtip;

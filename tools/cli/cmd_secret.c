@@ -64,11 +64,13 @@ static int store_id_of(kd_cli *cli, uint8_t out[KD_STORE_ID_LEN])
 int kd_cmd_commit(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kdapp commit [--data DIR] [--keys DIR] --type TYPE --episode ID --seat SEAT --signer REF "
-        "[--params JSON]\n";
+        "usage: kdapp commit [--data DIR] [--keys DIR] [--chain CHAIN] --type TYPE --episode ID --seat SEAT "
+        "--signer REF [--params JSON]\n"
+        "  --chain  the chain a store created here follows (kaspa:NETWORK; default: its own local chain)\n";
     const char *type_name = NULL, *seat_text = NULL, *signer = NULL, *params_text = "{}";
     uint64_t episode = 0;
     const kd_option opts[] = {KD_CLI_OPTIONS(cli),
+                              KD_CHAIN_OPTION(cli),
                               {.name = "type", .kind = KD_OPT_STRING, .value = &type_name},
                               {.name = "episode", .kind = KD_OPT_UINT, .value = &episode, .min = 1, .max = UINT32_MAX},
                               {.name = "seat", .kind = KD_OPT_STRING, .value = &seat_text},

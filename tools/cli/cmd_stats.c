@@ -46,6 +46,8 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
     if (!err && !(err = kd_read_metrics(rd, &m)))
         err = kd_read_tip(rd, &tip);
     kd_engine_read_end(rd);
+    char chain[KD_CHAIN_MAX];
+    snprintf(chain, sizeof chain, "%s", kd_engine_chain(engine));
     kd_engine_close(engine);
     if (err) {
         fprintf(stderr, "kdapp stats: cannot read the metrics: %s\n", kd_err_str(err));
@@ -71,6 +73,7 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
     kd_hex_encode(tip.digest, 8, d);
     printf("%s: height %llu, %llu log entries, digest %s…, finality %llu\n", cli->data_dir,
            (unsigned long long)tip.height, (unsigned long long)tip.last_seq, d, (unsigned long long)tip.finality_depth);
+    printf("  chain %s\n", chain); /* what consents to its creations sign (engine/chain.h) */
     printf("  blocks applied %llu, reverted %llu, duplicates %llu, refused %llu\n",
            (unsigned long long)m.blocks_applied, (unsigned long long)m.blocks_reverted,
            (unsigned long long)m.duplicates, (unsigned long long)m.refusals);

@@ -46,6 +46,7 @@
 #include "tools/kaspa/kaspa_writer.h"
 #include "tools/listen/follower.h"
 #include "tools/listen/kaspa_rpc.h"
+#include "tools/listen/network.h"
 
 /* ------------------------------------------------ --rpc: a Kaspa node */
 
@@ -194,7 +195,17 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
     snprintf(ledger, sizeof ledger, "%s/%s", cli->data_dir, KD_KLEDGER_FILE);
     wo.ledger_path = ledger;
     kd_signals_block();
-    kd_err err = kd_kwriter_open(&wo, &r.w, why, sizeof why);
+    /* The chain the store follows, kaspa:<network> (engine/chain.h). */
+    char store_chain[KD_CHAIN_MAX] = "", chain[KD_CHAIN_MAX];
+    (void)kd_cli_store_chain(cli, NULL, store_chain);
+    kd_err err = kd_listen_chain(wo.rpc_url, wo.network, store_chain, 10000, chain, why, sizeof why);
+    if (err) {
+        fprintf(stderr, "kdapp up: %s\n", why);
+        return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+    }
+    no.chain = chain;
+    wo.network = chain + sizeof KD_CHAIN_KASPA - 1; /* the node must be on the store's network */
+    err = kd_kwriter_open(&wo, &r.w, why, sizeof why);
     if (err) {
         fprintf(stderr, "kdapp up: %s\n", why);
         return err == KD_ERR_INVALID_ARG || err == KD_ERR_NOT_FOUND ? KD_EXIT_USAGE : KD_EXIT_FAIL;
@@ -210,7 +221,7 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
     if ((err = kd_node_start(&node, cli, &no, why, sizeof why))) {
         fprintf(stderr, "kdapp up: %s\n", why);
         kd_kwriter_close(r.w);
-        return err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        return err == KD_ERR_LOCKED || err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     char refusal[KD_URL_MAX + 160];
     snprintf(refusal, sizeof refusal,
@@ -228,7 +239,7 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
     lo.on_event = on_listen_event;
     lo.event_ctx = &r;
     if ((err = kd_ingest_client_open(inproc, 1000, &ic, why, sizeof why)) ||
-        (err = (lo.ingest = ic, kd_listener_alloc(&lo, &r.l))) ||
+        (err = kd_ingest_client_name_chain(ic, chain)) || (err = (lo.ingest = ic, kd_listener_alloc(&lo, &r.l))) ||
         (err = kd_chain_control_open(&ops, ep.devnet, &ctl, why, sizeof why))) {
         fprintf(stderr, "kdapp up: %s\n", err == KD_ERR_NOMEM ? kd_err_str(err) : why);
         goto done;
@@ -292,6 +303,7 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     snprintf(ingest, sizeof ingest, "%s,%s", inproc, ep.ingest);
     no.ingest_urls = ingest;
     no.publish_urls = ep.publish;
+    no.chain = KD_CHAIN_LOCAL; /* the devnet's: a store of a Kaspa network is refused */
 
     kd_signals_block();
     kd_node node;
@@ -300,7 +312,7 @@ int kd_cmd_up(kd_cli *cli, int argc, char **argv)
     kd_err err = kd_node_start(&node, cli, &no, why, sizeof why);
     if (err) {
         fprintf(stderr, "kdapp up: %s\n", why);
-        return err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        return err == KD_ERR_LOCKED || err == KD_ERR_SETTINGS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     dopts.listen_urls = ep.devnet;
     dopts.engine_url = inproc;

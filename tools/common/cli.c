@@ -92,21 +92,42 @@ int kd_cli_init_types(kd_cli *cli, const kd_type_table *types)
 
 int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out)
 {
+    return kd_cli_open_store(cli, dir, read_only, finality, read_only ? NULL : cli->chain, out);
+}
+
+int kd_cli_open_store(kd_cli *cli, const char *dir, int read_only, uint64_t finality, const char *chain,
+                      kd_engine **out)
+{
     char why[512];
     kd_engine_options opts = {
         .data_dir = dir ? dir : cli->data_dir,
         .registry = &cli->registry,
         .finality_depth = finality,
         .read_only = read_only,
+        .chain = chain,
     };
     kd_err err = kd_engine_open(&opts, out, why, sizeof why);
     if (err) {
         fprintf(stderr, "kdapp: %s\n", why);
-        return err == KD_ERR_LOCKED || err == KD_ERR_NOT_FOUND || err == KD_ERR_SCHEMA || err == KD_ERR_SETTINGS
+        return err == KD_ERR_LOCKED || err == KD_ERR_NOT_FOUND || err == KD_ERR_SCHEMA || err == KD_ERR_SETTINGS ||
+                       err == KD_ERR_INVALID_ARG
                    ? KD_EXIT_USAGE
                    : KD_EXIT_FAIL;
     }
     return KD_EXIT_OK;
+}
+
+int kd_cli_store_chain(kd_cli *cli, const char *dir, char out[KD_CHAIN_MAX])
+{
+    char why[512];
+    kd_engine_options opts = {.data_dir = dir ? dir : cli->data_dir, .registry = &cli->registry, .read_only = 1};
+    kd_engine *engine = NULL;
+    out[0] = '\0';
+    if (kd_engine_open(&opts, &engine, why, sizeof why) != KD_OK)
+        return 0;
+    snprintf(out, KD_CHAIN_MAX, "%s", kd_engine_chain(engine));
+    kd_engine_close(engine);
+    return 1;
 }
 
 int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)

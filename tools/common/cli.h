@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "engine/chain.h"
 #include "engine/engine.h"
 #include "episodes/episode_type.h"
 
@@ -25,6 +26,7 @@ typedef struct {
     kd_type_table types;   /* every episode type, configured from the environment */
     kd_registry registry;  /* the engine's view of `types` (kd_type_table_registry) */
     unsigned render_flags; /* boards for this terminal: KD_RENDER_UNICODE under a UTF-8 locale */
+    const char *chain;     /* --chain: the chain a store follows (engine/chain.h), or NULL */
 } kd_cli;
 
 /* Reads the environment (the types' engine defaults through
@@ -45,8 +47,17 @@ unsigned kd_cli_render_flags(void);
 const kd_episode_type *kd_cli_find_type(const kd_cli *cli, const char *name);
 
 /* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which
- * must outlive it; prints the reason and returns non-zero on failure. */
+ * must outlive it; a writable open names cli->chain (--chain: what a new
+ * store follows, and an existing one must). Prints the reason and returns
+ * non-zero on failure. */
 int kd_cli_open_engine(kd_cli *cli, const char *dir, int read_only, uint64_t finality, kd_engine **out);
+/* The same, naming `chain` (engine/chain.h; NULL: none) instead. */
+int kd_cli_open_store(kd_cli *cli, const char *dir, int read_only, uint64_t finality, const char *chain,
+                      kd_engine **out);
+/* The chain the store of `dir` (NULL: cli->data_dir) follows, read-only,
+ * into `out`: 1 when read, 0 when there is no store there yet (or it
+ * cannot be read; nothing printed). */
+int kd_cli_store_chain(kd_cli *cli, const char *dir, char out[KD_CHAIN_MAX]);
 
 /* Parses a decimal in [min, max]; returns 0 or -1. */
 int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
@@ -58,6 +69,14 @@ int kd_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
     {.name = "data", .kind = KD_OPT_STRING, .value = &(cli)->data_dir},  \
     {                                                                    \
         .name = "keys", .kind = KD_OPT_STRING, .value = &(cli)->keys_dir \
+    }
+
+/* --chain NAME (engine/chain.h): the chain the store follows, for the
+ * subcommands that may create one or sign for one. */
+#define KD_CHAIN_OPTION(cli)                                                                           \
+    {                                                                                                  \
+        .name = "chain", .kind = KD_OPT_STRING, .value = &(cli)->chain,                                \
+        .use = "a chain name: kaspa:NETWORK (kaspa:testnet-10) or local:<32 hex digits of a store id>" \
     }
 
 /* Parses "sync" | "relaxed" into the kd_durability `value` points to (a

@@ -89,7 +89,8 @@ static void hex_of(const uint8_t h[KD_HASH_LEN], char out[2 * KD_HASH_LEN + 1]) 
 
 static int permanent(kd_err err)
 {
-    return err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE || err == KD_ERR_INVALID_ARG || err == KD_ERR_UNSUPPORTED;
+    return err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE || err == KD_ERR_INVALID_ARG || err == KD_ERR_UNSUPPORTED ||
+           err == KD_ERR_WRONG_CHAIN;
 }
 
 /* Sends until the engine answers (re-sends are idempotent: accepts by
@@ -607,7 +608,7 @@ static int fatal(kd_err err)
 {
     return err == KD_ERR_INVALID_ARG || err == KD_ERR_NOMEM || err == KD_ERR_BEYOND_FINALITY || err == KD_ERR_NOT_TIP ||
            err == KD_ERR_UNKNOWN_BLOCK || err == KD_ERR_DECODE || err == KD_ERR_TOO_LARGE ||
-           err == KD_ERR_UNSUPPORTED || err == KD_ERR_BAD_HASH;
+           err == KD_ERR_UNSUPPORTED || err == KD_ERR_BAD_HASH || err == KD_ERR_WRONG_CHAIN;
 }
 
 kd_err kd_listener_run(kd_listener *l, char *why, size_t why_len)

@@ -325,9 +325,9 @@ static kd_err convert_move(pctx *c, kd_script_tx *tx)
     return err;
 }
 
-/* "consent": [KEYREF...], each signing the creation as the seat of the
- * first participant with its pubkey. Runs after the params are converted:
- * a consent signs their bytes. */
+/* "consent": [KEYREF...], each the seat of the first participant with
+ * its pubkey; the feed signs the creation with it (kd_feeder_new_episode),
+ * for the chain of the store it feeds. */
 static kd_err parse_consent(pctx *c, json_t *v, kd_script_tx *tx)
 {
     if (!json_is_array(v))
@@ -344,28 +344,24 @@ static kd_err parse_consent(pctx *c, json_t *v, kd_script_tx *tx)
         kd_script_consent *sc = &tx->consents[i];
         const char *ref;
         int hex;
-        kd_key key;
         if ((err = get_hex_or_name(c, json_array_get(v, i), name, &ref, &hex)))
             break;
         if (hex)
             return fail(c, KD_ERR_PARSE, "%s: a raw pubkey cannot sign; use a key name or \"test:NAME\"", name);
         if (strlen(ref) >= sizeof sc->ref)
             return fail(c, KD_ERR_PARSE, "%s is longer than %zu bytes", name, sizeof sc->ref - 1);
-        if ((err = resolve_key(c, ref, name, &key)))
+        tx->consent_count = i + 1; /* from here on kd_script_op_fini wipes its key */
+        if ((err = resolve_key(c, ref, name, &sc->key)))
             break;
         uint32_t seat = 0;
         while (seat < tx->participants.count &&
-               memcmp(tx->participants.keys[seat].bytes, key.pub.bytes, KD_PUBKEY_LEN) != 0)
+               memcmp(tx->participants.keys[seat].bytes, sc->key.pub.bytes, KD_PUBKEY_LEN) != 0)
             seat++;
         if (seat == tx->participants.count)
             err = fail(c, KD_ERR_PARSE, "%s: key \"%s\" is not a participant of episode %u, so it cannot consent", name,
                        ref, tx->episode_id);
-        else if ((err = kd_consent_sign(&key, seat, tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len,
-                                        &sc->sig)))
-            err = fail(c, err, "%s: cannot sign the creation: %s", name, kd_err_str(err));
-        wipe(&key, sizeof key);
+        sc->seat = seat;
         memcpy(sc->ref, ref, strlen(ref) + 1);
-        tx->consent_count = i + 1;
     }
     return err;
 }
@@ -761,6 +757,8 @@ void kd_script_op_fini(kd_script_op *op)
         free(op->txs[i].raw);
         free(op->txs[i].json);
         free(op->txs[i].body);
+        if (op->txs[i].consents)
+            wipe(op->txs[i].consents, op->txs[i].consent_count * sizeof *op->txs[i].consents);
         free(op->txs[i].consents);
         wipe(&op->txs[i].signer, sizeof op->txs[i].signer);
     }

@@ -39,12 +39,14 @@
  *   KEYREF  "test:NAME" (deterministic test key) or the name of a key file in
  *           the key directory (kd_key_resolve). A raw pubkey cannot sign.
  *
- * "consent" (at most 8 keys): each key signs the creation
- * (kd_consent_sign: the episode id, type, participants and the converted
- * params bytes) as the seat of the first participant whose pubkey it is;
- * a key that is no participant is an error naming the line and the key.
- * The same key twice is not refused here, so the engine's refusal of a
- * seat consenting twice can be tested.
+ * "consent" (at most 8 keys): each key consents to the creation as the
+ * seat of the first participant whose pubkey it is; a key that is no
+ * participant is an error naming the line and the key. The parser
+ * resolves the keys; the feed signs (kd_feeder_new_episode:
+ * kd_consent_sign over the episode id, type, participants and the
+ * converted params bytes, for the chain of the store it feeds, which the
+ * consent names: engine/chain.h). The same key twice is not refused here,
+ * so the engine's refusal of a seat consenting twice can be tested.
  *
  * Generic forms, for any registered type (episode_type.h): "params" is the
  * type's params JSON (params_from_json) and a command is the type's command
@@ -66,8 +68,10 @@
  * keys and bad hex are errors that name the line and the place.
  *
  * The parser produces domain structures and never calls the engine. Signing
- * happens later, in the feed, because the signed digest depends on the
- * episode's move counter at apply time; the parser only resolves keys.
+ * happens later, in the feed, because the signed digests depend on where
+ * the transaction is applied: a move's on the episode's move counter at
+ * apply time, a consent's on the chain of the store; the parser only
+ * resolves keys.
  *
  * Nothing here keeps global state; all functions are reentrant and a script
  * may be used by one thread at a time.
@@ -101,9 +105,10 @@ typedef enum {
     KD_SCRIPT_TX_COMMAND = 4, /* the generic form */
 } kd_script_tx_kind;
 
-/* A new_episode's consent: the signature and the key as written. */
+/* A new_episode's consent: the key, its seat and the key as written. */
 typedef struct {
-    kd_consent sig;                     /* seat and signature, made at parse time */
+    kd_key key;                         /* resolved key pair (holds a secret; kd_script_op_fini wipes it) */
+    uint32_t seat;                      /* the participant it is */
     char ref[KD_SCRIPT_SIGNER_REF_MAX]; /* as written: "test:house" */
 } kd_script_consent;
 

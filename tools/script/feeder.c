@@ -4,33 +4,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "engine/chain.h"
 #include "engine/wire.h"
 
 struct kd_feeder {
     kd_engine *engine;            /* local: dry runs on it */
     kd_feeder_predict_fn predict; /* remote */
     void *ctx;
-    kd_buf earlier; /* remote: the block cut before the move */
+    kd_buf earlier;           /* remote: the block cut before the move */
+    char chain[KD_CHAIN_MAX]; /* what consents are signed for */
 };
 
-static kd_err feeder_alloc(kd_engine *engine, kd_feeder_predict_fn predict, void *ctx, kd_feeder **out)
+static kd_err feeder_alloc(kd_engine *engine, kd_feeder_predict_fn predict, void *ctx, const char *chain,
+                           kd_feeder **out)
 {
+    if (!kd_chain_valid(chain))
+        return KD_ERR_INVALID_ARG;
     kd_feeder *f = calloc(1, sizeof *f);
     if (!f)
         return KD_ERR_NOMEM;
     f->engine = engine;
     f->predict = predict;
     f->ctx = ctx;
+    snprintf(f->chain, sizeof f->chain, "%s", chain);
     kd_buf_init(&f->earlier);
     *out = f;
     return KD_OK;
 }
 
-kd_err kd_feeder_alloc_local(kd_engine *engine, kd_feeder **out) { return feeder_alloc(engine, NULL, NULL, out); }
-
-kd_err kd_feeder_alloc_remote(kd_feeder_predict_fn predict, void *ctx, kd_feeder **out)
+kd_err kd_feeder_alloc_local(kd_engine *engine, kd_feeder **out)
 {
-    return feeder_alloc(NULL, predict, ctx, out);
+    return feeder_alloc(engine, NULL, NULL, kd_engine_chain(engine), out);
+}
+
+kd_err kd_feeder_alloc_remote(kd_feeder_predict_fn predict, void *ctx, const char *chain, kd_feeder **out)
+{
+    return feeder_alloc(NULL, predict, ctx, chain, out);
 }
 
 void kd_feeder_free(kd_feeder *f)
@@ -41,13 +52,17 @@ void kd_feeder_free(kd_feeder *f)
     free(f);
 }
 
-kd_err kd_feeder_new_episode(const kd_script_tx *tx, kd_buf *out)
+kd_err kd_feeder_new_episode(const kd_script_tx *tx, const char *chain, kd_buf *out)
 {
     kd_consent consents[KD_MAX_PARTICIPANTS];
     if (tx->consent_count > KD_MAX_PARTICIPANTS)
         return KD_ERR_INVALID_ARG;
-    for (size_t i = 0; i < tx->consent_count; i++)
-        consents[i] = tx->consents[i].sig;
+    for (size_t i = 0; i < tx->consent_count; i++) {
+        kd_err err = kd_consent_sign(&tx->consents[i].key, tx->consents[i].seat, chain, tx->episode_id, tx->type,
+                                     &tx->participants, tx->body, tx->body_len, &consents[i]);
+        if (err)
+            return err;
+    }
     return kd_wire_new_episode_consented(tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, consents,
                                          tx->consent_count, out);
 }
@@ -80,7 +95,7 @@ static kd_err encode_tx(kd_feeder *f, kd_dryrun *run, const kd_script_op *op, co
     uint64_t counter = 0;
     switch (tx->kind) {
     case KD_SCRIPT_TX_NEW_EPISODE:
-        err = kd_feeder_new_episode(tx, p);
+        err = kd_feeder_new_episode(tx, f->chain, p);
         break;
     case KD_SCRIPT_TX_MOVE:
     case KD_SCRIPT_TX_COMMAND: /* the command bytes were converted at parse time */

@@ -35,14 +35,20 @@ typedef struct kd_feeder kd_feeder;
 typedef kd_err (*kd_feeder_predict_fn)(void *ctx, const kd_buf *earlier, uint32_t episode_id, uint64_t *counter);
 
 /* A feeder for a local engine (dry runs on `engine`, which must outlive
- * it), or for a remote one through `predict`. Errors: KD_ERR_NOMEM. */
+ * it; consents signed for its chain, kd_engine_chain), or for a remote
+ * one through `predict`, signing consents for `chain` (the daemon's:
+ * IngestReply.chain). Errors: KD_ERR_NOMEM, KD_ERR_INVALID_ARG (`chain`
+ * is not a chain name). */
 kd_err kd_feeder_alloc_local(kd_engine *engine, kd_feeder **out) KD_WARN_UNUSED;
-kd_err kd_feeder_alloc_remote(kd_feeder_predict_fn predict, void *ctx, kd_feeder **out) KD_WARN_UNUSED;
+kd_err kd_feeder_alloc_remote(kd_feeder_predict_fn predict, void *ctx, const char *chain,
+                              kd_feeder **out) KD_WARN_UNUSED;
 void kd_feeder_free(kd_feeder *feeder);
 
-/* The EpisodeMessage of a new_episode tx, with its consents (appended to
- * `out`). Errors: those of kd_wire_new_episode_consented. */
-kd_err kd_feeder_new_episode(const kd_script_tx *tx, kd_buf *out) KD_WARN_UNUSED;
+/* The EpisodeMessage of a new_episode tx, each of its consents signed for
+ * `chain` (engine/chain.h: the chain of the store it is for), appended to
+ * `out`. Errors: those of kd_consent_sign and
+ * kd_wire_new_episode_consented. */
+kd_err kd_feeder_new_episode(const kd_script_tx *tx, const char *chain, kd_buf *out) KD_WARN_UNUSED;
 
 /* Encodes `op` as an EngineMsg (appended to `out`), each signed move for
  * the counter its episode will have when it is applied. Call it right

@@ -157,6 +157,8 @@ static kd_err live_ingest(sim *s, const kd_buf *msg, kd_msg_result *res, kd_tip 
     kd_err err = kd_ingest_client_send(s->client, msg, 1, &reply);
     if (err)
         return err;
+    if (reply.chain[0]) /* the daemon's store: what its creations' consents sign */
+        snprintf(s->gen.chain, sizeof s->gen.chain, "%s", reply.chain);
     if (reply.err || reply.count != 1) {
         fprintf(s->out, "sim: the daemon answered %s: %s\n", kd_err_code(reply.err), reply.detail);
         kd_ingest_reply_fini(&reply);
@@ -464,7 +466,8 @@ static void session_close(sim *s)
 static kd_err open_engine(sim *s, const char *dir, kd_engine **out)
 {
     char why[512];
-    kd_engine_options eo = {.data_dir = dir, .registry = &s->registry, .finality_depth = s->o->finality};
+    kd_engine_options eo = {
+        .data_dir = dir, .registry = &s->registry, .finality_depth = s->o->finality, .chain = s->gen.chain};
     kd_err err = kd_engine_open(&eo, out, why, sizeof why);
     if (err)
         fprintf(s->out, "sim: %s\n", why);
@@ -496,7 +499,7 @@ static kd_err session_open(sim *s)
         kd_msg_result_fini(&res);
         memcpy(genesis, tip.digest, KD_HASH_LEN);
         s->gen.next_id = 0x40000000u + (uint32_t)(rnd(s) % 0x3fffffffu);
-        return kd_model_alloc(&s->registry, s->o->finality, genesis, &s->model);
+        return kd_model_alloc(&s->registry, s->o->finality, genesis, s->gen.chain, &s->model);
     }
     snprintf(s->session_dir, sizeof s->session_dir, "%s/kdapp-sim.XXXXXX", s->o->work_dir);
     if (!mkdtemp(s->session_dir)) {
@@ -509,7 +512,7 @@ static kd_err session_open(sim *s)
     s->gen.next_id = 1;
     kd_err err = open_engine(s, dir, &s->engine);
     if (!err)
-        err = kd_model_alloc(&s->registry, s->o->finality, genesis, &s->model);
+        err = kd_model_alloc(&s->registry, s->o->finality, genesis, s->gen.chain, &s->model);
     return err;
 }
 

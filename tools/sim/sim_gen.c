@@ -22,6 +22,7 @@ kd_err kd_sim_gen_init(kd_sim_gen *g, const kd_type_table *types, const char *on
     kd_put_u64be(id_seed + 16, seed);
     kd_sha256(id_seed, sizeof id_seed, id);
     memcpy(g->store_id, id, KD_STORE_ID_LEN);
+    kd_chain_local(g->store_id, g->chain);
     for (size_t i = 0; i < KD_SIM_GEN_REPLAY; i++)
         kd_buf_init(&g->replay[i]);
     if (!types->count)
@@ -200,8 +201,8 @@ static kd_err gen_create(kd_sim_gen *g, kd_sim_scratch *sc, kd_buf *payload)
     size_t n_consents = 0;
     for (size_t i = 0; !err && !broken && i < parts.count; i++)
         if ((ops->consent_seats >> i & 1) &&
-            !(err = kd_consent_sign(&g->keys[key[i]], (uint32_t)i, id, ops->type_name, &parts, params.data, params.len,
-                                    &consents[n_consents])))
+            !(err = kd_consent_sign(&g->keys[key[i]], (uint32_t)i, g->chain, id, ops->type_name, &parts, params.data,
+                                    params.len, &consents[n_consents])))
             n_consents++;
     if (!err)
         err = kd_wire_new_episode_consented(id, ops->type_name, &parts, params.data, params.len, consents, n_consents,

@@ -27,6 +27,7 @@
 
 #include "engine/crypto.h"
 #include "episodes/episode_type.h"
+#include "engine/chain.h"
 #include "tools/sim/sim_model.h"
 
 #define KD_SIM_GEN_KEYS 6
@@ -52,6 +53,7 @@ typedef struct {
     const kd_episode_type *only; /* NULL: every type of the table, mixed */
     kd_key keys[KD_SIM_GEN_KEYS];
     uint8_t store_id[KD_STORE_ID_LEN]; /* the simulator's own, from its seed: what its keys commit for */
+    char chain[KD_CHAIN_MAX];          /* what its consents are signed for: local:<store_id>, or a daemon's */
     uint64_t rng;
     kd_buf replay[KD_SIM_GEN_REPLAY]; /* signed payloads applied earlier */
     size_t n_replay;
@@ -60,7 +62,9 @@ typedef struct {
 } kd_sim_gen;
 
 /* Prepares a generator: test keys "sim0".."sim5", the rng and the store id
- * (SHA-256("kdapp-sim-store:" || seed u64 BE), 16 bytes) from `seed`.
+ * (SHA-256("kdapp-sim-store:" || seed u64 BE), 16 bytes) from `seed`, and
+ * the chain of that store id (engine/chain.h), which the simulator's
+ * engines follow (a daemon's instead: set `chain` before generating).
  * Errors: KD_ERR_INVALID_ARG (`only` not in `types`, or an empty table),
  * those of kd_key_test. */
 kd_err kd_sim_gen_init(kd_sim_gen *g, const kd_type_table *types, const char *only, uint64_t seed) KD_WARN_UNUSED;

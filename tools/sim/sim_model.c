@@ -1,6 +1,8 @@
 /* sim_model.c — the simulator's recompute-from-snapshots oracle (see .h). */
 #include "tools/sim/sim_model.h"
 
+#include "engine/chain.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ typedef struct {
 
 struct kd_model {
     const kd_registry *registry;
+    char store_chain[KD_CHAIN_MAX]; /* the chain of the store it models: what consents sign */
     uint64_t finality;
     uint8_t genesis_digest[KD_HASH_LEN];
     snapshot *chain; /* chain[0] = genesis (no hash), chain[n-1] = tip */
@@ -63,12 +66,13 @@ void kd_model_outcome_fini(kd_model_outcome *o)
 }
 
 kd_err kd_model_alloc(const kd_registry *registry, uint64_t finality, const uint8_t genesis_digest[KD_HASH_LEN],
-                      kd_model **out)
+                      const char *chain, kd_model **out)
 {
     kd_model *m = calloc(1, sizeof *m);
     if (!m)
         return KD_ERR_NOMEM;
     m->registry = registry;
+    snprintf(m->store_chain, sizeof m->store_chain, "%s", chain);
     m->finality = finality;
     memcpy(m->genesis_digest, genesis_digest, KD_HASH_LEN);
     m->cap_chain = 64;
@@ -146,13 +150,16 @@ static kd_err insert_ep(snapshot *s, const kd_model_episode *ep)
 
 /* Whether a creation carries the consents its type needs (kd_episode_ops.
  * consent_seats): every consent names a distinct seat below the count and
- * verifies over the creation digest, and each required seat has one. */
-static int model_consented(const kd_episode_ops *ops, const Kdapp__EpisodeMessage *em, const kd_participants *parts)
+ * verifies over the creation digest on the model's chain, and each
+ * required seat has one. */
+static int model_consented(const kd_model *m, const kd_episode_ops *ops, const Kdapp__EpisodeMessage *em,
+                           const kd_participants *parts)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     uint32_t seen = 0;
     uint8_t digest[KD_HASH_LEN];
-    kd_creation_digest(em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, digest);
+    kd_creation_digest(m->store_chain, em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len,
+                       digest);
     for (size_t i = 0; i < ne->n_consents; i++) {
         uint32_t seat = ne->consents[i]->seat;
         if (seat >= parts->count || (seen >> seat & 1))
@@ -226,7 +233,7 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
             *verdict = KD_ERR_UNKNOWN_TYPE;
         else if (!parts_ok)
             *verdict = KD_ERR_BAD_PARTICIPANTS;
-        else if (!model_consented(type->ops, em, &parts))
+        else if (!model_consented(m, type->ops, em, &parts))
             *verdict = KD_ERR_NO_CONSENT;
         else if ((*verdict = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, &eff, rej)))
             ;

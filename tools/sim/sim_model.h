@@ -44,9 +44,10 @@ typedef struct {
 void kd_model_outcome_fini(kd_model_outcome *o);
 
 /* A model starting from an empty chain with `genesis_digest` (zeros for a
- * fresh engine). */
+ * fresh engine), of a store following `chain` (engine/chain.h: what the
+ * consents of its creations must sign; copied). */
 kd_err kd_model_alloc(const kd_registry *registry, uint64_t finality, const uint8_t genesis_digest[KD_HASH_LEN],
-                      kd_model **out) KD_WARN_UNUSED;
+                      const char *chain, kd_model **out) KD_WARN_UNUSED;
 void kd_model_free(kd_model *m);
 
 /* Predicts and applies one encoded EngineMsg. */
