@@ -362,5 +362,15 @@ json_t *kd_gw_tool_submit_tx(void *ctx, kd_mcp_session *s, json_t *args, int *co
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;
 kd_err kd_gw_add_content(kd_gateway *gw) KD_WARN_UNUSED;
 kd_err kd_gw_add_widget(kd_gateway *gw) KD_WARN_UNUSED;
+/* gateway_ratings.c: the tool kdapp_get_ratings and the resource
+ * kdapp://ratings. */
+kd_err kd_gw_add_ratings(kd_gateway *gw) KD_WARN_UNUSED;
+/* Tells kdapp://ratings's subscribers that a block was applied or reverted. */
+void kd_gw_ratings_changed(kd_gateway *gw);
+/* The ratings (handlers/ratings.h) of `type` (NULL: all) as JSON in *out
+ * (new reference) and, when `text` is not NULL, as text appended to it;
+ * one read of the store. Errors: KD_ERR_UNKNOWN_TYPE, storage errors,
+ * KD_ERR_NOMEM. */
+kd_err kd_gw_ratings_json(kd_gateway *gw, const char *type, json_t **out, kd_buf *text) KD_WARN_UNUSED;
 
 #endif

@@ -34,5 +34,6 @@
   kdapp.follow((name, data) => {
     if (name === "view") changed = new Set([data.episode_id]);
     load();
+    document.dispatchEvent(new CustomEvent("kdapp-episodes")); /* ratings.js reloads */
   });
 })();

@@ -481,3 +481,28 @@ test('the page says how a game ended in words, and marks a winning line and a ch
   assert.deepEqual(page.problems, [], 'the page logs no error');
   await page.close();
 });
+
+test('the ratings table on / follows a finished game, as kdapp_get_ratings says', { timeout: 60000 }, async () => {
+  const page = await watchedPage(browser);
+  await page.goto(`${gw.base}/`);
+  await page.waitForSelector('#ratings');
+  const before = (await call(client, 'kdapp_get_ratings')).structuredContent.ratings;
+  const id = (await call(client, 'kdapp_start_episode', { type: 'tictactoe', participants: ['agent1', 'agent2'] }))
+    .structuredContent.episode_id;
+  for (const [row, col, player] of [[0, 0, 'X'], [1, 0, 'O'], [0, 1, 'X'], [1, 1, 'O'], [0, 2, 'X']]) {
+    const r = await call(client, 'kdapp_execute_command', move(id, { row, col, player }));
+    assert.equal(r.structuredContent.legal, true, r.content[0].text);
+  }
+  const want = (await call(client, 'kdapp_get_ratings')).structuredContent.ratings;
+  assert.notDeepEqual(want, before, 'the finished game changed the ratings');
+  const rows = want.map((e) => [e.type, e.key.slice(0, 16) + '…', String(e.rating), String(e.games), String(e.wins),
+    String(e.draws), String(e.losses)]);
+  await page.waitForFunction((n, first) => {
+    const trs = document.querySelectorAll('#ratings tbody tr');
+    return trs.length === n && trs[0].children[2].textContent === first;
+  }, { timeout: 10000 }, rows.length, rows[0][2]);
+  const drawn = await page.$$eval('#ratings tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(drawn, rows, 'the table is the tool\'s answer');
+  assert.equal(await page.$eval('#ratings-empty', (p) => p.hidden), true);
+  await screenshot(page, 'ratings');
+});
