@@ -63,7 +63,9 @@ static kd_devnet_client *client;
 static void open_chain(int takes)
 {
     const char *parent = getenv("KD_TEST_TMP");
-    snprintf(dir, sizeof dir, "%s/chainspend-XXXXXX", parent ? parent : "/tmp");
+    if (!parent || !parent[0] || strlen(parent) > 40) /* a deep build tree: the socket's path would not fit */
+        parent = "/tmp";
+    snprintf(dir, sizeof dir, "%s/chainspend-XXXXXX", parent);
     cr_assert(mkdtemp(dir));
     snprintf(url, sizeof url, "ipc://%s/c.ipc", dir);
     memset(&F, 0, sizeof F);
