@@ -164,9 +164,9 @@ static kd_err take_readers_lock(kd_store *store, int how, char *why, size_t why_
 
 static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
 {
-    static const char *const names[] = {"log", "blocks", "heights", "ids", "states", "reverted", "meta"};
+    static const char *const names[] = {"log", "blocks", "heights", "ids", "states", "reverted", "meta", "tables"};
     MDB_dbi *dbis[] = {&store->log,    &store->blocks,   &store->heights, &store->ids,
-                       &store->states, &store->reverted, &store->meta};
+                       &store->states, &store->reverted, &store->meta,    &store->tables};
     MDB_txn *txn = NULL;
     unsigned flags = store->read_only ? 0 : MDB_CREATE;
     int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &txn);
@@ -174,10 +174,13 @@ static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
         goto fail;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         rc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
-        /* A schema-2 store has neither: a reader leaves them closed and
-         * the schema check refuses the store (engine.c), a writer
-         * creates them and upgrades it. */
-        if (rc == MDB_NOTFOUND && store->read_only && (dbis[i] == &store->ids || dbis[i] == &store->states)) {
+        /* A schema-2 store has neither ids nor states: a reader leaves
+         * them closed and the schema check refuses the store (engine.c),
+         * a writer creates them and upgrades it. A store that never had
+         * an open table has no "tables": a reader leaves it closed (0),
+         * a writer creates it. */
+        if (rc == MDB_NOTFOUND && store->read_only &&
+            (dbis[i] == &store->ids || dbis[i] == &store->states || dbis[i] == &store->tables)) {
             *dbis[i] = 0;
             rc = 0;
         }
@@ -255,7 +258,7 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
         flags |= MDB_RDONLY;
     if (opts->durability == KD_DURABILITY_RELAXED)
         flags |= MDB_NOMETASYNC;
-    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) || (rc = mdb_env_set_maxdbs(store->env, 10)) ||
+    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) || (rc = mdb_env_set_maxdbs(store->env, 11)) ||
         (rc = mdb_env_set_maxreaders(store->env, 256)) || (rc = mdb_env_open(store->env, store->dir, flags, 0600))) {
         snprintf(why, why_len, "cannot open LMDB environment in %s: %s", store->dir, mdb_strerror(rc));
         err = kd_store_err(rc, "mdb_env_open");
@@ -366,7 +369,7 @@ kd_err kd_store_compact(const char *dir, kd_store_compaction *out, char *why, si
     if (!err)
         err = take_readers_lock(&store, LOCK_EX, why, why_len);
     int rc = err ? 0 : mdb_env_create(&store.env);
-    if (!err && !rc && !(rc = mdb_env_set_maxdbs(store.env, 10)))
+    if (!err && !rc && !(rc = mdb_env_set_maxdbs(store.env, 11)))
         rc = mdb_env_open(store.env, dir, MDB_NOTLS | MDB_RDONLY, 0600);
     if (rc) {
         snprintf(why, why_len, "cannot open LMDB environment in %s: %s", dir, mdb_strerror(rc));
