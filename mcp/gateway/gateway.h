@@ -33,15 +33,51 @@
 #include "mcp/server/http.h"
 #include "mcp/server/server.h"
 
+/* Who asked for a write, said with every payload the gateway submits, so
+ * that a chain whose transactions cost coins (`kdapp up --rpc`) pays only
+ * as it allows (tools/chain/spend.h is the chain's side; the devnet costs
+ * nothing and ignores it):
+ *
+ *   SESSION  a tool call: the keys of the session's grant, and the grant's
+ *            name, under which a funding wallet keeps its budget; a session
+ *            without a grant names neither, so no one's coins pay for it
+ *   DUTY     what the duties thread owes with one of its keys (a reveal, an
+ *            opening): that key, and the grant holding it, or "house:NAME"
+ *            for the house's own duties (in episodes it consented to: the
+ *            duties thread answers only commitments its key made)
+ */
+typedef enum {
+    KD_GATEWAY_SPEND_SESSION = 1,
+    KD_GATEWAY_SPEND_DUTY = 2,
+} kd_gateway_spend_kind;
+
+#define KD_GATEWAY_SPEND_KEYS 64
+#define KD_GATEWAY_GRANT_NAME_MAX 256
+
+typedef struct {
+    kd_gateway_spend_kind kind;
+    char grant[KD_GATEWAY_GRANT_NAME_MAX]; /* "" for none */
+    size_t n_keys;
+    kd_pubkey keys[KD_GATEWAY_SPEND_KEYS];
+} kd_gateway_spend;
+
 /* How the gateway reaches the chain (filled by the program: an in-process
  * devnet, or a client of a devnet daemon). Its functions are called from
  * the transports' threads, any number at once. */
 typedef struct {
-    /* Queues one payload; writes its tx id. Errors name themselves in why.
-     * KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it unknown whether
-     * the chain queued the payload; any other error means it did not. */
-    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                     size_t why_len);
+    /* Queues one payload asked for by `spend` (never NULL); writes its tx
+     * id. Errors name themselves in why. KD_ERR_DENIED: no wallet may pay
+     * for it (the sentence names the wallet and why). KD_ERR_TIMEOUT,
+     * KD_ERR_NET and KD_ERR_CLOSED leave it unknown whether the chain
+     * queued the payload; any other error means it did not. */
+    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                     uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
+    /* Sends a transaction the client built, signed and pays for itself (the
+     * node's JSON, NUL-terminated); writes its id. NULL when the chain takes
+     * none (then kdapp_submit_transaction is not offered). Errors as
+     * submit: KD_ERR_INVALID_ARG (not a transaction the chain can carry),
+     * KD_ERR_REJECTED (the node's words). */
+    kd_err (*submit_tx)(void *ctx, const char *json, uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
     /* Reverts the last `depth` blocks and re-includes their txs; NULL when
      * the chain cannot (then kdapp_simulate_reorg is not offered). Errors
      * as submit: KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it
@@ -121,6 +157,10 @@ const void *kd_gateway_grant(const kd_gateway *gw, size_t i);
  * Errors: KD_ERR_NOMEM. Thread-safe (each call reads on its own).
  */
 kd_err kd_gateway_page(void *gw, const char *path, int authorized, kd_mcp_http_page *out) KD_WARN_UNUSED;
+/* kd_mcp_http_options.page_costly: 1 for /api/episodes/{id}/audit (it
+ * replays the episode's log), so that the transport runs it on a worker
+ * and limits each client's rate of them. Thread-safe. */
+int kd_gateway_page_costly(void *gw, const char *path);
 
 /* The protocol extensions the gateway's content needs the server to offer
  * (kd_mcp_server_options.extensions_json): MCP Apps, for the board widget

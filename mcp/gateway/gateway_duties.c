@@ -174,7 +174,10 @@ static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_ep
     in_flight *f = NULL;
     char why[512] = "";
     uint8_t tx_id[KD_HASH_LEN];
-    if (!err && !(err = gw->o.chain.submit(gw->o.chain.ctx, payload.data, payload.len, tx_id, why, sizeof why))) {
+    kd_gateway_spend spend; /* the duty's own key pays (its grant's or the house's budget) */
+    kd_gw_spend_of_duty(gw, k, &spend);
+    if (!err &&
+        !(err = gw->o.chain.submit(gw->o.chain.ctx, payload.data, payload.len, &spend, tx_id, why, sizeof why))) {
         if (!(f = flying_new(d))) {
             err = KD_ERR_NOMEM; /* submitted; the next look finds it owed and looks it up */
         } else {

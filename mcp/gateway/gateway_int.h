@@ -33,6 +33,7 @@ typedef struct {
 /* A seat grant: the keys a session may sign with and whose seats' secrets
  * it sees. Sessions carry a pointer to one as their principal. */
 typedef struct kd_gw_grant {
+    char name[KD_GATEWAY_GRANT_NAME_MAX]; /* as given ("agent1,agent2"): what a funding wallet's budget is kept under */
     size_t n;
     const kd_gw_key *keys[KD_GW_MAX_KEYS];
 } kd_gw_grant;
@@ -152,6 +153,12 @@ const kd_gw_key *kd_gw_grant_find(const kd_gw_grant *g, const kd_pubkey *pub);
 const kd_gw_key *kd_gw_grant_named(const kd_gw_grant *g, const char *name);
 /* "agent1, agent2" (or "no key") into `out`, for messages. */
 void kd_gw_grant_names(const kd_gw_grant *g, char *out, size_t len);
+/* Who asks when session grant `g` (NULL: none) writes: its keys and name
+ * (gateway.h kd_gateway_spend). */
+void kd_gw_spend_of_session(const kd_gw_grant *g, kd_gateway_spend *out);
+/* Who asks when the duties thread pays a duty with key `k`: that key, under
+ * the first grant holding it, else "house:NAME". */
+void kd_gw_spend_of_duty(const kd_gateway *gw, const kd_gw_key *k, kd_gateway_spend *out);
 /* The key the gateway acts with for `seat` of an episode of type `t`
  * whose participant there is `pub`, without a session (commitments made
  * for the house, duties): a key some grant holds (any seat), or the house's
@@ -225,11 +232,11 @@ json_t *kd_gw_moves_json(const kd_episode_type *t, const kd_legal_moves *list, i
  * built in), KD_ERR_INVALID_ARG (a file holds "</"), KD_ERR_NOMEM. */
 kd_err kd_gw_widget_html(kd_buf *out) KD_WARN_UNUSED;
 
-/* Submits a payload and waits for the block that carries it (see
- * gateway_tools.c). On an error `why` says what happened and *maybe
- * whether the chain may still apply it. */
-kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
-                             size_t why_len) KD_WARN_UNUSED;
+/* Submits a payload asked for by `spend` and waits for the block that
+ * carries it (see gateway_write.c). On an error `why` says what happened
+ * and *maybe whether the chain may still apply it. */
+kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, const kd_gateway_spend *spend, kd_gw_outcome *out,
+                             int *maybe, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* ---- secrets and duties (gateway_secrets.c, gateway_duties.c) */
 
@@ -345,6 +352,7 @@ json_t *kd_gw_view_moves(const kd_episode_view *v, char *text, size_t text_len);
 json_t *kd_gw_tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
 json_t *kd_gw_tool_execute(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
 json_t *kd_gw_tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
+json_t *kd_gw_tool_submit_tx(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len);
 
 /* Registration of the kinds of content. */
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;

@@ -153,6 +153,11 @@ static kd_err load_grant(kd_gateway *gw, const char *spec, kd_gw_grant *g, char 
 {
     const char *p = spec;
     g->n = 0;
+    if (strlen(spec) >= sizeof g->name) {
+        snprintf(why, why_len, "grant '%.200s...' is over %zu bytes", spec, sizeof g->name - 1);
+        return KD_ERR_INVALID_ARG;
+    }
+    snprintf(g->name, sizeof g->name, "%s", spec);
     for (;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -250,6 +255,29 @@ void kd_gw_grant_names(const kd_gw_grant *g, char *out, size_t len)
         used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", g->keys[i]->name);
     if (!g || g->n == 0)
         snprintf(out, len, "no key");
+}
+
+void kd_gw_spend_of_session(const kd_gw_grant *g, kd_gateway_spend *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = KD_GATEWAY_SPEND_SESSION;
+    if (!g)
+        return;
+    snprintf(out->grant, sizeof out->grant, "%s", g->name);
+    for (size_t i = 0; i < g->n && i < KD_GATEWAY_SPEND_KEYS; i++)
+        out->keys[out->n_keys++] = g->keys[i]->key.pub;
+}
+
+void kd_gw_spend_of_duty(const kd_gateway *gw, const kd_gw_key *k, kd_gateway_spend *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = KD_GATEWAY_SPEND_DUTY;
+    out->keys[out->n_keys++] = k->key.pub;
+    for (size_t i = 0; i < gw->n_grants && !out->grant[0]; i++)
+        if (kd_gw_grant_find(&gw->grants[i], &k->key.pub))
+            snprintf(out->grant, sizeof out->grant, "%s", gw->grants[i].name);
+    if (!out->grant[0])
+        snprintf(out->grant, sizeof out->grant, "house:%s", k->name);
 }
 
 const kd_gw_key *kd_gw_acting_key(const kd_gateway *gw, const kd_episode_type *t, int seat, const kd_pubkey *pub)

@@ -12,7 +12,8 @@
  *   /api/episodes/{id}    {"view", "text", "renderer", "audit"}   (token)
  *   /api/episodes/{id}/audit {"audit", "text"}: kdapp audit of a game
  *                         that draws (handlers/audit.h; "audit" in the
- *                         episode's JSON names it, null for the others)
+ *                         episode's JSON names it, null for the others);
+ *                         costly: a few a second per client (429 beyond)
  *
  * The events (/api/events) are the transport's (kd_mcp_http_publish), fed
  * by the views thread through kd_gateway_set_view_listener: each carries
@@ -138,7 +139,9 @@ json_t *kd_gw_page_episode_json(const kd_episode_view *v)
 }
 
 /* The audit of episode `id_text` ("123/audit"): the replay of the log, so
- * the cost grows with the log; behind the page's token like the rest. */
+ * the cost grows with the log; behind the page's token like the rest, on
+ * a worker of the transport and at a rate per client
+ * (kd_gateway_page_costly). */
 static kd_err api_audit(kd_gateway *gw, const char *id_text, kd_mcp_http_page *out)
 {
     char digits[16];
@@ -189,6 +192,20 @@ static kd_err api_one(kd_gateway *gw, const char *id_text, kd_mcp_http_page *out
     return err;
 }
 
+/* "/api/episodes/<anything>/audit": the audit route (api_audit checks the id). */
+static int is_audit(const char *path)
+{
+    size_t n = strlen(path);
+    return strncmp(path, API_ONE, strlen(API_ONE)) == 0 && n > strlen(API_ONE) + strlen(API_AUDIT) &&
+           strcmp(path + n - strlen(API_AUDIT), API_AUDIT) == 0;
+}
+
+int kd_gateway_page_costly(void *gw, const char *path)
+{
+    (void)gw;
+    return is_audit(path);
+}
+
 kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
 {
     kd_gateway *gw = ctx;
@@ -197,8 +214,7 @@ kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_
             return answer_error(out, 401, "a bearer token is required: open the page as http://HOST:PORT/#token=TOKEN");
         if (strcmp(path, API_LIST) == 0)
             return api_list(gw, out);
-        size_t n = strlen(path);
-        if (n > strlen(API_AUDIT) && strcmp(path + n - strlen(API_AUDIT), API_AUDIT) == 0)
+        if (is_audit(path))
             return api_audit(gw, path + strlen(API_ONE), out);
         return api_one(gw, path + strlen(API_ONE), out);
     }

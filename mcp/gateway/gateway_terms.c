@@ -9,9 +9,9 @@
  * (kd_episode_type.house_terms: start chips, the largest bet, rounds, the
  * time to reveal); the operator may set others:
  *
- *   --house-limit start_chips=10000            every type with that term: at most 10000
- *   --house-limit roulette.start_chips=1..500  roulette only: 1 to 500
- *   --house-limit reveal_timeout=600..864000   the house wants at least 600 DAA to reveal
+ *   --house-limit TERM=MAX             every type with that term: at most MAX
+ *   --house-limit TYPE.TERM=MIN..MAX   that type only: MIN to MAX (a least
+ *                                      time to reveal, for one)
  *
  * Before the house signs, the creation's effective params (what the type's
  * resolve_params makes of them: the episode as the engine will create it,
@@ -41,8 +41,7 @@ static int term_index(const kd_episode_type *t, const char *name, size_t len)
     return -1;
 }
 
-/* Every type's terms, "roulette: start_chips, max_rounds, reveal_timeout;
- * ...", into `out`. */
+/* Every type's terms, "TYPE: TERM, TERM; TYPE: ...", into `out`. */
 static void terms_list(const kd_type_table *types, char *out, size_t len)
 {
     size_t at = 0;
@@ -89,8 +88,8 @@ static kd_err apply_limit(const kd_type_table *types, kd_gw_limits *out, const c
         (range ? parse_u32(eq + 1, (size_t)(range - eq - 1), &lo) || parse_u32(range + 2, strlen(range + 2), &hi)
                : parse_u32(eq + 1, strlen(eq + 1), &hi))) {
         snprintf(why, why_len,
-                 "house limit '%.80s' is not NAME=MAX or NAME=MIN..MAX (a term and whole numbers, e.g. "
-                 "start_chips=10000 or roulette.max_rounds=1..100)",
+                 "house limit '%.80s' is not NAME=MAX or NAME=MIN..MAX: [TYPE.]TERM and whole numbers (kdapp://types "
+                 "lists each type's house_terms)",
                  spec);
         return KD_ERR_INVALID_ARG;
     }

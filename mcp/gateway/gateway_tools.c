@@ -470,6 +470,27 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
     free(start_schema);
     free(exec_desc);
     free(exec_schema);
+    kd_mcp_tool submit_tx = {
+        .name = "kdapp_submit_transaction",
+        .title = "Send a transaction you pay for",
+        .description =
+            "Sends a Kaspa transaction you built, signed and pay for with your own wallet, whose payload is a kdapp "
+            "message (the payload_hex of a write no wallet here pays for: kdapp wallet send --dry-run --payload-hex "
+            "HEX --funding YOUR_KEY builds the transaction). No wallet of this gateway pays anything. Answers as "
+            "kdapp_execute_command does, once the block carrying it is applied.",
+        .input_schema_json = "{\"type\":\"object\",\"properties\":{\"transaction\":{\"type\":[\"object\","
+                             "\"string\"],\"description\":\"the transaction as the node's JSON (what "
+                             "submitTransaction takes, or kdapp wallet send --dry-run's output), or that JSON as a "
+                             "string (exact for integers over 2^63-1)\"}},\"required\":[\"transaction\"]}",
+        .output_schema_json = "{\"type\":\"object\",\"properties\":{\"legal\":{\"type\":\"boolean\"},"
+                              "\"view\":{\"type\":\"object\"}},\"required\":[\"legal\"]}",
+        .open_world_hint = 1,
+        .writes = 1,
+        .call = kd_gw_tool_submit_tx,
+        .ctx = gw,
+    };
+    if (!err && gw->o.chain.submit_tx)
+        err = kd_mcp_server_add_tool(gw->srv, &submit_tx);
     if (err || !gw->o.chain.reorg)
         return err;
     kd_mcp_tool reorg = {

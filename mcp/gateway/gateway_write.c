@@ -8,6 +8,13 @@
  * new episode's commitments and the consents its type requires are made by
  * the session's granted keys of those seats, or by the house's key in a
  * house seat. A session without a grant signs nothing.
+ *
+ * Whose coins pay (gateway.h kd_gateway_spend): every payload goes to the
+ * chain with the session's grant, or its absence, and a chain that costs
+ * coins pays only as that allows. A refusal (KD_ERR_DENIED) is an error
+ * result naming the wallet and why, with the payload the client may carry
+ * in a transaction it pays for itself (kdapp_submit_transaction, offered
+ * when the chain takes those).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +34,10 @@ static int outcome_unknown(kd_err err) { return err == KD_ERR_TIMEOUT || err == 
  * and *maybe whether the chain may still apply the payload (it was, or may
  * have been, queued); *maybe = 0 means it certainly was not.
  */
-kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcome *out, int *maybe, char *why,
-                             size_t why_len)
+/* Submits (one payload for `spend`, or a client's transaction `tx_json`)
+ * and waits; see kd_gw_submit_and_wait. */
+static kd_err submit_and_wait(kd_gateway *gw, const kd_buf *payload, const kd_gateway_spend *spend, const char *tx_json,
+                              kd_gw_outcome *out, int *maybe, char *why, size_t why_len)
 {
     uint8_t tx_id[KD_HASH_LEN];
     kd_tip tip;
@@ -38,7 +47,9 @@ kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcom
         snprintf(why, why_len, "cannot read the engine's tip (%s), so nothing was submitted", kd_err_str(err));
         return err;
     }
-    if ((err = gw->o.chain.submit(gw->o.chain.ctx, payload->data, payload->len, tx_id, why, why_len))) {
+    if ((err = tx_json
+                   ? gw->o.chain.submit_tx(gw->o.chain.ctx, tx_json, tx_id, why, why_len)
+                   : gw->o.chain.submit(gw->o.chain.ctx, payload->data, payload->len, spend, tx_id, why, why_len))) {
         *maybe = outcome_unknown(err);
         if (!why[0])
             snprintf(why, why_len, "%s", kd_err_str(err));
@@ -57,6 +68,36 @@ kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, kd_gw_outcom
                  "producing blocks for this engine?)",
                  h, gw->o.wait_ms ? gw->o.wait_ms : 30000);
     return err;
+}
+
+kd_err kd_gw_submit_and_wait(kd_gateway *gw, const kd_buf *payload, const kd_gateway_spend *spend, kd_gw_outcome *out,
+                             int *maybe, char *why, size_t why_len)
+{
+    return submit_and_wait(gw, payload, spend, NULL, out, maybe, why, why_len);
+}
+
+/* The error result of a write no wallet may pay for (KD_ERR_DENIED): the
+ * chain's sentence, and the payload, which the client may carry in a
+ * Kaspa transaction it builds, signs and pays for itself. */
+static json_t *unpaid(kd_gateway *gw, const char *what, const char *why, const kd_buf *payload)
+{
+    char *hex = malloc(2 * payload->len + 1);
+    if (!hex)
+        return kd_gw_fail("%s: %s", what, why);
+    kd_hex_encode(payload->data, payload->len, hex);
+    char text[1400];
+    snprintf(text, sizeof text, "%s: %s.%s", what, why,
+             gw->o.chain.submit_tx
+                 ? " To pay for it yourself, put payload_hex in a Kaspa transaction of your own wallet (kdapp wallet "
+                   "send --dry-run --payload-hex HEX --funding YOUR_KEY builds one) and send it with "
+                   "kdapp_submit_transaction"
+                 : "");
+    json_t *r = kd_mcp_tool_result(
+        json_pack("{s:s, s:s, s:s}", "error_code", kd_err_code(KD_ERR_DENIED), "error", why, "payload_hex", hex), text);
+    free(hex);
+    if (r)
+        json_object_set_new(r, "isError", json_true());
+    return r ? r : kd_gw_fail("%s: %s", what, why);
 }
 
 /* The default seats of a type, for its minimum number of seats: in a
@@ -191,10 +232,14 @@ json_t *kd_gw_tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
     kd_buf payload;
     kd_buf_init(&payload);
     json_t *r = start_payload(gw, kd_gw_session_grant(s), args, t, id, &payload);
-    char why[512] = "";
+    char why[1024] = "";
     kd_gw_outcome out;
     int maybe = 0;
-    kd_err err = r ? KD_OK : kd_gw_submit_and_wait(gw, &payload, &out, &maybe, why, sizeof why);
+    kd_gateway_spend spend;
+    kd_gw_spend_of_session(kd_gw_session_grant(s), &spend);
+    kd_err err = r ? KD_OK : kd_gw_submit_and_wait(gw, &payload, &spend, &out, &maybe, why, sizeof why);
+    if (err == KD_ERR_DENIED)
+        r = unpaid(gw, "the episode was not created", why, &payload);
     kd_buf_fini(&payload);
     if (r)
         return r;
@@ -406,10 +451,14 @@ static json_t *submit_command(kd_gateway *gw, kd_mcp_session *s, json_t *args, u
           : kd_gw_fail("episode %u is of type %s, which this gateway does not serve (kdapp://types lists its types)",
                        id, snap.ops->type_name);
     kd_episode_snapshot_fini(&snap);
-    char why[512] = "";
+    char why[1024] = "";
     int maybe = 0;
-    if (!r && (err = kd_gw_submit_and_wait(gw, &payload, out, &maybe, why, sizeof why))) {
-        if (maybe)
+    kd_gateway_spend spend;
+    kd_gw_spend_of_session(kd_gw_session_grant(s), &spend);
+    if (!r && (err = kd_gw_submit_and_wait(gw, &payload, &spend, out, &maybe, why, sizeof why))) {
+        if (err == KD_ERR_DENIED)
+            r = unpaid(gw, "the command was not submitted", why, &payload);
+        else if (maybe)
             r = kd_gw_fail("the command is not confirmed: %s. It may still be applied: kdapp_get_episode_state for "
                            "episode %u shows whether it was (log_seq, and the type's own members)",
                            why, id);
@@ -466,4 +515,35 @@ json_t *kd_gw_tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
              (long long)json_integer_value(json_object_get(report, "reincluded")),
              (long long)json_integer_value(json_object_get(report, "dropped")));
     return kd_mcp_tool_result(report, text);
+}
+
+/* kdapp_submit_transaction: a transaction the client built, signed and
+ * pays for itself, passed to the chain as it is; answered like the write
+ * its payload makes, once the block carrying it is applied. */
+json_t *kd_gw_tool_submit_tx(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)s, (void)code, (void)msg, (void)len;
+    kd_gateway *gw = ctx;
+    json_t *tx = json_object_get(args, "transaction");
+    char *text = json_is_string(tx) ? strdup(json_string_value(tx)) : json_dumps(tx, JSON_COMPACT);
+    if (!text)
+        return kd_gw_fail("cannot read the transaction: out of memory");
+    char why[1024] = "";
+    kd_gw_outcome out;
+    int maybe = 0;
+    kd_err err = submit_and_wait(gw, NULL, NULL, text, &out, &maybe, why, sizeof why);
+    free(text);
+    if (err && !maybe)
+        return kd_gw_fail("the transaction was not submitted: %s", why);
+    if (err)
+        return kd_gw_fail("the transaction is not confirmed: %s. It may still be applied: kdapp_get_episode_state "
+                          "shows whether it was",
+                          why);
+    kd_episode_snapshot snap;
+    if (kd_engine_episode_read(gw->o.engine, out.episode_id, &snap) != KD_OK)
+        return kd_gw_fail("the chain carried the transaction; its payload was %s (%s: %s)",
+                          out.applied ? "applied, but its episode is gone again" : "rejected", out.error_code,
+                          out.error);
+    kd_episode_snapshot_fini(&snap);
+    return command_answer(gw, out.episode_id, &out);
 }

@@ -69,6 +69,7 @@ typedef struct {
     const char *ctype; /* static strings, or NULL */
     const char *xname, *xvalue;
     char sid[KD_HTTP_SESSION_ID_HEX + 1]; /* Mcp-Session-Id to send, or "" */
+    int close;                            /* Connection: close */
 } answer;
 
 /* Where a request is (on_request is called again at each step). */
@@ -91,6 +92,11 @@ typedef struct {
     size_t len, cap;
     kd_jsonrpc_msg msg; /* the parsed body, for handle_post */
     answer out;
+    /* A costly page, built on a worker (serve_page): */
+    int page, authorized;
+    char *url;
+    kd_mcp_http_page pg;
+    kd_err pg_err;
 } req;
 
 /* ---- responses --------------------------------------------------------- */
@@ -130,6 +136,8 @@ static enum MHD_Result answer_send(const kd_mcp_http *h, struct MHD_Connection *
         MHD_add_response_header(r, H_SESSION, a->sid);
     if (a->xname != NULL)
         MHD_add_response_header(r, a->xname, a->xvalue);
+    if (a->close)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     /* Tells clients that pool connections (undici, behind the TypeScript
      * SDK) when an idle one will be closed, so they stop reusing it first
@@ -361,38 +369,123 @@ static void page_headers(struct MHD_Response *r)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 }
 
-/* GET on any other path: the web app the program supplies. */
-static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method)
+/* Asks the program for its answer to a GET of `url` (kd_buf_init'ed
+ * here). */
+static kd_err page_build(kd_mcp_http *h, const char *url, int authorized, kd_mcp_http_page *p)
 {
-    kd_mcp_http_page p = {0};
+    memset(p, 0, sizeof *p);
+    kd_buf_init(&p->body);
+    return h->page(h->page_ctx, url, authorized, p);
+}
+
+/* Queues the answer page_build made (`built`: what it returned); its body
+ * goes to libmicrohttpd. */
+static enum MHD_Result page_send(kd_mcp_http *h, struct MHD_Connection *c, kd_mcp_http_page *p, kd_err built)
+{
     struct MHD_Response *r;
     enum MHD_Result ret;
+
+    if (built != KD_OK) {
+        kd_buf_fini(&p->body);
+        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
+                      "Internal Server Error: the page could not be built");
+    }
+    r = MHD_create_response_from_buffer(p->body.len, p->body.len ? p->body.data : (void *)"",
+                                        p->body.len ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (r == NULL) {
+        kd_buf_fini(&p->body);
+        return MHD_NO;
+    }
+    if (p->body.len)
+        kd_buf_init(&p->body); /* libmicrohttpd frees it */
+    else
+        kd_buf_fini(&p->body);
+    if (p->content_type != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, p->content_type);
+    if (p->status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mcp\"");
+    page_headers(r);
+    ret = MHD_queue_response(c, p->status ? p->status : MHD_HTTP_NOT_FOUND, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* Suspends `c` and hands `r` to a worker that runs `run` and resumes it
+ * with the answer ready (suspended first, so that the resume always
+ * follows); a request without a token is a stranger's job (http_pool.c).
+ * When no worker takes it, the answer is a 503 at once. */
+static enum MHD_Result to_worker(kd_mcp_http *h, struct MHD_Connection *c, req *r, void (*run)(kd_http_job *job))
+{
+    r->h = h;
+    r->conn = c;
+    r->job.run = run;
+    r->job.stranger = r->who.token == KD_HTTP_NO_TOKEN;
+    r->stage = REQ_RUNNING;
+    MHD_suspend_connection(c);
+    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
+        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->page ? NULL : r->msg.id, KD_MCP_LIMIT_EXCEEDED,
+                  MHD_HTTP_HEADER_RETRY_AFTER, "5",
+                  "Service Unavailable: the server is stopping or out of threads; retry later");
+        if (!r->page)
+            kd_jsonrpc_msg_fini(&r->msg);
+        r->page = 0; /* the answer is r->out */
+        r->stage = REQ_READY;
+        MHD_resume_connection(c);
+    }
+    return MHD_YES;
+}
+
+/* The worker's side of a costly page: build it, then hand the connection
+ * back. */
+static void run_page(kd_http_job *job)
+{
+    req *r = (req *)job;
+    struct MHD_Connection *c = r->conn;
+
+    r->pg_err = page_build(r->h, r->url, r->authorized, &r->pg);
+    r->stage = REQ_READY;
+    MHD_resume_connection(c); /* r may be gone from here on */
+}
+
+static int identified(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds);
+static enum MHD_Result refuse_share(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls);
+
+/*
+ * GET on any other path: the web app the program supplies, answered at
+ * once on this polling thread; a costly path (page_costly) within its
+ * client's rate is built on a worker instead, the connection suspended
+ * until the answer is ready, as a slow POST is.
+ */
+static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char *url, const char *method,
+                                  int authorized)
+{
+    kd_http_class cls = r->who.token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC;
+    kd_mcp_http_page p;
+    char retry[16];
+    unsigned wait;
 
     if (strcmp(method, "GET") != 0)
         return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_ALLOW, "GET",
                       "Method Not Allowed: the web page is read-only (GET)");
-    kd_buf_init(&p.body);
-    int who;
-    int authorized = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &who) == KD_HTTP_AUTH_OK;
-    if (h->page(h->page_ctx, url, authorized, &p) != KD_OK) {
-        kd_buf_fini(&p.body);
-        return refuse(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, KD_JSONRPC_INTERNAL_ERROR, NULL, NULL,
-                      "Internal Server Error: the page could not be built");
+    if (h->page_costly == NULL || !h->page_costly(h->page_ctx, url)) {
+        (void)identified(h, c, cls, 0); /* answered at once: never refused */
+        kd_err built = page_build(h, url, authorized, &p);
+        return page_send(h, c, &p, built);
     }
-    r = MHD_create_response_from_buffer(p.body.len, p.body.len ? p.body.data : (void *)"",
-                                        p.body.len ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-    if (r == NULL) {
-        kd_buf_fini(&p.body);
+    if ((wait = kd_http_rate_take(h, &r->who)) > 0) {
+        snprintf(retry, sizeof retry, "%u", wait);
+        return refuse(h, c, MHD_HTTP_TOO_MANY_REQUESTS, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, retry,
+                      "Too Many Requests: %.80s is costly; each client (its token, else its address) may ask for %u "
+                      "a second, and the clients without a token %u together; retry in %u s",
+                      url, h->costly_per_s, KD_HTTP_COSTLY_TOKENLESS * h->costly_per_s, wait);
+    }
+    if (!identified(h, c, cls, 1))
+        return refuse_share(h, c, cls);
+    if ((r->url = strdup(url)) == NULL)
         return MHD_NO;
-    }
-    if (p.content_type != NULL)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, p.content_type);
-    if (p.status == MHD_HTTP_UNAUTHORIZED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mcp\"");
-    page_headers(r);
-    ret = MHD_queue_response(c, p.status ? p.status : MHD_HTTP_NOT_FOUND, r);
-    MHD_destroy_response(r);
-    return ret;
+    r->page = 1;
+    r->authorized = authorized;
+    return to_worker(h, c, r, run_page);
 }
 
 /* GET events_path: the broadcast event stream (http_events.c). */
@@ -418,11 +511,34 @@ static enum MHD_Result serve_events(kd_mcp_http *h, struct MHD_Connection *c, co
     return ret;
 }
 
+/* Counts the connection to `cls` (http_conns.c): 1, or 0 when the request
+ * `holds` its connection (a POST, a stream) and the share of `cls` is
+ * full. */
+static int identified(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds)
+{
+    return kd_http_conn_identify(h, c, cls, holds) == 0;
+}
+
+/* The answer to a request beyond the share of its class: 503, and the
+ * connection closes. */
+static enum MHD_Result refuse_share(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls)
+{
+    answer a = {0};
+
+    fail_with(&a, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER, "5",
+              "Service Unavailable: the clients without a token hold their share of connections (%u %s); retry "
+              "later, or use a token",
+              h->max_class[cls], cls == KD_HTTP_PUBLIC ? "for the web page and /metrics" : "on " ENDPOINT);
+    a.close = 1;
+    return answer_send(h, c, &a);
+}
+
 /* Runs the checks common to every method; returns 1 after queueing a
- * refusal (or the /metrics answer) in *ret, else 0 with *who set to the
- * client: the token the request carried, or its address. */
-static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, const char *method, enum MHD_Result *ret,
-                   kd_http_client_key *who)
+ * refusal (or the answer of /metrics, the web app or the events path) in
+ * *ret, else 0 with r->who set to the client: the token the request
+ * carried, or its address. */
+static int refused(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char *url, const char *method,
+                   enum MHD_Result *ret)
 {
     const char *v;
     kd_http_auth auth;
@@ -449,24 +565,33 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, const char *url, co
                       "Forbidden: Origin is not allowed");
         return 1;
     }
+    auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token);
     if (page) { /* its public files need no token; its data does (serve_page) */
-        *ret = serve_page(h, c, url, method);
+        kd_http_client_key_of(c, auth == KD_HTTP_AUTH_OK ? token : KD_HTTP_NO_TOKEN, &r->who);
+        *ret = serve_page(h, c, r, url, method, auth == KD_HTTP_AUTH_OK);
         return 1;
     }
-    if ((auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token)) != KD_HTTP_AUTH_OK) {
+    if (auth != KD_HTTP_AUTH_OK) {
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       auth != KD_HTTP_AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\""
                                                    : "Bearer realm=\"mcp\"",
                       "Unauthorized: %s", kd_http_auth_problem(auth));
         return 1;
     }
-    kd_http_client_key_of(c, token, who);
+    kd_http_class cls = token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED
+                        : metrics || events       ? KD_HTTP_PUBLIC
+                                                  : KD_HTTP_TOKENLESS;
+    if (!identified(h, c, cls, !metrics && strcmp(method, "DELETE") != 0)) {
+        *ret = refuse_share(h, c, cls);
+        return 1;
+    }
+    kd_http_client_key_of(c, token, &r->who);
     if (metrics) {
         *ret = serve_metrics(h, c, method);
         return 1;
     }
     if (events) {
-        *ret = serve_events(h, c, method, who);
+        *ret = serve_events(h, c, method, &r->who);
         return 1;
     }
     if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 && strcmp(method, "DELETE") != 0) {
@@ -658,6 +783,7 @@ static void run_post(kd_http_job *job)
  * so the worker's resume always follows). */
 static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, req *r)
 {
+    kd_http_conn_served(h, c); /* the whole request is in: its deadline stops */
     r->stage = REQ_SENT;
     if (r->too_large)
         return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
@@ -673,19 +799,7 @@ static enum MHD_Result dispatch_post(kd_mcp_http *h, struct MHD_Connection *c, r
         handle_post(h, r);
         return answer_send(h, c, &r->out);
     }
-    r->h = h;
-    r->conn = c;
-    r->job.run = run_post;
-    r->stage = REQ_RUNNING;
-    MHD_suspend_connection(c);
-    if (kd_http_pool_submit(h->pool, &r->job) != KD_OK) {
-        fail_with(&r->out, MHD_HTTP_SERVICE_UNAVAILABLE, r->msg.id, KD_MCP_LIMIT_EXCEEDED, MHD_HTTP_HEADER_RETRY_AFTER,
-                  "5", "Service Unavailable: the server is stopping or out of threads; retry later");
-        kd_jsonrpc_msg_fini(&r->msg);
-        r->stage = REQ_READY;
-        MHD_resume_connection(c);
-    }
-    return MHD_YES;
+    return to_worker(h, c, r, run_post);
 }
 
 /* ---- libmicrohttpd callbacks ------------------------------------------ */
@@ -704,7 +818,9 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
             return MHD_NO;
         *con_cls = r;
         r->stage = REQ_SENT;
-        if (refused(h, c, url, method, &ret, &r->who))
+        if (strcmp(method, "POST") != 0) /* the whole request is in */
+            kd_http_conn_served(h, c);
+        if (refused(h, c, r, url, method, &ret))
             return ret;
         if (strcmp(method, "POST") != 0)
             return strcmp(method, "GET") == 0 ? handle_get(h, c, &r->who) : handle_delete(h, c, &r->who);
@@ -717,7 +833,7 @@ enum MHD_Result kd_http_on_request(void *cls, struct MHD_Connection *c, const ch
     switch (r->stage) {
     case REQ_READY:
         r->stage = REQ_SENT;
-        return answer_send(h, c, &r->out);
+        return r->page ? page_send(h, c, &r->pg, r->pg_err) : answer_send(h, c, &r->out);
     case REQ_RUNNING: /* not called while suspended */
     case REQ_SENT:
         *upload_size = 0;
@@ -758,11 +874,12 @@ void kd_http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, e
 {
     req *r = *con_cls;
 
-    (void)cls;
-    (void)c;
     (void)toe;
+    kd_http_conn_ended(cls, c); /* it waits for its next request */
     if (r != NULL) {
         free(r->out.body);
+        kd_buf_fini(&r->pg.body);
+        free(r->url);
         free(r->sid);
         free(r->body);
         free(r);

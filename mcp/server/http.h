@@ -56,6 +56,11 @@
  * thread and are closed after connection_timeout_s without traffic; one
  * client address beyond loopback holds at most
  * max_connections_per_address of them (http_daemon.c explains the values).
+ * A request must come in whole within request_timeout_s, however slowly
+ * its bytes trickle. Clients without a token, on loopback too, share a
+ * bounded number of connections (waiting for a request, serving /mcp,
+ * serving the web app), so that the rest of max_connections stays for
+ * the holders of tokens (http_conns.c).
  */
 #ifndef KD_MCP_HTTP_H
 #define KD_MCP_HTTP_H
@@ -123,6 +128,26 @@ typedef struct {
                                               request, an idle keep-alive. Not a
                                               POST being handled, nor a quiet
                                               event stream [30] */
+    unsigned request_timeout_s;            /* a connection that has not sent a whole
+                                              request (headers and body) within this
+                                              long of its opening is closed, however
+                                              its bytes trickle; kept alive after a
+                                              request, within connection_timeout_s
+                                              and this long of that answer [10] */
+    unsigned max_waiting_connections;      /* connections waiting for a request that
+                                              are not known as a granted client's:
+                                              this many that never sent one, and this
+                                              many kept alive after one without a
+                                              token; beyond either, its oldest that
+                                              has had half a second to send its
+                                              headers is closed [max_connections / 16] */
+    unsigned max_tokenless_connections;    /* connections serving /mcp requests
+                                              without a token; more answer 503
+                                              [max_connections / 8] */
+    unsigned max_public_connections;       /* connections serving the web app,
+                                              /metrics and events_path without a
+                                              token; more answer 503
+                                              [max_connections / 8, at least 80] */
     unsigned poll_threads;                 /* threads that serve the sockets [2] */
     unsigned max_workers;                  /* POSTs handled at once; more wait
                                               their turn [64] */
@@ -151,6 +176,16 @@ typedef struct {
      * polling thread: thread-safe and quick. An error answers 500. */
     kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out);
     void *page_ctx;
+    /* Optional: 1 when a GET of `path` costs more than a file (an audit
+     * that replays a log). Such a request runs on a worker, never on a
+     * polling thread, and each client (its token, else its address) may
+     * make costly_per_s of them a second, in bursts of costly_burst; all
+     * the clients without a token together four times that. Beyond, 429
+     * with Retry-After. Called on a polling thread with page_ctx:
+     * thread-safe and quick. */
+    int (*page_costly)(void *ctx, const char *path);
+    unsigned costly_per_s; /* [4] */
+    unsigned costly_burst; /* [4 * costly_per_s] */
     /* Optional, e.g. "/api/events": a GET there (a token required as on
      * /mcp) opens a text/event-stream of what kd_mcp_http_publish
      * broadcasts. */

@@ -10,19 +10,43 @@
  *                       idle and half-open connections cost a socket and a
  *                       few kilobytes each, so hundreds of them leave room
  *                       for well-behaved clients
- *   per address         64 beyond loopback (http_peers.c): one host cannot
+ *   per address         64 beyond loopback (http_conns.c): one host cannot
  *                       take every slot
+ *   without a token     an eighth of the connections each (http_conns.c):
+ *                       waiting for a request and not known as a granted
+ *                       client's, half of it for fresh ones and half for
+ *                       those kept alive after a request (beyond either
+ *                       half its oldest is closed, once it has had half a
+ *                       second, its grace), serving
+ *                       /mcp without a token, serving the web app (at
+ *                       least 80: its 64 event streams and the files) —
+ *                       three eighths in all, less than the share of one
+ *                       polling thread of two, so that granted clients
+ *                       always find a thread that accepts them
  *   connection timeout  30 s without a byte in or out closes a connection
  *                       (an incomplete request, an idle keep-alive); a POST
  *                       being handled and a quiet event stream are
  *                       suspended, not idle, and streams send a keepalive
  *                       at least every half of it
+ *   request deadline    10 s from a connection's opening to its whole
+ *                       first request (headers and body), however its
+ *                       bytes trickle: a request of the largest body takes
+ *                       milliseconds on loopback. Kept alive, the
+ *                       connection timeout that answers announce
+ *                       (Keep-Alive: timeout=30: a pooling client may pick
+ *                       it until then) and 10 s more from the end of the
+ *                       previous request
  *   sessions            64, a quarter of them per client (http_clients.c):
  *                       one client cannot take them all, and idle ones are
  *                       shed before a new client is refused
  *   streams per client  8 (event streams and sessions' GET streams): a
  *                       browser page holds one, an MCP client one per
  *                       session it listens on
+ *   costly page paths   4 a second per client, in bursts of 16 (and 16
+ *                       a second for all the clients without a token): an
+ *                       audit replays its episode's log, on a worker; a
+ *                       viewer asks for one when it opens the proof and
+ *                       as each move comes
  *   polling threads     2: they only move bytes
  *   workers             64 at most, started as needed: tool calls that may
  *                       wait (a move waiting for its block) handled at once
@@ -50,6 +74,9 @@
 #define FD_RESERVE 256u /* descriptors left for LMDB, NNG, logs, clients of ours */
 #define DEFAULT_PER_ADDRESS 64u
 #define DEFAULT_TIMEOUT_S 30u
+#define DEFAULT_REQUEST_S 10u
+#define DEFAULT_COSTLY_PER_S 4u
+#define GRACE_MS 500u /* a new connection's time to send its headers before a newcomer may close it */
 #define DEFAULT_POLL_THREADS 2u
 #define DEFAULT_WORKERS 64u
 #define DEFAULT_KEEPALIVE_MS 15000u
@@ -72,7 +99,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
-    KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
+    /* A client that goes away mid-request is no fault of ours, nor is a
+     * connection we closed at its deadline or to make room (http_conns.c) */
+    KD_LOG_LIMITED(&h->log_mhd, strstr(line, "connection closure") != NULL ? KD_LOG_DEBUG : KD_LOG_WARN, "mcp",
+                   "http (libmicrohttpd): %s", line);
 }
 
 /* Parses the bind address; sets loopback. 0, or -1 when not an address. */
@@ -180,13 +210,18 @@ static int sync_init(kd_mcp_http *h)
     if (pthread_cond_init(&h->cond, &ca) != 0)
         goto fail_cond;
     pthread_condattr_destroy(&ca);
-    if (pthread_mutex_init(&h->peers_lock, NULL) != 0)
+    if (pthread_mutex_init(&h->conns_lock, NULL) != 0)
         goto fail_peers;
+    if (pthread_mutex_init(&h->rate_lock, NULL) != 0)
+        goto fail_rate;
     kd_log_limit_init(&h->log_mhd, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_refused, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_dropped, LOG_WINDOW_MS, LOG_BURST);
     kd_log_limit_init(&h->log_shed, LOG_WINDOW_MS, LOG_BURST);
+    kd_log_limit_init(&h->log_conns, LOG_WINDOW_MS, LOG_BURST);
     return 0;
+fail_rate:
+    pthread_mutex_destroy(&h->conns_lock);
 fail_peers:
     pthread_cond_destroy(&h->cond);
 fail_cond:
@@ -199,11 +234,13 @@ fail_lock:
 
 static void sync_fini(kd_mcp_http *h)
 {
+    kd_log_limit_fini(&h->log_conns);
     kd_log_limit_fini(&h->log_shed);
     kd_log_limit_fini(&h->log_dropped);
     kd_log_limit_fini(&h->log_refused);
     kd_log_limit_fini(&h->log_mhd);
-    pthread_mutex_destroy(&h->peers_lock);
+    pthread_mutex_destroy(&h->rate_lock);
+    pthread_mutex_destroy(&h->conns_lock);
     pthread_cond_destroy(&h->cond);
     pthread_mutex_destroy(&h->lock);
 }
@@ -213,6 +250,7 @@ static void config_free(kd_mcp_http *h)
 {
     free_list(h->origins, h->n_origins);
     free_list(h->hosts, h->n_hosts);
+    kd_http_rates_fini(h);
     kd_http_tokens_fini(h);
     kd_http_events_fini(h);
     free(h);
@@ -224,7 +262,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     kd_mcp_http *h = NULL;
     struct sockaddr_storage ss;
     socklen_t sslen;
-    unsigned connections, timeout_s, poll_threads;
+    unsigned connections, timeout_s, request_s, poll_threads, share;
     int loopback, fd;
     kd_err err = KD_ERR_NOMEM;
 
@@ -245,6 +283,8 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     }
     connections = o.max_connections ? o.max_connections : default_connections();
     timeout_s = o.connection_timeout_s ? o.connection_timeout_s : DEFAULT_TIMEOUT_S;
+    request_s = o.request_timeout_s ? o.request_timeout_s : DEFAULT_REQUEST_S;
+    share = connections / 8 ? connections / 8 : 1;
     poll_threads = o.poll_threads ? o.poll_threads : DEFAULT_POLL_THREADS;
     if ((h = calloc(1, sizeof *h)) == NULL)
         return KD_ERR_NOMEM;
@@ -256,6 +296,9 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     h->metrics_ctx = o.metrics_ctx;
     h->page = o.page;
     h->page_ctx = o.page_ctx;
+    h->page_costly = o.page_costly;
+    h->costly_per_s = o.costly_per_s ? o.costly_per_s : DEFAULT_COSTLY_PER_S;
+    h->costly_burst = o.costly_burst ? o.costly_burst : 4 * h->costly_per_s;
     h->max_sessions = o.max_sessions ? o.max_sessions : 64;
     h->max_sessions_per_client = o.max_sessions_per_client ? o.max_sessions_per_client : h->max_sessions / 4;
     if (h->max_sessions_per_client == 0)
@@ -273,9 +316,17 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     snprintf(h->keep_alive, sizeof h->keep_alive, "timeout=%u", timeout_s);
     h->per_address = o.max_connections_per_address ? o.max_connections_per_address : DEFAULT_PER_ADDRESS;
     h->limit_loopback = o.limit_loopback;
+    h->request_ms = request_s * 1000u;
+    h->kept_ms = timeout_s * 1000u;
+    h->grace_ms = GRACE_MS < h->request_ms / 2 ? GRACE_MS : h->request_ms / 2;
+    h->max_waiting = o.max_waiting_connections ? o.max_waiting_connections : share / 2 ? share / 2 : 1;
+    h->max_class[KD_HTTP_TOKENLESS] = o.max_tokenless_connections ? o.max_tokenless_connections : share;
+    h->max_class[KD_HTTP_PUBLIC] = o.max_public_connections               ? o.max_public_connections
+                                   : share > KD_HTTP_EVENTS_STREAMS + 16u ? share
+                                                                          : KD_HTTP_EVENTS_STREAMS + 16u;
     h->n_origins = o.n_allowed_origins;
     h->n_hosts = o.n_allowed_hosts;
-    if ((err = kd_http_tokens_init(h, &o)) != KD_OK)
+    if ((err = kd_http_tokens_init(h, &o)) != KD_OK || (err = kd_http_rates_init(h)) != KD_OK)
         goto fail_config;
     err = KD_ERR_NOMEM;
     if (copy_list(o.allowed_origins, o.n_allowed_origins, &h->origins) != 0 ||
@@ -299,7 +350,7 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, kd_http_peer_admit, h,
         kd_http_on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, /* first: every message goes to our log */
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_NOTIFY_COMPLETED, kd_http_on_completed, h,
-        MHD_OPTION_NOTIFY_CONNECTION, kd_http_peer_notify, h, MHD_OPTION_CONNECTION_LIMIT, connections,
+        MHD_OPTION_NOTIFY_CONNECTION, kd_http_conn_notify, h, MHD_OPTION_CONNECTION_LIMIT, connections,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, poll_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
         poll_threads, MHD_OPTION_END);
     if (h->daemon == NULL) {
@@ -308,11 +359,12 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
         goto fail_timer;
     }
     KD_LOG_I("mcp",
-             "http: serving http://%s%s%s:%u" ENDPOINT "%s; %u connections, %u per address%s, %u s timeout, "
-             "%u polling threads",
+             "http: serving http://%s%s%s:%u" ENDPOINT "%s; %u connections, %u per address%s, without a token "
+             "%u waiting, %u on /mcp, %u on the page; %u s timeout, %u s per request, %u polling threads",
              strchr(o.bind_address, ':') ? "[" : "", o.bind_address, strchr(o.bind_address, ':') ? "]" : "", h->port,
              h->token_required ? " (bearer token required)" : "", connections, h->per_address,
-             h->limit_loopback ? "" : " beyond loopback", timeout_s, poll_threads);
+             h->limit_loopback ? "" : " beyond loopback", h->max_waiting, h->max_class[KD_HTTP_TOKENLESS],
+             h->max_class[KD_HTTP_PUBLIC], timeout_s, request_s, poll_threads);
     *out = h;
     return KD_OK;
 fail_timer:
@@ -350,7 +402,7 @@ void kd_mcp_http_stop(kd_mcp_http *h)
     kd_http_pool_stop(h->pool); /* every POST in flight answered and resumed */
     kd_http_timer_stop(h);
     MHD_stop_daemon(h->daemon); /* no connection is left suspended */
-    kd_http_peers_fini(h);
+    kd_http_conns_fini(h);
     kd_http_clients_fini(h);
     sync_fini(h);
     config_free(h);

@@ -2,11 +2,12 @@
  * http_int.h — the inside of the Streamable HTTP transport, shared by
  * http.c (daemon, request checks, POST/GET/DELETE), http_session.c (the
  * session table, outbound queues, SSE streams and their keepalive timer),
- * http_pool.c (the workers that run POSTs), http_peers.c (connections
- * per client address), http_events.c (the web app's broadcast event
- * streams, which the keepalive timer serves too) and http_clients.c (the
- * tokens, who a client is, and its share of sessions and streams). Not
- * public.
+ * http_pool.c (the workers that run slow POSTs and costly pages),
+ * http_conns.c (connections per client address and per class, and their
+ * request deadline), http_rate.c (the rate of costly pages per client),
+ * http_events.c (the web app's broadcast event streams, which the
+ * keepalive timer serves too) and http_clients.c (the tokens, who a client
+ * is, and its share of sessions and streams). Not public.
  *
  * Threads: libmicrohttpd's polling threads (a small pool) serve every
  * socket; none of them ever blocks. A POST whose body is in is handled
@@ -62,7 +63,8 @@
  * callback, which takes only a log limiter's leaf lock). The core
  * session's send callback (hs_send) takes h->lock; nothing here calls into
  * the core session while holding h->lock (see server_int.h's lock order).
- * The worker pool and the per-address table have their own leaf locks.
+ * The worker pool, the connection tables (conns_lock) and the rates of
+ * costly requests (rate_lock) have their own leaf locks.
  */
 #ifndef KD_MCP_HTTP_INT_H
 #define KD_MCP_HTTP_INT_H
@@ -167,6 +169,7 @@ typedef struct kd_http_session {
 typedef struct kd_http_job {
     struct kd_http_job *next;
     void (*run)(struct kd_http_job *job);
+    int stranger; /* for a client without a token: runs on three quarters of the workers at most */
 } kd_http_job;
 
 typedef struct kd_http_pool kd_http_pool;
@@ -175,16 +178,28 @@ typedef struct kd_http_pool kd_http_pool;
  * keeps them until stop. KD_ERR_NOMEM. */
 kd_err kd_http_pool_start(unsigned max_threads, kd_http_pool **out) KD_WARN_UNUSED;
 /* Queues `job`; a thread takes it at once when one is idle or may be
- * started, else when one is free (first in, first out). KD_ERR_CLOSED once
+ * started, else when one is free (first in, first out; a granted job
+ * before a stranger's, and a stranger's only while fewer than three
+ * quarters of max_threads run strangers' jobs). KD_ERR_CLOSED once
  * stop has begun; KD_ERR_NOMEM when no thread runs and none can start. */
 kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job) KD_WARN_UNUSED;
 /* Refuses new jobs, runs the queued ones, joins the threads and frees the
  * pool. NULL is a no-op. */
 void kd_http_pool_stop(kd_http_pool *p);
 
-/* ---- connections per client address (http_peers.c) ------------------- */
+/* ---- connections: per address, per class, deadlines (http_conns.c) -- */
 
 typedef struct kd_http_peer kd_http_peer;
+typedef struct kd_http_conn kd_http_conn;
+
+/* Whom a connection's request serves, known once its headers are in. */
+typedef enum {
+    KD_HTTP_GRANTED,   /* it carried a configured token */
+    KD_HTTP_TOKENLESS, /* /mcp without a token (loopback, no bearer_token) */
+    KD_HTTP_PUBLIC,    /* without a token: the web app, /metrics, the events
+                          path, and refusals answered at once */
+    KD_HTTP_CLASSES
+} kd_http_class;
 
 /* The address of `sa` as (family, 16 bytes: IPv4 in the first 4, an
  * IPv4-mapped IPv6 address as IPv4); 0, or -1 when it is not an IP
@@ -194,12 +209,50 @@ int kd_http_addr_key(const struct sockaddr *sa, int *family, unsigned char addr[
  * per_address connections (loopback clients are exempt unless
  * limit_loopback). cls: the transport. */
 enum MHD_Result kd_http_peer_admit(void *cls, const struct sockaddr *addr, socklen_t len);
-/* MHD_OPTION_NOTIFY_CONNECTION: counts each connection to its address
- * from start to close. */
-void kd_http_peer_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection starts waiting for its first
+ * request (a stranger; the oldest waiting strangers beyond max_waiting are
+ * closed to make room), and is counted to its address from start to
+ * close. cls: the transport. */
+void kd_http_conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                          enum MHD_ConnectionNotificationCode code);
-/* Frees what is left of the table (nothing once the daemon stopped). */
-void kd_http_peers_fini(kd_mcp_http *h);
+/* The headers of the request on `c` are in, and it serves `cls`: the
+ * connection is no longer a stranger to shed, and is counted to `cls`
+ * until the request ends. 0, or -1 when the request `holds` its connection
+ * beyond an answer at once (a POST, a stream) and `cls`'s share is full
+ * (nothing is counted: the caller answers 503 and closes). Polling
+ * thread. */
+int kd_http_conn_identify(kd_mcp_http *h, struct MHD_Connection *c, kd_http_class cls, int holds) KD_WARN_UNUSED;
+/* The whole request on `c` is in (its headers, and a POST's body): its
+ * deadline stops. Polling thread. */
+void kd_http_conn_served(kd_mcp_http *h, struct MHD_Connection *c);
+/* The request on `c` ended (libmicrohttpd's completion callback): the
+ * connection is uncounted from its class and waits for its next request,
+ * its deadline running again; a stranger again unless the request carried
+ * a token. Polling thread. */
+void kd_http_conn_ended(kd_mcp_http *h, struct MHD_Connection *c);
+/* Closes the connections whose request has not come in whole within
+ * request_ms of their wait's start (kept_ms more when kept alive after a
+ * request), and the oldest strangers beyond
+ * max_waiting that have had their grace (the timer, under h->lock); the
+ * milliseconds until it should look again, at most `cap_ms`. */
+long kd_http_conns_sweep(kd_mcp_http *h, long cap_ms);
+/* Frees what is left of the tables (nothing once the daemon stopped). */
+void kd_http_conns_fini(kd_mcp_http *h);
+
+/* ---- the rate of costly requests per client (http_rate.c) ------------ */
+
+typedef struct kd_http_bucket kd_http_bucket;
+typedef struct kd_http_rates kd_http_rates;
+
+#define KD_HTTP_COSTLY_TOKENLESS 4u /* the clients without a token together: this many clients' rate */
+
+/* The buckets of the configured tokens (after kd_http_tokens_init) and
+ * the table of addresses. KD_ERR_NOMEM. */
+kd_err kd_http_rates_init(kd_mcp_http *h) KD_WARN_UNUSED;
+void kd_http_rates_fini(kd_mcp_http *h);
+/* Takes one costly request of client `who`: 0 when it may go, else the
+ * seconds until one would (for Retry-After). Thread-safe. */
+unsigned kd_http_rate_take(kd_mcp_http *h, const kd_http_client_key *who);
 
 struct kd_mcp_http {
     kd_mcp_server *srv;
@@ -227,6 +280,10 @@ struct kd_mcp_http {
     void *metrics_ctx;
     kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out); /* or NULL */
     void *page_ctx;
+    int (*page_costly)(void *ctx, const char *path); /* or NULL */
+    unsigned costly_per_s, costly_burst;             /* per client */
+    pthread_mutex_t rate_lock;                       /* a leaf: rates */
+    kd_http_rates *rates;
     char *events_path;                  /* or NULL */
     char *events[KD_HTTP_EVENTS_KEPT];  /* h->lock: the last events, by seq % KD_HTTP_EVENTS_KEPT */
     uint64_t events_next;               /* h->lock: the seq of the next event */
@@ -236,16 +293,28 @@ struct kd_mcp_http {
     kd_http_stream_base *streams_head;  /* h->lock: every open stream, oldest first */
     kd_http_stream_base *streams_tail;
 
-    pthread_mutex_t peers_lock; /* a leaf: the table below */
+    pthread_mutex_t conns_lock; /* a leaf: the tables below (http_conns.c) */
     kd_http_peer *peers;        /* addresses holding connections */
     unsigned per_address;       /* connections per address */
     int limit_loopback;
+    kd_http_conn *waiting_head[2];       /* connections whose deadline runs, oldest first: */
+    kd_http_conn *waiting_tail[2];       /*   [0] fresh, [1] kept alive after a request */
+    kd_http_conn *strangers_head[2];     /* of which not known as granted, oldest first: */
+    kd_http_conn *strangers_tail[2];     /*   [0] fresh, [1] kept alive after a request */
+    unsigned n_strangers[2];             /* on each of those lists */
+    unsigned n_class[KD_HTTP_CLASSES];   /* connections serving a request of each class */
+    unsigned max_waiting;                /* strangers waiting for a request, on each list */
+    unsigned max_class[KD_HTTP_CLASSES]; /* per class; 0: no share (granted) */
+    unsigned request_ms;                 /* a request's total deadline */
+    unsigned kept_ms;                    /* and before it, a kept-alive connection's idle time */
+    unsigned grace_ms;                   /* a new stranger's time to send its headers */
 
     /* Repeated warnings, each limited (engine/logger.h). */
     kd_log_limit log_mhd;     /* libmicrohttpd's messages (e.g. at the connection limit) */
     kd_log_limit log_refused; /* per-address refusals */
     kd_log_limit log_dropped; /* server messages dropped from a full queue */
     kd_log_limit log_shed;    /* sessions and streams closed to make room */
+    kd_log_limit log_conns;   /* connections closed at their deadline or to make room */
 };
 
 /* ---- tokens, clients and their share (http_clients.c) ---------------- */

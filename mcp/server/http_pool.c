@@ -11,6 +11,12 @@
  * while no thread is idle), up to a cap, and stay for the next jobs; beyond
  * the cap jobs wait their turn in arrival order. Requests in flight are
  * bounded anyway by sessions and their call rate.
+ *
+ * A quarter of the workers is kept for granted clients (a request that
+ * carried a token): the jobs of the others ("strangers": tokenless calls,
+ * the web app's costly pages) run on three quarters at most, and wait
+ * beyond, so that no flood without a token keeps a granted agent's move
+ * waiting for a worker (issue 37). A granted job runs first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,35 +26,58 @@
 
 struct kd_http_pool {
     pthread_mutex_t lock;
-    pthread_cond_t cond;      /* a job was queued, or the pool closes */
-    kd_http_job *head, *tail; /* queued jobs, oldest first */
-    unsigned queued, idle;    /* jobs waiting; threads waiting for one */
+    pthread_cond_t cond;            /* a job may run, or the pool closes */
+    kd_http_job *head[2], *tail[2]; /* queued jobs, oldest first: [0] granted, [1] strangers' */
+    unsigned queued, idle;          /* jobs waiting; threads waiting for one */
     unsigned n_threads, max_threads;
-    pthread_t *threads; /* max_threads slots */
+    unsigned strangers, max_strangers; /* strangers' jobs running; at most */
+    pthread_t *threads;                /* max_threads slots */
     int closing;
 };
+
+/* The next job that may run (a granted one first; a stranger's while
+ * fewer than max_strangers run, or once closing), unlinked; or NULL. */
+static kd_http_job *take_locked(kd_http_pool *p)
+{
+    kd_http_job *job;
+    int q;
+
+    if (p->head[0] != NULL)
+        q = 0;
+    else if (p->head[1] != NULL && (p->strangers < p->max_strangers || p->closing))
+        q = 1;
+    else
+        return NULL;
+    job = p->head[q];
+    p->head[q] = job->next;
+    if (p->head[q] == NULL)
+        p->tail[q] = NULL;
+    p->queued--;
+    p->strangers += (unsigned)q;
+    return job;
+}
 
 static void *worker_main(void *arg)
 {
     kd_http_pool *p = arg;
     kd_http_job *job;
+    int stranger;
 
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (p->head == NULL && !p->closing) {
+        while ((job = take_locked(p)) == NULL && !p->closing) {
             p->idle++;
             pthread_cond_wait(&p->cond, &p->lock);
             p->idle--;
         }
-        if ((job = p->head) == NULL)
+        if (job == NULL)
             break; /* closing, and every queued job has run */
-        p->head = job->next;
-        if (p->head == NULL)
-            p->tail = NULL;
-        p->queued--;
+        stranger = job->stranger;
         pthread_mutex_unlock(&p->lock);
         job->run(job); /* may free the job's owner */
         pthread_mutex_lock(&p->lock);
+        if (stranger) /* a stranger's job that waited for room may run: this thread takes it next */
+            p->strangers--;
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -62,6 +91,7 @@ kd_err kd_http_pool_start(unsigned max_threads, kd_http_pool **out)
     if ((p = calloc(1, sizeof *p)) == NULL)
         return KD_ERR_NOMEM;
     p->max_threads = max_threads ? max_threads : 1;
+    p->max_strangers = p->max_threads - p->max_threads / 4;
     if ((p->threads = calloc(p->max_threads, sizeof *p->threads)) == NULL)
         goto fail_threads;
     if (pthread_mutex_init(&p->lock, NULL) != 0)
@@ -81,7 +111,7 @@ fail_threads:
 
 kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job)
 {
-    int rc;
+    int rc, q;
 
     pthread_mutex_lock(&p->lock);
     if (p->closing) {
@@ -102,11 +132,12 @@ kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job)
         }
     }
     job->next = NULL;
-    if (p->tail != NULL)
-        p->tail->next = job;
+    q = job->stranger != 0;
+    if (p->tail[q] != NULL)
+        p->tail[q]->next = job;
     else
-        p->head = job;
-    p->tail = job;
+        p->head[q] = job;
+    p->tail[q] = job;
     p->queued++;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);

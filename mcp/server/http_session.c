@@ -589,6 +589,9 @@ struct MHD_Response *kd_http_sse_open(kd_http_session *hs, struct MHD_Connection
  * are served by one pass, so keepalives cost at most eight passes per
  * interval, O(N) each, however the deadlines are spread.
  *
+ * The same pass closes the connections whose request has not come in
+ * whole within its deadline (kd_http_conns_sweep).
+ *
  * A stream is woken for its keepalive only here, and only while it is
  * suspended; a stream resumed for a message and not yet run is not, and
  * notes its deadline when it suspends again. A wake is never lost to this
@@ -619,6 +622,7 @@ static void *timer_main(void *arg)
             }
         }
         next_ms = kd_http_events_keepalive_locked(h, next_ms);
+        next_ms = kd_http_conns_sweep(h, next_ms);
         now_mono(&until);
         until.tv_sec += next_ms / 1000;
         until.tv_nsec += (next_ms % 1000) * 1000000L;

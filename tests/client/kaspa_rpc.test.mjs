@@ -32,7 +32,7 @@ class Fixture {
     this.out = '';
     this.err = '';
     this.signal = new Signal();
-    this.child = spawn(FIXTURE, ['--seed', SEED], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(FIXTURE, ['--seed', SEED, '--kaspad', '0.14.1'], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
     this.child.stdout.on('data', (d) => { this.out += d; this.signal.kick(); });

@@ -250,9 +250,10 @@ kd_engine *fz_engine(void)
 
 /* ------------------------------------------------------------------ MCP */
 
-static kd_err refuse_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+static kd_err refuse_submit(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
+    (void)spend;
     (void)ctx;
     (void)payload;
     (void)len;

@@ -114,7 +114,7 @@ static const char sample_json[] =
     "\"signatureScript\":\"0102\",\"sequence\":18446744073709551615,\"sigOpCount\":1,\"verboseData\":null}],"
     "\"outputs\":[{\"value\":1564,\"scriptPublicKey\":\"00070102030405\",\"verboseData\":null}],"
     "\"lockTime\":0,\"subnetworkId\":\"0000000000000000000000000000000000000000\",\"gas\":0,"
-    "\"payload\":\"4b444331\",\"mass\":17,\"verboseData\":null}";
+    "\"payload\":\"4b444331\",\"storageMass\":17,\"mass\":17,\"verboseData\":null}";
 
 Test(kaspa_tx, json_round_trip)
 {
@@ -147,6 +147,36 @@ Test(kaspa_tx, json_round_trip)
     json_decref(j);
     free(quoted);
     free(text);
+}
+
+/* kaspad v2 names the storage mass storageMass and still sends mass; a
+ * JSON with only one of them, or both agreeing, reads; two that differ is
+ * refused as v2 refuses it. */
+Test(kaspa_tx, storage_mass_and_mass)
+{
+    static const char *const ok[] = {"\"storageMass\":9", "\"mass\":9", "\"storageMass\":9,\"mass\":9"};
+    for (size_t i = 0; i < 4; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"version\":0,\"inputs\":[],\"outputs\":[],\"lockTime\":0,\"subnetworkId\":"
+                 "\"0000000000000000000000000000000000000000\",\"gas\":0,\"payload\":\"\",%s}",
+                 i < 3 ? ok[i] : "\"storageMass\":9,\"mass\":8");
+        json_error_t jerr;
+        json_t *j = json_loads(text, 0, &jerr);
+        cr_assert(j, "%s", jerr.text);
+        kd_ktx *tx = NULL;
+        char why[160] = "";
+        kd_err err = kd_ktx_json_parse(j, &tx, why, sizeof why);
+        if (i < 3) {
+            cr_expect_eq(err, KD_OK, "%s: %s", text, why);
+            cr_expect_eq(tx ? tx->mass : 0, 9);
+        } else {
+            cr_expect_eq(err, KD_ERR_PARSE);
+            cr_expect(strstr(why, "storageMass (9) and mass (8) differ"), "%s", why);
+        }
+        kd_ktx_free(tx);
+        json_decref(j);
+    }
 }
 
 /* The node's JSON as kd_kaspa_json_load reads it: a sequence of 2^64 - 1

@@ -12,6 +12,7 @@
 #include "tools/kaspa/kaspa_build.h"
 #include "tools/kaspa/kaspa_mass.h"
 #include "tools/kaspa/kaspa_sighash.h"
+#include "tools/kaspa/kaspa_utxo.h"
 
 Test(kaspa_addr, rusty_kaspa_vectors_round_trip)
 {
@@ -167,7 +168,29 @@ Test(kaspa_mass, compute_storage_fee_and_dust)
     kd_ktx_mass(tx, &e, KD_KASPA_RULES_CRESCENDO, &m);
     cr_expect_eq(m.transient, 4 * 264);
     cr_expect_eq(m.total, 5000); /* max(compute, transient, storage) */
-    cr_expect_eq(kd_kaspa_fee(1624, KD_KASPA_MIN_RELAY_FEE_RATE), 1624);
+    /* kaspad v2: the fee is of max(compute, transient / 2) at 100,000 sompi/kg */
+    cr_expect_eq(m.fee_mass, 1624); /* compute 1624 > 2 × 264 */
+    cr_expect_eq(m.order, 5000);    /* the mempool's rate is of max(fee mass, storage) */
+    cr_expect_eq(kd_kaspa_min_fee(&m, KD_KASPA_RULES_CRESCENDO), 162400);
+    cr_expect_eq(kd_kaspa_tx_fee(&m, KD_KASPA_RULES_CRESCENDO, 0), 162400);      /* the floor */
+    cr_expect_eq(kd_kaspa_tx_fee(&m, KD_KASPA_RULES_CRESCENDO, 100000), 162400); /* exactly the minimum */
+    /* a priority of 50 sompi/kg above the floor on the mempool's mass */
+    cr_expect_eq(kd_kaspa_tx_fee(&m, KD_KASPA_RULES_CRESCENDO, 100050), 162400 + 250);
+    kd_kmass m14;
+    kd_ktx_mass(tx, &e, KD_KASPA_RULES_V014, &m14);
+    cr_expect_eq(kd_kaspa_tx_fee(&m14, KD_KASPA_RULES_V014, 1000), 6624); /* v0.14: compute + storage at the rate */
+    /* A payload makes the transient mass count: 2 × size over compute. */
+    static uint8_t payload[2000];
+    cr_assert_eq(kd_ktx_set_payload(tx, payload, sizeof payload), KD_OK);
+    kd_ktx_mass(tx, &e, KD_KASPA_RULES_CRESCENDO, &m);
+    cr_expect_eq(m.size, 2264);
+    cr_expect_eq(m.compute, 2264 + 360 + 1000);
+    cr_expect_eq(m.fee_mass, 2 * 2264); /* ⌈4 × 2264 / 2⌉ */
+    cr_expect_eq(kd_kaspa_min_fee(&m, KD_KASPA_RULES_CRESCENDO), 452800);
+    cr_assert_eq(kd_ktx_set_payload(tx, NULL, 0), KD_OK);
+    cr_expect_eq(kd_kaspa_fee_floor(KD_KASPA_RULES_CRESCENDO), 100000);
+    cr_expect_eq(kd_kaspa_fee_floor(KD_KASPA_RULES_V014), 1000);
+    cr_expect_eq(kd_kaspa_fee(1624, KD_KASPA_LEGACY_RELAY_FEE_RATE), 1624);
     cr_expect_eq(kd_kaspa_fee(1624, 2500), 4060);
     cr_expect_eq(kd_kaspa_fee(0, 1000), 1000);
     cr_expect(kd_kaspa_output_is_dust(599, 34));
@@ -178,24 +201,35 @@ Test(kaspa_mass, compute_storage_fee_and_dust)
     kd_ktx_free(tx);
 }
 
-Test(kaspa_build, refusals_name_the_problem)
-{
+/* The builder tests' wallet: a test key, its testnet address (the change)
+ * and its P2PK script (what its UTXOs pay). */
+typedef struct {
     kd_key key;
-    cr_assert_eq(kd_key_test("builder", &key), KD_OK);
     kd_kaddr change;
-    kd_kaddr_of_key(&key, KD_KNET_TESTNET, &change);
     uint8_t script[KD_KSPK_SCRIPT_MAX];
     size_t len;
-    cr_assert_eq(kd_kaddr_to_script(&change, script, &len), KD_OK);
-    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1200, .spk = {0, script, len}},
-                     {.outpoint = {.index = 1}, .amount = 300, .spk = {0, script, len}}};
+} builder;
+
+static void builder_init(builder *b)
+{
+    cr_assert_eq(kd_key_test("builder", &b->key), KD_OK);
+    kd_kaddr_of_key(&b->key, KD_KNET_TESTNET, &b->change);
+    cr_assert_eq(kd_kaddr_to_script(&b->change, b->script, &b->len), KD_OK);
+}
+
+Test(kaspa_build, refusals_name_the_problem)
+{
+    builder b;
+    builder_init(&b);
+    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1200, .spk = {0, b.script, b.len}},
+                     {.outpoint = {.index = 1}, .amount = 300, .spk = {0, b.script, b.len}}};
     kd_tx_filter filter;
     kd_tx_filter_default(&filter);
     static const uint8_t msg[] = {1, 2, 3};
     kd_kbuild_req req = {.utxos = u,
                          .n_utxos = 0,
-                         .key = &key,
-                         .change = &change,
+                         .key = &b.key,
+                         .change = &b.change,
                          .message = msg,
                          .message_len = 3,
                          .filter = &filter,
@@ -216,7 +250,9 @@ Test(kaspa_build, refusals_name_the_problem)
     cr_expect(kd_tx_filter_id(&filter, res.id));
     cr_expect(kd_tx_filter_payload(&filter, res.tx->payload, res.tx->payload_len));
     cr_expect_eq(res.fee + res.change, 100000000);
-    cr_expect_eq(res.fee, kd_kaspa_fee(res.mass.total, KD_KASPA_MIN_RELAY_FEE_RATE));
+    /* exactly v2's minimum: max(compute, transient / 2) × 100,000 sompi/kg */
+    cr_expect_eq(res.fee, kd_kaspa_fee(res.mass.fee_mass, KD_KASPA_MIN_RELAY_FEE_RATE));
+    cr_expect_eq(res.fee, kd_kaspa_min_fee(&res.mass, KD_KASPA_RULES_CRESCENDO));
     uint8_t id[32];
     cr_assert_eq(kd_ktx_id(res.tx, id), KD_OK);
     cr_expect_arr_eq(id, res.id, 32);
@@ -229,4 +265,185 @@ Test(kaspa_build, refusals_name_the_problem)
     req.message_len = sizeof big;
     cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_TOO_LARGE);
     cr_expect(strstr(why, "non-standard"), "%s", why);
+    /* A rate below v2's floor is refused, naming both. */
+    req.message = msg;
+    req.message_len = 3;
+    req.fee_rate = 1000;
+    cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_INVALID_ARG);
+    cr_expect(strstr(why, "fee rate of 1000 sompi/kg is below the minimum relay fee rate of 100000 sompi/kg"), "%s",
+              why);
+}
+
+/* Coinbase maturity (TxRuleError::ImmatureCoinbaseSpend): a coinbase UTXO
+ * is spent only 1000 DAA scores after its block, judged at the DAA score
+ * given; without one, a coinbase UTXO is refused. */
+Test(kaspa_build, coinbase_maturity)
+{
+    builder b;
+    builder_init(&b);
+    /* A 500 KAS coinbase at the tip's DAA score, and a mature 2 KAS UTXO. */
+    kd_kutxo u[2] = {
+        {.outpoint = {.index = 0},
+         .amount = 50000000000ull,
+         .spk = {0, b.script, b.len},
+         .block_daa_score = 5000,
+         .is_coinbase = 1},
+        {.outpoint = {.index = 1}, .amount = 200000000, .spk = {0, b.script, b.len}, .block_daa_score = 10}};
+    static const uint8_t msg[] = {1, 2, 3};
+    kd_kbuild_req req = {.utxos = u,
+                         .n_utxos = 2,
+                         .key = &b.key,
+                         .change = &b.change,
+                         .message = msg,
+                         .message_len = 3,
+                         .rules = KD_KASPA_RULES_CRESCENDO};
+    kd_kbuild_result res;
+    char why[400];
+    cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_INVALID_ARG);
+    cr_expect(strstr(why, "UTXO 0") && strstr(why, "50000000000 sompi) is a coinbase output of DAA score 5000"), "%s",
+              why);
+    req.has_daa_score = 1;
+    req.daa_score = 5000;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.tx->n_inputs, 1);
+    cr_expect_eq(res.used[0], 1, "the immature coinbase was chosen over the mature UTXO");
+    kd_kbuild_result_fini(&res);
+    /* One DAA score short of maturity, then mature: the larger one first. */
+    req.daa_score = 5999;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.used[0], 1);
+    kd_kbuild_result_fini(&res);
+    req.daa_score = 6000;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.used[0], 0);
+    kd_kbuild_result_fini(&res);
+    /* Only the immature one: refused, naming the amount and the DAA scores. */
+    req.n_utxos = 1;
+    req.daa_score = 5500;
+    cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_NOT_FOUND);
+    cr_expect(
+        strstr(why, "50000000000 sompi) is a coinbase output not mature until DAA score 6000 (the node is at 5500"),
+        "%s", why);
+    /* Not enough besides it: the message says what is immature. */
+    u[1].amount = 1000;
+    req.n_utxos = 2;
+    cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_INSUFFICIENT_FUNDS);
+    cr_expect(strstr(why,
+                     "the wallet has 1000 sompi in 1 UTXO (besides 50000000000 sompi in 1 coinbase UTXO not mature "
+                     "until DAA score 6000; the node is at 5500)"),
+              "%s", why);
+}
+
+/* What is left after the fee, when no change output can hold it: a dust
+ * one goes to the fee; a larger one that a change cannot hold (a change
+ * under about 0.012 KAS after a move's fee weighs a storage mass over the
+ * standard 100,000 grams: KIP-9) makes the builder take another input, and
+ * only when none makes room goes to the fee, reported (leftover,
+ * kd_kbuild_note). Before: "insufficient funds" for a wallet holding eight
+ * times the fee. */
+Test(kaspa_build, leftover_goes_to_the_fee_only_when_nothing_else_fits)
+{
+    builder b;
+    builder_init(&b);
+    kd_kutxo u[2] = {{.outpoint = {.index = 0}, .amount = 1000000, .spk = {0, b.script, b.len}},
+                     {.outpoint = {.index = 1}, .amount = 1000000, .spk = {0, b.script, b.len}}};
+    kd_tx_filter filter;
+    kd_tx_filter_default(&filter);
+    static const uint8_t msg[] = {10, 11, 12, 13};
+    kd_kbuild_req req = {.utxos = u,
+                         .n_utxos = 1,
+                         .key = &b.key,
+                         .change = &b.change,
+                         .message = msg,
+                         .message_len = sizeof msg,
+                         .filter = &filter,
+                         .rules = KD_KASPA_RULES_CRESCENDO};
+    kd_kbuild_result res;
+    char why[400], note[512];
+    /* 0.01 KAS alone: covered (the minimum without change is 122,400 sompi), but a change of
+     * 836,400 would weigh about 10^12 / 836,400 − 10^12 / 10^6 = 195,600 grams: paid as fee, said so */
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.tx->n_inputs, 1);
+    cr_expect_eq(res.tx->n_outputs, 0);
+    cr_expect_eq(res.fee, 1000000);
+    uint64_t min = kd_kaspa_min_fee(&res.mass, KD_KASPA_RULES_CRESCENDO);
+    cr_expect_eq(min, 122400);
+    cr_expect_eq(res.leftover, 1000000 - min);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_MASS);
+    cr_expect_gt(kd_kbuild_note(&res, note, sizeof note), 0);
+    cr_expect(strstr(note, "the fee of 1000000 sompi includes a leftover of 877600 sompi above the minimum") &&
+                  strstr(note, "storage mass"),
+              "%s", note);
+    cr_expect_eq(kd_ktx_verify_input(res.tx, &u[0], 0, KD_KASPA_RULES_CRESCENDO), KD_OK);
+    kd_kbuild_result_fini(&res);
+    /* A second UTXO makes room for a change: taken, nothing left over, exactly the minimum */
+    req.n_utxos = 2;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.tx->n_inputs, 2);
+    cr_expect_eq(res.tx->n_outputs, 1);
+    cr_expect_eq(res.leftover, 0);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_NONE);
+    cr_expect_eq(res.fee, kd_kaspa_min_fee(&res.mass, KD_KASPA_RULES_CRESCENDO));
+    cr_expect_eq(kd_kbuild_note(&res, note, sizeof note), 0);
+    cr_expect_str_eq(note, "");
+    kd_kbuild_result_fini(&res);
+    /* Too little for a change to pay its own output (600 sompi over the minimum): to the fee, said so */
+    req.n_utxos = 1;
+    u[0].amount = 122400 + 600;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.leftover, 600);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_COST);
+    cr_expect_gt(kd_kbuild_note(&res, note, sizeof note), 0);
+    kd_kbuild_result_fini(&res);
+    /* Dust (under 600 sompi): to the fee, as rusty-kaspa's wallet does; still said */
+    u[0].amount = 122400 + 599;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.leftover, 599);
+    cr_expect_eq(res.leftover_why, KD_KLEFTOVER_DUST);
+    cr_expect(kd_kbuild_note(&res, note, sizeof note) && strstr(note, "dust"), "%s", note);
+    kd_kbuild_result_fini(&res);
+    /* Exactly the minimum: nothing left over, no note */
+    u[0].amount = 122400;
+    cr_assert_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(res.fee, 122400);
+    cr_expect_eq(res.leftover, 0);
+    cr_expect_eq(kd_kbuild_note(&res, note, sizeof note), 0);
+    kd_kbuild_result_fini(&res);
+    /* One sompi short: refused, naming what it needs and what there is */
+    u[0].amount = 122399;
+    cr_expect_eq(kd_kaspa_build(&req, &res, why, sizeof why), KD_ERR_INSUFFICIENT_FUNDS);
+    cr_expect(strstr(why, "needs at least 122400 sompi") && strstr(why, "the wallet has 122399 sompi in 1 UTXO"), "%s",
+              why);
+}
+
+/* A coinbase entry without its block's DAA score cannot be judged mature:
+ * the list refuses it, naming the entry. */
+Test(kaspa_utxo, coinbase_needs_its_daa_score)
+{
+    static const char entry[] =
+        "[{\"outpoint\":{\"transactionId\":\"%s\",\"index\":0},\"utxoEntry\":{\"amount\":5,\"scriptPublicKey\":"
+        "\"000020aa%sac\",\"isCoinbase\":true%s}}]";
+    char text[600], zeros[65], spk[63];
+    memset(zeros, '0', 64);
+    zeros[64] = 0;
+    memset(spk, 'b', 62);
+    spk[62] = 0;
+    for (int with = 0; with < 2; with++) {
+        snprintf(text, sizeof text, entry, zeros, spk, with ? ",\"blockDaaScore\":77" : "");
+        json_error_t jerr;
+        json_t *j = json_loads(text, 0, &jerr);
+        cr_assert(j, "%s", jerr.text);
+        kd_kutxo_list l;
+        char why[200] = "";
+        kd_err err = kd_kutxo_list_parse(j, &l, why, sizeof why);
+        if (with) {
+            cr_expect_eq(err, KD_OK, "%s", why);
+            cr_expect(l.n == 1 && l.utxos[0].is_coinbase && l.utxos[0].block_daa_score == 77);
+            kd_kutxo_list_fini(&l);
+        } else {
+            cr_expect_eq(err, KD_ERR_PARSE);
+            cr_expect(strstr(why, "entries[0].utxoEntry.blockDaaScore is missing"), "%s", why);
+        }
+        json_decref(j);
+    }
 }

@@ -94,7 +94,7 @@ static kd_err make_tx(const kd_tx_filter *f, uint64_t salt, const uint8_t *body,
 /* A coinbase (subnetwork 01, no inputs): its payload as rusty-kaspa's
  * coinbase payload (blue score, subsidy, the miner's script public key)
  * with the block hash as extra data; one output to the miner. */
-static kd_err make_coinbase(const fx_block *blk, fx_tx *out)
+static kd_err make_coinbase(const fx_chain *c, const fx_block *blk, fx_tx *out)
 {
     uint8_t payload[8 + 8 + 2 + 1 + 34 + KD_HASH_LEN];
     const uint64_t subsidy = 50000000000u;
@@ -112,6 +112,7 @@ static kd_err make_coinbase(const fx_block *blk, fx_tx *out)
     kd_err err = kd_ktx_alloc(&out->tx);
     if (!err) {
         out->tx->subnetwork_id[0] = 1;
+        out->tx->version = c->coinbase_version;
         if (!(err = kd_ktx_add_output(out->tx, subsidy, 0, payload + 19, 34)) &&
             !(err = kd_ktx_set_payload(out->tx, payload, sizeof payload)))
             err = kd_ktx_id(out->tx, out->id);
@@ -216,7 +217,7 @@ static kd_err add_block(fx_chain *c, int parent, int red, int side)
     kd_tx_filter f;
     kd_tx_filter_default(&f);
     /* the coinbase: its id may fit the pattern; the listener skips it */
-    kd_err cb_err = make_coinbase(blk, &blk->txs[0]);
+    kd_err cb_err = make_coinbase(c, blk, &blk->txs[0]);
     if (cb_err)
         return cb_err;
     blk->n = 1;
@@ -250,10 +251,11 @@ static kd_err add_block(fx_chain *c, int parent, int red, int side)
     return KD_OK;
 }
 
-kd_err fx_chain_init(fx_chain *c, uint64_t seed)
+kd_err fx_chain_init(fx_chain *c, uint64_t seed, uint16_t coinbase_version)
 {
     memset(c, 0, sizeof *c);
     c->seed = seed;
+    c->coinbase_version = coinbase_version;
     kd_err err = make_game(c);
     if (!err)
         err = add_block(c, -1, -1, 0);

@@ -59,11 +59,12 @@ typedef struct {
     size_t n_pending;
     uint64_t branch; /* mixed into new hashes so a new branch differs */
     uint64_t seed;
+    uint16_t coinbase_version; /* 1 after Toccata (kaspad v2), 0 before */
 } fx_chain;
 
 /* A chain of just the genesis, with the game's txs pending; `seed` changes
  * every hash (two seeds: two unrelated chains). */
-kd_err fx_chain_init(fx_chain *c, uint64_t seed) KD_WARN_UNUSED;
+kd_err fx_chain_init(fx_chain *c, uint64_t seed, uint16_t coinbase_version) KD_WARN_UNUSED;
 void fx_chain_fini(fx_chain *c);
 /* Appends `tx` (its tx now owned by the pool) to the pending pool. */
 kd_err fx_chain_push_pending(fx_chain *c, const fx_tx *tx) KD_WARN_UNUSED;

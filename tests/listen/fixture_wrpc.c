@@ -29,12 +29,38 @@
  *   drop-on-submit    the next submitTransaction is taken, then that
  *                     connection is closed before the answer
  *   mempool           "mempool N": the txs waiting for a block
+ *   subs FILE         every accepted submission with the entries it spends,
+ *                     one JSON a line (fx_ledger_write_subs)
+ *   min-relay-fee N   the mempool's minimum relay fee rate, sompi/kg (kaspad's
+ *                     --minrelaytxfee); getFeeEstimate follows it
+ *   nest-reply        the next request is answered by a 200,000-deep nested
+ *                     JSON array (a hostile node), not by its reply
+ *   close-mid-frame   the next request is answered by the first fragment of
+ *                     a frame, then the connection is closed
+ *   note-unknown      a virtualChainChanged notification naming blocks the
+ *                     node does not have (added and removed)
  *   quit
  * Besides, "client subscribed VirtualChainChanged[ with accepted ids]"
  * once a subscription is in place, "client closed STATUS" when a client closes with a close frame
  * and "client gone without a close frame (1006)" when one just vanishes.
  * Usage: fixture_wrpc [--seed N] [--network NAME] [--no-utxoindex] [--no-game]
- * [--block-ms N]; prints "port P" first. --no-game leaves out the scripted
+ * [--block-ms N] [--kaspad 2.0.1|1.1.0|0.14.1]; prints "port P" first.
+ * --kaspad picks the node it plays (fixture_ledger.h fx_kaspad), 2.0.1 by
+ * default:
+ *   2.0.1   serverVersion "2.0.1", rpcApiVersion 1 and rpcApiRevision 0;
+ *           headers of version 2, coinbase transactions of version 1 (their
+ *           ids made with the v0 scheme: the fixture has no BLAKE3; the
+ *           listener reads ids from verboseData), every transaction with
+ *           storageMass and the deprecated mass, inputs with computeBudget,
+ *           outputs with covenant null; getFeeEstimate 100 sompi/gram; the
+ *           mempool of v2.0.1 (fee of max(compute, transient / 2) at
+ *           100,000 sompi/kg, no dust rule)
+ *   1.1.0   serverVersion "1.1.0", the same API numbers; headers and
+ *           coinbases of version 1 and 0, transactions with mass only;
+ *           getFeeEstimate 1 sompi/gram; v1.1's mempool (compute mass at
+ *           1,000 sompi/kg, dust)
+ *   0.14.1  as 1.1.0, with v0.14's getServerInfo (rpcApiVersion [0,1,0,0])
+ *           and verboseData.mass: what the pinned WASM SDK reads. --no-game leaves out the scripted
  * game; --block-ms mines a block every N ms while transactions wait (and
  * three more after, so the last one is accepted). FX_TRACE=1 in
  * the environment logs every request and every frame sent on stderr.
@@ -67,7 +93,8 @@ typedef struct pss {
     struct pss *next;
     out_msg *head, *tail;
     int close_now, drop_on_get_block, subscribed, peer_closed;
-    int with_ids; /* subscribed with include_accepted_transaction_ids */
+    int close_after_fragment; /* the frame queued last is a first fragment: close after it */
+    int with_ids;             /* subscribed with include_accepted_transaction_ids */
     kd_buf rx;
 } pss;
 
@@ -81,7 +108,8 @@ typedef struct {
     pthread_mutex_t mu;
     char **cmds; /* from the control thread */
     size_t n_cmds;
-    int quit, arm_drop_mid_reorg, arm_bad_reply;
+    int quit, arm_drop_mid_reorg, arm_bad_reply, arm_nest, arm_mid_frame;
+    fx_kaspad kaspad;
     uint64_t n_requests, n_big_ids; /* answered; of them with an id >= 2^63 */
     char *last_note[2];             /* without, with accepted ids */
     struct lws_context *ctx;
@@ -139,9 +167,11 @@ static void reply_error(pss *p, uint64_t id, const char *method, const char *mes
 
 /* An RpcTransaction: the transaction as kaspa_tx renders it, with the
  * verbose data a node adds (compute mass left 0: the fixture does not
- * weigh its txs). Both "mass" (v0.14) and "computeMass" (v0.15 on) are
- * there, so either SDK reads it. */
-static json_t *tx_json(const fx_block *b, const fx_tx *tx)
+ * weigh its txs), in the shape of the kaspad played: v2.0.1 adds
+ * computeBudget to inputs and covenant to outputs and sends storageMass
+ * with mass; v1.1 sends mass only; v0.14's verboseData also has "mass"
+ * (the pinned SDK reads it). */
+static json_t *tx_json(const server *s, const fx_block *b, const fx_tx *tx)
 {
     char *text = NULL, why[160];
     json_t *j = NULL;
@@ -152,10 +182,19 @@ static json_t *tx_json(const fx_block *b, const fx_tx *tx)
         return NULL;
     }
     free(text);
-    json_object_set_new(j, "verboseData",
-                        json_pack("{s:o, s:o, s:i, s:i, s:o, s:I}", "transactionId", jhash(tx->id), "hash", jhash(hash),
-                                  "mass", 0, "computeMass", 0, "blockHash", jhash(b->hash), "blockTime",
-                                  (json_int_t)b->time_ms));
+    json_t *verbose = json_pack("{s:o, s:o, s:i, s:o, s:I}", "transactionId", jhash(tx->id), "hash", jhash(hash),
+                                "computeMass", 0, "blockHash", jhash(b->hash), "blockTime", (json_int_t)b->time_ms);
+    if (s->kaspad == FX_KASPAD_V014)
+        json_object_set_new(verbose, "mass", json_integer(0));
+    json_object_set_new(j, "verboseData", verbose);
+    if (s->kaspad == FX_KASPAD_V2) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(j, "inputs"), i, v) json_object_set_new(v, "computeBudget", json_integer(0));
+        json_array_foreach(json_object_get(j, "outputs"), i, v) json_object_set_new(v, "covenant", json_null());
+    } else {
+        json_object_del(j, "storageMass");
+    }
     return j;
 }
 
@@ -176,15 +215,16 @@ static json_t *block_json(server *s, const fx_block *b, int with_txs, int bad)
     for (size_t t = 0; t < b->n; t++) {
         json_array_append_new(ids, jhash(b->txs[t].id));
         if (with_txs)
-            json_array_append_new(txs, tx_json(b, &b->txs[t]));
+            json_array_append_new(txs, tx_json(s, b, &b->txs[t]));
     }
     json_t *daa = bad ? json_string("not-a-number") : json_integer((json_int_t)b->daa);
-    json_t *header = json_pack("{s:o, s:i, s:o, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:s, s:I, s:o}", "hash",
-                               jhash(b->hash), "version", 1, "parentsByLevel", parents, "hashMerkleRoot", ZERO_HASH,
-                               "acceptedIdMerkleRoot", ZERO_HASH, "utxoCommitment", ZERO_HASH, "timestamp",
-                               (json_int_t)b->time_ms, "bits", 486722099, "nonce", kd_kaspa_u64_new(b->nonce),
-                               "daaScore", daa, "blueWork", "000000000000000000000000000000000000000000000001",
-                               "blueScore", (json_int_t)b->daa, "pruningPoint", jhash(c->blocks[c->chain[0]].hash));
+    json_t *header =
+        json_pack("{s:o, s:i, s:o, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:s, s:I, s:o}", "hash", jhash(b->hash),
+                  "version", s->kaspad == FX_KASPAD_V2 ? 2 : 1, "parentsByLevel", parents, "hashMerkleRoot", ZERO_HASH,
+                  "acceptedIdMerkleRoot", ZERO_HASH, "utxoCommitment", ZERO_HASH, "timestamp", (json_int_t)b->time_ms,
+                  "bits", 486722099, "nonce", kd_kaspa_u64_new(b->nonce), "daaScore", daa, "blueWork",
+                  "000000000000000000000000000000000000000000000001", "blueScore", (json_int_t)b->daa, "pruningPoint",
+                  jhash(c->blocks[c->chain[0]].hash));
     json_t *verbose =
         json_pack("{s:o, s:f, s:o, s:o, s:b, s:I, s:[], s:o, s:o, s:b}", "hash", jhash(b->hash), "difficulty", 1.0,
                   "selectedParentHash", b->parent >= 0 ? jhash(c->blocks[b->parent].hash) : json_string(ZERO_HASH),
@@ -289,7 +329,8 @@ static int wallet_request(server *s, pss *p, uint64_t id, const char *method, co
     if (!strcmp(method, "getCurrentNetwork")) {
         reply(p, id, method, json_pack("{s:s}", "network", s->network));
     } else if (!strcmp(method, "getFeeEstimate")) {
-        json_t *b = json_pack("{s:f, s:f}", "feerate", 1.0, "estimatedSeconds", 1.0);
+        /* the lowest bucket is the relay floor, in sompi per gram */
+        json_t *b = json_pack("{s:f, s:f}", "feerate", (double)s->ledger.min_rate / 1000.0, "estimatedSeconds", 1.0);
         reply(
             p, id, method,
             json_pack("{s:{s:O, s:[O], s:[O]}}", "estimate", "priorityBucket", b, "normalBuckets", b, "lowBuckets", b));
@@ -354,13 +395,33 @@ static void handle_request(server *s, pss *p, const char *text, size_t len)
     const fx_block *sink = &c->blocks[fx_chain_sink(c)];
     s->n_requests++;
     s->n_big_ids += id >> 63;
-    if (!strcmp(method, "getServerInfo")) {
-        reply(p, id, method,
-              /* v0.14's shape (RPC_API_VERSION [0, 1, 0, 0]), that of the pinned WASM SDK; v0.15 made it
-               * rpcApiVersion and rpcApiRevision, two numbers */
-              json_pack("{s:[i,i,i,i], s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 0, 1, 0, 0, "serverVersion",
-                        "0.14.1-fixture", "networkId", s->network, "hasUtxoIndex", !s->no_utxoindex, "isSynced", 1,
-                        "virtualDaaScore", (json_int_t)sink->daa));
+    if (s->arm_nest) { /* a hostile node: a frame nested 200,000 deep instead of the reply */
+        s->arm_nest = 0;
+        enum { DEPTH = 200000 };
+        char *deep = malloc(2 * DEPTH);
+        if (deep) {
+            memset(deep, '[', DEPTH);
+            memset(deep + DEPTH, ']', DEPTH);
+            enqueue(p, deep, 2 * DEPTH, 0);
+            free(deep);
+        }
+    } else if (s->arm_mid_frame) { /* the first fragment of the reply, then the connection closes */
+        s->arm_mid_frame = 0;
+        static const char part[] = "{\"id\":";
+        enqueue(p, part, sizeof part - 1, 0);
+        p->close_after_fragment = 1;
+    } else if (!strcmp(method, "getServerInfo")) {
+        if (s->kaspad == FX_KASPAD_V014)
+            /* v0.14's shape (RPC_API_VERSION [0, 1, 0, 0]), that of the pinned WASM SDK */
+            reply(p, id, method,
+                  json_pack("{s:[i,i,i,i], s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 0, 1, 0, 0, "serverVersion",
+                            "0.14.1-fixture", "networkId", s->network, "hasUtxoIndex", !s->no_utxoindex, "isSynced", 1,
+                            "virtualDaaScore", (json_int_t)sink->daa));
+        else /* v1.0 on: rpcApiVersion and rpcApiRevision (1, 0 in v1.1.0 and v2.0.1) */
+            reply(p, id, method,
+                  json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:I}", "rpcApiVersion", 1, "rpcApiRevision", 0,
+                            "serverVersion", s->kaspad == FX_KASPAD_V2 ? "2.0.1" : "1.1.0", "networkId", s->network,
+                            "hasUtxoIndex", !s->no_utxoindex, "isSynced", 1, "virtualDaaScore", (json_int_t)sink->daa));
     } else if (!strcmp(method, "getBlockDagInfo")) {
         reply(p, id, method,
               json_pack("{s:s, s:I, s:I, s:[o], s:f, s:I, s:[o], s:o, s:I, s:o}", "network", s->network, "blockCount",
@@ -505,6 +566,28 @@ static void run_command(server *s, char *cmd)
                (unsigned long long)s->n_big_ids);
     } else if (!strcmp(cmd, "drop-on-submit")) {
         s->arm_drop_submit = 1;
+    } else if (sscanf(cmd, "subs %511s", path) == 1) {
+        FILE *f = fopen(path, "w");
+        err = f ? fx_ledger_write_subs(&s->ledger, f) : KD_ERR_IO;
+        if (f && fclose(f) && !err)
+            err = KD_ERR_IO;
+    } else if (sscanf(cmd, "min-relay-fee %u", &a) == 1) {
+        s->ledger.min_rate = a;
+    } else if (!strcmp(cmd, "nest-reply")) {
+        s->arm_nest = 1;
+    } else if (!strcmp(cmd, "close-mid-frame")) {
+        s->arm_mid_frame = 1;
+    } else if (!strcmp(cmd, "note-unknown")) {
+        char text[400];
+        snprintf(text, sizeof text,
+                 "{\"method\":\"virtualChainChangedNotification\",\"params\":{\"VirtualChainChanged\":{"
+                 "\"removedChainBlockHashes\":[\"%s\"],\"addedChainBlockHashes\":[\"%s\"],"
+                 "\"acceptedTransactionIds\":[]}}}",
+                 "ee00000000000000000000000000000000000000000000000000000000000000",
+                 "dd00000000000000000000000000000000000000000000000000000000000000");
+        for (pss *p = s->clients; p; p = p->next)
+            if (p->subscribed)
+                enqueue(p, text, strlen(text), 0);
     } else if (!strcmp(cmd, "mempool")) {
         printf("mempool %zu\n", s->chain.n_pending);
     } else if (!strcmp(cmd, "tick")) { /* --block-ms: silent */
@@ -647,11 +730,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             p->head = m->next;
             if (!p->head)
                 p->tail = NULL;
-            int n = lws_write(wsi, m->data + LWS_PRE, m->len, m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
+            int last_fragment = p->close_after_fragment && !p->head;
+            int n = lws_write(wsi, m->data + LWS_PRE, m->len,
+                              (m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) | (last_fragment ? LWS_WRITE_NO_FIN : 0));
             int short_write = n < (int)m->len;
             free(m);
-            if (short_write)
-                return -1;
+            if (short_write || last_fragment)
+                return -1; /* closed mid-frame: no close frame, the frame never finished */
             if (p->head)
                 lws_callback_on_writable(wsi);
         }
@@ -686,6 +771,12 @@ int main(int argc, char **argv)
             s.no_utxoindex = 1;
         else if (!strcmp(argv[i], "--no-game"))
             no_game = 1;
+        else if (!strcmp(argv[i], "--kaspad") && i + 1 < argc && !strcmp(argv[i + 1], "2.0.1") && ++i)
+            s.kaspad = FX_KASPAD_V2;
+        else if (!strcmp(argv[i], "--kaspad") && i + 1 < argc && !strcmp(argv[i + 1], "1.1.0") && ++i)
+            s.kaspad = FX_KASPAD_V11;
+        else if (!strcmp(argv[i], "--kaspad") && i + 1 < argc && !strcmp(argv[i + 1], "0.14.1") && ++i)
+            s.kaspad = FX_KASPAD_V014;
         else {
             fprintf(stderr, "fixture: unknown argument %s\n", argv[i]);
             return 2;
@@ -693,7 +784,8 @@ int main(int argc, char **argv)
     }
     kd_kaspa_net net;
     lws_set_log_level(LLL_ERR, NULL);
-    if (kd_kaspa_net_parse(s.network, &net) || fx_chain_init(&s.chain, seed) || fx_ledger_init(&s.ledger, net)) {
+    if (kd_kaspa_net_parse(s.network, &net) || fx_chain_init(&s.chain, seed, s.kaspad == FX_KASPAD_V2 ? 1 : 0) ||
+        fx_ledger_init(&s.ledger, net, s.kaspad)) {
         fprintf(stderr, "fixture: cannot build the chain\n");
         return 1;
     }

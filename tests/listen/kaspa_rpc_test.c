@@ -48,6 +48,18 @@ Test(wrpc_frame, response_error_and_notification)
     cr_expect_str_eq(f.error, "cannot find header " H2);
     kd_wrpc_frame_fini(&f);
 
+    /* a node's refusal is kept whole, however long (kaspad's name two tx ids and the amounts) */
+    char long_msg[1200], long_err[1400];
+    for (size_t i = 0; i < sizeof long_msg - 2; i++)
+        long_msg[i] = (char)('a' + i % 26);
+    long_msg[sizeof long_msg - 2] = '.';
+    long_msg[sizeof long_msg - 1] = 0;
+    snprintf(long_err, sizeof long_err, "{\"id\":9,\"error\":{\"message\":\"%s\"}}", long_msg);
+    cr_assert_eq(kd_wrpc_frame_parse(long_err, strlen(long_err), &f, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(f.kind, KD_WRPC_ERROR);
+    cr_expect_str_eq(f.error, long_msg);
+    kd_wrpc_frame_fini(&f);
+
     const char *note =
         "{\"method\":\"virtualChainChangedNotification\",\"params\":{\"VirtualChainChanged\":{"
         "\"removedChainBlockHashes\":[],\"addedChainBlockHashes\":[\"" H1 "\"],\"acceptedTransactionIds\":[]}}}";

@@ -4,6 +4,8 @@
 # of the fixture's chain fed as a block script). Every wait is a bounded
 # poll on a condition.
 FIXTURE=${1:?the fixture binary is the first argument}
+# the kaspad the fixture plays (fixture_wrpc.c --kaspad): the second argument, 2.0.1 by default
+FX_KASPAD=${2:-2.0.1}
 exec {FX_FD}<>"$(mkfifo "$T/ctl" && echo "$T/ctl")"
 
 # start_fixture NAME [SEED [ARGS...]] — starts a fixture kaspad; sets FX_PID, RPC.
@@ -13,7 +15,7 @@ start_fixture() {
   : >"$T/$name.out"
   : >"$T/$name.err"
   # not through bg: an asynchronous command's stdin must be redirected on it
-  "$FIXTURE" --seed "$seed" "$@" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
+  "$FIXTURE" --seed "$seed" --kaspad "$FX_KASPAD" "$@" <"$T/ctl" >>"$T/$name.out" 2>>"$T/$name.err" &
   FX_PID=$!
   KD_PIDS+=("$FX_PID")
   FX_NAME=$name
@@ -38,6 +40,25 @@ start_listener() {
 }
 
 digest_is() { "$KDAPP" stats --data "$1" 2>/dev/null | head -1 | grep -q "digest ${2:0:16}…"; }
+# height_of DATA — the store's height (0 before its first block).
+height_of() {
+  local h
+  h=$("$KDAPP" stats --data "$1" 2>/dev/null || true)
+  h=$(sed -nE '1s/.*: height ([0-9]+),.*/\1/p' <<<"$h")
+  echo "${h:-0}"
+}
+# past_or_at DATA HEIGHT DIGEST — for wait_for: DATA has DIGEST, or grew past HEIGHT.
+past_or_at() { digest_is "$1" "$3" || (($(height_of "$1") > $2)); }
+# catch_up DATA DIGEST — waits until DATA reaches DIGEST for as long as it
+# keeps advancing (a listener catching up on a long chain, slow under the
+# sanitizers); fails once it makes no progress for 30 s.
+catch_up() {
+  local h
+  until digest_is "$1" "$2"; do
+    h=$(height_of "$1")
+    wait_for 30 past_or_at "$1" "$h" "$2" || return 1
+  done
+}
 
 # converge TAG [DATA] — the fixture's chain as a block script, fed into a
 # new directory following the fixture's network (kaspa:testnet-10: the

@@ -13,9 +13,13 @@
 #   - `kdapp wallet balance|utxos|send`: the coins, a dry run that submits
 #     nothing, and the faults: a node on another network, a node without
 #     --utxoindex (in its words), no key to pay, a wallet without coins,
-#     insufficient funds, a payload over the limit, a tx the node rejects
-#     (its words passed on), and a node dropping the connection mid-submit
-#     (the tx is found held, nothing is paid twice).
+#     insufficient funds, a payload over the limit, a rate under kaspad v2's
+#     floor, a tx the node rejects (its words passed on whole, by `wallet
+#     send` and through `kdapp up --rpc` to `kdapp submit`), an immature
+#     coinbase output left out, a leftover no change output can hold
+#     (paid by the funding wallet when it can, else paid as fee and
+#     reported), and a node dropping the connection mid-submit (the tx is
+#     found held, nothing is paid twice).
 source "$(dirname "$0")/../integration/lib.sh"
 source "$(dirname "$0")/lib_listen.sh"
 start_fixture fx 3 --no-game --block-ms 100
@@ -23,7 +27,8 @@ KEYS=$T/keys
 W=("$KDAPP" wallet)
 
 # ---- agents play on the node through `kdapp up --rpc`
-bg up "$KDAPP" up --rpc "$RPC" --network testnet-10 --data "$T/data" --keys "$KEYS" --funding test:funder
+bg up "$KDAPP" up --rpc "$RPC" --network testnet-10 --data "$T/data" --keys "$KEYS" --funding test:funder \
+  --payers test:scrap
 UP_PID=$BG_PID
 wait_for 20 file_has "$T/up.err" "following kaspad" || fail "kdapp up --rpc did not follow the node: $(cat "$T/up.err")"
 sub() { "$KDAPP" submit --data "$T/data" --keys "$KEYS" --episode 5 "$@"; }
@@ -42,6 +47,11 @@ sub --row 2 --col 2 --player O --signer test:bob --counter 3 --wait --timeout 20
 sub --row 0 --col 2 --player X --signer test:alice --counter 4 --wait --timeout 20000 >"$T/s5.out" 2>&1 ||
   fail "the winning move was not applied: $(cat "$T/s5.out")"
 grep -q "revert " "$T/up.err" || fail "the listener of kdapp up saw no revert"
+# a seat whose only coin (test:scrap's 0.01 KAS) would leave what no change output can hold: the
+# funding wallet pays instead, with a change, rather than the leftover going to the fee
+"$KDAPP" submit --data "$T/data" --keys "$KEYS" --episode 6 --new --participants test:scrap,test:bob \
+  --type tictactoe --wait --timeout 20000 >"$T/scrap6.out" 2>&1 || fail "scrap's creation: $(cat "$T/scrap6.out")"
+grep -q "leftover" "$T/up.err" && fail "a leftover was paid though the funding wallet had room: $(cat "$T/up.err")"
 [[ -n $TX3 ]] && grep -q "sent transaction $TX3" "$T/up.err" || fail "move 3's tx was not sent"
 "$KDAPP" show --data "$T/data" 5 >"$T/show.out" 2>&1 || fail "show: $(cat "$T/show.out")"
 grep -qiE "won|X wins|winner" "$T/show.out" || fail "the game did not end with X winning: $(cat "$T/show.out")"
@@ -83,7 +93,8 @@ verify_matches
 # a second store following the same chain reaches the same digest
 GENESIS=$(grep -m1 -o '"hash": "[0-9a-f]*"' "$T/w1.jsonl" | grep -o '[0-9a-f]\{64\}')
 start_listener second --data "$T/data2" --from "$GENESIS"
-wait_for 30 digest_is "$T/data2" "$WANT" || fail "a second listener did not reach the digest $WANT"
+catch_up "$T/data2" "$WANT" ||
+  fail "a second listener stopped short of the digest $WANT, at height $(height_of "$T/data2")"
 
 # ---- the wallet online
 "${W[@]}" balance --rpc "$RPC" --key test:alice --keys "$KEYS" >"$T/bal.out" 2>&1 || fail "balance: $(cat "$T/bal.out")"
@@ -125,8 +136,34 @@ expect_fail nocoins "test:pauper\|no UTXO\|no coins\|UTXOs" send --funding test:
 expect_fail funds "insufficient\|not cover\|needs" send --funding test:carol --fee-rate 1000000000000
 head -c 30000 /dev/zero >"$T/big.bin"
 expect_fail big "bytes" "${W[@]}" send --rpc "$RPC" --keys "$KEYS" --payload-file "$T/big.bin" --funding test:carol
-expect_fail rejected "the node rejected transaction .*Rejected transaction .*under the required amount" \
-  send --funding test:carol --fee-rate 1
+# a rate under kaspad v2's floor is refused before anything is sent, naming both
+expect_fail lowrate "below the minimum relay fee rate of 100000 sompi/kg" send --funding test:carol --fee-rate 1000
+# a node whose floor is above the rate paid refuses it, in its words (v2.0.1's)
+fx min-relay-fee 300000
+# (whole: the sentence ends with the mass and the closing quote; it is longer than 256 bytes)
+REFUSAL='the node rejected transaction .*Rejected transaction .*under the required amount of [0-9]* for compute mass [0-9]*"'
+expect_fail rejected "$REFUSAL" send --funding test:carol --fee-rate 100000
+# and reaches `kdapp submit` whole through `kdapp up --rpc`
+bg up2 "$KDAPP" up --rpc "$RPC" --network testnet-10 --data "$T/data" --keys "$KEYS" --funding test:carol \
+  --fee-rate 100000
+UP2_PID=$BG_PID
+wait_for 20 file_has "$T/up2.err" "following kaspad" || fail "the second kdapp up did not follow: $(cat "$T/up2.err")"
+expect_fail uprejected "$REFUSAL" "$KDAPP" submit --data "$T/data" --keys "$KEYS" --episode 9 --new \
+  --participants test:alice,test:bob --type tictactoe
+kill -TERM "$UP2_PID"
+wait_exit 15 "$UP2_PID" || fail "the second kdapp up --rpc did not stop"
+fx min-relay-fee 100000
+# test:scrap kept its coin (the funding wallet paid its creation above); paying with it alone, what
+# is left after the fee can be no change (KIP-9): it goes to the fee, and the sender is told so
+"${W[@]}" balance --rpc "$RPC" --key test:scrap >"$T/scrap.bal" 2>&1 || fail "scrap's balance"
+grep -q ": 1000000 sompi (0.01000000 KAS) in 1 UTXO" "$T/scrap.bal" || fail "scrap's coin: $(cat "$T/scrap.bal")"
+send --funding test:scrap >"$T/scrap.out" 2>"$T/scrap.err" || fail "scrap's send: $(cat "$T/scrap.out" "$T/scrap.err")"
+grep -qx "fee 1000000" "$T/scrap.out" || fail "scrap's fee: $(cat "$T/scrap.out")"
+grep -q "the fee of 1000000 sompi includes a leftover of [0-9]* sompi above the minimum: no change output could hold" \
+  "$T/scrap.err" || fail "the leftover was not reported: $(cat "$T/scrap.err")"
+# the largest coin of test:miner is an immature coinbase output: the writer leaves it out (the node
+# would refuse it: ImmatureCoinbaseSpend), and pays with its mature 2 KAS
+send --funding test:miner >"$T/miner.out" 2>&1 || fail "the wallet with an immature coinbase: $(cat "$T/miner.out")"
 # the node drops the connection mid-submit: the tx is found held, paid once
 fx drop-on-submit
 send --funding test:carol >"$T/drop.out" 2>&1 || fail "the send across a dropped connection failed: $(cat "$T/drop.out")"

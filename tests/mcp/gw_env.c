@@ -54,10 +54,18 @@ static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint
 }
 
 /* The gateway's chain: each payload in a block of its own, at once. */
-static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                        size_t why_len)
+static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                        uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     (void)ctx;
+    pthread_mutex_lock(&chain_lock);
+    E.spend[spend->kind == KD_GATEWAY_SPEND_DUTY] = *spend;
+    E.spends[spend->kind == KD_GATEWAY_SPEND_DUTY]++;
+    pthread_mutex_unlock(&chain_lock);
+    if (E.refuse_unpaid && spend->kind == KD_GATEWAY_SPEND_SESSION && !spend->grant[0]) {
+        snprintf(why, why_len, "no wallet pays for a session without a grant (gw_env)");
+        return KD_ERR_DENIED;
+    }
     if (E.inject.len) { /* another client's transaction lands first */
         uint8_t other[KD_HASH_LEN];
         kd_err err = apply_block(E.inject.data, E.inject.len, 0, other, why, why_len);
@@ -66,6 +74,15 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, uint8_t t
             return err;
     }
     return apply_block(payload, len, 0, tx_id, why, why_len);
+}
+
+uint64_t gw_last_spend(int duty, kd_gateway_spend *out)
+{
+    pthread_mutex_lock(&chain_lock);
+    *out = E.spend[duty != 0];
+    uint64_t n = E.spends[duty != 0];
+    pthread_mutex_unlock(&chain_lock);
+    return n;
 }
 
 void gw_apply(const uint8_t *payload, size_t len, uint64_t daa)

@@ -35,7 +35,10 @@ typedef struct {
     uint64_t blocks; /* blocks applied */
     int clock_daa;   /* 1: a block's DAA score is 1 + ms since open / 100 (Kaspa's 10 a second); 0: its number */
     uint64_t t0_ms;
-    kd_buf inject; /* a payload the chain applies, in a block of its own, before the gateway's next one */
+    kd_buf inject;             /* a payload the chain applies, in a block of its own, before the gateway's next one */
+    kd_gateway_spend spend[2]; /* who asked for the last payload submitted: [0] a session's, [1] a duty's */
+    uint64_t spends[2];        /* payloads submitted by sessions, by duties (gw_last_spend reads them) */
+    int refuse_unpaid;         /* 1: refuse a session without a grant (KD_ERR_DENIED), as a chain that costs coins */
 } gw_env;
 
 extern gw_env E;
@@ -68,6 +71,9 @@ json_t *gw_execute(uint32_t id, const char *rest_json, int want_error);
 json_t *gw_legal_moves(uint32_t id);
 /* Loads a key of E.keys (or "test:NAME"). */
 void gw_key(const char *name, kd_key *out);
+/* Who asked for the last payload submitted by a session (duty 0) or by the
+ * duties thread (duty 1), into *out; returns how many were. Thread-safe. */
+uint64_t gw_last_spend(int duty, kd_gateway_spend *out);
 /* Applies one payload in a block of its own at DAA `daa` (0: as the
  * gateway's blocks get it). Safe beside the gateway's own submits. */
 void gw_apply(const uint8_t *payload, size_t len, uint64_t daa);

@@ -105,6 +105,8 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     grab(p, size * n, "WWW-Authenticate", r->www_auth, sizeof r->www_auth);
     grab(p, size * n, "Content-Security-Policy", r->csp, sizeof r->csp);
     grab(p, size * n, "X-Content-Type-Options", r->nosniff, sizeof r->nosniff);
+    grab(p, size * n, "Retry-After", r->retry_after, sizeof r->retry_after);
+    grab(p, size * n, "Connection", r->connection, sizeof r->connection);
     return size * n;
 }
 

@@ -38,7 +38,7 @@ typedef struct {
     long status;
     char *body;
     size_t len;
-    char sid[128], ctype[128], www_auth[256], csp[256], nosniff[32];
+    char sid[128], ctype[128], www_auth[256], csp[256], nosniff[32], retry_after[32], connection[32];
 } resp;
 
 /* One request; CURLE_OK when an answer came. `extra` (NULL-terminated,

@@ -626,9 +626,10 @@ static void *ask_loop(void *arg)
     return NULL;
 }
 
-static kd_err refuse_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+static kd_err refuse_submit(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
+    (void)spend;
     (void)ctx, (void)payload, (void)len;
     memset(tx_id, 0, KD_HASH_LEN);
     snprintf(why, why_len, "this scenario submits nothing");

@@ -79,14 +79,18 @@ static int raise_fd_limit(size_t sessions, char *why, size_t why_len)
 
 static int gateway_start(fanset *s, uint16_t *port, char *why, size_t why_len)
 {
-    /* Every session comes from this one loopback client, each with a GET
-     * stream: its shares must hold them all (and libcurl's idle connections). */
-    char limit[64], conns[64], per_client[64], streams[64];
+    /* Every session comes from this one loopback client without a token,
+     * each with a GET stream: its shares must hold them all (and libcurl's
+     * idle connections), and so must the connections' shares of the
+     * clients without a token. */
+    char limit[64], conns[64], per_client[64], streams[64], tokenless[64], waiting[64];
     snprintf(limit, sizeof limit, "KDAPP_MCP_SESSIONS=%zu", s->n + 16);
     snprintf(conns, sizeof conns, "KDAPP_MCP_CONNECTIONS=%zu", s->n + 256);
     snprintf(per_client, sizeof per_client, "KDAPP_MCP_SESSIONS_PER_CLIENT=%zu", s->n + 16);
     snprintf(streams, sizeof streams, "KDAPP_MCP_STREAMS_PER_CLIENT=%zu", s->n + 16);
-    const char *env[] = {limit, conns, per_client, streams, NULL};
+    snprintf(tokenless, sizeof tokenless, "KDAPP_MCP_CONNECTIONS_TOKENLESS=%zu", s->n + 128);
+    snprintf(waiting, sizeof waiting, "KDAPP_MCP_CONNECTIONS_WAITING=%zu", s->n + 128);
+    const char *env[] = {limit, conns, per_client, streams, tokenless, waiting, NULL};
     snprintf(s->log, sizeof s->log, "%s/sessions.log", s->chain.dir);
     return kd_lat_gateway(s->b, &s->chain, env, s->log, &s->gw, port, why, why_len);
 }

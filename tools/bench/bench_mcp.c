@@ -472,6 +472,7 @@ int kd_bench_mcp(const kd_bench_ctx *b)
     missed += scenario_stdio(b, &f, &gw);
     kd_bench_proc_stop(&gw, 0); /* the data directory's lock is free again */
     missed += kd_bench_mcp_http(b, &f);
+    missed += kd_bench_mcp_flood(b, &f);
     missed += scenario_ts(b, &f);
 done:
     kd_bench_proc_stop(&gw, 0);

@@ -39,5 +39,8 @@ size_t kd_bench_call_line(char *buf, size_t cap, long id, const char *tool, cons
 
 /* The HTTP scenario (bench_mcp_http.c); the number of targets missed. */
 int kd_bench_mcp_http(const kd_bench_ctx *b, kd_bench_fixture *f);
+/* The slowloris scenario (bench_mcp_flood.c): a granted call's time beside
+ * 1,010 trickling sockets; 1 when it failed, else 0 (figures, no target). */
+int kd_bench_mcp_flood(const kd_bench_ctx *b, kd_bench_fixture *f);
 
 #endif

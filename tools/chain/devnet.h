@@ -47,6 +47,10 @@
 #define KD_DEVNET_CHAIN_MAX 4096u
 /* Largest payload accepted by submit. */
 #define KD_DEVNET_MAX_PAYLOAD ((size_t)1 << 20)
+/* The room a submission's refusal gets in a DevnetReply, and should get
+ * at the client that reads it: a chain that is a Kaspa node (kdapp up
+ * --rpc) quotes the node's refusal whole. */
+#define KD_CHAIN_WHY_MAX 2048
 /* Most payloads waiting for a block. */
 #define KD_DEVNET_MAX_PENDING 100000u
 

@@ -126,6 +126,7 @@ static kd_err roundtrip(kd_devnet_client *c, const Kdapp__DevnetRequest *req, Kd
         ans->reverted = r->reverted;
         ans->reincluded = r->reincluded;
         ans->dropped = r->dropped;
+        ans->takes_transactions = r->takes_transactions;
     }
     *reply = r;
     if (r->error_code && *r->error_code) {
@@ -140,9 +141,17 @@ kd_err kd_devnet_client_submit(kd_devnet_client *c, const kd_buf *payloads, size
                                uint8_t (*tx_ids)[KD_HASH_LEN], size_t *queued, kd_devnet_answer *ans, char *why,
                                size_t why_len)
 {
+    return kd_devnet_client_submit_as(c, payloads, count, NULL, tx_ids, queued, ans, why, why_len);
+}
+
+kd_err kd_devnet_client_submit_as(kd_devnet_client *c, const kd_buf *payloads, size_t count,
+                                  const kd_chain_spend *spend, uint8_t (*tx_ids)[KD_HASH_LEN], size_t *queued,
+                                  kd_devnet_answer *ans, char *why, size_t why_len)
+{
     if (queued)
         *queued = 0;
     ProtobufCBinaryData *bins = calloc(count ? count : 1, sizeof *bins);
+    ProtobufCBinaryData keys[KD_SPEND_KEYS_MAX];
     if (!bins) {
         snprintf(why, why_len, "out of memory");
         return KD_ERR_NOMEM;
@@ -154,6 +163,18 @@ kd_err kd_devnet_client_submit(kd_devnet_client *c, const kd_buf *payloads, size
     Kdapp__DevnetSubmit s = KDAPP__DEVNET_SUBMIT__INIT;
     s.n_payloads = count;
     s.payloads = bins;
+    Kdapp__DevnetSpend sp = KDAPP__DEVNET_SPEND__INIT;
+    if (spend) {
+        sp.kind = spend->kind == KD_SPEND_SESSION ? KDAPP__DEVNET_SPEND__KIND__SESSION
+                  : spend->kind == KD_SPEND_DUTY  ? KDAPP__DEVNET_SPEND__KIND__DUTY
+                                                  : KDAPP__DEVNET_SPEND__KIND__OWNER;
+        sp.grant = (char *)spend->grant;
+        sp.n_keys = spend->n_keys < KD_SPEND_KEYS_MAX ? spend->n_keys : KD_SPEND_KEYS_MAX;
+        for (size_t i = 0; i < sp.n_keys; i++)
+            keys[i] = (ProtobufCBinaryData){.data = (uint8_t *)spend->keys[i].bytes, .len = KD_PUBKEY_LEN};
+        sp.keys = keys;
+        s.spend = &sp;
+    }
     Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
     req.kind_case = KDAPP__DEVNET_REQUEST__KIND_SUBMIT;
     req.submit = &s;
@@ -175,6 +196,29 @@ kd_err kd_devnet_client_submit(kd_devnet_client *c, const kd_buf *payloads, size
         kdapp__devnet_reply__free_unpacked(r, NULL);
     }
     free(bins);
+    return err;
+}
+
+kd_err kd_devnet_client_submit_tx(kd_devnet_client *c, const char *json, uint8_t tx_id[KD_HASH_LEN],
+                                  kd_devnet_answer *ans, char *why, size_t why_len)
+{
+    Kdapp__DevnetSubmitTransaction t = KDAPP__DEVNET_SUBMIT_TRANSACTION__INIT;
+    t.transaction = (char *)json;
+    Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
+    req.kind_case = KDAPP__DEVNET_REQUEST__KIND_SUBMIT_TRANSACTION;
+    req.submit_transaction = &t;
+    Kdapp__DevnetReply *r = NULL;
+    kd_err err = roundtrip(c, &req, &r, ans, why, why_len);
+    if (r && !err) {
+        if (r->n_tx_ids == 1 && r->tx_ids[0].len == KD_HASH_LEN) {
+            memcpy(tx_id, r->tx_ids[0].data, KD_HASH_LEN);
+        } else {
+            snprintf(why, why_len, "the chain answered %zu tx ids for one transaction", r->n_tx_ids);
+            err = KD_ERR_DECODE;
+        }
+    }
+    if (r)
+        kdapp__devnet_reply__free_unpacked(r, NULL);
     return err;
 }
 

@@ -21,6 +21,7 @@
 
 #include "engine/bytes.h"
 #include "engine/engine.h"
+#include "tools/chain/spend.h"
 
 typedef struct kd_devnet_client kd_devnet_client;
 
@@ -30,9 +31,10 @@ typedef struct {
     uint32_t pending; /* txs waiting for a block */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
-    uint32_t reverted;   /* reorg: blocks reverted */
-    uint32_t reincluded; /* reorg: txs queued again */
-    uint32_t dropped;    /* reorg: txs left out */
+    uint32_t reverted;      /* reorg: blocks reverted */
+    uint32_t reincluded;    /* reorg: txs queued again */
+    uint32_t dropped;       /* reorg: txs left out */
+    int takes_transactions; /* the chain takes kd_devnet_client_submit_tx (a Kaspa node) */
 } kd_devnet_answer;
 
 /* Dials `url` without waiting for it (the devnet may start later).
@@ -62,6 +64,20 @@ void kd_devnet_client_close(kd_devnet_client *client);
 kd_err kd_devnet_client_submit(kd_devnet_client *client, const kd_buf *payloads, size_t count,
                                uint8_t (*tx_ids)[KD_HASH_LEN], size_t *queued, kd_devnet_answer *ans, char *why,
                                size_t why_len) KD_WARN_UNUSED;
+
+/* As kd_devnet_client_submit, saying who asked (spend.h; NULL: the owner,
+ * as kd_devnet_client_submit): a chain that pays for transactions refuses
+ * what `spend` does not allow, with KD_ERR_DENIED and its sentence. */
+kd_err kd_devnet_client_submit_as(kd_devnet_client *client, const kd_buf *payloads, size_t count,
+                                  const kd_chain_spend *spend, uint8_t (*tx_ids)[KD_HASH_LEN], size_t *queued,
+                                  kd_devnet_answer *ans, char *why, size_t why_len) KD_WARN_UNUSED;
+
+/* Sends a transaction a client built, signed and pays for (the node's JSON,
+ * NUL-terminated); its id into tx_id. Refusals: KD_ERR_UNSUPPORTED (the
+ * chain is the devnet), the chain's own (KD_ERR_INVALID_ARG, KD_ERR_REJECTED,
+ * ...) with its sentence. */
+kd_err kd_devnet_client_submit_tx(kd_devnet_client *client, const char *json, uint8_t tx_id[KD_HASH_LEN],
+                                  kd_devnet_answer *ans, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Reverts the last `depth` blocks (see kd_devnet_reorg). */
 kd_err kd_devnet_client_reorg(kd_devnet_client *client, uint32_t depth, double drop, int reorder, kd_devnet_answer *ans,

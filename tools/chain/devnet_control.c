@@ -20,18 +20,62 @@ struct kd_devnet_control {
     pthread_t thread;
 };
 
+/* `detail` may be `buf` itself (a sentence already there): never copied
+ * onto itself (snprintf with overlapping buffers lost it). */
 static void reply_error(Kdapp__DevnetReply *r, kd_err err, const char *detail, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
+    if (detail != buf || !*buf) /* the sentence may already be in buf: never copy it onto itself */
+        snprintf(buf, len, "%s", detail && *detail ? detail : kd_err_str(err));
     r->error_code = (char *)kd_err_code(err);
     r->error = buf;
+}
+
+/* The domain form of DevnetSpend, or KD_ERR_DECODE with `detail` naming
+ * what is wrong. */
+static kd_err spend_from_wire(const Kdapp__DevnetSpend *w, kd_chain_spend *out, char *detail, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    switch (w->kind) {
+    case KDAPP__DEVNET_SPEND__KIND__OWNER:
+        out->kind = KD_SPEND_OWNER;
+        break;
+    case KDAPP__DEVNET_SPEND__KIND__SESSION:
+        out->kind = KD_SPEND_SESSION;
+        break;
+    case KDAPP__DEVNET_SPEND__KIND__DUTY:
+        out->kind = KD_SPEND_DUTY;
+        break;
+    default:
+        snprintf(detail, len, "DevnetSpend.kind %d is not OWNER, SESSION or DUTY", (int)w->kind);
+        return KD_ERR_DECODE;
+    }
+    if (w->grant && strlen(w->grant) >= sizeof out->grant) {
+        snprintf(detail, len, "DevnetSpend.grant has %zu bytes; the limit is %zu", strlen(w->grant),
+                 sizeof out->grant - 1);
+        return KD_ERR_DECODE;
+    }
+    if (w->n_keys > KD_SPEND_KEYS_MAX) {
+        snprintf(detail, len, "DevnetSpend names %zu keys; the limit is %d", w->n_keys, KD_SPEND_KEYS_MAX);
+        return KD_ERR_DECODE;
+    }
+    snprintf(out->grant, sizeof out->grant, "%s", w->grant ? w->grant : "");
+    for (size_t i = 0; i < w->n_keys; i++) {
+        if (w->keys[i].len != KD_PUBKEY_LEN) {
+            snprintf(detail, len, "DevnetSpend.keys[%zu] has %zu bytes, not %d", i, w->keys[i].len, KD_PUBKEY_LEN);
+            return KD_ERR_DECODE;
+        }
+        memcpy(out->keys[i].bytes, w->keys[i].data, KD_PUBKEY_LEN);
+    }
+    out->n_keys = w->n_keys;
+    return KD_OK;
 }
 
 /* Handles one DevnetRequest frame; `out` gets the encoded DevnetReply. */
 static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size_t len, kd_buf *out)
 {
     Kdapp__DevnetReply r = KDAPP__DEVNET_REPLY__INIT;
-    char detail[KD_DETAIL_MAX + 160];
+    /* the chain's sentence: a node's refusal whole, a payer's naming wallets and budgets */
+    char detail[KD_CHAIN_WHY_MAX];
     uint8_t(*ids)[KD_HASH_LEN] = NULL;
     ProtobufCBinaryData *bins = NULL;
     kd_devnet_reorg_result rr;
@@ -45,7 +89,10 @@ static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size
         size_t n = s->n_payloads;
         ids = calloc(n ? n : 1, sizeof *ids);
         bins = calloc(n ? n : 1, sizeof *bins);
+        kd_chain_spend spend;
         kd_err err = ids && bins ? KD_OK : KD_ERR_NOMEM;
+        if (!err && s->spend)
+            err = spend_from_wire(s->spend, &spend, detail, sizeof detail);
         for (size_t i = 0; i < n && !err; i++)
             if (s->payloads[i].len > KD_DEVNET_MAX_PAYLOAD) {
                 snprintf(detail, sizeof detail, "payload %zu has %zu bytes; the limit is %zu", i, s->payloads[i].len,
@@ -56,8 +103,8 @@ static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size
         if (!err)
             detail[0] = 0;
         while (!err && queued < n &&
-               !(err = ops->submit(ops->ctx, s->payloads[queued].data, s->payloads[queued].len, ids[queued], detail,
-                                   sizeof detail))) {
+               !(err = ops->submit(ops->ctx, s->payloads[queued].data, s->payloads[queued].len,
+                                   s->spend ? &spend : NULL, ids[queued], detail, sizeof detail))) {
             bins[queued].data = ids[queued];
             bins[queued].len = KD_HASH_LEN;
             queued++;
@@ -78,10 +125,33 @@ static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size
         r.dropped = rr.dropped;
         if (err)
             reply_error(&r, err, rr.detail, detail, sizeof detail);
+    } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_SUBMIT_TRANSACTION) {
+        const char *json = req->submit_transaction->transaction ? req->submit_transaction->transaction : "";
+        kd_err err = KD_ERR_UNSUPPORTED;
+        ids = calloc(1, sizeof *ids);
+        bins = calloc(1, sizeof *bins);
+        detail[0] = 0;
+        if (!ids || !bins)
+            err = KD_ERR_NOMEM;
+        else if (ops->submit_tx)
+            err = ops->submit_tx(ops->ctx, json, strlen(json), ids[0], detail, sizeof detail);
+        else
+            snprintf(detail, sizeof detail,
+                     "this chain takes payloads, not transactions: it is the devnet, where nothing costs coins "
+                     "(submit the payload itself)");
+        if (!err) {
+            bins[0] = (ProtobufCBinaryData){.data = ids[0], .len = KD_HASH_LEN};
+            r.n_tx_ids = 1;
+            r.tx_ids = bins;
+        } else {
+            reply_error(&r, err, detail, detail, sizeof detail);
+        }
     } else if (req->kind_case != KDAPP__DEVNET_REQUEST__KIND_STATUS) {
-        reply_error(&r, KD_ERR_DECODE, "the DevnetRequest names no known kind (submit, reorg or status)", detail,
+        reply_error(&r, KD_ERR_DECODE,
+                    "the DevnetRequest names no known kind (submit, reorg, status or submit_transaction)", detail,
                     sizeof detail);
     }
+    r.takes_transactions = ops->submit_tx != NULL;
     kd_devnet_info info;
     ops->status(ops->ctx, &info);
     r.height = info.height;
@@ -132,9 +202,10 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, const kd_chain_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
+    (void)spend; /* the devnet costs nothing */
     (void)why;
     (void)why_len;
     return kd_devnet_submit(ctx, payload, len, tx_id);

@@ -8,6 +8,7 @@
 #define KD_TOOLS_DEVNET_CONTROL_H
 
 #include "tools/chain/devnet.h"
+#include "tools/chain/spend.h"
 
 typedef struct kd_devnet_control kd_devnet_control;
 
@@ -15,10 +16,17 @@ typedef struct kd_devnet_control kd_devnet_control;
  * payloads (`kdapp up --rpc`: a Kaspa node through tools/kaspa's writer).
  * The functions run on the control thread, one request at a time. */
 typedef struct {
-    /* Queues one payload; its tx id into tx_id. Errors are passed on with
-     * `why` (the reply's sentence). */
-    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                     size_t why_len);
+    /* Queues one payload; its tx id into tx_id. `spend` says who asked
+     * (spend.h; NULL: the owner): a chain that pays for transactions pays
+     * only as it allows. Errors are passed on with `why` (the reply's
+     * sentence; KD_CHAIN_WHY_MAX bytes of room: a Kaspa node's refusal is
+     * quoted whole). */
+    kd_err (*submit)(void *ctx, const uint8_t *payload, size_t len, const kd_chain_spend *spend,
+                     uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
+    /* Sends a transaction the client built, signed and pays for (the node's
+     * JSON, `len` bytes, not NUL-terminated); its id into tx_id. NULL: the
+     * chain takes none (refused with KD_ERR_UNSUPPORTED and a sentence). */
+    kd_err (*submit_tx)(void *ctx, const char *json, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len);
     /* NULL: every reorg is refused (KD_ERR_UNSUPPORTED) with `no_reorg`. */
     kd_err (*reorg)(void *ctx, uint32_t depth, double drop, int reorder, kd_devnet_reorg_result *r);
     void (*status)(void *ctx, kd_devnet_info *info);

@@ -649,7 +649,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
             after_seq = tip.last_seq;
     }
     uint8_t tx_id[1][KD_HASH_LEN];
-    char why[512];
+    char why[KD_CHAIN_WHY_MAX]; /* the whole of the chain's refusal (a Kaspa node's, quoted) */
     kd_err err = kd_devnet_client_open(a.urls.devnet, 0, &c, why, sizeof why);
     if (!err)
         err = kd_devnet_client_submit(c, &payload, 1, tx_id, NULL, NULL, why, sizeof why);

@@ -190,6 +190,13 @@ int kd_cmd_listen(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp listen: the engine at %s: %s\n", engine_url, why);
         goto done;
     }
+    if (node_started) { /* the engine's finality depth: a deeper reorg is refused before any of it is sent */
+        kd_read *rd = NULL;
+        kd_tip tip;
+        if (!kd_engine_read_begin(node.engine, &rd) && !kd_read_tip(rd, &tip))
+            lo.finality_depth = tip.finality_depth;
+        kd_engine_read_end(rd);
+    }
     lo.rpc_url = rpc;
     lo.network = chain + sizeof KD_CHAIN_KASPA - 1; /* the node must stay on the store's network */
     lo.ingest = ic;

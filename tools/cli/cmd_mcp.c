@@ -37,6 +37,7 @@
 #include "tools/chain/devnet_client.h"
 #include "tools/common/endpoints.h"
 #include "tools/chain/node.h"
+#include "tools/kaspa/kaspa_ledger.h"
 
 #define INSTRUCTIONS                                                                                    \
     "kdapp gateway: game episodes on a chain that can reorganise. Start a game with "                   \
@@ -47,9 +48,10 @@
 
 /* ------------------------------------------------------------- chains */
 
-static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+static kd_err devnet_submit(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
+    (void)spend; /* the devnet costs nothing */
     kd_err err = kd_devnet_submit(ctx, payload, len, tx_id);
     if (err)
         snprintf(why, why_len, "the devnet refused the transaction: %s", kd_err_str(err));
@@ -72,15 +74,33 @@ static kd_err devnet_reorg(void *ctx, uint32_t depth, json_t **report, char *why
     return err;
 }
 
-static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+/* The gateway's who-asked as the chain's (the same members: gateway.h,
+ * tools/chain/spend.h). */
+static void chain_spend_of(const kd_gateway_spend *g, kd_chain_spend *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = g->kind == KD_GATEWAY_SPEND_DUTY ? KD_SPEND_DUTY : KD_SPEND_SESSION;
+    snprintf(c->grant, sizeof c->grant, "%s", g->grant);
+    c->n_keys = g->n_keys < KD_SPEND_KEYS_MAX ? g->n_keys : KD_SPEND_KEYS_MAX;
+    memcpy(c->keys, g->keys, c->n_keys * sizeof c->keys[0]);
+}
+
+static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     kd_buf p = {.data = (uint8_t *)payload, .len = len, .cap = len};
     uint8_t ids[1][KD_HASH_LEN];
-    kd_err err = kd_devnet_client_submit(ctx, &p, 1, ids, NULL, NULL, why, why_len);
+    kd_chain_spend cs;
+    chain_spend_of(spend, &cs);
+    kd_err err = kd_devnet_client_submit_as(ctx, &p, 1, &cs, ids, NULL, NULL, why, why_len);
     if (!err)
         memcpy(tx_id, ids[0], KD_HASH_LEN);
     return err;
+}
+
+static kd_err client_submit_tx(void *ctx, const char *json, uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
+{
+    return kd_devnet_client_submit_tx(ctx, json, tx_id, NULL, why, why_len);
 }
 
 static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len)
@@ -89,6 +109,23 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
     kd_err err = kd_devnet_client_reorg(ctx, depth, 0.0, 0, &ans, why, why_len);
     *report = reorg_report(ans.reverted, ans.reincluded, ans.dropped, ans.height);
     return err;
+}
+
+/* Whether the chain at `url` takes transactions clients pay for themselves
+ * (`kdapp up --rpc`: a Kaspa node), asked once at start with a short
+ * timeout; never asked when its ipc:// socket is not there (a data
+ * directory held by `kdapp engine` alone has none). */
+static int chain_takes_transactions(const char *url)
+{
+    if (!strncmp(url, "ipc://", 6) && access(url + 6, F_OK) != 0)
+        return 0;
+    kd_devnet_client *probe = NULL;
+    kd_devnet_answer ans = {0};
+    char ignored[512];
+    int takes = kd_devnet_client_open(url, 2000, &probe, ignored, sizeof ignored) == KD_OK &&
+                kd_devnet_client_status(probe, &ans, ignored, sizeof ignored) == KD_OK && ans.takes_transactions;
+    kd_devnet_client_close(probe);
+    return takes;
 }
 
 /* ------------------------------------------------------------ options */
@@ -109,6 +146,7 @@ typedef struct {
     /* Settings from the environment (ENV_SETTINGS), 0 = the default. */
     unsigned calls_per_s;                                                     /* KDAPP_MCP_CALLS_PER_S */
     unsigned timeout_s, connections, per_address, threads, workers, sessions; /* the HTTP transport's capacity */
+    unsigned request_s, waiting, tokenless, public_conns;                     /* its shares without a token */
     unsigned sessions_per_client, streams_per_client;                         /* its shares per client */
     unsigned drop_summaries; /* KDAPP_TEST_DROP_SUMMARIES: a test seam (README) */
     const char *views_url;   /* --views: attach to named daemons */
@@ -134,7 +172,16 @@ static const env_setting ENV_SETTINGS[] = {
      offsetof(mcp_options, calls_per_s)},
     {"KDAPP_MCP_TIMEOUT_S", "seconds without traffic before a connection is closed", "30", 1, 86400,
      offsetof(mcp_options, timeout_s)},
+    {"KDAPP_MCP_REQUEST_S", "seconds a connection has to send a whole request", "10", 1, 86400,
+     offsetof(mcp_options, request_s)},
     {"KDAPP_MCP_CONNECTIONS", "open connections in all", "1000", 1, 1000000, offsetof(mcp_options, connections)},
+    {"KDAPP_MCP_CONNECTIONS_WAITING",
+     "connections waiting for a request without a token: fresh ones, and as many kept alive after one",
+     "a sixteenth of KDAPP_MCP_CONNECTIONS", 1, 1000000, offsetof(mcp_options, waiting)},
+    {"KDAPP_MCP_CONNECTIONS_TOKENLESS", "connections serving /mcp without a token",
+     "an eighth of KDAPP_MCP_CONNECTIONS", 1, 1000000, offsetof(mcp_options, tokenless)},
+    {"KDAPP_MCP_CONNECTIONS_PUBLIC", "connections serving the board page and /metrics without a token",
+     "an eighth of KDAPP_MCP_CONNECTIONS, at least 80", 1, 1000000, offsetof(mcp_options, public_conns)},
     {"KDAPP_MCP_CONNECTIONS_PER_ADDRESS", "open connections per client address beyond loopback", "64", 1, 1000000,
      offsetof(mcp_options, per_address)},
     {"KDAPP_MCP_THREADS", "threads serving the sockets", "2", 1, 64, offsetof(mcp_options, threads)},
@@ -177,7 +224,7 @@ static void usage(FILE *out, const void *ctx)
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
           "  --house   the key this gateway plays the house with, for all comers\n"
           "  --house-limit  a limit on a term the house consents to, over the type's default\n"
-          "            (start_chips=10000, roulette.max_rounds=1..100; kdapp://types lists the terms)\n",
+          "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n",
           stderr);
 }
 
@@ -324,16 +371,36 @@ static void *wait_for_signal(void *arg)
     return NULL;
 }
 
-/* GET /metrics: the engine's metrics as stored with its last commit. */
-static kd_err engine_metrics_text(void *engine, kd_buf *out)
+/* What /metrics reads: the engine, and the data directory whose ledger of
+ * payments (tools/kaspa/kaspa_ledger.h, kept by `kdapp up --rpc`) it
+ * shows when there is one. */
+typedef struct {
+    kd_engine *engine;
+    const char *data_dir;
+} metrics_src;
+
+/* GET /metrics: the engine's metrics as stored with its last commit, and
+ * what the Kaspa writer's wallets paid. */
+static kd_err engine_metrics_text(void *ctx, kd_buf *out)
 {
+    const metrics_src *src = ctx;
     kd_metrics m;
     kd_read *rd;
-    kd_err err = kd_engine_read_begin(engine, &rd);
+    kd_err err = kd_engine_read_begin(src->engine, &rd);
     if (!err)
         err = kd_read_metrics(rd, &m);
     kd_engine_read_end(rd);
-    return err ? err : kd_metrics_prometheus(&m, kd_wall_ms(), out);
+    if (!err)
+        err = kd_metrics_prometheus(&m, kd_wall_ms(), out);
+    kd_kledger *l = err ? NULL : malloc(sizeof *l);
+    char why[600];
+    kd_err lerr = l ? kd_kledger_load_dir(src->data_dir, l, why, sizeof why) : KD_ERR_NOMEM;
+    if (!lerr)
+        err = kd_kledger_prometheus(l, kd_wall_ms(), out);
+    else if (l && lerr != KD_ERR_NOT_FOUND)
+        KD_LOG_W("mcp", "/metrics without the wallets' payments: %s", why);
+    free(l);
+    return err;
 }
 
 /* The gateway's view updates, broadcast on the page's event stream. */
@@ -364,7 +431,7 @@ static int make_tokens(const mcp_options *o, kd_gateway *gw, grant_tokens *t)
     return 0;
 }
 
-static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd_gateway *gw)
+static int serve(kd_mcp_server *srv, const mcp_options *o, metrics_src *msrc, kd_gateway *gw)
 {
     if (!o->http) {
         kd_mcp_stdio_options so = {
@@ -382,7 +449,11 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         .tokens = tokens.tokens,
         .n_tokens = o->grants.n,
         .connection_timeout_s = o->timeout_s,
+        .request_timeout_s = o->request_s,
         .max_connections = o->connections,
+        .max_waiting_connections = o->waiting,
+        .max_tokenless_connections = o->tokenless,
+        .max_public_connections = o->public_conns,
         .max_connections_per_address = o->per_address,
         .poll_threads = o->threads,
         .max_workers = o->workers,
@@ -390,9 +461,10 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, kd_engine *engine, kd
         .max_sessions_per_client = o->sessions_per_client,
         .max_event_streams_per_client = o->streams_per_client,
         .metrics = engine_metrics_text,
-        .metrics_ctx = engine,
+        .metrics_ctx = msrc,
         .page = kd_gateway_page,
         .page_ctx = gw,
+        .page_costly = kd_gateway_page_costly,
         .events_path = KD_GATEWAY_EVENTS_PATH,
     };
     kd_mcp_http *h;
@@ -500,6 +572,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         go.engine = reader;
         go.views_url = o.views_url ? o.views_url : ep.publish;
         go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
+        if (chain_takes_transactions(devnet))
+            go.chain.submit_tx = client_submit_tx;
         fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
                 devnet);
     }
@@ -525,7 +599,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         rc = KD_EXIT_FAIL;
         goto done;
     }
-    rc = serve(srv, &o, go.engine, gw);
+    metrics_src msrc = {.engine = go.engine, .data_dir = cli->data_dir};
+    rc = serve(srv, &o, &msrc, gw);
     kd_gateway_close(gw);
     kd_mcp_server_free(srv);
 done:

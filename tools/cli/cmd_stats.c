@@ -2,9 +2,12 @@
  * (read-only, so it works beside a running daemon). */
 #include <stdio.h>
 
+#include <stdlib.h>
+
 #include "engine/netutil.h"
 #include "tools/cli/commands.h"
 #include "tools/common/options.h"
+#include "tools/kaspa/kaspa_ledger.h"
 
 static void print_hist(const kd_metrics *m, kd_hist_id id, const char *label, const char *unit)
 {
@@ -50,12 +53,20 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
         fprintf(stderr, "kdapp stats: cannot read the metrics: %s\n", kd_err_str(err));
         return KD_EXIT_FAIL;
     }
+    /* what the Kaspa writer's wallets paid (kdapp up --rpc keeps it beside the store) */
+    kd_kledger *ledger = malloc(sizeof *ledger);
+    char lwhy[600];
+    kd_err lerr = ledger ? kd_kledger_load_dir(cli->data_dir, ledger, lwhy, sizeof lwhy) : KD_ERR_NOMEM;
+    if (lerr && lerr != KD_ERR_NOT_FOUND)
+        fprintf(stderr, "kdapp stats: %s\n", ledger ? lwhy : kd_err_str(lerr));
+    kd_buf out;
+    kd_buf_init(&out);
     if (prom) {
-        kd_buf out;
-        kd_buf_init(&out);
-        if (kd_metrics_prometheus(&m, kd_wall_ms(), &out) == KD_OK)
+        if (kd_metrics_prometheus(&m, kd_wall_ms(), &out) == KD_OK &&
+            (lerr || !kd_kledger_prometheus(ledger, kd_wall_ms(), &out)))
             fputs((const char *)out.data, stdout);
         kd_buf_fini(&out);
+        free(ledger);
         return KD_EXIT_OK;
     }
     char d[17];
@@ -86,5 +97,9 @@ int kd_cmd_stats(kd_cli *cli, int argc, char **argv)
            m.tip_time_ms && now > m.tip_time_ms ? (double)(now - m.tip_time_ms) / 1000.0 : 0.0);
     if (m.source_tip_time_ms) /* a feeder with a chain source (kdapp listen: the node's sink) told it */
         printf("  lag behind source     %.1f s\n", (double)kd_metrics_source_lag_ms(&m) / 1000.0);
+    if (!lerr && kd_kledger_text(ledger, kd_wall_ms(), &out) == KD_OK && out.len)
+        fputs((const char *)out.data, stdout);
+    kd_buf_fini(&out);
+    free(ledger);
     return KD_EXIT_OK;
 }

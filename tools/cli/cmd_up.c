@@ -26,6 +26,7 @@
  * node accept it on the virtual chain. A reorg request is refused: a real
  * node reorganises by itself, and the listener follows it.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 #include "tools/cli/commands.h"
 #include "tools/common/endpoints.h"
 #include "tools/common/options.h"
+#include "tools/kaspa/kaspa_wallet.h"
 #include "tools/kaspa/kaspa_writer.h"
 #include "tools/listen/follower.h"
 #include "tools/listen/kaspa_rpc.h"
@@ -54,19 +56,42 @@ typedef struct {
     int quiet;
 } rpc_ctx;
 
-static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
-                            size_t why_len)
+/* Says what became of a write: refused with why, or sent (with its fee,
+ * and any leftover paid as fee: never silent, even with --quiet). `res`
+ * may be NULL (a client's own transaction: none of ours paid). */
+static kd_err writer_said(const rpc_ctx *r, kd_err err, const char *what, const uint8_t tx_id[KD_HASH_LEN],
+                          const kd_kbuild_result *res, const char *why)
+{
+    if (err) {
+        fprintf(stderr, "kdapp up: %s was not sent: %s\n", what, why);
+        return err;
+    }
+    char h[2 * KD_HASH_LEN + 1], note[512];
+    kd_hex_encode(tx_id, KD_HASH_LEN, h);
+    if (!r->quiet && res)
+        fprintf(stderr, "kdapp up: sent transaction %s, fee %" PRIu64 " sompi\n", h, res->fee);
+    else if (!r->quiet)
+        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
+    if (res && kd_kbuild_note(res, note, sizeof note))
+        fprintf(stderr, "kdapp up: transaction %s: %s\n", h, note);
+    return err;
+}
+static kd_err writer_submit(void *ctx, const uint8_t *payload, size_t len, const kd_chain_spend *spend,
+                            uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     rpc_ctx *r = ctx;
-    kd_err err = kd_kwriter_submit(r->w, payload, len, tx_id, why, why_len);
-    if (err) {
-        fprintf(stderr, "kdapp up: a command was not sent: %s\n", why);
-    } else if (!r->quiet) {
-        char h[2 * KD_HASH_LEN + 1];
-        kd_hex_encode(tx_id, KD_HASH_LEN, h);
-        fprintf(stderr, "kdapp up: sent transaction %s\n", h);
-    }
+    kd_kbuild_result res;
+    kd_err err = kd_kwriter_submit(r->w, payload, len, spend, tx_id, &res, why, why_len);
+    err = writer_said(r, err, "a command", tx_id, &res, why);
+    kd_kbuild_result_fini(&res);
     return err;
+}
+static kd_err writer_submit_tx(void *ctx, const char *json, size_t len, uint8_t tx_id[KD_HASH_LEN], char *why,
+                               size_t why_len)
+{
+    rpc_ctx *r = ctx;
+    return writer_said(r, kd_kwriter_submit_tx(r->w, json, len, tx_id, why, why_len), "a client's transaction", tx_id,
+                       NULL, why);
 }
 
 static void writer_status(void *ctx, kd_devnet_info *info)
@@ -107,26 +132,38 @@ static void *wait_signal(void *arg)
 
 static int parse_prefix_opt(const char *text, void *value) { return kd_tx_filter_parse_prefix(text, value); }
 
+static int parse_budget_opt(const char *text, void *value) { return kd_kbudget_parse(text, value); }
+
 static int up_rpc(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kdapp up --rpc ws://HOST:PORT [--network NET] [--funding NAME] [--payers REF,REF...]\n"
-        "                [--fee-rate SOMPI_PER_KG] [--prefix HEX8] [--data DIR] [--finality N] [--quiet]\n"
+        "usage: kdapp up --rpc ws://HOST:PORT [--network NET] [--funding NAME] [--funding-budget G,H,T]\n"
+        "                [--payers REF,REF...] [--fee-rate SOMPI_PER_KG] [--prefix HEX8] [--data DIR]\n"
+        "                [--finality N] [--quiet]\n"
         "Runs the engine, a listener following the Kaspa node and a writer sending commands to it as\n"
         "transactions, serving the devnet's control socket (kdapp submit, kdapp mcp attach unchanged).\n"
-        "  --network  the network the node must be on (testnet-10, mainnet, ...)\n"
-        "  --funding  the wallet (key name) paying for commands no seat's own key pays for\n"
-        "  --payers   more keys that pay for their own commands (test:NAME, key names)\n";
+        "  --network         the network the node must be on (testnet-10, mainnet, ...)\n"
+        "  --funding         the wallet (key name) paying for the grants' commands no seat's own key pays for\n"
+        "                    (never for a gateway session without a grant)\n"
+        "  --funding-budget  what the funding wallet pays at most, in sompi: per grant, per hour, in total\n"
+        "                    (each a number or none; default 100000000,200000000,1000000000: 1, 2, 10 KAS)\n"
+        "  --payers          more keys that pay for their own commands (test:NAME, key names)\n";
     kd_node_options no = {0};
     kd_kwriter_options wo = {0};
     kd_listen_options lo = {0};
     kd_tx_filter_default(&wo.filter);
+    kd_kbudget_default(&wo.budget);
     rpc_ctx r = {0};
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
         {.name = "rpc", .kind = KD_OPT_STRING, .value = &wo.rpc_url},
         {.name = "network", .kind = KD_OPT_STRING, .value = &wo.network},
         {.name = "funding", .kind = KD_OPT_STRING, .value = &wo.funding},
+        {.name = "funding-budget",
+         .kind = KD_OPT_CUSTOM,
+         .value = &wo.budget,
+         .parse = parse_budget_opt,
+         .use = "GRANT,HOUR,TOTAL in sompi, each a number or none (e.g. 100000000,200000000,1000000000)"},
         {.name = "payers", .kind = KD_OPT_STRING, .value = &wo.payers},
         {.name = "fee-rate", .kind = KD_OPT_UINT, .value = &wo.fee_rate, .min = 1, .max = 1000000000000ull},
         {.name = "prefix",
@@ -148,12 +185,15 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_USAGE;
     }
     kd_endpoints ep;
-    char why[1024];
+    char why[KD_KWALLET_WHY_MAX];
     if (kd_endpoints_default(cli->data_dir, &ep, why, sizeof why) != KD_OK) {
         fprintf(stderr, "kdapp up: %s\n", why);
         return KD_EXIT_FAIL;
     }
     wo.keys_dir = cli->keys_dir;
+    char ledger[4200];
+    snprintf(ledger, sizeof ledger, "%s/%s", cli->data_dir, KD_KLEDGER_FILE);
+    wo.ledger_path = ledger;
     kd_signals_block();
     /* The chain the store follows, kaspa:<network> (engine/chain.h). */
     char store_chain[KD_CHAIN_MAX] = "", chain[KD_CHAIN_MAX];
@@ -188,7 +228,11 @@ static int up_rpc(kd_cli *cli, int argc, char **argv)
              "the chain is the Kaspa node at %s: it reorganises by itself, never on request (the listener follows "
              "its reorganisations)",
              wo.rpc_url);
-    const kd_chain_ops ops = {.submit = writer_submit, .status = writer_status, .no_reorg = refusal, .ctx = &r};
+    const kd_chain_ops ops = {.submit = writer_submit,
+                              .submit_tx = writer_submit_tx,
+                              .status = writer_status,
+                              .no_reorg = refusal,
+                              .ctx = &r};
     lo.rpc_url = wo.rpc_url;
     lo.network = wo.network;
     lo.filter = wo.filter;

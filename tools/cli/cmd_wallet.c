@@ -6,7 +6,7 @@
  *   kdapp wallet build --utxos FILE.json (--payload-hex HEX | --payload-file
  *         FILE) [--key NAME]
  *         [--network NET] [--fee-rate R] [--change ADDR] [--prefix HEX8 |
- *         --no-filter] [--nonce N] [--rules crescendo|v0.14]
+ *         --no-filter] [--nonce N] [--rules crescendo|v0.14] [--daa-score N]
  *   kdapp wallet verify --utxos FILE.json --tx FILE.json [--rules ...]
  *   kdapp wallet balance|utxos --rpc ws://NODE [--key NAME] [--network NET]
  *   kdapp wallet send --rpc ws://NODE (--payload-hex HEX | --payload-file
@@ -170,7 +170,7 @@ static int read_message(const char *prog, const char *hex, const char *path, uin
     return rc;
 }
 
-static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_rules rules)
+static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_rules rules, uint64_t fee_rate)
 {
     char *tx_json = NULL, id[2 * KD_KASPA_HASH_LEN + 1];
     if (kd_ktx_json_render(res->tx, &tx_json))
@@ -179,11 +179,16 @@ static int print_result(const kd_kbuild_result *res, kd_kaspa_net net, kd_kaspa_
     printf("{\"id\":\"%s\",\"network\":\"%s\",\"rules\":\"%s\",\"nonce\":%" PRIu32
            ",\"inputs\":%zu,\"totalIn\":%" PRIu64 ",\"fee\":%" PRIu64 ",\"change\":%" PRIu64 ",\"mass\":%" PRIu64
            ",\"computeMass\":%" PRIu64 ",\"storageMass\":%" PRIu64 ",\"transientMass\":%" PRIu64 ",\"size\":%" PRIu64
+           ",\"feeMass\":%" PRIu64 ",\"minFee\":%" PRIu64 ",\"feeRate\":%" PRIu64 ",\"leftover\":%" PRIu64
            ",\"transaction\":%s}\n",
            id, kd_kaspa_net_prefix(net), rules == KD_KASPA_RULES_CRESCENDO ? "crescendo" : "v0.14", res->nonce,
            res->tx->n_inputs, res->total_in, res->fee, res->change, res->mass.total, res->mass.compute,
-           res->mass.storage, res->mass.transient, res->mass.size, tx_json);
+           res->mass.storage, res->mass.transient, res->mass.size, res->mass.fee_mass,
+           kd_kaspa_min_fee(&res->mass, rules), fee_rate, res->leftover, tx_json);
     free(tx_json);
+    char note[512];
+    if (kd_kbuild_note(res, note, sizeof note))
+        fprintf(stderr, "kdapp wallet build: %s\n", note);
     return KD_EXIT_OK;
 }
 
@@ -193,12 +198,15 @@ static int wallet_build(kd_cli *cli, int argc, char **argv)
         "usage: kdapp wallet build --utxos FILE.json (--payload-hex HEX | --payload-file FILE) [--keys DIR]\n"
         "         [--key NAME] [--network mainnet|testnet-10|testnet-11|devnet|simnet]\n"
         "         [--fee-rate SOMPI_PER_KG] [--change ADDRESS] [--prefix HEX8 | --no-filter] [--nonce N]\n"
-        "         [--rules crescendo|v0.14]\n"
-        "Builds and signs the transaction of a command offline and prints it as the node's JSON.\n";
+        "         [--rules crescendo|v0.14] [--daa-score N]\n"
+        "Builds and signs the transaction of a command offline and prints it as the node's JSON.\n"
+        "--fee-rate defaults to the minimum relay fee rate (100000 sompi/kg, kaspad v2's; 1000 under v0.14);\n"
+        "--daa-score is the node's virtualDaaScore (getBlockDagInfo), needed to spend coinbase UTXOs\n"
+        "(spendable 1000 DAA scores after their block).\n";
     const char *key_name = DEFAULT_KEY, *network = "mainnet", *utxos_path = NULL, *payload_hex = NULL;
     const char *change_text = NULL, *prefix = NULL, *payload_file = NULL;
-    uint64_t fee_rate = KD_KASPA_MIN_RELAY_FEE_RATE, nonce = 0;
-    int no_filter = 0, nonce_seen = 0;
+    uint64_t fee_rate = 0, nonce = 0, daa_score = 0;
+    int no_filter = 0, nonce_seen = 0, daa_seen = 0;
     kd_kaspa_rules rules = KD_KASPA_RULES_CRESCENDO;
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
@@ -213,6 +221,7 @@ static int wallet_build(kd_cli *cli, int argc, char **argv)
         {.name = "fee-rate", .kind = KD_OPT_UINT, .value = &fee_rate, .min = 1, .max = 1000000000000ull},
         {.name = "nonce", .kind = KD_OPT_UINT, .value = &nonce, .max = UINT32_MAX, .seen = &nonce_seen},
         {.name = "rules", .kind = KD_OPT_CUSTOM, .value = &rules, .parse = parse_rules, .use = "crescendo or v0.14"},
+        {.name = "daa-score", .kind = KD_OPT_UINT, .value = &daa_score, .max = UINT64_MAX, .seen = &daa_seen},
         {0}};
     const kd_usage u = {.prog = "kdapp wallet build", .print = kd_usage_print_text, .ctx = usage};
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
@@ -276,14 +285,16 @@ static int wallet_build(kd_cli *cli, int argc, char **argv)
                                .filter = no_filter ? NULL : &filter,
                                .nonce_start = start,
                                .fee_rate = fee_rate,
-                               .rules = rules};
+                               .rules = rules,
+                               .daa_score = daa_score,
+                               .has_daa_score = daa_seen};
     kd_err err = kd_kaspa_build(&req, &res, why, sizeof why);
     if (err) {
         fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
         rc = err == KD_ERR_NOMEM || err == KD_ERR_INTERNAL || err == KD_ERR_IO ? KD_EXIT_FAIL : KD_EXIT_USAGE;
         goto done;
     }
-    rc = print_result(&res, net, rules);
+    rc = print_result(&res, net, rules, fee_rate ? fee_rate : kd_kaspa_fee_floor(rules));
 done:
     memset(&key, 0, sizeof key);
     kd_kbuild_result_fini(&res);
@@ -400,7 +411,7 @@ static int wallet_online(kd_cli *cli, int argc, char **argv, int list)
     kd_key key;
     if ((network && (rc = parse_net(u.prog, network, &net))) || (rc = load_key(cli, u.prog, key_name, &key)))
         return rc;
-    char why[1024] = "", node_net[32] = "";
+    char why[KD_KWALLET_WHY_MAX] = "", node_net[32] = "";
     kd_wrpc *c = NULL;
     kd_kutxo_list l = {0};
     kd_kaddr addr;
@@ -478,7 +489,7 @@ static int wallet_send(kd_cli *cli, int argc, char **argv)
     }
     uint8_t *message = NULL;
     kd_kwriter *w = NULL;
-    char why[1024] = "", *tx_json = NULL;
+    char why[KD_KWALLET_WHY_MAX] = "", *tx_json = NULL;
     kd_kbuild_result res = {0};
     if ((rc = read_message(u.prog, payload_hex, payload_file, &message, &len)))
         goto done;
@@ -488,22 +499,23 @@ static int wallet_send(kd_cli *cli, int argc, char **argv)
     if (!err && dry)
         err = kd_kwriter_dry_run(w, message, len, &tx_json, &res, why, sizeof why);
     else if (!err)
-        err = kd_kwriter_submit(w, message, len, id, why, sizeof why);
+        err = kd_kwriter_submit(w, message, len, NULL, id, &res, why, sizeof why);
     if (err) {
         fprintf(stderr, "%s: %s\n", u.prog, why[0] ? why : kd_err_str(err));
         rc = exit_of(err);
         goto done;
     }
+    char hex[2 * KD_KASPA_HASH_LEN + 1], note[512];
     if (dry) {
-        char hex[2 * KD_KASPA_HASH_LEN + 1];
         kd_hex_encode(res.id, KD_KASPA_HASH_LEN, hex);
-        printf("{\"id\":\"%s\",\"fee\":%" PRIu64 ",\"mass\":%" PRIu64 ",\"transaction\":%s}\n", hex, res.fee,
-               res.mass.total, tx_json);
+        printf("{\"id\":\"%s\",\"fee\":%" PRIu64 ",\"leftover\":%" PRIu64 ",\"mass\":%" PRIu64 ",\"transaction\":%s}\n",
+               hex, res.fee, res.leftover, res.mass.total, tx_json);
     } else {
-        char hex[2 * KD_KASPA_HASH_LEN + 1];
         kd_hex_encode(id, KD_KASPA_HASH_LEN, hex);
-        printf("tx %s\n", hex);
+        printf("tx %s\nfee %" PRIu64 "\n", hex, res.fee);
     }
+    if (kd_kbuild_note(&res, note, sizeof note))
+        fprintf(stderr, "%s: %s\n", u.prog, note);
 done:
     free(tx_json);
     kd_kbuild_result_fini(&res);

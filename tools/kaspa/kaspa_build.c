@@ -6,25 +6,78 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/bytes.h"
+
 /* The fixed point of fee and change converges in two or three rounds (the
  * storage mass of a change grows as the change shrinks); this bounds it. */
 #define FEE_ROUNDS 32
 
-/* Indexes of the UTXOs, largest amount first (ties: the given order). */
-static size_t *order_utxos(const kd_kutxo *u, size_t n)
+/* 1 when UTXO `u` may be spent at virtual DAA score `daa` (a coinbase
+ * output only once mature). */
+static int spendable(const kd_kutxo *u, uint64_t daa)
 {
-    size_t *idx = malloc(n * sizeof *idx);
+    return !u->is_coinbase || (u->block_daa_score <= UINT64_MAX - KD_KASPA_COINBASE_MATURITY &&
+                               u->block_daa_score + KD_KASPA_COINBASE_MATURITY <= daa);
+}
+
+/* Indexes of the spendable UTXOs (*n of them), largest amount first
+ * (ties: the given order). */
+static size_t *order_utxos(const kd_kbuild_req *req, size_t *n)
+{
+    const kd_kutxo *u = req->utxos;
+    size_t *idx = malloc((req->n_utxos ? req->n_utxos : 1) * sizeof *idx), m = 0;
     if (!idx)
         return NULL;
-    for (size_t i = 0; i < n; i++) {
-        size_t j = i;
+    for (size_t i = 0; i < req->n_utxos; i++) {
+        if (!spendable(&u[i], req->daa_score))
+            continue;
+        size_t j = m++;
         while (j > 0 && u[idx[j - 1]].amount < u[i].amount) {
             idx[j] = idx[j - 1];
             j--;
         }
         idx[j] = i;
     }
+    *n = m;
     return idx;
+}
+
+/* Refuses coinbase entries the build cannot judge (no DAA score given);
+ * otherwise sums the immature ones into *immature (sompi, n_immature of
+ * them) and *mature_at (the DAA score the first of them matures at). */
+static kd_err check_coinbase(const kd_kbuild_req *req, uint64_t *immature, size_t *n_immature, uint64_t *mature_at,
+                             char *why, size_t why_len)
+{
+    *immature = 0;
+    *n_immature = 0;
+    *mature_at = UINT64_MAX;
+    for (size_t i = 0; i < req->n_utxos; i++) {
+        const kd_kutxo *u = &req->utxos[i];
+        if (!u->is_coinbase)
+            continue;
+        if (!req->has_daa_score) {
+            char txid[2 * KD_KASPA_HASH_LEN + 1];
+            kd_hex_encode(u->outpoint.txid, KD_KASPA_HASH_LEN, txid);
+            return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len,
+                                "UTXO %zu (%s:%" PRIu32 ", %" PRIu64
+                                " sompi) is a coinbase output of DAA score %" PRIu64
+                                ": whether it is mature (%llu DAA scores) depends on the node's virtual DAA score, "
+                                "which was not given (kdapp wallet build --daa-score N, N the virtualDaaScore of "
+                                "getBlockDagInfo)",
+                                i, txid, u->outpoint.index, u->amount, u->block_daa_score,
+                                (unsigned long long)KD_KASPA_COINBASE_MATURITY);
+        }
+        if (spendable(u, req->daa_score))
+            continue;
+        *immature += u->amount;
+        (*n_immature)++;
+        uint64_t at = u->block_daa_score > UINT64_MAX - KD_KASPA_COINBASE_MATURITY
+                          ? UINT64_MAX
+                          : u->block_daa_score + KD_KASPA_COINBASE_MATURITY;
+        if (at < *mature_at)
+            *mature_at = at;
+    }
+    return KD_OK;
 }
 
 /* The transaction of the first k UTXOs (in `order`), with the payload and
@@ -49,21 +102,29 @@ static kd_err skeleton(const kd_kbuild_req *req, const size_t *order, size_t k, 
 }
 
 /* Settles the change output of `tx` (which has none yet): 1 with the change
- * in place and its fee, 0 when no change fits (dust, non-standard mass, or
- * the fee eats it all); -1 when out of memory. */
+ * in place and its fee, 0 when no change fits (*no_change says why: dust,
+ * a non-standard mass, or the fee eats it all); -1 when out of memory. */
 static int settle_change(kd_ktx *tx, const kd_kutxo *entries, const kd_kbuild_req *req, const uint8_t *script,
-                         size_t script_len, uint64_t total_in, uint64_t rate, uint64_t *fee_out, kd_kmass *mass)
+                         size_t script_len, uint64_t total_in, uint64_t rate, uint64_t *fee_out, kd_kmass *mass,
+                         kd_kleftover *no_change)
 {
     uint64_t fee = 0;
+    *no_change = KD_KLEFTOVER_COST;
     if (kd_ktx_add_output(tx, total_in, 0, script, script_len))
         return -1;
     for (int round = 0; round < FEE_ROUNDS; round++) {
         tx->outputs[0].value = total_in - fee;
         kd_ktx_mass(tx, entries, req->rules, mass);
-        uint64_t need = kd_kaspa_fee(mass->total, rate);
+        uint64_t need = kd_kaspa_tx_fee(mass, req->rules, rate);
         if (need <= fee) {
-            if (kd_kaspa_output_is_dust(total_in - fee, script_len) || mass->total > KD_KASPA_MAX_STANDARD_MASS)
+            if (kd_kaspa_output_is_dust(total_in - fee, script_len)) {
+                *no_change = KD_KLEFTOVER_DUST;
                 break;
+            }
+            if (mass->total > KD_KASPA_MAX_STANDARD_MASS) {
+                *no_change = KD_KLEFTOVER_MASS;
+                break;
+            }
             *fee_out = fee;
             return 1;
         }
@@ -134,7 +195,26 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
     size_t script_len;
     if (kd_kaddr_to_script(req->change, script, &script_len))
         return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len, "the change address is not valid");
-    uint64_t rate = req->fee_rate ? req->fee_rate : KD_KASPA_MIN_RELAY_FEE_RATE;
+    uint64_t floor = kd_kaspa_fee_floor(req->rules), rate = req->fee_rate ? req->fee_rate : floor;
+    if (rate < floor)
+        return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len,
+                            "the fee rate of %" PRIu64 " sompi/kg is below the minimum relay fee rate of %" PRIu64
+                            " sompi/kg (kaspad v2's; v1.x asked %llu): a node would refuse the transaction as "
+                            "paying too little; give %" PRIu64 " or more",
+                            rate, floor, (unsigned long long)KD_KASPA_LEGACY_RELAY_FEE_RATE, floor);
+    uint64_t immature, mature_at;
+    size_t n_immature, n_ok = 0;
+    kd_err cerr = check_coinbase(req, &immature, &n_immature, &mature_at, why, why_len);
+    if (cerr)
+        return cerr;
+    if (n_immature == req->n_utxos)
+        return kd_kaspa_why(KD_ERR_NOT_FOUND, why, why_len,
+                            "the wallet has no spendable UTXOs: its %zu UTXO%s (%" PRIu64
+                            " sompi) %s coinbase output%s not mature until DAA score %" PRIu64
+                            " (the node is at %" PRIu64 ", maturity %llu DAA scores)",
+                            n_immature, n_immature == 1 ? "" : "s", immature, n_immature == 1 ? "is a" : "are",
+                            n_immature == 1 ? "" : "s", mature_at, req->daa_score,
+                            (unsigned long long)KD_KASPA_COINBASE_MATURITY);
     size_t header = req->filter ? KD_TX_HEADER_LEN : 0;
     size_t payload_len = header + req->message_len;
     size_t room = payload_room(req, script, script_len);
@@ -145,7 +225,7 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
             "(mass at most %llu) carries at most %zu bytes of payload",
             payload_len, req->message_len, (unsigned long long)KD_KASPA_MAX_STANDARD_MASS, room);
     uint8_t *payload = calloc(1, payload_len ? payload_len : 1);
-    size_t *order = order_utxos(req->utxos, req->n_utxos);
+    size_t *order = order_utxos(req, &n_ok);
     kd_kutxo *entries = calloc(req->n_utxos, sizeof *entries);
     kd_ktx *tx = NULL;
     kd_err err = payload && order && entries ? KD_OK : KD_ERR_NOMEM;
@@ -158,14 +238,19 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
 
     uint64_t total_in = 0, fee = 0, last_need = 0, last_mass = 0;
     int found = 0;
-    for (size_t k = 1; k <= req->n_utxos && !found; k++) {
+    /* The fewest inputs whose leftover no change output can hold (see
+     * below): paid as fee only when no number of inputs makes room. */
+    size_t stranded_k = 0;
+    uint64_t stranded_left = 0;
+    kd_kleftover stranded_why = KD_KLEFTOVER_NONE, no_change;
+    for (size_t k = 1; k <= n_ok && !found; k++) {
         total_in += req->utxos[order[k - 1]].amount;
         kd_ktx_free(tx);
         tx = NULL;
         err = skeleton(req, order, k, payload, payload_len, entries, &tx);
         if (err)
             goto done;
-        int got = settle_change(tx, entries, req, script, script_len, total_in, rate, &fee, &out->mass);
+        int got = settle_change(tx, entries, req, script, script_len, total_in, rate, &fee, &out->mass, &no_change);
         if (got < 0) {
             err = KD_ERR_NOMEM;
             goto done;
@@ -186,21 +271,54 @@ kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why
                 k - 1, (unsigned long long)KD_KASPA_MAX_STANDARD_MASS);
             goto done;
         }
-        last_need = kd_kaspa_fee(out->mass.total, rate);
-        last_mass = out->mass.total;
+        last_need = kd_kaspa_tx_fee(&out->mass, req->rules, rate);
+        last_mass = out->mass.fee_mass;
         if (total_in >= last_need && kd_kaspa_output_is_dust(total_in - last_need, script_len)) {
             found = 1;
             fee = total_in;
             out->change = 0;
+            out->leftover = total_in - last_need;
+            out->leftover_why = out->leftover ? KD_KLEFTOVER_DUST : KD_KLEFTOVER_NONE;
+        } else if (total_in >= last_need && (!stranded_k || total_in - last_need < stranded_left)) {
+            /* covered, but what is left can be no change: a change this
+             * small weighs a storage mass over the standard limit (KIP-9:
+             * 10^12 / value grams, less what the inputs bring) or costs
+             * more fee than it holds; another input may make room */
+            stranded_k = k;
+            stranded_left = total_in - last_need;
+            stranded_why = no_change == KD_KLEFTOVER_DUST ? KD_KLEFTOVER_COST : no_change;
         }
     }
+    if (!found && stranded_k) {
+        /* no number of inputs makes room for a change: the leftover goes to
+         * the fee, reported as such (kd_kbuild_note), rather than refusing
+         * a payment the wallet covers */
+        total_in = 0;
+        for (size_t i = 0; i < stranded_k; i++)
+            total_in += req->utxos[order[i]].amount;
+        kd_ktx_free(tx);
+        tx = NULL;
+        err = skeleton(req, order, stranded_k, payload, payload_len, entries, &tx);
+        if (err)
+            goto done;
+        found = 1;
+        fee = total_in;
+        out->change = 0;
+        out->leftover = stranded_left;
+        out->leftover_why = stranded_why;
+    }
     if (!found) {
-        err =
-            kd_kaspa_why(KD_ERR_INSUFFICIENT_FUNDS, why, why_len,
-                         "insufficient funds: the transaction needs at least %" PRIu64
-                         " sompi (its fee at mass %" PRIu64 " and %" PRIu64 " sompi/kg, plus a change above dust), the "
-                         "wallet has %" PRIu64 " sompi in %zu UTXO%s",
-                         last_need, last_mass, rate, total_in, req->n_utxos, req->n_utxos == 1 ? "" : "s");
+        char also[200] = "";
+        if (n_immature)
+            snprintf(also, sizeof also,
+                     " (besides %" PRIu64 " sompi in %zu coinbase UTXO%s not mature until DAA score %" PRIu64
+                     "; the node is at %" PRIu64 ")",
+                     immature, n_immature, n_immature == 1 ? "" : "s", mature_at, req->daa_score);
+        err = kd_kaspa_why(KD_ERR_INSUFFICIENT_FUNDS, why, why_len,
+                           "insufficient funds: the transaction needs at least %" PRIu64
+                           " sompi (its fee at mass %" PRIu64 " and %" PRIu64
+                           " sompi/kg, with no change output), the wallet has %" PRIu64 " sompi in %zu UTXO%s%s",
+                           last_need, last_mass, rate, total_in, n_ok, n_ok == 1 ? "" : "s", also);
         goto done;
     }
     err = grind(tx, req, &out->nonce, out->id);
@@ -232,6 +350,27 @@ done:
         memset(out, 0, sizeof *out);
     }
     return err;
+}
+
+size_t kd_kbuild_note(const kd_kbuild_result *res, char *buf, size_t len)
+{
+    static const char *const why[] = {
+        [KD_KLEFTOVER_DUST] = "it would be dust (worth less than a third of the fee of spending it)",
+        [KD_KLEFTOVER_MASS] = "a change that small weighs a storage mass over the standard transaction's "
+                              "(KIP-9: about 10^12 / its value, in grams)",
+        [KD_KLEFTOVER_COST] = "after paying for its own output it would be dust or nothing",
+    };
+    if (!res->leftover || res->leftover_why <= KD_KLEFTOVER_NONE || res->leftover_why > KD_KLEFTOVER_COST) {
+        if (buf && len)
+            buf[0] = 0;
+        return 0;
+    }
+    int n = snprintf(buf, len,
+                     "the fee of %" PRIu64 " sompi includes a leftover of %" PRIu64
+                     " sompi above the minimum: no change output could hold it (%s), and no other UTXO of the "
+                     "wallet made room for one; send the wallet a larger UTXO to avoid this",
+                     res->fee, res->leftover, why[res->leftover_why]);
+    return n < 0 ? 0 : (size_t)n;
 }
 
 void kd_kbuild_result_fini(kd_kbuild_result *res)

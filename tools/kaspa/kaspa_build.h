@@ -8,17 +8,36 @@
  *   inputs   the fewest UTXOs that pay for it, largest first; each with
  *            sequence 0 and sig_op_count 1, signed SIGHASH_ALL
  *   outputs  one: the change back to the wallet's change address, or none
- *            when the change would be dust (it then goes to the fee, as
+ *            when what is left would be dust (it then goes to the fee, as
  *            rusty-kaspa's wallet does)
  *   payload  prefix (u32 LE) | nonce (u32 LE) | message, the nonce ground
  *            until the id fits the filter's pattern (about 1024 tries)
- *   fee      the fee of the node's mass (kaspa_mass.h) at the fee rate
+ *   fee      the minimum fee of kaspad v2's rule plus the priority of the
+ *            fee rate above the floor (kd_kaspa_tx_fee, kaspa_mass.h):
+ *            exactly the minimum at the floor rate, never more but for
+ *            a leftover no change output can hold (below)
  *
- * and refuses with a sentence: no UTXOs (KD_ERR_NOT_FOUND), a payload that
+ * Coinbase UTXOs are spent only once mature at the node's virtual DAA
+ * score (req.daa_score); a build without it refuses a coinbase UTXO.
+ *
+ * and refuses with a sentence naming the amounts: a fee rate below the
+ * floor (KD_ERR_INVALID_ARG), a coinbase UTXO without a DAA score
+ * (KD_ERR_INVALID_ARG), no UTXOs or only immature ones
+ * (KD_ERR_NOT_FOUND), a payload that
  * makes the transaction non-standard (KD_ERR_TOO_LARGE, saying how many
  * bytes fit), funds that do not cover the fee (KD_ERR_INSUFFICIENT_FUNDS,
  * saying how much is needed and how much there is), more inputs than a
  * standard transaction holds (KD_ERR_TOO_LARGE).
+ *
+ * A leftover that is not dust but can be no change either (KIP-9: a
+ * change of value v weighs about 10^12 / v grams of storage mass, less what
+ * the inputs bring, so one under about 0.0125 KAS after a move's fee makes
+ * the transaction non-standard; or one that does not pay for its own
+ * output) first makes the builder take another input. Only when no number
+ * of inputs makes room does it go to the fee; the result says so
+ * (`leftover`, kd_kbuild_note) and every caller shows it. Refusing instead
+ * would refuse a payment the wallet covers, and the only remedy the user
+ * has (another UTXO) is what the builder already tried.
  *
  * The fee and the change depend on each other through the storage mass
  * (a smaller change weighs more): the builder iterates to the fixed point,
@@ -50,9 +69,22 @@ typedef struct {
      * id is not ground. */
     const kd_tx_filter *filter;
     uint32_t nonce_start; /* the first nonce tried */
-    uint64_t fee_rate;    /* sompi per 1000 grams; 0 = KD_KASPA_MIN_RELAY_FEE_RATE */
+    uint64_t fee_rate;    /* sompi per 1000 grams; 0 = the rules' floor (kd_kaspa_fee_floor); below it: refused */
     kd_kaspa_rules rules;
+    /* The node's virtual DAA score: coinbase UTXOs younger than
+     * KD_KASPA_COINBASE_MATURITY at it are left out. Without it
+     * (has_daa_score 0) a coinbase UTXO is refused. */
+    uint64_t daa_score;
+    int has_daa_score;
 } kd_kbuild_req;
+
+/* Why a leftover went to the fee (kd_kbuild_result.leftover). */
+typedef enum {
+    KD_KLEFTOVER_NONE = 0,
+    KD_KLEFTOVER_DUST, /* under the dust threshold (about 600 sompi) */
+    KD_KLEFTOVER_MASS, /* a change that small makes the storage mass non-standard */
+    KD_KLEFTOVER_COST, /* a change that small does not pay for its own output */
+} kd_kleftover;
 
 typedef struct {
     kd_ktx *tx; /* owned: the signed transaction */
@@ -63,6 +95,10 @@ typedef struct {
     uint64_t change;   /* sompi; 0 when there is no change output */
     uint64_t total_in; /* sompi */
     size_t *used;      /* owned, tx->n_inputs indexes into req->utxos */
+    /* Sompi of `fee` above the minimum plus the priority: what was left
+     * when no change output could hold it (0 when there is change). */
+    uint64_t leftover;
+    kd_kleftover leftover_why;
 } kd_kbuild_result;
 
 /* Builds and signs. On success `out` holds the transaction (release with
@@ -71,6 +107,11 @@ typedef struct {
  * KD_ERR_INVALID_ARG (a UTXO that is not the key's, a change address of
  * another kind), KD_ERR_NOMEM, KD_ERR_IO, KD_ERR_INTERNAL. */
 kd_err kd_kaspa_build(const kd_kbuild_req *req, kd_kbuild_result *out, char *why, size_t why_len) KD_WARN_UNUSED;
+/* A sentence saying that, and why, the fee includes a leftover (written to
+ * buf, cut to len; "" when it does not). Returns its length, 0 when none:
+ * callers show it whenever it is not empty, so a leftover is never paid
+ * silently. */
+size_t kd_kbuild_note(const kd_kbuild_result *res, char *buf, size_t len);
 /* Releases a result; accepts a zeroed one. */
 void kd_kbuild_result_fini(kd_kbuild_result *res);
 

@@ -90,10 +90,36 @@ void kd_ktx_mass(const kd_ktx *tx, const kd_kutxo *entries, kd_kaspa_rules rules
         out->total = out->compute > out->transient ? out->compute : out->transient;
         if (out->storage > out->total)
             out->total = out->storage;
+        uint64_t half = out->transient / 2 + out->transient % 2; /* ⌈transient × 0.5⌉ */
+        out->fee_mass = out->compute > half ? out->compute : half;
+        out->order = out->fee_mass > out->storage ? out->fee_mass : out->storage;
     } else {
         out->transient = 0;
         out->total = sat_add(out->compute, out->storage);
+        out->fee_mass = out->order = out->total;
     }
+}
+
+uint64_t kd_kaspa_fee_floor(kd_kaspa_rules rules)
+{
+    return rules == KD_KASPA_RULES_CRESCENDO ? KD_KASPA_MIN_RELAY_FEE_RATE : KD_KASPA_LEGACY_RELAY_FEE_RATE;
+}
+
+uint64_t kd_kaspa_min_fee(const kd_kmass *m, kd_kaspa_rules rules)
+{
+    return kd_kaspa_fee(m->fee_mass, kd_kaspa_fee_floor(rules));
+}
+
+uint64_t kd_kaspa_tx_fee(const kd_kmass *m, kd_kaspa_rules rules, uint64_t rate)
+{
+    uint64_t floor = kd_kaspa_fee_floor(rules);
+    if (rules != KD_KASPA_RULES_CRESCENDO)
+        return kd_kaspa_fee(m->total, rate);
+    if (rate <= floor)
+        return kd_kaspa_min_fee(m, rules);
+    unsigned __int128 fee =
+        (unsigned __int128)kd_kaspa_min_fee(m, rules) + (unsigned __int128)m->order * (rate - floor) / 1000;
+    return fee > KD_KASPA_MAX_SOMPI ? KD_KASPA_MAX_SOMPI : (uint64_t)fee;
 }
 
 uint64_t kd_kaspa_fee(uint64_t mass, uint64_t rate)
@@ -109,5 +135,5 @@ int kd_kaspa_output_is_dust(uint64_t value, size_t script_len)
     if (script_len < 33)
         return 1;
     unsigned __int128 total = 8 + 2 + 8 + (unsigned __int128)script_len + 148;
-    return (unsigned __int128)value * 1000 / (3 * total) < KD_KASPA_MIN_RELAY_FEE_RATE;
+    return (unsigned __int128)value * 1000 / (3 * total) < KD_KASPA_LEGACY_RELAY_FEE_RATE;
 }

@@ -78,7 +78,8 @@ kd_err kd_ktx_json_render(const kd_ktx *tx, char **out)
     if (!err)
         err = put_hex(&b, tx->payload, tx->payload_len);
     if (!err)
-        err = kd_buf_appendf(&b, ",\"mass\":%" PRIu64 ",\"verboseData\":null}", tx->mass);
+        err = kd_buf_appendf(&b, ",\"storageMass\":%" PRIu64 ",\"mass\":%" PRIu64 ",\"verboseData\":null}", tx->mass,
+                             tx->mass);
     if (err) {
         kd_buf_fini(&b);
         return err;
@@ -270,8 +271,19 @@ kd_err kd_ktx_json_parse(const json_t *json, kd_ktx **out, char *why, size_t why
         err = field_u64(&p, json, "", "gas", UINT64_MAX, &tx->gas);
     if (!err)
         err = field_hex(&p, json, "", "payload", &tx->payload, &tx->payload_len);
+    /* v2 names it storageMass and still sends the deprecated mass; they
+     * must agree when both are there (RpcTransaction's deserializer). */
+    uint64_t storage_mass = 0;
     if (!err && json_object_get(json, "mass"))
         err = field_u64(&p, json, "", "mass", UINT64_MAX, &tx->mass);
+    if (!err && json_object_get(json, "storageMass"))
+        err = field_u64(&p, json, "", "storageMass", UINT64_MAX, &storage_mass);
+    if (!err && json_object_get(json, "storageMass") && json_object_get(json, "mass") && storage_mass != tx->mass)
+        err = kd_kaspa_why(KD_ERR_PARSE, p.why, p.why_len,
+                           "storageMass (%" PRIu64 ") and mass (%" PRIu64 ") differ; they must match", storage_mass,
+                           tx->mass);
+    else if (!err && json_object_get(json, "storageMass"))
+        tx->mass = storage_mass;
     if (err) {
         kd_ktx_free(tx);
         return err;

@@ -50,10 +50,20 @@ static kd_err parse_entry(const json_t *e, size_t i, kd_kutxo *u, char *why, siz
     u->amount = tx->outputs[0].value;
     u->spk = tx->outputs[0].spk;
     tx->outputs[0].spk.script = NULL; /* the list owns it now */
-    if (!daa || kd_kaspa_u64_of(daa, &u->block_daa_score))
-        u->block_daa_score = 0; /* informative only: the builder does not read it */
     u->is_coinbase = json_is_true(cb);
+    const char *bad_daa = daa ? kd_kaspa_u64_of(daa, &u->block_daa_score) : NULL;
+    if (!daa)
+        u->block_daa_score = 0;
     kd_ktx_free(tx);
+    if (bad_daa || (u->is_coinbase && !daa)) {
+        /* the builder reads it for a coinbase output: its maturity */
+        snprintf(why, why_len, "entries[%zu].utxoEntry.blockDaaScore %s%s", i,
+                 bad_daa ? "is not a non-negative integer: " : "is missing (a coinbase output needs it: its maturity)",
+                 bad_daa ? bad_daa : "");
+        free(u->spk.script);
+        u->spk.script = NULL;
+        return KD_ERR_PARSE;
+    }
     if (!u->amount) {
         snprintf(why, why_len, "entries[%zu].utxoEntry.amount is 0", i);
         return KD_ERR_PARSE;

@@ -59,7 +59,7 @@ kd_err kd_kwallet_utxos(kd_wrpc *c, const kd_kaddr *addr, uint32_t timeout_ms, k
                         size_t why_len)
 {
     memset(out, 0, sizeof *out);
-    char text[KD_KADDR_TEXT_MAX], node[256] = "";
+    char text[KD_KADDR_TEXT_MAX], node[KD_KWALLET_NODE_MAX] = "";
     if (kd_kaddr_encode(addr, text))
         return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len, "the wallet's address does not encode");
     json_t *res = NULL, *params = json_pack("{s:[s]}", "addresses", text);
@@ -85,15 +85,43 @@ kd_err kd_kwallet_utxos(kd_wrpc *c, const kd_kaddr *addr, uint32_t timeout_ms, k
     return err;
 }
 
+/* `method` with no parameters: its result into *res, a refusal's words
+ * into `node`. */
+static kd_err call_bare(kd_wrpc *c, const char *method, uint32_t timeout_ms, json_t **res, char *node, size_t node_len)
+{
+    json_t *params = json_object();
+    if (!params)
+        return KD_ERR_NOMEM;
+    kd_err err = kd_wrpc_call(c, method, params, timeout_of(timeout_ms), res, node, node_len);
+    json_decref(params);
+    return err;
+}
+
+kd_err kd_kwallet_daa_score(kd_wrpc *c, uint32_t timeout_ms, uint64_t *daa, char *why, size_t why_len)
+{
+    json_t *res = NULL;
+    char node[KD_KWALLET_NODE_MAX] = "";
+    kd_err err = call_bare(c, "getBlockDagInfo", timeout_ms, &res, node, sizeof node);
+    if (err == KD_ERR_NOMEM)
+        return err;
+    if (err)
+        return kd_kaspa_why(err, why, why_len, "getBlockDagInfo: %s", node);
+    kd_kaspa_dag_info di;
+    err = kd_kaspa_dag_info_parse(res, &di, why, why_len);
+    json_decref(res);
+    if (!err)
+        *daa = di.virtual_daa_score;
+    return err;
+}
+
 kd_err kd_kwallet_fee_rate(kd_wrpc *c, uint32_t timeout_ms, uint64_t *rate, char *why, size_t why_len)
 {
     *rate = KD_KASPA_MIN_RELAY_FEE_RATE;
-    json_t *res = NULL, *params = json_object();
-    if (!params)
-        return KD_ERR_NOMEM;
-    char node[256] = "";
-    kd_err err = kd_wrpc_call(c, "getFeeEstimate", params, timeout_of(timeout_ms), &res, node, sizeof node);
-    json_decref(params);
+    json_t *res = NULL;
+    char node[KD_KWALLET_NODE_MAX] = "";
+    kd_err err = call_bare(c, "getFeeEstimate", timeout_ms, &res, node, sizeof node);
+    if (err == KD_ERR_NOMEM)
+        return err;
     if (err == KD_ERR_NOT_FOUND || err == KD_ERR_PARSE)
         return KD_OK; /* an older node: the default minimum */
     if (err)

@@ -21,6 +21,13 @@
 #include "tools/kaspa/kaspa_utxo.h"
 #include "tools/listen/wrpc_client.h"
 
+/* Room for a node's refusal, quoted whole (kaspad's longest name two
+ * transaction ids, amounts and masses: about 300 bytes)... */
+#define KD_KWALLET_NODE_MAX 1024
+/* ...and for a sentence that quotes one: the size of a `why` buffer given
+ * to the functions here and to the writer's (kaspa_writer.h). */
+#define KD_KWALLET_WHY_MAX 2048
+
 /* Connects to `url` and reads the node's network (getServerInfo).
  * `network` ("testnet-10", ...; NULL: whatever the node runs) must equal
  * the node's networkId. On KD_OK *out is connected and *net is the node's
@@ -41,11 +48,19 @@ kd_err kd_kwallet_connect(const char *url, const char *network, uint32_t timeout
 kd_err kd_kwallet_utxos(kd_wrpc *c, const kd_kaddr *addr, uint32_t timeout_ms, kd_kutxo_list *out, char *why,
                         size_t why_len) KD_WARN_UNUSED;
 
+/* The node's virtual DAA score (getBlockDagInfo's virtualDaaScore): what
+ * the mempool judges a coinbase output's maturity at. Errors: the
+ * connection's, KD_ERR_NOT_FOUND (the node refused; quoted),
+ * KD_ERR_PARSE. */
+kd_err kd_kwallet_daa_score(kd_wrpc *c, uint32_t timeout_ms, uint64_t *daa, char *why, size_t why_len) KD_WARN_UNUSED;
+
 /* The node's lowest fee rate, sompi per 1000 grams: getFeeEstimate's
  * lowest bucket (sompi per gram × 1000), never below
- * KD_KASPA_MIN_RELAY_FEE_RATE. A node that does not answer getFeeEstimate
- * gives KD_KASPA_MIN_RELAY_FEE_RATE (the default minimum relay fee of
- * every kaspad). Errors: KD_ERR_NET, KD_ERR_TIMEOUT (the connection). */
+ * KD_KASPA_MIN_RELAY_FEE_RATE (kaspad v2's floor: a v1.x node, whose
+ * estimate is 1 sompi a gram, is paid v2's rate too, so what it relays
+ * stays relayable by v2 peers). A node that does not answer
+ * getFeeEstimate gives KD_KASPA_MIN_RELAY_FEE_RATE. Errors: KD_ERR_NET,
+ * KD_ERR_TIMEOUT (the connection). */
 kd_err kd_kwallet_fee_rate(kd_wrpc *c, uint32_t timeout_ms, uint64_t *rate, char *why, size_t why_len) KD_WARN_UNUSED;
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * kaspa_writer.c — kdapp commands as transactions on a kaspad node
- * (kaspa_writer.h): who pays, the pending list that chains commands on
- * unconfirmed change, and the submission that never pays twice.
+ * (kaspa_writer.h): who pays and within which budget, the pending list
+ * that chains commands on unconfirmed change, the submission that never
+ * pays twice, and the transactions clients pay for themselves.
  */
 #include "tools/kaspa/kaspa_writer.h"
 
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "engine/bytes.h"
+#include "engine/logger.h"
 #include "engine/netutil.h"
 #include "kdapp.pb-c.h"
 #include "tools/kaspa/kaspa_wallet.h"
@@ -33,6 +35,8 @@ typedef struct {
 } pend;
 
 typedef struct {
+    char name[KD_KLEDGER_NAME_MAX]; /* the key's name or reference, for messages and the ledger */
+    char address[KD_KADDR_TEXT_MAX];
     kd_key key;
     kd_kaddr addr;
     uint8_t script[KD_KSPK_SCRIPT_MAX];
@@ -51,6 +55,9 @@ struct kd_kwriter {
     kd_kaspa_net net;
     pthread_mutex_t mu;
     kd_kwriter_stats stats;
+    kd_kledger ledger; /* what the wallets paid; the budgets' counts */
+    char *ledger_path; /* NULL: kept in memory only */
+    int ledger_dirty;  /* refusals counted since the last save */
 };
 
 static uint32_t timeout_of(const kd_kwriter *w) { return w->o.timeout_ms ? w->o.timeout_ms : DEFAULT_TIMEOUT_MS; }
@@ -81,7 +88,7 @@ static void payer_free(payer *p)
     free(p);
 }
 
-static kd_err payer_add(kd_kwriter *w, const kd_key *key, payer **out)
+static kd_err payer_add(kd_kwriter *w, const char *name, const kd_key *key, payer **out)
 {
     payer **grown = realloc(w->payers, (w->n_payers + 1) * sizeof *grown);
     if (!grown)
@@ -91,8 +98,9 @@ static kd_err payer_add(kd_kwriter *w, const kd_key *key, payer **out)
     if (!p)
         return KD_ERR_NOMEM;
     p->key = *key;
+    snprintf(p->name, sizeof p->name, "%s", name);
     kd_kaddr_of_key(key, w->net, &p->addr);
-    if (kd_kaddr_to_script(&p->addr, p->script, &p->script_len)) {
+    if (kd_kaddr_encode(&p->addr, p->address) || kd_kaddr_to_script(&p->addr, p->script, &p->script_len)) {
         payer_free(p);
         return KD_ERR_INTERNAL;
     }
@@ -110,71 +118,157 @@ static payer *payer_of_pub(kd_kwriter *w, const uint8_t *pub, size_t len)
     return NULL;
 }
 
-/* The key of `pub` in the key directory, added as a payer; NULL when the
- * directory holds none. */
-static payer *payer_from_dir(kd_kwriter *w, const uint8_t *pub, size_t len)
+/* Finds the key of `pub` in the key directory: 1 with *key and `name` set
+ * (wipe the key), 0 when the directory holds none. */
+static int find_in_dir(const kd_kwriter *w, const uint8_t *pub, size_t len, kd_key *key, char name[KD_KLEDGER_NAME_MAX])
 {
-    DIR *d = w->keys_dir ? opendir(w->keys_dir) : NULL;
+    DIR *d = w->keys_dir && len == sizeof key->pub ? opendir(w->keys_dir) : NULL;
     if (!d)
-        return NULL;
-    payer *found = NULL;
+        return 0;
+    int found = 0;
     struct dirent *e;
     while (!found && (e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        if (n <= 4 || strcmp(e->d_name + n - 4, ".key"))
+        if (n <= 4 || n - 4 >= KD_KLEDGER_NAME_MAX || strcmp(e->d_name + n - 4, ".key"))
             continue;
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(n - 4), e->d_name);
-        kd_key key;
+        snprintf(name, KD_KLEDGER_NAME_MAX, "%.*s", (int)(n - 4), e->d_name);
         char why[256];
-        if (kd_key_load(w->keys_dir, name, &key, why, sizeof why))
+        if (kd_key_load(w->keys_dir, name, key, why, sizeof why))
             continue;
-        if (len == sizeof key.pub && !memcmp(&key.pub, pub, len) && payer_add(w, &key, &found))
-            found = NULL;
-        memset(&key, 0, sizeof key);
+        found = !memcmp(&key->pub, pub, len);
+        if (!found)
+            memset(key, 0, sizeof *key);
     }
     closedir(d);
     return found;
 }
 
-/* Who pays for `message` (kaspa_writer.h). */
-static kd_err choose_payer(kd_kwriter *w, const uint8_t *message, size_t len, payer **out, char *why, size_t why_len)
+/* The payer of `pub`: one already known, or its key in the key directory,
+ * added as a payer; NULL when neither holds it. */
+static payer *payer_find(kd_kwriter *w, const uint8_t *pub, size_t len)
 {
-    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, len, message);
-    const uint8_t *pub = NULL;
-    size_t pub_len = 0;
-    const char *whose = "";
-    if (em && em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND && em->signed_command) {
-        pub = em->signed_command->pubkey.data;
-        pub_len = em->signed_command->pubkey.len;
-        whose = "the command's signer";
-    } else if (em && em->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE && em->new_episode &&
-               em->new_episode->n_participants) {
-        pub = em->new_episode->participants[0].data;
-        pub_len = em->new_episode->participants[0].len;
-        whose = "the creation's first participant";
+    payer *p = payer_of_pub(w, pub, len);
+    kd_key key;
+    char name[KD_KLEDGER_NAME_MAX];
+    if (!p && find_in_dir(w, pub, len, &key, name) && payer_add(w, name, &key, &p))
+        p = NULL;
+    memset(&key, 0, sizeof key);
+    return p;
+}
+
+/* Whether `spend` lets the funding wallet pay: the owner's requests, and
+ * those that name a grant. */
+static int funding_may_pay(const kd_chain_spend *spend)
+{
+    return !spend || spend->kind == KD_SPEND_OWNER || spend->grant[0];
+}
+
+/* The name the funding wallet's budget per grant is kept under. */
+static const char *grant_of_spend(const kd_chain_spend *spend)
+{
+    return !spend || spend->kind == KD_SPEND_OWNER ? "(owner)" : spend->grant;
+}
+
+static payer *funding_of(kd_kwriter *w) { return w->funding_ix >= 0 ? w->payers[w->funding_ix] : NULL; }
+
+/* Counts a refusal (saved with the next payment, or at close). */
+static kd_err refused(kd_kwriter *w, kd_krefuse reason, kd_err err)
+{
+    w->ledger.refused[reason]++;
+    w->ledger_dirty = 1;
+    return err;
+}
+
+/* What keys a message names as its payer: a signed command's signer, or a
+ * creation's participants (the first is the owner's payer; a session's is
+ * the first it may spend). */
+typedef struct {
+    Kdapp__EpisodeMessage *em;
+    const ProtobufCBinaryData *keys;
+    size_t n;
+    const char *whose;
+} named_keys;
+
+static void named_keys_of(const uint8_t *message, size_t len, named_keys *k)
+{
+    memset(k, 0, sizeof *k);
+    k->em = kdapp__episode_message__unpack(NULL, len, message);
+    k->whose = "";
+    if (k->em && k->em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND && k->em->signed_command) {
+        k->keys = &k->em->signed_command->pubkey;
+        k->n = 1;
+        k->whose = "the command's signer";
+    } else if (k->em && k->em->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE && k->em->new_episode) {
+        k->keys = k->em->new_episode->participants;
+        k->n = k->em->new_episode->n_participants;
+        k->whose = "the creation's first participant";
     }
-    payer *p = pub ? payer_of_pub(w, pub, pub_len) : NULL;
-    if (!p && pub)
-        p = payer_from_dir(w, pub, pub_len);
-    if (!p && w->funding_ix >= 0)
-        p = w->payers[w->funding_ix];
-    char hex[2 * 33 + 1] = "";
-    if (pub && pub_len <= 33)
-        kd_hex_encode(pub, pub_len, hex);
-    if (em)
-        kdapp__episode_message__free_unpacked(em, NULL);
-    if (!p && !pub)
-        return kd_kaspa_why(KD_ERR_DENIED, why, why_len,
-                            "no key pays for this command: it names no signer and no --funding wallet was given "
-                            "(give --funding NAME)");
-    if (!p)
-        return kd_kaspa_why(KD_ERR_DENIED, why, why_len,
-                            "no key pays for this command: %s %s is not a key of %s and no --funding wallet was "
-                            "given (give --funding NAME, or put the seat's key in the key directory)",
-                            whose, hex, w->keys_dir ? w->keys_dir : "the key directory");
+}
+
+/* The refusal of a request that may not spend: it names the wallets it
+ * would have been (the key of the message in the key directory, the
+ * funding wallet) and why not. */
+static kd_err refuse_unpaid(kd_kwriter *w, const kd_chain_spend *spend, const named_keys *k, char *why, size_t why_len)
+{
+    char hex[2 * KD_PUBKEY_LEN + 1] = "", key_part[KD_KLEDGER_NAME_MAX + KD_KADDR_TEXT_MAX + 160] = "";
+    char fund_part[KD_KLEDGER_NAME_MAX + KD_KADDR_TEXT_MAX + 160] = "";
+    const payer *f = funding_of(w);
+    if (k->n && k->keys[0].len == KD_PUBKEY_LEN)
+        kd_hex_encode(k->keys[0].data, KD_PUBKEY_LEN, hex);
+    if (hex[0] && spend && spend->kind != KD_SPEND_OWNER) {
+        kd_key key;
+        char name[KD_KLEDGER_NAME_MAX];
+        const payer *known = payer_of_pub(w, k->keys[0].data, KD_PUBKEY_LEN);
+        if (known)
+            snprintf(key_part, sizeof key_part, " %s, the key %s (%s), pays only for a session granted it;", k->whose,
+                     known->name, known->address);
+        else if (find_in_dir(w, k->keys[0].data, KD_PUBKEY_LEN, &key, name))
+            snprintf(key_part, sizeof key_part,
+                     " %s, the key %s of the key directory, pays only for a session granted it;", k->whose, name);
+        memset(&key, 0, sizeof key);
+    }
+    if (f)
+        snprintf(fund_part, sizeof fund_part, " the funding wallet %s (%s) pays only for sessions that hold a grant",
+                 f->name, f->address);
+    if (spend && spend->kind != KD_SPEND_OWNER && !spend->grant[0])
+        return refused(w, KD_KREFUSE_NO_GRANT,
+                       kd_kaspa_why(KD_ERR_DENIED, why, why_len,
+                                    "no wallet pays for this command: the session that asked holds no grant, so "
+                                    "nobody's coins pay for it:%s%s. A client pays for its own commands with a "
+                                    "Kaspa transaction it builds, signs and pays for itself",
+                                    key_part, fund_part[0] ? fund_part : " no funding wallet was given"));
+    if (!hex[0])
+        return refused(w, KD_KREFUSE_NO_PAYER,
+                       kd_kaspa_why(KD_ERR_DENIED, why, why_len,
+                                    "no key pays for this command: it names no signer and no --funding wallet was "
+                                    "given (give --funding NAME)"));
+    return refused(w, KD_KREFUSE_NO_PAYER,
+                   kd_kaspa_why(KD_ERR_DENIED, why, why_len,
+                                "no key pays for this command: %s %s is not a key of %s%s and no --funding wallet "
+                                "was given (give --funding NAME, or put the seat's key in the key directory)",
+                                k->whose, hex, w->keys_dir ? w->keys_dir : "the key directory",
+                                spend && spend->kind != KD_SPEND_OWNER ? " that the request may spend" : ""));
+}
+
+/* Who pays for `message` asked for by `spend` (kaspa_writer.h "Who pays"). */
+static kd_err choose_payer(kd_kwriter *w, const uint8_t *message, size_t len, const kd_chain_spend *spend, payer **out,
+                           char *why, size_t why_len)
+{
+    named_keys k;
+    named_keys_of(message, len, &k);
+    int owner = !spend || spend->kind == KD_SPEND_OWNER;
+    payer *p = NULL;
+    /* the owner: the first key named; a session or duty: the first it may spend */
+    for (size_t i = 0; !p && i < (owner && k.n ? 1 : k.n); i++)
+        if (k.keys[i].len == KD_PUBKEY_LEN && (owner || kd_chain_spend_has(spend, k.keys[i].data, k.keys[i].len)))
+            p = payer_find(w, k.keys[i].data, k.keys[i].len);
+    if (!p && funding_may_pay(spend))
+        p = funding_of(w);
+    kd_err err = p ? KD_OK : refuse_unpaid(w, spend, &k, why, why_len);
+    if (k.em)
+        kdapp__episode_message__free_unpacked(k.em, NULL);
     *out = p;
-    return KD_OK;
+    return err;
 }
 
 /* ------------------------------------------------------------ node */
@@ -325,6 +419,9 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
         err = refresh_pending(w, p, &utxos, why, why_len);
     if (!err && !rate)
         err = kd_kwallet_fee_rate(w->c, timeout_of(w), &rate, why, why_len);
+    uint64_t daa = 0; /* coinbase maturity is judged at the node's virtual DAA score */
+    if (!err)
+        err = kd_kwallet_daa_score(w->c, timeout_of(w), &daa, why, why_len);
     if (!err)
         err = available_coins(p, &utxos, &coins, &n_coins);
     uint32_t nonce = 0;
@@ -341,7 +438,9 @@ static kd_err build(kd_kwriter *w, payer *p, const uint8_t *message, size_t len,
                                    .filter = &w->o.filter,
                                    .nonce_start = nonce,
                                    .fee_rate = rate,
-                                   .rules = KD_KASPA_RULES_CRESCENDO};
+                                   .rules = KD_KASPA_RULES_CRESCENDO,
+                                   .daa_score = daa,
+                                   .has_daa_score = 1};
         char inner[400] = "";
         err = kd_kaspa_build(&req, res, inner, sizeof inner);
         if (err) {
@@ -394,7 +493,7 @@ static int says_held(const char *node)
 static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *res, uint64_t deadline, char *why,
                              size_t why_len)
 {
-    char hex[2 * KD_KASPA_HASH_LEN + 1], node[512] = "";
+    char hex[2 * KD_KASPA_HASH_LEN + 1], node[KD_KWALLET_NODE_MAX] = "";
     hex_id(res->id, hex);
     uint32_t backoff = 100;
     for (;;) {
@@ -449,26 +548,79 @@ static kd_err settle_unknown(kd_kwriter *w, payer *p, const kd_kbuild_result *re
     }
 }
 
-kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
-                         size_t why_len)
+/* Builds `message`'s transaction for *p; the funding wallet builds it
+ * instead (*p is then the funding wallet) if `spend` lets it pay and either
+ * the seat's own key has no coins to pay with, or the key could pay only by
+ * leaving a leftover to the fee (kaspa_build.h) that the funding wallet
+ * would not leave. A funding wallet's transaction must fit its budgets
+ * (kaspa_ledger.h): else KD_ERR_DENIED naming them. */
+static kd_err build_paid(kd_kwriter *w, payer **p, const kd_chain_spend *spend, const uint8_t *message, size_t len,
+                         kd_kbuild_result *res, char *why, size_t why_len)
 {
+    payer *f = funding_of(w);
+    kd_err err = build(w, *p, message, len, res, why, why_len);
+    int cannot = err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS;
+    int stranded = !err && res->leftover_why != KD_KLEFTOVER_NONE && res->leftover_why != KD_KLEFTOVER_DUST;
+    if (f && *p != f && (cannot || stranded) && funding_may_pay(spend)) {
+        kd_kbuild_result alt = {0};
+        char alt_why[KD_KWALLET_WHY_MAX];
+        kd_err aerr = build(w, f, message, len, &alt, cannot ? why : alt_why, cannot ? why_len : sizeof alt_why);
+        if (cannot || (!aerr && alt.leftover < res->leftover)) {
+            kd_kbuild_result_fini(res);
+            *res = alt;
+            *p = f;
+            err = aerr;
+        } else {
+            kd_kbuild_result_fini(&alt);
+        }
+    }
+    kd_krefuse reason;
+    char inner[400];
+    if (!err && *p == f &&
+        kd_kledger_check(&w->ledger, &w->o.budget, grant_of_spend(spend), res->fee, kd_wall_ms(), &reason, inner,
+                         sizeof inner)) {
+        kd_kbuild_result_fini(res);
+        err = refused(w, reason,
+                      kd_kaspa_why(KD_ERR_DENIED, why, why_len, "the funding wallet %s (%s) does not pay for this: %s",
+                                   f->name, f->address, inner));
+    }
+    return err;
+}
+
+/* Saves the ledger; a failure is logged, never fatal (the counts stay in
+ * memory and the next save tries again). */
+static void ledger_save(kd_kwriter *w)
+{
+    char why[512];
+    w->ledger_dirty = 0;
+    if (w->ledger_path && kd_kledger_save(w->ledger_path, &w->ledger, why, sizeof why))
+        KD_LOG_W("kaspa", "the ledger of payments was not saved: %s", why);
+}
+
+/* Counts what `p` paid for a transaction the node took (or may have). */
+static void charge(kd_kwriter *w, const payer *p, const kd_chain_spend *spend, uint64_t fee)
+{
+    kd_kledger_charge(&w->ledger, p->name, p->address, p == funding_of(w), grant_of_spend(spend), fee, kd_wall_ms());
+    ledger_save(w);
+}
+
+kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, const kd_chain_spend *spend,
+                         uint8_t tx_id[KD_KASPA_HASH_LEN], kd_kbuild_result *out, char *why, size_t why_len)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
     pthread_mutex_lock(&w->mu);
     uint64_t deadline = kd_now_ms() + (w->o.retry_ms ? w->o.retry_ms : DEFAULT_RETRY_MS);
     uint32_t backoff = 100;
     payer *p = NULL;
-    kd_err err = choose_payer(w, message, len, &p, why, why_len);
+    kd_err err = choose_payer(w, message, len, spend, &p, why, why_len);
     while (!err) {
         kd_kbuild_result res = {0};
-        char node[512] = "";
+        char node[KD_KWALLET_NODE_MAX] = "";
+        payer *chosen = p;
         err = ensure_connected(w, why, why_len);
-        if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
-            (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
-            p != w->payers[w->funding_ix]) {
-            /* the seat's own key cannot pay: the funding wallet does */
-            kd_kbuild_result_fini(&res);
-            p = w->payers[w->funding_ix];
-            err = build(w, p, message, len, &res, why, why_len);
-        }
+        if (!err)
+            err = build_paid(w, &chosen, spend, message, len, &res, why, why_len);
         if (err) {
             kd_kbuild_result_fini(&res);
             if ((err == KD_ERR_NET || err == KD_ERR_TIMEOUT) && kd_now_ms() + backoff < deadline) {
@@ -483,7 +635,8 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
         err = submit_once(w, res.tx, node, sizeof node);
         if (!err || (err == KD_ERR_NOT_FOUND && says_held(node))) {
             w->stats.submitted++;
-            err = pending_add(p, &res);
+            err = pending_add(chosen, &res);
+            charge(w, chosen, spend, res.fee);
         } else if (err == KD_ERR_NOT_FOUND && says_orphan(node) && kd_now_ms() + backoff < deadline) {
             sleep_ms(backoff); /* the previous command's block is not accepted yet: build again */
             backoff = backoff < 2000 ? backoff * 2 : 2000;
@@ -497,12 +650,20 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
             err = kd_kaspa_why(KD_ERR_REJECTED, why, why_len, "the node rejected transaction %s: \"%s\"", hex, node);
         } else if (err == KD_ERR_NET || err == KD_ERR_TIMEOUT) {
             /* the fate of this transaction is unknown: keep its coins, ask */
-            if (!(err = pending_add(p, &res)))
-                err = settle_unknown(w, p, &res, deadline, why, why_len);
+            if (!(err = pending_add(chosen, &res)))
+                err = settle_unknown(w, chosen, &res, deadline, why, why_len);
+            if (err != KD_ERR_REJECTED) /* taken, or perhaps: the budget counts it */
+                charge(w, chosen, spend, res.fee);
+        }
+        if (!err && out) {
+            *out = res;
+            memset(&res, 0, sizeof res);
         }
         kd_kbuild_result_fini(&res);
         break;
     }
+    if (w->ledger_dirty)
+        ledger_save(w);
     pthread_mutex_unlock(&w->mu);
     return err;
 }
@@ -514,15 +675,11 @@ kd_err kd_kwriter_dry_run(kd_kwriter *w, const uint8_t *message, size_t len, cha
     pthread_mutex_lock(&w->mu);
     payer *p = NULL;
     kd_kbuild_result res = {0};
-    kd_err err = choose_payer(w, message, len, &p, why, why_len);
+    kd_err err = choose_payer(w, message, len, NULL, &p, why, why_len);
     if (!err)
         err = ensure_connected(w, why, why_len);
-    if (!err && (err = build(w, p, message, len, &res, why, why_len)) &&
-        (err == KD_ERR_NOT_FOUND || err == KD_ERR_INSUFFICIENT_FUNDS) && w->funding_ix >= 0 &&
-        p != w->payers[w->funding_ix]) {
-        kd_kbuild_result_fini(&res);
-        err = build(w, w->payers[w->funding_ix], message, len, &res, why, why_len);
-    }
+    if (!err)
+        err = build_paid(w, &p, NULL, message, len, &res, why, why_len);
     if (!err)
         err = kd_ktx_json_render(res.tx, tx_json);
     if (!err && out) {
@@ -532,6 +689,84 @@ kd_err kd_kwriter_dry_run(kd_kwriter *w, const uint8_t *message, size_t len, cha
     kd_kbuild_result_fini(&res);
     pthread_mutex_unlock(&w->mu);
     return err;
+}
+
+/* The transaction of a client's JSON (kd_kwriter_submit_tx), checked to be
+ * one the listener sees. */
+static kd_err client_tx(const kd_kwriter *w, const char *json, size_t len, kd_ktx **tx, uint8_t id[KD_KASPA_HASH_LEN],
+                        char *why, size_t why_len)
+{
+    json_t *root = NULL;
+    char inner[300] = "";
+    *tx = NULL;
+    if (kd_kaspa_json_load(json, len, &root, inner, sizeof inner))
+        return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len, "the transaction is not JSON: %s", inner);
+    json_t *t = json_object_get(root, "transaction");
+    kd_err err = kd_ktx_json_parse(json_is_object(t) ? t : root, tx, inner, sizeof inner);
+    json_decref(root);
+    if (err)
+        return kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len,
+                            "the transaction is not the node's JSON of a Kaspa transaction: %s", inner);
+    const kd_ktx *x = *tx;
+    Kdapp__EpisodeMessage *em = NULL;
+    if (!kd_tx_filter_payload(&w->o.filter, x->payload, x->payload_len))
+        err = kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len,
+                           "the transaction's payload does not start with this chain's kdapp header (the prefix "
+                           "%08x, then a nonce: tools/listen/README.md), so the listener would never read it",
+                           (unsigned)w->o.filter.prefix);
+    else if (!(em = kdapp__episode_message__unpack(NULL, x->payload_len - KD_TX_HEADER_LEN,
+                                                   x->payload + KD_TX_HEADER_LEN)))
+        err = kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len,
+                           "the transaction's payload after its 8-byte header is not an EpisodeMessage");
+    else if ((err = kd_ktx_id(x, id)))
+        err = kd_kaspa_why(err, why, why_len, "cannot compute the transaction's id");
+    else if (!kd_tx_filter_id(&w->o.filter, id))
+        err = kd_kaspa_why(KD_ERR_INVALID_ARG, why, why_len,
+                           "the transaction's id does not fit the listener's pattern, so the listener would never "
+                           "read it: grind the payload's nonce until it does (kdapp wallet send --dry-run does)");
+    if (em)
+        kdapp__episode_message__free_unpacked(em, NULL);
+    if (err) {
+        kd_ktx_free(*tx);
+        *tx = NULL;
+    }
+    return err;
+}
+
+kd_err kd_kwriter_submit_tx(kd_kwriter *w, const char *json, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
+                            size_t why_len)
+{
+    kd_ktx *tx = NULL;
+    kd_err err = client_tx(w, json, len, &tx, tx_id, why, why_len);
+    if (err)
+        return err;
+    pthread_mutex_lock(&w->mu);
+    char node[512] = "", hex[2 * KD_KASPA_HASH_LEN + 1];
+    hex_id(tx_id, hex);
+    if (!(err = ensure_connected(w, why, why_len)))
+        err = submit_once(w, tx, node, sizeof node);
+    if (!err || (err == KD_ERR_NOT_FOUND && says_held(node))) {
+        err = KD_OK;
+        w->ledger.client_txs++;
+        ledger_save(w);
+    } else if (err == KD_ERR_NOT_FOUND) {
+        err = kd_kaspa_why(KD_ERR_REJECTED, why, why_len, "the node rejected transaction %s: \"%s\"", hex, node);
+    } else if (err == KD_ERR_NET || err == KD_ERR_TIMEOUT) {
+        err = kd_kaspa_why(err, why, why_len,
+                           "the connection to the node dropped while transaction %s was submitted (%s); send the "
+                           "same transaction again: the node takes it at most once",
+                           hex, node[0] ? node : kd_err_str(err));
+    }
+    pthread_mutex_unlock(&w->mu);
+    kd_ktx_free(tx);
+    return err;
+}
+
+void kd_kwriter_ledger(kd_kwriter *w, kd_kledger *out)
+{
+    pthread_mutex_lock(&w->mu);
+    *out = w->ledger;
+    pthread_mutex_unlock(&w->mu);
 }
 
 void kd_kwriter_stats_get(kd_kwriter *w, kd_kwriter_stats *out)
@@ -552,7 +787,7 @@ static kd_err add_ref(kd_kwriter *w, const char *ref, char *why, size_t why_len)
     kd_err err = kd_key_resolve(w->keys_dir, ref, &key, why, why_len);
     payer *p = NULL;
     if (!err)
-        err = payer_add(w, &key, &p);
+        err = payer_add(w, ref, &key, &p);
     memset(&key, 0, sizeof key);
     return err;
 }
@@ -568,8 +803,16 @@ kd_err kd_kwriter_open(const kd_kwriter_options *o, kd_kwriter **out, char *why,
     w->rpc_url = o->rpc_url ? strdup(o->rpc_url) : NULL;
     w->network = o->network ? strdup(o->network) : NULL;
     w->keys_dir = o->keys_dir ? strdup(o->keys_dir) : NULL;
+    w->ledger_path = o->ledger_path ? strdup(o->ledger_path) : NULL;
+    if (!w->o.budget.per_grant && !w->o.budget.per_hour && !w->o.budget.total)
+        kd_kbudget_default(&w->o.budget);
     pthread_mutex_init(&w->mu, NULL);
-    kd_err err = w->rpc_url && (!o->network || w->network) && (!o->keys_dir || w->keys_dir) ? KD_OK : KD_ERR_NOMEM;
+    kd_err err = w->rpc_url && (!o->network || w->network) && (!o->keys_dir || w->keys_dir) &&
+                         (!o->ledger_path || w->ledger_path)
+                     ? KD_OK
+                     : KD_ERR_NOMEM;
+    if (!err && w->ledger_path && (err = kd_kledger_load(w->ledger_path, &w->ledger, why, why_len)) == KD_ERR_NOT_FOUND)
+        err = KD_OK; /* a first start: every count from zero */
     if (!err)
         err = kd_kwallet_connect(w->rpc_url, w->network, timeout_of(w), &w->c, &w->net, NULL, why, why_len);
     if (!err && o->funding) {
@@ -590,6 +833,7 @@ kd_err kd_kwriter_open(const kd_kwriter_options *o, kd_kwriter **out, char *why,
     w->o.rpc_url = w->rpc_url;
     w->o.network = w->network;
     w->o.keys_dir = w->keys_dir;
+    w->o.ledger_path = w->ledger_path;
     w->o.funding = w->o.payers = NULL;
     *out = w;
     return KD_OK;
@@ -599,6 +843,8 @@ void kd_kwriter_close(kd_kwriter *w)
 {
     if (!w)
         return;
+    if (w->ledger_dirty)
+        ledger_save(w);
     kd_wrpc_close(w->c);
     for (size_t i = 0; i < w->n_payers; i++)
         payer_free(w->payers[i]);
@@ -606,6 +852,7 @@ void kd_kwriter_close(kd_kwriter *w)
     free(w->rpc_url);
     free(w->network);
     free(w->keys_dir);
+    free(w->ledger_path);
     pthread_mutex_destroy(&w->mu);
     free(w);
 }

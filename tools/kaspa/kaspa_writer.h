@@ -5,10 +5,32 @@
  * node's fee rate) and submits it (submitTransaction over wRPC), so
  * `kdapp up --rpc` can serve the devnet's control protocol on a real node.
  *
- * Who pays: a signed command's own signer when its key is in the key
- * directory (or among the extra payers), a creation's first participant
- * likewise; otherwise, or when that key has no coins to pay with, the
- * funding wallet; otherwise a refusal that says so.
+ * Who pays, from who asked (tools/chain/spend.h; the owner when the
+ * request says nothing):
+ *
+ *   the key of the command        a signed command's signer, a creation's
+ *                                 first participant (for a session: the first
+ *                                 participant it is granted), when that key is
+ *                                 in the key directory (or among the extra
+ *                                 payers) and the request may spend it: the
+ *                                 owner may spend any; a session or a duty
+ *                                 only the keys it lists (its grant's, the
+ *                                 duty's own)
+ *   the funding wallet            otherwise, or when that key has no coins:
+ *                                 for the owner and for a request that names
+ *                                 a grant, never for a session without one,
+ *                                 and only within its budgets (kaspa_ledger.h)
+ *   nobody                        a refusal (KD_ERR_DENIED) naming the wallet
+ *                                 it would have been and why not
+ *
+ * A refusal costs nothing: it is decided before the node is asked anything.
+ * A client may instead send a transaction it built, signed and pays for
+ * itself (kd_kwriter_submit_tx): the writer checks that the listener will
+ * see it and passes it on; none of the writer's wallets pays.
+ *
+ * The funding wallet also pays when the key could pay only by leaving a
+ * leftover to the fee (kaspa_build.h) and the funding wallet would not, if
+ * the request may spend it.
  *
  * Chaining. Each paying key has a list of its own transactions the node
  * has not settled yet (the pending list). A new command spends
@@ -47,7 +69,9 @@
 
 #include "engine/crypto.h"
 #include "engine/err.h"
+#include "tools/chain/spend.h"
 #include "tools/kaspa/kaspa_build.h"
+#include "tools/kaspa/kaspa_ledger.h"
 #include "tools/listen/txfilter.h"
 
 typedef struct {
@@ -61,12 +85,19 @@ typedef struct {
     uint32_t timeout_ms;  /* one call to the node; 0: 10000 */
     uint32_t retry_ms;    /* how long a command is retried (reconnects, orphans); 0: 20000 */
     uint32_t grace_ms;    /* a pending tx absent from the mempool; 0: 30000 */
+    /* The funding wallet's budgets (kaspa_ledger.h); all 0: the defaults
+     * (kd_kbudget_default). */
+    kd_kbudget budget;
+    /* Where the ledger of payments is kept across restarts (DATA/spend.json);
+     * NULL: in memory only. */
+    const char *ledger_path;
 } kd_kwriter_options;
 
 typedef struct kd_kwriter kd_kwriter;
 
-/* Copies the options, resolves the funding key and the payers, connects and
- * checks the node's network. Errors (each with a sentence): KD_ERR_NET,
+/* Copies the options, resolves the funding key and the payers, loads the
+ * ledger, connects and checks the node's network. Errors (each with a
+ * sentence): KD_ERR_PARSE (the ledger file is not one), KD_ERR_NET,
  * KD_ERR_TIMEOUT (no node at the URL), KD_ERR_INVALID_ARG (another network, a
  * URL it cannot use), KD_ERR_NOT_FOUND / KD_ERR_BAD_KEY (a key ref),
  * KD_ERR_NOMEM. */
@@ -75,17 +106,33 @@ kd_err kd_kwriter_open(const kd_kwriter_options *o, kd_kwriter **out, char *why,
 void kd_kwriter_close(kd_kwriter *w);
 
 /* Sends one command: `message` is the EpisodeMessage (the header is the
- * writer's). On KD_OK tx_id is the Kaspa id of the transaction the node
- * holds. Errors, each with a sentence in `why`: KD_ERR_DENIED (no key pays
- * for it), KD_ERR_INSUFFICIENT_FUNDS, KD_ERR_NOT_FOUND (the payer has no
+ * writer's), asked for by `spend` (NULL: the owner). On KD_OK tx_id is the
+ * Kaspa id of the transaction the node holds, and `out` (may be NULL) the
+ * build of it: its fee, masses and any leftover paid as fee (show
+ * kd_kbuild_note; release with kd_kbuild_result_fini). Errors, each with a
+ * sentence in `why`: KD_ERR_DENIED (no wallet may pay for it: the sentence
+ * names the wallet and why, a missing grant or a budget),
+ * KD_ERR_INSUFFICIENT_FUNDS, KD_ERR_NOT_FOUND (the payer has no
  * coins), KD_ERR_TOO_LARGE (over the standard mass), KD_ERR_UNSUPPORTED
  * (the node has no --utxoindex), KD_ERR_REJECTED (the node refused the
  * transaction: its words are quoted), KD_ERR_NET / KD_ERR_TIMEOUT (the node
  * stayed unreachable: nothing was submitted, or — `why` says which — a
  * submission whose fate is unknown; the writer asks again before the next
  * command spends the same coins), KD_ERR_NOMEM, KD_ERR_INTERNAL. */
-kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
+kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, const kd_chain_spend *spend,
+                         uint8_t tx_id[KD_KASPA_HASH_LEN], kd_kbuild_result *out, char *why,
                          size_t why_len) KD_WARN_UNUSED;
+
+/* Sends a transaction a client built, signed and pays for: `json` (len
+ * bytes) is the node's JSON of it (what submitTransaction takes), or an
+ * object holding it under "transaction" (what `kdapp wallet send --dry-run`
+ * prints). It must carry a kdapp payload the listener sees (the prefix, an
+ * id that fits the pattern, an EpisodeMessage); none of the writer's
+ * wallets pays. Errors, each with a sentence: KD_ERR_INVALID_ARG (not a
+ * transaction, or one the listener would never see), KD_ERR_REJECTED (the
+ * node's words), KD_ERR_NET / KD_ERR_TIMEOUT, KD_ERR_NOMEM. */
+kd_err kd_kwriter_submit_tx(kd_kwriter *w, const char *json, size_t len, uint8_t tx_id[KD_KASPA_HASH_LEN], char *why,
+                            size_t why_len) KD_WARN_UNUSED;
 
 /* Builds and signs the command's transaction as kd_kwriter_submit would,
  * without submitting it (the dry run): *tx_json is the node's JSON of it
@@ -94,6 +141,9 @@ kd_err kd_kwriter_submit(kd_kwriter *w, const uint8_t *message, size_t len, uint
  * refusals. */
 kd_err kd_kwriter_dry_run(kd_kwriter *w, const uint8_t *message, size_t len, char **tx_json, kd_kbuild_result *res,
                           char *why, size_t why_len) KD_WARN_UNUSED;
+
+/* A copy of the ledger of payments (kaspa_ledger.h). Thread-safe. */
+void kd_kwriter_ledger(kd_kwriter *w, kd_kledger *out);
 
 typedef struct {
     uint64_t submitted;  /* txs the node took */

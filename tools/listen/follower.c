@@ -497,6 +497,19 @@ static kd_err catch_up(kd_listener *l, char *why, size_t why_len)
         json_decref(res);
         if (err)
             return err;
+        uint64_t finality = l->o.finality_depth ? l->o.finality_depth : KD_KASPA_FINALITY_DEPTH;
+        if (ch.n_removed > finality) {
+            char first[2 * KD_HASH_LEN + 1];
+            hex_of(ch.removed[ch.n_removed - 1], first);
+            snprintf(why, why_len,
+                     "the node reports a reorg of %zu chain blocks (back to %s), deeper than the finality depth of "
+                     "%llu blocks: the engine cannot revert past finality, so nothing of it was applied. A node "
+                     "never reorganises past Kaspa's finality (%u chain blocks); check the node, or follow it into a "
+                     "new data directory (a re-sync)",
+                     ch.n_removed, first, (unsigned long long)finality, KD_KASPA_FINALITY_DEPTH);
+            kd_kaspa_chain_fini(&ch);
+            return KD_ERR_BEYOND_FINALITY;
+        }
         size_t n = ch.n_removed + ch.n_added;
         if (n == 0) {
             kd_kaspa_chain_fini(&ch);

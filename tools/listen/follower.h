@@ -23,7 +23,11 @@
  * resumes from the engine's tip (the engine's idempotence covers re-sent
  * messages); a node that no longer knows the tip (pruned, or a reorg
  * deeper than its retention) stops the run with KD_ERR_NOT_FOUND and a
- * message saying how to re-sync. Notifications (virtualChainChanged) only
+ * message saying how to re-sync; a reorg deeper than the finality depth
+ * (the engine's, or Kaspa's 432,000 chain blocks) stops it with
+ * KD_ERR_BEYOND_FINALITY before any of it reaches the engine. A frame the
+ * node garbles fails the request it answered at once (wrpc_client.h):
+ * nothing of that round is applied, and the follower reconnects. Notifications (virtualChainChanged) only
  * wake the follower early; it also polls every poll_ms, so duplicated,
  * lost or reordered notifications change nothing.
  *
@@ -37,6 +41,11 @@
 
 #include "tools/chain/ingest_client.h"
 #include "tools/listen/txfilter.h"
+
+/* Kaspa's finality depth in chain blocks: 43,200 seconds at 10 blocks a
+ * second (rusty-kaspa consensus/core/src/config/constants.rs
+ * FINALITY_DURATION, bps.rs finality_depth), on every network. */
+#define KD_KASPA_FINALITY_DEPTH 432000u
 
 typedef enum {
     KD_LISTEN_EVENT_CONNECTED = 1, /* text: the node's version and network */
@@ -64,6 +73,10 @@ typedef struct {
     uint32_t rpc_timeout_ms;  /* one call; 0: 10000 */
     uint32_t poll_ms;         /* poll interval without notifications; 0: 1000 */
     uint32_t backoff_max_ms;  /* reconnect backoff cap; 0: 30000 */
+    /* The engine's finality depth (blocks): a reorg removing more chain
+     * blocks is refused before any of it is sent; 0: Kaspa's own
+     * (KD_KASPA_FINALITY_DEPTH), which no honest node exceeds. */
+    uint64_t finality_depth;
     void (*on_event)(void *ctx, const kd_listen_event *ev); /* may be NULL; on the run thread */
     void *event_ctx;
 } kd_listen_options;

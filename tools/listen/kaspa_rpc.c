@@ -262,7 +262,7 @@ kd_err kd_wrpc_frame_parse(const char *text, size_t len, kd_wrpc_frame *out, cha
                 goto fail;
             }
             out->kind = KD_WRPC_ERROR;
-            snprintf(out->error, sizeof out->error, "%s", json_string_value(msg));
+            out->error = json_string_value(msg);
         } else if (json_is_object(params)) {
             out->kind = KD_WRPC_RESPONSE;
             out->params = params;

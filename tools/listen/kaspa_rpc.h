@@ -88,13 +88,14 @@ typedef enum {
     KD_WRPC_NOTIFICATION, /* method + params, no id */
 } kd_wrpc_kind;
 
-/* One server frame. `params` is borrowed from `root` (owned). */
+/* One server frame. `params` and `error` (the whole of the node's message,
+ * however long) are borrowed from `root` (owned). */
 typedef struct {
     kd_wrpc_kind kind;
     uint64_t id;
     char method[64];
     json_t *params;
-    char error[256];
+    const char *error;
     json_t *root;
 } kd_wrpc_frame;
 

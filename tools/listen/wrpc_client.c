@@ -9,8 +9,11 @@
  *
  * Frames are reassembled from fragments (up to KD_WRPC_MAX_FRAME), then
  * parsed by kaspa_rpc.c: a reply goes to the waiting call when its id
- * matches, a virtual chain notification is counted, anything else that
- * does not parse is logged and dropped without touching the call.
+ * matches, a virtual chain notification is counted. A frame that does not
+ * parse (not JSON, nested past the parser's depth, of no wRPC shape, or
+ * binary) is logged; while a call waits it may have been that call's
+ * reply, so the call fails at once and the connection is dropped (a reply
+ * to another id is only logged: a late answer to a call that timed out).
  */
 #include "tools/listen/wrpc_client.h"
 
@@ -44,6 +47,8 @@ struct kd_wrpc {
 
     uint64_t next_id, waiting_id;
     int waiting, have_reply;
+    int bad_reply;     /* a malformed frame came while the call waited */
+    char bad_why[256]; /* what was wrong with it */
     kd_wrpc_frame reply;
 
     kd_buf out; /* LWS_PRE bytes, then the frame */
@@ -64,6 +69,10 @@ static void handle_frame(kd_wrpc *c, const char *text, size_t len)
     if (kd_wrpc_frame_parse(text, len, &f, why, sizeof why)) {
         c->bad_frames++;
         KD_LOG_W("listen", "dropped a frame from the node: %s", why);
+        if (c->waiting && !c->have_reply && !c->bad_reply) {
+            c->bad_reply = 1;
+            snprintf(c->bad_why, sizeof c->bad_why, "%s", why);
+        }
         return;
     }
     if (f.kind == KD_WRPC_NOTIFICATION) {
@@ -141,6 +150,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (c->rx_binary) {
                 c->bad_frames++;
                 KD_LOG_W("listen", "dropped a binary frame of %zu bytes (this client speaks JSON)", c->rx.len);
+                if (c->waiting && !c->have_reply && !c->bad_reply) {
+                    c->bad_reply = 1;
+                    snprintf(c->bad_why, sizeof c->bad_why, "a binary frame of %zu bytes", c->rx.len);
+                }
             } else {
                 handle_frame(c, (const char *)c->rx.data, c->rx.len);
             }
@@ -202,7 +215,7 @@ static int service_until(kd_wrpc *c, uint64_t deadline, cond_fn cond)
 }
 
 static int not_connecting(const kd_wrpc *c) { return c->state != ST_CONNECTING; }
-static int reply_or_closed(const kd_wrpc *c) { return c->have_reply || c->state != ST_OPEN; }
+static int reply_or_closed(const kd_wrpc *c) { return c->have_reply || c->bad_reply || c->state != ST_OPEN; }
 static int note_or_closed(const kd_wrpc *c) { return c->notes > 0 || c->state != ST_OPEN; }
 
 static void drop_connection(kd_wrpc *c)
@@ -404,6 +417,7 @@ kd_err kd_wrpc_call(kd_wrpc *c, const char *method, const json_t *params, uint32
     c->waiting = 1;
     c->waiting_id = id;
     c->have_reply = 0;
+    c->bad_reply = 0;
     lws_callback_on_writable(c->wsi);
     int r = service_until(c, kd_now_ms() + timeout_ms, reply_or_closed);
     c->waiting = 0;
@@ -417,6 +431,17 @@ kd_err kd_wrpc_call(kd_wrpc *c, const char *method, const json_t *params, uint32
         }
         kd_wrpc_frame_fini(&c->reply);
         return err;
+    }
+    if (c->bad_reply) {
+        /* its reply may have been that frame: this call fails now, and the
+         * connection, whose next frames cannot be trusted, is dropped */
+        c->bad_reply = 0;
+        snprintf(why, why_len,
+                 "%s: the node sent a malformed frame while the request waited (%s); the request failed and the "
+                 "connection was dropped",
+                 method, c->bad_why);
+        drop_connection(c);
+        return KD_ERR_NET;
     }
     if (r < 0) {
         snprintf(why, why_len, "interrupted");

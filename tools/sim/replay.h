@@ -25,11 +25,12 @@ typedef struct {
 } kd_replay_report;
 
 /* Replays `src`'s log into the empty engine `dst` (canonical_only: only
- * the blocks still applied), recording the first divergence. `dst` must
- * follow src's chain (open it with kd_engine_options.chain =
- * kd_engine_chain(src)): the consents of the log's creations sign it.
- * Errors: KD_ERR_SETTINGS (dst follows another chain; nothing replayed),
- * storage failures; divergences go into `rep`. */
+ * the blocks still applied), recording the first divergence. Open `dst`
+ * following src's chain (kd_engine_options.chain = kd_engine_chain(src)),
+ * as `kdapp replay` and `kdapp verify` do: the consents of the log's
+ * creations sign that chain, so a replay that checks them (signatures not
+ * trusted) into a store of another chain refuses them, a divergence in
+ * `rep`. Errors are storage failures only. */
 kd_err kd_replay_log(kd_engine *src, kd_engine *dst, int canonical_only, kd_replay_report *rep) KD_WARN_UNUSED;
 
 /* Compares the episodes and digests of two engines into `rep`. */
