@@ -113,6 +113,17 @@ static void applied(const char *name, kd_buf *payload)
     kd_buf_fini(payload);
 }
 
+/* Encodes `m` into `b` in place of what it held, and frees it. */
+static void repack(Kdapp__EpisodeMessage *m, kd_buf *b)
+{
+    b->len = 0;
+    size_t n = kdapp__episode_message__get_packed_size(m);
+    ET_ASSERT_OK(kd_buf_reserve(b, n));
+    kdapp__episode_message__pack(m, b->data);
+    b->len = n;
+    kdapp__episode_message__free_unpacked(m, NULL);
+}
+
 /* Table `id`: tic-tac-toe with `named` in seat 0 (NULL: open) and seat 1
  * open, waiting `timeout` DAA score (0: the longest a table may, as
  * support.c's blocks have DAA scores from their names, in no order). */
@@ -128,12 +139,7 @@ static kd_buf open_table(uint32_t id, const char *named, uint32_t timeout)
         Kdapp__EpisodeMessage *m = kdapp__episode_message__unpack(NULL, b.len, b.data);
         cr_assert(m);
         m->new_episode->join_timeout = timeout ? timeout : 8640000u;
-        b.len = 0;
-        size_t n = kdapp__episode_message__get_packed_size(m);
-        ET_ASSERT_OK(kd_buf_reserve(&b, n));
-        kdapp__episode_message__pack(m, b.data);
-        b.len = n;
-        kdapp__episode_message__free_unpacked(m, NULL);
+        repack(m, &b);
     }
     return b;
 }
@@ -155,12 +161,7 @@ static kd_buf join_signed_by(uint32_t id, uint32_t seat, const char *who, const 
     cr_assert(m);
     kd_key k = et_key(who);
     memcpy(m->join->pubkey.data, k.pub.bytes, KD_PUBKEY_LEN);
-    b.len = 0;
-    size_t n = kdapp__episode_message__get_packed_size(m);
-    ET_ASSERT_OK(kd_buf_reserve(&b, n));
-    kdapp__episode_message__pack(m, b.data);
-    b.len = n;
-    kdapp__episode_message__free_unpacked(m, NULL);
+    repack(m, &b);
     return b;
 }
 
