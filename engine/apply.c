@@ -101,7 +101,7 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
 }
 
 static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, int trusted_sig,
-                            kd_tx_result *r)
+                            int trusted_applied, kd_tx_result *r)
 {
     kd_txn_episode *ep;
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
@@ -130,7 +130,8 @@ static kd_err apply_command(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd
         return err;
     }
     int ok;
-    if ((err = kd_rules_execute(ops, ep->state, &c->scratch, cmd, signer, meta, c->arena.data + undo_off, r, &ok)) ||
+    if ((err = kd_rules_execute(ops, ep->state, &c->scratch, cmd, signer, meta, c->engine->sig_batch, trusted_applied,
+                                c->arena.data + undo_off, r, &ok)) ||
         !ok) {
         c->arena.len = undo_off;
         return err;
@@ -178,7 +179,7 @@ static kd_err on_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_blo
 static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
 {
     apply_ctx *a = ctx;
-    return apply_command(a->c, em, meta, (a->trust & KD_RULES_TRUSTED) != 0, r);
+    return apply_command(a->c, em, meta, (a->trust & KD_RULES_TRUSTED) != 0, (a->trust & KD_RULES_PRECHECKED) != 0, r);
 }
 
 static kd_err on_table(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
@@ -291,8 +292,9 @@ done:
  *   flush_with_digest  the touched episodes written back; the digest
  *   write_block        the block record, its height, the revert mark
  *                      cleared, the block beyond finality pruned
- *   commit_accept      the log entry and the metrics, the commit, then
- *                      the answer and the commit listener
+ *   commit_accept      the history index (store.h), the log entry and
+ *                      the metrics, the commit, then the answer and the
+ *                      commit listener
  *
  * The writes happen in that order (the crash tests name the points
  * between them: tests/crash).
@@ -386,7 +388,9 @@ static const ProtobufCBinaryData *replay_params(const Kdapp__Store__LogEntry *re
  * (its sentence lacks the note on the move it was signed for, the code
  * and the state are the same); or as stale_command, when the rules would
  * have taken it: that verdict is on the signature, and is never trusted
- * (skipped, the command would apply). */
+ * (skipped, the command would apply). A tx the trusted replay's log
+ * recorded as applied is KD_RULES_PRECHECKED too: the precheck of its
+ * type held (a proof it carries), which the replay trusts as well. */
 static unsigned replay_trust(const kd_engine *e, const Kdapp__Store__LogEntry *replay, size_t i)
 {
     if (!replay || i >= replay->n_txs)
@@ -400,7 +404,7 @@ static unsigned replay_trust(const kd_engine *e, const Kdapp__Store__LogEntry *r
         KD_ERR_DECODE,        KD_ERR_NO_CONSENT, KD_ERR_STALE_COMMAND,
     };
     if (o->applied)
-        return legacy | KD_RULES_TRUSTED;
+        return legacy | KD_RULES_TRUSTED | KD_RULES_PRECHECKED; /* applied: its type's precheck held too */
     for (size_t k = 0; k < sizeof untrusted / sizeof untrusted[0]; k++)
         if (strcmp(o->error_code, kd_err_code(untrusted[k])) == 0)
             return 0;
@@ -534,7 +538,9 @@ static kd_err commit_accept(kd_txn *c, const Kdapp__BlockAccepted *ba, const uin
     entry.tip_height = pos->height;
     kd_metrics m;
     count_accept(c->engine, ba, res, o->applied, &m);
-    kd_err err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
+    kd_err err = kd_txn_write_history(c, seq, KD_HISTORY_ACCEPT);
+    if (!err)
+        err = kd_txn_log_and_commit(c, seq, &entry, pos, &m);
     if (err)
         return err;
     res->status = KD_MSG_APPLIED;

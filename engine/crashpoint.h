@@ -25,6 +25,12 @@
  *                  revert_block: committed, views dispatched, no reply yet
  *   before_ack     ingest_server.c: the reply to chain events is built,
  *                  not yet sent (a dry run's reply acknowledges nothing)
+ *   upgraded       engine.c: a schema upgrade (engine/migrate.c) written
+ *                  in the transaction that opens the store, not committed
+ *
+ * A reorg's reverts in one transaction (revert.c) pass before_commit and
+ * after_commit once for the whole run; the tests of that and of the
+ * upgrade crash a child process (tests/engine: et_crash_child).
  *
  * Threading: any thread. The hit counter is the one mutable global of
  * engine/crashpoint.c (an atomic), which only a KD_CRASHPOINTS build has.

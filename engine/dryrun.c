@@ -175,7 +175,9 @@ static kd_err run_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_b
         return kd_rules_refuse_stale(ep->ops, ep->state, &run->scratch, cmd, signer, meta, run->undo.data, ep->id,
                                      signed_at, ep->counter, r);
     int ok;
-    if ((err = kd_rules_execute(ep->ops, ep->state, &run->scratch, cmd, signer, meta, run->undo.data, r, &ok)) || !ok)
+    if ((err =
+             kd_rules_execute(ep->ops, ep->state, &run->scratch, cmd, signer, meta, NULL, 0, run->undo.data, r, &ok)) ||
+        !ok)
         return err;
     ep->counter++;
     r->applied = 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "engine/crashpoint.h"
 #include "engine/crypto.h"
 #include "engine/logger.h"
 #include "kdapp.pb-c.h"
@@ -79,6 +80,13 @@ kd_err kd_engine_meta_tip(kd_engine *engine, MDB_txn *txn, kd_tip *out, uint64_t
     if (!found)
         next = 1;
     out->last_seq = next - 1;
+    /* The unpruned blocks are exactly the applied blocks still in
+     * `heights` (pruning and reverting delete their entries). */
+    MDB_stat st;
+    int src = mdb_stat(txn, s->heights, &st);
+    if (src)
+        return kd_store_err(src, "count heights");
+    out->revertible = st.ms_entries;
     if (next_seq)
         *next_seq = next;
     return KD_OK;
@@ -193,28 +201,31 @@ static kd_err check_meta(kd_engine *engine, uint64_t want_finality, const char *
     if ((err = meta_get_u64(txn, s->meta, KD_META_SCHEMA, &schema, &has_schema)) ||
         (err = meta_get_u64(txn, s->meta, KD_META_FINALITY, &finality, &has_finality)))
         goto fail;
-    if (has_schema && schema == 2 && s->read_only) {
+    if (has_schema && (schema == 2 || schema == 3) && s->read_only) {
         snprintf(why, why_len,
-                 "data directory %s has schema version 2; this kdapp reads version %u: open it once with a "
+                 "data directory %s has schema version %llu; this kdapp reads version %u: open it once with a "
                  "writing kdapp (kdapp engine --data %s), which upgrades it in place, then attach again",
-                 s->dir, KD_SCHEMA_VERSION, s->dir);
+                 s->dir, (unsigned long long)schema, KD_SCHEMA_VERSION, s->dir);
         err = KD_ERR_SCHEMA;
         goto fail;
     }
-    if (has_schema && schema == 2) { /* upgraded in this transaction: all or nothing */
-        if ((err = kd_store_migrate_2_to_3(txn, s, why, why_len)) ||
+    if (has_schema && (schema == 2 || schema == 3)) { /* upgraded in this transaction: all or nothing */
+        uint64_t from = schema;
+        if ((schema == 2 && (err = kd_store_migrate_2_to_3(txn, s, why, why_len))) ||
+            (err = kd_store_migrate_3_to_4(txn, s, why, why_len)) ||
             (err = meta_put_u64(txn, s->meta, KD_META_SCHEMA, KD_SCHEMA_VERSION))) {
             if (!why[0])
-                snprintf(why, why_len, "cannot upgrade data directory %s from schema 2 to %u: %s", s->dir,
-                         KD_SCHEMA_VERSION, kd_err_str(err));
+                snprintf(why, why_len, "cannot upgrade data directory %s from schema %llu to %u: %s", s->dir,
+                         (unsigned long long)from, KD_SCHEMA_VERSION, kd_err_str(err));
             goto fail;
         }
         schema = KD_SCHEMA_VERSION;
+        KD_CRASHPOINT("upgraded"); /* crash test: the upgrade written, not committed */
     }
     if (has_schema && schema != KD_SCHEMA_VERSION) {
         snprintf(why, why_len,
                  "data directory %s has schema version %llu; this kdapp reads version %u and upgrades "
-                 "only version 2 (replay its log with a matching kdapp, or use a new directory)",
+                 "only versions 2 and 3 (replay its log with a matching kdapp, or use a new directory)",
                  s->dir, (unsigned long long)schema, KD_SCHEMA_VERSION);
         err = KD_ERR_SCHEMA;
         goto fail;

@@ -16,7 +16,9 @@
  *              B is the tip               -> effects undone newest first,
  *                                            the parent becomes the tip
  *
- * Reverting a creation deletes the episode. After each commit the commit
+ * Reverting a creation deletes the episode. The reverts of a reorg may
+ * share one transaction instead (kd_engine_ingest_reverts), each still
+ * with its own verdict and log entry. After each commit the commit
  * listener (handlers/) is told which episodes changed and how.
  *
  * Threading: one thread at a time may call kd_engine_ingest / replay (the
@@ -121,6 +123,21 @@ kd_err kd_engine_ingest(kd_engine *engine, const uint8_t *msg, size_t len, kd_ms
 struct Kdapp__EngineMsg;
 kd_err kd_engine_ingest_decoded(kd_engine *engine, const struct Kdapp__EngineMsg *m, const uint8_t *msg, size_t len,
                                 kd_msg_result *res) KD_WARN_UNUSED;
+
+/* Applies `n` decoded kdapp.EngineMsg{BlockReverted} in order, as a reorg
+ * sends them (newest block first): each is applied, refused or a
+ * duplicate exactly as by kd_engine_ingest_decoded, with its own log entry
+ * and res[i], but up to 1,024 of them share one write transaction, synced
+ * once, and readers see the chain before them or after them, never
+ * half-way; the listener hears each after that commit. A shared
+ * transaction that fails keeps nothing: after a full map it grows the map
+ * and starts over, after any other error its reverts are applied one by
+ * one. *done gets the number of
+ * verdicts (res[0 .. *done)). Errors as kd_engine_ingest, for the event
+ * res[*done] (its detail says why), the earlier ones kept;
+ * KD_ERR_INVALID_ARG (nothing done) when an event is not a revert. */
+kd_err kd_engine_ingest_reverts(kd_engine *engine, struct Kdapp__EngineMsg *const *m, size_t n, kd_msg_result *res,
+                                size_t *done) KD_WARN_UNUSED;
 
 /* Lets the writer use signature verdicts computed ahead (engine/sigcheck.h)
  * for the following ingests, until called again (NULL: none). */
@@ -241,9 +258,16 @@ typedef struct {
     uint8_t digest[KD_HASH_LEN];
     uint64_t last_seq; /* newest log entry, 0 when empty */
     uint64_t finality_depth;
+    /* How many blocks, counted from the tip, a revert can still undo: the
+     * applied blocks above the finality horizon (at most finality_depth,
+     * and fewer after a reorg: the block a reorg returns to was made final
+     * when the chain was higher, and stays final). A reorg deeper than
+     * this is refused (beyond_finality). */
+    uint64_t revertible;
 } kd_tip;
 
-/* The tip: applied block, height, digest, newest log entry. */
+/* The tip: applied block, height, digest, newest log entry, finality
+ * depth and revertible depth. */
 kd_err kd_read_tip(kd_read *rd, kd_tip *out) KD_WARN_UNUSED;
 
 /* A copy of one episode, independent of any transaction. */
@@ -285,19 +309,64 @@ kd_err kd_read_find_tx(kd_read *rd, uint64_t after_seq, const uint8_t tx_id[KD_H
  * revert; refusals and duplicates change nothing), whether it was a
  * revert, and, for an applied accept, the episodes its applied
  * transactions touched, each once, in block order (`episodes` is
- * malloc'ed: kd_log_change_fini frees it). A revert names its block only:
- * a follower that needs its episodes looks at what it watches again. */
+ * malloc'ed: kd_log_change_fini frees it), and its block's DAA score (a
+ * house that reveals an ask only once it is deep enough measures the tip
+ * by it). A revert names its block only: a follower that needs its
+ * episodes looks at what it watches again. */
+/* A command an applied accept applied (kd_read_log_commands). */
+typedef struct {
+    uint32_t episode_id;
+    int has_signer;
+    kd_pubkey signer;
+    size_t at, len; /* its payload (the EpisodeMessage as carried) in kd_log_change.payloads */
+} kd_log_command;
 typedef struct {
     int applied;
     int reverted;
     uint32_t *episodes;
     size_t n_episodes;
+    uint64_t daa;               /* an applied accept: its block's DAA score; else 0 */
+    uint64_t height;            /* an applied entry: the chain's height after it */
+    uint8_t block[KD_HASH_LEN]; /* an applied entry: the block accepted or reverted */
+    kd_buf commands;            /* kd_read_log_commands of an applied accept: kd_log_command records, in block order */
+    kd_buf payloads;            /* their payloads */
 } kd_log_change;
 /* Reads log entry `seq` into `out` (kd_log_change_fini it, also after an
  * error). Errors: KD_ERR_NOT_FOUND, KD_ERR_STORE (it does not decode),
  * KD_ERR_NOMEM. */
 kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
+/* kd_read_log_change, and for an applied accept the commands it applied
+ * (signed or not; creations left out) with their payloads copied: for a
+ * follower that must send again what a reorg dropped (the gateway's duties
+ * thread re-submits a player's ask its house answered). Errors: as
+ * kd_read_log_change. */
+kd_err kd_read_log_commands(kd_read *rd, uint64_t seq, kd_log_change *out) KD_WARN_UNUSED;
 void kd_log_change_fini(kd_log_change *c);
+
+/* One log entry that changed an episode (kd_read_episode_history). */
+typedef struct {
+    uint64_t seq;
+    int reverted; /* 0: an accept that applied a transaction of it (its creation included); 1: a revert of a
+                     block that changed it */
+} kd_history_entry;
+
+/* The log entries that changed episode `id`, oldest first, read from the
+ * store's index (engine/store.h, `history`) in time proportional to their
+ * number, not to the log's: its creation and every accept that applied
+ * one of its transactions, and every revert of a block that changed it.
+ * Accepts whose blocks a reorg took away are listed too (with the revert
+ * after them); kd_read_block_seq tells whether an accept's block is still
+ * applied by that entry. An index that a reverted creation's slot left
+ * behind may list older entries of that slot: never applied ones (their
+ * blocks are not applied by them). `*out` is malloc'ed (free it); *count
+ * may be 0 only for a damaged store. Errors: KD_ERR_NOT_FOUND (no episode
+ * `id`), KD_ERR_NOMEM, storage errors. */
+kd_err kd_read_episode_history(kd_read *rd, uint32_t id, kd_history_entry **out, size_t *count) KD_WARN_UNUSED;
+
+/* The log position of the entry that applied block `hash`, while it is
+ * applied. Errors: KD_ERR_NOT_FOUND (not applied: never, or reverted),
+ * KD_ERR_STORE (its record does not decode). */
+kd_err kd_read_block_seq(kd_read *rd, const uint8_t hash[KD_HASH_LEN], uint64_t *seq) KD_WARN_UNUSED;
 
 /* The log positions of the blocks still applied, genesis first (the
  * canonical chain), following parent links from the tip. `*seqs` is

@@ -48,16 +48,6 @@ typedef struct {
     size_t count;
 } kd_participants;
 
-/* Where a command or creation happens: the only outside input an episode may
- * use besides the command itself. Pointers are valid for the call only. */
-typedef struct {
-    const uint8_t *block_hash; /* KD_HASH_LEN bytes */
-    uint64_t daa;
-    uint64_t time_ms;
-    const uint8_t *tx_id; /* KD_HASH_LEN bytes */
-    uint32_t episode_id;
-} kd_block_meta;
-
 #define KD_RULE_CODE_MAX 32
 #define KD_REJECT_DETAIL_MAX 160
 
@@ -87,6 +77,29 @@ kd_err kd_reject_rule(kd_reject *rej, const char *code, const char *fmt, ...) __
 /* The short code a rejection is stored and sent under: rej->code for
  * KD_ERR_RULE (or "rule" when it is empty), else kd_err_code(err). */
 const char *kd_reject_code(kd_err err, const kd_reject *rej);
+
+/* The verdict of a type's precheck (kd_episode_ops below) on the command
+ * being executed, found ahead of the writer. */
+typedef struct {
+    kd_err verdict; /* KD_OK: the check holds; else the refusal execute gives (KD_ERR_RULE with rej) */
+    kd_reject rej;
+} kd_precheck;
+
+/* Where a command or creation happens: the only outside input an episode may
+ * use besides the command itself. Pointers are valid for the call only. */
+typedef struct {
+    const uint8_t *block_hash; /* KD_HASH_LEN bytes */
+    uint64_t daa;
+    uint64_t time_ms;
+    const uint8_t *tx_id; /* KD_HASH_LEN bytes */
+    uint32_t episode_id;
+    /* For execute of a type with a precheck: that check's verdict on this
+     * very command and state, when the engine has it (computed ahead by its
+     * verifier pool for the same key, or a replay of its own log that
+     * applied the command); NULL: the type makes the check itself. It
+     * never changes what execute decides, only whether it recomputes it. */
+    const kd_precheck *precheck;
+} kd_block_meta;
 
 typedef struct kd_episode_ops {
     const char *type_name;
@@ -134,6 +147,28 @@ typedef struct kd_episode_ops {
      * params when the last seat is taken. Errors: KD_ERR_BAD_PARAMS
      * (detail in rej). */
     kd_err (*join_params)(int seat, const uint8_t *params, size_t len, kd_reject *rej);
+    /*
+     * Optional, both or neither: a costly part of execute that is a pure
+     * function of the state and the command (a zero-knowledge proof), which
+     * the engine's verifier pool runs ahead of the single writer as it
+     * verifies signatures (engine/sigcheck.h), on the state the store holds
+     * before the request.
+     *
+     * precheck_key: 1 when `command` met by `state` has such a check, with
+     * `key` the SHA-256 of everything its verdict depends on (the type
+     * hashes what the check reads: its statement and its proof); 0 when it
+     * has none. Cheap: the writer calls it for every command of the type.
+     * precheck: the verdict, as execute would reach it (KD_OK, or the
+     * refusal with rej), or KD_ERR_NOMEM. Both pure and thread-safe.
+     *
+     * The writer looks the verdict up by the key it computes on the state
+     * it has: equal keys give the same verdict, so a state the pool
+     * predicted wrongly costs a check in execute, never a wrong one.
+     */
+    int (*precheck_key)(const void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                        uint32_t episode_id, uint8_t key[KD_HASH_LEN]);
+    kd_err (*precheck)(const void *state, const uint8_t *command, size_t len, const kd_pubkey *signer,
+                       uint32_t episode_id, kd_reject *rej);
 } kd_episode_ops;
 
 /* ---------------------------------------------------------------- registry */

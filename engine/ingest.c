@@ -74,6 +74,8 @@ static kd_err pack_reply(kd_engine *engine, const kd_msg_result *results, size_t
         reply.tip_hash.len = KD_HASH_LEN;
     }
     reply.tip_height = tip.height;
+    reply.finality_depth = tip.finality_depth;
+    reply.revertible = tip.revertible;
     reply.digest.data = tip.digest;
     reply.digest.len = KD_HASH_LEN;
     reply.error_code = (char *)(req_err ? kd_err_code(req_err) : "");
@@ -93,33 +95,93 @@ done:
     return err;
 }
 
+/* What the planner predicts of an episode for a request. */
 typedef struct {
     uint32_t id;
     uint64_t counter;
-} predicted_counter;
+    const kd_episode_ops *ops; /* a type with a precheck, and */
+    void *state;               /* its state as stored (owned until a precheck job takes it), or NULL */
+} predicted;
 
-/* The move counter episode `id` will have: as predicted so far in this
- * request, else as stored. */
-static uint64_t *counter_of(kd_read *rd, predicted_counter **map, size_t *n, uint32_t id)
+/* The prediction for episode `id`: its move counter as predicted so far in
+ * this request, else as stored; and, for a type with a precheck, its
+ * stored state, until its first command takes it. */
+static predicted *predict(kd_read *rd, predicted **map, size_t *n, uint32_t id)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*map)[i].id == id)
-            return &(*map)[i].counter;
-    predicted_counter *p = realloc(*map, (*n + 1) * sizeof *p);
+            return &(*map)[i];
+    predicted *p = realloc(*map, (*n + 1) * sizeof *p);
     if (!p)
         return NULL;
     *map = p;
-    p[*n].id = id;
-    p[*n].counter = 0;
+    p += *n;
+    memset(p, 0, sizeof *p);
+    p->id = id;
     kd_episode_snapshot snap;
     if (kd_read_episode(rd, id, &snap) == KD_OK) {
-        p[*n].counter = snap.undo_depth;
+        p->counter = snap.undo_depth;
+        if (snap.ops->precheck_key) {
+            p->ops = snap.ops;
+            p->state = snap.state; /* taken */
+            snap.state = NULL;
+        }
         kd_episode_snapshot_fini(&snap);
     }
-    return &p[(*n)++].counter;
+    (*n)++;
+    return p;
 }
 
-/* The signature checks of a request, in the array the pool reads. */
+/* Plans the precheck of episode p's first command in the request (later
+ * ones meet a state the store does not hold yet) when its type has one for
+ * it: the job takes the stored state. */
+static kd_err plan_precheck(predicted *p, const ProtobufCBinaryData *cmd, const kd_pubkey *signer, kd_sig_job *j,
+                            int *planned)
+{
+    *planned = 0;
+    if (!p->state)
+        return KD_OK;
+    kd_precheck_job *pre = calloc(1, sizeof *pre);
+    uint8_t *copy = malloc(cmd->len ? cmd->len : 1);
+    if (!pre || !copy) {
+        free(pre);
+        free(copy);
+        return KD_ERR_NOMEM;
+    }
+    memset(j, 0, sizeof *j);
+    if (!p->ops->precheck_key(p->state, cmd->data, cmd->len, signer, p->id, j->digest)) {
+        free(pre);
+        free(copy);
+        free(p->state);
+        p->state = NULL;
+        return KD_OK;
+    }
+    memcpy(copy, cmd->data, cmd->len);
+    pre->ops = p->ops;
+    pre->state = p->state;
+    p->state = NULL;
+    pre->command = copy;
+    pre->command_len = cmd->len;
+    pre->episode_id = p->id;
+    pre->has_signer = signer != NULL;
+    if (signer)
+        j->pubkey = *signer;
+    j->pre = pre;
+    j->verdict = KD_ERR_NOMEM;
+    atomic_init(&j->state, 0);
+    *planned = 1;
+    return KD_OK;
+}
+
+static void predicted_free(predicted *map, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(map[i].state);
+    free(map);
+}
+
+/* The signature checks and prechecks of a request, in the array the pool
+ * reads. */
 typedef struct {
     kd_sig_job *jobs;
     size_t count;
@@ -141,10 +203,12 @@ static void hand_over(kd_sig_pool *pool, sig_plan *plan)
 }
 
 /* Lists the signature checks of a request with the digests they will most
- * likely be checked against (every earlier command applies), handing each
- * block's to the pool as soon as it is planned. The stored counters are
- * read through one handle, ended before the writer ingests. A failure
- * leaves the plan as far as it got: the writer verifies the rest itself. */
+ * likely be checked against (every earlier command applies), and the
+ * prechecks of the types that have them on the states as stored, handing
+ * each block's to the pool as soon as it is planned. The stored counters
+ * and states are read through one handle, ended before the writer
+ * ingests. A failure leaves the plan as far as it got: the writer verifies
+ * the rest itself. */
 static kd_err plan_sig_jobs(kd_engine *engine, kd_sig_pool *pool, const Kdapp__IngestRequest *req, sig_plan *plan)
 {
     size_t cap = 0;
@@ -153,10 +217,11 @@ static kd_err plan_sig_jobs(kd_engine *engine, kd_sig_pool *pool, const Kdapp__I
             cap += req->msgs[m]->accepted->n_txs;
     if (!cap)
         return KD_OK;
-    /* in place until the batch is finished: the pool reads it meanwhile */
-    if (!(plan->jobs = malloc(cap * sizeof *plan->jobs)))
+    /* in place until the batch is finished: the pool reads it meanwhile;
+     * a signature and a precheck per tx at most */
+    if (!(plan->jobs = malloc(2 * cap * sizeof *plan->jobs)))
         return KD_ERR_NOMEM;
-    predicted_counter *map = NULL;
+    predicted *map = NULL;
     size_t n_map = 0;
     kd_read *rd;
     kd_err err = kd_engine_read_begin(engine, &rd);
@@ -171,31 +236,53 @@ static kd_err plan_sig_jobs(kd_engine *engine, kd_sig_pool *pool, const Kdapp__I
             Kdapp__EpisodeMessage *ep = kdapp__episode_message__unpack(NULL, pl->len, pl->data);
             if (!ep)
                 continue;
-            uint64_t *counter = counter_of(rd, &map, &n_map, ep->episode_id);
-            if (!counter) {
+            predicted *p = predict(rd, &map, &n_map, ep->episode_id);
+            int planned;
+            if (!p) {
                 err = KD_ERR_NOMEM;
             } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE) {
-                *counter = 0;
+                p->counter = 0;
+                free(p->state); /* a new episode: not the one stored */
+                p->state = NULL;
             } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND) {
                 const Kdapp__SignedCommand *sc = ep->signed_command;
                 if (sc->pubkey.len == KD_PUBKEY_LEN && sc->signature.len <= KD_SIG_MAX_LEN) {
                     kd_sig_job *j = &plan->jobs[plan->count++];
-                    kd_command_digest(ep->episode_id, *counter, sc->command.data, sc->command.len, j->digest);
+                    kd_command_digest(ep->episode_id, p->counter, sc->command.data, sc->command.len, j->digest);
                     memcpy(j->pubkey.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
                     memcpy(j->sig, sc->signature.data, sc->signature.len);
                     j->sig_len = (uint8_t)sc->signature.len;
                     j->verdict = KD_ERR_BAD_SIGNATURE;
+                    j->pre = NULL;
                     atomic_init(&j->state, 0);
+                    err = plan_precheck(p, &sc->command, &j->pubkey, &plan->jobs[plan->count], &planned);
+                    plan->count += (size_t)planned;
                 }
-                (*counter)++;
+                p->counter++;
+            } else if (ep->body_case == KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND) {
+                err = plan_precheck(p, &ep->unsigned_command->command, NULL, &plan->jobs[plan->count], &planned);
+                plan->count += (size_t)planned;
+                p->counter++;
             }
             kdapp__episode_message__free_unpacked(ep, NULL);
         }
         hand_over(pool, plan);
     }
     kd_engine_read_end(rd);
-    free(map);
+    predicted_free(map, n_map);
     return err;
+}
+
+/* Frees what the plan's prechecks own (after the pool is done with them). */
+static void plan_free(sig_plan *plan)
+{
+    for (size_t i = 0; plan->jobs && i < plan->count; i++)
+        if (plan->jobs[i].pre) {
+            free(plan->jobs[i].pre->state);
+            free(plan->jobs[i].pre->command);
+            free(plan->jobs[i].pre);
+        }
+    free(plan->jobs);
 }
 
 /* Adds episode `id` to the counters of a dry run's answer, once. */
@@ -373,6 +460,23 @@ kd_err kd_ingest_handle_pooled(kd_engine *engine, struct kd_sig_pool *pool, cons
     }
     detail[0] = '\0';
     for (size_t i = 0; i < req->n_msgs; i++) {
+        size_t run = 0; /* a reorg: consecutive reverts, applied together */
+        while (i + run < req->n_msgs && req->msgs[i + run]->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED)
+            run++;
+        if (run > 1) {
+            size_t ok = 0;
+            failed = kd_engine_ingest_reverts(engine, req->msgs + i, run, results + i, &ok);
+            done_count = i + ok;
+            if (failed) {
+                snprintf(detail, sizeof detail,
+                         "chain event %zu could not be stored: %.100s; later events were not applied", i + ok,
+                         results[i + ok].detail);
+                KD_LOG_E("ingest", "%s", detail);
+                break;
+            }
+            i += run - 1;
+            continue;
+        }
         /* The event as received, re-encoded canonically for the log;
          * the engine applies the decoded one. */
         msg.len = 0;
@@ -407,7 +511,7 @@ done:
         kd_engine_use_sig_batch(engine, NULL);
         kd_sig_pool_finish(pool, plan.batch);
     }
-    free(plan.jobs);
+    plan_free(&plan);
     if (results)
         for (size_t i = 0; i < req->n_msgs; i++)
             kd_msg_result_fini(&results[i]);
@@ -567,6 +671,8 @@ kd_err kd_ingest_reply_unpack(const uint8_t *frame, size_t len, kd_ingest_reply 
     out->tip.has_tip = rep->tip_hash.len == KD_HASH_LEN;
     copy_hash(out->tip.hash, &rep->tip_hash);
     out->tip.height = rep->tip_height;
+    out->tip.finality_depth = rep->finality_depth;
+    out->tip.revertible = rep->revertible;
     copy_hash(out->tip.digest, &rep->digest);
     out->err = rep->error_code && *rep->error_code ? kd_err_from_code(rep->error_code) : KD_OK;
     snprintf(out->detail, sizeof out->detail, "%s", rep->error ? rep->error : "");

@@ -42,7 +42,11 @@ static void *serve(void *arg)
         if (err)
             KD_LOG_E("ingest", "request failed: %s", kd_err_str(err));
         atomic_fetch_add(&s->requests, 1);
-        if (reply.len == 0) { /* not even an error reply could be built: let the client retry */
+        if (reply.len == 0) {
+            /* Not even an error reply could be built: closing the
+             * connection makes the client's NNG send the request again
+             * (clients send each request once, tools/chain/ingest_client.c). */
+            nng_pipe_close(nng_msg_get_pipe(msg));
             nng_msg_free(msg);
             continue;
         }

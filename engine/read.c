@@ -320,6 +320,60 @@ kd_err kd_read_canonical_seqs(kd_read *rd, uint64_t **seqs, size_t *count)
     return KD_OK;
 }
 
+kd_err kd_read_episode_history(kd_read *rd, uint32_t id, kd_history_entry **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    const kd_store *s = &rd->engine->store;
+    uint64_t slot;
+    kd_err err = kd_store_slot_of(rd->txn, s, id, &slot);
+    if (err)
+        return err;
+    kd_buf found;
+    kd_buf_init(&found);
+    uint8_t key[KD_HISTORY_KEY_LEN];
+    kd_store_history_key(slot, 0, key);
+    MDB_cursor *cur = NULL;
+    MDB_val k = kd_val(key, sizeof key), v;
+    int rc = mdb_cursor_open(rd->txn, s->history, &cur);
+    if (rc == 0)
+        rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    for (; rc == 0 && !err; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        if (k.mv_size != KD_HISTORY_KEY_LEN || v.mv_size != 1) {
+            KD_LOG_E("engine", "an entry of the history index is %zu + %zu bytes, not 16 + 1", k.mv_size, v.mv_size);
+            err = KD_ERR_STORE;
+            break;
+        }
+        if (kd_get_u64be(k.mv_data) != slot)
+            break;
+        kd_history_entry e = {.seq = kd_get_u64be((const uint8_t *)k.mv_data + 8),
+                              .reverted = *(const uint8_t *)v.mv_data == KD_HISTORY_REVERT};
+        err = kd_buf_append(&found, &e, sizeof e);
+    }
+    if (!err && rc != 0 && rc != MDB_NOTFOUND)
+        err = kd_store_err(rc, "read history");
+    if (cur)
+        mdb_cursor_close(cur);
+    if (err) {
+        kd_buf_fini(&found);
+        return err;
+    }
+    *out = (kd_history_entry *)found.data; /* the caller frees it */
+    *count = found.len / sizeof **out;
+    return KD_OK;
+}
+
+kd_err kd_read_block_seq(kd_read *rd, const uint8_t hash[KD_HASH_LEN], uint64_t *seq)
+{
+    Kdapp__Store__BlockRecord *rec = NULL;
+    kd_err err = kd_store_read_block(rd->txn, &rd->engine->store, hash, &rec);
+    if (err)
+        return err;
+    *seq = rec->log_seq;
+    kdapp__store__block_record__free_unpacked(rec, NULL);
+    return KD_OK;
+}
+
 /* Looks for `tx_id` in one log entry; 1 when found (out filled). */
 static int entry_has_tx(const Kdapp__Store__LogEntry *le, const uint8_t tx_id[KD_HASH_LEN], kd_tx_result *out,
                         uint8_t block[KD_HASH_LEN])
@@ -386,9 +440,34 @@ static kd_err note_episode(kd_buf *ids, uint32_t id)
     return kd_buf_append(ids, &id, sizeof id);
 }
 
-kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
+/* Adds the applied command of `payload` (an EpisodeMessage) to `out`. */
+static kd_err note_command(kd_log_change *out, uint32_t episode_id, const ProtobufCBinaryData *payload)
+{
+    Kdapp__EpisodeMessage *em = kdapp__episode_message__unpack(NULL, payload->len, payload->data);
+    if (!em)
+        return KD_ERR_STORE;
+    kd_err err = KD_OK;
+    if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND ||
+        em->body_case == KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND) {
+        kd_log_command c = {.episode_id = episode_id, .at = out->payloads.len, .len = payload->len};
+        const Kdapp__SignedCommand *sc = em->signed_command;
+        if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_SIGNED_COMMAND && sc->pubkey.len == KD_PUBKEY_LEN) {
+            c.has_signer = 1;
+            memcpy(c.signer.bytes, sc->pubkey.data, KD_PUBKEY_LEN);
+        }
+        err = kd_buf_append(&out->payloads, payload->data, payload->len);
+        if (!err)
+            err = kd_buf_append(&out->commands, &c, sizeof c);
+    }
+    kdapp__episode_message__free_unpacked(em, NULL);
+    return err;
+}
+
+static kd_err read_change(kd_read *rd, uint64_t seq, kd_log_change *out, int with_commands)
 {
     memset(out, 0, sizeof *out);
+    kd_buf_init(&out->commands);
+    kd_buf_init(&out->payloads);
     const uint8_t *data;
     size_t len;
     kd_err err = kd_read_log_entry(rd, seq, &data, &len);
@@ -402,13 +481,24 @@ kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
     } else if (le->status == KDAPP__MSG_STATUS__MSG_APPLIED) {
         out->applied = 1;
         out->reverted = m->kind_case == KDAPP__ENGINE_MSG__KIND_REVERTED;
+        out->daa = out->reverted ? 0 : m->accepted->accepting_daa;
+        out->height = le->tip_height;
+        const ProtobufCBinaryData *hash = out->reverted ? &m->reverted->accepting_hash : &m->accepted->accepting_hash;
+        if (hash->len == KD_HASH_LEN)
+            memcpy(out->block, hash->data, KD_HASH_LEN);
         kd_buf ids;
         kd_buf_init(&ids);
-        for (size_t i = 0; !out->reverted && !err && i < le->n_txs; i++)
-            if (le->txs[i]->applied)
-                err = note_episode(&ids, le->txs[i]->episode_id);
+        for (size_t i = 0; !out->reverted && !err && i < le->n_txs; i++) {
+            if (!le->txs[i]->applied)
+                continue;
+            err = note_episode(&ids, le->txs[i]->episode_id);
+            if (!err && with_commands && i < m->accepted->n_txs)
+                err = note_command(out, le->txs[i]->episode_id, &m->accepted->txs[i]->payload);
+        }
         out->episodes = (uint32_t *)ids.data; /* kd_log_change_fini frees it */
         out->n_episodes = ids.len / sizeof(uint32_t);
+        if (err == KD_ERR_STORE)
+            KD_LOG_E("engine", "log entry %llu: an applied payload does not decode", (unsigned long long)seq);
     }
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);
@@ -417,9 +507,15 @@ kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out)
     return err;
 }
 
+kd_err kd_read_log_change(kd_read *rd, uint64_t seq, kd_log_change *out) { return read_change(rd, seq, out, 0); }
+
+kd_err kd_read_log_commands(kd_read *rd, uint64_t seq, kd_log_change *out) { return read_change(rd, seq, out, 1); }
+
 void kd_log_change_fini(kd_log_change *c)
 {
     free(c->episodes);
+    kd_buf_fini(&c->commands);
+    kd_buf_fini(&c->payloads);
     memset(c, 0, sizeof *c);
 }
 

@@ -12,7 +12,7 @@ kd_err kd_registry_add(kd_registry *reg, const kd_episode_ops *ops, const void *
 {
     if (!ops || !ops->type_name || !ops->resolve_params || !ops->init || !ops->execute || !ops->rollback ||
         !ops->encode_state || !ops->decode_state || !ops->encode_undo || !ops->decode_undo ||
-        strlen(ops->type_name) >= KD_TYPE_NAME_MAX)
+        strlen(ops->type_name) >= KD_TYPE_NAME_MAX || !ops->precheck_key != !ops->precheck)
         return KD_ERR_INVALID_ARG;
     if (kd_registry_find(reg, ops->type_name))
         return KD_ERR_INVALID_ARG;

@@ -29,6 +29,7 @@ Kdapp__EpisodeMessage *kd_rules_decode_tx(const Kdapp__Tx *tx, size_t index, kd_
 
 void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t episode_id, kd_block_meta *out)
 {
+    memset(out, 0, sizeof *out);
     out->block_hash = ba->accepting_hash.data;
     out->daa = ba->accepting_daa;
     out->time_ms = ba->accepting_time;
@@ -328,9 +329,23 @@ kd_err kd_rules_refuse_stale(const kd_episode_ops *ops, const void *state, kd_bu
 }
 
 kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch, const ProtobufCBinaryData *cmd,
-                        const kd_pubkey *signer, const kd_block_meta *meta, void *undo, kd_tx_result *r, int *ok)
+                        const kd_pubkey *signer, const kd_block_meta *meta, kd_sig_batch *batch, int trusted,
+                        void *undo, kd_tx_result *r, int *ok)
 {
     *ok = 0;
+    /* the type's precheck verdict, when the pool found it ahead or our own
+     * log applied this command */
+    kd_block_meta m = *meta;
+    kd_precheck pc;
+    uint8_t key[KD_HASH_LEN];
+    memset(&pc, 0, sizeof pc);
+    if (ops->precheck && trusted)
+        m.precheck = &pc; /* KD_OK */
+    else if (ops->precheck_key && batch &&
+             ops->precheck_key(state, cmd->data, cmd->len, signer, meta->episode_id, key) &&
+             kd_sig_batch_precheck(batch, key, &pc))
+        m.precheck = &pc;
+    meta = &m;
     /* Keep a copy so a misbehaving type cannot leave a rejected command's
      * half-applied state behind. */
     scratch->len = 0;

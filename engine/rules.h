@@ -26,8 +26,9 @@
  *                            or authentic but stale (an earlier counter):
  *     kd_rules_refuse_stale  refused under the rule that refuses it now
  *                            (on a copy of the state), else stale_command
- *     kd_rules_execute       the type's execute; a rejection leaves the
- *                            state as it was
+ *     kd_rules_execute       the type's execute (with its precheck's
+ *                            verdict when found ahead); a rejection
+ *                            leaves the state as it was
  */
 #ifndef KD_ENGINE_RULES_H
 #define KD_ENGINE_RULES_H
@@ -70,8 +71,9 @@ void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t
 void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
 
 /* How far a replay trusts its log (kd_rules_check_create's `trust`). */
-#define KD_RULES_TRUSTED 1u /* skip the signatures: the log's verdict came after them (replay.c) */
-#define KD_RULES_LEGACY 2u  /* the log recorded the creation as applied: a v1 consent verifies too */
+#define KD_RULES_TRUSTED 1u    /* skip the signatures: the log's verdict came after them (replay.c) */
+#define KD_RULES_LEGACY 2u     /* the log recorded the creation as applied: a v1 consent verifies too */
+#define KD_RULES_PRECHECKED 4u /* the log recorded the command as applied: its type's precheck held (episode.h) */
 
 /* The checks of a NewEpisode before its type runs, on a store following
  * `chain` (engine/chain.h). `exists`: whether the episode id is taken.
@@ -133,9 +135,13 @@ kd_err kd_rules_refuse_stale(const kd_episode_ops *ops, const void *state, kd_bu
 /* Runs ops->execute on `state`, filling `undo` (ops->undo_size bytes). A
  * rejected command leaves `state` as it was, even from a type that
  * changed it before refusing (restored from a copy kept in `scratch`).
- * *ok = 0 with r rejected when the type refuses. Errors: KD_ERR_NOMEM. */
+ * For a type with a precheck, execute gets its verdict in meta->precheck
+ * when `batch` (may be NULL) holds it for the key of this command and
+ * state, or as KD_OK when `trusted` (a replay of our own log, which
+ * applied this command). *ok = 0 with r rejected when the type refuses.
+ * Errors: KD_ERR_NOMEM. */
 kd_err kd_rules_execute(const kd_episode_ops *ops, void *state, kd_buf *scratch, const ProtobufCBinaryData *cmd,
-                        const kd_pubkey *signer, const kd_block_meta *meta, void *undo, kd_tx_result *r,
-                        int *ok) KD_WARN_UNUSED;
+                        const kd_pubkey *signer, const kd_block_meta *meta, kd_sig_batch *batch, int trusted,
+                        void *undo, kd_tx_result *r, int *ok) KD_WARN_UNUSED;
 
 #endif

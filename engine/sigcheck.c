@@ -42,7 +42,12 @@ struct kd_sig_pool {
 
 static void run_job(kd_sig_job *j)
 {
-    j->verdict = kd_sig_verify(&j->pubkey, j->digest, j->sig, j->sig_len);
+    kd_precheck_job *p = j->pre;
+    if (p)
+        j->verdict = p->ops->precheck(p->state, p->command, p->command_len, p->has_signer ? &j->pubkey : NULL,
+                                      p->episode_id, &p->rej);
+    else
+        j->verdict = kd_sig_verify(&j->pubkey, j->digest, j->sig, j->sig_len);
     atomic_store(&j->state, 2);
 }
 
@@ -178,34 +183,53 @@ void kd_sig_pool_finish(kd_sig_pool *p, kd_sig_batch *b)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Waits for job i's verdict: runs it here when nobody took it yet, else
+ * verifies a later one meanwhile (on two cores a spinning writer steals a
+ * verifier's core) and yields only when nothing is left to take. */
+static kd_sig_job *await_job(kd_sig_batch *b, size_t i)
+{
+    kd_sig_job *j = &b->jobs[i];
+    int queued = 0;
+    if (atomic_compare_exchange_strong(&j->state, &queued, 1))
+        run_job(j);
+    while (atomic_load(&j->state) != 2) {
+        kd_sig_job *other = claim_next(b);
+        if (other)
+            run_job(other);
+        else
+            sched_yield();
+    }
+    b->hint = i + 1;
+    return j;
+}
+
 int kd_sig_batch_lookup(kd_sig_batch *b, const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN], const uint8_t *sig,
                         size_t sig_len, kd_err *verdict)
 {
     size_t count = b ? atomic_load(&b->count) : 0;
-    if (!count)
-        return 0;
     /* The writer asks in request order: start where the last hit was. */
     for (size_t k = 0; k < count; k++) {
         size_t i = (b->hint + k) % count;
         kd_sig_job *j = &b->jobs[i];
-        if (memcmp(j->digest, digest, KD_HASH_LEN) != 0 || j->sig_len != sig_len ||
+        if (j->pre || memcmp(j->digest, digest, KD_HASH_LEN) != 0 || j->sig_len != sig_len ||
             memcmp(j->pubkey.bytes, pubkey->bytes, KD_PUBKEY_LEN) != 0 || memcmp(j->sig, sig, sig_len) != 0)
             continue;
-        int queued = 0;
-        if (atomic_compare_exchange_strong(&j->state, &queued, 1))
-            run_job(j); /* nobody took it yet: do it here */
-        while (atomic_load(&j->state) != 2) {
-            /* Another thread is on it: verify a later one meanwhile rather
-             * than spin (on two cores a spinning writer steals a verifier's
-             * core); yield only when nothing is left to take. */
-            kd_sig_job *other = claim_next(b);
-            if (other)
-                run_job(other);
-            else
-                sched_yield();
-        }
-        *verdict = j->verdict;
-        b->hint = i + 1;
+        *verdict = await_job(b, i)->verdict;
+        return 1;
+    }
+    return 0;
+}
+
+int kd_sig_batch_precheck(kd_sig_batch *b, const uint8_t key[KD_HASH_LEN], kd_precheck *out)
+{
+    size_t count = b ? atomic_load(&b->count) : 0;
+    for (size_t k = 0; k < count; k++) {
+        size_t i = (b->hint + k) % count;
+        if (!b->jobs[i].pre || memcmp(b->jobs[i].digest, key, KD_HASH_LEN) != 0)
+            continue;
+        kd_sig_job *j = await_job(b, i);
+        out->verdict = j->verdict;
+        out->rej = j->pre->rej;
         return 1;
     }
     return 0;

@@ -21,6 +21,11 @@
  * a pure function of those bytes, so a hit is exactly as good as verifying
  * again; a miss (a mispredicted counter) is verified on the spot. A wrong
  * prediction can cost time, never correctness.
+ *
+ * The same pool runs the prechecks of episode types (kd_episode_ops's
+ * precheck: a zero-knowledge proof a command carries) on the states the
+ * store holds before the request, and the writer looks each up by the key
+ * the type computes on the state it has: equal keys, the same verdict.
  */
 #ifndef KD_ENGINE_SIGCHECK_H
 #define KD_ENGINE_SIGCHECK_H
@@ -28,14 +33,28 @@
 #include <stdatomic.h>
 
 #include "engine/crypto.h"
+#include "engine/episode.h"
+
+/* A type's precheck to run (kd_sig_job.pre). Everything is owned by the
+ * planner, alive until kd_sig_pool_finish. */
+typedef struct {
+    const kd_episode_ops *ops;
+    void *state; /* the episode's state as stored, ops->state_size bytes */
+    uint8_t *command;
+    size_t command_len;
+    uint32_t episode_id;
+    int has_signer; /* the signer is the job's pubkey */
+    kd_reject rej;  /* the verdict's refusal */
+} kd_precheck_job;
 
 typedef struct {
-    uint8_t digest[KD_HASH_LEN];
+    uint8_t digest[KD_HASH_LEN]; /* the signed digest; a precheck's key */
     kd_pubkey pubkey;
     uint8_t sig[KD_SIG_MAX_LEN];
     uint8_t sig_len;
-    kd_err verdict;   /* KD_OK, KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY */
-    atomic_int state; /* 0 queued, 1 claimed, 2 done */
+    kd_err verdict;       /* KD_OK, KD_ERR_BAD_SIGNATURE, KD_ERR_BAD_PUBKEY; a precheck's */
+    atomic_int state;     /* 0 queued, 1 claimed, 2 done */
+    kd_precheck_job *pre; /* NULL: a signature check */
 } kd_sig_job;
 
 /* The verdicts the writer may use for the next chain event: a window of
@@ -47,6 +66,9 @@ typedef struct kd_sig_batch kd_sig_batch;
  * for a matching job another thread is running. Writer thread only. */
 int kd_sig_batch_lookup(kd_sig_batch *batch, const kd_pubkey *pubkey, const uint8_t digest[KD_HASH_LEN],
                         const uint8_t *sig, size_t sig_len, kd_err *verdict);
+/* The same for a precheck by its key: 1 and *out filled on a hit (a queued
+ * job is run here; a running one is waited for). Writer thread only. */
+int kd_sig_batch_precheck(kd_sig_batch *batch, const uint8_t key[KD_HASH_LEN], kd_precheck *out);
 
 typedef struct kd_sig_pool kd_sig_pool;
 

@@ -11,6 +11,7 @@
 
 #include "engine/bytes.h"
 #include "engine/logger.h"
+#include "store.pb-c.h"
 
 #define DEFAULT_MAP_SIZE ((size_t)256 << 20)
 #define MAX_MAP_SIZE ((size_t)1 << 40)
@@ -77,6 +78,29 @@ kd_err kd_store_next_slot(MDB_txn *txn, const kd_store *store, uint64_t *slot)
         return KD_ERR_STORE;
     }
     *slot = kd_get_u64be(k.mv_data) + 1;
+    return KD_OK;
+}
+
+void kd_store_history_key(uint64_t slot, uint64_t seq, uint8_t key[KD_HISTORY_KEY_LEN])
+{
+    kd_put_u64be(key, slot);
+    kd_put_u64be(key + 8, seq);
+}
+
+kd_err kd_store_read_block(MDB_txn *txn, const kd_store *store, const uint8_t *hash, Kdapp__Store__BlockRecord **out)
+{
+    MDB_val k = kd_val(hash, 32), v;
+    int rc = mdb_get(txn, store->blocks, &k, &v);
+    *out = NULL;
+    if (rc == MDB_NOTFOUND)
+        return KD_ERR_NOT_FOUND;
+    kd_err err = kd_store_err(rc, "read block");
+    if (err)
+        return err;
+    if (!(*out = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data))) {
+        KD_LOG_E("store", "a block record of %s does not decode", store->dir);
+        return KD_ERR_STORE;
+    }
     return KD_OK;
 }
 
@@ -164,9 +188,10 @@ static kd_err take_readers_lock(kd_store *store, int how, char *why, size_t why_
 
 static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
 {
-    static const char *const names[] = {"log", "blocks", "heights", "ids", "states", "reverted", "meta", "tables"};
-    MDB_dbi *dbis[] = {&store->log,    &store->blocks,   &store->heights, &store->ids,
-                       &store->states, &store->reverted, &store->meta,    &store->tables};
+    static const char *const names[] = {"log",      "blocks", "heights", "ids",   "states",
+                                        "reverted", "meta",   "history", "tables"};
+    MDB_dbi *dbis[] = {&store->log,      &store->blocks, &store->heights, &store->ids,   &store->states,
+                       &store->reverted, &store->meta,   &store->history, &store->tables};
     MDB_txn *txn = NULL;
     unsigned flags = store->read_only ? 0 : MDB_CREATE;
     int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &txn);
@@ -174,13 +199,14 @@ static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
         goto fail;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         rc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
-        /* A schema-2 store has neither ids nor states: a reader leaves
-         * them closed and the schema check refuses the store (engine.c),
-         * a writer creates them and upgrades it. A store that never had
-         * an open table has no "tables": a reader leaves it closed (0),
-         * a writer creates it. */
+        /* A schema-2 store has none of the three, a schema-3 store no
+         * history: a reader leaves them closed and the schema check
+         * refuses the store (engine.c), a writer creates them and
+         * upgrades it. A store that never had an open table has no
+         * "tables": a reader leaves it closed (0), a writer creates it. */
         if (rc == MDB_NOTFOUND && store->read_only &&
-            (dbis[i] == &store->ids || dbis[i] == &store->states || dbis[i] == &store->tables)) {
+            (dbis[i] == &store->ids || dbis[i] == &store->states || dbis[i] == &store->history ||
+             dbis[i] == &store->tables)) {
             *dbis[i] = 0;
             rc = 0;
         }
@@ -258,7 +284,7 @@ kd_err kd_store_open(kd_store *store, const kd_store_options *opts, char *why, s
         flags |= MDB_RDONLY;
     if (opts->durability == KD_DURABILITY_RELAXED)
         flags |= MDB_NOMETASYNC;
-    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) || (rc = mdb_env_set_maxdbs(store->env, 11)) ||
+    if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) || (rc = mdb_env_set_maxdbs(store->env, 16)) ||
         (rc = mdb_env_set_maxreaders(store->env, 256)) || (rc = mdb_env_open(store->env, store->dir, flags, 0600))) {
         snprintf(why, why_len, "cannot open LMDB environment in %s: %s", store->dir, mdb_strerror(rc));
         err = kd_store_err(rc, "mdb_env_open");

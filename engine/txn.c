@@ -63,7 +63,7 @@ kd_err kd_txn_begin(kd_txn *c)
 /* Ends the transaction (when still open) and the map lock hold. */
 static void end_txn(kd_txn *c)
 {
-    if (c->txn)
+    if (c->txn && !c->batched)
         mdb_txn_abort(c->txn);
     c->txn = NULL;
     if (c->map_held)
@@ -366,6 +366,20 @@ kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, 
     return KD_OK;
 }
 
+kd_err kd_txn_write_history(kd_txn *c, uint64_t seq, uint8_t kind)
+{
+    kd_err err = KD_OK;
+    for (size_t i = 0; i < c->n_eps && !err; i++) {
+        const kd_txn_episode *ep = &c->eps[i];
+        if (!ep->dirty || !ep->slot)
+            continue;
+        uint8_t key[KD_HISTORY_KEY_LEN];
+        kd_store_history_key(ep->slot, seq, key);
+        err = kd_txn_put(c, c->engine->store.history, key, sizeof key, &kind, 1, "write history");
+    }
+    return err;
+}
+
 /* Appends the log entry for `seq`. */
 kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry)
 {
@@ -383,20 +397,7 @@ kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry)
 
 kd_err kd_txn_read_block(kd_txn *c, const uint8_t *hash, Kdapp__Store__BlockRecord **out)
 {
-    MDB_val k = kd_val(hash, KD_HASH_LEN), v;
-    int rc = mdb_get(c->txn, c->engine->store.blocks, &k, &v);
-    *out = NULL;
-    if (rc == MDB_NOTFOUND)
-        return KD_ERR_NOT_FOUND;
-    kd_err err = kd_store_err(rc, "read block");
-    if (err)
-        return err;
-    *out = kdapp__store__block_record__unpack(NULL, v.mv_size, v.mv_data);
-    if (!*out) {
-        KD_LOG_E("engine", "stored block record does not decode");
-        return KD_ERR_STORE;
-    }
-    return KD_OK;
+    return kd_store_read_block(c->txn, &c->engine->store, hash, out);
 }
 
 kd_err kd_txn_write_block(kd_txn *c, const uint8_t *hash, const Kdapp__Store__BlockRecord *rec)
@@ -420,10 +421,28 @@ void kd_chain_pos_of(const kd_tip *tip, kd_chain_pos *pos)
     memcpy(pos->digest, tip->digest, KD_HASH_LEN);
 }
 
+/* The writer's cached tip, next log position and metrics after a commit
+ * (or, batched, after the transaction's writes). */
+static void adopt(kd_engine *e, const kd_chain_pos *pos, uint64_t seq, const kd_metrics *m)
+{
+    e->metrics = *m;
+    e->metrics_unsaved = 0;
+    e->tip.has_tip = pos->has_tip;
+    memcpy(e->tip.hash, pos->tip, KD_HASH_LEN);
+    e->tip.height = pos->height;
+    memcpy(e->tip.digest, pos->digest, KD_HASH_LEN);
+    e->tip.last_seq = seq;
+    e->next_seq = seq + 1;
+}
+
 /* Commits, then updates the writer's cached tip and tells the listener. */
 kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_metrics *m)
 {
     kd_engine *e = c->engine;
+    if (c->batched) { /* the batch commits; the next event builds on this one */
+        adopt(e, pos, seq, m);
+        return KD_OK;
+    }
     uint64_t t0 = kd_now_us();
     KD_CRASHPOINT("before_commit"); /* crash test: all put, nothing durable */
     int rc = mdb_txn_commit(c->txn);
@@ -434,14 +453,7 @@ kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_
     if (err)
         return err;
     KD_CRASHPOINT("after_commit"); /* crash test: durable, not acknowledged */
-    e->metrics = *m;
-    e->metrics_unsaved = 0;
-    e->tip.has_tip = pos->has_tip;
-    memcpy(e->tip.hash, pos->tip, KD_HASH_LEN);
-    e->tip.height = pos->height;
-    memcpy(e->tip.digest, pos->digest, KD_HASH_LEN);
-    e->tip.last_seq = seq;
-    e->next_seq = seq + 1;
+    adopt(e, pos, seq, m);
     return KD_OK;
 }
 
@@ -456,12 +468,11 @@ kd_err kd_txn_log_and_commit(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *en
     return err;
 }
 
-void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
-                     const kd_msg_result *res)
+/* Tells the listener, with the tip `tip` the transaction left. */
+static void dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
+                     const kd_msg_result *res, const kd_tip *tip)
 {
     kd_engine *e = c->engine;
-    if (!e->listener)
-        return;
     kd_episode_event *events = calloc(c->n_events ? c->n_events : 1, sizeof *events);
     if (!events) {
         KD_LOG_E("engine", "out of memory building commit events; views not published for seq %llu",
@@ -490,9 +501,9 @@ void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa
         .daa = daa,
         .time_ms = time_ms,
         .log_seq = seq,
-        .tip_hash = e->tip.has_tip ? e->tip.hash : NULL,
-        .tip_height = e->tip.height,
-        .digest = e->tip.digest,
+        .tip_hash = tip->has_tip ? tip->hash : NULL,
+        .tip_height = tip->height,
+        .digest = tip->digest,
         .events = events,
         .event_count = c->n_events,
         .txs = res->txs,
@@ -506,6 +517,35 @@ void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa
     }
     e->listener(e->listener_ctx, &commit_info);
     free(events);
+}
+
+void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
+                     const kd_msg_result *res)
+{
+    kd_engine *e = c->engine;
+    if (!e->listener)
+        return;
+    if (!c->batched) {
+        dispatch(c, reverted, block, daa, time_ms, seq, res, &e->tip);
+        return;
+    }
+    c->deferred.due = 1; /* told after the batch's commit */
+    c->deferred.reverted = reverted;
+    memcpy(c->deferred.block, block, KD_HASH_LEN);
+    c->deferred.daa = daa;
+    c->deferred.time_ms = time_ms;
+    c->deferred.seq = seq;
+    c->deferred.res = res;
+    c->deferred.tip = e->tip;
+}
+
+void kd_txn_dispatch_due(kd_txn *c)
+{
+    if (!c->deferred.due)
+        return;
+    c->deferred.due = 0;
+    dispatch(c, c->deferred.reverted, c->deferred.block, c->deferred.daa, c->deferred.time_ms, c->deferred.seq,
+             c->deferred.res, &c->deferred.tip);
 }
 
 /* Logs a refused message (nothing else changes). */

@@ -108,6 +108,18 @@ typedef struct {
     kd_buf scratch;
     uint64_t next_slot; /* the slot of the next creation; 0 until the first is written */
     kd_buf table_marks; /* per open table written: id (u32 BE) || SHA-256(record), for the digest (table.c) */
+    /* Part of a batch (revert.c, kd_engine_ingest_reverts): `txn` is the
+     * batch's, which kd_txn_commit leaves open and kd_txn_fini never
+     * aborts; kd_txn_dispatch is kept for kd_txn_dispatch_due, after the
+     * batch's commit. */
+    int batched;
+    struct {
+        int due, reverted;
+        uint8_t block[KD_HASH_LEN];
+        uint64_t daa, time_ms, seq;
+        const kd_msg_result *res;
+        kd_tip tip; /* the engine's tip after this transaction's writes */
+    } deferred;
 } kd_txn;
 
 typedef struct {
@@ -161,6 +173,12 @@ kd_err kd_txn_get(kd_txn *c, uint32_t id, kd_txn_episode **out) KD_WARN_UNUSED;
  * `digest` with each one's id and state hash. */
 kd_err kd_txn_flush(kd_txn *c, kd_sha256_ctx *digest, const uint8_t *block, uint64_t seq) KD_WARN_UNUSED;
 
+/* Notes log entry `seq` in `history` (store.h) under every episode the
+ * transaction changed (dirty in the working set: created, moved, rolled
+ * back or deleted), as `kind` (KD_HISTORY_ACCEPT or _REVERT). After
+ * kd_txn_flush, which gives new episodes their slots. */
+kd_err kd_txn_write_history(kd_txn *c, uint64_t seq, uint8_t kind) KD_WARN_UNUSED;
+
 /* The writes of every commit. */
 kd_err kd_txn_write_meta(kd_txn *c, const kd_chain_pos *pos, uint64_t next_seq, kd_metrics *m) KD_WARN_UNUSED;
 kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry) KD_WARN_UNUSED;
@@ -169,16 +187,21 @@ kd_err kd_txn_write_log(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry) 
 kd_err kd_txn_read_block(kd_txn *c, const uint8_t *hash, Kdapp__Store__BlockRecord **out) KD_WARN_UNUSED;
 kd_err kd_txn_write_block(kd_txn *c, const uint8_t *hash, const Kdapp__Store__BlockRecord *rec) KD_WARN_UNUSED;
 void kd_chain_pos_of(const kd_tip *tip, kd_chain_pos *pos);
-/* Commits (synced), then adopts the new tip and metrics in the engine. */
+/* Commits (synced), then adopts the new tip and metrics in the engine; a
+ * batched transaction only adopts them (the batch commits). */
 kd_err kd_txn_commit(kd_txn *c, const kd_chain_pos *pos, uint64_t seq, const kd_metrics *m) KD_WARN_UNUSED;
 /* The last writes of every event, then the commit: the log entry at
  * `seq`, the meta (tip `pos`, next seq, metrics `m`, whose commit time is
  * set here), kd_txn_commit. */
 kd_err kd_txn_log_and_commit(kd_txn *c, uint64_t seq, Kdapp__Store__LogEntry *entry, const kd_chain_pos *pos,
                              kd_metrics *m) KD_WARN_UNUSED;
-/* Tells the commit listener what the committed transaction did. */
+/* Tells the commit listener what the committed transaction did (a
+ * batched one: after the batch's commit, kd_txn_dispatch_due; `res` must
+ * live until then). */
 void kd_txn_dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa, uint64_t time_ms, uint64_t seq,
                      const kd_msg_result *res);
+/* The dispatch a batched transaction kept, if any. */
+void kd_txn_dispatch_due(kd_txn *c);
 /* Logs a refused chain event (nothing else changes) and commits. */
 kd_err kd_txn_refuse(kd_txn *c, const uint8_t *msg, size_t len, kd_err why, const char *detail,
                      kd_msg_result *res) KD_WARN_UNUSED;

@@ -305,6 +305,13 @@ typedef struct kd_episode_type {
      * kdapp_get_strategy_context when asked for a "player" whose key it
      * holds; it is never put in a public view. */
     json_t *(*secret_view)(const void *state, int seat, const uint8_t seed[KD_SECRET_SEED_LEN]);
+    /* Optional (NULL: at once; needs the hooks above): the DAA score the
+     * chain's tip must reach before `seat` pays the duty it owes in
+     * `state`, by its own terms: a house reveals a draw only once the
+     * ask's block is its reveal depth deep (episodes/house.h,
+     * kd_house_due), so a reorg that drops an answered ask must be deeper
+     * than that. 0: at once. The gateway's duties thread waits for it. */
+    uint64_t (*duty_due)(const void *state, int seat);
     /* ---- audit (optional; both or none: the games that draw)
      * `kdapp audit` replays an episode from the log through the rules and
      * shows each draw's derivation: the hooks name the draw a command
@@ -312,7 +319,9 @@ typedef struct kd_episode_type {
      * reads the numbers (episodes/fair.h). */
     /* 1 and `draw` filled when `command` answers a draw in `state` (the
      * house's reveal of the pending draw): the house's key, the draw's
-     * number, the ask's entropy and the proof; 0 when it answers none. */
+     * number, its input's version and last 32 bytes (the SHA-256 of the
+     * ask's bytes; for draw input 2 the ask's entropy) and the proof; 0
+     * when it answers none. */
     int (*draw_of)(const void *state, const uint8_t *command, size_t len, kd_fair_draw *draw);
     /* The outcome of the draw pending in `state`, its numbers read from
      * `stream` (started from the draw's VRF output) as the rules read them,

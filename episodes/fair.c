@@ -5,16 +5,24 @@
 
 #include "engine/bytes.h"
 
+/* The tags of the draw inputs (fair.h), 13 bytes each. */
 static const char DRAW_V2_TAG[] = "kdapp-draw-v2";
+static const char DRAW_V3_TAG[] = "kdapp-draw-v3";
+_Static_assert(sizeof DRAW_V2_TAG == 14 && sizeof DRAW_V3_TAG == 14, "13-byte tags");
 
-void kd_fair_alpha(uint32_t episode_id, uint32_t index, const uint8_t entropy[KD_FAIR_ENTROPY_LEN],
+void kd_fair_alpha(uint32_t version, uint32_t episode_id, uint32_t index, const uint8_t ask[KD_FAIR_ASK_LEN],
                    uint8_t out[KD_FAIR_ALPHA_LEN])
 {
-    size_t at = sizeof DRAW_V2_TAG - 1;
-    memcpy(out, DRAW_V2_TAG, at);
+    size_t at = sizeof DRAW_V3_TAG - 1;
+    memcpy(out, version == KD_FAIR_DRAW_V2 ? DRAW_V2_TAG : DRAW_V3_TAG, at);
     kd_put_u32be(out + at, episode_id);
     kd_put_u32be(out + at + 4, index);
-    memcpy(out + at + 8, entropy, KD_FAIR_ENTROPY_LEN);
+    memcpy(out + at + 8, ask, KD_FAIR_ASK_LEN);
+}
+
+void kd_fair_ask_digest(const uint8_t *command, size_t len, uint8_t out[KD_FAIR_ASK_LEN])
+{
+    kd_sha256(command, len, out);
 }
 
 kd_err kd_fair_house_key(const uint8_t seed[KD_SECRET_SEED_LEN], kd_pubkey *key)
@@ -25,12 +33,12 @@ kd_err kd_fair_house_key(const uint8_t seed[KD_SECRET_SEED_LEN], kd_pubkey *key)
     return err;
 }
 
-kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t episode_id, uint32_t index,
-                     const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint8_t proof[KD_VRF_PROOF_LEN])
+kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t version, uint32_t episode_id, uint32_t index,
+                     const uint8_t ask[KD_FAIR_ASK_LEN], uint8_t proof[KD_VRF_PROOF_LEN])
 {
     uint8_t secret[KD_VRF_SECRET_LEN], alpha[KD_FAIR_ALPHA_LEN];
     kd_pubkey key;
-    kd_fair_alpha(episode_id, index, entropy, alpha);
+    kd_fair_alpha(version, episode_id, index, ask, alpha);
     kd_err err = kd_vrf_key_from_seed(seed, secret, &key);
     if (!err)
         err = kd_vrf_prove(secret, alpha, sizeof alpha, proof);
@@ -38,13 +46,18 @@ kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t episode_id
     return err;
 }
 
-kd_err kd_fair_verify(const kd_pubkey *key, uint32_t episode_id, uint32_t index,
-                      const uint8_t entropy[KD_FAIR_ENTROPY_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
+kd_err kd_fair_verify(const kd_pubkey *key, uint32_t version, uint32_t episode_id, uint32_t index,
+                      const uint8_t ask[KD_FAIR_ASK_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
                       uint8_t draw[KD_HASH_LEN])
 {
     uint8_t alpha[KD_FAIR_ALPHA_LEN];
-    kd_fair_alpha(episode_id, index, entropy, alpha);
+    kd_fair_alpha(version, episode_id, index, ask, alpha);
     return kd_vrf_verify(key, alpha, sizeof alpha, proof, draw);
+}
+
+kd_err kd_fair_draw_verify(const kd_fair_draw *d, uint8_t draw[KD_HASH_LEN])
+{
+    return kd_fair_verify(&d->key, d->version, d->episode_id, d->index, d->ask, d->proof, draw);
 }
 
 kd_fair_stream *kd_fair_stream_init(kd_fair_stream *s, const uint8_t seed[KD_HASH_LEN])

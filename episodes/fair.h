@@ -38,40 +38,62 @@
  * (kd_fair_house_key); draw `index` (1-based, the draws of the episode in
  * the order they are revealed) has the input
  *
- *   alpha = "kdapp-draw-v2" || episode_id (u32 BE) || index (u32 BE) ||
- *           entropy (the 32 bytes of the command that asked)
+ *   alpha = tag (13 bytes) || episode_id (u32 BE) || index (u32 BE) ||
+ *           ask (32 bytes)
+ *
+ * where the draw input's version, fixed at the episode's creation (the
+ * house's params), says what the tag and the 32 bytes are:
+ *
+ *   version 3  "kdapp-draw-v3"; ask = SHA-256 of the asking command's
+ *              bytes (SignedCommand.command: its bets, amounts, action and
+ *              entropy), so a changed ask gets an unrelated output
+ *   version 2  "kdapp-draw-v2"; ask = the asking command's 32 bytes of
+ *              entropy alone (episodes created before issue 37, replayed
+ *              as they were: a re-ask with the same entropy and other bets
+ *              after a reorg got the published output back)
  *
  * the house answers with the VRF proof of alpha, and the draw's seed is
  * the VRF output beta. The house cannot choose the output (one per key and
  * alpha), nobody can predict it before the proof, and a new ask (other
- * entropy, or the same entropy at another index) gets an output unrelated
- * to every proof already published, so no reorg can replay a draw.
+ * bytes, or the same bytes at another index) gets an output unrelated to
+ * every proof already published, so no reorg can replay a draw.
  */
-#define KD_FAIR_ALPHA_LEN (13 + 4 + 4 + KD_FAIR_ENTROPY_LEN)
+#define KD_FAIR_ALPHA_LEN (13 + 4 + 4 + KD_FAIR_ASK_LEN)
+#define KD_FAIR_ASK_LEN 32
+#define KD_FAIR_DRAW_V2 2u /* the input of episodes created before issue 37 */
+#define KD_FAIR_DRAW_V3 3u /* every new creation's */
 
 /* A draw as the house answered it: all anyone needs to check it. */
 typedef struct {
     kd_pubkey key; /* the house's VRF key (the params' house_key) */
     uint32_t episode_id;
-    uint32_t index; /* the draw's number in the episode, from 1 */
-    uint8_t entropy[KD_FAIR_ENTROPY_LEN];
+    uint32_t index;               /* the draw's number in the episode, from 1 */
+    uint32_t version;             /* the draw input's: KD_FAIR_DRAW_V2 or V3 */
+    uint8_t ask[KD_FAIR_ASK_LEN]; /* the input's last 32 bytes (above) */
     uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_fair_draw;
 
-/* The VRF input of a draw (above). */
-void kd_fair_alpha(uint32_t episode_id, uint32_t index, const uint8_t entropy[KD_FAIR_ENTROPY_LEN],
+/* The VRF input of a draw (above); `version` is KD_FAIR_DRAW_V2 or V3
+ * (anything else is taken as V3). */
+void kd_fair_alpha(uint32_t version, uint32_t episode_id, uint32_t index, const uint8_t ask[KD_FAIR_ASK_LEN],
                    uint8_t out[KD_FAIR_ALPHA_LEN]);
+/* The 32 bytes a version-3 draw's input ends with: SHA-256 of the asking
+ * command's bytes, exactly as the engine gave them to the rules
+ * (SignedCommand.command in the transaction). */
+void kd_fair_ask_digest(const uint8_t *command, size_t len, uint8_t out[KD_FAIR_ASK_LEN]);
 /* The house's VRF public key of a seat's seed. Errors: kd_vrf_key_from_seed's. */
 kd_err kd_fair_house_key(const uint8_t seed[KD_SECRET_SEED_LEN], kd_pubkey *key) KD_WARN_UNUSED;
 /* The house's proof for a draw, from its seed. Errors: kd_vrf_prove's. */
-kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t episode_id, uint32_t index,
-                     const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint8_t proof[KD_VRF_PROOF_LEN]) KD_WARN_UNUSED;
+kd_err kd_fair_prove(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t version, uint32_t episode_id, uint32_t index,
+                     const uint8_t ask[KD_FAIR_ASK_LEN], uint8_t proof[KD_VRF_PROOF_LEN]) KD_WARN_UNUSED;
 /* Checks the house's `proof` for a draw against its `key` and writes the
  * draw's seed (beta). Errors: KD_ERR_BAD_SIGNATURE (it does not verify),
  * KD_ERR_BAD_PUBKEY, KD_ERR_NOMEM, KD_ERR_INTERNAL. */
-kd_err kd_fair_verify(const kd_pubkey *key, uint32_t episode_id, uint32_t index,
-                      const uint8_t entropy[KD_FAIR_ENTROPY_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
+kd_err kd_fair_verify(const kd_pubkey *key, uint32_t version, uint32_t episode_id, uint32_t index,
+                      const uint8_t ask[KD_FAIR_ASK_LEN], const uint8_t proof[KD_VRF_PROOF_LEN],
                       uint8_t draw[KD_HASH_LEN]) KD_WARN_UNUSED;
+/* kd_fair_verify of a whole kd_fair_draw. */
+kd_err kd_fair_draw_verify(const kd_fair_draw *d, uint8_t draw[KD_HASH_LEN]) KD_WARN_UNUSED;
 
 /* What an auditor is told of each word a stream reads (kd_fair_below):
  * the number of its SHA-256 block, the word, the n asked for, the bound

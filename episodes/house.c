@@ -13,12 +13,14 @@ void kd_house_init(kd_house *house, const kd_house_params *params, uint32_t epis
     memset(house, 0, sizeof *house);
     house->episode_id = episode_id;
     house->timeout = params->timeout;
+    house->depth = params->depth;
+    house->draw_input = (uint8_t)params->draw_input;
     house->key = params->key;
     memcpy(house->binding, params->binding, KD_SECRET_BINDING_LEN);
 }
 
-kd_err kd_house_ask(kd_house *house, int seat, const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint64_t daa,
-                    kd_house_undo *undo, kd_reject *rej)
+kd_err kd_house_ask(kd_house *house, int seat, const uint8_t entropy[KD_FAIR_ENTROPY_LEN],
+                    const uint8_t digest[KD_FAIR_ASK_LEN], uint64_t daa, kd_house_undo *undo, kd_reject *rej)
 {
     if (house->pending)
         return kd_reject_rule(rej, "draw_pending",
@@ -28,7 +30,7 @@ kd_err kd_house_ask(kd_house *house, int seat, const uint8_t entropy[KD_FAIR_ENT
     undo->kind = KD_HOUSE_OP_ASK;
     house->pending = 1;
     house->asker = (uint8_t)seat;
-    memcpy(house->entropy, entropy, KD_FAIR_ENTROPY_LEN);
+    memcpy(house->ask, house->draw_input == KD_FAIR_DRAW_V2 ? entropy : digest, KD_FAIR_ASK_LEN);
     house->asked_daa = daa;
     return KD_OK;
 }
@@ -39,11 +41,11 @@ static void settle(kd_house *house, kd_house_op kind, kd_house_undo *undo)
     memset(undo, 0, sizeof *undo);
     undo->kind = (uint8_t)kind;
     undo->asker = house->asker;
-    memcpy(undo->entropy, house->entropy, KD_FAIR_ENTROPY_LEN);
+    memcpy(undo->ask, house->ask, KD_FAIR_ASK_LEN);
     undo->asked_daa = house->asked_daa;
     house->pending = 0;
     house->asker = 0;
-    memset(house->entropy, 0, sizeof house->entropy);
+    memset(house->ask, 0, sizeof house->ask);
     house->asked_daa = 0;
 }
 
@@ -52,12 +54,13 @@ kd_err kd_house_reveal(kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], u
 {
     if (!house->pending)
         return kd_reject_rule(rej, "no_draw_pending", "no draw is waiting for a reveal");
-    kd_err err = kd_fair_verify(&house->key, house->episode_id, house->draws + 1, house->entropy, proof, draw);
+    kd_err err =
+        kd_fair_verify(&house->key, house->draw_input, house->episode_id, house->draws + 1, house->ask, proof, draw);
     if (err == KD_ERR_BAD_SIGNATURE || err == KD_ERR_BAD_PUBKEY)
         return kd_reject_rule(rej, "bad_proof",
-                              "the proof does not verify for draw %u (this episode, the ask's entropy) against the "
+                              "the proof does not verify for draw %u (this episode, the ask's %s) against the "
                               "house's key",
-                              (unsigned)house->draws + 1);
+                              (unsigned)house->draws + 1, house->draw_input == KD_FAIR_DRAW_V2 ? "entropy" : "bytes");
     if (err)
         return kd_reject_say(rej, err, "the house's proof could not be checked: %s", kd_err_str(err));
     settle(house, KD_HOUSE_OP_REVEAL, undo);
@@ -72,12 +75,15 @@ int kd_house_draw_of(const kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN
     out->key = house->key;
     out->episode_id = house->episode_id;
     out->index = house->draws + 1;
-    memcpy(out->entropy, house->entropy, KD_FAIR_ENTROPY_LEN);
+    out->version = house->draw_input;
+    memcpy(out->ask, house->ask, KD_FAIR_ASK_LEN);
     memcpy(out->proof, proof, KD_VRF_PROOF_LEN);
     return 1;
 }
 
-uint64_t kd_house_deadline(const kd_house *house) { return house->asked_daa + house->timeout; }
+uint64_t kd_house_due(const kd_house *house) { return house->asked_daa + house->depth; }
+
+uint64_t kd_house_deadline(const kd_house *house) { return kd_house_due(house) + house->timeout; }
 
 kd_err kd_house_claim(kd_house *house, int seat, uint64_t daa, kd_house_undo *undo, kd_reject *rej)
 {
@@ -101,7 +107,7 @@ kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo)
             return KD_ERR_DECODE;
         house->pending = 0;
         house->asker = 0;
-        memset(house->entropy, 0, sizeof house->entropy);
+        memset(house->ask, 0, sizeof house->ask);
         house->asked_daa = 0;
         return KD_OK;
     case KD_HOUSE_OP_REVEAL:
@@ -118,7 +124,7 @@ kd_err kd_house_rollback(kd_house *house, const kd_house_undo *undo)
     }
     house->pending = 1;
     house->asker = undo->asker;
-    memcpy(house->entropy, undo->entropy, KD_FAIR_ENTROPY_LEN);
+    memcpy(house->ask, undo->ask, KD_FAIR_ASK_LEN);
     house->asked_daa = undo->asked_daa;
     return KD_OK;
 }
@@ -136,7 +142,7 @@ kd_err kd_house_owed_proof(const kd_house *house, const uint8_t seed[KD_SECRET_S
 {
     if (!house->pending)
         return KD_ERR_NO_MOVE;
-    return kd_fair_prove(seed, house->episode_id, house->draws + 1, house->entropy, proof);
+    return kd_fair_prove(seed, house->draw_input, house->episode_id, house->draws + 1, house->ask, proof);
 }
 
 /* ------------------------------------------------------------- params */
@@ -150,6 +156,45 @@ static kd_err timeout_ok(uint32_t timeout, char *why, size_t why_len)
                     "%u: 10 s at 10 blocks a second)",
                     (unsigned)timeout, KD_DEADLINE_MIN, KD_HOUSE_TIMEOUT_MAX, KD_DEADLINE_MIN);
     return KD_ERR_BAD_PARAMS;
+}
+
+static kd_err depth_ok(uint32_t depth, char *why, size_t why_len)
+{
+    if (depth <= KD_HOUSE_DEPTH_MAX)
+        return KD_OK;
+    kd_reject_write(why, why_len, "params: reveal_depth %u is over %u DAA score (a day)", (unsigned)depth,
+                    KD_HOUSE_DEPTH_MAX);
+    return KD_ERR_BAD_PARAMS;
+}
+
+kd_err kd_house_terms_from_pb(uint32_t draw_input, uint32_t depth, uint32_t *version, kd_reject *rej)
+{
+    *version = draw_input ? draw_input : KD_FAIR_DRAW_V2;
+    if (*version != KD_FAIR_DRAW_V2 && *version != KD_FAIR_DRAW_V3)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                             "params: draw_input %u is not a version of the draws' input (3; 0 or 2 for the input of "
+                             "creations made before issue 37)",
+                             (unsigned)draw_input);
+    if (*version == KD_FAIR_DRAW_V2 && depth)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: a reveal_depth needs draw_input 3");
+    char why[KD_REJECT_DETAIL_MAX];
+    if (depth_ok(depth, why, sizeof why) != KD_OK)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "%s", why);
+    return KD_OK;
+}
+
+uint32_t kd_house_draw_input_pb(uint32_t version) { return version == KD_FAIR_DRAW_V2 ? 0 : version; }
+
+kd_err kd_house_terms_json(json_t *params, uint32_t depth, char *why, size_t why_len)
+{
+    if (!json_is_object(params)) {
+        kd_reject_write(why, why_len, "params must be a JSON object");
+        return KD_ERR_BAD_PARAMS;
+    }
+    kd_err err = depth_ok(depth, why, why_len);
+    if (!err && json_object_set_new(params, "reveal_depth", json_integer(depth)) != 0)
+        err = KD_ERR_NOMEM;
+    return err;
 }
 
 kd_err kd_house_commit_json(const uint8_t seed[KD_SECRET_SEED_LEN], const uint8_t binding[KD_SECRET_BINDING_LEN],
@@ -178,6 +223,7 @@ kd_err kd_house_params_from_json(const json_t *params, kd_house_params *out, cha
     const json_t *k = json_is_object(params) ? json_object_get(params, "house_key") : NULL;
     const json_t *b = json_is_object(params) ? json_object_get(params, "house_binding") : NULL;
     const json_t *t = json_is_object(params) ? json_object_get(params, "reveal_timeout") : NULL;
+    const json_t *d = json_is_object(params) ? json_object_get(params, "reveal_depth") : NULL;
     const char *hex = json_string_value(k);
     if (!hex || strlen(hex) != 2 * KD_PUBKEY_LEN || kd_hex_decode(hex, out->key.bytes, KD_PUBKEY_LEN) != 0 ||
         kd_pubkey_check(&out->key) != KD_OK) {
@@ -202,6 +248,15 @@ kd_err kd_house_params_from_json(const json_t *params, kd_house_params *out, cha
         }
         out->timeout = (uint32_t)json_integer_value(t);
     }
+    out->draw_input = KD_FAIR_DRAW_V3;
+    if (d) {
+        if (!json_is_integer(d) || json_integer_value(d) < 0 || json_integer_value(d) > KD_HOUSE_DEPTH_MAX) {
+            kd_reject_write(why, why_len, "params: reveal_depth must be an integer from 0 to %u (DAA score)",
+                            KD_HOUSE_DEPTH_MAX);
+            return KD_ERR_BAD_PARAMS;
+        }
+        out->depth = (uint32_t)json_integer_value(d);
+    }
     return timeout_ok(out->timeout, why, why_len);
 }
 
@@ -212,6 +267,8 @@ void kd_house_params_to_pb(const kd_house_params *p, Kdapp__HouseParams *m)
     m->binding.data = (uint8_t *)p->binding;
     m->binding.len = KD_SECRET_BINDING_LEN;
     m->reveal_timeout = p->timeout;
+    m->draw_input = kd_house_draw_input_pb(p->draw_input);
+    m->reveal_depth = p->depth;
 }
 
 kd_err kd_house_params_from_pb(const Kdapp__HouseParams *m, kd_house_params *p, kd_reject *rej)
@@ -225,6 +282,10 @@ kd_err kd_house_params_from_pb(const Kdapp__HouseParams *m, kd_house_params *p, 
         return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "params: the house's key is not a valid compressed point");
     memcpy(p->binding, m->binding.data, KD_SECRET_BINDING_LEN);
     p->timeout = m->reveal_timeout ? m->reveal_timeout : KD_HOUSE_TIMEOUT_DEFAULT;
+    p->depth = m->reveal_depth;
+    kd_err err = kd_house_terms_from_pb(m->draw_input, m->reveal_depth, &p->draw_input, rej);
+    if (err)
+        return err;
     char why[KD_REJECT_DETAIL_MAX];
     if (timeout_ok(p->timeout, why, sizeof why) != KD_OK)
         return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "%s", why);
@@ -319,8 +380,8 @@ void kd_house_encode(const kd_house *house, uint8_t out[KD_HOUSE_ENCODED_LEN])
     n += KD_SECRET_BINDING_LEN;
     out[n++] = house->pending;
     out[n++] = house->asker;
-    memcpy(out + n, house->entropy, KD_FAIR_ENTROPY_LEN);
-    n += KD_FAIR_ENTROPY_LEN;
+    memcpy(out + n, house->ask, KD_FAIR_ASK_LEN);
+    n += KD_FAIR_ASK_LEN;
     kd_put_u64be(out + n, house->asked_daa);
 }
 
@@ -346,34 +407,54 @@ kd_err kd_house_decode(const uint8_t in[KD_HOUSE_ENCODED_LEN], kd_house *house)
     n += KD_SECRET_BINDING_LEN;
     h.pending = in[n++];
     h.asker = in[n++];
-    memcpy(h.entropy, in + n, KD_FAIR_ENTROPY_LEN);
-    n += KD_FAIR_ENTROPY_LEN;
+    memcpy(h.ask, in + n, KD_FAIR_ASK_LEN);
+    n += KD_FAIR_ASK_LEN;
     h.asked_daa = kd_get_u64be(in + n);
+    h.draw_input = KD_FAIR_DRAW_V2; /* the head says otherwise (kd_house_head_decode) */
     if ((h.key.bytes[0] != 0x02 && h.key.bytes[0] != 0x03) || h.timeout < KD_DEADLINE_MIN ||
         h.timeout > KD_HOUSE_TIMEOUT_MAX || h.pending > 1 ||
-        (!h.pending && (h.asker || h.asked_daa || !all_zero(h.entropy, sizeof h.entropy))))
+        (!h.pending && (h.asker || h.asked_daa || !all_zero(h.ask, sizeof h.ask))))
         return KD_ERR_DECODE;
     *house = h;
     return KD_OK;
 }
 
 size_t kd_house_head_encode(uint8_t version, const kd_house *house, const kd_pubkey players[2],
-                            uint8_t out[KD_HOUSE_HEAD_LEN])
+                            uint8_t out[KD_HOUSE_HEAD_MAX])
 {
-    out[0] = version;
+    int v3 = house->draw_input != KD_FAIR_DRAW_V2;
+    size_t n = 1 + KD_HOUSE_ENCODED_LEN;
+    out[0] = (uint8_t)(version + v3);
     kd_house_encode(house, out + 1);
-    memcpy(out + 1 + KD_HOUSE_ENCODED_LEN, players, 2 * KD_PUBKEY_LEN);
-    return KD_HOUSE_HEAD_LEN;
+    if (v3) {
+        kd_put_u32be(out + n, house->depth);
+        n += 4;
+    }
+    memcpy(out + n, players, 2 * KD_PUBKEY_LEN);
+    return n + 2 * KD_PUBKEY_LEN;
 }
 
-kd_err kd_house_head_decode(const uint8_t in[KD_HOUSE_HEAD_LEN], uint8_t version, kd_house *house, kd_pubkey players[2])
+kd_err kd_house_head_decode(const uint8_t *in, size_t len, uint8_t version, kd_house *house, kd_pubkey players[2],
+                            size_t *used)
 {
-    if (in[0] != version || kd_house_decode(in + 1, house) != KD_OK)
+    kd_house h;
+    size_t n = 1 + KD_HOUSE_ENCODED_LEN;
+    int v3 = len > 0 && in[0] == version + 1;
+    *used = v3 ? KD_HOUSE_HEAD_MAX : KD_HOUSE_HEAD_LEN;
+    if (len < *used || (in[0] != version && !v3) || kd_house_decode(in + 1, &h) != KD_OK)
         return KD_ERR_DECODE;
-    memcpy(players, in + 1 + KD_HOUSE_ENCODED_LEN, 2 * KD_PUBKEY_LEN);
+    if (v3) {
+        h.draw_input = KD_FAIR_DRAW_V3;
+        h.depth = kd_get_u32be(in + n);
+        n += 4;
+        if (h.depth > KD_HOUSE_DEPTH_MAX)
+            return KD_ERR_DECODE;
+    }
+    memcpy(players, in + n, 2 * KD_PUBKEY_LEN);
     for (int i = 0; i < 2; i++)
         if (players[i].bytes[0] != 0x02 && players[i].bytes[0] != 0x03)
             return KD_ERR_DECODE;
+    *house = h;
     return KD_OK;
 }
 
@@ -399,8 +480,8 @@ void kd_house_undo_encode(const kd_house_undo *undo, uint8_t out[KD_HOUSE_UNDO_L
 {
     out[0] = undo->kind;
     out[1] = undo->asker;
-    memcpy(out + 2, undo->entropy, KD_FAIR_ENTROPY_LEN);
-    kd_put_u64be(out + 2 + KD_FAIR_ENTROPY_LEN, undo->asked_daa);
+    memcpy(out + 2, undo->ask, KD_FAIR_ASK_LEN);
+    kd_put_u64be(out + 2 + KD_FAIR_ASK_LEN, undo->asked_daa);
 }
 
 kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *undo)
@@ -409,11 +490,11 @@ kd_err kd_house_undo_decode(const uint8_t in[KD_HOUSE_UNDO_LEN], kd_house_undo *
     memset(&u, 0, sizeof u);
     u.kind = in[0];
     u.asker = in[1];
-    memcpy(u.entropy, in + 2, KD_FAIR_ENTROPY_LEN);
-    u.asked_daa = kd_get_u64be(in + 2 + KD_FAIR_ENTROPY_LEN);
+    memcpy(u.ask, in + 2, KD_FAIR_ASK_LEN);
+    u.asked_daa = kd_get_u64be(in + 2 + KD_FAIR_ASK_LEN);
     if (u.kind < KD_HOUSE_OP_ASK || u.kind > KD_HOUSE_OP_CLAIM)
         return KD_ERR_DECODE;
-    if (u.kind == KD_HOUSE_OP_ASK && (u.asker || u.asked_daa || !all_zero(u.entropy, KD_FAIR_ENTROPY_LEN)))
+    if (u.kind == KD_HOUSE_OP_ASK && (u.asker || u.asked_daa || !all_zero(u.ask, KD_FAIR_ASK_LEN)))
         return KD_ERR_DECODE;
     *undo = u;
     return KD_OK;
@@ -429,11 +510,13 @@ void kd_house_view_fill(const kd_house *house, Kdapp__HouseView *v)
     v->binding.len = KD_SECRET_BINDING_LEN;
     v->draws = house->draws;
     v->reveal_timeout = house->timeout;
+    v->draw_input = house->draw_input;
+    v->reveal_depth = house->depth;
     v->pending = house->pending != 0;
     if (house->pending) {
         v->asker = house->asker;
-        v->entropy.data = (uint8_t *)house->entropy;
-        v->entropy.len = KD_FAIR_ENTROPY_LEN;
+        v->entropy.data = (uint8_t *)house->ask;
+        v->entropy.len = KD_FAIR_ASK_LEN;
         v->asked_daa = house->asked_daa;
     }
 }
@@ -452,11 +535,15 @@ json_t *kd_house_view_json(const Kdapp__HouseView *v, const char *const *seat_na
     if (!v)
         return NULL;
     json_t *pending = json_null();
+    uint32_t version = v->draw_input ? v->draw_input : KD_FAIR_DRAW_V2;
+    uint64_t due = v->asked_daa + v->reveal_depth;
     if (v->pending)
-        pending = json_pack("{s:s, s:I, s:o, s:I, s:I}", "asker", v->asker < seats ? seat_names[v->asker] : "?", "draw",
-                            (json_int_t)v->draws + 1, "entropy", hex_json(v->entropy), "asked_daa",
-                            (json_int_t)v->asked_daa, "deadline_daa", (json_int_t)(v->asked_daa + v->reveal_timeout));
-    return json_pack("{s:o, s:o, s:I, s:I, s:o}", "key", hex_json(v->key), "binding", hex_json(v->binding), "draws",
-                     (json_int_t)v->draws, "reveal_timeout", (json_int_t)v->reveal_timeout, "pending",
+        pending = json_pack("{s:s, s:I, s:o, s:I, s:I, s:I}", "asker", v->asker < seats ? seat_names[v->asker] : "?",
+                            "draw", (json_int_t)v->draws + 1, version == KD_FAIR_DRAW_V2 ? "entropy" : "ask_sha256",
+                            hex_json(v->entropy), "asked_daa", (json_int_t)v->asked_daa, "reveal_from_daa",
+                            (json_int_t)due, "deadline_daa", (json_int_t)(due + v->reveal_timeout));
+    return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:o}", "key", hex_json(v->key), "binding", hex_json(v->binding),
+                     "draws", (json_int_t)v->draws, "draw_input", (json_int_t)version, "reveal_timeout",
+                     (json_int_t)v->reveal_timeout, "reveal_depth", (json_int_t)v->reveal_depth, "pending",
                      pending ? pending : json_null());
 }

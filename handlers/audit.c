@@ -19,8 +19,18 @@ typedef struct {
     kd_participants parts;
     json_t *report, *draws;
     uint64_t commands;
-    char verdict[512]; /* empty: nothing wrong so far */
+    kd_buf asks, ask_bytes; /* ask_rec records of the applied commands, and their bytes */
+    char verdict[512];      /* empty: nothing wrong so far */
 } audit;
+
+/* An applied command, found again by the digest a draw's input (version
+ * 3) ends with: the audit prints the ask's own bytes. */
+typedef struct {
+    uint8_t digest[KD_FAIR_ASK_LEN];
+    uint8_t tx_id[KD_HASH_LEN];
+    uint64_t seq;
+    size_t at, len; /* in ask_bytes */
+} ask_rec;
 
 /* Where a transaction of an accepted block ran: the block meta the rules
  * saw, and the position for the report. */
@@ -85,19 +95,63 @@ static kd_err create(audit *a, const Kdapp__NewEpisode *ne, const ProtobufCBinar
     return KD_OK;
 }
 
+/* Remembers an applied command's bytes under their digest. */
+static kd_err note_command(audit *a, const ProtobufCBinaryData *cmd, const audit_at *at)
+{
+    ask_rec r = {.seq = at->seq, .at = a->ask_bytes.len, .len = cmd->len};
+    kd_fair_ask_digest(cmd->data, cmd->len, r.digest);
+    memcpy(r.tx_id, at->meta.tx_id, KD_HASH_LEN);
+    kd_err err = kd_buf_append(&a->ask_bytes, cmd->data, cmd->len);
+    return err ? err : kd_buf_append(&a->asks, &r, sizeof r);
+}
+
+/* The newest applied command whose bytes hash to `digest`, or NULL. */
+static const ask_rec *find_ask(const audit *a, const uint8_t digest[KD_FAIR_ASK_LEN])
+{
+    const ask_rec *recs = (const ask_rec *)a->asks.data;
+    for (size_t i = a->asks.len / sizeof *recs; i-- > 0;)
+        if (memcmp(recs[i].digest, digest, KD_FAIR_ASK_LEN) == 0)
+            return &recs[i];
+    return NULL;
+}
+
+/* The parts of a draw's input (fair.h), each as hex, and the ask it
+ * names: its own bytes for version 3 (found among the applied commands),
+ * its entropy for version 2. */
+static void input_parts(audit *a, const kd_fair_draw *d, const uint8_t alpha[KD_FAIR_ALPHA_LEN], json_t *j)
+{
+    const int v2 = d->version == KD_FAIR_DRAW_V2;
+    json_t *parts =
+        json_pack("{s:s, s:o, s:o, s:o, s:o}", "tag", v2 ? "kdapp-draw-v2" : "kdapp-draw-v3", "tag_hex",
+                  kd_json_hex(alpha, 13), "episode_id", kd_json_hex(alpha + 13, 4), "draw", kd_json_hex(alpha + 17, 4),
+                  v2 ? "entropy" : "ask_sha256", kd_json_hex(alpha + 21, KD_FAIR_ASK_LEN));
+    json_object_set_new(j, "draw_input", json_integer(d->version));
+    json_object_set_new(j, "input_parts", parts ? parts : json_null());
+    if (v2) {
+        json_object_set_new(j, "entropy", kd_json_hex(d->ask, KD_FAIR_ASK_LEN));
+        return;
+    }
+    const ask_rec *r = find_ask(a, d->ask);
+    json_t *ask =
+        r ? json_pack("{s:I, s:o, s:o}", "log_seq", (json_int_t)r->seq, "tx", kd_json_hex(r->tx_id, KD_HASH_LEN),
+                      "command", kd_json_hex(a->ask_bytes.data + r->at, r->len))
+          : NULL;
+    json_object_set_new(j, "ask", ask ? ask : json_null());
+}
+
 /* The derivation of the draw `d` answers, before the command is applied. */
 static json_t *draw_json(audit *a, const kd_fair_draw *d, const audit_at *at)
 {
     uint8_t alpha[KD_FAIR_ALPHA_LEN], output[KD_HASH_LEN];
-    kd_fair_alpha(d->episode_id, d->index, d->entropy, alpha);
-    int verified = kd_fair_verify(&d->key, d->episode_id, d->index, d->entropy, d->proof, output) == KD_OK;
+    kd_fair_alpha(d->version, d->episode_id, d->index, d->ask, alpha);
+    int verified = kd_fair_draw_verify(d, output) == KD_OK;
     json_t *j = at_json(at);
     if (!j)
         return NULL;
     json_object_set_new(j, "draw", json_integer(d->index));
     json_object_set_new(j, "tx", kd_json_hex(at->meta.tx_id, KD_HASH_LEN));
     json_object_set_new(j, "house_key", kd_json_hex(d->key.bytes, KD_PUBKEY_LEN));
-    json_object_set_new(j, "entropy", kd_json_hex(d->entropy, KD_FAIR_ENTROPY_LEN));
+    input_parts(a, d, alpha, j);
     json_object_set_new(j, "input", kd_json_hex(alpha, sizeof alpha));
     json_object_set_new(j, "proof", kd_json_hex(d->proof, KD_VRF_PROOF_LEN));
     json_object_set_new(j, "verified", json_boolean(verified));
@@ -137,6 +191,8 @@ static void command(audit *a, const Kdapp__EpisodeMessage *em, const audit_at *a
     kd_fair_draw d;
     if (a->type->draw_of(a->state, cmd->data, cmd->len, &d))
         json_array_append_new(a->draws, draw_json(a, &d, at));
+    else if (note_command(a, cmd, at) != KD_OK && !a->verdict[0])
+        snprintf(a->verdict, sizeof a->verdict, "out of memory at log entry %llu", (unsigned long long)at->seq);
     kd_reject rej = {0};
     a->commands++;
     if (a->type->ops->execute(a->state, cmd->data, cmd->len, signed_by, &at->meta, a->undo, &rej) != KD_OK &&
@@ -146,13 +202,31 @@ static void command(audit *a, const Kdapp__EpisodeMessage *em, const audit_at *a
                  (unsigned long long)at->seq, rej.code, rej.detail);
 }
 
-/* Replays the transactions of episode `a->id` that log entry `seq` applied. */
-static kd_err entry(audit *a, uint64_t seq, const uint8_t *data, size_t len, char *why, size_t why_len)
+/* Whether accept `ba`, logged at `seq`, is on the canonical chain: its
+ * block is still applied, by this very entry (a block reverted and
+ * applied again has a later entry). */
+static kd_err canonical(kd_read *rd, const Kdapp__BlockAccepted *ba, uint64_t seq, int *yes)
+{
+    uint64_t applied_at = 0;
+    *yes = 0;
+    if (ba->accepting_hash.len != KD_HASH_LEN)
+        return KD_OK;
+    kd_err err = kd_read_block_seq(rd, ba->accepting_hash.data, &applied_at);
+    *yes = !err && applied_at == seq;
+    return err == KD_ERR_NOT_FOUND ? KD_OK : err;
+}
+
+/* Replays the transactions of episode `a->id` that log entry `seq`
+ * applied, when its block is on the canonical chain. */
+static kd_err entry(audit *a, kd_read *rd, uint64_t seq, const uint8_t *data, size_t len, char *why, size_t why_len)
 {
     Kdapp__Store__LogEntry *le = kdapp__store__log_entry__unpack(NULL, len, data);
     Kdapp__EngineMsg *m = le ? kdapp__engine_msg__unpack(NULL, le->message.len, le->message.data) : NULL;
     kd_err err = m ? KD_OK : KD_ERR_STORE;
-    if (!err && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED && m->accepted->n_txs == le->n_txs) {
+    int on_chain = 0;
+    if (!err && m->kind_case == KDAPP__ENGINE_MSG__KIND_ACCEPTED && (err = canonical(rd, m->accepted, seq, &on_chain)))
+        goto done;
+    if (!err && on_chain && m->accepted->n_txs == le->n_txs) {
         const Kdapp__BlockAccepted *ba = m->accepted;
         for (size_t i = 0; !err && !a->verdict[0] && i < le->n_txs; i++) {
             const Kdapp__Store__TxOutcome *o = le->txs[i];
@@ -180,6 +254,7 @@ static kd_err entry(audit *a, uint64_t seq, const uint8_t *data, size_t len, cha
     }
     if (err == KD_ERR_STORE)
         snprintf(why, why_len, "log entry %llu does not decode", (unsigned long long)seq);
+done:
     if (m)
         kdapp__engine_msg__free_unpacked(m, NULL);
     if (le)
@@ -211,19 +286,26 @@ static kd_err compare_with_store(audit *a, kd_read *rd, int *same)
     return err;
 }
 
+/* The episode's own log entries (the store's index: the audit costs the
+ * episode's length, not the log's), its accepts on the canonical chain
+ * replayed in log order. */
 static kd_err replay(audit *a, kd_read *rd, char *why, size_t why_len)
 {
-    uint64_t *seqs = NULL;
+    kd_history_entry *hist = NULL;
     size_t n = 0;
-    kd_err err = kd_read_canonical_seqs(rd, &seqs, &n);
+    kd_err err = kd_read_episode_history(rd, a->id, &hist, &n);
+    if (err == KD_ERR_NOT_FOUND)
+        err = KD_OK; /* no such episode: said below */
     for (size_t i = 0; !err && !a->verdict[0] && i < n; i++) {
         const uint8_t *data;
         size_t len;
-        err = kd_read_log_entry(rd, seqs[i], &data, &len);
+        if (hist[i].reverted)
+            continue;
+        err = kd_read_log_entry(rd, hist[i].seq, &data, &len);
         if (!err)
-            err = entry(a, seqs[i], data, len, why, why_len);
+            err = entry(a, rd, hist[i].seq, data, len, why, why_len);
     }
-    free(seqs);
+    free(hist);
     if (!err && !a->type) {
         snprintf(why, why_len, "episode %u was not created on the chain this store follows", a->id);
         return KD_ERR_NOT_FOUND;
@@ -263,6 +345,8 @@ kd_err kd_audit_episode(kd_engine *engine, const kd_type_table *types, uint32_t 
     }
     json_decref(a.draws);
     json_decref(a.report);
+    kd_buf_fini(&a.asks);
+    kd_buf_fini(&a.ask_bytes);
     free(a.state);
     free(a.undo);
     return err;
@@ -276,21 +360,49 @@ static const char *str(const json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* The ask a draw answers and its input, byte for byte. */
+static kd_err input_text(const json_t *d, kd_buf *out)
+{
+    const json_t *p = json_object_get(d, "input_parts"), *ask = json_object_get(d, "ask");
+    int v2 = json_integer_value(json_object_get(d, "draw_input")) == KD_FAIR_DRAW_V2;
+    kd_err err = KD_OK;
+    if (v2)
+        err = kd_buf_appendf(out, "  entropy of the ask  %s\n", str(d, "entropy"));
+    else if (json_is_object(ask))
+        err = kd_buf_appendf(out,
+                             "  the ask             log entry %lld, tx %.16s; its bytes (SignedCommand.command):\n"
+                             "                      %s\n",
+                             (long long)json_integer_value(json_object_get(ask, "log_seq")), str(ask, "tx"),
+                             str(ask, "command"));
+    else
+        err = kd_buf_appendf(out, "  the ask             not among the episode's applied commands\n");
+    if (!err)
+        err = kd_buf_appendf(out,
+                             "  input               %s %s %s\n"
+                             "                      %s\n"
+                             "                      (\"%s\" || episode %lld || draw %lld, 4 bytes BE each || %s)\n",
+                             str(p, "tag_hex"), str(p, "episode_id"), str(p, "draw"),
+                             str(p, v2 ? "entropy" : "ask_sha256"), str(p, "tag"),
+                             (long long)strtoll(str(p, "episode_id"), NULL, 16),
+                             (long long)json_integer_value(json_object_get(d, "draw")),
+                             v2 ? "the ask's entropy" : "SHA-256 of the ask's bytes");
+    return err;
+}
+
 static kd_err draw_text(const json_t *d, kd_buf *out)
 {
-    kd_err err = kd_buf_appendf(out,
-                                "draw %lld  log entry %lld, block %.16s, DAA %lld, tx %.16s\n"
-                                "  entropy of the ask  %s\n"
-                                "  input               %s\n"
-                                "                      (\"kdapp-draw-v2\" || episode || draw, 4 bytes BE each || "
-                                "entropy)\n"
-                                "  proof               %s\n"
-                                "  verifies under the house's key %s: %s\n",
+    kd_err err = kd_buf_appendf(out, "draw %lld  log entry %lld, block %.16s, DAA %lld, tx %.16s\n",
                                 (long long)json_integer_value(json_object_get(d, "draw")),
                                 (long long)json_integer_value(json_object_get(d, "log_seq")), str(d, "block"),
-                                (long long)json_integer_value(json_object_get(d, "daa")), str(d, "tx"),
-                                str(d, "entropy"), str(d, "input"), str(d, "proof"), str(d, "house_key"),
-                                json_is_true(json_object_get(d, "verified")) ? "yes" : "NO");
+                                (long long)json_integer_value(json_object_get(d, "daa")), str(d, "tx"));
+    if (!err)
+        err = input_text(d, out);
+    if (!err)
+        err = kd_buf_appendf(out,
+                             "  proof               %s\n"
+                             "  verifies under the house's key %s: %s\n",
+                             str(d, "proof"), str(d, "house_key"),
+                             json_is_true(json_object_get(d, "verified")) ? "yes" : "NO");
     if (err || !json_is_true(json_object_get(d, "verified")))
         return err;
     err = kd_buf_appendf(out, "  output              %s\n", str(d, "output"));

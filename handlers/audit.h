@@ -3,7 +3,10 @@
  *
  * The episode is replayed from its creation through its type's own rules
  * (kd_episode_ops: resolve nothing, the log keeps the params in effect),
- * with the transactions of the canonical chain only, in log order. Each
+ * with the transactions of the canonical chain only, in log order, found
+ * through the store's index of the episode's own log entries
+ * (kd_read_episode_history): an audit reads that episode's entries, not
+ * the whole log, so its cost does not grow with the store. Each
  * command that answers a draw (kd_episode_type.draw_of) is shown as anyone
  * can re-check it by hand: the VRF input, the proof and whether it
  * verifies under the house's committed key, the output, every word its
@@ -16,7 +19,13 @@
  *   {"episode", "type", "participants": [hex], "params": {...},
  *    "created": {"log_seq", "block", "daa"},
  *    "draws": [{"draw", "log_seq", "block", "daa", "tx", "house_key",
- *               "entropy", "input", "proof", "verified", "output",
+ *               "draw_input" (3, or 2 for episodes created before
+ *               issue 37), "input_parts": {"tag", "tag_hex",
+ *               "episode_id", "draw", "ask_sha256" (version 2:
+ *               "entropy")}, "ask": {"log_seq", "tx", "command": the
+ *               ask's bytes} (version 3; null when no applied command
+ *               hashes to it) or "entropy" (version 2), "input", "proof",
+ *               "verified", "output",
  *               "words": [{"block", "word", "n", "bound", "kept", "value"}],
  *               "outcome": {...}}],
  *    "commands": applied commands replayed,

@@ -25,7 +25,8 @@ const kd_rule_code kd_bj_rule_codes[] = {
     {"cannot_double", "double is only on a hand of two cards"},
     {"cannot_split", "split is only on two cards of one value, up to four hands"},
     {"nothing_owed", "a reveal while no round waits for a card, or a claim for a round that waits for none"},
-    {"bad_proof", "the house's proof does not verify for the next draw (the oldest ask's entropy) against its key"},
+    {"bad_proof",
+     "the house's proof does not verify for the next draw (the oldest ask waiting for a card) against its key"},
     {"too_early", "a claim before the house's deadline has passed"},
     {NULL, NULL},
 };
@@ -115,8 +116,9 @@ int kd_bj_owed(const kd_bj_state *s)
 
 uint64_t kd_bj_deadline(const kd_bj_state *s, size_t i)
 {
-    uint64_t from = s->players[i].round.pending.asked_daa;
-    return (from > s->last_reveal_daa ? from : s->last_reveal_daa) + s->params.timeout;
+    uint64_t from = s->players[i].round.pending.asked_daa, due = kd_bj_due(s, i);
+    from = from > s->last_reveal_daa ? from : s->last_reveal_daa;
+    return (from > due ? from : due) + s->params.timeout;
 }
 
 kd_err kd_bj_state_init(kd_bj_state *s, const kd_participants *parts, const kd_bj_params *params, uint32_t episode_id,
@@ -260,7 +262,7 @@ static kd_err bet(kd_bj_state *s, kd_bj_player *p, const kd_bj_command *c, const
     r->n_hands = 1;
     r->hands[0].bet = c->amount;
     r->await = KD_BJ_DEAL;
-    kd_bj_pending_ask(&r->pending, c->entropy, meta->daa, s->seq);
+    kd_bj_pending_ask(s, &r->pending, c, meta->daa);
     return KD_OK;
 }
 
@@ -288,7 +290,7 @@ static kd_err act(kd_bj_state *s, kd_bj_player *p, const kd_bj_command *c, const
             return kd_reject_rule(rej, "not_enough_chips", "splitting needs %u more chips, there are %u",
                                   (unsigned)h->bet, (unsigned)p->chips);
     }
-    kd_bj_pending_ask(&r->pending, c->entropy, meta->daa, s->seq);
+    kd_bj_pending_ask(s, &r->pending, c, meta->daa);
     switch (c->action) {
     case KD_BJ_CMD_HIT:
         r->await = KD_BJ_CARD;

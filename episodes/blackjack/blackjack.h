@@ -23,7 +23,9 @@
  * command that needs cards (bet, hit, double, split, stand) carries 32
  * bytes of the player's entropy and opens a pending draw; the house answers
  * each card with a reveal {proof}, the VRF proof of draw i (the episode's
- * i-th card) for that entropy, and the card is the k-th of the cards left
+ * i-th card) for that command (the SHA-256 of its bytes, so its amount and
+ * action are in the input; draw input 2, before issue 37: its entropy
+ * alone), and the card is the k-th of the cards left
  * in the shoe (card order 0..51), k = kd_fair_below(remaining) over the
  * stream of the VRF output.
  *
@@ -36,10 +38,12 @@
  * answers.
  *
  * Deadlines: a round waiting for a card may claim once `timeout` DAA score
- * has passed since the later of its ask (or its last card) and the house's
+ * has passed since the latest of its ask (or its last card), the house's
  * last reveal in the episode (an honest house answering other rounds in
- * order is never late); every hand not busted is then paid 1:1. timeout is
- * at least KD_DEADLINE_MIN.
+ * order is never late) and, with draw input 3, its ask's block +
+ * reveal_depth (the house's term: it reveals an ask only once its block is
+ * that deep); every hand not busted is then paid 1:1. timeout is at least
+ * KD_DEADLINE_MIN.
  *
  * The game ends when no round is on and no player can bet (rounds played,
  * or chips below the minimum).
@@ -123,13 +127,16 @@ typedef struct {
     uint32_t bet;
 } kd_bj_hand;
 
-/* A pending draw: the entropy of the command that asked, the command's
- * number (the order of answers) and the DAA score the deadline counts from
- * (blackjack_draw.c). */
+/* A pending draw: the 32 bytes its input ends with (the SHA-256 of the
+ * asking command's bytes; with draw input 2, its entropy), the command's
+ * number (the order of answers), the DAA score of its block (draw input
+ * 3: the house reveals once it is reveal_depth deep) and the DAA score the
+ * deadline counts from (blackjack_draw.c). */
 typedef struct {
-    uint8_t entropy[KD_FAIR_ENTROPY_LEN];
-    uint64_t asked_daa;
-    uint64_t asked; /* the state's seq when the asking command came */
+    uint8_t ask[KD_FAIR_ASK_LEN];
+    uint64_t asked_daa; /* the ask's block, then each card's: the deadline counts from here */
+    uint64_t asked;     /* the state's seq when the asking command came */
+    uint64_t ask_daa;   /* draw input 3: the ask's block (0 with draw input 2) */
 } kd_bj_pending;
 
 typedef struct {
@@ -152,6 +159,8 @@ typedef struct {
 /* Effective params. */
 typedef struct {
     uint32_t decks, timeout, stack, min_bet, max_bet, rounds;
+    uint32_t reveal_depth;                        /* the house's term (house.h): DAA score an ask is deep first */
+    uint32_t draw_input;                          /* KD_FAIR_DRAW_V3, or V2 for creations before issue 37 */
     kd_pubkey house_key;                          /* the house's VRF key for the episode */
     uint8_t house_binding[KD_SECRET_BINDING_LEN]; /* what its seed is bound to */
     uint8_t spare[3];
@@ -193,6 +202,7 @@ typedef struct {
     kd_bj_action action;
     uint32_t amount;                      /* bet */
     uint8_t entropy[KD_FAIR_ENTROPY_LEN]; /* bet, hit, stand, double, split */
+    uint8_t digest[KD_FAIR_ASK_LEN];      /* the same: SHA-256 of the bytes it was decoded from (the draws' input) */
     uint8_t proof[KD_VRF_PROOF_LEN];      /* reveal */
 } kd_bj_command;
 
@@ -239,11 +249,16 @@ uint64_t kd_bj_deadline(const kd_bj_state *state, size_t i);
 
 /* ------------------------------------------------------- draws (blackjack_draw.c) */
 
-/* Opens a pending draw with the asking command's entropy at `daa`, the
- * command being number `seq` of the episode. */
-void kd_bj_pending_ask(kd_bj_pending *p, const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint64_t daa, uint64_t seq);
+/* Opens a pending draw of `state` in `p` for the asking command `c` at
+ * `daa` (the state's seq numbers it): its input ends with c's digest
+ * (draw input 3) or c's entropy (2). */
+void kd_bj_pending_ask(const kd_bj_state *state, kd_bj_pending *p, const kd_bj_command *c, uint64_t daa);
+/* The DAA score from which the house reveals the draw of player `i`
+ * (0-based, waiting for a card) by its own term: the ask's block +
+ * reveal_depth (draw input 3; 0 with draw input 2). */
+uint64_t kd_bj_due(const kd_bj_state *state, size_t i);
 /* Checks `proof` as the VRF proof of the next draw (draws + 1) for the
- * entropy of `p` and writes the draw's seed (the VRF output). Refusal:
+ * ask of `p` and writes the draw's seed (the VRF output). Refusal:
  * bad_proof. */
 kd_err kd_bj_draw_verify(const kd_bj_state *state, const kd_bj_pending *p, const uint8_t proof[KD_VRF_PROOF_LEN],
                          uint8_t seed[KD_HASH_LEN], kd_reject *rej) KD_WARN_UNUSED;

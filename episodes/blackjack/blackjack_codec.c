@@ -4,19 +4,23 @@
  * and reads, so the two directions cannot drift apart; the reader then
  * checks every range the rules rely on.
  *
- * State bytes, version 2, big-endian integers: version, params (6 x u32:
- * decks, timeout, stack, min_bet, max_bet, rounds; the house's VRF key 33,
- * its binding 32), the house's signing key 33, n_players, shoe 52,
- * shoe_left u16, episode id u32, draws u32, last_reveal_daa u64, seq u64,
- * house_net i64, then per player (n_players of them): key 33, chips u32,
- * rounds_played u32, and its round: n_hands, active, await, entropy 32,
- * asked_daa u64, asked u64, net i64, the dealer's hand and n_hands hands,
- * each: n, n cards, doubled, split_aces, outcome, bet u32. The undo is the
- * state before, in the same bytes.
+ * State bytes, big-endian integers: version (2: draw input 2, the
+ * episodes created before issue 37, whose bytes stay as they were; 3: draw
+ * input 3), params (6 x u32: decks, timeout, stack, min_bet, max_bet,
+ * rounds; version 3: reveal_depth u32; the house's VRF key 33, its binding
+ * 32), the house's signing key 33, n_players, shoe 52, shoe_left u16,
+ * episode id u32, draws u32, last_reveal_daa u64, seq u64, house_net i64,
+ * then per player (n_players of them): key 33, chips u32, rounds_played
+ * u32, and its round: n_hands, active, await, ask 32 (the pending draw's
+ * input ends with it), asked_daa u64, asked u64, version 3: ask_daa u64,
+ * net i64, the dealer's hand and n_hands hands, each: n, n cards, doubled,
+ * split_aces, outcome, bet u32. The undo is the state before, in the same
+ * bytes.
  */
 #include <string.h>
 
 #include "episodes/blackjack/blackjack.h"
+#include "episodes/house.h"
 #include "episodes/ops_adapter.h"
 
 #define STATE_MAX 4096
@@ -91,7 +95,7 @@ static void walk_hand(walker *w, kd_bj_hand *h)
     io_u32(w, &h->bet);
 }
 
-static void walk_player(walker *w, kd_bj_player *p)
+static void walk_player(walker *w, kd_bj_player *p, int v3)
 {
     kd_bj_round *r = &p->round;
     io_bytes(w, p->key.bytes, KD_PUBKEY_LEN);
@@ -100,9 +104,11 @@ static void walk_player(walker *w, kd_bj_player *p)
     io_u8(w, &r->n_hands);
     io_u8(w, &r->active);
     io_u8(w, &r->await);
-    io_bytes(w, r->pending.entropy, KD_FAIR_ENTROPY_LEN);
+    io_bytes(w, r->pending.ask, KD_FAIR_ASK_LEN);
     io_u64(w, &r->pending.asked_daa);
     io_u64(w, &r->pending.asked);
+    if (v3)
+        io_u64(w, &r->pending.ask_daa);
     io_i64(w, &r->net);
     walk_hand(w, &r->dealer);
     if (r->n_hands > KD_BJ_HANDS_MAX)
@@ -113,17 +119,21 @@ static void walk_player(walker *w, kd_bj_player *p)
 
 static void walk_state(walker *w, kd_bj_state *s)
 {
-    uint8_t version = KD_BJ_VERSION;
-    io_u8(w, &version);
-    if (version != KD_BJ_VERSION)
-        w->bad = 1;
     kd_bj_params *p = &s->params;
+    uint8_t version = KD_BJ_VERSION + (p->draw_input != KD_FAIR_DRAW_V2);
+    io_u8(w, &version);
+    if (version != KD_BJ_VERSION && version != KD_BJ_VERSION + 1)
+        w->bad = 1;
+    int v3 = version == KD_BJ_VERSION + 1;
+    p->draw_input = v3 ? KD_FAIR_DRAW_V3 : KD_FAIR_DRAW_V2;
     io_u32(w, &p->decks);
     io_u32(w, &p->timeout);
     io_u32(w, &p->stack);
     io_u32(w, &p->min_bet);
     io_u32(w, &p->max_bet);
     io_u32(w, &p->rounds);
+    if (v3)
+        io_u32(w, &p->reveal_depth);
     io_bytes(w, p->house_key.bytes, KD_PUBKEY_LEN);
     io_bytes(w, p->house_binding, KD_SECRET_BINDING_LEN);
     io_bytes(w, s->house.bytes, KD_PUBKEY_LEN);
@@ -138,7 +148,7 @@ static void walk_state(walker *w, kd_bj_state *s)
     if (s->n_players < 1 || s->n_players > KD_BJ_MAX_PLAYERS)
         w->bad = 1;
     for (size_t i = 0; !w->bad && i < s->n_players; i++)
-        walk_player(w, &s->players[i]);
+        walk_player(w, &s->players[i], v3);
 }
 
 /* The ranges the rules rely on (indexes, counts, enums). */
@@ -146,7 +156,8 @@ static int plausible(const kd_bj_state *s)
 {
     const kd_bj_params *p = &s->params;
     if (p->decks < 1 || p->decks > KD_BJ_DECKS_MAX || p->min_bet < 1 || p->min_bet > p->max_bet ||
-        p->timeout < KD_DEADLINE_MIN || (p->house_key.bytes[0] != 0x02 && p->house_key.bytes[0] != 0x03))
+        p->timeout < KD_DEADLINE_MIN || p->reveal_depth > KD_HOUSE_DEPTH_MAX ||
+        (p->house_key.bytes[0] != 0x02 && p->house_key.bytes[0] != 0x03))
         return 0;
     unsigned left = 0;
     for (size_t c = 0; c < KD_BJ_CARDS; c++) {

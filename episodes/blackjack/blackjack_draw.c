@@ -7,11 +7,19 @@
 
 #include "episodes/blackjack/blackjack.h"
 
-void kd_bj_pending_ask(kd_bj_pending *p, const uint8_t entropy[KD_FAIR_ENTROPY_LEN], uint64_t daa, uint64_t seq)
+void kd_bj_pending_ask(const kd_bj_state *s, kd_bj_pending *p, const kd_bj_command *c, uint64_t daa)
 {
-    memcpy(p->entropy, entropy, KD_FAIR_ENTROPY_LEN);
+    int v2 = s->params.draw_input == KD_FAIR_DRAW_V2;
+    memcpy(p->ask, v2 ? c->entropy : c->digest, KD_FAIR_ASK_LEN);
     p->asked_daa = daa;
-    p->asked = seq;
+    p->asked = s->seq;
+    p->ask_daa = v2 ? 0 : daa; /* draw input 2's bytes have no room for it */
+}
+
+uint64_t kd_bj_due(const kd_bj_state *s, size_t i)
+{
+    const kd_bj_pending *p = &s->players[i].round.pending;
+    return s->params.draw_input == KD_FAIR_DRAW_V2 ? 0 : p->ask_daa + s->params.reveal_depth;
 }
 
 void kd_bj_shoe_fill(kd_bj_state *s)
@@ -34,11 +42,12 @@ uint8_t kd_bj_pick(kd_fair_stream *stream, const uint8_t shoe[KD_BJ_CARDS], uint
 kd_err kd_bj_draw_verify(const kd_bj_state *s, const kd_bj_pending *p, const uint8_t proof[KD_VRF_PROOF_LEN],
                          uint8_t seed[KD_HASH_LEN], kd_reject *rej)
 {
-    kd_err err = kd_fair_verify(&s->params.house_key, s->episode_id, s->draws + 1, p->entropy, proof, seed);
+    kd_err err =
+        kd_fair_verify(&s->params.house_key, s->params.draw_input, s->episode_id, s->draws + 1, p->ask, proof, seed);
     if (err == KD_ERR_BAD_SIGNATURE || err == KD_ERR_BAD_PUBKEY)
         return kd_reject_rule(rej, "bad_proof",
-                              "the proof does not verify for draw %u (the entropy of the oldest ask waiting for a "
-                              "card) against the house's key",
+                              "the proof does not verify for draw %u (the oldest ask waiting for a card) against the "
+                              "house's key",
                               (unsigned)s->draws + 1);
     if (err)
         return kd_reject_say(rej, err, "the house's proof could not be checked: %s", kd_err_str(err));

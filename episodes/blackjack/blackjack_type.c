@@ -83,6 +83,9 @@ static const char params_schema[] =
     "\"max_bet\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":15625000,\"description\":\"default 100\"},"
     "\"rounds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"description\":\"rounds each player may play, "
     "default 10\"},"
+    "\"reveal_depth\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":864000,\"description\":\"the house's "
+    "term: DAA score an ask's block must be deep before the house deals its cards (set by a gateway playing the "
+    "house: 2 on the devnet, 100 on a Kaspa node; the claim deadline counts from there)\"},"
     "\"house_key\":{\"type\":\"string\",\"pattern\":\"^0[23][0-9a-fA-F]{64}$\",\"description\":\"the house's VRF "
     "key for the episode; set by whoever holds the house's key (the first participant): a gateway, kdapp commit\"},"
     "\"house_binding\":{\"type\":\"string\",\"pattern\":\"^[0-9a-fA-F]{64}$\",\"description\":\"what the house's "
@@ -117,10 +120,11 @@ static int u32_member(const json_t *obj, const char *name, uint32_t *out)
 
 static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, size_t why_len)
 {
-    static const char *const names[] = {"decks", "timeout", "stack", "min_bet", "max_bet", "rounds"};
+    static const char *const names[] = {"decks", "timeout", "stack", "min_bet", "max_bet", "rounds", "reveal_depth"};
     kd_bj_params p;
     memset(&p, 0, sizeof p);
-    uint32_t *fields[] = {&p.decks, &p.timeout, &p.stack, &p.min_bet, &p.max_bet, &p.rounds};
+    p.draw_input = KD_FAIR_DRAW_V3; /* every creation made from JSON */
+    uint32_t *fields[] = {&p.decks, &p.timeout, &p.stack, &p.min_bet, &p.max_bet, &p.rounds, &p.reveal_depth};
     if (params && !json_is_object(params)) {
         kd_reject_write(why, why_len, "blackjack params are a JSON object");
         return KD_ERR_BAD_PARAMS;
@@ -130,16 +134,16 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
     json_object_foreach((json_t *)params, key, v)
     {
         size_t i = 0;
-        while (i < 6 && strcmp(key, names[i]) != 0)
+        while (i < 7 && strcmp(key, names[i]) != 0)
             i++;
-        if (i < 6 && u32_member(params, key, fields[i]) != 0) {
+        if (i < 7 && u32_member(params, key, fields[i]) != 0) {
             kd_reject_write(why, why_len, "params.%s must be a non-negative integer", key);
             return KD_ERR_BAD_PARAMS;
         }
-        if (i == 6 && strcmp(key, "house_key") != 0 && strcmp(key, "house_binding") != 0) {
+        if (i == 7 && strcmp(key, "house_key") != 0 && strcmp(key, "house_binding") != 0) {
             kd_reject_write(why, why_len,
                             "params.%.40s is not a blackjack param (decks, timeout, stack, min_bet, max_bet, rounds, "
-                            "house_key, house_binding)",
+                            "reveal_depth, house_key, house_binding)",
                             key);
             return KD_ERR_BAD_PARAMS;
         }
@@ -387,8 +391,18 @@ static kd_err secret_duty(const void *state_ptr, int seat, const uint8_t seed[KD
     kd_bj_command c;
     memset(&c, 0, sizeof c);
     c.action = KD_BJ_CMD_REVEAL;
-    kd_err err = kd_fair_prove(seed, s->episode_id, s->draws + 1, s->players[owed].round.pending.entropy, c.proof);
+    kd_err err = kd_fair_prove(seed, s->params.draw_input, s->episode_id, s->draws + 1,
+                               s->players[owed].round.pending.ask, c.proof);
     return err ? err : kd_bj_command_encode(&c, command);
+}
+
+/* The DAA score from which the house reveals the next card: its ask's
+ * block + reveal_depth (kd_bj_due); 0 when nothing is owed. */
+static uint64_t duty_due(const void *state_ptr, int seat)
+{
+    const kd_bj_state *s = state_ptr;
+    int owed = kd_bj_owed(s);
+    return seat == KD_BJ_HOUSE && owed >= 0 ? kd_bj_due(s, (size_t)owed) : 0;
 }
 
 /* ------------------------------------------------------------- audit */
@@ -404,7 +418,8 @@ static int draw_of(const void *state, const uint8_t *command, size_t len, kd_fai
     draw->key = s->params.house_key;
     draw->episode_id = s->episode_id;
     draw->index = s->draws + 1;
-    memcpy(draw->entropy, s->players[owed].round.pending.entropy, KD_FAIR_ENTROPY_LEN);
+    draw->version = s->params.draw_input;
+    memcpy(draw->ask, s->players[owed].round.pending.ask, KD_FAIR_ASK_LEN);
     memcpy(draw->proof, c.proof, KD_VRF_PROOF_LEN);
     return 1;
 }
@@ -465,6 +480,7 @@ const kd_episode_type kd_blackjack_type = {
     .secret_commit = secret_commit,
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
+    .duty_due = duty_due,
     .draw_of = draw_of,
     .draw_outcome = draw_outcome,
     .house_seats = 1u << KD_BJ_HOUSE,

@@ -47,6 +47,8 @@ kd_err kd_bj_view_encode(const void *state_ptr, int seat, kd_buf *out)
     params.min_bet = s->params.min_bet;
     params.max_bet = s->params.max_bet;
     params.rounds = s->params.rounds;
+    params.reveal_depth = s->params.reveal_depth;
+    params.draw_input = s->params.draw_input;
     params.house_key.len = KD_PUBKEY_LEN;
     params.house_key.data = (uint8_t *)s->params.house_key.bytes;
     params.house_binding.len = KD_SECRET_BINDING_LEN;
@@ -70,8 +72,8 @@ kd_err kd_bj_view_encode(const void *state_ptr, int seat, kd_buf *out)
         if (r->await == KD_BJ_DEAL || r->await == KD_BJ_CARD || r->await == KD_BJ_DEALER) {
             m->claim_after_daa = kd_bj_deadline(s, i);
             m->asked = r->pending.asked;
-            m->entropy.len = KD_FAIR_ENTROPY_LEN;
-            m->entropy.data = (uint8_t *)r->pending.entropy;
+            m->entropy.len = KD_FAIR_ASK_LEN;
+            m->entropy.data = (uint8_t *)r->pending.ask;
         }
         for (size_t h = 0; h <= r->n_hands; h++) {
             kdapp__bj_hand__init(&hands[i][h]);
@@ -125,11 +127,11 @@ static int seat_from(const Kdapp__BjSeat *m, kd_bj_player *p)
 {
     kd_bj_round *r = &p->round;
     if (m->await > KD_BJ_DEALER || m->n_hands > KD_BJ_HANDS_MAX || (m->n_hands && m->active >= m->n_hands) ||
-        (m->entropy.len != 0 && m->entropy.len != KD_FAIR_ENTROPY_LEN))
+        (m->entropy.len != 0 && m->entropy.len != KD_FAIR_ASK_LEN))
         return -1;
     r->pending.asked = m->asked;
     if (m->entropy.len)
-        memcpy(r->pending.entropy, m->entropy.data, KD_FAIR_ENTROPY_LEN);
+        memcpy(r->pending.ask, m->entropy.data, KD_FAIR_ASK_LEN);
     p->chips = m->chips;
     p->rounds_played = m->rounds_played;
     r->await = (uint8_t)m->await;
@@ -159,6 +161,8 @@ static kd_err view_decode(const uint8_t *data, size_t len, kd_bj_state *s, uint6
     p->min_bet = v->params->min_bet;
     p->max_bet = v->params->max_bet;
     p->rounds = v->params->rounds;
+    p->reveal_depth = v->params->reveal_depth;
+    p->draw_input = v->params->draw_input ? v->params->draw_input : KD_FAIR_DRAW_V2;
     memcpy(p->house_key.bytes, v->params->house_key.data, KD_PUBKEY_LEN);
     memcpy(p->house_binding, v->params->house_binding.data, KD_SECRET_BINDING_LEN);
     s->n_players = (uint8_t)v->n_seats;
@@ -234,16 +238,18 @@ static json_t *seat_json(const kd_bj_state *s, size_t i, uint64_t claim_after)
                      "can_bet", kd_bj_can_bet(s, i));
 }
 
-/* {"seat", "draw", "entropy"} of the draw the house's next reveal answers, or null. */
+/* {"seat", "draw", "ask_sha256"} of the draw the house's next reveal
+ * answers ("entropy" for draw input 2), or null. */
 static json_t *owed_json(const kd_bj_state *s)
 {
     int owed = kd_bj_owed(s);
     if (owed < 0)
         return json_null();
-    char name[24], entropy[2 * KD_FAIR_ENTROPY_LEN + 1];
+    char name[24], ask[2 * KD_FAIR_ASK_LEN + 1];
     snprintf(name, sizeof name, "player%d", owed + 1);
-    kd_hex_encode(s->players[owed].round.pending.entropy, KD_FAIR_ENTROPY_LEN, entropy);
-    return json_pack("{s:s, s:I, s:s}", "seat", name, "draw", (json_int_t)s->draws + 1, "entropy", entropy);
+    kd_hex_encode(s->players[owed].round.pending.ask, KD_FAIR_ASK_LEN, ask);
+    return json_pack("{s:s, s:I, s:s}", "seat", name, "draw", (json_int_t)s->draws + 1,
+                     s->params.draw_input == KD_FAIR_DRAW_V2 ? "entropy" : "ask_sha256", ask);
 }
 
 static json_t *view_json_of(const kd_bj_state *s, const uint64_t *claim_after)
@@ -254,12 +260,14 @@ static json_t *view_json_of(const kd_bj_state *s, const uint64_t *claim_after)
     char key[2 * KD_PUBKEY_LEN + 1], binding[2 * KD_SECRET_BINDING_LEN + 1];
     kd_hex_encode(s->params.house_key.bytes, KD_PUBKEY_LEN, key);
     kd_hex_encode(s->params.house_binding, KD_SECRET_BINDING_LEN, binding);
-    return json_pack("{s:o, s:{s:i, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:s, s:s, s:I, s:o}, s:I, s:I, s:b}",
+    return json_pack("{s:o, s:{s:i, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:s, s:s, s:I, s:I, s:I, s:o}, s:I, "
+                     "s:I, s:b}",
                      "players", seats, "table", "decks", (int)s->params.decks, "min_bet", (json_int_t)s->params.min_bet,
                      "max_bet", (json_int_t)s->params.max_bet, "stack", (json_int_t)s->params.stack, "rounds",
                      (json_int_t)s->params.rounds, "timeout_daa", (json_int_t)s->params.timeout, "shoe", "left",
                      (json_int_t)s->shoe_left, "of", (json_int_t)(s->params.decks * KD_BJ_CARDS), "house", "key", key,
-                     "binding", binding, "draws", (json_int_t)s->draws, "owed", owed_json(s), "house_net",
+                     "binding", binding, "draws", (json_int_t)s->draws, "draw_input", (json_int_t)s->params.draw_input,
+                     "reveal_depth", (json_int_t)s->params.reveal_depth, "owed", owed_json(s), "house_net",
                      (json_int_t)s->house_net, "commands", (json_int_t)s->seq, "over", kd_bj_over(s));
 }
 

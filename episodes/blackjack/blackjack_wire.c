@@ -8,6 +8,7 @@
 
 #include "blackjack.pb-c.h"
 #include "episodes/blackjack/blackjack.h"
+#include "episodes/house.h"
 #include "episodes/wire_alloc.h"
 
 /* The 32 bytes of `b` into `out`, or -1 when it is not 32 bytes long. */
@@ -82,6 +83,8 @@ kd_err kd_bj_command_decode(const uint8_t *data, size_t len, kd_bj_command *cmd,
         memset(cmd, 0, sizeof *cmd);
         return KD_ERR_BAD_COMMAND;
     }
+    if (cmd->action <= KD_BJ_CMD_SPLIT) /* an ask: the draws' input is its bytes' */
+        kd_fair_ask_digest(data, len, cmd->digest);
     return KD_OK;
 }
 
@@ -192,6 +195,9 @@ kd_err kd_bj_params_decode(const uint8_t *data, size_t len, kd_bj_params *p, kd_
                             (unsigned)p->stack, (unsigned)p->rounds, (unsigned)p->max_bet);
     else if (m->base.n_unknown_fields)
         err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "the params carry fields BjParams does not have");
+    else
+        err = kd_house_terms_from_pb(m->draw_input, m->reveal_depth, &p->draw_input, rej);
+    p->reveal_depth = m->reveal_depth;
 done:
     if (err)
         memset(p, 0, sizeof *p);
@@ -208,6 +214,8 @@ kd_err kd_bj_params_encode(const kd_bj_params *p, kd_buf *out)
     m.min_bet = p->min_bet;
     m.max_bet = p->max_bet;
     m.rounds = p->rounds;
+    m.reveal_depth = p->reveal_depth;
+    m.draw_input = kd_house_draw_input_pb(p->draw_input);
     m.house_key.len = KD_PUBKEY_LEN;
     m.house_key.data = (uint8_t *)p->house_key.bytes;
     m.house_binding.len = KD_SECRET_BINDING_LEN;

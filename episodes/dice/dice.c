@@ -2,8 +2,8 @@
  * dice.c — the rules of "dice" (dice.h), its state and undo encodings and
  * its kd_episode_ops. Pure functions.
  *
- * State bytes (version 2): version, house (KD_HOUSE_ENCODED_LEN),
- * players[2], max_rolls u32, rolls u32, status, n_recent, pending roll,
+ * State bytes: the house's head (kd_house_head_encode: version 2, or 3
+ * with the reveal depth), max_rolls u32, rolls u32, status, n_recent, pending roll,
  * KD_DICE_RECENT rolls (unused ones zero). A roll: count, sides, claimed,
  * modifier i16, total i32, index u32, 100 dice (zero beyond count).
  */
@@ -83,7 +83,7 @@ static kd_err roll(kd_dice_state *s, const kd_dice_command *cmd, const kd_pubkey
                               (int)cmd->modifier, KD_DICE_MAX_MODIFIER, KD_DICE_MAX_MODIFIER);
     kd_dice_undo u;
     memset(&u, 0, sizeof u);
-    kd_err err = kd_house_ask(&s->house, KD_DICE_PLAYER, cmd->entropy, daa, &u.house, rej);
+    kd_err err = kd_house_ask(&s->house, KD_DICE_PLAYER, cmd->entropy, cmd->digest, daa, &u.house, rej);
     if (err)
         return err;
     u.kind = KD_DICE_CMD_ROLL;
@@ -229,7 +229,7 @@ static int zero(const uint8_t *p, size_t n)
 
 kd_err kd_dice_state_encode(const kd_dice_state *state, kd_buf *out)
 {
-    uint8_t b[KD_DICE_STATE_LEN];
+    uint8_t b[KD_DICE_STATE_MAX];
     size_t n = kd_house_head_encode(KD_DICE_VERSION, &state->house, state->players, b);
     kd_put_u32be(b + n, state->max_rolls);
     kd_put_u32be(b + n + 4, state->rolls);
@@ -251,9 +251,10 @@ kd_err kd_dice_state_decode(const uint8_t *data, size_t len, kd_dice_state *stat
     kd_dice_state s;
     memset(&s, 0, sizeof s);
     memset(state, 0, sizeof *state);
-    if (!data || len != KD_DICE_STATE_LEN || kd_house_head_decode(data, KD_DICE_VERSION, &s.house, s.players) != KD_OK)
+    size_t n;
+    if (!data || kd_house_head_decode(data, len, KD_DICE_VERSION, &s.house, s.players, &n) != KD_OK ||
+        len != n + KD_DICE_TABLE_LEN)
         return KD_ERR_DECODE;
-    size_t n = KD_HOUSE_HEAD_LEN;
     s.max_rolls = kd_get_u32be(data + n);
     s.rolls = kd_get_u32be(data + n + 4);
     n += 8;

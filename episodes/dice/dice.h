@@ -19,7 +19,8 @@
  *   params   DiceParams (proto/chance.proto): the house's key, binding and
  *            reveal timeout; max_rolls (default 100)
  *   command  DiceCommand { roll | reveal | claim } (dice_wire.c)
- *   state    this file's bytes (version 2, KD_DICE_STATE_LEN), see dice.c
+ *   state    this file's bytes (version 2 for draw input 2, 3 for draw
+ *            input 3: kd_house_head_encode), see dice.c
  *   undo     the house's undo and what a reveal or claim replaced
  *   view     DiceView (dice_type.c)
  *
@@ -45,8 +46,9 @@
 #define KD_DICE_MAX_ROLLS_DEFAULT 100u
 #define KD_DICE_MAX_ROLLS_MAX 10000u
 #define KD_DICE_ROLL_LEN (3 + 2 + 4 + 4 + KD_DICE_MAX_COUNT)
-#define KD_DICE_STATE_LEN \
-    (1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN + 4 + 4 + 1 + 1 + (1 + KD_DICE_RECENT) * KD_DICE_ROLL_LEN)
+#define KD_DICE_TABLE_LEN (4 + 4 + 1 + 1 + (1 + KD_DICE_RECENT) * KD_DICE_ROLL_LEN) /* after the house's head */
+#define KD_DICE_STATE_LEN (KD_HOUSE_HEAD_LEN + KD_DICE_TABLE_LEN)                   /* draw input 2 */
+#define KD_DICE_STATE_MAX (KD_HOUSE_HEAD_MAX + KD_DICE_TABLE_LEN)                   /* draw input 3 */
 #define KD_DICE_UNDO_LEN (1 + KD_HOUSE_UNDO_LEN + 1 + 1 + 1 + 2 * KD_DICE_ROLL_LEN)
 #define KD_DICE_COMMAND_MAX 96 /* a roll; a reveal is KD_VRF_PROOF_LEN + 4 */
 
@@ -97,6 +99,7 @@ typedef struct {
     uint32_t count, sides;
     int32_t modifier;
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
+    uint8_t digest[KD_FAIR_ASK_LEN]; /* a roll: SHA-256 of the bytes it was decoded from (the draw's input) */
     uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_dice_command;
 

@@ -70,6 +70,7 @@ kd_err kd_dice_command_decode(const uint8_t *data, size_t len, kd_dice_command *
         c->sides = cmd->roll->sides;
         c->modifier = cmd->roll->modifier;
         memcpy(c->entropy, cmd->roll->entropy.data, KD_FAIR_ENTROPY_LEN);
+        kd_fair_ask_digest(data, len, c->digest);
     } else if (cmd->cmd_case == KDAPP__DICE_COMMAND__CMD_REVEAL && cmd->reveal) {
         if (cmd->reveal->proof.len != KD_VRF_PROOF_LEN) {
             err = kd_reject_say(rej, KD_ERR_BAD_COMMAND, "the house's proof is %zu bytes, not %d",

@@ -11,35 +11,51 @@
  * (the other wins) or after `hand_limit` hands (the bigger stack wins,
  * equal stacks draw), or when a cheater loses it (below).
  *
+ * The deck protocol is fixed at creation (params `protocol`): 2, each step
+ * proved as it arrives and no hand secret ever published; 1, kept for the
+ * matches created before protocol 2 (a hand secret published at the end of
+ * each hand and every step recomputed from it), so a store's log replays
+ * exactly.
+ *
  * A hand, phase by phase (who owes what is in the view's `owes`):
- *   shuffle   seat 0, then seat 1, re-encrypts and permutes the deck
+ *   shuffle   seat 0, then seat 1, re-encrypts and permutes the deck; in
+ *             protocol 2 with the seat's deck key for the hand (x·G) and a
+ *             proof of shuffle, checked on arrival (bad_shuffle_proof)
  *   lock      seat 0, then seat 1, replaces its deck key on positions 0..8
- *             with a key per position and commits to each (k·G)
+ *             with a key per position and commits to each (k·G); in
+ *             protocol 2 with a Chaum–Pedersen proof per position against
+ *             its deck key (bad_lock_proof)
  *   play      positions 0, 1 are seat 0's hole cards, 2, 3 seat 1's, 4..8
  *             the board (no burn cards: the encrypted deck has nothing to
  *             burn). Each seat opens the other's hole positions (its keys
- *             for them); the owner strips its own in private. Betting waits
- *             until the cards of the street are dealt; the flop (4, 5, 6),
- *             turn (7) and river (8) are opened by both seats' keys and
- *             decrypted by the rules. At the showdown each seat opens its own
- *             hole positions; both hands are shown (no mucking: the keys
- *             prove the cards) and evaluated (holdem_eval.h).
- *   check     when the hand ends (a fold, the showdown, a dispute), both
- *             seats publish their hand secret; the rules recompute every
+ *             for them, each checked against its commitment: wrong_key);
+ *             the owner strips its own in private. Betting waits until the
+ *             cards of the street are dealt; the flop (4, 5, 6), turn (7)
+ *             and river (8) are opened by both seats' keys and decrypted by
+ *             the rules.
+ *   showdown  protocol 2: the last seat to bet or raise on the river shows
+ *             first (opens its own hole positions), else the first to act
+ *             on it (the seat without the button); then the other shows
+ *             or mucks ({"muck": true}: it gives up the pot unseen). When
+ *             a seat is all in, both must show (must_show). A fold ends the
+ *             hand at once: a folded hand shows nothing.
+ *             Protocol 1: both seats open their hole positions, then the
+ *   check     both publish their hand secret; the rules recompute every
  *             step each seat made from it and compare byte for byte. A seat
  *             whose data differs cheated. Only then do chips move.
  * Every step has a deadline: `timeout` DAA score after the wait began.
  * A seat late to bet is folded by the other's claim; a seat late with a
- * shuffle, lock, key or secret loses as a cheater.
+ * shuffle, lock, key, show or secret loses as a cheater.
  *
- * A cheater (data that fails the check, a step withheld past its deadline,
- * a dispute when no one cheated) loses the pot: the other seat takes all
- * both put in the hand; and the match too unless `pot_only`. Both cheating:
- * the hand is void (each takes back its own) and, unless `pot_only`, the
- * match is drawn. A deck or lock that is malformed (not points, a point
- * twice) or a key that does not match its commitment is refused outright
- * (bad_deck, duplicate_point, bad_lock, wrong_key): the seat may still send
- * the right one before its deadline.
+ * A cheater (protocol 2: a step withheld past its deadline; protocol 1
+ * also data that fails the check, a dispute when no one cheated) loses the
+ * pot: the other seat takes all both put in the hand; and the match too
+ * unless `pot_only`. Both cheating: the hand is void (each takes back its
+ * own) and, unless `pot_only`, the match is drawn. A deck or lock that is
+ * malformed (not points, a point twice), whose proof fails, or a key that
+ * does not match its commitment is refused outright (bad_deck,
+ * duplicate_point, bad_lock, bad_shuffle_proof, bad_lock_proof, wrong_key):
+ * the seat may still send the right one before its deadline.
  *
  * Betting (TDA rules): fold, check, call, and "raise to" a total for the
  * round (a bet when nothing is bet). A bet or raise adds at least the
@@ -53,7 +69,7 @@
  *   params   HmParams (proto/holdem.proto); effective params have every
  *            default resolved
  *   command  HmCommand (holdem_wire.c)
- *   state    KD_HM_STATE_LEN bytes (holdem_codec.c)
+ *   state    KD_HM_STATE_LEN_1 or _2 bytes (holdem_codec.c), by protocol
  *   undo     version, the state before, the SHA-256 of the state after
  *   view     HmView (holdem_view.c)
  *
@@ -72,9 +88,12 @@
 #include "episodes/episode_type.h"
 #include "episodes/holdem/holdem_deck.h"
 #include "episodes/holdem/holdem_eval.h"
+#include "episodes/holdem/holdem_proof.h"
 
 #define KD_HM_TYPE_NAME "holdem"
-#define KD_HM_VERSION 1
+#define KD_HM_VERSION 1   /* the state and undo encoding of protocol 1 */
+#define KD_HM_VERSION_2 2 /* of protocol 2 */
+#define KD_HM_PROTOCOL 2  /* the deck protocol of a new match */
 #define KD_HM_NO_SEAT 255
 #define KD_HM_DEFAULT_STACK 1000u
 #define KD_HM_DEFAULT_SB 5u
@@ -95,7 +114,8 @@ enum {
     KD_HM_OWE_LOCK = 2,
     KD_HM_OWE_KEYS = 4,
     KD_HM_OWE_BET = 8,
-    KD_HM_OWE_SECRET = 16,
+    KD_HM_OWE_SECRET = 16, /* protocol 1 */
+    KD_HM_OWE_SHOW = 32,   /* protocol 2: show (its own hole keys) or muck */
 };
 /* How the last settled hand ended. */
 typedef enum {
@@ -105,6 +125,7 @@ typedef enum {
     KD_HM_RESULT_SPLIT = 3,    /* equal hands split it */
     KD_HM_RESULT_CHEAT = 4,    /* a seat's data failed or came late: the other took the pot */
     KD_HM_RESULT_VOID = 5,     /* both cheated: each took back its own */
+    KD_HM_RESULT_MUCK = 6,     /* protocol 2: a seat mucked at the showdown; the other took the pot */
 } kd_hm_result;
 /* Why the match ended. */
 typedef enum {
@@ -114,12 +135,19 @@ typedef enum {
     KD_HM_END_CHEAT = 3, /* a cheater lost the match */
 } kd_hm_end;
 
-/* Creation params (resolved: every default filled in). */
+/*
+ * Creation params (resolved: every default filled in). The terms both
+ * seats play under, and apart from them each seat's own part: its binding
+ * (what its keys for the match derive under, set by its key's holder). A
+ * seat commits to nothing else at creation: in protocol 2 its deck key for
+ * each hand comes with its shuffle, proved there.
+ */
 typedef struct {
-    uint8_t bindings[2][KD_SECRET_BINDING_LEN];
+    uint8_t bindings[2][KD_SECRET_BINDING_LEN]; /* per seat */
     uint32_t stack, small_blind, big_blind, hand_limit;
     uint64_t timeout;
     uint8_t pot_only;
+    uint32_t protocol; /* 1 or 2 (KD_HM_PROTOCOL) */
 } kd_hm_params;
 
 /*
@@ -158,7 +186,15 @@ typedef struct {
     kd_hm_point locked[2][KD_HM_DEALT];  /* after seat 0's lock, after seat 1's */
     kd_hm_point commits[2][KD_HM_DEALT]; /* each seat's k_i·G */
     kd_hm_scalar keys[2][KD_HM_DEALT];   /* the keys published */
-    uint8_t secrets[2][KD_HASH_LEN];     /* the hand secrets published */
+    uint8_t secrets[2][KD_HASH_LEN];     /* protocol 1: the hand secrets published */
+    /* protocol 2 only (zero in protocol 1, whose encoding lacks them) */
+    uint32_t episode;                /* the episode id, which every proof is bound to */
+    kd_hm_point xkeys[2];            /* each seat's deck key for the hand, x·G, from its shuffle */
+    uint8_t aggressor;               /* the last seat to bet or raise this round, KD_HM_NO_SEAT */
+    uint8_t first_show;              /* at the showdown: who shows first, KD_HM_NO_SEAT: both (all in) */
+    uint8_t last_board[KD_HM_BOARD]; /* the last settled hand: its board, */
+    uint8_t last_shown[2][2];        /* the hole cards shown (KD_HM_NO_CARD: not shown), */
+    uint32_t last_values[2];         /* and their values */
 } kd_hm_state;
 
 typedef struct {
@@ -177,19 +213,24 @@ typedef enum {
     KD_HM_CMD_REVEAL,
     KD_HM_CMD_DISPUTE,
     KD_HM_CMD_CLAIM,
+    KD_HM_CMD_MUCK,
 } kd_hm_kind;
 
 /* A decoded command. */
 typedef struct {
     kd_hm_kind kind;
-    uint32_t to;                      /* raise */
-    uint32_t n_keys;                  /* keys */
-    uint8_t positions[KD_HM_DEALT];   /* keys */
-    kd_hm_scalar keys[KD_HM_DEALT];   /* keys */
-    kd_hm_point deck[KD_HM_CARDS];    /* shuffle */
-    kd_hm_point cards[KD_HM_DEALT];   /* lock */
-    kd_hm_point commits[KD_HM_DEALT]; /* lock */
-    uint8_t secret[KD_HASH_LEN];      /* reveal */
+    uint32_t to;                            /* raise */
+    uint32_t n_keys;                        /* keys */
+    uint8_t positions[KD_HM_DEALT];         /* keys */
+    kd_hm_scalar keys[KD_HM_DEALT];         /* keys */
+    kd_hm_point deck[KD_HM_CARDS];          /* shuffle */
+    kd_hm_point cards[KD_HM_DEALT];         /* lock */
+    kd_hm_point commits[KD_HM_DEALT];       /* lock */
+    uint8_t secret[KD_HASH_LEN];            /* reveal */
+    int proved;                             /* shuffle, lock: key and proof(s) present (protocol 2) */
+    kd_hm_point key;                        /* shuffle: the seat's deck key x·G */
+    uint8_t proof[KD_HM_SHUFFLE_PROOF_LEN]; /* shuffle */
+    uint8_t proofs[KD_HM_LOCK_PROOF_LEN];   /* lock */
 } kd_hm_command;
 
 extern const kd_episode_ops kd_hm_ops;
@@ -202,10 +243,11 @@ extern const char *const kd_hm_seat_names[2];
 /* Starts a match. Errors: KD_ERR_BAD_PARTICIPANTS, KD_ERR_BAD_PARAMS. */
 kd_err kd_hm_state_init(kd_hm_state *state, const kd_participants *participants, const kd_hm_params *params,
                         kd_reject *rej) KD_WARN_UNUSED;
-/* Applies a command signed by `signer` at DAA score `daa`. Refusals
- * (KD_ERR_RULE, code in rej): see kd_hm_rule_codes. On error `state` is
- * untouched. */
-kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, uint64_t daa,
+/* Applies a command signed by `signer` in the block `meta` describes (may
+ * be NULL: DAA score 0; its precheck: the verdict on the step's proof,
+ * found ahead by the engine; NULL: checked here). Refusals (KD_ERR_RULE,
+ * code in rej): see kd_hm_rule_codes. On error `state` is untouched. */
+kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
                    kd_hm_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 /* Inverts the command that produced `undo`. Errors: KD_ERR_DECODE. */
 /* kd_episode_ops.join_params: a stranger's part of the params at open
@@ -232,6 +274,15 @@ typedef struct {
 } kd_hm_limits;
 void kd_hm_limits_of(const kd_hm_state *state, int seat, kd_hm_limits *out);
 
+/* What a proof by `seat` in the state's hand is bound to (holdem_proof.h). */
+void kd_hm_bind_of(const kd_hm_state *state, int seat, kd_hm_bind *out);
+/* The costly check of a deck step in protocol 2: the proof of `seat`'s
+ * shuffle or lock against the state (its input deck, its deck key). KD_OK
+ * when it holds or the command carries nothing to prove (another command,
+ * protocol 1); KD_ERR_RULE with bad_shuffle_proof or bad_lock_proof; or
+ * KD_ERR_NOMEM. Pure: kd_hm_apply runs it after the step's cheap checks. */
+kd_err kd_hm_proof_check(const kd_hm_state *state, int seat, const kd_hm_command *cmd, kd_reject *rej) KD_WARN_UNUSED;
+
 /* -------------------------------------------- the check (holdem_check.c) */
 
 /* The steps `seat` made this hand, recomputed from `secret`: 1 when they
@@ -247,10 +298,14 @@ int kd_hm_own_cards(const kd_hm_state *state, int seat, const uint8_t seed[KD_SE
 
 /* ------------------------------------------------ encodings (holdem_codec.c) */
 
-#define KD_HM_STATE_LEN                                                                                           \
+/* protocol 1's state (version 1), and protocol 2's (version 2): the same
+ * fields and then its own */
+#define KD_HM_STATE_LEN_1                                                                                         \
     (1 + 2 * KD_PUBKEY_LEN + 2 * KD_SECRET_BINDING_LEN + 4 * 4 + 8 + 1 + 8 + 4 + 4 + 2 * 4 * 3 + 4 + 2 * 4 + 14 + \
      2 * 2 + KD_HM_BOARD + 4 + 2 * 4 + 2 * KD_HM_SHUFFLE_LEN + 4 * KD_HM_LOCK_LEN +                               \
      2 * KD_HM_DEALT * KD_HM_SCALAR_LEN + 2 * KD_HASH_LEN)
+#define KD_HM_STATE_LEN_2 (KD_HM_STATE_LEN_1 + 4 + 2 * KD_HM_POINT_LEN + 2 + KD_HM_BOARD + 4 + 2 * 4)
+#define KD_HM_STATE_LEN KD_HM_STATE_LEN_2 /* the longest */
 #define KD_HM_UNDO_LEN (1 + KD_HM_STATE_LEN + KD_HASH_LEN)
 
 kd_err kd_hm_state_encode(const kd_hm_state *state, kd_buf *out) KD_WARN_UNUSED;

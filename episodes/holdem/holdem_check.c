@@ -1,10 +1,11 @@
 /*
- * holdem_check.c — the deck checked from the log: a seat's steps
- * recomputed from its hand secret and compared byte for byte, cards opened
- * with both seats' keys, a seat's own hole cards from its seed
- * (holdem.h, holdem_deck.h).
+ * holdem_check.c — cards opened with both seats' keys, a seat's own hole
+ * cards from its seed, and protocol 1's check: a seat's steps recomputed
+ * from its hand secret and compared byte for byte (holdem.h,
+ * holdem_deck.h). Protocol 2 checks each step's proof as it arrives
+ * (holdem_proof.h) and publishes no hand secret.
  *
- * Why recomputation: every step a seat makes (its shuffle, its lock, its
+ * Why recomputation (protocol 1): every step a seat makes (its shuffle, its lock, its
  * keys) is a function of its hand secret and of the public data before it.
  * Once the secret is published, anyone re-runs the honest protocol and
  * compares; a duplicated or missing card, a wrong permutation, a lock with

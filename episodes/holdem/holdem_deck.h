@@ -25,9 +25,10 @@
  *            with kd_fair_below(j + 1), starting from the identity
  *   k_i    = the key of dealt position i (0..8): SHA-256(
  *            "kdapp/holdem/card-key/v1" || hs || i (1 byte) || ctr)
- * (ctr, one byte from 0, the first giving a valid non-zero scalar). So
- * revealing hs at the end of a hand reveals exactly that hand's keys, and
- * anyone can recompute every step the seat made.
+ * (ctr, one byte from 0, the first giving a valid non-zero scalar). In
+ * protocol 2 hs is never published (each step carries its proof,
+ * holdem_proof.h); in protocol 1 revealing it at the end of a hand reveals
+ * exactly that hand's keys, and anyone recomputes every step the seat made.
  *
  * The steps (seat A then seat B; C the 52 card points in card order):
  *   shuffle   D1[j] = x_A · C[perm_A[j]]        D2[j] = x_B · D1[perm_B[j]]

@@ -9,16 +9,16 @@
 
 #include "episodes/holdem/holdem.h"
 
-#define KD_HM_RULES_TEXT                                                                                             \
-    "Heads-up no-limit hold'em dealt by the players: no dealer; the two seats shuffle and deal between themselves "  \
-    "with commutative encryption on secp256k1, and every hand is checked from the log. Each seat gets two hole "     \
-    "cards only it can see; five board cards come in the flop (3), turn and river. The button posts the small "      \
-    "blind, acts first before the flop and last after it. Actions: fold, check, call, or raise to a total for the "  \
-    "round (a bet when nothing is bet): at least the previous bet or raise more (the big blind when none), or all "  \
-    "in; a short all-in does not reopen the betting. The best five of seven cards win the pot at the showdown. The " \
-    "shuffles, locks, keys and hand secrets are each seat's duties, made from its key; a seat whose data fails the " \
-    "check at the end of the hand, or that misses a deadline (DAA score), loses the pot, and the match unless "      \
-    "pot_only."
+#define KD_HM_RULES_TEXT                                                                                              \
+    "Heads-up no-limit hold'em dealt by the players: no dealer; the two seats shuffle and deal between themselves "   \
+    "with commutative encryption on secp256k1, each step with a zero-knowledge proof checked when it arrives. Each "  \
+    "seat gets two hole cards only it can see; five board cards come in the flop (3), turn and river. The button "    \
+    "posts the small blind, acts first before the flop and last after it. Actions: fold, check, call, or raise to a " \
+    "total for the round (a bet when nothing is bet): at least the previous bet or raise more (the big blind when "   \
+    "none), or all in; a short all-in does not reopen the betting. At the showdown the river's last bettor (else "    \
+    "the first to act on it) shows first; the other shows or mucks (all in: both show); the best five of seven "      \
+    "cards win the pot. A fold shows nothing. The shuffles, locks, keys and shows are each seat's duties, made from " \
+    "its key; a seat that misses a deadline (DAA score) loses the pot, and the match unless pot_only."
 
 /* The view functions of the type table (episode_type.h says what each does). */
 kd_err kd_hm_view_encode(const void *state, int seat, kd_buf *out);

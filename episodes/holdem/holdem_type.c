@@ -1,16 +1,19 @@
 /*
  * holdem_type.c — hold'em's entry in the type table: schemas, JSON for
  * params and commands, status, legal bets, random commands, and the secret
- * hooks (a seat's binding at creation; its shuffles, locks, keys and hand
- * secrets as duties; its own hole cards as its secret view). Views are in
+ * hooks (a seat's binding at creation; its shuffles and locks with their
+ * proofs, its keys and shows or mucks as duties, protocol 1's hand secrets;
+ * its own hole cards as its secret view). Views are in
  * holdem_view.c, the bot in holdem_bot.c. Pure functions.
  *
  * Command JSON:
  *   {"fold": true} {"check": true} {"call": true} {"raise": 120} ("bet" too:
  *   the seat's total for the round after it)
- *   {"shuffle": "<3432 hex>"} {"lock": {"cards": "<594 hex>", "commits": "<594 hex>"}}
- *   {"keys": {"positions": [0, 1], "keys": ["<64 hex>", ...]}}
- *   {"reveal": "<64 hex>"} {"dispute": true} {"claim": true}
+ *   {"shuffle": {"deck": "<3432 hex>", "key": "<66 hex>", "proof": "<13840 hex>"}}
+ *   {"lock": {"cards": "<594 hex>", "commits": "<594 hex>", "proofs": "<1152 hex>"}}
+ *   {"keys": {"positions": [0, 1], "keys": ["<64 hex>", ...]}} {"muck": true}
+ *   {"claim": true}; protocol 1's: {"shuffle": "<3432 hex>"} (the deck
+ *   alone), a lock without proofs, {"reveal": "<64 hex>"}, {"dispute": true}
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +54,9 @@ static const char params_schema[] =
     "\"timeout\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":100000000,\"description\":\"DAA score each step "
     "may wait (default 600; at least 100)\"},"
     "\"pot_only\":{\"type\":\"boolean\",\"description\":\"a cheater loses the pot only (default false: the "
-    "match)\"}}}";
+    "match)\"},"
+    "\"protocol\":{\"const\":2,\"description\":\"the deck protocol: 2, each step proved and no hand secret "
+    "published (1 is kept for matches created before it)\"}}}";
 
 static const char command_schema[] =
     "{\"type\":\"object\",\"description\":\"a bet (fold, check, call, raise) or a deck step (shuffle, lock, keys, "
@@ -59,9 +64,14 @@ static const char command_schema[] =
     "\"fold\":{\"const\":true},\"check\":{\"const\":true},\"call\":{\"const\":true},"
     "\"raise\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"raise (or bet) to this total for the "
     "round\"},\"bet\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"the same as raise\"},"
-    "\"shuffle\":{\"type\":\"string\",\"description\":\"52 points, hex\"},"
+    "\"shuffle\":{\"description\":\"the deck (52 points), the seat's key for the hand and the proof of shuffle, "
+    "hex (protocol 1: the deck alone)\",\"anyOf\":[{\"type\":\"object\",\"properties\":{\"deck\":{\"type\":"
+    "\"string\"},\"key\":{\"type\":\"string\"},\"proof\":{\"type\":\"string\"}},\"required\":[\"deck\","
+    "\"key\",\"proof\"]},{\"type\":\"string\"}]},"
     "\"lock\":{\"type\":\"object\",\"properties\":{\"cards\":{\"type\":\"string\"},\"commits\":{\"type\":"
-    "\"string\"}},\"required\":[\"cards\",\"commits\"]},"
+    "\"string\"},\"proofs\":{\"type\":\"string\",\"description\":\"9 proofs of 64 bytes, hex (protocol "
+    "2)\"}},\"required\":[\"cards\",\"commits\"]},"
+    "\"muck\":{\"const\":true,\"description\":\"at the showdown: give up the pot without showing\"},"
     "\"keys\":{\"type\":\"object\",\"properties\":{\"positions\":{\"type\":\"array\",\"items\":{\"type\":"
     "\"integer\",\"minimum\":0,\"maximum\":8}},\"keys\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
     "\"required\":[\"positions\",\"keys\"]},"
@@ -98,15 +108,15 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
     json_t *v;
     json_object_foreach((json_t *)params, key, v)
     {
-        static const char *const known[] = {"binding_0", "binding_1",  "stack",   "small_blind",
-                                            "big_blind", "hand_limit", "timeout", "pot_only"};
+        static const char *const known[] = {"binding_0",  "binding_1", "stack",    "small_blind", "big_blind",
+                                            "hand_limit", "timeout",   "pot_only", "protocol"};
         int ok = 0;
         for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
             ok |= strcmp(key, known[i]) == 0;
         if (!ok) {
             kd_reject_write(why, why_len,
                             "unknown hold'em param \"%s\": the params are binding_0, binding_1, stack, small_blind, "
-                            "big_blind, hand_limit, timeout, pot_only",
+                            "big_blind, hand_limit, timeout, pot_only, protocol",
                             key);
             return KD_ERR_BAD_PARAMS;
         }
@@ -124,10 +134,13 @@ static kd_err params_from_json(const json_t *params, kd_buf *out, char *why, siz
         uint_member(params, "small_blind", KD_HM_STACK_MAX, &p.small_blind) ||
         uint_member(params, "big_blind", KD_HM_STACK_MAX, &p.big_blind) ||
         uint_member(params, "hand_limit", KD_HM_HAND_LIMIT_MAX, &p.hand_limit) ||
-        uint_member(params, "timeout", KD_HM_TIMEOUT_MAX, &timeout))
+        uint_member(params, "timeout", KD_HM_TIMEOUT_MAX, &timeout) ||
+        uint_member(params, "protocol", KD_HM_PROTOCOL, &p.protocol))
         return bad_params(why, why_len,
-                          "stack (1..1000000000), small_blind, big_blind, hand_limit (0..1000000) and timeout "
-                          "(100..100000000) are non-negative integers");
+                          "stack (1..1000000000), small_blind, big_blind, hand_limit (0..1000000), timeout "
+                          "(100..100000000) and protocol (2) are non-negative integers");
+    if (p.protocol && p.protocol != KD_HM_PROTOCOL)
+        return bad_params(why, why_len, "protocol: a new match plays protocol 2 (1 is kept for older matches)");
     const json_t *po = json_object_get(params, "pot_only");
     if (po && !json_is_boolean(po))
         return bad_params(why, why_len, "pot_only is true or false");
@@ -181,11 +194,23 @@ static kd_err parse_command(const json_t *j, kd_hm_command *c, char *why, size_t
             c->to = (uint32_t)json_integer_value(v);
     } else if ((v = json_object_get(j, "shuffle"))) {
         c->kind = KD_HM_CMD_SHUFFLE;
-        bad = hex_member(v, &c->deck[0][0], sizeof c->deck);
+        if (json_is_object(v)) { /* protocol 2: with its key and proof */
+            c->proved = 1;
+            bad = hex_member(json_object_get(v, "deck"), &c->deck[0][0], sizeof c->deck) ||
+                  hex_member(json_object_get(v, "key"), c->key, sizeof c->key) ||
+                  hex_member(json_object_get(v, "proof"), c->proof, sizeof c->proof);
+        } else
+            bad = hex_member(v, &c->deck[0][0], sizeof c->deck);
     } else if ((v = json_object_get(j, "lock"))) {
         c->kind = KD_HM_CMD_LOCK;
+        const json_t *proofs = json_object_get(v, "proofs");
+        c->proved = proofs != NULL;
         bad = !json_is_object(v) || hex_member(json_object_get(v, "cards"), &c->cards[0][0], sizeof c->cards) ||
-              hex_member(json_object_get(v, "commits"), &c->commits[0][0], sizeof c->commits);
+              hex_member(json_object_get(v, "commits"), &c->commits[0][0], sizeof c->commits) ||
+              (proofs && hex_member(proofs, c->proofs, sizeof c->proofs));
+    } else if ((v = json_object_get(j, "muck"))) {
+        c->kind = KD_HM_CMD_MUCK;
+        bad = !json_is_true(v);
     } else if ((v = json_object_get(j, "keys"))) {
         c->kind = KD_HM_CMD_KEYS;
         bad = !json_is_object(v) || keys_from_json(v, c);
@@ -198,9 +223,11 @@ static kd_err parse_command(const json_t *j, kd_hm_command *c, char *why, size_t
         return KD_OK;
     kd_reject_write(why, why_len,
                     "a hold'em command is {\"fold\": true}, {\"check\": true}, {\"call\": true}, {\"raise\": N} (the "
-                    "total for the round), {\"claim\": true}, or a deck step made from a seat's key: {\"shuffle\": "
-                    "3432 hex}, {\"lock\": {\"cards\", \"commits\": 594 hex}}, {\"keys\": {\"positions\": [..], "
-                    "\"keys\": [64 hex, ..]}}, {\"reveal\": 64 hex}, {\"dispute\": true}");
+                    "total for the round), {\"muck\": true} (at the showdown), {\"claim\": true}, or a deck step made "
+                    "from a seat's key: {\"shuffle\": {\"deck\": 3432 hex, \"key\": 66 hex, \"proof\": 13840 hex}}, "
+                    "{\"lock\": {\"cards\", \"commits\": 594 hex, \"proofs\": 1152 hex}}, {\"keys\": "
+                    "{\"positions\": [..], \"keys\": [64 hex, ..]}} (protocol 1: {\"shuffle\": 3432 hex}, a lock "
+                    "without proofs, {\"reveal\": 64 hex}, {\"dispute\": true})");
     return KD_ERR_BAD_COMMAND;
 }
 
@@ -237,9 +264,19 @@ static json_t *to_json(const kd_hm_command *c)
         return json_pack("{s:b}", "claim", 1);
     case KD_HM_CMD_RAISE:
         return json_pack("{s:I}", "raise", (json_int_t)c->to);
+    case KD_HM_CMD_MUCK:
+        return json_pack("{s:b}", "muck", 1);
     case KD_HM_CMD_SHUFFLE:
+        if (c->proved)
+            return json_pack("{s:{s:o, s:o, s:o}}", "shuffle", "deck", kd_json_hex(&c->deck[0][0], sizeof c->deck),
+                             "key", kd_json_hex(c->key, sizeof c->key), "proof",
+                             kd_json_hex(c->proof, sizeof c->proof));
         return json_pack("{s:o}", "shuffle", kd_json_hex(&c->deck[0][0], sizeof c->deck));
     case KD_HM_CMD_LOCK:
+        if (c->proved)
+            return json_pack("{s:{s:o, s:o, s:o}}", "lock", "cards", kd_json_hex(&c->cards[0][0], sizeof c->cards),
+                             "commits", kd_json_hex(&c->commits[0][0], sizeof c->commits), "proofs",
+                             kd_json_hex(c->proofs, sizeof c->proofs));
         return json_pack("{s:{s:o, s:o}}", "lock", "cards", kd_json_hex(&c->cards[0][0], sizeof c->cards), "commits",
                          kd_json_hex(&c->commits[0][0], sizeof c->commits));
     case KD_HM_CMD_KEYS:
@@ -380,7 +417,7 @@ static kd_err random_command(const void *state_ptr, int seat, int legal, uint64_
 static kd_err secret_commit(int seat, const uint8_t seed[KD_SECRET_SEED_LEN],
                             const uint8_t binding[KD_SECRET_BINDING_LEN], json_t *params, char *why, size_t why_len)
 {
-    (void)seed; /* a seat commits to nothing but its binding: its steps are checked at the end of each hand */
+    (void)seed; /* a seat commits to nothing but its binding: each hand's deck key comes with its proved shuffle */
     if (seat != 0 && seat != 1)
         return KD_ERR_UNSUPPORTED;
     if (!json_is_object(params))

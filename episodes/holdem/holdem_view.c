@@ -2,7 +2,8 @@
  * holdem_view.c — hold'em's public view (HmView) and every rendering made
  * from its bytes: view JSON, strategy context, text and the prompt. The
  * view carries the table and what each seat owes; hole cards only once
- * shown at the showdown (a seat sees its own through secret_view).
+ * shown at the showdown, and in protocol 2 what the last settled hand
+ * showed (a seat sees its own through secret_view).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,12 +23,17 @@ kd_err kd_hm_view_encode(const void *state_ptr, int seat, kd_buf *out)
              put[2] = {s->put[0], s->put[1]}, values[2] = {s->values[0], s->values[1]},
              owes[2] = {kd_hm_owes(s, 0), kd_hm_owes(s, 1)};
     int32_t won[2] = {s->last_won[0], s->last_won[1]};
-    uint8_t board[KD_HM_BOARD], shown[4];
-    size_t nb = 0;
-    for (int i = 0; i < KD_HM_BOARD; i++)
+    uint8_t board[KD_HM_BOARD], shown[4], last_board[KD_HM_BOARD], last_shown[4];
+    uint32_t last_values[2] = {s->last_values[0], s->last_values[1]};
+    size_t nb = 0, nlb = 0;
+    for (int i = 0; i < KD_HM_BOARD; i++) {
         if (s->board[i] != KD_HM_NO_CARD)
             board[nb++] = s->board[i];
+        if (s->params.protocol >= 2 && s->last_board[i] != KD_HM_NO_CARD)
+            last_board[nlb++] = s->last_board[i];
+    }
     memcpy(shown, s->shown, sizeof shown);
+    memcpy(last_shown, s->last_shown, sizeof last_shown);
     Kdapp__HmView v = KDAPP__HM_VIEW__INIT;
     v.hand = s->hand;
     v.button = s->button;
@@ -55,6 +61,13 @@ kd_err kd_hm_view_encode(const void *state_ptr, int seat, kd_buf *out)
     v.folded = s->folded == KD_HM_NO_SEAT ? 0 : (uint32_t)s->folded + 1;
     v.cheats = s->cheats;
     v.pot_only = s->params.pot_only != 0;
+    v.protocol = s->params.protocol;
+    if (s->params.protocol >= 2) {
+        v.last_board = (ProtobufCBinaryData){nlb, last_board};
+        v.last_shown = (ProtobufCBinaryData){4, last_shown};
+        v.n_last_values = 2;
+        v.last_values = last_values;
+    }
     return kd_pb_append(&v.base, out);
 }
 
@@ -74,7 +87,9 @@ static int decode(const uint8_t *data, size_t len, view *out)
     if (!v || v->n_stacks != 2 || v->n_bets != 2 || v->n_put != 2 || v->n_values != 2 || v->n_owes != 2 ||
         v->n_last_won != 2 || v->board.len > KD_HM_BOARD || v->shown.len != 4 || v->phase > KD_HM_OVER ||
         v->street > KD_HM_SHOWDOWN || v->button > 1 || v->to_act > 2 || v->winner > 2 || v->folded > 2 ||
-        v->result > KD_HM_RESULT_VOID || v->cheats > 3)
+        v->result > KD_HM_RESULT_MUCK || v->cheats > 3 || v->protocol > KD_HM_PROTOCOL ||
+        v->last_board.len > KD_HM_BOARD || (v->last_shown.len != 0 && v->last_shown.len != 4) ||
+        (v->n_last_values != 0 && v->n_last_values != 2))
         goto done;
     kd_hm_state *s = &out->s;
     s->hand = v->hand;
@@ -107,6 +122,15 @@ static int decode(const uint8_t *data, size_t len, view *out)
     s->move_count = v->move_count;
     s->folded = v->folded ? (uint8_t)(v->folded - 1) : KD_HM_NO_SEAT;
     s->cheats = (uint8_t)v->cheats;
+    s->params.protocol = v->protocol ? v->protocol : 1;
+    memset(s->last_board, KD_HM_NO_CARD, sizeof s->last_board);
+    memset(s->last_shown, KD_HM_NO_CARD, sizeof s->last_shown);
+    for (size_t i = 0; i < v->last_board.len; i++)
+        s->last_board[i] = v->last_board.data[i] < KD_HM_CARDS ? v->last_board.data[i] : KD_HM_NO_CARD;
+    for (size_t i = 0; i < v->last_shown.len; i++)
+        s->last_shown[i / 2][i % 2] = v->last_shown.data[i] < KD_HM_CARDS ? v->last_shown.data[i] : KD_HM_NO_CARD;
+    for (size_t i = 0; i < v->n_last_values; i++)
+        s->last_values[i] = v->last_values[i];
     rc = 0;
 done:
     kdapp__hm_view__free_unpacked(v, NULL);
@@ -137,15 +161,15 @@ static const char *street_name(unsigned s)
 
 static const char *result_name(unsigned r)
 {
-    static const char *const n[] = {"none", "fold", "showdown", "split", "cheat", "void"};
-    return r <= KD_HM_RESULT_VOID ? n[r] : "?";
+    static const char *const n[] = {"none", "fold", "showdown", "split", "cheat", "void", "muck"};
+    return r <= KD_HM_RESULT_MUCK ? n[r] : "?";
 }
 
 static json_t *owes_json(uint32_t owes)
 {
-    static const char *const n[] = {"shuffle", "lock", "keys", "bet", "secret"};
+    static const char *const n[] = {"shuffle", "lock", "keys", "bet", "secret", "show"};
     json_t *a = json_array();
-    for (int i = 0; a && i < 5; i++)
+    for (int i = 0; a && i < 6; i++)
         if (owes & (1u << i))
             json_array_append_new(a, json_string(n[i]));
     return a;
@@ -182,18 +206,31 @@ static json_t *move_rules(const kd_hm_state *s)
     return r;
 }
 
+/* The hands shown ({"seat0": ["As", "Kd"], ...}) and their values, for
+ * the seats that showed; both null when none did. */
+static void shown_json(const uint8_t shown[2][2], const uint32_t values[2], json_t **cards, json_t **texts)
+{
+    *cards = json_null();
+    *texts = json_null();
+    for (int i = 0; i < 2; i++) {
+        if (shown[i][0] == KD_HM_NO_CARD)
+            continue;
+        char text[48];
+        kd_hm_value_text(values[i], text, sizeof text);
+        if (json_is_null(*cards)) {
+            *cards = json_object();
+            *texts = json_object();
+        }
+        json_object_set_new(*cards, kd_hm_seat_names[i], cards_json(shown[i], 2));
+        json_object_set_new(*texts, kd_hm_seat_names[i], json_string(text));
+    }
+}
+
 static json_t *to_json(const view *v)
 {
     const kd_hm_state *s = &v->s;
-    json_t *shown = json_null(), *values = json_null();
-    if (s->shown[0][0] != KD_HM_NO_CARD) {
-        char a[48], b[48];
-        kd_hm_value_text(s->values[0], a, sizeof a);
-        kd_hm_value_text(s->values[1], b, sizeof b);
-        shown = json_pack("{s:o, s:o}", kd_hm_seat_names[0], cards_json(s->shown[0], 2), kd_hm_seat_names[1],
-                          cards_json(s->shown[1], 2));
-        values = json_pack("{s:s, s:s}", kd_hm_seat_names[0], a, kd_hm_seat_names[1], b);
-    }
+    json_t *shown, *values;
+    shown_json(s->shown, s->values, &shown, &values);
     json_t *j = json_pack(
         "{s:I, s:s, s:s, s:s, s:o, s:[I,I], s:[I,I], s:[I,I], s:I, s:o, s:o, s:o, s:{s:o, s:o}, s:I, s:I, s:I, s:I, "
         "s:I, s:I, s:o, s:s, s:[I,I], s:I, s:b, s:o, s:o}",
@@ -210,6 +247,15 @@ static json_t *to_json(const view *v)
         "pot_only", s->params.pot_only != 0, "folded", seat_name_json(s->folded), "move_rules", move_rules(s));
     if (j && s->cheats)
         json_object_set_new(j, "cheaters", json_pack("[b,b]", s->cheats & 1, (s->cheats >> 1) & 1));
+    if (j)
+        json_object_set_new(j, "protocol", json_integer(s->params.protocol));
+    if (j && s->params.protocol >= 2 && s->result != KD_HM_RESULT_NONE) {
+        json_t *last_shown, *last_values;
+        shown_json(s->last_shown, s->last_values, &last_shown, &last_values);
+        json_object_set_new(j, "last_hand",
+                            json_pack("{s:o, s:o, s:o}", "board", cards_json(s->last_board, KD_HM_BOARD), "shown",
+                                      last_shown, "hand_values", last_values));
+    }
     return j;
 }
 
@@ -280,6 +326,13 @@ static kd_err render(const view *v, kd_buf *out)
         err = append(out, "match over: %s\n", s->winner <= 1 ? kd_hm_seat_names[s->winner] : "a draw");
     else if (!err && s->result != KD_HM_RESULT_NONE)
         err = append(out, "last hand: %s (%+d / %+d)\n", result_name(s->result), s->last_won[0], s->last_won[1]);
+    for (int i = 0; !err && s->params.protocol >= 2 && i < 2; i++) /* what the last hand showed */
+        if (s->last_shown[i][0] != KD_HM_NO_CARD) {
+            char shown[16], value[48];
+            cards_text(s->last_shown[i], 2, shown, sizeof shown);
+            kd_hm_value_text(s->last_values[i], value, sizeof value);
+            err = append(out, "  %s showed %s: %s\n", kd_hm_seat_names[i], shown, value);
+        }
     return err;
 }
 

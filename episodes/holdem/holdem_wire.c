@@ -26,15 +26,27 @@ static kd_err from_message(const Kdapp__HmCommand *m, kd_hm_command *c, kd_rejec
     switch (m->cmd_case) {
     case KDAPP__HM_COMMAND__CMD_SHUFFLE:
         c->kind = KD_HM_CMD_SHUFFLE;
-        return points_from(&m->shuffle->deck, c->deck, KD_HM_CARDS)
-                   ? bad(rej, "a shuffle carries the deck: 52 points of 33 bytes (1716 bytes)")
-                   : KD_OK;
+        if (points_from(&m->shuffle->deck, c->deck, KD_HM_CARDS))
+            return bad(rej, "a shuffle carries the deck: 52 points of 33 bytes (1716 bytes)");
+        if (!m->shuffle->key.len && !m->shuffle->proof.len)
+            return KD_OK; /* protocol 1's */
+        if (points_from(&m->shuffle->key, &c->key, 1) || m->shuffle->proof.len != KD_HM_SHUFFLE_PROOF_LEN)
+            return bad(rej, "a shuffle's key is 33 bytes and its proof 6920 bytes, both or neither");
+        memcpy(c->proof, m->shuffle->proof.data, KD_HM_SHUFFLE_PROOF_LEN);
+        c->proved = 1;
+        return KD_OK;
     case KDAPP__HM_COMMAND__CMD_LOCK:
         c->kind = KD_HM_CMD_LOCK;
-        return points_from(&m->lock->cards, c->cards, KD_HM_DEALT) ||
-                       points_from(&m->lock->commits, c->commits, KD_HM_DEALT)
-                   ? bad(rej, "a lock carries 9 cards and 9 commitments, 33-byte points (297 bytes each)")
-                   : KD_OK;
+        if (points_from(&m->lock->cards, c->cards, KD_HM_DEALT) ||
+            points_from(&m->lock->commits, c->commits, KD_HM_DEALT))
+            return bad(rej, "a lock carries 9 cards and 9 commitments, 33-byte points (297 bytes each)");
+        if (!m->lock->proofs.len)
+            return KD_OK; /* protocol 1's */
+        if (m->lock->proofs.len != KD_HM_LOCK_PROOF_LEN)
+            return bad(rej, "a lock's proofs are 9 of 64 bytes (576 bytes)");
+        memcpy(c->proofs, m->lock->proofs.data, KD_HM_LOCK_PROOF_LEN);
+        c->proved = 1;
+        return KD_OK;
     case KDAPP__HM_COMMAND__CMD_KEYS:
         c->kind = KD_HM_CMD_KEYS;
         if (m->keys->positions.len == 0 || m->keys->positions.len > KD_HM_DEALT ||
@@ -69,9 +81,12 @@ static kd_err from_message(const Kdapp__HmCommand *m, kd_hm_command *c, kd_rejec
     case KDAPP__HM_COMMAND__CMD_CLAIM:
         c->kind = KD_HM_CMD_CLAIM;
         return KD_OK;
+    case KDAPP__HM_COMMAND__CMD_MUCK:
+        c->kind = KD_HM_CMD_MUCK;
+        return KD_OK;
     default:
         return bad(rej, "the command carries none of shuffle, lock, keys, fold, check, call, raise, reveal, dispute, "
-                        "claim");
+                        "claim, muck");
     }
 }
 
@@ -106,15 +121,22 @@ kd_err kd_hm_command_encode(const kd_hm_command *c, kd_buf *out)
     Kdapp__HmReveal reveal = KDAPP__HM_REVEAL__INIT;
     Kdapp__HmDispute dispute = KDAPP__HM_DISPUTE__INIT;
     Kdapp__HmClaim claim = KDAPP__HM_CLAIM__INIT;
+    Kdapp__HmMuck muck = KDAPP__HM_MUCK__INIT;
     switch (c->kind) {
     case KD_HM_CMD_SHUFFLE:
         shuffle.deck = (ProtobufCBinaryData){sizeof c->deck, (uint8_t *)c->deck};
+        if (c->proved) {
+            shuffle.key = (ProtobufCBinaryData){sizeof c->key, (uint8_t *)c->key};
+            shuffle.proof = (ProtobufCBinaryData){sizeof c->proof, (uint8_t *)c->proof};
+        }
         m.cmd_case = KDAPP__HM_COMMAND__CMD_SHUFFLE;
         m.shuffle = &shuffle;
         break;
     case KD_HM_CMD_LOCK:
         lock.cards = (ProtobufCBinaryData){sizeof c->cards, (uint8_t *)c->cards};
         lock.commits = (ProtobufCBinaryData){sizeof c->commits, (uint8_t *)c->commits};
+        if (c->proved)
+            lock.proofs = (ProtobufCBinaryData){sizeof c->proofs, (uint8_t *)c->proofs};
         m.cmd_case = KDAPP__HM_COMMAND__CMD_LOCK;
         m.lock = &lock;
         break;
@@ -156,6 +178,10 @@ kd_err kd_hm_command_encode(const kd_hm_command *c, kd_buf *out)
         m.cmd_case = KDAPP__HM_COMMAND__CMD_CLAIM;
         m.claim = &claim;
         break;
+    case KD_HM_CMD_MUCK:
+        m.cmd_case = KDAPP__HM_COMMAND__CMD_MUCK;
+        m.muck = &muck;
+        break;
     default:
         return KD_ERR_INVALID_ARG;
     }
@@ -184,6 +210,7 @@ kd_err kd_hm_params_decode(const uint8_t *data, size_t len, kd_hm_params *params
         params->hand_limit = p->hand_limit;
         params->timeout = p->timeout;
         params->pot_only = p->pot_only ? 1 : 0;
+        params->protocol = p->protocol;
     }
     kdapp__hm_params__free_unpacked(p, &track.base);
     return err;
@@ -200,6 +227,7 @@ kd_err kd_hm_params_encode(const kd_hm_params *params, kd_buf *out)
     p.hand_limit = params->hand_limit;
     p.timeout = params->timeout;
     p.pot_only = params->pot_only != 0;
+    p.protocol = params->protocol == 1 ? 0 : params->protocol; /* protocol 1's params never carried it */
     return kd_pb_append(&p.base, out);
 }
 
@@ -216,6 +244,10 @@ kd_err kd_hm_params_resolve(kd_hm_params *p, kd_reject *rej)
         p->small_blind = p->big_blind / 2 ? p->big_blind / 2 : 1;
     if (!p->timeout)
         p->timeout = KD_HM_DEFAULT_TIMEOUT;
+    if (!p->protocol)
+        p->protocol = KD_HM_PROTOCOL;
+    if (p->protocol > KD_HM_PROTOCOL)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "protocol %u: hold'em's deck protocols are 1 and 2", p->protocol);
     if (p->stack > KD_HM_STACK_MAX)
         return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "stack %u: at most %u chips", p->stack, KD_HM_STACK_MAX);
     if (p->small_blind > p->big_blind || p->big_blind > p->stack)

@@ -6,7 +6,8 @@
  * Table bytes: chips, start_chips, rounds, max_rounds, last_win,
  * last_stake (u32 BE), status, last_pocket, n_bets, n_recent, 16 bets
  * (kind, number, number2, amount u32 BE; zero beyond n_bets), 10 recent
- * pockets (zero beyond n_recent). State: version, house, players, table.
+ * pockets (zero beyond n_recent). State: the house's head
+ * (kd_house_head_encode: version 2, or 3 with the reveal depth), table.
  * Undo: version, house undo, kind, the table before the command.
  */
 #include "episodes/roulette/roulette.h"
@@ -170,7 +171,7 @@ static kd_err place(kd_roulette_state *s, const kd_roulette_command *c, uint64_t
     if (stake > s->table.chips)
         return kd_reject_rule(rej, "insufficient_chips", "the stakes are %llu chips; the player has %u",
                               (unsigned long long)stake, (unsigned)s->table.chips);
-    kd_err err = kd_house_ask(&s->house, KD_ROULETTE_PLAYER, c->entropy, daa, &u->house, rej);
+    kd_err err = kd_house_ask(&s->house, KD_ROULETTE_PLAYER, c->entropy, c->digest, daa, &u->house, rej);
     if (err)
         return err;
     kd_roulette_table *t = &s->table;
@@ -318,9 +319,10 @@ static int table_decode(const uint8_t *p, kd_roulette_table *t)
 
 kd_err kd_roulette_state_encode(const kd_roulette_state *state, kd_buf *out)
 {
-    uint8_t b[KD_ROULETTE_STATE_LEN];
-    table_encode(&state->table, b + kd_house_head_encode(KD_ROULETTE_VERSION, &state->house, state->players, b));
-    return kd_buf_append(out, b, sizeof b);
+    uint8_t b[KD_ROULETTE_STATE_MAX];
+    size_t n = kd_house_head_encode(KD_ROULETTE_VERSION, &state->house, state->players, b);
+    table_encode(&state->table, b + n);
+    return kd_buf_append(out, b, n + KD_ROULETTE_TABLE_LEN);
 }
 
 kd_err kd_roulette_state_decode(const uint8_t *data, size_t len, kd_roulette_state *state)
@@ -328,9 +330,10 @@ kd_err kd_roulette_state_decode(const uint8_t *data, size_t len, kd_roulette_sta
     kd_roulette_state s;
     memset(&s, 0, sizeof s);
     memset(state, 0, sizeof *state);
-    if (!data || len != KD_ROULETTE_STATE_LEN ||
-        kd_house_head_decode(data, KD_ROULETTE_VERSION, &s.house, s.players) != KD_OK ||
-        table_decode(data + KD_HOUSE_HEAD_LEN, &s.table) != 0 || (s.house.pending != 0) != (s.table.n_bets != 0) ||
+    size_t n;
+    if (!data || kd_house_head_decode(data, len, KD_ROULETTE_VERSION, &s.house, s.players, &n) != KD_OK ||
+        len != n + KD_ROULETTE_TABLE_LEN || table_decode(data + n, &s.table) != 0 ||
+        (s.house.pending != 0) != (s.table.n_bets != 0) ||
         s.house.draws + (s.table.status == KD_ROULETTE_HOUSE_FORFEIT) != s.table.rounds)
         return KD_ERR_DECODE;
     *state = s;

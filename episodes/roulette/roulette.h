@@ -53,7 +53,8 @@
 #define KD_ROULETTE_ROUNDS_MAX 10000u
 #define KD_ROULETTE_BET_LEN 7 /* kind, number, number2, amount u32 */
 #define KD_ROULETTE_TABLE_LEN (4 * 6 + 4 + KD_ROULETTE_MAX_BETS * KD_ROULETTE_BET_LEN + KD_ROULETTE_RECENT)
-#define KD_ROULETTE_STATE_LEN (1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN + KD_ROULETTE_TABLE_LEN)
+#define KD_ROULETTE_STATE_LEN (KD_HOUSE_HEAD_LEN + KD_ROULETTE_TABLE_LEN) /* draw input 2 */
+#define KD_ROULETTE_STATE_MAX (KD_HOUSE_HEAD_MAX + KD_ROULETTE_TABLE_LEN) /* draw input 3 */
 #define KD_ROULETTE_UNDO_LEN (1 + KD_HOUSE_UNDO_LEN + 1 + KD_ROULETTE_TABLE_LEN)
 
 enum { KD_ROULETTE_PLAYER = 0, KD_ROULETTE_HOUSE = 1 };
@@ -124,6 +125,7 @@ typedef struct {
         uint32_t kind, number, number2, amount;
     } bets[KD_ROULETTE_MAX_BETS + 1]; /* one more than allowed, so too_many_bets reaches the rules */
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
+    uint8_t digest[KD_FAIR_ASK_LEN]; /* an ask: SHA-256 of the bytes it was decoded from (the draw's input) */
     uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_roulette_command;
 

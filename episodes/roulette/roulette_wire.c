@@ -76,6 +76,7 @@ kd_err kd_roulette_command_decode(const uint8_t *data, size_t len, kd_roulette_c
             c->bets[i].amount = cmd->bets->bets[i]->amount;
         }
         memcpy(c->entropy, cmd->bets->entropy.data, KD_FAIR_ENTROPY_LEN);
+        kd_fair_ask_digest(data, len, c->digest);
     } else if (cmd->cmd_case == KDAPP__ROULETTE_COMMAND__CMD_REVEAL && cmd->reveal &&
                cmd->reveal->proof.len == KD_VRF_PROOF_LEN) {
         c->kind = KD_ROULETTE_CMD_REVEAL;

@@ -5,8 +5,9 @@
  *
  * Table bytes: credits, start_credits, rounds, max_rounds, last_win,
  * last_bet, bet (u32 BE), status, three stops (+1, 0 before any). State:
- * version, house, players, table. Undo: version, house undo, kind, the
- * table before the command.
+ * the house's head (kd_house_head_encode: version 2, or 3 with the reveal
+ * depth), table. Undo: version, house undo, kind, the table before the
+ * command.
  */
 #include "episodes/slots/slots.h"
 #include "episodes/ops_adapter.h"
@@ -158,7 +159,7 @@ kd_err kd_slots_execute(kd_slots_state *s, const kd_slots_command *c, const kd_p
         if (c->bet > t->credits)
             return kd_reject_rule(rej, "insufficient_credits", "a bet of %u with %u credits", (unsigned)c->bet,
                                   (unsigned)t->credits);
-        if ((err = kd_house_ask(&s->house, KD_SLOTS_PLAYER, c->entropy, daa, &u.house, rej)))
+        if ((err = kd_house_ask(&s->house, KD_SLOTS_PLAYER, c->entropy, c->digest, daa, &u.house, rej)))
             return err;
         t->credits -= c->bet;
         t->bet = c->bet;
@@ -209,9 +210,10 @@ static int table_decode(const uint8_t *p, kd_slots_table *t)
 
 kd_err kd_slots_state_encode(const kd_slots_state *state, kd_buf *out)
 {
-    uint8_t b[KD_SLOTS_STATE_LEN];
-    table_encode(&state->table, b + kd_house_head_encode(KD_SLOTS_VERSION, &state->house, state->players, b));
-    return kd_buf_append(out, b, sizeof b);
+    uint8_t b[KD_SLOTS_STATE_MAX];
+    size_t n = kd_house_head_encode(KD_SLOTS_VERSION, &state->house, state->players, b);
+    table_encode(&state->table, b + n);
+    return kd_buf_append(out, b, n + KD_SLOTS_TABLE_LEN);
 }
 
 kd_err kd_slots_state_decode(const uint8_t *data, size_t len, kd_slots_state *state_ptr)
@@ -219,9 +221,10 @@ kd_err kd_slots_state_decode(const uint8_t *data, size_t len, kd_slots_state *st
     kd_slots_state s;
     memset(&s, 0, sizeof s);
     memset(state_ptr, 0, sizeof s);
-    if (!data || len != KD_SLOTS_STATE_LEN ||
-        kd_house_head_decode(data, KD_SLOTS_VERSION, &s.house, s.players) != KD_OK ||
-        table_decode(data + KD_HOUSE_HEAD_LEN, &s.table) != 0 || (s.house.pending != 0) != (s.table.bet != 0) ||
+    size_t n;
+    if (!data || kd_house_head_decode(data, len, KD_SLOTS_VERSION, &s.house, s.players, &n) != KD_OK ||
+        len != n + KD_SLOTS_TABLE_LEN || table_decode(data + n, &s.table) != 0 ||
+        (s.house.pending != 0) != (s.table.bet != 0) ||
         s.house.draws + (s.table.status == KD_SLOTS_HOUSE_FORFEIT) != s.table.rounds)
         return KD_ERR_DECODE;
     memcpy(state_ptr, &s, sizeof s);

@@ -38,7 +38,8 @@
 #define KD_SLOTS_ROUNDS_DEFAULT 100u
 #define KD_SLOTS_ROUNDS_MAX 10000u
 #define KD_SLOTS_TABLE_LEN (7 * 4 + 1 + KD_SLOTS_REELS)
-#define KD_SLOTS_STATE_LEN (1 + KD_HOUSE_ENCODED_LEN + 2 * KD_PUBKEY_LEN + KD_SLOTS_TABLE_LEN)
+#define KD_SLOTS_STATE_LEN (KD_HOUSE_HEAD_LEN + KD_SLOTS_TABLE_LEN) /* draw input 2 */
+#define KD_SLOTS_STATE_MAX (KD_HOUSE_HEAD_MAX + KD_SLOTS_TABLE_LEN) /* draw input 3 */
 #define KD_SLOTS_UNDO_LEN (1 + KD_HOUSE_UNDO_LEN + 1 + KD_SLOTS_TABLE_LEN)
 
 enum { KD_SLOTS_PLAYER = 0, KD_SLOTS_HOUSE = 1 };
@@ -108,6 +109,7 @@ typedef struct {
     uint8_t kind;
     uint32_t bet;
     uint8_t entropy[KD_FAIR_ENTROPY_LEN];
+    uint8_t digest[KD_FAIR_ASK_LEN]; /* an ask: SHA-256 of the bytes it was decoded from (the draw's input) */
     uint8_t proof[KD_VRF_PROOF_LEN];
 } kd_slots_command;
 

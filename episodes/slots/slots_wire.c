@@ -49,6 +49,7 @@ kd_err kd_slots_command_decode(const uint8_t *data, size_t len, kd_slots_command
         c->kind = KD_SLOTS_CMD_SPIN;
         c->bet = cmd->spin->bet;
         memcpy(c->entropy, cmd->spin->entropy.data, KD_FAIR_ENTROPY_LEN);
+        kd_fair_ask_digest(data, len, c->digest);
     } else if (cmd->cmd_case == KDAPP__SLOTS_COMMAND__CMD_REVEAL && cmd->reveal &&
                cmd->reveal->proof.len == KD_VRF_PROOF_LEN) {
         c->kind = KD_SLOTS_CMD_REVEAL;

@@ -83,6 +83,12 @@ typedef struct {
      * as submit: KD_ERR_TIMEOUT, KD_ERR_NET and KD_ERR_CLOSED leave it
      * unknown whether the reorg happened. */
     kd_err (*reorg)(void *ctx, uint32_t depth, json_t **report, char *why, size_t why_len);
+    /* Optional: a chain that mines on demand (the devnet) mines empty blocks
+     * until its DAA score reaches `daa`; the duties thread asks it while a
+     * house waits for an ask to be its reveal depth deep. NULL: the
+     * chain's blocks come by themselves (a Kaspa node). Errors name
+     * themselves in why (logged, never fatal). */
+    kd_err (*advance)(void *ctx, uint64_t daa, char *why, size_t why_len);
     void *ctx;
 } kd_gateway_chain;
 
@@ -114,6 +120,12 @@ typedef struct {
      * only to creations within them. Needs `house`. */
     const char *const *house_limits;
     size_t n_house_limits;
+    /* The house's reveal depth (episodes/house.h), a term it sets in every
+     * creation it consents to: the DAA score an ask's block must be deep
+     * before the duties thread reveals it. The program picks it per chain
+     * (KD_HOUSE_DEPTH_DEVNET, KD_HOUSE_DEPTH_KASPA; kdapp mcp
+     * --reveal-depth); at most KD_HOUSE_DEPTH_MAX. */
+    uint32_t reveal_depth;
     kd_gateway_chain chain;
     uint32_t wait_ms; /* how long a write waits for its block [30000] */
     /* Test seam (KDAPP_TEST_DROP_SUMMARIES): drop every Nth block summary

@@ -28,6 +28,35 @@
  * the rules (logged once; not again at that counter), or never carried
  * (submitted again: a reorg may have dropped it). The sets grow as needed:
  * no duty is ever dropped for want of room.
+ *
+ * The house's terms (issue 37):
+ *
+ *   reveal depth  a duty whose type says when it is due (duty_due: a
+ *                 house reveals an ask only once the ask's block is its
+ *                 reveal depth deep) waits until the tip's DAA score
+ *                 reaches it; the tip's score is the newest applied
+ *                 accept's, unknown after a revert until the next accept.
+ *                 A chain that mines on demand (the devnet) is asked for
+ *                 the blocks (chain.advance). Waiting episodes are looked
+ *                 at again whenever the tip moves.
+ *   no free withdrawal
+ *                 every command of another seat in an episode where the
+ *                 gateway acts in a house seat (its house key, or a
+ *                 granted key there) whose commitment it made for this
+ *                 store (an episode it consented to) is kept (its payload,
+ *                 from the log) until its block is final; once the house
+ *                 answers after it (a duty applied or sent in that
+ *                 episode) it is "answered". When a reorg reverts an
+ *                 answered command's block, the player's own signed
+ *                 payload is submitted again, as that seat's own duty (its
+ *                 key pays on a chain of fees), before any duty
+ *                 of that loop, the oldest of its episode first and again
+ *                 whenever the episode's move counter moves, until the log
+ *                 applies it again (or another command of its signer in
+ *                 that episode took its place): a player cannot take back
+ *                 a losing ask by leaving it out of the new chain. It wins
+ *                 the race only with a command the chain orders first,
+ *                 which draws anew (the residual risk: mcp/security.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,10 +67,11 @@
 #include "episodes/secrets.h"
 #include "mcp/gateway/gateway_int.h"
 
-#define LOG_LOOK_MS 250 /* the longest the log goes unread */
-#define RECHECK_MS 5000 /* every watched episode is checked again */
-#define RETRY_MS 2000   /* a duty not carried by then is looked up */
-#define SCAN_PAGE 1024  /* episode ids read at once at start */
+#define LOG_LOOK_MS 250  /* the longest the log goes unread */
+#define RECHECK_MS 5000  /* every watched episode is checked again */
+#define RETRY_MS 2000    /* a duty not carried by then is looked up */
+#define SCAN_PAGE 1024   /* episode ids read at once at start */
+#define TIP_LOOK_BACK 64 /* log entries read back at start for the tip's DAA score */
 
 /* A sorted set of episode ids (uint32_t in a growable buffer). */
 typedef struct {
@@ -59,6 +89,26 @@ typedef struct {
     uint8_t tx_id[KD_HASH_LEN];
 } in_flight;
 
+/* An episode where the gateway acts in a house seat, and that seat's key. */
+typedef struct {
+    uint32_t id;
+    kd_pubkey house;
+    const kd_gw_key *key; /* the gateway's key for it (pays for sending a dropped ask again) */
+} house_ep;
+
+/* A command of another seat in an episode where the house sits (above). */
+typedef struct {
+    uint32_t episode_id;
+    kd_pubkey signer; /* its signer (zero: unsigned) */
+    int answered;     /* the house answered after it */
+    int dropped;      /* a reorg reverted its block; not applied again since */
+    uint64_t height;  /* the chain height of the block that applied it */
+    uint64_t sent_at; /* dropped: the episode's move counter when last sent again (UINT64_MAX: never) */
+    uint8_t block[KD_HASH_LEN];
+    uint8_t *payload; /* malloc'd: the EpisodeMessage as the log carried it */
+    size_t len;
+} ask_rec;
+
 struct kd_gw_duties {
     kd_gateway *gw;
     pthread_t thread;
@@ -67,6 +117,15 @@ struct kd_gw_duties {
     uint64_t cursor;     /* the newest log entry followed */
     idset watched, todo;
     kd_buf flying; /* in_flight records */
+    /* the house's terms */
+    uint64_t tip_daa, tip_height, finality;
+    int tip_known;     /* the newest applied entry is an accept: tip_daa is the tip's */
+    idset waiting;     /* episodes whose duty waits for the tip's DAA score */
+    uint64_t advanced; /* the DAA score the chain was last asked to mine to */
+    kd_buf house_eps;  /* house_ep records, by id: episodes where the gateway acts in a house seat */
+    idset other_eps;   /* episodes looked at where it does not */
+    kd_buf asks;       /* ask_rec records, in log order */
+    size_t n_dropped;  /* of them, dropped */
 };
 
 /* ------------------------------------------------------------- id sets */
@@ -114,6 +173,13 @@ static void idset_remove(idset *s, uint32_t id)
     s->b.len -= sizeof id;
 }
 
+static int idset_has(const idset *s, uint32_t id)
+{
+    int found;
+    (void)idset_find(s, id, &found);
+    return found;
+}
+
 static kd_err idset_add_all(idset *to, const idset *from)
 {
     kd_err err = KD_OK;
@@ -147,6 +213,220 @@ static in_flight *flying_new(kd_gw_duties *d)
         return NULL;
     d->flying.len += sizeof(in_flight);
     return flying_at(d, flying_count(d) - 1);
+}
+
+/* --------------------------------------------------------- answered asks */
+
+static ask_rec *ask_at(kd_gw_duties *d, size_t i) { return (ask_rec *)d->asks.data + i; }
+static size_t ask_count(const kd_gw_duties *d) { return d->asks.len / sizeof(ask_rec); }
+
+static void asks_remove(kd_gw_duties *d, size_t i)
+{
+    d->n_dropped -= ask_at(d, i)->dropped;
+    free(ask_at(d, i)->payload);
+    memmove(ask_at(d, i), ask_at(d, i + 1), (ask_count(d) - i - 1) * sizeof(ask_rec));
+    d->asks.len -= sizeof(ask_rec);
+}
+
+/* The house answered in episode `id`: every command kept before is answered. */
+static void asks_answered(kd_gw_duties *d, uint32_t id)
+{
+    for (size_t i = 0; i < ask_count(d); i++)
+        if (ask_at(d, i)->episode_id == id)
+            ask_at(d, i)->answered = 1;
+}
+
+/* The house_ep of episode `id`, or where it would go (*found 0). */
+static size_t house_ep_find(const kd_gw_duties *d, uint32_t id, int *found)
+{
+    const house_ep *e = (const house_ep *)d->house_eps.data;
+    size_t lo = 0, hi = d->house_eps.len / sizeof *e;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < d->house_eps.len / sizeof *e && e[lo].id == id;
+    return lo;
+}
+
+/* The key of the house seat the gateway acts for in episode `id` (read
+ * once, then remembered), or NULL where it acts in none, where the seat's
+ * commitment is not one its key made for this store (an episode it did
+ * not consent to: it pays nothing there), or where it cannot read. */
+static const kd_pubkey *house_of(kd_gw_duties *d, kd_read *rd, uint32_t id)
+{
+    int found;
+    size_t at = house_ep_find(d, id, &found);
+    if (found)
+        return &((const house_ep *)d->house_eps.data)[at].house;
+    if (idset_has(&d->other_eps, id))
+        return NULL;
+    kd_episode_snapshot snap;
+    if (kd_read_episode(rd, id, &snap) != KD_OK)
+        return NULL;
+    const kd_episode_type *t = kd_gw_type(d->gw, snap.ops->type_name);
+    house_ep e = {.id = id};
+    int sits = 0;
+    uint8_t seed[KD_SECRET_SEED_LEN];
+    for (size_t seat = 0; t && !sits && seat < snap.participants.count && seat < 32; seat++)
+        if ((t->house_seats & (1u << seat)) &&
+            (e.key = kd_gw_acting_key(d->gw, t, (int)seat, &snap.participants.keys[seat])) &&
+            kd_seat_seed(t, &e.key->key, d->gw->store_id, id, (int)seat, snap.state, seed) == KD_OK) {
+            e.house = snap.participants.keys[seat]; /* its own commitment: an episode it consented to */
+            sits = 1;
+        }
+    memset(seed, 0, sizeof seed);
+    kd_episode_snapshot_fini(&snap);
+    if (!sits) {
+        (void)idset_add(&d->other_eps, id);
+        return NULL;
+    }
+    if (kd_buf_reserve(&d->house_eps, sizeof e) != KD_OK)
+        return NULL; /* out of memory: looked at again next time */
+    house_ep *list = (house_ep *)d->house_eps.data;
+    size_t n = d->house_eps.len / sizeof e;
+    memmove(&list[at + 1], &list[at], (n - at) * sizeof e);
+    list[at] = e;
+    d->house_eps.len += sizeof e;
+    return &list[at].house;
+}
+
+/* Keeps the commands an applied accept applied in the house's episodes
+ * (a dropped one seen again is no longer dropped) and marks the answered. */
+static kd_err asks_accept(kd_gw_duties *d, kd_read *rd, const kd_log_change *c)
+{
+    const kd_log_command *cmds = (const kd_log_command *)c->commands.data;
+    for (size_t i = 0; i < c->commands.len / sizeof *cmds; i++) {
+        const kd_log_command *cmd = &cmds[i];
+        const kd_pubkey *house = house_of(d, rd, cmd->episode_id);
+        if (!house)
+            continue;
+        if (cmd->has_signer && memcmp(cmd->signer.bytes, house->bytes, KD_PUBKEY_LEN) == 0) {
+            asks_answered(d, cmd->episode_id);
+            continue;
+        }
+        const uint8_t *payload = c->payloads.data + cmd->at;
+        kd_pubkey signer;
+        memset(&signer, 0, sizeof signer);
+        if (cmd->has_signer)
+            signer = cmd->signer;
+        ask_rec *again = NULL;
+        for (size_t k = 0; d->n_dropped && !again && k < ask_count(d); k++) {
+            ask_rec *r = ask_at(d, k);
+            if (r->dropped && r->episode_id == cmd->episode_id && r->len == cmd->len &&
+                memcmp(r->payload, payload, cmd->len) == 0)
+                again = r;
+        }
+        if (again) { /* applied again: re-included, or sent again by the house */
+            again->dropped = 0;
+            d->n_dropped--;
+            again->height = c->height;
+            memcpy(again->block, c->block, KD_HASH_LEN);
+            continue;
+        }
+        for (size_t k = d->n_dropped ? ask_count(d) : 0; k-- > 0;) { /* its signer moved on: what it dropped is gone */
+            ask_rec *r = ask_at(d, k);
+            if (r->dropped && r->episode_id == cmd->episode_id && memcmp(&r->signer, &signer, sizeof signer) == 0)
+                asks_remove(d, k);
+        }
+        ask_rec r = {.episode_id = cmd->episode_id,
+                     .signer = signer,
+                     .height = c->height,
+                     .payload = malloc(cmd->len ? cmd->len : 1),
+                     .len = cmd->len};
+        if (!r.payload)
+            return KD_ERR_NOMEM;
+        memcpy(r.payload, payload, cmd->len);
+        memcpy(r.block, c->block, KD_HASH_LEN);
+        kd_err err = kd_buf_append(&d->asks, &r, sizeof r);
+        if (err) {
+            free(r.payload);
+            return err;
+        }
+    }
+    return KD_OK;
+}
+
+/* A revert of block `block`: its answered commands are dropped (to be
+ * sent again), the others forgotten (the house revealed nothing of them). */
+static void asks_revert(kd_gw_duties *d, const uint8_t block[KD_HASH_LEN])
+{
+    for (size_t i = ask_count(d); i-- > 0;) {
+        ask_rec *r = ask_at(d, i);
+        if (r->dropped || memcmp(r->block, block, KD_HASH_LEN) != 0)
+            continue;
+        if (!r->answered) {
+            asks_remove(d, i);
+            continue;
+        }
+        r->dropped = 1;
+        r->sent_at = UINT64_MAX;
+        d->n_dropped++;
+    }
+}
+
+/* Forgets the commands whose block is final (no reorg reaches it). */
+static void asks_prune(kd_gw_duties *d)
+{
+    size_t kept = 0, n = ask_count(d);
+    for (size_t i = 0; i < n; i++) {
+        ask_rec *r = ask_at(d, i);
+        if (d->finality && r->height + d->finality <= d->tip_height) {
+            d->n_dropped -= r->dropped;
+            free(r->payload);
+        } else {
+            *ask_at(d, kept++) = *r;
+        }
+    }
+    d->asks.len = kept * sizeof(ask_rec);
+}
+
+/* Sends again, before any duty, the oldest dropped answered command of
+ * each episode, whenever the episode's move counter differs from the one
+ * it was last sent at (until the log applies it again). */
+static void asks_resubmit(kd_gw_duties *d)
+{
+    kd_gateway *gw = d->gw;
+    for (size_t i = 0; d->n_dropped && i < ask_count(d); i++) {
+        ask_rec *r = ask_at(d, i);
+        if (!r->dropped)
+            continue;
+        int older = 0;
+        for (size_t k = 0; k < i && !older; k++)
+            older = ask_at(d, k)->dropped && ask_at(d, k)->episode_id == r->episode_id;
+        if (older)
+            continue;
+        kd_episode_snapshot snap;
+        if (kd_engine_episode_read(gw->o.engine, r->episode_id, &snap) != KD_OK)
+            continue; /* its creation was reverted too: it may come back */
+        uint64_t counter = snap.undo_depth;
+        kd_episode_snapshot_fini(&snap);
+        if (counter == r->sent_at)
+            continue;
+        int found;
+        size_t at = house_ep_find(d, r->episode_id, &found);
+        if (!found)
+            continue; /* kept only for the house's episodes: not reached */
+        /* the house's own duty, in an episode it consented to: its seat's key pays */
+        char why[512] = "";
+        uint8_t tx_id[KD_HASH_LEN];
+        kd_gateway_spend spend; /* that key, under its grant's or the house's budget */
+        kd_gw_spend_of_duty(gw, ((const house_ep *)d->house_eps.data)[at].key, &spend);
+        kd_err err = gw->o.chain.submit(gw->o.chain.ctx, r->payload, r->len, &spend, tx_id, why, sizeof why);
+        if (err) {
+            KD_LOG_W("gateway", "duties: episode %u: the player's dropped ask could not be sent again: %s",
+                     r->episode_id, why[0] ? why : kd_err_str(err));
+            continue;
+        }
+        r->sent_at = counter;
+        KD_LOG_I("gateway",
+                 "duties: episode %u: a reorg dropped an ask the house had answered; its signed payload (%zu bytes) "
+                 "sent again at move %llu",
+                 r->episode_id, r->len, (unsigned long long)counter);
+    }
 }
 
 /* ------------------------------------------------------------ one episode */
@@ -185,6 +465,7 @@ static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_ep
                 .episode_id = snap->id, .counter = snap->undo_depth, .after = after, .sent_ms = kd_now_ms()};
             memcpy(f->tx_id, tx_id, KD_HASH_LEN);
         }
+        asks_answered(d, snap->id); /* the answer is public from now on */
     } else if (err && err != KD_ERR_NO_MOVE) {
         KD_LOG_W("gateway", "duties: episode %u: the duty of %s (seat %d) was not submitted: %s", snap->id, k->name,
                  seat, why[0] ? why : kd_err_str(err));
@@ -225,8 +506,28 @@ static int still_flying(kd_gw_duties *d, const kd_episode_snapshot *snap, uint64
     return 0;
 }
 
+/* Whether the duty `seat` owes in `snap` is due by its own terms
+ * (duty_due); when not, the episode waits for the tip and a chain that
+ * mines on demand is asked for the blocks. */
+static int due_now(kd_gw_duties *d, const kd_episode_type *t, const kd_episode_snapshot *snap, int seat)
+{
+    uint64_t due = t->duty_due ? t->duty_due(snap->state, seat) : 0;
+    if (!due || (d->tip_known && d->tip_daa >= due))
+        return 1;
+    (void)idset_add(&d->waiting, snap->id);
+    kd_gateway *gw = d->gw;
+    if (gw->o.chain.advance && due > d->advanced) {
+        char why[512] = "";
+        kd_err err = gw->o.chain.advance(gw->o.chain.ctx, due, why, sizeof why);
+        if (err)
+            KD_LOG_D("gateway", "duties: the chain mines no blocks on demand (%s)", why[0] ? why : kd_err_str(err));
+        d->advanced = due;
+    }
+    return 0;
+}
+
 /* Checks episode `id`: whether it is watched, and pays what its acting
- * seats owe. */
+ * seats owe once due. */
 static void check(kd_gw_duties *d, uint32_t id, uint64_t after, uint64_t now)
 {
     kd_gateway *gw = d->gw;
@@ -251,7 +552,8 @@ static void check(kd_gw_duties *d, uint32_t id, uint64_t after, uint64_t now)
         KD_LOG_W("gateway", "duties: out of memory: episode %u is looked at again in %d ms", id, RECHECK_MS);
     if (!still_flying(d, &snap, now))
         for (size_t seat = 0; seat < snap.participants.count; seat++)
-            if (keys[seat] && submit_duty(d, t, &snap, (int)seat, keys[seat], after) != KD_ERR_NO_MOVE)
+            if (keys[seat] && (!due_now(d, t, &snap, (int)seat) ||
+                               submit_duty(d, t, &snap, (int)seat, keys[seat], after) != KD_ERR_NO_MOVE))
                 break; /* one duty at a time: the next one follows the move */
     kd_episode_snapshot_fini(&snap);
 }
@@ -283,8 +585,20 @@ static void scan_store(kd_gw_duties *d)
     }
 }
 
-/* Reads the log entries after the cursor into `todo`; returns the tip's
- * newest entry. */
+/* The tip as an applied log entry `c` leaves it. */
+static void note_tip(kd_gw_duties *d, const kd_log_change *c)
+{
+    d->tip_height = c->height;
+    d->tip_known = !c->reverted;
+    if (!c->reverted && c->daa != d->tip_daa) {
+        d->tip_daa = c->daa;
+        (void)idset_add_all(&d->todo, &d->waiting); /* the waiting look again */
+        kd_buf_fini(&d->waiting.b);
+    }
+}
+
+/* Reads the log entries after the cursor into `todo` (and the house's
+ * kept asks); returns the tip's newest entry. */
 static uint64_t follow_log(kd_gw_duties *d)
 {
     kd_read *rd;
@@ -292,11 +606,18 @@ static uint64_t follow_log(kd_gw_duties *d)
     if (kd_engine_read_begin(d->gw->o.engine, &rd) != KD_OK)
         return d->cursor;
     kd_err err = kd_read_tip(rd, &tip);
+    d->finality = tip.finality_depth;
     while (!err && d->cursor < tip.last_seq) {
         kd_log_change c;
-        err = kd_read_log_change(rd, d->cursor + 1, &c);
-        if (!err && c.reverted)
+        err = kd_read_log_commands(rd, d->cursor + 1, &c);
+        if (!err && c.applied)
+            note_tip(d, &c);
+        if (!err && c.reverted) {
+            asks_revert(d, c.block);
             err = idset_add_all(&d->todo, &d->watched);
+        } else if (!err && c.applied) {
+            err = asks_accept(d, rd, &c);
+        }
         for (size_t i = 0; !err && i < c.n_episodes; i++)
             err = idset_add(&d->todo, c.episodes[i]);
         kd_log_change_fini(&c);
@@ -312,16 +633,43 @@ static uint64_t follow_log(kd_gw_duties *d)
     return d->cursor;
 }
 
+/* The tip's DAA score at start: the newest applied log entry's, when it
+ * is an accept (after a revert it is known from the next accept). */
+static void read_tip(kd_gw_duties *d)
+{
+    kd_read *rd;
+    kd_tip tip;
+    if (kd_engine_read_begin(d->gw->o.engine, &rd) != KD_OK)
+        return;
+    if (kd_read_tip(rd, &tip) == KD_OK) {
+        d->cursor = tip.last_seq;
+        d->tip_height = tip.height;
+        d->finality = tip.finality_depth;
+        for (uint64_t seq = tip.last_seq; seq > 0 && seq + TIP_LOOK_BACK > tip.last_seq; seq--) {
+            kd_log_change c;
+            kd_err err = kd_read_log_change(rd, seq, &c);
+            int found = !err && c.applied;
+            if (found)
+                note_tip(d, &c);
+            kd_log_change_fini(&c);
+            if (found || (err && err != KD_ERR_NOT_FOUND))
+                break;
+        }
+    }
+    kd_engine_read_end(rd);
+}
+
 static void *serve_duties(void *arg)
 {
     kd_gw_duties *d = arg;
     kd_gateway *gw = d->gw;
-    kd_tip tip;
-    d->cursor = kd_engine_tip(gw->o.engine, &tip) == KD_OK ? tip.last_seq : 0;
+    read_tip(d);
     scan_store(d);
     uint64_t last_recheck = kd_now_ms();
     for (;;) {
         uint64_t after = follow_log(d), now = kd_now_ms();
+        asks_prune(d);
+        asks_resubmit(d); /* before anything else: a dropped answered ask goes out first */
         if (now - last_recheck >= RECHECK_MS) {
             (void)idset_add_all(&d->todo, &d->watched);
             last_recheck = now;
@@ -372,6 +720,10 @@ kd_err kd_gw_duties_start(kd_gateway *gw)
     kd_buf_init(&d->watched.b);
     kd_buf_init(&d->todo.b);
     kd_buf_init(&d->flying);
+    kd_buf_init(&d->waiting.b);
+    kd_buf_init(&d->house_eps);
+    kd_buf_init(&d->other_eps.b);
+    kd_buf_init(&d->asks);
     if (kd_cond_init_monotonic(&d->wake) != KD_OK) {
         free(d);
         return KD_ERR_NOMEM;
@@ -399,6 +751,12 @@ void kd_gw_duties_stop(kd_gateway *gw)
     kd_buf_fini(&d->watched.b);
     kd_buf_fini(&d->todo.b);
     kd_buf_fini(&d->flying);
+    kd_buf_fini(&d->waiting.b);
+    kd_buf_fini(&d->house_eps);
+    kd_buf_fini(&d->other_eps.b);
+    while (ask_count(d))
+        asks_remove(d, ask_count(d) - 1);
+    kd_buf_fini(&d->asks);
     free(d);
     gw->duties = NULL;
 }

@@ -253,7 +253,10 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
 /* Adds to the creation `params` what each acting seat commits to
  * (kd_seat_commit: a fresh binding for this store, the seed from it, the
  * type's secret_commit), overwriting what the caller put there for those
- * seats: a commitment is made by its seat's key, never taken from a caller.
+ * seats: a commitment is made by its seat's key, never taken from a caller;
+ * and, in a house seat the gateway's house plays, the house's own terms
+ * (its reveal depth: kd_house_terms_json; a granted key in a house seat
+ * names its own in the params).
  * Errors: the type's, with `why`. */
 kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_gw_actors *actors,
                             json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "episodes/house.h"
 #include "episodes/secrets.h"
 #include "mcp/gateway/gateway_int.h"
 
@@ -45,6 +46,10 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
         err = kd_seat_commit(t, &actors->seat[seat]->key, gw->store_id, id, (int)seat, params, why, why_len);
         if (err == KD_ERR_UNSUPPORTED)
             err = KD_OK;
+        /* the house's own terms (episodes/house.h): its reveal depth; a
+         * granted key in a house seat names its own in the params */
+        if (!err && actors->seat[seat] == gw->house && seat < 32 && (t->house_seats & (1u << seat)))
+            err = kd_house_terms_json(params, gw->o.reveal_depth, why, why_len);
     }
     return err;
 }

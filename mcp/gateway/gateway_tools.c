@@ -493,13 +493,24 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
         err = kd_mcp_server_add_tool(gw->srv, &submit_tx);
     if (err || !gw->o.chain.reorg)
         return err;
+    /* The deepest reorg the store allows is its finality depth (fixed when
+     * the store was made); fewer blocks right after a deep reorg, which
+     * the call itself checks (gateway_write.c). */
+    kd_tip tip;
+    if ((err = kd_engine_tip(gw->o.engine, &tip)))
+        return err;
+    char reorg_schema[200];
+    snprintf(reorg_schema, sizeof reorg_schema,
+             "{\"type\":\"object\",\"properties\":{\"depth\":{\"type\":\"integer\",\"minimum\":1,"
+             "\"maximum\":%llu}},\"required\":[\"depth\"]}",
+             (unsigned long long)(tip.finality_depth ? tip.finality_depth : 1));
     kd_mcp_tool reorg = {
         .name = "kdapp_simulate_reorg",
         .title = "Simulate a reorg (devnet)",
         .description = "Makes the devnet revert its last `depth` blocks and re-include their transactions in new "
-                       "blocks, as a real chain reorganisation would; subscribers see the rollback.",
-        .input_schema_json = "{\"type\":\"object\",\"properties\":{\"depth\":{\"type\":\"integer\",\"minimum\":1,"
-                             "\"maximum\":1000}},\"required\":[\"depth\"]}",
+                       "blocks, as a real chain reorganisation would; subscribers see the rollback. A depth beyond "
+                       "the store's finality (the blocks a revert can still undo) is refused.",
+        .input_schema_json = reorg_schema,
         .output_schema_json = "{\"type\":\"object\",\"properties\":{\"reverted\":{\"type\":\"integer\"},"
                               "\"reincluded\":{\"type\":\"integer\"},\"dropped\":{\"type\":\"integer\"},"
                               "\"height\":{\"type\":\"integer\"}},\"required\":[\"reverted\"]}",

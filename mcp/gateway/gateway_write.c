@@ -498,6 +498,17 @@ json_t *kd_gw_tool_reorg(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
         return kd_gw_fail("a reorg changes every episode of the devnet: only a session granted a seat may ask for one "
                           "(this one reads public state only)");
     json_int_t depth = json_integer_value(json_object_get(args, "depth"));
+    kd_tip tip;
+    kd_err terr = kd_engine_tip(gw->o.engine, &tip);
+    if (terr)
+        return kd_gw_fail("the reorg did not happen: the store's tip cannot be read (%s)", kd_err_str(terr));
+    if (depth > 0 && (uint64_t)depth > tip.revertible)
+        /* The engine would refuse the revert of the first final block and
+         * every one after it: refused here, nothing sent. */
+        return kd_gw_fail("the reorg did not happen: a reorg of %lld blocks reaches beyond the store's finality: only "
+                          "the last %llu block%s can be reverted (finality depth %llu)",
+                          (long long)depth, (unsigned long long)tip.revertible, tip.revertible == 1 ? "" : "s",
+                          (unsigned long long)tip.finality_depth);
     char why[512] = "";
     json_t *report = NULL;
     kd_err err = gw->o.chain.reorg(gw->o.chain.ctx, (uint32_t)depth, &report, why, sizeof why);

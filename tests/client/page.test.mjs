@@ -208,7 +208,7 @@ test('a game that draws shows the proof of every draw, read from the log (kdapp 
   await page.close();
 });
 
-test("hold'em: the page draws the table (board, pot, stacks, hole cards face down); the seat's own view shows its own two", { timeout: 60000 }, async () => {
+test("hold'em: the page draws the table (board, pot, stacks, hole cards face down); the seat's own view shows its own two; the last hand's shown cards", { timeout: 60000 }, async () => {
   const started = await call(client, 'kdapp_start_episode', { type: 'holdem' });
   const id = started.structuredContent.episode_id;
   // the seats' shuffles and locks come from the gateway's duties thread: wait for a seat to act
@@ -253,6 +253,18 @@ test("hold'em: the page draws the table (board, pot, stacks, hole cards face dow
   }, own);
   assert.equal(faces[1].filter((c) => c.trim()).length, 2, `seat0 sees its own two: ${JSON.stringify(faces)}`);
   assert.equal(faces[0].filter((c) => c.trim()).length, 0, 'never the other seat\'s');
+  // the line of what the last hand showed: a shown hand with its value; a fold or a muck shows nothing
+  const lines = await drawn.evaluate((view) => {
+    const line = (last) => kdapp.renderers.holdem({ ...view, last_hand: last }).querySelector('.street').textContent;
+    return [
+      line({ board: ['Qs', 'Jh', '2c', '7d', '9s'], shown: { seat0: ['Ah', 'Ad'] }, hand_values: { seat0: 'a pair of aces' } }),
+      line({ board: ['Qs', 'Jh', '2c', null, null], shown: null, hand_values: null }),
+      line(undefined),
+    ];
+  }, own);
+  assert.match(lines[0], /seat0 showed Ah Ad \(a pair of aces\)/, lines[0]);
+  assert.doesNotMatch(lines[1], /showed/, 'a folded hand shows nothing');
+  assert.doesNotMatch(lines[2], /showed/, 'before any hand settled');
   await drawn.close();
 });
 

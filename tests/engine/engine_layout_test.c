@@ -98,7 +98,7 @@ Test(engine_layout, a_schema_2_store_is_upgraded_in_place_and_still_reverts)
     /* A reader is told what to do, and changes nothing. */
     char why[512] = "";
     ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 0, 1, why, sizeof why), KD_ERR_SCHEMA);
-    cr_expect_not_null(strstr(why, "schema version 2; this kdapp reads version 3"), "%s", why);
+    cr_expect_not_null(strstr(why, "schema version 2; this kdapp reads version 4"), "%s", why);
     cr_expect_not_null(strstr(why, "kdapp engine --data"), "the refusal says how to upgrade: %s", why);
     et_env_close(&other);
     cr_expect(et_raw_has_db(env.dir, "undo"), "a reader does not upgrade");

@@ -148,7 +148,7 @@ Test(engine_store, a_schema_1_store_is_refused_at_open)
     et_raw_put_meta_u64(env.dir, "schema", 1);
     char why[512] = "";
     ET_EXPECT_ERR(et_env_attach(&other, env.dir, 0, 0, 0, why, sizeof why), KD_ERR_SCHEMA);
-    cr_expect_not_null(strstr(why, "schema version 1; this kdapp reads version 3"), "%s", why);
+    cr_expect_not_null(strstr(why, "schema version 1; this kdapp reads version 4"), "%s", why);
     et_env_close(&other);
 }
 

@@ -22,27 +22,6 @@ static kd_err open_with_map(et_env *env, const char *dir, size_t map, size_t max
     return et_env_attach_with(env, dir, 0, &o, why, sizeof why);
 }
 
-/* Block `i` of a long game workload: 8 new episodes at i == 0, then moves
- * of the episodes that are still running (classic games end; a few blocks
- * each carry creations of fresh episodes so the store keeps growing). */
-static void block(int i, et_txs *t)
-{
-    et_txs_clear(t);
-    uint32_t base = 1 + (uint32_t)(i / 4) * 8;
-    if (i % 4 == 0) {
-        for (uint32_t e = 0; e < 8; e++)
-            et_add_create(t, base + e, "alice", "bob", 6);
-        return;
-    }
-    /* three stress moves per episode: X, O, X on rows i%4-1 */
-    int r = i % 4 - 1;
-    for (uint32_t e = 0; e < 8; e++) {
-        uint64_t counter = (uint64_t)(2 * r);
-        et_add_move(t, base + e, (uint8_t)r, 0, 0, "alice", counter);
-        et_add_move(t, base + e, (uint8_t)r, 1, 1, "bob", counter + 1);
-    }
-}
-
 static void name_of(int i, char *out, size_t len) { snprintf(out, len, "fault-%d", i); }
 
 /* The reference: the same blocks on a default engine. */
@@ -55,7 +34,7 @@ static void reference(int blocks, uint8_t fp[KD_HASH_LEN])
     for (int i = 0; i < blocks; i++) {
         char name[32];
         name_of(i, name, sizeof name);
-        block(i, &t);
+        et_fill_block(i, &t);
         et_accept_ok(env.engine, name, &t);
     }
     et_fingerprint(env.engine, fp);
@@ -75,7 +54,7 @@ Test(faults, a_full_map_grows_and_the_engine_goes_on)
     for (int i = 0; i < N; i++) {
         char name[32];
         name_of(i, name, sizeof name);
-        block(i, &t);
+        et_fill_block(i, &t);
         et_accept_ok(env.engine, name, &t); /* each may hit MAP_FULL inside and grow */
     }
     uint8_t fp[KD_HASH_LEN], want[KD_HASH_LEN];
@@ -95,7 +74,7 @@ static int feed_until_failure(et_env *env, et_txs *t, int max, kd_err *err_out, 
         kd_buf msg;
         kd_msg_result res;
         name_of(i, name, sizeof name);
-        block(i, t);
+        et_fill_block(i, t);
         kd_buf_init(&msg);
         et_accept_msg(name, t, &msg);
         kd_tip before, after;
@@ -122,7 +101,7 @@ static void finish_after_room(et_env *env, et_txs *t, int from, int total)
     for (int i = from; i < total; i++) {
         char name[32];
         name_of(i, name, sizeof name);
-        block(i, t);
+        et_fill_block(i, t);
         et_accept_ok(env->engine, name, t);
     }
 }

@@ -9,12 +9,15 @@
 #include "store.pb-c.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <lmdb.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ assertions */
@@ -134,6 +137,22 @@ void et_env_reopen(et_env *env)
     cr_assert_eq(err, KD_OK, "reopen %s: %s (%s)", env->dir, kd_err_code(err), why);
 }
 
+void et_crash_child(const char *at, void (*fn)(void *ctx), void *ctx)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        setenv("KDAPP_CRASH_AT", at, 1);
+        fn(ctx);
+        _exit(3); /* the point was not reached */
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid: %s", strerror(errno));
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "the child did not abort at %s (status 0x%x)", at,
+              status);
+}
+
 void et_env_fini(et_env *env)
 {
     if (!env)
@@ -154,6 +173,49 @@ kd_key et_key(const char *name)
 }
 
 /* --------------------------------------------------------------- payloads */
+
+struct Kdapp__EngineMsg *et_revert_decoded(const char *name)
+{
+    kd_buf buf;
+    kd_buf_init(&buf);
+    et_revert_msg(name, &buf);
+    Kdapp__EngineMsg *m = kdapp__engine_msg__unpack(NULL, buf.len, buf.data);
+    cr_assert_not_null(m, "the revert of %s decodes", name);
+    kd_buf_fini(&buf);
+    return m;
+}
+
+void et_fill_block(int i, et_txs *t)
+{
+    et_txs_clear(t);
+    uint32_t base = 1 + (uint32_t)(i / 4) * 8;
+    if (i % 4 == 0) {
+        for (uint32_t e = 0; e < 8; e++)
+            et_add_create(t, base + e, "alice", "bob", 6);
+        return;
+    }
+    /* three stress moves per episode: X, O, X on rows i%4-1 */
+    int r = i % 4 - 1;
+    for (uint32_t e = 0; e < 8; e++) {
+        uint64_t counter = (uint64_t)(2 * r);
+        et_add_move(t, base + e, (uint8_t)r, 0, 0, "alice", counter);
+        et_add_move(t, base + e, (uint8_t)r, 1, 1, "bob", counter + 1);
+    }
+}
+
+void et_expect_same_store(kd_engine *a, kd_engine *b)
+{
+    uint8_t fa[KD_HASH_LEN], fb[KD_HASH_LEN];
+    kd_tip ta, tb;
+    et_fingerprint(a, fa);
+    et_fingerprint(b, fb);
+    et_tip(a, &ta);
+    et_tip(b, &tb);
+    et_expect_hash_eq(fa, fb, "the same episodes");
+    et_expect_hash_eq(ta.digest, tb.digest, "the same digest");
+    cr_expect_eq(ta.height, tb.height, "the same height");
+    cr_expect_eq(ta.last_seq, tb.last_seq, "the same log length");
+}
 
 void et_txs_init(et_txs *txs) { memset(txs, 0, sizeof *txs); }
 
@@ -399,7 +461,7 @@ static void raw_open(const char *dir, const char *db, int read_only, MDB_env **e
 {
     int rc = mdb_env_create(env);
     cr_assert_eq(rc, 0, "mdb_env_create: %s", mdb_strerror(rc));
-    mdb_env_set_maxdbs(*env, 8);
+    mdb_env_set_maxdbs(*env, 16);
     rc = mdb_env_open(*env, dir, read_only ? MDB_RDONLY : 0, 0600);
     cr_assert_eq(rc, 0, "mdb_env_open %s: %s", dir, mdb_strerror(rc));
     rc = mdb_txn_begin(*env, NULL, read_only ? MDB_RDONLY : 0, txn);
@@ -530,12 +592,51 @@ void et_raw_downgrade_to_schema_2(const char *dir)
     mdb_cursor_close(cur);
     cr_assert_eq(mdb_drop(txn, states, 1), 0);
     cr_assert_eq(mdb_drop(txn, ids, 1), 0);
+    MDB_dbi history;
+    if (mdb_dbi_open(txn, "history", 0, &history) == 0) /* schema 4's */
+        cr_assert_eq(mdb_drop(txn, history, 1), 0);
     uint8_t two[8];
     kd_put_u64be(two, 2);
     MDB_val sk = {6, "schema"}, sv = {8, two};
     cr_assert_eq(mdb_put(txn, meta, &sk, &sv, 0), 0);
     rc = mdb_txn_commit(txn);
     cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+void et_raw_downgrade_to_schema_3(const char *dir)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi history, meta;
+    raw_open(dir, "history", 0, &env, &txn, &history);
+    cr_assert_eq(mdb_drop(txn, history, 1), 0);
+    cr_assert_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+    uint8_t three[8];
+    kd_put_u64be(three, 3);
+    MDB_val sk = {6, "schema"}, sv = {8, three};
+    cr_assert_eq(mdb_put(txn, meta, &sk, &sv, 0), 0);
+    int rc = mdb_txn_commit(txn);
+    cr_assert_eq(rc, 0, "mdb_txn_commit: %s", mdb_strerror(rc));
+    mdb_env_close(env);
+}
+
+void et_raw_history(const char *dir, kd_buf *out)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+    MDB_val k, v;
+    raw_open(dir, "history", 1, &env, &txn, &dbi);
+    cr_assert_eq(mdb_cursor_open(txn, dbi, &cur), 0);
+    for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        cr_assert(k.mv_size == 16 && v.mv_size == 1, "a history entry is %zu + %zu bytes", k.mv_size, v.mv_size);
+        cr_assert_eq(kd_buf_append(out, k.mv_data, 16), KD_OK);
+        cr_assert_eq(kd_buf_append(out, v.mv_data, 1), KD_OK);
+    }
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
     mdb_env_close(env);
 }
 

@@ -86,6 +86,12 @@ void et_env_reopen(et_env *env);
 /* Closes the engine and removes the directory when it owns it. */
 void et_env_fini(et_env *env);
 
+/* Runs fn(ctx) in a child process with KDAPP_CRASH_AT=`at` (a build with
+ * KD_CRASHPOINTS=ON, engine/crashpoint.h) and asserts that it aborted. The
+ * points are read at the first one a process reaches, so call it before
+ * this process has used an engine; the child builds its store itself. */
+void et_crash_child(const char *at, void (*fn)(void *ctx), void *ctx);
+
 /* ------------------------------------------------------------ test keys */
 
 /* The deterministic test key "test:NAME" (asserting success). */
@@ -129,6 +135,17 @@ void et_hash(const char *name, uint8_t out[KD_HASH_LEN]);
 void et_accept_msg(const char *name, const et_txs *txs, kd_buf *out);
 /* EngineMsg{BlockReverted} for block `name`. */
 void et_revert_msg(const char *name, kd_buf *out);
+
+/* EngineMsg{BlockReverted} for block `name`, decoded as a request carries
+ * it (free with kdapp__engine_msg__free_unpacked). */
+struct Kdapp__EngineMsg *et_revert_decoded(const char *name);
+
+/* Block `i` of a workload that grows the store: 8 creations of stress
+ * games when i % 4 == 0, else X and O moves in each of them. */
+void et_fill_block(int i, et_txs *t);
+
+/* Expects two engines to hold the same episodes, digest and log length. */
+void et_expect_same_store(kd_engine *a, kd_engine *b);
 
 /* Ingests `msg`, asserting that the engine reached a verdict (KD_OK);
  * `res` is initialised here and released by the caller. */
@@ -177,6 +194,12 @@ int et_raw_slot(const char *dir, uint32_t id, uint64_t *slot);
  * id in "episodes", undo records in "undo" keyed by id and depth, no
  * "states" nor "ids", meta schema 2. */
 void et_raw_downgrade_to_schema_2(const char *dir);
+/* Rewrites the (closed) store in `dir` as schema 3 stored it: no
+ * "history", meta schema 3. */
+void et_raw_downgrade_to_schema_3(const char *dir);
+/* Appends every entry of "history" of the (closed) store in `dir` to
+ * `out`, in key order: its 16-byte key (slot, seq) and 1-byte value. */
+void et_raw_history(const char *dir, kd_buf *out);
 /* 1 when the (closed) store in `dir` has the named database. */
 int et_raw_has_db(const char *dir, const char *db);
 /* Writes meta[name] = value (u64 BE, or any bytes) into the (closed)

@@ -125,7 +125,7 @@ kd_bj_command bj_reveal_of(const bj_fix *f, uint32_t index, const uint8_t entrop
     kd_bj_command c;
     memset(&c, 0, sizeof c);
     c.action = KD_BJ_CMD_REVEAL;
-    cr_assert_eq(kd_fair_prove(f->seed, BJ_TEST_ID, index, entropy, c.proof), KD_OK);
+    cr_assert_eq(kd_fair_prove(f->seed, f->state.params.draw_input, BJ_TEST_ID, index, entropy, c.proof), KD_OK);
     return c;
 }
 
@@ -135,8 +135,7 @@ kd_err bj_reveal(bj_fix *f, size_t seat, kd_reject *rej)
     static const uint8_t none[KD_FAIR_ENTROPY_LEN] = {0};
     if (seat && owed >= 0)
         cr_assert_eq(owed + 1, (int)seat, "the house owes player%d, not player%zu", owed + 1, seat);
-    kd_bj_command c =
-        bj_reveal_of(f, f->state.draws + 1, owed >= 0 ? f->state.players[owed].round.pending.entropy : none);
+    kd_bj_command c = bj_reveal_of(f, f->state.draws + 1, owed >= 0 ? f->state.players[owed].round.pending.ask : none);
     memcpy(f->last_proof, c.proof, KD_VRF_PROOF_LEN);
     return bj_exec(f, &f->house, &c, rej);
 }

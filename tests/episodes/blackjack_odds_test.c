@@ -45,7 +45,8 @@ static void reveal(bj_fix *f)
     int owed = kd_bj_owed(&f->state);
     cr_assert_geq(owed, 0);
     uint8_t alpha[KD_FAIR_ALPHA_LEN], seed[KD_HASH_LEN];
-    kd_fair_alpha(f->state.episode_id, f->state.draws + 1, f->state.players[owed].round.pending.entropy, alpha);
+    kd_fair_alpha(KD_FAIR_DRAW_V3, f->state.episode_id, f->state.draws + 1, f->state.players[owed].round.pending.ask,
+                  alpha);
     kd_sha256(alpha, sizeof alpha, seed);
     kd_reject rej = {0};
     cr_assert_eq(kd_bj_reveal_seed(&f->state, seed, 0, &rej), KD_OK, "%s", rej.detail);
@@ -182,7 +183,7 @@ static void dealer_against(char up_rank, double *chi, long *natural)
         memcpy(&f->state, &start, sizeof start);
         for (int i = 0; i < 32; i += 8) {
             uint64_t r = kd_type_rng_next(&rng);
-            memcpy(f->state.players[0].round.pending.entropy + i, &r, 8);
+            memcpy(f->state.players[0].round.pending.ask + i, &r, 8);
         }
         while (f->state.players[0].round.await == KD_BJ_DEALER)
             reveal(f);

@@ -30,11 +30,11 @@ static void others_refused(bj_fix *f)
         uint8_t a = s->players[i].round.await;
         if ((int)i == owed || (a != KD_BJ_DEAL && a != KD_BJ_CARD && a != KD_BJ_DEALER))
             continue;
-        kd_bj_command c = bj_reveal_of(f, s->draws + 1, s->players[i].round.pending.entropy);
+        kd_bj_command c = bj_reveal_of(f, s->draws + 1, s->players[i].round.pending.ask);
         cr_expect_eq(bj_exec(f, &f->house, &c, &rej), KD_ERR_RULE, "player%zu's draw out of turn", i + 1);
         cr_expect_str_eq(rej.code, "bad_proof");
     }
-    kd_bj_command later = bj_reveal_of(f, s->draws + 2, s->players[owed].round.pending.entropy);
+    kd_bj_command later = bj_reveal_of(f, s->draws + 2, s->players[owed].round.pending.ask);
     cr_expect_eq(bj_exec(f, &f->house, &later, &rej), KD_ERR_RULE, "a later draw's proof");
     cr_expect(memcmp(&before, &f->state, sizeof before) == 0, "refused proofs leave the state");
 }
@@ -141,7 +141,7 @@ Test(blackjack_order, the_reveal_names_no_seat)
     bj_setup(&f, 2, NULL);
     kd_reject rej = {0};
     expect_ok(bj_player(&f, 2, KD_BJ_CMD_BET, 10, &rej), &rej);
-    kd_bj_command c = bj_reveal_of(&f, 1, f.state.players[1].round.pending.entropy);
+    kd_bj_command c = bj_reveal_of(&f, 1, f.state.players[1].round.pending.ask);
     kd_buf b;
     kd_buf_init(&b);
     cr_assert_eq(kd_bj_command_encode(&c, &b), KD_OK);

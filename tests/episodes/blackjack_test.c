@@ -294,7 +294,7 @@ Test(blackjack, a_proof_of_anything_else_is_refused)
     bj_setup(&f, 1, NULL);
     kd_reject rej = {0};
     expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej);
-    const uint8_t *entropy = P(&f, 1)->round.pending.entropy;
+    const uint8_t *entropy = P(&f, 1)->round.pending.ask;
     kd_bj_command c = bj_reveal_of(&f, 2, entropy); /* skips draw 1 */
     expect_rule(bj_exec(&f, &f.house, &c, &rej), &rej, "bad_proof");
     uint8_t other[KD_FAIR_ENTROPY_LEN];
@@ -341,20 +341,20 @@ Test(blackjack, a_missed_deadline_loses_the_hand_to_the_claim)
 }
 
 /* The card of draw `index` computed from the log alone, independently of
- * episodes/: the VRF output of the documented input ("kdapp-draw-v2" ||
- * id || index || entropy) under the house's key in the params, 32-bit words
+ * episodes/: the VRF output of the documented input ("kdapp-draw-v3" ||
+ * id || index || SHA-256 of the ask's bytes) under the house's key in the params, 32-bit words
  * big-endian from SHA-256(seed || counter), rejection below the largest
  * multiple, then the k-th card left in card order. */
-static uint8_t independent_card(const kd_pubkey *key, const uint8_t proof[KD_VRF_PROOF_LEN], const uint8_t entropy[32],
+static uint8_t independent_card(const kd_pubkey *key, const uint8_t proof[KD_VRF_PROOF_LEN], const uint8_t ask[32],
                                 uint32_t id, uint32_t index, const uint8_t shoe[52], uint32_t left)
 {
     uint8_t alpha[13 + 8 + 32], seed[32], block[36], h[32];
-    memcpy(alpha, "kdapp-draw-v2", 13);
+    memcpy(alpha, "kdapp-draw-v3", 13);
     for (int i = 0; i < 4; i++) {
         alpha[13 + i] = (uint8_t)(id >> (24 - 8 * i));
         alpha[17 + i] = (uint8_t)(index >> (24 - 8 * i));
     }
-    memcpy(alpha + 21, entropy, 32);
+    memcpy(alpha + 21, ask, 32);
     cr_assert_eq(kd_vrf_verify(key, alpha, sizeof alpha, proof, seed), KD_OK, "draw %u's proof", index);
     uint64_t limit = (1ull << 32) - (1ull << 32) % left;
     uint32_t k = 0;
@@ -383,6 +383,103 @@ static uint8_t independent_card(const kd_pubkey *key, const uint8_t proof[KD_VRF
     return card;
 }
 
+/* Issue 37, R1 at the blackjack table: a bet of 10 with entropy E, the
+ * house's first card published, a reorg takes both back, a bet of 100
+ * with the same E: its bytes differ, so does every card's input; the
+ * published proof is refused, and the bet's first card comes from another
+ * output. The draw's input ends with the SHA-256 of the bet's bytes. */
+Test(blackjack, a_changed_bet_with_the_same_entropy_draws_anew)
+{
+    bj_fix f;
+    bj_setup(&f, 1, "{\"stack\": 1000, \"max_bet\": 100}");
+    kd_reject rej = {0};
+    kd_bj_command small, big;
+    memset(&small, 0, sizeof small);
+    small.action = KD_BJ_CMD_BET;
+    small.amount = 10;
+    memset(small.entropy, 0xe1, sizeof small.entropy);
+    big = small;
+    big.amount = 100;
+    const kd_bj_state before = f.state;
+    expect_ok(bj_exec(&f, &f.players[0], &small, &rej), &rej);
+    kd_buf bytes;
+    kd_buf_init(&bytes);
+    cr_assert_eq(kd_bj_command_encode(&small, &bytes), KD_OK);
+    uint8_t want[KD_HASH_LEN];
+    kd_sha256(bytes.data, bytes.len, want);
+    cr_expect_arr_eq(P(&f, 1)->round.pending.ask, want, KD_HASH_LEN, "the input ends with SHA-256 of the bet's bytes");
+    kd_bj_command published = bj_reveal_of(&f, 1, P(&f, 1)->round.pending.ask);
+    expect_ok(bj_exec(&f, &f.house, &published, &rej), &rej);
+    const uint8_t *seen = f.state.players[0].round.hands[0].cards;
+    uint8_t first = seen[0];
+    f.state = before; /* the reorg: the bet and the reveal are gone */
+    expect_ok(bj_exec(&f, &f.players[0], &big, &rej), &rej);
+    expect_rule(bj_exec(&f, &f.house, &published, &rej), &rej, "bad_proof");
+    kd_bj_command fresh = bj_reveal_of(&f, 1, P(&f, 1)->round.pending.ask);
+    cr_expect(memcmp(fresh.proof, published.proof, KD_VRF_PROOF_LEN) != 0, "another input, another proof");
+    expect_ok(bj_exec(&f, &f.house, &fresh, &rej), &rej);
+    cr_log_info("first card %u, then %u", first, f.state.players[0].round.hands[0].cards[0]);
+    kd_buf_fini(&bytes);
+    bj_teardown(&f);
+}
+
+/* The house's reveal depth at the table: it deals a bet's cards from its
+ * block + reveal_depth (the type's duty_due), and the claim deadline
+ * counts from there; the state's bytes carry the term (version 3). */
+Test(blackjack, the_reveal_depth_moves_the_deadline)
+{
+    bj_fix f;
+    bj_setup(&f, 1, "{\"timeout\": 100, \"reveal_depth\": 50}");
+    kd_reject rej = {0};
+    cr_expect_eq(f.state.params.reveal_depth, 50);
+    cr_expect_eq(f.state.params.draw_input, KD_FAIR_DRAW_V3);
+    f.daa = 1000;
+    expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej);
+    cr_expect_eq(kd_bj_due(&f.state, 0), 1050);
+    cr_expect_eq(kd_blackjack_type.duty_due(&f.state, KD_BJ_HOUSE), 1050, "the house deals from there");
+    cr_expect_eq(kd_blackjack_type.duty_due(&f.state, 1), 0, "a player owes nothing");
+    cr_expect_eq(kd_bj_deadline(&f.state, 0), 1150);
+    f.daa = 1149;
+    expect_rule(bj_exec(&f, &f.players[0], &(kd_bj_command){.action = KD_BJ_CMD_CLAIM}, &rej), &rej, "too_early");
+    f.daa = 1150;
+    expect_ok(bj_exec(&f, &f.players[0], &(kd_bj_command){.action = KD_BJ_CMD_CLAIM}, &rej), &rej);
+    kd_buf b;
+    kd_buf_init(&b);
+    cr_assert_eq(kd_bj_state_encode(&f.state, &b), KD_OK);
+    cr_expect_eq(b.data[0], KD_BJ_VERSION + 1, "draw input 3: state version 3");
+    kd_buf_fini(&b);
+    bj_teardown(&f);
+}
+
+/* A table created before issue 37 (params without draw_input) keeps its
+ * input (the ask's entropy) and its state's version-2 bytes. */
+Test(blackjack, an_old_table_keeps_its_input_and_bytes)
+{
+    bj_fix f;
+    bj_setup(&f, 1, NULL);
+    kd_bj_params old = f.state.params;
+    old.draw_input = KD_FAIR_DRAW_V2;
+    kd_buf pb, b;
+    kd_buf_init(&pb);
+    kd_buf_init(&b);
+    cr_assert_eq(kd_bj_params_encode(&old, &pb), KD_OK);
+    kd_bj_params back;
+    kd_reject rej = {0};
+    cr_assert_eq(kd_bj_params_decode(pb.data, pb.len, &back, &rej), KD_OK, "%s", rej.detail);
+    cr_expect_eq(back.draw_input, KD_FAIR_DRAW_V2, "no draw_input on the wire: version 2");
+    f.state.params = back;
+    expect_ok(bj_player(&f, 1, KD_BJ_CMD_BET, 10, &rej), &rej);
+    cr_assert_eq(kd_bj_state_encode(&f.state, &b), KD_OK);
+    cr_expect_eq(b.data[0], KD_BJ_VERSION, "the old state's version");
+    kd_bj_state again;
+    cr_assert_eq(kd_bj_state_decode(b.data, b.len, &again), KD_OK);
+    cr_expect(memcmp(&again, &f.state, sizeof again) == 0, "and its bytes round-trip");
+    expect_ok(bj_reveal(&f, 1, &rej), &rej); /* the proof of the old input: the ask's entropy */
+    kd_buf_fini(&pb);
+    kd_buf_fini(&b);
+    bj_teardown(&f);
+}
+
 Test(blackjack, every_draw_verifies_from_the_log)
 {
     bj_fix f;
@@ -402,7 +499,7 @@ Test(blackjack, every_draw_verifies_from_the_log)
             expect_ok(bj_reveal(&f, 1, &rej), &rej);
             uint32_t i = f.state.draws;
             uint8_t want =
-                independent_card(&f.state.params.house_key, f.last_proof, before.players[0].round.pending.entropy,
+                independent_card(&f.state.params.house_key, f.last_proof, before.players[0].round.pending.ask,
                                  BJ_TEST_ID, i, before.shoe, before.shoe_left);
             cr_expect_eq(before.shoe[want] - 1, f.state.shoe[want], "draw %u took card %u", i, want);
             cards++;
@@ -433,7 +530,7 @@ Test(blackjack, a_hand_rolled_back_and_re_applied_gives_the_same_cards)
         memset(&c, 0, sizeof c);
         int owed = kd_bj_owed(&f.state) == 0;
         if (owed) {
-            c = bj_reveal_of(&f, f.state.draws + 1, P(&f, 1)->round.pending.entropy);
+            c = bj_reveal_of(&f, f.state.draws + 1, P(&f, 1)->round.pending.ask);
             signers[n] = &f.house;
         } else {
             if (step == 3 || (plan[step] != KD_BJ_CMD_BET && P(&f, 1)->round.await != KD_BJ_PLAYER))

@@ -10,9 +10,18 @@ integers and hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c): wha
       SEAT of episode EPISODE of TYPE, bound to this file's test store id
       and nonce (the rules do not check a binding's tag: only the key
       holder does, to recognise its own commitments).
-  chance_check.py prove KEYNAME TYPE EPISODE SEAT INDEX ENTROPY
-      prints the house's proof of draw INDEX for ENTROPY (64 hex) and its
-      output, as the house of `house` above answers it.
+  chance_check.py prove KEYNAME TYPE EPISODE SEAT INDEX ASK [VERSION]
+      prints the house's proof of draw INDEX for ASK (64 hex: the 32 bytes
+      the draw's input ends with, `ask` below; for VERSION 2, the input of
+      episodes created before issue 37, the ask's entropy) and its output,
+      as the house of `house` above answers it.
+  chance_check.py ask TYPE COMMAND_JSON
+      prints the SHA-256 of the ask's bytes (what a version-3 draw's input
+      ends with) and the bytes themselves (hex): the command JSON of a
+      dice roll, roulette bets, a slots spin or a blackjack action written
+      in the wire format of proto/chance.proto and proto/blackjack.proto by
+      this file's own protobuf writer (fields in number order, zero values
+      left out, as protobuf-c packs them).
   chance_check.py dice-creation EPISODE TIMEOUT CHAIN
       prints the raw EpisodeMessage (hex) that creates dice episode EPISODE
       for test:player and test:house with the house above,
@@ -28,8 +37,10 @@ integers and hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c): wha
       replays the chance episodes' (dice, roulette, slots) applied commands
       in log order (a revert restores the state before its block), verifies
       every reveal's VRF proof against the house's key in the params for
-      the draw's input (episode, draw number, the asking command's
-      entropy), recomputes each outcome (dice, pocket, stops) from the VRF
+      the draw's input (episode, draw number, the SHA-256 of the asking
+      command's bytes from the log; the asking command's entropy for the
+      episodes whose params carry no draw_input, created before issue 37),
+      recomputes each outcome (dice, pocket, stops) from the VRF
       output and each verdict (roulette's bets paid, the slot machine's
       payline), and compares them with each `kdapp show --json` given
       (recent rolls, recent pockets and chips, last stops and credits);
@@ -214,8 +225,11 @@ def house(name, type_name, episode, seat):
     return x, pub, bind
 
 
-def alpha(episode, index, entropy):
-    return b"kdapp-draw-v2" + struct.pack(">II", episode, index) + entropy
+def alpha(episode, index, ask, version=3):
+    """The VRF input of a draw (episodes/fair-chance.md): the tag, the
+    episode and the draw number (4 bytes big-endian each), and the 32 bytes
+    of the ask: the SHA-256 of its bytes (version 3), its entropy (2)."""
+    return (b"kdapp-draw-v2" if version == 2 else b"kdapp-draw-v3") + struct.pack(">II", episode, index) + ask
 
 
 def below(seed, n, state):
@@ -278,13 +292,19 @@ def zigzag(v):
     return (v >> 1) ^ -(v & 1)
 
 
-def reveal_draw(ep, ep_id, proof, entropy, out):
+def ask_of(ep, command, entropy):
+    """The 32 bytes an ask puts in its draws' input: SHA-256 of the
+    command's bytes, or its entropy in an episode of draw input 2."""
+    return entropy if ep["version"] == 2 else sha(command)
+
+
+def reveal_draw(ep, ep_id, proof, ask, out):
     """The VRF output of the episode's next draw, checked; out gets a line."""
     index = ep["draws"] + 1
-    beta = vrf_verify(ep["key"], alpha(ep_id, index, entropy), proof)
+    beta = vrf_verify(ep["key"], alpha(ep_id, index, ask, ep["version"]), proof)
     assert beta is not None, "episode %d: the proof of draw %d does not verify" % (ep_id, index)
     ep["draws"] = index
-    ep["seen"].append({"draw": index, "output": beta.hex(), "input": alpha(ep_id, index, entropy).hex(),
+    ep["seen"].append({"draw": index, "output": beta.hex(), "input": alpha(ep_id, index, ask, ep["version"]).hex(),
                        "proof": proof.hex()})
     return beta, "episode %d draw %d: the proof verifies; output %s; " % (ep_id, index, beta.hex()[:16])
 
@@ -470,6 +490,7 @@ def bj_text(card):
 def bj_new(params, n_players):
     decks = params["decks"]
     return {"type": "blackjack", "key": bytes.fromhex(params["house_key"]), "draws": 0, "seen": [], "seq": 0,
+            "version": 3 if params.get("draw_input") == 3 else 2,
             "p": params, "shoe": [decks] * 52, "left": 52 * decks, "house_net": 0,
             "players": [{"chips": params["stack"], "rounds": 0, "await": "idle", "hands": [], "active": 0,
                          "dealer": [], "net": 0, "asked": 0, "entropy": b""} for _ in range(n_players)]}
@@ -546,9 +567,9 @@ def bj_owed(ep):
     return min(waiting)[1] if waiting else None
 
 
-def apply_blackjack(ep, ep_id, signer, cmd, out):
+def apply_blackjack(ep, ep_id, signer, cmd, out, raw):
     """One applied blackjack command (BjCommand: bet 1, hit 2, stand 3,
-    double 4, split 5, reveal 6, claim 7)."""
+    double 4, split 5, reveal 6, claim 7); `raw` its bytes."""
     seq = ep["seq"]
     ep["seq"] += 1
     if 6 in cmd:  # the house's reveal: the card of the oldest ask waiting
@@ -587,7 +608,7 @@ def apply_blackjack(ep, ep_id, signer, cmd, out):
         return
     num = next(n for n in range(1, 6) if n in cmd)
     body = fields(one(cmd, num))
-    pl["entropy"], pl["asked"] = one(body, 2 if num == 1 else 1), seq
+    pl["entropy"], pl["asked"] = ask_of(ep, raw, one(body, 2 if num == 1 else 1)), seq
     if num == 1:  # bet: the shoe is refilled when under a quarter is left and no round is on
         if all(q["await"] == "idle" for q in ep["players"]) and ep["left"] < ep["p"]["decks"] * 13:
             ep["shoe"], ep["left"] = [ep["p"]["decks"]] * 52, 52 * ep["p"]["decks"]
@@ -644,6 +665,7 @@ def apply_tx(eps, ep_id, payload, params, out):
         if type_name in ("dice", "roulette", "slots"):
             h = fields(one(params, 1, b""))
             eps[ep_id] = {"type": type_name, "key": one(h, 4), "draws": 0, "pending": None, "rolls": [],
+                          "version": 3 if one(h, 6, 0) == 3 else 2, "ask": None,
                           "pockets": [], "stops": None, "seen": [], "bets": [], "bet": 0,
                           "chips": (params_json or {}).get("start_chips"),
                           "credits": (params_json or {}).get("start_credits")}
@@ -661,9 +683,10 @@ def apply_tx(eps, ep_id, payload, params, out):
     if ep is None:
         return
     signed = fields(one(msg, 3, b""))
-    cmd = fields(one(signed, 1, b"") or one(fields(one(msg, 4, b"")), 1, b""))
+    raw = one(signed, 1, b"") or one(fields(one(msg, 4, b"")), 1, b"")  # the command's bytes
+    cmd = fields(raw)
     if ep["type"] == "blackjack":
-        apply_blackjack(ep, ep_id, one(signed, 2, b""), cmd, out)
+        apply_blackjack(ep, ep_id, one(signed, 2, b""), cmd, out, raw)
         return
     if ep["type"] == "seabattle":
         apply_seabattle(ep, ep_id, one(signed, 2, b""), cmd, out)
@@ -672,8 +695,10 @@ def apply_tx(eps, ep_id, payload, params, out):
         a = fields(one(cmd, 1))
         if ep["type"] == "dice":
             ep["pending"] = (one(a, 1, 0), one(a, 2, 0), zigzag(one(a, 3, 0)), one(a, 4))
+            ep["ask"] = ask_of(ep, raw, one(a, 4))
         else:
             ep["pending"] = one(a, 2)
+            ep["ask"] = ask_of(ep, raw, one(a, 2))
         if ep["type"] == "roulette":  # the stakes leave the chips when the bets are placed
             ep["bets"] = [(one(b, 1, 0), one(b, 2, 0), one(b, 3, 0), one(b, 4, 0)) for b in map(fields, a.get(1, []))]
             ep["chips"] -= sum(b[3] for b in ep["bets"])
@@ -682,8 +707,7 @@ def apply_tx(eps, ep_id, payload, params, out):
             ep["credits"] -= ep["bet"]
     elif 2 in cmd:  # reveal: the proof
         proof = one(fields(one(cmd, 2)), 2)
-        entropy = ep["pending"][3] if ep["type"] == "dice" else ep["pending"]
-        d, head = reveal_draw(ep, ep_id, proof, entropy, out)
+        d, head = reveal_draw(ep, ep_id, proof, ep["ask"], out)
         if ep["type"] == "dice":
             count, sides, mod, _ = ep["pending"]
             faces = dice(d, count, sides)
@@ -823,6 +847,48 @@ def vrf_vectors():
                 seed.hex(), alpha.hex(), pub.hex(), pi.hex(), beta.hex()))
 
 
+# ------------------------------------------------------- asks, as bytes
+# The command JSON of an ask in the wire format (proto/chance.proto,
+# proto/blackjack.proto): what the engine hashes for a version-3 draw.
+
+BET_KINDS = ["straight", "split", "street", "corner", "six_line", "top_line", "red", "black", "odd", "even", "low",
+             "high", "dozen", "column"]
+
+
+def pb_opt(num, value):
+    """A proto3 field as protobuf-c packs it: left out when zero or empty."""
+    return pb(num, value) if value else b""
+
+
+def pocket(n):
+    return 37 if n == "00" else int(n)
+
+
+def ask_bytes(type_name, c):
+    """The bytes of the ask `c` (command JSON) of `type_name`."""
+    import re
+    entropy = bytes.fromhex(c["entropy"])
+    if type_name == "dice":
+        m = re.fullmatch(r"(\d*)d(\d+)([+-]\d+)?", c["roll"])
+        count, sides, mod = int(m.group(1) or 1), int(m.group(2)), int(m.group(3) or 0)
+        body = pb_opt(1, count) + pb_opt(2, sides) + pb_opt(3, mod * 2 if mod >= 0 else -mod * 2 - 1) + pb(4, entropy)
+        return pb(1, body)
+    if type_name == "roulette":
+        bets = b""
+        for b in c["bets"]:
+            nums = sorted(pocket(x) for x in b["numbers"]) if "numbers" in b else [pocket(b.get("number", 0)), 0]
+            bets += pb(1, pb_opt(1, BET_KINDS.index(b["kind"]) + 1) + pb_opt(2, nums[0]) + pb_opt(3, nums[1]) +
+                       pb_opt(4, b["amount"]))
+        return pb(1, bets + pb(2, entropy))
+    if type_name == "slots":
+        return pb(1, pb_opt(1, c["spin"]) + pb(2, entropy))
+    if type_name == "blackjack":
+        action = ["bet", "hit", "stand", "double", "split"].index(c["action"]) + 1
+        body = pb_opt(1, c.get("amount", 0)) + pb(2, entropy) if action == 1 else pb(1, entropy)
+        return pb(action, body)
+    raise ValueError("no asks in %s" % type_name)
+
+
 def pb_varint(v):
     out = b""
     while True:
@@ -873,10 +939,14 @@ def main():
     elif cmd == "house" and len(args) == 4:
         _, pub, bind = house(args[0], args[1], int(args[2]), int(args[3]))
         print(pub.hex(), bind.hex())
-    elif cmd == "prove" and len(args) == 6:
+    elif cmd == "prove" and len(args) in (6, 7):
         x, pub, _ = house(args[0], args[1], int(args[2]), int(args[3]))
-        pi = vrf_prove(x, alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5])))
-        print(pi.hex(), vrf_verify(pub, alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5])), pi).hex())
+        a = alpha(int(args[2]), int(args[4]), bytes.fromhex(args[5]), int(args[6]) if len(args) == 7 else 3)
+        pi = vrf_prove(x, a)
+        print(pi.hex(), vrf_verify(pub, a, pi).hex())
+    elif cmd == "ask" and len(args) == 2:
+        b = ask_bytes(args[0], json.loads(args[1]))
+        print(sha(b).hex(), b.hex())
     elif cmd == "dice-creation" and len(args) == 3:
         print(dice_creation(int(args[0]), int(args[1]), args[2]).hex())
     elif cmd == "vrf-verify" and len(args) == 3:
@@ -895,7 +965,7 @@ def main():
                 shows[doc["episode_id"]] = doc
         verify(log, shows, audits)
     else:
-        sys.exit("usage: chance_check.py house|prove|vrf-verify|verify|vrf-vectors ... (see the file's head)")
+        sys.exit("usage: chance_check.py house|prove|ask|vrf-verify|verify|vrf-vectors ... (see the file's head)")
 
 
 if __name__ == "__main__":

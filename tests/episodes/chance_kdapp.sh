@@ -21,17 +21,21 @@ read -r SK SB < <(python3 "$check" house house slots 2 1)
 read -r R3K R3B < <(python3 "$check" house house roulette 3 1)
 E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
-# proof TYPE EPISODE DRAW ENTROPY: the house's proof of that draw
-proof() { python3 "$check" prove house "$1" "$2" 1 "$3" "$4" | cut -d' ' -f1; }
-R1=$(proof roulette 1 1 "$E1") R2=$(proof roulette 1 2 "$E2") RX=$(proof roulette 1 2 "$E1")
-S1=$(proof slots 2 1 "$E2") S2=$(proof slots 2 2 "$E1") SX=$(proof slots 2 1 "$E1")
 P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
 house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 BETS='"bets": [{"kind": "straight", "number": "00", "amount": 5}, {"kind": "red", "amount": 10}, {"kind": "split", "numbers": [17, 20], "amount": 2}, {"kind": "column", "number": 3, "amount": 3}]'
+# ask TYPE COMMAND: the SHA-256 of the ask's bytes (what its draw's input ends with)
+ask() { python3 "$check" ask "$1" "{$2}" | cut -d' ' -f1; }
+AR1=$(ask roulette "$BETS, \"entropy\": \"$E1\"") AR2=$(ask roulette "\"bets\": [{\"kind\": \"even\", \"amount\": 7}], \"entropy\": \"$E2\"")
+AS1=$(ask slots "\"spin\": 10, \"entropy\": \"$E2\"") AS2=$(ask slots "\"spin\": 3, \"entropy\": \"$E1\"")
+# proof TYPE EPISODE DRAW ASK: the house's proof of that draw
+proof() { python3 "$check" prove house "$1" "$2" 1 "$3" "$4" | cut -d' ' -f1; }
+R1=$(proof roulette 1 1 "$AR1") R2=$(proof roulette 1 2 "$AR2") RX=$(proof roulette 1 2 "$AR1")
+S1=$(proof slots 2 1 "$AS1") S2=$(proof slots 2 2 "$AS2") SX=$(proof slots 2 1 "$AS2")
 cat >"$T/chance.jsonl" <<JSONL
 {"accept": {"hash": "b1", "daa": 100, "txs": [{"new_episode": {"id": 1, "type": "roulette", $P, "params": {$(house "$RK" "$RB"), "reveal_timeout": 100, "start_chips": 100}}}, {"new_episode": {"id": 2, "type": "slots", $P, "params": {$(house "$SK" "$SB"), "reveal_timeout": 100, "start_credits": 100}}}, {"new_episode": {"id": 3, "type": "roulette", $P, "params": {$(house "$R3K" "$R3B"), "reveal_timeout": 100}}}]}}
 {"accept": {"hash": "b2", "daa": 110, "txs": [{"command": {"episode": 1, "signer": "test:player", $BETS, "entropy": "$E1"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 10, "entropy": "$E2"}}]}}
-# cheating reveals refused (the proof of another draw, of other entropy), then the right ones
+# cheating reveals refused (the proof of another draw, of another ask), then the right ones
 {"accept": {"hash": "b3", "daa": 120, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$RX"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "$R1"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "$SX"}}, {"command": {"episode": 2, "signer": "test:house", "reveal": "$S1"}}]}}
 {"accept": {"hash": "b4", "daa": 130, "txs": [{"command": {"episode": 1, "signer": "test:player", "bets": [{"kind": "even", "amount": 7}], "entropy": "$E2"}}, {"command": {"episode": 2, "signer": "test:player", "spin": 3, "entropy": "$E1"}}]}}
 # a reorg after the asks: re-included in another block

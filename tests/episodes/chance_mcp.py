@@ -7,8 +7,9 @@ kdapp_start_episode; the player's roll goes through kdapp_execute_command
 without entropy (the gateway fills it); the house's reveal arrives by
 itself (the gateway's duties); the result shows in the view, and the draw
 is verified here from the log: the house's proof against the key the view
-shows for the draw's input (the episode, draw 1, the view's entropy), the
-dice from the VRF output (chance_check.py's functions). Bounded polling,
+shows for the draw's input (the episode, draw 1, the SHA-256 of the roll's
+bytes in the log, which the view showed pending), the dice from the VRF
+output (chance_check.py's functions). Bounded polling,
 no sleeps as synchronisation beyond the poll interval."""
 import json
 import os
@@ -59,8 +60,8 @@ def main():
         print("started dice episode %d; the house (agent2, the gateway) committed its VRF key %s" % (ep, key))
         r = tool("kdapp_execute_command", {"episode_id": ep, "command": {"roll": "2d6+3"}})
         assert r["legal"], r
-        entropy = r["view"]["house"]["pending"]["entropy"]
-        print("rolled 2d6+3; the gateway filled the entropy %s" % entropy)
+        pending = r["view"]["house"]["pending"]["ask_sha256"]
+        print("rolled 2d6+3; the gateway filled the entropy; the draw's input ends with %s" % pending)
         deadline = time.time() + 30
         while True:
             view = tool("kdapp_get_episode_state", {"episode_id": ep})
@@ -76,20 +77,24 @@ def main():
         p.wait(timeout=30)
     # the house's proof from the log, verified here
     log = subprocess.run([kdapp, "log", "--data", data, "--json"], check=True, capture_output=True, text=True).stdout
-    proof = None
+    proof = ask = None
     for entry in (json.loads(line) for line in log.splitlines() if line.strip()):
         for tx in entry.get("txs", []):
             if tx.get("applied") and tx["episode"] == ep:
-                cmd = chance_check.fields(chance_check.one(chance_check.fields(chance_check.one(
-                    chance_check.fields(bytes.fromhex(tx["payload"])), 3, b"")), 1, b""))
+                raw = chance_check.one(chance_check.fields(chance_check.one(
+                    chance_check.fields(bytes.fromhex(tx["payload"])), 3, b"")), 1, b"")
+                cmd = chance_check.fields(raw)
                 if 2 in cmd:
                     proof = chance_check.one(chance_check.fields(chance_check.one(cmd, 2)), 2)
-    assert proof, "the house's reveal is in the log"
-    d = chance_check.vrf_verify(bytes.fromhex(key), chance_check.alpha(ep, 1, bytes.fromhex(entropy)), proof)
+                elif 1 in cmd and ask is None:
+                    ask = chance_check.sha(raw)  # the roll's bytes
+    assert proof and ask, "the roll and the house's reveal are in the log"
+    assert ask.hex() == pending, "the view showed the SHA-256 of the roll's bytes pending"
+    d = chance_check.vrf_verify(bytes.fromhex(key), chance_check.alpha(ep, 1, ask), proof)
     assert d is not None, "the house's proof verifies against the committed key"
     faces = chance_check.dice(d, 2, 6)
     assert last["dice"] == faces and last["total"] == sum(faces) + 3, (last, faces)
-    print("the house revealed by itself: %s = %d, recomputed from its proof and the entropy" % (
+    print("the house revealed by itself: %s = %d, recomputed from its proof and the roll's bytes" % (
         last["dice"], last["total"]))
     print("ok")
 

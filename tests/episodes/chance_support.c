@@ -104,15 +104,28 @@ kd_err chance_exec(chance_game *g, const char *text, const kd_key *signer, uint6
     return err;
 }
 
-void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *entropy, char *out,
-                        size_t len)
+void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *ask, char *out, size_t len)
 {
-    uint8_t ent[KD_FAIR_ENTROPY_LEN], proof[KD_VRF_PROOF_LEN];
+    uint8_t in[KD_FAIR_ASK_LEN], proof[KD_VRF_PROOF_LEN];
     char hex[2 * KD_VRF_PROOF_LEN + 1];
-    cr_assert_eq(kd_hex_decode(entropy, ent, sizeof ent), 0, "entropy %s", entropy);
-    cr_assert_eq(kd_fair_prove(seed, CHANCE_EPISODE, index, ent, proof), KD_OK);
+    cr_assert_eq(kd_hex_decode(ask, in, sizeof in), 0, "ask %s", ask);
+    cr_assert_eq(kd_fair_prove(seed, KD_FAIR_DRAW_V3, CHANCE_EPISODE, index, in, proof), KD_OK);
     kd_hex_encode(proof, sizeof proof, hex);
     cr_assert_lt((size_t)snprintf(out, len, "{\"reveal\":\"%s\"}", hex), len);
+}
+
+void chance_ask_digest(const chance_game *g, const char *text, uint8_t out[32], char *hex)
+{
+    json_t *j = type_test_parse(text);
+    kd_buf cmd;
+    kd_buf_init(&cmd);
+    char why[256] = "";
+    cr_assert_eq(g->type->command_from_json(j, KD_SEAT_NONE, &cmd, why, sizeof why), KD_OK, "%s: %s", text, why);
+    kd_fair_ask_digest(cmd.data, cmd.len, out);
+    if (hex)
+        kd_hex_encode(out, KD_FAIR_ASK_LEN, hex);
+    kd_buf_fini(&cmd);
+    json_decref(j);
 }
 
 kd_err chance_reveal(chance_game *g, uint64_t daa, kd_reject *rej)

@@ -34,11 +34,15 @@ void chance_free(chance_game *g);
  * DAA `daa`; on success checks the encodings round-trip and that rollback
  * gives back the exact bytes; on refusal that nothing changed. */
 kd_err chance_exec(chance_game *g, const char *text, const kd_key *signer, uint64_t daa, kd_reject *rej);
-/* The reveal command JSON {"reveal": "<proof>"} of draw `index` for the
- * 64-hex `entropy`, proved from `seed` (the house's, or another, to cheat)
- * into `out` (at least 200 bytes). */
-void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *entropy, char *out,
-                        size_t len);
+/* The reveal command JSON {"reveal": "<proof>"} of draw `index` (draw
+ * input 3) for the 64-hex `ask` (the 32 bytes the input ends with), proved
+ * from `seed` (the house's, or another, to cheat) into `out` (at least 200
+ * bytes). */
+void chance_reveal_text(const uint8_t seed[KD_SECRET_SEED_LEN], uint32_t index, const char *ask, char *out, size_t len);
+/* The 32 bytes a draw asked by the command JSON `text` has in its input:
+ * SHA-256 of the command's bytes (kd_fair_ask_digest), into `out`, and as
+ * 64 hex digits into `hex` (NULL: not wanted; else 65 bytes). */
+void chance_ask_digest(const chance_game *g, const char *text, uint8_t out[32], char *hex);
 /* The house pays its duty (secret_duty) at `daa`. */
 kd_err chance_reveal(chance_game *g, uint64_t daa, kd_reject *rej);
 /* Expects a rule refusal with `code`, a code of the type. */

@@ -5,7 +5,8 @@
 # reveal refused (bad_proof: the proof of another draw), reorgs after a
 # reveal and after a roll re-applied exactly, a reorg that takes back a
 # roll and its reveal after which the published proof does not answer the
-# new roll (issue 24, B5), a house that does not reveal losing to the
+# roll made again with the same entropy and another roll (issue 37, R1: the
+# draw's input is the SHA-256 of the ask's bytes), a house that does not reveal losing to the
 # player's claim once the DAA deadline has passed (and not before), a
 # reveal_timeout under the rules' floor refused (B8); every draw verified
 # from `kdapp log --json` alone and checked against the engine's view;
@@ -25,9 +26,12 @@ read -r K2 B2 < <(python3 "$check" house house dice 2 1)
 E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
 E3=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-# proof EPISODE DRAW ENTROPY: the house's proof of that draw
+# ask ROLL ENTROPY: the SHA-256 of the roll's bytes (what its draw's input ends with)
+ask() { python3 "$check" ask dice "{\"roll\": \"$1\", \"entropy\": \"$2\"}" | cut -d' ' -f1; }
+A1=$(ask 3d6+2 "$E1") A2=$(ask 1d20+5 "$E2") A2X=$(ask 2d20+5 "$E2") A3=$(ask 2d100-3 "$E3")
+# proof EPISODE DRAW ASK: the house's proof of that draw
 proof() { python3 "$check" prove house dice "$1" 1 "$2" "$3" | cut -d' ' -f1; }
-P11=$(proof 1 1 "$E1") P12=$(proof 1 2 "$E1") P22=$(proof 1 2 "$E2") P23=$(proof 1 3 "$E3") P32=$(proof 1 2 "$E3")
+P11=$(proof 1 1 "$A1") P12=$(proof 1 2 "$A1") P22=$(proof 1 2 "$A2") P23=$(proof 1 3 "$A3") P32=$(proof 1 2 "$A2X")
 P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
 # the store first: a hand-made consent signs its chain (kdapp stats names it)
 : | "$KDAPP" feed --data "$data" - >/dev/null || fail "cannot create the store"
@@ -44,11 +48,12 @@ cat >"$T/dice.jsonl" <<JSONL
 # a reorg after the reveal: the same reveal re-included gives the same draw
 {"revert": "b5"}
 {"accept": {"hash": "b5x", "daa": 141, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P22"}}]}}
-# B5: a reorg takes back the roll and its published reveal; the player rolls
-# draw 2 again with other entropy: the published proof does not answer it
+# R1: a reorg takes back the roll and its published reveal; the player rolls
+# draw 2 again with the same entropy and another roll: the published proof
+# does not answer it (its input is the new roll's bytes)
 {"revert": "b5x"}
 {"revert": "b4"}
-{"accept": {"hash": "b4y", "daa": 131, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "1d20+5", "entropy": "$E3"}}]}}
+{"accept": {"hash": "b4y", "daa": 131, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d20+5", "entropy": "$E2"}}]}}
 {"accept": {"hash": "b5y", "daa": 142, "txs": [{"command": {"episode": 1, "signer": "test:house", "reveal": "$P22"}}, {"command": {"episode": 1, "signer": "test:house", "reveal": "$P32"}}]}}
 {"accept": {"hash": "b6", "daa": 150, "txs": [{"command": {"episode": 1, "signer": "test:player", "roll": "2d100-3", "entropy": "$E3"}}]}}
 # a reorg after the ask: the roll re-included, then revealed
@@ -62,7 +67,7 @@ cat >"$T/dice.jsonl" <<JSONL
 JSONL
 "$KDAPP" feed --data "$data" "$T/dice.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
 log=$("$KDAPP" log --data "$data")
-[ "$(grep -c bad_proof <<<"$log")" = 2 ] || fail "the log stores bad_proof twice (a cheat, the B5 replay): $log"
+[ "$(grep -c bad_proof <<<"$log")" = 2 ] || fail "the log stores bad_proof twice (a cheat, the R1 replay): $log"
 grep -q deadline_not_passed <<<"$log" || fail "the log stores the code deadline_not_passed"
 # B8: a hand-made creation with reveal_timeout 1 is refused by the rules
 # (not only by the JSON), naming the floor; the same with 100 is taken
@@ -84,7 +89,7 @@ python3 "$check" verify "$T/log.jsonl" "$T/show1.json" "$T/show2.json" >"$T/chec
 cat "$T/check.out"
 grep -q '^ok: 3 draws verified from the log, 4 outcomes checked' "$T/check.out" || fail "check counts"
 text=$("$KDAPP" show --data "$data" 1)
-grep -q '#2 1d20+5: \[' <<<"$text" || fail "show renders the rolls: $text"
+grep -q '#2 2d20+5: \[' <<<"$text" || fail "show renders the rolls: $text"
 
 # --- the simulator with its oracle, dice only
 "$KDAPP" sim --type dice --steps 300 --seed 1 >"$T/sim.out" || fail "sim: $(tail -5 "$T/sim.out")"

@@ -43,11 +43,11 @@ Test(dice, roll_reveal_gives_the_draw_of_the_vrf)
     cr_expect_eq(kd_dice_type.random_command(s, KD_DICE_HOUSE, 1, &rng, &b), KD_ERR_NO_MOVE);
     cr_assert_eq(chance_reveal(&g, 130, &rej), KD_OK, "%s", rej.detail);
 
-    /* recompute: the VRF output of draw 1 for the roll's entropy, three d6 */
-    uint8_t proof[KD_VRF_PROOF_LEN], draw[32], dice[3], ent[32];
-    cr_assert_eq(kd_hex_decode(ENT_HEX, ent, 32), 0);
-    cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
-    cr_assert_eq(kd_fair_verify(&s->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
+    /* recompute: the VRF output of draw 1 for the roll's bytes, three d6 */
+    uint8_t proof[KD_VRF_PROOF_LEN], draw[32], dice[3], ask[32];
+    chance_ask_digest(&g, "{\"roll\":\"3d6+2\"," ENT "}", ask, NULL);
+    cr_assert_eq(kd_fair_prove(g.seed, KD_FAIR_DRAW_V3, CHANCE_EPISODE, 1, ask, proof), KD_OK);
+    cr_assert_eq(kd_fair_verify(&s->house.key, KD_FAIR_DRAW_V3, CHANCE_EPISODE, 1, ask, proof, draw), KD_OK);
     kd_fair_stream stream;
     kd_dice_outcome(kd_fair_stream_init(&stream, draw), 3, 6, dice);
     cr_expect_eq(s->n_recent, 1);
@@ -109,18 +109,26 @@ Test(dice, every_refusal_has_its_rule_code)
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 10, &rej), &rej, "no_draw_pending");
 
     cr_assert_eq(chance_exec(&g, "{\"roll\":\"2d20\"," ENT "}", &g.player, 100, &rej), KD_OK);
+    char ask[65];
+    uint8_t ask_bytes[32];
+    chance_ask_digest(&g, "{\"roll\":\"2d20\"," ENT "}", ask_bytes, ask);
     chance_expect_rule(&g, chance_exec(&g, "{\"roll\":\"1d6\"," ENT "}", &g.player, 101, &rej), &rej, "draw_pending");
     chance_expect_rule(&g, chance_exec(&g, text, &g.player, 101, &rej), &rej, "not_the_house");
     chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.house, 101, &rej), &rej, "not_the_player");
-    /* a cheating house: the proof of draw 2, of other entropy, of another house's key */
-    chance_reveal_text(g.seed, 2, ENT_HEX, text, sizeof text);
+    /* a cheating house: the proof of draw 2, of another ask, of the entropy alone (the input before issue
+     * 37), of another house's key */
+    chance_reveal_text(g.seed, 2, ask, text, sizeof text);
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
     chance_reveal_text(g.seed, 1, OTHER_HEX, text, sizeof text);
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
+    chance_reveal_text(g.seed, 1, ENT_HEX, text, sizeof text);
+    chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
     uint8_t other[KD_SECRET_SEED_LEN];
     kd_sha256("another house", 13, other);
-    chance_reveal_text(other, 1, ENT_HEX, text, sizeof text);
+    chance_reveal_text(other, 1, ask, text, sizeof text);
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
+    chance_reveal_text(g.seed, 1, ask, text, sizeof text);
+    cr_expect(strstr(text, "reveal"), "the honest proof is made from the same helper");
     /* the deadline: asked at 100, timeout 100 */
     chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "deadline_not_passed");
     cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 200, &rej), KD_OK, "%s", rej.detail);

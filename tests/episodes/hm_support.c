@@ -28,8 +28,13 @@ void hm_new(hm_game *g, const kd_hm_params *params)
     kd_buf_init(&wire);
     kd_buf_init(&eff);
     kd_reject rej = {0};
-    cr_assert_eq(kd_hm_params_encode(&p, &wire), KD_OK);
-    cr_assert_eq(kd_hm_ops.resolve_params(NULL, wire.data, wire.len, &eff, &rej), KD_OK, "%s", rej.detail);
+    if (p.protocol == 1) { /* a match from before protocol 2: its effective params, as its log recorded them */
+        cr_assert_eq(kd_hm_params_resolve(&p, &rej), KD_OK, "%s", rej.detail);
+        cr_assert_eq(kd_hm_params_encode(&p, &eff), KD_OK);
+    } else {
+        cr_assert_eq(kd_hm_params_encode(&p, &wire), KD_OK);
+        cr_assert_eq(kd_hm_ops.resolve_params(NULL, wire.data, wire.len, &eff, &rej), KD_OK, "%s", rej.detail);
+    }
     kd_participants parts = {.count = 2};
     parts.keys[0] = g->key[0].pub;
     parts.keys[1] = g->key[1].pub;

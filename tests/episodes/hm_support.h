@@ -29,7 +29,9 @@ typedef struct {
 } hm_game;
 
 /* A new match with `params` (NULL: the defaults, timeout 100); the
- * bindings are set here. */
+ * bindings are set here. params->protocol 1: a match of protocol 1, made
+ * from effective params without `protocol` as a log from before protocol
+ * 2 recorded them (resolve_params refuses protocol 1 for a new match). */
 void hm_new(hm_game *g, const kd_hm_params *params);
 /* Executes command bytes signed by `signer` (NULL: unsigned) at g->daa
  * (then advances it by one) with the checks above. */

@@ -69,10 +69,10 @@ Test(roulette, a_spin_pays_from_the_chain)
     cr_expect_eq(lm.count, 0, "the house owes its reveal");
     cr_assert_eq(chance_reveal(&g, 11, &rej), KD_OK, "%s", rej.detail);
 
-    uint8_t proof[KD_VRF_PROOF_LEN], ent[32], draw[32];
-    cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
-    cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
-    cr_assert_eq(kd_fair_verify(&st(&g)->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
+    uint8_t proof[KD_VRF_PROOF_LEN], ask[32], draw[32];
+    chance_ask_digest(&g, bets, ask, NULL);
+    cr_assert_eq(kd_fair_prove(g.seed, KD_FAIR_DRAW_V3, CHANCE_EPISODE, 1, ask, proof), KD_OK);
+    cr_assert_eq(kd_fair_verify(&st(&g)->house.key, KD_FAIR_DRAW_V3, CHANCE_EPISODE, 1, ask, proof, draw), KD_OK);
     kd_fair_stream stream;
     unsigned p = kd_roulette_outcome(kd_fair_stream_init(&stream, draw));
     unsigned win = (p == 37 ? 360 : 0) + (kd_roulette_bet_covers(KD_RBET_RED, 0, 0, p) ? 40 : 0) +

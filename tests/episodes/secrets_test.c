@@ -163,9 +163,9 @@ Test(secrets, two_stores_with_the_same_keys_share_no_secret)
     cr_expect_eq(kd_seat_seed(&kd_dice_type, &house, STORE_B, 9, KD_DICE_HOUSE, &a, seed_a), KD_ERR_NOT_FOUND);
     /* a draw proved in store B (the same id, index and entropy) is refused in store A */
     uint8_t entropy[32] = {1, 2, 3};
-    cr_assert_eq(kd_fair_prove(seed_b, 9, 1, entropy, proof), KD_OK);
-    cr_expect_eq(kd_fair_verify(&b.house.key, 9, 1, entropy, proof, draw), KD_OK);
-    cr_expect_eq(kd_fair_verify(&a.house.key, 9, 1, entropy, proof, draw), KD_ERR_BAD_SIGNATURE);
+    cr_assert_eq(kd_fair_prove(seed_b, KD_FAIR_DRAW_V3, 9, 1, entropy, proof), KD_OK);
+    cr_expect_eq(kd_fair_verify(&b.house.key, KD_FAIR_DRAW_V3, 9, 1, entropy, proof, draw), KD_OK);
+    cr_expect_eq(kd_fair_verify(&a.house.key, KD_FAIR_DRAW_V3, 9, 1, entropy, proof, draw), KD_ERR_BAD_SIGNATURE);
     json_decref(pa);
     json_decref(pb);
 }

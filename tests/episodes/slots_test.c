@@ -75,10 +75,10 @@ Test(slots, a_spin_pays_from_the_chain_and_show_prints_the_rtp)
     cr_assert_eq(chance_exec(&g, "{\"spin\": 10," ENT "}", &g.player, 10, &rej), KD_OK, "%s", rej.detail);
     cr_expect_eq(s->table.credits, 90);
     cr_assert_eq(chance_reveal(&g, 11, &rej), KD_OK, "%s", rej.detail);
-    uint8_t proof[KD_VRF_PROOF_LEN], ent[32], draw[32], stops[3];
-    cr_assert_eq(kd_hex_decode("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", ent, 32), 0);
-    cr_assert_eq(kd_fair_prove(g.seed, CHANCE_EPISODE, 1, ent, proof), KD_OK);
-    cr_assert_eq(kd_fair_verify(&s->house.key, CHANCE_EPISODE, 1, ent, proof, draw), KD_OK);
+    uint8_t proof[KD_VRF_PROOF_LEN], ask[32], draw[32], stops[3];
+    chance_ask_digest(&g, "{\"spin\": 10," ENT "}", ask, NULL);
+    cr_assert_eq(kd_fair_prove(g.seed, KD_FAIR_DRAW_V3, CHANCE_EPISODE, 1, ask, proof), KD_OK);
+    cr_assert_eq(kd_fair_verify(&s->house.key, KD_FAIR_DRAW_V3, CHANCE_EPISODE, 1, ask, proof, draw), KD_OK);
     kd_fair_stream stream;
     kd_slots_outcome(kd_fair_stream_init(&stream, draw), stops);
     for (int r = 0; r < 3; r++)

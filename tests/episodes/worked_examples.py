@@ -28,12 +28,16 @@ def bound(n):
     return (1 << 32) - (1 << 32) % n
 
 
-def draw(type_name, entropy, seat=1):
+def draw(type_name, ask, seat=1):
+    """The house's key and the output of draw 1 of episode 1 for the ask
+    `ask` (command JSON): its bytes, their SHA-256, the input, the proof."""
     x, key, _ = cc.house("house", type_name, 1, seat)
-    proof = cc.vrf_prove(x, cc.alpha(1, 1, entropy))
-    output = cc.vrf_verify(key, cc.alpha(1, 1, entropy), proof)
+    raw = cc.ask_bytes(type_name, ask)
+    digest = hashlib.sha256(raw).digest()
+    proof = cc.vrf_prove(x, cc.alpha(1, 1, digest))
+    output = cc.vrf_verify(key, cc.alpha(1, 1, digest), proof)
     assert output is not None
-    return key, output
+    return key, output, raw, digest
 
 
 def main():
@@ -50,41 +54,44 @@ def main():
 
     read("episodes/fair-chance.md")
     # dice: 3d6+2 with entropy 0011..eeff twice
-    ent = bytes.fromhex("00112233445566778899aabbccddeeff" * 2)
-    key, out = draw("dice", ent)
+    ent = "00112233445566778899aabbccddeeff" * 2
+    key, out, raw, digest = draw("dice", {"roll": "3d6+2", "entropy": ent})
     w = words(out, 3)
     faces = [x % 6 + 1 for x in w]
-    assert all(x < bound(6) for x in w) and faces == [5, 4, 4]
-    stated(key.hex(), out.hex(), " ".join("%08x" % x for x in w), "5 4 4", str(bound(6)))
+    assert all(x < bound(6) for x in w) and faces == [6, 2, 2]
+    assert raw.hex() == "0a280803100618042220" + ent
+    stated(key.hex(), out.hex(), digest.hex(), " ".join("%08x" % x for x in w), "6 2 2", str(bound(6)),
+           "ROLL=0a280803100618042220$E", "[6 2 2] = 12")
     print("dice: %s -> %s = %d" % (["%08x" % x for x in w], faces, sum(faces) + 2))
 
     read("episodes/roulette/README.md")
-    # roulette: pocket from one word
-    key, out = draw("roulette", E)
+    # roulette: a red bet of 10; the pocket from one word
+    key, out, raw, digest = draw("roulette", {"bets": [{"kind": "red", "amount": 10}], "entropy": E.hex()})
     w = words(out, 1)[0]
-    assert w < bound(38) and w % 38 == 19 and 19 in cc.RED
+    assert w < bound(38) and w % 38 == 16 and 16 in cc.RED
     stated(key.hex()[:8], key.hex()[-6:], out.hex()[:8], out.hex()[-6:], "0x%08x" % w, "(%d)" % bound(38),
-           "mod 38 = 19")
+           "mod 38\n= 16", raw.hex()[:20], digest.hex()[:8], digest.hex()[-6:])
     print("roulette: 0x%08x mod 38 = %d" % (w, w % 38))
 
     read("episodes/slots/README.md")
-    # slots: three stops from one stream, the payline
-    key, out = draw("slots", E)
+    # slots: a spin of 10; three stops from one stream, the payline
+    key, out, raw, digest = draw("slots", {"spin": 10, "entropy": E.hex()})
     w = words(out, 3)
     stops = [x % 20 for x in w]
-    assert all(x < bound(20) for x in w) and stops == [9, 0, 8] and cc.multiplier(stops) == 0
-    assert [cc.STRIP[s] for s in stops] == ["lemon", "cherry", "cherry"]
+    assert all(x < bound(20) for x in w) and stops == [10, 16, 1] and cc.multiplier(stops) == 0
+    assert [cc.STRIP[s] for s in stops] == ["plum", "orange", "lemon"]
     stated(key.hex()[:8], out.hex()[:8], out.hex()[-6:], *("0x%08x" % x for x in w), "(%d)" % bound(20),
-           "stops 9, 0 and 8")
+           "stops\n10, 16 and 1", raw.hex()[:12], digest.hex()[:8], digest.hex()[-6:])
     print("slots: stops %s, %s, multiplier 0" % (stops, [cc.STRIP[s] for s in stops]))
 
     read("episodes/blackjack/README.md")
-    # blackjack: two decks, the 56th card of a full shoe
-    key, out = draw("blackjack", E, seat=0)
+    # blackjack: a bet of 10, two decks, the 99th card of a full shoe
+    key, out, raw, digest = draw("blackjack", {"action": "bet", "amount": 10, "entropy": E.hex()}, seat=0)
     w = words(out, 1)[0]
     k = w % 104
-    assert w < bound(104) and k == 56 and k // 2 == 28 and cc.bj_text(28) == "3H"
-    stated(out.hex()[:8], out.hex()[-4:], "0x%08x" % w, "(%d)" % bound(104), "mod 104 = 56", "`3H`")
+    assert w < bound(104) and k == 99 and k // 2 == 49 and cc.bj_text(49) == "JS"
+    stated(out.hex()[:8], out.hex()[-4:], "0x%08x" % w, "(%d)" % bound(104), "mod 104 = 99", "`JS`",
+           raw.hex()[:12], digest.hex()[:8], digest.hex()[-6:])
     print("blackjack: 0x%08x mod 104 = %d: card %d, %s" % (w, k, k // 2, cc.bj_text(k // 2)))
     read("episodes/seabattle/README.md")
     # sea battle: one opening, leaf and path to the root

@@ -129,6 +129,11 @@ expect_stderr "house limit 'chips=5': no type's house has a term of that name" "
 rc=$?
 expect_exit 2 "mcp --house-limit without --house"
 expect_stderr "it needs a house (--house)" "mcp --house-limit without --house"
+# The house's reveal depth: a DAA score from 0 to a day's (864000).
+"$KDAPP" mcp --data "$work/mcp-g" --keys "$keys" --reveal-depth 864001 </dev/null >/dev/null 2>"$work/err"
+rc=$?
+expect_exit 2 "mcp --reveal-depth 864001"
+expect_stderr "--reveal-depth '864001' is not valid: use DAA score from 0 to 864000" "mcp --reveal-depth 864001"
 for d in mcp-a mcp-b mcp-c mcp-d mcp-e mcp-g; do
   if [ -e "$work/$d" ]; then
     echo "FAIL: a refused mcp command created $d"

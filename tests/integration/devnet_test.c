@@ -2,8 +2,10 @@
  * devnet_test.c — the devnet (tools/devnet.c) against a real engine behind
  * a real ingest server: blocks from submitted payloads, reorgs that revert
  * and re-include (with drop and reorder), a revert the engine refuses
- * (beyond its finality depth), argument errors, and the control socket
- * through the client (tools/devnet_client.c), bad frames included.
+ * (beyond its finality depth), argument errors, empty blocks mined on
+ * request up to a DAA score (advance: a house waiting for its reveal
+ * depth), and the control socket through the client
+ * (tools/devnet_client.c), bad frames included.
  *
  * The engine listens on inproc:// (the embedded mode's transport) and, for
  * the control socket tests, the devnet on ipc:// in the test directory.
@@ -188,7 +190,12 @@ Test(devnet, reorg_with_reorder_keeps_every_tx)
     cr_expect_leq(moves_of(4), 4);
 }
 
-Test(devnet, revert_beyond_finality_is_refused_with_the_engines_reason)
+/* A reorg deeper than the blocks the engine can still revert is refused by
+ * the devnet before anything is sent (the engine would refuse the first
+ * final block and every revert after it); at that depth it happens. Right
+ * after it, the new tip is itself final: any reorg reaching below the
+ * blocks made since is refused the same way (issue 37, R7). */
+Test(devnet, reorg_beyond_finality_is_refused_before_anything_is_reverted)
 {
     play_four_blocks(5);
     for (uint8_t i = 0; i < 4; i++) { /* more blocks than the finality depth */
@@ -197,15 +204,27 @@ Test(devnet, revert_beyond_finality_is_refused_with_the_engines_reason)
     }
     kd_devnet_info s0;
     kd_devnet_status(dev, &s0);
+    cr_assert_eq(s0.engine_tip.revertible, FINALITY);
     kd_devnet_reorg_result r;
-    kd_err err = kd_devnet_reorg(dev, 8, 0.0, 0, &r);
+    kd_err err = kd_devnet_reorg(dev, FINALITY + 1, 0.0, 0, &r);
     ET_EXPECT_ERR(err, KD_ERR_BEYOND_FINALITY);
-    ET_EXPECT_ERR(r.engine_err, KD_ERR_BEYOND_FINALITY);
-    cr_expect_lt(r.reverted, 8);
-    cr_expect_neq(r.detail[0], '\0');
-    cr_expect_eq(r.height, s0.height - r.reverted, "the reverts before the refusal count");
-    idle();
+    ET_EXPECT_ERR(r.engine_err, KD_OK);
+    cr_expect_eq(r.reverted, 0);
+    cr_expect(strstr(r.detail, "beyond the store's finality: only the last 4 blocks can be reverted") != NULL, "%s",
+              r.detail);
+    cr_expect_eq(r.height, s0.height);
     kd_tip tip;
+    et_tip(env.engine, &tip);
+    cr_expect_eq(tip.height, s0.height, "nothing was reverted");
+
+    ET_ASSERT_OK(kd_devnet_reorg(dev, FINALITY, 1.0, 0, &r)); /* its txs dropped: no new block */
+    cr_expect_eq(r.reverted, FINALITY);
+    kd_devnet_status(dev, &s0);
+    cr_expect_eq(s0.engine_tip.revertible, 0, "the tip a reorg returns to is final");
+    err = kd_devnet_reorg(dev, 1, 0.0, 0, &r);
+    ET_EXPECT_ERR(err, KD_ERR_BEYOND_FINALITY);
+    cr_expect_eq(r.reverted, 0);
+    cr_expect(strstr(r.detail, "only the last 0 blocks can be reverted") != NULL, "%s", r.detail);
     et_tip(env.engine, &tip);
     kd_devnet_info s1;
     kd_devnet_status(dev, &s1);
@@ -235,7 +254,51 @@ Test(devnet, tx_ids_are_unique_for_equal_payloads)
     idle(); /* junk payloads are rejected by the engine, the devnet goes on */
 }
 
+/* The devnet mines only when something waits: an advance asks for empty
+ * blocks until the newest one's DAA score reaches it (a house waiting for
+ * its reveal depth); a lower or equal one asks nothing more. */
+Test(devnet, advance_mines_empty_blocks_up_to_a_daa_score)
+{
+    submit_create(3, 6);
+    idle();
+    kd_devnet_info before, after;
+    kd_devnet_status(dev, &before);
+    cr_assert_geq(before.daa, 1);
+    ET_ASSERT_OK(kd_devnet_advance(dev, before.daa + 3));
+    idle();
+    kd_devnet_status(dev, &after);
+    cr_expect_eq(after.daa, before.daa + 3, "three empty blocks");
+    cr_expect_eq(after.height, before.height + 3);
+    kd_tip tip;
+    et_tip(env.engine, &tip);
+    cr_expect_eq(tip.height, after.height, "the engine applied them");
+    ET_ASSERT_OK(kd_devnet_advance(dev, before.daa + 1));
+    idle();
+    kd_devnet_status(dev, &before);
+    cr_expect_eq(before.daa, after.daa, "nothing more for a score already reached");
+    cr_expect_eq(moves_of(3), 0);
+}
+
 TestSuite(devnet_control, .init = setup_control, .fini = teardown, .timeout = 60);
+
+/* Through the control socket: the status says the devnet mines on demand,
+ * and an advance mines up to the score asked. */
+Test(devnet_control, client_advance_and_on_demand)
+{
+    kd_devnet_client *c = NULL;
+    char why[512] = "";
+    ET_ASSERT_OK(kd_devnet_client_open(control_url, 20000, &c, why, sizeof why));
+    kd_devnet_answer ans;
+    ET_ASSERT_OK(kd_devnet_client_status(c, &ans, why, sizeof why));
+    cr_expect_eq(ans.on_demand, 1, "the devnet mines on demand");
+    ET_ASSERT_OK(kd_devnet_client_advance(c, 2, &ans, why, sizeof why));
+    idle();
+    kd_devnet_info info;
+    kd_devnet_status(dev, &info);
+    cr_expect_eq(info.daa, 2);
+    cr_expect_eq(info.height, 2, "two empty blocks");
+    kd_devnet_client_close(c);
+}
 
 Test(devnet_control, client_submit_status_reorg)
 {

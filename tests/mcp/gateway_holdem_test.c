@@ -1,8 +1,8 @@
 /*
  * gateway_holdem_test.c — hold'em through the gateway on a real engine
  * (gw_env.h): two sessions, each granted one seat, play a hand while the
- * duties thread shuffles, locks, opens cards and publishes hand secrets
- * for both seats. Each session sees its own hole cards (own_secret) and is
+ * duties thread shuffles, locks and opens cards for both seats, each
+ * step with its proof. Each session sees its own hole cards (own_secret) and is
  * refused the other seat's; the public session sees neither; a session
  * signs only its own seat's bets.
  */
@@ -121,12 +121,13 @@ Test(gateway_holdem, two_sessions_play_a_hand_each_seeing_only_its_own_cards)
     json_decref(best);
     bet(SEAT1, id, "{\"raise\": 20}");
     bet(SEAT0, id, "{\"fold\": true}");
-    /* both hand secrets come from the duties thread; the check passes; hand 2 */
-    cr_assert(wait_for(id, "hand", NULL, 2), "the hand is checked and settled");
+    /* the fold settles the hand at once, publishing nothing; hand 2 */
+    cr_assert(wait_for(id, "hand", NULL, 2), "the hand is settled");
     v = view_as(PUBLIC, id, NULL);
     cr_expect_str_eq(json_string_value(json_object_get(v, "last_result")), "fold");
     cr_expect_eq(json_integer_value(json_array_get(json_object_get(v, "last_won"), 1)), 10);
     cr_expect(!json_object_get(v, "cheaters"));
+    cr_expect(json_is_null(json_object_get(json_object_get(v, "last_hand"), "shown")), "a fold shows no hand");
     json_decref(v);
 }
 

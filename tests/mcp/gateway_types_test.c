@@ -350,8 +350,10 @@ Test(gateway_types, a_seat_sees_its_own_secret_and_never_the_others)
 }
 
 /* Entropy for agents: the dice command schema has "entropy"; a roll that
- * leaves it out gets 32 fresh CSPRNG bytes from the gateway (shown in the
- * pending draw), different each time; one that gives it keeps it. The
+ * leaves it out gets 32 fresh CSPRNG bytes from the gateway (the pending
+ * draw shows the SHA-256 of the roll's bytes, its draw's input: the same
+ * roll differs by its entropy alone), different each time; one that gives
+ * it keeps it (the digest of the roll with that entropy). The
  * house's commitment is one made for another store, so this gateway never
  * reveals it and the pending draw stays to be looked at. */
 static uint32_t unrevealed_dice(uint32_t id)
@@ -373,8 +375,8 @@ Test(gateway_types, the_gateway_fills_a_missing_entropy)
         json_t *view = json_object_get(sc(r), "view");
         cr_expect_str_eq(json_string_value(json_object_get(json_object_get(view, "pending_roll"), "roll")), "2d6+1");
         json_t *pending = json_object_get(json_object_get(view, "house"), "pending");
-        const char *ent = json_string_value(json_object_get(pending, "entropy"));
-        cr_assert(ent && strlen(ent) == 64, "the pending draw shows 32 bytes of entropy");
+        const char *ent = json_string_value(json_object_get(pending, "ask_sha256"));
+        cr_assert(ent && strlen(ent) == 64, "the pending draw shows the SHA-256 of the roll's bytes");
         cr_expect(strspn(ent, "0") < 64, "not zeros");
         snprintf(seen[i], sizeof seen[i], "%s", ent);
         json_decref(r);
@@ -387,8 +389,19 @@ Test(gateway_types, the_gateway_fills_a_missing_entropy)
                         "\"abababababababababababababababababababababababababababababababab\"}",
                         0);
     json_t *pending = json_object_get(json_object_get(json_object_get(sc(r), "view"), "house"), "pending");
-    cr_expect_str_eq(json_string_value(json_object_get(pending, "entropy")),
-                     "abababababababababababababababababababababababababababababababab", "a given entropy is kept");
+    json_t *given = json_pack("{s:s, s:s}", "roll", "d20", "entropy",
+                              "abababababababababababababababababababababababababababababababab");
+    const kd_episode_type *dice = kd_type_table_find(&E.types, "dice");
+    kd_buf bytes;
+    kd_buf_init(&bytes);
+    char why[256], want[65];
+    uint8_t digest[32];
+    cr_assert_eq(dice->command_from_json(given, KD_SEAT_NONE, &bytes, why, sizeof why), KD_OK, "%s", why);
+    kd_sha256(bytes.data, bytes.len, digest);
+    kd_hex_encode(digest, sizeof digest, want);
+    cr_expect_str_eq(json_string_value(json_object_get(pending, "ask_sha256")), want, "a given entropy is kept");
+    kd_buf_fini(&bytes);
+    json_decref(given);
     json_decref(r);
     /* the rule codes of the house reach the agent: the player's second roll
      * while one waits (the seat to move is now the house: name the signer) */

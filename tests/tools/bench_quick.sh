@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_quick.sh — `kdapp bench --quick` end to end, the smoke test of the
-# engine and MCP comparisons: every line carries the smoke-test mark, every
+# engine and MCP comparisons and of the duties' figures: every line carries the smoke-test mark, every
 # comparison runs its pairs and prints both sides, the ratio and a verdict,
 # nothing fails, and --json / --markdown record what was printed. Figures
 # are never judged here (the machines are shared and noisy).
@@ -50,4 +50,16 @@ if command -v npm >/dev/null; then
   grep -Fq "MCP over stdio against the TypeScript SDK" <<<"$out" || fail "no SDK comparison"
   grep -Eq '^  peak memory kdapp mcp --stdio +[0-9,]+ KiB' <<<"$out" || fail "no memory row"
 fi
+# The duties of the types with secrets: each kind made, verified, prechecked and taken by the writer, against
+# the baseline of the same run (a signature check of the same command), and its payload; hold'em's shuffle (deck, key and proof of shuffle) fits the 12 kB it must.
+out=$("$KDAPP" bench --quick --only duties --dir "$T" --json "$T/duties.json")
+echo "$out"
+grep -v '^$' <<<"$out" | grep -Fqv "$MARK" && fail "a duties line without the mark"
+for s in "duties of holdem" "holdem shuffle, made from the seat's secret" "holdem shuffle, taken by the rules" \
+  "holdem shuffle, its precheck, run ahead by the engine's verifier pool" "holdem lock, transaction payload" \
+  "holdem shuffle, baseline (same run): its signature checked" "holdem shuffle, verify / baseline"; do
+  grep -Fq "$s" <<<"$out" || fail "no duties line '$s'"
+done
+jq -e '[.results[] | select(.id == "duties.holdem.shuffle.payload") | .value > 8000 and .value <= 12000] == [true]' \
+  "$T/duties.json" >/dev/null || fail "hold'em's shuffle payload is not within 12 kB"
 echo "bench_quick: ok"

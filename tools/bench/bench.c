@@ -562,7 +562,8 @@ int kd_bench_mkdtemp(const kd_bench_ctx *b, const char *tag, char *out, size_t l
 }
 
 static const char bench_usage[] =
-    "usage: kdapp bench [--quick] [--repeats N] [--seconds S] [--only engine|mcp|latency|fanout|perft] [--dir DIR]\n"
+    "usage: kdapp bench [--quick] [--repeats N] [--seconds S] [--only engine|mcp|latency|fanout|perft|duties]\n"
+    "                   [--dir DIR]\n"
     "                   [--json FILE] [--markdown FILE] [--soak MINUTES]\n"
     "                   [--scale [--scale-max N] [--chart-dir DIR]]\n"
     "                   [--type T] [--params JSON] [--perft-depth N]\n"
@@ -577,13 +578,14 @@ static const char bench_usage[] =
     "  type with the engine defaults of the environment) and the start position of perft\n"
     "  (default: each registered type from its start)\n"
     "  --perft-depth N: perft to depth N [grown until a count takes about half a second]\n"
+    "  duties: each type's secret duties (proofs) made and verified, CPU ms, and their payload bytes\n"
     "  --peer CMD: compare perft with another program's (needs --type); CMD runs under\n"
     "  /bin/sh -c with KDAPP_PERFT_TYPE, KDAPP_PERFT_DEPTH and KDAPP_PERFT_PARAMS (the\n"
     "  --params JSON) in its environment and prints 'nodes N seconds S'; a different N fails\n"
     "  --peer-target R: the ratio of nodes/s ours/peer to reach (met or SHORT)\n"
     "  --peer-timeout S: a peer run not finished after S seconds is stopped and fails [600]\n";
 
-static const char *const groups[] = {"engine", "mcp", "latency", "fanout", "perft"};
+static const char *const groups[] = {"engine", "mcp", "latency", "fanout", "perft", "duties"};
 
 static int parse_only(const char *text, void *value)
 {
@@ -647,6 +649,8 @@ static int run_groups(const kd_bench_ctx *b, const char *only, kd_err *err, char
         missed += kd_bench_fanout(b);
     if (!only || strcmp(only, "perft") == 0)
         *err = kd_bench_perft(b, &missed, why, why_len);
+    if (!*err && (!only || strcmp(only, "duties") == 0))
+        *err = kd_bench_duties(b, why, why_len);
     if (!*err && b->scale)
         missed += kd_bench_scale(b);
     return missed;
@@ -678,7 +682,7 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
          .kind = KD_OPT_CUSTOM,
          .value = &only,
          .parse = parse_only,
-         .use = "engine, mcp, latency or perft"},
+         .use = "engine, mcp, latency, fanout, perft or duties"},
         {.name = "scale", .kind = KD_OPT_FLAG, .value = &b.scale},
         OPT_UINT("scale-max", b.scale_max_exp, 3, 6, "3 to 6"),
         {.name = "chart-dir", .kind = KD_OPT_STRING, .value = &b.chart_dir},

@@ -26,7 +26,8 @@
  * block commit to every kind of client, many sessions and a whole move,
  * bench_scale*.c the cost as a store grows (--scale), bench_perft.c perft
  * through the type table, alone or against a peer program's perft (its
- * protocol is described there), and bench_proc.c the child processes and
+ * protocol is described there), bench_duties.c the cost of the steps a
+ * seat owes from its secret (proofs), and bench_proc.c the child processes and
  * the stdio client they share.
  */
 #ifndef KD_TOOLS_BENCH_H
@@ -172,6 +173,11 @@ int kd_bench_latency(const kd_bench_ctx *b);
  * each set on a gateway and chain of its own (bench_latency_sessions.c;
  * part of kd_bench_latency, alone with --only fanout). */
 int kd_bench_fanout(const kd_bench_ctx *b);
+/* Issue 37's costs that grew with the store: an audit as the log grows,
+ * through the index against reading the whole chain; a reorg of 1,000
+ * blocks in one transaction against one per revert (bench_reorg.c; part
+ * of kd_bench_engine). Returns the number of scenarios that failed. */
+int kd_bench_reorg(const kd_bench_ctx *b);
 /* --scale: cost as the store grows to 10^scale_max_exp episodes, with a
  * table and a gnuplot chart in b->chart_dir (bench_scale.c). */
 int kd_bench_scale(const kd_bench_ctx *b);
@@ -184,6 +190,16 @@ int kd_bench_scale(const kd_bench_ctx *b);
  * printed no result line); KD_ERR_NOMEM. Runs child processes.
  */
 kd_err kd_bench_perft(const kd_bench_ctx *b, int *missed, char *why, size_t why_len) KD_WARN_UNUSED;
+
+/*
+ * The duties of b->type (when b->type_given or b->params) or of each type
+ * with secret duties: each kind of duty command made (secret_duty), taken
+ * by the rules (execute), and for a type with a precheck that precheck and
+ * the writer's share, in CPU ms, and its payload bytes (bench_duties.c).
+ * Errors, with a sentence in `why`: the type's from kd_perft_start, a duty
+ * refused by the rules (KD_ERR_INTERNAL), KD_ERR_NOMEM.
+ */
+kd_err kd_bench_duties(const kd_bench_ctx *b, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* `kdapp bench`: argv with argv[0] = "bench"; returns the exit code. */
 int kd_cmd_bench(kd_cli *cli, int argc, char **argv);

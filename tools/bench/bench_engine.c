@@ -769,6 +769,7 @@ int kd_bench_engine(const kd_bench_ctx *b)
     missed += run_revert_and_latency(b, &w);
     workload_fini(&w);
     run_sim(b);
+    missed += kd_bench_reorg(b);
     if (b->soak_minutes)
         run_soak(b);
     return missed;

@@ -27,8 +27,9 @@
 #include "tools/chain/devnet_control.h"
 #include "tools/chain/ingest_client.h"
 
-/* How long one ingest exchange waits before re-sending the same request
- * (re-sends are idempotent), and so how quickly close() is obeyed. */
+/* How long one wait for the engine's answer lasts before close() is
+ * checked; the request stays in flight and the next wait takes it up
+ * again (tools/chain/ingest_client.c), so a slow engine gets it once. */
 #define EXCHANGE_TIMEOUT_MS 1000u
 /* Pause before re-trying after an engine-side storage error. */
 #define RETRY_PAUSE_MS 300u
@@ -66,11 +67,13 @@ struct kd_devnet {
     /* pending: items[head .. head+count) */
     dtx *items;
     size_t head, count, cap;
+    size_t catchup; /* of them, the txs a reorg put back at the front, not yet in a block again */
 
     /* applied chain, a ring of at most KD_DEVNET_CHAIN_MAX, oldest at ring_head */
     dblock *ring;
     size_t ring_head, ring_len;
     uint64_t height, daa, nonce, tx_counter, blocks_sent;
+    uint64_t mine_until; /* kd_devnet_advance: empty blocks are mined until daa reaches it */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
     uint8_t salt[KD_HASH_LEN]; /* per-run: genesis parent and tx id salt */
@@ -180,9 +183,11 @@ static int permanent(kd_err err)
 }
 
 /*
- * Sends `msgs` until the engine answers. A timeout re-sends the same
- * request: accepts and reverts are idempotent by hash, so an engine that
- * applied the first copy just acknowledges the second. Storage errors on
+ * Sends `msgs` until the engine answers. A timeout waits again for the
+ * same request, still in flight (no copy is sent: the engine would apply
+ * each copy in turn, see ingest_client.c); NNG sends it again when the
+ * engine restarts, and accepts and reverts are idempotent by hash, so an
+ * engine that applied it before acknowledges it again. Storage errors on
  * the engine's side are re-tried after a pause. Returns KD_OK with a reply
  * (possibly carrying a permanent request-level error), or KD_ERR_CLOSED.
  */
@@ -195,7 +200,7 @@ static kd_err exchange(kd_devnet *d, const kd_buf *msgs, size_t n, kd_ingest_rep
         kd_err err = kd_ingest_client_send(d->client, msgs, n, reply);
         if (err == KD_ERR_TIMEOUT) {
             if (attempt % 10 == 9)
-                KD_LOG_W("devnet", "no answer from the engine at %s yet; still re-sending", d->engine_url);
+                KD_LOG_W("devnet", "no answer from the engine at %s yet; still waiting", d->engine_url);
             continue;
         }
         if (err) {
@@ -249,13 +254,15 @@ static kd_err block_take(kd_devnet *d, dblock *b)
            (n == 0 || bytes + d->items[d->head + n].len <= BLOCK_MAX_BYTES))
         bytes += d->items[d->head + n++].len;
     memset(b, 0, sizeof *b);
-    b->txs = malloc(n * sizeof *b->txs);
+    b->txs = malloc((n ? n : 1) * sizeof *b->txs); /* an empty block: kd_devnet_advance */
     if (!b->txs)
         return KD_ERR_NOMEM;
-    memcpy(b->txs, d->items + d->head, n * sizeof *b->txs);
+    if (n) /* an empty queue may have no items at all */
+        memcpy(b->txs, d->items + d->head, n * sizeof *b->txs);
     b->n = n;
     d->head += n;
     d->count -= n;
+    d->catchup -= n < d->catchup ? n : d->catchup;
     if (d->count == 0)
         d->head = 0;
     memcpy(b->parent, d->has_tip ? d->tip : d->salt, KD_HASH_LEN);
@@ -323,9 +330,14 @@ static void *produce(void *arg)
             pthread_cond_timedwait(&d->cv, &d->mu, &ts);
             continue;
         }
-        due = now + d->opts.block_ms; /* the next tick, whatever this one does */
-        if (d->busy || d->count == 0) /* a reorg holds the sequence, or nothing to mine */
+        due = now + d->opts.block_ms;                              /* the next tick, whatever this one does */
+        if (d->busy || (d->count == 0 && d->daa >= d->mine_until)) /* a reorg holds the sequence, or nothing to mine */
             continue;
+        /* Txs a reorg put back are mined again block after block, without
+         * waiting for the ticks: a real chain's new branch carries them
+         * already, and a move sent meanwhile queues behind them. */
+        if (d->catchup)
+            due = now;
         dblock b;
         if (block_take(d, &b) != KD_OK) {
             KD_LOG_E("devnet", "out of memory building a block");
@@ -460,6 +472,8 @@ static kd_err requeue(kd_devnet *d, size_t k, double drop, int reorder, kd_devne
     d->height -= k;
     res->reincluded = (uint32_t)n;
     kd_err err = queue_push_front(d, txs, n);
+    if (!err)
+        d->catchup += n;
     if (err)
         txs_free(txs, n);
     else
@@ -494,6 +508,17 @@ kd_err kd_devnet_reorg(kd_devnet *d, uint32_t depth, double drop, int reorder, k
         snprintf(res->detail, sizeof res->detail, "the devnet knows only %zu applied block%s; cannot revert %u",
                  d->ring_len, d->ring_len == 1 ? "" : "s", depth);
         err = KD_ERR_NOT_FOUND;
+        goto release;
+    }
+    if (d->engine_tip.finality_depth && depth > d->engine_tip.revertible) {
+        /* The engine would refuse the first revert below its finality
+         * horizon and every one after it (not the tip): say so now. */
+        snprintf(res->detail, sizeof res->detail,
+                 "a reorg of %u blocks reaches beyond the store's finality: only the last %llu block%s can be "
+                 "reverted (finality depth %llu); nothing was reverted",
+                 depth, (unsigned long long)d->engine_tip.revertible, d->engine_tip.revertible == 1 ? "" : "s",
+                 (unsigned long long)d->engine_tip.finality_depth);
+        err = KD_ERR_BEYOND_FINALITY;
         goto release;
     }
     for (uint32_t i = 0; i < depth && !err; i++) { /* newest first */
@@ -551,6 +576,18 @@ unlock:
     return err;
 }
 
+kd_err kd_devnet_advance(kd_devnet *d, uint64_t daa)
+{
+    pthread_mutex_lock(&d->mu);
+    kd_err err = atomic_load(&d->stop) ? KD_ERR_CLOSED : KD_OK;
+    if (!err && daa > d->mine_until) {
+        d->mine_until = daa;
+        pthread_cond_broadcast(&d->cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return err;
+}
+
 void kd_devnet_status(kd_devnet *d, kd_devnet_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -559,6 +596,7 @@ void kd_devnet_status(kd_devnet *d, kd_devnet_info *out)
     out->blocks_sent = d->blocks_sent;
     out->pending = (uint32_t)d->count;
     out->busy = d->busy;
+    out->daa = d->daa;
     out->has_tip = d->has_tip;
     memcpy(out->tip, d->tip, KD_HASH_LEN);
     out->engine_tip = d->engine_tip;
@@ -571,7 +609,7 @@ kd_err kd_devnet_wait_idle(kd_devnet *d, uint32_t timeout_ms)
     kd_deadline_after(&ts, timeout_ms);
     kd_err err = KD_OK;
     pthread_mutex_lock(&d->mu);
-    while ((d->count > 0 || d->busy) && !atomic_load(&d->stop) && !err) {
+    while ((d->count > 0 || d->busy || d->daa < d->mine_until) && !atomic_load(&d->stop) && !err) {
         if (timeout_ms == 0)
             pthread_cond_wait(&d->cv, &d->mu);
         else if (pthread_cond_timedwait(&d->cv, &d->mu, &ts) != 0)

@@ -9,7 +9,12 @@
  * the last N blocks are reverted (one IngestRequest carrying the
  * BlockReverted messages newest first) and their transactions go back to the
  * front of the pending queue, optionally thinned out and shuffled, to be
- * re-included in new blocks, the way a real reorg may re-mine them.
+ * re-included in new blocks, the way a real reorg may re-mine them: those
+ * blocks follow each other without waiting for block_ms, as a real
+ * chain's new branch carries them already. It mines only when
+ * transactions wait, or when asked to advance (empty blocks until a DAA
+ * score: a house waiting until an ask is deep enough, where Kaspa's
+ * blocks would come by themselves).
  *
  *     submit ──► pending ──(producer, every block_ms)──► block ──► engine
  *                  ▲                                        │ ack
@@ -127,6 +132,10 @@ typedef struct {
  * devnet is closed: an engine that went down with no block in flight makes
  * the reorg wait for its return, and it completes then).
  *
+ * A depth beyond the store's finality (more blocks than the engine's last
+ * reply said a revert can still undo, kd_tip.revertible) is refused with
+ * KD_ERR_BEYOND_FINALITY and nothing is reverted.
+ *
  * Returns KD_OK when every revert was applied. When the engine refuses one
  * (e.g. beyond its finality depth, or the tip is not ours), the blocks
  * reverted before it are still handled and counted, and the engine's error
@@ -143,17 +152,26 @@ typedef struct {
     uint64_t height;      /* applied blocks in the devnet's chain */
     uint64_t blocks_sent; /* blocks acknowledged since start */
     uint32_t pending;     /* txs waiting for a block */
+    uint64_t daa;         /* the DAA score of the newest block made */
     int busy;             /* a block or reorg is being exchanged with the engine */
     int has_tip;
     uint8_t tip[KD_HASH_LEN];
     kd_tip engine_tip; /* from the last reply (has_tip 0 before any) */
 } kd_devnet_info;
 
+/* Mines empty blocks, one a block_ms, until the newest block's DAA score
+ * reaches `daa` (at once when it has; a lower `daa` than asked before
+ * changes nothing), besides the blocks of the txs that wait: the devnet
+ * mines on demand, and a house that reveals only once an ask's block is
+ * some DAA score deep asks it for the blocks Kaspa would mine anyway.
+ * Errors: KD_ERR_CLOSED. Never blocks on the network. */
+kd_err kd_devnet_advance(kd_devnet *dev, uint64_t daa) KD_WARN_UNUSED;
+
 /* A snapshot of the devnet's state. Never blocks on the network. */
 void kd_devnet_status(kd_devnet *dev, kd_devnet_info *out);
 
-/* Waits until nothing is pending and no block is in flight (the last block
- * acknowledged). timeout_ms 0 waits forever. Errors: KD_ERR_TIMEOUT,
+/* Waits until nothing is pending, no block is in flight (the last block
+ * acknowledged) and no advance is under way. timeout_ms 0 waits forever. Errors: KD_ERR_TIMEOUT,
  * KD_ERR_CLOSED. */
 kd_err kd_devnet_wait_idle(kd_devnet *dev, uint32_t timeout_ms) KD_WARN_UNUSED;
 

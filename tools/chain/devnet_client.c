@@ -120,6 +120,7 @@ static kd_err roundtrip(kd_devnet_client *c, const Kdapp__DevnetRequest *req, Kd
         memset(ans, 0, sizeof *ans);
         ans->height = r->height;
         ans->pending = r->pending;
+        ans->on_demand = r->on_demand;
         ans->has_tip = r->tip_hash.len == KD_HASH_LEN;
         if (ans->has_tip)
             memcpy(ans->tip, r->tip_hash.data, KD_HASH_LEN);
@@ -222,6 +223,17 @@ kd_err kd_devnet_client_submit_tx(kd_devnet_client *c, const char *json, uint8_t
     return err;
 }
 
+/* A request whose reply says nothing but the common answer (`ans`). */
+static kd_err ask(kd_devnet_client *c, const Kdapp__DevnetRequest *req, kd_devnet_answer *ans, char *why,
+                  size_t why_len)
+{
+    Kdapp__DevnetReply *r = NULL;
+    kd_err err = roundtrip(c, req, &r, ans, why, why_len);
+    if (r)
+        kdapp__devnet_reply__free_unpacked(r, NULL);
+    return err;
+}
+
 kd_err kd_devnet_client_reorg(kd_devnet_client *c, uint32_t depth, double drop, int reorder, kd_devnet_answer *ans,
                               char *why, size_t why_len)
 {
@@ -232,11 +244,17 @@ kd_err kd_devnet_client_reorg(kd_devnet_client *c, uint32_t depth, double drop, 
     Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
     req.kind_case = KDAPP__DEVNET_REQUEST__KIND_REORG;
     req.reorg = &g;
-    Kdapp__DevnetReply *r = NULL;
-    kd_err err = roundtrip(c, &req, &r, ans, why, why_len);
-    if (r)
-        kdapp__devnet_reply__free_unpacked(r, NULL);
-    return err;
+    return ask(c, &req, ans, why, why_len);
+}
+
+kd_err kd_devnet_client_advance(kd_devnet_client *c, uint64_t daa, kd_devnet_answer *ans, char *why, size_t why_len)
+{
+    Kdapp__DevnetAdvance a = KDAPP__DEVNET_ADVANCE__INIT;
+    a.daa = daa;
+    Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
+    req.kind_case = KDAPP__DEVNET_REQUEST__KIND_ADVANCE;
+    req.advance = &a;
+    return ask(c, &req, ans, why, why_len);
 }
 
 kd_err kd_devnet_client_status(kd_devnet_client *c, kd_devnet_answer *ans, char *why, size_t why_len)
@@ -245,9 +263,5 @@ kd_err kd_devnet_client_status(kd_devnet_client *c, kd_devnet_answer *ans, char 
     Kdapp__DevnetRequest req = KDAPP__DEVNET_REQUEST__INIT;
     req.kind_case = KDAPP__DEVNET_REQUEST__KIND_STATUS;
     req.status = &st;
-    Kdapp__DevnetReply *r = NULL;
-    kd_err err = roundtrip(c, &req, &r, ans, why, why_len);
-    if (r)
-        kdapp__devnet_reply__free_unpacked(r, NULL);
-    return err;
+    return ask(c, &req, ans, why, why_len);
 }

@@ -1,6 +1,6 @@
 /*
  * devnet_client.h — the client side of the devnet's control socket: an NNG
- * REQ socket sending DevnetRequest (submit, reorg, status) and reading the
+ * REQ socket sending DevnetRequest (submit, reorg, status, advance) and reading the
  * DevnetReply. Used by `kdapp submit`, `kdapp devnet-reorg` and anything
  * else that drives a devnet in another process.
  *
@@ -35,6 +35,7 @@ typedef struct {
     uint32_t reincluded;    /* reorg: txs queued again */
     uint32_t dropped;       /* reorg: txs left out */
     int takes_transactions; /* the chain takes kd_devnet_client_submit_tx (a Kaspa node) */
+    int on_demand;          /* the chain mines on demand (the devnet); 0: a Kaspa node */
 } kd_devnet_answer;
 
 /* Dials `url` without waiting for it (the devnet may start later).
@@ -82,6 +83,12 @@ kd_err kd_devnet_client_submit_tx(kd_devnet_client *client, const char *json, ui
 /* Reverts the last `depth` blocks (see kd_devnet_reorg). */
 kd_err kd_devnet_client_reorg(kd_devnet_client *client, uint32_t depth, double drop, int reorder, kd_devnet_answer *ans,
                               char *why, size_t why_len) KD_WARN_UNUSED;
+
+/* Asks a chain that mines on demand for empty blocks until its DAA score
+ * reaches `daa` (kd_devnet_advance). A Kaspa node refuses it:
+ * KD_ERR_UNSUPPORTED. */
+kd_err kd_devnet_client_advance(kd_devnet_client *client, uint64_t daa, kd_devnet_answer *ans, char *why,
+                                size_t why_len) KD_WARN_UNUSED;
 
 /* Height, pending count and tip. */
 kd_err kd_devnet_client_status(kd_devnet_client *client, kd_devnet_answer *ans, char *why,

@@ -146,16 +146,24 @@ static kd_err control_handle(const kd_chain_ops *ops, const uint8_t *frame, size
         } else {
             reply_error(&r, err, detail, detail, sizeof detail);
         }
+    } else if (req->kind_case == KDAPP__DEVNET_REQUEST__KIND_ADVANCE) {
+        kd_err err = ops->advance ? ops->advance(ops->ctx, req->advance->daa) : KD_ERR_UNSUPPORTED;
+        if (err)
+            reply_error(&r, err,
+                        err == KD_ERR_UNSUPPORTED ? "this chain's blocks come by themselves: it mines nothing on demand"
+                                                  : NULL,
+                        detail, sizeof detail);
     } else if (req->kind_case != KDAPP__DEVNET_REQUEST__KIND_STATUS) {
         reply_error(&r, KD_ERR_DECODE,
-                    "the DevnetRequest names no known kind (submit, reorg, status or submit_transaction)", detail,
-                    sizeof detail);
+                    "the DevnetRequest names no known kind (submit, reorg, status, submit_transaction or advance)",
+                    detail, sizeof detail);
     }
     r.takes_transactions = ops->submit_tx != NULL;
     kd_devnet_info info;
     ops->status(ops->ctx, &info);
     r.height = info.height;
     r.pending = info.pending;
+    r.on_demand = ops->advance != NULL;
     if (info.has_tip) {
         r.tip_hash.data = info.tip;
         r.tip_hash.len = KD_HASH_LEN;
@@ -218,9 +226,12 @@ static kd_err devnet_reorg(void *ctx, uint32_t depth, double drop, int reorder, 
 
 static void devnet_status(void *ctx, kd_devnet_info *info) { kd_devnet_status(ctx, info); }
 
+static kd_err devnet_advance(void *ctx, uint64_t daa) { return kd_devnet_advance(ctx, daa); }
+
 kd_err kd_devnet_control_open(kd_devnet *dev, const char *urls, kd_devnet_control **out, char *why, size_t why_len)
 {
-    const kd_chain_ops ops = {.submit = devnet_submit, .reorg = devnet_reorg, .status = devnet_status, .ctx = dev};
+    const kd_chain_ops ops = {
+        .submit = devnet_submit, .reorg = devnet_reorg, .status = devnet_status, .advance = devnet_advance, .ctx = dev};
     return kd_chain_control_open(&ops, urls, out, why, why_len);
 }
 

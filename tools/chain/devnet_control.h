@@ -1,6 +1,6 @@
 /*
  * devnet_control.h — the devnet's control socket: an NNG REP socket that
- * answers DevnetRequest (submit, reorg, status) with DevnetReply through
+ * answers DevnetRequest (submit, reorg, status, advance) with DevnetReply through
  * the devnet's public API, so `kdapp submit`, `kdapp devnet-reorg` and the
  * gateway can drive a devnet in another process.
  */
@@ -30,6 +30,9 @@ typedef struct {
     /* NULL: every reorg is refused (KD_ERR_UNSUPPORTED) with `no_reorg`. */
     kd_err (*reorg)(void *ctx, uint32_t depth, double drop, int reorder, kd_devnet_reorg_result *r);
     void (*status)(void *ctx, kd_devnet_info *info);
+    /* NULL: the chain's blocks come by themselves (a Kaspa node): every
+     * advance is refused (KD_ERR_UNSUPPORTED) and the status says it. */
+    kd_err (*advance)(void *ctx, uint64_t daa);
     const char *no_reorg;
     void *ctx;
 } kd_chain_ops;

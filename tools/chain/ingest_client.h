@@ -1,10 +1,13 @@
 /*
  * ingest_client.h — a listener's side of ingest: an NNG REQ socket dialed
- * to the engine. NNG re-sends an unanswered request (every 2 s, and at once
- * on a new connection when the one that carried it closes) and re-dials a
- * restarted engine; kd_nng_redialer (engine/netutil.h) dials again where
- * NNG 1.5.2's dialer gives up. Re-sent blocks are applied once (idempotent
- * by hash), so "send until acknowledged" is safe.
+ * to the engine. Each request is sent once; NNG sends it again when the
+ * connection that carried it closes (a restarted engine), and re-dials
+ * the engine; kd_nng_redialer (engine/netutil.h) dials again where NNG
+ * 1.5.2's dialer gives up. A wait that times out leaves its request in
+ * flight, and sending the same events again waits for that request rather
+ * than sending a copy (ingest_client.c says why: copies of a slow request
+ * made feeder and engine livelock). Re-sent blocks are applied once
+ * (idempotent by hash), so "send until acknowledged" is safe.
  *
  * Threading: any number of threads may share a client; each request
  * travels in its own NNG context (see kd_nng_request).
@@ -32,7 +35,10 @@ void kd_ingest_client_close(kd_ingest_client *client);
 kd_err kd_ingest_client_name_chain(kd_ingest_client *client, const char *chain) KD_WARN_UNUSED;
 
 /* Sends `count` encoded EngineMsgs as one IngestRequest and waits for the
- * reply. Errors: KD_ERR_TIMEOUT, KD_ERR_NET, KD_ERR_DECODE (bad reply). */
+ * reply. Errors: KD_ERR_TIMEOUT (no reply within the client's timeout:
+ * the request stays in flight, and the next send of the same events waits
+ * for it instead of sending a copy), KD_ERR_NET, KD_ERR_DECODE (bad
+ * reply). */
 kd_err kd_ingest_client_send(kd_ingest_client *client, const kd_buf *msgs, size_t count,
                              kd_ingest_reply *reply) KD_WARN_UNUSED;
 

@@ -28,6 +28,7 @@
 
 #include "engine/logger.h"
 #include "engine/netutil.h"
+#include "episodes/house.h"
 #include "mcp/gateway/gateway.h"
 #include "mcp/server/http.h"
 #include "mcp/server/stdio.h"
@@ -98,6 +99,19 @@ static kd_err client_submit(void *ctx, const uint8_t *payload, size_t len, const
     return err;
 }
 
+static kd_err devnet_advance(void *ctx, uint64_t daa, char *why, size_t why_len)
+{
+    kd_err err = kd_devnet_advance(ctx, daa);
+    if (err)
+        snprintf(why, why_len, "the devnet mines no more: %s", kd_err_str(err));
+    return err;
+}
+
+static kd_err client_advance(void *ctx, uint64_t daa, char *why, size_t why_len)
+{
+    return kd_devnet_client_advance(ctx, daa, NULL, why, why_len);
+}
+
 static kd_err client_submit_tx(void *ctx, const char *json, uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
 {
     return kd_devnet_client_submit_tx(ctx, json, tx_id, NULL, why, why_len);
@@ -111,21 +125,23 @@ static kd_err client_reorg(void *ctx, uint32_t depth, json_t **report, char *why
     return err;
 }
 
-/* Whether the chain at `url` takes transactions clients pay for themselves
- * (`kdapp up --rpc`: a Kaspa node), asked once at start with a short
- * timeout; never asked when its ipc:// socket is not there (a data
- * directory held by `kdapp engine` alone has none). */
-static int chain_takes_transactions(const char *url)
+/* What the chain at `url` says of itself (its status: whether it takes
+ * transactions clients pay for themselves, `kdapp up --rpc`, a Kaspa
+ * node; whether it mines on demand, the devnet), asked once at start with
+ * a short timeout; 0 with `why` when it does not answer, and at once when
+ * its ipc:// socket is not there (a data directory held by `kdapp engine`
+ * alone has none). */
+static int chain_status(const char *url, kd_devnet_answer *ans, char *why, size_t why_len)
 {
-    if (!strncmp(url, "ipc://", 6) && access(url + 6, F_OK) != 0)
+    if (!strncmp(url, "ipc://", 6) && access(url + 6, F_OK) != 0) {
+        snprintf(why, why_len, "no chain listens at %.200s", url);
         return 0;
+    }
     kd_devnet_client *probe = NULL;
-    kd_devnet_answer ans = {0};
-    char ignored[512];
-    int takes = kd_devnet_client_open(url, 2000, &probe, ignored, sizeof ignored) == KD_OK &&
-                kd_devnet_client_status(probe, &ans, ignored, sizeof ignored) == KD_OK && ans.takes_transactions;
+    int known = kd_devnet_client_open(url, 2000, &probe, why, why_len) == KD_OK &&
+                kd_devnet_client_status(probe, ans, why, why_len) == KD_OK;
     kd_devnet_client_close(probe);
-    return takes;
+    return known;
 }
 
 /* ------------------------------------------------------------ options */
@@ -153,9 +169,11 @@ typedef struct {
     const char *devnet_url;  /* --devnet */
     int read_only;
     uint32_t block_ms, wait_ms;
-    grant_list grants; /* --grant NAMES: the seats sessions may act for */
-    const char *house; /* --house NAME: the key it plays the house with */
-    grant_list limits; /* --house-limit [TYPE.]NAME=MAX|MIN..MAX: what the house consents to */
+    grant_list grants;     /* --grant NAMES: the seats sessions may act for */
+    const char *house;     /* --house NAME: the key it plays the house with */
+    grant_list limits;     /* --house-limit [TYPE.]NAME=MAX|MIN..MAX: what the house consents to */
+    int reveal_depth_set;  /* --reveal-depth given */
+    uint32_t reveal_depth; /* the house's term: DAA score an ask is deep before the house reveals it */
 } mcp_options;
 
 /* Settings read from the environment: the call rate and the HTTP
@@ -219,12 +237,15 @@ static void usage(FILE *out, const void *ctx)
     (void)ctx;
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
           "                 [--grant NAME[,NAME...]]... [--house NAME [--house-limit [TYPE.]TERM=MAX|MIN..MAX]...]\n"
+          "                 [--reveal-depth N]\n"
           "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n"
           "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
           "  --house   the key this gateway plays the house with, for all comers\n"
           "  --house-limit  a limit on a term the house consents to, over the type's default\n"
-          "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n",
+          "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n"
+          "  --reveal-depth  the house's term: the DAA score an ask's block must be deep before the\n"
+          "            house reveals it (default 2 on the devnet, 100 on a Kaspa node; 0 to 864000)\n",
           stderr);
 }
 
@@ -278,6 +299,18 @@ static int add_spec(const char *text, void *value)
     return 0;
 }
 
+/* --reveal-depth N (KD_OPT_CUSTOM): 0 to KD_HOUSE_DEPTH_MAX. */
+static int set_reveal_depth(const char *text, void *value)
+{
+    mcp_options *o = value;
+    uint64_t v;
+    if (kd_cli_parse_u64(text, 0, KD_HOUSE_DEPTH_MAX, &v) != 0)
+        return -1;
+    o->reveal_depth = (uint32_t)v;
+    o->reveal_depth_set = 1;
+    return 0;
+}
+
 static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -302,6 +335,11 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
          .value = &o->limits,
          .parse = add_spec,
          .use = "[TYPE.]TERM=MAX or [TYPE.]TERM=MIN..MAX (at most 32 --house-limit options)"},
+        {.name = "reveal-depth",
+         .kind = KD_OPT_CUSTOM,
+         .value = o,
+         .parse = set_reveal_depth,
+         .use = "DAA score from 0 to 864000 (the house's reveal depth)"},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
          .value = &o->block_ms,
@@ -485,6 +523,21 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, metrics_src *msrc, kd
     return KD_EXIT_OK;
 }
 
+/* The house's default reveal depth on a chain that said what it is
+ * (`chain`, NULL when it did not, `why`): the devnet's when it mines on
+ * demand, else a Kaspa node's, the safe one. */
+static uint32_t chain_depth(const kd_devnet_answer *chain, const char *why, const char *house)
+{
+    if (chain)
+        return chain->on_demand ? KD_HOUSE_DEPTH_DEVNET : KD_HOUSE_DEPTH_KASPA;
+    if (house)
+        fprintf(stderr,
+                "kdapp mcp: the chain did not say what it is (%s): the house reveals at depth %u, a Kaspa "
+                "node's (--reveal-depth sets it)\n",
+                why, KD_HOUSE_DEPTH_KASPA);
+    return KD_HOUSE_DEPTH_KASPA;
+}
+
 int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
 {
     mcp_options o;
@@ -558,7 +611,9 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         }
         go.engine = node.engine;
         go.views_url = inproc_views;
-        go.chain = (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .ctx = dev};
+        go.chain =
+            (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .advance = devnet_advance, .ctx = dev};
+        go.reveal_depth = o.reveal_depth_set ? o.reveal_depth : KD_HOUSE_DEPTH_DEVNET;
         fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
     } else { /* attached */
         if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &reader)))
@@ -571,9 +626,15 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         }
         go.engine = reader;
         go.views_url = o.views_url ? o.views_url : ep.publish;
-        go.chain = (kd_gateway_chain){.submit = client_submit, .reorg = client_reorg, .ctx = client};
-        if (chain_takes_transactions(devnet))
+        kd_devnet_answer chain = {0};
+        char chain_why[512] = "";
+        int chain_known = chain_status(devnet, &chain, chain_why, sizeof chain_why);
+        go.chain = (kd_gateway_chain){
+            .submit = client_submit, .reorg = client_reorg, .advance = client_advance, .ctx = client};
+        if (chain_known && chain.takes_transactions)
             go.chain.submit_tx = client_submit_tx;
+        go.reveal_depth =
+            o.reveal_depth_set ? o.reveal_depth : chain_depth(chain_known ? &chain : NULL, chain_why, o.house);
         fprintf(stderr, "kdapp mcp: attached to the engine of %s (views %s, devnet %s)\n", cli->data_dir, go.views_url,
                 devnet);
     }

@@ -262,6 +262,10 @@ static kd_err choose_payer(kd_kwriter *w, const uint8_t *message, size_t len, co
     for (size_t i = 0; !p && i < (owner && k.n ? 1 : k.n); i++)
         if (k.keys[i].len == KD_PUBKEY_LEN && (owner || kd_chain_spend_has(spend, k.keys[i].data, k.keys[i].len)))
             p = payer_find(w, k.keys[i].data, k.keys[i].len);
+    /* a duty for a command another key signed (the house sending again a
+     * player's dropped ask it answered): the duty's own key */
+    for (size_t i = 0; !p && spend && spend->kind == KD_SPEND_DUTY && i < spend->n_keys; i++)
+        p = payer_find(w, spend->keys[i].bytes, KD_PUBKEY_LEN);
     if (!p && funding_may_pay(spend))
         p = funding_of(w);
     kd_err err = p ? KD_OK : refuse_unpaid(w, spend, &k, why, why_len);

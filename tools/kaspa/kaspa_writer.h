@@ -16,6 +16,9 @@
  *                                 owner may spend any; a session or a duty
  *                                 only the keys it lists (its grant's, the
  *                                 duty's own)
+ *   the duty's own key            a duty for a command another key signed
+ *                                 (the house sends a player's dropped ask
+ *                                 again, issue 37): the key the duty lists
  *   the funding wallet            otherwise, or when that key has no coins:
  *                                 for the owner and for a request that names
  *                                 a grant, never for a session without one,

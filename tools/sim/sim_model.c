@@ -206,8 +206,11 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
         return KD_OK;
     }
     kd_err err = KD_OK;
-    kd_block_meta meta = {ba->accepting_hash.data, ba->accepting_daa, ba->accepting_time, tx->tx_id.data,
-                          em->episode_id};
+    kd_block_meta meta = {.block_hash = ba->accepting_hash.data,
+                          .daa = ba->accepting_daa,
+                          .time_ms = ba->accepting_time,
+                          .tx_id = tx->tx_id.data,
+                          .episode_id = em->episode_id};
     kd_model_episode *ep = find_ep(s->eps, s->n_eps, em->episode_id);
     if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE) {
         const Kdapp__NewEpisode *ne = em->new_episode;

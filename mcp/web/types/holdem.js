@@ -3,8 +3,9 @@
  * its bet in this street and its hole cards: face down, face up once shown
  * at the showdown (with the hand's value), and the seat's own two in that
  * seat's own view (own_secret, which the gateway adds only for a session
- * granted the seat). The button, the seat to act and what each seat owes
- * (its shuffles, locks and keys) are marked. */
+ * granted the seat), and what the last hand showed. The button, the seat
+ * to act and what each seat owes (its shuffles, locks, keys and shows) are
+ * marked. */
 "use strict";
 (() => {
   const cards = kdapp.cards;
@@ -39,8 +40,13 @@
     const won = v.last_won && (v.last_won[0] || v.last_won[1])
       ? ", last hand: " + v.seats.map((s, i) => s + " " + (v.last_won[i] > 0 ? "+" : "") + v.last_won[i]).join(", ")
       : "";
+    // what the last settled hand showed (a folded or mucked hand shows nothing)
+    const last = v.last_hand && v.last_hand.shown
+      ? "; " + Object.keys(v.last_hand.shown).map((s) => s + " showed " + v.last_hand.shown[s].join(" ") +
+        (v.last_hand.hand_values ? " (" + v.last_hand.hand_values[s] + ")" : "")).join(", ")
+      : "";
     table.appendChild(kdapp.el("div", "street", "hand " + v.hand + ", " + v.street + ", blinds " + v.small_blind + "/" +
-      v.big_blind + won));
+      v.big_blind + won + last));
     return table;
   };
 })();
