@@ -436,9 +436,10 @@ kd_err kd_gw_add_table_tools(kd_gateway *gw)
                         "table's terms and chain. The game starts when the last seat is taken; this gateway then "
                         "answers the seat's duties as for any seat it holds. \"seat\": a seat name or index (default: "
                         "the first open one); \"signer\": a granted key (default: the first not at the table).",
-         .input_schema_json = "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
-                              "\"seat\":{\"type\":[\"string\",\"integer\"]},\"signer\":{\"type\":\"string\"}},"
-                              "\"required\":[\"episode_id\"]}",
+         .input_schema_json =
+             "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
+             "\"seat\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"signer\":{\"type\":\"string\"}},"
+             "\"required\":[\"episode_id\"]}",
          .output_schema_json = ACT_OUTPUT,
          .open_world_hint = 1,
          .writes = 1,
