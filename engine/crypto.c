@@ -501,9 +501,14 @@ kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why, si
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.key", dir, name);
     int fd = open(path, O_RDONLY);
+    if (fd < 0 && errno == ENOENT) {
+        kd_reject_write(why, why_len, "there is no key %s in %s (no file %s): run `kdapp keygen %s --keys %s` first",
+                        name, dir, path, name, dir);
+        return KD_ERR_NOT_FOUND;
+    }
     if (fd < 0) {
         kd_reject_write(why, why_len, "cannot open key file %s: %s", path, strerror(errno));
-        return errno == ENOENT ? KD_ERR_NOT_FOUND : KD_ERR_IO;
+        return KD_ERR_IO;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -183,6 +183,7 @@ typedef struct {
     size_t command_len;
     const kd_pubkey *signer; /* KD_EVENT_COMMAND: the verified signer, or NULL */
     const void *undo;        /* COMMAND and ROLLBACK of a command: the undo record; NULL for creations */
+    uint64_t moves;          /* the move counter after the whole commit: commands applied (undo depth) */
 } kd_episode_event;
 
 typedef struct {
@@ -295,6 +296,12 @@ kd_err kd_read_episode_ids(kd_read *rd, uint32_t after, uint32_t *ids, size_t ma
 /* The encoded LogEntry (store.proto) at `seq`: *data points into the map,
  * read-only, valid until kd_engine_read_end. Errors: KD_ERR_NOT_FOUND. */
 kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t *len) KD_WARN_UNUSED;
+
+/* Where the store stood after log entry `seq`: the chained digest then
+ * and the chain height (the tip's; 0 before any block), read from the
+ * entry without decoding what else it holds. Errors: KD_ERR_NOT_FOUND,
+ * KD_ERR_STORE (an entry without a digest). */
+kd_err kd_read_log_position(kd_read *rd, uint64_t seq, uint8_t digest[KD_HASH_LEN], uint64_t *height) KD_WARN_UNUSED;
 
 /* Finds the first accepted block logged after `after_seq` that carried
  * transaction `tx_id`, and its outcome there: out->applied, err, code

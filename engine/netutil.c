@@ -57,6 +57,18 @@ static void make_ipc_dir(const char *url)
     mkdir(path, 0700);
 }
 
+kd_err kd_ipc_url_check(const char *url, char *why, size_t why_len)
+{
+    size_t len = strncmp(url, "ipc://", 6) == 0 ? strlen(url + 6) : 0;
+    if (len <= KD_IPC_PATH_MAX)
+        return KD_OK;
+    snprintf(why, why_len,
+             "the socket path %.300s%s is %zu bytes, and a Unix socket's path holds at most %d: set XDG_RUNTIME_DIR "
+             "to a shorter private directory (the default sockets live in it), or give tcp:// URLs",
+             url + 6, len > 300 ? "…" : "", len, KD_IPC_PATH_MAX);
+    return KD_ERR_INVALID_ARG;
+}
+
 kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t why_len)
 {
     char *copy = strdup(urls), *save = NULL;
@@ -64,6 +76,8 @@ kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t wh
         return KD_ERR_NOMEM;
     kd_err err = KD_OK;
     for (char *url = strtok_r(copy, ",", &save); url; url = strtok_r(NULL, ",", &save)) {
+        if ((err = kd_ipc_url_check(url, why, why_len)))
+            break;
         make_ipc_dir(url);
         int rv = nng_listen(sock, url, NULL, 0);
         if (rv) {

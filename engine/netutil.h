@@ -21,9 +21,20 @@
 /* Translates an NNG return code, logging it with `what` (subsystem "net"). */
 kd_err kd_nng_err(int rv, const char *what);
 
+/* The longest path an ipc:// URL may name: a Unix socket address holds
+ * its path in sun_path, 108 bytes with the terminating NUL on Linux. */
+#define KD_IPC_PATH_MAX 107
+
+/* KD_OK unless `url` is an ipc:// URL whose path is longer than
+ * KD_IPC_PATH_MAX: then KD_ERR_INVALID_ARG with a sentence in `why` that
+ * names the path, its length and the limit, and what to do (a shorter
+ * XDG_RUNTIME_DIR, or tcp:// URLs). NNG alone would say "Address invalid". */
+kd_err kd_ipc_url_check(const char *url, char *why, size_t why_len) KD_WARN_UNUSED;
+
 /* Listens on every URL of a comma-separated list ("ipc:///x,tcp://127.0.0.1:5555").
  * Creates the directory of ipc:// paths (mode 0700) when missing. On failure
- * `why` names the URL and the NNG error. */
+ * `why` names the URL and the NNG error (a path over KD_IPC_PATH_MAX: as
+ * kd_ipc_url_check says). */
 kd_err kd_nng_listen_all(nng_socket sock, const char *urls, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* Closes an NNG socket, giving up after `KD_NNG_CLOSE_MS` with a logged

@@ -222,6 +222,65 @@ kd_err kd_read_log_entry(kd_read *rd, uint64_t seq, const uint8_t **data, size_t
     return KD_OK;
 }
 
+/* One varint of the protobuf wire at *p (< end); 0 when it runs off the end. */
+static int wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* Reads LogEntry.digest (6) and tip_height (7) off the wire, skipping the
+ * other fields unread: an entry carries its whole block (field 1) and
+ * every transaction's outcome (5), which a view needs none of. */
+kd_err kd_read_log_position(kd_read *rd, uint64_t seq, uint8_t digest[KD_HASH_LEN], uint64_t *height)
+{
+    const uint8_t *p, *end;
+    size_t len;
+    kd_err err = kd_read_log_entry(rd, seq, &p, &len);
+    if (err)
+        return err;
+    end = p + len;
+    int has_digest = 0;
+    *height = 0;
+    while (p < end) {
+        uint64_t tag, v;
+        if (!wire_varint(&p, end, &tag))
+            break;
+        unsigned field = (unsigned)(tag >> 3), wire = (unsigned)(tag & 7);
+        if (wire == 0) {
+            if (!wire_varint(&p, end, &v))
+                break;
+            if (field == 7)
+                *height = v;
+        } else if (wire == 2) {
+            if (!wire_varint(&p, end, &v) || v > (uint64_t)(end - p))
+                break;
+            if (field == 6 && v == KD_HASH_LEN) {
+                memcpy(digest, p, KD_HASH_LEN);
+                has_digest = 1;
+            }
+            p += v;
+        } else if (wire == 1 && end - p >= 8) {
+            p += 8;
+        } else if (wire == 5 && end - p >= 4) {
+            p += 4;
+        } else {
+            break;
+        }
+    }
+    if (p != end || !has_digest) {
+        KD_LOG_E("engine", "log entry %llu has no digest or does not decode", (unsigned long long)seq);
+        return KD_ERR_STORE;
+    }
+    return KD_OK;
+}
+
 kd_err kd_read_fingerprint(kd_read *rd, uint8_t out[KD_HASH_LEN])
 {
     kd_sha256_ctx sha;

@@ -158,7 +158,10 @@ static kd_err take_lock(kd_store *store, char *why, size_t why_len)
             close(rd);
         if (n > 0 && pid[n - 1] == '\n')
             pid[n - 1] = '\0';
-        snprintf(why, why_len, "data directory %s is in use by process %s", store->dir, n > 0 ? pid : "(unknown)");
+        snprintf(why, why_len,
+                 "data directory %s is in use by process %s: stop that process first (kill %s), or use another "
+                 "data directory (--data DIR)",
+                 store->dir, n > 0 ? pid : "(unknown)", n > 0 ? pid : "it");
     }
     if (err)
         return err;
@@ -246,7 +249,10 @@ static kd_err data_size(const kd_store *store, uint64_t *bytes, char *why, size_
     struct stat st;
     snprintf(path, sizeof path, "%s/data.mdb", store->dir);
     if (stat(path, &st) != 0) {
-        snprintf(why, why_len, "no kdapp data in %s (%s)", store->dir, strerror(errno));
+        snprintf(why, why_len,
+                 "no kdapp data in %s (%s/data.mdb: %s): give the data directory that holds it (--data DIR, or "
+                 "KDAPP_DATA), or make one: `kdapp up --data %s`, or `kdapp feed --data %s SCRIPT`",
+                 store->dir, store->dir, strerror(errno), store->dir, store->dir);
         return KD_ERR_NOT_FOUND;
     }
     *bytes = (uint64_t)st.st_size;

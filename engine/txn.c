@@ -494,6 +494,7 @@ static void dispatch(kd_txn *c, int reverted, const uint8_t *block, uint64_t daa
         }
         ev->signer = pe->has_signer ? &pe->signer : NULL;
         ev->undo = pe->has_undo ? c->arena.data + pe->undo_off : NULL;
+        ev->moves = ep->undo_depth;
     }
     kd_commit commit_info = {
         .reverted = reverted,

@@ -81,6 +81,22 @@ typedef struct {
 /* "in_progress", "won", "draw". */
 const char *kd_game_phase_name(kd_game_phase phase);
 
+/* How one seat came out of a game (what ratings count, handlers/ratings.h):
+ * none while the game is in progress; a cheat (data that fails the rules'
+ * check: a commitment opened false, an illegal fleet) and a forfeit (a
+ * duty left past its deadline and claimed) are losses that say why. */
+typedef enum {
+    KD_RESULT_NONE = 0,
+    KD_RESULT_WIN = 1,
+    KD_RESULT_LOSS = 2,
+    KD_RESULT_DRAW = 3,
+    KD_RESULT_CHEAT = 4,
+    KD_RESULT_FORFEIT = 5,
+} kd_seat_result;
+
+/* "none", "win", "loss", "draw", "cheat", "forfeit". */
+const char *kd_seat_result_name(kd_seat_result result);
+
 /* --------------------------------------------------------- legal moves */
 
 /* One legal move: its command bytes (what execute takes) and a short
@@ -339,7 +355,19 @@ typedef struct kd_episode_type {
      * it will be created, every default named), which the gateway reads
      * generically (mcp/gateway/gateway_terms.c). */
     const kd_house_term *house_terms;
+    /* ---- outcome (optional; NULL: from status, the winner wins, every
+     * other seat loses, a draw is a draw for all)
+     * How `seat` came out of the game in `state`: KD_RESULT_NONE while it
+     * is in progress; for a type whose games end by a cheat or a forfeit,
+     * which seat lost that way. Agrees with status: a won game gives its
+     * winner KD_RESULT_WIN and every other seat a loss of some kind.
+     * Callers use kd_episode_seat_result. */
+    kd_seat_result (*seat_result)(const void *state, int seat);
 } kd_episode_type;
+
+/* How `seat` came out of the game in `state` (a state of `type`): the
+ * type's seat_result, else from its status. */
+kd_seat_result kd_episode_seat_result(const kd_episode_type *type, const void *state, int seat);
 
 /* The seat named `name` ("X"), or KD_SEAT_NONE. */
 int kd_episode_type_seat(const kd_episode_type *type, const char *name);

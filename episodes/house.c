@@ -92,8 +92,7 @@ kd_err kd_house_claim(kd_house *house, int seat, uint64_t daa, kd_house_undo *un
     if (seat != house->asker)
         return kd_reject_rule(rej, "not_the_asker", "only the seat that asked for the draw may claim it");
     if (daa < kd_house_deadline(house))
-        return kd_reject_rule(rej, "deadline_not_passed",
-                              "the house may reveal until DAA score %llu; this block is at %llu",
+        return kd_reject_rule(rej, "too_early", "the house may reveal until DAA score %llu; this block is at %llu",
                               (unsigned long long)kd_house_deadline(house), (unsigned long long)daa);
     settle(house, KD_HOUSE_OP_CLAIM, undo);
     return KD_OK;

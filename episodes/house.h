@@ -17,7 +17,7 @@
  *        output of alpha(episode id, draw index, ask); refused
  *        (bad_proof) unless the proof verifies against the house's key
  *   player's HouseClaim{} ── kd_house_claim ──► the round is the house's
- *        loss; refused (deadline_not_passed) before
+ *        loss; refused (too_early) before
  *        asked_daa + reveal_depth + timeout
  *
  * The house's reveal depth is its own term: it reveals an ask only once
@@ -36,7 +36,9 @@
  * by one thread at a time.
  *
  * Rule codes retired with the hash chain (issue 24), never to be reused
- * for anything else (engine/err.h): wrong_link, chain_exhausted.
+ * for anything else (engine/err.h): wrong_link, chain_exhausted. Retired
+ * for one word per rule (issue 41): deadline_not_passed, now too_early,
+ * the code every type's claim before its deadline answers.
  */
 #ifndef KD_EPISODES_HOUSE_H
 #define KD_EPISODES_HOUSE_H
@@ -104,16 +106,16 @@ typedef struct {
 typedef enum { KD_HOUSE_OP_NONE = 0, KD_HOUSE_OP_ASK = 1, KD_HOUSE_OP_REVEAL = 2, KD_HOUSE_OP_CLAIM = 3 } kd_house_op;
 
 /* The rule codes of the house, to be listed in each chance type's table:
- * draw_pending, no_draw_pending, bad_proof, deadline_not_passed,
+ * draw_pending, no_draw_pending, bad_proof, too_early,
  * not_the_house, not_the_asker. */
-#define KD_HOUSE_RULE_CODES                                                                                       \
-    {"draw_pending", "a draw is waiting for the house's reveal: nothing else until it comes (or is claimed)"},    \
-        {"no_draw_pending", "no draw is waiting: there is nothing to reveal or claim"},                           \
-        {"bad_proof", "the house's proof does not verify for the pending draw against its key in the params"},    \
-        {"deadline_not_passed", "the house may still reveal: a claim is allowed only after the reveal deadline"}, \
-        {"not_the_house", "only the house seat reveals"},                                                         \
-    {                                                                                                             \
-        "not_the_asker", "only the seat that asked for the draw claims it"                                        \
+#define KD_HOUSE_RULE_CODES                                                                                    \
+    {"draw_pending", "a draw is waiting for the house's reveal: nothing else until it comes (or is claimed)"}, \
+        {"no_draw_pending", "no draw is waiting: there is nothing to reveal or claim"},                        \
+        {"bad_proof", "the house's proof does not verify for the pending draw against its key in the params"}, \
+        {"too_early", "the house may still reveal: a claim is allowed only after the reveal deadline"},        \
+        {"not_the_house", "only the house seat reveals"},                                                      \
+    {                                                                                                          \
+        "not_the_asker", "only the seat that asked for the draw claims it"                                     \
     }
 
 /* A house as the params say, for episode `episode_id`. */
@@ -136,7 +138,7 @@ kd_err kd_house_reveal(kd_house *house, const uint8_t proof[KD_VRF_PROOF_LEN], u
 
 /* The asker claims the pending draw at DAA `daa`: the house forfeits the
  * round. Refusals: no_draw_pending, not_the_asker (seat is not the asker),
- * deadline_not_passed (daa < asked_daa + depth + timeout). */
+ * too_early (daa < asked_daa + depth + timeout). */
 kd_err kd_house_claim(kd_house *house, int seat, uint64_t daa, kd_house_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 
 /* Gives back the ask, reveal or claim of `undo`. Errors: KD_ERR_DECODE (a

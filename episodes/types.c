@@ -140,6 +140,24 @@ const char *kd_game_phase_name(kd_game_phase phase)
     return "unknown";
 }
 
+const char *kd_seat_result_name(kd_seat_result result)
+{
+    static const char *const names[] = {"none", "win", "loss", "draw", "cheat", "forfeit"};
+    return (unsigned)result < sizeof names / sizeof names[0] ? names[result] : "unknown";
+}
+
+kd_seat_result kd_episode_seat_result(const kd_episode_type *type, const void *state, int seat)
+{
+    if (type->seat_result)
+        return type->seat_result(state, seat);
+    kd_game_status st = type->status(state);
+    if (st.phase == KD_PHASE_DRAW)
+        return KD_RESULT_DRAW;
+    if (st.phase == KD_PHASE_WON)
+        return st.winner == seat ? KD_RESULT_WIN : KD_RESULT_LOSS;
+    return KD_RESULT_NONE;
+}
+
 int kd_episode_type_seat(const kd_episode_type *type, const char *name)
 {
     for (size_t i = 0; name && i < type->max_seats; i++)

@@ -63,6 +63,8 @@ kd_err kd_episode_view_from_event(const kd_type_table *types, const kd_episode_e
     memcpy(out->block_hash, commit->block_hash, KD_HASH_LEN);
     out->log_seq = commit->log_seq;
     memcpy(out->digest, commit->digest, KD_HASH_LEN);
+    out->height = commit->tip_height; /* at the tip: never final yet */
+    out->moves = event->moves;
     out->deleted = event->state == NULL;
     return fill_state(out, types, event->ops, event->state);
 }
@@ -76,6 +78,7 @@ kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episod
     out->last_event = snap->last_event;
     memcpy(out->block_hash, snap->updated_block, KD_HASH_LEN);
     out->log_seq = snap->updated_seq;
+    out->moves = snap->undo_depth;
     if (digest)
         memcpy(out->digest, digest, KD_HASH_LEN);
     return fill_state(out, types, snap->ops, snap->state);
@@ -85,10 +88,18 @@ kd_err kd_episode_view_read(const kd_type_table *types, kd_read *rd, uint32_t id
 {
     kd_tip tip;
     kd_episode_snapshot snap;
+    uint8_t digest[KD_HASH_LEN];
+    uint64_t height;
     kd_err err = kd_read_tip(rd, &tip);
     if (err || (err = kd_read_episode(rd, id, &snap)))
         return err;
-    err = kd_episode_view_from_snapshot(types, &snap, tip.digest, out);
+    err = kd_read_log_position(rd, snap.updated_seq, digest, &height);
+    if (!err)
+        err = kd_episode_view_from_snapshot(types, &snap, digest, out);
+    if (!err) {
+        out->height = height;
+        out->final = tip.has_tip && height + tip.finality_depth <= tip.height;
+    }
     kd_episode_snapshot_fini(&snap);
     return err;
 }
@@ -114,6 +125,8 @@ kd_err kd_episode_view_pack(const kd_episode_view *view, kd_buf *out)
     ev.log_seq = view->log_seq;
     ev.digest.data = (uint8_t *)view->digest;
     ev.digest.len = KD_HASH_LEN;
+    ev.height = view->height;
+    ev.moves = view->moves;
     ev.deleted = view->deleted;
     ev.view.data = view->view.data;
     ev.view.len = view->view.len;
@@ -184,6 +197,8 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
     memcpy(out->block_hash, ev->block_hash.data, KD_HASH_LEN);
     out->log_seq = ev->log_seq;
     memcpy(out->digest, ev->digest.data, KD_HASH_LEN);
+    out->height = ev->height;
+    out->moves = ev->moves;
     out->deleted = ev->deleted;
     out->status.phase = (kd_game_phase)ev->phase;
     out->status.winner = seat_in(ev->winner, ev->n_participants);

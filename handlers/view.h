@@ -38,10 +38,16 @@ typedef struct {
     char type_name[KD_TYPE_NAME_MAX];
     kd_participants participants; /* in seat order */
     kd_event_kind last_event;
+    /* The position the view reflects, each member of the same one: the
+     * commit (log entry) that changed the episode last, its block, the
+     * chained digest after it and the chain height after it. */
     uint8_t block_hash[KD_HASH_LEN];
     uint64_t log_seq;
     uint8_t digest[KD_HASH_LEN];
-    int deleted;           /* the creation was rolled back: no state, no view */
+    uint64_t height;
+    int final;      /* that position is beyond the finality depth: no reorg undoes it (read from the store only) */
+    int deleted;    /* the creation was rolled back: no state, no view */
+    uint64_t moves; /* the move counter: commands applied (a seat's choice or a duty paid for it) */
     kd_game_status status; /* in progress with nobody to move when deleted or unknown */
     kd_buf view;           /* the type's public view message (view_encode, KD_SEAT_PUBLIC) */
     kd_buf state;          /* the type's encoded engine state (ops->encode_state) */
@@ -56,12 +62,17 @@ void kd_episode_view_fini(kd_episode_view *view);
  * `types` by the event's type name. Errors: KD_ERR_NOMEM. */
 kd_err kd_episode_view_from_event(const kd_type_table *types, const kd_episode_event *event, const kd_commit *commit,
                                   kd_episode_view *out) KD_WARN_UNUSED;
-/* From a stored snapshot; `digest` is the tip digest read in the same read
- * handle as the snapshot (may be NULL). Errors: KD_ERR_NOMEM. */
+/* From a stored snapshot; `digest` (may be NULL) is the digest after the
+ * snapshot's log position (kd_read_log_position, in the same read handle),
+ * which the caller also sets `height` and `final` from. Errors:
+ * KD_ERR_NOMEM. */
 kd_err kd_episode_view_from_snapshot(const kd_type_table *types, const kd_episode_snapshot *snap, const uint8_t *digest,
                                      kd_episode_view *out) KD_WARN_UNUSED;
-/* Reads episode `id` as a view through read handle `rd`: its state and the
- * tip digest come from the same commit. Errors: KD_ERR_NOT_FOUND,
+/* Reads episode `id` as a view through read handle `rd`: its state, and
+ * the digest and height after its last event's log entry (not the tip's:
+ * the position, the digest and the height shown together are one
+ * position's), `final` from the tip's height and finality depth. Errors:
+ * KD_ERR_NOT_FOUND,
  * KD_ERR_UNKNOWN_TYPE (not registered with the engine), storage errors,
  * KD_ERR_NOMEM. */
 kd_err kd_episode_view_read(const kd_type_table *types, kd_read *rd, uint32_t id, kd_episode_view *out) KD_WARN_UNUSED;
@@ -78,7 +89,9 @@ kd_err kd_episode_view_unpack(const kd_type_table *types, const uint8_t *data, s
 
 /* The enriched view as JSON (new reference, NULL on allocation failure):
  * the generic fields {episode_id, type, participants[hex], last_event,
- * block_hash, log_seq, digest, deleted, phase ("in_progress" | "won" |
+ * block_hash, log_seq, digest, height, final, deleted, move_count (the
+ * move counter: every command applied, a seat's choice or a duty paid for
+ * it, as signatures count them), phase ("in_progress" | "won" |
  * "draw"), winner (seat or null), to_move (seat or null), seats (names, one
  * per participant), state (hex)}, then the type's view_json members at the
  * top level; a type's member never replaces a generic one of the same

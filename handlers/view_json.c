@@ -38,13 +38,14 @@ json_t *kd_episode_view_json(const kd_episode_view *v)
     json_t *parts = json_array();
     for (size_t i = 0; parts && i < v->participants.count; i++)
         json_array_append_new(parts, kd_json_hex(v->participants.keys[i].bytes, KD_PUBKEY_LEN));
-    json_t *j = json_pack("{s:I, s:s, s:o, s:s, s:o, s:I, s:o, s:b, s:s, s:o, s:o, s:o, s:o}", "episode_id",
-                          (json_int_t)v->episode_id, "type", v->type_name, "participants", parts, "last_event",
-                          kd_event_kind_name(v->last_event), "block_hash", kd_json_hex(v->block_hash, KD_HASH_LEN),
-                          "log_seq", (json_int_t)v->log_seq, "digest", kd_json_hex(v->digest, KD_HASH_LEN), "deleted",
-                          v->deleted, "phase", kd_game_phase_name(v->status.phase), "winner",
-                          seat_json(v->status.winner), "to_move", seat_json(v->status.to_move), "seats", seats_json(v),
-                          "state", kd_json_hex(v->state.data, v->state.len));
+    json_t *j = json_pack(
+        "{s:I, s:s, s:o, s:s, s:o, s:I, s:o, s:I, s:b, s:b, s:I, s:s, s:o, s:o, s:o, s:o}", "episode_id",
+        (json_int_t)v->episode_id, "type", v->type_name, "participants", parts, "last_event",
+        kd_event_kind_name(v->last_event), "block_hash", kd_json_hex(v->block_hash, KD_HASH_LEN), "log_seq",
+        (json_int_t)v->log_seq, "digest", kd_json_hex(v->digest, KD_HASH_LEN), "height", (json_int_t)v->height, "final",
+        v->final, "deleted", v->deleted, "move_count", (json_int_t)v->moves, "phase",
+        kd_game_phase_name(v->status.phase), "winner", seat_json(v->status.winner), "to_move",
+        seat_json(v->status.to_move), "seats", seats_json(v), "state", kd_json_hex(v->state.data, v->state.len));
     if (!j || !v->type || !v->view.len)
         return j;
     json_t *own = v->type->view_json(v->view.data, v->view.len);

@@ -132,7 +132,7 @@ kd_err kd_dice_state_init(kd_dice_state *state, const kd_participants *parts, co
  * (unsigned or not a participant); not_the_house (a reveal not signed by
  * the house); not_the_player (a roll or claim not signed by the player);
  * draw_pending (a roll while one waits); bad_die, dice_count,
- * modifier_out_of_range; no_draw_pending; bad_proof; deadline_not_passed.
+ * modifier_out_of_range; no_draw_pending; bad_proof; too_early.
  * On error nothing is touched.
  */
 kd_err kd_dice_execute(kd_dice_state *state, const kd_dice_command *cmd, const kd_pubkey *signer, uint64_t daa,

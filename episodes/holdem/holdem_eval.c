@@ -115,7 +115,7 @@ const char *kd_hm_category_name(kd_hm_category category)
 
 void kd_hm_value_text(uint32_t value, char *out, size_t len)
 {
-    static const unsigned places[] = {5, 4, 3, 4, 1, 5, 2, 2, 1}; /* deciding ranks per category */
+    static const unsigned places[] = {5, 4, 3, 3, 1, 5, 2, 2, 1}; /* deciding ranks per category (kd_hm_eval_mask) */
     kd_hm_category c = kd_hm_value_category(value);
     size_t n = (size_t)snprintf(out, len, "%s", kd_hm_category_name(c));
     for (unsigned i = 0; (unsigned)c < 9 && i < places[c] && n + 2 < len; i++) {

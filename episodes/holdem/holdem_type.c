@@ -38,6 +38,20 @@ static kd_game_status status(const void *state_ptr)
     return st;
 }
 
+/* A match lost to a cheat (data that fails its check, a step withheld
+ * past its deadline) is the cheater's; a draw is equal stacks. */
+static kd_seat_result seat_result(const void *state_ptr, int seat)
+{
+    const kd_hm_state *s = state_ptr;
+    if (s->phase != KD_HM_OVER || seat < 0 || seat > 1)
+        return KD_RESULT_NONE;
+    if (s->winner > 1)
+        return KD_RESULT_DRAW;
+    if (s->winner == seat)
+        return KD_RESULT_WIN;
+    return s->end == KD_HM_END_CHEAT ? KD_RESULT_CHEAT : KD_RESULT_LOSS;
+}
+
 /* ------------------------------------------------------- JSON ⇄ bytes */
 
 static const char params_schema[] =
@@ -494,4 +508,5 @@ const kd_episode_type kd_holdem_type = {
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
     .secret_view = secret_view,
+    .seat_result = seat_result,
 };

@@ -161,7 +161,7 @@ kd_err kd_roulette_state_init(kd_roulette_state *state, const kd_participants *p
  * (a reveal not by the house); not_the_player (bets or a claim not by the
  * player); draw_pending; no_bets, too_many_bets, unknown_bet, bad_bet_number,
  * bad_amount, insufficient_chips; no_draw_pending; bad_proof; not_the_asker;
- * deadline_not_passed.
+ * too_early.
  */
 kd_err kd_roulette_execute(kd_roulette_state *state, const kd_roulette_command *cmd, const kd_pubkey *signer,
                            uint64_t daa, kd_roulette_undo *undo, kd_reject *rej) KD_WARN_UNUSED;

@@ -37,6 +37,22 @@ static kd_game_status status(const void *state_ptr)
     return st;
 }
 
+/* The loser of an illegal fleet (shown at the reveal, or shot through
+ * without sinking) cheated; one that let a deadline pass forfeited. */
+static kd_seat_result seat_result(const void *state_ptr, int seat)
+{
+    const kd_sb_state *s = state_ptr;
+    if (s->phase != KD_SB_OVER || seat < 0 || seat > 1)
+        return KD_RESULT_NONE;
+    if ((s->winner & 1) == seat)
+        return KD_RESULT_WIN;
+    if (s->revealed[seat] == KD_SB_ILLEGAL || s->reason == KD_SB_REASON_EXHAUSTED)
+        return KD_RESULT_CHEAT;
+    if (s->reason == KD_SB_REASON_NO_ANSWER || s->reason == KD_SB_REASON_NO_REVEAL)
+        return KD_RESULT_FORFEIT;
+    return KD_RESULT_LOSS;
+}
+
 /* ------------------------------------------------------- JSON ⇄ bytes */
 
 static const char params_schema[] =
@@ -455,4 +471,5 @@ const kd_episode_type kd_seabattle_type = {
     .secret_binding = secret_binding,
     .secret_duty = secret_duty,
     .secret_view = secret_view,
+    .seat_result = seat_result,
 };

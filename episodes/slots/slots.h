@@ -125,7 +125,7 @@ extern const kd_rule_code kd_slots_rule_codes[];
 /* Refusals (KD_ERR_RULE), in order: game_over; unauthorised; not_the_house;
  * not_the_player; draw_pending; bad_bet (0 or over 1000);
  * insufficient_credits; no_draw_pending; bad_proof; not_the_asker;
- * deadline_not_passed. */
+ * too_early. */
 kd_err kd_slots_execute(kd_slots_state *state, const kd_slots_command *cmd, const kd_pubkey *signer, uint64_t daa,
                         kd_slots_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_slots_rollback(kd_slots_state *state, const kd_slots_undo *undo) KD_WARN_UNUSED;

@@ -79,7 +79,8 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
     kdapp__block_summary__free_unpacked(s, NULL);
     /* a block may open, join, start or cancel a table: the lobby's list */
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://tables");
-    kd_gw_duties_kick(gw); /* a commit: something may be owed */
+    kd_gw_ratings_changed(gw); /* a block may finish or undo a game */
+    kd_gw_duties_kick(gw);     /* a commit: something may be owed */
 }
 
 /* The page's event for a view: its listing and its page JSON, as one
@@ -302,6 +303,8 @@ kd_err kd_gw_read_page(kd_gateway *gw, uint32_t after, size_t max, kd_episode_vi
     return KD_OK;
 }
 
+const char *kd_gateway_made_keys(const kd_gateway *gw) { return gw->made_keys; }
+
 json_t *kd_gw_summary_json(const kd_episode_view *v)
 {
     /* the members of the type's view a listing shows, when it has them */
@@ -387,7 +390,7 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     if ((err = kd_nng_redialer_start(gw->sub, gw->views_url, &gw->views_dialer, why, why_len)))
         goto fail;
     if ((err = kd_gw_add_tools(gw)) || (err = kd_gw_add_table_tools(gw)) || (err = kd_gw_add_content(gw)) ||
-        (err = kd_gw_add_widget(gw))) {
+        (err = kd_gw_add_widget(gw)) || (err = kd_gw_add_ratings(gw))) {
         snprintf(why, why_len, "cannot register the kdapp tools: %s", kd_err_str(err));
         goto fail;
     }

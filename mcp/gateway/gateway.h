@@ -203,6 +203,12 @@ typedef struct {
 } kd_gateway_cache_stats;
 void kd_gateway_cache_stats_get(kd_gateway *gw, kd_gateway_cache_stats *out);
 
+/* The agent keys the gateway made at open because the key directory held
+ * no key ("agent1, agent2"), or "" when it made none: a program says so, as
+ * a directory named wrongly would otherwise give fresh identities without
+ * a word. Valid while the gateway lives. */
+const char *kd_gateway_made_keys(const kd_gateway *gw);
+
 void kd_gateway_close(kd_gateway *gw);
 
 #endif

@@ -64,6 +64,7 @@ struct kd_gateway {
     json_t *command_schema[KD_TYPES_MAX]; /* and its command_schema */
     char views_url[512];
     char keys_dir[4096];
+    char made_keys[KD_GW_MAX_AGENTS * 12]; /* the agent keys made at open ("agent1, agent2"), else "" */
     kd_mcp_server *srv;
     nng_socket sub;
     kd_nng_redialer *views_dialer; /* keeps dialing the views when NNG 1.5.2 gives up */
@@ -376,5 +377,15 @@ json_t *kd_gw_tables_json(kd_gateway *gw);
 json_t *kd_gw_table_result(kd_gateway *gw, uint32_t id);
 kd_err kd_gw_add_content(kd_gateway *gw) KD_WARN_UNUSED;
 kd_err kd_gw_add_widget(kd_gateway *gw) KD_WARN_UNUSED;
+/* gateway_ratings.c: the tool kdapp_get_ratings and the resource
+ * kdapp://ratings. */
+kd_err kd_gw_add_ratings(kd_gateway *gw) KD_WARN_UNUSED;
+/* Tells kdapp://ratings's subscribers that a block was applied or reverted. */
+void kd_gw_ratings_changed(kd_gateway *gw);
+/* The ratings (handlers/ratings.h) of `type` (NULL: all) as JSON in *out
+ * (new reference) and, when `text` is not NULL, as text appended to it;
+ * one read of the store. Errors: KD_ERR_UNKNOWN_TYPE, storage errors,
+ * KD_ERR_NOMEM. */
+kd_err kd_gw_ratings_json(kd_gateway *gw, const char *type, json_t **out, kd_buf *text) KD_WARN_UNUSED;
 
 #endif

@@ -80,14 +80,36 @@ static int is_agent_key(const char *name)
            strspn(name + 6, "0123456789") == strlen(name + 6);
 }
 
+/* 1 when a grant or the house names a key that is no agent key: the user
+ * means keys of their own, which must exist already (made with keygen). */
+static int names_own_keys(const kd_gateway *gw)
+{
+    for (size_t i = 0; i < gw->o.n_grants; i++)
+        for (const char *p = gw->o.grants[i]; p && *p;) {
+            size_t len = strcspn(p, ",");
+            char name[KD_KEY_NAME_MAX + 1];
+            snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+            if (!is_agent_key(name))
+                return 1;
+            p += len + (p[len] == ',');
+        }
+    return gw->o.house && !is_agent_key(gw->o.house);
+}
+
 /* As upstream kdapp: agent keys on first start (agent1, agent2, ... one per
  * seat of the type that needs the most), so an agent can play with zero
  * setup once granted them. A directory of the user's own keys is left as it
  * is; one holding only agent keys gets those still missing, so two gateways
- * started at once on an empty directory both find every agent key. */
+ * started at once on an empty directory both find every agent key. None
+ * are made when a grant or the house names a key of the user's own: that
+ * key must exist already, and a directory named wrongly gets nothing. The
+ * keys made are named in gw->made_keys, for the program to say so. */
 kd_err kd_gw_ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
 {
     enum { LOOK = 64 };
+    gw->made_keys[0] = '\0';
+    if (names_own_keys(gw))
+        return KD_OK;
     char(*names)[KD_KEY_NAME_MAX + 1] = malloc(LOOK * sizeof *names);
     if (!names)
         return KD_ERR_NOMEM;
@@ -111,6 +133,9 @@ kd_err kd_gw_ensure_agent_keys(kd_gateway *gw, char *why, size_t why_len)
         memset(&key, 0, sizeof key);
         if (err && err != KD_ERR_EXISTS)
             return err;
+        size_t used = strlen(gw->made_keys);
+        if (!err)
+            snprintf(gw->made_keys + used, sizeof gw->made_keys - used, "%s%s", used ? ", " : "", name);
     }
     if (found < n)
         KD_LOG_I("gateway", "created agent keys agent1 to agent%zu in %s", n, gw->keys_dir);

@@ -9,8 +9,10 @@
  *   /episodes/{id}        episode.html: one episode (its script reads the id)
  *   /<file>               a built-in file: /app.js, /types/<type>.js, ...
  *   /api/episodes         {"episodes": [listing...]}              (token)
- *   /api/episodes/{id}    {"view", "text", "renderer", "audit"}   (token)
+ *   /api/episodes/{id}    {"view", "text", "renderer", "audit", "title",
+ *                         "rules": the type's title and summary}   (token)
  *   /api/episodes/{id}/audit {"audit", "text"}: kdapp audit of a game
+ *   /api/ratings          kdapp://ratings (gateway_ratings.c)      (token)
  *                         that draws (handlers/audit.h; "audit" in the
  *                         episode's JSON names it, null for the others);
  *                         costly: a few a second per client (429 beyond)
@@ -32,6 +34,7 @@
 #define API_LIST "/api/episodes"
 #define API_ONE "/api/episodes/"
 #define API_AUDIT "/audit"
+#define API_RATINGS "/api/ratings"
 #define PAGE_ONE "/episodes/"
 #define JSON_TYPE "application/json"
 #define LIST_MAX 1000 /* episodes in the page's list; the oldest first */
@@ -130,10 +133,12 @@ json_t *kd_gw_page_episode_json(const kd_episode_view *v)
     char audit[64];
     snprintf(audit, sizeof audit, API_ONE "%u" API_AUDIT, (unsigned)v->episode_id);
     int draws = v->type && v->type->draw_of;
-    json_t *j = json_pack("{s:o, s:s%, s:o, s:o}", "view", kd_episode_view_json(v), "text",
+    json_t *j = json_pack("{s:o, s:s%, s:o, s:o, s:o, s:o}", "view", kd_episode_view_json(v), "text",
                           text.data ? (const char *)text.data : "", text.len, "renderer",
                           kd_web_asset_find(renderer) ? json_string(renderer) : json_null(), "audit",
-                          draws ? json_string(audit) : json_null());
+                          draws ? json_string(audit) : json_null(), "title",
+                          v->type ? json_string(v->type->title) : json_null(), "rules",
+                          v->type && v->type->summary ? json_string(v->type->summary) : json_null());
     kd_buf_fini(&text);
     return j;
 }
@@ -209,6 +214,14 @@ int kd_gateway_page_costly(void *gw, const char *path)
 kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
 {
     kd_gateway *gw = ctx;
+    if (strcmp(path, API_RATINGS) == 0) {
+        if (!authorized)
+            return answer_error(out, 401, "a bearer token is required: open the page as http://HOST:PORT/#token=TOKEN");
+        json_t *j;
+        kd_err err = kd_gw_ratings_json(gw, NULL, &j, NULL);
+        return err ? (err == KD_ERR_NOMEM ? err : answer_error(out, 500, "the ratings could not be computed"))
+                   : answer_json(out, 200, j);
+    }
     if (strcmp(path, API_LIST) == 0 || strncmp(path, API_ONE, strlen(API_ONE)) == 0) {
         if (!authorized)
             return answer_error(out, 401, "a bearer token is required: open the page as http://HOST:PORT/#token=TOKEN");

@@ -103,7 +103,10 @@ static json_t *unpaid(kd_gateway *gw, const char *what, const char *why, const k
 /* The default seats of a type, for its minimum number of seats: in a
  * house seat, the house this gateway plays; elsewhere the session's granted
  * keys in their order, then agent1, agent2, ... (or the first keys of the
- * directory) for the seats left. */
+ * directory) for the seats left. A house seat left to those keys must not
+ * get a key that also sits in another seat: one key would be both the
+ * player and the house (a session granted only agent1 starting dice on a
+ * gateway without --house), so that is refused with the fix. */
 static kd_err default_participants(kd_gateway *gw, const kd_gw_grant *g, const kd_episode_type *t,
                                    kd_participants *parts, char *why, size_t why_len)
 {
@@ -136,6 +139,19 @@ static kd_err default_participants(kd_gateway *gw, const kd_gw_grant *g, const k
         kd_err err = kd_gw_resolve_pubkey(gw, name, &parts->keys[s], why, why_len);
         if (err)
             return err;
+    }
+    for (size_t s = 0; s < need && s < 32; s++) {
+        if (!(t->house_seats & (1u << s)))
+            continue;
+        for (size_t o = 0; o < need; o++)
+            if (o != s && memcmp(parts->keys[o].bytes, parts->keys[s].bytes, KD_PUBKEY_LEN) == 0) {
+                kd_reject_write(why, why_len,
+                                "%s's house seat would get the key of seat %zu, so one key would be both the "
+                                "player and the house: start the gateway with --house NAME (make the key with "
+                                "kdapp keygen NAME), or name distinct participants",
+                                t->ops->type_name, o);
+                return KD_ERR_BAD_PARTICIPANTS;
+            }
     }
     parts->count = need;
     return KD_OK;

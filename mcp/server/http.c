@@ -575,7 +575,9 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char 
         *ret = refuse(h, c, MHD_HTTP_UNAUTHORIZED, NULL, KD_JSONRPC_INVALID_REQUEST, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                       auth != KD_HTTP_AUTH_MISSING ? "Bearer realm=\"mcp\", error=\"invalid_token\""
                                                    : "Bearer realm=\"mcp\"",
-                      "Unauthorized: %s", kd_http_auth_problem(auth));
+                      "Unauthorized: %s: send a token kdapp mcp printed at start (\"grant NAMES token T\" for a seat, "
+                      "or KDAPP_MCP_TOKEN) as Authorization: Bearer T; this gateway does no OAuth",
+                      kd_http_auth_problem(auth));
         return 1;
     }
     kd_http_class cls = token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED
@@ -633,23 +635,35 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char 
 
 /* Fills `a` with the refusal of a request whose session was not found
  * (KD_HTTP_UNKNOWN: 404) or is another token's (KD_HTTP_NOT_YOURS: 403). */
-static void session_refusal(answer *a, kd_http_lookup found, json_t *id)
+static void session_refusal(kd_mcp_http *h, const char *sid, answer *a, kd_http_lookup found, json_t *id)
 {
+    int shed = found == KD_HTTP_NOT_YOURS ? -1 : kd_http_session_shed_why(h, sid);
     if (found == KD_HTTP_NOT_YOURS)
         fail_with(a, MHD_HTTP_FORBIDDEN, id, KD_JSONRPC_INVALID_REQUEST, NULL, NULL, SESSION_NOT_YOURS_MSG);
+    else if (shed == 1) /* a token shared by more agents than its share: say so, and the fix */
+        fail_with(a, MHD_HTTP_NOT_FOUND, id, SESSION_NOT_FOUND, NULL, NULL,
+                  "Session not found: it was idle and was shed to make room for a new session of the same client "
+                  "(a client, one token from one address, holds at most %u sessions: "
+                  "KDAPP_MCP_SESSIONS_PER_CLIENT); send initialize for a new one, and give many agents tokens "
+                  "of their own or raise the share",
+                  h->max_sessions_per_client);
+    else if (shed == 0)
+        fail_with(a, MHD_HTTP_NOT_FOUND, id, SESSION_NOT_FOUND, NULL, NULL,
+                  "Session not found: it was idle and was shed to make room, the gateway holding its %u sessions "
+                  "(KDAPP_MCP_SESSIONS); send initialize for a new one",
+                  h->max_sessions);
     else
         fail_with(a, MHD_HTTP_NOT_FOUND, id, SESSION_NOT_FOUND, NULL, NULL, SESSION_NOT_FOUND_MSG);
 }
 
-static enum MHD_Result session_missing(const kd_mcp_http *h, struct MHD_Connection *c, const char *sid,
-                                       kd_http_lookup found)
+static enum MHD_Result session_missing(kd_mcp_http *h, struct MHD_Connection *c, const char *sid, kd_http_lookup found)
 {
     answer a = {0};
 
     if (sid == NULL)
         return refuse(h, c, MHD_HTTP_BAD_REQUEST, NULL, KD_JSONRPC_INVALID_REQUEST, NULL, NULL,
                       "Bad Request: the " H_SESSION " header is required");
-    session_refusal(&a, found, NULL);
+    session_refusal(h, sid, &a, found, NULL);
     return answer_send(h, c, &a);
 }
 
@@ -712,7 +726,7 @@ static void handle_post(kd_mcp_http *h, req *r)
 
     if (r->sid != NULL) {
         if ((found = kd_http_session_find(h, r->sid, r->who.token, &hs)) != KD_HTTP_FOUND) {
-            session_refusal(a, found, NULL);
+            session_refusal(h, r->sid, a, found, NULL);
             goto done;
         }
     } else if (m->kind == KD_JSONRPC_REQUEST && strcmp(m->method, "initialize") == 0) {

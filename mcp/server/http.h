@@ -197,7 +197,8 @@ typedef struct {
  * threads, the workers and a keepalive timer). Errors: KD_ERR_INVALID_ARG (bad address or option, an
  * empty or repeated token, or a non-loopback address without any token —
  * logged with the reason),
- * KD_ERR_NET (the address cannot be bound; logged with errno), KD_ERR_NOMEM.
+ * KD_ERR_EXISTS (the address is in use by another listener), KD_ERR_NET
+ * (the address cannot be bound otherwise; logged with errno), KD_ERR_NOMEM.
  * `srv` must outlive the transport.
  */
 kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd_mcp_http **out) KD_WARN_UNUSED;

@@ -86,9 +86,28 @@
 
 static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* 1 when a libmicrohttpd message only says that the client went away (a
+ * send after the peer closed or reset, a request cut short): a client that
+ * disconnects, as clients do after their answer or when they stop a
+ * stream, is no warning. */
+int kd_http_peer_gone(const char *msg)
+{
+    static const char *const gone[] = {
+        "Failed to send",   /* the headers, body, chunked body or footers: the peer closed */
+        "closed by remote", /* "Connection was closed by remote side with incomplete request." */
+        "forcibly closed by remote peer",
+        "Connection socket is closed",
+    };
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+        if (strstr(msg, gone[i]))
+            return 1;
+    return 0;
+}
+
 /* libmicrohttpd's messages. One arrives per refused connection at the
  * connection limit, under libmicrohttpd's own lock: limited, and taking
- * only the limiter's leaf lock. */
+ * only the limiter's leaf lock. A client that went away is logged at
+ * debug level only. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     kd_mcp_http *h = cls;
@@ -101,8 +120,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
         line[--n] = '\0';
     /* A client that goes away mid-request is no fault of ours, nor is a
      * connection we closed at its deadline or to make room (http_conns.c) */
-    KD_LOG_LIMITED(&h->log_mhd, strstr(line, "connection closure") != NULL ? KD_LOG_DEBUG : KD_LOG_WARN, "mcp",
-                   "http (libmicrohttpd): %s", line);
+    if (kd_http_peer_gone(line) || strstr(line, "connection closure") != NULL)
+        KD_LOG_D("mcp", "http (libmicrohttpd): %s (the client went away, or was closed)", line);
+    else
+        KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
 }
 
 /* Parses the bind address; sets loopback. 0, or -1 when not an address. */
@@ -338,8 +359,9 @@ kd_err kd_mcp_http_start(kd_mcp_server *srv, const kd_mcp_http_options *opts, kd
     if ((err = kd_http_pool_start(o.max_workers ? o.max_workers : DEFAULT_WORKERS, &h->pool)) != KD_OK)
         goto fail_sync;
     if ((fd = listen_on(&ss, sslen, &h->port)) < 0) {
-        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(errno));
-        err = KD_ERR_NET;
+        int e = errno;
+        KD_LOG_E("mcp", "http: cannot listen on %s port %u: %s", o.bind_address, o.port, strerror(e));
+        err = e == EADDRINUSE ? KD_ERR_EXISTS : KD_ERR_NET; /* in use: the caller names the fix */
         goto fail_pool;
     }
     if ((err = kd_http_timer_start(h)) != KD_OK)

@@ -81,6 +81,7 @@
 #include "mcp/server/http.h"
 
 #define KD_HTTP_SESSION_ID_HEX 64 /* 32 random bytes */
+#define KD_HTTP_SHED_KEPT 64      /* shed sessions remembered, to say why they answer 404 */
 
 typedef struct kd_http_stream kd_http_stream;               /* an open GET stream */
 typedef struct kd_http_events_stream kd_http_events_stream; /* a GET on events_path */
@@ -187,6 +188,12 @@ kd_err kd_http_pool_submit(kd_http_pool *p, kd_http_job *job) KD_WARN_UNUSED;
  * pool. NULL is a no-op. */
 void kd_http_pool_stop(kd_http_pool *p);
 
+/* ---- libmicrohttpd's messages (http_daemon.c) -------------------------- */
+
+/* 1 when a libmicrohttpd message only says the client went away (logged
+ * at debug level, not as a warning). */
+int kd_http_peer_gone(const char *msg);
+
 /* ---- connections: per address, per class, deadlines (http_conns.c) -- */
 
 typedef struct kd_http_peer kd_http_peer;
@@ -292,6 +299,12 @@ struct kd_mcp_http {
     kd_http_client *clients;            /* h->lock: clients holding sessions or streams */
     kd_http_stream_base *streams_head;  /* h->lock: every open stream, oldest first */
     kd_http_stream_base *streams_tail;
+    /* h->lock: the ids of the sessions shed last, so that their next
+     * request says why (KD_HTTP_SHED_KEPT, by shed_next % KD_HTTP_SHED_KEPT),
+     * and whether the client's own share (1) or the full table (0) shed it */
+    char shed_ids[KD_HTTP_SHED_KEPT][KD_HTTP_SESSION_ID_HEX + 1];
+    unsigned char shed_own[KD_HTTP_SHED_KEPT];
+    unsigned shed_next;
 
     pthread_mutex_t conns_lock; /* a leaf: the tables below (http_conns.c) */
     kd_http_peer *peers;        /* addresses holding connections */
@@ -402,6 +415,10 @@ void kd_http_session_publish(kd_http_session *hs);
  * when no live session has the id; KD_HTTP_NOT_YOURS when it belongs to
  * another token (the session is left untouched). */
 kd_http_lookup kd_http_session_find(kd_mcp_http *h, const char *id, int owner, kd_http_session **out) KD_WARN_UNUSED;
+/* Why session `id` answers 404 when it was shed to make room lately: 1
+ * for its client's share (max_sessions_per_client), 0 for the full table;
+ * -1 when it was not shed (it ended, expired or never existed). */
+int kd_http_session_shed_why(kd_mcp_http *h, const char *id);
 /* Releases a reference from create or find (busy is dropped too). */
 void kd_http_session_release(kd_http_session *hs, int was_busy);
 /* Ends the session (DELETE) when it belongs to `owner`: KD_HTTP_FOUND

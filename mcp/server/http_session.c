@@ -235,6 +235,9 @@ static kd_http_client *reserve_locked(kd_mcp_http *h, const kd_http_client_key *
             return NULL;
         }
         *shed_from = victim->client->key;
+        unsigned slot = h->shed_next++ % KD_HTTP_SHED_KEPT;
+        memcpy(h->shed_ids[slot], victim->id, sizeof h->shed_ids[slot]);
+        h->shed_own[slot] = (unsigned char)(mine != 0);
         end_locked(h, victim);
         victim->next = *dropped;
         *dropped = victim;
@@ -247,6 +250,20 @@ static kd_http_client *reserve_locked(kd_mcp_http *h, const kd_http_client_key *
     h->n_sessions++;
     cl->sessions++;
     return cl;
+}
+
+int kd_http_session_shed_why(kd_mcp_http *h, const char *id)
+{
+    int why = -1;
+
+    if (id == NULL || strlen(id) != KD_HTTP_SESSION_ID_HEX)
+        return -1;
+    pthread_mutex_lock(&h->lock);
+    for (unsigned i = 0; i < KD_HTTP_SHED_KEPT && why < 0; i++)
+        if (h->shed_ids[i][0] != '\0' && strcmp(h->shed_ids[i], id) == 0)
+            why = h->shed_own[i];
+    pthread_mutex_unlock(&h->lock);
+    return why;
 }
 
 kd_err kd_http_session_create(kd_mcp_http *h, const kd_http_client_key *who, kd_http_session **out, int *per_client)

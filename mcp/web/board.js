@@ -1,6 +1,9 @@
 /* board.js: one episode at /episodes/{id}: its board (drawn by the type's
  * renderer, /types/<type>.js, when the type has one, else the type's text
- * board), whose turn it is, the digest and log position the view reflects,
+ * board) with the rule in force and a legend of its marks (as the renderer
+ * tells them), the type's rules, whose turn it is or how it ended in words, the position the view reflects (the log entry
+ * that changed the episode last, and the block height then) with the
+ * digest after that position,
  * and the updates seen since the page opened, drawn from the events of
  * /api/events as they come. */
 "use strict";
@@ -38,17 +41,26 @@
       }
     }
     document.getElementById("board").replaceChildren(kdapp.board(v, last, j.text));
+    document.getElementById("loading").hidden = true;
+    const rule = document.getElementById("rule");
+    rule.textContent = kdapp.rule(v);
+    rule.hidden = !rule.textContent;
+    const legend = kdapp.legend(v);
+    document.getElementById("legend").replaceChildren(...(legend ? [legend] : []));
+    const rules = document.getElementById("rules");
+    rules.hidden = !j.rules;
+    document.getElementById("rules-title").textContent = j.title || v.type;
+    document.getElementById("rules-text").textContent = j.rules || "";
     const dl = document.getElementById("facts");
     dl.replaceChildren();
-    fact(dl, "turn", kdapp.turn(v));
+    fact(dl, "status", kdapp.turn(v));
     const moves = kdapp.lastMoves(v);
     if (moves.length) fact(dl, moves.length > 1 ? "last moves" : "last move", moves.join(" "));
-    fact(dl, "status", v.status || v.phase);
-    if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
+    if (v.move_count !== undefined) fact(dl, "moves", v.move_count + " (commands applied, duties included)");
     fact(dl, "last event", v.last_event);
-    fact(dl, "log seq", v.log_seq);
-    fact(dl, "digest", v.digest);
-    fact(dl, "block", v.block_hash);
+    fact(dl, "position", kdapp.position(v));
+    fact(dl, "digest there", v.digest);
+    fact(dl, "block hash", v.block_hash);
     last = v;
     proofLink(j.audit);
   }
@@ -82,8 +94,9 @@
   function noteUpdate(v) {
     const moves = v.last_event === "command" ? kdapp.lastMoves(v) : []; /* a rollback names no move */
     const count = v.move_count === undefined ? "" : ", " + v.move_count + (v.move_count === 1 ? " move" : " moves");
-    const li = kdapp.el("li", null, "log seq " + v.log_seq + ": " + v.last_event + (moves.length ? " " + moves[moves.length - 1] : "") + count + ", " + kdapp.turn(v));
+    const li = kdapp.el("li", null, "log entry " + v.log_seq + ": " + v.last_event + (moves.length ? " " + moves[moves.length - 1] : "") + count + ", " + kdapp.turn(v));
     const ol = document.getElementById("updates");
+    document.getElementById("updates-title").hidden = false;
     ol.insertBefore(li, ol.firstChild);
     while (ol.children.length > 20) ol.removeChild(ol.lastChild);
   }

@@ -13,7 +13,8 @@
     const id = kdapp.el("td");
     id.appendChild(a);
     tr.appendChild(id);
-    for (const v of [e.type, e.seats, e.status || e.phase, e.move_count ?? "", e.log_seq]) tr.appendChild(kdapp.el("td", null, v));
+    const status = e.phase === "in_progress" ? kdapp.words(e.status || e.phase) : kdapp.words(e.status && e.status !== e.phase ? e.status : e.phase);
+    for (const v of [e.type, e.seats, status, e.move_count ?? "", e.log_seq]) tr.appendChild(kdapp.el("td", null, v));
     return tr;
   }
 
@@ -21,6 +22,7 @@
     try {
       const j = await kdapp.getJSON("/api/episodes");
       body.replaceChildren(...j.episodes.map(row));
+      document.getElementById("loading").hidden = true;
       document.getElementById("empty").hidden = j.episodes.length > 0;
       kdapp.showError("");
     } catch (e) {
@@ -32,5 +34,6 @@
   kdapp.follow((name, data) => {
     if (name === "view") changed = new Set([data.episode_id]);
     load();
+    document.dispatchEvent(new CustomEvent("kdapp-episodes")); /* ratings.js reloads */
   });
 })();

@@ -65,14 +65,19 @@
     document.getElementById("title").textContent = "episode " + v.episode_id + " (" + v.type + "): " + kdapp.turn(v);
     showError(sc.legal === false ? "refused: " + (sc.error || sc.error_code || "illegal") : "");
     document.getElementById("board").replaceChildren(kdapp.board(v, last, textOf(result)));
+    const rule = document.getElementById("rule");
+    rule.textContent = kdapp.rule(v);
+    rule.hidden = !rule.textContent;
+    const legend = kdapp.legend(v);
+    document.getElementById("legend").replaceChildren(...(legend ? [legend] : []));
     const dl = document.getElementById("facts");
     dl.replaceChildren();
-    fact(dl, "status", v.status || v.phase);
+    fact(dl, "status", kdapp.turn(v));
     const moves = kdapp.lastMoves(v);
     if (moves.length) fact(dl, moves.length > 1 ? "last moves" : "last move", moves.join(" "));
     if (v.move_count !== undefined) fact(dl, "moves", v.move_count);
-    fact(dl, "log seq", v.log_seq);
-    fact(dl, "digest", String(v.digest || "").slice(0, 16) + "…");
+    fact(dl, "position", kdapp.position(v));
+    fact(dl, "digest there", String(v.digest || "").slice(0, 16) + "…");
     last = v;
   }
 

@@ -105,13 +105,15 @@ async function watch(uri) {
   return st;
 }
 
-/** Runs f() and checks it answered within a generous bound (it takes milliseconds). */
-async function timed(what, f) {
-  const t = Date.now();
-  const r = await f();
-  const ms = Date.now() - t;
-  assert.ok(ms < 5000, `${what} answered in ${ms} ms`);
-  return r;
+/** Runs f(): it must be answered (a locked-out call fails, or meets the
+ * client's request timeout). How fast is a benchmark's question, never a
+ * test's (kdapp bench --only mcp prints it). */
+async function served(what, f) {
+  try {
+    return await f();
+  } catch (e) {
+    throw new Error(`${what} was not served: ${e.message}`);
+  }
 }
 
 test('hundreds of half-open connections lock no agent out and time out; a quiet stream lives on',
@@ -127,10 +129,10 @@ test('hundreds of half-open connections lock no agent out and time out; a quiet 
 
     // Every call is served beside them.
     for (let i = 0; i < 5; i++) {
-      await timed(`list ${i}`, () => call(client, 'kdapp_list_episodes'));
-      await timed(`state ${i}`, () => call(client, 'kdapp_get_episode_state', { episode_id: id }));
+      await served(`list ${i}`, () => call(client, 'kdapp_list_episodes'));
+      await served(`state ${i}`, () => call(client, 'kdapp_get_episode_state', { episode_id: id }));
     }
-    await timed('a new session', async () => {
+    await served('a new session', async () => {
       const c = await httpClient(gw.url, 'late', gw.token);
       await c.ping();
       await c.close();
@@ -145,7 +147,7 @@ test('hundreds of half-open connections lock no agent out and time out; a quiet 
     assert.ok(openMs > TIMEOUT_S * 1000, `the stream has been open ${openMs} ms`);
     assert.equal(stream.ended, false, 'the quiet event stream is still open');
     assert.ok(/: keepalive/.test(stream.text), `it carried keepalives:\n${stream.text}`);
-    await timed('a move', () => play(client, id, GAME[0]));
+    await served('a move', () => play(client, id, GAME[0]));
     await stream.signal.until(() => stream.text.includes('notifications/resources/updated'),
       'the stream to deliver the update');
     assert.ok(stream.text.includes(uri));

@@ -38,8 +38,8 @@ after(async () => {
 /** Waits until the page's facts say it reflects log position `seq`. */
 function waitForSeq(page, seq) {
   return page.waitForFunction((want) => {
-    const dt = [...document.querySelectorAll('#facts dt')].find((d) => d.textContent === 'log seq');
-    return dt && dt.nextElementSibling.textContent === String(want);
+    const dt = [...document.querySelectorAll('#facts dt')].find((d) => d.textContent === 'position');
+    return dt && dt.nextElementSibling.textContent.startsWith('log entry ' + want + ',');
   }, { timeout: 10000 }, seq);
 }
 
@@ -73,6 +73,7 @@ test('a move through MCP appears on the open page; a reorg brings the evicted ma
   const page = await watchedPage(browser);
   await page.goto(`${gw.base}/episodes/${id}`);
   await page.waitForSelector('#drawn .cell');
+  assert.equal(await page.$eval('#updates-title', (e) => e.hidden), true, 'no heading over no updates');
   // every board the page draws, as it draws it (a rollback is soon followed by the re-included move)
   await page.evaluate(() => {
     window.drawnBoards = [];
@@ -92,6 +93,16 @@ test('a move through MCP appears on the open page; a reorg brings the evicted ma
     assert.deepEqual((await drawnBoard(page)).tokens, expectedBoard(v), `move ${v.move_count} is drawn`);
   }
   assert.equal(v.board[0][0], 0, 'move 7 evicted X(0,0)');
+  // the page says the rule in force in words, and what its marks mean
+  const n = v.next_to_remove;
+  assert.equal(await page.$eval('#rule', (e) => e.textContent),
+    `at most ${CAP} marks; ${n.player} at (${n.row},${n.col}) goes next (three in a row wins; no draw)`);
+  const legend = await page.$$eval('#legend dd', (dds) => dds.map((d) => d.textContent));
+  assert.deepEqual(legend, ['the last move', 'a winning line', 'the mark the next move removes (the oldest)',
+    'a mark gone: removed by the cap, or its move undone by a reorg', 'a mark back on the board after a rollback']);
+  const swatches = await page.$$eval('#legend dt .cell', (cs) => cs.map((c) => c.className));
+  assert.deepEqual(swatches, ['cell last', 'cell win', 'cell fade', 'cell gone', 'cell back'], 'each drawn as the board draws it');
+  assert.equal(await page.$eval('#loading', (e) => e.hidden), true, 'the loading line is gone');
   const afterMoves = await page.evaluate(() => window.drawnBoards.length);
 
   const reorg = await call(client, 'kdapp_simulate_reorg', { depth: 1 });
@@ -375,8 +386,17 @@ test('the games of chance are drawn: dice, roulette (bets and the winning pocket
     const face = (c) => c.slice(0, -1) + { S: '♠', H: '♥', D: '♦', C: '♣' }[c.slice(-1)];
     assert.deepEqual(drawn.hand, pl.hands[0].cards.map(face), 'the hand drawn as cards');
     assert.equal(drawn.dealer, pl.dealer.cards.length, "the dealer's cards");
-    const total = (h) => `${h.soft ? 'soft ' : ''}${h.total}`;
+    const total = (h) => (h.cards.length === 2 && h.total === 21 ? 'blackjack' : `${h.soft ? 'soft ' : ''}${h.total}`);
     assert.deepEqual(drawn.totals, [total(pl.dealer), total(pl.hands[0])], 'the totals of the dealer and the hand');
+    // a two-card 21 is labelled blackjack, not soft 21 (a split hand's is not a blackjack)
+    const labels = await p.evaluate((view) => {
+      const pl0 = view.players[0];
+      const bj = { ...pl0, await: 'idle', hands: [{ cards: ['AS', 'KD'], total: 21, soft: true, bet: 10, doubled: false, outcome: 'blackjack' }] };
+      const split = { ...bj, hands: [bj.hands[0], { ...bj.hands[0], cards: ['AH', 'QC'] }] };
+      const t = (pv) => [...kdapp.renderers.blackjack({ ...view, players: [pv] }).querySelectorAll('.hand .total')].map((e) => e.textContent);
+      return { one: t(bj), split: t(split) };
+    }, v);
+    assert.deepEqual(labels, { one: ['blackjack'], split: ['soft 21', 'soft 21'] });
     assert.match(drawn.text, new RegExp(`shoe ${v.shoe.left} of ${v.shoe.of} cards`));
     assert.match(drawn.text, pl.await === 'player' ? /player1 to act/ : /player1 to bet/);
   });
@@ -411,6 +431,10 @@ test('sea battle: both seas with their shots; a fleet only in its own seat\'s vi
     assert.deepEqual(seas[1].cells.filter((c) => c === 'sunk' || c === 'hit').sort(), ['hit', 'sunk', 'sunk'], "red's sunk ship and the hit");
     assert.deepEqual(v.sunk.red, [two.id]);
     assert.equal(await p.$$eval('#drawn .ship', (c) => c.length), 0, 'the public page shows no fleet');
+    // the legend says what each mark of the seas means, each drawn as the seas draw it
+    const legend = await p.$$eval('#legend dt', (dts) => dts.map((dt) => [dt.querySelector('.cell').className, dt.nextElementSibling.textContent]));
+    assert.deepEqual(legend, [['cell water', 'water not shot at'], ['cell miss', 'a miss'], ['cell hit', 'a hit'],
+      ['cell sunk', 'a cell of a sunk ship'], ['cell pending', 'a shot waiting for its answer']]);
   });
   // the renderer draws a seat's own fleet in that seat's own (granted) view, on its own sea only
   const own = (await call(client, 'kdapp_get_episode_state', { episode_id: id, player: 'blue' })).structuredContent;
@@ -423,4 +447,62 @@ test('sea battle: both seas with their shots; a fleet only in its own seat\'s vi
   assert.equal(ships[1], '.'.repeat(100), "never on red's");
   assert.equal(await page.$$eval('#drawn .ship', (c) => c.length), 0, 'and still no fleet on the public page');
   await page.close();
+});
+
+test('the page says how a game ended in words, and marks a winning line and a checkmated king', { timeout: 30000 }, async () => {
+  const page = await watchedPage(browser);
+  await page.goto(`${gw.base}/`);
+  await page.waitForFunction(() => typeof kdapp !== 'undefined');
+  for (const src of ['/types/tictactoe.js', '/types/fourinarow.js', '/types/chess.js']) await page.addScriptTag({ url: `${gw.base}${src}` });
+  const got = await page.evaluate(() => {
+    const base = { episode_id: 1, deleted: false, last_event: 'command', seats: ['X', 'O'] };
+    const wins = (t) => [...t.querySelectorAll('.win')].map((c) => c.dataset.row + ',' + c.dataset.col);
+    const ttt = { ...base, type: 'tictactoe', phase: 'won', winner: 1, to_move: null, status: 'o_won', cap: null,
+      board: [[2, 1, 1], [2, 1, 0], [2, 0, 0]], recent_moves: [], next_to_remove: null };
+    const fiar = { ...base, type: 'fourinarow', seats: ['red', 'yellow'], phase: 'won', winner: 0, to_move: null, status: 'red_won',
+      last_column: 3, board: [[0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0],
+        [2, 2, 2, 0, 0, 0, 0], [1, 1, 1, 1, 0, 0, 0]] };
+    const mate = { ...base, type: 'chess', seats: ['white', 'black'], phase: 'won', winner: 1, to_move: null, status: 'checkmate',
+      check: true, current: 'white', fen: 'rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3', last_move: { uci: 'd8h4', san: 'Qh4#' } };
+    const mated = [...kdapp.renderers.chess(mate).querySelectorAll('.mated')].map((c) => c.dataset.row + ',' + c.dataset.col + c.textContent);
+    return {
+      words: [kdapp.turn(ttt), kdapp.turn(fiar), kdapp.turn(mate), kdapp.turn({ ...base, phase: 'draw', winner: null, status: 'stalemate' }),
+        kdapp.turn({ ...base, phase: 'won', winner: 0, seats: ['player', 'house'], status: 'house_forfeit' })],
+      ttt: wins(kdapp.renderers.tictactoe(ttt, null)), fiar: wins(kdapp.renderers.fourinarow(fiar, null)), mated,
+      rule: kdapp.rule(mate), classic: kdapp.rule(ttt),
+    };
+  });
+  assert.deepEqual(got.words, ['O won', 'red won', 'black won (checkmate)', 'a draw (stalemate)', 'player won (house forfeit)'], 'no code words');
+  assert.deepEqual(got.ttt, ['0,0', '1,0', '2,0'], "O's column is marked");
+  assert.deepEqual(got.fiar, ['5,0', '5,1', '5,2', '5,3'], 'the four in a row is marked');
+  assert.deepEqual(got.mated, ['7,4♚'], "white's king on e1 is marked checkmated");
+  assert.equal(got.rule, 'checkmate: the king in check has no move out of it');
+  assert.equal(got.classic, 'classic: three in a row wins; a full board is a draw');
+  assert.deepEqual(page.problems, [], 'the page logs no error');
+  await page.close();
+});
+
+test('the ratings table on / follows a finished game, as kdapp_get_ratings says', { timeout: 60000 }, async () => {
+  const page = await watchedPage(browser);
+  await page.goto(`${gw.base}/`);
+  await page.waitForSelector('#ratings');
+  const before = (await call(client, 'kdapp_get_ratings')).structuredContent.ratings;
+  const id = (await call(client, 'kdapp_start_episode', { type: 'tictactoe', participants: ['agent1', 'agent2'] }))
+    .structuredContent.episode_id;
+  for (const [row, col, player] of [[0, 0, 'X'], [1, 0, 'O'], [0, 1, 'X'], [1, 1, 'O'], [0, 2, 'X']]) {
+    const r = await call(client, 'kdapp_execute_command', move(id, { row, col, player }));
+    assert.equal(r.structuredContent.legal, true, r.content[0].text);
+  }
+  const want = (await call(client, 'kdapp_get_ratings')).structuredContent.ratings;
+  assert.notDeepEqual(want, before, 'the finished game changed the ratings');
+  const rows = want.map((e) => [e.type, e.key.slice(0, 16) + '…', String(e.rating), String(e.games), String(e.wins),
+    String(e.draws), String(e.losses)]);
+  await page.waitForFunction((n, first) => {
+    const trs = document.querySelectorAll('#ratings tbody tr');
+    return trs.length === n && trs[0].children[2].textContent === first;
+  }, { timeout: 10000 }, rows.length, rows[0][2]);
+  const drawn = await page.$$eval('#ratings tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(drawn, rows, 'the table is the tool\'s answer');
+  assert.equal(await page.$eval('#ratings-empty', (p) => p.hidden), true);
+  await screenshot(page, 'ratings');
 });

@@ -22,12 +22,19 @@ The rule, for every *.md under SOURCE_DIR (no .git, node_modules, build*):
 - `<!-- doc-test: run -->` on the line before a block *runs* the block:
   bash -e in a fresh scratch directory where build/bin is the binaries'
   directory, proto/, tests/ and tools/ are the repository's, `kdapp` is
-  on PATH, with a private XDG_RUNTIME_DIR, so the
+  on PATH, with a private XDG_RUNTIME_DIR (in /tmp: a socket's path
+  holds 107 bytes, and the scratch directory may be deep), so the
   default ./kdapp-data is new; it must exit 0 within 300 s; jobs it puts
   in the background are ended when it finishes. Its commands are checked
   as above too.
 - `<!-- doc-test: skip REASON -->` on the line before a block skips it;
   the reason is printed.
+- `<!-- doc-test: run -->` on the line before a Markdown table marks its
+  rows as commands: each code span of a row that starts with `kdapp` is a
+  command, checked as above. `doc_commands.py --tables SOURCE_DIR` runs
+  them instead of the blocks: each row as a block of its own (in its own
+  scratch directory, within 300 s), two rows at a time (the table of
+  `kdapp play` commands for every type: tools/README.md).
 
 The subcommand table of the front page (rows starting `| \\`kdapp NAME`)
 is checked too: `kdapp NAME --help` must exit 0, every --flag the row
@@ -36,6 +43,7 @@ with), and every subcommand `kdapp --help` lists must have its row.
 
 Prints each failure as FILE:LINE: command: why, and exits 1 on any.
 """
+import concurrent.futures
 import os
 import re
 import shlex
@@ -51,6 +59,7 @@ SHELL_INFO = {"sh", "bash", "shell", "console", ""}
 ANNOTATION = re.compile(r"^\s*<!--\s*doc-test:\s*(run|skip)\b\s*(.*?)\s*-->\s*$")
 OPERATORS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>", "2>&1", "&>"}
 ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
 def blocks(path):
@@ -70,6 +79,26 @@ def blocks(path):
             i += 1
         i += 1
         yield start + 1, m.group(2), (ann.group(1), ann.group(2)) if ann else None, body
+
+
+def tables(path):
+    """(first line number, [(line number, [command text])]) for each table
+    annotated `run`: the code spans of each body row that start with kdapp."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i = 0
+    while i < len(lines):
+        ann = ANNOTATION.match(lines[i])
+        if not (ann and ann.group(1) == "run" and i + 1 < len(lines) and lines[i + 1].lstrip().startswith("|")):
+            i += 1
+            continue
+        start, rows = i + 2, []
+        i += 1
+        while i < len(lines) and lines[i].lstrip().startswith("|"):
+            spans = [c for c in CODE_SPAN.findall(lines[i]) if re.match(r"^(kdapp|nim_kdapp) ", c)]
+            if spans:
+                rows.append((i + 1, spans))
+            i += 1
+        yield start, rows
 
 
 def commands(start, body):
@@ -142,8 +171,10 @@ def run_block(body, bindir, scratch):
     os.symlink(bindir, os.path.join(work, "build", "bin"))
     for d in ("proto", "tests", "tools"):  # what a block may name by its path in the repository
         os.symlink(os.path.abspath(os.path.join(SOURCE, d)), os.path.join(work, d))
-    run = os.path.join(work, ".run")
-    os.mkdir(run, 0o700)
+    # The runtime directory holds the default ipc:// sockets, whose paths a
+    # socket address limits to 107 bytes: in /tmp, not under the scratch
+    # directory, so the suite passes from a clone however deep.
+    run = tempfile.mkdtemp(prefix="kd-doc.", dir="/tmp")
     env = dict(os.environ, XDG_RUNTIME_DIR=run, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     for k in ("KDAPP_DATA", "KDAPP_KEYS"):
         env.pop(k, None)
@@ -153,25 +184,74 @@ def run_block(body, bindir, scratch):
                            capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "the block did not finish within 300 s"
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
     if p.returncode != 0:
         tail = "\n    ".join((p.stdout + p.stderr).strip().split("\n")[-8:])
         return "the block exited %d; its last lines:\n    %s" % (p.returncode, tail)
     return None
 
 
+def run_tables(bindir, scratch):
+    """--tables: runs every row of the annotated tables; the failures."""
+    jobs = []
+    for f in md_files(SOURCE):
+        rel = os.path.relpath(f, SOURCE)
+        for start, rows in tables(f):
+            if not rows:
+                jobs.append(("%s:%d" % (rel, start), None))
+            for num, spans in rows:
+                jobs.append(("%s:%d" % (rel, num), spans))
+
+    def one(job):
+        where, spans = job
+        if spans is None:
+            return "%s: a table marked run has no kdapp command" % where
+        why = run_block(spans, bindir, scratch)
+        print("%s: ran %s: %s" % (where, " && ".join(spans), "ok" if not why else "FAILED"), flush=True)
+        return "%s: %s" % (where, why) if why else None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        failures = [x for x in pool.map(one, jobs) if x]
+    return failures, len(jobs)
+
+
 def main():
     global SOURCE
-    if len(sys.argv) != 2 or not os.environ.get("KDAPP"):
-        sys.exit("usage: KDAPP=path/to/kdapp doc_commands.py SOURCE_DIR")
-    SOURCE = sys.argv[1]
+    args = sys.argv[1:]
+    only_tables = args[:1] == ["--tables"]
+    if only_tables:
+        args = args[1:]
+    if len(args) != 1 or not os.environ.get("KDAPP"):
+        sys.exit("usage: KDAPP=path/to/kdapp doc_commands.py [--tables] SOURCE_DIR")
+    SOURCE = args[0]
     bindir = os.path.dirname(os.path.abspath(os.environ["KDAPP"]))
     base = os.environ.get("KD_TEST_TMP") or tempfile.gettempdir()
     scratch = tempfile.mkdtemp(prefix="doc_commands.", dir=base)
     os.mkdir(os.path.join(scratch, "run"), 0o700)
     failures, checked, ran = [], 0, 0
+    if only_tables:
+        try:
+            failures, ran = run_tables(bindir, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        for x in failures:
+            print(x)
+        if failures:
+            sys.exit("doc_commands --tables: %d of %d table rows fail" % (len(failures), ran))
+        print("doc_commands --tables: %d table rows run" % ran)
+        return
     try:
         for f in md_files(SOURCE):
             rel = os.path.relpath(f, SOURCE)
+            for start, rows in tables(f):
+                for num, spans in rows:
+                    for span in spans:
+                        for _, argv in commands(num, [span]):
+                            checked += 1
+                            why = check_command(argv, bindir, scratch)
+                            if why:
+                                failures.append("%s:%d: %s: %s" % (rel, num, " ".join(argv), why))
             for start, info, ann, body in blocks(f):
                 if info not in SHELL_INFO:
                     continue

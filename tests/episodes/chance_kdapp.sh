@@ -53,7 +53,7 @@ JSONL
 "$KDAPP" feed --data "$data" "$T/chance.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
 log=$("$KDAPP" log --data "$data")
 [ "$(grep -o bad_proof <<<"$log" | wc -l)" = 2 ] || fail "the log stores bad_proof for both cheats: $log"
-grep -q deadline_not_passed <<<"$log" || fail "the log stores deadline_not_passed"
+grep -q too_early <<<"$log" || fail "the log stores too_early"
 "$KDAPP" verify --data "$data" >/dev/null || fail "verify"
 for id in 1 2 3; do "$KDAPP" show --data "$data" --json $id >"$T/show$id.json"; done
 tr -d ' \n' <"$T/show3.json" | grep -q '"chips":1350,' || fail "episode 3: 990 + 10 x 36 after the claim: $(cat "$T/show3.json")"
@@ -71,7 +71,7 @@ grep -q 'return to player: 1543/1600 = 96.4375%' <<<"$text" || fail "show prints
 for type in roulette slots; do
   "$KDAPP" sim --type $type --steps 300 --seed 1 >"$T/sim.out" || fail "sim $type: $(tail -5 "$T/sim.out")"
   grep -q 'mismatches *0' "$T/sim.out" || fail "sim $type mismatches: $(cat "$T/sim.out")"
-  "$KDAPP" play --data "$T/play-$type" --type $type --seat player=random --seat house=random --seed 2 \
+  "$KDAPP" play --data "$T/play-$type" --type $type --seed 2 \
     --params '{"max_rounds": 4}' >"$T/play.out" || fail "play $type: $(cat "$T/play.out")"
   grep -q 'house (its key.s holder, the gateway) pays what it owes' "$T/play.out" || fail "play $type: the house paid"
   grep -Eq 'spin [1-4] of 4, (finished|broke)' "$T/play.out" || fail "play $type ended: $(tail -20 "$T/play.out")"

@@ -68,7 +68,7 @@ JSONL
 "$KDAPP" feed --data "$data" "$T/dice.jsonl" >"$T/feed.out" || fail "feed: $(cat "$T/feed.out")"
 log=$("$KDAPP" log --data "$data")
 [ "$(grep -c bad_proof <<<"$log")" = 2 ] || fail "the log stores bad_proof twice (a cheat, the R1 replay): $log"
-grep -q deadline_not_passed <<<"$log" || fail "the log stores the code deadline_not_passed"
+grep -q too_early <<<"$log" || fail "the log stores the code too_early"
 # B8: a hand-made creation with reveal_timeout 1 is refused by the rules
 # (not only by the JSON), naming the floor; the same with 100 is taken
 grep -q '\[2:bad_params\]' <<<"$log" || fail "B8: the log stores bad_params for it: $log"
@@ -96,7 +96,7 @@ grep -q '#2 2d20+5: \[' <<<"$text" || fail "show renders the rolls: $text"
 grep -q 'mismatches *0' "$T/sim.out" || fail "sim mismatches: $(cat "$T/sim.out")"
 
 # --- a random player through the MCP gateway; the house (the gateway's key) reveals by itself
-"$KDAPP" play --data "$T/play" --type dice --seat player=random --seat house=random --seed 2 \
+"$KDAPP" play --data "$T/play" --type dice --seed 2 \
   --params '{"max_rolls": 5}' >"$T/play.out" || fail "play: $(cat "$T/play.out")"
 grep -q 'dice: 5 of 5 rolls, finished' "$T/play.out" || fail "play: five rolls revealed: $(cat "$T/play.out")"
 grep -q 'house (its key.s holder, the gateway) pays what it owes' "$T/play.out" || fail "play: the house paid"

@@ -130,7 +130,7 @@ Test(dice, every_refusal_has_its_rule_code)
     chance_reveal_text(g.seed, 1, ask, text, sizeof text);
     cr_expect(strstr(text, "reveal"), "the honest proof is made from the same helper");
     /* the deadline: asked at 100, timeout 100 */
-    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "deadline_not_passed");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "too_early");
     cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 200, &rej), KD_OK, "%s", rej.detail);
     kd_game_status st = kd_dice_type.status(s);
     cr_expect_eq(st.phase, KD_PHASE_WON);

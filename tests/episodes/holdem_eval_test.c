@@ -99,6 +99,29 @@ Test(holdem_eval, each_category_and_its_edges)
     cr_expect_str_eq(text, "two pair 9 7 3");
 }
 
+/* Each category's text names its deciding ranks, exactly as many as the
+ * value packs (trips: the rank and two kickers, no fourth). */
+Test(holdem_eval, every_category_text_names_its_deciding_ranks)
+{
+    static const struct {
+        const char *hand, *text;
+    } cases[] = {
+        {"Ac Kd 9h 7s 5c 3d 2h", "high card A K 9 7 5"},   {"Ac Ad 9h 7s 5c 3d 2h", "pair A 9 7 5"},
+        {"Ac Ad 9h 9s 5c 3d 2h", "two pair A 9 5"},        {"3c 3d 3h Ks Jc 2d 2h", "full house 3 2"},
+        {"3c 3d 3h Ks Jc 2d 5h", "three of a kind 3 K J"}, {"9c Td Jh Qs Kc 3d 2h", "straight K"},
+        {"Ac Kc 9c 7c 5c 3d 2h", "flush A K 9 7 5"},       {"Ac Ad Ah 9s 9c 3d 2h", "full house A 9"},
+        {"Ac Ad Ah As 9c 3d 2h", "four of a kind A 9"},    {"9c Tc Jc Qc Kc 3d 2h", "straight flush K"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t c[7];
+        size_t n;
+        char text[48];
+        cards_of(cases[i].hand, c, &n);
+        kd_hm_value_text(kd_hm_eval(c, n), text, sizeof text);
+        cr_expect_str_eq(text, cases[i].text, "%s", cases[i].hand);
+    }
+}
+
 Test(holdem_eval, card_names)
 {
     char name[3];

@@ -471,6 +471,9 @@ Test(holdem, key_withheld_past_its_deadline_loses)
     cr_expect_eq(g.state.phase, KD_HM_OVER);
     cr_expect_eq(g.state.winner, 0);
     cr_expect_eq(g.state.cheats, 2u);
+    cr_expect_eq(g.state.end, KD_HM_END_CHEAT);
+    cr_expect_eq(kd_holdem_type.seat_result(&g.state, 1), KD_RESULT_CHEAT, "ratings count the withheld key as a loss");
+    cr_expect_eq(kd_holdem_type.seat_result(&g.state, 0), KD_RESULT_WIN);
     hm_expect_rule(hm_bet(&g, 0, CALL, 0, &rej), &rej, "game_over");
 }
 

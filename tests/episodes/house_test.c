@@ -131,7 +131,7 @@ Test(house, ask_reveal_claim_and_their_undo)
     cr_expect_eq(kd_house_claim(&h, 1, 300, &u, &rej), KD_ERR_RULE);
     cr_expect_str_eq(rej.code, "not_the_asker");
     cr_expect_eq(kd_house_claim(&h, 0, 299, &u, &rej), KD_ERR_RULE);
-    cr_expect_str_eq(rej.code, "deadline_not_passed");
+    cr_expect_str_eq(rej.code, "too_early");
     cr_expect_eq(kd_house_deadline(&h), 300);
     cr_assert_eq(kd_house_claim(&h, 0, 300, &u, &rej), KD_OK);
     expect_roundtrip(&h, &u);
@@ -365,7 +365,7 @@ Test(house, the_reveal_depth_moves_the_deadline)
     cr_expect_eq(kd_house_due(&h), 250, "the house reveals once the ask is 50 deep");
     cr_expect_eq(kd_house_deadline(&h), 350, "ask + depth + timeout");
     cr_expect_eq(kd_house_claim(&h, 0, 349, &u, &rej), KD_ERR_RULE);
-    cr_expect_str_eq(rej.code, "deadline_not_passed");
+    cr_expect_str_eq(rej.code, "too_early");
     cr_expect(strstr(rej.detail, "350"), "%s", rej.detail);
     cr_assert_eq(kd_house_claim(&h, 0, 350, &u, &rej), KD_OK, "%s", rej.detail);
     expect_roundtrip(&h, &u);

@@ -136,7 +136,7 @@ Test(roulette, every_refusal_has_its_rule_code)
                        sizeof text);
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 102, &rej), &rej, "bad_proof");
     chance_expect_rule(&g, chance_exec(&g, text, &g.player, 102, &rej), &rej, "not_the_house");
-    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "deadline_not_passed");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\":true}", &g.player, 199, &rej), &rej, "too_early");
     /* the house did not reveal: the claim pays the straight as won (10 x 36) and ends the episode */
     cr_assert_eq(chance_exec(&g, "{\"claim\":true}", &g.player, 200, &rej), KD_OK, "%s", rej.detail);
     cr_expect_eq(st(&g)->table.chips, 40 + 360);

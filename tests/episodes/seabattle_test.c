@@ -315,6 +315,8 @@ Test(seabattle, a_missed_answer_loses_to_the_claim)
     cr_expect_eq(g.state.phase, KD_SB_OVER);
     cr_expect_eq(g.state.winner, KD_SB_RED);
     cr_expect_eq(g.state.reason, KD_SB_REASON_NO_ANSWER);
+    cr_expect_eq(kd_seabattle_type.seat_result(&g.state, KD_SB_BLUE), KD_RESULT_FORFEIT);
+    cr_expect_eq(kd_seabattle_type.seat_result(&g.state, KD_SB_RED), KD_RESULT_WIN);
     cr_expect_eq(sb_pay(&g, KD_SB_BLUE, &rej), KD_ERR_RULE, "too late to answer");
     cr_expect_str_eq(rej.code, "game_over");
 }
@@ -331,6 +333,7 @@ Test(seabattle, a_missed_reveal_loses_to_the_claim)
     cr_expect_eq(g.state.phase, KD_SB_OVER);
     cr_expect_eq(g.state.winner, KD_SB_RED, "blue never showed a legal fleet");
     cr_expect_eq(g.state.reason, KD_SB_REASON_NO_REVEAL);
+    cr_expect_eq(kd_seabattle_type.seat_result(&g.state, KD_SB_BLUE), KD_RESULT_FORFEIT);
 }
 
 /* A board with an illegal fleet: only ship 5, two cells at a1, b1. */
@@ -364,6 +367,8 @@ Test(seabattle, an_illegal_fleet_loses_at_the_reveal)
     cr_expect_eq(g.state.revealed[KD_SB_BLUE], KD_SB_LEGAL);
     cr_expect_eq(g.state.phase, KD_SB_OVER);
     cr_expect_eq(g.state.winner, KD_SB_BLUE, "the illegal fleet loses");
+    cr_expect_eq(kd_seabattle_type.seat_result(&g.state, KD_SB_RED), KD_RESULT_CHEAT);
+    cr_expect_eq(kd_seabattle_type.seat_result(&g.state, KD_SB_BLUE), KD_RESULT_WIN);
 }
 
 Test(seabattle, a_board_shot_through_without_sinking_ends_the_play)
@@ -383,6 +388,7 @@ Test(seabattle, a_board_shot_through_without_sinking_ends_the_play)
     }
     cr_expect_eq(g.state.reason, KD_SB_REASON_EXHAUSTED);
     cr_expect_eq(g.state.winner, KD_SB_BLUE);
+    cr_expect_eq(kd_seabattle_type.seat_result(&g.state, KD_SB_RED), KD_RESULT_NONE, "provisional until the reveal");
 }
 
 Test(seabattle, encodings_refuse_what_cannot_be)

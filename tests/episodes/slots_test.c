@@ -123,7 +123,7 @@ Test(slots, every_refusal_has_its_rule_code)
     chance_reveal_text(g.seed, 2, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", text,
                        sizeof text);
     chance_expect_rule(&g, chance_exec(&g, text, &g.house, 51, &rej), &rej, "bad_proof");
-    chance_expect_rule(&g, chance_exec(&g, "{\"claim\": true}", &g.player, 149, &rej), &rej, "deadline_not_passed");
+    chance_expect_rule(&g, chance_exec(&g, "{\"claim\": true}", &g.player, 149, &rej), &rej, "too_early");
     cr_assert_eq(chance_exec(&g, "{\"claim\": true}", &g.player, 150, &rej), KD_OK, "%s", rej.detail);
     cr_expect_eq(s->table.credits, 28 + 2 * 300, "the claim pays the top line");
     cr_expect_eq(kd_slots_type.status(g.state).winner, KD_SLOTS_PLAYER);

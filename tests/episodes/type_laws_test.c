@@ -22,7 +22,10 @@
  *     the DAA score grows 20 a ply), rolls back like any move;
  *   - when no seat has a legal move but one owes a duty from its secret
  *     (the house's reveal, a deck's key), the duty is paid and checked like
- *     a move.
+ *     a move;
+ *   - every seat's result (kd_episode_seat_result, what ratings count)
+ *     agrees with the status: none in progress, the winner's a win and
+ *     every other seat's a loss of some kind, a draw for all in a draw.
  *
  * And of a type's table alone: a type whose seats serve as a house states
  * the terms its house consents to (house_terms; none without a house
@@ -246,6 +249,26 @@ static void random_commands(walk *w, int seat, kd_buf *cmd)
     }
 }
 
+/* The seats' results agree with the status of the state. */
+static void results_agree(walk *w, size_t seats)
+{
+    kd_game_status st = w->type->status(w->state);
+    for (size_t seat = 0; seat < seats; seat++) {
+        kd_seat_result r = kd_episode_seat_result(w->type, w->state, (int)seat);
+        if (st.phase == KD_PHASE_IN_PROGRESS)
+            cr_expect_eq(r, KD_RESULT_NONE, "%s: seat %zu has a result (%s) in a game in progress", w->name, seat,
+                         kd_seat_result_name(r));
+        else if (st.phase == KD_PHASE_DRAW)
+            cr_expect_eq(r, KD_RESULT_DRAW, "%s: seat %zu's result is %s in a draw", w->name, seat,
+                         kd_seat_result_name(r));
+        else if ((int)seat == st.winner)
+            cr_expect_eq(r, KD_RESULT_WIN, "%s: the winner's result is %s", w->name, kd_seat_result_name(r));
+        else
+            cr_expect(r == KD_RESULT_LOSS || r == KD_RESULT_CHEAT || r == KD_RESULT_FORFEIT,
+                      "%s: seat %zu lost but its result is %s", w->name, seat, kd_seat_result_name(r));
+    }
+}
+
 /* One random game; returns the plies played. */
 static unsigned play_one(walk *w, size_t seats, kd_legal_moves *moves, const void *config)
 {
@@ -257,6 +280,7 @@ static unsigned play_one(walk *w, size_t seats, kd_legal_moves *moves, const voi
     kd_buf_init(&duty);
     for (w->ply = 0; w->ply < PLIES_MAX; w->ply++) {
         kd_game_status st = type->status(w->state);
+        results_agree(w, seats);
         if (st.phase != KD_PHASE_IN_PROGRESS)
             break;
         state_round_trip(w);

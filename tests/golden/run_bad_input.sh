@@ -110,15 +110,15 @@ expect_stderr "--grant '' is not valid" "mcp --grant ''"
 # A grant or a house the key directory cannot give: the gateway does not serve.
 "$KDAPP" mcp --data "$work/mcp-f" --keys "$keys" --grant nosuch </dev/null >/dev/null 2>"$work/err"
 rc=$?
-expect_exit 1 "mcp --grant nosuch"
-expect_stderr "grant 'nosuch': cannot open key file" "mcp --grant nosuch"
+expect_exit 2 "mcp --grant nosuch"
+expect_stderr "grant 'nosuch': there is no key nosuch in" "mcp --grant nosuch"
 "$KDAPP" mcp --data "$work/mcp-f" --keys "$keys" --grant 'agent1,' </dev/null >/dev/null 2>"$work/err"
 rc=$?
-expect_exit 1 "mcp --grant 'agent1,'"
+expect_exit 2 "mcp --grant 'agent1,'"
 expect_stderr "a key name is empty" "mcp --grant 'agent1,'"
 "$KDAPP" mcp --data "$work/mcp-f" --keys "$keys" --house test:house </dev/null >/dev/null 2>"$work/err"
 rc=$?
-expect_exit 1 "mcp --house test:house"
+expect_exit 2 "mcp --house test:house"
 expect_stderr "public test key" "mcp --house test:house"
 # A house limit the gateway cannot use: refused before anything starts.
 "$KDAPP" mcp --data "$work/mcp-g" --keys "$keys" --house agent1 --house-limit chips=5 </dev/null >/dev/null 2>"$work/err"

@@ -81,6 +81,7 @@ static void view_of(const kd_type_table *types, const kd_ttt_state *s, uint32_t 
     snap.last_event = KD_EVENT_COMMAND;
     memset(snap.updated_block, 0x11, KD_HASH_LEN);
     snap.updated_seq = 77;
+    snap.undo_depth = s->move_count; /* every command a move */
     snap.state = (void *)s;
     uint8_t digest[KD_HASH_LEN];
     memset(digest, 0x22, sizeof digest);
@@ -360,6 +361,7 @@ Test(view, episode_view_json_golden)
              " \"block_hash\": \"1111111111111111111111111111111111111111111111111111111111111111\","
              " \"log_seq\": 77,"
              " \"digest\": \"2222222222222222222222222222222222222222222222222222222222222222\","
+             " \"height\": 0, \"final\": false,"
              " \"deleted\": false, \"phase\": \"in_progress\", \"winner\": null, \"to_move\": 0,"
              " \"seats\": [\"X\", \"O\"], \"state\": \"%s\","
              " \"board\": [[0, 0, 1], [0, 2, 0], [2, 0, 0]], \"current\": \"X\", \"status\": \"in_progress\","
@@ -370,10 +372,10 @@ Test(view, episode_view_json_golden)
     json_t *j = kd_episode_view_json(&v);
     expect_json(j, want);
     /* The generic members come first, then the type's, in their order. */
-    static const char *const order[] = {"episode_id", "type",   "participants", "last_event",     "block_hash",
-                                        "log_seq",    "digest", "deleted",      "phase",          "winner",
-                                        "to_move",    "seats",  "state",        "board",          "current",
-                                        "status",     "cap",    "recent_moves", "next_to_remove", "move_count"};
+    static const char *const order[] = {
+        "episode_id", "type",    "participants", "last_event", "block_hash",   "log_seq",       "digest", "height",
+        "final",      "deleted", "move_count",   "phase",      "winner",       "to_move",       "seats",  "state",
+        "board",      "current", "status",       "cap",        "recent_moves", "next_to_remove"};
     size_t i = 0;
     const char *key;
     json_t *value;

@@ -13,7 +13,10 @@
  *   B7  a flood of 1,100 episodes owing a reveal at once: every deadline
  *       met, found from the store alone (nothing publishes views here);
  *   5f  a command signed before the house's reveal landed is refused
- *       under the rule that refuses it now, not as a bad signature.
+ *       under the rule that refuses it now, not as a bad signature;
+ *   41.10 a house game started with no participants seats the gateway's
+ *       house; with no --house, a session granted one key is refused
+ *       rather than seated as both the player and the house.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -367,4 +370,38 @@ Test(gateway_grants, a_command_the_gateway_signed_is_signed_again_when_overtaken
     cr_expect_eq(gw_int_at(v, "rolls"), 1, "the first roll was revealed first");
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(v, "pending_roll"), "roll")), "1d8");
     json_decref(r);
+}
+
+/* ------------------------------------------------------------------ 41.10 */
+
+Test(gateway_grants, a_house_game_by_default_seats_the_gateways_house)
+{
+    as(BLUE);
+    uint32_t id = gw_start("{\"type\": \"dice\"}");
+    cr_assert(id);
+    json_t *v = view_of(id);
+    kd_key house, blue;
+    gw_key("house", &house);
+    gw_key("agent1", &blue);
+    char hex[2 * KD_PUBKEY_LEN + 1];
+    kd_hex_encode(house.pub.bytes, KD_PUBKEY_LEN, hex);
+    json_t *parts = json_object_get(v, "participants");
+    cr_assert(json_is_array(parts), "the view lists its participants");
+    cr_expect_str_eq(json_string_value(json_array_get(parts, 1)), hex, "the house seat is the gateway's house");
+    kd_hex_encode(blue.pub.bytes, KD_PUBKEY_LEN, hex);
+    cr_expect_str_eq(json_string_value(json_array_get(parts, 0)), hex, "the player is the session's key");
+    json_decref(v);
+}
+
+/* A gateway with no --house: one grant, then the public session. */
+static const char *const ONE_GRANT[] = {"agent1"};
+static void setup_no_house(void) { gw_env_open(NULL, ONE_GRANT, 1, NULL); }
+TestSuite(gateway_no_house, .init = setup_no_house, .fini = gw_env_close, .timeout = 60);
+
+Test(gateway_no_house, one_key_is_never_both_the_player_and_the_house)
+{
+    E.s = E.sessions[0];
+    GW_REFUSED("kdapp_start_episode", "{\"type\": \"dice\"}", "both the player and the house", "--house NAME",
+               "kdapp keygen NAME");
+    GW_REFUSED("kdapp_start_episode", "{\"type\": \"roulette\"}", "both the player and the house");
 }

@@ -128,7 +128,7 @@ Test(gateway_types, a_three_seat_game_of_a_test_type)
     cr_expect_eq(int_at(view, "pile"), 3);
     cr_expect_eq(int_at(view, "to_move"), 1);
     json_t *before = json_deep_copy(view);
-    json_object_del(before, "digest"); /* the tip's: every block moves it */
+    json_object_del(before, "digest"); /* the digest after its log entry (the same after a refusal) */
     json_decref(r);
 
     /* B takes 3: refused by the type's rule, view unchanged, B's legal moves */
@@ -202,7 +202,8 @@ Test(gateway_types, a_three_seat_game_of_a_test_type)
     json_t *ep = json_array_get(json_object_get(sc(r), "episodes"), 0);
     cr_expect_str_eq(json_string_value(json_object_get(ep, "type")), "pile");
     cr_expect_str_eq(json_string_value(json_object_get(ep, "phase")), "won");
-    cr_expect(!json_object_get(ep, "move_count"), "no member the type's view does not have");
+    cr_expect(json_is_integer(json_object_get(ep, "move_count")), "the move counter, for every type");
+    cr_expect(!json_object_get(ep, "cap"), "no member the type's view does not have");
     json_decref(r);
 }
 

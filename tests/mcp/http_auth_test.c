@@ -181,6 +181,7 @@ Test(http_auth, access_token_is_no_principal)
     req(&r, "POST", "/mcp", NULL, INIT, NULL);
     cr_expect_eq(r.status, 401, "with an access token set, a token is required");
     cr_expect(strstr(r.body, "a bearer token is required") != NULL, "%s", r.body);
+    cr_expect(strstr(r.body, "as Authorization: Bearer T; this gateway does no OAuth") != NULL, "the fix: %s", r.body);
     resp_fini(&r);
     open_as(ACCESS, acc, sizeof acc);
     open_as(RED, red, sizeof red);

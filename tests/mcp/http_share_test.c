@@ -63,6 +63,17 @@ static long ping_as(const char *sid, const char *auth)
     return status;
 }
 
+/* The body of a ping on `sid` as `auth` that answers 404: it holds `text`. */
+static void expect_404_saying(const char *sid, const char *auth, const char *text)
+{
+    resp r;
+
+    req(&r, "POST", "/mcp", sid, PING, (const char *[]){auth, NULL});
+    cr_expect_eq(r.status, 404);
+    cr_expect(r.body != NULL && strstr(r.body, text) != NULL, "the 404 says \"%s\": %s", text, r.body);
+    resp_fini(&r);
+}
+
 /* ---- sessions ---------------------------------------------------------- */
 
 /* The attack: 64 sessions from one loopback client (no token), never
@@ -98,6 +109,11 @@ Test(http_share, a_client_at_its_share_sheds_its_own_oldest)
     cr_expect_eq(ping_as(a[0], A), 200); /* a[0] is now the more recently used */
     cr_assert_eq(init_as(A, a[2], sizeof a[2]), 200);
     cr_expect_eq(ping_as(a[1], A), 404, "the least recently used is shed");
+    /* issue 41: the shed session's answer says why, and the fix */
+    expect_404_saying(a[1], A, "shed to make room for a new session of the same client");
+    expect_404_saying(a[1], A, "at most 2 sessions: KDAPP_MCP_SESSIONS_PER_CLIENT");
+    expect_404_saying("0000000000000000000000000000000000000000000000000000000000000000", A,
+                      "it ended or never existed");
     cr_expect_eq(ping_as(a[0], A), 200);
     cr_expect_eq(ping_as(a[2], A), 200);
     cr_expect_eq(ping_as(b, B), 200, "the other client's session is untouched");
@@ -119,6 +135,7 @@ Test(http_share, a_full_table_sheds_from_the_client_holding_the_most)
     cr_expect_eq(ping_as(a[0], A), 200); /* a[1] is A's least recently used */
     cr_assert_eq(init_as(NULL, c, sizeof c), 200, "a third client gets in");
     cr_expect_eq(ping_as(a[1], A), 404, "from the client holding the most, its least recently used");
+    expect_404_saying(a[1], A, "holding its 8 sessions (KDAPP_MCP_SESSIONS)");
     cr_expect_eq(ping_as(b[0], B), 200, "the lighter client keeps its oldest");
     cr_expect_eq(ping_as(a[0], A), 200);
     cr_expect_eq(kd_mcp_http_session_count(http), 8);

@@ -22,6 +22,7 @@
 
 #include "mcp/fake_server.h"
 #include "mcp/http_client.h"
+#include "mcp/server/http_int.h"
 
 #define KD_HTTP_EVENTS_KEPT_TEST 64 /* KD_HTTP_EVENTS_KEPT (http_int.h) */
 
@@ -734,4 +735,28 @@ Test(http, an_event_published_while_a_stream_is_far_behind_comes_as_a_resync, .t
     close(fd);
     free(acc);
     free(big);
+}
+
+/* A client that disconnects (after its answer, or stopping a stream) is no
+ * warning: libmicrohttpd's messages of a peer gone are logged at debug
+ * level only (issue 41: 27 lines of them in one session); the others stay
+ * warnings. The messages are libmicrohttpd's own, as it formats them. */
+Test(http, a_client_that_went_away_is_no_warning)
+{
+    static const char *const gone[] = {
+        "Failed to send the chunked response body for the request for `/mcp'. Error: Broken pipe",
+        "Failed to send the response body for the request for `/mcp'. Error: Connection reset by peer",
+        "Failed to send the response headers for the request for `/events'. Error: Broken pipe",
+        "Connection was closed by remote side with incomplete request.",
+        "The connection was forcibly closed by remote peer",
+        "Connection socket is closed when reading request due to the error: Connection reset by peer",
+    };
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+        cr_expect(kd_http_peer_gone(gone[i]), "a peer gone: %s", gone[i]);
+    static const char *const warn[] = {
+        "Server reached connection limit. Closing inbound connection.",
+        "Failed to create a new thread because it would have exceeded the system limit on the number of threads",
+    };
+    for (size_t i = 0; i < sizeof warn / sizeof warn[0]; i++)
+        cr_expect(!kd_http_peer_gone(warn[i]), "still a warning: %s", warn[i]);
 }

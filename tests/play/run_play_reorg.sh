@@ -12,7 +12,9 @@
 #   4. a human (stdin) against random in a classic game, through --mcp-cmd;
 #   5. a game through Streamable HTTP (--mcp-url, `kdapp mcp --http`);
 #   6. a game against a gateway allowing 3 calls a second: the calls it
-#      refuses under its rate limit are sent again and the game completes.
+#      refuses under its rate limit are sent again and the game completes;
+#   7. a game of chance with no player named (`--type dice` alone): the
+#      player rolls at random, the house's seat is the gateway's.
 #
 # Exits non-zero with the output of the failing step.
 set -eu
@@ -72,6 +74,9 @@ printf 'centre please\n1 1\n0 0\n0 1\n0 2\n1 0\n1 2\n2 0\n2 1\n2 2\n' >"$work/hu
     <"$work/human.in" >"$work/four.out" 2>"$work/four.err" || fail "human game exited with $?"
 grep -q 'that is not a move' "$work/four.out" || fail "four: the bad line was not answered"
 grep -q 'won after\|draw after' "$work/four.out" || fail "four: the classic game did not end"
+# a result at the tip is said as of its block, not as final (issue 41)
+grep -Eq '(won|draw) after [0-9]+ moves?.*, (as of block [0-9]+ \(not final yet|final at block [0-9]+)' "$work/four.out" ||
+    fail "four: the result does not say how final it is: $(grep 'after' "$work/four.out")"
 "$KDAPP" verify --data "$work/four.data" >"$work/four.verify.out" 2>&1 || fail "four: kdapp verify failed"
 
 # 5. through Streamable HTTP (--mcp-url) against `kdapp mcp --http` on a free port.
@@ -103,5 +108,17 @@ grep -q '^digest: [0-9a-f]\{64\}$' "$work/five.out" || fail "five: no final dige
 KDAPP_MCP_CALLS_PER_S=3 "$KDAPP" play --data "$work/six.data" --keys "$work/keys" --x random --o random \
     --seed 4 --max-moves 3 >"$work/six.out" 2>"$work/six.err" || fail "six: play under a call-rate limit failed"
 grep -q '^digest: [0-9a-f]\{64\}$' "$work/six.out" || fail "six: no final digest line"
+
+# seven: a type without a bot and with a house seat plays with --type alone
+game seven --type dice --seed 6 --max-moves 4
+grep -q 'player: random, house: house' "$work/seven.out" || fail "seven: not the default players"
+grep -q 'house house: the gateway holding its key paid its duties' "$work/seven.out" || fail "seven: no house line"
+# one move, counted alike everywhere: play's count is kdapp list's and the
+# view's (every command applied: the 4 rolls and the house's reveals)
+moves=$(sed -n 's/^episode [0-9]*: stopped at --max-moves 4, game in progress at \([0-9]*\) moves (4 chosen .*/\1/p' \
+    "$work/seven.out")
+[ -n "$moves" ] && [ "$moves" -gt 4 ] || fail "seven: no count of moves beside the 4 chosen"
+"$KDAPP" list --data "$work/seven.data" | awk -v m="$moves" '$2 == "dice" && $4 == m { ok = 1 } END { exit !ok }' ||
+    fail "seven: kdapp list does not show $moves moves: $("$KDAPP" list --data "$work/seven.data")"
 
 echo "play games with reorgs: ok"

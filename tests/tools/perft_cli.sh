@@ -53,7 +53,7 @@ expect_usage() {
   [[ $rc == 2 ]] || fail "perft $* exited $rc"
   [[ $err == *"$want"* ]] || fail "perft $*: '$err' lacks '$want'"
 }
-expect_usage "unknown episode type 'go'" go --depth 1
+expect_usage "TYPE 'go' is not a registered episode type: use one of tictactoe" go --depth 1
 expect_usage "--depth 'x' is not valid" tictactoe --depth x
 expect_usage "usage: kdapp perft" tictactoe
 expect_usage "--params is not JSON" tictactoe --params '{' --depth 1

@@ -713,8 +713,7 @@ int kd_cmd_bench(kd_cli *cli, int argc, char **argv)
     b.type_given = type != NULL;
     b.type = type ? kd_cli_find_type(cli, type) : cli->types.count ? cli->types.entries[0].type : NULL;
     if (!b.type) {
-        fprintf(stderr, "kdapp bench: --type '%s' is not a registered episode type\n", type ? type : "");
-        return KD_EXIT_USAGE;
+        return kd_cli_unknown_type(cli, "kdapp bench", "--type", type);
     }
     json_t *params_json = params ? load_params(b.type, params) : NULL;
     if (params && !params_json)

@@ -27,6 +27,7 @@
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "episodes/episode_type.h"
+#include "handlers/ratings.h"
 #include "kdapp.pb-c.h"
 #include "tools/bench/bench.h"
 #include "tools/bench/bench_episode.h"
@@ -704,6 +705,56 @@ static int replay_side(void *ctx, int side, double *out, char *why, size_t why_l
     return out[0] > 0 ? 0 : -1;
 }
 
+/* The cost of the ratings (handlers/ratings.h), computed on demand from
+ * the whole canonical chain: recomputed on the ingested store, at least 5
+ * times and for about b->run_s, and reported per recompute and per block,
+ * with the games and keys it rated. */
+static void ratings_cost(const kd_bench_ctx *b, const char *store)
+{
+    char data[4400];
+    snprintf(data, sizeof data, "%s/data", store);
+    kd_registry reg;
+    kd_engine *e = NULL;
+    if (open_engine(b, data, &reg, &e) != KD_OK) {
+        kd_bench_note(b, "ratings: the ingested store does not open");
+        return;
+    }
+    double samples[64];
+    size_t n = 0;
+    kd_ratings r = {0};
+    kd_err err = KD_OK;
+    double t_end = kd_bench_now() + b->run_s;
+    while (!err && n < 64 && (n < 5 || kd_bench_now() < t_end)) {
+        kd_ratings_fini(&r);
+        kd_read *rd = NULL;
+        double t0 = kd_bench_now();
+        if (!(err = kd_engine_read_begin(e, &rd)))
+            err = kd_ratings_compute(rd, b->types, NULL, &r);
+        kd_engine_read_end(rd);
+        samples[n++] = (kd_bench_now() - t0) * 1e3;
+    }
+    if (err) {
+        kd_bench_note(b, "ratings: cannot compute them: %s", kd_err_str(err));
+    } else {
+        size_t rated = 0;
+        for (size_t i = 0; i < r.n_games; i++)
+            rated += r.games[i].unrated == KD_UNRATED_NO;
+        kd_bench_heading(b,
+                         "ratings: recomputed from the whole chain (%llu blocks, %zu finished games, %zu rated, "
+                         "%zu keys and types)",
+                         (unsigned long long)r.height, r.n_games, rated, r.n_ratings);
+        kd_bench_stat st = kd_bench_stat_of(samples, n);
+        kd_bench_figure(b, "ratings.recompute_ms", "one full recompute", st.median, "ms", &st);
+        double per_block[64];
+        for (size_t i = 0; i < n; i++)
+            per_block[i] = r.height ? samples[i] * 1e3 / (double)r.height : 0;
+        kd_bench_stat pb = kd_bench_stat_of(per_block, n);
+        kd_bench_figure(b, "ratings.per_block_us", "per canonical block", pb.median, "us", &pb);
+    }
+    kd_ratings_fini(&r);
+    kd_engine_close(e);
+}
+
 /* Blocks for a workload whose ingest lasts about b->run_s (from a probe
  * through a daemon), never fewer than 20. */
 static size_t workload_blocks(const kd_bench_ctx *b)
@@ -764,6 +815,7 @@ int kd_bench_engine(const kd_bench_ctx *b)
             .ctx = &ic,
         };
         missed += kd_bench_paired(b, &replay);
+        ratings_cost(b, ic.store);
         kd_remove_tree(ic.store);
     }
     missed += run_revert_and_latency(b, &w);

@@ -60,8 +60,8 @@ struct kd_ingest_client {
     kd_nng_redialer *dialer; /* re-dials when NNG's dialer gives up (netutil.h) */
     nng_duration timeout_ms; /* per wait; NNG_DURATION_INFINITE: none */
     pthread_mutex_t mu;
-    pthread_cond_t cv; /* a flight finished */
-    flight *parked;    /* a request whose wait timed out, kept for a re-send of the same events */
+    pthread_cond_t cv;        /* a flight finished */
+    flight *parked;           /* a request whose wait timed out, kept for a re-send of the same events */
     char chain[KD_CHAIN_MAX]; /* what every request names ("": none) */
 };
 

@@ -22,6 +22,7 @@ static const command commands[] = {
     {"strategy", kd_cmd_strategy, "print an episode's strategy context JSON"},
     {"list", kd_cmd_list, "list episodes with type, status and move count"},
     {"log", kd_cmd_log, "print the append-only log, one entry a line"},
+    {"ratings", kd_cmd_ratings, "Elo ratings per key and episode type from the canonical chain (--type T, --json)"},
     {"audit", kd_cmd_audit, "prove an episode's draws from the log, step by step (--json for machines)"},
     {"stats", kd_cmd_stats, "print the engine's metrics (--prometheus for the text format)"},
     {"replay", kd_cmd_replay, "rebuild a store from a data directory's log (--into NEWDIR)"},

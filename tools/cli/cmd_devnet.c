@@ -37,6 +37,21 @@
 
 /* ---------------------------------------------------------------- devnet */
 
+/* Prints why a devnet request failed; when no devnet answered at the
+ * default URL of the data directory, says so of the directory (the hashed
+ * socket path alone names nothing a user chose) and how to start one. */
+static void devnet_failed(const kd_cli *cli, const char *prog, const char *url, const kd_endpoints *ep, kd_err err,
+                          const char *why)
+{
+    if (err == KD_ERR_TIMEOUT && strcmp(url, ep->devnet) == 0 && strstr(why, "could not be sent"))
+        fprintf(stderr,
+                "%s: no devnet runs for data directory %s (nothing answers at %s): start one with `kdapp up "
+                "--data %s`, or give the data directory of the one running (--data DIR)\n",
+                prog, cli->data_dir, url, cli->data_dir);
+    else
+        fprintf(stderr, "%s: %s\n", prog, why);
+}
+
 int kd_cmd_devnet(kd_cli *cli, int argc, char **argv)
 {
     static const char usage[] = "usage: kdapp devnet [--data DIR] [--listen URLS] [--engine URL] [--block-ms N]\n"
@@ -139,7 +154,7 @@ int kd_cmd_devnet_reorg(kd_cli *cli, int argc, char **argv)
         return err == KD_ERR_NOT_FOUND || err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     if (err == KD_ERR_TIMEOUT || err == KD_ERR_NET || err == KD_ERR_DECODE || err == KD_ERR_INVALID_ARG) {
-        fprintf(stderr, "kdapp devnet-reorg: %s\n", why);
+        devnet_failed(cli, "kdapp devnet-reorg", urls.devnet, &ep, err, why);
         return KD_EXIT_FAIL;
     }
     char h[2 * KD_HASH_LEN + 1] = "genesis";
@@ -188,7 +203,7 @@ int kd_cmd_devnet_status(kd_cli *cli, int argc, char **argv)
         err = kd_devnet_client_status(c, &ans, why, sizeof why);
     kd_devnet_client_close(c);
     if (err) {
-        fprintf(stderr, "kdapp devnet-status: %s\n", why);
+        devnet_failed(cli, "kdapp devnet-status", urls.devnet, &ep, err, why);
         return KD_EXIT_FAIL;
     }
     char h[2 * KD_HASH_LEN + 1] = "genesis";
@@ -654,7 +669,7 @@ int kd_cmd_submit(kd_cli *cli, int argc, char **argv)
     if (!err)
         err = kd_devnet_client_submit(c, &payload, 1, tx_id, NULL, NULL, why, sizeof why);
     if (err) {
-        fprintf(stderr, "kdapp submit: %s\n", why);
+        devnet_failed(cli, "kdapp submit", a.urls.devnet, &ep, err, why);
         rc = err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
         goto done;
     }

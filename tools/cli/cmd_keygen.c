@@ -1,5 +1,6 @@
 /* cmd_keygen.c — `kdapp keygen NAME`: a key pair in a file only its owner reads. */
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/crypto.h"
 #include "tools/cli/commands.h"
@@ -22,11 +23,29 @@ int kd_cmd_keygen(kd_cli *cli, int argc, char **argv)
         return KD_EXIT_FAIL;
     }
     err = kd_key_save(cli->keys_dir, name, &key, why, sizeof why);
+    char hex[2 * KD_PUBKEY_LEN + 1];
+    if (err == KD_ERR_EXISTS) { /* never replaced: say whose it is */
+        kd_key old;
+        char lwhy[512];
+        if (kd_key_load(cli->keys_dir, name, &old, lwhy, sizeof lwhy) == KD_OK) {
+            kd_hex_encode(old.pub.bytes, KD_PUBKEY_LEN, hex);
+            fprintf(stderr,
+                    "kdapp keygen: the key %s exists already in %s (public key %s) and is kept: use it as it is, "
+                    "or give another NAME for a new key\n",
+                    name, cli->keys_dir, hex);
+        } else {
+            fprintf(stderr, "kdapp keygen: %s exists already in %s and is kept, but it cannot be read: %s\n", name,
+                    cli->keys_dir, lwhy);
+        }
+        memset(&old, 0, sizeof old);
+        memset(&key, 0, sizeof key);
+        return KD_EXIT_USAGE;
+    }
     if (err) {
         fprintf(stderr, "kdapp keygen: %s\n", why);
-        return err == KD_ERR_INVALID_ARG || err == KD_ERR_EXISTS ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        memset(&key, 0, sizeof key);
+        return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
-    char hex[2 * KD_PUBKEY_LEN + 1];
     kd_hex_encode(key.pub.bytes, KD_PUBKEY_LEN, hex);
     printf("%s %s\n", name, hex);
     return KD_EXIT_OK;

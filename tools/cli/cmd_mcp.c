@@ -174,6 +174,7 @@ typedef struct {
     grant_list limits;     /* --house-limit [TYPE.]NAME=MAX|MIN..MAX: what the house consents to */
     int reveal_depth_set;  /* --reveal-depth given */
     uint32_t reveal_depth; /* the house's term: DAA score an ask is deep before the house reveals it */
+    int quiet;             /* --quiet: no notice on stderr, the log at error level (unless KDAPP_LOG says) */
 } mcp_options;
 
 /* Settings read from the environment: the call rate and the HTTP
@@ -238,14 +239,16 @@ static void usage(FILE *out, const void *ctx)
     fputs("usage: kdapp mcp [--stdio | --http ADDR:PORT] [--data DIR] [--keys DIR] [--read-only]\n"
           "                 [--grant NAME[,NAME...]]... [--house NAME [--house-limit [TYPE.]TERM=MAX|MIN..MAX]...]\n"
           "                 [--reveal-depth N]\n"
-          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N]\n"
+          "                 [--views URL --devnet URL] [--block-ms N] [--wait-ms N] [--quiet]\n"
           "  --grant   the keys a session may act for: on stdio, this process's session; over HTTP,\n"
           "            each --grant gets a bearer token, printed once on stdout (\"grant NAMES token T\")\n"
           "  --house   the key this gateway plays the house with, for all comers\n"
           "  --house-limit  a limit on a term the house consents to, over the type's default\n"
           "            ([TYPE.]TERM=MAX or =MIN..MAX; kdapp://types lists each type's house_terms)\n"
           "  --reveal-depth  the house's term: the DAA score an ask's block must be deep before the\n"
-          "            house reveals it (default 2 on the devnet, 100 on a Kaspa node; 0 to 864000)\n",
+          "            house reveals it (default 2 on the devnet, 100 on a Kaspa node; 0 to 864000)\n"
+
+          "  --quiet   no notices on stderr, and the log at error level unless KDAPP_LOG sets it\n",
           stderr);
 }
 
@@ -340,6 +343,7 @@ static int parse(kd_cli *cli, int argc, char **argv, mcp_options *o)
          .value = o,
          .parse = set_reveal_depth,
          .use = "DAA score from 0 to 864000 (the house's reveal depth)"},
+        {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &o->quiet},
         {.name = "block-ms",
          .kind = KD_OPT_UINT,
          .value = &o->block_ms,
@@ -507,8 +511,18 @@ static int serve(kd_mcp_server *srv, const mcp_options *o, metrics_src *msrc, kd
     };
     kd_mcp_http *h;
     kd_err err = kd_mcp_http_start(srv, &ho, &h);
+    if (err == KD_ERR_EXISTS) {
+        fprintf(stderr,
+                "kdapp mcp: cannot serve HTTP on %s: the address is in use (another kdapp mcp, or another server): "
+                "stop that one, or give another port (--http %s%s%s:0 takes a free one and prints it)\n",
+                o->http, strchr(o->http_addr, ':') ? "[" : "", o->http_addr, strchr(o->http_addr, ':') ? "]" : "");
+        return KD_EXIT_USAGE;
+    }
     if (err) {
-        fprintf(stderr, "kdapp mcp: cannot serve HTTP on %s: %s (see the log line above)\n", o->http, kd_err_str(err));
+        fprintf(stderr,
+                "kdapp mcp: cannot serve HTTP on %s: %s (the log line above says why): check that the address is "
+                "one of this machine's and the port is 1 to 65535\n",
+                o->http, kd_err_str(err));
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
     kd_gateway_set_view_listener(gw, publish_view, h);
@@ -544,6 +558,9 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     int rc = parse(cli, argc, argv, &o);
     if (rc)
         return rc < 0 ? KD_EXIT_OK : rc;
+    const char *level = getenv("KDAPP_LOG");
+    if (o.quiet && !(level && *level))
+        kd_log_set_level(KD_LOG_ERROR);
     kd_signals_block();
     if (pipe(stop_pipe) != 0) {
         perror("kdapp mcp: pipe");
@@ -614,7 +631,8 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
         go.chain =
             (kd_gateway_chain){.submit = devnet_submit, .reorg = devnet_reorg, .advance = devnet_advance, .ctx = dev};
         go.reveal_depth = o.reveal_depth_set ? o.reveal_depth : KD_HOUSE_DEPTH_DEVNET;
-        fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
+        if (!o.quiet)
+            fprintf(stderr, "kdapp mcp: embedded engine and devnet on %s\n", cli->data_dir);
     } else { /* attached */
         if ((rc = kd_cli_open_engine(cli, NULL, 1, 0, &reader)))
             goto done;
@@ -657,9 +675,15 @@ int kd_cmd_mcp(kd_cli *cli, int argc, char **argv)
     if ((err = kd_gateway_open(&go, srv, &gw, why, sizeof why))) {
         fprintf(stderr, "kdapp mcp: %s\n", why);
         kd_mcp_server_free(srv);
-        rc = KD_EXIT_FAIL;
+        rc = err == KD_ERR_NOT_FOUND || err == KD_ERR_INVALID_ARG || err == KD_ERR_BAD_KEY ? KD_EXIT_USAGE
+                                                                                           : KD_EXIT_FAIL;
         goto done;
     }
+    if (kd_gateway_made_keys(gw)[0]) /* a new identity is never made without a word */
+        fprintf(stderr,
+                "kdapp mcp: made new keys %s in %s, which held no key (a directory named by mistake? "
+                "--keys DIR or KDAPP_KEYS names yours)\n",
+                kd_gateway_made_keys(gw), cli->keys_dir);
     metrics_src msrc = {.engine = go.engine, .data_dir = cli->data_dir};
     rc = serve(srv, &o, &msrc, gw);
     kd_gateway_close(gw);

@@ -85,13 +85,8 @@ int kd_cmd_perft(kd_cli *cli, int argc, char **argv)
     }
     const char *name = argv[first];
     const kd_episode_type *type = kd_cli_find_type(cli, name);
-    if (!type) {
-        fprintf(stderr, "kdapp perft: unknown episode type '%s'; known:", name);
-        for (size_t i = 0; i < cli->types.count; i++)
-            fprintf(stderr, " %s", cli->types.entries[i].type->ops->type_name);
-        fprintf(stderr, "\n");
-        return KD_EXIT_USAGE;
-    }
+    if (!type)
+        return kd_cli_unknown_type(cli, "kdapp perft", "TYPE", name);
     if (!seats)
         seats = type->min_seats >= 2 || type->max_seats < 2 ? type->min_seats : 2;
 

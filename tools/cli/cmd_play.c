@@ -7,34 +7,106 @@
  * reply, on stderr), KDAPP_MCP_TOKEN (bearer token for --mcp-url), and the
  * types' engine defaults, which the embedded gateway inherits.
  */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/chain/node.h"
 #include "tools/cli/commands.h"
 #include "tools/common/options.h"
 #include "tools/play/play.h"
 
+/* SIGINT/SIGTERM, blocked in every thread and waited for by one: the first
+ * stops the game after its turn (the result lines and the resume command
+ * follow); a second stops at once. */
+typedef struct {
+    atomic_int stop; /* the first signal came */
+    atomic_int done; /* the game is over: the thread ends at its next wake-up */
+} play_signals;
+
+static void *stop_on_signal(void *arg)
+{
+    play_signals *ps = arg;
+    for (int n = 0;; n++) {
+        kd_signals_wait();
+        if (atomic_load(&ps->done))
+            return NULL;
+        if (n == 0) {
+            atomic_store(&ps->stop, 1);
+            fprintf(stderr, "\nkdapp play: stopping after this turn (press Ctrl-C again to stop at once)\n");
+            continue;
+        }
+        static const char msg[] = "\nkdapp play: stopped at once; `kdapp list` shows the episode (its id is on the "
+                                  "first line) and `kdapp play --episode ID` resumes it\n";
+        if (write(2, msg, sizeof msg - 1) < 0)
+            _exit(130);
+        _exit(130);
+    }
+}
+
+/* The options a resume command needs beside --episode: where the store,
+ * the keys or the gateway are when not the defaults. */
+static void resume_args(const kd_cli *cli, const kd_play_options *o, char *out, size_t len)
+{
+    const char *data = getenv("KDAPP_DATA"), *keys = getenv("KDAPP_KEYS");
+    size_t n = 0;
+    out[0] = '\0';
+    if (o->mcp_url)
+        n += (size_t)snprintf(out + n, len - n, " --mcp-url %s", o->mcp_url);
+    else if (o->mcp_cmd)
+        n += (size_t)snprintf(out + n, len - n, " --mcp-cmd '%s'", o->mcp_cmd);
+    if (n < len && strcmp(cli->data_dir, data && *data ? data : "./kdapp-data") != 0)
+        n += (size_t)snprintf(out + n, len - n, " --data %s", cli->data_dir);
+    if (n < len && strcmp(cli->keys_dir, keys && *keys ? keys : "./kdapp-keys") != 0)
+        snprintf(out + n, len - n, " --keys %s", cli->keys_dir);
+}
+
+/* The registered types, each with its seats and their default players
+ * (from the type table: kd_play_default_player). */
+static void usage_types(FILE *out, const kd_type_table *types)
+{
+    fprintf(out, "types, their seats and each seat's default player:\n");
+    for (size_t i = 0; i < types->count; i++) {
+        const kd_episode_type *t = types->entries[i].type;
+        fprintf(out, "  %-11s", t->ops->type_name);
+        for (size_t s = 0; s < t->min_seats && s < KD_PLAY_MAX_SEATS; s++)
+            fprintf(out, "%s%s=%s", s ? ", " : " ", kd_episode_type_seat_name(t, (int)s),
+                    kd_play_default_player(t, (int)s));
+        if (t->max_seats > t->min_seats) /* a seat named beyond them is seated too */
+            fprintf(out, "; up to %s=%s", kd_episode_type_seat_name(t, (int)t->max_seats - 1),
+                    kd_play_default_player(t, (int)t->max_seats - 1));
+        fputc('\n', out);
+    }
+    fprintf(out, "  (house: the gateway holds the seat's key and pays its duties, as the house)\n");
+}
+
 static void usage(FILE *out, const void *ctx)
 {
-    (void)ctx;
     fprintf(
         out,
-        "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N]\n"
+        "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N] [--episode ID]\n"
         "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N]\n"
         "                  [--depth D] [--think-ms T]\n"
         "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
         "\n"
+        "Every type plays with `kdapp play --type T` alone: a seat no player is named for\n"
+        "gets its default (below).\n"
+        "\n"
         "players: random | search (the type's bot) | llm:URL (OpenAI-compatible, e.g.\n"
-        "         llm:http://127.0.0.1:1234/v1) | human\n"
+        "         llm:http://127.0.0.1:1234/v1) | human | house (the gateway acts for the seat)\n"
         "         search:depth=N (N plies) | search:ms=T (deepening within T ms a move)\n"
         "         | search:ms=T:depth=N (no deeper than N); plain search: --depth, --think-ms\n"
         "  --type T        the episode type [the first registered]\n"
         "  --params JSON   its creation params (an object) [the engine defaults]\n"
         "  --cap N         shorthand for --params '{\"cap\": N}'\n"
-        "  --players LIST  one player per seat, in seat order [search for every seat]\n"
+        "  --episode ID    resume episode ID from where it stands (its type and seats are its own;\n"
+        "                  the embedded gateway is granted the keys of --keys that sit in its seats)\n"
+        "  --players LIST  one player per seat, in seat order [each seat's default]\n"
         "  --seat S=P      the player of seat S (its name, e.g. X, or its number from 0); repeatable\n"
         "  --x, --o        the players of the first and the second seat\n"
         "  --seed S        drives every random choice, so a game replays exactly [random, printed]\n"
@@ -47,9 +119,13 @@ static void usage(FILE *out, const void *ctx)
         "  --mcp-url URL   a Streamable HTTP gateway (`kdapp mcp --http ...`) [embedded]\n"
         "  --mcp-cmd CMD   a stdio MCP gateway started with /bin/sh -c CMD [embedded]\n"
         "  --model M       the model llm players ask for\n"
-        "  --quiet         print only the result\n"
+        "  --quiet         print only the result (its gateway too: no notices, the log at error level)\n"
+        "Ctrl-C stops after the turn in progress (a second one at once) and prints the command\n"
+        "that resumes the game (exit 130); a game left at --max-moves prints it too.\n"
         "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",
         KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
+    if (ctx)
+        usage_types(out, ctx);
 }
 
 /* --seat NAME=PLAYER, repeatable: kept as written, resolved once the type
@@ -90,11 +166,7 @@ static int assign_seats(const seat_args *seats, const kd_episode_type *type, kd_
         }
         o->players[seat] = eq + 1;
     }
-    for (size_t s = 0; s < KD_PLAY_MAX_SEATS; s++) /* seats before a named one play search */
-        for (size_t later = s + 1; !o->players[s] && later < KD_PLAY_MAX_SEATS; later++)
-            if (o->players[later])
-                o->players[s] = "search";
-    return KD_EXIT_OK;
+    return KD_EXIT_OK; /* the seats left get their type's default player (play.c) */
 }
 
 int kd_cmd_play(kd_cli *cli, int argc, char **argv)
@@ -108,6 +180,13 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
         {.name = "type", .kind = KD_OPT_STRING, .value = &o.type},
+        {.name = "episode",
+         .kind = KD_OPT_UINT,
+         .value = &o.episode,
+         .size = sizeof o.episode,
+         .min = 1,
+         .max = UINT32_MAX,
+         .use = "an episode id, 1 to 4294967295"},
         {.name = "params", .kind = KD_OPT_STRING, .value = &o.params},
         {.name = "cap",
          .kind = KD_OPT_UINT,
@@ -170,7 +249,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         {.name = "quiet", .short_name = 'q', .kind = KD_OPT_FLAG, .value = &o.quiet},
         {0},
     };
-    const kd_usage u = {.prog = "kdapp play", .print = usage};
+    const kd_usage u = {.prog = "kdapp play", .print = usage, .ctx = &cli->types};
     int first, stop, rc = kd_options_parse_usage(&u, opts, argc, argv, &first, &stop);
     if (rc || stop)
         return rc;
@@ -207,18 +286,47 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.players[0] = x;
     if (second)
         o.players[1] = second;
-    if (second && !o.players[0])
-        o.players[0] = "search";
-    const kd_episode_type *type = o.type             ? kd_cli_find_type(cli, o.type)
-                                  : cli->types.count ? cli->types.entries[0].type
-                                                     : NULL;
-    if (!type) {
-        fprintf(stderr, "kdapp play: --type '%s' is not a registered episode type\n", o.type ? o.type : "");
+    if (o.episode && (o.params || have_cap)) {
+        fprintf(stderr, "kdapp play: --episode resumes a game, whose params are set: leave out --params and --cap\n");
         free(players);
         return KD_EXIT_USAGE;
     }
-    o.type = type->ops->type_name;
-    rc = assign_seats(&seats, type, &o);
+    char grant[KD_MAX_PARTICIPANTS * (KD_KEY_NAME_MAX + 1) + 1];
+    if (o.episode && !o.mcp_url && !o.mcp_cmd) {
+        char why[1024] = "";
+        const char *episode_type = NULL;
+        kd_err err = kd_play_resume_find(&cli->registry, cli->data_dir, cli->keys_dir, o.episode, &episode_type, grant,
+                                         sizeof grant, why, sizeof why);
+        if (err) {
+            fprintf(stderr, "kdapp play: %s\n", why);
+            free(players);
+            return err == KD_ERR_NOT_FOUND || err == KD_ERR_LOCKED ? KD_EXIT_USAGE : KD_EXIT_FAIL;
+        }
+        if (o.type && kd_cli_find_type(cli, o.type) != kd_cli_find_type(cli, episode_type)) {
+            fprintf(stderr, "kdapp play: episode %u is %s, not %s (leave out --type when resuming)\n", o.episode,
+                    episode_type, o.type);
+            free(players);
+            return KD_EXIT_USAGE;
+        }
+        o.type = episode_type;
+        o.grant = grant;
+    }
+    const kd_episode_type *type = o.type             ? kd_cli_find_type(cli, o.type)
+                                  : o.episode        ? NULL /* the gateway's view says it */
+                                  : cli->types.count ? cli->types.entries[0].type
+                                                     : NULL;
+    if (!type && !(o.episode && !o.type)) {
+        free(players);
+        return kd_cli_unknown_type(cli, "kdapp play", "--type", o.type);
+    }
+    if (!type && seats.count) {
+        fprintf(stderr, "kdapp play: --seat needs the type's seats: give --type with --episode and --mcp-url\n");
+        free(players);
+        return KD_EXIT_USAGE;
+    }
+    if (type)
+        o.type = type->ops->type_name;
+    rc = type ? assign_seats(&seats, type, &o) : KD_EXIT_OK;
     if (rc) {
         free(players);
         return rc;
@@ -232,13 +340,29 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
     const char *show = getenv("KDAPP_SHOW_PROMPTS");
     o.show_prompts = show && *show && strcmp(show, "0") != 0;
 
+    char resume[1024];
+    resume_args(cli, &o, resume, sizeof resume);
+    o.resume_args = resume;
+    play_signals ps = {0};
+    pthread_t stopper;
+    kd_signals_block();
+    int stopper_started = pthread_create(&stopper, NULL, stop_on_signal, &ps) == 0;
+    o.stop = &ps.stop;
+
     kd_play_result res;
     char why[1024] = "";
     kd_err err = kd_play_run(&o, &res, why, sizeof why);
     free(players);
+    if (stopper_started) {
+        atomic_store(&ps.done, 1);
+        pthread_kill(stopper, SIGTERM);
+        pthread_join(stopper, NULL);
+    }
     if (err) {
         fprintf(stderr, "kdapp play: %s\n", why[0] ? why : kd_err_str(err));
+        if (res.episode_id)
+            fprintf(stderr, "kdapp play: resume: kdapp play --episode %u%s\n", res.episode_id, resume);
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }
-    return KD_EXIT_OK;
+    return res.stopped ? 128 + SIGINT : KD_EXIT_OK;
 }

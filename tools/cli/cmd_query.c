@@ -9,6 +9,7 @@
 
 #include "handlers/audit.h"
 #include "handlers/proto_json.h"
+#include "handlers/ratings.h"
 #include "handlers/view.h"
 #include "kdapp.pb-c.h"
 #include "store.pb-c.h"
@@ -156,20 +157,20 @@ int kd_cmd_strategy(kd_cli *cli, int argc, char **argv)
     return rc;
 }
 
-/* The STATUS, MOVES and MODE columns of `kdapp list`, from the type's view
- * members "status", "move_count" and "cap" where it has them ("-", 0, "-"
- * otherwise; the phase when it has no status). */
+/* The STATUS, MOVES and MODE columns of `kdapp list`: the type's view
+ * members "status" and "cap" where it has them ("-" otherwise; the phase
+ * when it has no status), and the move counter (every command applied). */
 static void list_columns(const kd_episode_view *v, char *status, size_t status_len, unsigned *moves, char *mode,
                          size_t mode_len)
 {
     json_t *own = v->type && v->view.len ? v->type->view_json(v->view.data, v->view.len) : NULL;
-    json_t *st = json_object_get(own, "status"), *mc = json_object_get(own, "move_count");
+    json_t *st = json_object_get(own, "status");
     json_t *cap = json_object_get(own, "cap");
     snprintf(status, status_len, "%s",
              json_is_string(st) ? json_string_value(st)
              : own              ? kd_game_phase_name(v->status.phase)
                                 : "-");
-    *moves = json_is_integer(mc) ? (unsigned)json_integer_value(mc) : 0;
+    *moves = (unsigned)v->moves; /* the move counter, for every type */
     if (json_is_integer(cap))
         snprintf(mode, mode_len, "stress %u", (unsigned)json_integer_value(cap));
     else
@@ -353,10 +354,13 @@ static void creation_json(const kd_type_table *types, const ProtobufCBinaryData 
  * accept its daa, whether the block is still on the canonical chain (and
  * else the revert that undid it) and, per tx, the episode, applied (or
  * error_code and error), canonical (applied on a block still on the
- * chain) and the payload (the EpisodeMessage as received, hex); for an
- * applied revert the accept entry it undid. */
+ * chain), the payload (the EpisodeMessage as received, hex) and, on the
+ * last transaction applied to a finished game on the canonical chain, its
+ * "result" (handlers/ratings.h: players, each seat's result, the house
+ * seats): what the ratings are computed from. For an applied revert the
+ * accept entry it undid. */
 static json_t *entry_json(const kd_type_table *types, uint64_t seq, const Kdapp__Store__LogEntry *le,
-                          const log_reverts *reverts)
+                          const log_reverts *reverts, const kd_ratings *games)
 {
     char hash[2 * KD_HASH_LEN + 1] = "", digest[2 * KD_HASH_LEN + 1] = "";
     const char *kind = "invalid";
@@ -408,6 +412,9 @@ static json_t *entry_json(const kd_type_table *types, uint64_t seq, const Kdapp_
                 if (o->applied)
                     creation_json(types, &m->accepted->txs[i]->payload, &o->effective_params, t);
             }
+            const kd_rated_game *g = t && o->applied ? kd_ratings_game_at(games, seq, (uint32_t)i) : NULL;
+            if (g)
+                json_object_set_new(t, "result", kd_game_result_json(g));
             json_array_append_new(txs, t);
         }
         json_object_set_new(j, "txs", txs);
@@ -460,6 +467,21 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
         kd_engine_close(engine);
         return KD_EXIT_FAIL;
     }
+    /* the finished games, from the same commit as the tip read above when
+     * no writer runs; beside a daemon, from a later one: a game finished
+     * after `tip` is simply not among the entries printed */
+    kd_ratings games = {0};
+    kd_read *grd = NULL;
+    kd_err gerr = json ? kd_engine_read_begin(engine, &grd) : KD_OK;
+    if (json && !gerr)
+        gerr = kd_ratings_compute(grd, &cli->types, NULL, &games);
+    kd_engine_read_end(grd);
+    if (gerr) {
+        fprintf(stderr, "kdapp log: the finished games cannot be read: %s\n", kd_err_str(gerr));
+        log_reverts_fini(&reverts);
+        kd_engine_close(engine);
+        return KD_EXIT_FAIL;
+    }
     for (uint64_t seq = 1; seq <= tip.last_seq; seq++) {
         /* Entries never change once written: a handle per entry, ended
          * before printing. */
@@ -475,7 +497,7 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
             rc = KD_EXIT_FAIL;
             break;
         }
-        json_t *j = entry_json(&cli->types, seq, le, &reverts);
+        json_t *j = entry_json(&cli->types, seq, le, &reverts, &games);
         kdapp__store__log_entry__free_unpacked(le, NULL);
         if (!j) {
             rc = KD_EXIT_FAIL;
@@ -492,6 +514,7 @@ int kd_cmd_log(kd_cli *cli, int argc, char **argv)
         json_decref(j);
     }
     log_reverts_fini(&reverts);
+    kd_ratings_fini(&games);
     kd_engine_close(engine);
     return rc;
 }

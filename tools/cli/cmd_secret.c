@@ -85,6 +85,8 @@ int kd_cmd_commit(kd_cli *cli, int argc, char **argv)
     int seat = t && seat_text ? kd_episode_type_seat(t, seat_text) : KD_SEAT_NONE;
     if (t && seat_text && seat == KD_SEAT_NONE && seat_text[0] >= '0' && seat_text[0] <= '9')
         seat = atoi(seat_text);
+    if (type_name && !t)
+        return kd_cli_unknown_type(cli, "kdapp commit", "--type", type_name);
     if (!t || !t->secret_commit || !episode || !signer || seat < 0 || (size_t)seat >= t->max_seats) {
         fprintf(stderr, "kdapp commit: %s\n%s",
                 !t                    ? "--type must name a registered type"

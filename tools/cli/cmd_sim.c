@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/cli/commands.h"
@@ -75,8 +76,7 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
     if (o.type) {
         const kd_episode_type *type = kd_cli_find_type(cli, o.type);
         if (!type) {
-            fprintf(stderr, "kdapp sim: --type '%s' is not a registered episode type\n", o.type);
-            return KD_EXIT_USAGE;
+            return kd_cli_unknown_type(cli, "kdapp sim", "--type", o.type);
         }
         o.type = type->ops->type_name;
     }
@@ -88,6 +88,17 @@ int kd_cmd_sim(kd_cli *cli, int argc, char **argv)
         /* Sessions are throw-away: tmpfs makes each synced commit cheap. */
         const char *tmp = getenv("TMPDIR");
         o.work_dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp && *tmp ? tmp : "/tmp";
+    } else {
+        struct stat st;
+        if (stat(o.work_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "kdapp sim: --dir %s %s: make it first (mkdir -p %s), or leave --dir out (/dev/shm)\n",
+                    o.work_dir, stat(o.work_dir, &st) != 0 ? "does not exist" : "is not a directory", o.work_dir);
+            return KD_EXIT_USAGE;
+        }
+        if (access(o.work_dir, W_OK) != 0) {
+            fprintf(stderr, "kdapp sim: --dir %s is not writable by you: give a directory of yours\n", o.work_dir);
+            return KD_EXIT_USAGE;
+        }
     }
     printf("sim: seed %llu (reproduce with --seed %llu or KD_TEST_SEED=%llu)\n", (unsigned long long)o.seed,
            (unsigned long long)o.seed, (unsigned long long)o.seed);

@@ -48,6 +48,7 @@ int kd_cmd_feed(kd_cli *cli, int argc, char **argv);
 int kd_cmd_show(kd_cli *cli, int argc, char **argv);
 int kd_cmd_strategy(kd_cli *cli, int argc, char **argv);
 int kd_cmd_log(kd_cli *cli, int argc, char **argv);
+int kd_cmd_ratings(kd_cli *cli, int argc, char **argv);
 int kd_cmd_audit(kd_cli *cli, int argc, char **argv);
 int kd_cmd_list(kd_cli *cli, int argc, char **argv);
 int kd_cmd_engine(kd_cli *cli, int argc, char **argv);

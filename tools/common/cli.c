@@ -60,6 +60,15 @@ const kd_episode_type *kd_cli_find_type(const kd_cli *cli, const char *name)
     return NULL;
 }
 
+int kd_cli_unknown_type(const kd_cli *cli, const char *prog, const char *what, const char *name)
+{
+    fprintf(stderr, "%s: %s '%s' is not a registered episode type: use one of", prog, what, name ? name : "");
+    for (size_t i = 0; i < cli->types.count; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", cli->types.entries[i].type->ops->type_name);
+    fprintf(stderr, " (`kdapp play --help` shows each one's seats)\n");
+    return KD_EXIT_USAGE;
+}
+
 int kd_cli_init_types(kd_cli *cli, const kd_type_table *types)
 {
     memset(cli, 0, sizeof *cli);

@@ -46,6 +46,12 @@ unsigned kd_cli_render_flags(void);
  * underscores or capitals ("four-in-a-row" for "fourinarow"), or NULL. */
 const kd_episode_type *kd_cli_find_type(const kd_cli *cli, const char *name);
 
+/* Says on stderr that `name` (given as `what`: "--type", "TYPE") names no
+ * registered type, and lists the types: "PROG: --type 'chesss' is not a
+ * registered episode type: use one of tictactoe, fourinarow, ...".
+ * Returns KD_EXIT_USAGE. */
+int kd_cli_unknown_type(const kd_cli *cli, const char *prog, const char *what, const char *name);
+
 /* Opens an engine on `dir` (NULL: cli->data_dir) with cli's registry, which
  * must outlive it; a writable open names cli->chain (--chain: what a new
  * store follows, and an existing one must). Prints the reason and returns

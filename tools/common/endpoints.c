@@ -13,6 +13,7 @@
 
 #include "engine/bytes.h"
 #include "engine/crypto.h"
+#include "engine/netutil.h"
 
 #define XDG_MAX 128 /* a longer XDG_RUNTIME_DIR leaves no room in an ipc path (108 bytes) */
 
@@ -130,7 +131,7 @@ done:
 
 kd_err kd_endpoints_default(const char *data_dir, kd_endpoints *out, char *why, size_t why_len)
 {
-    char run[256];
+    char run[PATH_MAX];
     kd_err err = kd_endpoints_runtime_dir(run, sizeof run, why, why_len);
     if (err)
         return err;
@@ -156,9 +157,15 @@ kd_err kd_endpoints_default(const char *data_dir, kd_endpoints *out, char *why, 
     kd_sha256(real, strlen(real), h);
     char tag[13];
     kd_hex_encode(h, 6, tag);
-    snprintf(out->ingest, sizeof out->ingest, "ipc://%s/%s-ingest.ipc", run, tag);
-    snprintf(out->publish, sizeof out->publish, "ipc://%s/%s-views.ipc", run, tag);
-    snprintf(out->devnet, sizeof out->devnet, "ipc://%s/%s-devnet.ipc", run, tag);
+    /* the longest of the three (ingest, devnet) must fit a socket address */
+    char probe[PATH_MAX + 64];
+    snprintf(probe, sizeof probe, "ipc://%s/%s-ingest.ipc", run, tag);
+    kd_err too_long = kd_ipc_url_check(probe, why, why_len);
+    if (too_long)
+        return too_long;
+    snprintf(out->ingest, sizeof out->ingest, "ipc://%.128s/%s-ingest.ipc", run, tag);
+    snprintf(out->publish, sizeof out->publish, "ipc://%.128s/%s-views.ipc", run, tag);
+    snprintf(out->devnet, sizeof out->devnet, "ipc://%.128s/%s-devnet.ipc", run, tag);
     return KD_OK;
 }
 

@@ -69,6 +69,16 @@ static kd_err spawn(kd_mcp_client *c, const kd_mcp_client_options *o, char *why,
         return KD_ERR_IO;
     }
     if (pid == 0) { /* child: async-signal-safe calls only */
+        /* A process group of its own: the terminal's Ctrl-C reaches the
+         * client, which stops after its turn and then closes the server's
+         * input, instead of killing the server under it. The signal mask
+         * and ignored signals of the client (kd_signals_block) are not
+         * the server's. */
+        sigset_t none;
+        sigemptyset(&none);
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        if (setpgid(0, 0) != 0 || sigprocmask(SIG_SETMASK, &none, NULL) != 0 || sigaction(SIGPIPE, &dfl, NULL) != 0)
+            _exit(127);
         if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
             _exit(127);
         if (o->command)

@@ -6,7 +6,9 @@
  *   stdio   the child gets one end of a socketpair as its stdin and stdout
  *           (its stderr stays ours, so a server's logs reach the terminal);
  *           writes use MSG_NOSIGNAL, so a server that dies is an error,
- *           never a SIGPIPE.
+ *           never a SIGPIPE. The child runs in a process group of its own,
+ *           with no signal blocked, so the terminal's Ctrl-C reaches the
+ *           client alone, which ends the conversation itself.
  *   http    every request is one POST to the endpoint; the answer may be
  *           application/json or a text/event-stream whose events carry it.
  *           The Mcp-Session-Id from initialize and the negotiated

@@ -47,6 +47,9 @@ typedef struct {
     char *state_hex;  /* owned */
     void *state;      /* ops->state_size bytes, owned */
     uint64_t log_seq; /* the log entry the view reflects */
+    uint64_t moves;   /* the episode's move counter ("move_count": every command applied) */
+    uint64_t height;  /* the chain height after that log entry */
+    int final;        /* that position is beyond the finality depth */
     int by_command;   /* its last event is a command (not a creation or a rollback) */
 } pview;
 
@@ -58,7 +61,7 @@ typedef struct {
     size_t seats;
     kd_player *players[KD_PLAY_MAX_SEATS];
     uint32_t episode;
-    uint32_t moves; /* moves the gateway accepted */
+    uint32_t moves; /* moves the players chose that the gateway accepted, in this run */
     pview last;     /* the latest view the gateway sent */
     kd_play_result *res;
 } game;
@@ -67,6 +70,10 @@ typedef struct {
     game *g;
     const char *seat_name;
 } prompt_ctx;
+
+/* 1 once the caller asked to stop (Ctrl-C): the turn in progress ends,
+ * then the result lines and the resume command are printed. */
+static int stopping(const game *g) { return g->o->stop && atomic_load(g->o->stop); }
 
 __attribute__((format(printf, 2, 3))) static void show(game *g, const char *fmt, ...)
 {
@@ -119,6 +126,9 @@ static kd_err pview_parse(game *g, const json_t *j, pview *v, char *why, size_t 
     v->winner = seat_of(json_object_get(j, "winner"));
     v->to_move = seat_of(json_object_get(j, "to_move"));
     v->log_seq = (uint64_t)json_integer_value(json_object_get(j, "log_seq"));
+    v->moves = (uint64_t)json_integer_value(json_object_get(j, "move_count"));
+    v->height = (uint64_t)json_integer_value(json_object_get(j, "height"));
+    v->final = json_is_true(json_object_get(j, "final"));
     const char *event = json_string_value(json_object_get(j, "last_event"));
     v->by_command = event && strcmp(event, "command") == 0;
     size_t len = strlen(hex) / 2;
@@ -377,7 +387,7 @@ static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size
             return KD_OK;
         }
         pview_fini(&next);
-        if (err)
+        if (err || stopping(g))
             return err;
         if (kd_now_ms() >= deadline) {
             kd_reject_write(why, why_len, "%s owes a move only its key's holder can make, and none came in %u ms",
@@ -502,7 +512,8 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
         }
         kd_player_note_move(p);
         g->moves++;
-        show(g, "\nmove %u: %s (%s) plays %s", g->moves, pc.seat_name, kd_player_name(p), m.notation);
+        show(g, "\nmove %llu: %s (%s) plays %s", (unsigned long long)g->last.moves, pc.seat_name, kd_player_name(p),
+             m.notation);
         show_change(g, now.state, g->last.state, "; ", "");
         show(g, "%s\n", fallback ? " [random fallback]" : "");
         print_board(g, g->last.state);
@@ -664,10 +675,20 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
     kd_mcp_client_options co = {.url = o->mcp_url, .bearer_token = o->mcp_token, .client_name = "kdapp-play"};
     char exe[4096], grant[KD_MAX_PARTICIPANTS * 12] = "";
     /* It plays every seat: its gateway is granted the agent keys the
-     * episode's default participants are (agent1 .. agentN). */
-    for (size_t i = 0; i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
+     * episode's default participants are (agent1 .. agentN), or, resuming,
+     * the keys that sit in its seats (kd_play_resume_find). */
+    for (size_t i = 0; !o->grant && i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
         snprintf(grant + strlen(grant), sizeof grant - strlen(grant), "%sagent%zu", i ? "," : "", i + 1);
-    char *argv[] = {exe, "mcp", "--data", (char *)o->data_dir, "--keys", (char *)o->keys_dir, "--grant", grant, NULL};
+    char *argv[] = {exe,
+                    "mcp",
+                    "--data",
+                    (char *)o->data_dir,
+                    "--keys",
+                    (char *)o->keys_dir,
+                    "--grant",
+                    o->grant ? (char *)o->grant : grant,
+                    o->quiet ? "--quiet" : NULL,
+                    NULL};
     if (!o->mcp_url && o->mcp_cmd) {
         co.command = o->mcp_cmd;
     } else if (!o->mcp_url) {
@@ -696,17 +717,35 @@ static void print_result(game *g, const char *digest)
 {
     const pview *v = &g->last;
     FILE *out = g->out;
+    unsigned long long moves = (unsigned long long)v->moves;
+    const char *plural = moves == 1 ? "" : "s";
     fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
     if (v->phase == KD_PHASE_WON && (size_t)v->winner < g->seats)
-        fprintf(out, "%s (%s) won after %u moves\n", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
-                g->moves);
+        fprintf(out, "%s (%s) won after %llu move%s", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
+                moves, plural);
     else if (v->phase == KD_PHASE_DRAW)
-        fprintf(out, "draw after %u moves\n", g->moves);
+        fprintf(out, "draw after %llu move%s", moves, plural);
+    else if (g->res->stopped)
+        fprintf(out, "stopped at %llu move%s, game in progress", moves, plural);
     else
-        fprintf(out, "stopped at --max-moves %u, game in progress\n", g->moves);
+        fprintf(out, "stopped at --max-moves %u, game in progress at %llu move%s", g->moves, moves, plural);
+    if (g->moves != v->moves) /* a move is any command applied: a duty paid for a seat too */
+        fprintf(out, " (%u chosen by the players in this run)", g->moves);
+    /* A result is final only beyond the finality depth: before that a reorg
+     * may still undo its last moves (a dice game's "draw after 12 moves"
+     * left at 9 of 12, in progress), so it is said as of its block. */
+    if (v->phase != KD_PHASE_IN_PROGRESS)
+        fprintf(out,
+                v->final ? ", final at block %llu" : ", as of block %llu (not final yet: a reorg may still undo it)",
+                (unsigned long long)v->height);
+    fputc('\n', out);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
-        fprintf(out, "  %s %-8s %u moves, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
+        if (kd_player_is_house(g->players[i])) {
+            fprintf(out, "  %s house: the gateway holding its key paid its duties\n", seat_name(g, (int)i));
+            continue;
+        }
+        fprintf(out, "  %s %-8s %u moves chosen, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
                 kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
         if (s.depth_max)
             fprintf(out, ", searched %u..%u plies, at most %u ms a move", s.depth_min, s.depth_max, s.think_ms_max);
@@ -715,25 +754,36 @@ static void print_result(game *g, const char *digest)
     if (g->o->reorg_every)
         fprintf(out, "  reorgs: %u\n", g->res->reorgs);
     fprintf(out, "digest: %s\n", digest);
+    if (v->phase == KD_PHASE_IN_PROGRESS)
+        fprintf(out, "resume: kdapp play --episode %u%s\n", g->episode, g->o->resume_args ? g->o->resume_args : "");
     fflush(out);
 }
 
-/* The type and one player per seat. */
-static kd_err setup(game *g, char *why, size_t why_len)
+/* The type (`type`, else --type, else the first registered) and one
+ * player per seat: `seats` of them when resuming an episode, else as many
+ * as named, at least the type's minimum. */
+static kd_err setup(game *g, const char *type, size_t seats, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
-    g->type = o->type ? kd_type_table_find(o->types, o->type) : o->types->count ? o->types->entries[0].type : NULL;
+    if (!type)
+        type = o->type;
+    g->type = type ? kd_type_table_find(o->types, type) : o->types->count ? o->types->entries[0].type : NULL;
     if (!g->type) {
-        kd_reject_write(why, why_len, "'%s' is not a registered episode type", o->type ? o->type : "");
+        kd_reject_write(why, why_len, "'%s' is not a registered episode type", type ? type : "");
         return KD_ERR_INVALID_ARG;
     }
-    size_t given = 0;
-    while (given < KD_PLAY_MAX_SEATS && o->players[given])
-        given++;
-    g->seats = g->type->min_seats > given ? g->type->min_seats : given;
-    if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS) {
-        kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name,
-                        g->type->min_seats, g->type->max_seats, given);
+    size_t given = 0; /* seats up to the last one named */
+    for (size_t i = 0; i < KD_PLAY_MAX_SEATS; i++)
+        if (o->players[i])
+            given = i + 1;
+    g->seats = seats ? seats : g->type->min_seats > given ? g->type->min_seats : given;
+    if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS || given > g->seats) {
+        if (seats)
+            kd_reject_write(why, why_len, "episode %u seats %zu players, and a player is named for seat %zu",
+                            o->episode, seats, given - 1);
+        else
+            kd_reject_write(why, why_len, "%s seats %zu to %zu players, not %zu", g->type->ops->type_name,
+                            g->type->min_seats, g->type->max_seats, given);
         return KD_ERR_INVALID_ARG;
     }
     for (size_t i = 0; i < g->seats; i++) {
@@ -746,7 +796,8 @@ static kd_err setup(game *g, char *why, size_t why_len)
                                 .in = o->in,
                                 .out = g->out,
                                 .log = o->log};
-        kd_err err = kd_player_alloc(o->players[i] ? o->players[i] : "search", &po, &g->players[i], why, why_len);
+        const char *spec = o->players[i] ? o->players[i] : kd_play_default_player(g->type, (int)i);
+        kd_err err = kd_player_alloc(spec, &po, &g->players[i], why, why_len);
         if (err)
             return err;
         if (kd_player_needs_bot(g->players[i]) && !g->type->bot_command) {
@@ -761,6 +812,43 @@ static kd_err setup(game *g, char *why, size_t why_len)
     return KD_OK;
 }
 
+/* Resuming: the episode's view from the gateway gives the type and the
+ * seats (then the players are set up), and is the position play goes on
+ * from. */
+static kd_err resume_episode(game *g, char *why, size_t why_len)
+{
+    const kd_play_options *o = g->o;
+    json_t *sc = NULL;
+    int is_error = 0;
+    g->episode = o->episode;
+    kd_err err =
+        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
+    if (!err && (is_error || !sc || json_is_true(json_object_get(sc, "deleted")))) {
+        char text[600];
+        snprintf(text, sizeof text, "%s", why);
+        kd_reject_write(why, why_len, "episode %u cannot be resumed: %s", o->episode,
+                        text[0] ? text : "its creation was rolled back");
+        err = KD_ERR_NOT_FOUND;
+    }
+    const char *type = json_string_value(json_object_get(sc, "type"));
+    size_t seats = json_array_size(json_object_get(sc, "seats"));
+    if (!err && (!type || !seats)) {
+        kd_reject_write(why, why_len, "the gateway's view of episode %u names no type or seats", o->episode);
+        err = KD_ERR_DECODE;
+    }
+    if (!err && o->type && strcmp(o->type, type) != 0) {
+        kd_reject_write(why, why_len, "episode %u is %s, not %s (leave out --type when resuming)", o->episode, type,
+                        o->type);
+        err = KD_ERR_INVALID_ARG;
+    }
+    if (!err)
+        err = setup(g, type, seats, why, why_len);
+    if (!err)
+        err = pview_parse(g, sc, &g->last, why, why_len);
+    json_decref(sc);
+    return err;
+}
+
 kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, size_t why_len)
 {
     memset(res, 0, sizeof *res);
@@ -768,21 +856,28 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
     game g = {.o = o, .out = o->out ? o->out : stdout, .res = res};
     kd_legal_moves legal;
     kd_legal_moves_init(&legal);
-    kd_err err = setup(&g, why, why_len);
-    if (!err)
+    kd_err err;
+    if (o->episode) { /* the gateway first: the episode says its type and seats */
         err = open_gateway(&g, why, why_len);
-    if (!err)
-        err = start_episode(&g, why, why_len);
+        if (!err)
+            err = resume_episode(&g, why, why_len);
+    } else {
+        err = setup(&g, NULL, 0, why, why_len);
+        if (!err)
+            err = open_gateway(&g, why, why_len);
+        if (!err)
+            err = start_episode(&g, why, why_len);
+    }
     if (err)
         goto done;
     res->episode_id = g.episode;
     uint32_t max_moves = o->max_moves ? o->max_moves : KD_PLAY_DEFAULT_MAX_MOVES;
-    show(&g, "kdapp play: episode %u (%s) |", g.episode, g.type->title);
+    show(&g, "kdapp play: %s episode %u (%s) |", o->episode ? "resuming" : "started", g.episode, g.type->title);
     for (size_t i = 0; i < g.seats; i++)
         show(&g, "%s %s: %s", i ? "," : "", seat_name(&g, (int)i), kd_player_name(g.players[i]));
     show(&g, " | seed %llu\n", (unsigned long long)o->seed);
     print_board(&g, g.last.state);
-    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves) {
+    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves && !stopping(&g)) {
         if ((err = play_turn(&g, &legal, why, why_len)))
             goto done;
         /* Also after a winning move: the win is rolled back and mined again. */
@@ -798,9 +893,11 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
         pview_fini(&g.last);
         g.last = final;
     }
+    res->stopped = g.last.phase == KD_PHASE_IN_PROGRESS && stopping(&g);
     res->phase = g.last.phase;
     res->winner = g.last.phase == KD_PHASE_WON ? g.last.winner : KD_SEAT_NONE;
-    res->move_count = g.moves;
+    res->move_count = (uint32_t)g.last.moves;
+    res->chosen = g.moves;
     snprintf(res->digest, sizeof res->digest, "%s", digest);
     print_result(&g, digest);
 done:

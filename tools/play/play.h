@@ -19,6 +19,7 @@
 #ifndef KD_TOOLS_PLAY_H
 #define KD_TOOLS_PLAY_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,9 +33,13 @@
 
 typedef struct {
     const kd_type_table *types;             /* the registered types (borrowed, required) */
-    const char *type;                       /* the episode's type [the first registered] */
+    const char *type;                       /* the episode's type [the first registered; resuming: the episode's] */
+    uint32_t episode;                       /* resume this episode instead of starting one (0: start one) */
+    const char *grant;                      /* the embedded gateway's --grant [agent1,...,agentN for N seats] */
+    const char *resume_args;                /* what the resume command needs beside --episode (" --data D") */
+    const atomic_int *stop;                 /* set (by a signal's thread): stop after the turn (may be NULL) */
     const char *params;                     /* its params JSON (an object; NULL: the engine defaults) */
-    const char *players[KD_PLAY_MAX_SEATS]; /* player spec per seat (players.h) [search] */
+    const char *players[KD_PLAY_MAX_SEATS]; /* player spec per seat (players.h) [kd_play_default_player] */
     const char *mcp_url;                    /* a Streamable HTTP gateway; or */
     const char *mcp_cmd;                    /* a stdio gateway started with /bin/sh -c; or, neither set: */
     const char *self_exe;                   /* this kdapp binary, run as `mcp --data D --keys K` [/proc/self/exe] */
@@ -57,9 +62,11 @@ typedef struct {
 
 typedef struct {
     uint32_t episode_id;
+    int stopped;         /* ended by opts->stop, the game in progress */
     kd_game_phase phase; /* at the end */
     int winner;          /* the winning seat, or KD_SEAT_NONE */
-    uint32_t move_count; /* moves the gateway accepted */
+    uint32_t move_count; /* the episode's move counter at the end: every command applied, duties included */
+    uint32_t chosen;     /* the moves the players chose in this run (--max-moves counts these) */
     uint32_t reorgs;     /* reorgs performed */
     char digest[65];     /* the final chained digest (hex) */
     size_t seats;
@@ -67,7 +74,12 @@ typedef struct {
 } kd_play_result;
 
 /*
- * Plays one game and prints its course to opts->out. Returns KD_OK when
+ * Plays one game and prints its course to opts->out: a new episode, or
+ * the one opts->episode names from where it stands (its type and seats
+ * are the episode's; the players are given or default as for a new one).
+ * When *opts->stop becomes non-zero, the game stops after the turn in
+ * progress, and the result lines say so and give the command that
+ * resumes it. Returns KD_OK when
  * the game ended (win, draw) or reached max_moves; `res` (zeroed first) is
  * filled as far as the game got. Errors, with a sentence in `why`:
  * KD_ERR_INVALID_ARG (a player spec, an unknown type, "search" for a type
@@ -78,5 +90,17 @@ typedef struct {
  * the same FILEs.
  */
 kd_err kd_play_run(const kd_play_options *opts, kd_play_result *res, char *why, size_t why_len) KD_WARN_UNUSED;
+
+/*
+ * What resuming `episode` through the embedded gateway needs, read from
+ * the store of `data_dir` (opened read-only, so beside a running daemon)
+ * and the key directory: the episode's type name (*type, static), and in
+ * `grant` the names of the keys of `keys_dir` that sit in its seats,
+ * comma-separated, for the gateway to act for them. Errors, with a
+ * sentence in `why` that ends with what to do: KD_ERR_NOT_FOUND (no such
+ * episode; no key of the directory for a seat), the engine's open errors.
+ */
+kd_err kd_play_resume_find(const kd_registry *registry, const char *data_dir, const char *keys_dir, uint32_t episode,
+                           const char **type, char *grant, size_t grant_len, char *why, size_t why_len) KD_WARN_UNUSED;
 
 #endif

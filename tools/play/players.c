@@ -226,6 +226,33 @@ kd_err kd_search_spec_parse(const char *spec, kd_search_budget *budget, char *wh
 
 static void builtin_free(void *impl) { free(impl); }
 
+/* The house seat has no choice in a registered type (its legal moves are
+ * none: its duties are paid by the gateway holding its key); a type that
+ * gives it one needs a player named for it. */
+static kd_err house_choose(void *impl, const kd_play_turn *turn, const char *feedback, kd_legal_move *move, char *why,
+                           size_t why_len)
+{
+    (void)impl, (void)feedback, (void)move;
+    kd_reject_write(why, why_len,
+                    "the house seat %s has a move to choose, and the house player only waits for the gateway: "
+                    "name a player for it (--seat %s=random)",
+                    turn->seat_name, turn->seat_name);
+    return KD_ERR_UNSUPPORTED;
+}
+
+static void house_free(void *impl) { (void)impl; }
+
+static const kd_player_ops house_ops = {.kind = "house", .choose = house_choose, .free = house_free};
+
+const char *kd_play_default_player(const kd_episode_type *type, int seat)
+{
+    if (seat >= 0 && seat < 32 && (type->house_seats & (1u << seat)))
+        return "house";
+    return type->bot_command ? "search" : "random";
+}
+
+int kd_player_is_house(const kd_player *p) { return p->ops == &house_ops; }
+
 static const kd_player_ops random_ops = {
     .kind = "random", .choose = builtin_choose, .free = builtin_free, .retry_limit = KD_PLAYER_RETRY_LIMIT};
 static const kd_player_ops search_ops = {
@@ -267,9 +294,11 @@ kd_err kd_player_alloc(const char *spec, const kd_player_options *o, kd_player *
     } else if (strcmp(spec, "human") == 0) {
         p->ops = &kd_player_human_ops;
         err = kd_player_human_open(o, &p->impl);
+    } else if (strcmp(spec, "house") == 0) {
+        p->ops = &house_ops;
     } else {
-        kd_reject_write(why, why_len, "unknown player '%s': use random, search[:depth=N][:ms=T], llm:URL or human",
-                        spec);
+        kd_reject_write(why, why_len,
+                        "unknown player '%s': use random, search[:depth=N][:ms=T], llm:URL, human or house", spec);
         err = KD_ERR_INVALID_ARG;
     }
     if (err)

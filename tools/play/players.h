@@ -21,6 +21,13 @@
  *            command JSON
  *   human    a legal move typed at the terminal (player_human.c): its
  *            notation, its number in the list, or the command JSON
+ *   house    a seat the gateway holds as the house: its key holder (the
+ *            gateway) pays what the seat owes after each block, and it
+ *            chooses no move
+ *
+ * A seat no player is named for gets its type's default
+ * (kd_play_default_player): so `kdapp play --type T` plays every type with
+ * nothing else.
  *
  * A player sees one kd_play_turn: the episode's type, the seat to act, the
  * state (decoded from the view's "state" bytes), the legal moves of that
@@ -212,6 +219,16 @@ typedef struct {
 void kd_player_note_move(kd_player *p);
 void kd_player_note_refused(kd_player *p);
 kd_player_stats kd_player_get_stats(const kd_player *p);
+
+/*
+ * The player of `seat` of `type` when none is named, from the type table
+ * alone: "house" in a seat the type marks as the house's (house_seats:
+ * the gateway pays its duties), "search" where the type has a bot, else
+ * "random". A static string.
+ */
+const char *kd_play_default_player(const kd_episode_type *type, int seat);
+/* 1 for the house player (it chooses nothing: the gateway acts for it). */
+int kd_player_is_house(const kd_player *p);
 
 /* The kinds defined in player_llm.c and player_human.c. */
 extern const kd_player_ops kd_player_llm_ops;

@@ -1,6 +1,7 @@
 /* sim.c — the chain simulator (see sim.h). */
 #include "tools/sim/sim.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,7 +504,7 @@ static kd_err session_open(sim *s)
     }
     snprintf(s->session_dir, sizeof s->session_dir, "%s/kdapp-sim.XXXXXX", s->o->work_dir);
     if (!mkdtemp(s->session_dir)) {
-        fprintf(s->out, "sim: cannot create a session directory under %s\n", s->o->work_dir);
+        fprintf(s->out, "sim: cannot create a session directory under %s: %s\n", s->o->work_dir, strerror(errno));
         s->session_dir[0] = '\0';
         return KD_ERR_IO;
     }

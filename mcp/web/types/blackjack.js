@@ -7,18 +7,22 @@
 (() => {
   const WAITING = { deal: "waiting for the house to deal", card: "waiting for the house's card", dealer: "the dealer draws" };
 
-  function total(h) {
-    return h.cards && h.cards.length ? (h.soft ? "soft " : "") + h.total : "";
+  /* A hand's total in words: "blackjack" for two cards making 21 that are
+   * not a split hand's (`natural`), else "soft 17" or "20". */
+  function total(h, natural) {
+    if (!h.cards || !h.cards.length) return "";
+    if (natural && h.cards.length === 2 && h.total === 21) return "blackjack";
+    return (h.soft ? "soft " : "") + h.total;
   }
 
-  function hand(name, h, i, active) {
+  function hand(name, h, i, active, split) {
     const row = kdapp.el("div", "hand" + (active ? " active" : "") + " outcome-" + h.outcome);
     row.dataset.hand = i;
     row.appendChild(kdapp.el("span", "name", i ? "" : name));
     row.appendChild(kdapp.cards(h.cards));
-    row.appendChild(kdapp.el("span", "total", total(h)));
+    row.appendChild(kdapp.el("span", "total", total(h, !split)));
     const notes = ["bet " + h.bet + (h.doubled ? " doubled" : "")];
-    if (h.outcome !== "open") notes.push(h.outcome);
+    if (h.outcome !== "open") notes.push(kdapp.words(h.outcome));
     row.appendChild(kdapp.el("span", "notes", notes.join(" \u00b7 ")));
     return row;
   }
@@ -29,10 +33,11 @@
     const dealer = kdapp.el("div", "dealer");
     dealer.appendChild(kdapp.el("span", "name", "dealer"));
     dealer.appendChild(kdapp.cards(p.dealer.cards));
-    dealer.appendChild(kdapp.el("span", "total", total(p.dealer)));
+    dealer.appendChild(kdapp.el("span", "total", total(p.dealer, true)));
     box.appendChild(dealer);
     const hands = kdapp.el("div", "hands");
-    (p.hands || []).forEach((h, i) => hands.appendChild(hand(p.name, h, i, p.await === "player" && i === p.active_hand)));
+    const split = (p.hands || []).length > 1;
+    (p.hands || []).forEach((h, i) => hands.appendChild(hand(p.name, h, i, p.await === "player" && i === p.active_hand, split)));
     box.appendChild(hands);
     const who = p.await === "player" ? p.name + " to act" : WAITING[p.await] || (p.can_bet ? p.name + " to bet" : p.await);
     const net = p.last_net ? ", last round " + (p.last_net > 0 ? "+" : "") + p.last_net : "";

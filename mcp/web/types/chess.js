@@ -1,9 +1,10 @@
 /* chess.js: the board from the view's FEN (rank 8 first), the last move's
- * squares outlined. */
+ * squares outlined, a king in check ringed and a checkmated one marked. */
 "use strict";
 kdapp.renderers.chess = (v) => {
   const glyph = { K: "♚", Q: "♛", R: "♜", B: "♝", N: "♞", P: "♟" };
-  const rows = v.fen.split(" ")[0].split("/").map((rank) => {
+  const fields = v.fen.split(" ");
+  const rows = fields[0].split("/").map((rank) => {
     const out = [];
     for (const ch of rank) {
       if (ch >= "1" && ch <= "8") for (let i = 0; i < Number(ch); i++) out.push("");
@@ -11,6 +12,8 @@ kdapp.renderers.chess = (v) => {
     }
     return out;
   });
+  const king = fields[1] === "b" ? "k" : "K"; /* the king of the side to move */
+  const mated = v.status === "checkmate", checked = mated || v.check;
   const marked = new Set();
   if (v.last_move && v.last_move.uci) {
     const u = v.last_move.uci;
@@ -24,7 +27,12 @@ kdapp.renderers.chess = (v) => {
       d.textContent = glyph[p.toUpperCase()];
       d.classList.add(p === p.toUpperCase() ? "piece-w" : "piece-b");
     }
+    if (p === king && checked) d.classList.add(mated ? "mated" : "check");
     if (marked.has(r * 8 + c)) d.classList.add("last");
   });
 };
 kdapp.moveNotes.chess = (v) => (v.last_move ? [v.last_move.san] : []);
+kdapp.ruleNow.chess = (v) => (v.status === "checkmate" ? "checkmate: the king in check has no move out of it"
+  : v.check ? v.current + " is in check and must get out of it" : "");
+kdapp.legends.chess = () => [["chess", "light last", "", "the last move's squares"], ["chess", "dark check piece-w", "♚", "a king in check"],
+  ["chess", "light mated piece-b", "♚", "a checkmated king"]];

@@ -43,4 +43,13 @@
     t.appendChild(kdapp.el("div", "facts-line", line.join(" \u00b7 ")));
     return t;
   };
+  kdapp.ruleNow.seabattle = (v) => (v.stage === "play" && v.shooter
+    ? v.shooter + " shoots; the target's key holder answers each shot (miss, hit or sunk) from the fleet it committed to"
+    : "");
+  kdapp.legends.seabattle = (v) => {
+    const items = [["sea", "water", "", "water not shot at"], ["sea", "miss", MARK.o[1], "a miss"], ["sea", "hit", MARK.x[1], "a hit"],
+      ["sea", "sunk", MARK["#"][1], "a cell of a sunk ship"], ["sea", "pending", MARK["?"][1], "a shot waiting for its answer"]];
+    if (v.own_secret && v.own_secret.seat) items.push(["sea", "water ship", "", "your own ship (your seat's view only)"]);
+    return items;
+  };
 })();

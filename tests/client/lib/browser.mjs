@@ -58,15 +58,17 @@ export function drawnBoard(frame) {
       if (disc) return disc.classList.contains('red') ? 'red' : 'yellow';
       return d.classList.contains('piece-w') ? 'w' : d.classList.contains('piece-b') ? 'b' : '';
     };
+    // a checkers piece is a drawn disc: a man, or a king (a ring and a crown), never a glyph alike the other
+    const piece = (d) => (d.querySelector('.king') ? 'king' : d.querySelector('.man') ? 'man' : d.textContent);
     return {
-      tokens: cells.map((d) => (d.classList.contains('gone') ? '' : d.textContent + (colour(d) ? `:${colour(d)}` : ''))),
+      tokens: cells.map((d) => (d.classList.contains('gone') ? '' : piece(d) + (colour(d) ? `:${colour(d)}` : ''))),
       back: cells.flatMap((d, i) => (d.classList.contains('back') ? [i] : [])),
       gone: cells.flatMap((d, i) => (d.classList.contains('gone') ? [i] : [])),
     };
   });
 }
 
-const CHECKERS = { w: '⛀:w', W: '⛁:w', b: '⛂:b', B: '⛃:b' };
+const CHECKERS = { w: 'man:w', W: 'king:w', b: 'man:b', B: 'king:b' };
 const CHESS = { K: '♚', Q: '♛', R: '♜', B: '♝', N: '♞', P: '♟' };
 
 /** The tokens drawnBoard() must find for `view` (an enriched view), by its type. */
