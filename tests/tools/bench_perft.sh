@@ -8,6 +8,12 @@
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$(mktemp -d "${KD_TEST_TMP:-/tmp}/bench-perft.XXXXXX")
+# the bench's sockets live in its scratch directory, and an ipc:// path holds
+# 107 bytes: use /tmp when the build tree is deep (as tests/integration/lib.sh)
+if ((${#T} > 60)); then
+  rmdir "$T"
+  T=$(mktemp -d "/tmp/bench-perft.XXXXXX")
+fi
 trap 'rm -rf "$T"' EXIT
 unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_PERFT_TYPE KDAPP_PERFT_DEPTH KDAPP_PERFT_PARAMS
 
@@ -90,7 +96,7 @@ expect_usage() {
 }
 expect_usage "need --type" --only perft --peer true
 expect_usage "--peer-target needs --peer" --only perft --type fourinarow --peer-target 3
-expect_usage "engine, mcp, latency or perft" --only games
+expect_usage "engine, mcp, latency, fanout, perft or duties" --only games
 expect_usage "1 to 64" --only perft --perft-depth 65
 # The chess.js peer (tools/bench/peers/chessjs_perft.mjs) speaks the protocol:
 # the published counts from the start and from a FEN in the params, errors

@@ -483,8 +483,8 @@ int kd_bench_latency(const kd_bench_ctx *b)
         missed += N_EP;
     } else {
         missed += scenario_e2e(b, &c);
+        kd_lat_chain_close(&c);
     }
-    kd_lat_chain_close(&c);
     missed += kd_bench_fanout(b);
     missed += kd_lat_agent_move(b);
     return missed;

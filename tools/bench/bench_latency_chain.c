@@ -213,12 +213,10 @@ static int create_episode(const kd_bench_ctx *b, kd_lat_chain *c, char *why, siz
     return rc;
 }
 
-int kd_lat_chain_open(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t why_len)
+/* kd_lat_chain_open's steps, on `c` initialised: -1 leaves what it took
+ * for kd_lat_chain_close. */
+static int chain_start(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t why_len)
 {
-    memset(c, 0, sizeof *c);
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->cond, NULL);
-    c->rng = 0x6B64617070ULL;
     if (kd_bench_scratch(b, "latency", "gateways.log", 0, c->dir, c->data, c->keys, c->log, why, why_len) != 0)
         return -1;
     snprintf(c->ingest_url, sizeof c->ingest_url, "ipc://%s/ingest.ipc", c->dir);
@@ -264,6 +262,18 @@ int kd_lat_chain_open(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t 
     return 0;
 }
 
+int kd_lat_chain_open(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t why_len)
+{
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    c->rng = 0x6B64617070ULL;
+    if (chain_start(b, c, why, why_len) == 0)
+        return 0;
+    kd_lat_chain_close(c); /* what it took, however far it got */
+    return -1;
+}
+
 void kd_lat_chain_close(kd_lat_chain *c)
 {
     if (c->thread_up) {
@@ -277,7 +287,8 @@ void kd_lat_chain_close(kd_lat_chain *c)
     if (c->node_up)
         kd_node_stop(&c->node);
     c->node_up = 0;
-    kd_remove_tree(c->dir);
+    if (c->dir[0])
+        kd_remove_tree(c->dir);
     free(c->state);
     free(c->scratch);
     free(c->stack);

@@ -63,9 +63,11 @@ typedef struct {
 } kd_lat_chain;
 
 /* Creates the scratch directory, starts the node, creates the episode
- * (its first block) and the feeder. 0, or -1 with `why`. */
+ * (its first block) and the feeder. 0, or -1 with `why` and nothing
+ * left to close. */
 int kd_lat_chain_open(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t why_len);
-/* Stops the feeder and the node and removes the directory. */
+/* Stops the feeder and the node and removes the directory: once, after
+ * an open that succeeded. */
 void kd_lat_chain_close(kd_lat_chain *c);
 /* Asks the feeder for one more block (returns at once). */
 void kd_lat_chain_request(kd_lat_chain *c);
