@@ -39,11 +39,38 @@
 #include "engine/logger.h"
 #include "engine/netutil.h"
 #include "engine/rules.h"
+#include "engine/table.h"
 #include "engine/txn.h"
 
 #define MAX_GROWS 12
 
 /* ------------------------------------------------------------ accepting */
+
+kd_err kd_apply_start(kd_txn *c, uint32_t id, const kd_registry_entry *type, const kd_participants *parts,
+                      const uint8_t *params, size_t len, const ProtobufCBinaryData *override, const kd_block_meta *meta,
+                      kd_tx_result *r, kd_buf *effective, int *ok)
+{
+    kd_txn_episode *ep = NULL;
+    kd_err err = kd_txn_add(c, id, type, &ep);
+    if (err)
+        return err;
+    err = kd_rules_init(type, params, len, override, parts, meta, ep->state, effective, r, ok);
+    if (err || !*ok) {
+        free(ep->state);
+        c->n_eps--;
+        return err;
+    }
+    ep->participants = *parts;
+    ep->creation_daa = meta->daa;
+    memcpy(ep->created_in, meta->block_hash, KD_HASH_LEN);
+    ep->dirty = 1;
+    ep->last_event = KD_EVENT_INITIALIZE;
+    kd_txn_event *ev;
+    if ((err = kd_txn_add_effect(c, ep->id, KDAPP__STORE__EFFECT_KIND__EFFECT_CREATE, 0, NULL, 0)) ||
+        (err = kd_txn_add_event(c, KD_EVENT_INITIALIZE, ep->id, &ev)))
+        return err;
+    return KD_OK;
+}
 
 static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta,
                            const ProtobufCBinaryData *override, unsigned trust, kd_tx_result *r, kd_buf *effective)
@@ -52,28 +79,22 @@ static kd_err apply_create(kd_txn *c, const Kdapp__EpisodeMessage *em, const kd_
     kd_err err = kd_txn_get(c, em->episode_id, &ep);
     if (err && err != KD_ERR_NOT_FOUND)
         return err;
+    int exists = err == KD_OK;
+    if (!exists && em->episode_id && (err = kd_table_exists(c, em->episode_id, &exists)))
+        return err;
     kd_participants parts;
+    uint32_t open;
     const kd_registry_entry *type =
-        kd_rules_check_create(c->engine->registry, c->engine->chain, em, err == KD_OK, trust, &parts, r);
+        kd_rules_check_create(c->engine->registry, c->engine->chain, em, exists, trust, &parts, &open, r);
     if (!type)
         return KD_OK;
-    if ((err = kd_txn_add(c, em->episode_id, type, &ep)))
-        return err;
+    if (open)
+        return kd_table_open(c, em, type, &parts, open, meta, r);
+    const Kdapp__NewEpisode *ne = em->new_episode;
     int ok;
-    err = kd_rules_init(type, em, override, &parts, meta, ep->state, effective, r, &ok);
-    if (err || !ok) {
-        free(ep->state);
-        c->n_eps--;
-        return err;
-    }
-    ep->participants = parts;
-    ep->creation_daa = meta->daa;
-    memcpy(ep->created_in, meta->block_hash, KD_HASH_LEN);
-    ep->dirty = 1;
-    ep->last_event = KD_EVENT_INITIALIZE;
-    kd_txn_event *ev;
-    if ((err = kd_txn_add_effect(c, ep->id, KDAPP__STORE__EFFECT_KIND__EFFECT_CREATE, 0, NULL, 0)) ||
-        (err = kd_txn_add_event(c, KD_EVENT_INITIALIZE, ep->id, &ev)))
+    if ((err = kd_apply_start(c, em->episode_id, type, &parts, ne->params.data, ne->params.len, override, meta, r,
+                              effective, &ok)) ||
+        !ok)
         return err;
     r->applied = 1;
     return KD_OK;
@@ -161,12 +182,21 @@ static kd_err on_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_bl
     return apply_command(a->c, em, meta, (a->trust & KD_RULES_TRUSTED) != 0, (a->trust & KD_RULES_PRECHECKED) != 0, r);
 }
 
+static kd_err on_table(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
+{
+    apply_ctx *a = ctx;
+    int trusted = (a->trust & KD_RULES_TRUSTED) != 0;
+    if (em->body_case == KDAPP__EPISODE_MESSAGE__BODY_JOIN)
+        return kd_table_join(a->c, em, meta, a->override, trusted, r, a->effective);
+    return kd_table_cancel(a->c, em, meta, trusted, r);
+}
+
 /* Applies one transaction; rejections go into `r`, only storage failures
  * are returned. */
 static kd_err apply_tx(kd_txn *c, const Kdapp__BlockAccepted *ba, size_t index, const ProtobufCBinaryData *override,
                        unsigned trust, kd_tx_result *r, kd_buf *effective)
 {
-    static const kd_rules_handlers handlers = {.create = on_create, .command = on_command};
+    static const kd_rules_handlers handlers = {.create = on_create, .command = on_command, .table = on_table};
     apply_ctx a = {.c = c, .override = override, .trust = trust, .effective = effective};
     return kd_rules_run_tx(ba, index, &handlers, &a, r);
 }
@@ -425,6 +455,8 @@ static kd_err flush_with_digest(kd_txn *c, const uint8_t parent_digest[KD_HASH_L
         kd_sha256_update(&sha, parent_digest, KD_HASH_LEN);
         kd_sha256_update(&sha, hash, KD_HASH_LEN);
         err = kd_txn_flush(c, &sha, hash, seq);
+        if (c->table_marks.len) /* the open tables the block touched, in order: id || SHA-256(record) */
+            kd_sha256_update(&sha, c->table_marks.data, c->table_marks.len);
         kd_sha256_final(&sha, digest);
     }
     kd_sha256_fini(&sha);

@@ -154,6 +154,48 @@ void kd_creation_digest_v1(uint32_t episode_id, const char *type_name, const kd_
     creation_digest(1, NULL, episode_id, type_name, parts, params, params_len, out);
 }
 
+#define KD_JOIN_DOMAIN "kdapp/join/v1"
+#define KD_CANCEL_DOMAIN "kdapp/cancel/v1"
+
+void kd_join_digest(const char *chain, uint32_t episode_id, const char *type_name, uint32_t seat, const kd_pubkey *key,
+                    const uint8_t *params, size_t params_len, const uint8_t *seat_params, size_t seat_len,
+                    uint8_t out[KD_HASH_LEN])
+{
+    uint8_t s = (uint8_t)seat, plen[4], slen[4];
+    kd_put_u32be(plen, (uint32_t)params_len);
+    kd_put_u32be(slen, (uint32_t)seat_len);
+    kd_sha256_ctx sha;
+    if (kd_sha256_init(&sha) != KD_OK) {
+        memset(out, 0, KD_HASH_LEN); /* cannot match any real signature */
+        kd_sha256_fini(&sha);
+        return;
+    }
+    kd_bound_digest_begin(&sha, KD_JOIN_DOMAIN, chain, episode_id, type_name);
+    kd_sha256_update(&sha, &s, 1);
+    kd_sha256_update(&sha, key->bytes, KD_PUBKEY_LEN);
+    kd_sha256_update(&sha, plen, sizeof plen);
+    if (params_len)
+        kd_sha256_update(&sha, params, params_len);
+    kd_sha256_update(&sha, slen, sizeof slen);
+    if (seat_len)
+        kd_sha256_update(&sha, seat_params, seat_len);
+    kd_sha256_final(&sha, out);
+    kd_sha256_fini(&sha);
+}
+
+void kd_cancel_digest(const char *chain, uint32_t episode_id, const char *type_name, uint8_t out[KD_HASH_LEN])
+{
+    kd_sha256_ctx sha;
+    if (kd_sha256_init(&sha) != KD_OK) {
+        memset(out, 0, KD_HASH_LEN);
+        kd_sha256_fini(&sha);
+        return;
+    }
+    kd_bound_digest_begin(&sha, KD_CANCEL_DOMAIN, chain, episode_id, type_name);
+    kd_sha256_final(&sha, out);
+    kd_sha256_fini(&sha);
+}
+
 /* Parsed public keys, per thread. Parsing a compressed key costs a square
  * root in the field, about an eighth of an ECDSA check, and a player signs
  * every move with the one key it sat down with. Direct-mapped; a slot

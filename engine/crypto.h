@@ -108,6 +108,17 @@ void kd_creation_digest(const char *chain, uint32_t episode_id, const char *type
 void kd_creation_digest_v1(uint32_t episode_id, const char *type_name, const kd_participants *parts,
                            const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN]);
 
+/* The digest a stranger signs to sit down at open seat `seat` of table
+ * `episode_id` (kdapp.proto, JoinEpisode): its consent to the terms (the
+ * creation's `params`) on `chain`, with its `key` and its own part of the
+ * params (`seat_params`). */
+void kd_join_digest(const char *chain, uint32_t episode_id, const char *type_name, uint32_t seat, const kd_pubkey *key,
+                    const uint8_t *params, size_t params_len, const uint8_t *seat_params, size_t seat_len,
+                    uint8_t out[KD_HASH_LEN]);
+/* The digest a seat named at a table's creation signs to cancel it
+ * (kdapp.proto, CancelTable). */
+void kd_cancel_digest(const char *chain, uint32_t episode_id, const char *type_name, uint8_t out[KD_HASH_LEN]);
+
 /* Checks that `pubkey` is a valid compressed secp256k1 key.
  * Errors: KD_ERR_BAD_PUBKEY. */
 kd_err kd_pubkey_check(const kd_pubkey *pubkey) KD_WARN_UNUSED;

@@ -120,16 +120,22 @@ static kd_err run_create(void *ctx, const Kdapp__EpisodeMessage *em, const kd_bl
     if (err)
         return err;
     kd_participants parts;
+    uint32_t open;
     const kd_registry_entry *type = kd_rules_check_create(kd_engine_registry(run->engine), kd_engine_chain(run->engine),
-                                                          em, ep->exists, 0, &parts, r);
+                                                          em, ep->exists, 0, &parts, &open, r);
     if (!type)
         return KD_OK;
+    if (open) { /* a table: no episode until its seats are taken */
+        r->applied = 1;
+        return KD_OK;
+    }
     void *state = calloc(1, type->ops->state_size);
     if (!state)
         return KD_ERR_NOMEM;
     run->effective.len = 0;
     int ok;
-    err = kd_rules_init(type, em, NULL, &parts, meta, state, &run->effective, r, &ok);
+    err = kd_rules_init(type, em->new_episode->params.data, em->new_episode->params.len, NULL, &parts, meta, state,
+                        &run->effective, r, &ok);
     if (err || !ok) {
         free(state);
         return err;
@@ -178,10 +184,22 @@ static kd_err run_command(void *ctx, const Kdapp__EpisodeMessage *em, const kd_b
     return KD_OK;
 }
 
+/* A join or a cancel: open tables are not in the dry run's copy. */
+static kd_err run_table(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r)
+{
+    (void)ctx;
+    (void)meta;
+    kd_txn_reject(r, KD_ERR_UNSUPPORTED, NULL,
+                  em->body_case == KDAPP__EPISODE_MESSAGE__BODY_JOIN
+                      ? "a dry run does not predict a join: send it (the engine's verdict names what was wrong)"
+                      : "a dry run does not predict a cancel: send it");
+    return KD_OK;
+}
+
 /* One transaction of `ba`, decided as apply.c decides it. */
 static kd_err run_tx(kd_dryrun *run, const Kdapp__BlockAccepted *ba, size_t index, kd_tx_result *r)
 {
-    static const kd_rules_handlers handlers = {.create = run_create, .command = run_command};
+    static const kd_rules_handlers handlers = {.create = run_create, .command = run_command, .table = run_table};
     return kd_rules_run_tx(ba, index, &handlers, run, r);
 }
 

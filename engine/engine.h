@@ -387,6 +387,27 @@ kd_err kd_read_fingerprint(kd_read *rd, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED
 /* The metrics as of the last commit (engine/metrics.h). Works read-only. */
 kd_err kd_read_metrics(kd_read *rd, kd_metrics *out) KD_WARN_UNUSED;
 
+/* An open table (issue 39; kdapp.proto NewEpisode with open seats): a
+ * creation waiting for strangers to join. Pointers are valid during the
+ * callback only. */
+typedef struct {
+    uint32_t episode_id;
+    char type_name[KD_TYPE_NAME_MAX];
+    kd_participants participants;        /* in seat order; an open seat's key is 33 zero bytes */
+    uint32_t open_seats;                 /* bit s: seat s was open at creation */
+    uint32_t taken;                      /* bit s: seat s has a key (named or joined) */
+    uint64_t creation_daa, deadline_daa; /* a join in a block past deadline_daa is refused */
+    int cancelled, started;
+    const uint8_t *params; /* NewEpisode.params as created: what a joiner consents to */
+    size_t params_len;
+} kd_table_info;
+
+/* Called per table; a non-zero return stops the walk and is returned. */
+typedef kd_err (*kd_table_fn)(void *ctx, const kd_table_info *table);
+/* Every table of the store (open, started, cancelled or closed), in id
+ * order. Works read-only. */
+kd_err kd_read_tables(kd_read *rd, kd_table_fn fn, void *ctx) KD_WARN_UNUSED;
+
 /* One-shot conveniences, each one handle around one read, for answers
  * that need that read and nothing else (a tip for a progress line, a move
  * counter to sign with, a tx outcome). An answer that combines reads (a

@@ -139,6 +139,14 @@ typedef struct kd_episode_ops {
     kd_err (*encode_undo)(const void *undo, kd_buf *out);
     kd_err (*decode_undo)(const uint8_t *data, size_t len, void *undo);
 
+    /* Open seats (issue 39). Optional (NULL: a joiner brings no params of
+     * its own, and a join's params must be empty): checks a stranger's
+     * part of the params for open seat `seat` (JoinEpisode.params), a
+     * params message holding that seat's commitment (its binding, its
+     * root) and nothing else; the engine appends it to the creation's
+     * params when the last seat is taken. Errors: KD_ERR_BAD_PARAMS
+     * (detail in rej). */
+    kd_err (*join_params)(int seat, const uint8_t *params, size_t len, kd_reject *rej);
     /*
      * Optional, both or neither: a costly part of execute that is a pure
      * function of the state and the command (a zero-knowledge proof), which

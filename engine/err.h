@@ -78,7 +78,12 @@
     X(STALE_COMMAND, "stale_command", "the command was signed for an earlier move of the episode: sign it again") \
     X(DENIED, "denied", "the caller is not granted that key or seat")                                             \
     X(INSUFFICIENT_FUNDS, "insufficient_funds", "the wallet's coins do not cover the transaction and its fee")    \
-    X(REJECTED, "rejected", "the node rejected the transaction")
+    X(REJECTED, "rejected", "the node rejected the transaction")                                                  \
+    X(NOT_A_TABLE, "not_a_table", "no open table has that episode id")                                            \
+    X(SEAT_TAKEN, "seat_taken", "the seat is not open: taken, or the table is full")                              \
+    X(TABLE_CLOSED, "table_closed", "the table was cancelled, has started, or its deadline passed")               \
+    X(ALREADY_SEATED, "already_seated", "the key already sits at this table")                                     \
+    X(TABLE_JOINED, "table_joined", "someone has joined the table: it can no longer be cancelled")
 
 typedef enum {
 #define KD_ERR_ENUM(name, code, msg) KD_ERR_##name,

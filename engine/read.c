@@ -614,3 +614,51 @@ kd_err kd_engine_find_tx(kd_engine *engine, uint64_t after_seq, const uint8_t tx
     kd_engine_read_end(rd);
     return err;
 }
+
+/* ------------------------------------------------------------- open tables */
+
+kd_err kd_read_tables(kd_read *rd, kd_table_fn fn, void *ctx)
+{
+    MDB_txn *txn = rd->txn;
+    const kd_store *s = &rd->engine->store;
+    if (!s->tables)
+        return KD_OK; /* a read-only store that never had a table */
+    MDB_cursor *cur;
+    kd_err err = kd_store_err(mdb_cursor_open(txn, s->tables, &cur), "open tables cursor");
+    if (err)
+        return err;
+    MDB_val k, v;
+    int rc;
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc && !err; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        if (k.mv_size != 4)
+            continue;
+        Kdapp__Store__TableRecord *rec = kdapp__store__table_record__unpack(NULL, v.mv_size, v.mv_data);
+        if (!rec) {
+            err = KD_ERR_STORE;
+            break;
+        }
+        kd_table_info t;
+        memset(&t, 0, sizeof t);
+        t.episode_id = kd_get_u32be(k.mv_data);
+        snprintf(t.type_name, sizeof t.type_name, "%s", rec->episode_type);
+        t.participants.count = rec->n_participants < KD_MAX_PARTICIPANTS ? rec->n_participants : KD_MAX_PARTICIPANTS;
+        for (size_t i = 0; i < t.participants.count; i++)
+            if (rec->participants[i].len == KD_PUBKEY_LEN) {
+                memcpy(t.participants.keys[i].bytes, rec->participants[i].data, KD_PUBKEY_LEN);
+                t.taken |= UINT32_C(1) << i;
+            }
+        t.open_seats = rec->open_seats;
+        t.deadline_daa = rec->deadline_daa;
+        t.creation_daa = rec->creation_daa;
+        t.cancelled = rec->cancelled;
+        t.started = rec->started;
+        t.params = rec->params.data;
+        t.params_len = rec->params.len;
+        err = fn(ctx, &t);
+        kdapp__store__table_record__free_unpacked(rec, NULL);
+    }
+    mdb_cursor_close(cur);
+    if (!err && rc != MDB_NOTFOUND)
+        err = kd_store_err(rc, "read tables");
+    return err;
+}

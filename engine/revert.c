@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/table.h"
 #include "engine/crashpoint.h"
 #include "engine/logger.h"
 #include "engine/netutil.h"
@@ -20,6 +21,8 @@
 
 static kd_err revert_effect(kd_txn *c, const Kdapp__Store__Effect *fx)
 {
+    if (fx->kind == KDAPP__STORE__EFFECT_KIND__EFFECT_TABLE)
+        return kd_table_revert(c, fx);
     kd_txn_episode *ep;
     kd_err err = kd_txn_get(c, fx->episode_id, &ep);
     if (err) {

@@ -56,9 +56,13 @@ kd_err kd_rules_run_tx(const Kdapp__BlockAccepted *ba, size_t index, const kd_ru
     case KDAPP__EPISODE_MESSAGE__BODY_UNSIGNED_COMMAND:
         err = h->command(ctx, em, &meta, r);
         break;
+    case KDAPP__EPISODE_MESSAGE__BODY_JOIN:
+    case KDAPP__EPISODE_MESSAGE__BODY_CANCEL:
+        err = h->table(ctx, em, &meta, r);
+        break;
     default:
         kd_txn_reject(r, KD_ERR_DECODE, NULL,
-                      "episode message has no body (new_episode, signed_command or unsigned_command)");
+                      "episode message has no body (new_episode, signed_command, unsigned_command, join or cancel)");
         break;
     }
     kdapp__episode_message__free_unpacked(em, NULL);
@@ -83,7 +87,7 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)
  * signature in a creation is refused, never ignored.
  */
 static int check_consent(const kd_episode_ops *ops, const char *chain, const Kdapp__EpisodeMessage *em,
-                         const kd_participants *parts, unsigned trust, kd_tx_result *r)
+                         const kd_participants *parts, uint32_t open, unsigned trust, kd_tx_result *r)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
@@ -102,10 +106,16 @@ static int check_consent(const kd_episode_ops *ops, const char *chain, const Kda
             kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
             return 0;
         }
+        if (open & (UINT32_C(1) << seat)) {
+            snprintf(detail, sizeof detail, "consent %zu names seat %u, which is open: a stranger consents by joining",
+                     i, seat);
+            kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
+            return 0;
+        }
         given |= UINT32_C(1) << seat;
     }
     for (uint32_t seat = 0; seat < parts->count; seat++)
-        if ((ops->consent_seats & (UINT32_C(1) << seat)) && !(given & (UINT32_C(1) << seat))) {
+        if ((ops->consent_seats & ~open & (UINT32_C(1) << seat)) && !(given & (UINT32_C(1) << seat))) {
             snprintf(detail, sizeof detail,
                      "seat %u must consent to this creation (its signature over the creation is missing)", seat);
             kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
@@ -142,8 +152,9 @@ static int check_consent(const kd_episode_ops *ops, const char *chain, const Kda
 
 const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const char *chain,
                                                const Kdapp__EpisodeMessage *em, int exists, unsigned trust,
-                                               kd_participants *parts, kd_tx_result *r)
+                                               kd_participants *parts, uint32_t *open, kd_tx_result *r)
 {
+    *open = 0;
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
     if (em->episode_id == 0) {
@@ -170,6 +181,11 @@ const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, cons
         return NULL;
     }
     for (size_t i = 0; i < ne->n_participants; i++) {
+        if (ne->participants[i].len == 0) { /* an open seat: a stranger's JoinEpisode takes it */
+            memset(parts->keys[i].bytes, 0, KD_PUBKEY_LEN);
+            *open |= UINT32_C(1) << i;
+            continue;
+        }
         if (ne->participants[i].len != KD_PUBKEY_LEN) {
             snprintf(detail, sizeof detail, "participant %zu is %zu bytes, not a 33-byte compressed key", i,
                      ne->participants[i].len);
@@ -184,23 +200,33 @@ const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, cons
         }
     }
     parts->count = ne->n_participants;
-    if (!(trust & KD_RULES_TRUSTED) && !check_consent(type->ops, chain, em, parts, trust, r))
+    if (!*open && ne->join_timeout) {
+        kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, NULL,
+                      "join_timeout is for a table with open seats (a participant of 0 bytes); this creation has none");
+        return NULL;
+    }
+    if (ne->join_timeout > KD_TABLE_TIMEOUT_MAX) {
+        snprintf(detail, sizeof detail, "join_timeout %u is over the most a table may wait, %u", ne->join_timeout,
+                 KD_TABLE_TIMEOUT_MAX);
+        kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, NULL, detail);
+        return NULL;
+    }
+    if (!(trust & KD_RULES_TRUSTED) && !check_consent(type->ops, chain, em, parts, *open, trust, r))
         return NULL; /* trusted: a replay of our own log whose verdict came after the consents */
     return type;
 }
 
-kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage *em,
+kd_err kd_rules_init(const kd_registry_entry *type, const uint8_t *params, size_t len,
                      const ProtobufCBinaryData *override, const kd_participants *parts, const kd_block_meta *meta,
                      void *state, kd_buf *effective, kd_tx_result *r, int *ok)
 {
-    const Kdapp__NewEpisode *ne = em->new_episode;
     kd_reject rej = {{0}, {0}};
     kd_err err;
     *ok = 0;
     if (override) {
         if ((err = kd_buf_append(effective, override->data, override->len)))
             return err;
-    } else if ((err = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, effective, &rej))) {
+    } else if ((err = type->ops->resolve_params(type->config, params, len, effective, &rej))) {
         kd_txn_reject(r, err, kd_reject_code(err, &rej), rej.detail);
         return KD_OK;
     }

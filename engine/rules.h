@@ -43,7 +43,14 @@
 typedef struct {
     kd_err (*create)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
     kd_err (*command)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
+    /* A JoinEpisode or CancelTable at an open table (table.c). */
+    kd_err (*table)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
 } kd_rules_handlers;
+
+/* The DAA score an open table waits for its seats when NewEpisode.
+ * join_timeout is 0, and the most it may ask. */
+#define KD_TABLE_TIMEOUT_DEFAULT 36000u
+#define KD_TABLE_TIMEOUT_MAX 8640000u
 
 /* Decides tx `index` of block `ba`: decodes it (kd_rules_decode_tx), then
  * hands a NewEpisode to h->create and a command to h->command, or rejects
@@ -77,16 +84,20 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
  * recorded as applied, made before consents named their chain; without
  * it a v1 consent is refused with a sentence saying so. Returns the type,
  * with *parts filled, or NULL with r rejected (a missing, extra-invalid,
- * duplicate, out-of-range or other chain's consent: KD_ERR_NO_CONSENT). */
+ * duplicate, out-of-range or other chain's consent: KD_ERR_NO_CONSENT).
+ * A participant of 0 bytes is an open seat: its bit is set in *open, its
+ * key in *parts is 33 zero bytes, its consent is neither required nor
+ * taken (the stranger who joins signs its own). */
 const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, const char *chain,
                                                const Kdapp__EpisodeMessage *em, int exists, unsigned trust,
-                                               kd_participants *parts, kd_tx_result *r);
+                                               kd_participants *parts, uint32_t *open, kd_tx_result *r);
 
-/* Resolves the parameters into `effective` (appended; `override`, when
+/* Resolves the parameters (`params`, `len`: NewEpisode.params, or a
+ * table's merged with its joiners') into `effective` (appended; `override`, when
  * not NULL, is taken as they are: a replay of recorded parameters) and
  * initialises `state` (type->ops->state_size bytes). *ok = 0 with r
  * rejected when the type refuses. Errors: KD_ERR_NOMEM. */
-kd_err kd_rules_init(const kd_registry_entry *type, const Kdapp__EpisodeMessage *em,
+kd_err kd_rules_init(const kd_registry_entry *type, const uint8_t *params, size_t len,
                      const ProtobufCBinaryData *override, const kd_participants *parts, const kd_block_meta *meta,
                      void *state, kd_buf *effective, kd_tx_result *r, int *ok) KD_WARN_UNUSED;
 

@@ -191,9 +191,10 @@ static kd_err take_readers_lock(kd_store *store, int how, char *why, size_t why_
 
 static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
 {
-    static const char *const names[] = {"log", "blocks", "heights", "ids", "states", "reverted", "meta", "history"};
-    MDB_dbi *dbis[] = {&store->log,    &store->blocks,   &store->heights, &store->ids,
-                       &store->states, &store->reverted, &store->meta,    &store->history};
+    static const char *const names[] = {"log",      "blocks", "heights", "ids",   "states",
+                                        "reverted", "meta",   "history", "tables"};
+    MDB_dbi *dbis[] = {&store->log,      &store->blocks, &store->heights, &store->ids,   &store->states,
+                       &store->reverted, &store->meta,   &store->history, &store->tables};
     MDB_txn *txn = NULL;
     unsigned flags = store->read_only ? 0 : MDB_CREATE;
     int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &txn);
@@ -204,9 +205,11 @@ static kd_err open_dbs(kd_store *store, char *why, size_t why_len)
         /* A schema-2 store has none of the three, a schema-3 store no
          * history: a reader leaves them closed and the schema check
          * refuses the store (engine.c), a writer creates them and
-         * upgrades it. */
+         * upgrades it. A store that never had an open table has no
+         * "tables": a reader leaves it closed (0), a writer creates it. */
         if (rc == MDB_NOTFOUND && store->read_only &&
-            (dbis[i] == &store->ids || dbis[i] == &store->states || dbis[i] == &store->history)) {
+            (dbis[i] == &store->ids || dbis[i] == &store->states || dbis[i] == &store->history ||
+             dbis[i] == &store->tables)) {
             *dbis[i] = 0;
             rc = 0;
         }
@@ -398,7 +401,7 @@ kd_err kd_store_compact(const char *dir, kd_store_compaction *out, char *why, si
     if (!err)
         err = take_readers_lock(&store, LOCK_EX, why, why_len);
     int rc = err ? 0 : mdb_env_create(&store.env);
-    if (!err && !rc && !(rc = mdb_env_set_maxdbs(store.env, 10)))
+    if (!err && !rc && !(rc = mdb_env_set_maxdbs(store.env, 11)))
         rc = mdb_env_open(store.env, dir, MDB_NOTLS | MDB_RDONLY, 0600);
     if (rc) {
         snprintf(why, why_len, "cannot open LMDB environment in %s: %s", dir, mdb_strerror(rc));

@@ -70,7 +70,7 @@ typedef enum {
 
 typedef struct {
     MDB_env *env;
-    MDB_dbi log, blocks, heights, ids, states, reverted, meta, history;
+    MDB_dbi log, blocks, heights, ids, states, reverted, meta, history, tables;
     int lock_fd;    /* DIR/lock, held exclusively by a writable store; -1 for read-only stores */
     int readers_fd; /* DIR/readers.lock, held shared by a read-only store; -1 for writable stores */
     int read_only;

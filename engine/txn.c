@@ -40,6 +40,7 @@ void kd_txn_init(kd_txn *c, kd_engine *engine)
     c->engine = engine;
     kd_buf_init(&c->arena);
     kd_buf_init(&c->scratch);
+    kd_buf_init(&c->table_marks);
     kd_buf_init(&c->undo_enc);
 }
 
@@ -82,6 +83,7 @@ void kd_txn_fini(kd_txn *c)
     kd_buf_fini(&c->undo_enc);
     kd_buf_fini(&c->arena);
     kd_buf_fini(&c->scratch);
+    kd_buf_fini(&c->table_marks);
     memset(c, 0, sizeof *c);
 }
 

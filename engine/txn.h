@@ -107,6 +107,7 @@ typedef struct {
     kd_buf undo_enc; /* the encoded undo records of the effects, back to back */
     kd_buf scratch;
     uint64_t next_slot; /* the slot of the next creation; 0 until the first is written */
+    kd_buf table_marks; /* per open table written: id (u32 BE) || SHA-256(record), for the digest (table.c) */
     /* Part of a batch (revert.c, kd_engine_ingest_reverts): `txn` is the
      * batch's, which kd_txn_commit leaves open and kd_txn_fini never
      * aborts; kd_txn_dispatch is kept for kd_txn_dispatch_due, after the
@@ -204,6 +205,15 @@ void kd_txn_dispatch_due(kd_txn *c);
 /* Logs a refused chain event (nothing else changes) and commits. */
 kd_err kd_txn_refuse(kd_txn *c, const uint8_t *msg, size_t len, kd_err why, const char *detail,
                      kd_msg_result *res) KD_WARN_UNUSED;
+
+/* Creates episode `id` of `type` with `parts` from `params` (or the
+ * replayed `override`) in the working set, with its CREATE effect and
+ * INITIALIZE event (apply.c): a creation, or an open table's last join.
+ * *ok = 0 with r rejected when the type refuses (nothing changed).
+ * Errors: storage, KD_ERR_NOMEM. */
+kd_err kd_apply_start(kd_txn *c, uint32_t id, const kd_registry_entry *type, const kd_participants *parts,
+                      const uint8_t *params, size_t len, const ProtobufCBinaryData *override, const kd_block_meta *meta,
+                      kd_tx_result *r, kd_buf *effective, int *ok) KD_WARN_UNUSED;
 
 /* Reverts the tip block `br` names (revert.c). */
 kd_err kd_txn_revert_block(kd_txn *c, const Kdapp__BlockReverted *br, const uint8_t *msg, size_t len,

@@ -42,9 +42,10 @@ kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, cons
     ProtobufCBinaryData parts[KD_MAX_PARTICIPANTS];
     if (p->count > KD_MAX_PARTICIPANTS)
         return KD_ERR_INVALID_ARG;
-    for (size_t i = 0; i < p->count; i++) {
+    static const uint8_t open_seat[KD_PUBKEY_LEN];
+    for (size_t i = 0; i < p->count; i++) { /* 33 zero bytes (never a key): an open seat, sent as 0 bytes */
         parts[i].data = (uint8_t *)p->keys[i].bytes;
-        parts[i].len = KD_PUBKEY_LEN;
+        parts[i].len = memcmp(p->keys[i].bytes, open_seat, KD_PUBKEY_LEN) ? KD_PUBKEY_LEN : 0;
     }
     for (size_t i = 0; i < n; i++)
         if (consents[i].sig_len > KD_SIG_MAX_LEN)
@@ -181,4 +182,46 @@ kd_err kd_wire_revert(const uint8_t hash[KD_HASH_LEN], kd_buf *out)
     m.kind_case = KDAPP__ENGINE_MSG__KIND_REVERTED;
     m.reverted = &br;
     return pack_engine_msg(&m, out);
+}
+
+kd_err kd_wire_join(const char *chain, uint32_t episode_id, const char *type, const uint8_t *params, size_t len,
+                    uint32_t seat, const kd_key *key, const uint8_t *seat_params, size_t seat_len, kd_buf *out)
+{
+    uint8_t digest[KD_HASH_LEN], sig[KD_SIG_COMPACT_LEN];
+    kd_join_digest(chain, episode_id, type, seat, &key->pub, params, len, seat_params, seat_len, digest);
+    kd_err err = kd_key_sign(key, digest, sig);
+    if (err)
+        return err;
+    Kdapp__JoinEpisode j = KDAPP__JOIN_EPISODE__INIT;
+    j.seat = seat;
+    j.pubkey.data = (uint8_t *)key->pub.bytes;
+    j.pubkey.len = KD_PUBKEY_LEN;
+    j.params.data = (uint8_t *)seat_params;
+    j.params.len = seat_len;
+    j.signature.data = sig;
+    j.signature.len = sizeof sig;
+    Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
+    m.episode_id = episode_id;
+    m.body_case = KDAPP__EPISODE_MESSAGE__BODY_JOIN;
+    m.join = &j;
+    return pack_episode_message(&m, out);
+}
+
+kd_err kd_wire_cancel(const char *chain, uint32_t episode_id, const char *type, const kd_key *key, kd_buf *out)
+{
+    uint8_t digest[KD_HASH_LEN], sig[KD_SIG_COMPACT_LEN];
+    kd_cancel_digest(chain, episode_id, type, digest);
+    kd_err err = kd_key_sign(key, digest, sig);
+    if (err)
+        return err;
+    Kdapp__CancelTable x = KDAPP__CANCEL_TABLE__INIT;
+    x.pubkey.data = (uint8_t *)key->pub.bytes;
+    x.pubkey.len = KD_PUBKEY_LEN;
+    x.signature.data = sig;
+    x.signature.len = sizeof sig;
+    Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
+    m.episode_id = episode_id;
+    m.body_case = KDAPP__EPISODE_MESSAGE__BODY_CANCEL;
+    m.cancel = &x;
+    return pack_episode_message(&m, out);
 }

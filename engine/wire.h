@@ -36,9 +36,20 @@ kd_err kd_consent_sign(const kd_key *key, uint32_t seat, const char *chain, uint
  * engine judges them, so a test may send bad ones). Errors:
  * KD_ERR_INVALID_ARG (more than KD_MAX_PARTICIPANTS participants, or a
  * signature longer than KD_SIG_MAX_LEN), KD_ERR_NOMEM. */
+/* A participant of 33 zero bytes (never a valid key) is an open seat, sent as 0 bytes (a table: kd_wire_join). */
 kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, const kd_participants *p,
                                      const uint8_t *params, size_t len, const kd_consent *consents, size_t n,
                                      kd_buf *out) KD_WARN_UNUSED;
+/* EpisodeMessage{episode_id, JoinEpisode}: `key` sits down at open seat
+ * `seat` of table `episode_id` of `type` on `chain`, consenting to its
+ * creation `params`, with its own part `seat_params` (kd_join_digest).
+ * Errors: KD_ERR_NOMEM, the signer's. */
+kd_err kd_wire_join(const char *chain, uint32_t episode_id, const char *type, const uint8_t *params, size_t len,
+                    uint32_t seat, const kd_key *key, const uint8_t *seat_params, size_t seat_len,
+                    kd_buf *out) KD_WARN_UNUSED;
+/* EpisodeMessage{episode_id, CancelTable} signed by `key` (kd_cancel_digest). */
+kd_err kd_wire_cancel(const char *chain, uint32_t episode_id, const char *type, const kd_key *key,
+                      kd_buf *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, SignedCommand} signed by `key` for `counter`
  * (the episode's number of applied commands when it will be applied). */
 kd_err kd_wire_signed_command(uint32_t episode_id, const uint8_t *command, size_t len, const kd_key *key,

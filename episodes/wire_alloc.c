@@ -81,3 +81,40 @@ kd_err kd_pb_unpack_refused(const kd_pb_alloc *track, kd_reject *rej, const char
     }
     return bad;
 }
+
+kd_err kd_pb_seat_fields_only(const ProtobufCMessageDescriptor *desc, const char *const *names, const char *seat_name,
+                              const uint8_t *data, size_t len, kd_reject *rej)
+{
+    ProtobufCMessage *m = protobuf_c_message_unpack(desc, NULL, len, data);
+    if (!m)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "the join params of seat %s do not decode as %s", seat_name,
+                             desc->short_name);
+    ProtobufCBinaryData kept[8];
+    size_t n = 0;
+    kd_err err = KD_OK;
+    for (; names[n] && n < 8; n++) {
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(desc, names[n]);
+        ProtobufCBinaryData *b =
+            f && f->type == PROTOBUF_C_TYPE_BYTES ? (ProtobufCBinaryData *)((char *)m + f->offset) : NULL;
+        if (!b) {
+            err = kd_reject_say(rej, KD_ERR_BAD_PARAMS, "%s has no bytes field %s", desc->short_name, names[n]);
+            break;
+        }
+        kept[n] = *b;
+        if (b->len != 32 && !err)
+            err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                                "seat %s's %s must be 32 bytes (its own commitment), got %zu: a seat joins with it",
+                                seat_name, names[n], b->len);
+        b->len = 0; /* packed without it: what is left must be nothing */
+    }
+    if (!err && protobuf_c_message_get_packed_size(m) != 0)
+        err = kd_reject_say(rej, KD_ERR_BAD_PARAMS,
+                            "the join params of seat %s set more than its own commitment: the terms are the creation's",
+                            seat_name);
+    for (size_t i = 0; i < n; i++) {
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(desc, names[i]);
+        *(ProtobufCBinaryData *)((char *)m + f->offset) = kept[i];
+    }
+    protobuf_c_message_free_unpacked(m, NULL);
+    return err;
+}

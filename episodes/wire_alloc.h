@@ -66,4 +66,12 @@ typedef struct {
 
 void kd_pb_arena_init(kd_pb_arena *arena, void *storage, size_t size);
 
+/* A stranger's part of the params at an open seat (kd_episode_ops.
+ * join_params): `data` must be a message of `desc` whose bytes fields
+ * `names` (NULL-ended: the seat's commitment) are each 32 bytes and which
+ * sets nothing else. Errors: KD_ERR_BAD_PARAMS (a sentence in `rej`
+ * naming `seat_name`), KD_ERR_NOMEM. */
+kd_err kd_pb_seat_fields_only(const ProtobufCMessageDescriptor *desc, const char *const *names, const char *seat_name,
+                              const uint8_t *data, size_t len, kd_reject *rej) KD_WARN_UNUSED;
+
 #endif

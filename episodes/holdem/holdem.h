@@ -250,6 +250,9 @@ kd_err kd_hm_state_init(kd_hm_state *state, const kd_participants *participants,
 kd_err kd_hm_apply(kd_hm_state *state, const kd_hm_command *cmd, const kd_pubkey *signer, const kd_block_meta *meta,
                    kd_hm_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 /* Inverts the command that produced `undo`. Errors: KD_ERR_DECODE. */
+/* kd_episode_ops.join_params: a stranger's part of the params at open
+ * seat `seat` holds its binding_<seat> (32 bytes each) and nothing else. */
+kd_err kd_hm_join_params(int seat, const uint8_t *params, size_t len, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_hm_rollback(kd_hm_state *state, const kd_hm_undo *undo) KD_WARN_UNUSED;
 /* kd_hm_owe bits of `seat` now. */
 unsigned kd_hm_owes(const kd_hm_state *state, int seat);

@@ -264,3 +264,12 @@ kd_err kd_hm_params_resolve(kd_hm_params *p, kd_reject *rej)
                              (unsigned long long)p->timeout, KD_DEADLINE_MIN, KD_HM_TIMEOUT_MAX, KD_DEADLINE_MIN);
     return KD_OK;
 }
+
+kd_err kd_hm_join_params(int seat, const uint8_t *params, size_t len, kd_reject *rej)
+{
+    static const char *const fields[2][3] = {{"binding_0", NULL}, {"binding_1", NULL}};
+    static const char *const names[2] = {"seat0", "seat1"};
+    if (seat < 0 || seat > 1)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "seat %d is not a seat of this game", seat);
+    return kd_pb_seat_fields_only(&kdapp__hm_params__descriptor, fields[seat], names[seat], params, len, rej);
+}

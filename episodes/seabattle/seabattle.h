@@ -191,6 +191,9 @@ kd_err kd_sb_apply(kd_sb_state *state, const kd_sb_command *cmd, const kd_pubkey
                    kd_sb_undo *undo, kd_reject *rej) KD_WARN_UNUSED;
 /* Inverts the command that produced `undo`. Errors: KD_ERR_DECODE (the
  * record is not the last command's; state untouched). */
+/* kd_episode_ops.join_params: a stranger's part of the params at open
+ * seat `seat` holds its root_<seat> and binding_<seat> (32 bytes each) and nothing else. */
+kd_err kd_sb_join_params(int seat, const uint8_t *params, size_t len, kd_reject *rej) KD_WARN_UNUSED;
 kd_err kd_sb_rollback(kd_sb_state *state, const kd_sb_undo *undo) KD_WARN_UNUSED;
 /* Hits on ship `id` (1..5) of seat `seat`'s board. */
 unsigned kd_sb_hits(const kd_sb_state *state, int seat, unsigned id);

@@ -156,3 +156,12 @@ kd_err kd_sb_params_encode(const kd_sb_params *params, kd_buf *out)
     p.timeout = params->timeout;
     return kd_pb_append(&p.base, out);
 }
+
+kd_err kd_sb_join_params(int seat, const uint8_t *params, size_t len, kd_reject *rej)
+{
+    static const char *const fields[2][3] = {{"root_blue", "binding_blue", NULL}, {"root_red", "binding_red", NULL}};
+    static const char *const names[2] = {"blue", "red"};
+    if (seat < 0 || seat > 1)
+        return kd_reject_say(rej, KD_ERR_BAD_PARAMS, "seat %d is not a seat of this game", seat);
+    return kd_pb_seat_fields_only(&kdapp__sb_params__descriptor, fields[seat], names[seat], params, len, rej);
+}

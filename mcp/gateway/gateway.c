@@ -77,6 +77,8 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
     }
     pthread_mutex_unlock(&gw->lock);
     kdapp__block_summary__free_unpacked(s, NULL);
+    /* a block may open, join, start or cancel a table: the lobby's list */
+    kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://tables");
     kd_gw_ratings_changed(gw); /* a block may finish or undo a game */
     kd_gw_duties_kick(gw);     /* a commit: something may be owed */
 }
@@ -387,8 +389,8 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     /* The engine may start later, and may restart (netutil.h, kd_nng_redialer). */
     if ((err = kd_nng_redialer_start(gw->sub, gw->views_url, &gw->views_dialer, why, why_len)))
         goto fail;
-    if ((err = kd_gw_add_tools(gw)) || (err = kd_gw_add_content(gw)) || (err = kd_gw_add_widget(gw)) ||
-        (err = kd_gw_add_ratings(gw))) {
+    if ((err = kd_gw_add_tools(gw)) || (err = kd_gw_add_table_tools(gw)) || (err = kd_gw_add_content(gw)) ||
+        (err = kd_gw_add_widget(gw)) || (err = kd_gw_add_ratings(gw))) {
         snprintf(why, why_len, "cannot register the kdapp tools: %s", kd_err_str(err));
         goto fail;
     }

@@ -12,6 +12,7 @@
 
 #define TYPES_URI "kdapp://types"
 #define LIST_URI "kdapp://episodes"
+#define TABLES_URI "kdapp://tables"
 #define EPISODE_PREFIX "kdapp://episodes/"
 #define MAX_LISTED 1000
 
@@ -38,6 +39,9 @@ static kd_err list_resources(void *ctx, kd_mcp_session *s, json_t *out)
                                          "application/json"));
     json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "uri", LIST_URI, "name", "episodes", "description",
                                          "All episodes with their status", "mimeType", "application/json"));
+    json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "uri", TABLES_URI, "name", "tables", "description",
+                                         "The open tables: who sits where, the open seats, the deadline", "mimeType",
+                                         "application/json"));
     uint32_t ids[MAX_LISTED];
     size_t n = 0;
     kd_read *rd;
@@ -72,6 +76,10 @@ static kd_err read_resource(void *ctx, kd_mcp_session *s, const char *uri, json_
     kd_gateway *gw = ctx;
     if (strcmp(uri, TYPES_URI) == 0) {
         *contents = json_contents(uri, kd_gw_types_json(gw));
+        return *contents ? KD_OK : KD_ERR_NOMEM;
+    }
+    if (strcmp(uri, TABLES_URI) == 0) {
+        *contents = json_contents(uri, kd_gw_tables_json(gw));
         return *contents ? KD_OK : KD_ERR_NOMEM;
     }
     if (strcmp(uri, LIST_URI) == 0) {

@@ -257,10 +257,16 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
  * seats: a commitment is made by its seat's key, never taken from a caller;
  * and, in a house seat the gateway's house plays, the house's own terms
  * (its reveal depth: kd_house_terms_json; a granted key in a house seat
- * names its own in the params).
+ * names its own in the params). An open seat's fields (participants'
+ * key of zeros) are zeros, which no seed opens: the joiner's own part
+ * replaces them when the table starts (gateway_tables.c).
  * Errors: the type's, with `why`. */
-kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_gw_actors *actors,
-                            json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
+/* An open seat's commitment in `params`: the fields a seat's commitment
+ * sets, in zeros (no seed opens them). */
+kd_err kd_gw_open_seat_placeholder(const kd_episode_type *t, const uint8_t store_id[KD_STORE_ID_LEN], uint32_t id,
+                                   int seat, json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
+kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                            const kd_gw_actors *actors, json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
 /* The consents the type requires (ops->consent_seats), signed by the acting
  * keys over the creation on the store's chain (gw->chain); *n of them in
  * `out`. The house consents (a seat in actors->as_house) only to params
@@ -360,6 +366,15 @@ json_t *kd_gw_tool_submit_tx(void *ctx, kd_mcp_session *s, json_t *args, int *co
 
 /* Registration of the kinds of content. */
 kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;
+/* gateway_tables.c: kdapp_list_tables, kdapp_join_episode,
+ * kdapp_cancel_table; the tables waiting for players as kdapp://tables
+ * shows them ({"tables": [...]}, new reference; NULL when unreadable). */
+kd_err kd_gw_add_table_tools(kd_gateway *gw) KD_WARN_UNUSED;
+json_t *kd_gw_tables_json(kd_gateway *gw);
+/* The answer of kdapp_start_episode for a creation that left seats open:
+ * the table waiting for players (a tool result), or NULL when `id` is no
+ * waiting table. */
+json_t *kd_gw_table_result(kd_gateway *gw, uint32_t id);
 kd_err kd_gw_add_content(kd_gateway *gw) KD_WARN_UNUSED;
 kd_err kd_gw_add_widget(kd_gateway *gw) KD_WARN_UNUSED;
 /* gateway_ratings.c: the tool kdapp_get_ratings and the resource

@@ -34,13 +34,59 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
     }
 }
 
-kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_gw_actors *actors,
-                            json_t *params, char *why, size_t why_len)
+/* An open seat's key: 33 zero bytes (engine/wire.h). */
+static int open_key(const kd_pubkey *k)
+{
+    static const kd_pubkey zero;
+    return memcmp(k->bytes, zero.bytes, KD_PUBKEY_LEN) == 0;
+}
+
+/* An open seat's commitment in the creation params: each field a seat's
+ * commitment sets (learnt from a throwaway commitment), all zeros, which
+ * no seed opens. The joiner's own part follows the creation's params when
+ * the table starts and replaces them (a later field wins). */
+kd_err kd_gw_open_seat_placeholder(const kd_episode_type *t, const uint8_t store_id[KD_STORE_ID_LEN], uint32_t id,
+                                   int seat, json_t *params, char *why, size_t why_len)
+{
+    kd_key throwaway;
+    json_t *scratch = json_object();
+    kd_err err = scratch ? kd_key_test("open-seat", &throwaway) : KD_ERR_NOMEM;
+    if (!err)
+        err = kd_seat_commit(t, &throwaway, store_id, id, seat, scratch, why, why_len);
+    const char *name;
+    json_t *v;
+    json_object_foreach(scratch, name, v)
+    {
+        if (err || !json_is_string(v))
+            continue;
+        size_t n = strlen(json_string_value(v));
+        char *zeros = malloc(n + 1);
+        if (!zeros) {
+            err = KD_ERR_NOMEM;
+            continue;
+        }
+        memset(zeros, '0', n);
+        zeros[n] = '\0';
+        if (json_object_set_new(params, name, json_string(zeros)))
+            err = KD_ERR_NOMEM;
+        free(zeros);
+    }
+    memset(&throwaway, 0, sizeof throwaway);
+    json_decref(scratch);
+    return err == KD_ERR_UNSUPPORTED ? KD_OK : err;
+}
+
+kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
+                            const kd_gw_actors *actors, json_t *params, char *why, size_t why_len)
 {
     if (!t->secret_commit)
         return KD_OK;
     kd_err err = KD_OK;
     for (size_t seat = 0; !err && seat < KD_MAX_PARTICIPANTS; seat++) {
+        if (seat < parts->count && open_key(&parts->keys[seat])) {
+            err = kd_gw_open_seat_placeholder(t, gw->store_id, id, (int)seat, params, why, why_len);
+            continue;
+        }
         if (!actors->seat[seat])
             continue; /* a seat the gateway does not act for commits for itself */
         err = kd_seat_commit(t, &actors->seat[seat]->key, gw->store_id, id, (int)seat, params, why, why_len);
@@ -60,8 +106,8 @@ kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint3
 {
     *n = 0;
     for (size_t seat = 0; seat < parts->count; seat++) {
-        if (!(t->ops->consent_seats & (1u << seat)))
-            continue;
+        if (!(t->ops->consent_seats & (1u << seat)) || open_key(&parts->keys[seat]))
+            continue; /* an open seat consents when it joins (gateway_tables.c) */
         if (!actors->seat[seat]) {
             snprintf(why, why_len,
                      "seat %s must consent to a new %s episode (its terms are its own), and this session does not "

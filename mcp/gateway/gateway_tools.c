@@ -362,7 +362,8 @@ kd_err kd_gw_add_tools(kd_gateway *gw)
          .description = start_desc,
          .input_schema_json = start_schema,
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},"
-                               "\"view\":" VIEW_SCHEMA "},\"required\":[\"episode_id\",\"view\"]}",
+                               "\"view\":" VIEW_SCHEMA ",\"table\":{\"type\":\"object\"}},"
+                               "\"required\":[\"episode_id\"]}",
          .open_world_hint = 1,
          .writes = 1,
          .meta_json = KD_GW_WIDGET_META,

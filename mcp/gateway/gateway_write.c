@@ -187,6 +187,11 @@ static json_t *start_participants(kd_gateway *gw, const kd_gw_grant *g, json_t *
     {
         if (i >= KD_MAX_PARTICIPANTS)
             return kd_gw_fail("at most %d participants", KD_MAX_PARTICIPANTS);
+        parts->count = i + 1;
+        if (json_is_null(item) || (json_is_string(item) && strcmp(json_string_value(item), "open") == 0)) {
+            memset(&parts->keys[i], 0, sizeof parts->keys[i]); /* an open seat: a table (gateway_tables.c) */
+            continue;
+        }
         if (kd_gw_resolve_pubkey(gw, json_string_value(item), &parts->keys[i], why, sizeof why) != KD_OK)
             return kd_gw_fail("participant %zu: %s", i, why);
         parts->count = i + 1;
@@ -217,7 +222,7 @@ static json_t *start_payload(kd_gateway *gw, const kd_gw_grant *g, json_t *args,
     size_t n_consents = 0;
     char what[64];
     snprintf(what, sizeof what, "params of %s", t->ops->type_name);
-    if (kd_gw_commit_secrets(gw, t, id, &actors, params, why, sizeof why) != KD_OK)
+    if (kd_gw_commit_secrets(gw, t, id, &parts, &actors, params, why, sizeof why) != KD_OK)
         r = kd_gw_fail("params of %s: %s", t->ops->type_name, why);
     else if (!kd_gw_check_json(kd_gw_type_schema(gw, t, 0), params, what, why, sizeof why))
         r = kd_gw_fail("%s (kdapp://types has the params_schema of each type)", why);
@@ -267,6 +272,8 @@ json_t *kd_gw_tool_start(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
                           id, why, id);
     if (!out.applied)
         return kd_gw_fail("the chain rejected the new episode %u: %s: %s", id, out.error_code, out.error);
+    if ((r = kd_gw_table_result(gw, id)))
+        return r;
     kd_episode_view v;
     kd_episode_view_init(&v);
     if (!(r = kd_gw_read_view_or_fail(gw, id, &v))) {

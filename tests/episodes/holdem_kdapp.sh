@@ -45,7 +45,7 @@ grep -qw 24 <<<"$out" || fail "perft holdem depth 2: want 24, got: $out"
 params=$("$KDAPP" commit --data "$data" --type holdem --episode 1 --seat seat0 --signer test:ann --params '{"timeout": 100, "stack": 200}')
 params=$("$KDAPP" commit --data "$data" --type holdem --episode 1 --seat seat1 --signer test:bob --params "$params")
 grep -q '"binding_0":"[0-9a-f]\{64\}"' <<<"$params" || fail "commit: $params"
-block "{\"new_episode\": {\"id\": 1, \"type\": \"holdem\", \"participants\": [\"test:ann\", \"test:bob\"], \"params\": $params}}"
+block "{\"new_episode\": {\"id\": 1, \"type\": \"holdem\", \"participants\": [\"test:ann\", \"test:bob\"], \"consent\": [\"test:ann\", \"test:bob\"], \"params\": $params}}"
 "$KDAPP" duty --data "$data" --signer test:bob 1 2>"$T/none.err" && fail "bob owes nothing before ann's shuffle"
 grep -q "owes nothing" "$T/none.err" || fail "duty says why: $(cat "$T/none.err")"
 shuffle=$(duty 1 ann)

@@ -38,7 +38,7 @@ creates=""
 for e in 1 2 3; do
   p=$("$KDAPP" commit --data "$gen" --type holdem --episode "$e" --seat seat0 --signer test:ann --params '{"timeout": 1000}')
   p=$("$KDAPP" commit --data "$gen" --type holdem --episode "$e" --seat seat1 --signer test:bob --params "$p")
-  creates="$creates${creates:+, }{\"new_episode\": {\"id\": $e, \"type\": \"holdem\", \"participants\": [\"test:ann\", \"test:bob\"], \"params\": $p}}"
+  creates="$creates${creates:+, }{\"new_episode\": {\"id\": $e, \"type\": \"holdem\", \"participants\": [\"test:ann\", \"test:bob\"], \"consent\": [\"test:ann\", \"test:bob\"], \"params\": $p}}"
 done
 block "$creates"
 # the shuffles: match 1's without its proof, then every match's
@@ -66,9 +66,11 @@ for e in 1 2 3; do
   grep -q '"hand":2' <<<"$("$KDAPP" show --data "$gen" --json "$e" | tr -d ' \n')" || fail "match $e: hand 2 not dealt"
 done
 
-start_engine engine "$T/remote" "ipc://$T/ingest.ipc" "ipc://$T/views.ipc"
+# both stores follow one chain: the creations' consents sign it, so the
+# two logs hold the same bytes
+start_engine engine "$T/remote" "ipc://$T/ingest.ipc" "ipc://$T/views.ipc" --chain kaspa:testnet-10
 "$KDAPP" feed --connect "ipc://$T/ingest.ipc" "$script" >"$T/remote.out"
-"$KDAPP" feed --data "$T/local" "$script" >"$T/local.out"
+"$KDAPP" feed --data "$T/local" --chain kaspa:testnet-10 "$script" >"$T/local.out"
 (($(grep -c '^line [0-9]*: accept .*: applied' "$T/remote.out") == n)) || fail "not every block: $(cat "$T/remote.out")"
 remote=$(last_digest "$T/remote.out")
 [[ -n $remote && $remote == "$(last_digest "$T/local.out")" ]] || fail "the digests differ"

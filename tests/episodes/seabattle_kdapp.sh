@@ -52,7 +52,7 @@ grep -q '"red_root":"[0-9a-f]\{64\}","red_binding":"[0-9a-f]\{64\}"' <<<"$params
 other=$("$KDAPP" commit --data "$T/other" --type seabattle --episode 1 --seat blue --signer test:blue)
 root() { grep -o '"blue_root":"[0-9a-f]*"' <<<"$1"; }
 [ "$(root "$other")" != "$(root "$params")" ] || fail "another store, another fleet: $other"
-block "{\"new_episode\": {\"id\": 1, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"params\": $params}}"
+block "{\"new_episode\": {\"id\": 1, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"consent\": [\"test:blue\", \"test:red\"], \"params\": $params}}"
 "$KDAPP" duty --data "$data" --signer test:red 1 2>"$T/none.err" && fail "red owes nothing before a shot"
 grep -q "owes nothing" "$T/none.err" || fail "duty says why: $(cat "$T/none.err")"
 
@@ -109,11 +109,11 @@ grep -q '"revealed":{"blue":"legal","red":"legal"}' <<<"$final" || fail "both fl
 # --- a missed answer: episode 2 (timeout 100, the rules' floor; 99 is refused); red never answers
 params=$("$KDAPP" commit --data "$data" --type seabattle --episode 2 --seat blue --signer test:blue --params '{"timeout": 99}')
 params=$("$KDAPP" commit --data "$data" --type seabattle --episode 2 --seat red --signer test:red --params "$params")
-echo "{\"accept\": {\"hash\": \"t99\", \"txs\": [{\"new_episode\": {\"id\": 2, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"params\": $params}}]}}" >"$T/t99.jsonl"
+echo "{\"accept\": {\"hash\": \"t99\", \"txs\": [{\"new_episode\": {\"id\": 2, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"consent\": [\"test:blue\", \"test:red\"], \"params\": $params}}]}}" >"$T/t99.jsonl"
 "$KDAPP" feed --data "$data" "$T/t99.jsonl" >"$T/feed.out" 2>&1 && fail "a timeout of 99 is refused"
 grep -q 'timeout must be an integer 100' "$T/feed.out" || fail "the refusal names the floor: $(cat "$T/feed.out")"
 params=${params/\"timeout\":99/\"timeout\":100}
-block "{\"new_episode\": {\"id\": 2, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"params\": $params}}"
+block "{\"new_episode\": {\"id\": 2, \"type\": \"seabattle\", \"participants\": [\"test:blue\", \"test:red\"], \"consent\": [\"test:blue\", \"test:red\"], \"params\": $params}}"
 block "$(cmd 2 blue '{"shot": "a1"}')"
 block "$(cmd 2 blue '{"claim": true}')"
 "$KDAPP" log --data "$data" | grep -q too_early || fail "a claim before the deadline is too_early"

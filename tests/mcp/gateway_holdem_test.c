@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "engine/netutil.h"
+#include "engine/wire.h"
+#include "episodes/secrets.h"
 #include "gw_env.h"
 
 /* Grants: 0 seat 0's key alone, 1 seat 1's alone, 2 both (the creation:
@@ -127,4 +129,55 @@ Test(gateway_holdem, two_sessions_play_a_hand_each_seeing_only_its_own_cards)
     cr_expect(!json_object_get(v, "cheaters"));
     cr_expect(json_is_null(json_object_get(json_object_get(v, "last_hand"), "shown")), "a fold shows no hand");
     json_decref(v);
+}
+
+/* Issue 39's attack: agent1 (a session granted seat 0's key alone) creates a
+ * match naming agent2, with a binding agent2 never made, so agent2's
+ * gateway never answers and agent1 claims the match. A key is seated only
+ * by its own signature: the gateway refuses to start it, and the same
+ * creation sent raw (agent1's consent alone, agent2's binding agent1's
+ * own) is refused by the engine no_consent. Fails on 826780f, where both
+ * created the match. */
+Test(gateway_holdem, no_key_is_seated_without_its_signature)
+{
+    as(SEAT0);
+    kd_key k2;
+    gw_key("agent2", &k2);
+    char pub[2 * KD_PUBKEY_LEN + 1], args[512];
+    kd_hex_encode(k2.pub.bytes, KD_PUBKEY_LEN, pub);
+    snprintf(args, sizeof args,
+             "{\"type\": \"holdem\", \"participants\": [\"agent1\", \"%s\"], \"params\": {\"binding_1\": \"%064d\"}}",
+             pub, 7);
+    GW_REFUSED("kdapp_start_episode", args, "seat1 must consent", "does not act for its key");
+    /* raw: seat 0 commits and consents; seat 1's binding is seat 0's making, and seat 1 never signed */
+    const kd_episode_type *t = kd_type_table_find(&E.types, "holdem");
+    kd_key k1;
+    gw_key("agent1", &k1);
+    kd_participants parts = {.count = 2};
+    parts.keys[0] = k1.pub;
+    parts.keys[1] = k2.pub;
+    uint8_t store[KD_STORE_ID_LEN];
+    cr_assert_eq(kd_engine_store_id(E.engine, store), KD_OK);
+    json_t *params = json_object();
+    char why[256] = "";
+    const uint32_t id = 3901;
+    cr_assert_eq(kd_seat_commit(t, &k1, store, id, 0, params, why, sizeof why), KD_OK, "%s", why);
+    cr_assert_eq(kd_seat_commit(t, &k1, store, id, 1, params, why, sizeof why), KD_OK, "%s", why);
+    kd_buf pbytes, payload;
+    kd_buf_init(&pbytes);
+    kd_buf_init(&payload);
+    cr_assert_eq(t->params_from_json(params, &pbytes, why, sizeof why), KD_OK, "%s", why);
+    kd_consent c;
+    cr_assert_eq(kd_consent_sign(&k1, 0, kd_engine_chain(E.engine), id, "holdem", &parts, pbytes.data, pbytes.len, &c),
+                 KD_OK);
+    cr_assert_eq(kd_wire_new_episode_consented(id, "holdem", &parts, pbytes.data, pbytes.len, &c, 1, &payload), KD_OK);
+    gw_apply(payload.data, payload.len, 0);
+    kd_episode_snapshot snap;
+    kd_err err = kd_engine_episode_read(E.engine, id, &snap);
+    if (!err)
+        kd_episode_snapshot_fini(&snap);
+    cr_expect_eq(err, KD_ERR_NOT_FOUND, "the match agent2 never agreed to was not created");
+    kd_buf_fini(&pbytes);
+    kd_buf_fini(&payload);
+    json_decref(params);
 }

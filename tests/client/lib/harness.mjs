@@ -20,7 +20,7 @@ if (!KDAPP) throw new Error('KDAPP must name the kdapp binary (ctest sets it; e.
 export const TOOLS = [
   'kdapp_start_episode', 'kdapp_execute_command', 'kdapp_get_episode_state', 'kdapp_get_strategy_context',
   'kdapp_legal_moves', 'kdapp_list_episodes', 'kdapp_get_agent_pubkeys', 'kdapp_simulate_reorg',
-  'kdapp_get_ratings',
+  'kdapp_get_ratings', 'kdapp_list_tables', 'kdapp_join_episode', 'kdapp_cancel_table',
 ];
 
 /** A fresh directory under $KD_TEST_TMP (or the system temp dir), removed by cleanup(). */
@@ -278,8 +278,10 @@ export async function checkDiscovery(client) {
   }
   const ro = Object.fromEntries(tools.map((t) => [t.name, t.annotations.readOnlyHint]));
   for (const n of ['kdapp_get_episode_state', 'kdapp_get_strategy_context', 'kdapp_legal_moves',
-    'kdapp_list_episodes', 'kdapp_get_agent_pubkeys', 'kdapp_get_ratings']) assert.equal(ro[n], true, `${n} is read-only`);
-  for (const n of ['kdapp_start_episode', 'kdapp_execute_command', 'kdapp_simulate_reorg'])
+    'kdapp_list_episodes', 'kdapp_get_agent_pubkeys', 'kdapp_get_ratings', 'kdapp_list_tables'])
+    assert.equal(ro[n], true, `${n} is read-only`);
+  for (const n of ['kdapp_start_episode', 'kdapp_execute_command', 'kdapp_simulate_reorg', 'kdapp_join_episode',
+    'kdapp_cancel_table'])
     assert.equal(ro[n], false, `${n} writes`);
 
   const { resources } = await client.listResources();
