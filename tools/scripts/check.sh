@@ -10,7 +10,8 @@
 # First a sanitizer pass: a second build (build-asan) with AddressSanitizer,
 # UndefinedBehaviorSanitizer and LeakSanitizer, and the engine's crash
 # points compiled in (KD_CRASHPOINTS), runs the unit, integration, fuzz
-# corpus and crash-point tests. Then a ThreadSanitizer pass: a third build
+# corpus and crash-point tests (the long scenarios and enumerations only in
+# the release pass). Then a ThreadSanitizer pass: a third build
 # (build-tsan, only what it runs) runs the threaded parts: readers racing
 # a growing map and MCP sessions racing the writer (tests/threads), the
 # engine daemon (ingest server, signature pool, publisher), the devnet,
@@ -72,9 +73,16 @@ jobs=$(nproc)
 if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   echo "check: sanitizer pass (ASan + UBSan + LSan, crash points compiled in)"
   KD_WERROR=ON KD_BUILD_DIR=build-asan KD_SANITIZE="address;undefined" tools/scripts/setup.sh -DKD_CRASHPOINTS=ON
-  # The long simulator seeds and the Node.js clients run once, below.
+  # The Node.js clients and the long scenarios and enumerations run once,
+  # in the release pass below (CI's time: under ASan each takes minutes);
+  # their C code runs under ASan here through the unit tests and the
+  # shorter scenarios (the games' unit tests, the gateway's, the engine's,
+  # the crash points, the fuzz corpus).
+  long_tests='sim_seed_.*|holdem_eval_full_test|holdem_kdapp_e2e|holdem_pool_e2e|audit_check|kaspa_check|it_kill_harness'
+  long_tests+='|doc_(tables|commands)|ratings_kdapp|listen_writer_node|(seabattle|chess|blackjack)_kdapp_e2e'
+  long_tests+='|perft_(test|cli)|nim_tools_test|bench_scale|mcp_http_slowloris'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-    ctest --output-on-failure --timeout 600 -j"$jobs" -E '^(sim_seed_[234]|client_.*|holdem_eval_full_test)$')
+    ctest --output-on-failure --timeout 600 -j"$jobs" -E "^(client_.*|$long_tests)\$")
 
   echo "check: ThreadSanitizer pass (the threaded parts)"
   cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
