@@ -187,6 +187,10 @@ static json_t *build_moves(kd_gateway *gw, kd_mcp_session *s, json_t *args, cons
     json_t *vj = out ? kd_episode_view_json(v) : NULL;
     copy_members(out, vj, kept);
     json_decref(vj);
+    /* a type's move_rules are an object when it has them now (a card game
+     * between its bets has none: null in the view), as the schema says */
+    if (out && json_is_null(json_object_get(out, "move_rules")))
+        json_object_del(out, "move_rules");
     return out ? kd_mcp_tool_result(out, text) : kd_gw_fail("out of memory");
 }
 

@@ -80,7 +80,12 @@ test('the owners hold different keys, each its own', { timeout: 10000 }, async (
 
 test("owner A opens hold'em, owner B joins, both play to the end", { timeout: 120000 }, async () => {
   const id = await openAndJoin('holdem', { hand_limit: 1, timeout: 600 });
-  const end = await playOut(id, [a, b], async () => ({ fold: true }));
+  const end = await playOut(id, [a, b], async (who) => {
+    // the SDK client checks the answer against the tool's output schema (move_rules an object when there)
+    const legal = (await call(who, 'kdapp_legal_moves', { episode_id: id })).structuredContent;
+    assert.ok(Array.isArray(legal.moves));
+    return { fold: true };
+  });
   assert.notEqual(end.phase, 'in_progress');
 });
 
