@@ -502,9 +502,10 @@ kd_err kd_key_load(const char *dir, const char *name, kd_key *key, char *why, si
     snprintf(path, sizeof path, "%s/%s.key", dir, name);
     int fd = open(path, O_RDONLY);
     if (fd < 0 && errno == ENOENT) {
-        /* the directory twice, the file's name not at all (NAME.key): a deep path still fits a sentence */
-        kd_reject_write(why, why_len, "there is no key %s in %s: run `kdapp keygen %s --keys %s` first", name, dir,
-                        name, dir);
+        /* the directory twice, no more: a deep path still fits the sentence */
+        kd_reject_write(why, why_len,
+                        "there is no key %s in %s (no file %s.key): run `kdapp keygen %s --keys %s` first", name, dir,
+                        name, name, dir);
         return KD_ERR_NOT_FOUND;
     }
     if (fd < 0) {

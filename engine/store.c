@@ -249,10 +249,11 @@ static kd_err data_size(const kd_store *store, uint64_t *bytes, char *why, size_
     struct stat st;
     snprintf(path, sizeof path, "%s/data.mdb", store->dir);
     if (stat(path, &st) != 0) {
+        /* the directory twice, no more: a deep path still fits the sentence */
         snprintf(why, why_len,
-                 "no kdapp data in %s (%s/data.mdb: %s): give the data directory that holds it (--data DIR, or "
-                 "KDAPP_DATA), or make one: `kdapp up --data %s`, or `kdapp feed --data %s SCRIPT`",
-                 store->dir, store->dir, strerror(errno), store->dir, store->dir);
+                 "no kdapp data in %s (data.mdb: %s): give the data directory that holds it (--data DIR, or "
+                 "KDAPP_DATA), or make one: `kdapp up --data %s` (or `kdapp feed` a script into it)",
+                 store->dir, strerror(errno), store->dir);
         return KD_ERR_NOT_FOUND;
     }
     *bytes = (uint64_t)st.st_size;

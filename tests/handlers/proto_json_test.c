@@ -39,7 +39,7 @@ Test(proto_json, oneof_nested_repeated_bytes)
     char *text = json_dumps(j, JSON_COMPACT);
     cr_assert_str_eq(text,
                      "{\"episode_id\":7,\"new_episode\":{\"episode_type\":\"game\",\"participants\":[\"ab01\","
-                     "\"ff\"],\"params\":\"\",\"consents\":[]}}",
+                     "\"ff\"],\"params\":\"\",\"consents\":[],\"join_timeout\":0}}",
                      "%s", text);
     free(text);
     json_decref(j);

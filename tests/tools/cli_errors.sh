@@ -55,14 +55,14 @@ if [ -s "$work/err" ] || ! head -1 "$work/out" | grep -q '^episode [0-9]*: '; th
     sed 's/^/    err: /' "$work/err" >&2
     failures=$((failures + 1))
 fi
-expect 2 "there is no key bob in $work/other: run \`kdapp keygen bob --keys $work/other\` first" \
+expect 2 "there is no key bob in $work/other (no file bob.key): run \`kdapp keygen bob --keys $work/other\` first" \
     "$KDAPP" mcp --data "$work/d2" --keys "$work/other" --grant bob
 [ ! -e "$work/other/agent1.key" ] || { echo "FAIL: --grant bob made agent keys" >&2; failures=$((failures + 1)); }
 
 for cmd in "submit --episode 7 --new --participants nokey,test:b" "duty --signer nokey 7" \
     "commit --type dice --episode 3 --seat house --signer nokey" "mcp --house nokey"; do
     # shellcheck disable=SC2086 # the words of each command
-    expect 2 "there is no key nokey in $work/k: run \`kdapp keygen nokey --keys $work/k\` first" \
+    expect 2 "there is no key nokey in $work/k (no file nokey.key): run \`kdapp keygen nokey --keys $work/k\` first" \
         "$KDAPP" $cmd --data "$work/d3" --keys "$work/k"
 done
 printf '%s\n' '{"accept": {"hash": "z1", "txs": [{"new_episode": {"id": 9, "type": "tictactoe", "participants": ["nokey", "test:b"]}}]}}' \

@@ -169,7 +169,7 @@ static kd_err resolve_key(pctx *c, const char *ref, const char *name, kd_key *ke
 {
     if (strncmp(ref, "test:", 5) != 0 && !c->keys_dir)
         return fail(c, KD_ERR_NOT_FOUND, "%s: key \"%s\" needs a key directory, and none was given", name, ref);
-    char kwhy[320] = "";
+    char kwhy[1024] = "";
     kd_err err = kd_key_resolve(c->keys_dir, ref, key, kwhy, sizeof kwhy);
     if (err)
         return fail(c, err, "%s: %s", name, kwhy[0] ? kwhy : kd_err_str(err));
