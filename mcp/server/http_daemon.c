@@ -86,10 +86,11 @@
 
 static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
-/* 1 when a libmicrohttpd message only says that the client went away (a
- * send after the peer closed or reset, a request cut short): a client that
- * disconnects, as clients do after their answer or when they stop a
- * stream, is no warning. */
+/* 1 when a libmicrohttpd message only says that the connection ended as
+ * connections do (a send after the peer closed or reset, a request cut
+ * short, or a connection we closed at its deadline or to make room,
+ * http_conns.c): a client that disconnects, as clients do after their
+ * answer or when they stop a stream, is no warning. */
 int kd_http_peer_gone(const char *msg)
 {
     static const char *const gone[] = {
@@ -97,6 +98,7 @@ int kd_http_peer_gone(const char *msg)
         "closed by remote", /* "Connection was closed by remote side with incomplete request." */
         "forcibly closed by remote peer",
         "Connection socket is closed",
+        "connection closure", /* "... detected connection closure": either side closed it */
     };
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
         if (strstr(msg, gone[i]))
@@ -118,9 +120,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
-    /* A client that goes away mid-request is no fault of ours, nor is a
-     * connection we closed at its deadline or to make room (http_conns.c) */
-    if (kd_http_peer_gone(line) || strstr(line, "connection closure") != NULL)
+    if (kd_http_peer_gone(line))
         KD_LOG_D("mcp", "http (libmicrohttpd): %s (the client went away, or was closed)", line);
     else
         KD_LOG_LIMITED(&h->log_mhd, KD_LOG_WARN, "mcp", "http (libmicrohttpd): %s", line);
