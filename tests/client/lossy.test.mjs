@@ -21,10 +21,9 @@ import { withGateway, withAgents, call, move, storeEpisodes } from './lib/harnes
 const WAIT_MS = 120000;
 const CALL_MS = 60000;
 const AGENTS = 4;
-/* An ipc:// socket nobody listens on, for --views (unique to this run);
- * in the system temp dir when the build tree is deep (a socket path holds 107 bytes). */
-const testTmp = process.env.KD_TEST_TMP;
-const nowhere = `ipc://${join(testTmp && testTmp.length <= 40 ? testTmp : tmpdir(), `nobody-publishes-${process.pid}.ipc`)}`;
+/* An ipc:// socket nobody listens on, for --views (unique to this run; KD_TEST_TMP is short
+ * enough for a socket's path, tests/CMakeLists.txt). */
+const nowhere = `ipc://${join(process.env.KD_TEST_TMP || tmpdir(), `nobody-publishes-${process.pid}.ipc`)}`;
 
 const text = (r) => r.content?.[0]?.text ?? JSON.stringify(r);
 

@@ -22,8 +22,8 @@ The rule, for every *.md under SOURCE_DIR (no .git, node_modules, build*):
 - `<!-- doc-test: run -->` on the line before a block *runs* the block:
   bash -e in a fresh scratch directory where build/bin is the binaries'
   directory, proto/, tests/ and tools/ are the repository's, `kdapp` is
-  on PATH, with a private XDG_RUNTIME_DIR (in /tmp: a socket's path
-  holds 107 bytes, and the scratch directory may be deep), so the
+  on PATH, with a private XDG_RUNTIME_DIR (right under KD_TEST_TMP: a
+  socket's path holds 107 bytes), so the
   default ./kdapp-data is new; it must exit 0 within 300 s; jobs it puts
   in the background are ended when it finishes. Its commands are checked
   as above too.
@@ -172,9 +172,10 @@ def run_block(body, bindir, scratch):
     for d in ("proto", "tests", "tools"):  # what a block may name by its path in the repository
         os.symlink(os.path.abspath(os.path.join(SOURCE, d)), os.path.join(work, d))
     # The runtime directory holds the default ipc:// sockets, whose paths a
-    # socket address limits to 107 bytes: in /tmp, not under the scratch
-    # directory, so the suite passes from a clone however deep.
-    run = tempfile.mkdtemp(prefix="kd-doc.", dir="/tmp")
+    # socket address limits to 107 bytes: right under KD_TEST_TMP (short
+    # however deep the clone, tests/CMakeLists.txt), not in the scratch
+    # directory, whose blocks may go deeper.
+    run = tempfile.mkdtemp(prefix="kd-doc.", dir=os.environ.get("KD_TEST_TMP") or tempfile.gettempdir())
     env = dict(os.environ, XDG_RUNTIME_DIR=run, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     for k in ("KDAPP_DATA", "KDAPP_KEYS"):
         env.pop(k, None)

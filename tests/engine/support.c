@@ -42,7 +42,7 @@ void et_expect_hash_ne(const uint8_t *a, const uint8_t *b, const char *what)
 void et_tmpdir(char *out, size_t len)
 {
     const char *parent = getenv("KD_TEST_TMP");
-    if (!parent || !parent[0] || strlen(parent) > 40) /* a deep build tree: its sockets' paths would not fit */
+    if (!parent || !parent[0]) /* set, it is short enough for a socket's path (tests/CMakeLists.txt) */
         parent = "/tmp";
     int n = snprintf(out, len, "%s/engine-XXXXXX", parent);
     cr_assert(n > 0 && (size_t)n < len, "temporary path too long");

@@ -48,8 +48,8 @@ void et_expect_hash_ne(const uint8_t *a, const uint8_t *b, const char *what);
 
 /* ------------------------------------------------------ data directories */
 
-/* Creates a fresh directory under $KD_TEST_TMP (else, or when it is too
- * deep for a socket path in it, /tmp) with mkdtemp. */
+/* Creates a fresh directory under $KD_TEST_TMP (else /tmp) with mkdtemp;
+ * tests/CMakeLists.txt keeps KD_TEST_TMP short enough for socket paths. */
 void et_tmpdir(char *out, size_t len);
 /* Removes a directory and everything in it (best effort). */
 void et_rmtree(const char *dir);

@@ -13,13 +13,7 @@ set -euo pipefail
 : "${KDAPP:?KDAPP must name the kdapp binary}"
 KD_TEST_TMP=${KD_TEST_TMP:-${TMPDIR:-/tmp}}
 mkdir -p "$KD_TEST_TMP"
-T=$(mktemp -d "$KD_TEST_TMP/it.XXXXXX")
-# ipc:// paths must fit in a socket address (107 bytes): use /tmp when the
-# build tree is deep.
-if ((${#T} > 60)); then
-  rmdir "$T"
-  T=$(mktemp -d /tmp/kdit.XXXXXX)
-fi
+T=$(mktemp -d "$KD_TEST_TMP/it.XXXXXX") # short enough for ipc:// paths (tests/CMakeLists.txt)
 export XDG_RUNTIME_DIR="$T/run"
 mkdir -p "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
