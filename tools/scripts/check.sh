@@ -36,38 +36,44 @@
 #   tools/scripts/check.sh -R engine         # extra arguments go to the final ctest
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-KD_WERROR=${KD_WERROR:-ON} tools/scripts/setup.sh
-
-# node and npm for the client tests, chromium and a font with the game
-# pieces for the browser tests (Debian's packages when missing), then the
-# pinned npm packages; npm ci runs again only when the lockfile changed.
-missing=()
-command -v node >/dev/null || missing+=(nodejs)
-command -v npm >/dev/null || missing+=(npm)
-command -v chromium >/dev/null || missing+=(chromium)
-command -v gnuplot >/dev/null || missing+=(gnuplot-nox) # the chart of kdapp bench --scale
-dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || missing+=(fonts-dejavu-core)
-if ((${#missing[@]})); then
-  echo "check: installing ${missing[*]}"
-  sudo_cmd=()
-  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -q
-  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+# What the builds need, and for the client tests node and npm, chromium
+# and a font with the game pieces for the browser tests (Debian's packages
+# when missing), in one apt-get run; then the pinned npm packages, in the
+# background while the code builds (npm ci runs again only when the
+# lockfile changed).
+extra=()
+command -v node >/dev/null || extra+=(nodejs)
+command -v npm >/dev/null || extra+=(npm)
+command -v chromium >/dev/null || extra+=(chromium)
+extra+=(fonts-dejavu-core)
+KD_EXTRA_PACKAGES="${extra[*]}" KD_SETUP_BUILD=0 tools/scripts/setup.sh
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 18) ? 0 : 1)' ||
   echo "check: warning: node $(node --version) is older than 20.18; the MCP conformance suite needs 20.18 or later" >&2
 stamp=tests/client/node_modules/.kdapp-lock-stamp
+npm_pid=
 if ! cmp -s tests/client/package-lock.json "$stamp"; then
-  (cd tests/client && npm ci --no-audit --no-fund)
-  cp tests/client/package-lock.json "$stamp"
+  mkdir -p build
+  (cd tests/client && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.kdapp-lock-stamp) \
+    >build/npm-ci.log 2>&1 &
+  npm_pid=$!
 fi
+# Waits for the npm packages (before the first tests).
+npm_ready() {
+  [[ -n $npm_pid ]] || return 0
+  if ! wait "$npm_pid"; then
+    cat build/npm-ci.log
+    echo "check: npm ci failed (above)" >&2
+    exit 1
+  fi
+  npm_pid=
+}
 
 # The code is formatted as .clang-format says (STYLE.md).
 if ! clang-format --dry-run --Werror $(git ls-files '*.c' '*.h' 2>/dev/null || find engine episodes handlers mcp tools tests -name '*.[ch]'); then
   echo "check: files above are not formatted: run clang-format -i on them" >&2
   exit 1
 fi
+KD_WERROR=${KD_WERROR:-ON} tools/scripts/setup.sh
 
 jobs=$(nproc)
 if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
@@ -81,6 +87,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   long_tests='sim_seed_.*|holdem_eval_full_test|holdem_kdapp_e2e|holdem_pool_e2e|audit_check|kaspa_check|it_kill_harness'
   long_tests+='|doc_(tables|commands)|ratings_kdapp|listen_writer_node|(seabattle|chess|blackjack)_kdapp_e2e'
   long_tests+='|perft_(test|cli)|nim_tools_test|bench_scale|mcp_http_slowloris'
+  npm_ready
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     ctest --output-on-failure --timeout 600 -j"$jobs" -E "^(client_.*|$long_tests)\$")
 
@@ -99,6 +106,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   ((tsan_rc == 0)) || exit "$tsan_rc"
 fi
 
+npm_ready
 build=${KD_BUILD_DIR:-build}
 cd "$build"
 ctest --output-on-failure --timeout 600 -j"$jobs" "$@"
