@@ -500,7 +500,7 @@ static kd_err session_open(sim *s)
         kd_msg_result_fini(&res);
         memcpy(genesis, tip.digest, KD_HASH_LEN);
         s->gen.next_id = 0x40000000u + (uint32_t)(rnd(s) % 0x3fffffffu);
-        return kd_model_alloc(&s->registry, s->o->finality, genesis, s->gen.chain, &s->model);
+        return kd_model_alloc(&s->registry, s->o->finality, genesis, s->gen.chain, s->gen.verdicts, &s->model);
     }
     snprintf(s->session_dir, sizeof s->session_dir, "%s/kdapp-sim.XXXXXX", s->o->work_dir);
     if (!mkdtemp(s->session_dir)) {
@@ -513,7 +513,7 @@ static kd_err session_open(sim *s)
     s->gen.next_id = 1;
     kd_err err = open_engine(s, dir, &s->engine);
     if (!err)
-        err = kd_model_alloc(&s->registry, s->o->finality, genesis, s->gen.chain, &s->model);
+        err = kd_model_alloc(&s->registry, s->o->finality, genesis, s->gen.chain, s->gen.verdicts, &s->model);
     return err;
 }
 
@@ -581,6 +581,8 @@ kd_err kd_sim_run(const kd_sim_options *o, kd_sim_summary *sum, FILE *out)
     kd_err gerr = kd_sim_gen_init(&s->gen, o->types, o->type, o->seed);
     if (!err)
         err = gerr;
+    if (!err)
+        err = kd_sim_verdicts_alloc(&s->gen.verdicts);
     char why[256];
     if (!err && o->connect && (err = kd_ingest_client_open(o->connect, 60000, &s->client, why, sizeof why)))
         fprintf(out, "sim: %s\n", why);
@@ -612,6 +614,7 @@ kd_err kd_sim_run(const kd_sim_options *o, kd_sim_summary *sum, FILE *out)
     sum->seconds = (double)(kd_now_ms() - t0) / 1000.0;
     session_close(s);
     kd_ingest_client_close(s->client);
+    kd_sim_verdicts_free(s->gen.verdicts);
     kd_sim_gen_fini(&s->gen);
     free(s->chain);
     free(s);

@@ -285,8 +285,9 @@ static kd_err scratch_apply(kd_sim_gen *g, kd_sim_scratch_ep *e, const kd_buf *c
     uint8_t zero[KD_HASH_LEN] = {0};
     kd_block_meta meta = {.block_hash = zero, .tx_id = zero, .episode_id = e->id};
     kd_reject rej;
-    kd_err err = KD_OK;
-    if (ops->execute(e->state, cmd->data, cmd->len, signer, &meta, undo, &rej) == KD_OK) {
+    kd_precheck pc;
+    kd_err err = kd_sim_verdict(g->verdicts, ops, e->state, cmd->data, cmd->len, signer, &meta, &pc);
+    if (!err && ops->execute(e->state, cmd->data, cmd->len, signer, &meta, undo, &rej) == KD_OK) {
         e->counter++;
         kd_buf *slot = &g->replay[g->n_replay < KD_SIM_GEN_REPLAY ? g->n_replay++ : below(g, KD_SIM_GEN_REPLAY)];
         slot->len = 0;

@@ -29,6 +29,7 @@
 #include "episodes/episode_type.h"
 #include "engine/chain.h"
 #include "tools/sim/sim_model.h"
+#include "tools/sim/sim_verdicts.h"
 
 #define KD_SIM_GEN_KEYS 6
 #define KD_SIM_GEN_REPLAY 64
@@ -58,7 +59,8 @@ typedef struct {
     kd_buf replay[KD_SIM_GEN_REPLAY]; /* signed payloads applied earlier */
     size_t n_replay;
     uint32_t next_id;
-    size_t max_new; /* creations one block may add (scratch room) */
+    size_t max_new;            /* creations one block may add (scratch room) */
+    kd_sim_verdicts *verdicts; /* borrowed: the prechecks' verdicts, shared with the oracle; NULL: none kept */
 } kd_sim_gen;
 
 /* Prepares a generator: test keys "sim0".."sim5", the rng and the store id

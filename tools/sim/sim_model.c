@@ -22,6 +22,7 @@ typedef struct {
 struct kd_model {
     const kd_registry *registry;
     char store_chain[KD_CHAIN_MAX]; /* the chain of the store it models: what consents sign */
+    kd_sim_verdicts *verdicts;      /* borrowed: the prechecks' verdicts, shared with the generator */
     uint64_t finality;
     uint8_t genesis_digest[KD_HASH_LEN];
     snapshot *chain; /* chain[0] = genesis (no hash), chain[n-1] = tip */
@@ -66,12 +67,13 @@ void kd_model_outcome_fini(kd_model_outcome *o)
 }
 
 kd_err kd_model_alloc(const kd_registry *registry, uint64_t finality, const uint8_t genesis_digest[KD_HASH_LEN],
-                      const char *chain, kd_model **out)
+                      const char *chain, kd_sim_verdicts *verdicts, kd_model **out)
 {
     kd_model *m = calloc(1, sizeof *m);
     if (!m)
         return KD_ERR_NOMEM;
     m->registry = registry;
+    m->verdicts = verdicts;
     snprintf(m->store_chain, sizeof m->store_chain, "%s", chain);
     m->finality = finality;
     memcpy(m->genesis_digest, genesis_digest, KD_HASH_LEN);
@@ -287,9 +289,10 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
         if (ep && *verdict == KD_OK) {
             const kd_episode_ops *ops = ep->type->ops;
             uint8_t *work = malloc(ops->state_size), *undo = calloc(1, ops->undo_size);
+            kd_precheck pc;
             if (!work || !undo) {
                 err = KD_ERR_NOMEM;
-            } else {
+            } else if (!(err = kd_sim_verdict(m->verdicts, ops, ep->state, cmd->data, cmd->len, signer, &meta, &pc))) {
                 memcpy(work, ep->state, ops->state_size);
                 *verdict = ops->execute(work, cmd->data, cmd->len, signer, &meta, undo, rej);
                 if (*verdict == KD_OK && stale) /* never applied: the rules alone would take it */

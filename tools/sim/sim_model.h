@@ -18,6 +18,7 @@
 #define KD_TOOLS_SIM_MODEL_H
 
 #include "engine/engine.h"
+#include "tools/sim/sim_verdicts.h"
 
 typedef struct kd_model kd_model;
 
@@ -45,9 +46,11 @@ void kd_model_outcome_fini(kd_model_outcome *o);
 
 /* A model starting from an empty chain with `genesis_digest` (zeros for a
  * fresh engine), of a store following `chain` (engine/chain.h: what the
- * consents of its creations must sign; copied). */
+ * consents of its creations must sign; copied), taking the verdicts of the
+ * types' prechecks from `verdicts` (borrowed; NULL: every proof checked
+ * again). */
 kd_err kd_model_alloc(const kd_registry *registry, uint64_t finality, const uint8_t genesis_digest[KD_HASH_LEN],
-                      const char *chain, kd_model **out) KD_WARN_UNUSED;
+                      const char *chain, kd_sim_verdicts *verdicts, kd_model **out) KD_WARN_UNUSED;
 void kd_model_free(kd_model *m);
 
 /* Predicts and applies one encoded EngineMsg. */
