@@ -16,9 +16,11 @@ kdapp.lobby = (() => {
   const short = (hex) => String(hex).slice(0, 8) + "…";
 
   /* A value of the terms in short: a long hex string (a commitment, a
-   * key) cut to its first 8 digits, an all-zero one (an open seat's
+   * key) cut to its first 8 digits; a zero, false or empty one (the
+   * params message's unset member: the type's default, or an open seat's
    * placeholder) left out. */
   function brief(v) {
+    if (v === 0 || v === false || v === "" || v === null || v === undefined) return null;
     if (typeof v === "string" && /^[0-9a-f]{17,}$/i.test(v)) return /^0+$/.test(v) ? null : short(v);
     if (typeof v === "string") return JSON.stringify(v);
     return String(v);
@@ -74,7 +76,7 @@ kdapp.lobby = (() => {
     }
     tr.appendChild(seats);
     const left = daa ? t.deadline_daa - daa : null;
-    tr.appendChild(kdapp.el("td", "deadline", "DAA score " + t.deadline_daa + (left !== null ? " (" + left + " to go at " + daa + ")" : "")));
+    tr.appendChild(kdapp.el("td", "deadline", "DAA score " + t.deadline_daa + (left !== null ? " (in " + left + "; now " + daa + ")" : "")));
     const join = kdapp.el("td", "join");
     join.appendChild(code("kdapp_join_episode " + JSON.stringify({ episode_id: t.episode_id })));
     join.appendChild(kdapp.el("br"));
