@@ -11,7 +11,10 @@
 #      the text board, the type's renderer); a dice roll's proof at
 #      /api/episodes/{id}/audit once the gateway's house revealed it;
 #   4. the live stream: /api/events is open, a move through MCP arrives as
-#      an "event: view" for its episode, and a reorg as its rollback;
+#      an "event: view" for its episode, and a reorg as its rollback; a
+#      table opened through MCP as an "event: tables" (the lobby), and
+#      /api/tables lists it, its creator's key among "your_keys" for the
+#      grant's token only;
 #   5. a bearer token (KDAPP_MCP_TOKEN) on a bind beyond loopback: the page's
 #      files are served without it, the data and the events only with it.
 #
@@ -234,6 +237,29 @@ until grep -q "^data: {\"episode_id\":$id,.*\"last_event\":\"rollback\"" "$work/
     tries=$((tries + 1))
 done
 
+# ... and the lobby: an open table arrives as an "event: tables"
+mcp '"method":"tools/call","params":{"name":"kdapp_start_episode","arguments":{"type":"tictactoe","participants":["agent1","open"]}}'
+table=$(jq -r '.result.structuredContent.episode_id // empty' "$work/rpc")
+[ -n "$table" ] || fail "the table was not opened: $(cat "$work/rpc")"
+tries=0
+until grep -q "^data: {\"tables\":\[.*\"episode_id\":$table," "$work/events.out"; do
+    [ $tries -lt 100 ] || fail "no tables event for the open table (events: $(cat "$work/events.out"))"
+    sleep 0.1
+    tries=$((tries + 1))
+done
+grep -B1 "^data: {\"tables\":\[.*\"episode_id\":$table," "$work/events.out" | grep -q '^event: tables$' ||
+    fail "the lobby's event is not named tables"
+[ "$(get /api/tables)" = 200 ] || fail "/api/tables did not answer 200"
+page_headers /api/tables
+jq -e --argjson id "$table" '(.daa_score | type == "number") and .your_keys == [] and
+    (.tables[] | select(.episode_id == $id and .type == "tictactoe" and .seats[1].open and .seats[1].key == null and
+    (.seats[0].key | length == 66) and .deadline_daa > 0 and (.params | type == "object")))' "$work/body" >/dev/null ||
+    fail "/api/tables without a token: $(cat "$work/body")"
+[ "$(get /api/tables "${auth[@]}")" = 200 ] || fail "/api/tables with the grant's token did not answer 200"
+jq -e --argjson id "$table" '(.your_keys | length == 2) as $two | $two and
+    (.tables[] | select(.episode_id == $id) | .seats[0].key) as $k | (.your_keys | index($k)) != null' "$work/body" \
+    >/dev/null || fail "/api/tables with the grant's token does not name its keys: $(cat "$work/body")"
+
 # 5. a bearer token beyond loopback
 export KDAPP_MCP_TOKEN=page-test-token-1234
 start token 0.0.0.0
@@ -244,6 +270,7 @@ unset KDAPP_MCP_TOKEN
 header_has WWW-Authenticate "Bearer" "token: /api/episodes"
 page_headers "token: /api/episodes"
 [ "$(get /api/episodes -H 'Authorization: Bearer wrong')" = 401 ] || fail "token: a wrong token got the data"
+[ "$(get /api/tables)" = 401 ] || fail "token: /api/tables without the token is not a 401"
 [ "$(get /api/episodes -H 'Authorization: Bearer page-test-token-1234')" = 200 ] || fail "token: the token was refused"
 [ "$(get /api/events -H 'Accept: text/event-stream')" = 401 ] || fail "token: the events without the token"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 -H 'Accept: text/event-stream' \
