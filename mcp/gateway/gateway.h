@@ -191,7 +191,8 @@ int kd_gateway_page_costly(void *gw, const char *path);
  * (episode_id, type, phase, seats, log_seq, last_event, and the type's
  * status and move_count when it has them) and what the page draws of it
  * ("view", "text", "renderer": see kd_gateway_page), on the views thread
- * (kd_mcp_http_publish fits). NULL stops; when this returns, `fn` is no
+ * (kd_mcp_http_publish fits); and each change of the lobby of open tables
+ * to `fn(ctx, "tables", json)` (gateway_lobby.c). NULL stops; when this returns, `fn` is no
  * longer running for the old listener. Thread-safe.
  */
 void kd_gateway_set_view_listener(kd_gateway *gw, void (*fn)(void *ctx, const char *event, const char *data),
