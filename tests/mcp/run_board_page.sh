@@ -79,6 +79,17 @@ page_headers() {
     header_has Cache-Control no-store "$1"
 }
 
+# event PATTERN WHAT: waits (10 s at most) for a line of the event stream
+# matching PATTERN (a basic regular expression); fails saying WHAT did not come.
+event() {
+    local tries=0
+    until grep -q "$1" "$work/events.out" 2>/dev/null; do
+        [ $tries -lt 100 ] || fail "$2 (events: $(cat "$work/events.out" 2>/dev/null))"
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+}
+
 # mcp JSON: one JSON-RPC request on the session; the answer to $work/rpc.
 rpc_id=1
 mcp() {
@@ -202,22 +213,12 @@ jq -e '.audit.verdict == "ok" and .audit.draws[0].verified and (.audit.draws[0].
 # 4. the live stream: a move through MCP arrives as an event
 curl -s -N -H 'Accept: text/event-stream' -D "$work/events.head" "$base/api/events" >"$work/events.out" &
 pids+=($!)
-tries=0
-until grep -q ': stream open' "$work/events.out" 2>/dev/null; do
-    [ $tries -lt 100 ] || fail "the event stream did not open"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event ': stream open' "the event stream did not open"
 grep -qi '^Content-Type: text/event-stream' "$work/events.head" || fail "the events are not text/event-stream"
 id=${ids[fourinarow]}
 mcp "\"method\":\"tools/call\",\"params\":{\"name\":\"kdapp_execute_command\",\"arguments\":{\"episode_id\":$id,\"command\":{\"column\":3}}}"
 jq -e '.result.structuredContent.legal == true' "$work/rpc" >/dev/null || fail "the move was refused: $(cat "$work/rpc")"
-tries=0
-until grep -q "^data: {\"episode_id\":$id,\"type\":\"fourinarow\".*\"move_count\":1" "$work/events.out"; do
-    [ $tries -lt 100 ] || fail "no view event for the move (events: $(cat "$work/events.out"))"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event "^data: {\"episode_id\":$id,\"type\":\"fourinarow\".*\"move_count\":1" "no view event for the move"
 grep -B1 "^data: {\"episode_id\":$id," "$work/events.out" | grep -q '^event: view$' || fail "the event is not named view"
 # ... and carries what the page draws: the view itself and its text board
 grep "^data: {\"episode_id\":$id,.*\"move_count\":1" "$work/events.out" | tail -n 1 | sed 's/^data: //' |
@@ -230,23 +231,13 @@ grep "^data: {\"episode_id\":$id,.*\"move_count\":1" "$work/events.out" | tail -
 # (the devnet re-includes the move, so a command view follows).
 mcp '"method":"tools/call","params":{"name":"kdapp_simulate_reorg","arguments":{"depth":1}}'
 jq -e '.result.isError != true' "$work/rpc" >/dev/null || fail "the reorg failed: $(cat "$work/rpc")"
-tries=0
-until grep -q "^data: {\"episode_id\":$id,.*\"last_event\":\"rollback\"" "$work/events.out"; do
-    [ $tries -lt 100 ] || fail "no rollback event after the reorg (events: $(cat "$work/events.out"))"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event "^data: {\"episode_id\":$id,.*\"last_event\":\"rollback\"" "no rollback event after the reorg"
 
 # ... and the lobby: an open table arrives as an "event: tables"
 mcp '"method":"tools/call","params":{"name":"kdapp_start_episode","arguments":{"type":"tictactoe","participants":["agent1","open"]}}'
 table=$(jq -r '.result.structuredContent.episode_id // empty' "$work/rpc")
 [ -n "$table" ] || fail "the table was not opened: $(cat "$work/rpc")"
-tries=0
-until grep -q "^data: {\"tables\":\[.*\"episode_id\":$table," "$work/events.out"; do
-    [ $tries -lt 100 ] || fail "no tables event for the open table (events: $(cat "$work/events.out"))"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event "^data: {\"tables\":\[.*\"episode_id\":$table," "no tables event for the open table"
 grep -B1 "^data: {\"tables\":\[.*\"episode_id\":$table," "$work/events.out" | grep -q '^event: tables$' ||
     fail "the lobby's event is not named tables"
 [ "$(get /api/tables)" = 200 ] || fail "/api/tables did not answer 200"
