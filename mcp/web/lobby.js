@@ -55,8 +55,10 @@ kdapp.lobby = (() => {
     tr.id = "table-" + t.episode_id;
     tr.appendChild(kdapp.el("td", null, t.episode_id));
     tr.appendChild(kdapp.el("td", null, t.type));
-    const words = terms(t.params, "", []).join(" ");
-    const p = kdapp.el("td", "terms", words.length > 120 ? words.slice(0, 119) + "…" : words || "(the defaults)");
+    const words = terms(t.params, "", []);
+    const p = kdapp.el("td", "terms", words.length ? null : "(the defaults)");
+    for (const w of words.slice(0, 12)) p.append(kdapp.el("span", "term", w.length > 60 ? w.slice(0, 59) + "…" : w), " ");
+    if (words.length > 12) p.append("…");
     p.title = typeof t.params === "string" ? t.params : JSON.stringify(t.params);
     tr.appendChild(p);
     const seats = kdapp.el("td", "seats");
@@ -75,8 +77,10 @@ kdapp.lobby = (() => {
       seats.appendChild(li);
     }
     tr.appendChild(seats);
-    const left = daa ? t.deadline_daa - daa : null;
-    tr.appendChild(kdapp.el("td", "deadline", "DAA score " + t.deadline_daa + (left !== null ? " (in " + left + "; now " + daa + ")" : "")));
+    const deadline = kdapp.el("td", "deadline");
+    deadline.appendChild(kdapp.el("div", null, "DAA score " + t.deadline_daa));
+    if (daa) deadline.appendChild(kdapp.el("div", "left", t.deadline_daa - daa + " to go (the tip at " + daa + ")"));
+    tr.appendChild(deadline);
     const join = kdapp.el("td", "join");
     join.appendChild(code("kdapp_join_episode " + JSON.stringify({ episode_id: t.episode_id })));
     join.appendChild(kdapp.el("br"));

@@ -524,7 +524,10 @@ test('the lobby: an open table with its seats and how to join; joined from a sec
   assert.equal(row[1], 'tictactoe');
   assert.equal(await page.$eval(`#table-${id} .seats`, (td) => [...td.children].map((s) => s.textContent).join(' | ')),
     `X: ${keys[0].pubkey.slice(0, 8)}… (yours) | O: open`, 'who sits where; the grant\'s own key marked');
-  assert.match(row[4], new RegExp(`^DAA score ${table.deadline_daa} \\(in \\d+; now \\d+\\)$`), 'the deadline and how far away');
+  const [deadline, left] = await page.$$eval(`#table-${id} .deadline div`, (ds) => ds.map((d) => d.textContent));
+  assert.equal(deadline, `DAA score ${table.deadline_daa}`, 'the deadline');
+  const [, togo, tip] = /^(\d+) to go \(the tip at (\d+)\)$/.exec(left) ?? [];
+  assert.equal(Number(togo) + Number(tip), table.deadline_daa, `how far away: ${left}`);
   assert.deepEqual(await page.$$eval(`#table-${id} .join code`, (cs) => cs.map((c) => c.textContent)),
     [`kdapp_join_episode {"episode_id":${id}}`, `kdapp play --join ${id}`], 'how to join');
   assert.equal(await page.$eval('#lobby-empty', (p) => p.hidden), true);
