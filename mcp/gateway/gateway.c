@@ -76,11 +76,13 @@ static void on_summary(kd_gateway *gw, const uint8_t *data, size_t len)
         pthread_cond_broadcast(&gw->changed);
     }
     pthread_mutex_unlock(&gw->lock);
+    int may_change = s->reverted || s->txs_applied > 0;
     kdapp__block_summary__free_unpacked(s, NULL);
     /* a block may open, join, start or cancel a table: the lobby's list */
     kd_mcp_server_notify_resource_updated(gw->srv, "kdapp://tables");
-    kd_gw_ratings_changed(gw); /* a block may finish or undo a game */
-    kd_gw_duties_kick(gw);     /* a commit: something may be owed */
+    kd_gw_lobby_block(gw, may_change); /* and the page's lobby */
+    kd_gw_ratings_changed(gw);         /* a block may finish or undo a game */
+    kd_gw_duties_kick(gw);             /* a commit: something may be owed */
 }
 
 /* The page's event for a view: its listing and its page JSON, as one
@@ -342,6 +344,7 @@ kd_err kd_gateway_open(const kd_gateway_options *opts, kd_mcp_server *srv, kd_ga
     if (!gw)
         return KD_ERR_NOMEM;
     gw->o = *opts;
+    gw->lobby_next = UINT64_MAX;
     gw->srv = srv;
     snprintf(gw->views_url, sizeof gw->views_url, "%s", opts->views_url);
     snprintf(gw->keys_dir, sizeof gw->keys_dir, "%s", opts->keys_dir);
@@ -415,6 +418,7 @@ fail_sync:
     kd_gw_grants_close(gw);
     kd_gw_types_close(gw);
     kd_gw_cache_free(gw->cache);
+    free(gw->lobby_sent);
     pthread_cond_destroy(&gw->changed);
 fail_lock:
     pthread_mutex_destroy(&gw->lock);

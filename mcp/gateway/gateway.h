@@ -165,10 +165,13 @@ const void *kd_gateway_grant(const kd_gateway *gw, size_t i);
  * anyone who passed the transport's Host and Origin checks, and the data
  * only when `authorized`: /api/episodes (every episode's summary) and
  * /api/episodes/{id} ({"view": the enriched view, "text": the type's text
- * board, "renderer": "/types/<type>.js" or null}). Unknown paths: 404.
+ * board, "renderer": "/types/<type>.js" or null}), /api/ratings and
+ * /api/tables (the lobby; "your_keys" the keys of `principal`, the grant
+ * of the seat token the request carried, NULL for none). Unknown paths: 404.
  * Errors: KD_ERR_NOMEM. Thread-safe (each call reads on its own).
  */
-kd_err kd_gateway_page(void *gw, const char *path, int authorized, kd_mcp_http_page *out) KD_WARN_UNUSED;
+kd_err kd_gateway_page(void *gw, const char *path, int authorized, const void *principal,
+                       kd_mcp_http_page *out) KD_WARN_UNUSED;
 /* kd_mcp_http_options.page_costly: 1 for /api/episodes/{id}/audit (it
  * replays the episode's log), so that the transport runs it on a worker
  * and limits each client's rate of them. Thread-safe. */
@@ -188,7 +191,8 @@ int kd_gateway_page_costly(void *gw, const char *path);
  * (episode_id, type, phase, seats, log_seq, last_event, and the type's
  * status and move_count when it has them) and what the page draws of it
  * ("view", "text", "renderer": see kd_gateway_page), on the views thread
- * (kd_mcp_http_publish fits). NULL stops; when this returns, `fn` is no
+ * (kd_mcp_http_publish fits); and each change of the lobby of open tables
+ * to `fn(ctx, "tables", json)` (gateway_lobby.c). NULL stops; when this returns, `fn` is no
  * longer running for the old listener. Thread-safe.
  */
 void kd_gateway_set_view_listener(kd_gateway *gw, void (*fn)(void *ctx, const char *event, const char *data),

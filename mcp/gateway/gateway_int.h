@@ -82,6 +82,10 @@ struct kd_gateway {
     /* gw->lock: who hears of each view update (kd_gateway_set_view_listener) */
     void (*listener)(void *ctx, const char *event, const char *data);
     void *listener_ctx;
+    /* the views thread's: the lobby's tables last sent to the page
+     * (gateway_lobby.c), and the nearest deadline among them */
+    char *lobby_sent;
+    uint64_t lobby_next;
     /* the keys it acts with and for whom (gateway_keys.c); read-only after open */
     kd_gw_key keys[KD_GW_MAX_KEYS];
     size_t n_keys;
@@ -371,6 +375,17 @@ kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;
  * shows them ({"tables": [...]}, new reference; NULL when unreadable). */
 kd_err kd_gw_add_table_tools(kd_gateway *gw) KD_WARN_UNUSED;
 json_t *kd_gw_tables_json(kd_gateway *gw);
+/* One table as kdapp_list_tables shows it (new reference, NULL when out
+ * of memory), with `text` (may be NULL) one line of it. */
+json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, kd_buf *text);
+/* gateway_lobby.c: the board page's lobby, /api/tables's answer, its
+ * "your_keys" those of grant `g` (may be NULL); errors KD_ERR_NOMEM, or
+ * the store's. */
+kd_err kd_gw_lobby_json(kd_gateway *gw, const kd_gw_grant *g, json_t **out) KD_WARN_UNUSED;
+/* At a block summary (views thread): sends the page's "tables" event when
+ * the lobby changed; `may_change`: the block applied a transaction or was
+ * reverted. */
+void kd_gw_lobby_block(kd_gateway *gw, int may_change);
 /* The answer of kdapp_start_episode for a creation that left seats open:
  * the table waiting for players (a tool result), or NULL when `id` is no
  * waiting table. */

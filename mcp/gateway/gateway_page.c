@@ -13,6 +13,7 @@
  *                         "rules": the type's title and summary}   (token)
  *   /api/episodes/{id}/audit {"audit", "text"}: kdapp audit of a game
  *   /api/ratings          kdapp://ratings (gateway_ratings.c)      (token)
+ *   /api/tables           the lobby: the open tables (gateway_lobby.c) (token)
  *                         that draws (handlers/audit.h; "audit" in the
  *                         episode's JSON names it, null for the others);
  *                         costly: a few a second per client (429 beyond)
@@ -35,6 +36,7 @@
 #define API_ONE "/api/episodes/"
 #define API_AUDIT "/audit"
 #define API_RATINGS "/api/ratings"
+#define API_TABLES "/api/tables"
 #define PAGE_ONE "/episodes/"
 #define JSON_TYPE "application/json"
 #define LIST_MAX 1000 /* episodes in the page's list; the oldest first */
@@ -211,7 +213,7 @@ int kd_gateway_page_costly(void *gw, const char *path)
     return is_audit(path);
 }
 
-kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+kd_err kd_gateway_page(void *ctx, const char *path, int authorized, const void *principal, kd_mcp_http_page *out)
 {
     kd_gateway *gw = ctx;
     if (strcmp(path, API_RATINGS) == 0) {
@@ -220,6 +222,14 @@ kd_err kd_gateway_page(void *ctx, const char *path, int authorized, kd_mcp_http_
         json_t *j;
         kd_err err = kd_gw_ratings_json(gw, NULL, &j, NULL);
         return err ? (err == KD_ERR_NOMEM ? err : answer_error(out, 500, "the ratings could not be computed"))
+                   : answer_json(out, 200, j);
+    }
+    if (strcmp(path, API_TABLES) == 0) {
+        if (!authorized)
+            return answer_error(out, 401, "a bearer token is required: open the page as http://HOST:PORT/#token=TOKEN");
+        json_t *j;
+        kd_err err = kd_gw_lobby_json(gw, principal, &j);
+        return err ? (err == KD_ERR_NOMEM ? err : answer_error(out, 500, "the open tables could not be read"))
                    : answer_json(out, 200, j);
     }
     if (strcmp(path, API_LIST) == 0 || strncmp(path, API_ONE, strlen(API_ONE)) == 0) {

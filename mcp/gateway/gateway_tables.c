@@ -35,7 +35,7 @@ typedef struct {
 
 static int open_seat(const kd_table_info *t, size_t s) { return !(t->taken & (UINT32_C(1) << s)); }
 
-static json_t *table_json(kd_gateway *gw, const kd_table_info *t, kd_buf *text)
+json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, kd_buf *text)
 {
     const kd_episode_type *type = kd_gw_type(gw, t->type_name);
     json_t *seats = json_array();
@@ -80,7 +80,7 @@ static kd_err on_table(void *ctx, const kd_table_info *t)
     }
     if (t->started || t->cancelled || json_array_size(w->arr) >= MAX_TABLES)
         return KD_OK;
-    json_t *j = table_json(w->gw, t, w->text);
+    json_t *j = kd_gw_table_json(w->gw, t, w->text);
     return j && json_array_append_new(w->arr, j) == 0 ? KD_OK : KD_ERR_NOMEM;
 }
 
@@ -129,7 +129,7 @@ json_t *kd_gw_table_result(kd_gateway *gw, uint32_t id)
     kd_table_info t;
     if (!one_table(gw, id, &t, NULL) || t.started || t.cancelled)
         return NULL;
-    json_t *tj = table_json(gw, &t, NULL);
+    json_t *tj = kd_gw_table_json(gw, &t, NULL);
     char text[200];
     snprintf(text, sizeof text,
              "table %u is open: it starts when every open seat is taken (kdapp_join_episode), and takes no join after "
@@ -297,7 +297,7 @@ static json_t *send_table_payload(kd_gateway *gw, kd_mcp_session *s, const char 
     }
     kd_table_info t;
     int started = one_table(gw, id, &t, NULL) && t.started;
-    json_t *tj = one_table(gw, id, &t, NULL) ? table_json(gw, &t, NULL) : json_null();
+    json_t *tj = one_table(gw, id, &t, NULL) ? kd_gw_table_json(gw, &t, NULL) : json_null();
     char text[160];
     snprintf(text, sizeof text, "the %s of table %u is applied%s", what, id,
              started ? ": every seat is taken, the game has started" : "");

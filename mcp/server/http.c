@@ -94,6 +94,7 @@ typedef struct {
     answer out;
     /* A costly page, built on a worker (serve_page): */
     int page, authorized;
+    const void *principal;
     char *url;
     kd_mcp_http_page pg;
     kd_err pg_err;
@@ -371,11 +372,11 @@ static void page_headers(struct MHD_Response *r)
 
 /* Asks the program for its answer to a GET of `url` (kd_buf_init'ed
  * here). */
-static kd_err page_build(kd_mcp_http *h, const char *url, int authorized, kd_mcp_http_page *p)
+static kd_err page_build(kd_mcp_http *h, const char *url, int authorized, const void *principal, kd_mcp_http_page *p)
 {
     memset(p, 0, sizeof *p);
     kd_buf_init(&p->body);
-    return h->page(h->page_ctx, url, authorized, p);
+    return h->page(h->page_ctx, url, authorized, principal, p);
 }
 
 /* Queues the answer page_build made (`built`: what it returned); its body
@@ -442,7 +443,7 @@ static void run_page(kd_http_job *job)
     req *r = (req *)job;
     struct MHD_Connection *c = r->conn;
 
-    r->pg_err = page_build(r->h, r->url, r->authorized, &r->pg);
+    r->pg_err = page_build(r->h, r->url, r->authorized, r->principal, &r->pg);
     r->stage = REQ_READY;
     MHD_resume_connection(c); /* r may be gone from here on */
 }
@@ -457,7 +458,7 @@ static enum MHD_Result refuse_share(kd_mcp_http *h, struct MHD_Connection *c, kd
  * until the answer is ready, as a slow POST is.
  */
 static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char *url, const char *method,
-                                  int authorized)
+                                  int authorized, const void *principal)
 {
     kd_http_class cls = r->who.token != KD_HTTP_NO_TOKEN ? KD_HTTP_GRANTED : KD_HTTP_PUBLIC;
     kd_mcp_http_page p;
@@ -469,7 +470,7 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req 
                       "Method Not Allowed: the web page is read-only (GET)");
     if (h->page_costly == NULL || !h->page_costly(h->page_ctx, url)) {
         (void)identified(h, c, cls, 0); /* answered at once: never refused */
-        kd_err built = page_build(h, url, authorized, &p);
+        kd_err built = page_build(h, url, authorized, principal, &p);
         return page_send(h, c, &p, built);
     }
     if ((wait = kd_http_rate_take(h, &r->who)) > 0) {
@@ -485,6 +486,7 @@ static enum MHD_Result serve_page(kd_mcp_http *h, struct MHD_Connection *c, req 
         return MHD_NO;
     r->page = 1;
     r->authorized = authorized;
+    r->principal = principal;
     return to_worker(h, c, r, run_page);
 }
 
@@ -568,7 +570,8 @@ static int refused(kd_mcp_http *h, struct MHD_Connection *c, req *r, const char 
     auth = kd_http_authenticate(h, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &token);
     if (page) { /* its public files need no token; its data does (serve_page) */
         kd_http_client_key_of(c, auth == KD_HTTP_AUTH_OK ? token : KD_HTTP_NO_TOKEN, &r->who);
-        *ret = serve_page(h, c, r, url, method, auth == KD_HTTP_AUTH_OK);
+        *ret = serve_page(h, c, r, url, method, auth == KD_HTTP_AUTH_OK,
+                          auth == KD_HTTP_AUTH_OK && token != KD_HTTP_NO_TOKEN ? h->tokens[token].principal : NULL);
         return 1;
     }
     if (auth != KD_HTTP_AUTH_OK) {

@@ -169,12 +169,14 @@ typedef struct {
      * required (loopback without bearer_token): the callback serves its
      * public files either way and
      * answers 401 for data when 0 (the transport then adds
-     * WWW-Authenticate). Every answer carries a strict
+     * WWW-Authenticate). `principal` is that of the seat token the request
+     * carried (kd_mcp_http_options.tokens), NULL for none or the access
+     * token: whom the data may be shown as its own. Every answer carries a strict
      * Content-Security-Policy (scripts, styles and fetches from this
      * origin only, nothing inline), X-Content-Type-Options: nosniff,
      * Referrer-Policy: no-referrer and Cache-Control: no-store. Called on a
      * polling thread: thread-safe and quick. An error answers 500. */
-    kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out);
+    kd_err (*page)(void *ctx, const char *path, int authorized, const void *principal, kd_mcp_http_page *out);
     void *page_ctx;
     /* Optional: 1 when a GET of `path` costs more than a file (an audit
      * that replays a log). Such a request runs on a worker, never on a

@@ -285,7 +285,8 @@ struct kd_mcp_http {
     unsigned n_sessions;                       /* live + pending (reserved) */
     kd_err (*metrics)(void *ctx, kd_buf *out); /* GET /metrics, or NULL */
     void *metrics_ctx;
-    kd_err (*page)(void *ctx, const char *path, int authorized, kd_mcp_http_page *out); /* or NULL */
+    kd_err (*page)(void *ctx, const char *path, int authorized, const void *principal,
+                   kd_mcp_http_page *out); /* or NULL */
     void *page_ctx;
     int (*page_costly)(void *ctx, const char *path); /* or NULL */
     unsigned costly_per_s, costly_burst;             /* per client */

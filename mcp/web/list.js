@@ -1,4 +1,6 @@
-/* list.js: the episode list at /, reloaded whenever an episode's view changes. */
+/* list.js: the episode list at /, reloaded whenever an episode's view
+ * changes; it reads the page's events (/api/events) and passes the
+ * lobby's on to lobby.js. */
 "use strict";
 (() => {
   const body = document.querySelector("#episodes tbody");
@@ -31,9 +33,16 @@
   }
 
   load();
+  /* One stream for the page: the lobby's events go to lobby.js; after a
+   * lost stream everything is read again. */
   kdapp.follow((name, data) => {
+    if (name === "tables") {
+      document.dispatchEvent(new CustomEvent("kdapp-tables", { detail: data }));
+      return;
+    }
     if (name === "view") changed = new Set([data.episode_id]);
     load();
     document.dispatchEvent(new CustomEvent("kdapp-episodes")); /* ratings.js reloads */
+    if (name === "resync") document.dispatchEvent(new CustomEvent("kdapp-tables"));
   });
 })();

@@ -506,3 +506,71 @@ test('the ratings table on / follows a finished game, as kdapp_get_ratings says'
   assert.equal(await page.$eval('#ratings-empty', (p) => p.hidden), true);
   await screenshot(page, 'ratings');
 });
+
+test('the lobby: an open table with its seats and how to join; joined from a second session it leaves the lobby and shows as a game; a hostile table shows as text', { timeout: 30000 }, async () => {
+  const page = await watchedPage(browser, { width: 1100 });
+  await page.goto(`${gw.base}/#token=${gw.token}`); // the grant's token: the page marks its keys as yours
+  await page.waitForFunction(() => !document.getElementById('lobby-empty').hidden, { timeout: 10000 });
+  assert.match(await page.$eval('#lobby-empty', (p) => p.textContent),
+    /kdapp_start_episode \{"type": "holdem", "participants": \["agent1", "open"\]\}.*kdapp play --open --type holdem/, 'an empty lobby says how to open a table');
+
+  const keys = (await call(client, 'kdapp_get_agent_pubkeys')).structuredContent.agents;
+  const opened = await call(client, 'kdapp_start_episode', { type: 'tictactoe', participants: ['agent1', 'open'] });
+  assert.ok(!opened.isError, opened.content[0].text);
+  const { episode_id: id, table } = opened.structuredContent;
+  await page.waitForSelector(`#table-${id}`, { timeout: 10000 }); // the "tables" event brought it
+  const row = await page.$eval(`#table-${id}`, (tr) => [...tr.children].map((td) => td.textContent));
+  assert.equal(row[0], String(id));
+  assert.equal(row[1], 'tictactoe');
+  assert.equal(await page.$eval(`#table-${id} .seats`, (td) => [...td.children].map((s) => s.textContent).join(' | ')),
+    `X: ${keys[0].pubkey.slice(0, 8)}… (yours) | O: open`, 'who sits where; the grant\'s own key marked');
+  const [deadline, left] = await page.$$eval(`#table-${id} .deadline div`, (ds) => ds.map((d) => d.textContent));
+  assert.equal(deadline, `DAA score ${table.deadline_daa}`, 'the deadline');
+  const [, togo, tip] = /^(\d+) to go \(the tip at (\d+)\)$/.exec(left) ?? [];
+  assert.equal(Number(togo) + Number(tip), table.deadline_daa, `how far away: ${left}`);
+  assert.deepEqual(await page.$$eval(`#table-${id} .join code`, (cs) => cs.map((c) => c.textContent)),
+    [`kdapp_join_episode {"episode_id":${id}}`, `kdapp play --join ${id}`], 'how to join');
+  assert.equal(await page.$eval('#lobby-empty', (p) => p.hidden), true);
+  // a hold'em table beside it: its terms in short (the seat's commitment cut, the open seat's zeros left out)
+  const holdem = await call(client, 'kdapp_start_episode', { type: 'holdem', participants: ['agent1', 'open'], params: { hand_limit: 1 } });
+  assert.ok(!holdem.isError, holdem.content[0].text);
+  const hid = holdem.structuredContent.episode_id;
+  await page.waitForSelector(`#table-${hid}`, { timeout: 10000 });
+  assert.match(await page.$eval(`#table-${hid} .terms`, (td) => td.textContent), /hand_limit=1/);
+  await screenshot(page, 'page-lobby');
+  // its creator cancels it: it leaves the lobby
+  const cancelled = await call(client, 'kdapp_cancel_table', { episode_id: hid });
+  assert.ok(!cancelled.isError, cancelled.content[0].text);
+  await page.waitForFunction((n) => !document.getElementById(`table-${n}`), { timeout: 10000 }, hid);
+
+  // a second session sits down with the grant's other key: the game starts, the table leaves the lobby
+  const joiner = await httpClient(gw.url, 'page-joiner', gw.token);
+  try {
+    const joined = await call(joiner, 'kdapp_join_episode', { episode_id: id, signer: 'agent2' });
+    assert.ok(!joined.isError && joined.structuredContent.started, joined.content[0].text);
+  } finally {
+    await joiner.close();
+  }
+  await page.waitForFunction((n) => !document.getElementById(`table-${n}`) && document.getElementById(`ep-${n}`),
+    { timeout: 10000 }, id);
+  assert.equal(await page.$eval(`#ep-${id}`, (tr) => tr.children[1].textContent), 'tictactoe', 'the started game is listed');
+  assert.equal(await page.$eval('#lobby-empty', (p) => p.hidden), false, 'the lobby is empty again');
+
+  // whatever a creator chose (type, params, keys) is set as text, never as markup
+  const hostile = '<img src=x id=pwned onerror="window.pwned=1"><script>window.pwned=2</script>';
+  const shown = await page.evaluate((h) => {
+    document.dispatchEvent(new CustomEvent('kdapp-tables', { detail: { daa_score: 5, tables: [{
+      episode_id: 999, type: h, creation_daa: 1, deadline_daa: 9, params: { fen: h, house: { note: h } },
+      seats: [{ seat: 0, name: h, key: h, open: false }, { seat: 1, name: 'O', key: null, open: true }] }] } }));
+    const tr = document.getElementById('table-999');
+    return { injected: document.querySelectorAll('#lobby img, #lobby script, #pwned').length, pwned: window.pwned ?? null,
+      type: tr.children[1].textContent, terms: tr.children[2].textContent, title: tr.children[2].title, seat: tr.querySelector('.seat').textContent };
+  }, hostile);
+  assert.deepEqual({ injected: shown.injected, pwned: shown.pwned }, { injected: 0, pwned: null }, 'no element made from the chain\'s text');
+  assert.equal(shown.type, hostile);
+  assert.ok(shown.terms.startsWith(`fen=${JSON.stringify(hostile)}`.slice(0, 40)), shown.terms);
+  assert.equal(shown.title, JSON.stringify({ fen: hostile, house: { note: hostile } }), 'the whole params in the title, as text');
+  assert.ok(shown.seat.startsWith(`${hostile}: <img src`), shown.seat);
+  assert.deepEqual(page.problems, [], 'the page logs no error');
+  await page.close();
+});

@@ -197,16 +197,19 @@ static kd_err fixed_metrics(void *ctx, kd_buf *out)
     return kd_buf_append(out, "m 1\n", 5);
 }
 
-static kd_err data_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+static kd_err data_page(void *ctx, const char *path, int authorized, const void *principal, kd_mcp_http_page *out)
 {
     (void)ctx;
     (void)path;
     out->status = authorized ? 200 : 401;
-    return KD_OK;
+    const char *who = principal ? principal : "none";
+    return kd_buf_append(&out->body, who, strlen(who));
 }
 
 /* /metrics, the page's data and the event stream accept any configured
- * token, and no token only where none is required. */
+ * token, and no token only where none is required; the page learns the
+ * principal of a seat token (whose keys to mark as the reader's own), and
+ * none for the access token or no token. */
 Test(http_auth, metrics_page_and_events)
 {
     static const char *const PATHS[] = {"/metrics", "/data"};
@@ -224,13 +227,23 @@ Test(http_auth, metrics_page_and_events)
         for (i = 0; i < 2; i++) {
             req(&r, "GET", PATHS[i], NULL, NULL, (const char *[]){BLUE, NULL});
             cr_expect_eq(r.status, 200, "%s with a seat token", PATHS[i]);
+            if (i == 1)
+                cr_expect_str_eq(r.body, "seat blue", "the page is told the seat token's principal");
             resp_fini(&r);
+            if (i == 1 && access) {
+                req(&r, "GET", PATHS[i], NULL, NULL,
+                    (const char *[]){"Authorization: Bearer access-token-0123456789", NULL});
+                cr_expect_str_eq(r.body, "none", "the access token is no principal");
+                resp_fini(&r);
+            }
             req(&r, "GET", PATHS[i], NULL, NULL, (const char *[]){"Authorization: Bearer nope", NULL});
             cr_expect_eq(r.status, 401, "%s with an unknown token", PATHS[i]);
             resp_fini(&r);
             req(&r, "GET", PATHS[i], NULL, NULL, NULL);
             cr_expect_eq(r.status, access ? 401 : 200, "%s without a token, access token %s", PATHS[i],
                          access ? "set" : "unset");
+            if (i == 1 && !access)
+                cr_expect_str_eq(r.body, "none", "no token: no principal");
             resp_fini(&r);
         }
         stream_start_get(&s, "/events", RED);

@@ -259,9 +259,10 @@ Test(http_capacity, a_pooled_connection_outlives_a_flood_of_fresh_ones)
 static const kd_mcp_http_token SEAT[] = {{.token = "seat-token-0123456789", .principal = "seat"}};
 #define SEAT_AUTH "Authorization: Bearer seat-token-0123456789"
 
-static kd_err small_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+static kd_err small_page(void *ctx, const char *path, int authorized, const void *principal, kd_mcp_http_page *out)
 {
     (void)ctx;
+    (void)principal;
     (void)path;
     (void)authorized;
     out->status = 200;
@@ -359,9 +360,10 @@ static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static int gate_entered, gate_open;
 
-static kd_err costly_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+static kd_err costly_page(void *ctx, const char *path, int authorized, const void *principal, kd_mcp_http_page *out)
 {
     (void)ctx;
+    (void)principal;
     (void)authorized;
     if (strcmp(path, "/slow") == 0) {
         pthread_mutex_lock(&gate_lock);

@@ -446,9 +446,10 @@ Test(http, metrics_endpoint)
 }
 
 /* The web-app hook: public files for anyone, data only when authorized. */
-static kd_err test_page(void *ctx, const char *path, int authorized, kd_mcp_http_page *out)
+static kd_err test_page(void *ctx, const char *path, int authorized, const void *principal, kd_mcp_http_page *out)
 {
     (void)ctx;
+    (void)principal;
     out->content_type = "text/plain";
     if (strcmp(path, "/") == 0) {
         out->status = 200;

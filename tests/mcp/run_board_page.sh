@@ -11,7 +11,10 @@
 #      the text board, the type's renderer); a dice roll's proof at
 #      /api/episodes/{id}/audit once the gateway's house revealed it;
 #   4. the live stream: /api/events is open, a move through MCP arrives as
-#      an "event: view" for its episode, and a reorg as its rollback;
+#      an "event: view" for its episode, and a reorg as its rollback; a
+#      table opened through MCP as an "event: tables" (the lobby), and
+#      /api/tables lists it, its creator's key among "your_keys" for the
+#      grant's token only;
 #   5. a bearer token (KDAPP_MCP_TOKEN) on a bind beyond loopback: the page's
 #      files are served without it, the data and the events only with it.
 #
@@ -74,6 +77,17 @@ page_headers() {
     header_has X-Content-Type-Options nosniff "$1"
     header_has Referrer-Policy no-referrer "$1"
     header_has Cache-Control no-store "$1"
+}
+
+# event PATTERN WHAT: waits (10 s at most) for a line of the event stream
+# matching PATTERN (a basic regular expression); fails saying WHAT did not come.
+event() {
+    local tries=0
+    until grep -q "$1" "$work/events.out" 2>/dev/null; do
+        [ $tries -lt 100 ] || fail "$2 (events: $(cat "$work/events.out" 2>/dev/null))"
+        sleep 0.1
+        tries=$((tries + 1))
+    done
 }
 
 # mcp JSON: one JSON-RPC request on the session; the answer to $work/rpc.
@@ -199,22 +213,12 @@ jq -e '.audit.verdict == "ok" and .audit.draws[0].verified and (.audit.draws[0].
 # 4. the live stream: a move through MCP arrives as an event
 curl -s -N -H 'Accept: text/event-stream' -D "$work/events.head" "$base/api/events" >"$work/events.out" &
 pids+=($!)
-tries=0
-until grep -q ': stream open' "$work/events.out" 2>/dev/null; do
-    [ $tries -lt 100 ] || fail "the event stream did not open"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event ': stream open' "the event stream did not open"
 grep -qi '^Content-Type: text/event-stream' "$work/events.head" || fail "the events are not text/event-stream"
 id=${ids[fourinarow]}
 mcp "\"method\":\"tools/call\",\"params\":{\"name\":\"kdapp_execute_command\",\"arguments\":{\"episode_id\":$id,\"command\":{\"column\":3}}}"
 jq -e '.result.structuredContent.legal == true' "$work/rpc" >/dev/null || fail "the move was refused: $(cat "$work/rpc")"
-tries=0
-until grep -q "^data: {\"episode_id\":$id,\"type\":\"fourinarow\".*\"move_count\":1" "$work/events.out"; do
-    [ $tries -lt 100 ] || fail "no view event for the move (events: $(cat "$work/events.out"))"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event "^data: {\"episode_id\":$id,\"type\":\"fourinarow\".*\"move_count\":1" "no view event for the move"
 grep -B1 "^data: {\"episode_id\":$id," "$work/events.out" | grep -q '^event: view$' || fail "the event is not named view"
 # ... and carries what the page draws: the view itself and its text board
 grep "^data: {\"episode_id\":$id,.*\"move_count\":1" "$work/events.out" | tail -n 1 | sed 's/^data: //' |
@@ -227,12 +231,25 @@ grep "^data: {\"episode_id\":$id,.*\"move_count\":1" "$work/events.out" | tail -
 # (the devnet re-includes the move, so a command view follows).
 mcp '"method":"tools/call","params":{"name":"kdapp_simulate_reorg","arguments":{"depth":1}}'
 jq -e '.result.isError != true' "$work/rpc" >/dev/null || fail "the reorg failed: $(cat "$work/rpc")"
-tries=0
-until grep -q "^data: {\"episode_id\":$id,.*\"last_event\":\"rollback\"" "$work/events.out"; do
-    [ $tries -lt 100 ] || fail "no rollback event after the reorg (events: $(cat "$work/events.out"))"
-    sleep 0.1
-    tries=$((tries + 1))
-done
+event "^data: {\"episode_id\":$id,.*\"last_event\":\"rollback\"" "no rollback event after the reorg"
+
+# ... and the lobby: an open table arrives as an "event: tables"
+mcp '"method":"tools/call","params":{"name":"kdapp_start_episode","arguments":{"type":"tictactoe","participants":["agent1","open"]}}'
+table=$(jq -r '.result.structuredContent.episode_id // empty' "$work/rpc")
+[ -n "$table" ] || fail "the table was not opened: $(cat "$work/rpc")"
+event "^data: {\"tables\":\[.*\"episode_id\":$table," "no tables event for the open table"
+grep -B1 "^data: {\"tables\":\[.*\"episode_id\":$table," "$work/events.out" | grep -q '^event: tables$' ||
+    fail "the lobby's event is not named tables"
+[ "$(get /api/tables)" = 200 ] || fail "/api/tables did not answer 200"
+page_headers /api/tables
+jq -e --argjson id "$table" '(.daa_score | type == "number") and .your_keys == [] and
+    (.tables[] | select(.episode_id == $id and .type == "tictactoe" and .seats[1].open and .seats[1].key == null and
+    (.seats[0].key | length == 66) and .deadline_daa > 0 and (.params | type == "object")))' "$work/body" >/dev/null ||
+    fail "/api/tables without a token: $(cat "$work/body")"
+[ "$(get /api/tables "${auth[@]}")" = 200 ] || fail "/api/tables with the grant's token did not answer 200"
+jq -e --argjson id "$table" '(.your_keys | length == 2) as $two | $two and
+    (.tables[] | select(.episode_id == $id) | .seats[0].key) as $k | (.your_keys | index($k)) != null' "$work/body" \
+    >/dev/null || fail "/api/tables with the grant's token does not name its keys: $(cat "$work/body")"
 
 # 5. a bearer token beyond loopback
 export KDAPP_MCP_TOKEN=page-test-token-1234
@@ -244,6 +261,7 @@ unset KDAPP_MCP_TOKEN
 header_has WWW-Authenticate "Bearer" "token: /api/episodes"
 page_headers "token: /api/episodes"
 [ "$(get /api/episodes -H 'Authorization: Bearer wrong')" = 401 ] || fail "token: a wrong token got the data"
+[ "$(get /api/tables)" = 401 ] || fail "token: /api/tables without the token is not a 401"
 [ "$(get /api/episodes -H 'Authorization: Bearer page-test-token-1234')" = 200 ] || fail "token: the token was refused"
 [ "$(get /api/events -H 'Accept: text/event-stream')" = 401 ] || fail "token: the events without the token"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 -H 'Accept: text/event-stream' \
