@@ -155,18 +155,19 @@ session() {
     -H "Mcp-Session-Id: ${SID[$1]}" ${2:+-H "${AUTH[$1]}"} \
     -d '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$BASE/mcp"
 }
-# rpc NAME METHOD PARAMS_JSON — a request of session NAME; its result in $T/r.json
+# rpc NAME METHOD PARAMS_JSON — a request of session NAME; its result in
+# $T/r.json (few processes a call: the games call often)
 rpc() {
   local auth=()
   [[ -n ${AUTH[$1]} ]] && auth=(-H "${AUTH[$1]}")
-  jq -n --arg m "$2" --argjson p "$3" '{jsonrpc: "2.0", id: 2, method: $m, params: $p}' >"$T/req.json"
+  printf '{"jsonrpc":"2.0","id":2,"method":"%s","params":%s}' "$2" "$3" >"$T/req.json"
   curl -s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     -H 'MCP-Protocol-Version: 2025-11-25' -H "Mcp-Session-Id: ${SID[$1]}" "${auth[@]}" \
-    --data-binary @"$T/req.json" "${SURL[$1]}/mcp" | sed -n 's/^data: //p;/^{/p' | tail -1 | jq .result >"$T/r.json" ||
+    --data-binary @"$T/req.json" "${SURL[$1]}/mcp" | sed -n 's/^data: //p;/^{/p' | jq -n 'last(inputs) | .result' >"$T/r.json" ||
     fail "$2: no JSON answer"
 }
 # call NAME TOOL ARGS_JSON — the tool's result in $T/r.json
-call() { rpc "$1" tools/call "$(jq -nc --arg t "$2" --argjson a "$3" '{name: $t, arguments: $a}')"; }
+call() { rpc "$1" tools/call "{\"name\":\"$2\",\"arguments\":$3}"; }
 is_error() { [[ $(jq -r '.isError // false' "$T/r.json") == true ]]; }
 text() { jq -r '.content[0].text' "$T/r.json"; }
 # refused WHAT PATTERN... — the last call is an error result whose text has every PATTERN
