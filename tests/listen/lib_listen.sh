@@ -116,14 +116,16 @@ balance() {
     sed -n 's/.* on testnet-10: \([0-9]*\) sompi.*/\1/p'
 }
 
-# settle — once the node's mempool is empty, two more chain blocks: what
-# was paid is in the confirmed balances
-mempool_empty() {
-  fx mempool
-  [[ $(awk '/^mempool /{n=$2} END{print n}' "$T/$FX_NAME.out") == 0 ]]
+# quiet — for wait_for: no tx waits for a block and the fixture mines no
+# more blocks by itself (--block-ms mines three more after the last tx)
+quiet() {
+  fx quiet
+  [[ $(awk '/^quiet /{q=$2} END{print q}' "$T/$FX_NAME.out") == yes ]]
 }
+# settle — once the node is quiet, two more chain blocks: what was paid is
+# in the confirmed balances, and the chain stays as it is until the next tx
 settle() {
-  wait_for 10 mempool_empty || fail "the fixture's mempool did not empty"
+  wait_for 10 quiet || fail "the fixture's mempool did not empty"
   fx grow 2
 }
 

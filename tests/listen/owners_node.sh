@@ -144,7 +144,11 @@ holdem_move() {
 # sea battle: blue (A) shoots three times and red (B) twice, each shot
 # answered by the other's duties; then red resigns and both reveal
 sea_move() {
-  if (($1 < 5)); then jq -c '.structuredContent.moves[0].command' "$T/moves.json"; else echo '{"resign":true}'; fi
+  if (($1 < 5)) || [[ $MOVER != b ]]; then
+    jq -c '.structuredContent.moves[0].command' "$T/moves.json"
+  else
+    echo '{"resign":true}'
+  fi
 }
 play_out "$HOLDEM" holdem_move
 play_out "$SEA" sea_move
