@@ -13,7 +13,7 @@
 # keys, sea battle's answers and reveal). Then:
 #   - both stores have the chain the node has (its block script fed to a
 #     third directory gives their digest), and each game ends the same in
-#     both (result and state bytes);
+#     both (result and state bytes), rated the same;
 #   - each owner's key paid exactly what its `kdapp up` says it paid (the
 #     node's balances), every transaction its coins paid for carries a
 #     message its own key signed (or its creation), and no store's writer
@@ -50,7 +50,7 @@ B0=$(balance bob "$T/keys-b")
 # ---- neither owner holds, names or is granted the other's key
 for o in a b; do
   p=$([[ $o == a ]] && echo b || echo a)
-  [[ $(ls "$T/keys-$o") == "${NAME[$o]}.key" ]] || fail "keys-$o holds more than ${NAME[$o]}'s key: $(ls "$T/keys-$o")"
+  [[ $(cd "$T/keys-$o" && echo *.key) == "${NAME[$o]}.key" ]] || fail "keys-$o holds more than ${NAME[$o]}'s key: $(ls "$T/keys-$o")"
   ! grep -rqiE "$(testkey "${NAME[$p]}")|${PUB[$p]}|${PUB[$p]:2}|${NAME[$p]}" "$T/keys-$o" ||
     fail "keys-$o holds or names the key of owner $p"
   call "$o" kdapp_get_agent_pubkeys '{}'
@@ -101,7 +101,7 @@ for id in "$HOLDEM" "$SEA"; do
   [[ $(jq -r '.structuredContent.table.seats[1].key' "$T/r.json") == "${PUB[b]}" ]] || fail "B is not seated at $id: $(text)"
 done
 
-# ---- both play to the end, each through its own gateway
+# ---- both play both games to the end at once, each through its own gateway
 # mover ID — for wait_for: the episode is over in A's store (MOVER=none),
 # or an owner's own store has a move for its seat (MOVER=a|b, the moves in
 # $T/moves.json); a seat owing a duty has no move: its duties thread pays it
@@ -118,18 +118,36 @@ mover() {
   call a kdapp_get_episode_state "{\"episode_id\":$1}"
   [[ $(jq -r .structuredContent.phase "$T/r.json") != in_progress ]] && MOVER=none
 }
-# play_out ID CHOOSE — plays ID to its end: CHOOSE N prints the command of
-# the move N (0, 1, ...) from $T/moves.json
-play_out() {
-  local n=0
-  while :; do
+# turn — for wait_for: a game still on has a move (GAME and MOVER set), or
+# every game is over (GAME empty)
+declare -A CHOOSE MOVES OVER
+turn() {
+  local id
+  GAME=
+  for id in "${!CHOOSE[@]}"; do
+    [[ -n ${OVER[$id]:-} ]] && continue
     MOVER=
-    wait_for 30 mover "$1" || fail "nobody moves in $1 and it is not over: $(head -c 600 "$T/r.json")"
-    [[ $MOVER == none ]] && return
-    ((n < 60)) || fail "$1 did not end in 60 moves"
-    call "$MOVER" kdapp_execute_command "{\"episode_id\":$1,\"command\":$($2 $n)}"
-    is_error && fail "move $n of owner $MOVER in $1 was refused: $(text)"
-    n=$((n + 1))
+    mover "$id" || continue
+    if [[ $MOVER == none ]]; then
+      OVER[$id]=1
+      continue
+    fi
+    GAME=$id
+    return 0
+  done
+  ((${#OVER[@]} == ${#CHOOSE[@]}))
+}
+# play_all — plays every game of CHOOSE to its end, whoever may move first:
+# CHOOSE[ID] N prints the command of the game's move N (0, 1, ...) from
+# $T/moves.json
+play_all() {
+  local n
+  while wait_for 30 turn || fail "nobody moves and not every game is over: $(head -c 600 "$T/r.json")"; [[ -n $GAME ]]; do
+    n=${MOVES[$GAME]:-0}
+    ((n < 60)) || fail "$GAME did not end in 60 moves"
+    call "$MOVER" kdapp_execute_command "{\"episode_id\":$GAME,\"command\":$(${CHOOSE[$GAME]} "$n")}"
+    is_error && fail "move $n of owner $MOVER in $GAME was refused: $(text)"
+    MOVES[$GAME]=$((n + 1))
   done
 }
 # hold'em: the button calls, the big blind checks, then the next to act
@@ -150,8 +168,8 @@ sea_move() {
     echo '{"resign":true}'
   fi
 }
-play_out "$HOLDEM" holdem_move
-play_out "$SEA" sea_move
+CHOOSE=([$HOLDEM]=holdem_move [$SEA]=sea_move)
+play_all
 
 # ---- the two stores agree with the node and with each other
 settle
@@ -166,6 +184,17 @@ for id in "$HOLDEM" "$SEA"; do
   [[ $(jq -r .phase "$T/end-$id-a.json") == won ]] || fail "$id did not end with a winner: $(cat "$T/end-$id-a.json")"
 done
 [[ $(jq -r .winner "$T/end-$SEA-a.json") == 0 ]] || fail "blue (owner A) did not win the sea battle B resigned"
+# the same ratings from both stores (the cancelled table is no game): each
+# owner has played one game of each type
+for o in a b; do
+  call "$o" kdapp_get_ratings '{}'
+  is_error && fail "the ratings of owner $o's store: $(text)"
+  jq -c '.structuredContent | {games_rated, ratings}' "$T/r.json" >"$T/ratings-$o.json"
+done
+cmp -s "$T/ratings-a.json" "$T/ratings-b.json" || fail "the stores rate differently: $(cat "$T/ratings-"[ab].json)"
+jq -e --arg ka "${PUB[a]}" --arg kb "${PUB[b]}" '.games_rated == 2 and ([.ratings[] | select(.games == 1) | [.type, .key]]
+  | sort == ([["holdem", $ka], ["holdem", $kb], ["seabattle", $ka], ["seabattle", $kb]] | sort))' "$T/ratings-a.json" >/dev/null ||
+  fail "the ratings are not one hold'em and one sea-battle game each: $(cat "$T/ratings-a.json")"
 
 # ---- each owner's coins paid for its own commands, and only its own
 fx "subs $T/subs.jsonl"
