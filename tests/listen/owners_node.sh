@@ -58,7 +58,7 @@ for o in a b; do
 done
 
 # ---- A opens its tables; B finds them from the chain
-# open TYPE PARAMS — owner A opens a table of TYPE, seat 1 open; sets ID
+# open_table TYPE PARAMS — owner A opens a table of TYPE, seat 1 open; sets ID
 open_table() {
   call a kdapp_start_episode "{\"type\":\"$1\",\"participants\":[\"alice\",\"open\"],\"params\":$2}"
   is_error && fail "owner A could not open a $1 table: $(text)"
@@ -87,6 +87,7 @@ jq -e --argjson h "$HOLDEM" --argjson s "$SEA" --arg ka "${PUB[a]}" '.contents[0
 # A cancels the tic-tac-toe table (its key pays), which B's store sees
 call a kdapp_cancel_table "{\"episode_id\":$TTT}"
 is_error && fail "owner A could not cancel its table: $(text)"
+# unlisted ID — for wait_for: B's store no longer lists table ID
 unlisted() {
   call b kdapp_list_tables '{}'
   ! jq -e --argjson id "$1" '.structuredContent.tables[] | select(.episode_id == $id)' "$T/r.json"
