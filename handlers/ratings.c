@@ -291,6 +291,54 @@ static kd_unrated unrated_why(const kd_episode_type *type, const kd_participants
     return KD_UNRATED_NO;
 }
 
+/* The tables that never started (open, cancelled, closed at their
+ * deadline), by id: their transactions (a creation, joins, a cancel) are
+ * applied to an id that holds no episode. */
+typedef struct {
+    uint32_t *ids;
+    size_t n, cap;
+    int read;
+} unstarted;
+
+static kd_err add_unstarted(void *ctx, const kd_table_info *t)
+{
+    unstarted *u = ctx;
+    if (t->started)
+        return KD_OK;
+    if (u->n == u->cap) {
+        size_t grown = u->cap ? 2 * u->cap : 16;
+        uint32_t *more = realloc(u->ids, grown * sizeof *more);
+        if (!more)
+            return KD_ERR_NOMEM;
+        u->ids = more;
+        u->cap = grown;
+    }
+    u->ids[u->n++] = t->episode_id;
+    return KD_OK;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sets *is when `id` is a table that never started; the tables are read
+ * once, at the first id that holds no episode (kd_read_tables walks them in
+ * id order). */
+static kd_err never_started(kd_read *rd, unstarted *u, uint32_t id, int *is)
+{
+    *is = 0;
+    if (!u->read) {
+        kd_err err = kd_read_tables(rd, add_unstarted, u);
+        if (err)
+            return err;
+        u->read = 1;
+    }
+    *is = u->n && bsearch(&id, u->ids, u->n, sizeof *u->ids, by_id);
+    return KD_OK;
+}
+
 kd_err kd_ratings_compute(kd_read *rd, const kd_type_table *types, const char *type, kd_ratings *out)
 {
     memset(out, 0, sizeof *out);
@@ -305,6 +353,7 @@ kd_err kd_ratings_compute(kd_read *rd, const kd_type_table *types, const char *t
     last_tx *order = NULL;
     size_t n = 0, games_cap = 0, ratings_cap = 0;
     rating_index ix = {0};
+    unstarted tables = {0};
     if ((err = last_positions(rd, &order, &n, &out->height)))
         goto done;
     for (size_t i = 0; !err && i < n; i++) {
@@ -314,8 +363,16 @@ kd_err kd_ratings_compute(kd_read *rd, const kd_type_table *types, const char *t
             err = KD_OK;
             continue;
         }
+        int table = 0; /* no episode: a table that never started (else the store is damaged) */
+        if (err == KD_ERR_NOT_FOUND) {
+            kd_err terr = never_started(rd, &tables, order[i].episode, &table);
+            if (terr || table)
+                err = terr;
+        }
         if (err)
             break;
+        if (table)
+            continue;
         const kd_episode_type *t = kd_type_table_find(types, snap.ops->type_name);
         if (t && t->status(snap.state).phase != KD_PHASE_IN_PROGRESS) {
             if (out->n_games == games_cap) {
@@ -347,6 +404,7 @@ kd_err kd_ratings_compute(kd_read *rd, const kd_type_table *types, const char *t
     if (!err)
         err = sort_ratings(types, out);
 done:
+    free(tables.ids);
     free(ix.slots);
     free(order);
     return err;

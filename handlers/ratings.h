@@ -16,7 +16,8 @@
  *   3. each episode in that order whose state (the store's, which is the
  *      log's) is finished gives a game: its type, its participants and each
  *      seat's result (kd_episode_seat_result: win, loss, draw, cheat,
- *      forfeit);
+ *      forfeit); an open table that never started (still open, cancelled,
+ *      past its deadline) is no episode and no game;
  *   4. a game is rated when its type has no house seat (house_seats == 0),
  *      it has exactly two seats and two different keys; then Elo below,
  *      games applied one after another in that order.

@@ -29,6 +29,8 @@
  *   drop-on-submit    the next submitTransaction is taken, then that
  *                     connection is closed before the answer
  *   mempool           "mempool N": the txs waiting for a block
+ *   quiet             "quiet yes" when no tx waits and --block-ms mines no
+ *                     more blocks by itself (until the next tx), else "quiet no"
  *   subs FILE         every accepted submission with the entries it spends,
  *                     one JSON a line (fx_ledger_write_subs)
  *   min-relay-fee N   the mempool's minimum relay fee rate, sompi/kg (kaspad's
@@ -590,6 +592,8 @@ static void run_command(server *s, char *cmd)
                 enqueue(p, text, strlen(text), 0);
     } else if (!strcmp(cmd, "mempool")) {
         printf("mempool %zu\n", s->chain.n_pending);
+    } else if (!strcmp(cmd, "quiet")) {
+        printf("quiet %s\n", !s->chain.n_pending && s->idle >= 4 ? "yes" : "no");
     } else if (!strcmp(cmd, "tick")) { /* --block-ms: silent */
         s->idle = s->chain.n_pending ? 0 : s->idle + 1;
         if (s->idle < 4 && !fx_chain_grow(&s->chain, 1))

@@ -28,7 +28,6 @@ KEYS=$T/keys
 mkdir -m 700 "$KEYS" "$T/own"
 # agent1 holds test:alice's coins and the house test:house's (the fixture
 # funds the test keys); agent2 is a new key without coins.
-testkey() { printf 'kdapp-test-key:%s' "$1" | sha256sum | cut -c1-64; }
 (
   umask 077
   testkey alice >"$KEYS/agent1.key"
@@ -36,10 +35,6 @@ testkey() { printf 'kdapp-test-key:%s' "$1" | sha256sum | cut -c1-64; }
 )
 "$KDAPP" keygen --keys "$KEYS" agent2 >/dev/null || fail "keygen agent2"
 
-balance() { # KEY [KEYS] — the key's confirmed sompi on the node
-  "$KDAPP" wallet balance --rpc "$RPC" --key "$1" --keys "${2:-$KEYS}" 2>&1 |
-    sed -n 's/.* on testnet-10: \([0-9]*\) sompi.*/\1/p'
-}
 # the fee of a creation-sized payload at the node's rate: the budget below
 # is two and a half of them
 FEE=$("$KDAPP" wallet send --rpc "$RPC" --keys "$T/own" --funding test:carol --dry-run \
@@ -50,56 +45,10 @@ BUDGET=$((FEE * 5 / 2))
 bg up "$KDAPP" up --rpc "$RPC" --network testnet-10 --data "$T/data" --keys "$KEYS" --funding test:funder \
   --funding-budget "$BUDGET,none,none"
 wait_for 20 file_has "$T/up.err" "following kaspad" || fail "kdapp up --rpc did not follow the node: $(cat "$T/up.err")"
-bg gw "$KDAPP" mcp --http 127.0.0.1:0 --grant agent1 --grant agent2 --house house --data "$T/data" --keys "$KEYS"
-wait_for 20 file_has "$T/gw.err" "serving MCP on" || fail "the gateway did not start: $(cat "$T/gw.err")"
-BASE="http://127.0.0.1:$(sed -n 's/.*serving MCP on http:[^ ]*:\([0-9]*\)\/mcp.*/\1/p' "$T/gw.err")"
-TOKEN1=$(sed -n 's/^grant agent1 token \([0-9a-f]*\)$/\1/p' "$T/gw.out")
-TOKEN2=$(sed -n 's/^grant agent2 token \([0-9a-f]*\)$/\1/p' "$T/gw.out")
+start_gateway gw --grant agent1 --grant agent2 --house house --data "$T/data" --keys "$KEYS"
+TOKEN1=${TOKEN[agent1]:-}
+TOKEN2=${TOKEN[agent2]:-}
 [[ -n $TOKEN1 && -n $TOKEN2 ]] || fail "no grant tokens: $(cat "$T/gw.out")"
-
-# session NAME [TOKEN] — opens an MCP session over HTTP (tokenless without TOKEN)
-declare -A SID AUTH
-session() {
-  AUTH[$1]=${2:+Authorization: Bearer $2}
-  curl -s -D "$T/head" -o /dev/null -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    ${2:+-H "${AUTH[$1]}"} -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"payer","version":"1"}}}' \
-    "$BASE/mcp" || fail "initialize failed"
-  SID[$1]=$(sed -n 's/^Mcp-Session-Id: *\([0-9a-f]*\).*/\1/Ip' "$T/head")
-  [[ -n ${SID[$1]} ]] || fail "initialize gave no session id"
-  curl -s -o /dev/null -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H "Mcp-Session-Id: ${SID[$1]}" ${2:+-H "${AUTH[$1]}"} \
-    -d '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$BASE/mcp"
-}
-# call NAME TOOL ARGS_JSON — the tool's result in $T/r.json
-call() {
-  local auth=()
-  [[ -n ${AUTH[$1]} ]] && auth=(-H "${AUTH[$1]}")
-  jq -n --arg tool "$2" --argjson args "$3" \
-    '{jsonrpc: "2.0", id: 2, method: "tools/call", params: {name: $tool, arguments: $args}}' >"$T/req.json"
-  curl -s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H 'MCP-Protocol-Version: 2025-11-25' -H "Mcp-Session-Id: ${SID[$1]}" "${auth[@]}" \
-    --data-binary @"$T/req.json" "$BASE/mcp" | sed -n 's/^data: //p;/^{/p' | tail -1 | jq .result >"$T/r.json" ||
-    fail "tools/call $2: no JSON answer"
-}
-is_error() { [[ $(jq -r '.isError // false' "$T/r.json") == true ]]; }
-text() { jq -r '.content[0].text' "$T/r.json"; }
-# refused WHAT PATTERN... — the last call is an error result whose text has every PATTERN
-refused() {
-  local what=$1
-  shift
-  is_error || fail "$what was not refused: $(head -c 400 "$T/r.json")"
-  for p in "$@"; do text | grep -q -- "$p" || fail "$what: the refusal does not say '$p': $(text)"; done
-}
-# settle — once the node's mempool is empty, two more chain blocks: what
-# was paid is in the confirmed balances
-mempool_empty() {
-  fx mempool
-  [[ $(awk '/^mempool /{n=$2} END{print n}' "$T/fx.out") == 0 ]]
-}
-settle() {
-  wait_for 10 mempool_empty || fail "the fixture's mempool did not empty"
-  fx grow 2
-}
 
 session anon
 session one "$TOKEN1"

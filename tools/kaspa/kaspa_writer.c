@@ -179,9 +179,10 @@ static kd_err refused(kd_kwriter *w, kd_krefuse reason, kd_err err)
     return err;
 }
 
-/* What keys a message names as its payer: a signed command's signer, or a
- * creation's participants (the first is the owner's payer; a session's is
- * the first it may spend). */
+/* What keys a message names as its payer: a signed command's signer, a
+ * join's joiner, a cancel's signer, or a creation's participants (the first
+ * is the owner's payer; a session's is the first it may spend; an open
+ * seat's is empty and pays nothing). */
 typedef struct {
     Kdapp__EpisodeMessage *em;
     const ProtobufCBinaryData *keys;
@@ -198,6 +199,14 @@ static void named_keys_of(const uint8_t *message, size_t len, named_keys *k)
         k->keys = &k->em->signed_command->pubkey;
         k->n = 1;
         k->whose = "the command's signer";
+    } else if (k->em && k->em->body_case == KDAPP__EPISODE_MESSAGE__BODY_JOIN && k->em->join) {
+        k->keys = &k->em->join->pubkey;
+        k->n = 1;
+        k->whose = "the joiner";
+    } else if (k->em && k->em->body_case == KDAPP__EPISODE_MESSAGE__BODY_CANCEL && k->em->cancel) {
+        k->keys = &k->em->cancel->pubkey;
+        k->n = 1;
+        k->whose = "the table's canceller";
     } else if (k->em && k->em->body_case == KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE && k->em->new_episode) {
         k->keys = k->em->new_episode->participants;
         k->n = k->em->new_episode->n_participants;

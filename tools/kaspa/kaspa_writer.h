@@ -8,8 +8,9 @@
  * Who pays, from who asked (tools/chain/spend.h; the owner when the
  * request says nothing):
  *
- *   the key of the command        a signed command's signer, a creation's
- *                                 first participant (for a session: the first
+ *   the key of the command        a signed command's signer, a join's joiner,
+ *                                 a cancel's signer, a creation's first
+ *                                 participant (for a session: the first
  *                                 participant it is granted), when that key is
  *                                 in the key directory (or among the extra
  *                                 payers) and the request may spend it: the

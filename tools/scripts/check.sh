@@ -22,8 +22,10 @@
 # shares per client under curl (sessions shed and streams closed from
 # several threads), and its connections under issue 37's floods (1,010
 # trickling sockets closed from the timer while the polling threads serve
-# a granted agent; audits on workers at a rate per client), and hold'em's
-# proofs checked by the engine daemon's verifier pool (holdem_pool_e2e).
+# a granted agent; audits on workers at a rate per client), hold'em's
+# proofs checked by the engine daemon's verifier pool (holdem_pool_e2e),
+# and two owners' `kdapp up --rpc` and gateways on one fixture kaspad, each
+# duties thread paying its own seat through its own writer (owners_node).
 # Criterion cannot run under ThreadSanitizer (tests/threads/threads.h), so
 # the Criterion tests are not in it. Any report, from a test or from a
 # daemon it started, fails the check (tests/tsan.supp lists what is
@@ -95,7 +97,7 @@ if [[ ${KD_CHECK_SANITIZE:-1} == 1 ]]; then
   cmake -S . -B build-tsan -DKD_WERROR=ON -DKD_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs" --target kdapp threads_scenarios kd_fixture_wrpc
   rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
-  tsan_tests='^(threads_scenarios|listen_(growth|reorg|faults|restart|hostile|writer_node|payer_node)|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle|page|blackjack|grants)|play_reorg_games|mcp_board_page|mcp_http_(shares|slowloris|audit_flood)|holdem_pool_e2e)$'
+  tsan_tests='^(threads_scenarios|listen_(growth|reorg|faults|restart|hostile|writer_node|payer_node|owners_node)|it_(ingest_acks|views_publish|shutdown|redelivery|devnet_reorg|devnet_restart)|client_(attach|http|stdio|concurrent|lossy|idle|page|blackjack|grants)|play_reorg_games|mcp_board_page|mcp_http_(shares|slowloris|audit_flood)|holdem_pool_e2e)$'
   tsan_rc=0
   (cd build-tsan && ctest --output-on-failure --timeout 600 -j"$jobs" -R "$tsan_tests") || tsan_rc=$?
   if compgen -G 'build-tsan/tsan-reports/*' >/dev/null; then
