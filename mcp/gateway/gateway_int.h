@@ -261,6 +261,8 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
  * key of zeros) are zeros, which no seed opens: the joiner's own part
  * replaces them when the table starts (gateway_tables.c).
  * Errors: the type's, with `why`. */
+/* 1 when `k` is an open seat's key: 33 zero bytes (engine/wire.h). */
+int kd_gw_open_key(const kd_pubkey *k);
 /* An open seat's commitment in `params`: the fields a seat's commitment
  * sets, in zeros (no seed opens them). */
 kd_err kd_gw_open_seat_placeholder(const kd_episode_type *t, const uint8_t store_id[KD_STORE_ID_LEN], uint32_t id,
