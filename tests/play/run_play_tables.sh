@@ -15,7 +15,8 @@
 #      its deadline (the games above are blocks): its creator's kdapp play
 #      says so and exits 1, a join says so and exits 2; a table cancelled
 #      through MCP (kdapp_cancel_table) ends its creator's wait the same
-#      way, and a join of it, of a full table or of no table is refused;
+#      way (the wait resumed with --episode after a Ctrl-C left the table
+#      open), and a join of it, of a full table or of no table is refused;
 #   4. option mistakes (--join with --type, --open with --join,
 #      --join-timeout alone or over its limit) are refused with exit 2.
 set -eu
@@ -121,10 +122,25 @@ wait "$late" || rc=$?
 grep -q "table $late_id closed unfilled: its deadline, DAA score [0-9]*, passed" "$work/late.err" ||
     fail "late: the opener does not say the deadline passed"
 refused 2 "table $late_id closed unfilled at DAA score" b --join "$late_id"
-a --open --type tictactoe >"$work/cancel.out" 2>"$work/cancel.err" &
+# Ctrl-C while the table waits leaves it open and prints the command that
+# waits on (job control on: a background job of a shell without it ignores
+# SIGINT); the resumed wait ends when the table is cancelled.
+set -m
+"$KDAPP" play --data "$work/data" --keys "$work/keys-a" --quiet --open --type tictactoe \
+    >"$work/stopped.out" 2>"$work/stopped.err" &
 pa=$!
-await "$work/cancel.out" "joins with"
-id=$(table_of "$work/cancel.out")
+set +m
+await "$work/stopped.out" "joins with"
+id=$(table_of "$work/stopped.out")
+kill -INT "$pa"
+rc=0
+wait "$pa" || rc=$?
+[ "$rc" = 130 ] || fail "stopped: the opener exited $rc after SIGINT, not 130"
+grep -q "^resume: kdapp play --episode $id --data .* --keys .*keys-a$" "$work/stopped.out" ||
+    fail "stopped: no resume line"
+"$KDAPP" play --data "$work/data" --keys "$work/keys-a" --episode "$id" >"$work/cancel.out" 2>"$work/cancel.err" &
+pa=$!
+await "$work/cancel.out" "waits for players"
 printf '%s\n' \
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
     '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
