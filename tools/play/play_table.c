@@ -79,6 +79,13 @@ kd_err kd_play_table_read(kd_mcp_client *mcp, uint32_t id, kd_play_table *t, cha
     return KD_OK;
 }
 
+/* 1 when the key object `k` ({name, pubkey}) is the hex key `hex`. */
+static int key_is(const json_t *k, const char *hex)
+{
+    const char *pub = json_string_value(json_object_get(k, "pubkey"));
+    return pub && strcmp(pub, hex) == 0;
+}
+
 kd_err kd_play_seats_held(kd_mcp_client *mcp, const json_t *participants, uint32_t *mine, char *why, size_t why_len)
 {
     json_t *sc = NULL;
@@ -89,10 +96,9 @@ kd_err kd_play_seats_held(kd_mcp_client *mcp, const json_t *participants, uint32
     json_t *agents = json_object_get(sc, "agents"), *house = json_object_get(sc, "house");
     for (size_t s = 0; s < json_array_size(participants) && s < KD_PLAY_MAX_SEATS; s++) {
         const char *key = json_string_value(json_array_get(participants, s));
-        int held =
-            key && json_is_object(house) && strcmp(key, json_string_value(json_object_get(house, "pubkey")) ?: "") == 0;
+        int held = key && json_is_object(house) && key_is(house, key);
         for (size_t a = 0; key && !held && a < json_array_size(agents); a++)
-            held = strcmp(key, json_string_value(json_object_get(json_array_get(agents, a), "pubkey")) ?: "") == 0;
+            held = key_is(json_array_get(agents, a), key);
         if (held)
             *mine |= UINT32_C(1) << s;
     }
