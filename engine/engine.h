@@ -387,6 +387,12 @@ kd_err kd_read_fingerprint(kd_read *rd, uint8_t out[KD_HASH_LEN]) KD_WARN_UNUSED
 /* The metrics as of the last commit (engine/metrics.h). Works read-only. */
 kd_err kd_read_metrics(kd_read *rd, kd_metrics *out) KD_WARN_UNUSED;
 
+/* The DAA score an open table waits for its seats when NewEpisode.
+ * join_timeout is 0, and the most it may ask (a creation asking more is
+ * refused, bad_participants). */
+#define KD_TABLE_TIMEOUT_DEFAULT 36000u
+#define KD_TABLE_TIMEOUT_MAX 8640000u
+
 /* An open table (issue 39; kdapp.proto NewEpisode with open seats): a
  * creation waiting for strangers to join. Pointers are valid during the
  * callback only. */

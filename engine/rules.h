@@ -47,11 +47,6 @@ typedef struct {
     kd_err (*table)(void *ctx, const Kdapp__EpisodeMessage *em, const kd_block_meta *meta, kd_tx_result *r);
 } kd_rules_handlers;
 
-/* The DAA score an open table waits for its seats when NewEpisode.
- * join_timeout is 0, and the most it may ask. */
-#define KD_TABLE_TIMEOUT_DEFAULT 36000u
-#define KD_TABLE_TIMEOUT_MAX 8640000u
-
 /* Decides tx `index` of block `ba`: decodes it (kd_rules_decode_tx), then
  * hands a NewEpisode to h->create and a command to h->command, or rejects
  * a message with no body. r is reset first. */

@@ -39,6 +39,12 @@ kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, cons
                                      const uint8_t *params, size_t len, const kd_consent *consents, size_t n,
                                      kd_buf *out)
 {
+    return kd_wire_new_table(episode_id, type, p, params, len, consents, n, 0, out);
+}
+
+kd_err kd_wire_new_table(uint32_t episode_id, const char *type, const kd_participants *p, const uint8_t *params,
+                         size_t len, const kd_consent *consents, size_t n, uint32_t join_timeout, kd_buf *out)
+{
     ProtobufCBinaryData parts[KD_MAX_PARTICIPANTS];
     if (p->count > KD_MAX_PARTICIPANTS)
         return KD_ERR_INVALID_ARG;
@@ -71,6 +77,7 @@ kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, cons
     ne.params.len = len;
     ne.n_consents = n;
     ne.consents = cp;
+    ne.join_timeout = join_timeout;
     Kdapp__EpisodeMessage m = KDAPP__EPISODE_MESSAGE__INIT;
     m.episode_id = episode_id;
     m.body_case = KDAPP__EPISODE_MESSAGE__BODY_NEW_EPISODE;

@@ -40,6 +40,14 @@ kd_err kd_consent_sign(const kd_key *key, uint32_t seat, const char *chain, uint
 kd_err kd_wire_new_episode_consented(uint32_t episode_id, const char *type, const kd_participants *p,
                                      const uint8_t *params, size_t len, const kd_consent *consents, size_t n,
                                      kd_buf *out) KD_WARN_UNUSED;
+/* kd_wire_new_episode_consented with NewEpisode.join_timeout: how long
+ * (DAA score) a creation with open seats waits for its joiners (0: the
+ * engine's default; the engine refuses it on a creation without open
+ * seats, and above KD_TABLE_TIMEOUT_MAX, engine/engine.h). Errors: as
+ * kd_wire_new_episode_consented. */
+kd_err kd_wire_new_table(uint32_t episode_id, const char *type, const kd_participants *p, const uint8_t *params,
+                         size_t len, const kd_consent *consents, size_t n, uint32_t join_timeout,
+                         kd_buf *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, JoinEpisode}: `key` sits down at open seat
  * `seat` of table `episode_id` of `type` on `chain`, consenting to its
  * creation `params`, with its own part `seat_params` (kd_join_digest).

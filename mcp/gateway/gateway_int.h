@@ -265,6 +265,8 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
  * key of zeros) are zeros, which no seed opens: the joiner's own part
  * replaces them when the table starts (gateway_tables.c).
  * Errors: the type's, with `why`. */
+/* 1 when `k` is an open seat's key: 33 zero bytes (engine/wire.h). */
+int kd_gw_open_key(const kd_pubkey *k);
 /* An open seat's commitment in `params`: the fields a seat's commitment
  * sets, in zeros (no seed opens them). */
 kd_err kd_gw_open_seat_placeholder(const kd_episode_type *t, const uint8_t store_id[KD_STORE_ID_LEN], uint32_t id,
@@ -375,9 +377,10 @@ kd_err kd_gw_add_tools(kd_gateway *gw) KD_WARN_UNUSED;
  * shows them ({"tables": [...]}, new reference; NULL when unreadable). */
 kd_err kd_gw_add_table_tools(kd_gateway *gw) KD_WARN_UNUSED;
 json_t *kd_gw_tables_json(kd_gateway *gw);
-/* One table as kdapp_list_tables shows it (new reference, NULL when out
- * of memory), with `text` (may be NULL) one line of it. */
-json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, kd_buf *text);
+/* One table as kdapp_list_tables shows it, its status judged at the tip's
+ * DAA score `tip` (new reference, NULL when out of memory), with `text`
+ * (may be NULL) one line of it. */
+json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, uint64_t tip, kd_buf *text);
 /* gateway_lobby.c: the board page's lobby, /api/tables's answer, its
  * "your_keys" those of grant `g` (may be NULL); errors KD_ERR_NOMEM, or
  * the store's. */

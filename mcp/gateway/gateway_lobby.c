@@ -55,7 +55,7 @@ static kd_err on_table(void *ctx, const kd_table_info *t)
         params = hex ? json_string(hex) : NULL;
         free(hex);
     }
-    json_t *j = kd_gw_table_json(w->gw, t, NULL);
+    json_t *j = kd_gw_table_json(w->gw, t, w->daa, NULL);
     if (!j || !params) {
         json_decref(j);
         json_decref(params);

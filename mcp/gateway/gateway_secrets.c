@@ -34,8 +34,7 @@ void kd_gw_actors_of(const kd_gateway *gw, const kd_gw_grant *g, const kd_episod
     }
 }
 
-/* An open seat's key: 33 zero bytes (engine/wire.h). */
-static int open_key(const kd_pubkey *k)
+int kd_gw_open_key(const kd_pubkey *k)
 {
     static const kd_pubkey zero;
     return memcmp(k->bytes, zero.bytes, KD_PUBKEY_LEN) == 0;
@@ -83,7 +82,7 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
         return KD_OK;
     kd_err err = KD_OK;
     for (size_t seat = 0; !err && seat < KD_MAX_PARTICIPANTS; seat++) {
-        if (seat < parts->count && open_key(&parts->keys[seat])) {
+        if (seat < parts->count && kd_gw_open_key(&parts->keys[seat])) {
             err = kd_gw_open_seat_placeholder(t, gw->store_id, id, (int)seat, params, why, why_len);
             continue;
         }
@@ -106,7 +105,7 @@ kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint3
 {
     *n = 0;
     for (size_t seat = 0; seat < parts->count; seat++) {
-        if (!(t->ops->consent_seats & (1u << seat)) || open_key(&parts->keys[seat]))
+        if (!(t->ops->consent_seats & (1u << seat)) || kd_gw_open_key(&parts->keys[seat]))
             continue; /* an open seat consents when it joins (gateway_tables.c) */
         if (!actors->seat[seat]) {
             snprintf(why, why_len,

@@ -31,11 +31,39 @@ typedef struct {
     kd_table_info found;
     kd_buf *params; /* with `only`: the table's creation params, copied */
     int has;
+    uint64_t tip_daa; /* the DAA score of the store's tip block (0: none) */
 } walk;
 
 static int open_seat(const kd_table_info *t, size_t s) { return !(t->taken & (UINT32_C(1) << s)); }
 
-json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, kd_buf *text)
+/* The DAA score of the tip block in `rd` (0 when the store has none): the
+ * score of the accept that applied it. */
+static uint64_t tip_daa(kd_read *rd)
+{
+    kd_tip tip;
+    uint64_t seq, daa = 0;
+    kd_log_change c = {0};
+    if (kd_read_tip(rd, &tip) == KD_OK && tip.has_tip && kd_read_block_seq(rd, tip.hash, &seq) == KD_OK &&
+        kd_read_log_change(rd, seq, &c) == KD_OK)
+        daa = c.daa;
+    kd_log_change_fini(&c);
+    return daa;
+}
+
+/* A table past its deadline takes no join: the next block's DAA score is
+ * above the tip's, so above deadline_daa once the tip reached it (a reorg
+ * to a shorter chain may open it again). */
+static int closed(const kd_table_info *t, uint64_t tip)
+{
+    return !t->started && !t->cancelled && tip >= t->deadline_daa;
+}
+
+static const char *table_status(const kd_table_info *t, uint64_t tip)
+{
+    return t->started ? "started" : t->cancelled ? "cancelled" : closed(t, tip) ? "closed" : "open";
+}
+
+json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, uint64_t tip, kd_buf *text)
 {
     const kd_episode_type *type = kd_gw_type(gw, t->type_name);
     json_t *seats = json_array();
@@ -59,9 +87,9 @@ json_t *kd_gw_table_json(kd_gateway *gw, const kd_table_info *t, kd_buf *text)
             return NULL;
         }
     }
-    return seats ? json_pack("{s:i, s:s, s:o, s:I, s:I}", "episode_id", (json_int_t)t->episode_id, "type", t->type_name,
-                             "seats", seats, "creation_daa", (json_int_t)t->creation_daa, "deadline_daa",
-                             (json_int_t)t->deadline_daa)
+    return seats ? json_pack("{s:i, s:s, s:s, s:o, s:I, s:I}", "episode_id", (json_int_t)t->episode_id, "type",
+                             t->type_name, "status", table_status(t, tip), "seats", seats, "creation_daa",
+                             (json_int_t)t->creation_daa, "deadline_daa", (json_int_t)t->deadline_daa)
                  : NULL;
 }
 
@@ -78,15 +106,16 @@ static kd_err on_table(void *ctx, const kd_table_info *t)
         }
         return KD_OK;
     }
-    if (t->started || t->cancelled || json_array_size(w->arr) >= MAX_TABLES)
+    if (t->started || t->cancelled || closed(t, w->tip_daa) || json_array_size(w->arr) >= MAX_TABLES)
         return KD_OK;
-    json_t *j = kd_gw_table_json(w->gw, t, w->text);
+    json_t *j = kd_gw_table_json(w->gw, t, w->tip_daa, w->text);
     return j && json_array_append_new(w->arr, j) == 0 ? KD_OK : KD_ERR_NOMEM;
 }
 
-/* The tables still waiting (not started, not cancelled), with `text` one
- * line each when given; NULL on an error. */
-static json_t *waiting_tables(kd_gateway *gw, kd_buf *text)
+/* The tables still waiting (not started, cancelled or past their
+ * deadline), with `text` one line each when given, and the tip's DAA score
+ * in *tip; NULL on an error. */
+static json_t *waiting_tables(kd_gateway *gw, kd_buf *text, uint64_t *tip)
 {
     walk w = {.gw = gw, .arr = json_array(), .text = text};
     kd_read *rd;
@@ -94,6 +123,7 @@ static json_t *waiting_tables(kd_gateway *gw, kd_buf *text)
         json_decref(w.arr);
         return NULL;
     }
+    w.tip_daa = *tip = tip_daa(rd);
     kd_err err = kd_read_tables(rd, on_table, &w);
     kd_engine_read_end(rd);
     if (err) {
@@ -103,13 +133,16 @@ static json_t *waiting_tables(kd_gateway *gw, kd_buf *text)
     return w.arr;
 }
 
-/* Table `id` as the store holds it (params not kept); 0 when there is none. */
-static int one_table(kd_gateway *gw, uint32_t id, kd_table_info *out, kd_buf *params)
+/* Table `id` as the store holds it (params not kept) and the tip's DAA
+ * score in *tip (may be NULL); 0 when there is none. */
+static int one_table(kd_gateway *gw, uint32_t id, kd_table_info *out, kd_buf *params, uint64_t *tip)
 {
     walk w = {.gw = gw, .only = id, .params = params};
     kd_read *rd;
     if (kd_engine_read_begin(gw->o.engine, &rd) != KD_OK)
         return 0;
+    if (tip)
+        *tip = tip_daa(rd);
     kd_err err = kd_read_tables(rd, on_table, &w);
     kd_engine_read_end(rd);
     if (err || !w.has)
@@ -120,16 +153,18 @@ static int one_table(kd_gateway *gw, uint32_t id, kd_table_info *out, kd_buf *pa
 
 json_t *kd_gw_tables_json(kd_gateway *gw)
 {
-    json_t *arr = waiting_tables(gw, NULL);
-    return arr ? json_pack("{s:o}", "tables", arr) : NULL;
+    uint64_t tip;
+    json_t *arr = waiting_tables(gw, NULL, &tip);
+    return arr ? json_pack("{s:o, s:I}", "tables", arr, "tip_daa", (json_int_t)tip) : NULL;
 }
 
 json_t *kd_gw_table_result(kd_gateway *gw, uint32_t id)
 {
     kd_table_info t;
-    if (!one_table(gw, id, &t, NULL) || t.started || t.cancelled)
+    uint64_t tip;
+    if (!one_table(gw, id, &t, NULL, &tip) || t.started || t.cancelled)
         return NULL;
-    json_t *tj = kd_gw_table_json(gw, &t, NULL);
+    json_t *tj = kd_gw_table_json(gw, &t, tip, NULL);
     char text[200];
     snprintf(text, sizeof text,
              "table %u is open: it starts when every open seat is taken (kdapp_join_episode), and takes no join after "
@@ -138,21 +173,46 @@ json_t *kd_gw_table_result(kd_gateway *gw, uint32_t id)
     return tj ? kd_mcp_tool_result(json_pack("{s:i, s:o}", "episode_id", (json_int_t)id, "table", tj), text) : NULL;
 }
 
-static json_t *tool_list_tables(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+/* kdapp_list_tables {episode_id}: that table whatever its status. */
+static json_t *list_one_table(kd_gateway *gw, uint32_t id)
 {
-    (void)s, (void)args, (void)code, (void)msg, (void)len;
-    kd_gateway *gw = ctx;
+    kd_table_info t;
+    uint64_t tip = 0;
+    if (!one_table(gw, id, &t, NULL, &tip))
+        return kd_gw_fail("there is no table %u (kdapp_list_tables lists the open ones)", id);
     kd_buf text;
     kd_buf_init(&text);
-    json_t *arr = waiting_tables(gw, &text);
+    json_t *tj = kd_gw_table_json(gw, &t, tip, &text);
+    json_t *r =
+        tj && kd_buf_append(&text, "", 1) == KD_OK
+            ? kd_mcp_tool_result(json_pack("{s:[o], s:I}", "tables", tj, "tip_daa", (json_int_t)tip), (char *)text.data)
+            : NULL;
+    if (!r && tj)
+        json_decref(tj);
+    kd_buf_fini(&text);
+    return r ? r : kd_gw_fail("cannot read table %u", id);
+}
+
+static json_t *tool_list_tables(void *ctx, kd_mcp_session *s, json_t *args, int *code, char *msg, size_t len)
+{
+    (void)s, (void)code, (void)msg, (void)len;
+    kd_gateway *gw = ctx;
+    json_t *jid = json_object_get(args, "episode_id");
+    if (jid)
+        return list_one_table(gw, (uint32_t)json_integer_value(jid));
+    kd_buf text;
+    kd_buf_init(&text);
+    uint64_t tip = 0;
+    json_t *arr = waiting_tables(gw, &text, &tip);
     static const char none[] = "no table is waiting for players\n";
     if (arr && json_array_size(arr) == 0 && kd_buf_append(&text, none, sizeof none - 1) != KD_OK) {
         json_decref(arr);
         arr = NULL;
     }
-    json_t *r = arr && kd_buf_append(&text, "", 1) == KD_OK
-                    ? kd_mcp_tool_result(json_pack("{s:o}", "tables", arr), (char *)text.data)
-                    : NULL;
+    json_t *r =
+        arr && kd_buf_append(&text, "", 1) == KD_OK
+            ? kd_mcp_tool_result(json_pack("{s:o, s:I}", "tables", arr, "tip_daa", (json_int_t)tip), (char *)text.data)
+            : NULL;
     if (!r && arr)
         json_decref(arr);
     kd_buf_fini(&text);
@@ -296,8 +356,9 @@ static json_t *send_table_payload(kd_gateway *gw, kd_mcp_session *s, const char 
         return r ? r : kd_gw_fail("%s: %s", out.error_code, out.error);
     }
     kd_table_info t;
-    int started = one_table(gw, id, &t, NULL) && t.started;
-    json_t *tj = one_table(gw, id, &t, NULL) ? kd_gw_table_json(gw, &t, NULL) : json_null();
+    uint64_t tip;
+    int found = one_table(gw, id, &t, NULL, &tip), started = found && t.started;
+    json_t *tj = found ? kd_gw_table_json(gw, &t, tip, NULL) : json_null();
     char text[160];
     snprintf(text, sizeof text, "the %s of table %u is applied%s", what, id,
              started ? ": every seat is taken, the game has started" : "");
@@ -306,13 +367,19 @@ static json_t *send_table_payload(kd_gateway *gw, kd_mcp_session *s, const char 
                               text);
 }
 
-/* The refusal of an action on table `id` before anything is built, or NULL. */
-static json_t *table_refusal(uint32_t id, int found, const kd_table_info *t)
+/* The refusal of an action on table `id` before anything is built, or
+ * NULL; a join (`joining`) also past the table's deadline, as the engine
+ * would refuse it in the next block. */
+static json_t *table_refusal(uint32_t id, int found, const kd_table_info *t, uint64_t tip, int joining)
 {
     if (!found)
         return kd_gw_fail("there is no table %u (kdapp_list_tables lists the open ones)", id);
     if (t->started || t->cancelled)
         return kd_gw_fail("table %u is %s", id, t->started ? "full: its game has started" : "cancelled");
+    if (joining && closed(t, tip))
+        return kd_gw_fail("table %u closed at DAA score %llu, unfilled: its deadline passed (the chain is at %llu), "
+                          "so it takes no join",
+                          id, (unsigned long long)t->deadline_daa, (unsigned long long)tip);
     return NULL;
 }
 
@@ -352,7 +419,9 @@ static json_t *tool_join(void *ctx, kd_mcp_session *s, json_t *args, int *code, 
     const kd_episode_type *type = NULL;
     const kd_gw_key *k = NULL;
     int seat = -1;
-    json_t *r = table_refusal(id, one_table(gw, id, &t, &created), &t);
+    uint64_t tip = 0;
+    int found = one_table(gw, id, &t, &created, &tip);
+    json_t *r = table_refusal(id, found, &t, tip, 1);
     if (!r && !(type = kd_gw_type(gw, t.type_name)))
         r = kd_gw_fail("table %u is of type %s, which this gateway does not serve", id, t.type_name);
     if (!r)
@@ -383,7 +452,7 @@ static json_t *tool_cancel(void *ctx, kd_mcp_session *s, json_t *args, int *code
     kd_gateway *gw = ctx;
     uint32_t id = (uint32_t)json_integer_value(json_object_get(args, "episode_id"));
     kd_table_info t;
-    json_t *r = table_refusal(id, one_table(gw, id, &t, NULL), &t);
+    json_t *r = table_refusal(id, one_table(gw, id, &t, NULL, NULL), &t, 0, 0);
     if (r)
         return r;
     /* the creator: a granted key seated at creation (a join's key cannot cancel) */
@@ -407,6 +476,7 @@ static json_t *tool_cancel(void *ctx, kd_mcp_session *s, json_t *args, int *code
 
 #define TABLE_SCHEMA                                                                                             \
     "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\"},\"type\":{\"type\":\"string\"}," \
+    "\"status\":{\"type\":\"string\",\"enum\":[\"open\",\"started\",\"cancelled\",\"closed\"]},"                 \
     "\"seats\":{\"type\":\"array\"},\"creation_daa\":{\"type\":\"integer\"},\"deadline_daa\":{\"type\":\"integer\"}}}"
 #define ACT_OUTPUT                                                                                                   \
     "{\"type\":\"object\",\"properties\":{\"applied\":{\"type\":\"boolean\"},\"episode_id\":{\"type\":\"integer\"}," \
@@ -420,11 +490,15 @@ kd_err kd_gw_add_table_tools(kd_gateway *gw)
          .title = "Open tables",
          .description = "The tables waiting for players (a creation that left seats open: kdapp_start_episode with "
                         "\"open\" participants): each with its type, who sits where, its open seats and the DAA "
-                        "score after which it takes no join. Join one with kdapp_join_episode. The resource "
-                        "kdapp://tables is the same list, notified as blocks change it.",
-         .input_schema_json = "{\"type\":\"object\",\"properties\":{}}",
+                        "score after which it takes no join (a table whose deadline the chain's tip, tip_daa, "
+                        "reached is closed and no longer listed). Join one with kdapp_join_episode. The resource "
+                        "kdapp://tables is the same list, notified as blocks change it. With episode_id: that table "
+                        "alone, whatever its status (open, started, cancelled or closed).",
+         .input_schema_json = "{\"type\":\"object\",\"properties\":{\"episode_id\":{\"type\":\"integer\","
+                              "\"minimum\":1,\"maximum\":4294967295,\"description\":\"one table, whatever its "
+                              "status\"}}}",
          .output_schema_json = "{\"type\":\"object\",\"properties\":{\"tables\":{\"type\":\"array\",\"items\":"
-                               "" TABLE_SCHEMA "}},\"required\":[\"tables\"]}",
+                               "" TABLE_SCHEMA "},\"tip_daa\":{\"type\":\"integer\"}},\"required\":[\"tables\"]}",
          .read_only_hint = 1,
          .idempotent_hint = 1,
          .quick = 1,

@@ -21,7 +21,7 @@
 
 /* The start tool's own arguments; any other top-level argument is a member
  * of params (kd_gw_start_params). */
-static const char *const start_args[] = {"type", "participants", "params", "episode_id", NULL};
+static const char *const start_args[] = {"type", "participants", "params", "episode_id", "join_timeout", NULL};
 
 /* ------------------------------------------------------------- lifecycle */
 
@@ -178,7 +178,8 @@ char *kd_gw_start_description(const kd_gateway *gw)
                 "type's params_schema, command_schema and rules); any other argument is taken as a member "
                 "of params, so {\"a\": 1} means {\"params\": {\"a\": 1}}. `participants` fill the seats in "
                 "order; without them the gateway's agent keys agent1, agent2, ... take the type's minimum "
-                "number of seats.");
+                "number of seats. \"open\" in `participants` leaves that seat to a stranger: the answer is "
+                "a table (kdapp_list_tables), not yet an episode, and `join_timeout` (DAA score) bounds its wait.");
     return take_text(&b, err);
 }
 
@@ -269,9 +270,19 @@ char *kd_gw_start_schema(const kd_gateway *gw)
         "{s:s, s:{s:{s:s, s:o, s:s+}, s:{s:s, s:{s:s}, s:i, s:s}, s:o, s:o}}", "type", "object", "properties", "type",
         "type", "string", "enum", names_json(gw), "description", type_desc, types_desc ? types_desc : "",
         "participants", "type", "array", "items", "type", "string", "maxItems", KD_MAX_PARTICIPANTS, "description",
-        "One per seat, in seat order: key names, test:NAME, or 66-hex public keys. Absent: the gateway's agent keys "
+        "One per seat, in seat order: key names, test:NAME, or 66-hex public keys, or \"open\" for a seat a "
+        "stranger takes with kdapp_join_episode (a table, kdapp_list_tables). Absent: the gateway's agent keys "
         "agent1, agent2, ... for the type's minimum number of seats.",
         "params", params, "episode_id", episode_id_schema("The new episode's id (default: a free random one)."));
+    char timeout_desc[300];
+    snprintf(timeout_desc, sizeof timeout_desc,
+             "With \"open\" seats only: the DAA score the table waits for its joiners after its creation's block, "
+             "1 to %u (default %u); then it closes, unfilled.",
+             KD_TABLE_TIMEOUT_MAX, KD_TABLE_TIMEOUT_DEFAULT);
+    if (j && json_object_set_new(json_object_get(j, "properties"), "join_timeout",
+                                 json_pack("{s:s, s:i, s:I, s:s}", "type", "integer", "minimum", 1, "maximum",
+                                           (json_int_t)KD_TABLE_TIMEOUT_MAX, "description", timeout_desc)) != 0)
+        j = (json_decref(j), NULL);
     free(types_desc);
     return dump(j);
 }

@@ -199,6 +199,29 @@ static json_t *start_participants(kd_gateway *gw, const kd_gw_grant *g, json_t *
     return kd_gw_check_seats(t, parts->count, why, sizeof why) ? kd_gw_fail("%s", why) : NULL;
 }
 
+/* The start call's join_timeout (0 when absent), or the tool error: a
+ * whole number of DAA score from 1 to the engine's most
+ * (KD_TABLE_TIMEOUT_MAX, engine/engine.h), for a table only. */
+static json_t *start_join_timeout(json_t *args, const kd_participants *parts, uint32_t *out)
+{
+    json_t *j = json_object_get(args, "join_timeout");
+    *out = 0;
+    if (!j)
+        return NULL;
+    if (!json_is_integer(j) || json_integer_value(j) < 1 || json_integer_value(j) > KD_TABLE_TIMEOUT_MAX)
+        return kd_gw_fail("join_timeout must be a whole number of DAA score from 1 to %u (the most a table may wait; "
+                          "absent: %u)",
+                          KD_TABLE_TIMEOUT_MAX, KD_TABLE_TIMEOUT_DEFAULT);
+    int open = 0;
+    for (size_t i = 0; i < parts->count; i++)
+        open |= kd_gw_open_key(&parts->keys[i]);
+    if (!open)
+        return kd_gw_fail("join_timeout is for a table: name \"open\" among the participants for a seat a stranger "
+                          "takes, or leave join_timeout out");
+    *out = (uint32_t)json_integer_value(j);
+    return NULL;
+}
+
 /* The NewEpisode payload of a start call, or the tool error: the
  * commitments of the seats the gateway acts for made here (a caller's own
  * for those seats are replaced), the params checked and converted, and the
@@ -208,7 +231,10 @@ static json_t *start_payload(kd_gateway *gw, const kd_gw_grant *g, json_t *args,
 {
     char why[512] = "";
     kd_participants parts = {.count = 0};
+    uint32_t join_timeout = 0;
     json_t *r = start_participants(gw, g, args, t, &parts);
+    if (!r)
+        r = start_join_timeout(args, &parts, &join_timeout);
     if (r)
         return r;
     kd_gw_actors actors;
@@ -230,8 +256,8 @@ static json_t *start_payload(kd_gateway *gw, const kd_gw_grant *g, json_t *args,
         r = kd_gw_fail("params of %s: %s", t->ops->type_name, why);
     else if (kd_gw_sign_consents(gw, t, id, &parts, &pbytes, &actors, consents, &n_consents, why, sizeof why) != KD_OK)
         r = kd_gw_fail("%s", why);
-    else if (kd_wire_new_episode_consented(id, t->ops->type_name, &parts, pbytes.data, pbytes.len, consents, n_consents,
-                                           payload) != KD_OK)
+    else if (kd_wire_new_table(id, t->ops->type_name, &parts, pbytes.data, pbytes.len, consents, n_consents,
+                               join_timeout, payload) != KD_OK)
         r = kd_gw_fail("cannot build the new episode's payload: out of memory");
     json_decref(params);
     kd_buf_fini(&pbytes);

@@ -42,6 +42,16 @@ static const char *type_name(const json_t *v)
     return "unknown";
 }
 
+/* A number as its JSON text: an integer whole (8640000, not %g's
+ * 8.64e+06, which hides the limit a message names). */
+static void number_text(const json_t *v, char *out, size_t len)
+{
+    if (json_is_integer(v))
+        snprintf(out, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else
+        snprintf(out, len, "%g", json_real_value(v));
+}
+
 static int is_type(const json_t *v, const char *t)
 {
     if (strcmp(t, "object") == 0)
@@ -197,13 +207,13 @@ static int check(walk *w, const json_t *schema, const json_t *v, int depth)
     if (json_is_number(v)) {
         mn = json_object_get(schema, "minimum");
         mx = json_object_get(schema, "maximum");
-        snprintf(a, sizeof a, "%g", num(v));
+        number_text(v, a, sizeof a);
         if (json_is_number(mn) && num(v) < num(mn)) {
-            snprintf(b, sizeof b, "%g", num(mn));
+            number_text(mn, b, sizeof b);
             return fail(w, "%s is below the minimum %s", a, b);
         }
         if (json_is_number(mx) && num(v) > num(mx)) {
-            snprintf(b, sizeof b, "%g", num(mx));
+            number_text(mx, b, sizeof b);
             return fail(w, "%s is above the maximum %s", a, b);
         }
     }

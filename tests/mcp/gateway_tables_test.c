@@ -183,3 +183,107 @@ Test(gateway_tables, sea_battle_with_a_joined_seat_starts)
     cr_expect_eq(json_array_size(parts), 2, "the game exists with both seats");
     json_decref(parts);
 }
+
+/* kdapp_list_tables {episode_id}: the table's status and deadline. */
+static json_t *one_listed(uint32_t id)
+{
+    as(PUBLIC);
+    char args[64];
+    snprintf(args, sizeof args, "{\"episode_id\": %u}", id);
+    json_t *r = gw_tool("kdapp_list_tables", args, 0);
+    json_t *t = json_incref(json_array_get(json_object_get(gw_sc(r), "tables"), 0));
+    cr_assert(json_is_object(t), "table %u is listed by its id: %s", id, gw_text_of(r));
+    json_decref(r);
+    return t;
+}
+
+static const char *status_of(json_t *t) { return json_string_value(json_object_get(t, "status")); }
+
+Test(gateway_tables, join_timeout_sets_the_deadline_and_bad_values_are_refused)
+{
+    as(A);
+    char max[32];
+    snprintf(max, sizeof max, "%u", KD_TABLE_TIMEOUT_MAX);
+    GW_REFUSED("kdapp_start_episode",
+               "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"], \"join_timeout\": 8640001}",
+               "join_timeout", max);
+    GW_REFUSED("kdapp_start_episode",
+               "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"], \"join_timeout\": 0}",
+               "join_timeout");
+    GW_REFUSED("kdapp_start_episode",
+               "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"], \"join_timeout\": \"9\"}",
+               "join_timeout");
+    GW_REFUSED("kdapp_start_episode",
+               "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"], "
+               "\"join_timeout\": 5}",
+               "join_timeout is for a table", "open");
+    json_t *r = gw_tool("kdapp_start_episode",
+                        "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"], \"join_timeout\": 7}", 0);
+    json_t *table = json_object_get(gw_sc(r), "table");
+    uint32_t id = (uint32_t)json_integer_value(json_object_get(gw_sc(r), "episode_id"));
+    cr_expect_eq(json_integer_value(json_object_get(table, "deadline_daa")) -
+                     json_integer_value(json_object_get(table, "creation_daa")),
+                 7, "the deadline is join_timeout after the creation: %s", gw_text_of(r));
+    json_decref(r);
+    json_t *t = one_listed(id);
+    cr_expect_str_eq(status_of(t), "open");
+    cr_expect_eq(json_integer_value(json_object_get(t, "deadline_daa")) -
+                     json_integer_value(json_object_get(t, "creation_daa")),
+                 7, "kdapp_list_tables says the same deadline");
+    json_decref(t);
+    /* the schema's limit is the engine's */
+    r = gw_request("tools/list", json_object(), 0);
+    json_int_t most = 0;
+    for (size_t i = 0; i < json_array_size(json_object_get(r, "tools")); i++) {
+        json_t *tool = json_array_get(json_object_get(r, "tools"), i);
+        json_t *props = json_object_get(json_object_get(tool, "inputSchema"), "properties");
+        if (strcmp(json_string_value(json_object_get(tool, "name")), "kdapp_start_episode") == 0)
+            most = json_integer_value(json_object_get(json_object_get(props, "join_timeout"), "maximum"));
+    }
+    cr_expect_eq(most, KD_TABLE_TIMEOUT_MAX, "the input schema names the engine's limit");
+    json_decref(r);
+}
+
+Test(gateway_tables, a_table_past_its_deadline_is_closed_and_takes_no_join)
+{
+    as(A);
+    json_t *r = gw_tool("kdapp_start_episode",
+                        "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"], \"join_timeout\": 1}", 0);
+    uint32_t id = (uint32_t)json_integer_value(json_object_get(gw_sc(r), "episode_id"));
+    json_decref(r);
+    int has;
+    listed(PUBLIC, id, &has);
+    cr_expect(has, "waiting until the chain reaches its deadline");
+    gw_start("{\"type\": \"tictactoe\"}"); /* a block: the tip reaches the deadline */
+    listed(PUBLIC, id, &has);
+    cr_expect(!has, "a table past its deadline is not listed");
+    json_t *t = one_listed(id);
+    cr_expect_str_eq(status_of(t), "closed");
+    json_decref(t);
+    char args[64];
+    snprintf(args, sizeof args, "{\"episode_id\": %u}", id);
+    as(B);
+    GW_REFUSED("kdapp_join_episode", args, "closed", "deadline passed");
+}
+
+Test(gateway_tables, one_table_by_id_says_its_status)
+{
+    uint32_t id = open_table("tictactoe");
+    json_t *t = one_listed(id);
+    cr_expect_str_eq(status_of(t), "open");
+    json_decref(t);
+    json_decref(join(B, id, 0));
+    t = one_listed(id);
+    cr_expect_str_eq(status_of(t), "started");
+    json_decref(t);
+    uint32_t other = open_table("tictactoe");
+    char args[64];
+    snprintf(args, sizeof args, "{\"episode_id\": %u}", other);
+    as(A);
+    json_decref(gw_tool("kdapp_cancel_table", args, 0));
+    t = one_listed(other);
+    cr_expect_str_eq(status_of(t), "cancelled");
+    json_decref(t);
+    as(PUBLIC);
+    GW_REFUSED("kdapp_list_tables", "{\"episode_id\": 1}", "no table 1");
+}

@@ -66,6 +66,18 @@ static void resume_args(const kd_cli *cli, const kd_play_options *o, char *out, 
         snprintf(out + n, len - n, " --keys %s", cli->keys_dir);
 }
 
+/* What another owner's join command needs beside --join: the same
+ * gateway or data directory (its own key directory is its own). */
+static void join_args(const kd_cli *cli, const kd_play_options *o, char *out, size_t len)
+{
+    const char *data = getenv("KDAPP_DATA");
+    out[0] = '\0';
+    if (o->mcp_url)
+        snprintf(out, len, " --mcp-url %s", o->mcp_url);
+    else if (strcmp(cli->data_dir, data && *data ? data : "./kdapp-data") != 0)
+        snprintf(out, len, " --data %s", cli->data_dir);
+}
+
 /* The registered types, each with its seats and their default players
  * (from the type table: kd_play_default_player). */
 static void usage_types(FILE *out, const kd_type_table *types)
@@ -90,6 +102,7 @@ static void usage(FILE *out, const void *ctx)
     fprintf(
         out,
         "usage: kdapp play [--data DIR] [--keys DIR] [--type T] [--params JSON | --cap N] [--episode ID]\n"
+        "                  [--open [--join-timeout N] | --join ID]\n"
         "                  [--players P,P,... | --seat S=P ... | --x P --o P] [--seed S] [--max-moves N]\n"
         "                  [--depth D] [--think-ms T]\n"
         "                  [--reorg-every K [--reorg-depth D]] [--mcp-url URL | --mcp-cmd CMD] [--model M] [--quiet]\n"
@@ -105,7 +118,16 @@ static void usage(FILE *out, const void *ctx)
         "  --params JSON   its creation params (an object) [the engine defaults]\n"
         "  --cap N         shorthand for --params '{\"cap\": N}'\n"
         "  --episode ID    resume episode ID from where it stands (its type and seats are its own;\n"
-        "                  the embedded gateway is granted the keys of --keys that sit in its seats)\n"
+        "                  the embedded gateway is granted the keys of --keys that sit in its seats;\n"
+        "                  a seat whose key is another owner's is waited for, not played)\n"
+        "  --open          open a table for other owners: the seats given a player (--seat S or\n"
+        "                  S=P, --players, --x/--o; none given: the first) are ours, the others\n"
+        "                  open; prints the table's id and `kdapp play --join ID`, waits until\n"
+        "                  every seat is taken, then plays our seats (theirs are waited for)\n"
+        "  --join-timeout N with --open: the DAA score the table waits for players, 1-%u\n"
+        "                  [%u]; then it closes unfilled\n"
+        "  --join ID       take an open seat of table ID with this key directory's key (--seat S\n"
+        "                  or S=P: which seat [the first open]; --players P: our player), then play it\n"
         "  --players LIST  one player per seat, in seat order [each seat's default]\n"
         "  --seat S=P      the player of seat S (its name, e.g. X, or its number from 0); repeatable\n"
         "  --x, --o        the players of the first and the second seat\n"
@@ -123,7 +145,7 @@ static void usage(FILE *out, const void *ctx)
         "Ctrl-C stops after the turn in progress (a second one at once) and prints the command\n"
         "that resumes the game (exit 130); a game left at --max-moves prints it too.\n"
         "environment: KDAPP_LLM_API_KEY, KDAPP_SHOW_PROMPTS=1, KDAPP_MCP_TOKEN\n",
-        KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
+        KD_TABLE_TIMEOUT_MAX, KD_TABLE_TIMEOUT_DEFAULT, KD_PLAY_DEFAULT_MAX_MOVES, KD_SEARCH_DEFAULT_DEPTH);
     if (ctx)
         usage_types(out, ctx);
 }
@@ -139,19 +161,20 @@ static int parse_seat(const char *text, void *value)
 {
     seat_args *s = value;
     const char *eq = strchr(text, '=');
-    if (!eq || eq == text || !eq[1] || s->count == KD_PLAY_MAX_SEATS)
-        return -1;
+    if (!*text || eq == text || (eq && !eq[1]) || s->count == KD_PLAY_MAX_SEATS)
+        return -1; /* a bare seat (no "=P") is for --open and --join, checked once they are known */
     s->args[s->count++] = text;
     return 0;
 }
 
-/* Puts each --seat's player in its seat of `type`; 0, or an exit code. */
+/* Puts each --seat's player in its seat of `type` (a bare seat, with
+ * --open: its default player); 0, or an exit code. */
 static int assign_seats(const seat_args *seats, const kd_episode_type *type, kd_play_options *o)
 {
     for (size_t i = 0; i < seats->count; i++) {
         const char *arg = seats->args[i], *eq = strchr(arg, '=');
         char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
         int seat = kd_episode_type_seat(type, name);
         char *end;
         unsigned long k = strtoul(name, &end, 10);
@@ -164,9 +187,64 @@ static int assign_seats(const seat_args *seats, const kd_episode_type *type, kd_
             fprintf(stderr, ")\n");
             return KD_EXIT_USAGE;
         }
-        o->players[seat] = eq + 1;
+        o->players[seat] = eq ? eq + 1 : kd_play_default_player(type, seat);
     }
     return KD_EXIT_OK; /* the seats left get their type's default player (play.c) */
+}
+
+/* The options of --open and --join checked together: what each excludes,
+ * and --join's one seat (--seat S[=P], --x or --o) and player (that
+ * --seat's, or --players P). 0, or an exit code. */
+static int table_options(kd_play_options *o, const seat_args *seats, int have_join_timeout, int have_cap, const char *x,
+                         const char *second)
+{
+    static char join_seat[64];
+    const char *why = NULL;
+    for (size_t i = 0; !o->open && !o->join && i < seats->count; i++)
+        if (!strchr(seats->args[i], '=')) {
+            fprintf(stderr, "kdapp play: --seat '%s': give SEAT=PLAYER (a bare seat is for --open and --join)\n",
+                    seats->args[i]);
+            return KD_EXIT_USAGE;
+        }
+    if (o->open && o->join)
+        why = "--open makes a table and --join ID takes a seat at one: give one of them";
+    else if (have_join_timeout && !o->open)
+        why = "--join-timeout is how long a table --open makes waits for players: give it with --open";
+    else if ((o->open || o->join) && o->episode)
+        why = "--episode resumes a game (a table waiting for players too): leave out --open and --join";
+    else if ((o->open || o->join) && o->reorg_every)
+        why = "--reorg-every is for a game one kdapp play plays alone, not a table shared with another owner";
+    else if (o->join && (o->type || o->params || have_cap))
+        why = "--join takes the table's type and params: leave out --type, --params and --cap";
+    else if (o->join && seats->count > 1)
+        why = "--join takes one seat: give --seat once";
+    if (why) {
+        fprintf(stderr, "kdapp play: %s\n", why);
+        return KD_EXIT_USAGE;
+    }
+    if (!o->join)
+        return KD_EXIT_OK;
+    size_t given = 0;
+    for (size_t i = 0; i < KD_PLAY_MAX_SEATS; i++)
+        given += o->players[i] != NULL;
+    if (seats->count) {
+        const char *arg = seats->args[0], *eq = strchr(arg, '=');
+        snprintf(join_seat, sizeof join_seat, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        o->join_seat = join_seat;
+        o->join_player = eq ? eq + 1 : NULL;
+    } else if (x || second) { /* the first or the second seat */
+        o->join_seat = x ? "0" : "1";
+    }
+    if (given > 1 || (given && o->join_player) || (seats->count && (x || second))) {
+        fprintf(stderr, "kdapp play: --join plays one seat: name its player once (--seat S=P, or --players P)\n");
+        return KD_EXIT_USAGE;
+    }
+    if (given && !o->join_player) /* --players P, or --x/--o's */
+        for (size_t i = 0; i < KD_PLAY_MAX_SEATS; i++)
+            if (o->players[i])
+                o->join_player = o->players[i];
+    memset(o->players, 0, sizeof o->players);
+    return KD_EXIT_OK;
 }
 
 int kd_cmd_play(kd_cli *cli, int argc, char **argv)
@@ -175,7 +253,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         .types = &cli->types, .render_flags = cli->render_flags, .out = stdout, .in = stdin, .log = stderr};
     const char *x = NULL, *second = NULL, *list = NULL;
     uint64_t cap = 0;
-    int have_seed = 0, have_cap = 0;
+    int have_seed = 0, have_cap = 0, have_join_timeout = 0;
     seat_args seats = {0};
     const kd_option opts[] = {
         KD_CLI_OPTIONS(cli),
@@ -188,6 +266,22 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
          .max = UINT32_MAX,
          .use = "an episode id, 1 to 4294967295"},
         {.name = "params", .kind = KD_OPT_STRING, .value = &o.params},
+        {.name = "open", .kind = KD_OPT_FLAG, .value = &o.open},
+        {.name = "join",
+         .kind = KD_OPT_UINT,
+         .value = &o.join,
+         .size = sizeof o.join,
+         .min = 1,
+         .max = UINT32_MAX,
+         .use = "a table id, 1 to 4294967295 (kdapp_list_tables lists them)"},
+        {.name = "join-timeout",
+         .kind = KD_OPT_UINT,
+         .value = &o.join_timeout,
+         .size = sizeof o.join_timeout,
+         .min = 1,
+         .max = KD_TABLE_TIMEOUT_MAX,
+         .use = "a DAA score from 1 to 8640000, the most a table may wait",
+         .seen = &have_join_timeout},
         {.name = "cap",
          .kind = KD_OPT_UINT,
          .value = &cap,
@@ -286,6 +380,10 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.players[0] = x;
     if (second)
         o.players[1] = second;
+    if ((rc = table_options(&o, &seats, have_join_timeout, have_cap, x, second))) {
+        free(players);
+        return rc;
+    }
     if (o.episode && (o.params || have_cap)) {
         fprintf(stderr, "kdapp play: --episode resumes a game, whose params are set: leave out --params and --cap\n");
         free(players);
@@ -311,22 +409,22 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
         o.type = episode_type;
         o.grant = grant;
     }
-    const kd_episode_type *type = o.type             ? kd_cli_find_type(cli, o.type)
-                                  : o.episode        ? NULL /* the gateway's view says it */
-                                  : cli->types.count ? cli->types.entries[0].type
-                                                     : NULL;
-    if (!type && !(o.episode && !o.type)) {
+    const kd_episode_type *type = o.type                ? kd_cli_find_type(cli, o.type)
+                                  : o.episode || o.join ? NULL /* the gateway's view (or table) says it */
+                                  : cli->types.count    ? cli->types.entries[0].type
+                                                        : NULL;
+    if (!type && !((o.episode || o.join) && !o.type)) {
         free(players);
         return kd_cli_unknown_type(cli, "kdapp play", "--type", o.type);
     }
-    if (!type && seats.count) {
+    if (!type && seats.count && !o.join) {
         fprintf(stderr, "kdapp play: --seat needs the type's seats: give --type with --episode and --mcp-url\n");
         free(players);
         return KD_EXIT_USAGE;
     }
     if (type)
         o.type = type->ops->type_name;
-    rc = type ? assign_seats(&seats, type, &o) : KD_EXIT_OK;
+    rc = type && !o.join ? assign_seats(&seats, type, &o) : KD_EXIT_OK;
     if (rc) {
         free(players);
         return rc;
@@ -340,9 +438,11 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
     const char *show = getenv("KDAPP_SHOW_PROMPTS");
     o.show_prompts = show && *show && strcmp(show, "0") != 0;
 
-    char resume[1024];
+    char resume[1024], join[1024];
     resume_args(cli, &o, resume, sizeof resume);
     o.resume_args = resume;
+    join_args(cli, &o, join, sizeof join);
+    o.join_args = join;
     play_signals ps = {0};
     pthread_t stopper;
     kd_signals_block();
@@ -360,7 +460,7 @@ int kd_cmd_play(kd_cli *cli, int argc, char **argv)
     }
     if (err) {
         fprintf(stderr, "kdapp play: %s\n", why[0] ? why : kd_err_str(err));
-        if (res.episode_id)
+        if (res.episode_id && err != KD_ERR_CLOSED) /* a table closed unfilled has nothing to resume */
             fprintf(stderr, "kdapp play: resume: kdapp play --episode %u%s\n", res.episode_id, resume);
         return err == KD_ERR_INVALID_ARG ? KD_EXIT_USAGE : KD_EXIT_FAIL;
     }

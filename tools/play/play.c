@@ -36,7 +36,7 @@
 
 #include "engine/bytes.h"
 #include "engine/netutil.h"
-#include "tools/play/mcp_client.h"
+#include "tools/play/play_int.h"
 
 #define POLL_MS 50L /* poll_pause */
 
@@ -61,8 +61,9 @@ typedef struct {
     size_t seats;
     kd_player *players[KD_PLAY_MAX_SEATS];
     uint32_t episode;
-    uint32_t moves; /* moves the players chose that the gateway accepted, in this run */
-    pview last;     /* the latest view the gateway sent */
+    uint32_t remote; /* bit per seat another owner plays: waited for, never played */
+    uint32_t moves;  /* moves the players chose that the gateway accepted, in this run */
+    pview last;      /* the latest view the gateway sent */
     kd_play_result *res;
 } game;
 
@@ -184,18 +185,10 @@ static void show_change(game *g, const void *from, const void *to, const char *l
 /* Calls a tool that must succeed; *sc is its structured result. */
 static kd_err call_ok(game *g, const char *tool, json_t *args, json_t **sc, char *why, size_t why_len)
 {
-    int is_error = 0;
-    kd_err err = kd_mcp_client_call_tool(g->mcp, tool, args, sc, &is_error, why, why_len);
-    if (!err && (is_error || !*sc)) {
-        char text[600];
-        snprintf(text, sizeof text, "%s", why);
-        kd_reject_write(why, why_len, "%s failed: %s", tool, text[0] ? text : "no structured result");
-        json_decref(*sc);
-        *sc = NULL;
-        err = KD_ERR_UNSUPPORTED;
-    }
-    return err;
+    return kd_play_call(g->mcp, tool, args, sc, why, why_len);
 }
+
+static int is_remote(const game *g, int seat) { return seat >= 0 && (g->remote & (UINT32_C(1) << seat)); }
 
 static json_t *episode_args(game *g) { return json_pack("{s:I}", "episode_id", (json_int_t)g->episode); }
 
@@ -340,16 +333,18 @@ static kd_err submit(game *g, const kd_legal_move *m, int *legal, char *refusal,
 }
 
 /* The seat to act: the one to move, or the first with a legal move when
- * no single seat must act. */
+ * no single seat must act (ours before another owner's). */
 static int acting_seat(game *g, const pview *v, kd_legal_moves *scratch)
 {
     if (v->to_move != KD_SEAT_NONE)
         return (size_t)v->to_move < g->seats ? v->to_move : KD_SEAT_NONE;
-    for (size_t s = 0; s < g->seats; s++) {
-        kd_legal_moves_clear(scratch);
-        if (g->type->legal_moves(v->state, (int)s, scratch) == KD_OK && scratch->count)
-            return (int)s;
-    }
+    for (int remote = 0; remote < 2; remote++) /* ours first: another owner's seat is only waited for */
+        for (size_t s = 0; s < g->seats; s++) {
+            kd_legal_moves_clear(scratch);
+            if (is_remote(g, (int)s) == remote && g->type->legal_moves(v->state, (int)s, scratch) == KD_OK &&
+                scratch->count)
+                return (int)s;
+        }
     return KD_SEAT_NONE;
 }
 
@@ -398,6 +393,36 @@ static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size
     }
 }
 
+/* A seat another owner plays (its own kdapp play, through its own
+ * gateway) is to act: waits until the episode moves on from `now`, for as
+ * long as it takes (a person may be thinking; Ctrl-C stops), and shows
+ * what changed. */
+static kd_err wait_remote(game *g, int seat, const pview *now, char *why, size_t why_len)
+{
+    for (;;) {
+        pview next = {0};
+        int exists;
+        kd_err err = read_state(g, &next, &exists, NULL, why, why_len);
+        if (!err && !exists) {
+            kd_reject_write(why, why_len, "episode %u is gone", g->episode);
+            err = KD_ERR_NOT_FOUND;
+        }
+        if (!err && strcmp(next.state_hex, now->state_hex) != 0) {
+            show(g, "\nmove %llu: %s (another owner's seat) moved", (unsigned long long)next.moves, seat_name(g, seat));
+            show_change(g, now->state, next.state, "; ", "");
+            show(g, "\n");
+            print_board(g, next.state);
+            pview_fini(&g->last);
+            g->last = next;
+            return KD_OK;
+        }
+        pview_fini(&next);
+        if (err || stopping(g))
+            return err;
+        poll_pause();
+    }
+}
+
 /* The view, the acting seat and its legal moves, all of one log entry:
  * the two reads are made again while the episode moves between them (a
  * block, a reorg), so a player never searches one state and picks from
@@ -416,6 +441,10 @@ static kd_err read_turn(game *g, pview *now, int *seat, kd_legal_moves *legal, c
         if (!err && *seat == KD_SEAT_NONE) {
             kd_reject_write(why, why_len, "no seat may act in episode %u", g->episode);
             err = KD_ERR_DECODE;
+        }
+        if (!err && is_remote(g, *seat)) { /* its moves are another owner's to choose */
+            kd_legal_moves_clear(legal);
+            return KD_OK;
         }
         if (!err)
             err = read_legal(g, *seat, now, legal, &moved, why, why_len);
@@ -436,6 +465,11 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
     pview now = {0};
     int seat;
     kd_err err = read_turn(g, &now, &seat, legal, why, why_len);
+    if (!err && is_remote(g, seat)) {
+        err = wait_remote(g, seat, &now, why, why_len);
+        pview_fini(&now);
+        return err;
+    }
     if (!err && !legal->count && g->type->secret_duty) {
         err = wait_for_duty(g, seat, &now, why, why_len);
         pview_fini(&now);
@@ -676,8 +710,12 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
     char exe[4096], grant[KD_MAX_PARTICIPANTS * 12] = "";
     /* It plays every seat: its gateway is granted the agent keys the
      * episode's default participants are (agent1 .. agentN), or, resuming,
-     * the keys that sit in its seats (kd_play_resume_find). */
-    for (size_t i = 0; !o->grant && i < g->seats && i < KD_MAX_PARTICIPANTS; i++)
+     * the keys that sit in its seats (kd_play_resume_find). At a table
+     * it plays its own seats (agent1 .. agentK for K of them); a joiner
+     * gets agent1 and agent2, of which the gateway joins with the first
+     * not at the table already (two owners sharing one key directory). */
+    size_t keys = o->join ? 2 : g->seats - (size_t)__builtin_popcount(g->remote);
+    for (size_t i = 0; !o->grant && i < keys && i < KD_MAX_PARTICIPANTS; i++)
         snprintf(grant + strlen(grant), sizeof grant - strlen(grant), "%sagent%zu", i ? "," : "", i + 1);
     char *argv[] = {exe,
                     "mcp",
@@ -721,8 +759,8 @@ static void print_result(game *g, const char *digest)
     const char *plural = moves == 1 ? "" : "s";
     fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
     if (v->phase == KD_PHASE_WON && (size_t)v->winner < g->seats)
-        fprintf(out, "%s (%s) won after %llu move%s", seat_name(g, v->winner), kd_player_name(g->players[v->winner]),
-                moves, plural);
+        fprintf(out, "%s (%s) won after %llu move%s", seat_name(g, v->winner),
+                is_remote(g, v->winner) ? "another owner" : kd_player_name(g->players[v->winner]), moves, plural);
     else if (v->phase == KD_PHASE_DRAW)
         fprintf(out, "draw after %llu move%s", moves, plural);
     else if (g->res->stopped)
@@ -741,6 +779,10 @@ static void print_result(game *g, const char *digest)
     fputc('\n', out);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
+        if (is_remote(g, (int)i)) {
+            fprintf(out, "  %s another owner's seat, played through its own gateway\n", seat_name(g, (int)i));
+            continue;
+        }
         if (kd_player_is_house(g->players[i])) {
             fprintf(out, "  %s house: the gateway holding its key paid its duties\n", seat_name(g, (int)i));
             continue;
@@ -762,7 +804,7 @@ static void print_result(game *g, const char *digest)
 /* The type (`type`, else --type, else the first registered) and one
  * player per seat: `seats` of them when resuming an episode, else as many
  * as named, at least the type's minimum. */
-static kd_err setup(game *g, const char *type, size_t seats, char *why, size_t why_len)
+static kd_err setup(game *g, const char *type, size_t seats, const char *const *specs, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
     if (!type)
@@ -774,7 +816,7 @@ static kd_err setup(game *g, const char *type, size_t seats, char *why, size_t w
     }
     size_t given = 0; /* seats up to the last one named */
     for (size_t i = 0; i < KD_PLAY_MAX_SEATS; i++)
-        if (o->players[i])
+        if (specs[i])
             given = i + 1;
     g->seats = seats ? seats : g->type->min_seats > given ? g->type->min_seats : given;
     if (g->seats > g->type->max_seats || g->seats > KD_PLAY_MAX_SEATS || given > g->seats) {
@@ -796,7 +838,7 @@ static kd_err setup(game *g, const char *type, size_t seats, char *why, size_t w
                                 .in = o->in,
                                 .out = g->out,
                                 .log = o->log};
-        const char *spec = o->players[i] ? o->players[i] : kd_play_default_player(g->type, (int)i);
+        const char *spec = specs[i] ? specs[i] : kd_play_default_player(g->type, (int)i);
         kd_err err = kd_player_alloc(spec, &po, &g->players[i], why, why_len);
         if (err)
             return err;
@@ -812,15 +854,193 @@ static kd_err setup(game *g, const char *type, size_t seats, char *why, size_t w
     return KD_OK;
 }
 
+/* ------------------------------------------------------------ tables */
+
+/* Waits until every seat of the table is taken, then reads the game's
+ * first view. Stopped first (Ctrl-C), res->stopped is set and the command
+ * that waits on is printed. */
+static kd_err wait_start(game *g, char *why, size_t why_len)
+{
+    int stopped = 0, exists = 0;
+    kd_err err =
+        kd_play_table_wait(g->mcp, g->episode, g->type, g->o->stop, g->o->quiet, g->out, &stopped, why, why_len);
+    if (!err && stopped) {
+        g->res->stopped = 1;
+        fprintf(g->out, "table %u: stopped while it waits for players (it stays open until its deadline)\n",
+                g->episode);
+        fprintf(g->out, "resume: kdapp play --episode %u%s\n", g->episode, g->o->resume_args ? g->o->resume_args : "");
+        fflush(g->out);
+        return KD_OK;
+    }
+    if (!err)
+        err = read_state(g, &g->last, &exists, NULL, why, why_len);
+    if (!err && !exists) {
+        kd_reject_write(why, why_len, "table %u started, and its episode is not there", g->episode);
+        err = KD_ERR_DECODE;
+    }
+    return err;
+}
+
+/* The seats line of a table: each seat's player, or "open". */
+static void show_seats(game *g, const char *lead)
+{
+    show(g, "%s", lead);
+    for (size_t i = 0; i < g->seats; i++)
+        show(g, "%s %s: %s", i ? "," : "", seat_name(g, (int)i),
+             is_remote(g, (int)i) ? "another owner's" : kd_player_name(g->players[i]));
+    show(g, " | seed %llu\n", (unsigned long long)g->o->seed);
+}
+
+/* --open: the table with our seats and the others open; its id and the
+ * command that joins it (printed even when quiet: another owner needs it),
+ * then the wait for every seat. */
+static kd_err open_table(game *g, char *why, size_t why_len)
+{
+    uint32_t mine = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~g->remote;
+    kd_err err = kd_play_table_open(g->mcp, g->o, g->type, g->seats, mine, &g->episode, why, why_len);
+    if (err)
+        return err;
+    g->res->episode_id = g->episode;
+    char lead[160];
+    snprintf(lead, sizeof lead, "kdapp play: opened table %u (%s) |", g->episode, g->type->title);
+    show_seats(g, lead);
+    fprintf(g->out, "another owner joins with: kdapp play --join %u%s\n", g->episode,
+            g->o->join_args ? g->o->join_args : "");
+    fflush(g->out);
+    return wait_start(g, why, why_len);
+}
+
+/* The seat `name` (a seat name or number) of table `t`, open; -1 with a
+ * sentence otherwise. */
+static int open_seat_named(game *g, const kd_play_table *t, const char *name, char *why, size_t why_len)
+{
+    char *end;
+    int seat = kd_episode_type_seat(g->type, name);
+    unsigned long k = strtoul(name, &end, 10);
+    if (seat == KD_SEAT_NONE && !*end && end != name && k < t->seats)
+        seat = (int)k;
+    char open[200] = "";
+    for (size_t s = 0; s < t->seats; s++)
+        if (!(t->taken & (UINT32_C(1) << s)))
+            snprintf(open + strlen(open), sizeof open - strlen(open), "%s%s", open[0] ? ", " : "",
+                     seat_name(g, (int)s));
+    if (seat == KD_SEAT_NONE || (size_t)seat >= t->seats) {
+        kd_reject_write(why, why_len, "--seat %s: table %u (%s) has no seat %s (its open seats: %s)", name, g->o->join,
+                        t->type, name, open);
+        return -1;
+    }
+    if (t->taken & (UINT32_C(1) << seat)) {
+        kd_reject_write(why, why_len, "--seat %s: seat %s of table %u is not open: it is taken (its open seats: %s)",
+                        name, seat_name(g, seat), g->o->join, open);
+        return -1;
+    }
+    return seat;
+}
+
+/* --join: the table's type and seats, the seat (--seat or the first open
+ * one) taken with a key of the session, then the wait for every seat. */
+static kd_err join_table(game *g, char *why, size_t why_len)
+{
+    const kd_play_options *o = g->o;
+    kd_play_table t;
+    g->episode = o->join;
+    kd_err err = kd_play_table_read(g->mcp, o->join, &t, why, why_len);
+    if (err == KD_ERR_NOT_FOUND)
+        return KD_ERR_INVALID_ARG; /* the gateway's sentence: there is no table ID */
+    if (err)
+        return err;
+    if (strcmp(t.status, "open") != 0) {
+        if (strcmp(t.status, "started") == 0)
+            kd_reject_write(why, why_len,
+                            "table %u is full: its game has started (a seat of yours in it: kdapp play --episode %u)",
+                            o->join, o->join);
+        else if (strcmp(t.status, "cancelled") == 0)
+            kd_reject_write(why, why_len, "table %u was cancelled by its creator", o->join);
+        else
+            kd_reject_write(why, why_len,
+                            "table %u closed unfilled at DAA score %llu: its deadline passed (the chain is at %llu)",
+                            o->join, (unsigned long long)t.deadline_daa, (unsigned long long)t.tip_daa);
+        return KD_ERR_INVALID_ARG;
+    }
+    if (!(g->type = kd_type_table_find(o->types, t.type))) {
+        kd_reject_write(why, why_len, "table %u is of type %s, which this kdapp does not know", o->join, t.type);
+        return KD_ERR_INVALID_ARG;
+    }
+    int seat = -1;
+    for (size_t s = 0; !o->join_seat && seat < 0 && s < t.seats; s++)
+        if (!(t.taken & (UINT32_C(1) << s)))
+            seat = (int)s;
+    if (o->join_seat && (seat = open_seat_named(g, &t, o->join_seat, why, why_len)) < 0)
+        return KD_ERR_INVALID_ARG;
+    if (seat < 0) {
+        kd_reject_write(why, why_len, "table %u has no open seat", o->join);
+        return KD_ERR_INVALID_ARG;
+    }
+    const char *specs[KD_PLAY_MAX_SEATS] = {0};
+    specs[seat] = o->join_player;
+    if ((err = setup(g, t.type, t.seats, specs, why, why_len)))
+        return err;
+    g->remote = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~(UINT32_C(1) << seat);
+    if ((err = kd_play_table_join(g->mcp, o->join, seat, why, why_len))) {
+        char text[700];
+        snprintf(text, sizeof text, "%s", why);
+        kd_reject_write(why, why_len, "cannot join table %u as %s: %s", o->join, seat_name(g, seat), text);
+        return err;
+    }
+    g->res->episode_id = g->episode;
+    char lead[160];
+    snprintf(lead, sizeof lead, "kdapp play: joined table %u (%s) as %s |", g->episode, g->type->title,
+             seat_name(g, seat));
+    show_seats(g, lead);
+    return wait_start(g, why, why_len);
+}
+
+/* Resuming a table that still waits for players: its type and seats, ours
+ * those whose keys the session holds; then the wait, as --open's. */
+static kd_err resume_table(game *g, const kd_play_table *t, char *why, size_t why_len)
+{
+    json_t *sc = NULL, *keys = json_array();
+    kd_err err = keys ? kd_play_call(g->mcp, "kdapp_list_tables",
+                                     json_pack("{s:I}", "episode_id", (json_int_t)g->episode), &sc, why, why_len)
+                      : KD_ERR_NOMEM;
+    json_t *seats = json_object_get(json_array_get(json_object_get(sc, "tables"), 0), "seats");
+    for (size_t s = 0; !err && s < json_array_size(seats); s++)
+        json_array_append(keys, json_object_get(json_array_get(seats, s), "key"));
+    uint32_t mine = 0;
+    if (!err)
+        err = kd_play_seats_held(g->mcp, keys, &mine, why, why_len);
+    json_decref(keys);
+    json_decref(sc);
+    if (!err && !mine) {
+        kd_reject_write(why, why_len,
+                        "table %u waits for players, and this gateway's session holds no key seated at it", g->episode);
+        err = KD_ERR_INVALID_ARG;
+    }
+    if (!err)
+        err = setup(g, t->type, t->seats, g->o->players, why, why_len);
+    if (err)
+        return err;
+    g->remote = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~mine;
+    g->res->episode_id = g->episode;
+    char lead[160];
+    snprintf(lead, sizeof lead, "kdapp play: table %u (%s) waits for players |", g->episode, g->type->title);
+    show_seats(g, lead);
+    return wait_start(g, why, why_len);
+}
+
 /* Resuming: the episode's view from the gateway gives the type and the
  * seats (then the players are set up), and is the position play goes on
- * from. */
+ * from; a table still waiting for players is waited for first. */
 static kd_err resume_episode(game *g, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
     json_t *sc = NULL;
     int is_error = 0;
     g->episode = o->episode;
+    kd_play_table t;
+    if (kd_play_table_read(g->mcp, o->episode, &t, why, why_len) == KD_OK && strcmp(t.status, "open") == 0)
+        return resume_table(g, &t, why, why_len);
+    why[0] = '\0';
     kd_err err =
         kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
     if (!err && (is_error || !sc || json_is_true(json_object_get(sc, "deleted")))) {
@@ -842,9 +1062,14 @@ static kd_err resume_episode(game *g, char *why, size_t why_len)
         err = KD_ERR_INVALID_ARG;
     }
     if (!err)
-        err = setup(g, type, seats, why, why_len);
+        err = setup(g, type, seats, o->players, why, why_len);
     if (!err)
         err = pview_parse(g, sc, &g->last, why, why_len);
+    uint32_t mine = 0; /* the seats whose keys the session holds: another owner plays the rest */
+    if (!err)
+        err = kd_play_seats_held(g->mcp, json_object_get(sc, "participants"), &mine, why, why_len);
+    if (!err && mine) /* holding none: every seat is played as before, the gateway says what it refuses */
+        g->remote = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~mine;
     json_decref(sc);
     return err;
 }
@@ -857,24 +1082,40 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
     kd_legal_moves legal;
     kd_legal_moves_init(&legal);
     kd_err err;
-    if (o->episode) { /* the gateway first: the episode says its type and seats */
+    if (o->join) { /* the gateway first: the table says its type and seats */
+        err = open_gateway(&g, why, why_len);
+        if (!err)
+            err = join_table(&g, why, why_len);
+    } else if (o->episode) { /* the gateway first: the episode says its type and seats */
         err = open_gateway(&g, why, why_len);
         if (!err)
             err = resume_episode(&g, why, why_len);
     } else {
-        err = setup(&g, NULL, 0, why, why_len);
+        err = setup(&g, NULL, 0, o->players, why, why_len);
+        if (!err && o->open) {
+            uint32_t mine = 0; /* the seats given a player; none given: the first */
+            for (size_t i = 0; i < g.seats; i++)
+                if (o->players[i])
+                    mine |= UINT32_C(1) << i;
+            g.remote = (uint32_t)((UINT64_C(1) << g.seats) - 1) & ~(mine ? mine : 1u);
+        }
         if (!err)
             err = open_gateway(&g, why, why_len);
         if (!err)
-            err = start_episode(&g, why, why_len);
+            err = o->open ? open_table(&g, why, why_len) : start_episode(&g, why, why_len);
     }
-    if (err)
+    if (err || res->stopped)
         goto done;
     res->episode_id = g.episode;
     uint32_t max_moves = o->max_moves ? o->max_moves : KD_PLAY_DEFAULT_MAX_MOVES;
-    show(&g, "kdapp play: %s episode %u (%s) |", o->episode ? "resuming" : "started", g.episode, g.type->title);
+    show(&g, "kdapp play: %s episode %u (%s) |",
+         o->episode           ? "resuming"
+         : o->open || o->join ? "every seat is taken: playing"
+                              : "started",
+         g.episode, g.type->title);
     for (size_t i = 0; i < g.seats; i++)
-        show(&g, "%s %s: %s", i ? "," : "", seat_name(&g, (int)i), kd_player_name(g.players[i]));
+        show(&g, "%s %s: %s", i ? "," : "", seat_name(&g, (int)i),
+             is_remote(&g, (int)i) ? "another owner" : kd_player_name(g.players[i]));
     show(&g, " | seed %llu\n", (unsigned long long)o->seed);
     print_board(&g, g.last.state);
     while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves && !stopping(&g)) {
@@ -894,6 +1135,7 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
         g.last = final;
     }
     res->stopped = g.last.phase == KD_PHASE_IN_PROGRESS && stopping(&g);
+    res->remote = g.remote;
     res->phase = g.last.phase;
     res->winner = g.last.phase == KD_PHASE_WON ? g.last.winner : KD_SEAT_NONE;
     res->move_count = (uint32_t)g.last.moves;

@@ -36,6 +36,13 @@ typedef struct {
     const char *type;                       /* the episode's type [the first registered; resuming: the episode's] */
     uint32_t episode;                       /* resume this episode instead of starting one (0: start one) */
     const char *grant;                      /* the embedded gateway's --grant [agent1,...,agentN for N seats] */
+    int open;                               /* open a table: the seats given a player are ours (none given:
+                                               the first), the others open for other owners (play_table.c) */
+    uint32_t join_timeout;                  /* open: the table's wait, DAA score (0: the engine's default) */
+    uint32_t join;                          /* join this table (0: none) and play the seat taken */
+    const char *join_seat;                  /* join: the seat, its name or number [the first open] */
+    const char *join_player;                /* join: our seat's player [its default] */
+    const char *join_args;                  /* open: what the join command needs beside --join (" --data D") */
     const char *resume_args;                /* what the resume command needs beside --episode (" --data D") */
     const atomic_int *stop;                 /* set (by a signal's thread): stop after the turn (may be NULL) */
     const char *params;                     /* its params JSON (an object; NULL: the engine defaults) */
@@ -68,6 +75,7 @@ typedef struct {
     uint32_t move_count; /* the episode's move counter at the end: every command applied, duties included */
     uint32_t chosen;     /* the moves the players chose in this run (--max-moves counts these) */
     uint32_t reorgs;     /* reorgs performed */
+    uint32_t remote;     /* bit per seat another owner plays */
     char digest[65];     /* the final chained digest (hex) */
     size_t seats;
     kd_player_stats stats[KD_PLAY_MAX_SEATS]; /* per seat */
@@ -77,6 +85,11 @@ typedef struct {
  * Plays one game and prints its course to opts->out: a new episode, or
  * the one opts->episode names from where it stands (its type and seats
  * are the episode's; the players are given or default as for a new one).
+ * With opts->open, a table whose other seats other owners take: its id
+ * and the command that joins it are printed, and play starts once every
+ * seat is taken; with opts->join, the seat taken at that table. Seats
+ * another owner plays (a resumed episode's seats whose keys the gateway's
+ * session does not hold, too) are waited for, never played.
  * When *opts->stop becomes non-zero, the game stops after the turn in
  * progress, and the result lines say so and give the command that
  * resumes it. Returns KD_OK when
@@ -85,7 +98,9 @@ typedef struct {
  * KD_ERR_INVALID_ARG (a player spec, an unknown type, "search" for a type
  * without a bot, more players than seats), the MCP client's errors (the gateway
  * could not be started or reached, timeouts), KD_ERR_NET (an llm endpoint),
- * KD_ERR_CLOSED (a human's input ended), KD_ERR_DECODE (the gateway sent a
+ * KD_ERR_CLOSED (a human's input ended; a table cancelled or closed past
+ * its deadline before every seat was taken), KD_ERR_NOT_FOUND (no such
+ * table), KD_ERR_DECODE (the gateway sent a
  * context that does not hold together). Not thread-safe with itself on
  * the same FILEs.
  */
