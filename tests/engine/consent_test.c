@@ -573,7 +573,7 @@ Test(consent, a_log_written_before_v2_replays)
         cs_open(&old);
         kd_engine_trust_replayed_signatures(old.engine, trust);
         kd_consent c = house_consent_v1(21, HOUSE_TYPE, NULL, 0);
-        creation(&pay, 21, HOUSE_TYPE, NULL, 0, &c, 1);
+        creation_as_given(&pay, 21, HOUSE_TYPE, NULL, 0, &c, 1);
         old_entry("old1", &pay, 21, NULL, &entry);
         kd_msg_result res;
         ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
@@ -585,7 +585,7 @@ Test(consent, a_log_written_before_v2_replays)
          * not verify (signed over other params): `kdapp verify` refuses
          * it, `kdapp replay` trusts its own log */
         c = house_consent_v1(22, HOUSE_TYPE, (const uint8_t *)"\x08\x03", 2);
-        creation(&pay, 22, HOUSE_TYPE, NULL, 0, &c, 1);
+        creation_as_given(&pay, 22, HOUSE_TYPE, NULL, 0, &c, 1);
         old_entry("old2", &pay, 22, NULL, &entry);
         ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
         cr_assert_eq(res.tx_count, 1);
@@ -598,7 +598,7 @@ Test(consent, a_log_written_before_v2_replays)
          * log's no_consent is never trusted, and v1 counts only for what
          * it recorded applied */
         c = house_consent_v1(23, HOUSE_TYPE, NULL, 0);
-        creation(&pay, 23, HOUSE_TYPE, NULL, 0, &c, 1);
+        creation_as_given(&pay, 23, HOUSE_TYPE, NULL, 0, &c, 1);
         old_entry("old3", &pay, 23, "no_consent", &entry);
         ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
         cr_assert_eq(res.tx_count, 1);
@@ -727,7 +727,12 @@ Test(consent, a_request_for_another_chain_is_refused)
     kd_buf_init(&msg);
     kd_buf_init(&frame);
     kd_buf_init(&reply);
-    et_add_create(&t, 31, "alice", "bob", 0);
+    kd_key keys[2] = {et_key("alice"), et_key("bob")};
+    kd_buf pay;
+    kd_buf_init(&pay);
+    et_create_payload(&pay, kd_engine_chain(env.engine), 31, "tictactoe", keys, 2, NULL, 0);
+    et_add_raw(&t, pay.data, pay.len);
+    kd_buf_fini(&pay);
     et_accept_msg("c1", &t, &msg);
     static const char *const names[] = {"kaspa:testnet-10", "local:00112233445566778899aabbccddeeff", NULL,
                                         KD_CHAIN_LOCAL};
