@@ -405,3 +405,20 @@ Test(gateway_no_house, one_key_is_never_both_the_player_and_the_house)
                "kdapp keygen NAME");
     GW_REFUSED("kdapp_start_episode", "{\"type\": \"roulette\"}", "both the player and the house");
 }
+
+/* Issue 39 on a board game: a session granted blue alone names red's key
+ * (agent2, outside its grant) in tic-tac-toe. The gateway cannot sign red's
+ * consent, so it refuses, naming the seat and the two ways on: leave the
+ * seat open, or have that key consent (a session granted both starts it).
+ * A session with no grant names no key at all. */
+Test(gateway_grants, a_board_game_naming_a_key_outside_the_grant_is_refused)
+{
+    static const char start[] = "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}";
+    as(BLUE);
+    GW_REFUSED("kdapp_start_episode", start, "seat O (participant 1) must consent", "no key is seated without its own",
+               "leave the seat open", "\"open\" in participants", "obtain that key's consent");
+    as(PUBLIC);
+    GW_REFUSED("kdapp_start_episode", start, "seat X (participant 0) must consent");
+    as(BOTH);
+    cr_expect_neq(gw_start(start), 0u, "both keys granted: both consent");
+}
