@@ -110,12 +110,12 @@ kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint3
             continue; /* an open seat consents when it joins (gateway_tables.c) */
         if (!actors->seat[seat]) {
             snprintf(why, why_len,
-                     "seat %s (participant %zu) must consent to a new %s episode (no key is seated without its own "
+                     "seat %s must consent to a new %s episode (participant %zu: no key is seated without its own "
                      "signature), and this session does not act for its key: leave the seat open for its player to "
                      "join (\"open\" in participants, then kdapp_join_episode) or obtain that key's consent (a "
                      "session granted it starts the episode); kdapp_get_agent_pubkeys lists the keys this session "
                      "may name, and the house this gateway plays",
-                     kd_episode_type_seat_name(t, (int)seat), seat, t->ops->type_name);
+                     kd_episode_type_seat_name(t, (int)seat), t->ops->type_name, seat);
             return KD_ERR_NO_CONSENT;
         }
         /* The house consents for all comers: only within its terms. */
