@@ -269,7 +269,8 @@ static kd_err ingest_run(const kd_bench_ctx *b, const workload *w, char *dir, si
     snprintf(data, sizeof data, "%s/data", dir);
     snprintf(url_in, sizeof url_in, "ipc://%s/in.ipc", dir);
     snprintf(url_pub, sizeof url_pub, "ipc://%s/pub.ipc", dir);
-    char *args[] = {(char *)b->kdapp_path, "engine", "--data", data, "--ingest", url_in, "--publish", url_pub, NULL};
+    char *args[] = {(char *)b->kdapp_path, "engine", "--data",  data,           "--ingest", url_in,
+                    "--publish",           url_pub,  "--chain", KD_BENCH_CHAIN, NULL};
     kd_bench_proc daemon;
     if (kd_bench_proc_spawn(&daemon, args, NULL, NULL, 0) != 0)
         return KD_ERR_IO;
