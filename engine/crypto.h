@@ -20,9 +20,8 @@
  * The window bounds what a bad signature costs: at most KD_STALE_WINDOW
  * extra verifications.
  *
- * A creation a type wants some seats to agree to (kd_episode_ops.
- * consent_seats: the house of a chance game decides its own terms) carries
- * each such seat's signature over the creation digest
+ * A creation carries the signature of each seat it names (every
+ * participant that is not an open seat: rules.c) over the creation digest
  *
  *     SHA-256( "kdapp/new-episode/v2" || chain length (u8) || chain ||
  *              episode_id (u32 BE) || type_name || 0x00 ||

@@ -105,15 +105,6 @@ typedef struct kd_episode_ops {
     const char *type_name;
     size_t state_size;
     size_t undo_size;
-    /* The seats that must consent to a creation: bit s set = participant s
-     * signs the creation digest (kd_creation_digest, engine/crypto.h) in
-     * NewEpisode.consents, or the engine refuses it with KD_ERR_NO_CONSENT
-     * before resolve_params runs. A bit for a seat the creation does not
-     * have (s >= participant count) requires nothing. 0: no consent is
-     * needed. For a seat whose terms others must not set for it (a house
-     * that commits to a secret and answers by a deadline). */
-    uint32_t consent_seats;
-
     /* Turns NewEpisode params (possibly empty) into the effective params
      * with the type's defaults, taken from `config` (the pointer given at
      * registration), resolved. Errors: KD_ERR_BAD_PARAMS (detail in rej). */

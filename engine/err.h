@@ -73,7 +73,7 @@
     X(BUSY, "busy", "a limit was reached; try again later")                                                       \
     X(UNSUPPORTED, "unsupported", "not supported")                                                                \
     X(INTERNAL, "internal", "internal error")                                                                     \
-    X(NO_CONSENT, "no_consent", "a seat whose consent the episode type requires did not sign the creation")       \
+    X(NO_CONSENT, "no_consent", "a seat the creation names did not sign it (or a consent does not verify)")       \
     X(WRONG_CHAIN, "wrong_chain", "the request is for another chain than the store follows")                      \
     X(STALE_COMMAND, "stale_command", "the command was signed for an earlier move of the episode: sign it again") \
     X(DENIED, "denied", "the caller is not granted that key or seat")                                             \

@@ -77,17 +77,22 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r)
 }
 
 /*
- * The consents of a creation (see kd_episode_ops.consent_seats and
- * crypto.h). The cheap checks come first and bound the cost: after them
- * every consent names a distinct seat below the count, so a creation
- * costs at most KD_MAX_PARTICIPANTS verifications (twice that when one
- * fails: the second tells a v1 consent or another chain's from a forgery
- * in the sentence), and the first one that fails ends the check. A
- * consent a type does not require is held to the same standard: a bad
- * signature in a creation is refused, never ignored.
+ * The consents of a creation (crypto.h; engine/README.md, "Creation
+ * consent and chains"). Every named seat (a participant that is not open)
+ * must consent, whatever the type: no key is seated without its own
+ * signature. The one exception is KD_RULES_LEGACY, a replayed creation
+ * its log recorded as applied: it was decided under the rules of its
+ * time, when only the seats a type required (a house, a seat with a
+ * secret) consented, so a missing consent is not held against it; every
+ * consent it does carry must still verify. The cheap checks come first
+ * and bound the cost: after them every consent names a distinct seat
+ * below the count, so a creation costs at most KD_MAX_PARTICIPANTS
+ * verifications (twice that when one fails: the second tells a v1 consent
+ * or another chain's from a forgery in the sentence), and the first one
+ * that fails ends the check.
  */
-static int check_consent(const kd_episode_ops *ops, const char *chain, const Kdapp__EpisodeMessage *em,
-                         const kd_participants *parts, uint32_t open, unsigned trust, kd_tx_result *r)
+static int check_consent(const char *chain, const Kdapp__EpisodeMessage *em, const kd_participants *parts,
+                         uint32_t open, unsigned trust, kd_tx_result *r)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     char detail[KD_DETAIL_MAX];
@@ -114,10 +119,12 @@ static int check_consent(const kd_episode_ops *ops, const char *chain, const Kda
         }
         given |= UINT32_C(1) << seat;
     }
-    for (uint32_t seat = 0; seat < parts->count; seat++)
-        if ((ops->consent_seats & ~open & (UINT32_C(1) << seat)) && !(given & (UINT32_C(1) << seat))) {
+    for (uint32_t seat = 0; seat < parts->count && !(trust & KD_RULES_LEGACY); seat++)
+        if (!(open & (UINT32_C(1) << seat)) && !(given & (UINT32_C(1) << seat))) {
             snprintf(detail, sizeof detail,
-                     "seat %u must consent to this creation (its signature over the creation is missing)", seat);
+                     "seat %u must consent to this creation (its signature over the creation is missing): every "
+                     "named seat signs the creation; leave the seat open for a stranger to join instead",
+                     seat);
             kd_txn_reject(r, KD_ERR_NO_CONSENT, NULL, detail);
             return 0;
         }
@@ -211,7 +218,7 @@ const kd_registry_entry *kd_rules_check_create(const kd_registry *registry, cons
         kd_txn_reject(r, KD_ERR_BAD_PARTICIPANTS, NULL, detail);
         return NULL;
     }
-    if (!(trust & KD_RULES_TRUSTED) && !check_consent(type->ops, chain, em, parts, *open, trust, r))
+    if (!(trust & KD_RULES_TRUSTED) && !check_consent(chain, em, parts, *open, trust, r))
         return NULL; /* trusted: a replay of our own log whose verdict came after the consents */
     return type;
 }

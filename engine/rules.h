@@ -16,8 +16,8 @@
  *   NewEpisode:
  *     kd_rules_check_create  id != 0, not existing, type registered,
  *                            1..8 valid participant keys, the consents
- *                            (every seat the type requires signed the
- *                            creation; every consent given verifies)
+ *                            (every named seat signed the creation;
+ *                            every consent given verifies)
  *     kd_rules_init          the type's resolve_params (or the replayed
  *                            effective params) and init
  *   Command:
@@ -66,8 +66,9 @@ void kd_rules_meta(const Kdapp__BlockAccepted *ba, const Kdapp__Tx *tx, uint32_t
 void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
 
 /* How far a replay trusts its log (kd_rules_check_create's `trust`). */
-#define KD_RULES_TRUSTED 1u    /* skip the signatures: the log's verdict came after them (replay.c) */
-#define KD_RULES_LEGACY 2u     /* the log recorded the creation as applied: a v1 consent verifies too */
+#define KD_RULES_TRUSTED 1u /* skip the signatures: the log's verdict came after them (replay.c) */
+#define KD_RULES_LEGACY \
+    2u /* the log recorded the creation as applied: a v1 consent verifies too, a missing one is excused */
 #define KD_RULES_PRECHECKED 4u /* the log recorded the command as applied: its type's precheck held (episode.h) */
 
 /* The checks of a NewEpisode before its type runs, on a store following
@@ -76,8 +77,11 @@ void kd_rules_reject_missing(uint32_t id, kd_tx_result *r);
  * own log whose verdict on this creation was reached after them: applied,
  * or refused by a later rule); KD_RULES_LEGACY takes a consent of version
  * 1 (crypto.h: no chain) as well, for a replayed creation its log
- * recorded as applied, made before consents named their chain; without
- * it a v1 consent is refused with a sentence saying so. Returns the type,
+ * recorded as applied, made before consents named their chain, and
+ * excuses a named seat's missing consent (made before every named seat
+ * had to consent: until then only a house or a seat with a secret did);
+ * without it a v1 consent is refused with a sentence saying so, and every
+ * named seat must consent. Returns the type,
  * with *parts filled, or NULL with r rejected (a missing, extra-invalid,
  * duplicate, out-of-range or other chain's consent: KD_ERR_NO_CONSENT).
  * A participant of 0 bytes is an open seat: its bit is set in *open, its

@@ -116,8 +116,7 @@
     }                                                                                                   \
     _Static_assert(sizeof(kd_##p##_command) > 0, "kd_" #p "_command")
 
-/* The members of the kd_episode_ops initializer past the name (and
- * consent_seats): the sizes of kd_<p>_state and kd_<p>_undo and the eight
+/* The members of the kd_episode_ops initializer past the name: the sizes of kd_<p>_state and kd_<p>_undo and the eight
  * ops_ functions, whether a macro above or the game wrote them. */
 #define KD_OPS_MEMBERS(p)                                                                                           \
     .state_size = sizeof(kd_##p##_state), .undo_size = sizeof(kd_##p##_undo), .resolve_params = ops_resolve_params, \

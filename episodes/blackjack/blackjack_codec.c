@@ -238,6 +238,5 @@ static kd_err ops_decode_undo(const uint8_t *data, size_t len, void *undo)
 
 const kd_episode_ops kd_bj_ops = {
     .type_name = KD_BJ_TYPE_NAME,
-    .consent_seats = 1u << KD_BJ_HOUSE, /* the house decides its own terms: it signs the creation */
     KD_OPS_MEMBERS(bj),
 };

@@ -333,6 +333,5 @@ KD_OPS_CODEC(dice);
 
 const kd_episode_ops kd_dice_ops = {
     .type_name = KD_DICE_TYPE_NAME,
-    .consent_seats = 1u << KD_DICE_HOUSE, /* the house decides its own terms: it signs the creation */
     KD_OPS_MEMBERS(dice),
 };

@@ -888,8 +888,6 @@ const kd_episode_ops kd_hm_ops = {
     .type_name = KD_HM_TYPE_NAME,
     KD_OPS_MEMBERS(hm),
     .join_params = kd_hm_join_params,
-    .consent_seats = 3u, /* both seats keep secrets under their own binding: no key is seated without its
-                            signature over the creation (issue 39) */
     .precheck_key = ops_precheck_key,
     .precheck = ops_precheck,
 };

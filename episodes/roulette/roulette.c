@@ -369,6 +369,5 @@ KD_OPS_CODEC(roulette);
 
 const kd_episode_ops kd_roulette_ops = {
     .type_name = KD_ROULETTE_TYPE_NAME,
-    .consent_seats = 1u << KD_ROULETTE_HOUSE, /* the house decides its own terms: it signs the creation */
     KD_OPS_MEMBERS(roulette),
 };

@@ -295,6 +295,4 @@ const kd_episode_ops kd_sb_ops = {
     .type_name = KD_SB_TYPE_NAME,
     KD_OPS_MEMBERS(sb),
     .join_params = kd_sb_join_params,
-    .consent_seats = 3u, /* both seats keep secrets under their own binding: no key is seated without its
-                            signature over the creation (issue 39) */
 };

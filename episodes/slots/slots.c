@@ -278,6 +278,5 @@ KD_OPS_CODEC(slots);
 
 const kd_episode_ops kd_slots_ops = {
     .type_name = KD_SLOTS_TYPE_NAME,
-    .consent_seats = 1u << KD_SLOTS_HOUSE, /* the house decides its own terms: it signs the creation */
     KD_OPS_MEMBERS(slots),
 };

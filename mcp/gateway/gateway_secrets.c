@@ -105,14 +105,16 @@ kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint3
 {
     *n = 0;
     for (size_t seat = 0; seat < parts->count; seat++) {
-        if (!(t->ops->consent_seats & (1u << seat)) || kd_gw_open_key(&parts->keys[seat]))
+        if (kd_gw_open_key(&parts->keys[seat]))
             continue; /* an open seat consents when it joins (gateway_tables.c) */
         if (!actors->seat[seat]) {
             snprintf(why, why_len,
-                     "seat %s must consent to a new %s episode (its terms are its own), and this session does not "
-                     "act for its key: name a key this session is granted, or the house this gateway plays "
-                     "(kdapp_get_agent_pubkeys lists both)",
-                     kd_episode_type_seat_name(t, (int)seat), t->ops->type_name);
+                     "seat %s must consent to a new %s episode (participant %zu: no key is seated without its own "
+                     "signature), and this session does not act for its key: leave the seat open for its player to "
+                     "join (\"open\" in participants, then kdapp_join_episode) or obtain that key's consent (a "
+                     "session granted it starts the episode); kdapp_get_agent_pubkeys lists the keys this session "
+                     "may name, and the house this gateway plays",
+                     kd_episode_type_seat_name(t, (int)seat), t->ops->type_name, seat);
             return KD_ERR_NO_CONSENT;
         }
         /* The house consents for all comers: only within its terms. */

@@ -1,8 +1,9 @@
 /*
- * consent_test.c — creation consent (kd_episode_ops.consent_seats, the
- * consent check of engine/rules.c): a test type that is tic-tac-toe with
- * seat 1 (the "house") required to sign the creation. A creation without
- * that consent, with a consent by another key, over other params, another
+ * consent_test.c — creation consent (the consent check of engine/rules.c:
+ * every named seat signs the creation). Tic-tac-toe, and a copy of it
+ * under another name, between alice (seat 0, who consents in every case
+ * below unless it says otherwise) and the "house" (seat 1). A creation
+ * without the house's consent, with a consent by another key, over other params, another
  * episode id or another chain, of version 1 (no chain), with a seat named
  * twice or out of range, or with an extra consent that does not verify,
  * is refused `no_consent` and changes nothing; a good one applies and
@@ -13,6 +14,10 @@
  * its layout written out by hand. The chain a store follows (engine/
  * chain.h): made at creation, kept, checked at open, adopted once by a
  * store made before chains were named, and named by ingest requests.
+ * Issue 39's attack on a board game: a creator names a stranger's key in
+ * tic-tac-toe without its consent, and is refused no_consent; a log that
+ * recorded such a creation applied (before every named seat had to
+ * consent) still replays.
  */
 #include <criterion/criterion.h>
 #include <secp256k1.h>
@@ -26,11 +31,10 @@
 #include "tools/sim/replay.h"
 
 #define HOUSE_TYPE "house_ttt"
-#define FAR_TYPE "far_ttt"
 
-/* Tic-tac-toe whose seat 1 must consent; and one asking for seat 2's
- * consent, which a two-seat creation does not have (so: none needed). */
-static kd_episode_ops house_ops, far_ops;
+/* Tic-tac-toe under another name (a consent for one type is not one for
+ * another). */
+static kd_episode_ops house_ops;
 
 typedef struct {
     kd_ttt_config cfg;
@@ -49,14 +53,9 @@ static void cs_open_chain(cs_env *e, const char *chain)
     et_tmpdir(e->dir, sizeof e->dir);
     house_ops = kd_tictactoe_ops;
     house_ops.type_name = HOUSE_TYPE;
-    house_ops.consent_seats = 1u << 1;
-    far_ops = kd_tictactoe_ops;
-    far_ops.type_name = FAR_TYPE;
-    far_ops.consent_seats = 1u << 2;
     kd_registry_init(&e->reg);
     ET_ASSERT_OK(kd_registry_add(&e->reg, &kd_tictactoe_ops, &e->cfg));
     ET_ASSERT_OK(kd_registry_add(&e->reg, &house_ops, &e->cfg));
-    ET_ASSERT_OK(kd_registry_add(&e->reg, &far_ops, &e->cfg));
     kd_engine_options opts = {
         .data_dir = e->dir, .registry = &e->reg, .durability = KD_DURABILITY_RELAXED, .chain = chain};
     kd_err err = kd_engine_open(&opts, &e->engine, why, sizeof why);
@@ -129,13 +128,34 @@ static kd_consent house_consent_v1(uint32_t id, const char *type, const uint8_t 
     return c;
 }
 
-/* The creation payload of `type` for players() with `params` and consents. */
-static void creation(kd_buf *out, uint32_t id, const char *type, const uint8_t *params, size_t len,
-                     const kd_consent *cs, size_t n)
+/* The creation payload of `type` for players() with `params` and the
+ * consents cs, exactly as given. */
+static void creation_as_given(kd_buf *out, uint32_t id, const char *type, const uint8_t *params, size_t len,
+                              const kd_consent *cs, size_t n)
 {
     kd_participants p = players();
     out->len = 0;
     ET_ASSERT_OK(kd_wire_new_episode_consented(id, type, &p, params, len, cs, n, out));
+}
+
+/* ... with alice's own good consent (seat 0) first, unless cs has one
+ * for seat 0: the cases below are about the house's. */
+static void creation(kd_buf *out, uint32_t id, const char *type, const uint8_t *params, size_t len,
+                     const kd_consent *cs, size_t n)
+{
+    kd_consent all[KD_MAX_PARTICIPANTS + 1];
+    size_t k = 0;
+    int has_alice = 0;
+    for (size_t i = 0; i < n; i++)
+        has_alice |= cs[i].seat == 0;
+    kd_participants p = players();
+    kd_key alice = et_key("alice");
+    if (!has_alice)
+        ET_ASSERT_OK(kd_consent_sign(&alice, 0, kd_engine_chain(env.engine), id, type, &p, params, len, &all[k++]));
+    cr_assert(n + k <= KD_MAX_PARTICIPANTS + 1);
+    for (size_t i = 0; i < n; i++)
+        all[k++] = cs[i];
+    creation_as_given(out, id, type, params, len, all, k);
 }
 
 /* Predicts `payload` with a dry run, then applies it alone in block
@@ -351,7 +371,7 @@ Test(consent, good_consents_apply_and_the_game_plays)
     kd_participants p = players();
     kd_buf pay;
     kd_buf_init(&pay);
-    /* Both seats consent (alice's is not required, and verifies). */
+    /* Both seats consent. */
     kd_consent cs[2] = {house_consent(5, HOUSE_TYPE, NULL, 0), forged("alice", 0, 5, HOUSE_TYPE, &p, NULL, 0)};
     creation(&pay, 5, HOUSE_TYPE, NULL, 0, cs, 2);
     expect_verdict("both", &pay, 5, "", NULL, 0);
@@ -365,12 +385,11 @@ Test(consent, good_consents_apply_and_the_game_plays)
     der.sig_len = der_len;
     creation(&pay, 8, HOUSE_TYPE, NULL, 0, &der, 1);
     expect_verdict("der", &pay, 8, "", NULL, 0);
-    /* A type with no consent seats takes a creation without consents. */
-    creation(&pay, 6, "tictactoe", NULL, 0, NULL, 0);
+    /* Tic-tac-toe with both seats consenting. */
+    kd_consent ttt[2] = {forged("alice", 0, 6, "tictactoe", &p, NULL, 0),
+                         forged("house", 1, 6, "tictactoe", &p, NULL, 0)};
+    creation_as_given(&pay, 6, "tictactoe", NULL, 0, ttt, 2);
     expect_verdict("plain", &pay, 6, "", NULL, 0);
-    /* Seat 2 of a two-seat creation does not exist: nothing required. */
-    creation(&pay, 7, FAR_TYPE, NULL, 0, NULL, 0);
-    expect_verdict("far", &pay, 7, "", NULL, 0);
 
     et_txs t;
     et_txs_init(&t);
@@ -381,6 +400,58 @@ Test(consent, good_consents_apply_and_the_game_plays)
     ET_ASSERT_OK(kd_engine_episode_read(env.engine, 5, &snap));
     cr_expect_eq(snap.undo_depth, 2, "both moves of the consented episode apply");
     kd_episode_snapshot_fini(&snap);
+    et_txs_fini(&t);
+    kd_buf_fini(&pay);
+}
+
+/* Issue 39, on a board game: alice creates tic-tac-toe naming mallory, a
+ * stranger, who never signed. Refused no_consent with the seat named, and
+ * nothing changes; with mallory's own consent, or with the seat left open
+ * for mallory to join, it goes ahead. */
+Test(consent, a_board_game_naming_a_stranger_without_its_consent_is_refused)
+{
+    kd_participants p = {.count = 2};
+    p.keys[0] = et_key("alice").pub;
+    p.keys[1] = et_key("mallory").pub;
+    kd_buf pay;
+    kd_buf_init(&pay);
+    char why[KD_DETAIL_MAX];
+    kd_consent cs[2] = {forged("alice", 0, 40, "tictactoe", &p, NULL, 0),
+                        forged("mallory", 1, 40, "tictactoe", &p, NULL, 0)};
+    ET_ASSERT_OK(kd_wire_new_episode_consented(40, "tictactoe", &p, NULL, 0, cs, 1, &pay));
+    expect_verdict("stranger", &pay, 40, "no_consent", why, sizeof why);
+    expect_detail(why, "seat 1 must consent to this creation");
+    expect_detail(why, "leave the seat open");
+    pay.len = 0;
+    ET_ASSERT_OK(kd_wire_new_episode(40, "tictactoe", &p, NULL, 0, &pay)); /* nobody signed */
+    expect_verdict("none", &pay, 40, "no_consent", why, sizeof why);
+    expect_detail(why, "seat 0 must consent to this creation");
+    pay.len = 0;
+    cs[1].seat = 0; /* mallory's signature in alice's place */
+    cs[0].seat = 1;
+    ET_ASSERT_OK(kd_wire_new_episode_consented(40, "tictactoe", &p, NULL, 0, cs, 2, &pay));
+    expect_verdict("swapped", &pay, 40, "no_consent", NULL, 0);
+    cs[0].seat = 0;
+    cs[1].seat = 1;
+    pay.len = 0;
+    ET_ASSERT_OK(kd_wire_new_episode_consented(40, "tictactoe", &p, NULL, 0, cs, 2, &pay));
+    expect_verdict("both", &pay, 40, "", NULL, 0);
+    /* the seat left open: alice alone consents, the table waits for a join */
+    kd_participants open = p;
+    memset(open.keys[1].bytes, 0, KD_PUBKEY_LEN);
+    kd_consent mine;
+    kd_key alice = et_key("alice");
+    ET_ASSERT_OK(kd_consent_sign(&alice, 0, kd_engine_chain(env.engine), 41, "tictactoe", &open, NULL, 0, &mine));
+    pay.len = 0;
+    ET_ASSERT_OK(kd_wire_new_episode_consented(41, "tictactoe", &open, NULL, 0, &mine, 1, &pay));
+    et_txs t;
+    et_txs_init(&t);
+    et_add_raw(&t, pay.data, pay.len);
+    kd_msg_result res;
+    et_accept(env.engine, "open", &t, &res);
+    cr_assert_eq(res.tx_count, 1);
+    cr_expect(res.txs[0].applied, "an open seat needs no consent at creation: %s", res.txs[0].detail);
+    kd_msg_result_fini(&res);
     et_txs_fini(&t);
     kd_buf_fini(&pay);
 }
@@ -502,7 +573,7 @@ Test(consent, a_log_written_before_v2_replays)
         cs_open(&old);
         kd_engine_trust_replayed_signatures(old.engine, trust);
         kd_consent c = house_consent_v1(21, HOUSE_TYPE, NULL, 0);
-        creation(&pay, 21, HOUSE_TYPE, NULL, 0, &c, 1);
+        creation_as_given(&pay, 21, HOUSE_TYPE, NULL, 0, &c, 1);
         old_entry("old1", &pay, 21, NULL, &entry);
         kd_msg_result res;
         ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
@@ -514,7 +585,7 @@ Test(consent, a_log_written_before_v2_replays)
          * not verify (signed over other params): `kdapp verify` refuses
          * it, `kdapp replay` trusts its own log */
         c = house_consent_v1(22, HOUSE_TYPE, (const uint8_t *)"\x08\x03", 2);
-        creation(&pay, 22, HOUSE_TYPE, NULL, 0, &c, 1);
+        creation_as_given(&pay, 22, HOUSE_TYPE, NULL, 0, &c, 1);
         old_entry("old2", &pay, 22, NULL, &entry);
         ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
         cr_assert_eq(res.tx_count, 1);
@@ -527,11 +598,55 @@ Test(consent, a_log_written_before_v2_replays)
          * log's no_consent is never trusted, and v1 counts only for what
          * it recorded applied */
         c = house_consent_v1(23, HOUSE_TYPE, NULL, 0);
-        creation(&pay, 23, HOUSE_TYPE, NULL, 0, &c, 1);
+        creation_as_given(&pay, 23, HOUSE_TYPE, NULL, 0, &c, 1);
         old_entry("old3", &pay, 23, "no_consent", &entry);
         ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
         cr_assert_eq(res.tx_count, 1);
         ET_EXPECT_REJECTED(res.txs[0], "no_consent");
+        kd_msg_result_fini(&res);
+        cr_expect_eq(et_episode_count(old.engine), trust ? 2u : 1u);
+        cs_close(&old);
+    }
+    kd_buf_fini(&entry);
+    kd_buf_fini(&pay);
+}
+
+/* A log written before every named seat had to consent (issue 39) holds
+ * board-game creations nobody signed: a replay, trusted or not, applies
+ * the ones it recorded applied and refuses the ones it recorded refused;
+ * a consent such a creation does carry must still verify. */
+Test(consent, a_log_written_before_every_seat_consented_replays)
+{
+    kd_buf pay, entry;
+    kd_buf_init(&pay);
+    kd_buf_init(&entry);
+    kd_participants p = players();
+    for (int trust = 0; trust <= 1; trust++) {
+        cs_env old;
+        cs_open(&old);
+        kd_engine_trust_replayed_signatures(old.engine, trust);
+        creation_as_given(&pay, 24, "tictactoe", NULL, 0, NULL, 0);
+        old_entry("old1", &pay, 24, NULL, &entry);
+        kd_msg_result res;
+        ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
+        cr_assert_eq(res.tx_count, 1);
+        cr_expect(res.txs[0].applied, "trust %d: recorded applied, no consent: %s", trust, res.txs[0].detail);
+        kd_msg_result_fini(&res);
+        creation_as_given(&pay, 25, "tictactoe", NULL, 0, NULL, 0);
+        old_entry("old2", &pay, 25, "no_consent", &entry);
+        ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
+        cr_assert_eq(res.tx_count, 1);
+        ET_EXPECT_REJECTED(res.txs[0], "no_consent");
+        kd_msg_result_fini(&res);
+        kd_consent c = forged("mallory", 1, 26, "tictactoe", &p, NULL, 0); /* recorded applied, forged */
+        creation_as_given(&pay, 26, "tictactoe", NULL, 0, &c, 1);
+        old_entry("old3", &pay, 26, NULL, &entry);
+        ET_ASSERT_OK(kd_engine_replay_entry(old.engine, entry.data, entry.len, &res));
+        cr_assert_eq(res.tx_count, 1);
+        if (trust)
+            cr_expect(res.txs[0].applied, "trusted: %s", res.txs[0].detail);
+        else
+            ET_EXPECT_REJECTED(res.txs[0], "no_consent");
         kd_msg_result_fini(&res);
         cr_expect_eq(et_episode_count(old.engine), trust ? 2u : 1u);
         cs_close(&old);
@@ -612,7 +727,12 @@ Test(consent, a_request_for_another_chain_is_refused)
     kd_buf_init(&msg);
     kd_buf_init(&frame);
     kd_buf_init(&reply);
-    et_add_create(&t, 31, "alice", "bob", 0);
+    kd_key keys[2] = {et_key("alice"), et_key("bob")};
+    kd_buf pay;
+    kd_buf_init(&pay);
+    et_create_payload(&pay, kd_engine_chain(env.engine), 31, "tictactoe", keys, 2, NULL, 0);
+    et_add_raw(&t, pay.data, pay.len);
+    kd_buf_fini(&pay);
     et_accept_msg("c1", &t, &msg);
     static const char *const names[] = {"kaspa:testnet-10", "local:00112233445566778899aabbccddeeff", NULL,
                                         KD_CHAIN_LOCAL};
@@ -642,16 +762,19 @@ Test(consent, a_request_for_another_chain_is_refused)
     et_txs_fini(&t);
 }
 
-/* A block script's "consent" (tools/script): fed to the engine, the
- * house's consent applies the creation; without it, no_consent. */
+/* A block script's "consent" (tools/script): fed to the engine, both
+ * seats' consents apply the creation; alice's alone is no_consent; with
+ * no "consent" every participant the script holds the key of consents. */
 Test(consent, a_block_script_carries_the_consents)
 {
     static const char text[] =
         "{\"accept\": {\"hash\": \"s1\", \"txs\": ["
         "{\"new_episode\": {\"id\": 11, \"type\": \"" HOUSE_TYPE "\", \"participants\": [\"test:alice\", "
-        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:house\"]}},"
+        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:house\", \"test:alice\"]}},"
         "{\"new_episode\": {\"id\": 12, \"type\": \"" HOUSE_TYPE "\", \"participants\": [\"test:alice\", "
-        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:alice\"]}}]}}\n";
+        "\"test:house\"], \"cap\": 4, \"consent\": [\"test:alice\"]}},"
+        "{\"new_episode\": {\"id\": 13, \"type\": \"tictactoe\", \"participants\": [\"test:alice\", "
+        "\"test:house\"]}}]}}\n";
     kd_script script;
     kd_script_init(&script);
     char why[256] = "";
@@ -663,9 +786,10 @@ Test(consent, a_block_script_carries_the_consents)
     ET_ASSERT_OK(kd_feeder_encode(feeder, &script.ops[0], &msg));
     kd_msg_result res;
     et_ingest(env.engine, &msg, &res);
-    cr_assert_eq(res.tx_count, 2);
-    cr_expect(res.txs[0].applied, "the house consented: %s", res.txs[0].detail);
+    cr_assert_eq(res.tx_count, 3);
+    cr_expect(res.txs[0].applied, "both consented: %s", res.txs[0].detail);
     ET_EXPECT_REJECTED(res.txs[1], "no_consent");
+    cr_expect(res.txs[2].applied, "the script's keys consented: %s", res.txs[2].detail);
     kd_msg_result_fini(&res);
     kd_buf_fini(&msg);
     kd_feeder_free(feeder);

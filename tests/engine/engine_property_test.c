@@ -259,14 +259,15 @@ static const char *gen_create(walk *w, et_txs *t)
     uint32_t id = 1 + et_below(&w->rng, N_EPISODES);
     int cap = (int)et_below(&w->rng, 11) - 1; /* -1: no params, 0: default, 1..8, 9: classic */
     int kx = (int)et_below(&w->rng, N_KEYS), ko = (int)et_below(&w->rng, N_KEYS);
+    kd_key keys[2] = {w->keys[kx], w->keys[ko]};
     kd_participants parts = {.count = 2};
-    parts.keys[0] = w->keys[kx].pub;
-    parts.keys[1] = w->keys[ko].pub;
+    parts.keys[0] = keys[0].pub;
+    parts.keys[1] = keys[1].pub;
     kd_buf params;
     kd_buf_init(&params);
     if (cap >= 0)
         ET_ASSERT_OK(kd_ttt_params_encode((uint32_t)cap, &params));
-    et_add_create_any(t, id, KD_TTT_TYPE_NAME, &parts, params.data, params.len);
+    et_add_create_signed(t, id, KD_TTT_TYPE_NAME, keys, 2, params.data, params.len);
     kd_buf_fini(&params);
     model_ep *m = &w->model[id];
     if (m->exists)

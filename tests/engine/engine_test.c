@@ -461,21 +461,19 @@ Test(engine, every_rejection_is_reported_and_logged_and_the_rest_applies)
     WANT(kd_err_code(KD_ERR_BAD_EPISODE_ID), 0);
     et_add_create(&t, 1, "carol", "dave", -1);
     WANT(kd_err_code(KD_ERR_EPISODE_EXISTS), 1);
-    et_add_create_any(&t, 3, KD_TTT_TYPE_NAME, &one, NULL, 0);
+    kd_key alice = et_key("alice");
+    et_add_create_signed(&t, 3, KD_TTT_TYPE_NAME, &alice, 1, NULL, 0); /* one seat: the type refuses it */
     WANT(kd_err_code(KD_ERR_BAD_PARTICIPANTS), 3);
     et_add_create_any(&t, 4, KD_TTT_TYPE_NAME, &bad_key, NULL, 0);
     WANT(kd_err_code(KD_ERR_BAD_PARTICIPANTS), 4);
     {
-        kd_participants two = {.count = 2};
-        two.keys[0] = et_key("alice").pub;
-        two.keys[1] = bob.pub;
-        et_add_create_any(&t, 5, KD_TTT_TYPE_NAME, &two, bad_params, sizeof bad_params);
+        kd_key two[2] = {alice, bob};
+        et_add_create_signed(&t, 5, KD_TTT_TYPE_NAME, two, 2, bad_params, sizeof bad_params);
         WANT(kd_err_code(KD_ERR_BAD_PARAMS), 5);
     }
     et_add_move(&t, 1, 0, 0, 0, "alice", 7); /* signed for the wrong counter */
     WANT(kd_err_code(KD_ERR_BAD_SIGNATURE), 1);
     {
-        kd_key alice = et_key("alice");
         kd_buf p;
         kd_buf_init(&p);
         ET_ASSERT_OK(kd_wire_presigned_command(1, cmd.data, cmd.len, &alice.pub, zero_sig, sizeof zero_sig, &p));

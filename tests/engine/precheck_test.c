@@ -93,7 +93,8 @@ static void pc_open(pc_env *e)
     proof_ops.precheck = precheck;
     kd_registry_init(&e->reg);
     ET_ASSERT_OK(kd_registry_add(&e->reg, &proof_ops, &e->cfg));
-    kd_engine_options opts = {.data_dir = e->dir, .registry = &e->reg, .durability = KD_DURABILITY_RELAXED};
+    kd_engine_options opts = {
+        .data_dir = e->dir, .registry = &e->reg, .durability = KD_DURABILITY_RELAXED, .chain = ET_CHAIN};
     kd_err err = kd_engine_open(&opts, &e->engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "open %s: %s (%s)", e->dir, kd_err_code(err), why);
 }
@@ -126,10 +127,8 @@ TestSuite(precheck, .init = setup, .fini = teardown, .timeout = 60);
 
 static void add_create(et_txs *txs, uint32_t id)
 {
-    kd_participants p = {.count = 2};
-    p.keys[0] = et_key("x").pub;
-    p.keys[1] = et_key("o").pub;
-    et_add_create_any(txs, id, PROOF_TYPE, &p, NULL, 0);
+    kd_key keys[2] = {et_key("x"), et_key("o")};
+    et_add_create_signed(txs, id, PROOF_TYPE, keys, 2, NULL, 0);
 }
 
 /* Ingests the blocks (name, txs) as one request through the pool; each

@@ -77,6 +77,8 @@ kd_err et_env_attach_with(et_env *env, const char *dir, uint8_t default_cap, con
     kd_engine_options o = *opts;
     o.data_dir = env->dir;
     o.registry = &env->reg;
+    if (!o.chain)
+        o.chain = ET_CHAIN;
     return kd_engine_open(&o, &env->engine, why, why_len);
 }
 
@@ -107,6 +109,7 @@ static void env_open(et_env *env, uint8_t default_cap, uint64_t finality, kd_dur
         .finality_depth = finality,
         .durability = durability,
         .map_size = (size_t)32 << 20,
+        .chain = ET_CHAIN,
     };
     kd_err err = kd_engine_open(&opts, &env->engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "open %s: %s (%s)", env->dir, kd_err_code(err), why);
@@ -132,7 +135,7 @@ void et_env_reopen(et_env *env)
 {
     char why[256] = "";
     et_env_close(env);
-    kd_engine_options opts = {.data_dir = env->dir, .registry = &env->reg};
+    kd_engine_options opts = {.data_dir = env->dir, .registry = &env->reg, .chain = ET_CHAIN};
     kd_err err = kd_engine_open(&opts, &env->engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "reopen %s: %s (%s)", env->dir, kd_err_code(err), why);
 }
@@ -255,16 +258,33 @@ void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_part
     ET_ASSERT_OK(kd_wire_new_episode(id, type, parts, params, params_len, txs_next(txs)));
 }
 
+void et_create_payload(kd_buf *out, const char *chain, uint32_t id, const char *type, const kd_key *keys, size_t n,
+                       const uint8_t *params, size_t params_len)
+{
+    cr_assert(n >= 1 && n <= KD_MAX_PARTICIPANTS);
+    kd_participants parts = {.count = n};
+    kd_consent consents[KD_MAX_PARTICIPANTS];
+    for (size_t i = 0; i < n; i++)
+        parts.keys[i] = keys[i].pub;
+    for (size_t i = 0; i < n; i++)
+        ET_ASSERT_OK(kd_consent_sign(&keys[i], (uint32_t)i, chain, id, type, &parts, params, params_len, &consents[i]));
+    ET_ASSERT_OK(kd_wire_new_episode_consented(id, type, &parts, params, params_len, consents, n, out));
+}
+
+void et_add_create_signed(et_txs *txs, uint32_t id, const char *type, const kd_key *keys, size_t n,
+                          const uint8_t *params, size_t params_len)
+{
+    et_create_payload(txs_next(txs), ET_CHAIN, id, type, keys, n, params, params_len);
+}
+
 void et_add_create(et_txs *txs, uint32_t id, const char *x, const char *o, int cap)
 {
-    kd_participants parts = {.count = 2};
-    parts.keys[0] = et_key(x).pub;
-    parts.keys[1] = et_key(o).pub;
+    kd_key keys[2] = {et_key(x), et_key(o)};
     kd_buf params;
     kd_buf_init(&params);
     if (cap >= 0)
         ET_ASSERT_OK(kd_ttt_params_encode((uint32_t)cap, &params));
-    et_add_create_any(txs, id, KD_TTT_TYPE_NAME, &parts, params.data, params.len);
+    et_add_create_signed(txs, id, KD_TTT_TYPE_NAME, keys, 2, params.data, params.len);
     kd_buf_fini(&params);
 }
 

@@ -56,6 +56,11 @@ void et_rmtree(const char *dir);
 
 /* ---------------------------------------------------------------- engines */
 
+/* The chain every test engine follows (et_env_open, et_env_attach: when
+ * the options name none), so the consents et_add_create signs verify in
+ * every store a test opens, copies and replays included. */
+#define ET_CHAIN "local:65740000000000000000000000000000"
+
 /*
  * A test engine: its registry (which the engine points into, so an et_env
  * must not move while open), the tic-tac-toe default, the directory.
@@ -112,12 +117,21 @@ void et_txs_fini(et_txs *txs);
 void et_txs_clear(et_txs *txs);
 /* Appends a payload copy of `data`. */
 void et_add_raw(et_txs *txs, const void *data, size_t len);
-/* NewEpisode for tic-tac-toe with participants x and o (test key names);
- * cap < 0: no params (the engine default); 0..255: TttParams{cap}. */
+/* NewEpisode for tic-tac-toe with participants x and o (test key names),
+ * both consenting on ET_CHAIN; cap < 0: no params (the engine default);
+ * 0..255: TttParams{cap}. */
 void et_add_create(et_txs *txs, uint32_t id, const char *x, const char *o, int cap);
-/* NewEpisode with any type and participants. */
+/* NewEpisode with any type and participants, carrying no consent (a
+ * creation the engine refuses: no_consent, or an earlier rule). */
 void et_add_create_any(et_txs *txs, uint32_t id, const char *type, const kd_participants *parts, const uint8_t *params,
                        size_t params_len);
+/* NewEpisode of `type` seating keys[0..n-1], every seat consenting on
+ * ET_CHAIN (engine/rules.c: every named seat signs the creation). */
+void et_add_create_signed(et_txs *txs, uint32_t id, const char *type, const kd_key *keys, size_t n,
+                          const uint8_t *params, size_t params_len);
+/* The same payload, appended to `out`, consenting on `chain`. */
+void et_create_payload(kd_buf *out, const char *chain, uint32_t id, const char *type, const kd_key *keys, size_t n,
+                       const uint8_t *params, size_t params_len);
 /* Move{row, col, player} signed by test key `signer` for `counter`, or
  * unsigned when signer is NULL. */
 void et_add_move(et_txs *txs, uint32_t id, uint8_t row, uint8_t col, uint8_t player, const char *signer,

@@ -137,7 +137,11 @@ static kd_buf open_table(uint32_t id, const char *named, uint32_t timeout)
         p.keys[0] = et_key(named).pub;
     kd_buf b;
     kd_buf_init(&b);
-    ET_ASSERT_OK(kd_wire_new_episode_consented(id, "tictactoe", &p, NULL, 0, NULL, 0, &b));
+    kd_consent c; /* the named seat consents; an open one joins */
+    kd_key k = et_key(named ? named : "nobody");
+    if (named)
+        ET_ASSERT_OK(kd_consent_sign(&k, 0, kd_engine_chain(env.engine), id, "tictactoe", &p, NULL, 0, &c));
+    ET_ASSERT_OK(kd_wire_new_episode_consented(id, "tictactoe", &p, NULL, 0, &c, named ? 1 : 0, &b));
     { /* NewEpisode.join_timeout (field 5): re-encode */
         Kdapp__EpisodeMessage *m = kdapp__episode_message__unpack(NULL, b.len, b.data);
         cr_assert(m);
@@ -357,7 +361,11 @@ Test(table, replay_and_verify_reproduce_joins_and_a_cancel)
     free(live);
     /* verified into a store of another chain: the joins sign this one */
     et_env other;
-    et_env_open_relaxed(&other, 3, 0);
+    char dir[512], why[256] = "";
+    et_tmpdir(dir, sizeof dir);
+    kd_engine_options oo = {.durability = KD_DURABILITY_RELAXED, .chain = "local:00112233445566778899aabbccddeeff"};
+    ET_ASSERT_OK(et_env_attach_with(&other, dir, 3, &oo, why, sizeof why));
+    other.own_dir = 1;
     kd_replay_report rep;
     ET_ASSERT_OK(kd_replay_log(env.engine, other.engine, 0, &rep));
     cr_expect(!kd_replay_ok(&rep), "a join signed for another chain diverges");

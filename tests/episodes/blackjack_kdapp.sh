@@ -63,9 +63,9 @@ params=$("$KDAPP" commit --data "$data" --type blackjack --episode 1 --seat hous
 grep -q '"house_key":"0[23][0-9a-f]\{64\}"' <<<"$params" || fail "commit: the house sets its own key: $params"
 grep -q '"house_binding":"[0-9a-f]\{64\}"' <<<"$params" || fail "commit: $params"
 # without the house's consent the creation is refused (no_consent): the house decides its own terms
-block "[{\"new_episode\": {\"id\": 1, \"type\": \"blackjack\", \"participants\": [\"test:house\", \"test:alice\"], \"params\": $params}}]"
+block "[{\"new_episode\": {\"id\": 1, \"type\": \"blackjack\", \"participants\": [\"test:house\", \"test:alice\"], \"params\": $params, \"consent\": [\"test:alice\"]}}]"
 "$KDAPP" log --data "$data" | grep -q no_consent || fail "a creation without the house's consent is refused"
-block "[{\"new_episode\": {\"id\": 1, \"type\": \"blackjack\", \"participants\": [\"test:house\", \"test:alice\"], \"consent\": [\"test:house\"], \"params\": $params}}]"
+block "[{\"new_episode\": {\"id\": 1, \"type\": \"blackjack\", \"participants\": [\"test:house\", \"test:alice\"], \"params\": $params}}]"
 [ "$(view 1 | jq -r .to_move)" = 1 ] || fail "player1 bets first: $(view 1)"
 "$KDAPP" duty --data "$data" --signer test:house 1 2>/dev/null && fail "the house owes nothing before a bet"
 

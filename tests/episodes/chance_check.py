@@ -25,7 +25,7 @@ integers and hashlib (not engine/vrf.c, episodes/fair.c or engine/crypto.c): wha
   chance_check.py dice-creation EPISODE TIMEOUT CHAIN
       prints the raw EpisodeMessage (hex) that creates dice episode EPISODE
       for test:player and test:house with the house above,
-      reveal_timeout TIMEOUT and the house's consent for the store's chain
+      reveal_timeout TIMEOUT and both seats' consents for the store's chain
       CHAIN (`kdapp stats` names it), bypassing every JSON check: what a
       transaction built by hand carries.
   chance_check.py vrf-verify KEY ALPHA PROOF
@@ -919,16 +919,17 @@ def ecdsa_sign(secret, digest):
 def dice_creation(episode, timeout, chain):
     """The raw EpisodeMessage creating dice episode `episode` for test:player
     and test:house with the house's key from `house` and reveal_timeout
-    `timeout`, with the house's consent (its signature over the creation
-    digest of engine/crypto.h, v2: for the chain `chain`), as a hand-made
-    transaction would carry it."""
+    `timeout`, with the player's and the house's consents (their signatures
+    over the creation digest of engine/crypto.h, v2: for the chain `chain`;
+    every named seat consents), as a hand-made transaction would carry it."""
     _, key, bind = house("house", "dice", episode, 1)
     params = pb(1, pb(3, timeout) + pb(4, key) + pb(5, bind))
     pubs = [pt_bytes(pt_mul(int.from_bytes(test_secret(n), "big"), G)) for n in ("player", "house")]
     digest = sha(b"kdapp/new-episode/v2" + bytes([len(chain)]) + chain.encode() + struct.pack(">I", episode) +
                  b"dice\0" + bytes([2]) + pubs[0] + pubs[1] + struct.pack(">I", len(params)) + params)
+    player = pb(2, ecdsa_sign(test_secret("player"), digest))  # seat 0: a zero value, left out
     consent = pb(1, 1) + pb(2, ecdsa_sign(test_secret("house"), digest))
-    new = pb(1, b"dice") + pb(2, pubs[0]) + pb(2, pubs[1]) + pb(3, params) + pb(4, consent)
+    new = pb(1, b"dice") + pb(2, pubs[0]) + pb(2, pubs[1]) + pb(3, params) + pb(4, player) + pb(4, consent)
     return pb(1, episode) + pb(2, new)
 
 

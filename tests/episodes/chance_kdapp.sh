@@ -21,7 +21,7 @@ read -r SK SB < <(python3 "$check" house house slots 2 1)
 read -r R3K R3B < <(python3 "$check" house house roulette 3 1)
 E1=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 E2=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
-P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
+P='"participants": ["test:player", "test:house"], "consent": ["test:player", "test:house"]'
 house() { echo "\"house_key\": \"$1\", \"house_binding\": \"$2\""; }
 BETS='"bets": [{"kind": "straight", "number": "00", "amount": 5}, {"kind": "red", "amount": 10}, {"kind": "split", "numbers": [17, 20], "amount": 2}, {"kind": "column", "number": 3, "amount": 3}]'
 # ask TYPE COMMAND: the SHA-256 of the ask's bytes (what its draw's input ends with)

@@ -32,7 +32,7 @@ A1=$(ask 3d6+2 "$E1") A2=$(ask 1d20+5 "$E2") A2X=$(ask 2d20+5 "$E2") A3=$(ask 2d
 # proof EPISODE DRAW ASK: the house's proof of that draw
 proof() { python3 "$check" prove house dice "$1" 1 "$2" "$3" | cut -d' ' -f1; }
 P11=$(proof 1 1 "$A1") P12=$(proof 1 2 "$A1") P22=$(proof 1 2 "$A2") P23=$(proof 1 3 "$A3") P32=$(proof 1 2 "$A2X")
-P='"participants": ["test:player", "test:house"], "consent": ["test:house"]'
+P='"participants": ["test:player", "test:house"], "consent": ["test:player", "test:house"]'
 # the store first: a hand-made consent signs its chain (kdapp stats names it)
 : | "$KDAPP" feed --data "$data" - >/dev/null || fail "cannot create the store"
 CHAIN=$("$KDAPP" stats --data "$data" | awk '$1 == "chain" {print $2}')

@@ -418,27 +418,3 @@ Test(type_laws, a_house_states_its_terms)
         json_decref(schema);
     }
 }
-
-/* Issue 39: no key is seated without its own signature. A seat that keeps
- * a secret commits under its own binding, so a creation naming it must
- * carry its consent (ops->consent_seats), or another could name a binding
- * the seat never made and claim every deadline it then misses. */
-Test(type_laws, a_seat_with_a_secret_consents)
-{
-    for (size_t i = 0; i < kd_builtin_type_count; i++) {
-        const kd_episode_type *t = kd_builtin_types[i];
-        if (!t->secret_commit)
-            continue;
-        for (int seat = 0; seat < (int)t->max_seats; seat++) {
-            uint8_t seed[KD_SECRET_SEED_LEN] = {1}, binding[KD_SECRET_BINDING_LEN] = {2};
-            json_t *params = json_object();
-            char why[256] = "";
-            kd_err err = t->secret_commit(seat, seed, binding, params, why, sizeof why);
-            json_decref(params);
-            if (err == KD_ERR_UNSUPPORTED)
-                continue;
-            cr_expect(t->ops->consent_seats & (1u << seat), "%s: seat %d keeps a secret, so it must consent",
-                      t->ops->type_name, seat);
-        }
-    }
-}

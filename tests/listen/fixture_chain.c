@@ -154,7 +154,10 @@ static kd_err make_game(fx_chain *c)
     if (!err && !(err = kd_key_test("alice", &alice)) && !(err = kd_key_test("bob", &bob))) {
         parts.keys[0] = alice.pub;
         parts.keys[1] = bob.pub;
-        err = kd_wire_new_episode(1, "tictactoe", &parts, NULL, 0, &b);
+        kd_consent cs[2]; /* both seats consent, for the chain the fixture node serves */
+        if (!(err = kd_consent_sign(&alice, 0, "kaspa:testnet-10", 1, "tictactoe", &parts, NULL, 0, &cs[0])) &&
+            !(err = kd_consent_sign(&bob, 1, "kaspa:testnet-10", 1, "tictactoe", &parts, NULL, 0, &cs[1])))
+            err = kd_wire_new_episode_consented(1, "tictactoe", &parts, NULL, 0, cs, 2, &b);
     }
     fx_tx tx = {.kdapp = 1};
     if (!err && !(err = make_tx(&f, c->seed * 1000, b.data, b.len, 1, &tx)))

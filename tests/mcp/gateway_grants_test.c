@@ -83,9 +83,14 @@ Test(gateway_grants, a_session_without_a_grant_reads_public_state_only)
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(gw_sc(r), "house"), "name")), "house");
     cr_expect(strstr(gw_text_of(r), "granted no key"));
     json_decref(r);
-    /* it may create a game that needs nobody's secret or consent, and read it */
+    /* it consents for no key, so it names none (issue 39): a session granted
+     * both creates the game, which the public session reads */
+    GW_REFUSED("kdapp_start_episode", "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}",
+               "this session does not act for its key");
+    as(BOTH);
     uint32_t id = gw_start("{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}");
     cr_assert(id);
+    as(PUBLIC);
     char args[64];
     snprintf(args, sizeof args, "{\"episode_id\": %u}", id);
     json_decref(gw_tool("kdapp_get_strategy_context", args, 0));
@@ -160,7 +165,7 @@ Test(gateway_grants, a_seat_is_seen_and_played_only_by_its_grant)
 
 Test(gateway_grants, the_house_makes_its_own_commitment_and_no_deadline_goes_under_the_floor)
 {
-    as(PUBLIC);
+    as(BLUE); /* agent1's grant consents as the player, the house as itself */
     static const char bogus_key[] = "02abababababababababababababababababababababababababababababababab";
     char args[512];
     snprintf(args, sizeof args,
@@ -404,4 +409,22 @@ Test(gateway_no_house, one_key_is_never_both_the_player_and_the_house)
     GW_REFUSED("kdapp_start_episode", "{\"type\": \"dice\"}", "both the player and the house", "--house NAME",
                "kdapp keygen NAME");
     GW_REFUSED("kdapp_start_episode", "{\"type\": \"roulette\"}", "both the player and the house");
+}
+
+/* Issue 39 on a board game: a session granted blue alone names red's key
+ * (agent2, outside its grant) in tic-tac-toe. The gateway cannot sign red's
+ * consent, so it refuses, naming the seat and the two ways on: leave the
+ * seat open, or have that key consent (a session granted both starts it).
+ * A session with no grant names no key at all. */
+Test(gateway_grants, a_board_game_naming_a_key_outside_the_grant_is_refused)
+{
+    static const char start[] = "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}";
+    as(BLUE);
+    GW_REFUSED("kdapp_start_episode", start, "seat O must consent", "(participant 1: no key is seated",
+               "no key is seated without its own", "leave the seat open", "\"open\" in participants",
+               "obtain that key's consent");
+    as(PUBLIC);
+    GW_REFUSED("kdapp_start_episode", start, "seat X must consent");
+    as(BOTH);
+    cr_expect_neq(gw_start(start), 0u, "both keys granted: both consent");
 }

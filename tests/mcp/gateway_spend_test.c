@@ -41,28 +41,29 @@ static void expect_key(const kd_gateway_spend *s, size_t i, const char *name)
 
 Test(gateway_spend, a_session_without_a_grant_names_no_key_and_no_grant)
 {
-    as(PUBLIC);
-    gw_start("{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"test:mallory\"]}");
+    as(PUBLIC); /* it consents for no key, so it opens a table of open seats */
+    gw_start("{\"type\": \"tictactoe\", \"participants\": [\"open\", \"open\"]}");
     kd_gateway_spend s;
     cr_assert_eq(gw_last_spend(0, &s), 1);
     cr_expect_eq(s.kind, KD_GATEWAY_SPEND_SESSION);
     cr_expect_str_eq(s.grant, "");
-    cr_expect_eq(s.n_keys, 0, "agent1 is a participant, not the session's key");
+    cr_expect_eq(s.n_keys, 0, "the session has no key");
 }
 
 Test(gateway_spend, a_granted_session_names_its_grant_and_exactly_its_keys)
 {
     as(ONE);
-    uint32_t id = gw_start("{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}");
+    gw_start("{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"]}");
     kd_gateway_spend s;
     gw_last_spend(0, &s);
     cr_expect_eq(s.kind, KD_GATEWAY_SPEND_SESSION);
     cr_expect_str_eq(s.grant, "agent1");
-    cr_expect_eq(s.n_keys, 1, "agent2 is a participant, not a key of the grant");
+    cr_expect_eq(s.n_keys, 1, "the grant's one key");
     expect_key(&s, 0, "agent1");
     as(BOTH);
+    uint32_t id = gw_start("{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"agent2\"]}");
     json_decref(gw_execute(id, "\"command\": {\"row\": 0, \"col\": 0}", 0));
-    cr_assert_eq(gw_last_spend(0, &s), 2);
+    cr_assert_eq(gw_last_spend(0, &s), 3);
     cr_expect_str_eq(s.grant, "agent1,agent2");
     cr_expect_eq(s.n_keys, 2);
     expect_key(&s, 0, "agent1");
@@ -90,8 +91,7 @@ Test(gateway_spend, a_refused_payment_is_an_error_with_the_reason_and_the_payloa
 {
     E.refuse_unpaid = 1;
     as(PUBLIC);
-    json_t *r =
-        gw_tool("kdapp_start_episode", "{\"type\": \"tictactoe\", \"participants\": [\"test:a\", \"test:b\"]}", 1);
+    json_t *r = gw_tool("kdapp_start_episode", "{\"type\": \"tictactoe\", \"participants\": [\"open\", \"open\"]}", 1);
     cr_expect(strstr(gw_text_of(r), "the episode was not created: no wallet pays for a session without a grant"), "%s",
               gw_text_of(r));
     cr_expect_null(strstr(gw_text_of(r), "kdapp_submit_transaction"), "this chain takes no client transactions");

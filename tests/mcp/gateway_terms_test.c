@@ -22,12 +22,14 @@
 #include "gw_env.h"
 
 /* Grant 0 holds the house's key; session 1 is public. */
-static const char *const GRANTS[] = {"house,agent1"};
-enum { OWNER = 0, PUBLIC = 1 };
+/* The owner holds the house's key; a stranger only its own (agent1): the
+ * house consents for it within its terms, and the stranger for itself. */
+static const char *const GRANTS[] = {"house,agent1", "agent1"};
+enum { OWNER = 0, STRANGER = 1 };
 
 static void as(int session) { E.s = E.sessions[session]; }
 
-static void defaults(void) { gw_env_open(NULL, GRANTS, 1, "house"); }
+static void defaults(void) { gw_env_open(NULL, GRANTS, 2, "house"); }
 
 TestSuite(gateway_terms, .fini = gw_env_close, .timeout = 120);
 
@@ -59,7 +61,7 @@ static void taken(const char *type, const char *params)
 
 Test(gateway_terms, a_stranger_gets_only_the_default_terms, .init = defaults)
 {
-    as(PUBLIC);
+    as(STRANGER);
     taken("roulette", "{\"start_chips\": 10000, \"max_rounds\": 1000, \"reveal_timeout\": 300}");
     refused("roulette", "{\"start_chips\": 1000000}", "start_chips", "1 to 10000", "1000000");
     refused("roulette", "{\"start_chips\": 10001}", "start_chips", "1 to 10000", "10001");
@@ -111,12 +113,12 @@ static void operator_limits(void)
 {
     static const char *const limits[] = {"start_chips=20000", "roulette.max_rounds=1..50", "reveal_timeout=600..864000",
                                          "blackjack.max_bet=5000"};
-    gw_env_open_limits(NULL, GRANTS, 1, "house", limits, 4);
+    gw_env_open_limits(NULL, GRANTS, 2, "house", limits, 4);
 }
 
 Test(gateway_terms, the_operator_sets_the_limits, .init = operator_limits)
 {
-    as(PUBLIC);
+    as(STRANGER);
     taken("roulette", "{\"start_chips\": 20000, \"max_rounds\": 50, \"reveal_timeout\": 600}");
     refused("roulette", "{\"start_chips\": 20001}", "start_chips", "1 to 20000", "20001");
     refused("roulette", "{\"max_rounds\": 51}", "max_rounds", "1 to 50", "51");

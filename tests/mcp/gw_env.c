@@ -299,11 +299,10 @@ void gw_create_raw(uint32_t id, const char *type_name, const char *const *names,
     cr_assert_eq(t->params_from_json(params, &pbytes, why, sizeof why), KD_OK, "%s", why);
     kd_consent consents[KD_MAX_PARTICIPANTS];
     size_t n_consents = 0;
-    for (size_t i = 0; i < n; i++)
-        if (t->ops->consent_seats & (1u << i))
-            cr_assert_eq(kd_consent_sign(&keys[i], (uint32_t)i, kd_engine_chain(E.engine), id, type_name, &parts,
-                                         pbytes.data, pbytes.len, &consents[n_consents++]),
-                         KD_OK);
+    for (size_t i = 0; i < n; i++) /* every named seat consents (engine/rules.c) */
+        cr_assert_eq(kd_consent_sign(&keys[i], (uint32_t)i, kd_engine_chain(E.engine), id, type_name, &parts,
+                                     pbytes.data, pbytes.len, &consents[n_consents++]),
+                     KD_OK);
     cr_assert_eq(
         kd_wire_new_episode_consented(id, type_name, &parts, pbytes.data, pbytes.len, consents, n_consents, &payload),
         KD_OK);

@@ -87,7 +87,7 @@ other_open() { grep -q ': stream open' "$work/ev.other"; }
 wait_for 60 other_open || fail "timed out waiting for 127.0.0.2's stream to open"
 sid=$(cat "$work/sid.other")
 curl -s -o "$work/rpc" --interface 127.0.0.2 "${JSON[@]}" -H "Mcp-Session-Id: $sid" \
-    -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"kdapp_start_episode","arguments":{}}}' \
+    -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"kdapp_start_episode","arguments":{"participants":["test:a","test:b"]}}}' \
     "$base/mcp"
 grep -q '"episode_id"' "$work/rpc" || fail "kdapp_start_episode: $(cat "$work/rpc")"
 got_view() { grep -q '^event: view' "$work/ev.other"; }

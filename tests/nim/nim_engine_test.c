@@ -38,6 +38,7 @@ static void open_in(nim_env *e, const char *dir)
         .registry = &e->reg,
         .durability = KD_DURABILITY_RELAXED,
         .map_size = (size_t)16 << 20,
+        .chain = ET_CHAIN,
     };
     kd_err err = kd_engine_open(&opts, &e->engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "open %s: %s (%s)", dir, kd_err_code(err), why);
@@ -70,14 +71,12 @@ TestSuite(nim_engine, .fini = teardown, .timeout = 60);
 /* NewEpisode{nim, alice, bob, params} (params NULL: none, the default). */
 static void add_create(et_txs *txs, uint32_t id, const kd_nim_heaps *heaps)
 {
-    kd_participants parts = {.count = 2};
-    parts.keys[0] = et_key("alice").pub;
-    parts.keys[1] = et_key("bob").pub;
+    kd_key keys[2] = {et_key("alice"), et_key("bob")};
     kd_buf params;
     kd_buf_init(&params);
     if (heaps)
         ET_ASSERT_OK(kd_nim_params_encode(heaps, &params));
-    et_add_create_any(txs, id, KD_NIM_TYPE_NAME, &parts, params.data, params.len);
+    et_add_create_signed(txs, id, KD_NIM_TYPE_NAME, keys, 2, params.data, params.len);
     kd_buf_fini(&params);
 }
 

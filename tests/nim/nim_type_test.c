@@ -495,21 +495,22 @@ Test(nim_type, an_engine_on_the_tables_registry)
 
     char dir[512];
     et_tmpdir(dir, sizeof dir);
-    kd_engine_options opts = {
-        .data_dir = dir, .registry = &reg, .durability = KD_DURABILITY_RELAXED, .map_size = (size_t)16 << 20};
+    kd_engine_options opts = {.data_dir = dir,
+                              .registry = &reg,
+                              .durability = KD_DURABILITY_RELAXED,
+                              .map_size = (size_t)16 << 20,
+                              .chain = ET_CHAIN};
     kd_engine *engine = NULL;
     kd_err err = kd_engine_open(&opts, &engine, why, sizeof why);
     cr_assert_eq(err, KD_OK, "%s (%s)", kd_err_code(err), why);
 
     et_txs txs;
     et_txs_init(&txs);
-    kd_participants parts = {.count = 2};
-    parts.keys[0] = seat_key(KD_NIM_FIRST);
-    parts.keys[1] = seat_key(KD_NIM_SECOND);
+    kd_key keys[2] = {et_key("alice"), et_key("bob")}; /* seat_key(KD_NIM_FIRST), seat_key(KD_NIM_SECOND) */
     kd_buf params;
     kd_buf_init(&params);
     ET_ASSERT_OK(T->params_from_json(NULL, &params, why, sizeof why));
-    et_add_create_any(&txs, 1, T->ops->type_name, &parts, params.data, params.len);
+    et_add_create_signed(&txs, 1, T->ops->type_name, keys, 2, params.data, params.len);
     const char *moves[] = {"{\"heap\": 1, \"take\": 3}", "{\"heap\": 3, \"take\": 1}", "{\"heap\": 1, \"take\": 2}"};
     const char *signer[] = {"alice", "alice", "alice"};
     for (size_t i = 0; i < 3; i++) {

@@ -70,6 +70,9 @@ static void rmtree(const char *dir)
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The chain every engine here follows, which the creations' consents sign. */
+#define TH_CHAIN "local:74680000000000000000000000000000"
+
 /* An engine with tic-tac-toe registered (the registry lives beside it). */
 typedef struct {
     kd_ttt_config cfg;
@@ -85,6 +88,8 @@ static int env_open(engine_env *env, const char *dir, const kd_engine_options *b
     kd_engine_options o = *base;
     o.data_dir = dir;
     o.registry = &env->reg;
+    if (!o.chain)
+        o.chain = TH_CHAIN;
     if (!err)
         err = kd_engine_open(&o, &env->engine, why, why_len);
     return err ? -1 : 0;
@@ -105,8 +110,11 @@ static kd_err add_create(kd_buf *out, uint32_t id, int cap)
     parts.keys[1] = o.pub;
     if (!err && cap >= 0)
         err = kd_ttt_params_encode((uint32_t)cap, &params);
+    kd_consent c[2]; /* both seats consent (engine/rules.c) */
+    for (uint32_t i = 0; !err && i < 2; i++)
+        err = kd_consent_sign(i ? &o : &x, i, TH_CHAIN, id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, &c[i]);
     if (!err)
-        err = kd_wire_new_episode(id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, out);
+        err = kd_wire_new_episode_consented(id, KD_TTT_TYPE_NAME, &parts, params.data, params.len, c, 2, out);
     kd_buf_fini(&params);
     return err;
 }

@@ -102,16 +102,36 @@ Test(blockscript_consent, each_key_signs_as_its_seat)
     kd_script_fini(&s);
 }
 
-Test(blockscript_consent, none_and_empty_mean_no_consent)
+/* Without "consent" every participant named by key consents as its seat
+ * (a raw pubkey cannot); "consent": [] gives none. */
+Test(blockscript_consent, none_means_every_key_and_empty_means_no_consent)
 {
     kd_script s;
     char why[256] = "";
     cr_assert_eq(parse(LINE(""), &s, why, sizeof why), KD_OK, "%s", why);
-    cr_expect_eq(s.ops[0].txs[0].consent_count, 0);
-    cr_expect_null(s.ops[0].txs[0].consents);
+    const kd_script_tx *tx = &s.ops[0].txs[0];
+    cr_expect(tx->consent_implicit);
+    cr_assert_eq(tx->consent_count, 2);
+    cr_expect_eq(tx->consents[0].seat, 0);
+    cr_expect_str_eq(tx->consents[0].ref, "test:alice");
+    cr_expect_eq(tx->consents[1].seat, 1);
+    cr_expect_str_eq(tx->consents[1].ref, "test:house");
+    kd_buf line;
+    kd_buf_init(&line);
+    cr_assert_eq(kd_script_op_write(&s.ops[0], &line), KD_OK);
+    cr_assert_eq(kd_buf_append(&line, "", 1), KD_OK);
+    cr_expect_null(strstr((const char *)line.data, "consent"), "an implicit consent is not written back");
+    kd_buf_fini(&line);
+    kd_script_fini(&s);
+    static const char raw[] = "{\"accept\": {\"hash\": \"b1\", \"txs\": [{\"new_episode\": {\"id\": 9, \"type\": "
+                              "\"tictactoe\", \"participants\": [\"test:alice\", "
+                              "\"0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798\"]}}]}}\n";
+    cr_assert_eq(parse(raw, &s, why, sizeof why), KD_OK, "%s", why);
+    cr_expect_eq(s.ops[0].txs[0].consent_count, 1, "the raw pubkey cannot sign");
     kd_script_fini(&s);
     cr_assert_eq(parse(LINE(", \"consent\": []"), &s, why, sizeof why), KD_OK, "%s", why);
     cr_expect_eq(s.ops[0].txs[0].consent_count, 0);
+    cr_expect(!s.ops[0].txs[0].consent_implicit);
     kd_script_fini(&s);
     /* The same key twice reaches the engine, which refuses it. */
     cr_assert_eq(parse(LINE(", \"consent\": [\"test:house\", \"test:house\"]"), &s, why, sizeof why), KD_OK, "%s", why);

@@ -91,13 +91,13 @@ static kd_err bench_create(const kd_bench_ctx *b, bench_ep *ep, uint32_t id, uin
     ep->id = id;
     ep->counter = 0;
     ep->seats = kd_bench_seats(b->type);
-    kd_participants parts = {.count = ep->seats};
+    kd_key seats[KD_MAX_PARTICIPANTS];
     int first = (int)(next_rand(rng) % N_KEYS);
     for (size_t i = 0; i < ep->seats; i++) {
         ep->key[i] = (first + (int)i) % N_KEYS;
-        parts.keys[i] = keys[ep->key[i]].pub;
+        seats[i] = keys[ep->key[i]];
     }
-    return kd_bench_episode_create(b->types, b->type, params, id, &parts, ep->state, payload);
+    return kd_bench_episode_create(b->types, b->type, params, id, seats, ep->seats, KD_BENCH_CHAIN, ep->state, payload);
 }
 
 /* Legal random moves (the type's random_command) over EPISODES games of
@@ -269,7 +269,8 @@ static kd_err ingest_run(const kd_bench_ctx *b, const workload *w, char *dir, si
     snprintf(data, sizeof data, "%s/data", dir);
     snprintf(url_in, sizeof url_in, "ipc://%s/in.ipc", dir);
     snprintf(url_pub, sizeof url_pub, "ipc://%s/pub.ipc", dir);
-    char *args[] = {(char *)b->kdapp_path, "engine", "--data", data, "--ingest", url_in, "--publish", url_pub, NULL};
+    char *args[] = {(char *)b->kdapp_path, "engine", "--data",  data,           "--ingest", url_in,
+                    "--publish",           url_pub,  "--chain", KD_BENCH_CHAIN, NULL};
     kd_bench_proc daemon;
     if (kd_bench_proc_spawn(&daemon, args, NULL, NULL, 0) != 0)
         return KD_ERR_IO;
@@ -386,7 +387,7 @@ static kd_err open_engine(const kd_bench_ctx *b, const char *dir, kd_registry *r
 {
     kd_registry_init(reg);
     kd_err err = kd_type_table_registry(b->types, reg);
-    kd_engine_options o = {.data_dir = dir, .registry = reg};
+    kd_engine_options o = {.data_dir = dir, .registry = reg, .chain = KD_BENCH_CHAIN};
     char why[256];
     return err ? err : kd_engine_open(&o, out, why, sizeof why);
 }
@@ -611,7 +612,7 @@ static void run_soak(const kd_bench_ctx *b)
     kd_engine *e = NULL;
     if (kd_bench_mkdtemp(b, "soak", dir, sizeof dir))
         return;
-    kd_engine_options o = {.data_dir = dir, .registry = &reg, .finality_depth = 100};
+    kd_engine_options o = {.data_dir = dir, .registry = &reg, .finality_depth = 100, .chain = KD_BENCH_CHAIN};
     char why[256];
     kd_registry_init(&reg);
     if (kd_type_table_registry(b->types, &reg) || kd_engine_open(&o, &e, why, sizeof why)) {

@@ -195,15 +195,13 @@ static void *feeder_main(void *arg)
 /* Creates the episode: its state here and its creation block in the store. */
 static int create_episode(const kd_bench_ctx *b, kd_lat_chain *c, char *why, size_t why_len)
 {
-    kd_participants parts = {.count = kd_bench_seats(c->type)};
     kd_buf params, payload, block;
     kd_buf_init(&params), kd_buf_init(&payload), kd_buf_init(&block);
-    for (size_t i = 0; i < parts.count; i++)
-        parts.keys[i] = c->keys_[i].pub;
     c->episode = EPISODE_ID;
     kd_err err = c->type->params_from_json(c->type == b->type ? b->params : NULL, &params, why, why_len);
     if (!err)
-        err = kd_bench_episode_create(&c->cli.types, c->type, &params, c->episode, &parts, c->state, &payload);
+        err = kd_bench_episode_create(&c->cli.types, c->type, &params, c->episode, c->keys_, kd_bench_seats(c->type),
+                                      kd_engine_chain(c->node.engine), c->state, &payload);
     if (!err)
         err = wrap_block(c, &payload, &block, NULL);
     int rc = err ? -1 : apply(c, &block, why, why_len);

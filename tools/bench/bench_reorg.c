@@ -51,7 +51,8 @@ typedef struct {
     const kd_bench_ctx *b;
     const kd_episode_type *type;
     kd_buf params;
-    kd_participants parts;
+    kd_key seats[KD_MAX_PARTICIPANTS]; /* public test keys */
+    size_t n_seats;
     void *state;
     uint64_t daa;
 } maker;
@@ -66,13 +67,11 @@ static kd_err maker_init(maker *mk, const kd_bench_ctx *b)
         return KD_ERR_UNSUPPORTED;
     char why[KD_REJECT_DETAIL_MAX];
     kd_err err = mk->type->params_from_json(mk->type == b->type ? b->params : NULL, &mk->params, why, sizeof why);
-    mk->parts.count = kd_bench_seats(mk->type);
-    for (size_t i = 0; i < mk->parts.count && !err; i++) {
+    mk->n_seats = kd_bench_seats(mk->type);
+    for (size_t i = 0; i < mk->n_seats && !err; i++) {
         char name[32];
-        kd_key key;
         snprintf(name, sizeof name, "reorg%zu", i);
-        if (!(err = kd_key_test(name, &key)))
-            mk->parts.keys[i] = key.pub;
+        err = kd_key_test(name, &mk->seats[i]);
     }
     if (!err && !(mk->state = calloc(1, mk->type->ops->state_size)))
         err = KD_ERR_NOMEM;
@@ -98,8 +97,8 @@ static kd_err creations_block(maker *mk, const char *tag, size_t n, uint32_t fir
     kd_err err = txs && payloads ? KD_OK : KD_ERR_NOMEM;
     for (size_t i = 0; i < k && !err; i++) {
         kd_buf_init(&payloads[i]);
-        err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, first + (uint32_t)i, &mk->parts, mk->state,
-                                      &payloads[i]);
+        err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, first + (uint32_t)i, mk->seats, mk->n_seats,
+                                      KD_BENCH_CHAIN, mk->state, &payloads[i]);
         uint8_t idx[40];
         memcpy(idx, hash, KD_HASH_LEN);
         kd_put_u64be(idx + KD_HASH_LEN, i);
@@ -121,7 +120,11 @@ static kd_err open_store(const kd_bench_ctx *b, const char *dir, uint64_t finali
 {
     kd_registry_init(reg);
     kd_err err = kd_type_table_registry(b->types, reg);
-    kd_engine_options o = {.data_dir = dir, .registry = reg, .finality_depth = finality, .durability = durability};
+    kd_engine_options o = {.data_dir = dir,
+                           .registry = reg,
+                           .finality_depth = finality,
+                           .durability = durability,
+                           .chain = KD_BENCH_CHAIN};
     char why[256];
     return err ? err : kd_engine_open(&o, out, why, sizeof why);
 }
@@ -432,7 +435,8 @@ static kd_err roll(maker *mk, kd_engine *e, kd_devnet *dev, uint32_t id, double 
     kd_buf payload;
     kd_buf_init(&payload);
     uint8_t tx[KD_HASH_LEN];
-    kd_err err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, id, &mk->parts, mk->state, &payload);
+    kd_err err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, id, mk->seats, mk->n_seats,
+                                         KD_BENCH_CHAIN, mk->state, &payload);
     double t0 = kd_bench_now();
     if (!err)
         err = kd_devnet_submit(dev, payload.data, payload.len, tx);
@@ -489,8 +493,8 @@ static kd_err devnet_blocks(maker *mk, kd_devnet *dev, uint32_t first, size_t n)
     for (size_t i = 0; i < n && !err; i++) {
         uint8_t tx[KD_HASH_LEN];
         payload.len = 0;
-        if (!(err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, first + (uint32_t)i, &mk->parts,
-                                            mk->state, &payload)) &&
+        if (!(err = kd_bench_episode_create(mk->b->types, mk->type, &mk->params, first + (uint32_t)i, mk->seats,
+                                            mk->n_seats, KD_BENCH_CHAIN, mk->state, &payload)) &&
             !(err = kd_devnet_submit(dev, payload.data, payload.len, tx)))
             err = kd_devnet_wait_idle(dev, 60000);
     }

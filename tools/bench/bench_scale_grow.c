@@ -68,7 +68,11 @@ static kd_err add_variants(kd_scale_store *s, size_t *max_state, char *why, size
 kd_err kd_scale_engine_open(kd_scale_store *s, const char *dir, int read_only, kd_engine **out, char *why,
                             size_t why_len)
 {
-    kd_engine_options o = {.data_dir = dir, .registry = &s->reg, .finality_depth = s->finality, .read_only = read_only};
+    kd_engine_options o = {.data_dir = dir,
+                           .registry = &s->reg,
+                           .finality_depth = s->finality,
+                           .read_only = read_only,
+                           .chain = KD_BENCH_CHAIN};
     return kd_engine_open(&o, out, why, why_len);
 }
 
@@ -200,14 +204,16 @@ static kd_err lane_create(kd_scale_store *s, kd_scale_lane *sl, kd_buf *payload)
     uint32_t id = ++s->episodes;
     *sl = (kd_scale_lane){.id = id, .type = v->type, .state = sl->state};
     sl->seats = kd_bench_seats(v->type);
-    kd_participants parts = {.count = sl->seats};
+    kd_key seats[KD_MAX_PARTICIPANTS];
+    memset(seats, 0, sizeof seats);
     int first = (int)(kd_type_rng_next(&s->rng) % KD_SCALE_KEYS);
     for (size_t i = 0; i < sl->seats && i < 2; i++) {
         sl->key[i] = (first + (int)i) % KD_SCALE_KEYS;
-        parts.keys[i] = s->keys[sl->key[i]].pub;
+        seats[i] = s->keys[sl->key[i]];
     }
     memset(sl->state, 0, s->stride);
-    kd_err err = kd_bench_episode_create(s->b->types, v->type, &v->params, id, &parts, sl->state, payload);
+    kd_err err = kd_bench_episode_create(s->b->types, v->type, &v->params, id, seats, sl->seats, KD_BENCH_CHAIN,
+                                         sl->state, payload);
     return err;
 }
 

@@ -4,6 +4,7 @@
  * mcp --stdio`) attached to it read-only, the calls made to it, and their
  * memory from /proc (bench_scale_proc.h).
  */
+#include "tools/bench/bench_episode.h"
 #include "tools/bench/bench_scale_proc.h"
 
 #include <errno.h>
@@ -45,7 +46,8 @@ int kd_scale_daemon_spawn(const kd_bench_ctx *b, const char *data, uint64_t fina
 {
     char fin[24];
     snprintf(fin, sizeof fin, "%llu", (unsigned long long)finality);
-    char *args[] = {(char *)b->kdapp_path, "engine", "--data", (char *)data, "--finality", fin, NULL};
+    char *args[] = {(char *)b->kdapp_path, "engine", "--data", (char *)data, "--finality", fin, "--chain",
+                    KD_BENCH_CHAIN,        NULL};
     return kd_bench_proc_spawn(p, args, NULL, log, 0);
 }
 

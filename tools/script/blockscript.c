@@ -176,8 +176,9 @@ static kd_err resolve_key(pctx *c, const char *ref, const char *name, kd_key *ke
     return KD_OK;
 }
 
-/* P: 66 hex digits or a key reference, to a public key. */
-static kd_err parse_participant(pctx *c, json_t *v, size_t idx, kd_pubkey *out)
+/* P: 66 hex digits or a key reference, to a public key; a key reference
+ * also fills *held (its ref in held->ref; seat idx) and sets *has. */
+static kd_err parse_participant(pctx *c, json_t *v, size_t idx, kd_pubkey *out, kd_script_consent *held, int *has)
 {
     char name[48];
     snprintf(name, sizeof name, "participants[%zu]", idx);
@@ -188,11 +189,15 @@ static kd_err parse_participant(pctx *c, json_t *v, size_t idx, kd_pubkey *out)
         return err;
     if (hex)
         return decode_raw(c, s, name, "a compressed pubkey", out->bytes, KD_PUBKEY_LEN);
-    kd_key key;
-    err = resolve_key(c, s, name, &key);
-    if (!err)
-        *out = key.pub;
-    wipe(&key, sizeof key);
+    if (strlen(s) >= sizeof held->ref)
+        return fail(c, KD_ERR_PARSE, "%s is longer than %zu bytes", name, sizeof held->ref - 1);
+    err = resolve_key(c, s, name, &held->key);
+    if (!err) {
+        *out = held->key.pub;
+        held->seat = (uint32_t)idx;
+        memcpy(held->ref, s, strlen(s) + 1);
+        *has = 1;
+    }
     return err;
 }
 
@@ -366,6 +371,22 @@ static kd_err parse_consent(pctx *c, json_t *v, kd_script_tx *tx)
     return err;
 }
 
+/* Without "consent", every participant given by key reference consents
+ * (the keys the script holds: no key is seated without its signature). */
+static kd_err consent_all(pctx *c, kd_script_tx *tx, const kd_script_consent *held, const int *has)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < tx->participants.count; i++)
+        n += has[i] != 0;
+    if (n && !(tx->consents = calloc(n, sizeof *tx->consents)))
+        return fail(c, KD_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < tx->participants.count; i++)
+        if (has[i])
+            tx->consents[tx->consent_count++] = held[i];
+    tx->consent_implicit = 1;
+    return KD_OK;
+}
+
 static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
 {
     static const char *const fields[] = {"id", "type", "participants", "cap", "params", "consent", NULL};
@@ -395,11 +416,19 @@ static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
     if (json_array_size(parts) > KD_MAX_PARTICIPANTS)
         return fail(c, KD_ERR_PARSE, "participants has %zu entries; at most %d", json_array_size(parts),
                     KD_MAX_PARTICIPANTS);
-    for (size_t i = 0; i < json_array_size(parts); i++) {
-        if ((err = parse_participant(c, json_array_get(parts, i), i, &tx->participants.keys[i])))
-            return err;
+    kd_script_consent held[KD_MAX_PARTICIPANTS];
+    int has[KD_MAX_PARTICIPANTS] = {0};
+    for (size_t i = 0; !err && i < json_array_size(parts); i++) {
+        if ((err = parse_participant(c, json_array_get(parts, i), i, &tx->participants.keys[i], &held[i], &has[i])))
+            break;
         tx->participants.count = i + 1;
     }
+    json_t *consent = json_object_get(o, "consent");
+    if (!err && !consent)
+        err = consent_all(c, tx, held, has);
+    wipe(held, sizeof held);
+    if (err)
+        return err;
 
     v = json_object_get(o, "cap");
     if (v && !json_is_null(v)) {
@@ -412,7 +441,6 @@ static kd_err parse_new_episode(pctx *c, json_t *o, kd_script_tx *tx)
         return fail(c, KD_ERR_PARSE, "new_episode has both \"params\" and the shorthand \"cap\"; give one");
     if ((err = convert_params(c, tx, params)))
         return err;
-    json_t *consent = json_object_get(o, "consent");
     if (consent && (err = parse_consent(c, consent, tx)))
         return err;
     return remember_episode(c, tx);

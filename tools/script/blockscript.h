@@ -41,7 +41,10 @@
  *
  * "consent" (at most 8 keys): each key consents to the creation as the
  * seat of the first participant whose pubkey it is; a key that is no
- * participant is an error naming the line and the key. The parser
+ * participant is an error naming the line and the key. Without it, every
+ * participant given by key reference consents as its own seat (the engine
+ * refuses a creation a named seat did not sign: engine/rules.c); a raw
+ * pubkey cannot, and "consent": [] gives none. The parser
  * resolves the keys; the feed signs (kd_feeder_new_episode:
  * kd_consent_sign over the episode id, type, participants and the
  * converted params bytes, for the chain of the store it feeds, which the
@@ -124,6 +127,7 @@ typedef struct {
     uint32_t cap;
     kd_script_consent *consents; /* owned; "consent", consent_count entries */
     size_t consent_count;
+    int consent_implicit; /* no "consent" was written: every participant given by key reference consents */
     /* generic forms: the "params" / command JSON as written, compact text
      * (owned; NULL for the shorthand and when a new_episode has no params) */
     char *json;

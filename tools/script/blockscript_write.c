@@ -39,10 +39,11 @@ static kd_err put_signer(const kd_script_tx *tx, json_t *body)
     return put(body, "signer", ref) ? KD_ERR_NOMEM : KD_OK;
 }
 
-/* Sets body["consent"] to the consents' key references, when there are any. */
+/* Sets body["consent"] to the consents' key references, when the script
+ * wrote them (none written: every participant given by key consents). */
 static kd_err put_consents(const kd_script_tx *tx, json_t *body)
 {
-    if (!tx->consent_count)
+    if (tx->consent_implicit)
         return KD_OK;
     json_t *refs = json_array();
     if (put(body, "consent", refs))

@@ -195,13 +195,12 @@ static kd_err gen_create(kd_sim_gen *g, kd_sim_scratch *sc, kd_buf *payload)
         params.len = 0;
         err = KD_OK;
     }
-    /* The seats the type wants to consent do (a creation without them is
-     * refused no_consent, which the generator leaves to broken ones). */
+    /* Every seat consents (a creation without one is refused no_consent,
+     * which the generator leaves to broken ones). */
     kd_consent consents[KD_MAX_PARTICIPANTS];
     size_t n_consents = 0;
     for (size_t i = 0; !err && !broken && i < parts.count; i++)
-        if ((ops->consent_seats >> i & 1) &&
-            !(err = kd_consent_sign(&g->keys[key[i]], (uint32_t)i, g->chain, id, ops->type_name, &parts, params.data,
+        if (!(err = kd_consent_sign(&g->keys[key[i]], (uint32_t)i, g->chain, id, ops->type_name, &parts, params.data,
                                     params.len, &consents[n_consents])))
             n_consents++;
     if (!err)

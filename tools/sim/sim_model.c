@@ -150,12 +150,11 @@ static kd_err insert_ep(snapshot *s, const kd_model_episode *ep)
     return KD_OK;
 }
 
-/* Whether a creation carries the consents its type needs (kd_episode_ops.
- * consent_seats): every consent names a distinct seat below the count and
- * verifies over the creation digest on the model's chain, and each
- * required seat has one. */
-static int model_consented(const kd_model *m, const kd_episode_ops *ops, const Kdapp__EpisodeMessage *em,
-                           const kd_participants *parts)
+/* Whether a creation carries the consents the rules need: every consent
+ * names a distinct seat below the count and verifies over the creation
+ * digest on the model's chain, and every seat has one (the model's
+ * creations name every seat: none is open). */
+static int model_consented(const kd_model *m, const Kdapp__EpisodeMessage *em, const kd_participants *parts)
 {
     const Kdapp__NewEpisode *ne = em->new_episode;
     uint32_t seen = 0;
@@ -174,7 +173,7 @@ static int model_consented(const kd_model *m, const kd_episode_ops *ops, const K
             return 0;
     }
     uint32_t all = parts->count >= 32 ? UINT32_MAX : (UINT32_C(1) << parts->count) - 1;
-    return (ops->consent_seats & all & ~seen) == 0;
+    return (all & ~seen) == 0;
 }
 
 /* The engine's rules for one transaction, recomputed. Returns the verdict
@@ -238,7 +237,7 @@ static kd_err model_verdict(kd_model *m, snapshot *s, const Kdapp__BlockAccepted
             *verdict = KD_ERR_UNKNOWN_TYPE;
         else if (!parts_ok)
             *verdict = KD_ERR_BAD_PARTICIPANTS;
-        else if (!model_consented(m, type->ops, em, &parts))
+        else if (!model_consented(m, em, &parts))
             *verdict = KD_ERR_NO_CONSENT;
         else if ((*verdict = type->ops->resolve_params(type->config, ne->params.data, ne->params.len, &eff, rej)))
             ;
