@@ -80,8 +80,10 @@ Test(ratings, tables_that_never_started_are_no_games)
     kd_buf_init(&b);
     /* one block: three tables, the cancel of one and a join of another
      * (one block, so no join is past its table's deadline) */
-    for (uint32_t id = 5; id <= 9; id += 2) {
-        ET_ASSERT_OK(kd_wire_new_episode_consented(id, "tictactoe", &p, NULL, 0, NULL, 0, &b));
+    for (uint32_t id = 5; id <= 9; id += 2) { /* alice, the one named seat, consents */
+        kd_consent consent;
+        ET_ASSERT_OK(kd_consent_sign(&alice, 0, chain, id, "tictactoe", &p, NULL, 0, &consent));
+        ET_ASSERT_OK(kd_wire_new_episode_consented(id, "tictactoe", &p, NULL, 0, &consent, 1, &b));
         et_add_raw(&txs, b.data, b.len);
         b.len = 0;
     }

@@ -254,7 +254,10 @@ Test(gateway_tables, a_table_past_its_deadline_is_closed_and_takes_no_join)
     int has;
     listed(PUBLIC, id, &has);
     cr_expect(has, "waiting until the chain reaches its deadline");
-    gw_start("{\"type\": \"tictactoe\"}"); /* a block: the tip reaches the deadline */
+    /* a block (another table of A's): the tip reaches the deadline */
+    as(A);
+    json_decref(
+        gw_tool("kdapp_start_episode", "{\"type\": \"tictactoe\", \"participants\": [\"agent1\", \"open\"]}", 0));
     listed(PUBLIC, id, &has);
     cr_expect(!has, "a table past its deadline is not listed");
     json_t *t = one_listed(id);
