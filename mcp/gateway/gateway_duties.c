@@ -461,10 +461,15 @@ static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_ep
         if (!(f = flying_new(d))) {
             err = KD_ERR_NOMEM; /* submitted; the next look finds it owed and looks it up */
         } else {
-            *f = (in_flight){
-                .episode_id = snap->id, .counter = snap->undo_depth, .after = after, .sent_ms = kd_now_ms()};
+            *f = (in_flight){.episode_id = snap->id,
+                             .counter = snap->undo_depth,
+                             .state_seq = snap->updated_seq,
+                             .after = after,
+                             .sent_ms = kd_now_ms()};
             memcpy(f->tx_id, tx_id, KD_HASH_LEN);
         }
+        KD_LOG_D("gateway", "duties: episode %u: seat %d's duty at move %llu sent (tx %02x%02x%02x%02x)", snap->id,
+                 seat, (unsigned long long)snap->undo_depth, tx_id[0], tx_id[1], tx_id[2], tx_id[3]);
         asks_answered(d, snap->id); /* the answer is public from now on */
     } else if (err && err != KD_ERR_NO_MOVE) {
         KD_LOG_W("gateway", "duties: episode %u: the duty of %s (seat %d) was not submitted: %s", snap->id, k->name,
@@ -502,6 +507,8 @@ static int still_flying(kd_gw_duties *d, const kd_episode_snapshot *snap, uint64
     }
     if (!err) /* applied: the counter will move once this read catches up */
         return 1;
+    KD_LOG_I("gateway", "duties: episode %u: the duty at move %llu is not in the log %llu ms after it was sent: again",
+             snap->id, (unsigned long long)f->counter, (unsigned long long)(now - f->sent_ms));
     flying_drop(d, f); /* never carried (a reorg may have dropped it): again */
     return 0;
 }

@@ -13,6 +13,7 @@
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "episodes/secrets.h"
+#include "kdapp.pb-c.h"
 
 gw_env E;
 
@@ -53,6 +54,25 @@ static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint
     return err;
 }
 
+void gw_revert_last(void)
+{
+    pthread_mutex_lock(&chain_lock);
+    uint8_t n[8], tx_id[KD_HASH_LEN], hash[KD_HASH_LEN];
+    kd_put_u64be(n, E.blocks); /* the last block's hash, as apply_block made it */
+    kd_sha256(n, sizeof n, tx_id);
+    kd_sha256(tx_id, KD_HASH_LEN, hash);
+    kd_buf msg;
+    kd_buf_init(&msg);
+    kd_msg_result res;
+    kd_msg_result_init(&res);
+    cr_assert_eq(kd_wire_revert(hash, &msg), KD_OK);
+    cr_assert_eq(kd_engine_ingest(E.engine, msg.data, msg.len, &res), KD_OK);
+    cr_assert_eq(res.status, KD_MSG_APPLIED, "the revert of block %llu: %s", (unsigned long long)E.blocks, res.detail);
+    kd_msg_result_fini(&res);
+    kd_buf_fini(&msg);
+    pthread_mutex_unlock(&chain_lock);
+}
+
 /* The gateway's chain: each payload in a block of its own, at once. */
 static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
                         uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
@@ -62,6 +82,19 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
     E.spend[spend->kind == KD_GATEWAY_SPEND_DUTY] = *spend;
     E.spends[spend->kind == KD_GATEWAY_SPEND_DUTY]++;
     pthread_mutex_unlock(&chain_lock);
+    if (E.hold_duties && spend->kind == KD_GATEWAY_SPEND_DUTY) { /* in the mempool: no block carries it yet */
+        Kdapp__EpisodeMessage *m = kdapp__episode_message__unpack(NULL, len, payload);
+        uint32_t id = m ? m->episode_id : 0;
+        if (m)
+            kdapp__episode_message__free_unpacked(m, NULL);
+        pthread_mutex_lock(&chain_lock);
+        kd_err err = kd_buf_append(&E.held, &id, sizeof id);
+        uint8_t n[8];
+        kd_put_u64be(n, UINT64_MAX - E.held.len); /* an id no block's tx has */
+        pthread_mutex_unlock(&chain_lock);
+        kd_sha256(n, sizeof n, tx_id);
+        return err;
+    }
     if (E.refuse_unpaid && spend->kind == KD_GATEWAY_SPEND_SESSION && !spend->grant[0]) {
         snprintf(why, why_len, "no wallet pays for a session without a grant (gw_env)");
         return KD_ERR_DENIED;
@@ -74,6 +107,19 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
             return err;
     }
     return apply_block(payload, len, 0, tx_id, why, why_len);
+}
+
+size_t gw_held(uint32_t id)
+{
+    pthread_mutex_lock(&chain_lock);
+    size_t n = 0;
+    for (size_t i = 0; i + sizeof id <= E.held.len; i += sizeof id) {
+        uint32_t h;
+        memcpy(&h, E.held.data + i, sizeof h);
+        n += h == id;
+    }
+    pthread_mutex_unlock(&chain_lock);
+    return n;
 }
 
 uint64_t gw_last_spend(int duty, kd_gateway_spend *out)
@@ -174,6 +220,7 @@ void gw_env_open_limits(const kd_episode_type *extra, const char *const *grants,
     E.s = E.sessions[0];
     E.next_id = 1;
     kd_buf_init(&E.inject);
+    kd_buf_init(&E.held);
     E.t0_ms = kd_now_ms();
 }
 
@@ -187,6 +234,7 @@ void gw_env_close(void)
     nftw(E.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     nftw(E.keys, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     kd_buf_fini(&E.inject);
+    kd_buf_fini(&E.held);
 }
 
 void gw_key(const char *name, kd_key *out)
