@@ -23,11 +23,21 @@
  * at least every LOG_LOOK_MS. Duties are submitted without waiting for
  * their blocks (thousands owed at once go out together, so a flood of
  * episodes cannot make one wait behind the others' blocks); each episode
- * has at most one duty in flight, keyed by its move counter. A duty still
- * owed RETRY_MS after it was submitted is looked up in the log: refused by
- * the rules (logged once; not again at that counter), or never carried
- * (submitted again: a reorg may have dropped it). The sets grow as needed:
- * no duty is ever dropped for want of room.
+ * has at most one duty in flight, keyed by the state it was made from
+ * (the move counter and the log entry of the episode's last change). A
+ * duty is paid once while it may still be carried: looking at its episode
+ * again before its block (a block summary, a reorg elsewhere, the safety
+ * net) finds it in flight and sends nothing; only a change of the episode
+ * (another command, or a revert of the state it was made from) makes a new
+ * one. A duty still owed RETRY_MS after it was submitted is looked up in
+ * the log: refused by the rules (logged once; not again for that state),
+ * or never carried (submitted again: a reorg may have dropped it; on a
+ * chain whose transactions take longer than RETRY_MS to reach the log,
+ * this copy is paid twice). Two gateways whose seats owe a duty at the
+ * same move (hold'em's keys, sea battle's reveals) race: the copy carried
+ * second is refused stale_command, and its seat's next duty is signed
+ * anew. The sets grow as needed: no duty is ever dropped for want of
+ * room.
  *
  * The house's terms (issue 37):
  *
