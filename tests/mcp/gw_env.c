@@ -23,18 +23,25 @@ gw_env E;
  * tools, its duties thread) take turns. */
 static pthread_mutex_t chain_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Block number `n`'s one tx id and its hash. */
+static void block_ids(uint64_t n, uint8_t tx_id[KD_HASH_LEN], uint8_t hash[KD_HASH_LEN])
+{
+    uint8_t be[8];
+    kd_put_u64be(be, n);
+    kd_sha256(be, sizeof be, tx_id);
+    kd_sha256(tx_id, KD_HASH_LEN, hash);
+}
+
 static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint8_t tx_id[KD_HASH_LEN], char *why,
                           size_t why_len)
 {
     pthread_mutex_lock(&chain_lock);
     kd_err err = KD_OK;
-    uint8_t n[8], hash[KD_HASH_LEN];
+    uint8_t hash[KD_HASH_LEN];
     E.blocks++;
     if (!daa)
         daa = E.clock_daa ? 1 + (kd_now_ms() - E.t0_ms) / 100 : E.blocks;
-    kd_put_u64be(n, E.blocks);
-    kd_sha256(n, sizeof n, tx_id);
-    kd_sha256(tx_id, KD_HASH_LEN, hash);
+    block_ids(E.blocks, tx_id, hash);
     kd_wire_tx tx = {.payload = payload, .payload_len = len};
     memcpy(tx.tx_id, tx_id, KD_HASH_LEN);
     kd_buf msg;
@@ -57,10 +64,8 @@ static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint
 void gw_revert_last(void)
 {
     pthread_mutex_lock(&chain_lock);
-    uint8_t n[8], tx_id[KD_HASH_LEN], hash[KD_HASH_LEN];
-    kd_put_u64be(n, E.blocks); /* the last block's hash, as apply_block made it */
-    kd_sha256(n, sizeof n, tx_id);
-    kd_sha256(tx_id, KD_HASH_LEN, hash);
+    uint8_t tx_id[KD_HASH_LEN], hash[KD_HASH_LEN];
+    block_ids(E.blocks, tx_id, hash);
     kd_buf msg;
     kd_buf_init(&msg);
     kd_msg_result res;
@@ -89,10 +94,9 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
             kdapp__episode_message__free_unpacked(m, NULL);
         pthread_mutex_lock(&chain_lock);
         kd_err err = kd_buf_append(&E.held, &id, sizeof id);
-        uint8_t n[8];
-        kd_put_u64be(n, UINT64_MAX - E.held.len); /* an id no block's tx has */
+        uint8_t hash[KD_HASH_LEN];
+        block_ids(UINT64_MAX - E.held.len, tx_id, hash); /* an id no block's tx has */
         pthread_mutex_unlock(&chain_lock);
-        kd_sha256(n, sizeof n, tx_id);
         return err;
     }
     if (E.refuse_unpaid && spend->kind == KD_GATEWAY_SPEND_SESSION && !spend->grant[0]) {
