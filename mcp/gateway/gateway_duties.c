@@ -23,11 +23,21 @@
  * at least every LOG_LOOK_MS. Duties are submitted without waiting for
  * their blocks (thousands owed at once go out together, so a flood of
  * episodes cannot make one wait behind the others' blocks); each episode
- * has at most one duty in flight, keyed by its move counter. A duty still
- * owed RETRY_MS after it was submitted is looked up in the log: refused by
- * the rules (logged once; not again at that counter), or never carried
- * (submitted again: a reorg may have dropped it). The sets grow as needed:
- * no duty is ever dropped for want of room.
+ * has at most one duty in flight, keyed by the state it was made from
+ * (the move counter and the log entry of the episode's last change). A
+ * duty is paid once while it may still be carried: looking at its episode
+ * again before its block (a block summary, a reorg elsewhere, the safety
+ * net) finds it in flight and sends nothing; only a change of the episode
+ * (another command, or a revert of the state it was made from) makes a new
+ * one. A duty still owed RETRY_MS after it was submitted is looked up in
+ * the log: refused by the rules (logged once; not again for that state),
+ * or never carried (submitted again: a reorg may have dropped it; on a
+ * chain whose transactions take longer than RETRY_MS to reach the log,
+ * this copy is paid twice). Two gateways whose seats owe a duty at the
+ * same move (hold'em's keys, sea battle's reveals) race: the copy carried
+ * second is refused stale_command, and its seat's next duty is signed
+ * anew. The sets grow as needed: no duty is ever dropped for want of
+ * room.
  *
  * The house's terms (issue 37):
  *
@@ -461,10 +471,15 @@ static kd_err submit_duty(kd_gw_duties *d, const kd_episode_type *t, const kd_ep
         if (!(f = flying_new(d))) {
             err = KD_ERR_NOMEM; /* submitted; the next look finds it owed and looks it up */
         } else {
-            *f = (in_flight){
-                .episode_id = snap->id, .counter = snap->undo_depth, .after = after, .sent_ms = kd_now_ms()};
+            *f = (in_flight){.episode_id = snap->id,
+                             .counter = snap->undo_depth,
+                             .state_seq = snap->updated_seq,
+                             .after = after,
+                             .sent_ms = kd_now_ms()};
             memcpy(f->tx_id, tx_id, KD_HASH_LEN);
         }
+        KD_LOG_D("gateway", "duties: episode %u: seat %d's duty at move %llu sent (tx %02x%02x%02x%02x)", snap->id,
+                 seat, (unsigned long long)snap->undo_depth, tx_id[0], tx_id[1], tx_id[2], tx_id[3]);
         asks_answered(d, snap->id); /* the answer is public from now on */
     } else if (err && err != KD_ERR_NO_MOVE) {
         KD_LOG_W("gateway", "duties: episode %u: the duty of %s (seat %d) was not submitted: %s", snap->id, k->name,
@@ -502,6 +517,8 @@ static int still_flying(kd_gw_duties *d, const kd_episode_snapshot *snap, uint64
     }
     if (!err) /* applied: the counter will move once this read catches up */
         return 1;
+    KD_LOG_I("gateway", "duties: episode %u: the duty at move %llu is not in the log %llu ms after it was sent: again",
+             snap->id, (unsigned long long)f->counter, (unsigned long long)(now - f->sent_ms));
     flying_drop(d, f); /* never carried (a reorg may have dropped it): again */
     return 0;
 }

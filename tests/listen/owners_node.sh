@@ -18,6 +18,8 @@
 #     node's balances), every transaction its coins paid for carries a
 #     message its own key signed (or its creation), and no store's writer
 #     paid from the other's key;
+#   - no message was carried twice (a duty is paid once while its first
+#     copy may still be carried);
 #   - neither key directory holds or names the other's key, and neither
 #     gateway lists it among its grants.
 source "$(dirname "$0")/../integration/lib.sh"
@@ -196,6 +198,13 @@ cmp -s "$T/ratings-a.json" "$T/ratings-b.json" || fail "the stores rate differen
 jq -e --arg ka "${PUB[a]}" --arg kb "${PUB[b]}" '.games_rated == 2 and ([.ratings[] | select(.games == 1) | [.type, .key]]
   | sort == ([["holdem", $ka], ["holdem", $kb], ["seabattle", $ka], ["seabattle", $kb]] | sort))' "$T/ratings-a.json" >/dev/null ||
   fail "the ratings are not one hold'em and one sea-battle game each: $(cat "$T/ratings-a.json")"
+
+# no message was carried twice: each duty was paid once while its first
+# copy could still be carried (on 77f5bb7 a duty looked at again before its
+# block was paid again, in about one run of three)
+"$KDAPP" log --data "$T/a" --json >"$T/log-a.jsonl" || fail "kdapp log of owner A's store"
+twice=$(jq -r 'select(.txs) | .txs[].payload' "$T/log-a.jsonl" | sort | uniq -d | wc -l)
+((twice == 0)) || fail "$twice messages were carried twice (each a second paid transaction)"
 
 # ---- each owner's coins paid for its own commands, and only its own
 fx "subs $T/subs.jsonl"

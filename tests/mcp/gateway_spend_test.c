@@ -7,6 +7,10 @@
  *     costs coins pays nothing for it; a granted session names its grant
  *     and exactly its keys; a duty names its own key and the house (or the
  *     grant holding the key);
+ *   - a duty is paid once while its first copy may still be carried: on a
+ *     chain that holds it (a Kaspa node's mempool before a block takes
+ *     it), a block that names its episode again (here a command the rules
+ *     refuse) does not make the duties thread send it again;
  *   - a chain's refusal to pay (KD_ERR_DENIED) is an error result with the
  *     chain's sentence and the payload, never a silent payment; without a
  *     chain that takes client-paid transactions, kdapp_submit_transaction
@@ -83,6 +87,39 @@ Test(gateway_spend, the_house_pays_its_own_duty_under_its_own_name)
     cr_expect_str_eq(s.grant, "house:house");
     cr_expect_eq(s.n_keys, 1);
     expect_key(&s, 0, "house");
+}
+
+/* Waits until the chain holds `n` duties of episode `id`. */
+static void wait_held(uint32_t id, size_t n)
+{
+    uint64_t until = kd_now_ms() + 20000;
+    while (gw_held(id) < n && kd_now_ms() < until)
+        usleep(5000);
+    cr_assert_geq(gw_held(id), n, "the duty of episode %u was sent", id);
+}
+
+/* The attack: a house's reveal submitted and not yet in a block (a Kaspa
+ * node holds it in its mempool); meanwhile a reorg elsewhere makes the
+ * duties thread look at every watched episode again. Before the fix it
+ * took the reveal's episode for one that moved on (the state a duty was
+ * made from was never noted) and paid the same reveal again: a second
+ * transaction the rules refuse once the first applies. */
+Test(gateway_spend, a_duty_waiting_for_its_block_is_not_paid_again)
+{
+    static const char *const seats[] = {"agent1", "house"};
+    const char *entropy = "3333333333333333333333333333333333333333333333333333333333333333";
+    E.hold_duties = 1;
+    gw_create_raw(100, "dice", seats, 2, 2, NULL, NULL, 1);
+    gw_command_raw(100, "dice", "agent1", 0, json_pack("{s:s, s:s}", "roll", "2d6", "entropy", entropy), 0);
+    wait_held(100, 1);
+    gw_create_raw(300, "dice", seats, 2, 2, NULL, NULL, 1); /* a block that does not touch episode 100, */
+    gw_revert_last();                                       /* reverted */
+    /* a later episode's reveal: once it is sent, the duties thread has
+     * looked at episode 100 again (the log in order, episodes by id) */
+    gw_create_raw(200, "dice", seats, 2, 2, NULL, NULL, 1);
+    gw_command_raw(200, "dice", "agent1", 0, json_pack("{s:s, s:s}", "roll", "2d6", "entropy", entropy), 0);
+    wait_held(200, 1);
+    cr_expect_eq(gw_held(100), 1, "the reveal of episode 100 was paid %zu times", gw_held(100));
 }
 
 /* The refusal of a chain that costs coins: an error result with the

@@ -13,6 +13,7 @@
 #include "engine/netutil.h"
 #include "engine/wire.h"
 #include "episodes/secrets.h"
+#include "kdapp.pb-c.h"
 
 gw_env E;
 
@@ -22,18 +23,25 @@ gw_env E;
  * tools, its duties thread) take turns. */
 static pthread_mutex_t chain_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Block number `n`'s one tx id and its hash. */
+static void block_ids(uint64_t n, uint8_t tx_id[KD_HASH_LEN], uint8_t hash[KD_HASH_LEN])
+{
+    uint8_t be[8];
+    kd_put_u64be(be, n);
+    kd_sha256(be, sizeof be, tx_id);
+    kd_sha256(tx_id, KD_HASH_LEN, hash);
+}
+
 static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint8_t tx_id[KD_HASH_LEN], char *why,
                           size_t why_len)
 {
     pthread_mutex_lock(&chain_lock);
     kd_err err = KD_OK;
-    uint8_t n[8], hash[KD_HASH_LEN];
+    uint8_t hash[KD_HASH_LEN];
     E.blocks++;
     if (!daa)
         daa = E.clock_daa ? 1 + (kd_now_ms() - E.t0_ms) / 100 : E.blocks;
-    kd_put_u64be(n, E.blocks);
-    kd_sha256(n, sizeof n, tx_id);
-    kd_sha256(tx_id, KD_HASH_LEN, hash);
+    block_ids(E.blocks, tx_id, hash);
     kd_wire_tx tx = {.payload = payload, .payload_len = len};
     memcpy(tx.tx_id, tx_id, KD_HASH_LEN);
     kd_buf msg;
@@ -53,6 +61,23 @@ static kd_err apply_block(const uint8_t *payload, size_t len, uint64_t daa, uint
     return err;
 }
 
+void gw_revert_last(void)
+{
+    pthread_mutex_lock(&chain_lock);
+    uint8_t tx_id[KD_HASH_LEN], hash[KD_HASH_LEN];
+    block_ids(E.blocks, tx_id, hash);
+    kd_buf msg;
+    kd_buf_init(&msg);
+    kd_msg_result res;
+    kd_msg_result_init(&res);
+    cr_assert_eq(kd_wire_revert(hash, &msg), KD_OK);
+    cr_assert_eq(kd_engine_ingest(E.engine, msg.data, msg.len, &res), KD_OK);
+    cr_assert_eq(res.status, KD_MSG_APPLIED, "the revert of block %llu: %s", (unsigned long long)E.blocks, res.detail);
+    kd_msg_result_fini(&res);
+    kd_buf_fini(&msg);
+    pthread_mutex_unlock(&chain_lock);
+}
+
 /* The gateway's chain: each payload in a block of its own, at once. */
 static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_gateway_spend *spend,
                         uint8_t tx_id[KD_HASH_LEN], char *why, size_t why_len)
@@ -62,6 +87,18 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
     E.spend[spend->kind == KD_GATEWAY_SPEND_DUTY] = *spend;
     E.spends[spend->kind == KD_GATEWAY_SPEND_DUTY]++;
     pthread_mutex_unlock(&chain_lock);
+    if (E.hold_duties && spend->kind == KD_GATEWAY_SPEND_DUTY) { /* in the mempool: no block carries it yet */
+        Kdapp__EpisodeMessage *m = kdapp__episode_message__unpack(NULL, len, payload);
+        uint32_t id = m ? m->episode_id : 0;
+        if (m)
+            kdapp__episode_message__free_unpacked(m, NULL);
+        pthread_mutex_lock(&chain_lock);
+        kd_err err = kd_buf_append(&E.held, &id, sizeof id);
+        uint8_t hash[KD_HASH_LEN];
+        block_ids(UINT64_MAX - E.held.len, tx_id, hash); /* an id no block's tx has */
+        pthread_mutex_unlock(&chain_lock);
+        return err;
+    }
     if (E.refuse_unpaid && spend->kind == KD_GATEWAY_SPEND_SESSION && !spend->grant[0]) {
         snprintf(why, why_len, "no wallet pays for a session without a grant (gw_env)");
         return KD_ERR_DENIED;
@@ -74,6 +111,19 @@ static kd_err apply_now(void *ctx, const uint8_t *payload, size_t len, const kd_
             return err;
     }
     return apply_block(payload, len, 0, tx_id, why, why_len);
+}
+
+size_t gw_held(uint32_t id)
+{
+    pthread_mutex_lock(&chain_lock);
+    size_t n = 0;
+    for (size_t i = 0; i + sizeof id <= E.held.len; i += sizeof id) {
+        uint32_t h;
+        memcpy(&h, E.held.data + i, sizeof h);
+        n += h == id;
+    }
+    pthread_mutex_unlock(&chain_lock);
+    return n;
 }
 
 uint64_t gw_last_spend(int duty, kd_gateway_spend *out)
@@ -174,6 +224,7 @@ void gw_env_open_limits(const kd_episode_type *extra, const char *const *grants,
     E.s = E.sessions[0];
     E.next_id = 1;
     kd_buf_init(&E.inject);
+    kd_buf_init(&E.held);
     E.t0_ms = kd_now_ms();
 }
 
@@ -187,6 +238,7 @@ void gw_env_close(void)
     nftw(E.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     nftw(E.keys, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     kd_buf_fini(&E.inject);
+    kd_buf_fini(&E.held);
 }
 
 void gw_key(const char *name, kd_key *out)

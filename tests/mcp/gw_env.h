@@ -39,6 +39,9 @@ typedef struct {
     kd_gateway_spend spend[2]; /* who asked for the last payload submitted: [0] a session's, [1] a duty's */
     uint64_t spends[2];        /* payloads submitted by sessions, by duties (gw_last_spend reads them) */
     int refuse_unpaid;         /* 1: refuse a session without a grant (KD_ERR_DENIED), as a chain that costs coins */
+    int hold_duties; /* 1: a duty's payload is taken and held, never applied (a Kaspa node's mempool before its block)
+                      */
+    kd_buf held;     /* the episode ids (uint32_t) of the duties held, in the order submitted */
 } gw_env;
 
 extern gw_env E;
@@ -74,10 +77,14 @@ void gw_key(const char *name, kd_key *out);
 /* Who asked for the last payload submitted by a session (duty 0) or by the
  * duties thread (duty 1), into *out; returns how many were. Thread-safe. */
 uint64_t gw_last_spend(int duty, kd_gateway_spend *out);
+/* How many duty payloads of episode `id` the chain holds (hold_duties). Thread-safe. */
+size_t gw_held(uint32_t id);
 /* Applies one payload in a block of its own at DAA `daa` (0: as the
  * gateway's blocks get it). Safe beside the gateway's own submits. */
 void gw_apply(const uint8_t *payload, size_t len, uint64_t daa);
 
+/* Reverts the last block applied (its number is not used again). */
+void gw_revert_last(void);
 /* Creates episode `id` of type `type_name` with a raw payload, as a client
  * that needs no gateway would: the participants by key name (of E.keys, or
  * "test:NAME"); each seat in the bitmask `commit_seats` commits with its
