@@ -1,15 +1,15 @@
 /*
  * play.c — the `kdapp play` coordinator (see play.h): start the gateway
  * connection and the episode, run the turns, the reorgs and the result,
- * for any registered type. A table's steps (opening, joining, resuming
- * one that waits for players, waiting on another owner's turns) are
- * play_owners.c's (see play_int.h).
+ * for any registered type. The views it reads are play_view.c's; a
+ * table's steps (opening, joining, resuming one that waits for players,
+ * waiting on another owner's turns) are play_owners.c's (see play_int.h).
  *
  * What the coordinator reads of the gateway's view is generic: "type",
  * "phase", "winner", "to_move", "seats" (their count must be the players')
- * and "state" (the engine state's
- * hex, decoded with the type's decode_state for the players and drawn with
- * its view_encode + render_text). Legal moves come from kdapp_legal_moves
+ * and "state" (the engine state's hex, decoded with the type's
+ * decode_state for the players and drawn with its view_encode +
+ * render_text). Legal moves come from kdapp_legal_moves
  * ({command, notation} per move, converted with the type's
  * command_from_json), or, from a gateway whose moves carry no command, the
  * type's legal_moves over the same state.
@@ -30,7 +30,6 @@
  */
 #include "tools/play/play.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,106 +46,11 @@ typedef struct {
     const char *seat_name;
 } prompt_ctx;
 
-__attribute__((format(printf, 2, 3))) void kd_play_game_show(kd_play_game *g, const char *fmt, ...)
-{
-    if (g->o->quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(g->out, fmt, ap);
-    va_end(ap);
-}
-
 static uint64_t mix(uint64_t seed, uint64_t k)
 {
     kd_play_rng r;
     kd_play_rng_seed(&r, seed ^ (k * 0xd1b54a32d192ed03ull));
     return kd_play_rng_next(&r);
-}
-
-/* ---------------------------------------------------------------- views */
-
-void kd_play_view_fini(kd_play_view *v)
-{
-    free(v->state_hex);
-    free(v->state);
-    memset(v, 0, sizeof *v);
-}
-
-static int seat_of(const json_t *j)
-{
-    return json_is_integer(j) && json_integer_value(j) >= 0 && json_integer_value(j) < KD_PLAY_MAX_SEATS
-               ? (int)json_integer_value(j)
-               : KD_SEAT_NONE;
-}
-
-/* Parses the generic members of a view into `v` (released first). */
-static kd_err view_parse(kd_play_game *g, const json_t *j, kd_play_view *v, char *why, size_t why_len)
-{
-    kd_play_view_fini(v);
-    const char *phase = json_string_value(json_object_get(j, "phase"));
-    const char *hex = json_string_value(json_object_get(j, "state"));
-    if (!phase || !hex) {
-        kd_reject_write(why, why_len, "the gateway's view has no \"phase\" or \"state\"");
-        return KD_ERR_DECODE;
-    }
-    v->phase = strcmp(phase, "won") == 0    ? KD_PHASE_WON
-               : strcmp(phase, "draw") == 0 ? KD_PHASE_DRAW
-                                            : KD_PHASE_IN_PROGRESS;
-    v->winner = seat_of(json_object_get(j, "winner"));
-    v->to_move = seat_of(json_object_get(j, "to_move"));
-    v->log_seq = (uint64_t)json_integer_value(json_object_get(j, "log_seq"));
-    v->moves = (uint64_t)json_integer_value(json_object_get(j, "move_count"));
-    v->height = (uint64_t)json_integer_value(json_object_get(j, "height"));
-    v->final = json_is_true(json_object_get(j, "final"));
-    const char *event = json_string_value(json_object_get(j, "last_event"));
-    v->by_command = event && strcmp(event, "command") == 0;
-    size_t len = strlen(hex) / 2;
-    uint8_t *bytes = malloc(len ? len : 1);
-    v->state_hex = strdup(hex);
-    v->state = calloc(1, g->type->ops->state_size);
-    kd_err err = bytes && v->state_hex && v->state ? KD_OK : KD_ERR_NOMEM;
-    if (!err && (strlen(hex) % 2 || kd_hex_decode(hex, bytes, len) != 0 ||
-                 g->type->ops->decode_state(bytes, len, v->state) != KD_OK)) {
-        kd_reject_write(why, why_len, "the gateway's view carries a state that does not decode as %s",
-                        g->type->ops->type_name);
-        err = KD_ERR_DECODE;
-    }
-    free(bytes);
-    if (err)
-        kd_play_view_fini(v);
-    return err;
-}
-
-void kd_play_game_print_board(kd_play_game *g, const void *state)
-{
-    kd_buf view, b;
-    kd_buf_init(&view);
-    kd_buf_init(&b);
-    if (g->type->view_encode(state, KD_SEAT_PUBLIC, &view) == KD_OK &&
-        g->type->render_text(view.data, view.len, g->o->render_flags, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK)
-        kd_play_game_show(g, "%s%s", (const char *)b.data, b.len > 1 && b.data[b.len - 2] != '\n' ? "\n" : "");
-    kd_buf_fini(&b);
-    kd_buf_fini(&view);
-}
-
-/* Shows the type's describe_change from `from` to `to`: each sentence
- * after `lead`, and `tail` after it ("; " ... "" to stay on a move's line,
- * "  " ... "\n" for lines of their own). */
-void kd_play_game_show_change(kd_play_game *g, const void *from, const void *to, const char *lead, const char *tail)
-{
-    if (!g->type->describe_change)
-        return;
-    kd_buf b;
-    kd_buf_init(&b);
-    if (g->type->describe_change(from, to, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK) {
-        char *rest = (char *)b.data;
-        for (char *nl; (nl = strchr(rest, '\n')); rest = nl + 1) {
-            *nl = '\0';
-            kd_play_game_show(g, "%s%s%s", lead, rest, tail);
-        }
-    }
-    kd_buf_fini(&b);
 }
 
 /* ------------------------------------------------------- gateway calls */
@@ -155,43 +59,6 @@ void kd_play_game_show_change(kd_play_game *g, const void *from, const void *to,
 static kd_err call_ok(kd_play_game *g, const char *tool, json_t *args, json_t **sc, char *why, size_t why_len)
 {
     return kd_play_call(g->mcp, tool, args, sc, why, why_len);
-}
-
-static json_t *episode_args(kd_play_game *g) { return json_pack("{s:I}", "episode_id", (json_int_t)g->episode); }
-
-/* kdapp_get_episode_state; *exists 0 when the episode is gone (its
- * creation rolled back). `digest` (65 bytes, may be NULL) gets the digest. */
-kd_err kd_play_game_read_state(kd_play_game *g, kd_play_view *v, int *exists, char *digest, char *why, size_t why_len)
-{
-    json_t *sc = NULL;
-    int is_error = 0;
-    kd_err err =
-        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
-    *exists = 0;
-    if (!err && is_error && strstr(why, "does not exist")) {
-        json_decref(sc);
-        return KD_OK;
-    }
-    if (!err && (is_error || !sc)) {
-        char text[600];
-        snprintf(text, sizeof text, "%s", why);
-        kd_reject_write(why, why_len, "kdapp_get_episode_state failed: %s", text);
-        err = KD_ERR_UNSUPPORTED;
-    }
-    if (!err && json_is_true(json_object_get(sc, "deleted"))) {
-        json_decref(sc);
-        return KD_OK;
-    }
-    if (!err)
-        err = view_parse(g, sc, v, why, why_len);
-    if (!err) {
-        *exists = 1;
-        const char *d = json_string_value(json_object_get(sc, "digest"));
-        if (digest)
-            snprintf(digest, 65, "%s", d ? d : "");
-    }
-    json_decref(sc);
-    return err;
 }
 
 static kd_err fetch_prompt(void *ctx, char **text, char *why, size_t why_len)
@@ -228,7 +95,7 @@ static kd_err read_legal(kd_play_game *g, int seat, const kd_play_view *now, kd_
     kd_legal_moves_clear(out);
     *moved = 0;
     json_t *sc = NULL;
-    kd_err err = call_ok(g, "kdapp_legal_moves", episode_args(g), &sc, why, why_len);
+    kd_err err = call_ok(g, "kdapp_legal_moves", kd_play_game_episode_args(g), &sc, why, why_len);
     if (err)
         return err;
     const json_t *seq = json_object_get(sc, "log_seq");
@@ -284,7 +151,7 @@ static kd_err submit(kd_play_game *g, const kd_legal_move *m, int *legal, char *
     *legal = json_is_true(json_object_get(sc, "legal"));
     json_t *view = json_object_get(sc, "view");
     if (!is_error && *legal && view) {
-        err = view_parse(g, view, &g->last, why, why_len);
+        err = kd_play_view_parse(g->type, view, &g->last, why, why_len);
     } else if (json_object_get(sc, "legal") && !*legal) {
         const char *e = json_string_value(json_object_get(sc, "error"));
         snprintf(refusal, refusal_len, "%s", e ? e : "refused");
@@ -651,7 +518,7 @@ static kd_err start_episode(kd_play_game *g, char *why, size_t why_len)
         err = KD_ERR_INVALID_ARG;
     } else {
         g->episode = (uint32_t)id;
-        err = view_parse(g, view, &g->last, why, why_len);
+        err = kd_play_view_parse(g->type, view, &g->last, why, why_len);
     }
     json_decref(sc);
     return err;
@@ -825,8 +692,8 @@ static kd_err resume_episode(kd_play_game *g, char *why, size_t why_len)
     if (kd_play_table_read(g->mcp, o->episode, &t, why, why_len) == KD_OK && strcmp(t.status, "open") == 0)
         return kd_play_game_resume_table(g, &t, why, why_len);
     why[0] = '\0';
-    kd_err err =
-        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
+    kd_err err = kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", kd_play_game_episode_args(g), &sc,
+                                         &is_error, why, why_len);
     if (!err && (is_error || !sc || json_is_true(json_object_get(sc, "deleted")))) {
         char text[600];
         snprintf(text, sizeof text, "%s", why);
@@ -848,7 +715,7 @@ static kd_err resume_episode(kd_play_game *g, char *why, size_t why_len)
     if (!err)
         err = kd_play_game_setup(g, type, seats, o->players, why, why_len);
     if (!err)
-        err = view_parse(g, sc, &g->last, why, why_len);
+        err = kd_play_view_parse(g->type, sc, &g->last, why, why_len);
     uint32_t mine = 0; /* the seats whose keys the session holds: another owner plays the rest */
     if (!err)
         err = kd_play_seats_held(g->mcp, json_object_get(sc, "participants"), &mine, why, why_len);

@@ -82,8 +82,8 @@ kd_err kd_play_seats_held(kd_mcp_client *mcp, const json_t *participants, uint32
                           size_t why_len) KD_WARN_UNUSED;
 
 /* ------------------------------------------------- the coordinator's game
- * (play.c runs it; play_owners.c plays its tables and waits on the seats
- * another owner plays) */
+ * (play.c runs it, play_view.c reads and shows its views, play_owners.c
+ * plays its tables and waits on the seats another owner plays) */
 
 /* What the coordinator takes from one view. */
 typedef struct {
@@ -129,6 +129,20 @@ static inline int kd_play_game_seat_remote(const kd_play_game *g, int seat)
     return seat >= 0 && (g->remote & (UINT32_C(1) << seat));
 }
 
+/* The episode's arguments of a tool call: {"episode_id": g->episode}. */
+static inline json_t *kd_play_game_episode_args(const kd_play_game *g)
+{
+    return json_pack("{s:I}", "episode_id", (json_int_t)g->episode);
+}
+
+/* ----------------------------------------------------------- play_view.c */
+
+/* Parses the generic members of a view `j` of a `type` episode into `v`
+ * (released first). Errors: KD_ERR_DECODE (no phase or state, a state
+ * that does not decode), KD_ERR_NOMEM. */
+kd_err kd_play_view_parse(const kd_episode_type *type, const json_t *j, kd_play_view *v, char *why,
+                          size_t why_len) KD_WARN_UNUSED;
+
 /* Releases what `v` owns and zeroes it. */
 void kd_play_view_fini(kd_play_view *v);
 
@@ -148,6 +162,8 @@ void kd_play_game_show_change(kd_play_game *g, const void *from, const void *to,
  * digest. */
 kd_err kd_play_game_read_state(kd_play_game *g, kd_play_view *v, int *exists, char *digest, char *why,
                                size_t why_len) KD_WARN_UNUSED;
+
+/* ---------------------------------------------------------------- play.c */
 
 /* The type (`type`, else --type, else the first registered) and one
  * player per seat: `seats` of them when resuming an episode, else as many
