@@ -1,13 +1,15 @@
 /*
  * play.c — the `kdapp play` coordinator (see play.h): start the gateway
  * connection and the episode, run the turns, the reorgs and the result,
- * for any registered type.
+ * for any registered type. The views it reads are play_view.c's; a
+ * table's steps (opening, joining, resuming one that waits for players,
+ * waiting on another owner's turns) are play_owners.c's (see play_int.h).
  *
  * What the coordinator reads of the gateway's view is generic: "type",
  * "phase", "winner", "to_move", "seats" (their count must be the players')
- * and "state" (the engine state's
- * hex, decoded with the type's decode_state for the players and drawn with
- * its view_encode + render_text). Legal moves come from kdapp_legal_moves
+ * and "state" (the engine state's hex, decoded with the type's
+ * decode_state for the players and drawn with its view_encode +
+ * render_text). Legal moves come from kdapp_legal_moves
  * ({command, notation} per move, converted with the type's
  * command_from_json), or, from a gateway whose moves carry no command, the
  * type's legal_moves over the same state.
@@ -28,7 +30,6 @@
  */
 #include "tools/play/play.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,53 +41,10 @@
 
 #define POLL_MS 50L /* poll_pause */
 
-/* What the coordinator takes from one view. */
 typedef struct {
-    kd_game_phase phase;
-    int winner, to_move;
-    char *state_hex;  /* owned */
-    void *state;      /* ops->state_size bytes, owned */
-    uint64_t log_seq; /* the log entry the view reflects */
-    uint64_t moves;   /* the episode's move counter ("move_count": every command applied) */
-    uint64_t height;  /* the chain height after that log entry */
-    int final;        /* that position is beyond the finality depth */
-    int by_command;   /* its last event is a command (not a creation or a rollback) */
-} pview;
-
-typedef struct {
-    const kd_play_options *o;
-    FILE *out;
-    kd_mcp_client *mcp;
-    const kd_episode_type *type;
-    size_t seats;
-    kd_player *players[KD_PLAY_MAX_SEATS];
-    uint32_t episode;
-    uint32_t remote; /* bit per seat another owner plays: waited for, never played */
-    uint32_t moves;  /* moves the players chose that the gateway accepted, in this run */
-    pview last;      /* the latest view the gateway sent */
-    kd_play_result *res;
-} game;
-
-typedef struct {
-    game *g;
+    kd_play_game *g;
     const char *seat_name;
 } prompt_ctx;
-
-/* 1 once the caller asked to stop (Ctrl-C): the turn in progress ends,
- * then the result lines and the resume command are printed. */
-static int stopping(const game *g) { return g->o->stop && atomic_load(g->o->stop); }
-
-__attribute__((format(printf, 2, 3))) static void show(game *g, const char *fmt, ...)
-{
-    if (g->o->quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(g->out, fmt, ap);
-    va_end(ap);
-}
-
-static const char *seat_name(const game *g, int seat) { return kd_episode_type_seat_name(g->type, seat); }
 
 static uint64_t mix(uint64_t seed, uint64_t k)
 {
@@ -95,136 +53,12 @@ static uint64_t mix(uint64_t seed, uint64_t k)
     return kd_play_rng_next(&r);
 }
 
-/* ---------------------------------------------------------------- views */
-
-static void pview_fini(pview *v)
-{
-    free(v->state_hex);
-    free(v->state);
-    memset(v, 0, sizeof *v);
-}
-
-static int seat_of(const json_t *j)
-{
-    return json_is_integer(j) && json_integer_value(j) >= 0 && json_integer_value(j) < KD_PLAY_MAX_SEATS
-               ? (int)json_integer_value(j)
-               : KD_SEAT_NONE;
-}
-
-/* Parses the generic members of a view into `v` (released first). */
-static kd_err pview_parse(game *g, const json_t *j, pview *v, char *why, size_t why_len)
-{
-    pview_fini(v);
-    const char *phase = json_string_value(json_object_get(j, "phase"));
-    const char *hex = json_string_value(json_object_get(j, "state"));
-    if (!phase || !hex) {
-        kd_reject_write(why, why_len, "the gateway's view has no \"phase\" or \"state\"");
-        return KD_ERR_DECODE;
-    }
-    v->phase = strcmp(phase, "won") == 0    ? KD_PHASE_WON
-               : strcmp(phase, "draw") == 0 ? KD_PHASE_DRAW
-                                            : KD_PHASE_IN_PROGRESS;
-    v->winner = seat_of(json_object_get(j, "winner"));
-    v->to_move = seat_of(json_object_get(j, "to_move"));
-    v->log_seq = (uint64_t)json_integer_value(json_object_get(j, "log_seq"));
-    v->moves = (uint64_t)json_integer_value(json_object_get(j, "move_count"));
-    v->height = (uint64_t)json_integer_value(json_object_get(j, "height"));
-    v->final = json_is_true(json_object_get(j, "final"));
-    const char *event = json_string_value(json_object_get(j, "last_event"));
-    v->by_command = event && strcmp(event, "command") == 0;
-    size_t len = strlen(hex) / 2;
-    uint8_t *bytes = malloc(len ? len : 1);
-    v->state_hex = strdup(hex);
-    v->state = calloc(1, g->type->ops->state_size);
-    kd_err err = bytes && v->state_hex && v->state ? KD_OK : KD_ERR_NOMEM;
-    if (!err && (strlen(hex) % 2 || kd_hex_decode(hex, bytes, len) != 0 ||
-                 g->type->ops->decode_state(bytes, len, v->state) != KD_OK)) {
-        kd_reject_write(why, why_len, "the gateway's view carries a state that does not decode as %s",
-                        g->type->ops->type_name);
-        err = KD_ERR_DECODE;
-    }
-    free(bytes);
-    if (err)
-        pview_fini(v);
-    return err;
-}
-
-static void print_board(game *g, const void *state)
-{
-    kd_buf view, b;
-    kd_buf_init(&view);
-    kd_buf_init(&b);
-    if (g->type->view_encode(state, KD_SEAT_PUBLIC, &view) == KD_OK &&
-        g->type->render_text(view.data, view.len, g->o->render_flags, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK)
-        show(g, "%s%s", (const char *)b.data, b.len > 1 && b.data[b.len - 2] != '\n' ? "\n" : "");
-    kd_buf_fini(&b);
-    kd_buf_fini(&view);
-}
-
-/* Shows the type's describe_change from `from` to `to`: each sentence
- * after `lead`, and `tail` after it ("; " ... "" to stay on a move's line,
- * "  " ... "\n" for lines of their own). */
-static void show_change(game *g, const void *from, const void *to, const char *lead, const char *tail)
-{
-    if (!g->type->describe_change)
-        return;
-    kd_buf b;
-    kd_buf_init(&b);
-    if (g->type->describe_change(from, to, &b) == KD_OK && kd_buf_append(&b, "", 1) == KD_OK) {
-        char *rest = (char *)b.data;
-        for (char *nl; (nl = strchr(rest, '\n')); rest = nl + 1) {
-            *nl = '\0';
-            show(g, "%s%s%s", lead, rest, tail);
-        }
-    }
-    kd_buf_fini(&b);
-}
-
 /* ------------------------------------------------------- gateway calls */
 
 /* Calls a tool that must succeed; *sc is its structured result. */
-static kd_err call_ok(game *g, const char *tool, json_t *args, json_t **sc, char *why, size_t why_len)
+static kd_err call_ok(kd_play_game *g, const char *tool, json_t *args, json_t **sc, char *why, size_t why_len)
 {
     return kd_play_call(g->mcp, tool, args, sc, why, why_len);
-}
-
-static int is_remote(const game *g, int seat) { return seat >= 0 && (g->remote & (UINT32_C(1) << seat)); }
-
-static json_t *episode_args(game *g) { return json_pack("{s:I}", "episode_id", (json_int_t)g->episode); }
-
-/* kdapp_get_episode_state; *exists 0 when the episode is gone (its
- * creation rolled back). `digest` (65 bytes, may be NULL) gets the digest. */
-static kd_err read_state(game *g, pview *v, int *exists, char *digest, char *why, size_t why_len)
-{
-    json_t *sc = NULL;
-    int is_error = 0;
-    kd_err err =
-        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
-    *exists = 0;
-    if (!err && is_error && strstr(why, "does not exist")) {
-        json_decref(sc);
-        return KD_OK;
-    }
-    if (!err && (is_error || !sc)) {
-        char text[600];
-        snprintf(text, sizeof text, "%s", why);
-        kd_reject_write(why, why_len, "kdapp_get_episode_state failed: %s", text);
-        err = KD_ERR_UNSUPPORTED;
-    }
-    if (!err && json_is_true(json_object_get(sc, "deleted"))) {
-        json_decref(sc);
-        return KD_OK;
-    }
-    if (!err)
-        err = pview_parse(g, sc, v, why, why_len);
-    if (!err) {
-        *exists = 1;
-        const char *d = json_string_value(json_object_get(sc, "digest"));
-        if (digest)
-            snprintf(digest, 65, "%s", d ? d : "");
-    }
-    json_decref(sc);
-    return err;
 }
 
 static kd_err fetch_prompt(void *ctx, char **text, char *why, size_t why_len)
@@ -255,13 +89,13 @@ static kd_err fetch_own_secret(void *ctx, json_t **out, char *why, size_t why_le
  * moves carry the command JSON, else the type's legal_moves over the
  * view's state. *moved is set when the gateway's list is for another log
  * entry than `now` (the episode moved between the two reads). */
-static kd_err read_legal(game *g, int seat, const pview *now, kd_legal_moves *out, int *moved, char *why,
+static kd_err read_legal(kd_play_game *g, int seat, const kd_play_view *now, kd_legal_moves *out, int *moved, char *why,
                          size_t why_len)
 {
     kd_legal_moves_clear(out);
     *moved = 0;
     json_t *sc = NULL;
-    kd_err err = call_ok(g, "kdapp_legal_moves", episode_args(g), &sc, why, why_len);
+    kd_err err = call_ok(g, "kdapp_legal_moves", kd_play_game_episode_args(g), &sc, why, why_len);
     if (err)
         return err;
     const json_t *seq = json_object_get(sc, "log_seq");
@@ -300,7 +134,7 @@ static void legal_text(const kd_legal_moves *legal, char *out, size_t len)
 }
 
 /* Submits a move; *legal 0 with the gateway's reason in `refusal`. */
-static kd_err submit(game *g, const kd_legal_move *m, int *legal, char *refusal, size_t refusal_len, char *why,
+static kd_err submit(kd_play_game *g, const kd_legal_move *m, int *legal, char *refusal, size_t refusal_len, char *why,
                      size_t why_len)
 {
     json_t *command = g->type->command_to_json(m->command, m->command_len);
@@ -317,7 +151,7 @@ static kd_err submit(game *g, const kd_legal_move *m, int *legal, char *refusal,
     *legal = json_is_true(json_object_get(sc, "legal"));
     json_t *view = json_object_get(sc, "view");
     if (!is_error && *legal && view) {
-        err = pview_parse(g, view, &g->last, why, why_len);
+        err = kd_play_view_parse(g->type, view, &g->last, why, why_len);
     } else if (json_object_get(sc, "legal") && !*legal) {
         const char *e = json_string_value(json_object_get(sc, "error"));
         snprintf(refusal, refusal_len, "%s", e ? e : "refused");
@@ -334,15 +168,15 @@ static kd_err submit(game *g, const kd_legal_move *m, int *legal, char *refusal,
 
 /* The seat to act: the one to move, or the first with a legal move when
  * no single seat must act (ours before another owner's). */
-static int acting_seat(game *g, const pview *v, kd_legal_moves *scratch)
+static int acting_seat(kd_play_game *g, const kd_play_view *v, kd_legal_moves *scratch)
 {
     if (v->to_move != KD_SEAT_NONE)
         return (size_t)v->to_move < g->seats ? v->to_move : KD_SEAT_NONE;
     for (int remote = 0; remote < 2; remote++) /* ours first: another owner's seat is only waited for */
         for (size_t s = 0; s < g->seats; s++) {
             kd_legal_moves_clear(scratch);
-            if (is_remote(g, (int)s) == remote && g->type->legal_moves(v->state, (int)s, scratch) == KD_OK &&
-                scratch->count)
+            if (kd_play_game_seat_remote(g, (int)s) == remote &&
+                g->type->legal_moves(v->state, (int)s, scratch) == KD_OK && scratch->count)
                 return (int)s;
         }
     return KD_SEAT_NONE;
@@ -357,82 +191,65 @@ static void poll_pause(void)
     nanosleep(&ts, NULL);
 }
 
-/* In a type with secrets, a seat to move with no legal move owes what only
- * its secret can make (the house's reveal, a shot's answer), and the
- * gateway holding its key pays it after the block (gateway_duties.c): waits
- * (bounded) until the episode moves on from `now`, and shows what changed. */
-static kd_err wait_for_duty(game *g, int seat, const pview *now, char *why, size_t why_len)
+kd_err kd_play_game_await_change(kd_play_game *g, const kd_play_view *now, uint64_t deadline, kd_play_view *next,
+                                 char *why, size_t why_len)
 {
-    uint64_t deadline = kd_now_ms() + KD_PLAY_REMINE_WAIT_MS;
     for (;;) {
-        pview next = {0};
         int exists;
-        kd_err err = read_state(g, &next, &exists, NULL, why, why_len);
+        kd_err err = kd_play_game_read_state(g, next, &exists, NULL, why, why_len);
         if (!err && !exists) {
             kd_reject_write(why, why_len, "episode %u is gone", g->episode);
             err = KD_ERR_NOT_FOUND;
         }
-        if (!err && strcmp(next.state_hex, now->state_hex) != 0) {
-            show(g, "\n%s (its key's holder, the gateway) pays what it owes", seat_name(g, seat));
-            show_change(g, now->state, next.state, ": ", "");
-            show(g, "\n");
-            print_board(g, next.state);
-            pview_fini(&g->last);
-            g->last = next;
+        if (!err && strcmp(next->state_hex, now->state_hex) != 0)
             return KD_OK;
-        }
-        pview_fini(&next);
-        if (err || stopping(g))
+        kd_play_view_fini(next);
+        if (err || kd_play_game_stopping(g))
             return err;
-        if (kd_now_ms() >= deadline) {
-            kd_reject_write(why, why_len, "%s owes a move only its key's holder can make, and none came in %u ms",
-                            seat_name(g, seat), KD_PLAY_REMINE_WAIT_MS);
+        if (deadline && kd_now_ms() >= deadline)
             return KD_ERR_TIMEOUT;
-        }
         poll_pause();
     }
 }
 
-/* A seat another owner plays (its own kdapp play, through its own
- * gateway) is to act: waits until the episode moves on from `now`, for as
- * long as it takes (a person may be thinking; Ctrl-C stops), and shows
- * what changed. */
-static kd_err wait_remote(game *g, int seat, const pview *now, char *why, size_t why_len)
+void kd_play_game_take_change(kd_play_game *g, const kd_play_view *now, kd_play_view *next, const char *lead)
 {
-    for (;;) {
-        pview next = {0};
-        int exists;
-        kd_err err = read_state(g, &next, &exists, NULL, why, why_len);
-        if (!err && !exists) {
-            kd_reject_write(why, why_len, "episode %u is gone", g->episode);
-            err = KD_ERR_NOT_FOUND;
-        }
-        if (!err && strcmp(next.state_hex, now->state_hex) != 0) {
-            show(g, "\nmove %llu: %s (another owner's seat) moved", (unsigned long long)next.moves, seat_name(g, seat));
-            show_change(g, now->state, next.state, "; ", "");
-            show(g, "\n");
-            print_board(g, next.state);
-            pview_fini(&g->last);
-            g->last = next;
-            return KD_OK;
-        }
-        pview_fini(&next);
-        if (err || stopping(g))
-            return err;
-        poll_pause();
-    }
+    kd_play_game_show_change(g, now->state, next->state, lead, "");
+    kd_play_game_show(g, "\n");
+    kd_play_game_print_board(g, next->state);
+    kd_play_view_fini(&g->last);
+    g->last = *next;
+    memset(next, 0, sizeof *next);
+}
+
+/* In a type with secrets, a seat to move with no legal move owes what only
+ * its secret can make (the house's reveal, a shot's answer), and the
+ * gateway holding its key pays it after the block (gateway_duties.c): waits
+ * (bounded) until the episode moves on from `now`, and shows what changed. */
+static kd_err wait_for_duty(kd_play_game *g, int seat, const kd_play_view *now, char *why, size_t why_len)
+{
+    kd_play_view next = {0};
+    kd_err err = kd_play_game_await_change(g, now, kd_now_ms() + KD_PLAY_REMINE_WAIT_MS, &next, why, why_len);
+    if (err == KD_ERR_TIMEOUT)
+        kd_reject_write(why, why_len, "%s owes a move only its key's holder can make, and none came in %u ms",
+                        kd_play_game_seat_name(g, seat), KD_PLAY_REMINE_WAIT_MS);
+    if (err || !next.state_hex) /* an error, or stopped (Ctrl-C) */
+        return err;
+    kd_play_game_show(g, "\n%s (its key's holder, the gateway) pays what it owes", kd_play_game_seat_name(g, seat));
+    kd_play_game_take_change(g, now, &next, ": ");
+    return KD_OK;
 }
 
 /* The view, the acting seat and its legal moves, all of one log entry:
  * the two reads are made again while the episode moves between them (a
  * block, a reorg), so a player never searches one state and picks from
  * another's moves. */
-static kd_err read_turn(game *g, pview *now, int *seat, kd_legal_moves *legal, char *why, size_t why_len)
+static kd_err read_turn(kd_play_game *g, kd_play_view *now, int *seat, kd_legal_moves *legal, char *why, size_t why_len)
 {
     enum { TRIES = 100 }; /* with a pause between: seconds of a chain that never stops moving */
     for (int t = 0; t < TRIES; t++) {
         int exists, moved = 0;
-        kd_err err = read_state(g, now, &exists, NULL, why, why_len);
+        kd_err err = kd_play_game_read_state(g, now, &exists, NULL, why, why_len);
         if (!err && !exists) {
             kd_reject_write(why, why_len, "episode %u is gone", g->episode);
             err = KD_ERR_NOT_FOUND;
@@ -442,7 +259,7 @@ static kd_err read_turn(game *g, pview *now, int *seat, kd_legal_moves *legal, c
             kd_reject_write(why, why_len, "no seat may act in episode %u", g->episode);
             err = KD_ERR_DECODE;
         }
-        if (!err && is_remote(g, *seat)) { /* its moves are another owner's to choose */
+        if (!err && kd_play_game_seat_remote(g, *seat)) { /* its moves are another owner's to choose */
             kd_legal_moves_clear(legal);
             return KD_OK;
         }
@@ -450,7 +267,7 @@ static kd_err read_turn(game *g, pview *now, int *seat, kd_legal_moves *legal, c
             err = read_legal(g, *seat, now, legal, &moved, why, why_len);
         if (err || !moved)
             return err;
-        pview_fini(now);
+        kd_play_view_fini(now);
         poll_pause();
     }
     kd_reject_write(why, why_len, "episode %u moved between every read of its state and its legal moves (%d tries)",
@@ -460,31 +277,31 @@ static kd_err read_turn(game *g, pview *now, int *seat, kd_legal_moves *legal, c
 
 /* Plays one turn: view, legal moves, player (with retries and the
  * fallback), move. */
-static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_len)
+static kd_err play_turn(kd_play_game *g, kd_legal_moves *legal, char *why, size_t why_len)
 {
-    pview now = {0};
+    kd_play_view now = {0};
     int seat;
     kd_err err = read_turn(g, &now, &seat, legal, why, why_len);
-    if (!err && is_remote(g, seat)) {
-        err = wait_remote(g, seat, &now, why, why_len);
-        pview_fini(&now);
+    if (!err && kd_play_game_seat_remote(g, seat)) {
+        err = kd_play_game_wait_remote(g, seat, &now, why, why_len);
+        kd_play_view_fini(&now);
         return err;
     }
     if (!err && !legal->count && g->type->secret_duty) {
         err = wait_for_duty(g, seat, &now, why, why_len);
-        pview_fini(&now);
+        kd_play_view_fini(&now);
         return err;
     }
     if (!err && !legal->count) {
-        kd_reject_write(why, why_len, "no legal move for %s", seat_name(g, seat));
+        kd_reject_write(why, why_len, "no legal move for %s", kd_play_game_seat_name(g, seat));
         err = KD_ERR_NO_MOVE;
     }
     if (err) {
-        pview_fini(&now);
+        kd_play_view_fini(&now);
         return err;
     }
     kd_player *p = g->players[seat];
-    prompt_ctx pc = {.g = g, .seat_name = seat_name(g, seat)};
+    prompt_ctx pc = {.g = g, .seat_name = kd_play_game_seat_name(g, seat)};
     kd_play_turn turn = {.episode_id = g->episode,
                          .type = g->type,
                          .seat = seat,
@@ -507,14 +324,14 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
                 kd_reject_write(why, why_len, "no legal move left for %s", pc.seat_name);
                 break;
             }
-            show(g, "  %s (%s): %u answers refused; a random legal move is played instead\n", pc.seat_name,
-                 kd_player_name(p), refused);
+            kd_play_game_show(g, "  %s (%s): %u answers refused; a random legal move is played instead\n", pc.seat_name,
+                              kd_player_name(p), refused);
         } else {
             err = kd_player_choose(p, &turn, fb, &m, reason, sizeof reason);
             if (err == KD_ERR_PARSE) {
                 refused++;
                 if (!interactive)
-                    show(g, "  %s (%s): answer refused: %s\n", pc.seat_name, kd_player_name(p), reason);
+                    kd_play_game_show(g, "  %s (%s): answer refused: %s\n", pc.seat_name, kd_player_name(p), reason);
                 snprintf(feedback, sizeof feedback, "Your answer could not be used: %s.\n%s", reason, legal_list);
                 fb = feedback;
                 continue;
@@ -531,8 +348,8 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
             kd_player_note_refused(p);
             refused++;
             if (!interactive)
-                show(g, "  %s (%s) tried %s: refused by the gateway: %s\n", pc.seat_name, kd_player_name(p), m.notation,
-                     reason);
+                kd_play_game_show(g, "  %s (%s) tried %s: refused by the gateway: %s\n", pc.seat_name,
+                                  kd_player_name(p), m.notation, reason);
             if (fallback) {
                 kd_reject_write(why, why_len, "the gateway refused the legal move %s for %s: %s", m.notation,
                                 pc.seat_name, reason);
@@ -546,14 +363,14 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
         }
         kd_player_note_move(p);
         g->moves++;
-        show(g, "\nmove %llu: %s (%s) plays %s", (unsigned long long)g->last.moves, pc.seat_name, kd_player_name(p),
-             m.notation);
-        show_change(g, now.state, g->last.state, "; ", "");
-        show(g, "%s\n", fallback ? " [random fallback]" : "");
-        print_board(g, g->last.state);
+        kd_play_game_show(g, "\nmove %llu: %s (%s) plays %s", (unsigned long long)g->last.moves, pc.seat_name,
+                          kd_player_name(p), m.notation);
+        kd_play_game_show_change(g, now.state, g->last.state, "; ", "");
+        kd_play_game_show(g, "%s\n", fallback ? " [random fallback]" : "");
+        kd_play_game_print_board(g, g->last.state);
         break;
     }
-    pview_fini(&now);
+    kd_play_view_fini(&now);
     return err;
 }
 
@@ -564,13 +381,14 @@ static kd_err play_turn(game *g, kd_legal_moves *legal, char *why, size_t why_le
  * (the devnet re-includes a reorg's transactions together in its next
  * block; a state that records a block's DAA score, for a deadline, differs
  * in those bytes from before), or the game is over. */
-static kd_err wait_remined(game *g, const pview *before, pview *now, int *done, char *why, size_t why_len)
+static kd_err wait_remined(kd_play_game *g, const kd_play_view *before, kd_play_view *now, int *done, char *why,
+                           size_t why_len)
 {
     uint64_t deadline = kd_now_ms() + KD_PLAY_REMINE_WAIT_MS;
     *done = 0;
     for (;;) {
         int exists;
-        kd_err err = read_state(g, now, &exists, NULL, why, why_len);
+        kd_err err = kd_play_game_read_state(g, now, &exists, NULL, why, why_len);
         if (err)
             return err;
         if (exists && (strcmp(now->state_hex, before->state_hex) == 0 || now->phase != KD_PHASE_IN_PROGRESS ||
@@ -584,13 +402,13 @@ static kd_err wait_remined(game *g, const pview *before, pview *now, int *done, 
     }
 }
 
-static kd_err reorg(game *g, char *why, size_t why_len)
+static kd_err reorg(kd_play_game *g, char *why, size_t why_len)
 {
-    pview before = {0}, after = {0}, now = {0};
+    kd_play_view before = {0}, after = {0}, now = {0};
     int exists;
     json_t *sc = NULL;
     int is_error = 0;
-    kd_err err = read_state(g, &before, &exists, NULL, why, why_len);
+    kd_err err = kd_play_game_read_state(g, &before, &exists, NULL, why, why_len);
     if (!err && !exists) {
         kd_reject_write(why, why_len, "episode %u is gone before the reorg", g->episode);
         err = KD_ERR_NOT_FOUND;
@@ -602,29 +420,30 @@ static kd_err reorg(game *g, char *why, size_t why_len)
     if (err)
         goto done;
     if (is_error) {
-        show(g, "\nreorg after move %u did not happen: %s\n", g->moves, why);
+        kd_play_game_show(g, "\nreorg after move %u did not happen: %s\n", g->moves, why);
         goto done;
     }
     long long reverted = json_integer_value(json_object_get(sc, "reverted"));
     long long reincluded = json_integer_value(json_object_get(sc, "reincluded"));
-    if ((err = read_state(g, &after, &exists, NULL, why, why_len)))
+    if ((err = kd_play_game_read_state(g, &after, &exists, NULL, why, why_len)))
         goto done;
     g->res->reorgs++;
-    show(g,
-         "\n=== reorg after move %u: the devnet reverted its last %lld block%s; %lld transaction%s back "
-         "in the queue to be mined again ===\n",
-         g->moves, reverted, reverted == 1 ? "" : "s", reincluded, reincluded == 1 ? " goes" : "s go");
-    show(g, "before the reorg:\n");
-    print_board(g, before.state);
+    kd_play_game_show(g,
+                      "\n=== reorg after move %u: the devnet reverted its last %lld block%s; %lld transaction%s back "
+                      "in the queue to be mined again ===\n",
+                      g->moves, reverted, reverted == 1 ? "" : "s", reincluded, reincluded == 1 ? " goes" : "s go");
+    kd_play_game_show(g, "before the reorg:\n");
+    kd_play_game_print_board(g, before.state);
     if (!exists) {
-        show(g, "after the rollback: the episode is gone (its creation was in a reverted block)\n");
+        kd_play_game_show(g, "after the rollback: the episode is gone (its creation was in a reverted block)\n");
     } else if (strcmp(after.state_hex, before.state_hex) == 0) {
-        show(g, "after the rollback: the reverted moves were already mined again before the rolled-back position "
-                "could be read\n");
+        kd_play_game_show(
+            g, "after the rollback: the reverted moves were already mined again before the rolled-back position "
+               "could be read\n");
     } else {
-        show(g, "after the rollback (the reverted blocks' moves undone):\n");
-        print_board(g, after.state);
-        show_change(g, before.state, after.state, "  ", "\n");
+        kd_play_game_show(g, "after the rollback (the reverted blocks' moves undone):\n");
+        kd_play_game_print_board(g, after.state);
+        kd_play_game_show_change(g, before.state, after.state, "  ", "\n");
     }
     int back;
     if ((err = wait_remined(g, &before, &now, &back, why, why_len))) {
@@ -634,24 +453,26 @@ static kd_err reorg(game *g, char *why, size_t why_len)
         goto done;
     }
     if (!back) {
-        show(g, "the reverted moves were not all mined again within %u ms; carrying on from the gateway's state:\n",
-             KD_PLAY_REMINE_WAIT_MS);
-        print_board(g, now.state);
+        kd_play_game_show(
+            g, "the reverted moves were not all mined again within %u ms; carrying on from the gateway's state:\n",
+            KD_PLAY_REMINE_WAIT_MS);
+        kd_play_game_print_board(g, now.state);
     } else if (strcmp(now.state_hex, before.state_hex) == 0) {
-        show(g, "re-mined: the reverted moves were applied again in new blocks; the position is as before the "
-                "reorg\n");
+        kd_play_game_show(
+            g, "re-mined: the reverted moves were applied again in new blocks; the position is as before the "
+               "reorg\n");
     } else {
-        show(g, "re-mined: the reverted moves were applied again in new blocks:\n");
-        print_board(g, now.state);
+        kd_play_game_show(g, "re-mined: the reverted moves were applied again in new blocks:\n");
+        kd_play_game_print_board(g, now.state);
     }
-    pview_fini(&g->last);
+    kd_play_view_fini(&g->last);
     g->last = now;
     memset(&now, 0, sizeof now);
 done:
     json_decref(sc);
-    pview_fini(&now);
-    pview_fini(&after);
-    pview_fini(&before);
+    kd_play_view_fini(&now);
+    kd_play_view_fini(&after);
+    kd_play_view_fini(&before);
     return err;
 }
 
@@ -659,7 +480,7 @@ done:
 
 /* kdapp_start_episode {type?, ...params}: the params' members go as
  * top-level arguments, which the gateway takes as members of params. */
-static kd_err start_episode(game *g, char *why, size_t why_len)
+static kd_err start_episode(kd_play_game *g, char *why, size_t why_len)
 {
     json_t *args = json_object();
     if (g->o->params) {
@@ -697,13 +518,13 @@ static kd_err start_episode(game *g, char *why, size_t why_len)
         err = KD_ERR_INVALID_ARG;
     } else {
         g->episode = (uint32_t)id;
-        err = pview_parse(g, view, &g->last, why, why_len);
+        err = kd_play_view_parse(g->type, view, &g->last, why, why_len);
     }
     json_decref(sc);
     return err;
 }
 
-static kd_err open_gateway(game *g, char *why, size_t why_len)
+static kd_err open_gateway(kd_play_game *g, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
     kd_mcp_client_options co = {.url = o->mcp_url, .bearer_token = o->mcp_token, .client_name = "kdapp-play"};
@@ -751,16 +572,17 @@ static kd_err open_gateway(game *g, char *why, size_t why_len)
     return kd_mcp_client_open(&co, &g->mcp, why, why_len);
 }
 
-static void print_result(game *g, const char *digest)
+static void print_result(kd_play_game *g, const char *digest)
 {
-    const pview *v = &g->last;
+    const kd_play_view *v = &g->last;
     FILE *out = g->out;
     unsigned long long moves = (unsigned long long)v->moves;
     const char *plural = moves == 1 ? "" : "s";
     fprintf(out, "%sepisode %u: ", g->o->quiet ? "" : "\n", g->episode);
     if (v->phase == KD_PHASE_WON && (size_t)v->winner < g->seats)
-        fprintf(out, "%s (%s) won after %llu move%s", seat_name(g, v->winner),
-                is_remote(g, v->winner) ? "another owner" : kd_player_name(g->players[v->winner]), moves, plural);
+        fprintf(out, "%s (%s) won after %llu move%s", kd_play_game_seat_name(g, v->winner),
+                kd_play_game_seat_remote(g, v->winner) ? "another owner" : kd_player_name(g->players[v->winner]), moves,
+                plural);
     else if (v->phase == KD_PHASE_DRAW)
         fprintf(out, "draw after %llu move%s", moves, plural);
     else if (g->res->stopped)
@@ -779,16 +601,18 @@ static void print_result(game *g, const char *digest)
     fputc('\n', out);
     for (size_t i = 0; i < g->seats; i++) {
         kd_player_stats s = kd_player_get_stats(g->players[i]);
-        if (is_remote(g, (int)i)) {
-            fprintf(out, "  %s another owner's seat, played through its own gateway\n", seat_name(g, (int)i));
+        if (kd_play_game_seat_remote(g, (int)i)) {
+            fprintf(out, "  %s another owner's seat, played through its own gateway\n",
+                    kd_play_game_seat_name(g, (int)i));
             continue;
         }
         if (kd_player_is_house(g->players[i])) {
-            fprintf(out, "  %s house: the gateway holding its key paid its duties\n", seat_name(g, (int)i));
+            fprintf(out, "  %s house: the gateway holding its key paid its duties\n",
+                    kd_play_game_seat_name(g, (int)i));
             continue;
         }
-        fprintf(out, "  %s %-8s %u moves chosen, %u answers refused, %u random fallbacks", seat_name(g, (int)i),
-                kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
+        fprintf(out, "  %s %-8s %u moves chosen, %u answers refused, %u random fallbacks",
+                kd_play_game_seat_name(g, (int)i), kd_player_name(g->players[i]), s.moves, s.refused, s.fallbacks);
         if (s.depth_max)
             fprintf(out, ", searched %u..%u plies, at most %u ms a move", s.depth_min, s.depth_max, s.think_ms_max);
         fputc('\n', out);
@@ -804,7 +628,8 @@ static void print_result(game *g, const char *digest)
 /* The type (`type`, else --type, else the first registered) and one
  * player per seat: `seats` of them when resuming an episode, else as many
  * as named, at least the type's minimum. */
-static kd_err setup(game *g, const char *type, size_t seats, const char *const *specs, char *why, size_t why_len)
+kd_err kd_play_game_setup(kd_play_game *g, const char *type, size_t seats, const char *const *specs, char *why,
+                          size_t why_len)
 {
     const kd_play_options *o = g->o;
     if (!type)
@@ -846,7 +671,7 @@ static kd_err setup(game *g, const char *type, size_t seats, const char *const *
             kd_reject_write(
                 why, why_len,
                 "%s has no bot, so the search player cannot play %s: use random, llm:URL or human for that seat",
-                g->type->ops->type_name, seat_name(g, (int)i));
+                g->type->ops->type_name, kd_play_game_seat_name(g, (int)i));
             return KD_ERR_INVALID_ARG;
         }
     }
@@ -854,184 +679,10 @@ static kd_err setup(game *g, const char *type, size_t seats, const char *const *
     return KD_OK;
 }
 
-/* ------------------------------------------------------------ tables */
-
-/* Waits until every seat of the table is taken, then reads the game's
- * first view. Stopped first (Ctrl-C), res->stopped is set and the command
- * that waits on is printed. */
-static kd_err wait_start(game *g, char *why, size_t why_len)
-{
-    int stopped = 0, exists = 0;
-    kd_err err =
-        kd_play_table_wait(g->mcp, g->episode, g->type, g->o->stop, g->o->quiet, g->out, &stopped, why, why_len);
-    if (!err && stopped) {
-        g->res->stopped = 1;
-        fprintf(g->out, "table %u: stopped while it waits for players (it stays open until its deadline)\n",
-                g->episode);
-        fprintf(g->out, "resume: kdapp play --episode %u%s\n", g->episode, g->o->resume_args ? g->o->resume_args : "");
-        fflush(g->out);
-        return KD_OK;
-    }
-    if (!err)
-        err = read_state(g, &g->last, &exists, NULL, why, why_len);
-    if (!err && !exists) {
-        kd_reject_write(why, why_len, "table %u started, and its episode is not there", g->episode);
-        err = KD_ERR_DECODE;
-    }
-    return err;
-}
-
-/* The seats line of a table: each seat's player, or "open". */
-static void show_seats(game *g, const char *lead)
-{
-    show(g, "%s", lead);
-    for (size_t i = 0; i < g->seats; i++)
-        show(g, "%s %s: %s", i ? "," : "", seat_name(g, (int)i),
-             is_remote(g, (int)i) ? "another owner's" : kd_player_name(g->players[i]));
-    show(g, " | seed %llu\n", (unsigned long long)g->o->seed);
-}
-
-/* --open: the table with our seats and the others open; its id and the
- * command that joins it (printed even when quiet: another owner needs it),
- * then the wait for every seat. */
-static kd_err open_table(game *g, char *why, size_t why_len)
-{
-    uint32_t mine = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~g->remote;
-    kd_err err = kd_play_table_open(g->mcp, g->o, g->type, g->seats, mine, &g->episode, why, why_len);
-    if (err)
-        return err;
-    g->res->episode_id = g->episode;
-    char lead[160];
-    snprintf(lead, sizeof lead, "kdapp play: opened table %u (%s) |", g->episode, g->type->title);
-    show_seats(g, lead);
-    fprintf(g->out, "another owner joins with: kdapp play --join %u%s\n", g->episode,
-            g->o->join_args ? g->o->join_args : "");
-    fflush(g->out);
-    return wait_start(g, why, why_len);
-}
-
-/* The seat `name` (a seat name or number) of table `t`, open; -1 with a
- * sentence otherwise. */
-static int open_seat_named(game *g, const kd_play_table *t, const char *name, char *why, size_t why_len)
-{
-    char *end;
-    int seat = kd_episode_type_seat(g->type, name);
-    unsigned long k = strtoul(name, &end, 10);
-    if (seat == KD_SEAT_NONE && !*end && end != name && k < t->seats)
-        seat = (int)k;
-    char open[200] = "";
-    for (size_t s = 0; s < t->seats; s++)
-        if (!(t->taken & (UINT32_C(1) << s)))
-            snprintf(open + strlen(open), sizeof open - strlen(open), "%s%s", open[0] ? ", " : "",
-                     seat_name(g, (int)s));
-    if (seat == KD_SEAT_NONE || (size_t)seat >= t->seats) {
-        kd_reject_write(why, why_len, "--seat %s: table %u (%s) has no seat %s (its open seats: %s)", name, g->o->join,
-                        t->type, name, open);
-        return -1;
-    }
-    if (t->taken & (UINT32_C(1) << seat)) {
-        kd_reject_write(why, why_len, "--seat %s: seat %s of table %u is not open: it is taken (its open seats: %s)",
-                        name, seat_name(g, seat), g->o->join, open);
-        return -1;
-    }
-    return seat;
-}
-
-/* --join: the table's type and seats, the seat (--seat or the first open
- * one) taken with a key of the session, then the wait for every seat. */
-static kd_err join_table(game *g, char *why, size_t why_len)
-{
-    const kd_play_options *o = g->o;
-    kd_play_table t;
-    g->episode = o->join;
-    kd_err err = kd_play_table_read(g->mcp, o->join, &t, why, why_len);
-    if (err == KD_ERR_NOT_FOUND)
-        return KD_ERR_INVALID_ARG; /* the gateway's sentence: there is no table ID */
-    if (err)
-        return err;
-    if (strcmp(t.status, "open") != 0) {
-        if (strcmp(t.status, "started") == 0)
-            kd_reject_write(why, why_len,
-                            "table %u is full: its game has started (a seat of yours in it: kdapp play --episode %u)",
-                            o->join, o->join);
-        else if (strcmp(t.status, "cancelled") == 0)
-            kd_reject_write(why, why_len, "table %u was cancelled by its creator", o->join);
-        else
-            kd_reject_write(why, why_len,
-                            "table %u closed unfilled at DAA score %llu: its deadline passed (the chain is at %llu)",
-                            o->join, (unsigned long long)t.deadline_daa, (unsigned long long)t.tip_daa);
-        return KD_ERR_INVALID_ARG;
-    }
-    if (!(g->type = kd_type_table_find(o->types, t.type))) {
-        kd_reject_write(why, why_len, "table %u is of type %s, which this kdapp does not know", o->join, t.type);
-        return KD_ERR_INVALID_ARG;
-    }
-    int seat = -1;
-    for (size_t s = 0; !o->join_seat && seat < 0 && s < t.seats; s++)
-        if (!(t.taken & (UINT32_C(1) << s)))
-            seat = (int)s;
-    if (o->join_seat && (seat = open_seat_named(g, &t, o->join_seat, why, why_len)) < 0)
-        return KD_ERR_INVALID_ARG;
-    if (seat < 0) {
-        kd_reject_write(why, why_len, "table %u has no open seat", o->join);
-        return KD_ERR_INVALID_ARG;
-    }
-    const char *specs[KD_PLAY_MAX_SEATS] = {0};
-    specs[seat] = o->join_player;
-    if ((err = setup(g, t.type, t.seats, specs, why, why_len)))
-        return err;
-    g->remote = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~(UINT32_C(1) << seat);
-    if ((err = kd_play_table_join(g->mcp, o->join, seat, why, why_len))) {
-        char text[700];
-        snprintf(text, sizeof text, "%s", why);
-        kd_reject_write(why, why_len, "cannot join table %u as %s: %s", o->join, seat_name(g, seat), text);
-        return err;
-    }
-    g->res->episode_id = g->episode;
-    char lead[160];
-    snprintf(lead, sizeof lead, "kdapp play: joined table %u (%s) as %s |", g->episode, g->type->title,
-             seat_name(g, seat));
-    show_seats(g, lead);
-    return wait_start(g, why, why_len);
-}
-
-/* Resuming a table that still waits for players: its type and seats, ours
- * those whose keys the session holds; then the wait, as --open's. */
-static kd_err resume_table(game *g, const kd_play_table *t, char *why, size_t why_len)
-{
-    json_t *sc = NULL, *keys = json_array();
-    kd_err err = keys ? kd_play_call(g->mcp, "kdapp_list_tables",
-                                     json_pack("{s:I}", "episode_id", (json_int_t)g->episode), &sc, why, why_len)
-                      : KD_ERR_NOMEM;
-    json_t *seats = json_object_get(json_array_get(json_object_get(sc, "tables"), 0), "seats");
-    for (size_t s = 0; !err && s < json_array_size(seats); s++)
-        json_array_append(keys, json_object_get(json_array_get(seats, s), "key"));
-    uint32_t mine = 0;
-    if (!err)
-        err = kd_play_seats_held(g->mcp, keys, &mine, why, why_len);
-    json_decref(keys);
-    json_decref(sc);
-    if (!err && !mine) {
-        kd_reject_write(why, why_len,
-                        "table %u waits for players, and this gateway's session holds no key seated at it", g->episode);
-        err = KD_ERR_INVALID_ARG;
-    }
-    if (!err)
-        err = setup(g, t->type, t->seats, g->o->players, why, why_len);
-    if (err)
-        return err;
-    g->remote = (uint32_t)((UINT64_C(1) << g->seats) - 1) & ~mine;
-    g->res->episode_id = g->episode;
-    char lead[160];
-    snprintf(lead, sizeof lead, "kdapp play: table %u (%s) waits for players |", g->episode, g->type->title);
-    show_seats(g, lead);
-    return wait_start(g, why, why_len);
-}
-
 /* Resuming: the episode's view from the gateway gives the type and the
  * seats (then the players are set up), and is the position play goes on
  * from; a table still waiting for players is waited for first. */
-static kd_err resume_episode(game *g, char *why, size_t why_len)
+static kd_err resume_episode(kd_play_game *g, char *why, size_t why_len)
 {
     const kd_play_options *o = g->o;
     json_t *sc = NULL;
@@ -1039,10 +690,10 @@ static kd_err resume_episode(game *g, char *why, size_t why_len)
     g->episode = o->episode;
     kd_play_table t;
     if (kd_play_table_read(g->mcp, o->episode, &t, why, why_len) == KD_OK && strcmp(t.status, "open") == 0)
-        return resume_table(g, &t, why, why_len);
+        return kd_play_game_resume_table(g, &t, why, why_len);
     why[0] = '\0';
-    kd_err err =
-        kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", episode_args(g), &sc, &is_error, why, why_len);
+    kd_err err = kd_mcp_client_call_tool(g->mcp, "kdapp_get_episode_state", kd_play_game_episode_args(g), &sc,
+                                         &is_error, why, why_len);
     if (!err && (is_error || !sc || json_is_true(json_object_get(sc, "deleted")))) {
         char text[600];
         snprintf(text, sizeof text, "%s", why);
@@ -1062,9 +713,9 @@ static kd_err resume_episode(game *g, char *why, size_t why_len)
         err = KD_ERR_INVALID_ARG;
     }
     if (!err)
-        err = setup(g, type, seats, o->players, why, why_len);
+        err = kd_play_game_setup(g, type, seats, o->players, why, why_len);
     if (!err)
-        err = pview_parse(g, sc, &g->last, why, why_len);
+        err = kd_play_view_parse(g->type, sc, &g->last, why, why_len);
     uint32_t mine = 0; /* the seats whose keys the session holds: another owner plays the rest */
     if (!err)
         err = kd_play_seats_held(g->mcp, json_object_get(sc, "participants"), &mine, why, why_len);
@@ -1078,20 +729,20 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
 {
     memset(res, 0, sizeof *res);
     res->winner = KD_SEAT_NONE;
-    game g = {.o = o, .out = o->out ? o->out : stdout, .res = res};
+    kd_play_game g = {.o = o, .out = o->out ? o->out : stdout, .res = res};
     kd_legal_moves legal;
     kd_legal_moves_init(&legal);
     kd_err err;
     if (o->join) { /* the gateway first: the table says its type and seats */
         err = open_gateway(&g, why, why_len);
         if (!err)
-            err = join_table(&g, why, why_len);
+            err = kd_play_game_join_table(&g, why, why_len);
     } else if (o->episode) { /* the gateway first: the episode says its type and seats */
         err = open_gateway(&g, why, why_len);
         if (!err)
             err = resume_episode(&g, why, why_len);
     } else {
-        err = setup(&g, NULL, 0, o->players, why, why_len);
+        err = kd_play_game_setup(&g, NULL, 0, o->players, why, why_len);
         if (!err && o->open) {
             uint32_t mine = 0; /* the seats given a player; none given: the first */
             for (size_t i = 0; i < g.seats; i++)
@@ -1102,23 +753,23 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
         if (!err)
             err = open_gateway(&g, why, why_len);
         if (!err)
-            err = o->open ? open_table(&g, why, why_len) : start_episode(&g, why, why_len);
+            err = o->open ? kd_play_game_open_table(&g, why, why_len) : start_episode(&g, why, why_len);
     }
     if (err || res->stopped)
         goto done;
     res->episode_id = g.episode;
     uint32_t max_moves = o->max_moves ? o->max_moves : KD_PLAY_DEFAULT_MAX_MOVES;
-    show(&g, "kdapp play: %s episode %u (%s) |",
-         o->episode           ? "resuming"
-         : o->open || o->join ? "every seat is taken: playing"
-                              : "started",
-         g.episode, g.type->title);
+    kd_play_game_show(&g, "kdapp play: %s episode %u (%s) |",
+                      o->episode           ? "resuming"
+                      : o->open || o->join ? "every seat is taken: playing"
+                                           : "started",
+                      g.episode, g.type->title);
     for (size_t i = 0; i < g.seats; i++)
-        show(&g, "%s %s: %s", i ? "," : "", seat_name(&g, (int)i),
-             is_remote(&g, (int)i) ? "another owner" : kd_player_name(g.players[i]));
-    show(&g, " | seed %llu\n", (unsigned long long)o->seed);
-    print_board(&g, g.last.state);
-    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves && !stopping(&g)) {
+        kd_play_game_show(&g, "%s %s: %s", i ? "," : "", kd_play_game_seat_name(&g, (int)i),
+                          kd_play_game_seat_remote(&g, (int)i) ? "another owner" : kd_player_name(g.players[i]));
+    kd_play_game_show(&g, " | seed %llu\n", (unsigned long long)o->seed);
+    kd_play_game_print_board(&g, g.last.state);
+    while (g.last.phase == KD_PHASE_IN_PROGRESS && g.moves < max_moves && !kd_play_game_stopping(&g)) {
         if ((err = play_turn(&g, &legal, why, why_len)))
             goto done;
         /* Also after a winning move: the win is rolled back and mined again. */
@@ -1127,14 +778,14 @@ kd_err kd_play_run(const kd_play_options *o, kd_play_result *res, char *why, siz
     }
     int exists;
     char digest[65] = "";
-    pview final = {0};
-    if ((err = read_state(&g, &final, &exists, digest, why, why_len)))
+    kd_play_view final = {0};
+    if ((err = kd_play_game_read_state(&g, &final, &exists, digest, why, why_len)))
         goto done;
     if (exists) {
-        pview_fini(&g.last);
+        kd_play_view_fini(&g.last);
         g.last = final;
     }
-    res->stopped = g.last.phase == KD_PHASE_IN_PROGRESS && stopping(&g);
+    res->stopped = g.last.phase == KD_PHASE_IN_PROGRESS && kd_play_game_stopping(&g);
     res->remote = g.remote;
     res->phase = g.last.phase;
     res->winner = g.last.phase == KD_PHASE_WON ? g.last.winner : KD_SEAT_NONE;
@@ -1152,6 +803,6 @@ done:
     for (size_t i = 0; i < g.seats; i++)
         kd_player_free(g.players[i]);
     kd_legal_moves_fini(&legal);
-    pview_fini(&g.last);
+    kd_play_view_fini(&g.last);
     return err;
 }

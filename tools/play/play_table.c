@@ -3,7 +3,8 @@
  * (see play_int.h): a table opened with our keys in our seats and the
  * others open, a join with a key of the session, the wait until every seat
  * is taken, and which seats of a game are ours (the session holds their
- * keys) and which another owner plays.
+ * keys) and which another owner plays: the gateway's side, which
+ * play_owners.c runs a game's table with.
  */
 #include <stdio.h>
 #include <string.h>
