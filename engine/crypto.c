@@ -108,10 +108,10 @@ void kd_bound_digest_begin(kd_sha256_ctx *sha, const char *domain, const char *c
 }
 
 /* The creation digest after its head (the domain, and in v2 the chain):
- * id, type, participants, params. */
+ * id, type, participants, params, and a table's join_timeout when not 0. */
 static void creation_digest(int v1, const char *chain, uint32_t episode_id, const char *type_name,
                             const kd_participants *parts, const uint8_t *params, size_t params_len,
-                            uint8_t out[KD_HASH_LEN])
+                            uint32_t join_timeout, uint8_t out[KD_HASH_LEN])
 {
     const char *type = type_name ? type_name : "";
     size_t count = parts->count < KD_MAX_PARTICIPANTS ? parts->count : KD_MAX_PARTICIPANTS;
@@ -138,20 +138,25 @@ static void creation_digest(int v1, const char *chain, uint32_t episode_id, cons
     kd_sha256_update(&sha, plen, sizeof plen);
     if (params_len)
         kd_sha256_update(&sha, params, params_len);
+    if (join_timeout) {
+        uint8_t t[4];
+        kd_put_u32be(t, join_timeout);
+        kd_sha256_update(&sha, t, sizeof t);
+    }
     kd_sha256_final(&sha, out);
     kd_sha256_fini(&sha);
 }
 
 void kd_creation_digest(const char *chain, uint32_t episode_id, const char *type_name, const kd_participants *parts,
-                        const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN])
+                        const uint8_t *params, size_t params_len, uint32_t join_timeout, uint8_t out[KD_HASH_LEN])
 {
-    creation_digest(0, chain, episode_id, type_name, parts, params, params_len, out);
+    creation_digest(0, chain, episode_id, type_name, parts, params, params_len, join_timeout, out);
 }
 
 void kd_creation_digest_v1(uint32_t episode_id, const char *type_name, const kd_participants *parts,
                            const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN])
 {
-    creation_digest(1, NULL, episode_id, type_name, parts, params, params_len, out);
+    creation_digest(1, NULL, episode_id, type_name, parts, params, params_len, 0, out);
 }
 
 #define KD_JOIN_DOMAIN "kdapp/join/v1"

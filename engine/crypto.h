@@ -26,7 +26,13 @@
  *     SHA-256( "kdapp/new-episode/v2" || chain length (u8) || chain ||
  *              episode_id (u32 BE) || type_name || 0x00 ||
  *              participant count (u8) || each 33-byte key ||
- *              params_len (u32 BE) || params )
+ *              params_len (u32 BE) || params [|| join_timeout (u32 BE)] )
+ *
+ * where join_timeout, how long a table with open seats waits for its
+ * strangers (NewEpisode.join_timeout), is there only when it is not 0: so
+ * nobody who sees a table's creation on its way can send a copy that
+ * closes it sooner or later than its seats agreed to, and a creation
+ * without one (every creation before tables had one) keeps its digest.
  *
  * with the params as sent in the NewEpisode (not the effective params the
  * type resolves them to), so a seat signs exactly the bytes it was shown,
@@ -99,9 +105,10 @@ void kd_command_digest(uint32_t episode_id, uint64_t counter, const uint8_t *com
 void kd_bound_digest_begin(kd_sha256_ctx *sha, const char *domain, const char *chain, uint32_t episode_id,
                            const char *type_name);
 /* The digest a participant signs to consent to a creation on `chain` (see
- * above). `type_name` NULL is taken as "". */
+ * above), with the table's `join_timeout` (0: none, the digest without it).
+ * `type_name` NULL is taken as "". */
 void kd_creation_digest(const char *chain, uint32_t episode_id, const char *type_name, const kd_participants *parts,
-                        const uint8_t *params, size_t params_len, uint8_t out[KD_HASH_LEN]);
+                        const uint8_t *params, size_t params_len, uint32_t join_timeout, uint8_t out[KD_HASH_LEN]);
 /* The digest of version 1 (no chain): only to verify the consents of a
  * replayed log entry that recorded its creation as applied. */
 void kd_creation_digest_v1(uint32_t episode_id, const char *type_name, const kd_participants *parts,

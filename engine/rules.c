@@ -131,7 +131,8 @@ static int check_consent(const char *chain, const Kdapp__EpisodeMessage *em, con
     if (ne->n_consents == 0)
         return 1;
     uint8_t digest[KD_HASH_LEN], v1[KD_HASH_LEN];
-    kd_creation_digest(chain, em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, digest);
+    kd_creation_digest(chain, em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len,
+                       ne->join_timeout, digest);
     kd_creation_digest_v1(em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len, v1);
     for (size_t i = 0; i < ne->n_consents; i++) {
         const Kdapp__SeatConsent *c = ne->consents[i];

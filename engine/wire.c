@@ -92,11 +92,18 @@ done:
 kd_err kd_consent_sign(const kd_key *key, uint32_t seat, const char *chain, uint32_t episode_id, const char *type,
                        const kd_participants *parts, const uint8_t *params, size_t len, kd_consent *out)
 {
+    return kd_consent_sign_table(key, seat, chain, episode_id, type, parts, params, len, 0, out);
+}
+
+kd_err kd_consent_sign_table(const kd_key *key, uint32_t seat, const char *chain, uint32_t episode_id, const char *type,
+                             const kd_participants *parts, const uint8_t *params, size_t len, uint32_t join_timeout,
+                             kd_consent *out)
+{
     if (seat >= parts->count || parts->count > KD_MAX_PARTICIPANTS || !kd_chain_valid(chain) ||
         memcmp(parts->keys[seat].bytes, key->pub.bytes, KD_PUBKEY_LEN) != 0)
         return KD_ERR_INVALID_ARG;
     uint8_t digest[KD_HASH_LEN];
-    kd_creation_digest(chain, episode_id, type, parts, params, len, digest);
+    kd_creation_digest(chain, episode_id, type, parts, params, len, join_timeout, digest);
     memset(out, 0, sizeof *out);
     kd_err err = kd_key_sign(key, digest, out->sig);
     if (err)

@@ -31,6 +31,12 @@ typedef struct {
  * KD_ERR_BAD_KEY. Thread-safe. */
 kd_err kd_consent_sign(const kd_key *key, uint32_t seat, const char *chain, uint32_t episode_id, const char *type,
                        const kd_participants *parts, const uint8_t *params, size_t len, kd_consent *out) KD_WARN_UNUSED;
+/* The same for a table that waits `join_timeout` for its strangers
+ * (NewEpisode.join_timeout; 0: the engine's default, the consent above):
+ * the consent covers it. */
+kd_err kd_consent_sign_table(const kd_key *key, uint32_t seat, const char *chain, uint32_t episode_id, const char *type,
+                             const kd_participants *parts, const uint8_t *params, size_t len, uint32_t join_timeout,
+                             kd_consent *out) KD_WARN_UNUSED;
 /* EpisodeMessage{episode_id, NewEpisode{type, participants, params,
  * consents}} with the `n` consents in the order given (n may be 0; the
  * engine judges them, so a test may send bad ones). Errors:

@@ -275,15 +275,16 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
                             const kd_gw_actors *actors, json_t *params, char *why, size_t why_len) KD_WARN_UNUSED;
 /* The consents of every named seat (engine/rules.c: no key is seated
  * without its own signature), signed by the acting keys over the creation
- * on the store's chain (gw->chain); *n of them in `out`. An open seat
+ * on the store's chain (gw->chain), a table's join_timeout (0: none)
+ * with them; *n of them in `out`. An open seat
  * consents when it joins. The house consents (a seat in actors->as_house)
  * only to params within its terms (kd_gw_terms_check). Errors:
  * KD_ERR_NO_CONSENT with `why` naming a named seat the session does not act
  * for and saying to leave it open or obtain that key's consent; those of
  * kd_gw_terms_check. */
 kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
-                           size_t why_len) KD_WARN_UNUSED;
+                           const kd_buf *params, uint32_t join_timeout, const kd_gw_actors *actors, kd_consent *out,
+                           size_t *n, char *why, size_t why_len) KD_WARN_UNUSED;
 
 /* ---- the house's terms (gateway_terms.c) */
 

@@ -100,8 +100,8 @@ kd_err kd_gw_commit_secrets(kd_gateway *gw, const kd_episode_type *t, uint32_t i
 }
 
 kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint32_t id, const kd_participants *parts,
-                           const kd_buf *params, const kd_gw_actors *actors, kd_consent *out, size_t *n, char *why,
-                           size_t why_len)
+                           const kd_buf *params, uint32_t join_timeout, const kd_gw_actors *actors, kd_consent *out,
+                           size_t *n, char *why, size_t why_len)
 {
     *n = 0;
     for (size_t seat = 0; seat < parts->count; seat++) {
@@ -121,8 +121,8 @@ kd_err kd_gw_sign_consents(const kd_gateway *gw, const kd_episode_type *t, uint3
         kd_err err = actors->as_house & (UINT32_C(1) << seat) ? kd_gw_terms_check(gw, t, params, why, why_len) : KD_OK;
         if (err)
             return err;
-        err = kd_consent_sign(&actors->seat[seat]->key, (uint32_t)seat, gw->chain, id, t->ops->type_name, parts,
-                              params->data, params->len, &out[*n]);
+        err = kd_consent_sign_table(&actors->seat[seat]->key, (uint32_t)seat, gw->chain, id, t->ops->type_name, parts,
+                                    params->data, params->len, join_timeout, &out[*n]);
         if (err) {
             snprintf(why, why_len, "cannot sign the consent of seat %s: %s", kd_episode_type_seat_name(t, (int)seat),
                      kd_err_str(err));

@@ -279,7 +279,8 @@ static json_t *start_payload(kd_gateway *gw, const kd_gw_grant *g, json_t *args,
         r = kd_gw_fail("%s (kdapp://types has the params_schema of each type)", why);
     else if (t->params_from_json(params, &pbytes, why, sizeof why) != KD_OK)
         r = kd_gw_fail("params of %s: %s", t->ops->type_name, why);
-    else if (kd_gw_sign_consents(gw, t, id, &parts, &pbytes, &actors, consents, &n_consents, why, sizeof why) != KD_OK)
+    else if (kd_gw_sign_consents(gw, t, id, &parts, &pbytes, join_timeout, &actors, consents, &n_consents, why,
+                                 sizeof why) != KD_OK)
         r = kd_gw_fail("%s", why);
     else if (kd_wire_new_table(id, t->ops->type_name, &parts, pbytes.data, pbytes.len, consents, n_consents,
                                join_timeout, payload) != KD_OK)

@@ -95,7 +95,7 @@ static kd_consent forged(const char *signer, uint32_t seat, uint32_t id, const c
     kd_key k = et_key(signer);
     uint8_t digest[KD_HASH_LEN];
     kd_consent c = {.seat = seat, .sig_len = KD_SIG_COMPACT_LEN};
-    kd_creation_digest(kd_engine_chain(env.engine), id, type, parts, params, len, digest);
+    kd_creation_digest(kd_engine_chain(env.engine), id, type, parts, params, len, 0, digest);
     ET_ASSERT_OK(kd_key_sign(&k, digest, c.sig));
     return c;
 }
@@ -236,7 +236,7 @@ Test(consent, the_digest_is_the_documented_layout)
     uint8_t want[KD_HASH_LEN], got[KD_HASH_LEN], buf[256];
     size_t n = tail(buf, head(buf, "kdapp/new-episode/v2", chain, 0x01020304, HOUSE_TYPE), &p, params, sizeof params);
     kd_sha256(buf, n, want);
-    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, got);
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, 0, got);
     et_expect_hash_eq(got, want, "creation digest v2");
     uint8_t v1[KD_HASH_LEN];
     n = tail(buf, head(buf, "kdapp/new-episode/v1", NULL, 0x01020304, HOUSE_TYPE), &p, params, sizeof params);
@@ -247,22 +247,32 @@ Test(consent, the_digest_is_the_documented_layout)
 
     /* Every part is bound: chain, id, type, participants (and their order), params. */
     uint8_t other[KD_HASH_LEN];
-    kd_creation_digest("kaspa:mainnet", 0x01020304, HOUSE_TYPE, &p, params, sizeof params, other);
+    kd_creation_digest("kaspa:mainnet", 0x01020304, HOUSE_TYPE, &p, params, sizeof params, 0, other);
     et_expect_hash_ne(got, other, "another chain");
-    kd_creation_digest("local:00112233445566778899aabbccddeeff", 0x01020304, HOUSE_TYPE, &p, params, sizeof params,
+    kd_creation_digest("local:00112233445566778899aabbccddeeff", 0x01020304, HOUSE_TYPE, &p, params, sizeof params, 0,
                        other);
     et_expect_hash_ne(got, other, "a local chain");
-    kd_creation_digest(chain, 0x01020305, HOUSE_TYPE, &p, params, sizeof params, other);
+    kd_creation_digest(chain, 0x01020305, HOUSE_TYPE, &p, params, sizeof params, 0, other);
     et_expect_hash_ne(got, other, "another id");
-    kd_creation_digest(chain, 0x01020304, "tictactoe", &p, params, sizeof params, other);
+    kd_creation_digest(chain, 0x01020304, "tictactoe", &p, params, sizeof params, 0, other);
     et_expect_hash_ne(got, other, "another type");
-    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, 1, other);
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, 1, 0, other);
     et_expect_hash_ne(got, other, "other params");
     kd_pubkey k0 = p.keys[0];
     p.keys[0] = p.keys[1];
     p.keys[1] = k0;
-    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, other);
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, 0, other);
     et_expect_hash_ne(got, other, "the seats swapped");
+    p.keys[1] = p.keys[0];
+    p.keys[0] = k0;
+
+    /* A table's join_timeout, when not 0, follows the params (u32 BE). */
+    n = tail(buf, head(buf, "kdapp/new-episode/v2", chain, 0x01020304, HOUSE_TYPE), &p, params, sizeof params);
+    kd_put_u32be(buf + n, 40);
+    kd_sha256(buf, n + 4, want);
+    kd_creation_digest(chain, 0x01020304, HOUSE_TYPE, &p, params, sizeof params, 40, other);
+    et_expect_hash_eq(other, want, "creation digest v2 of a table waiting 40");
+    et_expect_hash_ne(got, other, "another join_timeout");
 }
 
 Test(consent, sign_refuses_a_seat_that_is_not_the_key)

@@ -137,17 +137,12 @@ static kd_buf open_table(uint32_t id, const char *named, uint32_t timeout)
         p.keys[0] = et_key(named).pub;
     kd_buf b;
     kd_buf_init(&b);
-    kd_consent c; /* the named seat consents; an open one joins */
+    kd_consent c; /* the named seat consents, to the wait too; an open one joins */
     kd_key k = et_key(named ? named : "nobody");
+    uint32_t wait = timeout ? timeout : 8640000u;
     if (named)
-        ET_ASSERT_OK(kd_consent_sign(&k, 0, kd_engine_chain(env.engine), id, "tictactoe", &p, NULL, 0, &c));
-    ET_ASSERT_OK(kd_wire_new_episode_consented(id, "tictactoe", &p, NULL, 0, &c, named ? 1 : 0, &b));
-    { /* NewEpisode.join_timeout (field 5): re-encode */
-        Kdapp__EpisodeMessage *m = kdapp__episode_message__unpack(NULL, b.len, b.data);
-        cr_assert(m);
-        m->new_episode->join_timeout = timeout ? timeout : 8640000u;
-        repack(m, &b);
-    }
+        ET_ASSERT_OK(kd_consent_sign_table(&k, 0, kd_engine_chain(env.engine), id, "tictactoe", &p, NULL, 0, wait, &c));
+    ET_ASSERT_OK(kd_wire_new_table(id, "tictactoe", &p, NULL, 0, &c, named ? 1 : 0, wait, &b));
     return b;
 }
 
@@ -277,6 +272,21 @@ Test(table, a_table_past_its_deadline_takes_no_join)
     }
     b = join(9, 1, "bob", NULL, 0);
     refused(name, &b, "table_closed");
+}
+
+/* Whoever sees a table's creation on its way cannot send a copy that
+ * waits another time than its seat agreed to: the consent covers
+ * join_timeout (engine/crypto.h). */
+Test(table, a_copy_with_another_join_timeout_is_refused)
+{
+    kd_buf b = open_table(9, "alice", 100);
+    Kdapp__EpisodeMessage *m = kdapp__episode_message__unpack(NULL, b.len, b.data);
+    cr_assert(m);
+    m->new_episode->join_timeout = 1; /* closes at once */
+    repack(m, &b);
+    refused("copy", &b, "no_consent");
+    b = open_table(9, "alice", 100);
+    applied("open", &b);
 }
 
 Test(table, a_reverted_join_puts_the_table_back)

@@ -51,10 +51,10 @@ static void expect_consent(const kd_script_tx *tx, size_t i, uint32_t seat, cons
     const Kdapp__SeatConsent *sc = em->new_episode->consents[i];
     cr_expect_eq(sc->seat, seat);
     uint8_t digest[KD_HASH_LEN];
-    kd_creation_digest(CHAIN, tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, digest);
+    kd_creation_digest(CHAIN, tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, 0, digest);
     cr_expect_eq(kd_sig_verify(&tx->participants.keys[seat], digest, sc->signature.data, sc->signature.len), KD_OK,
                  "consent %zu signs the creation with its params bytes on the chain", i);
-    kd_creation_digest("kaspa:mainnet", tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, digest);
+    kd_creation_digest("kaspa:mainnet", tx->episode_id, tx->type, &tx->participants, tx->body, tx->body_len, 0, digest);
     cr_expect_neq(kd_sig_verify(&tx->participants.keys[seat], digest, sc->signature.data, sc->signature.len), KD_OK,
                   "consent %zu is for its chain only", i);
     kdapp__episode_message__free_unpacked(em, NULL);

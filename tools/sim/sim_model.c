@@ -160,7 +160,7 @@ static int model_consented(const kd_model *m, const Kdapp__EpisodeMessage *em, c
     uint32_t seen = 0;
     uint8_t digest[KD_HASH_LEN];
     kd_creation_digest(m->store_chain, em->episode_id, ne->episode_type, parts, ne->params.data, ne->params.len,
-                       digest);
+                       ne->join_timeout, digest);
     for (size_t i = 0; i < ne->n_consents; i++) {
         uint32_t seat = ne->consents[i]->seat;
         if (seat >= parts->count || (seen >> seat & 1))
