@@ -12,13 +12,14 @@ up_pid=$BG_PID
 wait_for 20 file_has "$T/up.err" "engine and devnet running" || fail "kdapp up did not start"
 
 submit() { "$KDAPP" submit --data "$data" --episode 1 --wait --timeout 20000 "$@"; }
-# A consent must be a participant's; bob's (not required by tic-tac-toe)
-# is signed over the creation and must verify, or the engine refuses it.
+# A consent must be a participant's, signed over the creation, and every
+# named seat gives one (engine/rules.c), or the engine refuses it.
 if submit --new --participants test:alice,test:bob --consent test:eve >"$T/c0.out" 2>"$T/c0.err"; then
   fail "a consent by a key that is no participant was accepted"
 fi
 grep -q 'consent\[0\]: key "test:eve" is not a participant of episode 1' "$T/c0.err" || fail "unclear consent error: $(cat "$T/c0.err")"
-submit --new --participants test:alice,test:bob --cap 3 --consent test:bob >"$T/s0.out" || fail "creation not applied"
+submit --new --participants test:alice,test:bob --cap 3 --consent test:alice --consent test:bob >"$T/s0.out" ||
+  fail "creation not applied"
 # X (0,0), O (1,1), X (0,1) fill the window of 3; O (2,2) evicts X's (0,0).
 submit --row 0 --col 0 --player X --signer test:alice >"$T/s1.out" || fail "move 1 not applied"
 submit --row 1 --col 1 --player O --signer test:bob >"$T/s2.out" || fail "move 2 not applied"
