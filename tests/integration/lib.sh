@@ -95,6 +95,10 @@ fail() {
 
 # last_digest FILE — the digest of a feed's final "tip height H digest D" line.
 last_digest() { awk '/^tip height /{d=$5} END{print d}' "$1"; }
+# log_but_consents FILE — a `kdapp log --json` file without the creations'
+# payloads: their consents sign the chain of the store they went to
+# (local:<store id>), so two stores fed one script differ there only.
+log_but_consents() { jq -c 'if .txs then .txs |= map(if has("type") then del(.payload) else . end) else . end' "$1"; }
 
 # start_engine NAME DATA INGEST PUBLISH [args...] — starts `kdapp engine`
 # and waits until it serves; sets ENGINE_PID.
