@@ -25,13 +25,7 @@ work=$(mktemp -d "$parent/play-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_DATA KDAPP_KEYS KDAPP_SHOW_PROMPTS
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$work"/*.out "$work"/*.err; do
-        [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
+. "$(dirname "$0")/lib_play.sh" # fail
 
 # game NAME ARGS...: plays into $work/NAME.data and verifies it.
 game() {

@@ -18,13 +18,7 @@ work=$(mktemp -d "$parent/resume-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_DATA KDAPP_KEYS KDAPP_SHOW_PROMPTS
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$work"/*.out "$work"/*.err; do
-        [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
+. "$(dirname "$0")/lib_play.sh" # fail
 kd() { "$KDAPP" "$@" --data "$work/data" --keys "$work/keys"; }
 
 # 1. hold'em stopped at --max-moves, then resumed

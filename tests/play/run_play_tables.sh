@@ -32,13 +32,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 unset KDAPP_TTT_STRESS KDAPP_TTT_MAX_SYMBOLS KDAPP_DATA KDAPP_KEYS KDAPP_SHOW_PROMPTS
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$work"/*.out "$work"/*.err; do
-        [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
+. "$(dirname "$0")/lib_play.sh" # fail
 a() { "$KDAPP" play --data "$work/data" --keys "$work/keys-a" --quiet "$@"; }
 b() { "$KDAPP" play --data "$work/data" --keys "$work/keys-b" --quiet "$@"; }
 # Waits (bounded: 30 s) until file $1 holds a line matching $2.
