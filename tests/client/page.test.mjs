@@ -512,7 +512,7 @@ test('the lobby: an open table with its seats and how to join; joined from a sec
   await page.goto(`${gw.base}/#token=${gw.token}`); // the grant's token: the page marks its keys as yours
   await page.waitForFunction(() => !document.getElementById('lobby-empty').hidden, { timeout: 10000 });
   assert.match(await page.$eval('#lobby-empty', (p) => p.textContent),
-    /kdapp_start_episode \{"type": "holdem", "participants": \["agent1", "open"\]\}.*kdapp play --open --type holdem/, 'an empty lobby says how to open a table');
+    /kdapp_start_episode \{"type": TYPE, "participants": \["agent1", "open"\]\}.*kdapp play --open --type TYPE \(kdapp:\/\/types lists the types\)/, 'an empty lobby says how to open a table');
 
   const keys = (await call(client, 'kdapp_get_agent_pubkeys')).structuredContent.agents;
   const opened = await call(client, 'kdapp_start_episode', { type: 'tictactoe', participants: ['agent1', 'open'] });
